@@ -1,0 +1,450 @@
+//! Hosted Kubernetes clusters: desired spec in Postgres, built by a region.
+//! Every change answers with an Operation and leaves an outbox command.
+
+use chrono::{DateTime, Utc};
+use moke_iam::Action;
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::audit::{self, AuditRecord};
+use super::error::is_unique_violation;
+use super::operations::{self, NewOperation};
+use super::outbox::{self, NewMessage};
+use super::quotas::{self, Demand};
+use super::{App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
+use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
+use crate::model::*;
+
+/// An observation older than this is shown as stale.
+pub const STALE_AFTER_SECONDS: i64 = 120;
+
+pub(super) struct ClusterRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    pub labels: serde_json::Value,
+    pub spec: serde_json::Value,
+    pub generation: i64,
+    pub version: i64,
+    pub status: serde_json::Value,
+    pub observed_generation: i64,
+    pub observed_at: Option<DateTime<Utc>>,
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Builds the observed half of a view from the stored columns.
+pub(super) fn observed(
+    status: &serde_json::Value,
+    observed_generation: i64,
+    observed_at: Option<DateTime<Utc>>,
+) -> ObservedStatus {
+    ObservedStatus {
+        phase: status["phase"].as_str().unwrap_or("pending").to_string(),
+        observed_generation,
+        conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
+        observed_at,
+        stale: observed_at.is_some_and(|at| (Utc::now() - at).num_seconds() > STALE_AFTER_SECONDS),
+    }
+}
+
+impl ClusterRow {
+    pub(super) fn spec(&self) -> Result<ClusterSpec> {
+        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+    }
+
+    fn into_view(self) -> Result<ClusterView> {
+        Ok(ClusterView {
+            id: ClusterId::from_uuid(self.id),
+            project_id: ProjectId::from_uuid(self.project_id),
+            spec: self.spec()?,
+            status: observed(&self.status, self.observed_generation, self.observed_at),
+            etag: etag(self.id, self.version),
+            name: self.name,
+            labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
+            generation: self.generation,
+            deletion_requested_at: self.deletion_requested_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+/// Finds a cluster of the caller's organization inside a project.
+pub(super) async fn find(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    cluster: &ResourceRef<ClusterKind>,
+    lock: bool,
+) -> Result<ClusterRow> {
+    let project_row = super::projects::find(&mut *conn, ctx, project, false).await?;
+    let row = if lock {
+        sqlx::query_as!(
+            ClusterRow,
+            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM clusters WHERE project_id = $1 AND (id = $2 OR name = $3) FOR UPDATE",
+            project_row.id,
+            cluster.id(),
+            cluster.name(),
+        )
+        .fetch_optional(conn)
+        .await?
+    } else {
+        sqlx::query_as!(
+            ClusterRow,
+            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM clusters WHERE project_id = $1 AND (id = $2 OR name = $3)",
+            project_row.id,
+            cluster.id(),
+            cluster.name(),
+        )
+        .fetch_optional(conn)
+        .await?
+    };
+    row.ok_or_else(|| Error::not_found("cluster", cluster.describe()))
+}
+
+/// Which cluster a region command is about.
+struct CommandTarget<'a> {
+    id: Uuid,
+    project_id: Uuid,
+    org_id: Uuid,
+    name: &'a str,
+}
+
+/// The command a region receives for a cluster change.
+fn command(
+    kind: &str,
+    op: &OperationView,
+    target: CommandTarget<'_>,
+    generation: i64,
+    spec: &ClusterSpec,
+) -> serde_json::Value {
+    json!({
+        "kind": kind,
+        "operation_id": op.id,
+        "org_id": crate::ids::OrgId::from_uuid(target.org_id),
+        "project_id": ProjectId::from_uuid(target.project_id),
+        "cluster_id": ClusterId::from_uuid(target.id),
+        "name": target.name,
+        "generation": generation,
+        "spec": spec,
+    })
+}
+
+impl App {
+    /// `cluster_create`: records the desired cluster and queues its creation.
+    pub async fn cluster_create(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        input: ClusterCreate,
+    ) -> Result<OperationView> {
+        let spec = validate::cluster_create(&self.config().catalog, &input)?;
+        let input = &input;
+        let spec = &spec;
+        let project_key = project.describe();
+        self.idempotent(ctx, "cluster_create", &(project_key, input), |claim| async move {
+            let mut tx = self.db().begin().await?;
+            let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
+            moke_iam::authorize(&ctx.principal, Action::ManageResources, project_row.org_id)?;
+            quotas::lock_org(&mut tx, project_row.org_id).await?;
+            quotas::check(
+                &mut tx,
+                &self.config().quotas,
+                project_row.org_id,
+                Demand { clusters: 1, ..Demand::default() },
+            )
+            .await?;
+            let id = ClusterId::generate();
+            sqlx::query!(
+                "INSERT INTO clusters (id, org_id, project_id, name, region, labels, spec, status)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                id.uuid(),
+                project_row.org_id,
+                project_row.id,
+                input.name,
+                spec.region,
+                json!(input.labels),
+                json!(spec),
+                json!({ "phase": "pending", "conditions": [] }),
+            )
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    Error::conflict(
+                        "already_exists",
+                        format!("a cluster named {:?} already exists in this project", input.name),
+                    )
+                } else {
+                    e.into()
+                }
+            })?;
+            self.fault(FaultPoint::AfterSpecInsert)?;
+            let op = operations::insert(
+                &mut tx,
+                ctx,
+                NewOperation {
+                    kind: "cluster_create",
+                    target_type: "cluster",
+                    target_id: id.uuid(),
+                    target_name: &input.name,
+                    target_generation: 1,
+                    status: OperationStatus::Pending,
+                },
+            )
+            .await?;
+            outbox::enqueue(
+                &mut tx,
+                NewMessage {
+                    region: &spec.region,
+                    kind: "cluster_create",
+                    operation_id: op.id.uuid(),
+                    resource_id: id.uuid(),
+                    generation: 1,
+                    payload: command(
+                        "cluster_create",
+                        &op,
+                        CommandTarget {
+                            id: id.uuid(),
+                            project_id: project_row.id,
+                            org_id: project_row.org_id,
+                            name: &input.name,
+                        },
+                        1,
+                        spec,
+                    ),
+                },
+            )
+            .await?;
+            audit::record(
+                &mut tx,
+                ctx,
+                AuditRecord {
+                    action: "cluster.create",
+                    resource_type: "cluster",
+                    resource_id: Some(id.to_string()),
+                    details: json!({ "name": input.name, "operation_id": op.id, "spec": spec }),
+                },
+            )
+            .await?;
+            super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
+    }
+
+    /// `cluster_list`: a project's clusters, oldest first.
+    pub async fn cluster_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        page: PageRequest,
+    ) -> Result<Page<ClusterView>> {
+        let mut conn = self.db().acquire().await?;
+        let project_row = super::projects::find(&mut conn, ctx, project, false).await?;
+        moke_iam::authorize(&ctx.principal, Action::Read, project_row.org_id)?;
+        let rows = sqlx::query_as!(
+            ClusterRow,
+            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM clusters WHERE project_id = $1 AND ($2::uuid IS NULL OR id > $2)
+             ORDER BY id LIMIT $3",
+            project_row.id,
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        let views = rows.into_iter().map(ClusterRow::into_view).collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |c| c.id.uuid()))
+    }
+
+    /// `cluster_view`: desired spec and last observed status.
+    pub async fn cluster_view(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+    ) -> Result<ClusterView> {
+        let mut conn = self.db().acquire().await?;
+        let row = find(&mut conn, ctx, project, cluster, false).await?;
+        moke_iam::authorize(&ctx.principal, Action::Read, row.org_id)?;
+        row.into_view()
+    }
+
+    /// `cluster_update`: labels change at once; a spec change bumps the
+    /// generation and is queued for the region.
+    pub async fn cluster_update(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+        update: ClusterUpdate,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let row = find(&mut tx, ctx, project, cluster, true).await?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        if row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the cluster is being deleted"));
+        }
+        let current = row.spec()?;
+        let spec = validate::cluster_update(&self.config().catalog, &current, &update)?;
+        let spec_changed = spec != current;
+        let generation = row.generation + i64::from(spec_changed);
+        sqlx::query!(
+            "UPDATE clusters SET labels = COALESCE($2, labels), spec = $3, generation = $4,
+                 version = version + 1, updated_at = now()
+             WHERE id = $1",
+            row.id,
+            update.labels.as_ref().map(|l| json!(l)),
+            json!(spec),
+            generation,
+        )
+        .execute(&mut *tx)
+        .await?;
+        let op = operations::insert(
+            &mut tx,
+            ctx,
+            NewOperation {
+                kind: "cluster_update",
+                target_type: "cluster",
+                target_id: row.id,
+                target_name: &row.name,
+                target_generation: generation,
+                // Label-only changes need no region: done at once.
+                status: if spec_changed { OperationStatus::Pending } else { OperationStatus::Succeeded },
+            },
+        )
+        .await?;
+        if spec_changed {
+            outbox::enqueue(
+                &mut tx,
+                NewMessage {
+                    region: &spec.region,
+                    kind: "cluster_update",
+                    operation_id: op.id.uuid(),
+                    resource_id: row.id,
+                    generation,
+                    payload: command(
+                        "cluster_update",
+                        &op,
+                        CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name },
+                        generation,
+                        &spec,
+                    ),
+                },
+            )
+            .await?;
+        }
+        audit::record(&mut tx, ctx, AuditRecord {
+            action: "cluster.update",
+            resource_type: "cluster",
+            resource_id: Some(ClusterId::from_uuid(row.id).to_string()),
+            details: json!({ "operation_id": op.id, "labels": update.labels, "spec": update.spec, "generation": generation }),
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+
+    /// `cluster_delete`: refused while deletion protection is on; the cluster
+    /// and its node pools disappear once the region confirms.
+    pub async fn cluster_delete(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let row = find(&mut tx, ctx, project, cluster, true).await?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        let spec = row.spec()?;
+        if spec.deletion_protection {
+            return Err(Error::conflict(
+                "deletion_protected",
+                "deletion protection is on; turn spec.deletion_protection off first",
+            ));
+        }
+        if row.deletion_requested_at.is_some() {
+            // Already being deleted: answer with the pending delete operation.
+            let existing = sqlx::query_scalar!(
+                "SELECT id FROM operations WHERE target_id = $1 AND kind = 'cluster_delete'
+                 ORDER BY id DESC LIMIT 1",
+                row.id
+            )
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(op_id) = existing {
+                tx.commit().await?;
+                return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
+            }
+        }
+        let generation = row.generation + 1;
+        sqlx::query!(
+            "UPDATE clusters SET deletion_requested_at = now(), generation = $2,
+                 version = version + 1, updated_at = now()
+             WHERE id = $1",
+            row.id,
+            generation,
+        )
+        .execute(&mut *tx)
+        .await?;
+        let op = operations::insert(
+            &mut tx,
+            ctx,
+            NewOperation {
+                kind: "cluster_delete",
+                target_type: "cluster",
+                target_id: row.id,
+                target_name: &row.name,
+                target_generation: generation,
+                status: OperationStatus::Pending,
+            },
+        )
+        .await?;
+        outbox::enqueue(
+            &mut tx,
+            NewMessage {
+                region: &spec.region,
+                kind: "cluster_delete",
+                operation_id: op.id.uuid(),
+                resource_id: row.id,
+                generation,
+                payload: command(
+                    "cluster_delete",
+                    &op,
+                    CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name },
+                    generation,
+                    &spec,
+                ),
+            },
+        )
+        .await?;
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "cluster.delete",
+                resource_type: "cluster",
+                resource_id: Some(ClusterId::from_uuid(row.id).to_string()),
+                details: json!({ "name": row.name, "operation_id": op.id }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+}

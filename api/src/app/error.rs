@@ -1,0 +1,136 @@
+//! The app layer's one error type. Every surface maps it once (REST to
+//! problem+json, later gRPC status codes), so all surfaces agree.
+
+use serde::Serialize;
+
+/// One bad input field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct FieldError {
+    /// Dotted path of the field in the request, e.g. `spec.region`.
+    pub field: String,
+    /// Stable machine code, e.g. `unknown_region`, `out_of_range`.
+    pub code: String,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, code: &str, message: impl Into<String>) -> FieldError {
+        FieldError { field: field.into(), code: code.to_string(), message: message.into() }
+    }
+}
+
+/// Collects every bad field before answering, so callers fix them all at once.
+#[derive(Debug, Default)]
+pub struct Validator {
+    errors: Vec<FieldError>,
+}
+
+impl Validator {
+    pub fn new() -> Validator {
+        Validator::default()
+    }
+    pub fn push(&mut self, field: impl Into<String>, code: &str, message: impl Into<String>) {
+        self.errors.push(FieldError::new(field, code, message));
+    }
+    /// Records `message` for `field` unless `ok`.
+    pub fn check(&mut self, ok: bool, field: impl Into<String>, code: &str, message: impl Into<String>) {
+        if !ok {
+            self.push(field, code, message);
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+    /// `Ok(())` when nothing was recorded, else [`Error::Invalid`] with every field.
+    pub fn finish(self) -> Result<(), Error> {
+        if self.errors.is_empty() { Ok(()) } else { Err(Error::Invalid(self.errors)) }
+    }
+}
+
+/// Everything an app-layer call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("the request has invalid fields")]
+    Invalid(Vec<FieldError>),
+    #[error("the request could not be read: {0}")]
+    Malformed(String),
+    #[error("no credentials or invalid credentials")]
+    Unauthenticated,
+    #[error("{kind} {name} not found")]
+    NotFound { kind: &'static str, name: String },
+    #[error("your role does not allow this")]
+    Forbidden,
+    #[error("{detail}")]
+    Conflict { code: &'static str, detail: String },
+    #[error("quota {quota} exceeded: limit {limit}, in use {usage}, requested {requested}")]
+    QuotaExceeded { quota: &'static str, limit: i64, usage: i64, requested: i64 },
+    #[error("the resource changed since you read it; current ETag is {current_etag}")]
+    PreconditionFailed { current_etag: String },
+    #[error("this Idempotency-Key was used with a different request")]
+    IdempotencyMismatch,
+    #[error("a request with this Idempotency-Key is still in progress")]
+    IdempotencyInFlight,
+    #[error("{detail}")]
+    Unavailable { detail: String, retry_after_seconds: u64 },
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl Error {
+    pub fn not_found(kind: &'static str, name: impl Into<String>) -> Error {
+        Error::NotFound { kind, name: name.into() }
+    }
+    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Error {
+        Error::Conflict { code, detail: detail.into() }
+    }
+    pub fn invalid_field(field: &str, code: &str, message: impl Into<String>) -> Error {
+        Error::Invalid(vec![FieldError::new(field, code, message)])
+    }
+
+    /// The stable machine code shown to clients.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Invalid(_) => "invalid_request",
+            Error::Malformed(_) => "malformed_request",
+            Error::Unauthenticated => "unauthenticated",
+            Error::NotFound { .. } => "not_found",
+            Error::Forbidden => "forbidden",
+            Error::Conflict { code, .. } => code,
+            Error::QuotaExceeded { .. } => "quota_exceeded",
+            Error::PreconditionFailed { .. } => "precondition_failed",
+            Error::IdempotencyMismatch => "idempotency_key_reused",
+            Error::IdempotencyInFlight => "idempotency_key_in_flight",
+            Error::Unavailable { .. } => "unavailable",
+            Error::Internal(_) => "internal",
+        }
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(error: sqlx::Error) -> Error {
+        match error {
+            sqlx::Error::PoolTimedOut => {
+                Error::Unavailable { detail: "the service is overloaded; retry shortly".into(), retry_after_seconds: 1 }
+            }
+            other => Error::Internal(other.into()),
+        }
+    }
+}
+
+impl From<moke_iam::Denied> for Error {
+    fn from(denied: moke_iam::Denied) -> Error {
+        match denied {
+            // The caller learns nothing about what exists elsewhere.
+            moke_iam::Denied::NotFound => Error::not_found("resource", "requested"),
+            moke_iam::Denied::Forbidden => Error::Forbidden,
+        }
+    }
+}
+
+/// Whether a database error is a unique-constraint violation.
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

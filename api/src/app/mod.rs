@@ -1,0 +1,238 @@
+//! The app layer: every operation any surface offers, as one function each.
+//!
+//! Functions here take a [`RequestContext`] (who is calling, from where) and
+//! plain inputs from [`crate::model`], and return views or an [`Error`]. They
+//! authorize through [`moke_iam::authorize`], validate, enforce quotas and run
+//! one Postgres transaction per mutation (desired state, Operation, outbox
+//! row, audit event, idempotency record together). No HTTP types here.
+
+pub mod audit;
+mod catalog;
+mod clusters;
+pub mod error;
+mod idempotency;
+mod node_pools;
+pub mod observations;
+pub mod operations;
+mod orgs;
+pub mod outbox;
+mod projects;
+mod quotas;
+mod tokens;
+mod validate;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use moke_iam::Principal;
+use sqlx::PgPool;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::config::Config;
+use crate::ids::{Id, IdKind};
+pub use error::{Error, FieldError, Result};
+pub use operations::OperationWatch;
+pub use orgs::BootstrapOrg;
+
+/// Who is calling and from where; built by each surface, recorded in audit events.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    pub principal: Principal,
+    pub request_id: Option<String>,
+    pub source_ip: Option<String>,
+    pub user_agent: Option<String>,
+    /// The client's `Idempotency-Key` (REST) or `request_id` (gRPC), for creates.
+    pub idempotency_key: Option<String>,
+}
+
+impl RequestContext {
+    /// A context for the server acting on its own behalf (bootstrap, jobs).
+    pub fn system(org_id: Uuid) -> RequestContext {
+        RequestContext {
+            principal: Principal {
+                id: Uuid::nil(),
+                kind: moke_iam::PrincipalKind::System,
+                org_id,
+                role: moke_iam::OrgRole::Owner,
+            },
+            request_id: None,
+            source_ip: None,
+            user_agent: None,
+            idempotency_key: None,
+        }
+    }
+}
+
+/// Places in mutations where tests can make the transaction fail, to prove
+/// that nothing is half-written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultPoint {
+    /// Right after a cluster's desired spec is inserted, before its Operation.
+    AfterSpecInsert,
+}
+
+/// The gateway's application state, shared by every surface.
+pub struct App {
+    db: PgPool,
+    config: Arc<Config>,
+    operations: OperationWatch,
+    fault_after_spec_insert: AtomicBool,
+    shutdown: CancellationToken,
+}
+
+impl App {
+    pub fn new(db: PgPool, config: Arc<Config>) -> Arc<App> {
+        Arc::new(App {
+            operations: OperationWatch::new(),
+            db,
+            config,
+            fault_after_spec_insert: AtomicBool::new(false),
+            shutdown: CancellationToken::new(),
+        })
+    }
+
+    pub fn db(&self) -> &PgPool {
+        &self.db
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Cancelled when the server starts shutting down: long-polls answer at once.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    pub fn operation_watch(&self) -> &OperationWatch {
+        &self.operations
+    }
+
+    /// Arms (or disarms) a fault point. For tests of transactional integrity.
+    pub fn inject_fault(&self, point: FaultPoint, armed: bool) {
+        match point {
+            FaultPoint::AfterSpecInsert => self.fault_after_spec_insert.store(armed, Ordering::SeqCst),
+        }
+    }
+
+    fn fault(&self, point: FaultPoint) -> Result<()> {
+        let armed = match point {
+            FaultPoint::AfterSpecInsert => self.fault_after_spec_insert.load(Ordering::SeqCst),
+        };
+        if armed { Err(Error::Internal(anyhow::anyhow!("injected fault at {point:?}"))) } else { Ok(()) }
+    }
+
+    /// True when the database answers and every migration is applied.
+    pub async fn ready(&self) -> Result<(), String> {
+        // Not a checked query: sqlx's own table does not exist when queries are checked.
+        let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&self.db)
+            .await
+            .map_err(|e| format!("database: {e}"))?;
+        let known = crate::MIGRATOR.iter().count() as i64;
+        if applied < known {
+            return Err(format!("database: {applied} of {known} migrations applied"));
+        }
+        Ok(())
+    }
+}
+
+/// A reference to a resource in a path: its prefixed id or its name.
+pub enum ResourceRef<K: IdKind> {
+    Id(Id<K>),
+    Name(String),
+}
+
+impl<K: IdKind> ResourceRef<K> {
+    pub fn parse(text: &str) -> ResourceRef<K> {
+        match text.parse::<Id<K>>() {
+            Ok(id) => ResourceRef::Id(id),
+            Err(_) => ResourceRef::Name(text.to_string()),
+        }
+    }
+    fn id(&self) -> Option<Uuid> {
+        match self {
+            ResourceRef::Id(id) => Some(id.uuid()),
+            ResourceRef::Name(_) => None,
+        }
+    }
+    fn name(&self) -> Option<&str> {
+        match self {
+            ResourceRef::Id(_) => None,
+            ResourceRef::Name(name) => Some(name),
+        }
+    }
+    fn describe(&self) -> String {
+        match self {
+            ResourceRef::Id(id) => id.to_string(),
+            ResourceRef::Name(name) => name.clone(),
+        }
+    }
+}
+
+/// A validated page request: keyset pagination over time-ordered ids.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest {
+    pub limit: i64,
+    pub after: Option<Uuid>,
+}
+
+impl PageRequest {
+    pub const DEFAULT_LIMIT: i64 = 50;
+    pub const MAX_LIMIT: i64 = 500;
+
+    /// Checks `limit` and `page_token` together, naming each bad one.
+    pub fn parse(limit: Option<i64>, page_token: Option<&str>) -> Result<PageRequest> {
+        let mut v = error::Validator::new();
+        let limit = limit.unwrap_or(Self::DEFAULT_LIMIT);
+        v.check(
+            (1..=Self::MAX_LIMIT).contains(&limit),
+            "limit",
+            "out_of_range",
+            format!("must be between 1 and {}", Self::MAX_LIMIT),
+        );
+        let after = match page_token {
+            None | Some("") => None,
+            Some(token) => {
+                let decoded = URL_SAFE_NO_PAD.decode(token).ok().and_then(|bytes| Uuid::from_slice(&bytes).ok());
+                v.check(decoded.is_some(), "page_token", "invalid", "not a token from a previous page");
+                decoded
+            }
+        };
+        v.finish()?;
+        Ok(PageRequest { limit, after })
+    }
+
+    /// Turns `limit + 1` fetched rows into a page.
+    pub fn page<T>(self, mut rows: Vec<T>, id_of: impl Fn(&T) -> Uuid) -> crate::model::Page<T> {
+        let next_page = if rows.len() as i64 > self.limit {
+            rows.truncate(self.limit as usize);
+            rows.last().map(|last| URL_SAFE_NO_PAD.encode(id_of(last).as_bytes()))
+        } else {
+            None
+        };
+        crate::model::Page { items: rows, next_page }
+    }
+
+    fn fetch_limit(self) -> i64 {
+        self.limit + 1
+    }
+}
+
+/// The strong ETag of a row version: quoted, opaque.
+pub fn etag(id: Uuid, version: i64) -> String {
+    format!("\"{}-{}\"", &id.simple().to_string()[24..], version)
+}
+
+/// Refuses the update when the client's `If-Match` does not match.
+fn check_if_match(if_match: Option<&str>, current: &str) -> Result<()> {
+    match if_match {
+        Some(list) if !list.split(',').any(|tag| matches!(tag.trim(), "*") || tag.trim() == current) => {
+            Err(Error::PreconditionFailed { current_etag: current.to_string() })
+        }
+        _ => Ok(()),
+    }
+}

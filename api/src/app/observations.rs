@@ -1,0 +1,105 @@
+//! What regions report back: progress of operations and observed state of
+//! clusters and node pools. The status stream of the regions issue feeds
+//! these; until then tests call them directly.
+
+use serde_json::json;
+use uuid::Uuid;
+
+use super::{App, Error, Result};
+use crate::model::{Condition, OperationError, OperationStatus};
+
+/// A region's report on one operation.
+#[derive(Debug, Clone)]
+pub struct OperationProgress {
+    pub operation_id: Uuid,
+    pub status: OperationStatus,
+    pub step: String,
+    pub progress: i32,
+    pub error: Option<OperationError>,
+}
+
+/// A region's report on one cluster or node pool.
+#[derive(Debug, Clone)]
+pub struct ResourceObservation {
+    /// `cluster` or `node_pool`.
+    pub resource_type: &'static str,
+    pub resource_id: Uuid,
+    pub observed_generation: i64,
+    pub phase: String,
+    pub conditions: Vec<Condition>,
+    /// The region no longer has the resource (after a delete).
+    pub gone: bool,
+}
+
+impl App {
+    /// Records operation progress. A finished operation never changes again,
+    /// so late or repeated reports are harmless.
+    pub async fn record_operation_progress(&self, report: OperationProgress) -> Result<()> {
+        sqlx::query!(
+            "UPDATE operations SET status = $2, step = $3, progress = $4, error = $5, updated_at = now(),
+                 finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now() END
+             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')",
+            report.operation_id,
+            report.status.as_str(),
+            report.step,
+            report.progress.clamp(0, 100),
+            report.error.map(|e| json!(e)),
+        )
+        .execute(self.db())
+        .await?;
+        Ok(())
+    }
+
+    /// Records observed state. Reports about an older generation than one
+    /// already recorded are ignored; a `gone` report about a resource whose
+    /// deletion was requested removes it.
+    pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
+        let status = json!({ "phase": report.phase, "conditions": report.conditions });
+        let mut tx = self.db().begin().await?;
+        match (report.resource_type, report.gone) {
+            ("cluster", true) => {
+                sqlx::query!(
+                    "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL",
+                    report.resource_id
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            ("node_pool", true) => {
+                sqlx::query!(
+                    "DELETE FROM node_pools WHERE id = $1 AND deletion_requested_at IS NOT NULL",
+                    report.resource_id
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            ("cluster", false) => {
+                sqlx::query!(
+                    "UPDATE clusters SET status = $2, observed_generation = $3, observed_at = now()
+                     WHERE id = $1 AND observed_generation <= $3",
+                    report.resource_id,
+                    status,
+                    report.observed_generation,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            ("node_pool", false) => {
+                sqlx::query!(
+                    "UPDATE node_pools SET status = $2, observed_generation = $3, observed_at = now()
+                     WHERE id = $1 AND observed_generation <= $3",
+                    report.resource_id,
+                    status,
+                    report.observed_generation,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            (other, _) => {
+                return Err(Error::Internal(anyhow::anyhow!("observation of unknown resource type {other}")));
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

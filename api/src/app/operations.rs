@@ -1,0 +1,226 @@
+//! Operations: the record of long-running work a region carries out, which
+//! clients poll or long-poll (`?wait=`).
+//!
+//! Long-polls are woken by Postgres `NOTIFY moke_operations` (sent by a
+//! trigger on every update, from any gateway process) through one
+//! [`OperationWatch`] per process, with a periodic re-read as a fallback.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use sqlx::postgres::PgListener;
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+use super::{App, Error, RequestContext, Result};
+use crate::ids::{ClusterId, NodePoolId, OperationId};
+use crate::model::{OperationError, OperationStatus, OperationTarget, OperationView};
+
+/// What a new operation acts on.
+pub struct NewOperation<'a> {
+    pub kind: &'a str,
+    pub target_type: &'a str,
+    pub target_id: Uuid,
+    pub target_name: &'a str,
+    pub target_generation: i64,
+    /// Operations the gateway completes itself start (and end) `succeeded`.
+    pub status: OperationStatus,
+}
+
+/// Inserts an operation inside the caller's transaction.
+pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperation<'_>) -> Result<OperationView> {
+    let id = OperationId::generate();
+    let (step, progress) = match new.status {
+        OperationStatus::Succeeded => ("done", 100),
+        _ => ("queued", 0),
+    };
+    let row = sqlx::query!(
+        r#"INSERT INTO operations (id, org_id, kind, status, step, progress, target_type, target_id,
+               target_name, target_generation, created_by, finished_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                   CASE WHEN $4 IN ('succeeded', 'failed') THEN now() END)
+           RETURNING created_at, updated_at, finished_at"#,
+        id.uuid(),
+        ctx.principal.org_id,
+        new.kind,
+        new.status.as_str(),
+        step,
+        progress,
+        new.target_type,
+        new.target_id,
+        new.target_name,
+        new.target_generation,
+        ctx.principal.id,
+    )
+    .fetch_one(tx)
+    .await?;
+    Ok(OperationView {
+        id,
+        kind: new.kind.to_string(),
+        status: new.status,
+        step: step.to_string(),
+        progress,
+        error: None,
+        target: target(new.target_type, new.target_id, new.target_name, new.target_generation),
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        finished_at: row.finished_at,
+    })
+}
+
+fn target(target_type: &str, id: Uuid, name: &str, generation: i64) -> OperationTarget {
+    let id = match target_type {
+        "cluster" => ClusterId::from_uuid(id).to_string(),
+        "node_pool" => NodePoolId::from_uuid(id).to_string(),
+        _ => id.to_string(),
+    };
+    OperationTarget { target_type: target_type.to_string(), id, name: name.to_string(), generation }
+}
+
+struct OperationRow {
+    id: Uuid,
+    org_id: Uuid,
+    kind: String,
+    status: String,
+    step: String,
+    progress: i32,
+    error: Option<serde_json::Value>,
+    target_type: String,
+    target_id: Uuid,
+    target_name: String,
+    target_generation: i64,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    finished_at: Option<DateTime<Utc>>,
+}
+
+impl OperationRow {
+    fn into_view(self) -> Result<OperationView> {
+        let status = OperationStatus::parse(&self.status)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))?;
+        Ok(OperationView {
+            id: OperationId::from_uuid(self.id),
+            kind: self.kind,
+            status,
+            step: self.step,
+            progress: self.progress,
+            error: self.error.and_then(|e| serde_json::from_value::<OperationError>(e).ok()),
+            target: target(&self.target_type, self.target_id, &self.target_name, self.target_generation),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            finished_at: self.finished_at,
+        })
+    }
+}
+
+/// Fans Postgres notifications about changed operations out to waiters.
+pub struct OperationWatch {
+    changed: broadcast::Sender<Uuid>,
+}
+
+impl Default for OperationWatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OperationWatch {
+    pub fn new() -> OperationWatch {
+        OperationWatch { changed: broadcast::channel(1024).0 }
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Uuid> {
+        self.changed.subscribe()
+    }
+
+    /// Listens for `moke_operations` notifications until `app` shuts down,
+    /// reconnecting after errors.
+    pub async fn run(app: std::sync::Arc<App>) {
+        loop {
+            if let Err(error) = Self::listen(&app).await {
+                tracing::warn!(%error, "operation listener failed; reconnecting");
+            }
+            tokio::select! {
+                _ = app.shutdown_token().cancelled() => return,
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
+        }
+    }
+
+    async fn listen(app: &App) -> Result<(), sqlx::Error> {
+        let mut listener = PgListener::connect_with(app.db()).await?;
+        listener.listen("moke_operations").await?;
+        loop {
+            let notification = tokio::select! {
+                _ = app.shutdown_token().cancelled() => return Ok(()),
+                n = listener.recv() => n?,
+            };
+            if let Ok(id) = notification.payload().parse::<Uuid>() {
+                let _ = app.operation_watch().changed.send(id);
+            }
+        }
+    }
+}
+
+impl App {
+    async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
+        let row = sqlx::query_as!(
+            OperationRow,
+            "SELECT id, org_id, kind, status, step, progress, error, target_type, target_id,
+                    target_name, target_generation, created_at, updated_at, finished_at
+             FROM operations WHERE id = $1 AND org_id = $2",
+            id.uuid(),
+            ctx.principal.org_id,
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, row.org_id)?;
+        row.into_view()
+    }
+
+    /// `operation_view`: an operation; with `wait`, blocks until it finishes,
+    /// the wait runs out, or the server shuts down, whichever is first.
+    pub async fn operation_view(
+        &self,
+        ctx: &RequestContext,
+        id: OperationId,
+        wait: Option<Duration>,
+    ) -> Result<OperationView> {
+        let Some(wait) = wait else {
+            return self.operation_row(ctx, id).await;
+        };
+        let max = Duration::from_secs(self.config().http.max_wait_seconds);
+        let deadline = tokio::time::Instant::now() + wait.min(max);
+        let mut changes = self.operation_watch().subscribe();
+        loop {
+            let view = self.operation_row(ctx, id).await?;
+            if view.status.is_terminal() {
+                return Ok(view);
+            }
+            // Wake on a notification for this operation, a fallback tick, the
+            // deadline, or shutdown.
+            let woke = tokio::time::timeout_at(deadline, async {
+                let tick = tokio::time::sleep(Duration::from_secs(2));
+                tokio::pin!(tick);
+                loop {
+                    tokio::select! {
+                        _ = self.shutdown_token().cancelled() => return false,
+                        _ = &mut tick => return true,
+                        changed = changes.recv() => match changed {
+                            Ok(changed) if changed == id.uuid() => return true,
+                            Ok(_) => continue,
+                            Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                            Err(broadcast::error::RecvError::Closed) => return false,
+                        },
+                    }
+                }
+            })
+            .await;
+            if !matches!(woke, Ok(true)) {
+                return self.operation_row(ctx, id).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The transactional outbox: work for regions is written in the same
+//! transaction as the desired state, then delivered at least once by a relay
+//! through an [`OutboxConsumer`] (the regional queue publisher arrives with
+//! the regions; tests use their own consumers).
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::Value;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::{App, Result};
+
+/// A command for a region, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutboxMessage {
+    /// Monotonic sequence number; also the de-duplication key downstream.
+    pub id: i64,
+    pub region: String,
+    /// e.g. `cluster_create`, `node_pool_update`.
+    pub kind: String,
+    pub operation_id: Option<Uuid>,
+    pub resource_id: Uuid,
+    pub generation: i64,
+    pub payload: Value,
+    /// Earlier failed deliveries.
+    pub attempts: i32,
+}
+
+/// Something that delivers outbox messages (a queue publisher). Delivery must
+/// be idempotent downstream: a message can arrive more than once.
+pub trait OutboxConsumer: Send + Sync {
+    fn deliver(&self, message: &OutboxMessage) -> impl Future<Output = anyhow::Result<()>> + Send;
+}
+
+/// A new message, written by a mutation inside its transaction.
+pub struct NewMessage<'a> {
+    pub region: &'a str,
+    pub kind: &'a str,
+    pub operation_id: Uuid,
+    pub resource_id: Uuid,
+    pub generation: i64,
+    pub payload: Value,
+}
+
+pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>) -> Result<()> {
+    sqlx::query!(
+        "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        message.region,
+        message.kind,
+        message.operation_id,
+        message.resource_id,
+        message.generation,
+        message.payload,
+    )
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// Outbox size, for metrics and readiness of the relay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backlog {
+    pub pending: i64,
+    pub oldest_age_seconds: f64,
+}
+
+impl App {
+    /// Delivers up to `outbox.batch_size` due messages in id order, marking
+    /// each delivered only after the consumer accepted it; a failure is
+    /// retried later with exponential backoff. Several relays can run at once
+    /// (rows are claimed with `FOR UPDATE SKIP LOCKED`). Returns how many
+    /// messages were delivered.
+    pub async fn relay_outbox_once(&self, consumer: &impl OutboxConsumer) -> Result<usize> {
+        let config = &self.config().outbox;
+        let mut tx = self.db().begin().await?;
+        let rows = sqlx::query!(
+            "SELECT id, region, kind, operation_id, resource_id, generation, payload, attempts
+             FROM outbox
+             WHERE delivered_at IS NULL AND available_at <= now()
+             ORDER BY id LIMIT $1
+             FOR UPDATE SKIP LOCKED",
+            i64::from(config.batch_size),
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut delivered = 0;
+        for row in rows {
+            let message = OutboxMessage {
+                id: row.id,
+                region: row.region,
+                kind: row.kind,
+                operation_id: row.operation_id,
+                resource_id: row.resource_id,
+                generation: row.generation,
+                payload: row.payload,
+                attempts: row.attempts,
+            };
+            match consumer.deliver(&message).await {
+                Ok(()) => {
+                    sqlx::query!("UPDATE outbox SET delivered_at = now() WHERE id = $1", message.id)
+                        .execute(&mut *tx)
+                        .await?;
+                    delivered += 1;
+                }
+                Err(error) => {
+                    let backoff = retry_delay(message.attempts, config.retry_base_seconds, config.retry_max_seconds);
+                    tracing::warn!(outbox_id = message.id, attempts = message.attempts + 1, error = %error,
+                        "outbox delivery failed; will retry");
+                    sqlx::query!(
+                        "UPDATE outbox SET attempts = attempts + 1, last_error = $2,
+                             available_at = now() + make_interval(secs => $3)
+                         WHERE id = $1",
+                        message.id,
+                        format!("{error:#}"),
+                        backoff.as_secs_f64(),
+                    )
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(delivered)
+    }
+
+    /// Messages not yet delivered, and the age of the oldest.
+    pub async fn outbox_backlog(&self) -> Result<Backlog> {
+        let row = sqlx::query!(
+            r#"SELECT count(*) AS "pending!",
+                      COALESCE(EXTRACT(EPOCH FROM now() - min(created_at))::float8, 0) AS "oldest!"
+               FROM outbox WHERE delivered_at IS NULL"#
+        )
+        .fetch_one(self.db())
+        .await?;
+        Ok(Backlog { pending: row.pending, oldest_age_seconds: row.oldest })
+    }
+}
+
+/// `base × 2^attempts`, capped at `max`.
+pub fn retry_delay(attempts: i32, base_seconds: u32, max_seconds: u32) -> Duration {
+    let exponent = attempts.clamp(0, 20) as u32;
+    let seconds = u64::from(base_seconds).saturating_mul(1 << exponent).min(u64::from(max_seconds));
+    Duration::from_secs(seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::retry_delay;
+
+    #[test]
+    fn retry_delay_doubles_and_caps() {
+        assert_eq!(retry_delay(0, 2, 300).as_secs(), 2);
+        assert_eq!(retry_delay(3, 2, 300).as_secs(), 16);
+        assert_eq!(retry_delay(30, 2, 300).as_secs(), 300);
+    }
+}

@@ -1,0 +1,363 @@
+//! Input rules shared by every resource: names, labels, and the cluster and
+//! node-pool specs checked against the catalogs. Each checker records every
+//! bad field in a [`Validator`] instead of stopping at the first.
+
+use chrono::{NaiveTime, Utc};
+
+use super::error::Validator;
+use crate::config::Catalog;
+use crate::model::*;
+
+pub const MAX_LABELS: usize = 64;
+const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+pub const MAX_NODES_PER_POOL: i64 = 500;
+
+/// A DNS label (RFC 1123): what clusters and projects are named with.
+pub fn is_dns_label(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes[0].is_ascii_lowercase()
+        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes[bytes.len() - 1] != b'-'
+}
+
+pub fn name(v: &mut Validator, field: &str, name: &str) {
+    v.check(
+        is_dns_label(name),
+        field,
+        "invalid_name",
+        "must be 1-63 lowercase letters, digits or '-', start with a letter and not end with '-'",
+    );
+}
+
+/// Kubernetes label syntax: `[prefix/]name` keys, values of at most 63 characters.
+fn label_part_ok(part: &str, allow_empty: bool) -> bool {
+    if part.is_empty() {
+        return allow_empty;
+    }
+    let bytes = part.as_bytes();
+    bytes.len() <= 63
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+fn label_key_ok(key: &str) -> bool {
+    match key.split_once('/') {
+        Some((prefix, name)) => {
+            prefix.len() <= 253 && prefix.split('.').all(|p| label_part_ok(p, false)) && label_part_ok(name, false)
+        }
+        None => label_part_ok(key, false),
+    }
+}
+
+pub fn labels(v: &mut Validator, field: &str, labels: &Labels) {
+    v.check(labels.len() <= MAX_LABELS, field, "too_many", format!("at most {MAX_LABELS} labels"));
+    for (key, value) in labels {
+        v.check(
+            label_key_ok(key),
+            format!("{field}.{key}"),
+            "invalid_label_key",
+            "label keys are [prefix/]name, name up to 63 alphanumerics, '-', '_' or '.'",
+        );
+        v.check(
+            label_part_ok(value, true),
+            format!("{field}.{key}"),
+            "invalid_label_value",
+            "label values are up to 63 alphanumerics, '-', '_' or '.'",
+        );
+    }
+}
+
+fn kubernetes_version(v: &mut Validator, catalog: &Catalog, field: &str, version: &str) {
+    match catalog.kubernetes_version(version) {
+        None => v.push(
+            field,
+            "unknown_kubernetes_version",
+            format!("{version:?} is not offered; see GET /v1/kubernetes-versions"),
+        ),
+        Some(entry) if entry.end_of_life < Utc::now().date_naive() => {
+            v.push(field, "end_of_life", format!("{version} reached end of life on {}", entry.end_of_life))
+        }
+        Some(_) => {}
+    }
+}
+
+fn control_plane(v: &mut Validator, field: &str, input: &ControlPlaneInput) {
+    v.check(matches!(input.replicas, 1 | 3), format!("{field}.replicas"), "out_of_range", "must be 1 or 3");
+}
+
+fn maintenance_window(v: &mut Validator, field: &str, window: &MaintenanceWindow) {
+    v.check(
+        WEEKDAYS.contains(&window.day.as_str()),
+        format!("{field}.day"),
+        "invalid",
+        "must be a lowercase weekday, e.g. \"sunday\"",
+    );
+    v.check(
+        window.start_time.len() == 5 && NaiveTime::parse_from_str(&window.start_time, "%H:%M").is_ok(),
+        format!("{field}.start_time"),
+        "invalid",
+        "must be HH:MM in UTC",
+    );
+    v.check(
+        (1..=24).contains(&window.duration_hours),
+        format!("{field}.duration_hours"),
+        "out_of_range",
+        "must be between 1 and 24",
+    );
+}
+
+/// Validates a new cluster and fills in defaults.
+pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<ClusterSpec, super::Error> {
+    let mut v = Validator::new();
+    name(&mut v, "name", &input.name);
+    labels(&mut v, "labels", &input.labels);
+    let spec = &input.spec;
+    v.check(
+        catalog.region(&spec.region).is_some(),
+        "spec.region",
+        "unknown_region",
+        format!("{:?} is not a region; see GET /v1/regions", spec.region),
+    );
+    let version =
+        spec.kubernetes_version.clone().unwrap_or_else(|| catalog.default_kubernetes_version().version.clone());
+    kubernetes_version(&mut v, catalog, "spec.kubernetes_version", &version);
+    let replicas = spec.control_plane.as_ref().map_or(3, |cp| cp.replicas);
+    if let Some(cp) = &spec.control_plane {
+        control_plane(&mut v, "spec.control_plane", cp);
+    }
+    if let Some(window) = &spec.maintenance_window {
+        maintenance_window(&mut v, "spec.maintenance_window", window);
+    }
+    v.finish()?;
+    Ok(ClusterSpec {
+        region: spec.region.clone(),
+        kubernetes_version: version,
+        control_plane: ControlPlaneSpec { replicas },
+        maintenance_window: spec.maintenance_window.clone(),
+        deletion_protection: spec.deletion_protection.unwrap_or(false),
+    })
+}
+
+fn minor(version: &str) -> Option<(u32, u32)> {
+    let (major, minor) = version.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// Applies a cluster patch to the current spec, refusing immutable changes.
+pub fn cluster_update(
+    catalog: &Catalog,
+    current: &ClusterSpec,
+    update: &ClusterUpdate,
+) -> Result<ClusterSpec, super::Error> {
+    let mut v = Validator::new();
+    if let Some(l) = &update.labels {
+        labels(&mut v, "labels", l);
+    }
+    let mut spec = current.clone();
+    if let Some(patch) = &update.spec {
+        if let Some(region) = &patch.region {
+            v.check(
+                region == &current.region,
+                "spec.region",
+                "immutable",
+                "a cluster's region cannot change; create a new cluster",
+            );
+        }
+        if let Some(version) = &patch.kubernetes_version {
+            if version != &current.kubernetes_version {
+                kubernetes_version(&mut v, catalog, "spec.kubernetes_version", version);
+                if let (Some(from), Some(to)) = (minor(&current.kubernetes_version), minor(version)) {
+                    v.check(
+                        to > from,
+                        "spec.kubernetes_version",
+                        "downgrade",
+                        "Kubernetes versions cannot be downgraded",
+                    );
+                    v.check(
+                        to <= from || (to.0 == from.0 && to.1 == from.1 + 1),
+                        "spec.kubernetes_version",
+                        "skips_minor",
+                        format!("upgrade one minor version at a time from {}", current.kubernetes_version),
+                    );
+                }
+            }
+            spec.kubernetes_version = version.clone();
+        }
+        if let Some(cp) = &patch.control_plane {
+            control_plane(&mut v, "spec.control_plane", cp);
+            spec.control_plane.replicas = cp.replicas;
+        }
+        if let Some(window) = &patch.maintenance_window {
+            if let Some(window) = window {
+                maintenance_window(&mut v, "spec.maintenance_window", window);
+            }
+            spec.maintenance_window = window.clone();
+        }
+        if let Some(protect) = patch.deletion_protection {
+            spec.deletion_protection = protect;
+        }
+    }
+    v.finish()?;
+    Ok(spec)
+}
+
+fn node_pool_shape(
+    v: &mut Validator,
+    count: i64,
+    autoscaling: Option<&Autoscaling>,
+    node_labels: &Labels,
+    taints: &[Taint],
+) {
+    v.check(
+        (0..=MAX_NODES_PER_POOL).contains(&count),
+        "spec.count",
+        "out_of_range",
+        format!("must be between 0 and {MAX_NODES_PER_POOL}"),
+    );
+    if let Some(a) = autoscaling {
+        v.check(
+            a.min_count >= 0 && a.min_count <= a.max_count,
+            "spec.autoscaling.min_count",
+            "out_of_range",
+            "must be between 0 and max_count",
+        );
+        v.check(
+            (1..=MAX_NODES_PER_POOL).contains(&a.max_count),
+            "spec.autoscaling.max_count",
+            "out_of_range",
+            format!("must be between 1 and {MAX_NODES_PER_POOL}"),
+        );
+        v.check(
+            count >= a.min_count && count <= a.max_count,
+            "spec.count",
+            "out_of_range",
+            "must lie within the autoscaling range",
+        );
+    }
+    labels(v, "spec.node_labels", node_labels);
+    for (i, taint) in taints.iter().enumerate() {
+        v.check(
+            label_key_ok(&taint.key),
+            format!("spec.taints[{i}].key"),
+            "invalid",
+            "taint keys follow label key rules",
+        );
+        v.check(
+            label_part_ok(&taint.value, true),
+            format!("spec.taints[{i}].value"),
+            "invalid",
+            "taint values follow label value rules",
+        );
+        v.check(
+            TAINT_EFFECTS.contains(&taint.effect.as_str()),
+            format!("spec.taints[{i}].effect"),
+            "invalid",
+            "must be NoSchedule, PreferNoSchedule or NoExecute",
+        );
+    }
+}
+
+/// Validates a new node pool for a cluster in `region` and fills in defaults.
+pub fn node_pool_create(catalog: &Catalog, region: &str, input: &NodePoolCreate) -> Result<NodePoolSpec, super::Error> {
+    let mut v = Validator::new();
+    name(&mut v, "name", &input.name);
+    labels(&mut v, "labels", &input.labels);
+    let spec = &input.spec;
+    v.check(
+        catalog.machine_type(&spec.machine_type).is_some(),
+        "spec.machine_type",
+        "unknown_machine_type",
+        format!("{:?} is not offered; see GET /v1/machine-types", spec.machine_type),
+    );
+    let region_zones = catalog.region(region).map(|r| r.zones.clone()).unwrap_or_default();
+    let zones = spec.zones.clone().unwrap_or_else(|| region_zones.clone());
+    v.check(!zones.is_empty(), "spec.zones", "empty", "name at least one zone");
+    for (i, zone) in zones.iter().enumerate() {
+        v.check(
+            region_zones.contains(zone),
+            format!("spec.zones[{i}]"),
+            "unknown_zone",
+            format!("{zone:?} is not a zone of region {region}"),
+        );
+        v.check(!zones[..i].contains(zone), format!("spec.zones[{i}]"), "duplicate", "zones must be distinct");
+    }
+    node_pool_shape(&mut v, spec.count, spec.autoscaling.as_ref(), &spec.node_labels, &spec.taints);
+    v.finish()?;
+    Ok(NodePoolSpec {
+        machine_type: spec.machine_type.clone(),
+        count: spec.count,
+        autoscaling: spec.autoscaling.clone(),
+        zones,
+        node_labels: spec.node_labels.clone(),
+        taints: spec.taints.clone(),
+    })
+}
+
+/// Applies a node-pool patch, refusing immutable changes.
+pub fn node_pool_update(current: &NodePoolSpec, update: &NodePoolUpdate) -> Result<NodePoolSpec, super::Error> {
+    let mut v = Validator::new();
+    if let Some(l) = &update.labels {
+        labels(&mut v, "labels", l);
+    }
+    let mut spec = current.clone();
+    if let Some(patch) = &update.spec {
+        if let Some(machine_type) = &patch.machine_type {
+            v.check(
+                machine_type == &current.machine_type,
+                "spec.machine_type",
+                "immutable",
+                "create a new node pool to change machine type",
+            );
+        }
+        if let Some(zones) = &patch.zones {
+            v.check(zones == &current.zones, "spec.zones", "immutable", "a node pool's zones cannot change");
+        }
+        if let Some(count) = patch.count {
+            spec.count = count;
+        }
+        if let Some(autoscaling) = &patch.autoscaling {
+            spec.autoscaling = autoscaling.clone();
+        }
+        if let Some(node_labels) = &patch.node_labels {
+            spec.node_labels = node_labels.clone();
+        }
+        if let Some(taints) = &patch.taints {
+            spec.taints = taints.clone();
+        }
+        node_pool_shape(&mut v, spec.count, spec.autoscaling.as_ref(), &spec.node_labels, &spec.taints);
+    }
+    v.finish()?;
+    Ok(spec)
+}
+
+/// Nodes a pool holds against quota: its count, or its autoscaling maximum if larger.
+pub fn reserved_nodes(spec: &NodePoolSpec) -> i64 {
+    spec.autoscaling.as_ref().map_or(spec.count, |a| a.max_count.max(spec.count))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_labels() {
+        assert!(is_dns_label("prod-1"));
+        assert!(!is_dns_label("Prod"));
+        assert!(!is_dns_label("-a"));
+        assert!(!is_dns_label("a-"));
+        assert!(!is_dns_label(""));
+        assert!(!is_dns_label(&"a".repeat(64)));
+    }
+
+    #[test]
+    fn label_keys() {
+        assert!(label_key_ok("app.kubernetes.io/name"));
+        assert!(label_key_ok("tier"));
+        assert!(!label_key_ok("/x"));
+        assert!(!label_key_ok("a b"));
+    }
+}

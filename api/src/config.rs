@@ -1,0 +1,333 @@
+//! Layered, validated configuration.
+//!
+//! Precedence, lowest first: the documented defaults in `config/defaults.toml`
+//! (embedded in the binary), an optional config file, `MOKE_*` environment
+//! variables (`MOKE_SECTION__KEY`), then command-line flags. [`Config::validate`]
+//! runs at start-up and names the first bad key.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+/// The documented defaults, embedded so the binary runs with no files at all.
+pub const DEFAULTS_TOML: &str = include_str!("../config/defaults.toml");
+
+/// A secret value: usable by the program, shown as `<redacted>` in `Debug`
+/// output and logs.
+#[derive(Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+    /// The secret itself; call only where it is used, never to log it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub http: HttpConfig,
+    pub database: DatabaseConfig,
+    pub telemetry: TelemetryConfig,
+    pub idempotency: IdempotencyConfig,
+    pub outbox: OutboxConfig,
+    pub quotas: QuotaDefaults,
+    pub catalog: Catalog,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpConfig {
+    pub listen: String,
+    pub max_body_bytes: usize,
+    pub request_timeout_seconds: u64,
+    pub max_wait_seconds: u64,
+    pub public_url: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseConfig {
+    pub url: Secret,
+    pub max_connections: u32,
+    pub acquire_timeout_seconds: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryConfig {
+    pub log_format: String,
+    pub log_filter: String,
+    pub otlp_endpoint: String,
+    pub service_name: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdempotencyConfig {
+    pub retention_hours: u32,
+    pub lock_seconds: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutboxConfig {
+    pub retry_base_seconds: u32,
+    pub retry_max_seconds: u32,
+    pub batch_size: u32,
+}
+
+/// Limits every organization gets unless overridden.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaDefaults {
+    pub max_clusters: i64,
+    pub max_node_pools_per_cluster: i64,
+    pub max_nodes: i64,
+    pub max_vcpus: i64,
+}
+
+/// What customers can choose from.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    pub regions: Vec<RegionEntry>,
+    pub kubernetes_versions: Vec<KubernetesVersionEntry>,
+    pub machine_types: Vec<MachineTypeEntry>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegionEntry {
+    /// Region name used in cluster specs, e.g. `eu-central-1`.
+    pub name: String,
+    pub display_name: String,
+    /// Availability zones node pools can be spread over.
+    pub zones: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesVersionEntry {
+    /// Minor version, e.g. `1.33`.
+    pub version: String,
+    /// The version new clusters get when they do not name one.
+    #[serde(default)]
+    pub default: bool,
+    /// After this day the version is refused for new clusters and upgrades.
+    pub end_of_life: NaiveDate,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MachineTypeEntry {
+    pub name: String,
+    pub vcpus: i64,
+    pub memory_gib: i64,
+    /// Key of this machine type's hourly price in the price catalog.
+    pub price_key: String,
+}
+
+/// A configuration problem, naming the key.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration: {key}: {reason}")]
+pub struct ConfigError {
+    pub key: String,
+    pub reason: String,
+}
+
+fn bad(key: &str, reason: impl Into<String>) -> ConfigError {
+    ConfigError { key: key.to_string(), reason: reason.into() }
+}
+
+/// Overrides given as command-line flags (the highest layer).
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct FlagOverrides {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpFlags>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseFlags>,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct HttpFlags {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct DatabaseFlags {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl Config {
+    /// Loads every layer and validates the result.
+    pub fn load(file: Option<&Path>, flags: &FlagOverrides) -> Result<Config, ConfigError> {
+        let mut figment = Figment::from(Toml::string(DEFAULTS_TOML));
+        if let Some(path) = file {
+            if !path.exists() {
+                return Err(bad("--config", format!("file {} does not exist", path.display())));
+            }
+            figment = figment.merge(Toml::file(path));
+        }
+        if let (Ok(url), None) = (std::env::var("DATABASE_URL"), std::env::var_os("MOKE_DATABASE__URL")) {
+            figment = figment.merge(Serialized::default("database.url", url));
+        }
+        figment = figment.merge(Env::prefixed("MOKE_").split("__"));
+        figment = figment.merge(Serialized::defaults(flags));
+        let config: Config = figment.extract().map_err(|error| {
+            let key = error.path.join(".");
+            let key = if key.is_empty() { "config".to_string() } else { key };
+            bad(&key, error.kind.to_string())
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The embedded defaults alone (tests start from these).
+    pub fn defaults() -> Config {
+        Config::load(None, &FlagOverrides::default()).expect("embedded defaults are valid")
+    }
+
+    /// Checks what types cannot: ranges, references between keys, uniqueness.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.http.listen.parse::<SocketAddr>().map_err(|e| bad("http.listen", format!("not a socket address: {e}")))?;
+        if self.http.max_body_bytes < 1024 {
+            return Err(bad("http.max_body_bytes", "must be at least 1024"));
+        }
+        if self.http.request_timeout_seconds == 0 {
+            return Err(bad("http.request_timeout_seconds", "must be positive"));
+        }
+        if self.http.max_wait_seconds >= self.http.request_timeout_seconds {
+            return Err(bad("http.max_wait_seconds", "must be below http.request_timeout_seconds"));
+        }
+        if !self.database.url.expose().starts_with("postgres://")
+            && !self.database.url.expose().starts_with("postgresql://")
+        {
+            return Err(bad("database.url", "must be a postgres:// URL"));
+        }
+        if self.database.max_connections == 0 {
+            return Err(bad("database.max_connections", "must be positive"));
+        }
+        if !matches!(self.telemetry.log_format.as_str(), "text" | "json") {
+            return Err(bad("telemetry.log_format", "must be \"text\" or \"json\""));
+        }
+        tracing_subscriber::EnvFilter::try_new(&self.telemetry.log_filter)
+            .map_err(|e| bad("telemetry.log_filter", e.to_string()))?;
+        if !self.telemetry.otlp_endpoint.is_empty() && !self.telemetry.otlp_endpoint.starts_with("http") {
+            return Err(bad("telemetry.otlp_endpoint", "must be an http(s) URL or empty"));
+        }
+        if self.idempotency.retention_hours == 0 {
+            return Err(bad("idempotency.retention_hours", "must be positive"));
+        }
+        if self.idempotency.lock_seconds == 0 {
+            return Err(bad("idempotency.lock_seconds", "must be positive"));
+        }
+        if self.outbox.batch_size == 0 {
+            return Err(bad("outbox.batch_size", "must be positive"));
+        }
+        let q = &self.quotas;
+        for (key, value) in [
+            ("quotas.max_clusters", q.max_clusters),
+            ("quotas.max_node_pools_per_cluster", q.max_node_pools_per_cluster),
+            ("quotas.max_nodes", q.max_nodes),
+            ("quotas.max_vcpus", q.max_vcpus),
+        ] {
+            if value < 0 {
+                return Err(bad(key, "must not be negative"));
+            }
+        }
+        self.catalog.validate()
+    }
+}
+
+impl Catalog {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.regions.is_empty() {
+            return Err(bad("catalog.regions", "at least one region is required"));
+        }
+        let mut names = BTreeSet::new();
+        for (i, region) in self.regions.iter().enumerate() {
+            if !names.insert(&region.name) {
+                return Err(bad(&format!("catalog.regions[{i}].name"), "duplicate region"));
+            }
+            if region.zones.is_empty() {
+                return Err(bad(&format!("catalog.regions[{i}].zones"), "needs at least one zone"));
+            }
+        }
+        let defaults = self.kubernetes_versions.iter().filter(|v| v.default).count();
+        if defaults != 1 {
+            return Err(bad(
+                "catalog.kubernetes_versions",
+                format!("exactly one version must be the default, found {defaults}"),
+            ));
+        }
+        let mut names = BTreeSet::new();
+        for (i, machine) in self.machine_types.iter().enumerate() {
+            if !names.insert(&machine.name) {
+                return Err(bad(&format!("catalog.machine_types[{i}].name"), "duplicate"));
+            }
+            if machine.vcpus <= 0 || machine.memory_gib <= 0 {
+                return Err(bad(&format!("catalog.machine_types[{i}]"), "vcpus and memory_gib must be positive"));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn region(&self, name: &str) -> Option<&RegionEntry> {
+        self.regions.iter().find(|r| r.name == name)
+    }
+
+    pub fn kubernetes_version(&self, version: &str) -> Option<&KubernetesVersionEntry> {
+        self.kubernetes_versions.iter().find(|v| v.version == version)
+    }
+
+    pub fn default_kubernetes_version(&self) -> &KubernetesVersionEntry {
+        self.kubernetes_versions.iter().find(|v| v.default).expect("validated: one default")
+    }
+
+    pub fn machine_type(&self, name: &str) -> Option<&MachineTypeEntry> {
+        self.machine_types.iter().find(|m| m.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_redacted() {
+        let config = Config::defaults();
+        assert!(!format!("{config:?}").contains("postgres://"));
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let mut config = Config::defaults();
+        config.http.listen = "nowhere".into();
+        let error = config.validate().unwrap_err();
+        assert_eq!(error.key, "http.listen");
+
+        let mut config = Config::defaults();
+        config.catalog.kubernetes_versions.iter_mut().for_each(|v| v.default = false);
+        assert_eq!(config.validate().unwrap_err().key, "catalog.kubernetes_versions");
+    }
+}

@@ -1,0 +1,40 @@
+//! `/v1/regions`, `/v1/kubernetes-versions`, `/v1/machine-types`: what is on
+//! offer. Public, since they describe the product rather than a tenant.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::app::App;
+use crate::config::{KubernetesVersionEntry, MachineTypeEntry, RegionEntry};
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(region_list))
+        .routes(routes!(kubernetes_version_list))
+        .routes(routes!(machine_type_list))
+}
+
+/// List regions and their zones.
+#[utoipa::path(get, path = "/v1/regions", operation_id = "region_list", tag = "catalog",
+    responses((status = 200, body = Vec<RegionEntry>)))]
+async fn region_list(State(app): State<Arc<App>>) -> Json<Vec<RegionEntry>> {
+    Json(app.region_list())
+}
+
+/// List Kubernetes versions, with the default and end-of-life dates.
+#[utoipa::path(get, path = "/v1/kubernetes-versions", operation_id = "kubernetes_version_list", tag = "catalog",
+    responses((status = 200, body = Vec<KubernetesVersionEntry>)))]
+async fn kubernetes_version_list(State(app): State<Arc<App>>) -> Json<Vec<KubernetesVersionEntry>> {
+    Json(app.kubernetes_version_list())
+}
+
+/// List machine types for node pools.
+#[utoipa::path(get, path = "/v1/machine-types", operation_id = "machine_type_list", tag = "catalog",
+    responses((status = 200, body = Vec<MachineTypeEntry>)))]
+async fn machine_type_list(State(app): State<Arc<App>>) -> Json<Vec<MachineTypeEntry>> {
+    Json(app.machine_type_list())
+}

@@ -1,0 +1,215 @@
+//! `/v1/projects/{project}/clusters` and their node pools.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
+use super::problem::Problems;
+use super::{ApiResult, accepted, with_etag};
+use crate::app::{App, ResourceRef};
+use crate::model::*;
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(cluster_list, cluster_create))
+        .routes(routes!(cluster_view, cluster_update, cluster_delete))
+        .routes(routes!(node_pool_list, node_pool_create))
+        .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
+}
+
+/// List a project's clusters.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters", operation_id = "cluster_list", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<ClusterView>), Problems))]
+async fn cluster_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(project): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.cluster_list(&ctx, &ResourceRef::parse(&project), list.page()?).await?).into_response())
+}
+
+/// Create a cluster; answers with the Operation that builds it.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters", operation_id = "cluster_create", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+    request_body = ClusterCreate, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(project): Path<String>,
+    Json(input): Json<ClusterCreate>,
+) -> ApiResult {
+    Ok(accepted(app.cluster_create(&ctx, &ResourceRef::parse(&project), input).await?))
+}
+
+/// View a cluster: desired spec and last observed status.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}", operation_id = "cluster_view", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id (`cl_…`) or name")),
+    security(("bearer" = [])),
+    responses((status = 200, body = ClusterView), Problems))]
+async fn cluster_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let view = app.cluster_view(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+#[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}", operation_id = "cluster_update", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read; 412 if the cluster changed since")),
+    request_body = ClusterUpdate, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<ClusterUpdate>,
+) -> ApiResult {
+    let op = app
+        .cluster_update(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), if_match.as_deref(), input)
+        .await?;
+    Ok(accepted(op))
+}
+
+/// Delete a cluster and its node pools.
+#[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}", operation_id = "cluster_delete", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let op = app
+        .cluster_delete(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), if_match.as_deref())
+        .await?;
+    Ok(accepted(op))
+}
+
+/// List a cluster's node pools.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/node-pools", operation_id = "node_pool_list",
+    tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = Page<NodePoolView>), Problems))]
+async fn node_pool_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    let page =
+        app.node_pool_list(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), list.page()?).await?;
+    Ok(axum::Json(page).into_response())
+}
+
+/// Add a node pool to a cluster.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/node-pools", operation_id = "node_pool_create",
+    tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+    request_body = NodePoolCreate, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn node_pool_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Json(input): Json<NodePoolCreate>,
+) -> ApiResult {
+    let op = app.node_pool_create(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input).await?;
+    Ok(accepted(op))
+}
+
+/// View a node pool.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}",
+    operation_id = "node_pool_view", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id (`np_…`) or name")),
+    security(("bearer" = [])),
+    responses((status = 200, body = NodePoolView), Problems))]
+async fn node_pool_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool)): Path<(String, String, String)>,
+) -> ApiResult {
+    let view = app
+        .node_pool_view(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), &ResourceRef::parse(&pool))
+        .await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Change a node pool (count, autoscaling, node labels, taints).
+#[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}",
+    operation_id = "node_pool_update", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    request_body = NodePoolUpdate, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn node_pool_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool)): Path<(String, String, String)>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<NodePoolUpdate>,
+) -> ApiResult {
+    let op = app
+        .node_pool_update(
+            &ctx,
+            &ResourceRef::parse(&project),
+            &ResourceRef::parse(&cluster),
+            &ResourceRef::parse(&pool),
+            if_match.as_deref(),
+            input,
+        )
+        .await?;
+    Ok(accepted(op))
+}
+
+/// Delete a node pool.
+#[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}",
+    operation_id = "node_pool_delete", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn node_pool_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool)): Path<(String, String, String)>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let op = app
+        .node_pool_delete(
+            &ctx,
+            &ResourceRef::parse(&project),
+            &ResourceRef::parse(&cluster),
+            &ResourceRef::parse(&pool),
+            if_match.as_deref(),
+        )
+        .await?;
+    Ok(accepted(op))
+}

@@ -1,0 +1,151 @@
+//! The REST surface (`/v1`): thin handlers that extract, call one app-layer
+//! function and map its result; plus the operational endpoints, the OpenAPI
+//! document and the middleware stack.
+
+mod catalog;
+mod clusters;
+pub mod extract;
+mod operations;
+pub mod ops;
+mod orgs;
+pub mod problem;
+mod projects;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{MatchedPath, Request};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::app::{App, Error};
+use crate::model::OperationView;
+use problem::ApiError;
+
+/// What every handler returns.
+pub type ApiResult<T = Response> = Result<T, ApiError>;
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Moke API",
+        description = "Managed Kubernetes on bare metal: organizations, projects, clusters, node pools and the operations that build them.\n\nAuthenticate with `Authorization: Bearer moke_…`. Errors are RFC 9457 `application/problem+json`. Lists take `limit` and `page_token`. POSTs take `Idempotency-Key`; updates take `If-Match`.",
+        version = "1.0.0",
+        license(name = "Apache-2.0")
+    ),
+    modifiers(&BearerAuth),
+    components(schemas(problem::Problem, problem::FieldErrorDoc)),
+    tags(
+        (name = "orgs", description = "Organizations, their quotas and audit log"),
+        (name = "tokens", description = "Organization-scoped API tokens"),
+        (name = "projects", description = "Projects group clusters"),
+        (name = "clusters", description = "Hosted Kubernetes clusters"),
+        (name = "node-pools", description = "Groups of worker nodes of a cluster"),
+        (name = "operations", description = "Long-running work done by regions"),
+        (name = "catalog", description = "Regions, Kubernetes versions and machine types on offer"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("moke_…").build()),
+        );
+    }
+}
+
+fn api_router() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(orgs::routes())
+        .merge(projects::routes())
+        .merge(clusters::routes())
+        .merge(operations::routes())
+        .merge(catalog::routes())
+}
+
+/// The OpenAPI document the code describes (checked in as `openapi/moke.json`).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api_router().split_for_parts().1
+}
+
+/// The whole HTTP application: API, docs, health, metrics, middleware.
+pub fn router(app: Arc<App>) -> Router {
+    let (api, spec) = api_router().split_for_parts();
+    let spec = Arc::new(spec);
+    let config = app.config().http.clone();
+    let api = api
+        .merge(ops::routes(spec))
+        .fallback(|| async { ApiError(Error::not_found("route", "requested")) })
+        .with_state(app);
+    api.layer(axum::middleware::from_fn(record_metrics)).layer(
+        tower::ServiceBuilder::new()
+            .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
+            .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                let request_id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
+                tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
+            }))
+            .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
+            .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+                StatusCode::REQUEST_TIMEOUT,
+                Duration::from_secs(config.request_timeout_seconds),
+            ))
+            .layer(axum::extract::DefaultBodyLimit::max(config.max_body_bytes)),
+    )
+}
+
+/// Counts requests by route and status, and their latency.
+async fn record_metrics(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route =
+        request.extensions().get::<MatchedPath>().map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let method = request.method().to_string();
+    let response = next.run(request).await;
+    let labels = [("method", method), ("route", route), ("status", response.status().as_u16().to_string())];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels[..2]).record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// 200 with the resource and its `ETag`.
+fn with_etag<T: Serialize>(etag: &str, body: T) -> Response {
+    let mut response = axum::Json(body).into_response();
+    if let (false, Ok(value)) = (etag.is_empty(), HeaderValue::from_str(etag)) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response
+}
+
+/// 201 with the new resource, its `ETag` and `Location`.
+fn created<T: Serialize>(location: String, etag: &str, body: T) -> Response {
+    let mut response = with_etag(etag, body);
+    *response.status_mut() = StatusCode::CREATED;
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+/// 202 with the Operation and its `Location`.
+fn accepted(op: OperationView) -> Response {
+    let location = format!("/v1/operations/{}", op.id);
+    let mut response = (StatusCode::ACCEPTED, axum::Json(op)).into_response();
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}

@@ -1,0 +1,74 @@
+//! `/v1/operations/{operation}`: poll or long-poll long-running work.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::ApiResult;
+use super::extract::{Ctx, Query};
+use super::orgs::path_id;
+use super::problem::{ApiError, Problems};
+use crate::app::{App, Error};
+use crate::model::OperationView;
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new().routes(routes!(operation_view))
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct WaitParams {
+    /// Block until the operation finishes or this long passes, e.g. `30s` or `1m`
+    /// (at most the server's `http.max_wait_seconds`, 60 s by default).
+    pub wait: Option<String>,
+}
+
+/// Parses `30s`, `30` or `1m`.
+fn parse_wait(text: &str, max_seconds: u64) -> Result<Duration, ApiError> {
+    let seconds = if let Some(minutes) = text.strip_suffix('m') {
+        minutes.parse::<u64>().ok().map(|m| m.saturating_mul(60))
+    } else {
+        text.strip_suffix('s').unwrap_or(text).parse::<u64>().ok()
+    };
+    match seconds {
+        Some(s) if s <= max_seconds => Ok(Duration::from_secs(s)),
+        _ => Err(ApiError(Error::invalid_field(
+            "wait",
+            "invalid",
+            format!("must be a duration like 30s or 1m, at most {max_seconds}s"),
+        ))),
+    }
+}
+
+/// View an operation; with `wait`, answer when it finishes or the wait runs out.
+#[utoipa::path(get, path = "/v1/operations/{operation}", operation_id = "operation_view", tag = "operations",
+    params(("operation" = String, Path, description = "Operation id (`op_…`)"), WaitParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = OperationView), Problems))]
+async fn operation_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(operation): Path<String>,
+    Query(params): Query<WaitParams>,
+) -> ApiResult {
+    let wait = params.wait.as_deref().map(|w| parse_wait(w, app.config().http.max_wait_seconds)).transpose()?;
+    Ok(axum::Json(app.operation_view(&ctx, path_id(&operation)?, wait).await?).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_wait;
+
+    #[test]
+    fn waits() {
+        assert_eq!(parse_wait("30s", 60).unwrap().as_secs(), 30);
+        assert_eq!(parse_wait("5", 60).unwrap().as_secs(), 5);
+        assert_eq!(parse_wait("1m", 60).unwrap().as_secs(), 60);
+        assert!(parse_wait("2m", 60).is_err());
+        assert!(parse_wait("soon", 60).is_err());
+    }
+}

@@ -1,0 +1,129 @@
+//! `/v1/orgs`: organizations, quotas, audit events and API tokens.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::extract::{Ctx, Json, ListParams, Query};
+use super::problem::{ApiError, Problems};
+use super::{ApiResult, created, with_etag};
+use crate::app::{App, Error};
+use crate::ids::{OrgId, TokenId};
+use crate::model::*;
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(org_list))
+        .routes(routes!(org_view))
+        .routes(routes!(quota_view))
+        .routes(routes!(audit_event_list))
+        .routes(routes!(token_list, token_create))
+        .routes(routes!(token_view, token_delete))
+}
+
+/// Parses a path id, answering 404 for text that cannot be an id of this kind.
+pub(super) fn path_id<K: crate::ids::IdKind>(text: &str) -> Result<crate::ids::Id<K>, ApiError> {
+    text.parse().map_err(|_| ApiError(Error::not_found(K::KIND, text)))
+}
+
+/// List the organizations the caller belongs to.
+#[utoipa::path(get, path = "/v1/orgs", operation_id = "org_list", tag = "orgs",
+    params(ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<OrgView>), Problems))]
+async fn org_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Query(list): Query<ListParams>) -> ApiResult {
+    Ok(axum::Json(app.org_list(&ctx, list.page()?).await?).into_response())
+}
+
+/// View an organization.
+#[utoipa::path(get, path = "/v1/orgs/{org}", operation_id = "org_view", tag = "orgs",
+    params(("org" = String, Path, description = "Organization id (`org_…`)")), security(("bearer" = [])),
+    responses((status = 200, body = OrgView), Problems))]
+async fn org_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    let view = app.org_view(&ctx, path_id(&org)?).await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Show an organization's quotas: limits and usage.
+#[utoipa::path(get, path = "/v1/orgs/{org}/quotas", operation_id = "quota_view", tag = "orgs",
+    params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
+    responses((status = 200, body = QuotasView), Problems))]
+async fn quota_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.quota_view(&ctx, path_id(&org)?).await?).into_response())
+}
+
+/// List the organization's audit events, oldest first.
+#[utoipa::path(get, path = "/v1/orgs/{org}/audit-events", operation_id = "audit_event_list", tag = "orgs",
+    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<AuditEventView>), Problems))]
+async fn audit_event_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.audit_event_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
+}
+
+/// List API tokens (never their secrets).
+#[utoipa::path(get, path = "/v1/orgs/{org}/tokens", operation_id = "token_list", tag = "tokens",
+    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<TokenView>), Problems))]
+async fn token_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.token_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
+}
+
+/// Create an API token. The secret is in this answer only.
+#[utoipa::path(post, path = "/v1/orgs/{org}/tokens", operation_id = "token_create", tag = "tokens",
+    params(("org" = String, Path, description = "Organization id"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe; a replay omits the secret")),
+    request_body = TokenCreate, security(("bearer" = [])),
+    responses((status = 201, body = TokenCreated), Problems))]
+async fn token_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Json(input): Json<TokenCreate>,
+) -> ApiResult {
+    let org: OrgId = path_id(&org)?;
+    let token = app.token_create(&ctx, org, input).await?;
+    let location = format!("/v1/orgs/{org}/tokens/{}", token.view.id);
+    Ok(created(location, "", token))
+}
+
+/// View an API token.
+#[utoipa::path(get, path = "/v1/orgs/{org}/tokens/{token}", operation_id = "token_view", tag = "tokens",
+    params(("org" = String, Path, description = "Organization id"), ("token" = String, Path, description = "Token id (`tok_…`)")),
+    security(("bearer" = [])),
+    responses((status = 200, body = TokenView), Problems))]
+async fn token_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, token)): Path<(String, String)>,
+) -> ApiResult {
+    let token: TokenId = path_id(&token)?;
+    Ok(axum::Json(app.token_view(&ctx, path_id(&org)?, token).await?).into_response())
+}
+
+/// Revoke an API token; requests made with it fail from the next one on.
+#[utoipa::path(delete, path = "/v1/orgs/{org}/tokens/{token}", operation_id = "token_delete", tag = "tokens",
+    params(("org" = String, Path, description = "Organization id"), ("token" = String, Path, description = "Token id")),
+    security(("bearer" = [])),
+    responses((status = 204, description = "Revoked"), Problems))]
+async fn token_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, token)): Path<(String, String)>,
+) -> ApiResult {
+    let token: TokenId = path_id(&token)?;
+    app.token_delete(&ctx, path_id(&org)?, token).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}

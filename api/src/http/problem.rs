@@ -1,0 +1,143 @@
+//! RFC 9457 problem+json: the one mapping from app-layer errors to HTTP.
+
+use std::collections::BTreeMap;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder};
+
+use crate::app::{Error, FieldError};
+
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// An error answer (RFC 9457).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Problem {
+    /// A URI naming the problem type.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    pub title: String,
+    pub status: u16,
+    /// What went wrong, for people.
+    pub detail: String,
+    /// Stable machine-readable code, e.g. `invalid_request`, `not_found`, `quota_exceeded`.
+    pub code: String,
+    /// Every bad field, for `invalid_request`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldErrorDoc>,
+}
+
+/// One bad field in a [`Problem`].
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct FieldErrorDoc {
+    pub field: String,
+    pub code: String,
+    pub message: String,
+}
+
+impl From<FieldError> for FieldErrorDoc {
+    fn from(e: FieldError) -> Self {
+        FieldErrorDoc { field: e.field, code: e.code, message: e.message }
+    }
+}
+
+/// An app-layer error on its way out as problem+json.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(error: Error) -> Self {
+        ApiError(error)
+    }
+}
+
+fn status_of(error: &Error) -> StatusCode {
+    match error {
+        Error::Invalid(_) | Error::Malformed(_) => StatusCode::BAD_REQUEST,
+        Error::Unauthenticated => StatusCode::UNAUTHORIZED,
+        Error::Forbidden => StatusCode::FORBIDDEN,
+        Error::NotFound { .. } => StatusCode::NOT_FOUND,
+        Error::Conflict { .. } | Error::QuotaExceeded { .. } | Error::IdempotencyInFlight => StatusCode::CONFLICT,
+        Error::PreconditionFailed { .. } => StatusCode::PRECONDITION_FAILED,
+        Error::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
+        Error::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+        Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let error = self.0;
+        let status = status_of(&error);
+        if let Error::Internal(source) = &error {
+            // Details go to the log (with the request id of the span), never to the client.
+            tracing::error!(error = format!("{source:#}"), "internal error");
+        }
+        let code = error.code();
+        let retry_after = match &error {
+            Error::Unavailable { retry_after_seconds, .. } => Some(*retry_after_seconds),
+            _ => None,
+        };
+        let detail = match &error {
+            Error::Invalid(errors) => {
+                let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+                format!("invalid fields: {}", fields.join(", "))
+            }
+            Error::Internal(_) => "an internal error occurred; it has been logged with this request's id".to_string(),
+            other => other.to_string(),
+        };
+        let errors = match error {
+            Error::Invalid(errors) => errors.into_iter().map(FieldErrorDoc::from).collect(),
+            _ => Vec::new(),
+        };
+        let problem = Problem {
+            problem_type: format!("https://docs.moke.dev/problems/{code}"),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            status: status.as_u16(),
+            detail,
+            code: code.to_string(),
+            errors,
+        };
+        let mut response = (status, axum::Json(problem)).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// The error answers every authenticated operation can give, for the OpenAPI document.
+pub struct Problems;
+
+impl utoipa::IntoResponses for Problems {
+    fn responses() -> BTreeMap<String, RefOr<utoipa::openapi::response::Response>> {
+        [
+            ("400", "Invalid or malformed request; `errors` lists every bad field"),
+            ("401", "Missing, invalid, expired or revoked token"),
+            ("403", "The token's role does not allow this"),
+            ("404", "No such resource (or it belongs to another organization)"),
+            ("409", "Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key"),
+            ("412", "If-Match does not match the current ETag"),
+            ("422", "Idempotency-Key reused with a different request"),
+            ("503", "Temporarily unavailable; retry after Retry-After seconds"),
+        ]
+        .into_iter()
+        .map(|(status, description)| {
+            let response = ResponseBuilder::new()
+                .description(description)
+                .content(
+                    PROBLEM_JSON,
+                    ContentBuilder::new().schema(Some(utoipa::openapi::Ref::from_schema_name("Problem"))).build(),
+                )
+                .build();
+            (status.to_string(), RefOr::T(response))
+        })
+        .collect()
+    }
+}

@@ -1,0 +1,160 @@
+//! Type-prefixed identifiers (`cl_0192…`): UUIDv7 inside, a prefix naming the
+//! resource kind outside, so an id pasted in the wrong place is refused with a
+//! clear message instead of a confusing 404.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use uuid::Uuid;
+
+/// A kind of resource with its id prefix.
+pub trait IdKind: Send + Sync + 'static {
+    const PREFIX: &'static str;
+    const KIND: &'static str;
+}
+
+/// A prefixed identifier of resource kind `K`.
+pub struct Id<K: IdKind>(Uuid, PhantomData<K>);
+
+impl<K: IdKind> Id<K> {
+    /// A new, time-ordered id.
+    pub fn generate() -> Self {
+        Id(Uuid::now_v7(), PhantomData)
+    }
+    pub fn from_uuid(uuid: Uuid) -> Self {
+        Id(uuid, PhantomData)
+    }
+    pub fn uuid(&self) -> Uuid {
+        self.0
+    }
+}
+
+impl<K: IdKind> Clone for Id<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K: IdKind> Copy for Id<K> {}
+impl<K: IdKind> PartialEq for Id<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl<K: IdKind> Eq for Id<K> {}
+impl<K: IdKind> std::hash::Hash for Id<K> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+
+impl<K: IdKind> fmt::Display for Id<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}_{}", K::PREFIX, self.0.simple())
+    }
+}
+
+impl<K: IdKind> fmt::Debug for Id<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a text is not an id of the expected kind.
+#[derive(Debug, thiserror::Error)]
+#[error("expected a {kind} id like {prefix}_0192f3a4b5c67d8e9f00112233445566")]
+pub struct IdParseError {
+    pub kind: &'static str,
+    pub prefix: &'static str,
+}
+
+impl<K: IdKind> FromStr for Id<K> {
+    type Err = IdParseError;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let error = || IdParseError { kind: K::KIND, prefix: K::PREFIX };
+        let rest = text.strip_prefix(K::PREFIX).and_then(|rest| rest.strip_prefix('_')).ok_or_else(error)?;
+        if rest.len() != 32 {
+            return Err(error());
+        }
+        Uuid::parse_str(rest).map(Id::from_uuid).map_err(|_| error())
+    }
+}
+
+impl<K: IdKind> Serialize for Id<K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de, K: IdKind> Deserialize<'de> for Id<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl<K: IdKind> utoipa::PartialSchema for Id<K> {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some(format!("{} id, `{}_` followed by 32 hex digits", K::KIND, K::PREFIX)))
+            .pattern(Some(format!("^{}_[0-9a-f]{{32}}$", K::PREFIX)))
+            .into()
+    }
+}
+
+impl<K: IdKind> utoipa::ToSchema for Id<K> {}
+
+macro_rules! id_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $prefix:literal, $name:literal;)*) => {
+        $(
+            $(#[$doc])*
+            pub enum $kind {}
+            impl IdKind for $kind {
+                const PREFIX: &'static str = $prefix;
+                const KIND: &'static str = $name;
+            }
+        )*
+    };
+}
+
+id_kinds! {
+    /// An organization.
+    OrgKind => "org", "organization";
+    /// A project.
+    ProjectKind => "prj", "project";
+    /// A hosted Kubernetes cluster.
+    ClusterKind => "cl", "cluster";
+    /// A node pool of a cluster.
+    NodePoolKind => "np", "node pool";
+    /// A long-running operation.
+    OperationKind => "op", "operation";
+    /// An API token.
+    TokenKind => "tok", "API token";
+    /// An audit event.
+    AuditEventKind => "aud", "audit event";
+}
+
+pub type OrgId = Id<OrgKind>;
+pub type ProjectId = Id<ProjectKind>;
+pub type ClusterId = Id<ClusterKind>;
+pub type NodePoolId = Id<NodePoolKind>;
+pub type OperationId = Id<OperationKind>;
+pub type TokenId = Id<TokenKind>;
+pub type AuditEventId = Id<AuditEventKind>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_refuse_other_kinds() {
+        let id = ClusterId::generate();
+        let text = id.to_string();
+        assert!(text.starts_with("cl_"));
+        assert_eq!(text.parse::<ClusterId>().unwrap(), id);
+        assert!(text.replace("cl_", "prj_").parse::<ClusterId>().is_err());
+        assert!("cl_xyz".parse::<ClusterId>().is_err());
+    }
+}

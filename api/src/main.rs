@@ -1,0 +1,107 @@
+//! `moke-server`: the Moke gateway binary.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use moke_api::app::App;
+use moke_api::config::{Config, DatabaseFlags, FlagOverrides, HttpFlags};
+use moke_api::server;
+
+#[derive(Parser)]
+#[command(name = "moke-server", version, about = "The Moke gateway")]
+struct Cli {
+    /// A TOML config file layered over the built-in defaults.
+    #[arg(long, global = true, env = "MOKE_CONFIG")]
+    config: Option<PathBuf>,
+    /// Address to listen on (overrides http.listen).
+    #[arg(long, global = true)]
+    listen: Option<String>,
+    /// Postgres URL (overrides database.url and DATABASE_URL).
+    #[arg(long, global = true)]
+    database_url: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Migrate the database if needed and serve the API.
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Development mode: migrate, create a demo organization with a fresh
+    /// owner token, print how to call the API, and serve.
+    Dev {
+        /// Name of the demo organization.
+        #[arg(long, default_value = "demo")]
+        org: String,
+    },
+    /// Print the OpenAPI document the code describes.
+    Openapi,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Command::Openapi = cli.command {
+        println!("{}", moke_api::http::openapi().to_pretty_json().expect("the document serializes"));
+        return ExitCode::SUCCESS;
+    }
+    let flags = FlagOverrides {
+        http: cli.listen.clone().map(|listen| HttpFlags { listen: Some(listen) }),
+        database: cli.database_url.clone().map(|url| DatabaseFlags { url: Some(url) }),
+    };
+    let config = match Config::load(cli.config.as_deref(), &flags) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("moke-server: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    match runtime.block_on(run(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("moke-server: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command, config: Config) -> anyhow::Result<()> {
+    let _telemetry = moke_api::telemetry::init(&config.telemetry)?;
+    let pool = server::connect(&config).await?;
+    server::migrate(&pool).await?;
+    if let Command::Migrate = command {
+        tracing::info!("migrations applied");
+        return Ok(());
+    }
+    let listener = tokio::net::TcpListener::bind(&config.http.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {} (http.listen): {e}", config.http.listen))?;
+    let public_url = config.http.public_url.clone();
+    let app = App::new(pool, Arc::new(config));
+    if let Command::Dev { org } = &command {
+        let demo = app.bootstrap_org(org, "Demo organization").await?;
+        let token = &demo.owner_token.token;
+        println!();
+        println!("Moke is running at {public_url}  (API docs: {public_url}/docs)");
+        println!("  organization: {} ({})", demo.org.name, demo.org.id);
+        println!("  owner token:  {token}   (shown once)");
+        println!();
+        println!("Try:");
+        println!(
+            "  curl -s -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' \\\n    \
+             -d '{{\"name\":\"web\"}}' {public_url}/v1/orgs/{}/projects",
+            demo.org.id
+        );
+        println!(
+            "  curl -s -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' \\\n    \
+             -d '{{\"name\":\"prod\",\"spec\":{{\"region\":\"eu-central-1\"}}}}' {public_url}/v1/projects/web/clusters"
+        );
+        println!();
+    }
+    tracing::info!(listen = %listener.local_addr()?, "serving");
+    server::serve(app, listener, server::shutdown_signal()).await
+}

@@ -1,0 +1,456 @@
+//! The public resource model: what clients send (`*Create`, `*Update`) and
+//! what they get back (`*View`). Shared by every surface and by the OpenAPI
+//! document; the app layer validates inputs into the stored specs.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize};
+use utoipa::ToSchema;
+
+use crate::ids::{AuditEventId, ClusterId, NodePoolId, OperationId, OrgId, ProjectId, TokenId};
+
+/// Key/value labels for organising resources (Kubernetes label rules).
+pub type Labels = BTreeMap<String, String>;
+
+/// Deserializes a field that distinguishes "absent" (`None`) from "null"
+/// (`Some(None)`), so a PATCH can clear a value.
+pub fn double_option<'de, T, D>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// One page of a list.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// Pass as `page_token` to get the next page; `null` on the last page.
+    pub next_page: Option<String>,
+}
+
+/// A condition reported by a region, Kubernetes style.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// e.g. `Ready`, `ControlPlaneHealthy`.
+    #[serde(rename = "type")]
+    pub condition_type: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+    pub last_transition_time: DateTime<Utc>,
+}
+
+/// Observed state as last reported by the region.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ObservedStatus {
+    /// `pending` until the region first reports, then e.g. `provisioning`,
+    /// `running`, `updating`, `degraded`, `deleting`, `failed`.
+    pub phase: String,
+    /// The spec generation this status describes.
+    pub observed_generation: i64,
+    pub conditions: Vec<Condition>,
+    /// When the region last reported; `null` if it never has.
+    pub observed_at: Option<DateTime<Utc>>,
+    /// True when the last report is older than two minutes: the region may be
+    /// unreachable and this is the last known state.
+    pub stale: bool,
+}
+
+// ---------------------------------------------------------------- orgs
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct OrgView {
+    pub id: OrgId,
+    pub name: String,
+    pub display_name: String,
+    pub labels: Labels,
+    pub etag: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One quota: its limit and what is in use.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct QuotaItem {
+    pub limit: i64,
+    pub usage: i64,
+}
+
+/// An organization's quotas.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct QuotasView {
+    pub clusters: QuotaItem,
+    /// Usage is that of the cluster with the most node pools.
+    pub node_pools_per_cluster: QuotaItem,
+    /// Nodes reserved: each pool's count, or its autoscaling maximum if larger.
+    pub nodes: QuotaItem,
+    /// vCPUs of the reserved nodes.
+    pub vcpus: QuotaItem,
+}
+
+// ---------------------------------------------------------------- projects
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectCreate {
+    /// DNS label: lowercase letters, digits and `-`, 1–63 characters, unique in the organization.
+    pub name: String,
+    #[serde(default)]
+    pub labels: Labels,
+    #[serde(default)]
+    pub spec: ProjectSpec,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectSpec {
+    /// Free text, up to 1024 characters.
+    #[serde(default)]
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectUpdate {
+    pub labels: Option<Labels>,
+    pub spec: Option<ProjectSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProjectView {
+    pub id: ProjectId,
+    pub org_id: OrgId,
+    pub name: String,
+    pub labels: Labels,
+    pub spec: ProjectSpec,
+    pub generation: i64,
+    pub etag: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+// ---------------------------------------------------------------- clusters
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterCreate {
+    /// DNS label, unique in the project.
+    pub name: String,
+    #[serde(default)]
+    pub labels: Labels,
+    pub spec: ClusterSpecInput,
+}
+
+/// The desired cluster as a client writes it; omitted fields get defaults.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpecInput {
+    /// A region from `GET /v1/regions`. Cannot change later.
+    pub region: String,
+    /// A version from `GET /v1/kubernetes-versions`; the default one if omitted.
+    pub kubernetes_version: Option<String>,
+    pub control_plane: Option<ControlPlaneInput>,
+    pub maintenance_window: Option<MaintenanceWindow>,
+    /// When true, deletion is refused until it is turned off. Default false.
+    pub deletion_protection: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ControlPlaneInput {
+    /// API server replicas: 1 (development) or 3 (highly available, the default).
+    pub replicas: i64,
+}
+
+/// A weekly window in which the region may run disruptive maintenance.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MaintenanceWindow {
+    /// `monday` … `sunday`.
+    pub day: String,
+    /// Start in UTC, `HH:MM`.
+    pub start_time: String,
+    /// 1 to 24.
+    pub duration_hours: i64,
+}
+
+/// The stored desired state of a cluster.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct ClusterSpec {
+    pub region: String,
+    pub kubernetes_version: String,
+    pub control_plane: ControlPlaneSpec,
+    pub maintenance_window: Option<MaintenanceWindow>,
+    pub deletion_protection: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct ControlPlaneSpec {
+    pub replicas: i64,
+}
+
+/// A change to a cluster; omitted fields stay as they are.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterUpdate {
+    pub labels: Option<Labels>,
+    pub spec: Option<ClusterSpecPatch>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpecPatch {
+    /// Immutable: present only to be refused with a clear message if changed.
+    pub region: Option<String>,
+    /// Upgrade by at most one minor version at a time; downgrades are refused.
+    pub kubernetes_version: Option<String>,
+    pub control_plane: Option<ControlPlaneInput>,
+    /// `null` removes the window.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<MaintenanceWindow>)]
+    pub maintenance_window: Option<Option<MaintenanceWindow>>,
+    pub deletion_protection: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ClusterView {
+    pub id: ClusterId,
+    pub project_id: ProjectId,
+    pub name: String,
+    pub labels: Labels,
+    pub spec: ClusterSpec,
+    pub generation: i64,
+    pub status: ObservedStatus,
+    /// Set once deletion was requested; the cluster disappears when the region confirms.
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub etag: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+// ---------------------------------------------------------------- node pools
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodePoolCreate {
+    /// DNS label, unique in the cluster.
+    pub name: String,
+    #[serde(default)]
+    pub labels: Labels,
+    pub spec: NodePoolSpecInput,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodePoolSpecInput {
+    /// A machine type from `GET /v1/machine-types`. Cannot change later.
+    pub machine_type: String,
+    /// Nodes to run, 0 to 500 (within the autoscaling range when set).
+    pub count: i64,
+    pub autoscaling: Option<Autoscaling>,
+    /// Zones of the cluster's region to spread over; all of them if omitted. Cannot change later.
+    pub zones: Option<Vec<String>>,
+    /// Kubernetes labels put on every node.
+    #[serde(default)]
+    pub node_labels: Labels,
+    #[serde(default)]
+    pub taints: Vec<Taint>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Autoscaling {
+    pub min_count: i64,
+    pub max_count: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Taint {
+    pub key: String,
+    #[serde(default)]
+    pub value: String,
+    /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct NodePoolSpec {
+    pub machine_type: String,
+    pub count: i64,
+    pub autoscaling: Option<Autoscaling>,
+    pub zones: Vec<String>,
+    pub node_labels: Labels,
+    pub taints: Vec<Taint>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodePoolUpdate {
+    pub labels: Option<Labels>,
+    pub spec: Option<NodePoolSpecPatch>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodePoolSpecPatch {
+    /// Immutable: create a new pool to change machine type.
+    pub machine_type: Option<String>,
+    pub count: Option<i64>,
+    /// `null` turns autoscaling off.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Autoscaling>)]
+    pub autoscaling: Option<Option<Autoscaling>>,
+    /// Immutable.
+    pub zones: Option<Vec<String>>,
+    pub node_labels: Option<Labels>,
+    pub taints: Option<Vec<Taint>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NodePoolView {
+    pub id: NodePoolId,
+    pub cluster_id: ClusterId,
+    pub name: String,
+    pub labels: Labels,
+    pub spec: NodePoolSpec,
+    pub generation: i64,
+    pub status: ObservedStatus,
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub etag: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+// ---------------------------------------------------------------- operations
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OperationStatus {
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+}
+
+impl OperationStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OperationStatus::Pending => "pending",
+            OperationStatus::Running => "running",
+            OperationStatus::Succeeded => "succeeded",
+            OperationStatus::Failed => "failed",
+        }
+    }
+    pub fn parse(text: &str) -> Option<OperationStatus> {
+        [Self::Pending, Self::Running, Self::Succeeded, Self::Failed].into_iter().find(|s| s.as_str() == text)
+    }
+    pub fn is_terminal(self) -> bool {
+        matches!(self, OperationStatus::Succeeded | OperationStatus::Failed)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct OperationError {
+    pub code: String,
+    pub message: String,
+}
+
+/// What an operation acts on.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct OperationTarget {
+    /// `cluster` or `node_pool`.
+    #[serde(rename = "type")]
+    pub target_type: String,
+    /// The target's prefixed id.
+    pub id: String,
+    pub name: String,
+    /// The spec generation this operation brings about.
+    pub generation: i64,
+}
+
+/// Long-running work; poll `GET /v1/operations/{id}` (optionally with `?wait=30s`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct OperationView {
+    pub id: OperationId,
+    /// e.g. `cluster_create`, `node_pool_update`.
+    pub kind: String,
+    pub status: OperationStatus,
+    /// The step under way, e.g. `queued`, `provisioning_control_plane`.
+    pub step: String,
+    /// 0 to 100.
+    pub progress: i32,
+    pub error: Option<OperationError>,
+    pub target: OperationTarget,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+// ---------------------------------------------------------------- tokens
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenCreate {
+    /// What the token is for, e.g. `ci-deploy`.
+    pub name: String,
+    /// Role in the organization: `owner`, `admin`, `billing`, `member` or `viewer`.
+    /// Cannot exceed the creator's own role.
+    pub role: String,
+    /// Lifetime in seconds, 300 to 31536000 (one year); never expires if omitted.
+    pub expires_in_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TokenView {
+    pub id: TokenId,
+    pub name: String,
+    pub role: moke_iam::OrgRole,
+    /// The first characters of the token, to recognise it.
+    pub hint: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// A new token; `token` is shown only in this answer.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TokenCreated {
+    #[serde(flatten)]
+    pub view: TokenView,
+    /// The secret. Store it now: it cannot be shown again.
+    pub token: String,
+}
+
+// ---------------------------------------------------------------- audit
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AuditEventView {
+    pub id: AuditEventId,
+    pub occurred_at: DateTime<Utc>,
+    /// e.g. `cluster.create`, `token.revoke`, `auth.token_rejected`.
+    pub action: String,
+    /// `success` or `failure`.
+    pub outcome: String,
+    pub principal: AuditPrincipal,
+    pub resource_type: String,
+    pub resource_id: Option<String>,
+    pub request_id: Option<String>,
+    pub source_ip: Option<String>,
+    pub user_agent: Option<String>,
+    #[schema(value_type = Object)]
+    pub details: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AuditPrincipal {
+    /// `api_token` or `system`.
+    pub kind: String,
+    pub id: Option<String>,
+}

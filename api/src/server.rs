@@ -1,0 +1,94 @@
+//! Running the gateway: connecting and migrating the database, serving HTTP
+//! with graceful shutdown, and the background tasks of one process.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::PgPool;
+use sqlx::postgres::PgPoolOptions;
+use tokio::net::TcpListener;
+
+use crate::app::{App, OperationWatch};
+use crate::config::Config;
+
+/// Connects to Postgres with the configured pool limits.
+pub async fn connect(config: &Config) -> anyhow::Result<PgPool> {
+    PgPoolOptions::new()
+        .max_connections(config.database.max_connections)
+        .acquire_timeout(Duration::from_secs(config.database.acquire_timeout_seconds))
+        .connect(config.database.url.expose())
+        .await
+        .context("could not connect to the database (database.url)")
+}
+
+/// Applies pending migrations.
+pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
+    crate::MIGRATOR.run(pool).await.context("could not migrate the database")
+}
+
+/// Serves until `shutdown` completes, then stops accepting, lets in-flight
+/// requests finish (long-polls answer at once) and returns.
+pub async fn serve(
+    app: Arc<App>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    crate::http::ops::prometheus();
+    let background = tokio::spawn(background_tasks(app.clone()));
+    let router = crate::http::router(app.clone());
+    let token = app.shutdown_token().clone();
+    let stop = async move {
+        shutdown.await;
+        tracing::info!("shutting down: finishing in-flight requests");
+        token.cancel();
+    };
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(stop)
+        .await
+        .context("HTTP server failed")?;
+    app.shutdown_token().cancel();
+    background.abort();
+    Ok(())
+}
+
+/// Work each gateway process does beside answering requests.
+async fn background_tasks(app: Arc<App>) {
+    let watch = tokio::spawn(OperationWatch::run(app.clone()));
+    let mut hourly = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => break,
+            _ = hourly.tick() => match app.purge_idempotency_keys().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(purged = n, "expired idempotency keys removed"),
+                Err(error) => tracing::warn!(%error, "could not purge idempotency keys"),
+            },
+        }
+    }
+    watch.abort();
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+}
