@@ -1,0 +1,176 @@
+//! Credentials and process lifecycle: revocation takes effect on the next
+//! request; the real binary validates its config and shuts down gracefully,
+//! finishing an in-flight request.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::json;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::TestApp;
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn token_revocation_takes_effect_on_the_next_request(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let (status, created) = t
+        .post(
+            &format!("/v1/orgs/{}/tokens", acme.org),
+            &acme.token,
+            json!({ "name": "ci", "role": "member", "expires_in_seconds": 3600 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let secret = created["token"].as_str().unwrap();
+    let id = created["id"].as_str().unwrap();
+    assert!(created["expires_at"].is_string());
+
+    let (status, _) = t.get(&format!("/v1/orgs/{}", acme.org), secret).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, listed) = t.get(&format!("/v1/orgs/{}/tokens/{id}", acme.org), &acme.token).await;
+    assert!(listed["last_used_at"].is_string(), "use is recorded");
+    assert!(listed.get("token").is_none(), "the secret is never shown again");
+    let stored: Vec<u8> = sqlx::query_scalar("SELECT token_hash FROM api_tokens WHERE token_hint = $1")
+        .bind(&secret[..9])
+        .fetch_one(&t.pool)
+        .await
+        .unwrap();
+    assert_ne!(stored, secret.as_bytes(), "only a hash is stored");
+
+    let (status, _) = t.delete(&format!("/v1/orgs/{}/tokens/{id}", acme.org), &acme.token).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, problem) = t.get(&format!("/v1/orgs/{}", acme.org), secret).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthenticated")));
+
+    let (_, events) = t.get(&format!("/v1/orgs/{}/audit-events", acme.org), &acme.token).await;
+    let last = events["items"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["action"], "auth.token_rejected");
+    assert_eq!(last["outcome"], "failure");
+    assert_eq!(last["details"]["reason"], "revoked");
+
+    // Expired tokens are refused too.
+    sqlx::query("UPDATE api_tokens SET revoked_at = NULL, expires_at = now() - interval '1 second'")
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let (status, _) = t.get(&format!("/v1/orgs/{}", acme.org), secret).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = t.get(&format!("/v1/orgs/{}", acme.org), "moke_not-a-real-token").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+fn database_url(connect: &PgConnectOptions) -> String {
+    format!(
+        "postgres://{}@{}:{}/{}",
+        connect.get_username(),
+        connect.get_host(),
+        connect.get_port(),
+        connect.get_database().unwrap_or("postgres")
+    )
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn a_bad_config_value_stops_the_server_naming_the_key() {
+    let output = Command::new(env!("CARGO_BIN_EXE_moke-server"))
+        .arg("serve")
+        .env("MOKE_HTTP__LISTEN", "not-an-address")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("http.listen"), "{stderr}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_moke-server"))
+        .arg("serve")
+        .env("MOKE_QUOTAS__MAX_CLUSTERS", "lots")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("quotas.max_clusters"));
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect: PgConnectOptions) {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_moke-server"))
+        .args(["dev", "--org", "shutdown-test", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--database-url")
+        .arg(database_url(&connect))
+        .env("MOKE_TELEMETRY__LOG_FILTER", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `dev` prints the organization and a token.
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut org, mut token) = (String::new(), String::new());
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(rest) = line.trim().strip_prefix("organization:") {
+            org = rest.split('(').nth(1).unwrap().trim_end_matches(')').to_string();
+        }
+        if let Some(rest) = line.trim().strip_prefix("owner token:") {
+            token = rest.split_whitespace().next().unwrap().to_string();
+            break;
+        }
+    }
+    assert!(org.starts_with("org_") && token.starts_with("moke_"), "dev printed {org} {token}");
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.get(format!("{base}/readyz")).send().await.is_err() {
+        assert!(Instant::now() < deadline, "server did not come up");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let project: serde_json::Value = client
+        .post(format!("{base}/v1/orgs/{org}/projects"))
+        .bearer_auth(&token)
+        .json(&json!({ "name": "web" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let op: serde_json::Value = client
+        .post(format!("{base}/v1/projects/{}/clusters", project["id"].as_str().unwrap()))
+        .bearer_auth(&token)
+        .json(&json!({ "name": "prod", "spec": { "region": "eu-central-1" } }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+
+    // A long-poll is in flight when SIGTERM arrives.
+    let in_flight =
+        client.get(format!("{base}/v1/operations/{}?wait=30s", op["id"].as_str().unwrap())).bearer_auth(&token).send();
+    let in_flight = tokio::spawn(in_flight);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let signalled = Instant::now();
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+
+    let response = in_flight.await.unwrap().expect("the in-flight request got an answer");
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "pending");
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(signalled.elapsed() < Duration::from_secs(10), "server did not exit");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "clean exit: {status}");
+    assert!(signalled.elapsed() < Duration::from_secs(5), "the long-poll did not hold up shutdown");
+    // New connections are refused after shutdown.
+    assert!(client.get(format!("{base}/healthz")).send().await.is_err());
+}

@@ -1,0 +1,12 @@
+//! End-to-end tests of the gateway over real HTTP against real Postgres.
+//! One test binary (faster to link); each test gets a fresh, migrated
+//! database from `#[sqlx::test]`.
+
+mod common;
+
+mod crud;
+mod idempotency;
+mod integrity;
+mod isolation;
+mod lifecycle;
+mod openapi;

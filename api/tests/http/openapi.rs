@@ -1,0 +1,25 @@
+//! The checked-in OpenAPI document must match what the code generates.
+
+#[test]
+fn checked_in_openapi_matches_the_code() {
+    let generated = moke_api::http::openapi().to_pretty_json().unwrap();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/moke.json");
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    if checked_in.trim_end() != generated.trim_end() {
+        panic!("openapi/moke.json is out of date with the code; regenerate it with: cargo xtask openapi");
+    }
+}
+
+#[test]
+fn operation_ids_follow_resource_action() {
+    let spec = serde_json::to_value(moke_api::http::openapi()).unwrap();
+    let allowed = ["list", "create", "view", "update", "delete"];
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no id"));
+            let action = id.rsplit('_').next().unwrap();
+            assert!(allowed.contains(&action), "{method} {path}: operation id {id} is not resource_action");
+        }
+    }
+    assert_eq!(spec["openapi"], "3.1.0");
+}
