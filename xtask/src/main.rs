@@ -1,0 +1,157 @@
+//! Developer commands for the Moke workspace: `cargo xtask <command>`.
+//!
+//! - `dev`: run the whole system on embedded defaults (private Postgres when
+//!   `DATABASE_URL` is unset), until Ctrl-C.
+//! - `test`: make sure the services the tests need are up, run every test.
+//! - `lint`: rustfmt and clippy as CI runs them.
+//! - `openapi`: regenerate `openapi/moke.json` from the code.
+//! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
+//! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
+//!
+//! Uses only the standard library, so it builds in seconds.
+
+mod postgres;
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dev") => dev(&args[1..]),
+        Some("test") => test(&args[1..]),
+        Some("lint") => lint(),
+        Some("openapi") => openapi(),
+        Some("sqlx-prepare") => sqlx_prepare(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
+        _ => {
+            eprintln!("usage: cargo xtask <dev | test [cargo test args] | lint | openapi | sqlx-prepare | bench api>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut command = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+fn run(command: &mut Command) -> Result<()> {
+    let status = command.status().with_context(|| format!("could not start {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn dev(args: &[String]) -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Dev)?;
+    let mut command = cargo();
+    command
+        .args(["run", "--package", "moke-api", "--bin", "moke-server", "--", "dev"])
+        .args(args)
+        .env("DATABASE_URL", db.url("moke"))
+        .env("SQLX_OFFLINE", "true");
+    db.create_database("moke")?;
+    // Ctrl-C reaches the server too (same process group); it shuts down gracefully.
+    let result = command.status();
+    db.stop_if_started();
+    match result {
+        Ok(status) if status.success() || status.code() == Some(130) || status.code().is_none() => Ok(()),
+        Ok(status) => bail!("moke-server exited with {status}"),
+        Err(error) => Err(error).context("could not start cargo"),
+    }
+}
+
+fn test(args: &[String]) -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Test)?;
+    let mut command = cargo();
+    command
+        .args(["test", "--workspace", "--all-targets"])
+        .args(args)
+        // Each #[sqlx::test] creates and migrates its own database on this server.
+        .env("DATABASE_URL", db.url("postgres"))
+        .env("SQLX_OFFLINE", "true");
+    let result = run(&mut command);
+    db.stop_if_started();
+    result
+}
+
+fn lint() -> Result<()> {
+    run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("SQLX_OFFLINE", "true"))
+}
+
+fn openapi() -> Result<()> {
+    let output = cargo()
+        .args(["run", "--quiet", "--package", "moke-api", "--bin", "moke-server", "--", "openapi"])
+        .env("SQLX_OFFLINE", "true")
+        .output()
+        .context("could not run moke-server openapi")?;
+    if !output.status.success() {
+        bail!("moke-server openapi failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let path = root().join("openapi/moke.json");
+    std::fs::write(&path, &output.stdout)?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Rebuilds the API crate against a freshly migrated database with
+/// `SQLX_OFFLINE_DIR` set, which makes sqlx's macros write `.sqlx/`.
+fn sqlx_prepare() -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Dev)?;
+    let name = "moke_sqlx_prepare";
+    db.recreate_database(name)?;
+    db.apply_migrations(name, &root().join("api/migrations"))?;
+    let offline_dir = root().join(".sqlx");
+    if offline_dir.exists() {
+        std::fs::remove_dir_all(&offline_dir)?;
+    }
+    std::fs::create_dir_all(&offline_dir)?;
+    run(cargo().args(["clean", "--package", "moke-api"]))?;
+    let result = run(cargo()
+        .args(["check", "--package", "moke-api", "--all-targets"])
+        .env("DATABASE_URL", db.url(name))
+        .env("SQLX_OFFLINE", "false")
+        .env("SQLX_OFFLINE_DIR", &offline_dir));
+    db.stop_if_started();
+    result?;
+    let count = std::fs::read_dir(&offline_dir)?.count();
+    println!("wrote {count} query files to {}", offline_dir.display());
+    Ok(())
+}
+
+fn bench_api(args: &[String]) -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Bench)?;
+    db.recreate_database("moke_bench")?;
+    let pgbench = postgres::tool("pgbench")?;
+    run(cargo()
+        .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
+        .env("SQLX_OFFLINE", "true"))?;
+    let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
+    let result = run(Command::new(target.join("release/api-bench"))
+        .args(args)
+        .env("DATABASE_URL", db.url("moke_bench"))
+        .env("MOKE_SERVER_BIN", target.join("release/moke-server"))
+        .env("PGBENCH", pgbench)
+        .env("PGBENCH_URL", db.url("moke_bench")));
+    db.stop_if_started();
+    result
+}
