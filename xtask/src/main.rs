@@ -8,7 +8,7 @@
 //! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
 //!
-//! Uses only the standard library, so it builds in seconds.
+//! Depends only on anyhow and libc, so it builds in seconds.
 
 mod postgres;
 
@@ -69,13 +69,17 @@ fn dev(args: &[String]) -> Result<()> {
         .env("DATABASE_URL", db.url("moke"))
         .env("SQLX_OFFLINE", "true");
     db.create_database("moke")?;
-    // Ctrl-C reaches the server too (same process group); it shuts down gracefully.
-    let result = command.status();
-    db.stop_if_started();
+    let mut child = command.spawn().context("could not start cargo")?;
+    // Ctrl-C reaches the server too (same process group) and it shuts down
+    // gracefully; xtask itself ignores it so it can stop Postgres afterwards.
+    // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+    let result = child.wait();
+    drop(db);
     match result {
         Ok(status) if status.success() || status.code() == Some(130) || status.code().is_none() => Ok(()),
         Ok(status) => bail!("moke-server exited with {status}"),
-        Err(error) => Err(error).context("could not start cargo"),
+        Err(error) => Err(error).context("could not wait for cargo"),
     }
 }
 
@@ -88,9 +92,7 @@ fn test(args: &[String]) -> Result<()> {
         // Each #[sqlx::test] creates and migrates its own database on this server.
         .env("DATABASE_URL", db.url("postgres"))
         .env("SQLX_OFFLINE", "true");
-    let result = run(&mut command);
-    db.stop_if_started();
-    result
+    run(&mut command)
 }
 
 fn lint() -> Result<()> {
@@ -126,13 +128,11 @@ fn sqlx_prepare() -> Result<()> {
     }
     std::fs::create_dir_all(&offline_dir)?;
     run(cargo().args(["clean", "--package", "moke-api"]))?;
-    let result = run(cargo()
+    run(cargo()
         .args(["check", "--package", "moke-api", "--all-targets"])
         .env("DATABASE_URL", db.url(name))
         .env("SQLX_OFFLINE", "false")
-        .env("SQLX_OFFLINE_DIR", &offline_dir));
-    db.stop_if_started();
-    result?;
+        .env("SQLX_OFFLINE_DIR", &offline_dir))?;
     let count = std::fs::read_dir(&offline_dir)?.count();
     println!("wrote {count} query files to {}", offline_dir.display());
     Ok(())
@@ -146,12 +146,10 @@ fn bench_api(args: &[String]) -> Result<()> {
         .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
         .env("SQLX_OFFLINE", "true"))?;
     let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
-    let result = run(Command::new(target.join("release/api-bench"))
+    run(Command::new(target.join("release/api-bench"))
         .args(args)
         .env("DATABASE_URL", db.url("moke_bench"))
-        .env("MOKE_SERVER_BIN", target.join("release/moke-server"))
+        .env("BENCH_SERVER_BIN", target.join("release/moke-server"))
         .env("PGBENCH", pgbench)
-        .env("PGBENCH_URL", db.url("moke_bench")));
-    db.stop_if_started();
-    result
+        .env("PGBENCH_URL", db.url("moke_bench")))
 }

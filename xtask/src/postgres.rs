@@ -66,7 +66,7 @@ impl Postgres {
     }
 
     /// Stops the server if this command started it.
-    pub fn stop_if_started(&self) {
+    fn stop_if_started(&self) {
         if let Some(data) = &self.started {
             let Ok(pg_ctl) = tool("pg_ctl") else { return };
             let mut command = self.as_owner(pg_ctl);
@@ -78,6 +78,13 @@ impl Postgres {
 
     fn as_owner(&self, program: PathBuf) -> Command {
         as_owner(self.run_as_postgres, program)
+    }
+}
+
+impl Drop for Postgres {
+    /// A server this command started stops with it, on success and failure alike.
+    fn drop(&mut self) {
+        self.stop_if_started();
     }
 }
 
@@ -207,10 +214,11 @@ fn start_private(purpose: Purpose) -> Result<Postgres> {
         .find(|p| TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], *p))).is_ok())
         .context("no free port for the private Postgres near 54329; set DATABASE_URL")?;
     let base_url = format!("postgres://postgres@127.0.0.1:{port}");
-    // Test and benchmark databases are disposable: trade durability for speed.
+    // Test databases are disposable: trade durability for speed. Benchmarks
+    // keep production's durability so commit costs are real.
     let durability = match purpose {
-        Purpose::Dev => "",
-        Purpose::Test | Purpose::Bench => " -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+        Purpose::Dev | Purpose::Bench => "",
+        Purpose::Test => " -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
     };
     let options =
         format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=300{durability}", sockets.display());

@@ -1,0 +1,238 @@
+//! `api-bench`: measures the gateway's authenticated GET of a cluster and
+//! POST of a project at 32 concurrent connections, and beside them pgbench
+//! select-only and one-row inserts against the same Postgres, then prints the
+//! ratios. Run through `cargo xtask bench api`, which builds release binaries
+//! and provides the database.
+//!
+//! Environment: `DATABASE_URL`, `BENCH_SERVER_BIN`, `PGBENCH`, `PGBENCH_URL`;
+//! optional `BENCH_SECONDS` (default 10) and `BENCH_CONNECTIONS` (default 32).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+struct Stats {
+    requests: usize,
+    errors: usize,
+    throughput: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+fn env(name: &str) -> Result<String> {
+    std::env::var(name).with_context(|| format!("{name} is not set; run through `cargo xtask bench api`"))
+}
+
+/// The server under test, stopped when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    org: String,
+    token: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server() -> Result<Server> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let mut child = Command::new(env("BENCH_SERVER_BIN")?)
+        .args(["dev", "--org", "bench", "--listen", &format!("127.0.0.1:{port}")])
+        .env("MOKE_TELEMETRY__LOG_FILTER", "warn")
+        .env("MOKE_DATABASE__MAX_CONNECTIONS", "32")
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("could not start moke-server")?;
+    let (mut org, mut token) = (String::new(), String::new());
+    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+        let line = line?;
+        if let Some(rest) = line.trim().strip_prefix("organization:") {
+            org = rest.split('(').nth(1).unwrap_or_default().trim_end_matches(')').to_string();
+        }
+        if let Some(rest) = line.trim().strip_prefix("owner token:") {
+            token = rest.split_whitespace().next().unwrap_or_default().to_string();
+            break;
+        }
+    }
+    if token.is_empty() {
+        bail!("moke-server dev did not print a token");
+    }
+    Ok(Server { child, base: format!("http://127.0.0.1:{port}"), org, token })
+}
+
+/// Runs `connections` workers for `duration`, each calling `request(worker, i)`.
+async fn load<F, Fut>(connections: usize, duration: Duration, request: F) -> Stats
+where
+    F: Fn(usize, usize) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = bool> + Send,
+{
+    let request = Arc::new(request);
+    let started = Instant::now();
+    let deadline = started + duration;
+    let workers: Vec<_> = (0..connections)
+        .map(|worker| {
+            let request = request.clone();
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut errors = 0;
+                let mut i = 0;
+                while Instant::now() < deadline {
+                    let begin = Instant::now();
+                    if !request(worker, i).await {
+                        errors += 1;
+                    }
+                    latencies.push(begin.elapsed());
+                    i += 1;
+                }
+                (latencies, errors)
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for worker in workers {
+        let (latencies, worker_errors) = worker.await.expect("worker");
+        all.extend(latencies);
+        errors += worker_errors;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    all.sort();
+    let at = |q: f64| all.get(((all.len() as f64 * q) as usize).min(all.len().saturating_sub(1)));
+    let ms = |d: Option<&Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0);
+    Stats {
+        requests: all.len(),
+        errors,
+        throughput: all.len() as f64 / elapsed,
+        p50_ms: ms(at(0.5)),
+        p99_ms: ms(at(0.99)),
+    }
+}
+
+fn run_pgbench(args: &[&str]) -> Result<String> {
+    let output = Command::new(env("PGBENCH")?).args(args).arg(env("PGBENCH_URL")?).output()?;
+    if !output.status.success() {
+        bail!("pgbench failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Runs pgbench and returns its transactions per second and mean latency.
+fn pgbench(args: &[&str]) -> Result<(f64, f64)> {
+    let text = run_pgbench(args)?;
+    let number_after = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<f64>().ok())
+    };
+    let tps = number_after("tps = ").context("pgbench printed no tps")?;
+    Ok((tps, number_after("latency average = ").unwrap_or(f64::NAN)))
+}
+
+fn print_row(name: &str, stats: &Stats) {
+    println!(
+        "{name:<28} {:>10.0} req/s   p50 {:>6.2} ms   p99 {:>6.2} ms   ({} requests, {} errors)",
+        stats.throughput, stats.p50_ms, stats.p99_ms, stats.requests, stats.errors
+    );
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let connections: usize = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
+    let duration = Duration::from_secs(seconds);
+    let server = start_server()?;
+    let client = reqwest::Client::builder().pool_max_idle_per_host(connections).build()?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while client.get(format!("{}/readyz", server.base)).send().await.is_err() {
+        if Instant::now() > deadline {
+            bail!("moke-server did not become ready");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let post = |path: &str, body: Value| {
+        client.post(format!("{}{path}", server.base)).bearer_auth(&server.token).json(&body).send()
+    };
+    let project: Value =
+        post(&format!("/v1/orgs/{}/projects", server.org), json!({ "name": "bench" })).await?.json().await?;
+    let project_id = project["id"].as_str().context("project")?.to_string();
+    let op: Value = post(
+        &format!("/v1/projects/{project_id}/clusters"),
+        json!({ "name": "target", "spec": { "region": "eu-central-1" } }),
+    )
+    .await?
+    .json()
+    .await?;
+    let cluster_id = op["target"]["id"].as_str().context("cluster")?.to_string();
+
+    println!("moke api benchmark: {connections} connections, {seconds} s per scenario, release build, one machine");
+    let get_url = format!("{}/v1/projects/{project_id}/clusters/{cluster_id}", server.base);
+    let (c, token) = (client.clone(), server.token.clone());
+    let get = load(connections, duration, move |_, _| {
+        let request = c.get(&get_url).bearer_auth(&token).send();
+        async move { succeeded(request.await, 200).await }
+    })
+    .await;
+    print_row("GET cluster (cluster_view)", &get);
+
+    let post_url = format!("{}/v1/orgs/{}/projects", server.base, server.org);
+    let (c, token) = (client.clone(), server.token.clone());
+    let run = std::process::id();
+    let create = load(connections, duration, move |worker, i| {
+        let request =
+            c.post(&post_url).bearer_auth(&token).json(&json!({ "name": format!("p{run}-{worker}-{i}") })).send();
+        async move { succeeded(request.await, 201).await }
+    })
+    .await;
+    print_row("POST project (project_create)", &create);
+    drop(server);
+
+    let clients = connections.to_string();
+    let secs = seconds.to_string();
+    run_pgbench(&["-i", "-q", "-s", "1"])?;
+    let (select_tps, select_ms) = pgbench(&["-n", "-S", "-c", &clients, "-j", "2", "-T", &secs])?;
+    println!("{:<28} {select_tps:>10.0} tps     mean {select_ms:.2} ms", "pgbench select-only");
+    let script = std::env::temp_dir().join("moke-bench-insert.sql");
+    std::fs::write(&script, "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, 1, now());\n")?;
+    let script_arg = format!("--file={}", script.display());
+    let (insert_tps, insert_ms) = pgbench(&["-n", &script_arg, "-c", &clients, "-j", "2", "-T", &secs])?;
+    println!("{:<28} {insert_tps:>10.0} tps     mean {insert_ms:.2} ms", "pgbench one-row insert");
+
+    let get_ratio = get.throughput / select_tps;
+    let post_ratio = create.throughput / insert_tps;
+    println!();
+    println!(
+        "GET  / pgbench select-only = {get_ratio:.2}  (target >= 0.50; p99 {:.2} ms, target <= 10)  {}",
+        get.p99_ms,
+        verdict(get_ratio >= 0.5 && get.p99_ms <= 10.0)
+    );
+    println!(
+        "POST / pgbench insert      = {post_ratio:.2}  (target >= 0.30; p99 {:.2} ms, target <= 25)  {}",
+        create.p99_ms,
+        verdict(post_ratio >= 0.3 && create.p99_ms <= 25.0)
+    );
+    if get.errors + create.errors > 0 {
+        bail!("{} requests failed", get.errors + create.errors);
+    }
+    Ok(())
+}
+
+/// True when the response has `status` and its body was read in full.
+async fn succeeded(response: reqwest::Result<reqwest::Response>, status: u16) -> bool {
+    match response {
+        Ok(response) if response.status().as_u16() == status => response.bytes().await.is_ok(),
+        _ => false,
+    }
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "NOT met" }
+}
