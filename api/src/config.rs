@@ -191,7 +191,8 @@ impl Config {
         if let (Ok(url), None) = (std::env::var("DATABASE_URL"), std::env::var_os("MOKE_DATABASE__URL")) {
             figment = figment.merge(Serialized::default("database.url", url));
         }
-        figment = figment.merge(Env::prefixed("MOKE_").split("__"));
+        // MOKE_CONFIG names the file (a flag's environment form), not a key.
+        figment = figment.merge(Env::prefixed("MOKE_").ignore(&["config"]).split("__"));
         figment = figment.merge(Serialized::defaults(flags));
         let config: Config = figment.extract().map_err(|error| {
             let key = error.path.join(".");

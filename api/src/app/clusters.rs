@@ -81,33 +81,47 @@ pub(super) async fn find(
     cluster: &ResourceRef<ClusterKind>,
     lock: bool,
 ) -> Result<ClusterRow> {
-    let project_row = super::projects::find(&mut *conn, ctx, project, false).await?;
+    // One round trip on the hot path: the project is resolved in the same query.
     let row = if lock {
         sqlx::query_as!(
             ClusterRow,
-            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM clusters WHERE project_id = $1 AND (id = $2 OR name = $3) FOR UPDATE",
-            project_row.id,
+            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
+                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
+             FROM clusters c JOIN projects p ON p.id = c.project_id
+             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+             FOR UPDATE OF c",
+            ctx.principal.org_id,
+            project.id(),
+            project.name(),
             cluster.id(),
             cluster.name(),
         )
-        .fetch_optional(conn)
+        .fetch_optional(&mut *conn)
         .await?
     } else {
         sqlx::query_as!(
             ClusterRow,
-            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM clusters WHERE project_id = $1 AND (id = $2 OR name = $3)",
-            project_row.id,
+            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
+                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
+             FROM clusters c JOIN projects p ON p.id = c.project_id
+             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)",
+            ctx.principal.org_id,
+            project.id(),
+            project.name(),
             cluster.id(),
             cluster.name(),
         )
-        .fetch_optional(conn)
+        .fetch_optional(&mut *conn)
         .await?
     };
-    row.ok_or_else(|| Error::not_found("cluster", cluster.describe()))
+    match row {
+        Some(row) => Ok(row),
+        None => {
+            // Say which of the two is missing.
+            super::projects::find(conn, ctx, project, false).await?;
+            Err(Error::not_found("cluster", cluster.describe()))
+        }
+    }
 }
 
 /// Which cluster a region command is about.

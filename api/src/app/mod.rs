@@ -12,6 +12,7 @@ mod clusters;
 pub mod error;
 mod idempotency;
 mod node_pools;
+pub mod notifications;
 pub mod observations;
 pub mod operations;
 mod orgs;
@@ -36,6 +37,7 @@ use crate::ids::{Id, IdKind};
 pub use error::{Error, FieldError, Result};
 pub use operations::OperationWatch;
 pub use orgs::BootstrapOrg;
+pub use tokens::TokenCache;
 
 /// Who is calling and from where; built by each surface, recorded in audit events.
 #[derive(Debug, Clone)]
@@ -79,6 +81,7 @@ pub struct App {
     db: PgPool,
     config: Arc<Config>,
     operations: OperationWatch,
+    tokens: TokenCache,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
 }
@@ -87,6 +90,7 @@ impl App {
     pub fn new(db: PgPool, config: Arc<Config>) -> Arc<App> {
         Arc::new(App {
             operations: OperationWatch::new(),
+            tokens: TokenCache::default(),
             db,
             config,
             fault_after_spec_insert: AtomicBool::new(false),
@@ -109,6 +113,10 @@ impl App {
 
     pub fn operation_watch(&self) -> &OperationWatch {
         &self.operations
+    }
+
+    pub fn token_cache(&self) -> &TokenCache {
+        &self.tokens
     }
 
     /// Arms (or disarms) a fault point. For tests of transactional integrity.

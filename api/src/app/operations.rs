@@ -2,14 +2,14 @@
 //! clients poll or long-poll (`?wait=`).
 //!
 //! Long-polls are woken by Postgres `NOTIFY moke_operations` (sent by a
-//! trigger on every update, from any gateway process) through one
-//! [`OperationWatch`] per process, with a periodic re-read as a fallback.
+//! trigger on every update, from any gateway process; see
+//! [`super::notifications`]) through one [`OperationWatch`] per process, with
+//! a periodic re-read as a fallback.
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
-use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
@@ -134,32 +134,9 @@ impl OperationWatch {
         self.changed.subscribe()
     }
 
-    /// Listens for `moke_operations` notifications until `app` shuts down,
-    /// reconnecting after errors.
-    pub async fn run(app: std::sync::Arc<App>) {
-        loop {
-            if let Err(error) = Self::listen(&app).await {
-                tracing::warn!(%error, "operation listener failed; reconnecting");
-            }
-            tokio::select! {
-                _ = app.shutdown_token().cancelled() => return,
-                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-            }
-        }
-    }
-
-    async fn listen(app: &App) -> Result<(), sqlx::Error> {
-        let mut listener = PgListener::connect_with(app.db()).await?;
-        listener.listen("moke_operations").await?;
-        loop {
-            let notification = tokio::select! {
-                _ = app.shutdown_token().cancelled() => return Ok(()),
-                n = listener.recv() => n?,
-            };
-            if let Ok(id) = notification.payload().parse::<Uuid>() {
-                let _ = app.operation_watch().changed.send(id);
-            }
-        }
+    /// Wakes long-polls waiting on operation `id`.
+    pub(crate) fn changed(&self, id: Uuid) {
+        let _ = self.changed.send(id);
     }
 }
 

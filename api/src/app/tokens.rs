@@ -1,6 +1,11 @@
 //! Organization-scoped API tokens: minting (shown once), listing, revoking,
 //! and authenticating a bearer token into a [`Principal`].
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
 use chrono::{DateTime, Utc};
 use moke_iam::token::{NewToken, hash_token, is_well_formed};
 use moke_iam::{Action, OrgRole, Principal, PrincipalKind};
@@ -13,6 +18,91 @@ use super::error::Validator;
 use super::{App, Error, PageRequest, RequestContext, Result};
 use crate::ids::{OrgId, TokenId};
 use crate::model::{Page, TokenCreate, TokenCreated, TokenView};
+
+/// How long a verified token is trusted without asking the database. Also
+/// how often its `last_used_at` is refreshed.
+const CACHE_TTL: Duration = Duration::from_secs(60);
+const CACHE_MAX_ENTRIES: usize = 100_000;
+
+/// Verified tokens of this process, keyed by hash. Entries are evicted by
+/// the `moke_tokens` notification on revocation (see
+/// [`super::notifications`]) and are used only while that listener is live.
+#[derive(Default)]
+pub struct TokenCache {
+    entries: Mutex<HashMap<[u8; 32], CachedToken>>,
+    live: AtomicBool,
+    /// Bumped by every eviction, so a lookup that raced one is not cached.
+    evictions: AtomicU64,
+}
+
+struct CachedToken {
+    principal: Principal,
+    expires_at: Option<DateTime<Utc>>,
+    cached_at: Instant,
+}
+
+impl TokenCache {
+    fn get(&self, hash: &[u8; 32]) -> Option<Principal> {
+        if !self.live.load(Ordering::Acquire) {
+            return None;
+        }
+        let entries = self.entries.lock().expect("token cache lock");
+        let entry = entries.get(hash)?;
+        let fresh = entry.cached_at.elapsed() < CACHE_TTL && entry.expires_at.is_none_or(|at| at > Utc::now());
+        fresh.then(|| entry.principal.clone())
+    }
+
+    /// The eviction count to pass to [`TokenCache::put`] after a lookup.
+    fn generation(&self) -> u64 {
+        self.evictions.load(Ordering::Acquire)
+    }
+
+    /// Caches a lookup made at eviction `generation`, unless an eviction
+    /// happened since (the lookup may predate a revocation).
+    fn put(&self, hash: [u8; 32], principal: Principal, expires_at: Option<DateTime<Utc>>, generation: u64) {
+        if !self.live.load(Ordering::Acquire) {
+            return;
+        }
+        let mut entries = self.entries.lock().expect("token cache lock");
+        if self.evictions.load(Ordering::Acquire) != generation {
+            return;
+        }
+        if entries.len() >= CACHE_MAX_ENTRIES {
+            entries.clear();
+        }
+        entries.insert(hash, CachedToken { principal, expires_at, cached_at: Instant::now() });
+    }
+
+    /// Forgets the token with this id.
+    pub fn evict(&self, token_id: Uuid) {
+        let mut entries = self.entries.lock().expect("token cache lock");
+        self.evictions.fetch_add(1, Ordering::AcqRel);
+        entries.retain(|_, entry| entry.principal.id != token_id);
+    }
+
+    pub fn clear(&self) {
+        let mut entries = self.entries.lock().expect("token cache lock");
+        self.evictions.fetch_add(1, Ordering::AcqRel);
+        entries.clear();
+    }
+
+    /// How many tokens are cached (for tests and metrics).
+    pub fn len(&self) -> usize {
+        self.entries.lock().expect("token cache lock").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether revocations are being heard; without that the cache is bypassed.
+    pub fn set_live(&self, live: bool) {
+        if !live {
+            self.clear();
+        }
+        self.live.store(live, Ordering::Release);
+    }
+}
 
 const MIN_LIFETIME_SECONDS: i64 = 300;
 const MAX_LIFETIME_SECONDS: i64 = 365 * 24 * 3600;
@@ -93,6 +183,10 @@ impl App {
             return Err(Error::Unauthenticated);
         }
         let hash = hash_token(bearer);
+        if let Some(principal) = self.token_cache().get(&hash) {
+            return Ok(principal);
+        }
+        let generation = self.token_cache().generation();
         // One round trip: look the token up and, at most once a minute, stamp its use.
         let row = sqlx::query!(
             r#"WITH found AS (
@@ -141,6 +235,7 @@ impl App {
             .await?;
             return Err(Error::Unauthenticated);
         }
+        self.token_cache().put(hash, principal.clone(), row.expires_at, generation);
         Ok(principal)
     }
 
@@ -248,6 +343,8 @@ impl App {
         )
         .await?;
         tx.commit().await?;
+        // Other gateways hear of it through the `moke_tokens` notification.
+        self.token_cache().evict(id.uuid());
         Ok(())
     }
 }

@@ -174,3 +174,34 @@ async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect
     // New connections are refused after shutdown.
     assert!(client.get(format!("{base}/healthz")).send().await.is_err());
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn revocation_reaches_every_gateway(options: PgPoolOptions, connect: PgConnectOptions) {
+    // Two gateway processes over one database, each with its token cache.
+    let a = TestApp::start(options.clone(), connect.clone()).await;
+    let b = TestApp::start(options, connect).await;
+    let acme = a.tenant("acme").await;
+    let (_, created) = a
+        .post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "ci", "role": "member" }))
+        .await;
+    let (secret, id) = (created["token"].as_str().unwrap(), created["id"].as_str().unwrap());
+    // Give both listeners time to come up, then warm b's cache.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..3 {
+        assert_eq!(b.get(&format!("/v1/orgs/{}", acme.org), secret).await.0, StatusCode::OK);
+    }
+    assert!(!b.app.token_cache().is_empty(), "gateway b serves the token from its cache");
+
+    let (status, _) = a.delete(&format!("/v1/orgs/{}/tokens/{id}", acme.org), &acme.token).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let revoked = Instant::now();
+    loop {
+        let (status, _) = b.get(&format!("/v1/orgs/{}", acme.org), secret).await;
+        if status == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        assert!(revoked.elapsed() < Duration::from_secs(1), "gateway b still accepts a revoked token");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    println!("revocation reached the other gateway after {:?}", revoked.elapsed());
+}

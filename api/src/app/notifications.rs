@@ -1,0 +1,49 @@
+//! One Postgres `LISTEN` connection per gateway process, fanning database
+//! notifications out to in-process state: operation changes wake long-polls,
+//! token changes evict the token cache. While the connection is down the
+//! token cache is bypassed, so a missed revocation can never be served.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::PgListener;
+use uuid::Uuid;
+
+use super::App;
+
+const OPERATIONS: &str = "moke_operations";
+const TOKENS: &str = "moke_tokens";
+
+/// Listens until the app shuts down, reconnecting after errors.
+pub async fn run(app: Arc<App>) {
+    loop {
+        if let Err(error) = listen(&app).await {
+            tracing::warn!(%error, "notification listener failed; reconnecting");
+        }
+        app.token_cache().set_live(false);
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}
+
+async fn listen(app: &App) -> Result<(), sqlx::Error> {
+    let mut listener = PgListener::connect_with(app.db()).await?;
+    listener.listen_all([OPERATIONS, TOKENS]).await?;
+    // Anything cached before we listened may have missed an eviction.
+    app.token_cache().clear();
+    app.token_cache().set_live(true);
+    loop {
+        let notification = tokio::select! {
+            _ = app.shutdown_token().cancelled() => return Ok(()),
+            n = listener.recv() => n?,
+        };
+        let Ok(id) = notification.payload().parse::<Uuid>() else { continue };
+        match notification.channel() {
+            OPERATIONS => app.operation_watch().changed(id),
+            TOKENS => app.token_cache().evict(id),
+            _ => {}
+        }
+    }
+}
