@@ -181,9 +181,8 @@ async fn revocation_reaches_every_gateway(options: PgPoolOptions, connect: PgCon
     let a = TestApp::start(options.clone(), connect.clone()).await;
     let b = TestApp::start(options, connect).await;
     let acme = a.tenant("acme").await;
-    let (_, created) = a
-        .post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "ci", "role": "member" }))
-        .await;
+    let (_, created) =
+        a.post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "ci", "role": "member" })).await;
     let (secret, id) = (created["token"].as_str().unwrap(), created["id"].as_str().unwrap());
     // Give both listeners time to come up, then warm b's cache.
     tokio::time::sleep(Duration::from_millis(300)).await;
