@@ -95,10 +95,16 @@ pub fn router(app: Arc<App>) -> Router {
     api.layer(axum::middleware::from_fn(record_metrics)).layer(
         tower::ServiceBuilder::new()
             .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
-            .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                let request_id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
-                tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
-            }))
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(|request: &Request| {
+                        let request_id =
+                            request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
+                        tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
+                    })
+                    // One line per answered request, inside the span, so it carries the request id.
+                    .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+            )
             .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
             .layer(tower_http::timeout::TimeoutLayer::with_status_code(
                 StatusCode::REQUEST_TIMEOUT,
