@@ -41,9 +41,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// The workspace root (the parent of this crate).
+/// The workspace root (the parent of this crate). Read at run time (`cargo
+/// run` sets `CARGO_MANIFEST_DIR`), so a binary built from another checkout
+/// sharing the target dir still acts on the checkout it was started from.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    let manifest_dir = env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir.parent().map(Path::to_path_buf).expect("xtask lives in the workspace")
 }
 
 fn cargo() -> Command {
