@@ -88,10 +88,14 @@ pub fn router(app: Arc<App>) -> Router {
     let (api, spec) = api_router().split_for_parts();
     let spec = Arc::new(spec);
     let config = app.config().http.clone();
+    let grpc = crate::grpc::router(app.clone());
+    // gRPC routes are `/moke.v1.Service/Method`; anything else unknown is a
+    // REST 404 (this replaces the gRPC router's own fallback).
     let api = api
         .merge(ops::routes(spec))
-        .fallback(|| async { ApiError(Error::not_found("route", "requested")) })
-        .with_state(app);
+        .with_state(app)
+        .merge(grpc)
+        .fallback(|| async { ApiError(Error::not_found("route", "requested")) });
     api.layer(axum::middleware::from_fn(record_metrics)).layer(
         tower::ServiceBuilder::new()
             .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))

@@ -5,6 +5,7 @@
 mod common;
 
 mod crud;
+mod grpc;
 mod idempotency;
 mod integrity;
 mod isolation;

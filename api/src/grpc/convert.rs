@@ -1,0 +1,180 @@
+//! Conversions between the public resource model and `moke.v1` messages.
+//! Field for field the same data as the REST JSON, timestamps included.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use moke_proto::v1 as pb;
+
+use crate::model::*;
+
+/// RFC 3339, exactly as the REST API writes it.
+pub fn time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+pub fn opt_time(t: Option<DateTime<Utc>>) -> String {
+    t.map(time).unwrap_or_default()
+}
+
+pub fn next_page(token: Option<String>) -> String {
+    token.unwrap_or_default()
+}
+
+fn status(s: ObservedStatus) -> pb::ObservedStatus {
+    pb::ObservedStatus {
+        phase: s.phase,
+        observed_generation: s.observed_generation,
+        conditions: s
+            .conditions
+            .into_iter()
+            .map(|c| pb::Condition {
+                r#type: c.condition_type,
+                status: c.status,
+                reason: c.reason,
+                message: c.message,
+                last_transition_time: time(c.last_transition_time),
+            })
+            .collect(),
+        observed_at: opt_time(s.observed_at),
+        stale: s.stale,
+    }
+}
+
+pub fn org(o: OrgView) -> pb::Org {
+    pb::Org {
+        id: o.id.to_string(),
+        name: o.name,
+        display_name: o.display_name,
+        labels: o.labels.into_iter().collect(),
+        etag: o.etag,
+        create_time: time(o.created_at),
+        update_time: time(o.updated_at),
+    }
+}
+
+pub fn quotas(q: QuotasView) -> pb::Quotas {
+    let item = |i: QuotaItem| Some(pb::QuotaItem { limit: i.limit, usage: i.usage });
+    pb::Quotas {
+        clusters: item(q.clusters),
+        node_pools_per_cluster: item(q.node_pools_per_cluster),
+        nodes: item(q.nodes),
+        vcpus: item(q.vcpus),
+    }
+}
+
+pub fn project(p: ProjectView) -> pb::Project {
+    pb::Project {
+        id: p.id.to_string(),
+        org_id: p.org_id.to_string(),
+        name: p.name,
+        labels: p.labels.into_iter().collect(),
+        spec: Some(pb::ProjectSpec { description: p.spec.description }),
+        generation: p.generation,
+        etag: p.etag,
+        create_time: time(p.created_at),
+        update_time: time(p.updated_at),
+    }
+}
+
+fn window(w: MaintenanceWindow) -> pb::MaintenanceWindow {
+    pb::MaintenanceWindow { day: w.day, start_time: w.start_time, duration_hours: w.duration_hours }
+}
+
+pub fn window_in(w: pb::MaintenanceWindow) -> MaintenanceWindow {
+    MaintenanceWindow { day: w.day, start_time: w.start_time, duration_hours: w.duration_hours }
+}
+
+pub fn cluster(c: ClusterView) -> pb::Cluster {
+    pb::Cluster {
+        id: c.id.to_string(),
+        project_id: c.project_id.to_string(),
+        name: c.name,
+        labels: c.labels.into_iter().collect(),
+        spec: Some(pb::ClusterSpec {
+            region: c.spec.region,
+            kubernetes_version: c.spec.kubernetes_version,
+            control_plane_replicas: c.spec.control_plane.replicas,
+            maintenance_window: c.spec.maintenance_window.map(window),
+            deletion_protection: c.spec.deletion_protection,
+        }),
+        generation: c.generation,
+        status: Some(status(c.status)),
+        deletion_request_time: opt_time(c.deletion_requested_at),
+        etag: c.etag,
+        create_time: time(c.created_at),
+        update_time: time(c.updated_at),
+    }
+}
+
+fn autoscaling(a: Autoscaling) -> pb::Autoscaling {
+    pb::Autoscaling { min_count: a.min_count, max_count: a.max_count }
+}
+
+pub fn autoscaling_in(a: pb::Autoscaling) -> Autoscaling {
+    Autoscaling { min_count: a.min_count, max_count: a.max_count }
+}
+
+pub fn taint_in(t: pb::Taint) -> Taint {
+    Taint { key: t.key, value: t.value, effect: t.effect }
+}
+
+pub fn node_pool(p: NodePoolView) -> pb::NodePool {
+    pb::NodePool {
+        id: p.id.to_string(),
+        cluster_id: p.cluster_id.to_string(),
+        name: p.name,
+        labels: p.labels.into_iter().collect(),
+        spec: Some(pb::NodePoolSpec {
+            machine_type: p.spec.machine_type,
+            count: p.spec.count,
+            autoscaling: p.spec.autoscaling.map(autoscaling),
+            zones: p.spec.zones,
+            node_labels: p.spec.node_labels.into_iter().collect(),
+            taints: p
+                .spec
+                .taints
+                .into_iter()
+                .map(|t| pb::Taint { key: t.key, value: t.value, effect: t.effect })
+                .collect(),
+        }),
+        generation: p.generation,
+        status: Some(status(p.status)),
+        deletion_request_time: opt_time(p.deletion_requested_at),
+        etag: p.etag,
+        create_time: time(p.created_at),
+        update_time: time(p.updated_at),
+    }
+}
+
+pub fn operation(o: OperationView) -> pb::Operation {
+    pb::Operation {
+        id: o.id.to_string(),
+        kind: o.kind,
+        status: o.status.as_str().to_string(),
+        done: o.status.is_terminal(),
+        step: o.step,
+        progress: o.progress,
+        error: o.error.map(|e| pb::OperationError { code: e.code, message: e.message }),
+        target: Some(pb::OperationTarget {
+            r#type: o.target.target_type,
+            id: o.target.id,
+            name: o.target.name,
+            generation: o.target.generation,
+        }),
+        create_time: time(o.created_at),
+        update_time: time(o.updated_at),
+        finish_time: opt_time(o.finished_at),
+    }
+}
+
+pub fn token(t: TokenView) -> pb::Token {
+    pb::Token {
+        id: t.id.to_string(),
+        name: t.name,
+        role: t.role.as_str().to_string(),
+        hint: t.hint,
+        create_time: time(t.created_at),
+        expire_time: opt_time(t.expires_at),
+        last_use_time: opt_time(t.last_used_at),
+        revoke_time: opt_time(t.revoked_at),
+    }
+}

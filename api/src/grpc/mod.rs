@@ -1,0 +1,136 @@
+//! The gRPC surface (`moke.v1`), served on the REST port (gRPC requests are
+//! told apart by path and content type). Like the REST handlers, each method
+//! builds a [`RequestContext`], calls one app-layer function and maps the
+//! result; [`status`] is the one mapping from app errors to gRPC status codes
+//! with `google.rpc` error details. Server reflection and the standard health
+//! service are included so `grpcurl` and load balancers work out of the box.
+
+mod convert;
+mod services;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::ConnectInfo;
+use tonic::{Code, Status};
+use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, RetryInfo, StatusExt};
+
+use crate::app::{App, Error, PageRequest, RequestContext};
+
+/// The domain named in every `google.rpc.ErrorInfo`.
+const ERROR_DOMAIN: &str = "moke.dev";
+
+/// The gRPC services as an axum router, to merge with the REST routes.
+pub fn router(app: Arc<App>) -> axum::Router {
+    use moke_proto::v1::{
+        cluster_service_server::ClusterServiceServer, node_pool_service_server::NodePoolServiceServer,
+        operation_service_server::OperationServiceServer, org_service_server::OrgServiceServer,
+        project_service_server::ProjectServiceServer, token_service_server::TokenServiceServer,
+    };
+    let api = services::Api { app };
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(moke_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("the embedded descriptor sets are valid");
+    let (health, health_service) = tonic_health::server::health_reporter();
+    for name in [
+        "moke.v1.OrgService",
+        "moke.v1.ProjectService",
+        "moke.v1.ClusterService",
+        "moke.v1.NodePoolService",
+        "moke.v1.OperationService",
+        "moke.v1.TokenService",
+    ] {
+        let health = health.clone();
+        tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
+    }
+    tonic::service::Routes::new(health_service)
+        .add_service(reflection)
+        .add_service(OrgServiceServer::new(api.clone()))
+        .add_service(ProjectServiceServer::new(api.clone()))
+        .add_service(ClusterServiceServer::new(api.clone()))
+        .add_service(NodePoolServiceServer::new(api.clone()))
+        .add_service(OperationServiceServer::new(api.clone()))
+        .add_service(TokenServiceServer::new(api))
+        .into_axum_router()
+}
+
+/// Maps an app-layer error to a gRPC status with `ErrorInfo` (reason = the
+/// REST problem `code`) and, for invalid input, `BadRequest` violations.
+pub fn status(error: Error) -> Status {
+    let code = match &error {
+        Error::Invalid(_) | Error::Malformed(_) => Code::InvalidArgument,
+        Error::Unauthenticated => Code::Unauthenticated,
+        Error::Forbidden => Code::PermissionDenied,
+        Error::NotFound { .. } => Code::NotFound,
+        Error::Conflict { .. } | Error::IdempotencyInFlight => Code::Aborted,
+        Error::QuotaExceeded { .. } => Code::ResourceExhausted,
+        Error::PreconditionFailed { .. } | Error::IdempotencyMismatch => Code::FailedPrecondition,
+        Error::Unavailable { .. } => Code::Unavailable,
+        Error::Internal(_) => Code::Internal,
+    };
+    if let Error::Internal(source) = &error {
+        tracing::error!(error = format!("{source:#}"), "internal error");
+    }
+    let reason = error.code().to_string();
+    let mut details = vec![ErrorDetail::ErrorInfo(ErrorInfo::new(reason, ERROR_DOMAIN, HashMap::new()))];
+    let message = match error {
+        Error::Invalid(fields) => {
+            let names: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+            let message = format!("invalid fields: {}", names.join(", "));
+            let mut bad_request = BadRequest::new(Vec::new());
+            for field in &fields {
+                bad_request.add_violation(grpc_field(&field.field), field.message.clone());
+            }
+            details.push(ErrorDetail::BadRequest(bad_request));
+            message
+        }
+        Error::Unavailable { detail, retry_after_seconds } => {
+            details.push(ErrorDetail::RetryInfo(RetryInfo::new(Some(std::time::Duration::from_secs(
+                retry_after_seconds,
+            )))));
+            detail
+        }
+        Error::Internal(_) => "an internal error occurred; it has been logged".to_string(),
+        other => other.to_string(),
+    };
+    Status::with_error_details_vec(code, message, details)
+}
+
+/// Names a REST field as the gRPC request names it.
+fn grpc_field(field: &str) -> String {
+    match field {
+        "limit" => "page_size".to_string(),
+        "Idempotency-Key" => "request_id".to_string(),
+        "spec.control_plane.replicas" => "spec.control_plane_replicas".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Authenticates the call and collects what the audit log records.
+async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
+    let metadata = request.metadata();
+    let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let mut ctx = RequestContext::system(uuid::Uuid::nil());
+    ctx.request_id = text("x-request-id");
+    ctx.user_agent = text("user-agent");
+    ctx.source_ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip().to_string())
+        .or_else(|| request.remote_addr().map(|addr| addr.ip().to_string()));
+    ctx.idempotency_key = (!request_id.is_empty()).then(|| request_id.to_string());
+    let bearer = text("authorization")
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).map(str::to_string))
+        .ok_or_else(|| status(Error::Unauthenticated))?;
+    ctx.principal = app.authenticate(bearer.trim(), &ctx).await.map_err(status)?;
+    Ok(ctx)
+}
+
+/// `page_size` (0 = default) and `page_token` as a page request.
+fn page(page_size: i32, page_token: &str) -> Result<PageRequest, Status> {
+    let size = (page_size != 0).then_some(i64::from(page_size));
+    PageRequest::parse(size, Some(page_token)).map_err(status)
+}

@@ -1,0 +1,421 @@
+//! The `moke.v1` service implementations: extract, call one app-layer
+//! function, convert. No logic of their own beyond reading field masks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use moke_proto::v1::*;
+use tonic::{Request, Response, Status};
+
+use super::convert;
+use super::{context, page, status};
+use crate::app::{App, Error, ResourceRef};
+use crate::ids::{Id, IdKind};
+use crate::model;
+
+type Reply<T> = Result<Response<T>, Status>;
+
+#[derive(Clone)]
+pub struct Api {
+    pub app: Arc<App>,
+}
+
+/// An id from a request; text that cannot be one is simply not found.
+fn id<K: IdKind>(text: &str) -> Result<Id<K>, Status> {
+    text.parse().map_err(|_| status(Error::not_found(K::KIND, text)))
+}
+
+/// The paths of a field mask, refusing ones outside `allowed`.
+fn mask_paths(mask: Option<prost_types::FieldMask>, allowed: &[&str]) -> Result<Vec<String>, Status> {
+    let paths = mask.map(|m| m.paths).unwrap_or_default();
+    if paths.is_empty() {
+        return Err(status(Error::invalid_field("update_mask", "missing_field", "name the fields to update")));
+    }
+    for path in &paths {
+        if !allowed.contains(&path.as_str()) {
+            return Err(status(Error::invalid_field(
+                "update_mask",
+                "invalid",
+                format!("unknown path {path:?}; allowed: {}", allowed.join(", ")),
+            )));
+        }
+    }
+    Ok(paths)
+}
+
+fn if_match(etag: &str) -> Option<&str> {
+    (!etag.is_empty()).then_some(etag)
+}
+
+#[tonic::async_trait]
+impl org_service_server::OrgService for Api {
+    async fn list_orgs(&self, request: Request<ListOrgsRequest>) -> Reply<ListOrgsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self.app.org_list(&ctx, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListOrgsResponse {
+            orgs: page.items.into_iter().map(convert::org).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_org(&self, request: Request<GetOrgRequest>) -> Reply<Org> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.org_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(convert::org(view)))
+    }
+
+    async fn get_quotas(&self, request: Request<GetQuotasRequest>) -> Reply<Quotas> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.quota_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(convert::quotas(view)))
+    }
+}
+
+#[tonic::async_trait]
+impl project_service_server::ProjectService for Api {
+    async fn list_projects(&self, request: Request<ListProjectsRequest>) -> Reply<ListProjectsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self.app.project_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListProjectsResponse {
+            projects: page.items.into_iter().map(convert::project).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_project(&self, request: Request<GetProjectRequest>) -> Reply<Project> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view =
+            self.app.project_view(&ctx, &ResourceRef::parse(&request.get_ref().project)).await.map_err(status)?;
+        Ok(Response::new(convert::project(view)))
+    }
+
+    async fn create_project(&self, request: Request<CreateProjectRequest>) -> Reply<Project> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::ProjectCreate {
+            name: r.name,
+            labels: r.labels.into_iter().collect(),
+            spec: model::ProjectSpec { description: r.spec.map(|s| s.description).unwrap_or_default() },
+        };
+        let view = self.app.project_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
+        Ok(Response::new(convert::project(view)))
+    }
+
+    async fn update_project(&self, request: Request<UpdateProjectRequest>) -> Reply<Project> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let paths = mask_paths(r.update_mask, &["labels", "spec", "spec.description"])?;
+        let update = model::ProjectUpdate {
+            labels: paths.iter().any(|p| p == "labels").then(|| r.labels.into_iter().collect()),
+            spec: paths
+                .iter()
+                .any(|p| p.starts_with("spec"))
+                .then(|| model::ProjectSpec { description: r.spec.map(|s| s.description).unwrap_or_default() }),
+        };
+        let view = self
+            .app
+            .project_update(&ctx, &ResourceRef::parse(&r.project), if_match(&r.etag), update)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::project(view)))
+    }
+
+    async fn delete_project(&self, request: Request<DeleteProjectRequest>) -> Reply<DeleteProjectResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        self.app.project_delete(&ctx, &ResourceRef::parse(&r.project), if_match(&r.etag)).await.map_err(status)?;
+        Ok(Response::new(DeleteProjectResponse {}))
+    }
+}
+
+#[tonic::async_trait]
+impl cluster_service_server::ClusterService for Api {
+    async fn list_clusters(&self, request: Request<ListClustersRequest>) -> Reply<ListClustersResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self
+            .app
+            .cluster_list(&ctx, &ResourceRef::parse(&r.project), page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListClustersResponse {
+            clusters: page.items.into_iter().map(convert::cluster).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_cluster(&self, request: Request<GetClusterRequest>) -> Reply<Cluster> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self
+            .app
+            .cluster_view(&ctx, &ResourceRef::parse(&r.project), &ResourceRef::parse(&r.cluster))
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::cluster(view)))
+    }
+
+    async fn create_cluster(&self, request: Request<CreateClusterRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::ClusterCreate {
+            name: r.name,
+            labels: r.labels.into_iter().collect(),
+            spec: model::ClusterSpecInput {
+                region: r.region.unwrap_or_default(),
+                kubernetes_version: r.kubernetes_version,
+                control_plane: r.control_plane_replicas.map(|replicas| model::ControlPlaneInput { replicas }),
+                maintenance_window: r.maintenance_window.map(convert::window_in),
+                deletion_protection: r.deletion_protection,
+            },
+        };
+        let op = self.app.cluster_create(&ctx, &ResourceRef::parse(&r.project), input).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn update_cluster(&self, request: Request<UpdateClusterRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let paths = mask_paths(
+            r.update_mask,
+            &[
+                "labels",
+                "spec.region",
+                "spec.kubernetes_version",
+                "spec.control_plane_replicas",
+                "spec.maintenance_window",
+                "spec.deletion_protection",
+            ],
+        )?;
+        let has = |path: &str| paths.iter().any(|p| p == path);
+        let spec = r.spec.unwrap_or_default();
+        let mut patch = model::ClusterSpecPatch::default();
+        if has("spec.region") {
+            patch.region = Some(spec.region);
+        }
+        if has("spec.kubernetes_version") {
+            patch.kubernetes_version = Some(spec.kubernetes_version);
+        }
+        if has("spec.control_plane_replicas") {
+            patch.control_plane = Some(model::ControlPlaneInput { replicas: spec.control_plane_replicas });
+        }
+        if has("spec.maintenance_window") {
+            patch.maintenance_window = Some(spec.maintenance_window.map(convert::window_in));
+        }
+        if has("spec.deletion_protection") {
+            patch.deletion_protection = Some(spec.deletion_protection);
+        }
+        let update = model::ClusterUpdate {
+            labels: has("labels").then(|| r.labels.into_iter().collect()),
+            spec: paths.iter().any(|p| p.starts_with("spec.")).then_some(patch),
+        };
+        let op = self
+            .app
+            .cluster_update(
+                &ctx,
+                &ResourceRef::parse(&r.project),
+                &ResourceRef::parse(&r.cluster),
+                if_match(&r.etag),
+                update,
+            )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn delete_cluster(&self, request: Request<DeleteClusterRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let op = self
+            .app
+            .cluster_delete(&ctx, &ResourceRef::parse(&r.project), &ResourceRef::parse(&r.cluster), if_match(&r.etag))
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+}
+
+#[tonic::async_trait]
+impl node_pool_service_server::NodePoolService for Api {
+    async fn list_node_pools(&self, request: Request<ListNodePoolsRequest>) -> Reply<ListNodePoolsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self
+            .app
+            .node_pool_list(
+                &ctx,
+                &ResourceRef::parse(&r.project),
+                &ResourceRef::parse(&r.cluster),
+                page(r.page_size, &r.page_token)?,
+            )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListNodePoolsResponse {
+            node_pools: page.items.into_iter().map(convert::node_pool).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_node_pool(&self, request: Request<GetNodePoolRequest>) -> Reply<NodePool> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self
+            .app
+            .node_pool_view(
+                &ctx,
+                &ResourceRef::parse(&r.project),
+                &ResourceRef::parse(&r.cluster),
+                &ResourceRef::parse(&r.node_pool),
+            )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::node_pool(view)))
+    }
+
+    async fn create_node_pool(&self, request: Request<CreateNodePoolRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let spec = r.spec.unwrap_or_default();
+        let input = model::NodePoolCreate {
+            name: r.name,
+            labels: r.labels.into_iter().collect(),
+            spec: model::NodePoolSpecInput {
+                machine_type: spec.machine_type,
+                count: spec.count,
+                autoscaling: spec.autoscaling.map(convert::autoscaling_in),
+                zones: (!spec.zones.is_empty()).then_some(spec.zones),
+                node_labels: spec.node_labels.into_iter().collect(),
+                taints: spec.taints.into_iter().map(convert::taint_in).collect(),
+            },
+        };
+        let op = self
+            .app
+            .node_pool_create(&ctx, &ResourceRef::parse(&r.project), &ResourceRef::parse(&r.cluster), input)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn update_node_pool(&self, request: Request<UpdateNodePoolRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let paths = mask_paths(
+            r.update_mask,
+            &[
+                "labels",
+                "spec.machine_type",
+                "spec.count",
+                "spec.autoscaling",
+                "spec.zones",
+                "spec.node_labels",
+                "spec.taints",
+            ],
+        )?;
+        let has = |path: &str| paths.iter().any(|p| p == path);
+        let spec = r.spec.unwrap_or_default();
+        let patch = model::NodePoolSpecPatch {
+            machine_type: has("spec.machine_type").then_some(spec.machine_type),
+            count: has("spec.count").then_some(spec.count),
+            autoscaling: has("spec.autoscaling").then(|| spec.autoscaling.map(convert::autoscaling_in)),
+            zones: has("spec.zones").then_some(spec.zones),
+            node_labels: has("spec.node_labels").then(|| spec.node_labels.into_iter().collect()),
+            taints: has("spec.taints").then(|| spec.taints.into_iter().map(convert::taint_in).collect()),
+        };
+        let update = model::NodePoolUpdate {
+            labels: has("labels").then(|| r.labels.into_iter().collect()),
+            spec: paths.iter().any(|p| p.starts_with("spec.")).then_some(patch),
+        };
+        let op = self
+            .app
+            .node_pool_update(
+                &ctx,
+                &ResourceRef::parse(&r.project),
+                &ResourceRef::parse(&r.cluster),
+                &ResourceRef::parse(&r.node_pool),
+                if_match(&r.etag),
+                update,
+            )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn delete_node_pool(&self, request: Request<DeleteNodePoolRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let op = self
+            .app
+            .node_pool_delete(
+                &ctx,
+                &ResourceRef::parse(&r.project),
+                &ResourceRef::parse(&r.cluster),
+                &ResourceRef::parse(&r.node_pool),
+                if_match(&r.etag),
+            )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+}
+
+#[tonic::async_trait]
+impl operation_service_server::OperationService for Api {
+    async fn get_operation(&self, request: Request<GetOperationRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let op = self.app.operation_view(&ctx, id(&request.get_ref().operation)?, None).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn wait_operation(&self, request: Request<WaitOperationRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let max = self.app.config().http.max_wait_seconds;
+        if !(0..=max as i64).contains(&r.timeout_seconds) {
+            return Err(status(Error::invalid_field(
+                "timeout_seconds",
+                "out_of_range",
+                format!("must be between 0 and {max}"),
+            )));
+        }
+        let wait = Duration::from_secs(r.timeout_seconds as u64);
+        let op = self.app.operation_view(&ctx, id(&r.operation)?, Some(wait)).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+}
+
+#[tonic::async_trait]
+impl token_service_server::TokenService for Api {
+    async fn list_tokens(&self, request: Request<ListTokensRequest>) -> Reply<ListTokensResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self.app.token_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListTokensResponse {
+            tokens: page.items.into_iter().map(convert::token).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_token(&self, request: Request<GetTokenRequest>) -> Reply<Token> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self.app.token_view(&ctx, id(&r.org)?, id(&r.token)?).await.map_err(status)?;
+        Ok(Response::new(convert::token(view)))
+    }
+
+    async fn create_token(&self, request: Request<CreateTokenRequest>) -> Reply<CreateTokenResponse> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::TokenCreate { name: r.name, role: r.role, expires_in_seconds: r.expires_in_seconds };
+        let created = self.app.token_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
+        Ok(Response::new(CreateTokenResponse { token: Some(convert::token(created.view)), secret: created.token }))
+    }
+
+    async fn delete_token(&self, request: Request<DeleteTokenRequest>) -> Reply<DeleteTokenResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.token_delete(&ctx, id(&r.org)?, id(&r.token)?).await.map_err(status)?;
+        Ok(Response::new(DeleteTokenResponse {}))
+    }
+}

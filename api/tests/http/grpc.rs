@@ -1,0 +1,313 @@
+//! The gRPC surface over a real HTTP/2 connection on the REST port: the same
+//! scenario as over REST must leave the same state, the same errors (as gRPC
+//! codes with google.rpc details) and the same audit trail.
+
+use moke_proto::v1::cluster_service_client::ClusterServiceClient;
+use moke_proto::v1::node_pool_service_client::NodePoolServiceClient;
+use moke_proto::v1::operation_service_client::OperationServiceClient;
+use moke_proto::v1::project_service_client::ProjectServiceClient;
+use moke_proto::v1::*;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use tonic::Code;
+use tonic::metadata::MetadataValue;
+use tonic::service::Interceptor;
+use tonic::transport::Channel;
+use tonic_types::StatusExt;
+
+use crate::common::{Tenant, TestApp, bad_fields};
+
+/// Adds the bearer token to every call.
+#[derive(Clone)]
+struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl Interceptor for Bearer {
+    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        request.metadata_mut().insert("authorization", self.0.clone());
+        Ok(request)
+    }
+}
+
+type Authed = tonic::service::interceptor::InterceptedService<Channel, Bearer>;
+
+struct Clients {
+    projects: ProjectServiceClient<Authed>,
+    clusters: ClusterServiceClient<Authed>,
+    pools: NodePoolServiceClient<Authed>,
+    operations: OperationServiceClient<Authed>,
+}
+
+async fn clients(t: &TestApp, tenant: &Tenant) -> Clients {
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let bearer = Bearer(format!("Bearer {}", tenant.token).parse().unwrap());
+    Clients {
+        projects: ProjectServiceClient::with_interceptor(channel.clone(), bearer.clone()),
+        clusters: ClusterServiceClient::with_interceptor(channel.clone(), bearer.clone()),
+        pools: NodePoolServiceClient::with_interceptor(channel.clone(), bearer.clone()),
+        operations: OperationServiceClient::with_interceptor(channel, bearer),
+    }
+}
+
+fn reason(status: &tonic::Status) -> String {
+    status.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
+}
+
+fn violations(status: &tonic::Status) -> Vec<String> {
+    status
+        .get_details_bad_request()
+        .map(|b| b.field_violations.into_iter().map(|v| v.field).collect())
+        .unwrap_or_default()
+}
+
+fn audit_actions(events: &Value) -> Vec<String> {
+    events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap().to_string()).collect()
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let rest = t.tenant("rest").await;
+    let grpc = t.tenant("grpc").await;
+    let mut g = clients(&t, &grpc).await;
+
+    // --- REST
+    let project = t.project(&rest, "web").await;
+    let cluster_body = json!({ "name": "prod", "spec": { "region": "eu-central-1", "kubernetes_version": "1.32", "control_plane": { "replicas": 1 } } });
+    let (status, rest_op) = t
+        .send(
+            t.request(reqwest::Method::POST, &format!("/v1/projects/{project}/clusters"), &rest.token)
+                .header("idempotency-key", "same")
+                .json(&cluster_body),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (_, rest_retry) = t
+        .send(
+            t.request(reqwest::Method::POST, &format!("/v1/projects/{project}/clusters"), &rest.token)
+                .header("idempotency-key", "same")
+                .json(&cluster_body),
+        )
+        .await;
+    assert_eq!(rest_retry["id"], rest_op["id"]);
+    t.cluster(&rest, &project, "dev").await;
+    t.node_pool(&rest, &project, "prod", "workers", 2).await;
+    let (_, page1) = t.get(&format!("/v1/projects/{project}/clusters?limit=1"), &rest.token).await;
+    let (_, page2) = t
+        .get(
+            &format!("/v1/projects/{project}/clusters?limit=1&page_token={}", page1["next_page"].as_str().unwrap()),
+            &rest.token,
+        )
+        .await;
+    assert_eq!(page2["items"][0]["name"], "dev");
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/prod"), &rest.token).await;
+    t.patch(&format!("/v1/projects/{project}/clusters/prod"), &rest.token, json!({ "labels": { "tier": "gold" } }))
+        .await;
+    let (status, stale) = t
+        .send(
+            t.request(reqwest::Method::PATCH, &format!("/v1/projects/{project}/clusters/prod"), &rest.token)
+                .header("if-match", view["etag"].as_str().unwrap())
+                .json(&json!({ "labels": { "tier": "lead" } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+    let (status, invalid) = t
+        .post(
+            &format!("/v1/projects/{project}/clusters"),
+            &rest.token,
+            json!({ "name": "bad", "spec": { "region": "mars-1", "control_plane": { "replicas": 2 } } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    t.delete(&format!("/v1/projects/{project}/clusters/prod/node-pools/workers"), &rest.token).await;
+
+    // --- gRPC
+    let created = g
+        .projects
+        .create_project(CreateProjectRequest { org: grpc.org.clone(), name: "web".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let create = CreateClusterRequest {
+        project: created.id.clone(),
+        name: "prod".into(),
+        region: Some("eu-central-1".into()),
+        kubernetes_version: Some("1.32".into()),
+        control_plane_replicas: Some(1),
+        request_id: "same".into(),
+        ..Default::default()
+    };
+    let op = g.clusters.create_cluster(create.clone()).await.unwrap().into_inner();
+    assert_eq!((op.kind.as_str(), op.status.as_str(), op.done), ("cluster_create", "pending", false));
+    let retry = g.clusters.create_cluster(create).await.unwrap().into_inner();
+    assert_eq!(retry.id, op.id, "request_id makes the retry idempotent");
+    g.clusters
+        .create_cluster(CreateClusterRequest {
+            project: "web".into(),
+            name: "dev".into(),
+            region: Some("eu-central-1".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    g.pools
+        .create_node_pool(CreateNodePoolRequest {
+            project: "web".into(),
+            cluster: "prod".into(),
+            name: "workers".into(),
+            spec: Some(NodePoolSpec { machine_type: "bm.small".into(), count: 2, ..Default::default() }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let first = g
+        .clusters
+        .list_clusters(ListClustersRequest { project: "web".into(), page_size: 1, ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(first.clusters.len(), 1);
+    let second = g
+        .clusters
+        .list_clusters(ListClustersRequest { project: "web".into(), page_size: 1, page_token: first.next_page_token })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(second.clusters[0].name, "dev");
+    let before = g
+        .clusters
+        .get_cluster(GetClusterRequest { project: "web".into(), cluster: "prod".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    let relabel = |etag: String, tier: &str| UpdateClusterRequest {
+        project: "web".into(),
+        cluster: "prod".into(),
+        labels: [("tier".to_string(), tier.to_string())].into(),
+        update_mask: Some(prost_types::FieldMask { paths: vec!["labels".into()] }),
+        etag,
+        ..Default::default()
+    };
+    g.clusters.update_cluster(relabel(String::new(), "gold")).await.unwrap();
+    let stale_grpc = g.clusters.update_cluster(relabel(before.etag.clone(), "lead")).await.unwrap_err();
+    assert_eq!(stale_grpc.code(), Code::FailedPrecondition);
+    assert_eq!(reason(&stale_grpc), stale["code"].as_str().unwrap());
+    let invalid_grpc = g
+        .clusters
+        .create_cluster(CreateClusterRequest {
+            project: "web".into(),
+            name: "bad".into(),
+            region: Some("mars-1".into()),
+            control_plane_replicas: Some(2),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(invalid_grpc.code(), Code::InvalidArgument);
+    assert_eq!(reason(&invalid_grpc), "invalid_request");
+    assert_eq!(violations(&invalid_grpc), ["spec.region", "spec.control_plane_replicas"]);
+    assert_eq!(bad_fields(&invalid), ["spec.region", "spec.control_plane.replicas"]);
+    g.pools
+        .delete_node_pool(DeleteNodePoolRequest {
+            project: "web".into(),
+            cluster: "prod".into(),
+            node_pool: "workers".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+    // A cross-tenant read is NOT_FOUND, exactly like REST's 404.
+    let foreign = g
+        .clusters
+        .get_cluster(GetClusterRequest { project: project.clone(), cluster: "prod".into() })
+        .await
+        .unwrap_err();
+    assert_eq!((foreign.code(), reason(&foreign)), (Code::NotFound, "not_found".to_string()));
+    let foreign_op = g
+        .operations
+        .get_operation(GetOperationRequest { operation: rest_op["id"].as_str().unwrap().into() })
+        .await
+        .unwrap_err();
+    assert_eq!(foreign_op.code(), Code::NotFound);
+    let no_token = ClusterServiceClient::connect(t.base.clone())
+        .await
+        .unwrap()
+        .get_cluster(GetClusterRequest { project: "web".into(), cluster: "prod".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(no_token.code(), Code::Unauthenticated);
+
+    // --- the same resulting state, read back over REST
+    let strip = |mut v: Value| {
+        for key in ["id", "project_id", "cluster_id", "etag", "created_at", "updated_at", "deletion_requested_at"] {
+            v.as_object_mut().unwrap().remove(key);
+        }
+        v
+    };
+    for path in ["/clusters/prod", "/clusters/dev", "/clusters/prod/node-pools/workers"] {
+        let (_, a) = t.get(&format!("/v1/projects/web{path}"), &rest.token).await;
+        let (_, b) = t.get(&format!("/v1/projects/web{path}"), &grpc.token).await;
+        assert_eq!(strip(a), strip(b), "{path}");
+    }
+    let (_, rest_audit) = t.get(&format!("/v1/orgs/{}/audit-events", rest.org), &rest.token).await;
+    let (_, grpc_audit) = t.get(&format!("/v1/orgs/{}/audit-events", grpc.org), &grpc.token).await;
+    assert_eq!(audit_actions(&rest_audit), audit_actions(&grpc_audit));
+
+    // Waiting on an operation works over gRPC too.
+    let waited = g
+        .operations
+        .wait_operation(WaitOperationRequest { operation: op.id, timeout_seconds: 1 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(waited.status, "pending");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn reflection_and_health_work_out_of_the_box(options: PgPoolOptions, connect: PgConnectOptions) {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+    let t = TestApp::start(options, connect).await;
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+
+    let mut health = HealthClient::new(channel.clone());
+    let mut serving = None;
+    for _ in 0..50 {
+        let answer = health
+            .check(HealthCheckRequest { service: "moke.v1.ClusterService".into() })
+            .await
+            .map(|r| r.into_inner().status);
+        if answer.is_ok_and(|status| status == ServingStatus::Serving as i32) {
+            serving = Some(());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(serving.is_some(), "ClusterService reports SERVING");
+
+    let mut reflection = ServerReflectionClient::new(channel);
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut answers = reflection.server_reflection_info(tokio_stream_once(request)).await.unwrap().into_inner();
+    let answer = answers.message().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+        panic!("unexpected reflection answer");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    for expected in ["moke.v1.ClusterService", "moke.v1.ProjectService", "grpc.health.v1.Health"] {
+        assert!(names.contains(&expected.to_string()), "{expected} missing from {names:?}");
+    }
+}
+
+/// A request stream of one message.
+fn tokio_stream_once<T: Send + 'static>(item: T) -> impl futures::Stream<Item = T> + Send + 'static {
+    futures::stream::iter([item])
+}

@@ -1,0 +1,18 @@
+//! Compiles the protobuf contracts with protox (pure Rust, no system
+//! `protoc`) and writes the encoded descriptor set for gRPC reflection.
+
+use std::path::PathBuf;
+
+use protox::prost::Message;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let files = ["moke/v1/moke.proto"];
+    for file in files {
+        println!("cargo:rerun-if-changed={file}");
+    }
+    let descriptors = protox::compile(files, ["."])?;
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(out.join("moke_descriptor.bin"), descriptors.encode_to_vec())?;
+    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(descriptors)?;
+    Ok(())
+}
