@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod config;
+pub mod graphql;
 pub mod grpc;
 pub mod http;
 pub mod ids;

@@ -40,13 +40,22 @@ enum Command {
     },
     /// Print the OpenAPI document the code describes.
     Openapi,
+    /// Print the GraphQL schema (SDL) the code describes.
+    GraphqlSchema,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Openapi = cli.command {
-        println!("{}", moke_api::http::openapi().to_pretty_json().expect("the document serializes"));
-        return ExitCode::SUCCESS;
+    match cli.command {
+        Command::Openapi => {
+            println!("{}", moke_api::http::openapi().to_pretty_json().expect("the document serializes"));
+            return ExitCode::SUCCESS;
+        }
+        Command::GraphqlSchema => {
+            print!("{}", moke_api::graphql::sdl());
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
     }
     let flags = FlagOverrides {
         http: cli.listen.clone().map(|listen| HttpFlags { listen: Some(listen) }),

@@ -32,11 +32,12 @@ pub struct Page<T> {
 }
 
 /// A condition reported by a region, Kubernetes style.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 #[serde(deny_unknown_fields)]
 pub struct Condition {
     /// e.g. `Ready`, `ControlPlaneHealthy`.
     #[serde(rename = "type")]
+    #[graphql(name = "type")]
     pub condition_type: String,
     /// `True`, `False` or `Unknown`.
     pub status: String,
@@ -46,7 +47,7 @@ pub struct Condition {
 }
 
 /// Observed state as last reported by the region.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct ObservedStatus {
     /// `pending` until the region first reports, then e.g. `provisioning`,
     /// `running`, `updating`, `degraded`, `deleting`, `failed`.
@@ -75,14 +76,14 @@ pub struct OrgView {
 }
 
 /// One quota: its limit and what is in use.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct QuotaItem {
     pub limit: i64,
     pub usage: i64,
 }
 
 /// An organization's quotas.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct QuotasView {
     pub clusters: QuotaItem,
     /// Usage is that of the cluster with the most node pools.
@@ -95,22 +96,36 @@ pub struct QuotasView {
 
 // ---------------------------------------------------------------- projects
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectCreate {
     /// DNS label: lowercase letters, digits and `-`, 1–63 characters, unique in the organization.
     pub name: String,
     #[serde(default)]
+    #[graphql(default)]
     pub labels: Labels,
     #[serde(default)]
+    #[graphql(default)]
     pub spec: ProjectSpec,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    PartialEq,
+    async_graphql::SimpleObject,
+    async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ProjectSpecInput")]
 pub struct ProjectSpec {
     /// Free text, up to 1024 characters.
     #[serde(default)]
+    #[graphql(default)]
     pub description: String,
 }
 
@@ -136,18 +151,19 @@ pub struct ProjectView {
 
 // ---------------------------------------------------------------- clusters
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterCreate {
     /// DNS label, unique in the project.
     pub name: String,
     #[serde(default)]
+    #[graphql(default)]
     pub labels: Labels,
     pub spec: ClusterSpecInput,
 }
 
 /// The desired cluster as a client writes it; omitted fields get defaults.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSpecInput {
     /// A region from `GET /v1/regions`. Cannot change later.
@@ -160,7 +176,7 @@ pub struct ClusterSpecInput {
     pub deletion_protection: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ControlPlaneInput {
     /// API server replicas: 1 (development) or 3 (highly available, the default).
@@ -168,8 +184,11 @@ pub struct ControlPlaneInput {
 }
 
 /// A weekly window in which the region may run disruptive maintenance.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "MaintenanceWindowInput")]
 pub struct MaintenanceWindow {
     /// `monday` … `sunday`.
     pub day: String,
@@ -180,7 +199,7 @@ pub struct MaintenanceWindow {
 }
 
 /// The stored desired state of a cluster.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct ClusterSpec {
     pub region: String,
     pub kubernetes_version: String,
@@ -189,7 +208,7 @@ pub struct ClusterSpec {
     pub deletion_protection: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct ControlPlaneSpec {
     pub replicas: i64,
 }
@@ -235,17 +254,18 @@ pub struct ClusterView {
 
 // ---------------------------------------------------------------- node pools
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct NodePoolCreate {
     /// DNS label, unique in the cluster.
     pub name: String,
     #[serde(default)]
+    #[graphql(default)]
     pub labels: Labels,
     pub spec: NodePoolSpecInput,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct NodePoolSpecInput {
     /// A machine type from `GET /v1/machine-types`. Cannot change later.
@@ -257,29 +277,38 @@ pub struct NodePoolSpecInput {
     pub zones: Option<Vec<String>>,
     /// Kubernetes labels put on every node.
     #[serde(default)]
+    #[graphql(default)]
     pub node_labels: Labels,
     #[serde(default)]
+    #[graphql(default)]
     pub taints: Vec<Taint>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "AutoscalingInput")]
 pub struct Autoscaling {
     pub min_count: i64,
     pub max_count: i64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "TaintInput")]
 pub struct Taint {
     pub key: String,
     #[serde(default)]
+    #[graphql(default)]
     pub value: String,
     /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
     pub effect: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct NodePoolSpec {
     pub machine_type: String,
     pub count: i64,
@@ -329,7 +358,7 @@ pub struct NodePoolView {
 
 // ---------------------------------------------------------------- operations
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
 pub enum OperationStatus {
     Pending,
@@ -355,17 +384,18 @@ impl OperationStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct OperationError {
     pub code: String,
     pub message: String,
 }
 
 /// What an operation acts on.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct OperationTarget {
     /// `cluster` or `node_pool`.
     #[serde(rename = "type")]
+    #[graphql(name = "type")]
     pub target_type: String,
     /// The target's prefixed id.
     pub id: String,
@@ -394,7 +424,7 @@ pub struct OperationView {
 
 // ---------------------------------------------------------------- tokens
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct TokenCreate {
     /// What the token is for, e.g. `ci-deploy`.

@@ -4,7 +4,7 @@
 //!   `DATABASE_URL` is unset), until Ctrl-C.
 //! - `test`: make sure the services the tests need are up, run every test.
 //! - `lint`: rustfmt and clippy as CI runs them.
-//! - `openapi`: regenerate `openapi/moke.json` from the code.
+//! - `schemas`: regenerate `openapi/moke.json` and `graphql/schema.graphql` from the code.
 //! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
 //!
@@ -24,11 +24,11 @@ fn main() -> ExitCode {
         Some("dev") => dev(&args[1..]),
         Some("test") => test(&args[1..]),
         Some("lint") => lint(),
-        Some("openapi") => openapi(),
+        Some("schemas") => schemas(),
         Some("sqlx-prepare") => sqlx_prepare(),
         Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
         _ => {
-            eprintln!("usage: cargo xtask <dev | test [cargo test args] | lint | openapi | sqlx-prepare | bench api>");
+            eprintln!("usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api>");
             return ExitCode::from(2);
         }
     };
@@ -105,18 +105,22 @@ fn lint() -> Result<()> {
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("SQLX_OFFLINE", "true"))
 }
 
-fn openapi() -> Result<()> {
-    let output = cargo()
-        .args(["run", "--quiet", "--package", "moke-api", "--bin", "moke-server", "--", "openapi"])
-        .env("SQLX_OFFLINE", "true")
-        .output()
-        .context("could not run moke-server openapi")?;
-    if !output.status.success() {
-        bail!("moke-server openapi failed: {}", String::from_utf8_lossy(&output.stderr));
+/// Writes the API descriptions the code generates: OpenAPI and GraphQL SDL.
+fn schemas() -> Result<()> {
+    for (subcommand, file) in [("openapi", "openapi/moke.json"), ("graphql-schema", "graphql/schema.graphql")] {
+        let output = cargo()
+            .args(["run", "--quiet", "--package", "moke-api", "--bin", "moke-server", "--", subcommand])
+            .env("SQLX_OFFLINE", "true")
+            .output()
+            .with_context(|| format!("could not run moke-server {subcommand}"))?;
+        if !output.status.success() {
+            bail!("moke-server {subcommand} failed: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        let path = root().join(file);
+        std::fs::create_dir_all(path.parent().expect("a folder"))?;
+        std::fs::write(&path, &output.stdout)?;
+        println!("wrote {}", path.display());
     }
-    let path = root().join("openapi/moke.json");
-    std::fs::write(&path, &output.stdout)?;
-    println!("wrote {}", path.display());
     Ok(())
 }
 

@@ -214,11 +214,17 @@ impl PageRequest {
         Ok(PageRequest { limit, after })
     }
 
+    /// The opaque token that continues a list after the item with `id`
+    /// (also the cursor of that item in GraphQL connections).
+    pub fn cursor(id: Uuid) -> String {
+        URL_SAFE_NO_PAD.encode(id.as_bytes())
+    }
+
     /// Turns `limit + 1` fetched rows into a page.
     pub fn page<T>(self, mut rows: Vec<T>, id_of: impl Fn(&T) -> Uuid) -> crate::model::Page<T> {
         let next_page = if rows.len() as i64 > self.limit {
             rows.truncate(self.limit as usize);
-            rows.last().map(|last| URL_SAFE_NO_PAD.encode(id_of(last).as_bytes()))
+            rows.last().map(|last| Self::cursor(id_of(last)))
         } else {
             None
         };

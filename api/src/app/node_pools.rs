@@ -248,6 +248,33 @@ impl App {
         Ok(page.page(views, |p| p.id.uuid()))
     }
 
+    /// The node pools of several clusters at once (for batch loaders), limited
+    /// to the caller's organization.
+    pub async fn node_pools_by_cluster(
+        &self,
+        ctx: &RequestContext,
+        clusters: &[Uuid],
+    ) -> Result<std::collections::HashMap<Uuid, Vec<NodePoolView>>> {
+        moke_iam::authorize(&ctx.principal, Action::Read, ctx.principal.org_id)?;
+        let rows = sqlx::query_as!(
+            NodePoolRow,
+            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM node_pools WHERE cluster_id = ANY($1) AND org_id = $2
+             ORDER BY id",
+            clusters,
+            ctx.principal.org_id,
+        )
+        .fetch_all(self.db())
+        .await?;
+        let mut by_cluster = std::collections::HashMap::<Uuid, Vec<NodePoolView>>::new();
+        for row in rows {
+            let cluster = row.cluster_id;
+            by_cluster.entry(cluster).or_default().push(row.into_view()?);
+        }
+        Ok(by_cluster)
+    }
+
     /// `node_pool_view`.
     pub async fn node_pool_view(
         &self,

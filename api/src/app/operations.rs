@@ -130,7 +130,8 @@ impl OperationWatch {
         OperationWatch { changed: broadcast::channel(1024).0 }
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<Uuid> {
+    /// Ids of operations as they change, for waiters and subscriptions.
+    pub fn subscribe(&self) -> broadcast::Receiver<Uuid> {
         self.changed.subscribe()
     }
 
@@ -155,6 +156,39 @@ impl App {
         .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
         moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, row.org_id)?;
         row.into_view()
+    }
+
+    /// The most recent operations (at most `per_target`) on each of several
+    /// resources (for batch loaders), limited to the caller's organization.
+    pub async fn operations_by_target(
+        &self,
+        ctx: &RequestContext,
+        targets: &[Uuid],
+        per_target: i64,
+    ) -> Result<std::collections::HashMap<Uuid, Vec<OperationView>>> {
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, ctx.principal.org_id)?;
+        let rows = sqlx::query_as!(
+            OperationRow,
+            r#"SELECT id AS "id!", org_id AS "org_id!", kind AS "kind!", status AS "status!", step AS "step!",
+                      progress AS "progress!", error, target_type AS "target_type!", target_id AS "target_id!",
+                      target_name AS "target_name!", target_generation AS "target_generation!",
+                      created_at AS "created_at!", updated_at AS "updated_at!", finished_at
+               FROM (SELECT o.*, row_number() OVER (PARTITION BY target_id ORDER BY id DESC) AS n
+                     FROM operations o WHERE target_id = ANY($1) AND org_id = $2) ranked
+               WHERE n <= $3
+               ORDER BY id DESC"#,
+            targets,
+            ctx.principal.org_id,
+            per_target,
+        )
+        .fetch_all(self.db())
+        .await?;
+        let mut by_target = std::collections::HashMap::<Uuid, Vec<OperationView>>::new();
+        for row in rows {
+            let target = row.target_id;
+            by_target.entry(target).or_default().push(row.into_view()?);
+        }
+        Ok(by_target)
     }
 
     /// `operation_view`: an operation; with `wait`, blocks until it finishes,

@@ -89,12 +89,14 @@ pub fn router(app: Arc<App>) -> Router {
     let spec = Arc::new(spec);
     let config = app.config().http.clone();
     let grpc = crate::grpc::router(app.clone());
+    let graphql = crate::graphql::router(app.clone());
     // gRPC routes are `/moke.v1.Service/Method`; anything else unknown is a
     // REST 404 (this replaces the gRPC router's own fallback).
     let api = api
         .merge(ops::routes(spec))
         .with_state(app)
         .merge(grpc)
+        .merge(graphql)
         .fallback(|| async { ApiError(Error::not_found("route", "requested")) });
     api.layer(axum::middleware::from_fn(record_metrics)).layer(
         tower::ServiceBuilder::new()

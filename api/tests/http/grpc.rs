@@ -7,8 +7,6 @@ use moke_proto::v1::node_pool_service_client::NodePoolServiceClient;
 use moke_proto::v1::operation_service_client::OperationServiceClient;
 use moke_proto::v1::project_service_client::ProjectServiceClient;
 use moke_proto::v1::*;
-use reqwest::StatusCode;
-use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use tonic::Code;
 use tonic::metadata::MetadataValue;
@@ -60,10 +58,6 @@ fn violations(status: &tonic::Status) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn audit_actions(events: &Value) -> Vec<String> {
-    events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap().to_string()).collect()
-}
-
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
@@ -71,55 +65,9 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
     let grpc = t.tenant("grpc").await;
     let mut g = clients(&t, &grpc).await;
 
-    // --- REST
-    let project = t.project(&rest, "web").await;
-    let cluster_body = json!({ "name": "prod", "spec": { "region": "eu-central-1", "kubernetes_version": "1.32", "control_plane": { "replicas": 1 } } });
-    let (status, rest_op) = t
-        .send(
-            t.request(reqwest::Method::POST, &format!("/v1/projects/{project}/clusters"), &rest.token)
-                .header("idempotency-key", "same")
-                .json(&cluster_body),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    let (_, rest_retry) = t
-        .send(
-            t.request(reqwest::Method::POST, &format!("/v1/projects/{project}/clusters"), &rest.token)
-                .header("idempotency-key", "same")
-                .json(&cluster_body),
-        )
-        .await;
-    assert_eq!(rest_retry["id"], rest_op["id"]);
-    t.cluster(&rest, &project, "dev").await;
-    t.node_pool(&rest, &project, "prod", "workers", 2).await;
-    let (_, page1) = t.get(&format!("/v1/projects/{project}/clusters?limit=1"), &rest.token).await;
-    let (_, page2) = t
-        .get(
-            &format!("/v1/projects/{project}/clusters?limit=1&page_token={}", page1["next_page"].as_str().unwrap()),
-            &rest.token,
-        )
-        .await;
-    assert_eq!(page2["items"][0]["name"], "dev");
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/prod"), &rest.token).await;
-    t.patch(&format!("/v1/projects/{project}/clusters/prod"), &rest.token, json!({ "labels": { "tier": "gold" } }))
-        .await;
-    let (status, stale) = t
-        .send(
-            t.request(reqwest::Method::PATCH, &format!("/v1/projects/{project}/clusters/prod"), &rest.token)
-                .header("if-match", view["etag"].as_str().unwrap())
-                .json(&json!({ "labels": { "tier": "lead" } })),
-        )
-        .await;
-    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
-    let (status, invalid) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters"),
-            &rest.token,
-            json!({ "name": "bad", "spec": { "region": "mars-1", "control_plane": { "replicas": 2 } } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    t.delete(&format!("/v1/projects/{project}/clusters/prod/node-pools/workers"), &rest.token).await;
+    let rest_run = crate::scenario::over_rest(&t, &rest).await;
+    let (project, rest_op, stale, invalid) =
+        (&rest_run.project, &rest_run.first_op, &rest_run.stale, &rest_run.invalid);
 
     // --- gRPC
     let created = g
@@ -206,7 +154,7 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
     assert_eq!(invalid_grpc.code(), Code::InvalidArgument);
     assert_eq!(reason(&invalid_grpc), "invalid_request");
     assert_eq!(violations(&invalid_grpc), ["spec.region", "spec.control_plane_replicas"]);
-    assert_eq!(bad_fields(&invalid), ["spec.region", "spec.control_plane.replicas"]);
+    assert_eq!(bad_fields(invalid), ["spec.region", "spec.control_plane.replicas"]);
     g.pools
         .delete_node_pool(DeleteNodePoolRequest {
             project: "web".into(),
@@ -220,7 +168,7 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
     // A cross-tenant read is NOT_FOUND, exactly like REST's 404.
     let foreign = g
         .clusters
-        .get_cluster(GetClusterRequest { project: project.clone(), cluster: "prod".into() })
+        .get_cluster(GetClusterRequest { project: project.to_string(), cluster: "prod".into() })
         .await
         .unwrap_err();
     assert_eq!((foreign.code(), reason(&foreign)), (Code::NotFound, "not_found".to_string()));
@@ -238,21 +186,7 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
         .unwrap_err();
     assert_eq!(no_token.code(), Code::Unauthenticated);
 
-    // --- the same resulting state, read back over REST
-    let strip = |mut v: Value| {
-        for key in ["id", "project_id", "cluster_id", "etag", "created_at", "updated_at", "deletion_requested_at"] {
-            v.as_object_mut().unwrap().remove(key);
-        }
-        v
-    };
-    for path in ["/clusters/prod", "/clusters/dev", "/clusters/prod/node-pools/workers"] {
-        let (_, a) = t.get(&format!("/v1/projects/web{path}"), &rest.token).await;
-        let (_, b) = t.get(&format!("/v1/projects/web{path}"), &grpc.token).await;
-        assert_eq!(strip(a), strip(b), "{path}");
-    }
-    let (_, rest_audit) = t.get(&format!("/v1/orgs/{}/audit-events", rest.org), &rest.token).await;
-    let (_, grpc_audit) = t.get(&format!("/v1/orgs/{}/audit-events", grpc.org), &grpc.token).await;
-    assert_eq!(audit_actions(&rest_audit), audit_actions(&grpc_audit));
+    crate::scenario::assert_same_outcome(&t, &rest, &grpc).await;
 
     // Waiting on an operation works over gRPC too.
     let waited = g

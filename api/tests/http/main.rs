@@ -3,8 +3,10 @@
 //! database from `#[sqlx::test]`.
 
 mod common;
+mod scenario;
 
 mod crud;
+mod graphql;
 mod grpc;
 mod idempotency;
 mod integrity;

@@ -1,4 +1,5 @@
-//! The checked-in OpenAPI document must match what the code generates.
+//! The checked-in API descriptions (OpenAPI, GraphQL SDL) must match what
+//! the code generates.
 
 #[test]
 fn checked_in_openapi_matches_the_code() {
@@ -6,7 +7,7 @@ fn checked_in_openapi_matches_the_code() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/moke.json");
     let checked_in = std::fs::read_to_string(path).unwrap_or_default();
     if checked_in.trim_end() != generated.trim_end() {
-        panic!("openapi/moke.json is out of date with the code; regenerate it with: cargo xtask openapi");
+        panic!("openapi/moke.json is out of date with the code; regenerate it with: cargo xtask schemas");
     }
 }
 
@@ -22,4 +23,14 @@ fn operation_ids_follow_resource_action() {
         }
     }
     assert_eq!(spec["openapi"], "3.1.0");
+}
+
+#[test]
+fn checked_in_graphql_schema_matches_the_code() {
+    let generated = moke_api::graphql::sdl();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../graphql/schema.graphql");
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    if checked_in.trim_end() != generated.trim_end() {
+        panic!("graphql/schema.graphql is out of date with the code; regenerate it with: cargo xtask schemas");
+    }
 }

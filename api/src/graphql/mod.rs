@@ -1,0 +1,185 @@
+//! The GraphQL surface at `/graphql` (queries and mutations over HTTP POST,
+//! subscriptions over WebSocket at `/graphql/ws`, a GraphiQL page on GET).
+//!
+//! Resolvers call the same app-layer functions as REST and gRPC; errors carry
+//! the same stable `code` (and bad `fields`) in their extensions. Nested lists
+//! go through per-request DataLoaders, so a page of clusters with their node
+//! pools and operations costs a fixed number of queries. Depth and complexity
+//! are limited; the schema is checked in as `graphql/schema.graphql`.
+
+mod loaders;
+mod types;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use async_graphql::dataloader::DataLoader;
+use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, GraphiQLSource};
+use async_graphql::{Data, ErrorExtensions, Schema};
+use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLResponse, GraphQLWebSocket};
+use axum::Router;
+use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
+use axum::http::HeaderMap;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+
+use crate::app::{App, Error, RequestContext};
+pub use types::{Mutation, Query, Subscription};
+
+/// The Moke GraphQL schema.
+pub type MokeSchema = Schema<Query, Mutation, Subscription>;
+
+/// Deepest query accepted.
+pub const MAX_DEPTH: usize = 10;
+/// Largest query complexity accepted (a list counts its `first` times its items).
+pub const MAX_COMPLEXITY: usize = 10_000;
+
+/// Builds the schema with its limits; `app` is absent only when printing SDL.
+pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
+    let mut builder = Schema::build(Query, Mutation, Subscription)
+        .limit_depth(MAX_DEPTH)
+        .limit_complexity(MAX_COMPLEXITY)
+        .limit_recursive_depth(64)
+        .limit_directives(16);
+    if let Some(app) = app {
+        builder = builder.data(app);
+    }
+    builder.finish()
+}
+
+/// The schema in SDL, as checked in.
+pub fn sdl() -> String {
+    schema(None).sdl()
+}
+
+/// Maps an app-layer error to a GraphQL error with the REST `code` (and the
+/// bad `fields`, for invalid input) in its extensions.
+pub fn error(error: Error) -> async_graphql::Error {
+    if let Error::Internal(source) = &error {
+        tracing::error!(error = format!("{source:#}"), "internal error");
+    }
+    let code = error.code();
+    let message = match &error {
+        Error::Invalid(fields) => {
+            let names: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+            format!("invalid fields: {}", names.join(", "))
+        }
+        Error::Internal(_) => "an internal error occurred; it has been logged".to_string(),
+        other => other.to_string(),
+    };
+    let fields = match &error {
+        Error::Invalid(fields) => Some(
+            fields
+                .iter()
+                .map(|f| serde_json::json!({ "field": graphql_field(&f.field), "code": f.code, "message": f.message }))
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    };
+    async_graphql::Error::new(message).extend_with(|_, extensions| {
+        extensions.set("code", code);
+        if let Some(Ok(value)) =
+            fields.as_ref().map(|f| async_graphql::Value::from_json(serde_json::Value::Array(f.clone())))
+        {
+            extensions.set("fields", value);
+        }
+    })
+}
+
+/// Names a REST field as the GraphQL arguments name it.
+fn graphql_field(field: &str) -> String {
+    match field {
+        "limit" => "first".to_string(),
+        "page_token" => "after".to_string(),
+        "Idempotency-Key" => "idempotencyKey".to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[derive(Clone)]
+struct GraphqlState {
+    app: Arc<App>,
+    schema: MokeSchema,
+}
+
+/// `/graphql` and `/graphql/ws`.
+pub fn router(app: Arc<App>) -> Router {
+    let state = GraphqlState { schema: schema(Some(app.clone())), app };
+    Router::new().route("/graphql", get(graphiql).post(execute)).route("/graphql/ws", get(subscribe)).with_state(state)
+}
+
+async fn graphiql() -> Html<String> {
+    Html(GraphiQLSource::build().endpoint("/graphql").subscription_endpoint("/graphql/ws").finish())
+}
+
+/// Per-request data: the caller (when authenticated) and its DataLoaders.
+fn request_data(app: &Arc<App>, caller: Option<RequestContext>) -> Data {
+    let mut data = Data::default();
+    if let Some(caller) = caller {
+        data.insert(DataLoader::new(loaders::NodePools { app: app.clone(), caller: caller.clone() }, tokio::spawn));
+        data.insert(DataLoader::new(loaders::Operations { app: app.clone(), caller: caller.clone() }, tokio::spawn));
+        data.insert(caller);
+    }
+    data
+}
+
+async fn authenticate(
+    app: &App,
+    authorization: Option<&str>,
+    meta: RequestContext,
+) -> Result<Option<RequestContext>, Error> {
+    let Some(value) = authorization else { return Ok(None) };
+    let bearer =
+        value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).ok_or(Error::Unauthenticated)?.trim();
+    let principal = app.authenticate(bearer, &meta).await?;
+    Ok(Some(RequestContext { principal, ..meta }))
+}
+
+async fn execute(
+    State(state): State<GraphqlState>,
+    headers: HeaderMap,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: GraphQLRequest,
+) -> Response {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let mut meta = RequestContext::system(uuid::Uuid::nil());
+    meta.request_id = text("x-request-id");
+    meta.user_agent = text("user-agent");
+    meta.source_ip = Some(peer.ip().to_string());
+    let caller = match authenticate(&state.app, text("authorization").as_deref(), meta).await {
+        Ok(caller) => caller,
+        Err(e) => {
+            let response = async_graphql::Response::from_errors(vec![error(e).into_server_error(Default::default())]);
+            return GraphQLResponse::from(response).into_response();
+        }
+    };
+    let mut request = request.into_inner();
+    request.data = request_data(&state.app, caller);
+    GraphQLResponse::from(state.schema.execute(request).await).into_response()
+}
+
+/// Subscriptions over WebSocket; the token travels in the `connection_init`
+/// payload as `{"authorization": "Bearer moke_…"}`.
+async fn subscribe(
+    State(state): State<GraphqlState>,
+    protocol: GraphQLProtocol,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let source_ip = Some(peer.ip().to_string());
+    upgrade
+        .protocols(ALL_WEBSOCKET_PROTOCOLS)
+        .on_upgrade(move |socket| {
+            let app = state.app.clone();
+            GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
+                .on_connection_init(move |payload| async move {
+                    let mut meta = RequestContext::system(uuid::Uuid::nil());
+                    meta.source_ip = source_ip;
+                    let authorization = payload.get("authorization").and_then(|v| v.as_str());
+                    let caller = authenticate(&app, authorization, meta).await.map_err(error)?;
+                    Ok(request_data(&app, caller))
+                })
+                .serve()
+        })
+        .into_response()
+}

@@ -1,0 +1,658 @@
+//! GraphQL objects over the public resource model, and the query, mutation
+//! and subscription roots. Each resolver calls one app-layer function.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_graphql::connection::{Connection, Edge};
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{Context, ID, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject};
+use chrono::{DateTime, Utc};
+use futures::Stream;
+use tokio::sync::broadcast;
+
+use super::error;
+use super::loaders;
+use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef};
+use crate::ids::{Id, IdKind, OperationId};
+use crate::model::*;
+
+fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
+    ctx.data_unchecked::<Arc<App>>()
+}
+
+fn caller<'a>(ctx: &Context<'a>) -> Result<&'a RequestContext> {
+    ctx.data::<RequestContext>().map_err(|_| error(Error::Unauthenticated))
+}
+
+/// The caller, with the client's idempotency key for one create.
+fn caller_with_key(ctx: &Context<'_>, key: Option<String>) -> Result<RequestContext> {
+    let mut caller = caller(ctx)?.clone();
+    caller.idempotency_key = key;
+    Ok(caller)
+}
+
+fn id<K: IdKind>(text: &str) -> Result<Id<K>> {
+    text.parse().map_err(|_| error(Error::not_found(K::KIND, text)))
+}
+
+fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {
+    PageRequest::parse(first.map(i64::from), after.as_deref()).map_err(error)
+}
+
+/// A page as a Relay connection whose cursors are the REST page tokens.
+fn connection<V, T>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid, wrap: impl Fn(V) -> T) -> Connection<String, T>
+where
+    T: async_graphql::OutputType,
+{
+    let mut connection = Connection::new(false, page.next_page.is_some());
+    connection
+        .edges
+        .extend(page.items.into_iter().map(|item| Edge::new(PageRequest::cursor(id_of(&item)), wrap(item))));
+    connection
+}
+
+/// Complexity of a list field: its page size times the cost of one item.
+fn list_complexity(child: usize, first: Option<i32>) -> usize {
+    let size = first.map_or(PageRequest::DEFAULT_LIMIT as usize, |f| f.max(0) as usize);
+    size.saturating_mul(child.max(1))
+}
+
+// ---------------------------------------------------------------- objects
+
+pub struct Org(OrgView);
+
+#[Object]
+impl Org {
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    async fn display_name(&self) -> &str {
+        &self.0.display_name
+    }
+    async fn labels(&self) -> Json<&Labels> {
+        Json(&self.0.labels)
+    }
+    async fn etag(&self) -> &str {
+        &self.0.etag
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn projects(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Project>> {
+        let result = app(ctx).project_list(caller(ctx)?, self.0.id, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |p| p.id.uuid(), Project))
+    }
+    async fn quotas(&self, ctx: &Context<'_>) -> Result<QuotasView> {
+        app(ctx).quota_view(caller(ctx)?, self.0.id).await.map_err(error)
+    }
+}
+
+pub struct Project(ProjectView);
+
+#[Object]
+impl Project {
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+    async fn org_id(&self) -> ID {
+        ID(self.0.org_id.to_string())
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    async fn labels(&self) -> Json<&Labels> {
+        Json(&self.0.labels)
+    }
+    async fn spec(&self) -> &ProjectSpec {
+        &self.0.spec
+    }
+    async fn generation(&self) -> i64 {
+        self.0.generation
+    }
+    async fn etag(&self) -> &str {
+        &self.0.etag
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn clusters(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Cluster>> {
+        let result = app(ctx)
+            .cluster_list(caller(ctx)?, &ResourceRef::Id(self.0.id), page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, |c| c.id.uuid(), Cluster))
+    }
+}
+
+pub struct Cluster(ClusterView);
+
+#[Object]
+impl Cluster {
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+    async fn project_id(&self) -> ID {
+        ID(self.0.project_id.to_string())
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    async fn labels(&self) -> Json<&Labels> {
+        Json(&self.0.labels)
+    }
+    async fn spec(&self) -> &ClusterSpec {
+        &self.0.spec
+    }
+    async fn generation(&self) -> i64 {
+        self.0.generation
+    }
+    async fn status(&self) -> &ObservedStatus {
+        &self.0.status
+    }
+    async fn deletion_requested_at(&self) -> Option<DateTime<Utc>> {
+        self.0.deletion_requested_at
+    }
+    async fn etag(&self) -> &str {
+        &self.0.etag
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+    /// Every node pool of the cluster (batched across a page of clusters).
+    #[graphql(complexity = "10 * child_complexity")]
+    async fn node_pools(&self, ctx: &Context<'_>) -> Result<Vec<NodePool>> {
+        let loader = ctx.data_unchecked::<DataLoader<loaders::NodePools>>();
+        let pools = loader.load_one(self.0.id.uuid()).await.map_err(|e| (*e).clone())?;
+        Ok(pools.unwrap_or_default().into_iter().map(NodePool).collect())
+    }
+    /// The most recent operations on the cluster, newest first (batched).
+    #[graphql(complexity = "5 * child_complexity")]
+    async fn operations(&self, ctx: &Context<'_>) -> Result<Vec<Operation>> {
+        let loader = ctx.data_unchecked::<DataLoader<loaders::Operations>>();
+        let operations = loader.load_one(self.0.id.uuid()).await.map_err(|e| (*e).clone())?;
+        Ok(operations.unwrap_or_default().into_iter().map(Operation).collect())
+    }
+}
+
+pub struct NodePool(NodePoolView);
+
+#[Object]
+impl NodePool {
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+    async fn cluster_id(&self) -> ID {
+        ID(self.0.cluster_id.to_string())
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    async fn labels(&self) -> Json<&Labels> {
+        Json(&self.0.labels)
+    }
+    async fn spec(&self) -> &NodePoolSpec {
+        &self.0.spec
+    }
+    async fn generation(&self) -> i64 {
+        self.0.generation
+    }
+    async fn status(&self) -> &ObservedStatus {
+        &self.0.status
+    }
+    async fn deletion_requested_at(&self) -> Option<DateTime<Utc>> {
+        self.0.deletion_requested_at
+    }
+    async fn etag(&self) -> &str {
+        &self.0.etag
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+}
+
+pub struct Operation(OperationView);
+
+#[Object]
+impl Operation {
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+    async fn kind(&self) -> &str {
+        &self.0.kind
+    }
+    async fn status(&self) -> OperationStatus {
+        self.0.status
+    }
+    async fn done(&self) -> bool {
+        self.0.status.is_terminal()
+    }
+    async fn step(&self) -> &str {
+        &self.0.step
+    }
+    async fn progress(&self) -> i32 {
+        self.0.progress
+    }
+    async fn error(&self) -> Option<&OperationError> {
+        self.0.error.as_ref()
+    }
+    async fn target(&self) -> &OperationTarget {
+        &self.0.target
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+    async fn finished_at(&self) -> Option<DateTime<Utc>> {
+        self.0.finished_at
+    }
+}
+
+/// An API token (never its secret).
+#[derive(SimpleObject)]
+pub struct Token {
+    id: ID,
+    name: String,
+    role: String,
+    hint: String,
+    created_at: DateTime<Utc>,
+    expires_at: Option<DateTime<Utc>>,
+    last_used_at: Option<DateTime<Utc>>,
+    revoked_at: Option<DateTime<Utc>>,
+}
+
+impl From<TokenView> for Token {
+    fn from(t: TokenView) -> Token {
+        Token {
+            id: ID(t.id.to_string()),
+            name: t.name,
+            role: t.role.as_str().to_string(),
+            hint: t.hint,
+            created_at: t.created_at,
+            expires_at: t.expires_at,
+            last_used_at: t.last_used_at,
+            revoked_at: t.revoked_at,
+        }
+    }
+}
+
+/// A new token; `secret` is shown only in this answer.
+#[derive(SimpleObject)]
+pub struct TokenCreated {
+    token: Token,
+    secret: String,
+}
+
+// ---------------------------------------------------------------- inputs
+
+/// A change to a project; omitted fields stay as they are.
+#[derive(InputObject)]
+pub struct ProjectPatch {
+    labels: Option<Json<Labels>>,
+    spec: Option<ProjectSpec>,
+}
+
+/// A change to a cluster; omitted fields stay as they are, `null` clears the window.
+#[derive(InputObject)]
+pub struct ClusterPatch {
+    labels: Option<Json<Labels>>,
+    region: Option<String>,
+    kubernetes_version: Option<String>,
+    control_plane_replicas: Option<i64>,
+    maintenance_window: MaybeUndefined<MaintenanceWindow>,
+    deletion_protection: Option<bool>,
+}
+
+/// A change to a node pool; omitted fields stay as they are, `null` turns autoscaling off.
+#[derive(InputObject)]
+pub struct NodePoolPatch {
+    labels: Option<Json<Labels>>,
+    machine_type: Option<String>,
+    count: Option<i64>,
+    autoscaling: MaybeUndefined<Autoscaling>,
+    zones: Option<Vec<String>>,
+    node_labels: Option<Json<Labels>>,
+    taints: Option<Vec<Taint>>,
+}
+
+fn maybe<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
+    match value {
+        MaybeUndefined::Undefined => None,
+        MaybeUndefined::Null => Some(None),
+        MaybeUndefined::Value(v) => Some(Some(v)),
+    }
+}
+
+// ---------------------------------------------------------------- roots
+
+pub struct Query;
+
+#[Object]
+impl Query {
+    /// The organizations the caller belongs to.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn orgs(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Org>> {
+        let result = app(ctx).org_list(caller(ctx)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |o| o.id.uuid(), Org))
+    }
+
+    async fn org(&self, ctx: &Context<'_>, id: ID) -> Result<Org> {
+        Ok(Org(app(ctx).org_view(caller(ctx)?, self::id(&id)?).await.map_err(error)?))
+    }
+
+    /// A project by id or name.
+    async fn project(&self, ctx: &Context<'_>, project: String) -> Result<Project> {
+        let view = app(ctx).project_view(caller(ctx)?, &ResourceRef::parse(&project)).await.map_err(error)?;
+        Ok(Project(view))
+    }
+
+    /// A cluster by id or name, in a project given by id or name.
+    async fn cluster(&self, ctx: &Context<'_>, project: String, cluster: String) -> Result<Cluster> {
+        let view = app(ctx)
+            .cluster_view(caller(ctx)?, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster))
+            .await
+            .map_err(error)?;
+        Ok(Cluster(view))
+    }
+
+    async fn node_pool(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+    ) -> Result<NodePool> {
+        let view = app(ctx)
+            .node_pool_view(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                &ResourceRef::parse(&node_pool),
+            )
+            .await
+            .map_err(error)?;
+        Ok(NodePool(view))
+    }
+
+    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<Operation> {
+        Ok(Operation(app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)?))
+    }
+}
+
+pub struct Mutation;
+
+#[Object]
+impl Mutation {
+    async fn create_project(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        input: ProjectCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<Project> {
+        let caller = caller_with_key(ctx, idempotency_key)?;
+        Ok(Project(app(ctx).project_create(&caller, id(&org)?, input).await.map_err(error)?))
+    }
+
+    async fn update_project(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        patch: ProjectPatch,
+        if_match: Option<String>,
+    ) -> Result<Project> {
+        let update = ProjectUpdate { labels: patch.labels.map(|l| l.0), spec: patch.spec };
+        let view = app(ctx)
+            .project_update(caller(ctx)?, &ResourceRef::parse(&project), if_match.as_deref(), update)
+            .await
+            .map_err(error)?;
+        Ok(Project(view))
+    }
+
+    async fn delete_project(&self, ctx: &Context<'_>, project: String, if_match: Option<String>) -> Result<bool> {
+        app(ctx)
+            .project_delete(caller(ctx)?, &ResourceRef::parse(&project), if_match.as_deref())
+            .await
+            .map_err(error)?;
+        Ok(true)
+    }
+
+    async fn create_cluster(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        input: ClusterCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<Operation> {
+        let caller = caller_with_key(ctx, idempotency_key)?;
+        let op = app(ctx).cluster_create(&caller, &ResourceRef::parse(&project), input).await.map_err(error)?;
+        Ok(Operation(op))
+    }
+
+    async fn update_cluster(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        patch: ClusterPatch,
+        if_match: Option<String>,
+    ) -> Result<Operation> {
+        let spec = ClusterSpecPatch {
+            region: patch.region,
+            kubernetes_version: patch.kubernetes_version,
+            control_plane: patch.control_plane_replicas.map(|replicas| ControlPlaneInput { replicas }),
+            maintenance_window: maybe(patch.maintenance_window),
+            deletion_protection: patch.deletion_protection,
+        };
+        let touches_spec = spec.region.is_some()
+            || spec.kubernetes_version.is_some()
+            || spec.control_plane.is_some()
+            || spec.maintenance_window.is_some()
+            || spec.deletion_protection.is_some();
+        let update = ClusterUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
+        let op = app(ctx)
+            .cluster_update(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                if_match.as_deref(),
+                update,
+            )
+            .await
+            .map_err(error)?;
+        Ok(Operation(op))
+    }
+
+    async fn delete_cluster(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        if_match: Option<String>,
+    ) -> Result<Operation> {
+        let op = app(ctx)
+            .cluster_delete(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                if_match.as_deref(),
+            )
+            .await
+            .map_err(error)?;
+        Ok(Operation(op))
+    }
+
+    async fn create_node_pool(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        input: NodePoolCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<Operation> {
+        let caller = caller_with_key(ctx, idempotency_key)?;
+        let op = app(ctx)
+            .node_pool_create(&caller, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input)
+            .await
+            .map_err(error)?;
+        Ok(Operation(op))
+    }
+
+    async fn update_node_pool(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        patch: NodePoolPatch,
+        if_match: Option<String>,
+    ) -> Result<Operation> {
+        let spec = NodePoolSpecPatch {
+            machine_type: patch.machine_type,
+            count: patch.count,
+            autoscaling: maybe(patch.autoscaling),
+            zones: patch.zones,
+            node_labels: patch.node_labels.map(|l| l.0),
+            taints: patch.taints,
+        };
+        let touches_spec = spec.machine_type.is_some()
+            || spec.count.is_some()
+            || spec.autoscaling.is_some()
+            || spec.zones.is_some()
+            || spec.node_labels.is_some()
+            || spec.taints.is_some();
+        let update = NodePoolUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
+        let op = app(ctx)
+            .node_pool_update(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                &ResourceRef::parse(&node_pool),
+                if_match.as_deref(),
+                update,
+            )
+            .await
+            .map_err(error)?;
+        Ok(Operation(op))
+    }
+
+    async fn delete_node_pool(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        if_match: Option<String>,
+    ) -> Result<Operation> {
+        let op = app(ctx)
+            .node_pool_delete(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                &ResourceRef::parse(&node_pool),
+                if_match.as_deref(),
+            )
+            .await
+            .map_err(error)?;
+        Ok(Operation(op))
+    }
+
+    async fn create_token(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        input: TokenCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<TokenCreated> {
+        let caller = caller_with_key(ctx, idempotency_key)?;
+        let created = app(ctx).token_create(&caller, id(&org)?, input).await.map_err(error)?;
+        Ok(TokenCreated { token: created.view.into(), secret: created.token })
+    }
+
+    async fn delete_token(&self, ctx: &Context<'_>, org: ID, token: ID) -> Result<bool> {
+        app(ctx).token_delete(caller(ctx)?, id(&org)?, id(&token)?).await.map_err(error)?;
+        Ok(true)
+    }
+}
+
+pub struct Subscription;
+
+struct Watch {
+    app: Arc<App>,
+    caller: RequestContext,
+    id: OperationId,
+    changes: broadcast::Receiver<uuid::Uuid>,
+    next: Option<OperationView>,
+    done: bool,
+}
+
+#[async_graphql::Subscription]
+impl Subscription {
+    /// An operation's state now and at every change, ending when it is done.
+    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<impl Stream<Item = Operation> + use<>> {
+        let app = app(ctx).clone();
+        let caller = caller(ctx)?.clone();
+        let id: OperationId = self::id(&id)?;
+        let changes = app.operation_watch().subscribe();
+        let first = app.operation_view(&caller, id, None).await.map_err(error)?;
+        let watch = Watch { app, caller, id, changes, next: Some(first), done: false };
+        Ok(futures::stream::unfold(watch, |mut watch| async move {
+            if let Some(view) = watch.next.take() {
+                watch.done = view.status.is_terminal();
+                return Some((Operation(view), watch));
+            }
+            if watch.done {
+                return None;
+            }
+            loop {
+                let woke = tokio::time::timeout(Duration::from_secs(2), watch.changes.recv()).await;
+                match woke {
+                    Ok(Ok(changed)) if changed != watch.id.uuid() => continue,
+                    Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                    // This operation changed, we lagged, or the fallback tick fired: re-read.
+                    _ => {}
+                }
+                let view = watch.app.operation_view(&watch.caller, watch.id, None).await.ok()?;
+                if watch.app.shutdown_token().is_cancelled() {
+                    return None;
+                }
+                watch.done = view.status.is_terminal();
+                return Some((Operation(view), watch));
+            }
+        }))
+    }
+}

@@ -1,0 +1,279 @@
+//! The GraphQL surface: the parity scenario, the N+1 guard, query limits,
+//! and an Operation subscription over WebSocket.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures::{SinkExt, StreamExt};
+use moke_api::app::observations::OperationProgress;
+use moke_api::model::OperationStatus;
+use serde_json::{Value, json};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use crate::common::{Tenant, TestApp};
+
+/// Runs a GraphQL document and returns the whole answer.
+async fn gql(t: &TestApp, tenant: &Tenant, query: &str, variables: Value) -> Value {
+    let (status, body) = t
+        .send(
+            t.request(reqwest::Method::POST, "/graphql", &tenant.token)
+                .json(&json!({ "query": query, "variables": variables })),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    body
+}
+
+fn error_code(answer: &Value) -> &str {
+    answer["errors"][0]["extensions"]["code"].as_str().unwrap_or_default()
+}
+
+const CREATE_CLUSTER: &str = r#"mutation($project: String!, $input: ClusterCreate!, $key: String) {
+  createCluster(project: $project, input: $input, idempotencyKey: $key) { id kind status done target { id name generation } }
+}"#;
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_rest_scenario_over_graphql_ends_in_the_same_state(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let rest = t.tenant("rest").await;
+    let g = t.tenant("graphql").await;
+    let rest_run = crate::scenario::over_rest(&t, &rest).await;
+
+    let created = gql(
+        &t,
+        &g,
+        r#"mutation($org: ID!) { createProject(org: $org, input: { name: "web" }) { id name } }"#,
+        json!({ "org": g.org }),
+    )
+    .await;
+    assert_eq!(created["data"]["createProject"]["name"], "web", "{created}");
+    let prod = json!({ "name": "prod", "spec": { "region": "eu-central-1", "kubernetesVersion": "1.32", "controlPlane": { "replicas": 1 } } });
+    let first = gql(&t, &g, CREATE_CLUSTER, json!({ "project": "web", "input": prod, "key": "same" })).await;
+    let retry = gql(&t, &g, CREATE_CLUSTER, json!({ "project": "web", "input": prod, "key": "same" })).await;
+    assert_eq!(first["data"]["createCluster"]["status"], "PENDING", "{first}");
+    assert_eq!(retry["data"]["createCluster"]["id"], first["data"]["createCluster"]["id"], "idempotent retry");
+    gql(
+        &t,
+        &g,
+        CREATE_CLUSTER,
+        json!({ "project": "web", "input": { "name": "dev", "spec": { "region": "eu-central-1" } } }),
+    )
+    .await;
+    let pool = gql(
+        &t,
+        &g,
+        r#"mutation { createNodePool(project: "web", cluster: "prod",
+        input: { name: "workers", spec: { machineType: "bm.small", count: 2 } }) { kind } }"#,
+        json!({}),
+    )
+    .await;
+    assert_eq!(pool["data"]["createNodePool"]["kind"], "node_pool_create", "{pool}");
+
+    let page = r#"query($after: String) { project(project: "web") { clusters(first: 1, after: $after) {
+        edges { cursor node { name etag } } pageInfo { hasNextPage endCursor } } } }"#;
+    let first_page = gql(&t, &g, page, json!({})).await;
+    let clusters = &first_page["data"]["project"]["clusters"];
+    assert_eq!(clusters["pageInfo"]["hasNextPage"], true, "{first_page}");
+    let second_page = gql(&t, &g, page, json!({ "after": clusters["pageInfo"]["endCursor"] })).await;
+    assert_eq!(second_page["data"]["project"]["clusters"]["edges"][0]["node"]["name"], "dev");
+
+    let stale_etag = clusters["edges"][0]["node"]["etag"].clone();
+    let relabel = r#"mutation($tier: String!, $etag: String) { updateCluster(project: "web", cluster: "prod",
+        patch: { labels: { tier: $tier } }, ifMatch: $etag) { status } }"#;
+    let fresh = gql(
+        &t,
+        &g,
+        &relabel.replace("{ tier: $tier }", "$labels").replace("$tier: String!", "$labels: JSON!"),
+        json!({ "labels": { "tier": "gold" } }),
+    )
+    .await;
+    assert_eq!(fresh["data"]["updateCluster"]["status"], "SUCCEEDED", "{fresh}");
+    let stale = gql(
+        &t,
+        &g,
+        &relabel.replace("{ tier: $tier }", "$labels").replace("$tier: String!", "$labels: JSON!"),
+        json!({ "labels": { "tier": "lead" }, "etag": stale_etag }),
+    )
+    .await;
+    assert_eq!(error_code(&stale), rest_run.stale["code"].as_str().unwrap(), "{stale}");
+
+    let invalid = gql(&t, &g, CREATE_CLUSTER,
+        json!({ "project": "web", "input": { "name": "bad", "spec": { "region": "mars-1", "controlPlane": { "replicas": 2 } } } })).await;
+    assert_eq!(error_code(&invalid), "invalid_request");
+    let fields: Vec<&str> = invalid["errors"][0]["extensions"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    let rest_fields: Vec<&str> =
+        rest_run.invalid["errors"].as_array().unwrap().iter().map(|f| f["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, rest_fields, "the same fields as REST");
+    let deleted = gql(
+        &t,
+        &g,
+        r#"mutation { deleteNodePool(project: "web", cluster: "prod", nodePool: "workers") { kind } }"#,
+        json!({}),
+    )
+    .await;
+    assert_eq!(deleted["data"]["deleteNodePool"]["kind"], "node_pool_delete");
+
+    // Cross-tenant reads are not found; no token, no data.
+    let foreign = gql(
+        &t,
+        &g,
+        r#"query($p: String!) { cluster(project: $p, cluster: "prod") { name } }"#,
+        json!({ "p": rest_run.project }),
+    )
+    .await;
+    assert_eq!(error_code(&foreign), "not_found", "{foreign}");
+    let (_, anonymous) = t
+        .send(
+            t.client
+                .post(format!("{}/graphql", t.base))
+                .json(&json!({ "query": "{ orgs { edges { node { name } } } }" })),
+        )
+        .await;
+    assert_eq!(error_code(&anonymous), "unauthenticated");
+
+    crate::scenario::assert_same_outcome(&t, &rest, &g).await;
+}
+
+/// Counts the SQL statements sqlx runs on this thread (the test runtime is
+/// single-threaded, so the server's tasks run here too).
+struct QueryCounter(Arc<AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QueryCounter {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if event.metadata().target() == "sqlx::query" {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptions, connect: PgConnectOptions) {
+    use tracing_subscriber::layer::SubscriberExt;
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let org: moke_api::ids::OrgId = acme.org.parse().unwrap();
+    let roomy = moke_api::config::QuotaDefaults {
+        max_clusters: 60,
+        max_node_pools_per_cluster: 10,
+        max_nodes: 100,
+        max_vcpus: 800,
+    };
+    t.app.set_quota_overrides(org, roomy).await.unwrap();
+    for i in 0..50 {
+        let name = format!("c{i:02}");
+        t.cluster(&acme, &project, &name).await;
+        t.node_pool(&acme, &project, &name, "workers", 1).await;
+    }
+    let queries = Arc::new(AtomicUsize::new(0));
+    let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(QueryCounter(queries.clone())));
+    let page = |first: usize| {
+        format!(
+            r#"{{ project(project: "web") {{ clusters(first: {first}) {{ edges {{ node {{
+            name nodePools {{ name spec {{ count }} }} operations {{ kind status }} }} }} }} }} }}"#
+        )
+    };
+    let mut cost = Vec::new();
+    for first in [5, 50] {
+        queries.store(0, Ordering::SeqCst);
+        let answer = gql(&t, &acme, &page(first), json!({})).await;
+        let edges = answer["data"]["project"]["clusters"]["edges"].as_array().unwrap_or_else(|| panic!("{answer}"));
+        assert_eq!(edges.len(), first, "{answer}");
+        assert_eq!(edges[first - 1]["node"]["nodePools"][0]["name"], "workers");
+        assert_eq!(edges[0]["node"]["operations"][0]["kind"], "cluster_create");
+        cost.push(queries.load(Ordering::SeqCst));
+    }
+    assert!(cost[0] > 0, "the counter sees queries");
+    assert_eq!(cost[0], cost[1], "5 and 50 clusters cost the same number of queries: {cost:?}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn queries_over_the_limits_are_refused(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    // Thirteen levels, each list of one item, so only the depth is over a limit.
+    let deep = "{ orgs(first: 1) { edges { node { projects(first: 1) { edges { node { clusters(first: 1) { edges { node { nodePools { spec { taints { key } } } } } } } } } } } } }";
+    let answer = gql(&t, &acme, deep, json!({})).await;
+    let message = answer["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("nested too deep"), "{answer}");
+    assert!(answer["data"].is_null());
+
+    let wide = r#"{ orgs(first: 500) { edges { node { projects(first: 500) { edges { node { clusters(first: 500) { edges { node { name } } } } } } } } } }"#;
+    let answer = gql(&t, &acme, wide, json!({})).await;
+    let message = answer["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("too complex"), "{answer}");
+
+    // Within the limits, the same shape works.
+    let fine = gql(&t, &acme, "{ orgs { edges { node { name quotas { clusters { limit } } } } } }", json!({})).await;
+    assert_eq!(fine["data"]["orgs"]["edges"][0]["node"]["name"], "acme", "{fine}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_subscription_follows_an_operation_to_completion(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (_, op) = t.cluster(&acme, &project, "prod").await;
+    let op_id = op["id"].as_str().unwrap().to_string();
+
+    let mut request = format!("{}/graphql/ws", t.base.replace("http://", "ws://")).into_client_request().unwrap();
+    request.headers_mut().insert("sec-websocket-protocol", "graphql-transport-ws".parse().unwrap());
+    let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let (mut outgoing, mut incoming) = socket.split();
+    let send = |value: Value| Message::Text(value.to_string().into());
+    outgoing
+        .send(send(
+            json!({ "type": "connection_init", "payload": { "authorization": format!("Bearer {}", acme.token) } }),
+        ))
+        .await
+        .unwrap();
+    let mut next = async || -> Value {
+        loop {
+            let message = tokio::time::timeout(std::time::Duration::from_secs(10), incoming.next())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            if let Message::Text(text) = message {
+                return serde_json::from_str(&text).unwrap();
+            }
+        }
+    };
+    assert_eq!(next().await["type"], "connection_ack");
+    outgoing
+        .send(send(json!({ "id": "1", "type": "subscribe", "payload": {
+            "query": "subscription($id: ID!) { operation(id: $id) { status step progress done } }",
+            "variables": { "id": op_id } } })))
+        .await
+        .unwrap();
+    let first = next().await;
+    assert_eq!(first["payload"]["data"]["operation"]["status"], "PENDING", "{first}");
+
+    let op_uuid = op_id.parse::<moke_api::ids::OperationId>().unwrap().uuid();
+    for (status, step, progress) in
+        [(OperationStatus::Running, "provisioning_control_plane", 40), (OperationStatus::Succeeded, "done", 100)]
+    {
+        t.app
+            .record_operation_progress(OperationProgress {
+                operation_id: op_uuid,
+                status,
+                step: step.into(),
+                progress,
+                error: None,
+            })
+            .await
+            .unwrap();
+        let update = next().await;
+        assert_eq!(update["payload"]["data"]["operation"]["step"], step, "{update}");
+        assert_eq!(update["payload"]["data"]["operation"]["progress"], progress);
+    }
+    let last = next().await;
+    assert_eq!(last["type"], "complete", "the stream ends when the operation is done: {last}");
+}
