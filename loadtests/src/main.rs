@@ -1,7 +1,7 @@
-//! `api-bench`: measures the gateway's authenticated GET of a cluster and
-//! POST of a project at 32 concurrent connections, and beside them pgbench
-//! select-only and one-row inserts against the same Postgres, then prints the
-//! ratios. Run through `cargo xtask bench api`, which builds release binaries
+//! `api-bench`: measures the gateway's authenticated read of a cluster and
+//! create of a project at 32 concurrent connections over REST, gRPC and
+//! GraphQL, and beside them pgbench select-only and one-row inserts against
+//! the same Postgres, then prints the ratios. Run through `cargo xtask bench api`, which builds release binaries
 //! and provides the database.
 //!
 //! Environment: `DATABASE_URL`, `BENCH_SERVER_BIN`, `PGBENCH`, `PGBENCH_URL`;
@@ -183,6 +183,45 @@ async fn main() -> Result<()> {
     .await;
     print_row("GET cluster (cluster_view)", &get);
 
+    // The same two operations over gRPC, one HTTP/2 connection per worker.
+    let mut grpc_clients = Vec::new();
+    for _ in 0..connections {
+        let channel = tonic::transport::Channel::from_shared(server.base.clone())?.connect().await?;
+        grpc_clients.push((
+            moke_proto::v1::cluster_service_client::ClusterServiceClient::new(channel.clone()),
+            moke_proto::v1::project_service_client::ProjectServiceClient::new(channel),
+        ));
+    }
+    let grpc_clients = Arc::new(grpc_clients);
+    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {}", server.token).parse()?;
+    let (clients, auth, project, cluster) =
+        (grpc_clients.clone(), bearer.clone(), project_id.clone(), cluster_id.clone());
+    let grpc_get = load(connections, duration, move |worker, _| {
+        let mut client = clients[worker].0.clone();
+        let mut request = tonic::Request::new(moke_proto::v1::GetClusterRequest {
+            project: project.clone(),
+            cluster: cluster.clone(),
+        });
+        request.metadata_mut().insert("authorization", auth.clone());
+        async move { client.get_cluster(request).await.is_ok() }
+    })
+    .await;
+    print_row("gRPC GetCluster", &grpc_get);
+
+    // And over GraphQL.
+    let graphql_url = format!("{}/graphql", server.base);
+    let cluster_query = json!({
+        "query": "query($p: String!, $c: String!) { cluster(project: $p, cluster: $c) { id name labels spec { region kubernetesVersion controlPlane { replicas } deletionProtection } generation status { phase observedGeneration stale } etag createdAt updatedAt } }",
+        "variables": { "p": project_id, "c": cluster_id },
+    });
+    let (c, token, url) = (client.clone(), server.token.clone(), graphql_url.clone());
+    let graphql_get = load(connections, duration, move |_, _| {
+        let request = c.post(&url).bearer_auth(&token).json(&cluster_query).send();
+        async move { graphql_succeeded(request.await).await }
+    })
+    .await;
+    print_row("GraphQL cluster", &graphql_get);
+    // Creates after every read, so reads never pay for the inserts' aftermath.
     let post_url = format!("{}/v1/orgs/{}/projects", server.base, server.org);
     let (c, token) = (client.clone(), server.token.clone());
     let run = std::process::id();
@@ -193,6 +232,30 @@ async fn main() -> Result<()> {
     })
     .await;
     print_row("POST project (project_create)", &create);
+    let (clients, auth, org) = (grpc_clients.clone(), bearer.clone(), server.org.clone());
+    let grpc_create = load(connections, duration, move |worker, i| {
+        let mut client = clients[worker].1.clone();
+        let mut request = tonic::Request::new(moke_proto::v1::CreateProjectRequest {
+            org: org.clone(),
+            name: format!("g{run}-{worker}-{i}"),
+            ..Default::default()
+        });
+        request.metadata_mut().insert("authorization", auth.clone());
+        async move { client.create_project(request).await.is_ok() }
+    })
+    .await;
+    print_row("gRPC CreateProject", &grpc_create);
+    let (c, token, url, org) = (client.clone(), server.token.clone(), graphql_url, server.org.clone());
+    let graphql_create = load(connections, duration, move |worker, i| {
+        let body = json!({
+            "query": "mutation($org: ID!, $name: String!) { createProject(org: $org, input: { name: $name }) { id name etag } }",
+            "variables": { "org": org, "name": format!("q{run}-{worker}-{i}") },
+        });
+        let request = c.post(&url).bearer_auth(&token).json(&body).send();
+        async move { graphql_succeeded(request.await).await }
+    })
+    .await;
+    print_row("GraphQL createProject", &graphql_create);
     drop(server);
 
     let clients = connections.to_string();
@@ -219,8 +282,24 @@ async fn main() -> Result<()> {
         create.p99_ms,
         verdict(post_ratio >= 0.3 && create.p99_ms <= 25.0)
     );
-    if get.errors + create.errors > 0 {
-        bail!("{} requests failed", get.errors + create.errors);
+    println!();
+    for (name, stats, baseline) in [
+        ("gRPC GetCluster / REST GET", &grpc_get, &get),
+        ("GraphQL cluster / REST GET", &graphql_get, &get),
+        ("gRPC CreateProject / REST POST", &grpc_create, &create),
+        ("GraphQL createProject / REST POST", &graphql_create, &create),
+    ] {
+        println!(
+            "{name:<34} = {:.2}  (p99 {:.2} ms vs {:.2} ms)",
+            stats.throughput / baseline.throughput,
+            stats.p99_ms,
+            baseline.p99_ms
+        );
+    }
+    let errors: usize =
+        [&get, &create, &grpc_get, &grpc_create, &graphql_get, &graphql_create].iter().map(|s| s.errors).sum();
+    if errors > 0 {
+        bail!("{errors} requests failed");
     }
     Ok(())
 }
@@ -230,6 +309,15 @@ async fn succeeded(response: reqwest::Result<reqwest::Response>, status: u16) ->
     match response {
         Ok(response) if response.status().as_u16() == status => response.bytes().await.is_ok(),
         _ => false,
+    }
+}
+
+/// True when a GraphQL answer came back with data and no errors.
+async fn graphql_succeeded(response: reqwest::Result<reqwest::Response>) -> bool {
+    let Ok(response) = response else { return false };
+    match response.json::<Value>().await {
+        Ok(body) => body.get("errors").is_none() && !body["data"].is_null(),
+        Err(_) => false,
     }
 }
 

@@ -104,8 +104,14 @@ struct GraphqlState {
 
 /// `/graphql` and `/graphql/ws`.
 pub fn router(app: Arc<App>) -> Router {
+    let max_body = app.config().http.max_body_bytes;
     let state = GraphqlState { schema: schema(Some(app.clone())), app };
-    Router::new().route("/graphql", get(graphiql).post(execute)).route("/graphql/ws", get(subscribe)).with_state(state)
+    Router::new()
+        .route("/graphql", get(graphiql).post(execute))
+        .route("/graphql/ws", get(subscribe))
+        .with_state(state)
+        // The size limit: a document larger than any request body is refused unread.
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(max_body))
 }
 
 async fn graphiql() -> Html<String> {

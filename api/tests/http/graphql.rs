@@ -210,6 +210,11 @@ async fn queries_over_the_limits_are_refused(options: PgPoolOptions, connect: Pg
     let message = answer["errors"][0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("too complex"), "{answer}");
 
+    let huge = format!("{{ orgs {{ edges {{ node {{ name }} }} }} }} # {}", "x".repeat(2 * 1024 * 1024));
+    let (status, _) =
+        t.send(t.request(reqwest::Method::POST, "/graphql", &acme.token).json(&json!({ "query": huge }))).await;
+    assert_eq!(status, reqwest::StatusCode::PAYLOAD_TOO_LARGE, "documents over the size limit are refused");
+
     // Within the limits, the same shape works.
     let fine = gql(&t, &acme, "{ orgs { edges { node { name quotas { clusters { limit } } } } } }", json!({})).await;
     assert_eq!(fine["data"]["orgs"]["edges"][0]["node"]["name"], "acme", "{fine}");

@@ -54,8 +54,15 @@ pub async fn over_rest(t: &TestApp, rest: &Tenant) -> RestRun {
     RestRun { project, first_op, stale, invalid }
 }
 
-fn audit_actions(events: &Value) -> Vec<String> {
-    events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap().to_string()).collect()
+/// The surface-independent part of each audit event.
+fn audit_trail(events: &Value) -> Vec<(String, String, String, String)> {
+    let text = |e: &Value, key: &str| e[key].as_str().unwrap_or_default().to_string();
+    events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (text(e, "action"), text(e, "outcome"), text(e, "resource_type"), text(&e["principal"], "kind")))
+        .collect()
 }
 
 /// Both tenants ran the scenario: same resources (ids and times aside) and
@@ -74,5 +81,5 @@ pub async fn assert_same_outcome(t: &TestApp, rest: &Tenant, other: &Tenant) {
     }
     let (_, rest_audit) = t.get(&format!("/v1/orgs/{}/audit-events", rest.org), &rest.token).await;
     let (_, other_audit) = t.get(&format!("/v1/orgs/{}/audit-events", other.org), &other.token).await;
-    assert_eq!(audit_actions(&rest_audit), audit_actions(&other_audit));
+    assert_eq!(audit_trail(&rest_audit), audit_trail(&other_audit));
 }
