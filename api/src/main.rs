@@ -37,6 +37,12 @@ enum Command {
         /// Name of the demo organization.
         #[arg(long, default_value = "demo")]
         org: String,
+        /// Where the in-process simulated regions keep their state.
+        #[arg(long, default_value = ".moke/regions")]
+        region_state_dir: PathBuf,
+        /// Do not run simulated region agents (operations then stay pending).
+        #[arg(long)]
+        no_regions: bool,
     },
     /// Print the OpenAPI document the code describes.
     Openapi,
@@ -91,7 +97,10 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot listen on {} (http.listen): {e}", config.http.listen))?;
     let public_url = config.http.public_url.clone();
     let app = App::new(pool, Arc::new(config));
-    if let Command::Dev { org } = &command {
+    if let Command::Dev { org, region_state_dir, no_regions } = &command {
+        if !no_regions {
+            start_region_agents(&app, region_state_dir)?;
+        }
         let demo = app.bootstrap_org(org, "Demo organization").await?;
         let token = &demo.owner_token.token;
         println!();
@@ -113,4 +122,19 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(listen = %listener.local_addr()?, "serving");
     server::serve(app, listener, server::shutdown_signal()).await
+}
+
+/// Runs one reference region agent with the simulated provider per
+/// configured region, in this process, on the embedded Postgres queue.
+fn start_region_agents(app: &Arc<App>, state_dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(state_dir)?;
+    for region in &app.config().catalog.regions {
+        let mut config = moke_region::AgentConfig::new(&region.name, region.zones.clone());
+        config.state_file = Some(state_dir.join(format!("{}.json", region.name)));
+        let agent = moke_region::Agent::new(config, app.db().clone())?;
+        let shutdown = app.shutdown_token().clone();
+        tokio::spawn(async move { agent.run(shutdown).await });
+        println!("  simulated region {} is running (zones {})", region.name, region.zones.join(", "));
+    }
+    Ok(())
 }

@@ -60,6 +60,7 @@ pub async fn serve(
 /// Work each gateway process does beside answering requests.
 async fn background_tasks(app: Arc<App>) {
     let listener = tokio::spawn(crate::app::notifications::run(app.clone()));
+    let ingest = tokio::spawn(ingest_region_status(app.clone()));
     let mut hourly = tokio::time::interval(Duration::from_secs(3600));
     loop {
         tokio::select! {
@@ -72,6 +73,24 @@ async fn background_tasks(app: Arc<App>) {
         }
     }
     listener.abort();
+    ingest.abort();
+}
+
+/// Applies region reports as they arrive (woken by `NOTIFY moke_status`,
+/// with a one-second poll as the fallback).
+async fn ingest_region_status(app: Arc<App>) {
+    loop {
+        match app.ingest_region_status_once().await {
+            Ok(n) if n > 0 => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "could not ingest region status"),
+        }
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = app.status_arrived().notified() => {}
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

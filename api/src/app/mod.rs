@@ -11,6 +11,7 @@ mod catalog;
 mod clusters;
 pub mod error;
 mod idempotency;
+pub mod ingest;
 mod node_pools;
 pub mod notifications;
 pub mod observations;
@@ -82,6 +83,7 @@ pub struct App {
     config: Arc<Config>,
     operations: OperationWatch,
     tokens: TokenCache,
+    status_arrived: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
 }
@@ -91,6 +93,7 @@ impl App {
         Arc::new(App {
             operations: OperationWatch::new(),
             tokens: TokenCache::default(),
+            status_arrived: tokio::sync::Notify::new(),
             db,
             config,
             fault_after_spec_insert: AtomicBool::new(false),
@@ -117,6 +120,11 @@ impl App {
 
     pub fn token_cache(&self) -> &TokenCache {
         &self.tokens
+    }
+
+    /// Signalled when a region report lands in the inbox.
+    pub fn status_arrived(&self) -> &tokio::sync::Notify {
+        &self.status_arrived
     }
 
     /// Arms (or disarms) a fault point. For tests of transactional integrity.

@@ -1,6 +1,6 @@
 //! One Postgres `LISTEN` connection per gateway process, fanning database
 //! notifications out to in-process state: operation changes wake long-polls,
-//! token changes evict the token cache. While the connection is down the
+//! token changes evict the token cache, region reports wake the ingest. While the connection is down the
 //! token cache is bypassed, so a missed revocation can never be served.
 
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use super::App;
 
 const OPERATIONS: &str = "moke_operations";
 const TOKENS: &str = "moke_tokens";
+const STATUS: &str = "moke_status";
 
 /// Listens until the app shuts down, reconnecting after errors.
 pub async fn run(app: Arc<App>) {
@@ -30,7 +31,7 @@ pub async fn run(app: Arc<App>) {
 
 async fn listen(app: &App) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect_with(app.db()).await?;
-    listener.listen_all([OPERATIONS, TOKENS]).await?;
+    listener.listen_all([OPERATIONS, TOKENS, STATUS]).await?;
     // Anything cached before we listened may have missed an eviction.
     app.token_cache().clear();
     app.token_cache().set_live(true);
@@ -39,6 +40,10 @@ async fn listen(app: &App) -> Result<(), sqlx::Error> {
             _ = app.shutdown_token().cancelled() => return Ok(()),
             n = listener.recv() => n?,
         };
+        if notification.channel() == STATUS {
+            app.status_arrived().notify_one();
+            continue;
+        }
         let Ok(id) = notification.payload().parse::<Uuid>() else { continue };
         match notification.channel() {
             OPERATIONS => app.operation_watch().changed(id),

@@ -44,16 +44,71 @@ pub struct NewMessage<'a> {
     pub payload: Value,
 }
 
+/// The command in its wire form (`moke.region.v1.Command`, without the id,
+/// which the transport supplies), built from the gateway's own payload.
+pub fn wire_command(payload: &Value) -> Vec<u8> {
+    use moke_proto::region::{self as pb, CommandKind};
+    use prost::Message;
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let kind = match payload["kind"].as_str().unwrap_or_default() {
+        "cluster_create" => CommandKind::ClusterCreate,
+        "cluster_update" => CommandKind::ClusterUpdate,
+        "cluster_delete" => CommandKind::ClusterDelete,
+        "node_pool_create" => CommandKind::NodePoolCreate,
+        "node_pool_update" => CommandKind::NodePoolUpdate,
+        "node_pool_delete" => CommandKind::NodePoolDelete,
+        _ => CommandKind::Unspecified,
+    };
+    let spec = &payload["spec"];
+    let is_pool = payload.get("node_pool_id").is_some();
+    let cluster = (!is_pool).then(|| pb::ClusterSpec {
+        region: text(&spec["region"]),
+        kubernetes_version: text(&spec["kubernetes_version"]),
+        control_plane_replicas: spec["control_plane"]["replicas"].as_i64().unwrap_or(0),
+        deletion_protection: spec["deletion_protection"].as_bool().unwrap_or(false),
+    });
+    let node_pool = is_pool.then(|| pb::NodePoolSpec {
+        machine_type: text(&spec["machine_type"]),
+        count: spec["count"].as_i64().unwrap_or(0),
+        zones: spec["zones"].as_array().map(|z| z.iter().map(text).collect()).unwrap_or_default(),
+        node_labels: serde_json::from_value(spec["node_labels"].clone()).unwrap_or_default(),
+        taints: spec["taints"]
+            .as_array()
+            .map(|taints| {
+                taints
+                    .iter()
+                    .map(|t| pb::Taint { key: text(&t["key"]), value: text(&t["value"]), effect: text(&t["effect"]) })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    });
+    pb::Command {
+        id: 0,
+        kind: kind as i32,
+        operation_id: text(&payload["operation_id"]),
+        org_id: text(&payload["org_id"]),
+        cluster_id: text(&payload["cluster_id"]),
+        node_pool_id: text(&payload["node_pool_id"]),
+        name: text(&payload["name"]),
+        generation: payload["generation"].as_i64().unwrap_or(0),
+        cluster,
+        node_pool,
+    }
+    .encode_to_vec()
+}
+
 pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>) -> Result<()> {
+    let command = wire_command(&message.payload);
     sqlx::query!(
-        "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload)
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload, command)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
         message.region,
         message.kind,
         message.operation_id,
         message.resource_id,
         message.generation,
         message.payload,
+        command,
     )
     .execute(tx)
     .await?;

@@ -13,3 +13,4 @@ mod integrity;
 mod isolation;
 mod lifecycle;
 mod openapi;
+mod regions;

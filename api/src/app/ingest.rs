@@ -1,0 +1,111 @@
+//! Status ingest: what regions report (`moke.region.v1.Status`) becomes
+//! Operation progress and observed state. Reports arrive through the
+//! `region_status` inbox (the embedded Postgres transport); applying one is
+//! idempotent, so a report seen twice is harmless.
+
+use moke_proto::region::{self as pb, status::Message as StatusMessage};
+use prost::Message;
+use uuid::Uuid;
+
+use super::observations::{OperationProgress, ResourceObservation};
+use super::{App, Result};
+use crate::ids::{ClusterId, NodePoolId, OperationId};
+use crate::model::{Condition, OperationError, OperationStatus};
+
+/// Most reports applied per inbox claim.
+const BATCH: i64 = 200;
+
+fn uuid_of(resource_type: &str, id: &str) -> Option<Uuid> {
+    match resource_type {
+        "cluster" => id.parse::<ClusterId>().ok().map(|id| id.uuid()),
+        "node_pool" => id.parse::<NodePoolId>().ok().map(|id| id.uuid()),
+        _ => None,
+    }
+}
+
+impl App {
+    /// Applies one region report.
+    pub async fn apply_region_status(&self, status: pb::Status) -> Result<()> {
+        match status.message {
+            Some(StatusMessage::Progress(p)) => {
+                let Ok(operation) = p.operation_id.parse::<OperationId>() else {
+                    tracing::warn!(operation = %p.operation_id, "progress for an unknown operation id; dropped");
+                    return Ok(());
+                };
+                let Some(status) = OperationStatus::parse(&p.status) else {
+                    tracing::warn!(status = %p.status, "progress with an unknown status; dropped");
+                    return Ok(());
+                };
+                let error = (!p.error_code.is_empty())
+                    .then(|| OperationError { code: p.error_code.clone(), message: p.error_message.clone() });
+                self.record_operation_progress(OperationProgress {
+                    operation_id: operation.uuid(),
+                    status,
+                    step: p.step,
+                    progress: p.progress,
+                    error,
+                })
+                .await
+            }
+            Some(StatusMessage::Observation(o)) => {
+                let resource_type = match o.resource_type.as_str() {
+                    "cluster" => "cluster",
+                    "node_pool" => "node_pool",
+                    other => {
+                        tracing::warn!(resource_type = other, "observation of an unknown resource type; dropped");
+                        return Ok(());
+                    }
+                };
+                let Some(resource_id) = uuid_of(resource_type, &o.resource_id) else {
+                    tracing::warn!(resource = %o.resource_id, "observation of an unknown id; dropped");
+                    return Ok(());
+                };
+                let now = chrono::Utc::now();
+                self.record_observation(ResourceObservation {
+                    resource_type,
+                    resource_id,
+                    observed_generation: o.observed_generation,
+                    phase: o.phase,
+                    conditions: o
+                        .conditions
+                        .into_iter()
+                        .map(|c| Condition {
+                            condition_type: c.r#type,
+                            status: c.status,
+                            reason: c.reason,
+                            message: c.message,
+                            last_transition_time: now,
+                        })
+                        .collect(),
+                    gone: o.gone,
+                })
+                .await
+            }
+            Some(StatusMessage::Heartbeat(_)) | None => Ok(()),
+        }
+    }
+
+    /// Claims and applies up to a batch of reports from the inbox; returns
+    /// how many. A report that fails to apply stays for the next round.
+    pub async fn ingest_region_status_once(&self) -> Result<usize> {
+        let mut tx = self.db().begin().await?;
+        let rows = sqlx::query!(
+            "DELETE FROM region_status WHERE id IN (
+                 SELECT id FROM region_status ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+             RETURNING id, message",
+            BATCH,
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut rows = rows;
+        rows.sort_by_key(|r| r.id);
+        for row in &rows {
+            match pb::Status::decode(row.message.as_slice()) {
+                Ok(status) => self.apply_region_status(status).await?,
+                Err(error) => tracing::warn!(id = row.id, %error, "undecodable region status; dropped"),
+            }
+        }
+        tx.commit().await?;
+        Ok(rows.len())
+    }
+}

@@ -1,0 +1,140 @@
+//! The loop through a region on the embedded Postgres queue: the gateway
+//! commits desired state, the reference agent applies it to the simulated
+//! region, and its reports come back as finished Operations and observed
+//! state.
+
+use moke_region::{Agent, AgentConfig};
+use reqwest::StatusCode;
+use serde_json::json;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::TestApp;
+
+fn agent(t: &TestApp, state_file: Option<std::path::PathBuf>) -> Agent {
+    let zones = vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()];
+    let mut config = AgentConfig::new("eu-central-1", zones);
+    config.state_file = state_file;
+    Agent::new(config, t.pool.clone()).unwrap()
+}
+
+/// Lets the agent work and the gateway ingest until both are idle.
+async fn settle(t: &TestApp, agent: &Agent) {
+    while agent.run_once().await.unwrap() > 0 {}
+    while t.app.ingest_region_status_once().await.unwrap() > 0 {}
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_cluster_becomes_running_with_its_control_plane_spread(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", uuid_like()));
+    let region = agent(&t, Some(state_file.clone()));
+
+    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
+    let (_, _pool_op) = t.node_pool(&acme, &project, &cluster, "workers", 5).await;
+    settle(&t, &region).await;
+
+    let (_, done) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(done["progress"], 100);
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(view["status"]["phase"], "running", "{view}");
+    assert_eq!(view["status"]["observed_generation"], 1);
+    assert_eq!(view["status"]["conditions"][0]["type"], "Ready");
+    let (_, pool) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}/node-pools/workers"), &acme.token).await;
+    assert_eq!(pool["status"]["phase"], "running");
+
+    // Placement: a cell, etcd one member per zone, nodes spread with skew ≤ 1.
+    let state = region.state();
+    let placed = &state.clusters[&cluster];
+    assert!(placed.cell.starts_with("cell-"));
+    let mut etcd_zones: Vec<&str> = placed.etcd.iter().map(|m| m.zone.as_str()).collect();
+    etcd_zones.sort();
+    assert_eq!(etcd_zones, ["eu-central-1a", "eu-central-1b", "eu-central-1c"]);
+    assert_eq!(placed.api_servers.len(), 3);
+    let nodes = &state.node_pools.values().next().unwrap().nodes;
+    assert_eq!(nodes.len(), 5);
+    let per_zone: Vec<usize> = ["eu-central-1a", "eu-central-1b", "eu-central-1c"]
+        .iter()
+        .map(|z| nodes.iter().filter(|n| n.zone == *z).count())
+        .collect();
+    assert!(per_zone.iter().max().unwrap() - per_zone.iter().min().unwrap() <= 1, "{per_zone:?}");
+
+    // Redelivery of every command changes nothing.
+    sqlx::query("UPDATE outbox SET delivered_at = NULL").execute(&t.pool).await.unwrap();
+    settle(&t, &region).await;
+    assert_eq!(region.state().clusters, state.clusters, "duplicate delivery, no duplicate effect");
+    assert_eq!(region.state().node_pools, state.node_pools);
+
+    // A newer generation applies; replaying the older one afterwards does not undo it.
+    let (status, _) = t
+        .patch(
+            &format!("/v1/projects/{project}/clusters/{cluster}"),
+            &acme.token,
+            json!({ "spec": { "control_plane": { "replicas": 1 } } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    settle(&t, &region).await;
+    assert_eq!(region.state().clusters[&cluster].api_servers.len(), 1);
+    sqlx::query("UPDATE outbox SET delivered_at = NULL WHERE kind = 'cluster_create'").execute(&t.pool).await.unwrap();
+    settle(&t, &region).await;
+    assert_eq!(region.state().clusters[&cluster].generation, 2, "a stale generation is ignored");
+    assert_eq!(region.state().clusters[&cluster].api_servers.len(), 1);
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(view["status"]["observed_generation"], 2);
+
+    // A restarted agent picks up where the last one stopped.
+    let restarted = agent(&t, Some(state_file.clone()));
+    assert_eq!(restarted.state(), region.state());
+
+    // Delete: the region confirms and the cluster is gone.
+    let (status, _) = t.delete(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    settle(&t, &restarted).await;
+    let (status, _) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let _ = std::fs::remove_file(state_file);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_agent_serves_only_its_own_region(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (status, op) = t
+        .post(
+            &format!("/v1/projects/{project}/clusters"),
+            &acme.token,
+            json!({ "name": "us", "spec": { "region": "us-east-1" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let frankfurt = agent(&t, None);
+    settle(&t, &frankfurt).await;
+    assert!(frankfurt.state().clusters.is_empty());
+    let (_, pending) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
+    assert_eq!(pending["status"], "pending", "work for another region waits for its own agent");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_gateway_ingests_reports_as_they_arrive(options: PgPoolOptions, connect: PgConnectOptions) {
+    // The server's own ingest loop (woken by NOTIFY moke_status) finishes the operation.
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (_, op) = t.cluster(&acme, &project, "prod").await;
+    let region = agent(&t, None);
+    while region.run_once().await.unwrap() > 0 {}
+    let (_, done) = t.get(&format!("/v1/operations/{}?wait=10s", op["id"].as_str().unwrap()), &acme.token).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+}
+
+fn uuid_like() -> String {
+    format!(
+        "{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+    )
+}

@@ -1,0 +1,43 @@
+//! `moke-region`: the reference region agent with the simulated provider.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use moke_region::{Agent, AgentConfig};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(name = "moke-region", version, about = "Moke region agent (simulated region)")]
+struct Cli {
+    /// The region this agent serves, e.g. eu-central-1.
+    #[arg(long, env = "MOKE_REGION")]
+    region: String,
+    /// The region's zones, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    zones: Vec<String>,
+    /// The gateway's Postgres (the embedded queue).
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: String,
+    /// Where to keep the simulated region's state across restarts.
+    #[arg(long)]
+    state_file: Option<PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
+    let cli = Cli::parse();
+    let db = sqlx::postgres::PgPoolOptions::new().max_connections(4).connect(&cli.database_url).await?;
+    let mut config = AgentConfig::new(&cli.region, cli.zones);
+    config.state_file = cli.state_file;
+    let agent = Agent::new(config, db)?;
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        stop.cancel();
+    });
+    agent.run(shutdown).await
+}
