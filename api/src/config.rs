@@ -92,6 +92,8 @@ pub struct OutboxConfig {
     pub retry_base_seconds: u32,
     pub retry_max_seconds: u32,
     pub batch_size: u32,
+    pub max_backlog_per_region: i64,
+    pub region_stale_after_seconds: i64,
 }
 
 /// Limits every organization gets unless overridden.
@@ -244,6 +246,12 @@ impl Config {
         }
         if self.outbox.batch_size == 0 {
             return Err(bad("outbox.batch_size", "must be positive"));
+        }
+        if self.outbox.max_backlog_per_region <= 0 {
+            return Err(bad("outbox.max_backlog_per_region", "must be positive"));
+        }
+        if self.outbox.region_stale_after_seconds <= 0 {
+            return Err(bad("outbox.region_stale_after_seconds", "must be positive"));
         }
         let q = &self.quotas;
         for (key, value) in [

@@ -62,6 +62,30 @@ pub struct ObservedStatus {
     pub stale: bool,
 }
 
+// ---------------------------------------------------------------- regions
+
+/// A region on offer, with the health of its agent and queue.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RegionView {
+    /// Region name used in cluster specs, e.g. `eu-central-1`.
+    pub name: String,
+    pub display_name: String,
+    pub zones: Vec<String>,
+    pub health: RegionHealth,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RegionHealth {
+    /// `healthy` (agent reported recently), `stale` (it stopped reporting:
+    /// changes are accepted and queue up), or `unknown` (never reported).
+    pub status: String,
+    pub last_heartbeat_at: Option<DateTime<Utc>>,
+    /// Commands waiting for the region.
+    pub pending_commands: i64,
+    /// Age of the oldest waiting command, in seconds.
+    pub oldest_pending_seconds: f64,
+}
+
 // ---------------------------------------------------------------- orgs
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

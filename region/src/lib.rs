@@ -44,6 +44,9 @@ impl Provider for Simulated {
     }
 }
 
+/// How often an agent says it is alive.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+
 /// How an agent runs.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -151,10 +154,38 @@ impl Agent {
         Ok(rows.len())
     }
 
-    /// Works until `shutdown`, sleeping `poll_interval` when the queue is empty.
+    /// Tells the gateway this agent is alive.
+    pub async fn heartbeat(&self) -> anyhow::Result<()> {
+        let applied = self.provider.lock().expect("provider lock").state.commands_applied;
+        let status = pb::Status {
+            region: self.config.region.clone(),
+            message: Some(pb::status::Message::Heartbeat(pb::Heartbeat {
+                region: self.config.region.clone(),
+                commands_applied: applied,
+            })),
+        };
+        sqlx::query("INSERT INTO region_status (region, message) VALUES ($1, $2)")
+            .bind(&self.config.region)
+            .bind(status.encode_to_vec())
+            .execute(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// Works until `shutdown`, sleeping `poll_interval` when the queue is
+    /// empty and sending a heartbeat every `HEARTBEAT_EVERY`.
     pub async fn run(&self, shutdown: CancellationToken) -> anyhow::Result<()> {
         tracing::info!(region = %self.config.region, "region agent started");
+        let mut last_heartbeat: Option<std::time::Instant> = None;
         loop {
+            if last_heartbeat.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
+                match self.heartbeat().await {
+                    Ok(()) => last_heartbeat = Some(std::time::Instant::now()),
+                    Err(error) => {
+                        tracing::warn!(region = %self.config.region, error = format!("{error:#}"), "heartbeat failed")
+                    }
+                }
+            }
             match self.run_once().await {
                 Ok(n) if n > 0 => continue,
                 Ok(_) => {}

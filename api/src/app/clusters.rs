@@ -236,6 +236,7 @@ impl App {
                         spec,
                     ),
                 },
+                self.config().outbox.max_backlog_per_region,
             )
             .await?;
             audit::record(
@@ -358,6 +359,7 @@ impl App {
                         &spec,
                     ),
                 },
+                self.config().outbox.max_backlog_per_region,
             )
             .await?;
         }
@@ -445,6 +447,7 @@ impl App {
                     &spec,
                 ),
             },
+            self.config().outbox.max_backlog_per_region,
         )
         .await?;
         audit::record(

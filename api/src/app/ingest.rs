@@ -81,7 +81,18 @@ impl App {
                 })
                 .await
             }
-            Some(StatusMessage::Heartbeat(_)) | None => Ok(()),
+            Some(StatusMessage::Heartbeat(h)) => {
+                sqlx::query!(
+                    "INSERT INTO region_health (region, last_heartbeat_at, commands_applied) VALUES ($1, now(), $2)
+                     ON CONFLICT (region) DO UPDATE SET last_heartbeat_at = now(), commands_applied = $2",
+                    status.region,
+                    h.commands_applied,
+                )
+                .execute(self.db())
+                .await?;
+                Ok(())
+            }
+            None => Ok(()),
         }
     }
 

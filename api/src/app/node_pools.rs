@@ -201,6 +201,7 @@ impl App {
                     generation: 1,
                     payload: command("node_pool_create", &op, &cluster_row, id.uuid(), &input.name, 1, &spec),
                 },
+                self.config().outbox.max_backlog_per_region,
             )
             .await?;
             audit::record(
@@ -368,6 +369,7 @@ impl App {
                     generation,
                     payload: command("node_pool_update", &op, &cluster_row, row.id, &row.name, generation, &spec),
                 },
+                self.config().outbox.max_backlog_per_region,
             )
             .await?;
         }
@@ -444,6 +446,7 @@ impl App {
                 generation,
                 payload: command("node_pool_delete", &op, &cluster_row, row.id, &row.name, generation, &spec),
             },
+            self.config().outbox.max_backlog_per_region,
         )
         .await?;
         audit::record(

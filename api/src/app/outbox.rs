@@ -97,7 +97,24 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
     .encode_to_vec()
 }
 
-pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>) -> Result<()> {
+/// Queues a command for a region, unless that region's backlog is already at
+/// `max_backlog`: then the whole mutation fails with 503 (the region is slow
+/// or down; other regions are unaffected).
+pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog: i64) -> Result<()> {
+    let pending: i64 = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM (SELECT 1 FROM outbox WHERE region = $1 AND delivered_at IS NULL
+               LIMIT $2) pending"#,
+        message.region,
+        max_backlog,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if pending >= max_backlog {
+        return Err(super::Error::Unavailable {
+            detail: format!("region {} has too much work queued; retry later", message.region),
+            retry_after_seconds: 30,
+        });
+    }
     let command = wire_command(&message.payload);
     sqlx::query!(
         "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload, command)
@@ -122,7 +139,44 @@ pub struct Backlog {
     pub oldest_age_seconds: f64,
 }
 
+/// A region's queue and agent, for `GET /v1/regions`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionQueueState {
+    pub pending: i64,
+    pub oldest_age_seconds: f64,
+    pub last_heartbeat_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
 impl App {
+    /// Backlog and last heartbeat of every region that has either.
+    pub async fn region_queue_states(&self) -> Result<std::collections::HashMap<String, RegionQueueState>> {
+        let rows = sqlx::query!(
+            r#"SELECT COALESCE(b.region, h.region) AS "region!",
+                      COALESCE(b.pending, 0) AS "pending!",
+                      COALESCE(b.oldest, 0) AS "oldest!",
+                      h.last_heartbeat_at AS "last_heartbeat_at?"
+               FROM (SELECT region, count(*) AS pending,
+                            EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
+                     FROM outbox WHERE delivered_at IS NULL GROUP BY region) b
+               FULL JOIN region_health h ON h.region = b.region"#
+        )
+        .fetch_all(self.db())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                (
+                    r.region,
+                    RegionQueueState {
+                        pending: r.pending,
+                        oldest_age_seconds: r.oldest,
+                        last_heartbeat_at: r.last_heartbeat_at,
+                    },
+                )
+            })
+            .collect())
+    }
+
     /// Delivers up to `outbox.batch_size` due messages in id order, marking
     /// each delivered only after the consumer accepted it; a failure is
     /// retried later with exponential backoff. Several relays can run at once

@@ -8,8 +8,10 @@ use axum::extract::State;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::ApiResult;
 use crate::app::App;
-use crate::config::{KubernetesVersionEntry, MachineTypeEntry, RegionEntry};
+use crate::config::{KubernetesVersionEntry, MachineTypeEntry};
+use crate::model::RegionView;
 
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
@@ -18,11 +20,11 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(machine_type_list))
 }
 
-/// List regions and their zones.
+/// List regions with their zones, agent health and queued work.
 #[utoipa::path(get, path = "/v1/regions", operation_id = "region_list", tag = "catalog",
-    responses((status = 200, body = Vec<RegionEntry>)))]
-async fn region_list(State(app): State<Arc<App>>) -> Json<Vec<RegionEntry>> {
-    Json(app.region_list())
+    responses((status = 200, body = Vec<RegionView>)))]
+async fn region_list(State(app): State<Arc<App>>) -> ApiResult<Json<Vec<RegionView>>> {
+    Ok(Json(app.region_list().await?))
 }
 
 /// List Kubernetes versions, with the default and end-of-life dates.

@@ -57,7 +57,8 @@ async fn a_hundred_concurrent_creates_respect_a_quota_of_ten(options: PgPoolOpti
     assert_eq!(quotas["clusters"], json!({ "limit": 10, "usage": 10 }));
 
     // Node and vCPU quotas too: 100 nodes allowed, 8 vCPUs each on bm.small.
-    let (cluster, _) = ("c0", ());
+    let (_, listed) = t.get(&format!("/v1/projects/{project}/clusters?limit=1"), &acme.token).await;
+    let cluster = listed["items"][0]["name"].as_str().unwrap().to_string();
     let (status, problem) = t
         .post(
             &format!("/v1/projects/{project}/clusters/{cluster}/node-pools"),

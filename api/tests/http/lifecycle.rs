@@ -100,7 +100,8 @@ fn a_bad_config_value_stops_the_server_naming_the_key() {
 async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect: PgConnectOptions) {
     let port = free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_moke-server"))
-        .args(["dev", "--org", "shutdown-test", "--listen", &format!("127.0.0.1:{port}")])
+        // No region agents: the operation must still be pending when we long-poll it.
+        .args(["dev", "--no-regions", "--org", "shutdown-test", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--database-url")
         .arg(database_url(&connect))
         .env("MOKE_TELEMETRY__LOG_FILTER", "warn")
