@@ -48,6 +48,7 @@ pub struct Config {
     pub telemetry: TelemetryConfig,
     pub idempotency: IdempotencyConfig,
     pub outbox: OutboxConfig,
+    pub queue: QueueConfig,
     pub quotas: QuotaDefaults,
     pub catalog: Catalog,
 }
@@ -94,6 +95,22 @@ pub struct OutboxConfig {
     pub batch_size: u32,
     pub max_backlog_per_region: i64,
     pub region_stale_after_seconds: i64,
+}
+
+/// The transport between the gateway and the region agents.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueConfig {
+    pub backend: String,
+    pub nats_url: Secret,
+    pub nats_prefix: String,
+    pub nats_max_messages_per_region: i64,
+}
+
+impl QueueConfig {
+    pub fn is_nats(&self) -> bool {
+        self.backend == "nats"
+    }
 }
 
 /// Limits every organization gets unless overridden.
@@ -252,6 +269,20 @@ impl Config {
         }
         if self.outbox.region_stale_after_seconds <= 0 {
             return Err(bad("outbox.region_stale_after_seconds", "must be positive"));
+        }
+        if !matches!(self.queue.backend.as_str(), "postgres" | "nats") {
+            return Err(bad("queue.backend", "must be \"postgres\" or \"nats\""));
+        }
+        if !self.queue.nats_url.expose().starts_with("nats://") {
+            return Err(bad("queue.nats_url", "must be a nats:// URL"));
+        }
+        if self.queue.nats_prefix.is_empty()
+            || !self.queue.nats_prefix.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(bad("queue.nats_prefix", "must be letters, digits or '_'"));
+        }
+        if self.queue.nats_max_messages_per_region <= 0 {
+            return Err(bad("queue.nats_max_messages_per_region", "must be positive"));
         }
         let q = &self.quotas;
         for (key, value) in [

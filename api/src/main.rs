@@ -131,9 +131,27 @@ fn start_region_agents(app: &Arc<App>, state_dir: &std::path::Path) -> anyhow::R
     for region in &app.config().catalog.regions {
         let mut config = moke_region::AgentConfig::new(&region.name, region.zones.clone());
         config.state_file = Some(state_dir.join(format!("{}.json", region.name)));
-        let agent = moke_region::Agent::new(config, app.db().clone())?;
+        let queue = &app.config().queue;
+        let (region_name, url, prefix) = (region.name.clone(), queue.nats_url.clone(), queue.nats_prefix.clone());
+        let nats = queue.is_nats();
+        let db = app.db().clone();
         let shutdown = app.shutdown_token().clone();
-        tokio::spawn(async move { agent.run(shutdown).await });
+        tokio::spawn(async move {
+            let transport = if nats {
+                match moke_region::NatsLink::connect(url.expose(), &prefix, &region_name).await {
+                    Ok(link) => moke_region::Transport::Nats(Box::new(link)),
+                    Err(error) => return tracing::error!(error = format!("{error:#}"), "region agent could not start"),
+                }
+            } else {
+                moke_region::Transport::Postgres(db)
+            };
+            match moke_region::Agent::new(config, transport) {
+                Ok(agent) => {
+                    let _ = agent.run(shutdown).await;
+                }
+                Err(error) => tracing::error!(error = format!("{error:#}"), "region agent could not start"),
+            }
+        });
         println!("  simulated region {} is running (zones {})", region.name, region.zones.join(", "));
     }
     Ok(())

@@ -40,6 +40,12 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     crate::http::ops::prometheus();
+    let mut nats_tasks = Vec::new();
+    if app.config().queue.is_nats() {
+        let nats = crate::queue::Nats::connect(app.config()).await?;
+        nats_tasks.push(tokio::spawn(crate::queue::relay(app.clone(), nats.clone())));
+        nats_tasks.push(tokio::spawn(crate::queue::ingest(app.clone(), nats)));
+    }
     let background = tokio::spawn(background_tasks(app.clone()));
     let router = crate::http::router(app.clone());
     let token = app.shutdown_token().clone();
@@ -54,6 +60,7 @@ pub async fn serve(
         .context("HTTP server failed")?;
     app.shutdown_token().cancel();
     background.abort();
+    nats_tasks.iter().for_each(|task| task.abort());
     Ok(())
 }
 

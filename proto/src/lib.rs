@@ -1,6 +1,7 @@
 //! Protobuf contracts of Moke, compiled with protox: the public gRPC API
-//! `moke.v1` and the gateway ↔ region queue messages `moke.region.v1`. Generated code only; no logic, and no dependency on any other
-//! Moke crate.
+//! `moke.v1` and the gateway ↔ region queue messages `moke.region.v1`, plus
+//! the names of the NATS subjects and streams they travel on. No logic, and
+//! no dependency on any other Moke crate.
 
 /// The public API, version 1.
 pub mod v1 {
@@ -16,3 +17,36 @@ pub mod region {
 
 /// The encoded `FileDescriptorSet` of every contract, for gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/moke_descriptor.bin"));
+
+/// Where region messages travel on NATS JetStream. `prefix` separates
+/// deployments (and tests) sharing one NATS server; it is `moke` by default.
+pub mod subjects {
+    /// Commands for one region: `<prefix>.cmd.<region>`.
+    pub fn commands(prefix: &str, region: &str) -> String {
+        format!("{prefix}.cmd.{region}")
+    }
+
+    /// The stream holding one region's commands (one stream per region, so
+    /// each has its own limits).
+    pub fn command_stream(prefix: &str, region: &str) -> String {
+        format!("{}_CMD_{}", prefix.to_uppercase(), region.to_uppercase().replace(['.', '-'], "_"))
+    }
+
+    /// Status from one region: `<prefix>.status.<region>`.
+    pub fn status(prefix: &str, region: &str) -> String {
+        format!("{prefix}.status.{region}")
+    }
+
+    /// Every region's status: the subject filter of the status stream.
+    pub fn all_status(prefix: &str) -> String {
+        format!("{prefix}.status.>")
+    }
+
+    /// The stream holding status from every region.
+    pub fn status_stream(prefix: &str) -> String {
+        format!("{}_STATUS", prefix.to_uppercase())
+    }
+
+    /// The header carrying the command id (JetStream de-duplicates on it).
+    pub const MESSAGE_ID: &str = "Nats-Msg-Id";
+}

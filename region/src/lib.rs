@@ -2,11 +2,17 @@
 //! region's work queue, applies them to a [`Provider`] (the simulated region
 //! by default), and reports progress and observations back to the gateway.
 //!
-//! Transport today is the embedded Postgres queue: commands are the gateway's
-//! outbox rows for this region, claimed with `FOR UPDATE SKIP LOCKED`, and
-//! reports go to the `region_status` inbox in the same transaction, so a
-//! command counts as done exactly when its reports are recorded. An agent
-//! that dies mid-command leaves the rows to be claimed again.
+//! Two transports ([`Transport`]):
+//! - the embedded Postgres queue: commands are the gateway's outbox rows for
+//!   this region, claimed with `FOR UPDATE SKIP LOCKED`, and reports go to the
+//!   `region_status` inbox in the same transaction, so a command counts as
+//!   done exactly when its reports are recorded;
+//! - NATS JetStream: a durable pull consumer on the region's command stream
+//!   with explicit acks; a command is acknowledged only after its reports
+//!   were published (and acknowledged) on the status subject.
+//!
+//! Either way an agent that dies mid-command gets the command again, and
+//! applying it again changes nothing.
 //!
 //! Depends on `moke-proto` only; never on the gateway crate.
 
@@ -72,16 +78,48 @@ impl AgentConfig {
     }
 }
 
-/// One region's agent on the Postgres queue.
+/// How commands arrive and reports leave.
+pub enum Transport {
+    Postgres(PgPool),
+    Nats(Box<NatsLink>),
+}
+
+/// A JetStream link for one region.
+pub struct NatsLink {
+    js: async_nats::jetstream::Context,
+    prefix: String,
+}
+
+impl NatsLink {
+    /// Connects; the gateway creates the streams, so this waits (up to 30 s)
+    /// for the region's command stream to exist.
+    pub async fn connect(url: &str, prefix: &str, region: &str) -> anyhow::Result<NatsLink> {
+        let client = async_nats::connect(url).await.with_context(|| format!("could not connect to NATS at {url}"))?;
+        let js = async_nats::jetstream::new(client);
+        let stream = moke_proto::subjects::command_stream(prefix, region);
+        for _ in 0..60 {
+            if js.get_stream(&stream).await.is_ok() {
+                return Ok(NatsLink { js, prefix: prefix.to_string() });
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        anyhow::bail!("stream {stream} does not exist; is the gateway running with queue.backend = \"nats\"?")
+    }
+}
+
+/// How many times a command is offered before it is given up on.
+pub const MAX_DELIVER: i64 = 5;
+
+/// One region's agent.
 pub struct Agent {
     config: AgentConfig,
-    db: PgPool,
+    transport: Transport,
     provider: Mutex<Simulated>,
 }
 
 impl Agent {
     /// Loads the saved state, if any.
-    pub fn new(config: AgentConfig, db: PgPool) -> anyhow::Result<Agent> {
+    pub fn new(config: AgentConfig, transport: Transport) -> anyhow::Result<Agent> {
         let state = match &config.state_file {
             Some(path) if path.exists() => {
                 let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -90,7 +128,7 @@ impl Agent {
             _ => SimState::default(),
         };
         let provider = Mutex::new(Simulated { layout: config.layout.clone(), state });
-        Ok(Agent { config, db, provider })
+        Ok(Agent { config, transport, provider })
     }
 
     /// A copy of the simulated region's state.
@@ -107,10 +145,79 @@ impl Agent {
         Ok(())
     }
 
-    /// Claims a batch of this region's commands, applies them in order and
-    /// records their reports, in one transaction. Returns how many commands.
+    /// Takes a batch of this region's commands, applies them in order and
+    /// reports; returns how many commands.
     pub async fn run_once(&self) -> anyhow::Result<usize> {
-        let mut tx = self.db.begin().await?;
+        match &self.transport {
+            Transport::Postgres(db) => self.run_once_postgres(db).await,
+            Transport::Nats(link) => self.run_once_nats(link).await,
+        }
+    }
+
+    async fn publish_status(&self, link: &NatsLink, message: pb::status::Message) -> anyhow::Result<()> {
+        let status = pb::Status { region: self.config.region.clone(), message: Some(message) };
+        let subject = moke_proto::subjects::status(&link.prefix, &self.config.region);
+        link.js.publish(subject, status.encode_to_vec().into()).await?.await?;
+        Ok(())
+    }
+
+    async fn run_once_nats(&self, link: &NatsLink) -> anyhow::Result<usize> {
+        use async_nats::jetstream::consumer;
+        use futures::StreamExt;
+        let stream =
+            link.js.get_stream(moke_proto::subjects::command_stream(&link.prefix, &self.config.region)).await?;
+        let name = format!("region-{}", self.config.region);
+        let consumer: consumer::PullConsumer = stream
+            .get_or_create_consumer(
+                &name,
+                consumer::pull::Config {
+                    durable_name: Some(name.clone()),
+                    ack_policy: consumer::AckPolicy::Explicit,
+                    max_deliver: MAX_DELIVER,
+                    ack_wait: Duration::from_secs(30),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        let mut batch = consumer
+            .fetch()
+            .max_messages(self.config.batch as usize)
+            .expires(Duration::from_millis(200))
+            .messages()
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut handled = 0;
+        while let Some(message) = batch.next().await {
+            let message = message.map_err(|e| anyhow::anyhow!("{e}"))?;
+            let id = message
+                .headers
+                .as_ref()
+                .and_then(|h| h.get(moke_proto::subjects::MESSAGE_ID))
+                .and_then(|v| v.as_str().parse::<i64>().ok())
+                .unwrap_or_default();
+            match pb::Command::decode(message.payload.as_ref()) {
+                Ok(mut command) => {
+                    command.id = id;
+                    let reports = self.provider.lock().expect("provider lock").apply(&command);
+                    let state = self.state();
+                    self.save(&state)?;
+                    for report in reports {
+                        self.publish_status(link, report).await?;
+                    }
+                    message.double_ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+                Err(error) => {
+                    tracing::warn!(id, %error, "undecodable command; terminated");
+                    message.ack_with(async_nats::jetstream::AckKind::Term).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+            }
+            handled += 1;
+        }
+        Ok(handled)
+    }
+
+    async fn run_once_postgres(&self, db: &PgPool) -> anyhow::Result<usize> {
+        let mut tx = db.begin().await?;
         let rows = sqlx::query_as::<_, (i64, Option<Vec<u8>>)>(
             "SELECT id, command FROM outbox
              WHERE region = $1 AND delivered_at IS NULL AND available_at <= now()
@@ -164,11 +271,18 @@ impl Agent {
                 commands_applied: applied,
             })),
         };
-        sqlx::query("INSERT INTO region_status (region, message) VALUES ($1, $2)")
-            .bind(&self.config.region)
-            .bind(status.encode_to_vec())
-            .execute(&self.db)
-            .await?;
+        match &self.transport {
+            Transport::Postgres(db) => {
+                sqlx::query("INSERT INTO region_status (region, message) VALUES ($1, $2)")
+                    .bind(&self.config.region)
+                    .bind(status.encode_to_vec())
+                    .execute(db)
+                    .await?;
+            }
+            Transport::Nats(link) => {
+                self.publish_status(link, status.message.expect("set above")).await?;
+            }
+        }
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use moke_region::{Agent, AgentConfig};
+use moke_region::{Agent, AgentConfig, NatsLink, Transport};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -15,9 +15,15 @@ struct Cli {
     /// The region's zones, comma-separated.
     #[arg(long, value_delimiter = ',', required = true)]
     zones: Vec<String>,
-    /// The gateway's Postgres (the embedded queue).
-    #[arg(long, env = "DATABASE_URL")]
-    database_url: String,
+    /// The gateway's Postgres, for the embedded queue.
+    #[arg(long, env = "DATABASE_URL", required_unless_present = "nats_url")]
+    database_url: Option<String>,
+    /// NATS JetStream instead of the embedded queue.
+    #[arg(long, env = "MOKE_NATS_URL")]
+    nats_url: Option<String>,
+    /// Subject and stream prefix (the gateway's queue.nats_prefix).
+    #[arg(long, default_value = "moke")]
+    nats_prefix: String,
     /// Where to keep the simulated region's state across restarts.
     #[arg(long)]
     state_file: Option<PathBuf>,
@@ -29,10 +35,16 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
     let cli = Cli::parse();
-    let db = sqlx::postgres::PgPoolOptions::new().max_connections(4).connect(&cli.database_url).await?;
+    let transport = match (&cli.nats_url, &cli.database_url) {
+        (Some(url), _) => Transport::Nats(Box::new(NatsLink::connect(url, &cli.nats_prefix, &cli.region).await?)),
+        (None, Some(url)) => {
+            Transport::Postgres(sqlx::postgres::PgPoolOptions::new().max_connections(4).connect(url).await?)
+        }
+        (None, None) => anyhow::bail!("give --database-url (embedded queue) or --nats-url"),
+    };
     let mut config = AgentConfig::new(&cli.region, cli.zones);
     config.state_file = cli.state_file;
-    let agent = Agent::new(config, db)?;
+    let agent = Agent::new(config, transport)?;
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {

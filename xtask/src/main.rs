@@ -10,6 +10,7 @@
 //!
 //! Depends only on anyhow and libc, so it builds in seconds.
 
+mod nats;
 mod postgres;
 
 use std::env;
@@ -90,12 +91,15 @@ fn dev(args: &[String]) -> Result<()> {
 
 fn test(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Test)?;
+    let nats = nats::ensure()?;
     let mut command = cargo();
     command
         .args(["test", "--workspace", "--all-targets"])
         .args(args)
         // Each #[sqlx::test] creates and migrates its own database on this server.
         .env("DATABASE_URL", db.url("postgres"))
+        // The NATS tests use their own subject prefixes on this server.
+        .env("NATS_URL", nats.url())
         .env("SQLX_OFFLINE", "true");
     run(&mut command)
 }

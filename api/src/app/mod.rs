@@ -84,6 +84,7 @@ pub struct App {
     operations: OperationWatch,
     tokens: TokenCache,
     status_arrived: tokio::sync::Notify,
+    outbox_arrived: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
 }
@@ -94,6 +95,7 @@ impl App {
             operations: OperationWatch::new(),
             tokens: TokenCache::default(),
             status_arrived: tokio::sync::Notify::new(),
+            outbox_arrived: tokio::sync::Notify::new(),
             db,
             config,
             fault_after_spec_insert: AtomicBool::new(false),
@@ -120,6 +122,11 @@ impl App {
 
     pub fn token_cache(&self) -> &TokenCache {
         &self.tokens
+    }
+
+    /// Signalled when a command is committed to the outbox.
+    pub fn outbox_arrived(&self) -> &tokio::sync::Notify {
+        &self.outbox_arrived
     }
 
     /// Signalled when a region report lands in the inbox.

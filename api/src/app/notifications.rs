@@ -14,6 +14,7 @@ use super::App;
 const OPERATIONS: &str = "moke_operations";
 const TOKENS: &str = "moke_tokens";
 const STATUS: &str = "moke_status";
+const OUTBOX: &str = "moke_outbox";
 
 /// Listens until the app shuts down, reconnecting after errors.
 pub async fn run(app: Arc<App>) {
@@ -31,7 +32,7 @@ pub async fn run(app: Arc<App>) {
 
 async fn listen(app: &App) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect_with(app.db()).await?;
-    listener.listen_all([OPERATIONS, TOKENS, STATUS]).await?;
+    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX]).await?;
     // Anything cached before we listened may have missed an eviction.
     app.token_cache().clear();
     app.token_cache().set_live(true);
@@ -40,9 +41,16 @@ async fn listen(app: &App) -> Result<(), sqlx::Error> {
             _ = app.shutdown_token().cancelled() => return Ok(()),
             n = listener.recv() => n?,
         };
-        if notification.channel() == STATUS {
-            app.status_arrived().notify_one();
-            continue;
+        match notification.channel() {
+            STATUS => {
+                app.status_arrived().notify_one();
+                continue;
+            }
+            OUTBOX => {
+                app.outbox_arrived().notify_one();
+                continue;
+            }
+            _ => {}
         }
         let Ok(id) = notification.payload().parse::<Uuid>() else { continue };
         match notification.channel() {

@@ -24,6 +24,8 @@ pub struct OutboxMessage {
     pub resource_id: Uuid,
     pub generation: i64,
     pub payload: Value,
+    /// The command in its wire form (`moke.region.v1.Command` without id).
+    pub command: Option<Vec<u8>>,
     /// Earlier failed deliveries.
     pub attempts: i32,
 }
@@ -186,7 +188,7 @@ impl App {
         let config = &self.config().outbox;
         let mut tx = self.db().begin().await?;
         let rows = sqlx::query!(
-            "SELECT id, region, kind, operation_id, resource_id, generation, payload, attempts
+            "SELECT id, region, kind, operation_id, resource_id, generation, payload, command, attempts
              FROM outbox
              WHERE delivered_at IS NULL AND available_at <= now()
              ORDER BY id LIMIT $1
@@ -205,6 +207,7 @@ impl App {
                 resource_id: row.resource_id,
                 generation: row.generation,
                 payload: row.payload,
+                command: row.command,
                 attempts: row.attempts,
             };
             match consumer.deliver(&message).await {

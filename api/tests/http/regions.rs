@@ -3,7 +3,7 @@
 //! region, and its reports come back as finished Operations and observed
 //! state.
 
-use moke_region::{Agent, AgentConfig};
+use moke_region::{Agent, AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -14,7 +14,7 @@ fn agent(t: &TestApp, state_file: Option<std::path::PathBuf>) -> Agent {
     let zones = vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()];
     let mut config = AgentConfig::new("eu-central-1", zones);
     config.state_file = state_file;
-    Agent::new(config, t.pool.clone()).unwrap()
+    Agent::new(config, Transport::Postgres(t.pool.clone())).unwrap()
 }
 
 /// Lets the agent work and the gateway ingest until both are idle. The
@@ -184,4 +184,61 @@ async fn a_backlogged_region_refuses_new_work_while_others_go_on(options: PgPool
     assert_eq!(health("eu-central-1")["pending_commands"], 0);
     assert_eq!(health("us-east-1")["status"], "unknown");
     assert_eq!(health("us-east-1")["pending_commands"], 2);
+}
+
+/// The NATS server the tests use (`cargo xtask test` provides `NATS_URL`).
+fn nats_url() -> String {
+    std::env::var("NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into())
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect: PgConnectOptions) {
+    // A prefix of its own, so parallel tests and other users of this NATS never meet.
+    let prefix = format!("t{}", uuid_like().replace('-', "_"));
+    let t = TestApp::start_with(options, connect, |config| {
+        config.queue.backend = "nats".into();
+        config.queue.nats_url = moke_api::config::Secret::new(nats_url());
+        config.queue.nats_prefix = prefix.clone();
+    })
+    .await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let zones = vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()];
+    let link = moke_region::NatsLink::connect(&nats_url(), &prefix, "eu-central-1").await.unwrap();
+    let region = Agent::new(AgentConfig::new("eu-central-1", zones), Transport::Nats(Box::new(link))).unwrap();
+
+    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
+    let (_, pool_op) = t.node_pool(&acme, &project, &cluster, "workers", 4).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut applied = 0;
+    while applied < 2 {
+        applied += region.run_once().await.unwrap();
+        assert!(std::time::Instant::now() < deadline, "commands did not arrive over NATS");
+    }
+    for op in [&op, &pool_op] {
+        let (_, done) = t.get(&format!("/v1/operations/{}?wait=10s", op["id"].as_str().unwrap()), &acme.token).await;
+        assert_eq!(done["status"], "succeeded", "{done}");
+    }
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(view["status"]["phase"], "running", "{view}");
+    assert_eq!(t.count("outbox WHERE delivered_at IS NULL").await, 0, "every row was published and acknowledged");
+    let state = region.state();
+    assert_eq!(state.node_pools.values().next().unwrap().nodes.len(), 4);
+
+    // Publishing the same rows again is de-duplicated by their message ids.
+    sqlx::query("UPDATE outbox SET delivered_at = NULL").execute(&t.pool).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while t.count("outbox WHERE delivered_at IS NULL").await > 0 {
+        assert!(std::time::Instant::now() < deadline, "the relay did not republish");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(region.run_once().await.unwrap(), 0, "JetStream dropped the duplicates");
+    assert_eq!(region.state(), state);
+
+    // Leave the shared NATS as we found it.
+    let js = async_nats::jetstream::new(async_nats::connect(nats_url()).await.unwrap());
+    for region in ["eu-central-1", "us-east-1"] {
+        let _ = js.delete_stream(moke_proto::subjects::command_stream(&prefix, region)).await;
+    }
+    let _ = js.delete_stream(moke_proto::subjects::status_stream(&prefix)).await;
 }

@@ -1,0 +1,133 @@
+//! The NATS JetStream transport between the gateway and region agents
+//! (`queue.backend = "nats"`): a relay publishes outbox commands to each
+//! region's stream, and an ingest reads the status stream. The embedded
+//! Postgres transport needs neither (agents use the outbox and the status
+//! inbox directly).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use async_nats::jetstream::{self, consumer, stream};
+use futures::StreamExt;
+use moke_proto::region as pb;
+use moke_proto::subjects;
+use prost::Message;
+
+use crate::app::App;
+use crate::app::outbox::{OutboxConsumer, OutboxMessage};
+use crate::config::Config;
+
+/// A JetStream link with the streams this deployment uses.
+#[derive(Clone)]
+pub struct Nats {
+    js: jetstream::Context,
+    prefix: String,
+}
+
+impl Nats {
+    /// Connects and makes sure every region's command stream and the status
+    /// stream exist (creating them is idempotent).
+    pub async fn connect(config: &Config) -> anyhow::Result<Nats> {
+        let queue = &config.queue;
+        let client = async_nats::connect(queue.nats_url.expose())
+            .await
+            .with_context(|| "could not connect to NATS (queue.nats_url)".to_string())?;
+        let js = jetstream::new(client);
+        let prefix = queue.nats_prefix.clone();
+        for region in &config.catalog.regions {
+            js.get_or_create_stream(stream::Config {
+                name: subjects::command_stream(&prefix, &region.name),
+                subjects: vec![subjects::commands(&prefix, &region.name)],
+                max_messages: queue.nats_max_messages_per_region,
+                discard: stream::DiscardPolicy::New,
+                duplicate_window: Duration::from_secs(120),
+                ..Default::default()
+            })
+            .await
+            .with_context(|| format!("could not create the command stream of {}", region.name))?;
+        }
+        js.get_or_create_stream(stream::Config {
+            name: subjects::status_stream(&prefix),
+            subjects: vec![subjects::all_status(&prefix)],
+            ..Default::default()
+        })
+        .await
+        .context("could not create the status stream")?;
+        Ok(Nats { js, prefix })
+    }
+}
+
+impl OutboxConsumer for Nats {
+    /// Publishes the command and returns only once JetStream acknowledged it;
+    /// the outbox id is the message id, so a retried publish is de-duplicated.
+    async fn deliver(&self, message: &OutboxMessage) -> anyhow::Result<()> {
+        let command = message.command.clone().context("outbox row has no wire command")?;
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert(subjects::MESSAGE_ID, message.id.to_string().as_str());
+        self.js
+            .publish_with_headers(subjects::commands(&self.prefix, &message.region), headers, command.into())
+            .await?
+            .await?;
+        Ok(())
+    }
+}
+
+/// Relays outbox rows to NATS as they are committed (woken by `NOTIFY
+/// moke_outbox`, with a one-second poll as the fallback).
+pub async fn relay(app: Arc<App>, nats: Nats) {
+    loop {
+        match app.relay_outbox_once(&nats).await {
+            Ok(n) if n > 0 => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "outbox relay round failed"),
+        }
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = app.outbox_arrived().notified() => {}
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}
+
+/// Applies region reports from the status stream through a durable
+/// consumer; a report is acknowledged only after it was applied.
+pub async fn ingest(app: Arc<App>, nats: Nats) {
+    loop {
+        if let Err(error) = ingest_until_error(&app, &nats).await {
+            tracing::warn!(error = format!("{error:#}"), "status ingest failed; retrying");
+        }
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}
+
+async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
+    let stream = nats.js.get_stream(subjects::status_stream(&nats.prefix)).await?;
+    let consumer = stream
+        .get_or_create_consumer(
+            "gateway-ingest",
+            consumer::pull::Config {
+                durable_name: Some("gateway-ingest".into()),
+                ack_policy: consumer::AckPolicy::Explicit,
+                ..Default::default()
+            },
+        )
+        .await?;
+    let mut messages = consumer.messages().await?;
+    loop {
+        let next = tokio::select! {
+            _ = app.shutdown_token().cancelled() => return Ok(()),
+            next = messages.next() => next,
+        };
+        let Some(message) = next else { return Ok(()) };
+        let message = message.map_err(|e| anyhow::anyhow!("{e}"))?;
+        match pb::Status::decode(message.payload.as_ref()) {
+            Ok(status) => app.apply_region_status(status).await?,
+            Err(error) => tracing::warn!(%error, "undecodable region status; dropped"),
+        }
+        message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+}
