@@ -95,6 +95,7 @@ pub struct OutboxConfig {
     pub batch_size: u32,
     pub max_backlog_per_region: i64,
     pub region_stale_after_seconds: i64,
+    pub repair_after_seconds: i64,
 }
 
 /// The transport between the gateway and the region agents.
@@ -266,6 +267,9 @@ impl Config {
         }
         if self.outbox.max_backlog_per_region <= 0 {
             return Err(bad("outbox.max_backlog_per_region", "must be positive"));
+        }
+        if self.outbox.repair_after_seconds <= 0 {
+            return Err(bad("outbox.repair_after_seconds", "must be positive"));
         }
         if self.outbox.region_stale_after_seconds <= 0 {
             return Err(bad("outbox.region_stale_after_seconds", "must be positive"));

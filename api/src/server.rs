@@ -69,9 +69,16 @@ async fn background_tasks(app: Arc<App>) {
     let listener = tokio::spawn(crate::app::notifications::run(app.clone()));
     let ingest = tokio::spawn(ingest_region_status(app.clone()));
     let mut hourly = tokio::time::interval(Duration::from_secs(3600));
+    let repair_every = Duration::from_secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
+    let mut repair = tokio::time::interval(repair_every);
     loop {
         tokio::select! {
             _ = app.shutdown_token().cancelled() => break,
+            _ = repair.tick() => {
+                if let Err(error) = app.repair_drift_once().await {
+                    tracing::warn!(%error, "anti-entropy pass failed");
+                }
+            }
             _ = hourly.tick() => match app.purge_idempotency_keys().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(purged = n, "expired idempotency keys removed"),

@@ -20,6 +20,7 @@ mod orgs;
 pub mod outbox;
 mod projects;
 mod quotas;
+pub mod repair;
 mod tokens;
 mod validate;
 

@@ -242,3 +242,34 @@ async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect:
     }
     let _ = js.delete_stream(moke_proto::subjects::status_stream(&prefix)).await;
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn anti_entropy_repairs_a_lost_command(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
+    // The command is lost: marked delivered long ago, never applied.
+    sqlx::query(
+        "UPDATE outbox SET delivered_at = now() - interval '10 minutes', created_at = now() - interval '10 minutes'",
+    )
+    .execute(&t.pool)
+    .await
+    .unwrap();
+    let region = agent(&t, None);
+    settle(&t, &region).await;
+    assert!(region.state().clusters.is_empty(), "nothing arrived");
+
+    assert_eq!(t.app.repair_drift_once().await.unwrap(), 1);
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(view["status"]["conditions"][0]["type"], "Drifted", "{view}");
+    assert_eq!(t.app.repair_drift_once().await.unwrap(), 0, "a repair in flight is not sent twice");
+
+    settle(&t, &region).await;
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+    assert_eq!(view["status"]["phase"], "running", "{view}");
+    assert_eq!(view["status"]["conditions"][0]["type"], "Ready", "the region's report replaces the drift mark");
+    let (_, done) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
+    assert_eq!(done["status"], "succeeded");
+    assert_eq!(t.app.repair_drift_once().await.unwrap(), 0, "nothing left behind");
+}
