@@ -48,6 +48,13 @@ impl Nats {
             .with_context(|| format!("could not create the command stream of {}", region.name))?;
         }
         js.get_or_create_stream(stream::Config {
+            name: subjects::dead_letter_stream(&prefix),
+            subjects: vec![subjects::all_dead_letters(&prefix)],
+            ..Default::default()
+        })
+        .await
+        .context("could not create the dead-letter stream")?;
+        js.get_or_create_stream(stream::Config {
             name: subjects::status_stream(&prefix),
             subjects: vec![subjects::all_status(&prefix)],
             ..Default::default()
@@ -65,6 +72,10 @@ impl OutboxConsumer for Nats {
         let command = message.command.clone().context("outbox row has no wire command")?;
         let mut headers = async_nats::HeaderMap::new();
         headers.insert(subjects::MESSAGE_ID, message.id.to_string().as_str());
+        if let Some(operation) = message.operation_id {
+            let operation = crate::ids::OperationId::from_uuid(operation).to_string();
+            headers.insert(subjects::OPERATION_ID, operation.as_str());
+        }
         self.js
             .publish_with_headers(subjects::commands(&self.prefix, &message.region), headers, command.into())
             .await?

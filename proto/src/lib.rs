@@ -47,6 +47,25 @@ pub mod subjects {
         format!("{}_STATUS", prefix.to_uppercase())
     }
 
+    /// Commands a region gave up on: `<prefix>.dlq.<region>`.
+    pub fn dead_letters(prefix: &str, region: &str) -> String {
+        format!("{prefix}.dlq.{region}")
+    }
+
+    /// The stream keeping every region's dead letters.
+    pub fn dead_letter_stream(prefix: &str) -> String {
+        format!("{}_DLQ", prefix.to_uppercase())
+    }
+
+    /// Every region's dead letters.
+    pub fn all_dead_letters(prefix: &str) -> String {
+        format!("{prefix}.dlq.>")
+    }
+
     /// The header carrying the command id (JetStream de-duplicates on it).
     pub const MESSAGE_ID: &str = "Nats-Msg-Id";
+
+    /// The header carrying the command's operation id, so even a command
+    /// that cannot be decoded can have its operation failed.
+    pub const OPERATION_ID: &str = "Moke-Operation-Id";
 }

@@ -107,6 +107,18 @@ impl NatsLink {
     }
 }
 
+/// The report that fails the operation of a dead-lettered command.
+fn dead_letter_report(operation_id: &str, command_id: i64, evidence: &str) -> pb::status::Message {
+    pb::status::Message::Progress(pb::OperationProgress {
+        operation_id: operation_id.to_string(),
+        status: "failed".into(),
+        step: "dead_lettered".into(),
+        progress: 100,
+        error_code: "command_dead_lettered".into(),
+        error_message: format!("the region gave up on command {command_id}: {evidence}"),
+    })
+}
+
 /// How many times a command is offered before it is given up on.
 pub const MAX_DELIVER: i64 = 5;
 
@@ -173,7 +185,8 @@ impl Agent {
                 consumer::pull::Config {
                     durable_name: Some(name.clone()),
                     ack_policy: consumer::AckPolicy::Explicit,
-                    max_deliver: MAX_DELIVER,
+                    // One delivery more than we try, to dead-letter the command ourselves.
+                    max_deliver: MAX_DELIVER + 1,
                     ack_wait: Duration::from_secs(30),
                     ..Default::default()
                 },
@@ -195,7 +208,22 @@ impl Agent {
                 .and_then(|h| h.get(moke_proto::subjects::MESSAGE_ID))
                 .and_then(|v| v.as_str().parse::<i64>().ok())
                 .unwrap_or_default();
-            match pb::Command::decode(message.payload.as_ref()) {
+            let operation = message
+                .headers
+                .as_ref()
+                .and_then(|h| h.get(moke_proto::subjects::OPERATION_ID))
+                .map(|v| v.as_str().to_string())
+                .unwrap_or_default();
+            let delivered = message.info().map(|info| info.delivered).unwrap_or(1);
+            let decoded =
+                pb::Command::decode(message.payload.as_ref()).map_err(|e| format!("undecodable command: {e}"));
+            let decoded = match decoded {
+                Ok(_) if delivered > MAX_DELIVER => {
+                    Err(format!("delivered {delivered} times without being acknowledged"))
+                }
+                other => other,
+            };
+            match decoded {
                 Ok(mut command) => {
                     command.id = id;
                     let reports = self.provider.lock().expect("provider lock").apply(&command);
@@ -206,8 +234,13 @@ impl Agent {
                     }
                     message.double_ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
                 }
-                Err(error) => {
-                    tracing::warn!(id, %error, "undecodable command; terminated");
+                Err(evidence) => {
+                    tracing::warn!(id, %evidence, "poison command; dead-lettered");
+                    let dead_letter = moke_proto::subjects::dead_letters(&link.prefix, &self.config.region);
+                    let mut headers = async_nats::HeaderMap::new();
+                    headers.insert("Moke-Evidence", evidence.as_str());
+                    link.js.publish_with_headers(dead_letter, headers, message.payload.clone()).await?.await?;
+                    self.publish_status(link, dead_letter_report(&operation, id, &evidence)).await?;
                     message.ack_with(async_nats::jetstream::AckKind::Term).await.map_err(|e| anyhow::anyhow!("{e}"))?;
                 }
             }
@@ -218,8 +251,8 @@ impl Agent {
 
     async fn run_once_postgres(&self, db: &PgPool) -> anyhow::Result<usize> {
         let mut tx = db.begin().await?;
-        let rows = sqlx::query_as::<_, (i64, Option<Vec<u8>>)>(
-            "SELECT id, command FROM outbox
+        let rows = sqlx::query_as::<_, (i64, Option<Vec<u8>>, Option<String>)>(
+            "SELECT id, command, 'op_' || replace(operation_id::text, '-', '') FROM outbox
              WHERE region = $1 AND delivered_at IS NULL AND available_at <= now()
              ORDER BY id LIMIT $2
              FOR UPDATE SKIP LOCKED",
@@ -229,15 +262,19 @@ impl Agent {
         .fetch_all(&mut *tx)
         .await?;
         let mut reports = Vec::new();
-        for (id, bytes) in &rows {
-            let Some(bytes) = bytes else {
-                tracing::warn!(id, "outbox row without a wire command; skipped");
-                continue;
-            };
-            let mut command = match pb::Command::decode(bytes.as_slice()) {
+        let mut dead = Vec::new();
+        for (id, bytes, operation) in &rows {
+            let decoded = bytes
+                .as_deref()
+                .ok_or_else(|| "the row has no wire command".to_string())
+                .and_then(|b| pb::Command::decode(b).map_err(|e| format!("undecodable command: {e}")));
+            let mut command = match decoded {
                 Ok(command) => command,
-                Err(error) => {
-                    tracing::warn!(id, %error, "undecodable command; skipped");
+                Err(evidence) => {
+                    // Retrying cannot help: dead-letter it and fail its operation.
+                    tracing::warn!(id, %evidence, "poison command; dead-lettered");
+                    reports.push(dead_letter_report(operation.as_deref().unwrap_or_default(), *id, &evidence));
+                    dead.push(*id);
                     continue;
                 }
             };
@@ -255,8 +292,15 @@ impl Agent {
                 .execute(&mut *tx)
                 .await?;
         }
-        let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
+        let ids: Vec<i64> = rows.iter().map(|(id, _, _)| *id).collect();
         sqlx::query("UPDATE outbox SET delivered_at = now() WHERE id = ANY($1)").bind(&ids).execute(&mut *tx).await?;
+        sqlx::query(
+            "UPDATE outbox SET dead_lettered_at = now(), last_error = 'dead-lettered by the region agent'
+             WHERE id = ANY($1)",
+        )
+        .bind(&dead)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(rows.len())
     }

@@ -192,6 +192,8 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     }
     let queries = Arc::new(AtomicUsize::new(0));
     let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(QueryCounter(queries.clone())));
+    // Callsites may have cached "never interested" from threads without a subscriber.
+    tracing::callsite::rebuild_interest_cache();
     let page = |first: usize| {
         format!(
             r#"{{ project(project: "web") {{ clusters(first: {first}) {{ edges {{ node {{

@@ -273,3 +273,25 @@ async fn anti_entropy_repairs_a_lost_command(options: PgPoolOptions, connect: Pg
     assert_eq!(done["status"], "succeeded");
     assert_eq!(t.app.repair_drift_once().await.unwrap(), 0, "nothing left behind");
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_poison_command_is_dead_lettered_and_fails_its_operation(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (_, op) = t.cluster(&acme, &project, "prod").await;
+    sqlx::query("UPDATE outbox SET command = '\\xdeadbeefdeadbeef'::bytea").execute(&t.pool).await.unwrap();
+    let region = agent(&t, None);
+    settle(&t, &region).await;
+
+    let (_, failed) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], "command_dead_lettered");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("undecodable"), "the evidence is kept: {failed}");
+    let dead: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE dead_lettered_at IS NOT NULL")
+        .fetch_one(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(dead, 1);
+    assert!(region.state().clusters.is_empty());
+}
