@@ -7,10 +7,8 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::audit::{self, AuditRecord};
+use super::changes::RegionalChange;
 use super::error::is_unique_violation;
-use super::operations::{self, NewOperation};
-use super::outbox::{self, NewMessage};
 use super::quotas::{self, Demand};
 use super::{App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
@@ -202,54 +200,33 @@ impl App {
                 }
             })?;
             self.fault(FaultPoint::AfterSpecInsert)?;
-            let op = operations::insert(
-                &mut tx,
-                ctx,
-                NewOperation {
-                    kind: "cluster_create",
-                    target_type: "cluster",
-                    target_id: id.uuid(),
-                    target_name: &input.name,
-                    target_generation: 1,
-                    status: OperationStatus::Pending,
-                },
-            )
-            .await?;
-            outbox::enqueue(
-                &mut tx,
-                NewMessage {
-                    region: &spec.region,
-                    kind: "cluster_create",
-                    operation_id: op.id.uuid(),
-                    resource_id: id.uuid(),
-                    generation: 1,
-                    payload: command(
-                        "cluster_create",
-                        &op,
-                        CommandTarget {
+            let op = self
+                .record_change(
+                    &mut tx,
+                    ctx,
+                    RegionalChange {
+                        kind: "cluster_create",
+                        action: "cluster.create",
+                        target_type: "cluster",
+                        target_id: id.uuid(),
+                        target_ref: id.to_string(),
+                        target_name: &input.name,
+                        generation: 1,
+                        region: &spec.region,
+                        needs_region: true,
+                        details: json!({ "name": input.name, "spec": spec }),
+                    },
+                    |op| {
+                        let target = CommandTarget {
                             id: id.uuid(),
                             project_id: project_row.id,
                             org_id: project_row.org_id,
                             name: &input.name,
-                        },
-                        1,
-                        spec,
-                    ),
-                },
-                self.config().outbox.max_backlog_per_region,
-            )
-            .await?;
-            audit::record(
-                &mut tx,
-                ctx,
-                AuditRecord {
-                    action: "cluster.create",
-                    resource_type: "cluster",
-                    resource_id: Some(id.to_string()),
-                    details: json!({ "name": input.name, "operation_id": op.id, "spec": spec }),
-                },
-            )
-            .await?;
+                        };
+                        command("cluster_create", op, target, 1, spec)
+                    },
+                )
+                .await?;
             super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
@@ -328,48 +305,27 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        let op = operations::insert(
-            &mut tx,
-            ctx,
-            NewOperation {
-                kind: "cluster_update",
-                target_type: "cluster",
-                target_id: row.id,
-                target_name: &row.name,
-                target_generation: generation,
-                // Label-only changes need no region: done at once.
-                status: if spec_changed { OperationStatus::Pending } else { OperationStatus::Succeeded },
-            },
-        )
-        .await?;
-        if spec_changed {
-            outbox::enqueue(
+        let target = CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name };
+        let op = self
+            .record_change(
                 &mut tx,
-                NewMessage {
-                    region: &spec.region,
+                ctx,
+                RegionalChange {
                     kind: "cluster_update",
-                    operation_id: op.id.uuid(),
-                    resource_id: row.id,
+                    action: "cluster.update",
+                    target_type: "cluster",
+                    target_id: row.id,
+                    target_ref: ClusterId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
                     generation,
-                    payload: command(
-                        "cluster_update",
-                        &op,
-                        CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name },
-                        generation,
-                        &spec,
-                    ),
+                    region: &spec.region,
+                    // Label-only changes need no region: done at once.
+                    needs_region: spec_changed,
+                    details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
                 },
-                self.config().outbox.max_backlog_per_region,
+                |op| command("cluster_update", op, target, generation, &spec),
             )
             .await?;
-        }
-        audit::record(&mut tx, ctx, AuditRecord {
-            action: "cluster.update",
-            resource_type: "cluster",
-            resource_id: Some(ClusterId::from_uuid(row.id).to_string()),
-            details: json!({ "operation_id": op.id, "labels": update.labels, "spec": update.spec, "generation": generation }),
-        })
-        .await?;
         tx.commit().await?;
         Ok(op)
     }
@@ -418,49 +374,26 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        let op = operations::insert(
-            &mut tx,
-            ctx,
-            NewOperation {
-                kind: "cluster_delete",
-                target_type: "cluster",
-                target_id: row.id,
-                target_name: &row.name,
-                target_generation: generation,
-                status: OperationStatus::Pending,
-            },
-        )
-        .await?;
-        outbox::enqueue(
-            &mut tx,
-            NewMessage {
-                region: &spec.region,
-                kind: "cluster_delete",
-                operation_id: op.id.uuid(),
-                resource_id: row.id,
-                generation,
-                payload: command(
-                    "cluster_delete",
-                    &op,
-                    CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name },
+        let target = CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name };
+        let op = self
+            .record_change(
+                &mut tx,
+                ctx,
+                RegionalChange {
+                    kind: "cluster_delete",
+                    action: "cluster.delete",
+                    target_type: "cluster",
+                    target_id: row.id,
+                    target_ref: ClusterId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
                     generation,
-                    &spec,
-                ),
-            },
-            self.config().outbox.max_backlog_per_region,
-        )
-        .await?;
-        audit::record(
-            &mut tx,
-            ctx,
-            AuditRecord {
-                action: "cluster.delete",
-                resource_type: "cluster",
-                resource_id: Some(ClusterId::from_uuid(row.id).to_string()),
-                details: json!({ "name": row.name, "operation_id": op.id }),
-            },
-        )
-        .await?;
+                    region: &spec.region,
+                    needs_region: true,
+                    details: json!({ "name": row.name }),
+                },
+                |op| command("cluster_delete", op, target, generation, &spec),
+            )
+            .await?;
         tx.commit().await?;
         Ok(op)
     }

@@ -8,6 +8,7 @@
 
 pub mod audit;
 mod catalog;
+mod changes;
 mod clusters;
 pub mod error;
 mod idempotency;

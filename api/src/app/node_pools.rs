@@ -7,11 +7,9 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::audit::{self, AuditRecord};
+use super::changes::RegionalChange;
 use super::clusters::{self, ClusterRow};
 use super::error::is_unique_violation;
-use super::operations::{self, NewOperation};
-use super::outbox::{self, NewMessage};
 use super::quotas::{self, Demand};
 use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, NodePoolId, NodePoolKind, ProjectKind};
@@ -178,43 +176,25 @@ impl App {
                     e.into()
                 }
             })?;
-            let op = operations::insert(
-                &mut tx,
-                ctx,
-                NewOperation {
-                    kind: "node_pool_create",
-                    target_type: "node_pool",
-                    target_id: id.uuid(),
-                    target_name: &input.name,
-                    target_generation: 1,
-                    status: OperationStatus::Pending,
-                },
-            )
-            .await?;
-            outbox::enqueue(
-                &mut tx,
-                NewMessage {
-                    region: &cluster_spec.region,
-                    kind: "node_pool_create",
-                    operation_id: op.id.uuid(),
-                    resource_id: id.uuid(),
-                    generation: 1,
-                    payload: command("node_pool_create", &op, &cluster_row, id.uuid(), &input.name, 1, &spec),
-                },
-                self.config().outbox.max_backlog_per_region,
-            )
-            .await?;
-            audit::record(
-                &mut tx,
-                ctx,
-                AuditRecord {
-                    action: "node_pool.create",
-                    resource_type: "node_pool",
-                    resource_id: Some(id.to_string()),
-                    details: json!({ "name": input.name, "operation_id": op.id, "spec": spec }),
-                },
-            )
-            .await?;
+            let op = self
+                .record_change(
+                    &mut tx,
+                    ctx,
+                    RegionalChange {
+                        kind: "node_pool_create",
+                        action: "node_pool.create",
+                        target_type: "node_pool",
+                        target_id: id.uuid(),
+                        target_ref: id.to_string(),
+                        target_name: &input.name,
+                        generation: 1,
+                        region: &cluster_spec.region,
+                        needs_region: true,
+                        details: json!({ "name": input.name, "spec": spec }),
+                    },
+                    |op| command("node_pool_create", op, &cluster_row, id.uuid(), &input.name, 1, &spec),
+                )
+                .await?;
             super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
@@ -344,42 +324,26 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        let op = operations::insert(
-            &mut tx,
-            ctx,
-            NewOperation {
-                kind: "node_pool_update",
-                target_type: "node_pool",
-                target_id: row.id,
-                target_name: &row.name,
-                target_generation: generation,
-                status: if spec_changed { OperationStatus::Pending } else { OperationStatus::Succeeded },
-            },
-        )
-        .await?;
-        if spec_changed {
-            let region = cluster_row.spec()?.region;
-            outbox::enqueue(
+        let region = cluster_row.spec()?.region;
+        let op = self
+            .record_change(
                 &mut tx,
-                NewMessage {
-                    region: &region,
+                ctx,
+                RegionalChange {
                     kind: "node_pool_update",
-                    operation_id: op.id.uuid(),
-                    resource_id: row.id,
+                    action: "node_pool.update",
+                    target_type: "node_pool",
+                    target_id: row.id,
+                    target_ref: NodePoolId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
                     generation,
-                    payload: command("node_pool_update", &op, &cluster_row, row.id, &row.name, generation, &spec),
+                    region: &region,
+                    needs_region: spec_changed,
+                    details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
                 },
-                self.config().outbox.max_backlog_per_region,
+                |op| command("node_pool_update", op, &cluster_row, row.id, &row.name, generation, &spec),
             )
             .await?;
-        }
-        audit::record(&mut tx, ctx, AuditRecord {
-            action: "node_pool.update",
-            resource_type: "node_pool",
-            resource_id: Some(NodePoolId::from_uuid(row.id).to_string()),
-            details: json!({ "operation_id": op.id, "labels": update.labels, "spec": update.spec, "generation": generation }),
-        })
-        .await?;
         tx.commit().await?;
         Ok(op)
     }
@@ -422,44 +386,26 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        let op = operations::insert(
-            &mut tx,
-            ctx,
-            NewOperation {
-                kind: "node_pool_delete",
-                target_type: "node_pool",
-                target_id: row.id,
-                target_name: &row.name,
-                target_generation: generation,
-                status: OperationStatus::Pending,
-            },
-        )
-        .await?;
         let region = cluster_row.spec()?.region;
-        outbox::enqueue(
-            &mut tx,
-            NewMessage {
-                region: &region,
-                kind: "node_pool_delete",
-                operation_id: op.id.uuid(),
-                resource_id: row.id,
-                generation,
-                payload: command("node_pool_delete", &op, &cluster_row, row.id, &row.name, generation, &spec),
-            },
-            self.config().outbox.max_backlog_per_region,
-        )
-        .await?;
-        audit::record(
-            &mut tx,
-            ctx,
-            AuditRecord {
-                action: "node_pool.delete",
-                resource_type: "node_pool",
-                resource_id: Some(NodePoolId::from_uuid(row.id).to_string()),
-                details: json!({ "name": row.name, "operation_id": op.id }),
-            },
-        )
-        .await?;
+        let op = self
+            .record_change(
+                &mut tx,
+                ctx,
+                RegionalChange {
+                    kind: "node_pool_delete",
+                    action: "node_pool.delete",
+                    target_type: "node_pool",
+                    target_id: row.id,
+                    target_ref: NodePoolId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
+                    generation,
+                    region: &region,
+                    needs_region: true,
+                    details: json!({ "name": row.name }),
+                },
+                |op| command("node_pool_delete", op, &cluster_row, row.id, &row.name, generation, &spec),
+            )
+            .await?;
         tx.commit().await?;
         Ok(op)
     }

@@ -1,0 +1,85 @@
+//! The write every region-bound mutation ends with: its Operation, the
+//! command for the region (in the outbox) and the audit event, in the
+//! caller's transaction. One function, so no mutation can forget a part.
+
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::audit::{self, AuditRecord};
+use super::operations::{self, NewOperation};
+use super::outbox::{self, NewMessage};
+use super::{App, RequestContext, Result};
+use crate::model::{OperationStatus, OperationView};
+
+/// A change to a cluster or node pool.
+pub(super) struct RegionalChange<'a> {
+    /// Operation and command kind, e.g. `cluster_create`.
+    pub kind: &'a str,
+    /// Audit action, e.g. `cluster.create`.
+    pub action: &'a str,
+    /// `cluster` or `node_pool`.
+    pub target_type: &'a str,
+    pub target_id: Uuid,
+    /// The target's prefixed id, as the audit log shows it.
+    pub target_ref: String,
+    pub target_name: &'a str,
+    /// The desired generation the change brings about.
+    pub generation: i64,
+    pub region: &'a str,
+    /// False when the gateway completed the change alone (labels only): the
+    /// Operation is born succeeded and nothing is queued.
+    pub needs_region: bool,
+    /// What the audit event records besides the operation id.
+    pub details: Value,
+}
+
+impl App {
+    /// Records `change` in `tx`; `command` builds the region's command once
+    /// the Operation exists (the command names it).
+    pub(super) async fn record_change(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        change: RegionalChange<'_>,
+        command: impl FnOnce(&OperationView) -> Value,
+    ) -> Result<OperationView> {
+        let status = if change.needs_region { OperationStatus::Pending } else { OperationStatus::Succeeded };
+        let op = operations::insert(
+            &mut *tx,
+            ctx,
+            NewOperation {
+                kind: change.kind,
+                target_type: change.target_type,
+                target_id: change.target_id,
+                target_name: change.target_name,
+                target_generation: change.generation,
+                status,
+            },
+        )
+        .await?;
+        if change.needs_region {
+            let message = NewMessage {
+                region: change.region,
+                kind: change.kind,
+                operation_id: op.id.uuid(),
+                resource_id: change.target_id,
+                generation: change.generation,
+                payload: command(&op),
+            };
+            outbox::enqueue(&mut *tx, message, self.config().outbox.max_backlog_per_region).await?;
+        }
+        let mut details = change.details;
+        if let Some(details) = details.as_object_mut() {
+            details.insert("operation_id".into(), json!(op.id));
+        }
+        let event = AuditRecord {
+            action: change.action,
+            resource_type: change.target_type,
+            resource_id: Some(change.target_ref),
+            details,
+        };
+        audit::record(tx, ctx, event).await?;
+        Ok(op)
+    }
+}
