@@ -7,12 +7,12 @@
 //! Environment: `DATABASE_URL`, `BENCH_SERVER_BIN`, `PGBENCH`, `PGBENCH_URL`;
 //! optional `BENCH_SECONDS` (default 10) and `BENCH_CONNECTIONS` (default 32).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use moke_loadtests::{env, start_server};
 use serde_json::{Value, json};
 
 struct Stats {
@@ -21,51 +21,6 @@ struct Stats {
     throughput: f64,
     p50_ms: f64,
     p99_ms: f64,
-}
-
-fn env(name: &str) -> Result<String> {
-    std::env::var(name).with_context(|| format!("{name} is not set; run through `cargo xtask bench api`"))
-}
-
-/// The server under test, stopped when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    org: String,
-    token: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server() -> Result<Server> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let mut child = Command::new(env("BENCH_SERVER_BIN")?)
-        .args(["dev", "--org", "bench", "--listen", &format!("127.0.0.1:{port}")])
-        .env("MOKE_TELEMETRY__LOG_FILTER", "warn")
-        .env("MOKE_DATABASE__MAX_CONNECTIONS", "32")
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("could not start moke-server")?;
-    let (mut org, mut token) = (String::new(), String::new());
-    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
-        let line = line?;
-        if let Some(rest) = line.trim().strip_prefix("organization:") {
-            org = rest.split('(').nth(1).unwrap_or_default().trim_end_matches(')').to_string();
-        }
-        if let Some(rest) = line.trim().strip_prefix("owner token:") {
-            token = rest.split_whitespace().next().unwrap_or_default().to_string();
-            break;
-        }
-    }
-    if token.is_empty() {
-        bail!("moke-server dev did not print a token");
-    }
-    Ok(Server { child, base: format!("http://127.0.0.1:{port}"), org, token })
 }
 
 /// Runs `connections` workers for `duration`, each calling `request(worker, i)`.
@@ -149,7 +104,8 @@ async fn main() -> Result<()> {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let connections: usize = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
     let duration = Duration::from_secs(seconds);
-    let server = start_server()?;
+    // The API alone: no region agents polling beside it.
+    let server = start_server(&["--no-regions"], &[])?;
     let client = reqwest::Client::builder().pool_max_idle_per_host(connections).build()?;
     let deadline = Instant::now() + Duration::from_secs(20);
     while client.get(format!("{}/readyz", server.base)).send().await.is_err() {

@@ -7,6 +7,7 @@
 //! - `schemas`: regenerate `openapi/moke.json` and `graphql/schema.graphql` from the code.
 //! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
+//! - `bench region`: commit-to-region latency on each queue transport.
 //!
 //! Depends only on anyhow and libc, so it builds in seconds.
 
@@ -28,8 +29,11 @@ fn main() -> ExitCode {
         Some("schemas") => schemas(),
         Some("sqlx-prepare") => sqlx_prepare(),
         Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("region") => bench_region(),
         _ => {
-            eprintln!("usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api>");
+            eprintln!(
+                "usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api | bench region>"
+            );
             return ExitCode::from(2);
         }
     };
@@ -165,4 +169,18 @@ fn bench_api(args: &[String]) -> Result<()> {
         .env("BENCH_SERVER_BIN", target.join("release/moke-server"))
         .env("PGBENCH", pgbench)
         .env("PGBENCH_URL", db.url("moke_bench")))
+}
+
+fn bench_region() -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Bench)?;
+    let nats = nats::ensure()?;
+    db.recreate_database("moke_region_bench")?;
+    run(cargo()
+        .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
+        .env("SQLX_OFFLINE", "true"))?;
+    let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
+    run(Command::new(target.join("release/region-bench"))
+        .env("DATABASE_URL", db.url("moke_region_bench"))
+        .env("NATS_URL", nats.url())
+        .env("BENCH_SERVER_BIN", target.join("release/moke-server")))
 }
