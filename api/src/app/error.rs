@@ -113,6 +113,11 @@ impl From<sqlx::Error> for Error {
             sqlx::Error::PoolTimedOut => {
                 Error::Unavailable { detail: "the service is overloaded; retry shortly".into(), retry_after_seconds: 1 }
             }
+            // A parent deleted by a concurrent request between our read and our write.
+            sqlx::Error::Database(db) if db.is_foreign_key_violation() => Error::conflict(
+                "concurrent_change",
+                "a resource this change depends on was changed or deleted at the same time; read it again and retry",
+            ),
             other => Error::Internal(other.into()),
         }
     }

@@ -49,7 +49,9 @@ async fn load(conn: &mut PgConnection, defaults: &QuotaDefaults, org: Uuid) -> R
 
 /// Serializes quota-checked writes of one organization until the transaction ends.
 pub(super) async fn lock_org(tx: &mut PgConnection, org: Uuid) -> Result<()> {
-    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR UPDATE", org)
+    // NO KEY UPDATE: serializes quota checks of one organization without
+    // blocking the foreign-key checks (KEY SHARE) every other write of it makes.
+    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org)
         .fetch_optional(tx)
         .await?
         .ok_or_else(|| Error::not_found("organization", OrgId::from_uuid(org).to_string()))?;

@@ -193,3 +193,34 @@ async fn audit_events_record_who_what_when_where(options: PgPoolOptions, connect
     assert!(project_event["resource_id"].as_str().unwrap().starts_with("prj_"));
     assert!(events["items"][3]["details"]["operation_id"].as_str().unwrap().starts_with("op_"));
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_parent_deleted_mid_create_is_a_conflict_not_a_500(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    // Stall the create at the quota lock, after it has found the project.
+    let org: moke_api::ids::OrgId = acme.org.parse().unwrap();
+    let mut blocker = t.pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE")
+        .bind(org.uuid())
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let create = {
+        let request = t
+            .request(Method::POST, &format!("/v1/projects/{project}/clusters"), &acme.token)
+            .json(&json!({ "name": "prod", "spec": { "region": "eu-central-1" } }));
+        tokio::spawn(async move {
+            let response = request.send().await.unwrap();
+            (response.status(), response.json::<Value>().await.unwrap())
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (status, _) = t.delete(&format!("/v1/projects/{project}"), &acme.token).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "the project was still empty");
+    blocker.rollback().await.unwrap();
+    let (status, problem) = create.await.unwrap();
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("concurrent_change")), "{problem}");
+    assert_eq!((t.count("clusters").await, t.count("operations").await, t.count("outbox").await), (0, 0, 0));
+}
