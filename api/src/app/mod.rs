@@ -165,6 +165,12 @@ impl App {
     }
 }
 
+/// Reads an id a client sent. Text that cannot be an id of this kind names
+/// nothing that exists, so it is "not found", exactly like a missing id.
+pub fn parse_id<K: IdKind>(text: &str) -> Result<Id<K>> {
+    text.parse().map_err(|_| Error::not_found(K::KIND, text))
+}
+
 /// A reference to a resource in a path: its prefixed id or its name.
 pub enum ResourceRef<K: IdKind> {
     Id(Id<K>),

@@ -33,7 +33,7 @@ fn caller_with_key(ctx: &Context<'_>, key: Option<String>) -> Result<RequestCont
 }
 
 fn id<K: IdKind>(text: &str) -> Result<Id<K>> {
-    text.parse().map_err(|_| error(Error::not_found(K::KIND, text)))
+    crate::app::parse_id(text).map_err(error)
 }
 
 fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {

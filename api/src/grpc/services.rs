@@ -22,7 +22,7 @@ pub struct Api {
 
 /// An id from a request; text that cannot be one is simply not found.
 fn id<K: IdKind>(text: &str) -> Result<Id<K>, Status> {
-    text.parse().map_err(|_| status(Error::not_found(K::KIND, text)))
+    crate::app::parse_id(text).map_err(status)
 }
 
 /// The paths of a field mask, refusing ones outside `allowed`.

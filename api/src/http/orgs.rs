@@ -11,7 +11,7 @@ use utoipa_axum::routes;
 use super::extract::{Ctx, Json, ListParams, Query};
 use super::problem::{ApiError, Problems};
 use super::{ApiResult, created, with_etag};
-use crate::app::{App, Error};
+use crate::app::App;
 use crate::ids::{OrgId, TokenId};
 use crate::model::*;
 
@@ -27,7 +27,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
 
 /// Parses a path id, answering 404 for text that cannot be an id of this kind.
 pub(super) fn path_id<K: crate::ids::IdKind>(text: &str) -> Result<crate::ids::Id<K>, ApiError> {
-    text.parse().map_err(|_| ApiError(Error::not_found(K::KIND, text)))
+    Ok(crate::app::parse_id(text)?)
 }
 
 /// List the organizations the caller belongs to.
