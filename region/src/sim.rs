@@ -88,6 +88,9 @@ fn node(m: &Member) -> pb::Node {
 /// Spreads `count` members over `zones` round-robin (skew at most 1), each in
 /// a rack of its zone.
 fn spread(prefix: &str, count: usize, zones: &[String], racks_per_zone: usize) -> Vec<Member> {
+    if zones.is_empty() {
+        return Vec::new();
+    }
     (0..count)
         .map(|i| {
             let zone = &zones[i % zones.len()];
@@ -319,6 +322,11 @@ mod tests {
             let b = members.len() - a;
             assert!(a.abs_diff(b) <= 1, "{count}: {a} vs {b}");
         }
+    }
+
+    #[test]
+    fn no_zones_places_nothing_instead_of_panicking() {
+        assert!(spread("n", 3, &[], 4).is_empty());
     }
 
     #[test]
