@@ -50,7 +50,66 @@ pub struct Config {
     pub outbox: OutboxConfig,
     pub queue: QueueConfig,
     pub quotas: QuotaDefaults,
+    pub vault: VaultConfig,
+    pub auth: AuthConfig,
+    pub mail: MailConfig,
+    pub rate_limits: RateLimitConfig,
     pub catalog: Catalog,
+}
+
+/// Where the gateway's keys and peppers live: Vault (OpenBao), via AppRole.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VaultConfig {
+    pub addr: String,
+    pub approle_mount: String,
+    pub role_id: String,
+    pub secret_id: Secret,
+    pub kv_mount: String,
+    pub kv_path: String,
+    pub transit_mount: String,
+    pub transit_key: String,
+    pub refresh_seconds: u64,
+    pub timeout_seconds: u64,
+}
+
+/// Sign-in, sessions and credentials.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    pub issuer: String,
+    pub audience: String,
+    pub access_token_seconds: i64,
+    pub session_days: i64,
+    pub email_verification_hours: i64,
+    pub password_reset_minutes: i64,
+    pub invitation_days: i64,
+    pub exchanged_token_seconds: i64,
+    pub id_token_clock_skew_seconds: i64,
+    pub sso_redirect_uri: String,
+    pub allow_insecure_issuers: bool,
+}
+
+/// Outgoing e-mail.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MailConfig {
+    pub sender: String,
+    pub from: String,
+}
+
+/// Request rate limits (GCRA): sustained rate per second and burst.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitConfig {
+    pub per_principal_per_second: u32,
+    pub per_principal_burst: u32,
+    pub per_ip_per_second: u32,
+    pub per_ip_burst: u32,
+    pub login_per_ip_per_minute: u32,
+    pub login_burst: u32,
+    pub login_failures_before_backoff: i32,
+    pub login_backoff_max_seconds: i64,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -287,6 +346,50 @@ impl Config {
         }
         if self.queue.nats_max_messages_per_region <= 0 {
             return Err(bad("queue.nats_max_messages_per_region", "must be positive"));
+        }
+        if !self.vault.addr.starts_with("http://") && !self.vault.addr.starts_with("https://") {
+            return Err(bad("vault.addr", "must be an http(s) URL"));
+        }
+        if self.vault.refresh_seconds == 0 || self.vault.timeout_seconds == 0 {
+            return Err(bad("vault.refresh_seconds", "refresh_seconds and timeout_seconds must be positive"));
+        }
+        if self.auth.issuer.is_empty() || self.auth.audience.is_empty() {
+            return Err(bad("auth.issuer", "issuer and audience must be set"));
+        }
+        if !(60..=3600).contains(&self.auth.access_token_seconds) {
+            return Err(bad("auth.access_token_seconds", "must be between 60 and 3600"));
+        }
+        if !(60..=3600).contains(&self.auth.exchanged_token_seconds) {
+            return Err(bad("auth.exchanged_token_seconds", "must be between 60 and 3600"));
+        }
+        for (key, value) in [
+            ("auth.session_days", self.auth.session_days),
+            ("auth.email_verification_hours", self.auth.email_verification_hours),
+            ("auth.password_reset_minutes", self.auth.password_reset_minutes),
+            ("auth.invitation_days", self.auth.invitation_days),
+        ] {
+            if value <= 0 {
+                return Err(bad(key, "must be positive"));
+            }
+        }
+        if !(0..=300).contains(&self.auth.id_token_clock_skew_seconds) {
+            return Err(bad("auth.id_token_clock_skew_seconds", "must be between 0 and 300"));
+        }
+        if self.mail.sender != "log" {
+            return Err(bad("mail.sender", "must be \"log\" (the only sender so far)"));
+        }
+        let r = &self.rate_limits;
+        for (key, value) in [
+            ("rate_limits.per_principal_per_second", r.per_principal_per_second),
+            ("rate_limits.per_principal_burst", r.per_principal_burst),
+            ("rate_limits.per_ip_per_second", r.per_ip_per_second),
+            ("rate_limits.per_ip_burst", r.per_ip_burst),
+            ("rate_limits.login_per_ip_per_minute", r.login_per_ip_per_minute),
+            ("rate_limits.login_burst", r.login_burst),
+        ] {
+            if value == 0 {
+                return Err(bad(key, "must be positive"));
+            }
         }
         let q = &self.quotas;
         for (key, value) in [

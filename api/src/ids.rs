@@ -134,6 +134,16 @@ id_kinds! {
     TokenKind => "tok", "API token";
     /// An audit event.
     AuditEventKind => "aud", "audit event";
+    /// A person.
+    UserKind => "usr", "user";
+    /// A service account.
+    ServiceAccountKind => "sa", "service account";
+    /// A login session.
+    SessionKind => "ses", "session";
+    /// An invitation to join an organization.
+    InvitationKind => "inv", "invitation";
+    /// A CI workload-identity trust policy.
+    TrustPolicyKind => "tp", "trust policy";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -143,6 +153,11 @@ pub type NodePoolId = Id<NodePoolKind>;
 pub type OperationId = Id<OperationKind>;
 pub type TokenId = Id<TokenKind>;
 pub type AuditEventId = Id<AuditEventKind>;
+pub type UserId = Id<UserKind>;
+pub type ServiceAccountId = Id<ServiceAccountKind>;
+pub type SessionId = Id<SessionKind>;
+pub type InvitationId = Id<InvitationKind>;
+pub type TrustPolicyId = Id<TrustPolicyKind>;
 
 #[cfg(test)]
 mod tests {

@@ -1,8 +1,8 @@
 //! The Moke gateway: configuration, the app layer (authorization, validation,
-//! quotas, transactions), Postgres storage, and the REST surface, served by
-//! the `moke-server` binary.
+//! quotas, transactions), Postgres storage, and the REST, gRPC and GraphQL
+//! surfaces and the Vault adapter, served by the `moke-server` binary.
 //!
-//! Surfaces (`http`, later gRPC and GraphQL) depend on `app`; `app` depends
+//! Surfaces (`http`, `grpc`, `graphql`) depend on `app`; `app` depends
 //! on no surface. Identity types and the authorization function come from
 //! `moke-iam`; nothing here may be imported by `moke-iam`.
 
@@ -16,6 +16,7 @@ pub mod model;
 pub mod queue;
 pub mod server;
 pub mod telemetry;
+pub mod vault;
 
 /// The schema migrations under `api/migrations`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

@@ -44,10 +44,16 @@ enum Command {
         #[arg(long)]
         no_regions: bool,
     },
+    /// Make a new JWT signing key current (in Vault). Tokens signed by the
+    /// old key stay valid until they expire; every gateway picks the new key
+    /// up within vault.refresh_seconds.
+    RotateSigningKey,
     /// Print the OpenAPI document the code describes.
     Openapi,
     /// Print the GraphQL schema (SDL) the code describes.
     GraphqlSchema,
+    /// Print the permission tables (`iam/PERMISSIONS.md`).
+    Permissions,
 }
 
 fn main() -> ExitCode {
@@ -59,6 +65,10 @@ fn main() -> ExitCode {
         }
         Command::GraphqlSchema => {
             print!("{}", moke_api::graphql::sdl());
+            return ExitCode::SUCCESS;
+        }
+        Command::Permissions => {
+            print!("{}", moke_iam::permission_table_markdown());
             return ExitCode::SUCCESS;
         }
         _ => {}
@@ -86,17 +96,24 @@ fn main() -> ExitCode {
 
 async fn run(command: Command, config: Config) -> anyhow::Result<()> {
     let _telemetry = moke_api::telemetry::init(&config.telemetry)?;
+    if let Command::RotateSigningKey = command {
+        let vault = moke_api::vault::Vault::connect(&config).await?;
+        let kid = vault.rotate_signing_key().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("new signing key: {kid}");
+        return Ok(());
+    }
     let pool = server::connect(&config).await?;
     server::migrate(&pool).await?;
     if let Command::Migrate = command {
         tracing::info!("migrations applied");
         return Ok(());
     }
+    let vault = moke_api::vault::Vault::connect(&config).await?;
     let listener = tokio::net::TcpListener::bind(&config.http.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {} (http.listen): {e}", config.http.listen))?;
     let public_url = config.http.public_url.clone();
-    let app = App::new(pool, Arc::new(config));
+    let app = App::new(pool, Arc::new(config), vault);
     if let Command::Dev { org, region_state_dir, no_regions } = &command {
         if !no_regions {
             start_region_agents(&app, region_state_dir)?;
@@ -106,7 +123,10 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         println!();
         println!("Moke is running at {public_url}  (API docs: {public_url}/docs)");
         println!("  organization: {} ({})", demo.org.name, demo.org.id);
-        println!("  owner token:  {token}   (shown once)");
+        println!("  owner token:  {token}   (a service-account token; shown once)");
+        println!(
+            "  or sign up:   curl -s -H 'Content-Type: application/json' -d '{{\"email\":\"you@example.com\",\"password\":\"a long passphrase\",\"display_name\":\"You\",\"organization_name\":\"mine\"}}' {public_url}/v1/signup"
+        );
         println!();
         println!("Try:");
         println!(

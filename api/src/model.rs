@@ -8,7 +8,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
-use crate::ids::{AuditEventId, ClusterId, NodePoolId, OperationId, OrgId, ProjectId, TokenId};
+use crate::ids::{
+    AuditEventId, ClusterId, InvitationId, NodePoolId, OperationId, OrgId, ProjectId, ServiceAccountId, SessionId,
+    TokenId, TrustPolicyId, UserId,
+};
 
 /// Key/value labels for organising resources (Kubernetes label rules).
 pub type Labels = BTreeMap<String, String>;
@@ -464,7 +467,18 @@ pub struct TokenCreate {
 pub struct TokenView {
     pub id: TokenId,
     pub name: String,
+    /// `service_account` (`moke_sat_…`), `personal` (`moke_pat_…`) or `legacy` (`moke_…`).
+    pub kind: String,
+    /// The service account the token acts as.
+    pub service_account: Option<ServiceAccountId>,
+    /// The person the token acts as (personal tokens).
+    pub user: Option<UserId>,
+    /// The organization role of the token's owner.
     pub role: moke_iam::OrgRole,
+    /// The only project the token can reach, if it is limited to one.
+    pub project: Option<ProjectId>,
+    /// The only actions the token may perform, if limited.
+    pub scopes: Option<Vec<moke_iam::Action>>,
     /// The first characters of the token, to recognise it.
     pub hint: String,
     pub created_at: DateTime<Utc>,
@@ -504,7 +518,275 @@ pub struct AuditEventView {
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct AuditPrincipal {
-    /// `api_token` or `system`.
+    /// `user`, `service_account`, `system` (or `api_token` on events recorded before service accounts).
     pub kind: String,
     pub id: Option<String>,
+}
+
+// ---------------------------------------------------------------- identity
+
+/// `POST /v1/signup`: a person, their organization, and them as its owner.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignupRequest {
+    pub email: String,
+    /// At least 12 characters, not a common password.
+    pub password: String,
+    pub display_name: String,
+    /// Name of the new organization (lowercase letters, digits and '-').
+    pub organization_name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SignupResponse {
+    pub user: UserView,
+    pub organization: OrgView,
+    pub session: SessionTokens,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct UserView {
+    pub id: UserId,
+    pub email: String,
+    pub display_name: String,
+    pub email_verified: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginRequest {
+    pub email: String,
+    pub password: String,
+    /// Organization (id or name) to act in; the oldest membership if omitted.
+    pub organization: Option<String>,
+}
+
+/// A signed-in session: a short-lived access token and a refresh token.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionTokens {
+    /// ES256 JWT; send as `Authorization: Bearer …`.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    /// Seconds until `access_token` expires.
+    pub expires_in: i64,
+    /// Opaque, single use: exchange it at `/v1/auth/refresh` for a new pair.
+    pub refresh_token: String,
+    pub organization: OrgId,
+    pub session: SessionId,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshRequest {
+    pub refresh_token: String,
+    /// Switch to another of your organizations (id or name).
+    pub organization: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogoutRequest {
+    /// The session's refresh token; without it, the session of the bearer access token ends.
+    pub refresh_token: Option<String>,
+}
+
+/// A single-use token from an e-mail or invitation link.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkToken {
+    pub token: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordResetRequest {
+    pub email: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordResetConfirm {
+    pub token: String,
+    pub password: String,
+}
+
+/// Who the caller is and where it may act.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MeView {
+    /// `user` or `service_account`.
+    pub kind: String,
+    /// `usr_…` or `sa_…`.
+    pub id: String,
+    pub user: Option<UserView>,
+    pub organization: OrgId,
+    pub role: moke_iam::OrgRole,
+    pub memberships: Vec<MembershipSummary>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MembershipSummary {
+    pub organization: OrgId,
+    pub organization_name: String,
+    pub role: moke_iam::OrgRole,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MemberView {
+    pub user: UserId,
+    pub email: String,
+    pub display_name: String,
+    pub role: moke_iam::OrgRole,
+    pub joined_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemberUpdate {
+    /// `owner`, `admin`, `billing`, `member` or `viewer`.
+    pub role: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvitationCreate {
+    pub email: String,
+    /// Role the person gets on accepting; not above your own.
+    pub role: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct InvitationView {
+    pub id: InvitationId,
+    pub email: String,
+    pub role: moke_iam::OrgRole,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub accepted_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProjectMemberView {
+    /// `usr_…` or `sa_…`.
+    pub principal: String,
+    pub role: moke_iam::ProjectRole,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectMemberSet {
+    /// `admin`, `developer` or `viewer`.
+    pub role: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceAccountCreate {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Organization role; not above your own.
+    pub role: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ServiceAccountView {
+    pub id: ServiceAccountId,
+    pub name: String,
+    pub description: String,
+    pub role: moke_iam::OrgRole,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A token for a service account or for yourself, optionally narrowed.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScopedTokenCreate {
+    pub name: String,
+    /// Limit the token to one project (id or name).
+    pub project: Option<String>,
+    /// Limit the token to these actions (see `iam/PERMISSIONS.md`).
+    pub scopes: Option<Vec<String>>,
+    /// Lifetime in seconds, 300 to 31536000; never expires if omitted.
+    pub expires_in_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrustPolicyCreate {
+    /// The CI system's OpenID issuer, e.g. `https://token.actions.githubusercontent.com`.
+    pub issuer: String,
+    /// The `aud` the CI job requests for its ID token.
+    pub audience: String,
+    /// Claims that must match exactly, e.g. `repository`, `ref`, `environment`.
+    pub claims: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TrustPolicyView {
+    pub id: TrustPolicyId,
+    pub service_account: ServiceAccountId,
+    pub issuer: String,
+    pub audience: String,
+    pub claims: BTreeMap<String, String>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenExchangeRequest {
+    /// The CI system's OIDC ID token.
+    pub subject_token: String,
+    /// The service account to act as (`sa_…`).
+    pub service_account: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ExchangedToken {
+    pub access_token: String,
+    pub token_type: String,
+    pub expires_in: i64,
+    pub service_account: ServiceAccountId,
+    pub organization: OrgId,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SsoConfigSet {
+    /// The identity provider's issuer URL (discovery is read from it).
+    pub issuer: String,
+    pub client_id: String,
+    /// Stored encrypted by Vault; never shown again.
+    pub client_secret: String,
+    /// Only people with addresses in these domains may sign in.
+    pub allowed_domains: Vec<String>,
+    /// Role given to people who join through SSO: `member` or `viewer` and so on (not `owner`).
+    pub default_role: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SsoConfigView {
+    pub issuer: String,
+    pub client_id: String,
+    pub allowed_domains: Vec<String>,
+    pub default_role: moke_iam::OrgRole,
+    /// Where people start signing in.
+    pub login_url: String,
+    pub redirect_uri: String,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SsoLoginStart {
+    /// Send the browser here.
+    pub authorization_url: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SigningKeyRotated {
+    /// The key id (`kid`) new tokens are signed with.
+    pub kid: String,
 }

@@ -68,6 +68,9 @@ pub async fn serve(
 async fn background_tasks(app: Arc<App>) {
     let listener = tokio::spawn(crate::app::notifications::run(app.clone()));
     let ingest = tokio::spawn(ingest_region_status(app.clone()));
+    let mail = tokio::spawn(crate::app::mail::run_relay(app.clone()));
+    let vault = tokio::spawn(app.vault_handle().maintain(app.shutdown_token().clone()));
+    let mut every_minute = tokio::time::interval(Duration::from_secs(60));
     let mut hourly = tokio::time::interval(Duration::from_secs(3600));
     let repair_every = Duration::from_secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
     let mut repair = tokio::time::interval(repair_every);
@@ -79,15 +82,18 @@ async fn background_tasks(app: Arc<App>) {
                     tracing::warn!(%error, "anti-entropy pass failed");
                 }
             }
+            _ = every_minute.tick() => app.rate_limits().retain_recent(),
             _ = hourly.tick() => match app.purge_idempotency_keys().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(purged = n, "expired idempotency keys removed"),
                 Err(error) => tracing::warn!(%error, "could not purge idempotency keys"),
-            },
+            } ,
         }
     }
     listener.abort();
     ingest.abort();
+    mail.abort();
+    vault.abort();
 }
 
 /// Applies region reports as they arrive (woken by `NOTIFY moke_status`,

@@ -12,7 +12,9 @@
 //! Depends only on anyhow and libc, so it builds in seconds.
 
 mod nats;
+mod oidc;
 mod postgres;
+mod vault;
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -62,7 +64,7 @@ fn cargo() -> Command {
     command
 }
 
-fn run(command: &mut Command) -> Result<()> {
+pub fn run(command: &mut Command) -> Result<()> {
     let status = command.status().with_context(|| format!("could not start {command:?}"))?;
     if !status.success() {
         bail!("{command:?} failed with {status}");
@@ -72,12 +74,14 @@ fn run(command: &mut Command) -> Result<()> {
 
 fn dev(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Dev)?;
+    let vault = vault::ensure()?;
     let mut command = cargo();
     command
         .args(["run", "--package", "moke-api", "--bin", "moke-server", "--", "dev"])
         .args(args)
         .env("DATABASE_URL", db.url("moke"))
         .env("SQLX_OFFLINE", "true");
+    vault.apply(&mut command);
     db.create_database("moke")?;
     let mut child = command.spawn().context("could not start cargo")?;
     // Ctrl-C reaches the server too (same process group) and it shuts down
@@ -85,6 +89,7 @@ fn dev(args: &[String]) -> Result<()> {
     // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let result = child.wait();
+    drop(vault);
     drop(db);
     match result {
         Ok(status) if status.success() || status.code() == Some(130) || status.code().is_none() => Ok(()),
@@ -96,6 +101,7 @@ fn dev(args: &[String]) -> Result<()> {
 fn test(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Test)?;
     let nats = nats::ensure()?;
+    let vault = vault::ensure()?;
     let mut command = cargo();
     command
         .args(["test", "--workspace", "--all-targets"])
@@ -104,7 +110,10 @@ fn test(args: &[String]) -> Result<()> {
         .env("DATABASE_URL", db.url("postgres"))
         // The NATS tests use their own subject prefixes on this server.
         .env("NATS_URL", nats.url())
+        // The tests' gateways log in to this Vault, each under its own KV path.
+        .env("OIDC_PROVIDER_DIR", oidc::ensure()?)
         .env("SQLX_OFFLINE", "true");
+    vault.apply(&mut command);
     run(&mut command)
 }
 
@@ -115,7 +124,11 @@ fn lint() -> Result<()> {
 
 /// Writes the API descriptions the code generates: OpenAPI and GraphQL SDL.
 fn schemas() -> Result<()> {
-    for (subcommand, file) in [("openapi", "openapi/moke.json"), ("graphql-schema", "graphql/schema.graphql")] {
+    for (subcommand, file) in [
+        ("openapi", "openapi/moke.json"),
+        ("graphql-schema", "graphql/schema.graphql"),
+        ("permissions", "iam/PERMISSIONS.md"),
+    ] {
         let output = cargo()
             .args(["run", "--quiet", "--package", "moke-api", "--bin", "moke-server", "--", subcommand])
             .env("SQLX_OFFLINE", "true")

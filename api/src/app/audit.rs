@@ -22,11 +22,12 @@ pub async fn record(tx: &mut PgConnection, ctx: &RequestContext, event: AuditRec
     insert(tx, ctx, ctx.principal.org_id, "success", event).await
 }
 
-/// Appends an event with an explicit org and outcome (e.g. a refused token).
+/// Appends an event with an explicit org (none for platform-wide security
+/// events) and outcome (e.g. a refused token).
 pub async fn insert(
     conn: &mut PgConnection,
     ctx: &RequestContext,
-    org_id: Uuid,
+    org_id: impl Into<Option<Uuid>>,
     outcome: &str,
     event: AuditRecord<'_>,
 ) -> Result<()> {
@@ -36,7 +37,7 @@ pub async fn insert(
              resource_type, resource_id, request_id, source_ip, user_agent, details)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         AuditEventId::generate().uuid(),
-        org_id,
+        org_id.into(),
         event.action,
         outcome,
         principal_id,
@@ -79,6 +80,8 @@ impl App {
             .map(|row| {
                 let principal_id = row.principal_id.map(|id| match row.principal_kind.as_str() {
                     "api_token" => crate::ids::TokenId::from_uuid(id).to_string(),
+                    "user" => crate::ids::UserId::from_uuid(id).to_string(),
+                    "service_account" => crate::ids::ServiceAccountId::from_uuid(id).to_string(),
                     _ => id.to_string(),
                 });
                 AuditEventView {

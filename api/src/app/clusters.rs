@@ -2,7 +2,7 @@
 //! Every change answers with an Operation and leaves an outbox command.
 
 use chrono::{DateTime, Utc};
-use moke_iam::Action;
+use moke_iam::{Action, Target};
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -165,7 +165,11 @@ impl App {
         self.idempotent(ctx, "cluster_create", &(project_key, input), |claim| async move {
             let mut tx = self.db().begin().await?;
             let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
-            moke_iam::authorize(&ctx.principal, Action::ManageResources, project_row.org_id)?;
+            moke_iam::authorize(
+                &ctx.principal,
+                Action::ManageResources,
+                Target::project(project_row.org_id, project_row.id),
+            )?;
             quotas::lock_org(&mut tx, project_row.org_id).await?;
             quotas::check(
                 &mut tx,
@@ -243,7 +247,7 @@ impl App {
     ) -> Result<Page<ClusterView>> {
         let mut conn = self.db().acquire().await?;
         let project_row = super::projects::find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, project_row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(project_row.org_id, project_row.id))?;
         let rows = sqlx::query_as!(
             ClusterRow,
             "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
@@ -269,7 +273,7 @@ impl App {
     ) -> Result<ClusterView> {
         let mut conn = self.db().acquire().await?;
         let row = find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.project_id))?;
         row.into_view()
     }
 
@@ -285,7 +289,7 @@ impl App {
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let row = find(&mut tx, ctx, project, cluster, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.project_id))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the cluster is being deleted"));
@@ -341,7 +345,7 @@ impl App {
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let row = find(&mut tx, ctx, project, cluster, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.project_id))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let spec = row.spec()?;
         if spec.deletion_protection {

@@ -73,6 +73,10 @@ pub enum Error {
     IdempotencyInFlight,
     #[error("{detail}")]
     Unavailable { detail: String, retry_after_seconds: u64 },
+    #[error("too many requests: the limit is {limit} per {window_seconds} s; retry after {retry_after_seconds} s")]
+    RateLimited { limit: u32, window_seconds: u64, retry_after_seconds: u64 },
+    #[error("Vault is unavailable, and this needs it: {0}")]
+    VaultUnavailable(String),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -102,6 +106,8 @@ impl Error {
             Error::IdempotencyMismatch => "idempotency_key_reused",
             Error::IdempotencyInFlight => "idempotency_key_in_flight",
             Error::Unavailable { .. } => "unavailable",
+            Error::RateLimited { .. } => "rate_limited",
+            Error::VaultUnavailable(_) => "vault_unavailable",
             Error::Internal(_) => "internal",
         }
     }
@@ -120,6 +126,13 @@ impl From<sqlx::Error> for Error {
             ),
             other => Error::Internal(other.into()),
         }
+    }
+}
+
+impl From<crate::vault::VaultUnavailable> for Error {
+    fn from(error: crate::vault::VaultUnavailable) -> Error {
+        tracing::warn!(error = %error.0, "Vault call failed");
+        Error::VaultUnavailable("retry shortly".to_string())
     }
 }
 

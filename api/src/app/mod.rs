@@ -13,16 +13,26 @@ mod clusters;
 pub mod error;
 mod idempotency;
 pub mod ingest;
+mod invitations;
+pub mod mail;
+mod members;
 mod node_pools;
 pub mod notifications;
 pub mod observations;
 pub mod operations;
 mod orgs;
 pub mod outbox;
+mod principals;
 mod projects;
 mod quotas;
+pub mod rate_limit;
 pub mod repair;
+mod service_accounts;
+mod sessions;
+mod sso;
+mod token_exchange;
 mod tokens;
+mod users;
 mod validate;
 
 use std::sync::Arc;
@@ -40,7 +50,8 @@ use crate::ids::{Id, IdKind};
 pub use error::{Error, FieldError, Result};
 pub use operations::OperationWatch;
 pub use orgs::BootstrapOrg;
-pub use tokens::TokenCache;
+pub use principals::PrincipalCache;
+pub use rate_limit::RateLimits;
 
 /// Who is calling and from where; built by each surface, recorded in audit events.
 #[derive(Debug, Clone)]
@@ -60,8 +71,11 @@ impl RequestContext {
             principal: Principal {
                 id: Uuid::nil(),
                 kind: moke_iam::PrincipalKind::System,
+                credential: moke_iam::Credential::None,
                 org_id,
                 role: moke_iam::OrgRole::Owner,
+                project_roles: Vec::new(),
+                scope: moke_iam::Scope::default(),
             },
             request_id: None,
             source_ip: None,
@@ -84,7 +98,11 @@ pub struct App {
     db: PgPool,
     config: Arc<Config>,
     operations: OperationWatch,
-    tokens: TokenCache,
+    principals: PrincipalCache,
+    vault: Arc<crate::vault::Vault>,
+    rate_limits: RateLimits,
+    issuer_keys: token_exchange::IssuerKeys,
+    http: reqwest::Client,
     status_arrived: tokio::sync::Notify,
     outbox_arrived: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
@@ -92,10 +110,18 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(db: PgPool, config: Arc<Config>) -> Arc<App> {
+    pub fn new(db: PgPool, config: Arc<Config>, vault: Arc<crate::vault::Vault>) -> Arc<App> {
         Arc::new(App {
             operations: OperationWatch::new(),
-            tokens: TokenCache::default(),
+            principals: PrincipalCache::default(),
+            rate_limits: RateLimits::new(&config.rate_limits),
+            issuer_keys: token_exchange::IssuerKeys::default(),
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(std::time::Duration::from_secs(10))
+                .build()
+                .expect("HTTP client"),
+            vault,
             status_arrived: tokio::sync::Notify::new(),
             outbox_arrived: tokio::sync::Notify::new(),
             db,
@@ -122,8 +148,31 @@ impl App {
         &self.operations
     }
 
-    pub fn token_cache(&self) -> &TokenCache {
-        &self.tokens
+    /// Authenticated principals of this process (see [`PrincipalCache`]).
+    pub fn principal_cache(&self) -> &PrincipalCache {
+        &self.principals
+    }
+
+    pub fn vault(&self) -> &crate::vault::Vault {
+        &self.vault
+    }
+
+    /// A shared handle on the Vault adapter (for its background task).
+    pub fn vault_handle(&self) -> Arc<crate::vault::Vault> {
+        self.vault.clone()
+    }
+
+    pub fn rate_limits(&self) -> &RateLimits {
+        &self.rate_limits
+    }
+
+    fn issuer_key_cache(&self) -> &token_exchange::IssuerKeys {
+        &self.issuer_keys
+    }
+
+    /// The client for identity providers (no redirects followed).
+    pub fn http_client(&self) -> &reqwest::Client {
+        &self.http
     }
 
     /// Signalled when a command is committed to the outbox.

@@ -2,7 +2,7 @@
 //! an outbox command for the cluster's region, and counts against quotas.
 
 use chrono::{DateTime, Utc};
-use moke_iam::Action;
+use moke_iam::{Action, Target};
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -129,7 +129,11 @@ impl App {
             let mut tx = self.db().begin().await?;
             // Lock the cluster so concurrent pool creates count each other.
             let cluster_row = clusters::find(&mut tx, ctx, project, cluster, true).await?;
-            moke_iam::authorize(&ctx.principal, Action::ManageResources, cluster_row.org_id)?;
+            moke_iam::authorize(
+                &ctx.principal,
+                Action::ManageResources,
+                Target::project(cluster_row.org_id, cluster_row.project_id),
+            )?;
             let cluster_spec = cluster_row.spec()?;
             let spec = validate::node_pool_create(&self.config().catalog, &cluster_spec.region, input)?;
             if cluster_row.deletion_requested_at.is_some() {
@@ -212,7 +216,7 @@ impl App {
     ) -> Result<Page<NodePoolView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, cluster_row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
         let rows = sqlx::query_as!(
             NodePoolRow,
             "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
@@ -236,7 +240,7 @@ impl App {
         ctx: &RequestContext,
         clusters: &[Uuid],
     ) -> Result<std::collections::HashMap<Uuid, Vec<NodePoolView>>> {
-        moke_iam::authorize(&ctx.principal, Action::Read, ctx.principal.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::org(ctx.principal.org_id))?;
         let rows = sqlx::query_as!(
             NodePoolRow,
             "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
@@ -267,7 +271,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
         let row = find(&mut conn, &cluster_row, pool, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, cluster_row.project_id))?;
         row.into_view()
     }
 
@@ -284,7 +288,11 @@ impl App {
         let mut tx = self.db().begin().await?;
         let cluster_row = clusters::find(&mut tx, ctx, project, cluster, true).await?;
         let row = find(&mut tx, &cluster_row, pool, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        moke_iam::authorize(
+            &ctx.principal,
+            Action::ManageResources,
+            Target::project(row.org_id, cluster_row.project_id),
+        )?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the node pool or its cluster is being deleted"));
@@ -360,7 +368,11 @@ impl App {
         let mut tx = self.db().begin().await?;
         let cluster_row = clusters::find(&mut tx, ctx, project, cluster, true).await?;
         let row = find(&mut tx, &cluster_row, pool, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        moke_iam::authorize(
+            &ctx.principal,
+            Action::ManageResources,
+            Target::project(row.org_id, cluster_row.project_id),
+        )?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
             let existing = sqlx::query_scalar!(

@@ -1,7 +1,7 @@
 //! One Postgres `LISTEN` connection per gateway process, fanning database
 //! notifications out to in-process state: operation changes wake long-polls,
-//! token changes evict the token cache, region reports wake the ingest. While the connection is down the
-//! token cache is bypassed, so a missed revocation can never be served.
+//! token, membership and role changes evict the principal cache, region reports wake the ingest. While the connection is down the
+//! principal cache is bypassed, so a missed revocation can never be served.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +15,7 @@ const OPERATIONS: &str = "moke_operations";
 const TOKENS: &str = "moke_tokens";
 const STATUS: &str = "moke_status";
 const OUTBOX: &str = "moke_outbox";
+const PRINCIPALS: &str = "moke_principals";
 
 /// Listens until the app shuts down, reconnecting after errors.
 pub async fn run(app: Arc<App>) {
@@ -22,7 +23,7 @@ pub async fn run(app: Arc<App>) {
         if let Err(error) = listen(&app).await {
             tracing::warn!(%error, "notification listener failed; reconnecting");
         }
-        app.token_cache().set_live(false);
+        app.principal_cache().set_live(false);
         tokio::select! {
             _ = app.shutdown_token().cancelled() => return,
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
@@ -32,10 +33,10 @@ pub async fn run(app: Arc<App>) {
 
 async fn listen(app: &App) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect_with(app.db()).await?;
-    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX]).await?;
+    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX, PRINCIPALS]).await?;
     // Anything cached before we listened may have missed an eviction.
-    app.token_cache().clear();
-    app.token_cache().set_live(true);
+    app.principal_cache().clear();
+    app.principal_cache().set_live(true);
     loop {
         let notification = tokio::select! {
             _ = app.shutdown_token().cancelled() => return Ok(()),
@@ -55,7 +56,7 @@ async fn listen(app: &App) -> Result<(), sqlx::Error> {
         let Ok(id) = notification.payload().parse::<Uuid>() else { continue };
         match notification.channel() {
             OPERATIONS => app.operation_watch().changed(id),
-            TOKENS => app.token_cache().evict(id),
+            TOKENS | PRINCIPALS => app.principal_cache().evict(id),
             _ => {}
         }
     }

@@ -154,7 +154,7 @@ impl App {
         .fetch_optional(self.db())
         .await?
         .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(row.org_id))?;
         row.into_view()
     }
 
@@ -166,7 +166,7 @@ impl App {
         targets: &[Uuid],
         per_target: i64,
     ) -> Result<std::collections::HashMap<Uuid, Vec<OperationView>>> {
-        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, ctx.principal.org_id)?;
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(ctx.principal.org_id))?;
         let rows = sqlx::query_as!(
             OperationRow,
             r#"SELECT id AS "id!", org_id AS "org_id!", kind AS "kind!", status AS "status!", step AS "step!",

@@ -1,5 +1,5 @@
-//! Organizations: the tenant boundary. Sign-up creates them (IAM issue); for
-//! now `moke-server dev` and tests bootstrap one with a first owner token.
+//! Organizations: the tenant boundary. Sign-up creates them; `moke-server
+//! dev` and tests can also bootstrap one with an owner service-account token.
 
 use moke_iam::{Action, OrgRole};
 use serde_json::json;
@@ -40,9 +40,9 @@ impl OrgRow {
 }
 
 impl App {
-    /// Creates an organization and an owner token for it, or, when one with
-    /// this name exists, just a new owner token. Not reachable from the
-    /// public API; sign-up will replace it.
+    /// Creates an organization and an owner service-account token for it,
+    /// or, when one with this name exists, just a new owner token. Not
+    /// reachable from the public API (sign-up is).
     pub async fn bootstrap_org(&self, name: &str, display_name: &str) -> Result<BootstrapOrg> {
         let mut v = super::error::Validator::new();
         validate::name(&mut v, "name", name);
@@ -72,7 +72,11 @@ impl App {
             },
         )
         .await?;
-        let owner_token = super::tokens::insert_token(&mut tx, &ctx, "bootstrap-owner", OrgRole::Owner, None).await?;
+        let account =
+            super::service_accounts::insert_unique(&mut tx, &ctx, "bootstrap-owner", "", OrgRole::Owner).await?;
+        let owner = super::tokens::TokenOwner::ServiceAccount { id: account, role: OrgRole::Owner };
+        let owner_token =
+            super::tokens::insert_token(&mut tx, self, &ctx, owner, "bootstrap-owner", &Default::default()).await?;
         tx.commit().await?;
         Ok(BootstrapOrg { org, owner_token })
     }
@@ -80,7 +84,7 @@ impl App {
     /// Checks that the caller may perform `action` on `org`; another
     /// organization is reported as not found.
     pub(crate) async fn org_authorized(&self, ctx: &RequestContext, org: OrgId, action: Action) -> Result<()> {
-        match moke_iam::authorize(&ctx.principal, action, org.uuid()) {
+        match moke_iam::authorize(&ctx.principal, action, moke_iam::Target::org(org.uuid())) {
             Ok(()) => Ok(()),
             Err(moke_iam::Denied::NotFound) => Err(Error::not_found("organization", org.to_string())),
             Err(moke_iam::Denied::Forbidden) => Err(Error::Forbidden),

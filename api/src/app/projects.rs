@@ -1,7 +1,7 @@
 //! Projects: the gateway completes these itself (201/200, no Operation).
 
 use chrono::{DateTime, Utc};
-use moke_iam::Action;
+use moke_iam::{Action, Target};
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -142,10 +142,13 @@ impl App {
             ProjectRow,
             "SELECT id, org_id, name, labels, spec, generation, version, created_at, updated_at
              FROM projects WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2)
+                 AND ($4::uuid IS NULL OR id = $4)
              ORDER BY id LIMIT $3",
             org.uuid(),
             page.after,
             page.fetch_limit(),
+            // A token limited to one project lists only that one.
+            ctx.principal.scope.project,
         )
         .fetch_all(self.db())
         .await?;
@@ -156,7 +159,7 @@ impl App {
     pub async fn project_view(&self, ctx: &RequestContext, project: &ResourceRef<ProjectKind>) -> Result<ProjectView> {
         let mut conn = self.db().acquire().await?;
         let row = find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.id))?;
         Ok(row.into_view())
     }
 
@@ -178,7 +181,7 @@ impl App {
         v.finish()?;
         let mut tx = self.db().begin().await?;
         let row = find(&mut tx, ctx, project, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.id))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let current_spec: ProjectSpec = serde_json::from_value(row.spec.clone()).unwrap_or_default();
         let spec = update.spec.clone().unwrap_or(current_spec.clone());
@@ -222,7 +225,7 @@ impl App {
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
         let row = find(&mut tx, ctx, project, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, row.org_id)?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.id))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let clusters: i64 =
             sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM clusters WHERE project_id = $1"#, row.id)

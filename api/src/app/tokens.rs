@@ -1,108 +1,20 @@
-//! Organization-scoped API tokens: minting (shown once), listing, revoking,
-//! and authenticating a bearer token into a [`Principal`].
-
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+//! API tokens: service-account tokens (`moke_sat_`), personal tokens
+//! (`moke_pat_`) and the foundation's organization tokens, which are now
+//! service-account tokens. Minted (shown once), listed, revoked; stored only
+//! as a peppered hash. Authentication lives in [`super::principals`].
 
 use chrono::{DateTime, Utc};
-use moke_iam::token::{NewToken, hash_token, is_well_formed};
-use moke_iam::{Action, OrgRole, Principal, PrincipalKind};
+use moke_iam::token::{NewToken, TokenKind, peppered_hash};
+use moke_iam::{Action, OrgRole, PrincipalKind, Target};
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::Validator;
-use super::{App, Error, PageRequest, RequestContext, Result};
-use crate::ids::{OrgId, TokenId};
-use crate::model::{Page, TokenCreate, TokenCreated, TokenView};
-
-/// How long a verified token is trusted without asking the database. Also
-/// how often its `last_used_at` is refreshed.
-const CACHE_TTL: Duration = Duration::from_secs(60);
-const CACHE_MAX_ENTRIES: usize = 100_000;
-
-/// Verified tokens of this process, keyed by hash. Entries are evicted by
-/// the `moke_tokens` notification on revocation (see
-/// [`super::notifications`]) and are used only while that listener is live.
-#[derive(Default)]
-pub struct TokenCache {
-    entries: Mutex<HashMap<[u8; 32], CachedToken>>,
-    live: AtomicBool,
-    /// Bumped by every eviction, so a lookup that raced one is not cached.
-    evictions: AtomicU64,
-}
-
-struct CachedToken {
-    principal: Principal,
-    expires_at: Option<DateTime<Utc>>,
-    cached_at: Instant,
-}
-
-impl TokenCache {
-    fn get(&self, hash: &[u8; 32]) -> Option<Principal> {
-        if !self.live.load(Ordering::Acquire) {
-            return None;
-        }
-        let entries = self.entries.lock().expect("token cache lock");
-        let entry = entries.get(hash)?;
-        let fresh = entry.cached_at.elapsed() < CACHE_TTL && entry.expires_at.is_none_or(|at| at > Utc::now());
-        fresh.then(|| entry.principal.clone())
-    }
-
-    /// The eviction count to pass to [`TokenCache::put`] after a lookup.
-    fn generation(&self) -> u64 {
-        self.evictions.load(Ordering::Acquire)
-    }
-
-    /// Caches a lookup made at eviction `generation`, unless an eviction
-    /// happened since (the lookup may predate a revocation).
-    fn put(&self, hash: [u8; 32], principal: Principal, expires_at: Option<DateTime<Utc>>, generation: u64) {
-        if !self.live.load(Ordering::Acquire) {
-            return;
-        }
-        let mut entries = self.entries.lock().expect("token cache lock");
-        if self.evictions.load(Ordering::Acquire) != generation {
-            return;
-        }
-        if entries.len() >= CACHE_MAX_ENTRIES {
-            entries.clear();
-        }
-        entries.insert(hash, CachedToken { principal, expires_at, cached_at: Instant::now() });
-    }
-
-    /// Forgets the token with this id.
-    pub fn evict(&self, token_id: Uuid) {
-        let mut entries = self.entries.lock().expect("token cache lock");
-        self.evictions.fetch_add(1, Ordering::AcqRel);
-        entries.retain(|_, entry| entry.principal.id != token_id);
-    }
-
-    pub fn clear(&self) {
-        let mut entries = self.entries.lock().expect("token cache lock");
-        self.evictions.fetch_add(1, Ordering::AcqRel);
-        entries.clear();
-    }
-
-    /// How many tokens are cached (for tests and metrics).
-    pub fn len(&self) -> usize {
-        self.entries.lock().expect("token cache lock").len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether revocations are being heard; without that the cache is bypassed.
-    pub fn set_live(&self, live: bool) {
-        if !live {
-            self.clear();
-        }
-        self.live.store(live, Ordering::Release);
-    }
-}
+use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
+use crate::ids::{OrgId, ProjectId, ServiceAccountId, TokenId, UserId};
+use crate::model::{Page, ScopedTokenCreate, TokenCreate, TokenCreated, TokenView};
 
 const MIN_LIFETIME_SECONDS: i64 = 300;
 const MAX_LIFETIME_SECONDS: i64 = 365 * 24 * 3600;
@@ -110,6 +22,11 @@ const MAX_LIFETIME_SECONDS: i64 = 365 * 24 * 3600;
 struct TokenRow {
     id: Uuid,
     name: String,
+    kind: String,
+    service_account_id: Option<Uuid>,
+    user_id: Option<Uuid>,
+    project_id: Option<Uuid>,
+    scopes: Option<Vec<String>>,
     role: String,
     token_hint: String,
     created_at: DateTime<Utc>,
@@ -120,10 +37,20 @@ struct TokenRow {
 
 impl TokenRow {
     fn into_view(self) -> TokenView {
+        let kind = match self.kind.as_str() {
+            "sat" => "service_account",
+            "pat" => "personal",
+            _ => "legacy",
+        };
         TokenView {
             id: TokenId::from_uuid(self.id),
             name: self.name,
+            kind: kind.to_string(),
+            service_account: self.service_account_id.map(ServiceAccountId::from_uuid),
+            user: self.user_id.map(UserId::from_uuid),
             role: OrgRole::parse(&self.role).unwrap_or(OrgRole::Viewer),
+            project: self.project_id.map(ProjectId::from_uuid),
+            scopes: self.scopes.map(|s| s.iter().filter_map(|a| Action::parse(a)).collect()),
             hint: self.token_hint,
             created_at: self.created_at,
             expires_at: self.expires_at,
@@ -133,30 +60,60 @@ impl TokenRow {
     }
 }
 
+/// Whose token it is.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum TokenOwner {
+    ServiceAccount { id: Uuid, role: OrgRole },
+    User { id: Uuid, role: OrgRole },
+}
+
+/// What a new token may reach.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TokenLimits {
+    pub project: Option<Uuid>,
+    pub scopes: Option<Vec<Action>>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
 /// Mints a token inside the caller's transaction and audits it.
 pub(super) async fn insert_token(
     tx: &mut PgConnection,
+    app: &App,
     ctx: &RequestContext,
+    owner: TokenOwner,
     name: &str,
-    role: OrgRole,
-    expires_at: Option<DateTime<Utc>>,
+    limits: &TokenLimits,
 ) -> Result<TokenCreated> {
-    let secret = NewToken::generate();
+    let (kind, sa, user, role) = match owner {
+        TokenOwner::ServiceAccount { id, role } => (TokenKind::ServiceAccount, Some(id), None, role),
+        TokenOwner::User { id, role } => (TokenKind::Personal, None, Some(id), role),
+    };
+    let secret = NewToken::generate(kind);
+    let hash = peppered_hash(app.vault().pepper(), &secret.plaintext);
     let id = TokenId::generate();
     let creator = (!ctx.principal.id.is_nil()).then_some(ctx.principal.id);
+    let scopes: Option<Vec<String>> =
+        limits.scopes.as_ref().map(|s| s.iter().map(|a| a.as_str().to_string()).collect());
     let row = sqlx::query_as!(
         TokenRow,
-        "INSERT INTO api_tokens (id, org_id, name, role, token_hash, token_hint, created_by, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         RETURNING id, name, role, token_hint, created_at, expires_at, last_used_at, revoked_at",
+        r#"INSERT INTO api_tokens (id, org_id, name, role, token_hash, token_hint, created_by, expires_at,
+                                  kind, service_account_id, user_id, project_id, scopes)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           RETURNING id, name, kind, service_account_id, user_id, project_id, scopes, role, token_hint,
+                     created_at, expires_at, last_used_at, revoked_at"#,
         id.uuid(),
         ctx.principal.org_id,
         name,
         role.as_str(),
-        &secret.hash[..],
+        &hash[..],
         secret.hint(),
         creator,
-        expires_at,
+        limits.expires_at,
+        if kind == TokenKind::Personal { "pat" } else { "sat" },
+        sa,
+        user,
+        limits.project,
+        scopes.as_deref(),
     )
     .fetch_one(&mut *tx)
     .await?;
@@ -167,114 +124,80 @@ pub(super) async fn insert_token(
             action: "token.create",
             resource_type: "token",
             resource_id: Some(id.to_string()),
-            details: json!({ "name": name, "role": role.as_str(), "expires_at": expires_at }),
+            details: json!({
+                "name": name, "kind": row.kind, "role": role.as_str(),
+                "service_account": sa.map(|id| ServiceAccountId::from_uuid(id).to_string()),
+                "project": limits.project.map(|id| ProjectId::from_uuid(id).to_string()),
+                "scopes": scopes, "expires_at": limits.expires_at,
+            }),
         },
     )
     .await?;
     Ok(TokenCreated { view: row.into_view(), token: secret.plaintext })
 }
 
-impl App {
-    /// Turns a bearer token into a principal, recording its use. Unknown,
-    /// revoked and expired tokens are all refused alike; the refusal of a
-    /// known token is audited in its organization.
-    pub async fn authenticate(&self, bearer: &str, meta: &RequestContext) -> Result<Principal> {
-        if !is_well_formed(bearer) {
-            return Err(Error::Unauthenticated);
-        }
-        let hash = hash_token(bearer);
-        if let Some(principal) = self.token_cache().get(&hash) {
-            return Ok(principal);
-        }
-        let generation = self.token_cache().generation();
-        // One round trip: look the token up and, at most once a minute, stamp its use.
-        let row = sqlx::query!(
-            r#"WITH found AS (
-                   SELECT id, org_id, role, revoked_at, expires_at,
-                          (revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())) AS usable,
-                          last_used_at
-                   FROM api_tokens WHERE token_hash = $1
-               ), stamped AS (
-                   UPDATE api_tokens SET last_used_at = now()
-                   WHERE id = (SELECT id FROM found WHERE usable
-                               AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds'))
-                   RETURNING id
-               )
-               SELECT id AS "id!", org_id AS "org_id!", role AS "role!", usable AS "usable!",
-                      revoked_at, expires_at
-               FROM found"#,
-            &hash[..],
-        )
-        .fetch_optional(self.db())
-        .await?;
-        let Some(row) = row else {
-            return Err(Error::Unauthenticated);
-        };
-        let principal = Principal {
-            id: row.id,
-            kind: PrincipalKind::ApiToken,
-            org_id: row.org_id,
-            role: OrgRole::parse(&row.role).unwrap_or(OrgRole::Viewer),
-        };
-        if !row.usable {
-            let reason = if row.revoked_at.is_some() { "revoked" } else { "expired" };
-            let ctx = RequestContext { principal, ..meta.clone() };
-            let mut conn = self.db().acquire().await?;
-            audit::insert(
-                &mut conn,
-                &ctx,
-                row.org_id,
-                "failure",
-                AuditRecord {
-                    action: "auth.token_rejected",
-                    resource_type: "token",
-                    resource_id: Some(TokenId::from_uuid(row.id).to_string()),
-                    details: json!({ "reason": reason }),
-                },
-            )
-            .await?;
-            return Err(Error::Unauthenticated);
-        }
-        self.token_cache().put(hash, principal.clone(), row.expires_at, generation);
-        Ok(principal)
-    }
+/// Checks a token's name and lifetime.
+fn check_name_and_lifetime(v: &mut Validator, name: &str, expires_in_seconds: Option<i64>) -> Option<DateTime<Utc>> {
+    v.check(!name.trim().is_empty() && name.len() <= 100, "name", "invalid", "must be 1-100 characters");
+    let seconds = expires_in_seconds?;
+    v.check(
+        (MIN_LIFETIME_SECONDS..=MAX_LIFETIME_SECONDS).contains(&seconds),
+        "expires_in_seconds",
+        "out_of_range",
+        format!("must be between {MIN_LIFETIME_SECONDS} and {MAX_LIFETIME_SECONDS}"),
+    );
+    Some(Utc::now() + chrono::Duration::seconds(seconds.clamp(0, MAX_LIFETIME_SECONDS)))
+}
 
-    /// `token_create`: a new token, at most as powerful as its creator.
+/// Validates a [`ScopedTokenCreate`] into limits, resolving the project in the caller's organization.
+pub(super) async fn scoped_limits(app: &App, ctx: &RequestContext, input: &ScopedTokenCreate) -> Result<TokenLimits> {
+    let mut v = Validator::new();
+    let expires_at = check_name_and_lifetime(&mut v, &input.name, input.expires_in_seconds);
+    let mut scopes = None;
+    if let Some(names) = &input.scopes {
+        let parsed: Vec<Option<Action>> = names.iter().map(|n| Action::parse(n)).collect();
+        v.check(
+            !names.is_empty() && parsed.iter().all(Option::is_some),
+            "scopes",
+            "invalid",
+            format!(
+                "must be a non-empty list of: {}",
+                Action::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        );
+        scopes = Some(parsed.into_iter().flatten().collect());
+    }
+    let mut project = None;
+    if let Some(reference) = &input.project {
+        let mut conn = app.db().acquire().await?;
+        match super::projects::find(&mut conn, ctx, &ResourceRef::parse(reference), false).await {
+            Ok(row) => project = Some(row.id),
+            Err(Error::NotFound { .. }) => v.push("project", "not_found", "no such project in this organization"),
+            Err(other) => return Err(other),
+        }
+    }
+    v.finish()?;
+    Ok(TokenLimits { project, scopes, expires_at })
+}
+
+impl App {
+    /// `token_create`: the foundation's organization token. It now makes a
+    /// service account with that role and name, and a token for it, so
+    /// existing callers keep working.
     pub async fn token_create(&self, ctx: &RequestContext, org: OrgId, input: TokenCreate) -> Result<TokenCreated> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let mut v = Validator::new();
-        v.check(
-            !input.name.trim().is_empty() && input.name.len() <= 100,
-            "name",
-            "invalid",
-            "must be 1-100 characters",
-        );
-        let role = OrgRole::parse(&input.role);
-        match role {
-            None => v.push("role", "invalid", "must be owner, admin, billing, member or viewer"),
-            // A lower enum position is a more powerful role.
-            Some(role) => v.check(
-                role >= ctx.principal.role,
-                "role",
-                "exceeds_own_role",
-                format!("cannot grant more than your own role ({})", ctx.principal.role.as_str()),
-            ),
-        }
-        if let Some(seconds) = input.expires_in_seconds {
-            v.check(
-                (MIN_LIFETIME_SECONDS..=MAX_LIFETIME_SECONDS).contains(&seconds),
-                "expires_in_seconds",
-                "out_of_range",
-                format!("must be between {MIN_LIFETIME_SECONDS} and {MAX_LIFETIME_SECONDS}"),
-            );
-        }
+        let expires_at = check_name_and_lifetime(&mut v, &input.name, input.expires_in_seconds);
+        let role = super::members::grantable_role(&mut v, ctx, "role", &input.role);
         v.finish()?;
         let role = role.expect("validated");
-        let expires_at = input.expires_in_seconds.map(|s| Utc::now() + chrono::Duration::seconds(s));
         let input = &input;
         self.idempotent(ctx, "token_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
-            let created = insert_token(&mut tx, ctx, &input.name, role, expires_at).await?;
+            let account = super::service_accounts::insert_unique(&mut tx, ctx, &input.name, "", role).await?;
+            let limits = TokenLimits { expires_at, ..TokenLimits::default() };
+            let owner = TokenOwner::ServiceAccount { id: account, role };
+            let created = insert_token(&mut tx, self, ctx, owner, &input.name, &limits).await?;
             // The stored replay never holds the secret: a retry learns the id only.
             let replay = TokenCreated { token: String::new(), ..created.clone() };
             super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
@@ -284,14 +207,108 @@ impl App {
         .await
     }
 
-    /// `token_list`: the organization's tokens, never their secrets.
+    /// `service_account_token_create`: a token acting as a service account.
+    pub async fn service_account_token_create(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        account: ServiceAccountId,
+        input: ScopedTokenCreate,
+    ) -> Result<TokenCreated> {
+        self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        let account_view = self.service_account_view(ctx, org, account).await?;
+        if account_view.role < ctx.principal.role {
+            return Err(Error::Forbidden);
+        }
+        let limits = scoped_limits(self, ctx, &input).await?;
+        let input = &input;
+        let limits = &limits;
+        self.idempotent(ctx, "service_account_token_create", &(org, account, input), |claim| async move {
+            let mut tx = self.db().begin().await?;
+            let owner = TokenOwner::ServiceAccount { id: account.uuid(), role: account_view.role };
+            let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
+            let replay = TokenCreated { token: String::new(), ..created.clone() };
+            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
+            tx.commit().await?;
+            Ok(created)
+        })
+        .await
+    }
+
+    /// `personal_token_create`: a token acting as the signed-in person, in
+    /// their current organization.
+    pub async fn personal_token_create(&self, ctx: &RequestContext, input: ScopedTokenCreate) -> Result<TokenCreated> {
+        if ctx.principal.kind != PrincipalKind::User {
+            return Err(Error::Forbidden);
+        }
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::org(ctx.principal.org_id))?;
+        let limits = scoped_limits(self, ctx, &input).await?;
+        let input = &input;
+        let limits = &limits;
+        self.idempotent(ctx, "personal_token_create", input, |claim| async move {
+            let mut tx = self.db().begin().await?;
+            let owner = TokenOwner::User { id: ctx.principal.id, role: ctx.principal.role };
+            let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
+            let replay = TokenCreated { token: String::new(), ..created.clone() };
+            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
+            tx.commit().await?;
+            Ok(created)
+        })
+        .await
+    }
+
+    /// `personal_token_list`: the caller's own tokens in this organization.
+    pub async fn personal_token_list(&self, ctx: &RequestContext, page: PageRequest) -> Result<Page<TokenView>> {
+        if ctx.principal.kind != PrincipalKind::User {
+            return Err(Error::Forbidden);
+        }
+        let rows = sqlx::query_as!(
+            TokenRow,
+            r#"SELECT t.id, t.name, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
+                      COALESCE(m.role, t.role) AS "role!", t.token_hint, t.created_at, t.expires_at,
+                      t.last_used_at, t.revoked_at
+               FROM api_tokens t LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
+               WHERE t.org_id = $1 AND t.user_id = $2 AND ($3::uuid IS NULL OR t.id > $3)
+               ORDER BY t.id LIMIT $4"#,
+            ctx.principal.org_id,
+            ctx.principal.id,
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(self.db())
+        .await?;
+        Ok(page.page(rows.into_iter().map(TokenRow::into_view).collect(), |t| t.id.uuid()))
+    }
+
+    /// `personal_token_delete`: revokes one of the caller's own tokens.
+    pub async fn personal_token_delete(&self, ctx: &RequestContext, id: TokenId) -> Result<()> {
+        let owned = sqlx::query_scalar!(
+            "SELECT id FROM api_tokens WHERE id = $1 AND org_id = $2 AND user_id = $3",
+            id.uuid(),
+            ctx.principal.org_id,
+            ctx.principal.id,
+        )
+        .fetch_optional(self.db())
+        .await?;
+        if owned.is_none() {
+            return Err(Error::not_found("token", id.to_string()));
+        }
+        self.revoke_token(ctx, OrgId::from_uuid(ctx.principal.org_id), id).await
+    }
+
+    /// `token_list`: every token of the organization, never their secrets.
     pub async fn token_list(&self, ctx: &RequestContext, org: OrgId, page: PageRequest) -> Result<Page<TokenView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let rows = sqlx::query_as!(
             TokenRow,
-            "SELECT id, name, role, token_hint, created_at, expires_at, last_used_at, revoked_at
-             FROM api_tokens WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2)
-             ORDER BY id LIMIT $3",
+            r#"SELECT t.id, t.name, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
+                      COALESCE(sa.role, m.role, t.role) AS "role!", t.token_hint, t.created_at, t.expires_at,
+                      t.last_used_at, t.revoked_at
+               FROM api_tokens t
+               LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
+               LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
+               WHERE t.org_id = $1 AND ($2::uuid IS NULL OR t.id > $2)
+               ORDER BY t.id LIMIT $3"#,
             org.uuid(),
             page.after,
             page.fetch_limit(),
@@ -306,8 +323,13 @@ impl App {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         sqlx::query_as!(
             TokenRow,
-            "SELECT id, name, role, token_hint, created_at, expires_at, last_used_at, revoked_at
-             FROM api_tokens WHERE org_id = $1 AND id = $2",
+            r#"SELECT t.id, t.name, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
+                      COALESCE(sa.role, m.role, t.role) AS "role!", t.token_hint, t.created_at, t.expires_at,
+                      t.last_used_at, t.revoked_at
+               FROM api_tokens t
+               LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
+               LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
+               WHERE t.org_id = $1 AND t.id = $2"#,
             org.uuid(),
             id.uuid(),
         )
@@ -321,6 +343,10 @@ impl App {
     /// Revoking an already revoked token succeeds and changes nothing.
     pub async fn token_delete(&self, ctx: &RequestContext, org: OrgId, id: TokenId) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        self.revoke_token(ctx, org, id).await
+    }
+
+    async fn revoke_token(&self, ctx: &RequestContext, org: OrgId, id: TokenId) -> Result<()> {
         let mut tx = self.db().begin().await?;
         let row = sqlx::query!(
             "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
@@ -344,7 +370,7 @@ impl App {
         .await?;
         tx.commit().await?;
         // Other gateways hear of it through the `moke_tokens` notification.
-        self.token_cache().evict(id.uuid());
+        self.principal_cache().evict(id.uuid());
         Ok(())
     }
 }

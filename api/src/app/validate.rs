@@ -339,6 +339,37 @@ pub fn reserved_nodes(spec: &NodePoolSpec) -> i64 {
     spec.autoscaling.as_ref().map_or(spec.count, |a| a.max_count.max(spec.count))
 }
 
+/// A normalized e-mail address: trimmed and lower-cased, so one address
+/// maps to one account whatever its spelling.
+pub fn email(v: &mut Validator, field: &str, text: &str) -> String {
+    let normalized = text.trim().to_lowercase();
+    let ok = normalized.len() <= 254
+        && match normalized.split_once('@') {
+            Some((local, domain)) => {
+                !local.is_empty()
+                    && !domain.contains('@')
+                    && domain.contains('.')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+                    && !normalized.chars().any(|c| c.is_whitespace() || c.is_control())
+            }
+            None => false,
+        };
+    v.check(ok, field, "invalid_email", "must be an e-mail address");
+    normalized
+}
+
+/// A human-readable name: 1-100 characters, no control characters.
+pub fn display_name(v: &mut Validator, field: &str, text: &str) {
+    let trimmed = text.trim();
+    v.check(
+        !trimmed.is_empty() && trimmed.chars().count() <= 100 && !trimmed.chars().any(char::is_control),
+        field,
+        "invalid",
+        "must be 1-100 characters without control characters",
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

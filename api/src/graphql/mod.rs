@@ -142,6 +142,7 @@ async fn authenticate(
     let bearer =
         value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).ok_or(Error::Unauthenticated)?.trim();
     let principal = app.authenticate(bearer, &meta).await?;
+    app.rate_limits().check_principal(principal.id)?;
     Ok(Some(RequestContext { principal, ..meta }))
 }
 

@@ -68,7 +68,8 @@ pub fn status(error: Error) -> Status {
         Error::Conflict { .. } | Error::IdempotencyInFlight => Code::Aborted,
         Error::QuotaExceeded { .. } => Code::ResourceExhausted,
         Error::PreconditionFailed { .. } | Error::IdempotencyMismatch => Code::FailedPrecondition,
-        Error::Unavailable { .. } => Code::Unavailable,
+        Error::Unavailable { .. } | Error::VaultUnavailable(_) => Code::Unavailable,
+        Error::RateLimited { .. } => Code::ResourceExhausted,
         Error::Internal(_) => Code::Internal,
     };
     if let Error::Internal(source) = &error {
@@ -86,6 +87,12 @@ pub fn status(error: Error) -> Status {
             }
             details.push(ErrorDetail::BadRequest(bad_request));
             message
+        }
+        Error::RateLimited { limit, window_seconds, retry_after_seconds } => {
+            details.push(ErrorDetail::RetryInfo(RetryInfo::new(Some(std::time::Duration::from_secs(
+                retry_after_seconds,
+            )))));
+            format!("too many requests: the limit is {limit} per {window_seconds} s")
         }
         Error::Unavailable { detail, retry_after_seconds } => {
             details.push(ErrorDetail::RetryInfo(RetryInfo::new(Some(std::time::Duration::from_secs(
@@ -126,6 +133,7 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).map(str::to_string))
         .ok_or_else(|| status(Error::Unauthenticated))?;
     ctx.principal = app.authenticate(bearer.trim(), &ctx).await.map_err(status)?;
+    app.rate_limits().check_principal(ctx.principal.id).map_err(status)?;
     Ok(ctx)
 }
 

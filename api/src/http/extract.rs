@@ -19,26 +19,64 @@ fn header_text(parts: &Parts, name: &str) -> Option<String> {
     parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
+/// Request metadata without a caller: for sign-up, sign-in and the other
+/// routes that take no bearer token. Audit events name no principal.
+pub struct Meta(pub RequestContext);
+
+/// The caller if a bearer token was sent (and is valid), else metadata only.
+pub struct MaybeCtx(pub RequestContext);
+
+fn metadata(parts: &Parts) -> RequestContext {
+    let mut ctx = RequestContext::system(uuid::Uuid::nil());
+    ctx.principal.kind = moke_iam::PrincipalKind::User;
+    ctx.request_id = header_text(parts, "x-request-id");
+    ctx.source_ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string());
+    ctx.user_agent = header_text(parts, header::USER_AGENT.as_str()).map(|ua| ua.chars().take(256).collect());
+    ctx.idempotency_key = header_text(parts, "idempotency-key");
+    ctx
+}
+
+fn bearer(parts: &Parts) -> Option<&str> {
+    parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim)
+}
+
+async fn authenticated(parts: &Parts, app: &App, bearer: &str) -> Result<RequestContext, ApiError> {
+    let mut ctx = metadata(parts);
+    ctx.principal = app.authenticate(bearer, &ctx).await?;
+    app.rate_limits().check_principal(ctx.principal.id)?;
+    Ok(ctx)
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Meta {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Meta(metadata(parts)))
+    }
+}
+
 impl FromRequestParts<Arc<App>> for Ctx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
-        let source_ip =
-            parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string());
-        let mut ctx = RequestContext::system(uuid::Uuid::nil());
-        ctx.request_id = header_text(parts, "x-request-id");
-        ctx.source_ip = source_ip;
-        ctx.user_agent = header_text(parts, header::USER_AGENT.as_str()).map(|ua| ua.chars().take(256).collect());
-        ctx.idempotency_key = header_text(parts, "idempotency-key");
-        let bearer = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim)
-            .ok_or(Error::Unauthenticated)?;
-        ctx.principal = app.authenticate(bearer, &ctx).await?;
-        Ok(Ctx(ctx))
+        let bearer = bearer(parts).ok_or(Error::Unauthenticated)?;
+        Ok(Ctx(authenticated(parts, app, bearer).await?))
+    }
+}
+
+impl FromRequestParts<Arc<App>> for MaybeCtx {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        match bearer(parts) {
+            Some(bearer) => Ok(MaybeCtx(authenticated(parts, app, bearer).await?)),
+            None => Ok(MaybeCtx(metadata(parts))),
+        }
     }
 }
 

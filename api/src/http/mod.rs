@@ -2,9 +2,11 @@
 //! function and map its result; plus the operational endpoints, the OpenAPI
 //! document and the middleware stack.
 
+mod auth;
 mod catalog;
 mod clusters;
 pub mod extract;
+mod iam;
 mod operations;
 pub mod ops;
 mod orgs;
@@ -39,15 +41,19 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 #[openapi(
     info(
         title = "Moke API",
-        description = "Managed Kubernetes on bare metal: organizations, projects, clusters, node pools and the operations that build them.\n\nAuthenticate with `Authorization: Bearer moke_…`. Errors are RFC 9457 `application/problem+json`. Lists take `limit` and `page_token`. POSTs take `Idempotency-Key`; updates take `If-Match`.",
+        description = "Managed Kubernetes on bare metal: organizations, projects, clusters, node pools and the operations that build them.\n\nAuthenticate with `Authorization: Bearer …`: an access token from `/v1/auth/login` (ES256 JWT, keys at `/.well-known/jwks.json`) or an API token (`moke_sat_…`, `moke_pat_…`). Errors are RFC 9457 `application/problem+json`. Lists take `limit` and `page_token`. POSTs take `Idempotency-Key`; updates take `If-Match`.",
         version = "1.0.0",
         license(name = "Apache-2.0")
     ),
     modifiers(&BearerAuth),
     components(schemas(problem::Problem, problem::FieldErrorDoc)),
     tags(
+        (name = "auth", description = "Sign-up, sign-in, sessions, CI token exchange, single sign-on"),
         (name = "orgs", description = "Organizations, their quotas and audit log"),
-        (name = "tokens", description = "Organization-scoped API tokens"),
+        (name = "members", description = "Members, invitations and project roles"),
+        (name = "service-accounts", description = "Service accounts, their tokens and CI trust policies"),
+        (name = "sso", description = "Per-organization OpenID Connect single sign-on"),
+        (name = "tokens", description = "API tokens: service-account (`moke_sat_`) and personal (`moke_pat_`)"),
         (name = "projects", description = "Projects group clusters"),
         (name = "clusters", description = "Hosted Kubernetes clusters"),
         (name = "node-pools", description = "Groups of worker nodes of a cluster"),
@@ -64,13 +70,17 @@ impl utoipa::Modify for BearerAuth {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("moke_…").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT or moke_sat_…/moke_pat_…").build(),
+            ),
         );
     }
 }
 
 fn api_router() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(auth::routes())
+        .merge(iam::routes())
         .merge(orgs::routes())
         .merge(projects::routes())
         .merge(clusters::routes())
@@ -88,6 +98,7 @@ pub fn router(app: Arc<App>) -> Router {
     let (api, spec) = api_router().split_for_parts();
     let spec = Arc::new(spec);
     let config = app.config().http.clone();
+    let limiter = app.clone();
     let grpc = crate::grpc::router(app.clone());
     let graphql = crate::graphql::router(app.clone());
     // gRPC routes are `/moke.v1.Service/Method`; anything else unknown is a
@@ -98,7 +109,9 @@ pub fn router(app: Arc<App>) -> Router {
         .merge(grpc)
         .merge(graphql)
         .fallback(|| async { ApiError(Error::not_found("route", "requested")) });
-    api.layer(axum::middleware::from_fn(record_metrics)).layer(
+    api.layer(axum::middleware::from_fn_with_state(limiter, limit_by_ip))
+        .layer(axum::middleware::from_fn(record_metrics))
+        .layer(
         tower::ServiceBuilder::new()
             .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
             .layer(
@@ -118,6 +131,35 @@ pub fn router(app: Arc<App>) -> Router {
             ))
             .layer(axum::extract::DefaultBodyLimit::max(config.max_body_bytes)),
     )
+}
+
+/// Writes the `RateLimit-*` headers (IETF draft) of a limit of `limit`
+/// requests per `window` seconds with `remaining` left, refilled in `reset` s.
+pub fn rate_limit_headers(headers: &mut axum::http::HeaderMap, limit: u32, window: u64, remaining: u32, reset: u64) {
+    headers.insert("ratelimit-limit", HeaderValue::from(limit));
+    headers.insert("ratelimit-remaining", HeaderValue::from(remaining));
+    headers.insert("ratelimit-reset", HeaderValue::from(reset));
+    if let Ok(policy) = HeaderValue::from_str(&format!("{limit};w={window}")) {
+        headers.insert("ratelimit-policy", policy);
+    }
+}
+
+/// Refuses clients over the per-IP rate limit with 429 before any work.
+async fn limit_by_ip(
+    axum::extract::State(app): axum::extract::State<Arc<App>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let ip = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|axum::extract::ConnectInfo(addr)| addr.ip());
+    if let Some(ip) = ip
+        && let Err(error) = app.rate_limits().check_ip(ip)
+    {
+        return ApiError(error).into_response();
+    }
+    next.run(request).await
 }
 
 /// Counts requests by route and status, and their latency.

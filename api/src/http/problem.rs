@@ -62,7 +62,8 @@ fn status_of(error: &Error) -> StatusCode {
         Error::Conflict { .. } | Error::QuotaExceeded { .. } | Error::IdempotencyInFlight => StatusCode::CONFLICT,
         Error::PreconditionFailed { .. } => StatusCode::PRECONDITION_FAILED,
         Error::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
-        Error::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+        Error::Unavailable { .. } | Error::VaultUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -77,7 +78,16 @@ impl IntoResponse for ApiError {
         }
         let code = error.code();
         let retry_after = match &error {
-            Error::Unavailable { retry_after_seconds, .. } => Some(*retry_after_seconds),
+            Error::Unavailable { retry_after_seconds, .. } | Error::RateLimited { retry_after_seconds, .. } => {
+                Some(*retry_after_seconds)
+            }
+            Error::VaultUnavailable(_) => Some(5),
+            _ => None,
+        };
+        let rate_limit = match &error {
+            Error::RateLimited { limit, window_seconds, retry_after_seconds } => {
+                Some((*limit, *window_seconds, *retry_after_seconds))
+            }
             _ => None,
         };
         let detail = match &error {
@@ -108,6 +118,9 @@ impl IntoResponse for ApiError {
         if let Some(seconds) = retry_after {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
+        if let Some((limit, window, reset)) = rate_limit {
+            crate::http::rate_limit_headers(response.headers_mut(), limit, window, 0, reset);
+        }
         response
     }
 }
@@ -125,6 +138,7 @@ impl utoipa::IntoResponses for Problems {
             ("409", "Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key"),
             ("412", "If-Match does not match the current ETag"),
             ("422", "Idempotency-Key reused with a different request"),
+            ("429", "Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)"),
             ("503", "Temporarily unavailable; retry after Retry-After seconds"),
         ]
         .into_iter()

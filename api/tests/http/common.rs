@@ -11,6 +11,9 @@ use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use tokio::sync::oneshot;
 
+/// The password of people made by [`TestApp::member`].
+pub const MEMBER_PASSWORD: &str = "violet kettle orbit 42";
+
 /// A running gateway.
 pub struct TestApp {
     pub base: String,
@@ -40,10 +43,15 @@ impl TestApp {
     ) -> TestApp {
         // Our own pool, larger than the one sqlx::test offers, for the concurrency tests.
         let _ = options;
-        let pool = PgPoolOptions::new().max_connections(40).connect_with(connect).await.expect("test database");
+        let pool = PgPoolOptions::new().max_connections(40).connect_with(connect.clone()).await.expect("test database");
         let mut config = Config::defaults();
+        // Each test's gateways share keys under the test database's own path of the test Vault.
+        config.vault.kv_path = format!("moke-test-{}", connect.get_database().unwrap_or("default"));
         configure(&mut config);
-        let app = App::new(pool.clone(), Arc::new(config));
+        let vault = moke_api::vault::Vault::connect(&config)
+            .await
+            .expect("the test Vault (cargo xtask test provisions one; see MOKE_VAULT__*)");
+        let app = App::new(pool.clone(), Arc::new(config), vault);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
@@ -130,6 +138,49 @@ impl TestApp {
         (op["target"]["id"].as_str().unwrap().to_string(), op)
     }
 
+    /// A person added to `tenant` as a member with `role` and signed in
+    /// there: (user id, access token).
+    pub async fn member(&self, tenant: &Tenant, email: &str, role: &str) -> (String, String) {
+        static HASH: std::sync::LazyLock<String> =
+            std::sync::LazyLock::new(|| moke_iam::password::hash(MEMBER_PASSWORD));
+        let user = moke_api::ids::UserId::generate();
+        let org: moke_api::ids::OrgId = tenant.org.parse().unwrap();
+        sqlx::query("INSERT INTO users (id, email, display_name, password_hash, email_verified_at) VALUES ($1, $2, $2, $3, now())")
+            .bind(user.uuid())
+            .bind(email)
+            .bind(&*HASH)
+            .execute(&self.pool)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3)")
+            .bind(org.uuid())
+            .bind(user.uuid())
+            .bind(role)
+            .execute(&self.pool)
+            .await
+            .unwrap();
+        let session = self.login(email, MEMBER_PASSWORD, Some(&tenant.org)).await;
+        (user.to_string(), session["access_token"].as_str().unwrap().to_string())
+    }
+
+    /// Signs in and returns the session (panics on failure).
+    pub async fn login(&self, email: &str, password: &str, org: Option<&str>) -> Value {
+        let (status, session) = self
+            .send(
+                self.client
+                    .post(format!("{}/v1/auth/login", self.base))
+                    .json(&json!({ "email": email, "password": password, "organization": org })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{session}");
+        session
+    }
+
+    /// An unauthenticated JSON POST.
+    pub async fn post_public(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.send(self.client.post(format!("{}{path}", self.base)).json(&body)).await
+    }
+
     /// Rows in a table (for integrity checks).
     pub async fn count(&self, table: &str) -> i64 {
         sqlx::query_scalar(&format!("SELECT count(*) FROM {table}")).fetch_one(&self.pool).await.unwrap()
@@ -150,4 +201,174 @@ pub fn bad_fields(problem: &Value) -> Vec<String> {
         .as_array()
         .map(|errors| errors.iter().map(|e| e["field"].as_str().unwrap_or_default().to_string()).collect())
         .unwrap_or_default()
+}
+
+/// A TCP forwarder in front of the test Vault that a test can cut, to play
+/// a Vault outage after the gateway started.
+pub struct VaultProxy {
+    pub addr: String,
+    cut: tokio_util::sync::CancellationToken,
+}
+
+impl VaultProxy {
+    pub async fn start() -> VaultProxy {
+        let target = std::env::var("MOKE_VAULT__ADDR").expect("MOKE_VAULT__ADDR (cargo xtask test sets it)");
+        let target = target.trim_start_matches("http://").to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = format!("http://{}", listener.local_addr().unwrap());
+        let cut = tokio_util::sync::CancellationToken::new();
+        let stop = cut.clone();
+        tokio::spawn(async move {
+            loop {
+                let accepted = tokio::select! {
+                    _ = stop.cancelled() => return,
+                    accepted = listener.accept() => accepted,
+                };
+                let Ok((mut inbound, _)) = accepted else { continue };
+                let target = target.clone();
+                let stop = stop.clone();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await else { return };
+                    tokio::select! {
+                        _ = stop.cancelled() => {}
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                    }
+                });
+            }
+        });
+        VaultProxy { addr, cut }
+    }
+
+    /// Closes every connection and refuses new ones.
+    pub fn cut(&self) {
+        self.cut.cancel();
+    }
+}
+
+/// The redirect URI the test identity provider and gateways agree on (the
+/// tests read the code from it; nothing listens there).
+pub const SSO_REDIRECT: &str = "http://127.0.0.1:9/sso-callback";
+
+/// A real OpenID Provider (`oidc-provider`, see `api/tests/oidc/server.mjs`) on loopback.
+pub struct OidcProvider {
+    pub issuer: String,
+    child: tokio::process::Child,
+    http: reqwest::Client,
+}
+
+impl OidcProvider {
+    pub async fn start() -> OidcProvider {
+        Self::start_with_clock_offset(0).await
+    }
+
+    /// A provider whose clock is `offset_seconds` off (negative: its tokens
+    /// are issued in the past, so already expired).
+    pub async fn start_with_clock_offset(offset_seconds: i64) -> OidcProvider {
+        let dir =
+            std::env::var("OIDC_PROVIDER_DIR").expect("OIDC_PROVIDER_DIR (cargo xtask test installs oidc-provider)");
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oidc/server.mjs");
+        let child = tokio::process::Command::new("node")
+            .arg(script)
+            .arg(port.to_string())
+            .arg(SSO_REDIRECT)
+            .env("OIDC_PROVIDER_DIR", dir)
+            .env("OIDC_CLOCK_OFFSET_SECONDS", offset_seconds.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(std::env::temp_dir().join(format!("moke-oidc-{port}.log"))).unwrap())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("node");
+        let issuer = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        for _ in 0..100 {
+            if http.get(format!("{issuer}/.well-known/openid-configuration")).send().await.is_ok() {
+                return OidcProvider { issuer, child, http };
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the OpenID Provider did not start");
+    }
+
+    /// Signs `account` in at the provider, starting from `authorization_url`
+    /// (as a browser would, without one), and returns the query of the
+    /// final redirect to [`SSO_REDIRECT`]: `code`, `state`, `iss`.
+    pub async fn sign_in(&self, authorization_url: &str, account: &str) -> std::collections::HashMap<String, String> {
+        let mut cookies: std::collections::BTreeMap<String, String> = Default::default();
+        let mut url = authorization_url.to_string();
+        let mut form: Option<Vec<(&str, &str)>> = None;
+        for _ in 0..12 {
+            if url.starts_with(SSO_REDIRECT) {
+                let parsed = reqwest::Url::parse(&url).unwrap();
+                return parsed.query_pairs().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            }
+            let absolute = if url.starts_with('/') { format!("{}{url}", self.issuer) } else { url.clone() };
+            let cookie = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
+            let request = match form.take() {
+                Some(fields) => self.http.post(&absolute).form(&fields),
+                None => self.http.get(&absolute),
+            };
+            let response = request.header("cookie", cookie).send().await.unwrap();
+            for value in response.headers().get_all("set-cookie") {
+                let pair = value.to_str().unwrap().split(';').next().unwrap().to_string();
+                if let Some((k, v)) = pair.split_once('=') {
+                    cookies.insert(k.to_string(), v.to_string());
+                }
+            }
+            if let Some(location) = response.headers().get("location") {
+                url = location.to_str().unwrap().to_string();
+                continue;
+            }
+            // An interaction page: answer it (login first, then consent).
+            let status = response.status();
+            let page = response.text().await.unwrap();
+            assert!(status.is_success(), "provider answered {status}: {page}");
+            form = Some(if page.contains("name=\"login\"") {
+                vec![("prompt", "login"), ("login", account), ("password", "any")]
+            } else {
+                vec![("prompt", "consent")]
+            });
+        }
+        panic!("the provider never redirected back");
+    }
+
+    /// An ID token for `account` issued to `client` (a CI job's token).
+    pub async fn id_token(&self, client: &str, account: &str) -> String {
+        let verifier = "a-long-enough-pkce-code-verifier-for-the-ci-token-flow-0123456789";
+        use base64::Engine;
+        use sha2::Digest;
+        let challenge =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()));
+        let auth = format!(
+            "{}/auth?client_id={client}&response_type=code&scope=openid%20ci&redirect_uri={}&state=s&nonce=n\
+             &code_challenge={challenge}&code_challenge_method=S256",
+            self.issuer,
+            form_urlencoded::byte_serialize(SSO_REDIRECT.as_bytes()).collect::<String>(),
+        );
+        let back = self.sign_in(&auth, account).await;
+        let code = back.get("code").unwrap_or_else(|| panic!("no code: {back:?}"));
+        let response: Value = self
+            .http
+            .post(format!("{}/token", self.issuer))
+            .basic_auth(client, Some(format!("{client}-secret")))
+            .form(&[
+                ("grant_type", "authorization_code"),
+                ("code", code.as_str()),
+                ("redirect_uri", SSO_REDIRECT),
+                ("code_verifier", verifier),
+            ])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        response["id_token"].as_str().unwrap_or_else(|| panic!("no id_token: {response}")).to_string()
+    }
+}
+
+impl Drop for OidcProvider {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
 }

@@ -183,15 +183,18 @@ async fn audit_events_record_who_what_when_where(options: PgPoolOptions, connect
     assert_eq!(status, StatusCode::OK);
     let actions: Vec<&str> =
         events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
-    assert_eq!(actions, ["org.bootstrap", "token.create", "project.create", "cluster.create"]);
-    let project_event = &events["items"][2];
+    assert_eq!(
+        actions,
+        ["org.bootstrap", "service_account.create", "token.create", "project.create", "cluster.create"]
+    );
+    let project_event = &events["items"][3];
     assert_eq!(project_event["request_id"], "trace-me-1");
     assert_eq!(project_event["source_ip"], "127.0.0.1");
     assert_eq!(project_event["user_agent"], "moke-tests/1");
-    assert_eq!(project_event["principal"]["kind"], "api_token");
-    assert!(project_event["principal"]["id"].as_str().unwrap().starts_with("tok_"));
+    assert_eq!(project_event["principal"]["kind"], "service_account");
+    assert!(project_event["principal"]["id"].as_str().unwrap().starts_with("sa_"));
     assert!(project_event["resource_id"].as_str().unwrap().starts_with("prj_"));
-    assert!(events["items"][3]["details"]["operation_id"].as_str().unwrap().starts_with("op_"));
+    assert!(events["items"][4]["details"]["operation_id"].as_str().unwrap().starts_with("op_"));
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

@@ -10,8 +10,28 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::common::TestApp;
 
-/// Routes that serve no tenant data.
-const PUBLIC: [&str; 3] = ["GET /v1/regions", "GET /v1/kubernetes-versions", "GET /v1/machine-types"];
+/// Routes that serve no tenant data: catalogs, the public keys, and the
+/// sign-in flows, which name no organization's resources (their secrets
+/// are the credential) and have their own tests.
+const PUBLIC: [&str; 14] = [
+    "GET /v1/regions",
+    "GET /v1/kubernetes-versions",
+    "GET /v1/machine-types",
+    "GET /.well-known/jwks.json",
+    "POST /v1/signup",
+    "POST /v1/auth/login",
+    "POST /v1/auth/refresh",
+    "POST /v1/auth/logout",
+    "POST /v1/auth/verify-email",
+    "POST /v1/auth/password-reset",
+    "POST /v1/auth/password-reset/confirm",
+    "POST /v1/auth/token-exchange",
+    "GET /v1/sso/{org}/login",
+    "GET /v1/sso/callback",
+];
+
+/// Routes about the caller itself; checked below to show only the caller's own.
+const SELF: [&str; 4] = ["GET /v1/orgs", "GET /v1/me", "GET /v1/me/tokens", "POST /v1/me/tokens"];
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOptions, connect: PgConnectOptions) {
@@ -29,6 +49,40 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
         )
         .await;
     let token = token["id"].as_str().unwrap().to_string();
+    let (victim_user, victim_session) = t.member(&victim, "secret-person@victim.test", "admin").await;
+    let (_, personal) = t.post("/v1/me/tokens", &victim_session, json!({ "name": "secret-personal" })).await;
+    let personal = personal["id"].as_str().unwrap().to_string();
+    let (_, account) = t
+        .post(
+            &format!("/v1/orgs/{}/service-accounts", victim.org),
+            &victim.token,
+            json!({ "name": "secret-robot", "role": "member" }),
+        )
+        .await;
+    let account = account["id"].as_str().unwrap().to_string();
+    let (_, policy) = t
+        .post(
+            &format!("/v1/orgs/{}/service-accounts/{account}/trust-policies", victim.org),
+            &victim.token,
+            json!({ "issuer": "https://ci.example", "audience": "moke", "claims": { "repository": "victim/app" } }),
+        )
+        .await;
+    let policy = policy["id"].as_str().unwrap().to_string();
+    let (_, invitation) = t
+        .post(
+            &format!("/v1/orgs/{}/invitations", victim.org),
+            &victim.token,
+            json!({ "email": "secret-invitee@victim.test", "role": "viewer" }),
+        )
+        .await;
+    let invitation = invitation["id"].as_str().unwrap().to_string();
+    let (status, _) = t
+        .send(
+            t.request(Method::PUT, &format!("/v1/projects/{project}/members/{victim_user}"), &victim.token)
+                .json(&json!({ "role": "developer" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
     let org = victim.org.clone();
     let op = op["id"].as_str().unwrap().to_string();
 
@@ -82,6 +136,55 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
             case("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", pp, None);
         }
     }
+    case("GET /v1/orgs/{org}/members", format!("/v1/orgs/{org}/members"), None);
+    let member = format!("/v1/orgs/{org}/members/{victim_user}");
+    case("PATCH /v1/orgs/{org}/members/{user}", member.clone(), Some(json!({ "role": "viewer" })));
+    case("DELETE /v1/orgs/{org}/members/{user}", member, None);
+    case("GET /v1/orgs/{org}/invitations", format!("/v1/orgs/{org}/invitations"), None);
+    case(
+        "POST /v1/orgs/{org}/invitations",
+        format!("/v1/orgs/{org}/invitations"),
+        Some(json!({ "email": "x@y.test", "role": "viewer" })),
+    );
+    case("DELETE /v1/orgs/{org}/invitations/{invitation}", format!("/v1/orgs/{org}/invitations/{invitation}"), None);
+    let accounts = format!("/v1/orgs/{org}/service-accounts");
+    case("GET /v1/orgs/{org}/service-accounts", accounts.clone(), None);
+    case("POST /v1/orgs/{org}/service-accounts", accounts.clone(), Some(json!({ "name": "x", "role": "viewer" })));
+    case("GET /v1/orgs/{org}/service-accounts/{service_account}", format!("{accounts}/{account}"), None);
+    case("DELETE /v1/orgs/{org}/service-accounts/{service_account}", format!("{accounts}/{account}"), None);
+    case(
+        "POST /v1/orgs/{org}/service-accounts/{service_account}/tokens",
+        format!("{accounts}/{account}/tokens"),
+        Some(json!({ "name": "x" })),
+    );
+    let policies = format!("{accounts}/{account}/trust-policies");
+    case("GET /v1/orgs/{org}/service-accounts/{service_account}/trust-policies", policies.clone(), None);
+    case(
+        "POST /v1/orgs/{org}/service-accounts/{service_account}/trust-policies",
+        policies.clone(),
+        Some(json!({ "issuer": "https://ci.example", "audience": "x", "claims": { "repository": "x/y" } })),
+    );
+    case(
+        "DELETE /v1/orgs/{org}/service-accounts/{service_account}/trust-policies/{policy}",
+        format!("{policies}/{policy}"),
+        None,
+    );
+    case("GET /v1/orgs/{org}/sso", format!("/v1/orgs/{org}/sso"), None);
+    case(
+        "PUT /v1/orgs/{org}/sso",
+        format!("/v1/orgs/{org}/sso"),
+        Some(json!({ "issuer": "https://idp.example", "client_id": "x", "client_secret": "y",
+                     "allowed_domains": ["example.com"], "default_role": "viewer" })),
+    );
+    case("DELETE /v1/orgs/{org}/sso", format!("/v1/orgs/{org}/sso"), None);
+    case("DELETE /v1/me/tokens/{token}", format!("/v1/me/tokens/{personal}"), None);
+    case("POST /v1/invitations/accept", "/v1/invitations/accept".to_string(), Some(json!({ "token": "guess" })));
+    for p in [project.clone(), "secret-web".to_string()] {
+        case("GET /v1/projects/{project}/members", format!("/v1/projects/{p}/members"), None);
+        let pm = format!("/v1/projects/{p}/members/{victim_user}");
+        case("PUT /v1/projects/{project}/members/{principal}", pm.clone(), Some(json!({ "role": "viewer" })));
+        case("DELETE /v1/projects/{project}/members/{principal}", pm, None);
+    }
     case("GET /v1/operations/{operation}", format!("/v1/operations/{op}"), None);
     case("GET /v1/operations/{operation}", format!("/v1/operations/{op}?wait=1s"), None);
 
@@ -94,7 +197,7 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
         }
     }
     for route in &routes {
-        if PUBLIC.contains(&route.as_str()) || route == "GET /v1/orgs" {
+        if PUBLIC.contains(&route.as_str()) || SELF.contains(&route.as_str()) {
             continue;
         }
         assert!(cases.contains_key(route.as_str()), "route {route} has no tenant-isolation case: add one");
@@ -108,10 +211,28 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
                 request = request.json(body);
             }
             let (status, answer) = t.send(request).await;
-            assert_eq!(status, StatusCode::NOT_FOUND, "{route} at {path} answered {status}: {answer}");
+            // Only people accept invitations (by secret token); the intruder is a service account.
+            let expected =
+                if route.contains("invitations/accept") { StatusCode::FORBIDDEN } else { StatusCode::NOT_FOUND };
+            assert_eq!(status, expected, "{route} at {path} answered {status}: {answer}");
             // Nothing of the victim's beyond what the intruder itself sent.
             let text = answer.to_string();
-            for secret in ["secret-web", "secret-prod", "secret-pool", "secret-token", &project, &cluster, &pool, &op] {
+            for secret in [
+                "secret-web",
+                "secret-prod",
+                "secret-pool",
+                "secret-token",
+                "secret-person",
+                "secret-robot",
+                "secret-invitee",
+                "secret-personal",
+                &project,
+                &cluster,
+                &pool,
+                &op,
+                &victim_user,
+                &account,
+            ] {
                 if !path.contains(secret) {
                     assert!(!text.contains(secret), "{route} leaked {secret}: {text}");
                 }
@@ -123,6 +244,17 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
     let (_, orgs) = t.get("/v1/orgs", &intruder.token).await;
     let ids: Vec<&str> = orgs["items"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [intruder.org.as_str()]);
+    // The caller's own account and tokens only.
+    let (_, me) = t.get("/v1/me", &intruder.token).await;
+    assert_eq!(me["organization"], intruder.org.as_str());
+    let (intruder_user, intruder_session) = t.member(&intruder, "intruder@intruder.test", "owner").await;
+    let (_, mine) = t.get("/v1/me/tokens", &intruder_session).await;
+    assert_eq!(mine["items"].as_array().unwrap().len(), 0, "{mine}");
+    let (status, made) = t.post("/v1/me/tokens", &intruder_session, json!({ "name": "mine" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(made["user"], intruder_user.as_str());
+    let (_, me) = t.get("/v1/me", &intruder_session).await;
+    assert_eq!(me["memberships"].as_array().unwrap().len(), 1, "{me}");
 
     // Nothing of the victim's changed.
     let (status, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &victim.token).await;
@@ -133,4 +265,9 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
     assert_eq!(status, StatusCode::OK);
     assert!(token_view["revoked_at"].is_null());
     assert_eq!(t.count("projects").await, 1);
+    assert_eq!(t.count("service_accounts WHERE name = 'secret-robot'").await, 1);
+    assert_eq!(t.count("trust_policies").await, 1);
+    assert_eq!(t.count("invitations WHERE revoked_at IS NULL").await, 1);
+    assert_eq!(t.count("memberships WHERE role = 'admin'").await, 1);
+    assert_eq!(t.count("project_members WHERE role = 'developer'").await, 1);
 }

@@ -5,12 +5,15 @@
 mod common;
 mod scenario;
 
+mod authz;
 mod crud;
 mod graphql;
 mod grpc;
+mod iam;
 mod idempotency;
 mod integrity;
 mod isolation;
 mod lifecycle;
+mod oidc;
 mod openapi;
 mod regions;

@@ -1,0 +1,299 @@
+//! Authentication: turning a bearer credential (an API token or a signed
+//! access token) into a [`Principal`] with its roles, and the per-process
+//! cache that spares the database most of that work.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use moke_iam::token::{TokenKind, parse, peppered_hash, plain_hash};
+use moke_iam::{Credential, OrgRole, Principal, PrincipalKind, ProjectRole, Scope};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::audit::{self, AuditRecord};
+use super::{App, Error, RequestContext, Result};
+use crate::ids::{OrgId, ServiceAccountId, SessionId, TokenId, UserId};
+
+/// How long a verified credential is trusted without asking the database.
+/// Also how often a token's `last_used_at` is refreshed.
+const CACHE_TTL: Duration = Duration::from_secs(60);
+const CACHE_MAX_ENTRIES: usize = 100_000;
+
+/// Verified credentials of this process, keyed by a hash of the bearer text.
+/// Entries are evicted by the `moke_tokens` (token id) and `moke_principals`
+/// (user or service account id) notifications, and are used only while that
+/// listener is live (see [`super::notifications`]).
+#[derive(Default)]
+pub struct PrincipalCache {
+    entries: Mutex<HashMap<[u8; 32], Cached>>,
+    live: AtomicBool,
+    /// Bumped by every eviction, so a lookup that raced one is not cached.
+    evictions: AtomicU64,
+}
+
+struct Cached {
+    principal: Principal,
+    expires_at: Option<DateTime<Utc>>,
+    cached_at: Instant,
+}
+
+impl PrincipalCache {
+    fn get(&self, key: &[u8; 32]) -> Option<Principal> {
+        if !self.live.load(Ordering::Acquire) {
+            return None;
+        }
+        let entries = self.entries.lock().expect("principal cache lock");
+        let entry = entries.get(key)?;
+        let fresh = entry.cached_at.elapsed() < CACHE_TTL && entry.expires_at.is_none_or(|at| at > Utc::now());
+        fresh.then(|| entry.principal.clone())
+    }
+
+    /// The eviction count to pass to [`PrincipalCache::put`] after a lookup.
+    fn generation(&self) -> u64 {
+        self.evictions.load(Ordering::Acquire)
+    }
+
+    /// Caches a lookup made at eviction `generation`, unless an eviction
+    /// happened since (the lookup may predate a revocation).
+    fn put(&self, key: [u8; 32], principal: Principal, expires_at: Option<DateTime<Utc>>, generation: u64) {
+        if !self.live.load(Ordering::Acquire) {
+            return;
+        }
+        let mut entries = self.entries.lock().expect("principal cache lock");
+        if self.evictions.load(Ordering::Acquire) != generation {
+            return;
+        }
+        if entries.len() >= CACHE_MAX_ENTRIES {
+            entries.clear();
+        }
+        entries.insert(key, Cached { principal, expires_at, cached_at: Instant::now() });
+    }
+
+    /// Forgets every entry of this actor or credential (token or session id).
+    pub fn evict(&self, id: Uuid) {
+        let mut entries = self.entries.lock().expect("principal cache lock");
+        self.evictions.fetch_add(1, Ordering::AcqRel);
+        entries.retain(|_, entry| {
+            let credential = match entry.principal.credential {
+                Credential::ApiToken(id) | Credential::Session(id) => Some(id),
+                Credential::Exchanged | Credential::None => None,
+            };
+            entry.principal.id != id && credential != Some(id)
+        });
+    }
+
+    pub fn clear(&self) {
+        let mut entries = self.entries.lock().expect("principal cache lock");
+        self.evictions.fetch_add(1, Ordering::AcqRel);
+        entries.clear();
+    }
+
+    /// How many credentials are cached (for tests and metrics).
+    pub fn len(&self) -> usize {
+        self.entries.lock().expect("principal cache lock").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether evictions are being heard; without that the cache is bypassed.
+    pub fn set_live(&self, live: bool) {
+        if !live {
+            self.clear();
+        }
+        self.live.store(live, Ordering::Release);
+    }
+}
+
+/// Reads the parallel arrays of project ids and role names a lookup returns.
+fn project_roles(ids: Option<Vec<Uuid>>, roles: Option<Vec<String>>) -> Vec<(Uuid, ProjectRole)> {
+    ids.unwrap_or_default()
+        .into_iter()
+        .zip(roles.unwrap_or_default())
+        .filter_map(|(id, role)| ProjectRole::parse(&role).map(|role| (id, role)))
+        .collect()
+}
+
+fn scope(project: Option<Uuid>, actions: Option<Vec<String>>) -> Scope {
+    Scope {
+        project,
+        actions: actions.map(|names| names.iter().filter_map(|name| moke_iam::Action::parse(name)).collect()),
+    }
+}
+
+impl App {
+    /// Turns a bearer credential into a principal. Unknown, revoked and
+    /// expired credentials are all refused alike (401); the refusal of a
+    /// known token is audited in its organization.
+    pub async fn authenticate(&self, bearer: &str, meta: &RequestContext) -> Result<Principal> {
+        if bearer.starts_with("moke_") {
+            self.authenticate_api_token(bearer, meta).await
+        } else {
+            self.authenticate_access_token(bearer).await
+        }
+    }
+
+    async fn authenticate_api_token(&self, bearer: &str, meta: &RequestContext) -> Result<Principal> {
+        let hash = match parse(bearer) {
+            Some(TokenKind::Legacy) => plain_hash(bearer),
+            Some(_) => peppered_hash(self.vault().pepper(), bearer),
+            None => return Err(Error::Unauthenticated),
+        };
+        if let Some(principal) = self.principal_cache().get(&hash) {
+            return Ok(principal);
+        }
+        let generation = self.principal_cache().generation();
+        // One round trip: the token, its owner's roles, and at most once a minute a use stamp.
+        let row = sqlx::query!(
+            r#"WITH found AS (
+                   SELECT t.id, t.org_id, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
+                          t.revoked_at, t.expires_at, t.last_used_at,
+                          COALESCE(sa.role, m.role, CASE WHEN t.kind = 'legacy' THEN t.role END) AS role,
+                          (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) AS usable
+                   FROM api_tokens t
+                   LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
+                   LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
+                   WHERE t.token_hash = $1
+               ), stamped AS (
+                   UPDATE api_tokens SET last_used_at = now()
+                   WHERE id = (SELECT id FROM found WHERE usable
+                               AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds'))
+                   RETURNING id
+               )
+               SELECT f.id AS "id!", f.org_id AS "org_id!", f.kind AS "kind!", f.service_account_id, f.user_id,
+                      f.project_id, f.scopes, f.role, f.usable AS "usable!", f.revoked_at, f.expires_at,
+                      ARRAY(SELECT pm.project_id FROM project_members pm
+                            WHERE pm.principal_id = COALESCE(f.service_account_id, f.user_id)
+                              AND pm.org_id = f.org_id ORDER BY pm.project_id) AS "project_ids!",
+                      ARRAY(SELECT pm.role FROM project_members pm
+                            WHERE pm.principal_id = COALESCE(f.service_account_id, f.user_id)
+                              AND pm.org_id = f.org_id ORDER BY pm.project_id) AS "project_roles!"
+               FROM found f"#,
+            &hash[..],
+        )
+        .fetch_optional(self.db())
+        .await?;
+        let Some(row) = row else {
+            return Err(Error::Unauthenticated);
+        };
+        let (kind, id) = match (row.user_id, row.service_account_id) {
+            (Some(user), _) => (PrincipalKind::User, user),
+            (None, Some(account)) => (PrincipalKind::ServiceAccount, account),
+            (None, None) => (PrincipalKind::ServiceAccount, row.id),
+        };
+        let role = row.role.as_deref().and_then(OrgRole::parse);
+        let principal = Principal {
+            id,
+            kind,
+            credential: Credential::ApiToken(row.id),
+            org_id: row.org_id,
+            role: role.unwrap_or(OrgRole::Viewer),
+            project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
+            scope: scope(row.project_id, row.scopes),
+        };
+        if !row.usable || role.is_none() {
+            let reason = if row.revoked_at.is_some() {
+                "revoked"
+            } else if role.is_none() {
+                "owner_not_a_member"
+            } else {
+                "expired"
+            };
+            let ctx = RequestContext { principal, ..meta.clone() };
+            let mut conn = self.db().acquire().await?;
+            audit::insert(
+                &mut conn,
+                &ctx,
+                row.org_id,
+                "failure",
+                AuditRecord {
+                    action: "auth.token_rejected",
+                    resource_type: "token",
+                    resource_id: Some(TokenId::from_uuid(row.id).to_string()),
+                    details: json!({ "reason": reason }),
+                },
+            )
+            .await?;
+            return Err(Error::Unauthenticated);
+        }
+        self.principal_cache().put(hash, principal.clone(), row.expires_at, generation);
+        Ok(principal)
+    }
+
+    /// A signed access token (JWT) from a login session or a CI exchange.
+    async fn authenticate_access_token(&self, bearer: &str) -> Result<Principal> {
+        let key = plain_hash(bearer);
+        if let Some(principal) = self.principal_cache().get(&key) {
+            return Ok(principal);
+        }
+        let claims = self.vault().keyring().verify(bearer).map_err(|_| Error::Unauthenticated)?;
+        let generation = self.principal_cache().generation();
+        let org: OrgId = claims.org.parse().map_err(|_| Error::Unauthenticated)?;
+        let expires_at = DateTime::from_timestamp(claims.exp, 0);
+        let principal = if let Ok(user) = claims.sub.parse::<UserId>() {
+            let session: SessionId =
+                claims.sid.as_deref().and_then(|s| s.parse().ok()).ok_or(Error::Unauthenticated)?;
+            let row = sqlx::query!(
+                r#"SELECT m.role,
+                          ARRAY(SELECT pm.project_id FROM project_members pm
+                                WHERE pm.principal_id = m.user_id AND pm.org_id = m.org_id
+                                ORDER BY pm.project_id) AS "project_ids!",
+                          ARRAY(SELECT pm.role FROM project_members pm
+                                WHERE pm.principal_id = m.user_id AND pm.org_id = m.org_id
+                                ORDER BY pm.project_id) AS "project_roles!"
+                   FROM memberships m
+                   JOIN sessions s ON s.id = $3 AND s.user_id = m.user_id
+                                      AND s.revoked_at IS NULL AND s.expires_at > now()
+                   WHERE m.user_id = $1 AND m.org_id = $2"#,
+                user.uuid(),
+                org.uuid(),
+                session.uuid(),
+            )
+            .fetch_optional(self.db())
+            .await?
+            .ok_or(Error::Unauthenticated)?;
+            Principal {
+                id: user.uuid(),
+                kind: PrincipalKind::User,
+                credential: Credential::Session(session.uuid()),
+                org_id: org.uuid(),
+                role: OrgRole::parse(&row.role).ok_or(Error::Unauthenticated)?,
+                project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
+                scope: Scope::default(),
+            }
+        } else if let Ok(account) = claims.sub.parse::<ServiceAccountId>() {
+            let row = sqlx::query!(
+                r#"SELECT sa.role,
+                          ARRAY(SELECT pm.project_id FROM project_members pm
+                                WHERE pm.principal_id = sa.id AND pm.org_id = sa.org_id
+                                ORDER BY pm.project_id) AS "project_ids!",
+                          ARRAY(SELECT pm.role FROM project_members pm
+                                WHERE pm.principal_id = sa.id AND pm.org_id = sa.org_id
+                                ORDER BY pm.project_id) AS "project_roles!"
+                   FROM service_accounts sa WHERE sa.id = $1 AND sa.org_id = $2"#,
+                account.uuid(),
+                org.uuid(),
+            )
+            .fetch_optional(self.db())
+            .await?
+            .ok_or(Error::Unauthenticated)?;
+            Principal {
+                id: account.uuid(),
+                kind: PrincipalKind::ServiceAccount,
+                credential: Credential::Exchanged,
+                org_id: org.uuid(),
+                role: OrgRole::parse(&row.role).ok_or(Error::Unauthenticated)?,
+                project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
+                scope: Scope::default(),
+            }
+        } else {
+            return Err(Error::Unauthenticated);
+        };
+        self.principal_cache().put(key, principal.clone(), expires_at, generation);
+        Ok(principal)
+    }
+}

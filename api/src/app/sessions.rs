@@ -1,0 +1,340 @@
+//! Login sessions: password sign-in with per-account backoff, short-lived
+//! signed access tokens, rotating refresh tokens whose reuse ends the whole
+//! session, logout, and signing-key rotation.
+
+use chrono::Utc;
+use moke_iam::jwt::AccessClaims;
+use moke_iam::token::{plain_hash, random_secret};
+use moke_iam::{Credential, OrgRole, password};
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::audit::{self, AuditRecord};
+use super::error::Validator;
+use super::{App, Error, RequestContext, ResourceRef, Result, validate};
+use crate::ids::{OrgId, SessionId, UserId};
+use crate::model::*;
+
+/// Refresh tokens are `mkr_` and 43 random characters.
+const REFRESH_PREFIX: &str = "mkr_";
+
+impl App {
+    /// Signs an access token for a principal of `org`.
+    pub(super) fn sign_access_token(&self, sub: String, org: Uuid, sid: Option<String>, lifetime: i64) -> String {
+        let keyring = self.vault().keyring();
+        let now = Utc::now().timestamp();
+        keyring.sign(&AccessClaims {
+            iss: keyring.issuer().to_string(),
+            aud: keyring.audience().to_string(),
+            sub,
+            exp: now + lifetime,
+            nbf: now,
+            iat: now,
+            jti: Uuid::now_v7().to_string(),
+            org: OrgId::from_uuid(org).to_string(),
+            sid,
+        })
+    }
+
+    /// A new refresh token for `session`, stored hashed.
+    async fn new_refresh_token(&self, tx: &mut PgConnection, session: Uuid) -> Result<String> {
+        let token = format!("{REFRESH_PREFIX}{}", random_secret(43));
+        sqlx::query!(
+            "INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)",
+            &plain_hash(&token)[..],
+            session
+        )
+        .execute(tx)
+        .await?;
+        Ok(token)
+    }
+
+    fn session_tokens(&self, user: Uuid, org: Uuid, session: Uuid, refresh_token: String) -> SessionTokens {
+        let lifetime = self.config().auth.access_token_seconds;
+        let sid = SessionId::from_uuid(session);
+        SessionTokens {
+            access_token: self.sign_access_token(
+                UserId::from_uuid(user).to_string(),
+                org,
+                Some(sid.to_string()),
+                lifetime,
+            ),
+            token_type: "Bearer".to_string(),
+            expires_in: lifetime,
+            refresh_token,
+            organization: OrgId::from_uuid(org),
+            session: sid,
+        }
+    }
+
+    /// Starts a session for `user` in `org` inside the caller's transaction.
+    pub(super) async fn start_session(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        user: Uuid,
+        org: Uuid,
+    ) -> Result<SessionTokens> {
+        let session = SessionId::generate().uuid();
+        sqlx::query!(
+            "INSERT INTO sessions (id, user_id, org_id, expires_at, source_ip, user_agent)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            session,
+            user,
+            org,
+            Utc::now() + chrono::Duration::days(self.config().auth.session_days),
+            ctx.source_ip,
+            ctx.user_agent,
+        )
+        .execute(&mut *tx)
+        .await?;
+        let refresh = self.new_refresh_token(tx, session).await?;
+        Ok(self.session_tokens(user, org, session, refresh))
+    }
+
+    /// The organization a person acts in: the one asked for (id or name), or
+    /// their oldest membership. Another organization is "not found".
+    async fn choose_org(&self, conn: &mut PgConnection, user: Uuid, asked: Option<&str>) -> Result<(Uuid, OrgRole)> {
+        let reference = asked.map(ResourceRef::<crate::ids::OrgKind>::parse);
+        let row = sqlx::query!(
+            "SELECT m.org_id, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
+             WHERE m.user_id = $1 AND ($2::uuid IS NULL OR o.id = $2) AND ($3::text IS NULL OR o.name = $3)
+             ORDER BY m.created_at LIMIT 1",
+            user,
+            reference.as_ref().and_then(|r| r.id()),
+            reference.as_ref().and_then(|r| r.name()),
+        )
+        .fetch_optional(conn)
+        .await?;
+        match (row, asked) {
+            (Some(row), _) => Ok((row.org_id, OrgRole::parse(&row.role).unwrap_or(OrgRole::Viewer))),
+            (None, Some(asked)) => Err(Error::not_found("organization", asked)),
+            (None, None) => Err(Error::conflict("no_membership", "this account belongs to no organization")),
+        }
+    }
+
+    /// `login`: e-mail and password for a session. Wrong passwords for one
+    /// address back off exponentially after a few; unknown addresses cost
+    /// the same time as known ones.
+    pub async fn login(&self, ctx: &RequestContext, input: LoginRequest) -> Result<SessionTokens> {
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        let mut v = Validator::new();
+        let email = validate::email(&mut v, "email", &input.email);
+        v.check(!input.password.is_empty(), "password", "required", "must not be empty");
+        v.finish()?;
+        let blocked = sqlx::query_scalar!(
+            r#"SELECT EXTRACT(EPOCH FROM blocked_until - now())::float8 AS "seconds!"
+               FROM login_failures WHERE email = $1 AND blocked_until > now()"#,
+            email,
+        )
+        .fetch_optional(self.db())
+        .await?;
+        if let Some(seconds) = blocked {
+            return Err(Error::RateLimited {
+                limit: self.config().rate_limits.login_failures_before_backoff as u32,
+                window_seconds: self.config().rate_limits.login_backoff_max_seconds as u64,
+                retry_after_seconds: seconds.ceil().max(1.0) as u64,
+            });
+        }
+        let user = sqlx::query!("SELECT id, password_hash FROM users WHERE email = $1", email)
+            .fetch_optional(self.db())
+            .await?;
+        let stored = user.as_ref().and_then(|u| u.password_hash.clone());
+        let attempt = input.password.clone();
+        let matches = tokio::task::spawn_blocking(move || match stored {
+            Some(stored) => password::verify(&attempt, &stored),
+            None => {
+                password::verify_nothing(&attempt);
+                false
+            }
+        })
+        .await
+        .map_err(|e| Error::Internal(anyhow::anyhow!("password check task: {e}")))?;
+        let mut tx = self.db().begin().await?;
+        let Some(user) = user.filter(|_| matches) else {
+            let limits = &self.config().rate_limits;
+            sqlx::query!(
+                "INSERT INTO login_failures (email, failures) VALUES ($1, 1)
+                 ON CONFLICT (email) DO UPDATE SET
+                     failures = login_failures.failures + 1, last_failed = now(),
+                     blocked_until = CASE WHEN login_failures.failures + 1 >= $2
+                         THEN now() + make_interval(secs => LEAST($3::float8,
+                                  power(2, login_failures.failures + 3 - $2)::float8))
+                         ELSE NULL END",
+                email,
+                limits.login_failures_before_backoff,
+                limits.login_backoff_max_seconds as f64,
+            )
+            .execute(&mut *tx)
+            .await?;
+            let known =
+                sqlx::query_scalar!("SELECT id FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
+            match known {
+                Some(id) => {
+                    self.audit_in_user_orgs(
+                        &mut tx,
+                        ctx,
+                        id,
+                        "auth.login",
+                        "failure",
+                        json!({ "reason": "bad_password" }),
+                    )
+                    .await?
+                }
+                None => {
+                    audit::insert(
+                        &mut tx,
+                        ctx,
+                        None,
+                        "failure",
+                        AuditRecord {
+                            action: "auth.login",
+                            resource_type: "user",
+                            resource_id: None,
+                            details: json!({ "reason": "unknown_email", "email": email }),
+                        },
+                    )
+                    .await?
+                }
+            }
+            tx.commit().await?;
+            return Err(Error::Unauthenticated);
+        };
+        sqlx::query!("DELETE FROM login_failures WHERE email = $1", email).execute(&mut *tx).await?;
+        let (org, role) = self.choose_org(&mut tx, user.id, input.organization.as_deref()).await?;
+        let actor = self.user_context(ctx, user.id, org, role);
+        let tokens = self.start_session(&mut tx, &actor, user.id, org).await?;
+        audit::record(
+            &mut tx,
+            &actor,
+            AuditRecord {
+                action: "auth.login",
+                resource_type: "session",
+                resource_id: Some(tokens.session.to_string()),
+                details: json!({ "method": "password" }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(tokens)
+    }
+
+    /// `token_refresh`: spends a refresh token for a new pair. A refresh
+    /// token used twice means it leaked: the whole session ends.
+    pub async fn token_refresh(&self, ctx: &RequestContext, input: RefreshRequest) -> Result<SessionTokens> {
+        let mut tx = self.db().begin().await?;
+        let row = sqlx::query!(
+            "SELECT r.used_at, s.id AS session_id, s.user_id, s.org_id, s.revoked_at, s.expires_at
+             FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
+             WHERE r.token_hash = $1 FOR UPDATE OF r, s",
+            &plain_hash(&input.refresh_token)[..],
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::Unauthenticated)?;
+        if row.used_at.is_some() {
+            let revoked = sqlx::query!(
+                "UPDATE sessions SET revoked_at = now(), revoked_reason = 'refresh_token_reuse'
+                 WHERE id = $1 AND revoked_at IS NULL RETURNING id",
+                row.session_id,
+            )
+            .fetch_optional(&mut *tx)
+            .await?;
+            if revoked.is_some() {
+                let actor = self.user_context(ctx, row.user_id, row.org_id, OrgRole::Viewer);
+                audit::insert(
+                    &mut tx,
+                    &actor,
+                    row.org_id,
+                    "failure",
+                    AuditRecord {
+                        action: "auth.refresh_token_reuse",
+                        resource_type: "session",
+                        resource_id: Some(SessionId::from_uuid(row.session_id).to_string()),
+                        details: json!({ "effect": "session revoked" }),
+                    },
+                )
+                .await?;
+            }
+            tx.commit().await?;
+            self.principal_cache().evict(row.session_id);
+            return Err(Error::Unauthenticated);
+        }
+        if row.revoked_at.is_some() || row.expires_at <= Utc::now() {
+            return Err(Error::Unauthenticated);
+        }
+        let (org, _) = match input.organization.as_deref() {
+            None => (row.org_id, OrgRole::Viewer),
+            asked => self.choose_org(&mut tx, row.user_id, asked).await?,
+        };
+        sqlx::query!(
+            "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1",
+            &plain_hash(&input.refresh_token)[..]
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query!("UPDATE sessions SET org_id = $2 WHERE id = $1", row.session_id, org).execute(&mut *tx).await?;
+        let refresh = self.new_refresh_token(&mut tx, row.session_id).await?;
+        tx.commit().await?;
+        Ok(self.session_tokens(row.user_id, org, row.session_id, refresh))
+    }
+
+    /// `logout`: ends the session of the given refresh token, or of the
+    /// caller's access token. Ending an ended session succeeds.
+    pub async fn logout(&self, ctx: &RequestContext, input: LogoutRequest) -> Result<()> {
+        let session = match (&input.refresh_token, ctx.principal.credential) {
+            (Some(token), _) => sqlx::query_scalar!(
+                "SELECT session_id FROM refresh_tokens WHERE token_hash = $1",
+                &plain_hash(token)[..]
+            )
+            .fetch_optional(self.db())
+            .await?
+            .ok_or(Error::Unauthenticated)?,
+            (None, Credential::Session(session)) => session,
+            (None, _) => {
+                return Err(Error::invalid_field("refresh_token", "required", "send the session's refresh token"));
+            }
+        };
+        let mut tx = self.db().begin().await?;
+        let ended = sqlx::query!(
+            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'logout'
+             WHERE id = $1 AND revoked_at IS NULL RETURNING user_id, org_id",
+            session,
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(ended) = ended {
+            let actor = self.user_context(ctx, ended.user_id, ended.org_id, ctx.principal.role);
+            audit::insert(
+                &mut tx,
+                &actor,
+                ended.org_id,
+                "success",
+                AuditRecord {
+                    action: "auth.logout",
+                    resource_type: "session",
+                    resource_id: Some(SessionId::from_uuid(session).to_string()),
+                    details: json!({}),
+                },
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        self.principal_cache().evict(session);
+        Ok(())
+    }
+
+    /// Makes a new JWT signing key current (operators: `moke-server
+    /// rotate-signing-key`). Needs Vault: 503 while it is down.
+    pub async fn rotate_signing_key(&self) -> Result<SigningKeyRotated> {
+        let kid = self.vault().rotate_signing_key().await?;
+        tracing::info!(%kid, "JWT signing key rotated");
+        Ok(SigningKeyRotated { kid })
+    }
+
+    /// The public signing keys (`/.well-known/jwks.json`).
+    pub fn jwks(&self) -> serde_json::Value {
+        self.vault().keyring().jwks()
+    }
+}

@@ -1,0 +1,283 @@
+//! The Vault (OpenBao) adapter: AppRole login and token renewal, the JWT
+//! signing keys and the token pepper in KV v2, and transit encryption of
+//! secrets we must store (SSO client secrets).
+//!
+//! Keys and pepper are read at start-up (creating them on first use, with
+//! check-and-set so two gateways starting together agree) and re-read every
+//! `vault.refresh_seconds`. Verification runs from that cache, so a Vault
+//! outage stops only what needs Vault itself (rotation, encryption), which
+//! answers 503.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use moke_iam::jwt::{KeyRing, SigningKey};
+use serde::{Deserialize, Serialize};
+use vaultrs::client::{Client, VaultClient, VaultClientSettingsBuilder};
+use vaultrs::error::ClientError;
+
+use crate::config::Config;
+
+const SIGNING_KEYS: &str = "jwt-signing-keys";
+const PEPPER: &str = "token-pepper";
+
+#[derive(Serialize, Deserialize)]
+struct StoredKeys {
+    keys: Vec<SigningKey>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredPepper {
+    /// Base64 of 32 random bytes.
+    pepper: String,
+}
+
+/// Vault could not be reached or refused us; callers answer 503.
+#[derive(Debug, thiserror::Error)]
+#[error("Vault is unavailable: {0}")]
+pub struct VaultUnavailable(pub String);
+
+/// A logged-in Vault client and the secrets cached from it.
+pub struct Vault {
+    client: tokio::sync::RwLock<VaultClient>,
+    config: crate::config::VaultConfig,
+    issuer: String,
+    audience: String,
+    /// Keys are dropped from the ring this long after they stop signing.
+    retire_after_seconds: i64,
+    keyring: RwLock<Arc<KeyRing>>,
+    pepper: Vec<u8>,
+    lease_seconds: std::sync::atomic::AtomicU64,
+}
+
+fn client_error(error: ClientError) -> anyhow::Error {
+    anyhow!("{error}")
+}
+
+impl Vault {
+    /// Logs in with AppRole and loads (or creates) the keys and pepper.
+    /// Any failure is one clear error naming what to fix.
+    pub async fn connect(config: &Config) -> anyhow::Result<Arc<Vault>> {
+        // reqwest's rustls needs a process-wide crypto provider; ring is the one we build.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let v = &config.vault;
+        if v.role_id.is_empty() || v.secret_id.expose().is_empty() {
+            anyhow::bail!(
+                "vault.role_id and vault.secret_id are required: the gateway logs in to Vault at {} with AppRole \
+                 (MOKE_VAULT__ROLE_ID, MOKE_VAULT__SECRET_ID; `cargo xtask dev` provisions a dev OpenBao)",
+                v.addr
+            );
+        }
+        let settings = VaultClientSettingsBuilder::default()
+            .address(&v.addr)
+            .timeout(Some(Duration::from_secs(v.timeout_seconds)))
+            .build()
+            .map_err(|e| anyhow!("vault settings: {e}"))?;
+        let client = VaultClient::new(settings).map_err(client_error).context("vault client")?;
+        let vault = Vault {
+            client: tokio::sync::RwLock::new(client),
+            config: v.clone(),
+            issuer: config.auth.issuer.clone(),
+            audience: config.auth.audience.clone(),
+            retire_after_seconds: config.auth.access_token_seconds + moke_iam::jwt::LEEWAY_SECONDS as i64 + 60,
+            keyring: RwLock::new(Arc::new(KeyRing::new(&[SigningKey::generate(0)], "", "").expect("a fresh key"))),
+            pepper: Vec::new(),
+            lease_seconds: std::sync::atomic::AtomicU64::new(0),
+        };
+        vault.login().await.with_context(|| format!("could not log in to Vault at {} (vault.addr)", v.addr))?;
+        let pepper = vault.load_pepper().await.context("could not read the token pepper from Vault")?;
+        let vault = Vault { pepper, ..vault };
+        vault.refresh_keys().await.context("could not read the JWT signing keys from Vault")?;
+        Ok(Arc::new(vault))
+    }
+
+    async fn login(&self) -> anyhow::Result<()> {
+        let mut client = self.client.write().await;
+        let auth = vaultrs::auth::approle::login(
+            &*client,
+            &self.config.approle_mount,
+            &self.config.role_id,
+            self.config.secret_id.expose(),
+        )
+        .await
+        .map_err(client_error)?;
+        client.set_token(&auth.client_token);
+        self.lease_seconds.store(auth.lease_duration, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Renews our Vault token, logging in again when renewal fails.
+    async fn renew(&self) -> anyhow::Result<()> {
+        let renewed = {
+            let client = self.client.read().await;
+            vaultrs::token::renew_self(&*client, None).await
+        };
+        match renewed {
+            Ok(auth) => {
+                self.lease_seconds.store(auth.lease_duration, std::sync::atomic::Ordering::Relaxed);
+                Ok(())
+            }
+            Err(_) => self.login().await,
+        }
+    }
+
+    fn kv(&self, name: &str) -> String {
+        format!("{}/{name}", self.config.kv_path)
+    }
+
+    async fn load_pepper(&self) -> anyhow::Result<Vec<u8>> {
+        let client = self.client.read().await;
+        let stored = match vaultrs::kv2::read::<StoredPepper>(&*client, &self.config.kv_mount, &self.kv(PEPPER)).await {
+            Ok(stored) => stored,
+            Err(ClientError::APIError { code: 404, .. }) => {
+                let mut bytes = [0u8; 32];
+                rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
+                let fresh = StoredPepper { pepper: STANDARD.encode(bytes) };
+                // cas = 0: only if nobody wrote one meanwhile; then read the winner.
+                let _ = vaultrs::kv2::set_with_options(
+                    &*client,
+                    &self.config.kv_mount,
+                    &self.kv(PEPPER),
+                    &fresh,
+                    vaultrs::api::kv2::requests::SetSecretRequestOptions { cas: 0 },
+                )
+                .await;
+                vaultrs::kv2::read::<StoredPepper>(&*client, &self.config.kv_mount, &self.kv(PEPPER))
+                    .await
+                    .map_err(client_error)?
+            }
+            Err(error) => return Err(client_error(error)),
+        };
+        STANDARD.decode(stored.pepper).context("the stored pepper is not base64")
+    }
+
+    /// Reads the signing keys (creating the first) and rebuilds the key ring.
+    pub async fn refresh_keys(&self) -> anyhow::Result<()> {
+        let keys = {
+            let client = self.client.read().await;
+            match vaultrs::kv2::read::<StoredKeys>(&*client, &self.config.kv_mount, &self.kv(SIGNING_KEYS)).await {
+                Ok(stored) => stored.keys,
+                Err(ClientError::APIError { code: 404, .. }) => {
+                    let first = StoredKeys { keys: vec![SigningKey::generate(chrono::Utc::now().timestamp())] };
+                    let _ = vaultrs::kv2::set_with_options(
+                        &*client,
+                        &self.config.kv_mount,
+                        &self.kv(SIGNING_KEYS),
+                        &first,
+                        vaultrs::api::kv2::requests::SetSecretRequestOptions { cas: 0 },
+                    )
+                    .await;
+                    vaultrs::kv2::read::<StoredKeys>(&*client, &self.config.kv_mount, &self.kv(SIGNING_KEYS))
+                        .await
+                        .map_err(client_error)?
+                        .keys
+                }
+                Err(error) => return Err(client_error(error)),
+            }
+        };
+        let ring = KeyRing::new(&keys, &self.issuer, &self.audience)
+            .map_err(|e| anyhow!("the stored signing keys are unusable: {e:?}"))?;
+        *self.keyring.write().expect("keyring lock") = Arc::new(ring);
+        Ok(())
+    }
+
+    /// Makes a new signing key current. Tokens signed by the old one keep
+    /// verifying until they expire; keys retired longer ago than a token
+    /// lives are dropped.
+    pub async fn rotate_signing_key(&self) -> Result<String, VaultUnavailable> {
+        let unavailable = |e: ClientError| VaultUnavailable(e.to_string());
+        let now = chrono::Utc::now().timestamp();
+        {
+            let client = self.client.read().await;
+            let path = self.kv(SIGNING_KEYS);
+            let metadata =
+                vaultrs::kv2::read_metadata(&*client, &self.config.kv_mount, &path).await.map_err(unavailable)?;
+            let mut stored: StoredKeys =
+                vaultrs::kv2::read(&*client, &self.config.kv_mount, &path).await.map_err(unavailable)?;
+            stored.keys.retain(|k| k.retired_at.is_none_or(|at| now - at < self.retire_after_seconds));
+            for key in stored.keys.iter_mut().filter(|k| k.retired_at.is_none()) {
+                key.retired_at = Some(now);
+            }
+            stored.keys.push(SigningKey::generate(now));
+            vaultrs::kv2::set_with_options(
+                &*client,
+                &self.config.kv_mount,
+                &path,
+                &stored,
+                vaultrs::api::kv2::requests::SetSecretRequestOptions { cas: metadata.current_version as u32 },
+            )
+            .await
+            .map_err(unavailable)?;
+        }
+        self.refresh_keys().await.map_err(|e| VaultUnavailable(e.to_string()))?;
+        Ok(self.keyring().signing_kid().to_string())
+    }
+
+    /// The cached key ring: signs and verifies without calling Vault.
+    pub fn keyring(&self) -> Arc<KeyRing> {
+        self.keyring.read().expect("keyring lock").clone()
+    }
+
+    /// The cached token pepper.
+    pub fn pepper(&self) -> &[u8] {
+        &self.pepper
+    }
+
+    /// Encrypts a secret with the transit key; the ciphertext is safe to store.
+    pub async fn encrypt(&self, plaintext: &str) -> Result<String, VaultUnavailable> {
+        let client = self.client.read().await;
+        let encoded = STANDARD.encode(plaintext);
+        vaultrs::transit::data::encrypt(&*client, &self.config.transit_mount, &self.config.transit_key, &encoded, None)
+            .await
+            .map(|r| r.ciphertext)
+            .map_err(|e| VaultUnavailable(e.to_string()))
+    }
+
+    /// Decrypts what [`Vault::encrypt`] produced.
+    pub async fn decrypt(&self, ciphertext: &str) -> Result<String, VaultUnavailable> {
+        let client = self.client.read().await;
+        let response = vaultrs::transit::data::decrypt(
+            &*client,
+            &self.config.transit_mount,
+            &self.config.transit_key,
+            ciphertext,
+            None,
+        )
+        .await
+        .map_err(|e| VaultUnavailable(e.to_string()))?;
+        let bytes = STANDARD.decode(response.plaintext).map_err(|e| VaultUnavailable(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|e| VaultUnavailable(e.to_string()))
+    }
+
+    /// Keeps the token alive and the keys current until `shutdown`.
+    pub async fn maintain(self: Arc<Self>, shutdown: tokio_util::sync::CancellationToken) {
+        let mut refresh = tokio::time::interval(Duration::from_secs(self.config.refresh_seconds));
+        refresh.tick().await;
+        let renew_after = |vault: &Vault| {
+            let lease = vault.lease_seconds.load(std::sync::atomic::Ordering::Relaxed);
+            // A token without a lease (root, in tests) needs no renewal.
+            let wait = if lease == 0 { 3600 } else { (lease / 2).max(5) };
+            tokio::time::Instant::now() + Duration::from_secs(wait)
+        };
+        let mut renew_at = renew_after(&self);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = refresh.tick() => {
+                    if let Err(error) = self.refresh_keys().await {
+                        tracing::warn!(error = %format!("{error:#}"), "could not refresh signing keys from Vault; using cached keys");
+                    }
+                }
+                _ = tokio::time::sleep_until(renew_at) => {
+                    if let Err(error) = self.renew().await {
+                        tracing::warn!(error = %format!("{error:#}"), "could not renew the Vault token");
+                    }
+                    renew_at = renew_after(&self);
+                }
+            }
+        }
+    }
+}

