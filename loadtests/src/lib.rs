@@ -1,7 +1,10 @@
-//! Shared pieces of the load tests: starting the gateway under test.
+//! Shared pieces of the load tests: starting the gateway under test and
+//! driving it with concurrent workers.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
@@ -35,6 +38,11 @@ pub fn start_server(args: &[&str], envs: &[(&str, &str)]) -> Result<Server> {
         .envs(envs.iter().copied())
         .env("MOKE_TELEMETRY__LOG_FILTER", "warn")
         .env("MOKE_DATABASE__MAX_CONNECTIONS", "32")
+        // The benchmarks measure the gateway, not its rate limits.
+        .env("MOKE_RATE_LIMITS__PER_PRINCIPAL_PER_SECOND", "100000000")
+        .env("MOKE_RATE_LIMITS__PER_PRINCIPAL_BURST", "100000000")
+        .env("MOKE_RATE_LIMITS__PER_IP_PER_SECOND", "100000000")
+        .env("MOKE_RATE_LIMITS__PER_IP_BURST", "100000000")
         .stdout(Stdio::piped())
         .spawn()
         .context("could not start moke-server")?;
@@ -56,4 +64,69 @@ pub fn start_server(args: &[&str], envs: &[(&str, &str)]) -> Result<Server> {
         bail!("moke-server dev did not print a token");
     }
     Ok(Server { child, base: format!("http://127.0.0.1:{port}"), org, token })
+}
+
+/// What one load scenario measured.
+pub struct Stats {
+    pub requests: usize,
+    pub errors: usize,
+    pub throughput: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// Runs `connections` workers for `duration`, each calling `request(worker, i)`.
+pub async fn load<F, Fut>(connections: usize, duration: Duration, request: F) -> Stats
+where
+    F: Fn(usize, usize) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = bool> + Send,
+{
+    let request = Arc::new(request);
+    let started = Instant::now();
+    let deadline = started + duration;
+    let workers: Vec<_> = (0..connections)
+        .map(|worker| {
+            let request = request.clone();
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut errors = 0;
+                let mut i = 0;
+                while Instant::now() < deadline {
+                    let begin = Instant::now();
+                    if !request(worker, i).await {
+                        errors += 1;
+                    }
+                    latencies.push(begin.elapsed());
+                    i += 1;
+                }
+                (latencies, errors)
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for worker in workers {
+        let (latencies, worker_errors) = worker.await.expect("worker");
+        all.extend(latencies);
+        errors += worker_errors;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    all.sort();
+    let at = |q: f64| all.get(((all.len() as f64 * q) as usize).min(all.len().saturating_sub(1)));
+    let ms = |d: Option<&Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0);
+    Stats {
+        requests: all.len(),
+        errors,
+        throughput: all.len() as f64 / elapsed,
+        p50_ms: ms(at(0.5)),
+        p99_ms: ms(at(0.99)),
+    }
+}
+
+/// One line of results.
+pub fn print_row(name: &str, stats: &Stats) {
+    println!(
+        "{name:<28} {:>10.0} req/s   p50 {:>6.2} ms   p99 {:>6.2} ms   ({} requests, {} errors)",
+        stats.throughput, stats.p50_ms, stats.p99_ms, stats.requests, stats.errors
+    );
 }

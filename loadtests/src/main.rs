@@ -12,64 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use moke_loadtests::{env, start_server};
+use moke_loadtests::{env, load, print_row, start_server};
 use serde_json::{Value, json};
-
-struct Stats {
-    requests: usize,
-    errors: usize,
-    throughput: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-}
-
-/// Runs `connections` workers for `duration`, each calling `request(worker, i)`.
-async fn load<F, Fut>(connections: usize, duration: Duration, request: F) -> Stats
-where
-    F: Fn(usize, usize) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = bool> + Send,
-{
-    let request = Arc::new(request);
-    let started = Instant::now();
-    let deadline = started + duration;
-    let workers: Vec<_> = (0..connections)
-        .map(|worker| {
-            let request = request.clone();
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                let mut errors = 0;
-                let mut i = 0;
-                while Instant::now() < deadline {
-                    let begin = Instant::now();
-                    if !request(worker, i).await {
-                        errors += 1;
-                    }
-                    latencies.push(begin.elapsed());
-                    i += 1;
-                }
-                (latencies, errors)
-            })
-        })
-        .collect();
-    let mut all = Vec::new();
-    let mut errors = 0;
-    for worker in workers {
-        let (latencies, worker_errors) = worker.await.expect("worker");
-        all.extend(latencies);
-        errors += worker_errors;
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    all.sort();
-    let at = |q: f64| all.get(((all.len() as f64 * q) as usize).min(all.len().saturating_sub(1)));
-    let ms = |d: Option<&Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0);
-    Stats {
-        requests: all.len(),
-        errors,
-        throughput: all.len() as f64 / elapsed,
-        p50_ms: ms(at(0.5)),
-        p99_ms: ms(at(0.99)),
-    }
-}
 
 fn run_pgbench(args: &[&str]) -> Result<String> {
     let output = Command::new(env("PGBENCH")?).args(args).arg(env("PGBENCH_URL")?).output()?;
@@ -90,13 +34,6 @@ fn pgbench(args: &[&str]) -> Result<(f64, f64)> {
     };
     let tps = number_after("tps = ").context("pgbench printed no tps")?;
     Ok((tps, number_after("latency average = ").unwrap_or(f64::NAN)))
-}
-
-fn print_row(name: &str, stats: &Stats) {
-    println!(
-        "{name:<28} {:>10.0} req/s   p50 {:>6.2} ms   p99 {:>6.2} ms   ({} requests, {} errors)",
-        stats.throughput, stats.p50_ms, stats.p99_ms, stats.requests, stats.errors
-    );
 }
 
 #[tokio::main]

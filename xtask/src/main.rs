@@ -32,9 +32,10 @@ fn main() -> ExitCode {
         Some("sqlx-prepare") => sqlx_prepare(),
         Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("region") => bench_region(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("auth") => bench_auth(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api | bench region>"
+                "usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api | bench auth | bench region>"
             );
             return ExitCode::from(2);
         }
@@ -172,28 +173,50 @@ fn bench_api(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Bench)?;
     db.recreate_database("moke_bench")?;
     let pgbench = postgres::tool("pgbench")?;
+    let vault = vault::ensure()?;
     run(cargo()
         .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
         .env("SQLX_OFFLINE", "true"))?;
     let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
-    run(Command::new(target.join("release/api-bench"))
+    let mut command = Command::new(target.join("release/api-bench"));
+    command
         .args(args)
         .env("DATABASE_URL", db.url("moke_bench"))
         .env("BENCH_SERVER_BIN", target.join("release/moke-server"))
         .env("PGBENCH", pgbench)
-        .env("PGBENCH_URL", db.url("moke_bench")))
+        .env("PGBENCH_URL", db.url("moke_bench"));
+    vault.apply(&mut command);
+    run(&mut command)
+}
+
+fn bench_auth() -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Bench)?;
+    db.recreate_database("moke_auth_bench")?;
+    let vault = vault::ensure()?;
+    run(cargo()
+        .args(["build", "--release", "--package", "moke-loadtests", "--bin", "auth-bench"])
+        .env("SQLX_OFFLINE", "true"))?;
+    let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
+    let mut command = Command::new(target.join("release/auth-bench"));
+    command.env("DATABASE_URL", db.url("moke_auth_bench")).env("MOKE_TELEMETRY__LOG_FILTER", "warn");
+    vault.apply(&mut command);
+    run(&mut command)
 }
 
 fn bench_region() -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Bench)?;
     let nats = nats::ensure()?;
+    let vault = vault::ensure()?;
     db.recreate_database("moke_region_bench")?;
     run(cargo()
         .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
         .env("SQLX_OFFLINE", "true"))?;
     let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
-    run(Command::new(target.join("release/region-bench"))
+    let mut command = Command::new(target.join("release/region-bench"));
+    command
         .env("DATABASE_URL", db.url("moke_region_bench"))
         .env("NATS_URL", nats.url())
-        .env("BENCH_SERVER_BIN", target.join("release/moke-server")))
+        .env("BENCH_SERVER_BIN", target.join("release/moke-server"));
+    vault.apply(&mut command);
+    run(&mut command)
 }

@@ -95,6 +95,12 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 
 /// The whole HTTP application: API, docs, health, metrics, middleware.
 pub fn router(app: Arc<App>) -> Router {
+    router_with(app, Router::new())
+}
+
+/// [`router`] with `extra` routes behind the same middleware (the load tests
+/// use it to measure a route without authentication beside the real ones).
+pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
     let (api, spec) = api_router().split_for_parts();
     let spec = Arc::new(spec);
     let config = app.config().http.clone();
@@ -105,6 +111,7 @@ pub fn router(app: Arc<App>) -> Router {
     // REST 404 (this replaces the gRPC router's own fallback).
     let api = api
         .merge(ops::routes(spec))
+        .merge(extra)
         .with_state(app)
         .merge(grpc)
         .merge(graphql)

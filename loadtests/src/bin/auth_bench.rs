@@ -1,0 +1,161 @@
+//! `auth-bench`: what authentication costs. One gateway in this process
+//! serves the same cluster read three ways — with no authentication (a
+//! route only this benchmark mounts, behind the same middleware, calling the
+//! same app function as a fixed owner), with a service-account API token,
+//! and with a signed-in person's JWT — and the ratios to the unauthenticated
+//! read are printed (target >= 0.85). Then password sign-in throughput, which
+//! argon2id bounds. Run through `cargo xtask bench auth`.
+//!
+//! Environment: `DATABASE_URL`, the gateway's `MOKE_VAULT__*`; optional
+//! `BENCH_SECONDS` (default 10) and `BENCH_CONNECTIONS` (default 32).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use moke_api::app::{App, RequestContext, ResourceRef};
+use moke_api::config::Config;
+use moke_api::model::SignupRequest;
+use moke_loadtests::{load, print_row};
+use serde_json::json;
+
+const PASSWORD: &str = "benchmark horse battery 1";
+
+/// The cluster read with no credential: the bootstrap owner acts.
+async fn unauthenticated_view(
+    State(app): State<Arc<App>>,
+    axum::Extension(owner): axum::Extension<Arc<RequestContext>>,
+    Path((project, cluster)): Path<(String, String)>,
+) -> axum::response::Response {
+    match app.cluster_view(&owner, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await {
+        Ok(view) => axum::Json(view).into_response(),
+        Err(error) => moke_api::http::problem::ApiError(error).into_response(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let connections: usize = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
+    let duration = Duration::from_secs(seconds);
+    let mut config = Config::defaults();
+    config.database.max_connections = 32;
+    // The limits would otherwise be what is measured.
+    for limit in [
+        &mut config.rate_limits.per_principal_per_second,
+        &mut config.rate_limits.per_principal_burst,
+        &mut config.rate_limits.per_ip_per_second,
+        &mut config.rate_limits.per_ip_burst,
+        &mut config.rate_limits.login_per_ip_per_minute,
+        &mut config.rate_limits.login_burst,
+    ] {
+        *limit = 100_000_000;
+    }
+    config.vault.kv_path = "moke-bench".into();
+    let pool = moke_api::server::connect(&config).await?;
+    moke_api::server::migrate(&pool).await?;
+    let vault = moke_api::vault::Vault::connect(&config).await?;
+    let app = App::new(pool, Arc::new(config), vault);
+    tokio::spawn(moke_api::app::notifications::run(app.clone()));
+
+    let run = std::process::id();
+    let made = app.bootstrap_org(&format!("bench-{run}"), "Bench").await?;
+    let owner = RequestContext::system(made.org.id.uuid());
+    let project = app.project_create(&owner, made.org.id, serde_json::from_value(json!({ "name": "bench" }))?).await?;
+    let op = app
+        .cluster_create(
+            &owner,
+            &ResourceRef::parse(&project.id.to_string()),
+            serde_json::from_value(json!({ "name": "target", "spec": { "region": "eu-central-1" } }))?,
+        )
+        .await?;
+    let cluster = op.target.id.clone();
+    let email = format!("bench-{run}@example.com");
+    let signup = SignupRequest {
+        email: email.clone(),
+        password: PASSWORD.into(),
+        display_name: "Bench".into(),
+        organization_name: format!("bench-people-{run}"),
+    };
+    let person = app.signup(&owner, signup).await?;
+    // The person needs the cluster in their own organization: an owner token there reads it.
+    let people_org = person.organization.id;
+    let people_ctx = RequestContext::system(people_org.uuid());
+    let their_project =
+        app.project_create(&people_ctx, people_org, serde_json::from_value(json!({ "name": "bench" }))?).await?;
+    let their_op = app
+        .cluster_create(
+            &people_ctx,
+            &ResourceRef::parse(&their_project.id.to_string()),
+            serde_json::from_value(json!({ "name": "target", "spec": { "region": "eu-central-1" } }))?,
+        )
+        .await?;
+    let jwt = person.session.access_token.clone();
+
+    let extra = axum::Router::new()
+        .route("/bench/unauthenticated/{project}/{cluster}", axum::routing::get(unauthenticated_view))
+        .layer(axum::Extension(Arc::new(owner.clone())));
+    let router = moke_api::http::router_with(app.clone(), extra);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move {
+        axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>()).await
+    });
+    let client = reqwest::Client::builder().pool_max_idle_per_host(connections).build()?;
+    // Let the notification listener come up, so credentials are cached as in production.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    println!("moke auth benchmark: {connections} connections, {seconds} s per scenario, release build, one process");
+    let get = |url: String, bearer: Option<String>| {
+        let client = client.clone();
+        move |_: usize, _: usize| {
+            let mut request = client.get(&url);
+            if let Some(bearer) = &bearer {
+                request = request.bearer_auth(bearer);
+            }
+            let sent = request.send();
+            async move { matches!(sent.await, Ok(r) if r.status() == 200) }
+        }
+    };
+    let none_url = format!("{base}/bench/unauthenticated/{}/{cluster}", project.id);
+    let rest_url = format!("{base}/v1/projects/{}/clusters/{cluster}", project.id);
+    let jwt_url = format!("{base}/v1/projects/{}/clusters/{}", their_project.id, their_op.target.id);
+    let anonymous = load(connections, duration, get(none_url, None)).await;
+    print_row("GET cluster, no auth", &anonymous);
+    let token = load(connections, duration, get(rest_url, Some(made.owner_token.token.clone()))).await;
+    print_row("GET cluster, API token", &token);
+    let session = load(connections, duration, get(jwt_url, Some(jwt))).await;
+    print_row("GET cluster, JWT", &session);
+
+    let login_url = format!("{base}/v1/auth/login");
+    let c = client.clone();
+    let login = load(connections, duration, move |_, _| {
+        let sent = c.post(&login_url).json(&json!({ "email": email, "password": PASSWORD })).send();
+        async move { matches!(sent.await, Ok(r) if r.status() == 200) }
+    })
+    .await;
+    print_row("POST /v1/auth/login", &login);
+    println!();
+    for (name, stats) in [("API token / no auth", &token), ("JWT / no auth", &session)] {
+        let ratio = stats.throughput / anonymous.throughput;
+        println!(
+            "{name:<22} = {ratio:.2}  (target >= 0.85; p99 {:.2} ms vs {:.2} ms)  {}",
+            stats.p99_ms,
+            anonymous.p99_ms,
+            if ratio >= 0.85 { "met" } else { "NOT met" }
+        );
+    }
+    println!(
+        "login: {:.0} sign-ins/s, argon2id m={} KiB t={} p={} on {} cores",
+        login.throughput,
+        moke_iam::password::MEMORY_KIB,
+        moke_iam::password::ITERATIONS,
+        moke_iam::password::PARALLELISM,
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    );
+    let errors = anonymous.errors + token.errors + session.errors + login.errors;
+    anyhow::ensure!(errors == 0, "{errors} requests failed");
+    Ok(())
+}
