@@ -90,6 +90,9 @@ pub enum PrincipalKind {
     ServiceAccount,
     /// The server itself (bootstrap, background jobs).
     System,
+    /// Nobody yet: sign-up, sign-in and the other credential-less flows.
+    /// May do nothing through [`authorize`].
+    Anonymous,
 }
 
 impl PrincipalKind {
@@ -99,6 +102,7 @@ impl PrincipalKind {
             PrincipalKind::User => "user",
             PrincipalKind::ServiceAccount => "service_account",
             PrincipalKind::System => "system",
+            PrincipalKind::Anonymous => "anonymous",
         }
     }
 }
@@ -266,8 +270,10 @@ pub fn project_role_allows(role: ProjectRole, action: Action) -> bool {
 /// role, so no caller can learn that it exists; so is another project's for
 /// a project-scoped credential.
 pub fn authorize(principal: &Principal, action: Action, target: Target) -> Result<(), Denied> {
-    if principal.kind == PrincipalKind::System {
-        return Ok(());
+    match principal.kind {
+        PrincipalKind::System => return Ok(()),
+        PrincipalKind::Anonymous => return Err(Denied::NotFound),
+        PrincipalKind::User | PrincipalKind::ServiceAccount => {}
     }
     if principal.org_id != target.org {
         return Err(Denied::NotFound);
@@ -364,6 +370,16 @@ mod tests {
             for action in Action::ALL {
                 assert_eq!(authorize(&token(mine, role), action, Target::org(theirs)), Err(Denied::NotFound));
             }
+        }
+    }
+
+    #[test]
+    fn anonymous_may_do_nothing() {
+        let org = Uuid::now_v7();
+        let mut nobody = token(org, OrgRole::Owner);
+        nobody.kind = PrincipalKind::Anonymous;
+        for action in Action::ALL {
+            assert_eq!(authorize(&nobody, action, Target::org(org)), Err(Denied::NotFound));
         }
     }
 

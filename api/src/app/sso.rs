@@ -267,11 +267,9 @@ impl App {
             Ok(tokens) => Ok(tokens),
             Err((error, reason)) => {
                 let mut conn = self.db().acquire().await?;
-                let actor = RequestContext::system(login.org_id);
-                let actor = RequestContext { principal: actor.principal, ..ctx.clone() };
                 audit::insert(
                     &mut conn,
-                    &actor,
+                    ctx,
                     login.org_id,
                     "failure",
                     AuditRecord {

@@ -28,7 +28,8 @@ pub struct MaybeCtx(pub RequestContext);
 
 fn metadata(parts: &Parts) -> RequestContext {
     let mut ctx = RequestContext::system(uuid::Uuid::nil());
-    ctx.principal.kind = moke_iam::PrincipalKind::User;
+    ctx.principal.kind = moke_iam::PrincipalKind::Anonymous;
+    ctx.principal.role = moke_iam::OrgRole::Viewer;
     ctx.request_id = header_text(parts, "x-request-id");
     ctx.source_ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string());
     ctx.user_agent = header_text(parts, header::USER_AGENT.as_str()).map(|ua| ua.chars().take(256).collect());

@@ -47,6 +47,11 @@ impl TestApp {
         let mut config = Config::defaults();
         // Each test's gateways share keys under the test database's own path of the test Vault.
         config.vault.kv_path = format!("moke-test-{}", connect.get_database().unwrap_or("default"));
+        // Tests drive one principal far faster than a person would; the rate
+        // limit tests set their own limits.
+        let limits = &mut config.rate_limits;
+        (limits.per_principal_per_second, limits.per_principal_burst) = (1_000_000, 1_000_000);
+        (limits.per_ip_per_second, limits.per_ip_burst, limits.login_burst) = (1_000_000, 1_000_000, 1_000);
         configure(&mut config);
         let vault = moke_api::vault::Vault::connect(&config)
             .await
