@@ -69,6 +69,9 @@ pub struct VaultConfig {
     pub kv_path: String,
     pub transit_mount: String,
     pub transit_key: String,
+    pub pki_mount: String,
+    pub pki_cluster_mounts: u32,
+    pub pki_concurrency: usize,
     pub refresh_seconds: u64,
     pub timeout_seconds: u64,
 }
@@ -349,6 +352,9 @@ impl Config {
         }
         if !self.vault.addr.starts_with("http://") && !self.vault.addr.starts_with("https://") {
             return Err(bad("vault.addr", "must be an http(s) URL"));
+        }
+        if self.vault.pki_cluster_mounts == 0 || self.vault.pki_concurrency == 0 {
+            return Err(bad("vault.pki_cluster_mounts", "pki_cluster_mounts and pki_concurrency must be positive"));
         }
         if self.vault.refresh_seconds == 0 || self.vault.timeout_seconds == 0 {
             return Err(bad("vault.refresh_seconds", "refresh_seconds and timeout_seconds must be positive"));

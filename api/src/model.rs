@@ -63,6 +63,9 @@ pub struct ObservedStatus {
     /// True when the last report is older than two minutes: the region may be
     /// unreachable and this is the last known state.
     pub stale: bool,
+    /// Clusters: the Kubernetes API endpoint, once the control plane serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
 }
 
 // ---------------------------------------------------------------- regions
@@ -789,4 +792,82 @@ pub struct SsoLoginStart {
 pub struct SigningKeyRotated {
     /// The key id (`kid`) new tokens are signed with.
     pub kid: String,
+}
+
+// ---------------------------------------------------------------- cluster credentials
+
+/// What a kubeconfig may do in the cluster (its Kubernetes groups).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClusterAccess {
+    /// `moke:cluster-admins`: organization owners and admins, project admins.
+    Admin,
+    /// `moke:editors`: members and project developers.
+    Edit,
+    /// `moke:viewers`: everyone who can read the cluster.
+    View,
+}
+
+impl ClusterAccess {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterAccess::Admin => "admin",
+            ClusterAccess::Edit => "edit",
+            ClusterAccess::View => "view",
+        }
+    }
+}
+
+/// How the kubeconfig authenticates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KubeconfigFormat {
+    /// An embedded client certificate and key.
+    #[default]
+    Certificate,
+    /// An exec plugin: `moke kubeconfig token --project P --cluster C --access A`
+    /// prints the answer of `POST …/credentials` (an ExecCredential).
+    Exec,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct KubeconfigView {
+    /// The kubeconfig file (YAML).
+    pub kubeconfig: String,
+    /// When its client certificate expires (`null` for the exec format).
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The Kubernetes groups it carries.
+    pub groups: Vec<String>,
+}
+
+/// A `client.authentication.k8s.io/v1` ExecCredential, as kubectl reads it
+/// from an exec plugin.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecCredential {
+    pub api_version: String,
+    pub kind: String,
+    pub status: ExecCredentialStatus,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecCredentialStatus {
+    pub client_certificate_data: String,
+    pub client_key_data: String,
+    pub expiration_timestamp: DateTime<Utc>,
+}
+
+impl ExecCredential {
+    pub fn new(certificate_pem: String, key_pem: String, expires_at: DateTime<Utc>) -> ExecCredential {
+        ExecCredential {
+            api_version: "client.authentication.k8s.io/v1".into(),
+            kind: "ExecCredential".into(),
+            status: ExecCredentialStatus {
+                client_certificate_data: certificate_pem,
+                client_key_data: key_pem,
+                expiration_timestamp: expires_at,
+            },
+        }
+    }
 }

@@ -69,6 +69,7 @@ async fn background_tasks(app: Arc<App>) {
     let listener = tokio::spawn(crate::app::notifications::run(app.clone()));
     let ingest = tokio::spawn(ingest_region_status(app.clone()));
     let mail = tokio::spawn(crate::app::mail::run_relay(app.clone()));
+    let signer = tokio::spawn(sign_serving_certificates(app.clone()));
     let vault = tokio::spawn(app.vault_handle().maintain(app.shutdown_token().clone()));
     let mut every_minute = tokio::time::interval(Duration::from_secs(60));
     let mut hourly = tokio::time::interval(Duration::from_secs(3600));
@@ -82,7 +83,12 @@ async fn background_tasks(app: Arc<App>) {
                     tracing::warn!(%error, "anti-entropy pass failed");
                 }
             }
-            _ = every_minute.tick() => app.rate_limits().retain_recent(),
+            _ = every_minute.tick() => {
+                app.rate_limits().retain_recent();
+                if let Err(error) = app.destroy_orphaned_cluster_cas_once().await {
+                    tracing::warn!(%error, "could not destroy the CAs of deleted clusters");
+                }
+            }
             _ = hourly.tick() => match app.purge_idempotency_keys().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(purged = n, "expired idempotency keys removed"),
@@ -93,6 +99,7 @@ async fn background_tasks(app: Arc<App>) {
     listener.abort();
     ingest.abort();
     mail.abort();
+    signer.abort();
     vault.abort();
 }
 
@@ -109,6 +116,23 @@ async fn ingest_region_status(app: Arc<App>) {
             _ = app.shutdown_token().cancelled() => return,
             _ = app.status_arrived().notified() => {}
             _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}
+
+/// Signs control planes' certificate requests as they arrive (woken by
+/// `NOTIFY moke_csr`, with a poll as the fallback; Vault down: retried).
+async fn sign_serving_certificates(app: Arc<App>) {
+    loop {
+        match app.sign_serving_certificates_once().await {
+            Ok(n) if n > 0 => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "could not sign control-plane certificates"),
+        }
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = app.csr_arrived().notified() => {}
+            _ = tokio::time::sleep(Duration::from_secs(2)) => {}
         }
     }
 }

@@ -35,6 +35,25 @@ struct StoredPepper {
     pepper: String,
 }
 
+/// A hosted cluster's certificate authority, as Vault keeps it.
+#[derive(Debug, Clone)]
+pub struct ClusterCa {
+    /// The PKI mount holding the issuer.
+    pub mount: String,
+    pub issuer_id: String,
+    pub key_id: String,
+    pub certificate_pem: String,
+}
+
+/// A certificate Vault signed.
+#[derive(Debug, Clone)]
+pub struct SignedCertificate {
+    pub certificate_pem: String,
+    pub serial_number: String,
+    /// Unix seconds.
+    pub expiration: i64,
+}
+
 /// Vault could not be reached or refused us; callers answer 503.
 #[derive(Debug, thiserror::Error)]
 #[error("Vault is unavailable: {0}")]
@@ -51,6 +70,7 @@ pub struct Vault {
     keyring: RwLock<Arc<KeyRing>>,
     pepper: Vec<u8>,
     lease_seconds: std::sync::atomic::AtomicU64,
+    http: reqwest::Client,
 }
 
 fn client_error(error: ClientError) -> anyhow::Error {
@@ -86,6 +106,10 @@ impl Vault {
             keyring: RwLock::new(Arc::new(KeyRing::new(&[SigningKey::generate(0)], "", "").expect("a fresh key"))),
             pepper: Vec::new(),
             lease_seconds: std::sync::atomic::AtomicU64::new(0),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(v.timeout_seconds))
+                .build()
+                .context("vault HTTP client")?,
         };
         vault.login().await.with_context(|| format!("could not log in to Vault at {} (vault.addr)", v.addr))?;
         let pepper = vault.load_pepper().await.context("could not read the token pepper from Vault")?;
@@ -226,30 +250,184 @@ impl Vault {
         &self.pepper
     }
 
-    /// Encrypts a secret with the transit key; the ciphertext is safe to store.
-    pub async fn encrypt(&self, plaintext: &str) -> Result<String, VaultUnavailable> {
-        let client = self.client.read().await;
-        let encoded = STANDARD.encode(plaintext);
-        vaultrs::transit::data::encrypt(&*client, &self.config.transit_mount, &self.config.transit_key, &encoded, None)
-            .await
-            .map(|r| r.ciphertext)
-            .map_err(|e| VaultUnavailable(e.to_string()))
+    fn context(org: uuid::Uuid) -> String {
+        STANDARD.encode(org.as_bytes())
     }
 
-    /// Decrypts what [`Vault::encrypt`] produced.
-    pub async fn decrypt(&self, ciphertext: &str) -> Result<String, VaultUnavailable> {
+    /// Encrypts a secret of `org` with the transit key derived for that
+    /// organization; the ciphertext (`vault:vN:…`) is what may be stored.
+    pub async fn encrypt(&self, org: uuid::Uuid, plaintext: &str) -> Result<String, VaultUnavailable> {
         let client = self.client.read().await;
+        let encoded = STANDARD.encode(plaintext);
+        let mut options = vaultrs::api::transit::requests::EncryptDataRequest::builder();
+        options.context(Self::context(org));
+        vaultrs::transit::data::encrypt(
+            &*client,
+            &self.config.transit_mount,
+            &self.config.transit_key,
+            &encoded,
+            Some(&mut options),
+        )
+        .await
+        .map(|r| r.ciphertext)
+        .map_err(|e| VaultUnavailable(e.to_string()))
+    }
+
+    /// Decrypts what [`Vault::encrypt`] produced for the same organization.
+    pub async fn decrypt(&self, org: uuid::Uuid, ciphertext: &str) -> Result<String, VaultUnavailable> {
+        let client = self.client.read().await;
+        let mut options = vaultrs::api::transit::requests::DecryptDataRequest::builder();
+        options.context(Self::context(org));
         let response = vaultrs::transit::data::decrypt(
             &*client,
             &self.config.transit_mount,
             &self.config.transit_key,
             ciphertext,
-            None,
+            Some(&mut options),
         )
         .await
         .map_err(|e| VaultUnavailable(e.to_string()))?;
         let bytes = STANDARD.decode(response.plaintext).map_err(|e| VaultUnavailable(e.to_string()))?;
         String::from_utf8(bytes).map_err(|e| VaultUnavailable(e.to_string()))
+    }
+
+    /// Re-encrypts a ciphertext with the newest key version, without the
+    /// plaintext ever leaving Vault.
+    pub async fn rewrap(&self, org: uuid::Uuid, ciphertext: &str) -> Result<String, VaultUnavailable> {
+        let body = serde_json::json!({ "ciphertext": ciphertext, "context": Self::context(org) });
+        let path = format!("{}/rewrap/{}", self.config.transit_mount, self.config.transit_key);
+        let answer = self.raw(reqwest::Method::POST, &path, Some(body)).await?;
+        answer["data"]["ciphertext"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| VaultUnavailable("rewrap answered no ciphertext".into()))
+    }
+
+    /// Makes a new version of the secrets key current; returns its number.
+    pub async fn rotate_secrets_key(&self) -> Result<u64, VaultUnavailable> {
+        let path = format!("{}/keys/{}/rotate", self.config.transit_mount, self.config.transit_key);
+        self.raw(reqwest::Method::POST, &path, Some(serde_json::json!({}))).await?;
+        self.secrets_key_version().await
+    }
+
+    /// The newest version of the secrets key.
+    pub async fn secrets_key_version(&self) -> Result<u64, VaultUnavailable> {
+        let path = format!("{}/keys/{}", self.config.transit_mount, self.config.transit_key);
+        let answer = self.raw(reqwest::Method::GET, &path, None).await?;
+        answer["data"]["latest_version"].as_u64().ok_or_else(|| VaultUnavailable("no latest_version".into()))
+    }
+
+    /// One call to the Vault HTTP API with our token (for endpoints vaultrs
+    /// does not cover, such as issuer-specific PKI paths).
+    async fn raw(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> Result<serde_json::Value, VaultUnavailable> {
+        let token = self.client.read().await.settings().token.clone();
+        let mut request = self
+            .http
+            .request(method, format!("{}/v1/{path}", self.config.addr.trim_end_matches('/')))
+            .header("X-Vault-Token", token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.map_err(|e| VaultUnavailable(e.to_string()))?;
+        let status = response.status();
+        let text = response.text().await.map_err(|e| VaultUnavailable(e.to_string()))?;
+        if !status.is_success() {
+            return Err(VaultUnavailable(format!("{path}: {status}: {}", text.chars().take(300).collect::<String>())));
+        }
+        if text.is_empty() {
+            return Ok(serde_json::Value::Null);
+        }
+        serde_json::from_str(&text).map_err(|e| VaultUnavailable(e.to_string()))
+    }
+
+    /// Creates the certificate authority of one hosted cluster: an
+    /// intermediate signed by the Moke root, kept in Vault as its own issuer.
+    pub async fn create_cluster_ca(&self, cluster: &str) -> Result<ClusterCa, VaultUnavailable> {
+        let root = &self.config.pki_mount;
+        let shard = crc32fast::hash(cluster.as_bytes()) % self.config.pki_cluster_mounts;
+        let mount = format!("{root}-clusters-{shard}");
+        let pki = &mount;
+        let generated = self
+            .raw(
+                reqwest::Method::POST,
+                &format!("{pki}/intermediate/generate/internal"),
+                Some(serde_json::json!({
+                    "common_name": format!("{cluster} cluster CA"),
+                    "key_type": "ec", "key_bits": 256, "key_name": cluster,
+                })),
+            )
+            .await?;
+        let csr = generated["data"]["csr"].as_str().unwrap_or_default().to_string();
+        let key_id = generated["data"]["key_id"].as_str().unwrap_or_default().to_string();
+        let signed = self
+            .raw(
+                reqwest::Method::POST,
+                &format!("{root}/root/sign-intermediate"),
+                Some(serde_json::json!({
+                    "csr": csr, "common_name": format!("{cluster} cluster CA"), "ttl": "87000h",
+                    "use_csr_values": true,
+                })),
+            )
+            .await?;
+        let certificate = signed["data"]["certificate"].as_str().unwrap_or_default().to_string();
+        let imported = self
+            .raw(
+                reqwest::Method::POST,
+                &format!("{pki}/intermediate/set-signed"),
+                Some(serde_json::json!({ "certificate": certificate })),
+            )
+            .await?;
+        let issuer_id = imported["data"]["imported_issuers"][0]
+            .as_str()
+            .ok_or_else(|| VaultUnavailable("set-signed imported no issuer".into()))?
+            .to_string();
+        self.raw(
+            reqwest::Method::PATCH,
+            &format!("{pki}/issuer/{issuer_id}"),
+            Some(serde_json::json!({ "issuer_name": cluster })),
+        )
+        .await
+        .ok();
+        Ok(ClusterCa { mount, issuer_id, key_id, certificate_pem: certificate })
+    }
+
+    /// Signs a CSR with a cluster's issuer under `role` (`kube-client` or
+    /// `kube-serving`), keeping the CSR's subject (CN, O = groups, OU) and SANs.
+    pub async fn sign_verbatim(
+        &self,
+        mount: &str,
+        issuer_id: &str,
+        role: &str,
+        csr_pem: &str,
+        ttl_seconds: i64,
+    ) -> Result<SignedCertificate, VaultUnavailable> {
+        let signed = self
+            .raw(
+                reqwest::Method::POST,
+                &format!("{mount}/issuer/{issuer_id}/sign-verbatim/{role}"),
+                Some(serde_json::json!({ "csr": csr_pem, "ttl": format!("{ttl_seconds}s") })),
+            )
+            .await?;
+        Ok(SignedCertificate {
+            certificate_pem: signed["data"]["certificate"].as_str().unwrap_or_default().to_string(),
+            serial_number: signed["data"]["serial_number"].as_str().unwrap_or_default().to_string(),
+            expiration: signed["data"]["expiration"].as_i64().unwrap_or_default(),
+        })
+    }
+
+    /// Destroys a cluster's certificate authority (issuer and key).
+    pub async fn delete_cluster_ca(&self, mount: &str, issuer_id: &str, key_id: &str) -> Result<(), VaultUnavailable> {
+        let pki = mount;
+        self.raw(reqwest::Method::DELETE, &format!("{pki}/issuer/{issuer_id}"), None).await?;
+        if !key_id.is_empty() {
+            self.raw(reqwest::Method::DELETE, &format!("{pki}/key/{key_id}"), None).await?;
+        }
+        Ok(())
     }
 
     /// Keeps the token alive and the keys current until `shutdown`.

@@ -175,10 +175,12 @@ pub enum Action {
     ManageProjectMembers,
     /// Configure single sign-on.
     ManageSso,
+    /// Obtain cluster-admin credentials for hosted clusters and revoke credentials.
+    AdministerClusters,
 }
 
 impl Action {
-    pub const ALL: [Action; 10] = [
+    pub const ALL: [Action; 11] = [
         Action::Read,
         Action::ManageResources,
         Action::ReadQuotas,
@@ -189,6 +191,7 @@ impl Action {
         Action::ManageMembers,
         Action::ManageProjectMembers,
         Action::ManageSso,
+        Action::AdministerClusters,
     ];
 
     /// The stable text form used in token scopes.
@@ -204,6 +207,7 @@ impl Action {
             Action::ManageMembers => "manage_members",
             Action::ManageProjectMembers => "manage_project_members",
             Action::ManageSso => "manage_sso",
+            Action::AdministerClusters => "administer_clusters",
         }
     }
 
@@ -246,7 +250,9 @@ pub fn role_allows(role: OrgRole, action: Action) -> bool {
     match action {
         Read | ReadQuotas | ReadMembers => true,
         ManageResources => matches!(role, Owner | Admin | Member),
-        ReadCredentials | ManageCredentials | ManageMembers | ManageProjectMembers => matches!(role, Owner | Admin),
+        ReadCredentials | ManageCredentials | ManageMembers | ManageProjectMembers | AdministerClusters => {
+            matches!(role, Owner | Admin)
+        }
         ReadAudit => matches!(role, Owner | Admin | Billing),
         ManageSso => role == Owner,
     }
@@ -259,7 +265,7 @@ pub fn project_role_allows(role: ProjectRole, action: Action) -> bool {
     match action {
         Read => true,
         ManageResources => matches!(role, Admin | Developer),
-        ManageProjectMembers => role == Admin,
+        ManageProjectMembers | AdministerClusters => role == Admin,
         _ => false,
     }
 }

@@ -16,10 +16,11 @@
 //!
 //! Depends on `moke-proto` only; never on the gateway crate.
 
+pub mod control_plane;
 pub mod sim;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -126,7 +127,8 @@ pub const MAX_DELIVER: i64 = 5;
 pub struct Agent {
     config: AgentConfig,
     transport: Transport,
-    provider: Mutex<Simulated>,
+    provider: Arc<Mutex<Simulated>>,
+    control_planes: control_plane::ControlPlanes,
 }
 
 impl Agent {
@@ -139,8 +141,48 @@ impl Agent {
             }
             _ => SimState::default(),
         };
-        let provider = Mutex::new(Simulated { layout: config.layout.clone(), state });
-        Ok(Agent { config, transport, provider })
+        let provider = Arc::new(Mutex::new(Simulated { layout: config.layout.clone(), state }));
+        Ok(Agent { config, transport, provider, control_planes: Default::default() })
+    }
+
+    /// Applies one command to the provider, then starts, updates or stops
+    /// the cluster's control-plane endpoint; returns what to report.
+    fn apply(&self, command: &pb::Command) -> Vec<pb::status::Message> {
+        let mut reports = self.provider.lock().expect("provider lock").apply(command);
+        match pb::CommandKind::try_from(command.kind) {
+            Ok(pb::CommandKind::ClusterDelete) => self.control_planes.stop(&command.cluster_id),
+            Ok(pb::CommandKind::ClusterCertificate | pb::CommandKind::ClusterCreate) => {
+                if let Some(observation) = self.serve_control_plane(&command.cluster_id) {
+                    reports.push(pb::status::Message::Observation(observation));
+                }
+            }
+            _ => {}
+        }
+        reports
+    }
+
+    /// Serves a cluster whose control plane has its certificate; the
+    /// observation to report when its endpoint is new.
+    fn serve_control_plane(&self, cluster_id: &str) -> Option<pb::Observation> {
+        let cluster = self.provider.lock().expect("provider lock").state.clusters.get(cluster_id).cloned()?;
+        if cluster.deleted || !cluster.pki.ready() {
+            return None;
+        }
+        match self.control_planes.ensure(cluster_id, &cluster, self.provider.clone()) {
+            Ok(endpoint) => {
+                let mut provider = self.provider.lock().expect("provider lock");
+                let stored = provider.state.clusters.get_mut(cluster_id)?;
+                if stored.endpoint.as_deref() == Some(endpoint.as_str()) {
+                    return None;
+                }
+                stored.endpoint = Some(endpoint);
+                provider.state.cluster_observation(cluster_id)
+            }
+            Err(error) => {
+                tracing::warn!(cluster = cluster_id, error = format!("{error:#}"), "could not serve the control plane");
+                None
+            }
+        }
     }
 
     /// A copy of the simulated region's state.
@@ -226,7 +268,7 @@ impl Agent {
             match decoded {
                 Ok(mut command) => {
                     command.id = id;
-                    let reports = self.provider.lock().expect("provider lock").apply(&command);
+                    let reports = self.apply(&command);
                     let state = self.state();
                     self.save(&state)?;
                     for report in reports {
@@ -279,7 +321,7 @@ impl Agent {
                 }
             };
             command.id = *id;
-            let messages = self.provider.lock().expect("provider lock").apply(&command);
+            let messages = self.apply(&command);
             reports.extend(messages);
         }
         let state = self.state();
@@ -334,6 +376,11 @@ impl Agent {
     /// empty and sending a heartbeat every `HEARTBEAT_EVERY`.
     pub async fn run(&self, shutdown: CancellationToken) -> anyhow::Result<()> {
         tracing::info!(region = %self.config.region, "region agent started");
+        // Control planes come back with the agent.
+        let ids: Vec<String> = self.state().clusters.keys().cloned().collect();
+        for id in ids {
+            self.serve_control_plane(&id);
+        }
         let mut last_heartbeat: Option<std::time::Instant> = None;
         loop {
             if last_heartbeat.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {

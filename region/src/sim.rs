@@ -50,6 +50,50 @@ pub struct SimCluster {
     pub etcd: Vec<Member>,
     pub api_servers: Vec<Member>,
     pub deleted: bool,
+    /// The control plane's credentials: its CA (certificate only), its
+    /// serving key (made here, never sent anywhere) and the certificate the
+    /// gateway had signed for it.
+    #[serde(default)]
+    pub pki: ControlPlanePki,
+    /// Where its API is served, once it has a certificate.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+}
+
+/// A control plane's TLS material.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ControlPlanePki {
+    pub ca_pem: String,
+    pub serving_key_pem: String,
+    pub serving_csr_pem: String,
+    pub serving_certificate_pem: String,
+    /// Client certificates of an older generation are refused.
+    pub credentials_generation: i64,
+}
+
+impl ControlPlanePki {
+    /// A fresh serving key and a request for a certificate naming the
+    /// endpoint's host names and loopback address.
+    fn request(ca_pem: &str, cluster_name: &str, cell: &str) -> ControlPlanePki {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256 key generation");
+        let host = format!("{cluster_name}.{cell}.k8s.moke.internal");
+        let mut params = rcgen::CertificateParams::new(vec![host.clone(), "localhost".into()]).expect("valid names");
+        params.subject_alt_names.push(rcgen::SanType::IpAddress(std::net::IpAddr::from([127, 0, 0, 1])));
+        params.distinguished_name.push(rcgen::DnType::CommonName, host);
+        let csr = params.serialize_request(&key).expect("CSR").pem().expect("CSR PEM");
+        ControlPlanePki {
+            ca_pem: ca_pem.to_string(),
+            serving_key_pem: key.serialize_pem(),
+            serving_csr_pem: csr,
+            serving_certificate_pem: String::new(),
+            credentials_generation: 0,
+        }
+    }
+
+    /// True when the control plane can serve.
+    pub fn ready(&self) -> bool {
+        !self.ca_pem.is_empty() && !self.serving_certificate_pem.is_empty() && !self.serving_key_pem.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -134,7 +178,7 @@ impl SimState {
                 ),
             }],
             gone: cluster.deleted,
-            endpoint: format!("https://{}.{}.k8s.moke.internal:6443", cluster.name, cluster.cell),
+            endpoint: if cluster.deleted { String::new() } else { cluster.endpoint.clone().unwrap_or_default() },
             cell: cluster.cell.clone(),
             etcd_members: cluster.etcd.iter().map(node).collect(),
             nodes: cluster.api_servers.iter().map(node).collect(),
@@ -182,6 +226,20 @@ impl SimState {
                 }
                 Ok(self.cluster_observation(&command.cluster_id))
             }
+            CommandKind::ClusterCertificate => {
+                // Not generation-gated: certificates and revocations follow their own generation.
+                if let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) {
+                    if !command.ca_pem.is_empty() {
+                        cluster.pki.ca_pem = command.ca_pem.clone();
+                    }
+                    if !command.serving_certificate_pem.is_empty() {
+                        cluster.pki.serving_certificate_pem = command.serving_certificate_pem.clone();
+                    }
+                    cluster.pki.credentials_generation =
+                        cluster.pki.credentials_generation.max(command.credentials_generation);
+                }
+                Ok(self.cluster_observation(&command.cluster_id))
+            }
             CommandKind::NodePoolCreate | CommandKind::NodePoolUpdate => self.apply_node_pool(layout, command),
             CommandKind::NodePoolDelete => {
                 if let Some(pool) =
@@ -200,6 +258,16 @@ impl SimState {
             Ok(observation) => {
                 if let Some(observation) = observation {
                     reports.push(pb::status::Message::Observation(observation));
+                }
+                // A control plane without a certificate asks for one (again, after a restart).
+                if let Some(cluster) = self.clusters.get(&command.cluster_id).filter(|c| {
+                    kind == CommandKind::ClusterCreate && !c.deleted && c.pki.serving_certificate_pem.is_empty()
+                }) && !cluster.pki.serving_csr_pem.is_empty()
+                {
+                    reports.push(pb::status::Message::ServingCsr(pb::ServingCertificateRequest {
+                        cluster_id: command.cluster_id.clone(),
+                        csr_pem: cluster.pki.serving_csr_pem.clone(),
+                    }));
                 }
                 reports.push(progress(op, "succeeded", "done", 100));
             }
@@ -236,6 +304,11 @@ impl SimState {
                 let etcd = spread(&format!("{}-etcd", command.name), 3, &layout.zones, layout.racks_per_zone);
                 let api_servers =
                     spread(&format!("{}-apiserver", command.name), replicas, &layout.zones, layout.racks_per_zone);
+                let pki = if command.ca_pem.is_empty() {
+                    ControlPlanePki::default()
+                } else {
+                    ControlPlanePki::request(&command.ca_pem, &command.name, &cell)
+                };
                 self.clusters.insert(
                     command.cluster_id.clone(),
                     SimCluster {
@@ -246,6 +319,8 @@ impl SimState {
                         etcd,
                         api_servers,
                         deleted: false,
+                        pki,
+                        endpoint: None,
                     },
                 );
             }

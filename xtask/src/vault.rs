@@ -13,12 +13,36 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+/// The gateway's policy: only the paths it uses.
 const POLICY: &str = r#"
 path "secret/data/moke*" { capabilities = ["create", "read", "update"] }
 path "secret/metadata/moke*" { capabilities = ["read"] }
-path "transit/encrypt/moke-sso" { capabilities = ["update"] }
-path "transit/decrypt/moke-sso" { capabilities = ["update"] }
+path "transit/encrypt/moke-secrets" { capabilities = ["update"] }
+path "transit/decrypt/moke-secrets" { capabilities = ["update"] }
+path "transit/rewrap/moke-secrets" { capabilities = ["update"] }
+path "transit/keys/moke-secrets" { capabilities = ["read"] }
+path "transit/keys/moke-secrets/rotate" { capabilities = ["update"] }
+path "pki/root/sign-intermediate" { capabilities = ["update"] }
 "#;
+
+/// Cluster CAs are spread over this many PKI mounts (`pki-clusters-N`), as
+/// the gateway's `vault.pki_cluster_mounts` says: importing an issuer costs
+/// time linear in the issuers of its mount.
+const CLUSTER_MOUNTS: u32 = 16;
+
+/// The policy's part for one cluster-CA mount.
+fn cluster_mount_policy(mount: &str) -> String {
+    format!(
+        r#"
+path "{mount}/intermediate/generate/internal" {{ capabilities = ["update"] }}
+path "{mount}/intermediate/set-signed" {{ capabilities = ["update"] }}
+path "{mount}/issuer/+" {{ capabilities = ["read", "update", "delete"] }}
+path "{mount}/issuer/+/sign-verbatim/kube-client" {{ capabilities = ["update"] }}
+path "{mount}/issuer/+/sign-verbatim/kube-serving" {{ capabilities = ["update"] }}
+path "{mount}/key/+" {{ capabilities = ["delete"] }}
+"#
+    )
+}
 
 /// A provisioned Vault and the gateway's AppRole credentials.
 pub struct Vault {
@@ -101,13 +125,37 @@ fn provision(bao: &PathBuf, addr: &str, token: &str) -> Result<(String, String)>
     let _ = output(bao_cmd(bao, addr, token).args(["auth", "enable", "approle"]));
     let _ = output(bao_cmd(bao, addr, token).args(["secrets", "enable", "transit"]));
     let _ = output(bao_cmd(bao, addr, token).args(["secrets", "enable", "-path=secret", "kv-v2"]));
-    output(bao_cmd(bao, addr, token).args(["write", "-f", "transit/keys/moke-sso"]))?;
+    // Secrets are encrypted with a key derived per organization (the org id is the context).
+    let _ = output(bao_cmd(bao, addr, token).args(["write", "transit/keys/moke-secrets", "derived=true"]));
+    // A root CA for Moke; every hosted cluster gets an intermediate of its own,
+    // kept in one of the cluster-CA mounts.
+    if output(bao_cmd(bao, addr, token).args(["secrets", "enable", "pki"])).is_ok() {
+        output(bao_cmd(bao, addr, token).args(["secrets", "tune", "-max-lease-ttl=87600h", "pki"]))?;
+        output(bao_cmd(bao, addr, token).args([
+            "write",
+            "pki/root/generate/internal",
+            "common_name=Moke Root CA",
+            "issuer_name=moke-root",
+            "key_type=ec",
+            "key_bits=256",
+            "ttl=87600h",
+        ]))?;
+    }
+    let mut policy_text = POLICY.to_string();
+    for n in 0..CLUSTER_MOUNTS {
+        let mount = format!("pki-clusters-{n}");
+        if output(bao_cmd(bao, addr, token).args(["secrets", "enable", &format!("-path={mount}"), "pki"])).is_ok() {
+            output(bao_cmd(bao, addr, token).args(["secrets", "tune", "-max-lease-ttl=87600h", &mount]))?;
+        }
+        provision_roles(bao, addr, token, &mount)?;
+        policy_text.push_str(&cluster_mount_policy(&mount));
+    }
     let mut policy = bao_cmd(bao, addr, token)
         .args(["policy", "write", "moke-gateway", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()?;
-    policy.stdin.take().expect("stdin").write_all(POLICY.as_bytes())?;
+    policy.stdin.take().expect("stdin").write_all(policy_text.as_bytes())?;
     if !policy.wait()?.success() {
         bail!("could not write the moke-gateway policy");
     }
@@ -127,6 +175,24 @@ fn provision(bao: &PathBuf, addr: &str, token: &str) -> Result<(String, String)>
         "auth/approle/role/moke-gateway/secret-id",
     ]))?;
     Ok((role_id, secret_id))
+}
+
+/// The certificate roles of one cluster-CA mount.
+fn provision_roles(bao: &PathBuf, addr: &str, token: &str, mount: &str) -> Result<()> {
+    for (role, usage) in [("kube-client", "ClientAuth"), ("kube-serving", "ServerAuth")] {
+        output(bao_cmd(bao, addr, token).args([
+            "write",
+            &format!("{mount}/roles/{role}"),
+            "allow_any_name=true",
+            "enforce_hostnames=false",
+            "allow_ip_sans=true",
+            &format!("ext_key_usage={usage}"),
+            "key_type=any",
+            "not_before_duration=30s",
+            "max_ttl=2592000",
+        ]))?;
+    }
+    Ok(())
 }
 
 pub fn ensure() -> Result<Vault> {

@@ -46,6 +46,7 @@ pub(super) fn observed(
         conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
         observed_at,
         stale: observed_at.is_some_and(|at| (Utc::now() - at).num_seconds() > STALE_AFTER_SECONDS),
+        endpoint: status["endpoint"].as_str().filter(|e| !e.is_empty()).map(str::to_string),
     }
 }
 
@@ -163,6 +164,43 @@ impl App {
         let spec = &spec;
         let project_key = project.describe();
         self.idempotent(ctx, "cluster_create", &(project_key, input), |claim| async move {
+            // Authorize before Vault is asked for anything.
+            let mut conn = self.db().acquire().await?;
+            let found = super::projects::find(&mut conn, ctx, project, false).await?;
+            moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(found.org_id, found.id))?;
+            // A quota already used up fails before Vault works; the locked check below decides.
+            quotas::check(&mut conn, &self.config().quotas, found.org_id, Demand { clusters: 1, ..Demand::default() })
+                .await?;
+            drop(conn);
+            let id = ClusterId::generate();
+            // The cluster's certificate authority; without Vault no cluster is made (503).
+            let ca = {
+                let _permit = self.ca_permits().acquire().await.map_err(|e| Error::Internal(e.into()))?;
+                self.vault().create_cluster_ca(&id.to_string()).await?
+            };
+            let created = self.insert_cluster(ctx, project, input, spec, id, &ca, claim).await;
+            if created.is_err() {
+                // Nothing refers to the new CA: destroy it now rather than leave it to the sweep.
+                let _ = self.vault().delete_cluster_ca(&ca.mount, &ca.issuer_id, &ca.key_id).await;
+            }
+            created
+        })
+        .await
+    }
+
+    /// The transaction of `cluster_create`, once the CA exists.
+    #[allow(clippy::too_many_arguments)]
+    async fn insert_cluster(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        input: &ClusterCreate,
+        spec: &ClusterSpec,
+        id: ClusterId,
+        ca: &crate::vault::ClusterCa,
+        claim: Option<super::idempotency::Claim>,
+    ) -> Result<OperationView> {
+        {
             let mut tx = self.db().begin().await?;
             let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
             moke_iam::authorize(
@@ -178,7 +216,6 @@ impl App {
                 Demand { clusters: 1, ..Demand::default() },
             )
             .await?;
-            let id = ClusterId::generate();
             sqlx::query!(
                 "INSERT INTO clusters (id, org_id, project_id, name, region, labels, spec, status)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -204,6 +241,7 @@ impl App {
                 }
             })?;
             self.fault(FaultPoint::AfterSpecInsert)?;
+            super::cluster_pki::store_ca(&mut tx, id.uuid(), project_row.org_id, ca).await?;
             let op = self
                 .record_change(
                     &mut tx,
@@ -227,15 +265,16 @@ impl App {
                             org_id: project_row.org_id,
                             name: &input.name,
                         };
-                        command("cluster_create", op, target, 1, spec)
+                        let mut create = command("cluster_create", op, target, 1, spec);
+                        create["ca_pem"] = json!(ca.certificate_pem);
+                        create
                     },
                 )
                 .await?;
             super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
-        })
-        .await
+        }
     }
 
     /// `cluster_list`: a project's clusters, oldest first.

@@ -78,6 +78,7 @@ impl App {
                         })
                         .collect(),
                     gone: o.gone,
+                    endpoint: Some(o.endpoint).filter(|e| !e.is_empty()),
                 })
                 .await
             }
@@ -87,6 +88,22 @@ impl App {
                      ON CONFLICT (region) DO UPDATE SET last_heartbeat_at = now(), commands_applied = $2",
                     status.region,
                     h.commands_applied,
+                )
+                .execute(self.db())
+                .await?;
+                Ok(())
+            }
+            Some(StatusMessage::ServingCsr(request)) => {
+                let Ok(cluster) = request.cluster_id.parse::<crate::ids::ClusterId>() else {
+                    tracing::warn!(cluster = %request.cluster_id, "certificate request for an unknown id; dropped");
+                    return Ok(());
+                };
+                // The same request again changes nothing; a new one (a new key) is signed anew.
+                sqlx::query!(
+                    "UPDATE cluster_cas SET serving_csr = $2, serving_certificate_pem = NULL
+                     WHERE cluster_id = $1 AND destroyed_at IS NULL AND serving_csr IS DISTINCT FROM $2",
+                    cluster.uuid(),
+                    request.csr_pem,
                 )
                 .execute(self.db())
                 .await?;

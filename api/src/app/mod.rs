@@ -9,6 +9,7 @@
 pub mod audit;
 mod catalog;
 mod changes;
+mod cluster_pki;
 mod clusters;
 pub mod error;
 mod idempotency;
@@ -104,6 +105,8 @@ pub struct App {
     issuer_keys: token_exchange::IssuerKeys,
     http: reqwest::Client,
     status_arrived: tokio::sync::Notify,
+    csr_arrived: tokio::sync::Notify,
+    ca_permits: tokio::sync::Semaphore,
     outbox_arrived: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
@@ -123,6 +126,8 @@ impl App {
                 .expect("HTTP client"),
             vault,
             status_arrived: tokio::sync::Notify::new(),
+            csr_arrived: tokio::sync::Notify::new(),
+            ca_permits: tokio::sync::Semaphore::new(config.vault.pki_concurrency),
             outbox_arrived: tokio::sync::Notify::new(),
             db,
             config,
@@ -178,6 +183,16 @@ impl App {
     /// Signalled when a command is committed to the outbox.
     pub fn outbox_arrived(&self) -> &tokio::sync::Notify {
         &self.outbox_arrived
+    }
+
+    /// Limits how many cluster CAs this gateway makes at once.
+    pub fn ca_permits(&self) -> &tokio::sync::Semaphore {
+        &self.ca_permits
+    }
+
+    /// Signalled when a control plane asks for its serving certificate.
+    pub fn csr_arrived(&self) -> &tokio::sync::Notify {
+        &self.csr_arrived
     }
 
     /// Signalled when a region report lands in the inbox.

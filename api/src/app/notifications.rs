@@ -16,6 +16,7 @@ const TOKENS: &str = "moke_tokens";
 const STATUS: &str = "moke_status";
 const OUTBOX: &str = "moke_outbox";
 const PRINCIPALS: &str = "moke_principals";
+const CSR: &str = "moke_csr";
 
 /// Listens until the app shuts down, reconnecting after errors.
 pub async fn run(app: Arc<App>) {
@@ -33,7 +34,7 @@ pub async fn run(app: Arc<App>) {
 
 async fn listen(app: &App) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect_with(app.db()).await?;
-    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX, PRINCIPALS]).await?;
+    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX, PRINCIPALS, CSR]).await?;
     // Anything cached before we listened may have missed an eviction.
     app.principal_cache().clear();
     app.principal_cache().set_live(true);
@@ -49,6 +50,10 @@ async fn listen(app: &App) -> Result<(), sqlx::Error> {
             }
             OUTBOX => {
                 app.outbox_arrived().notify_one();
+                continue;
+            }
+            CSR => {
+                app.csr_arrived().notify_one();
                 continue;
             }
             _ => {}

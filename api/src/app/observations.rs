@@ -29,6 +29,8 @@ pub struct ResourceObservation {
     pub conditions: Vec<Condition>,
     /// The region no longer has the resource (after a delete).
     pub gone: bool,
+    /// Clusters: where the control plane serves the Kubernetes API.
+    pub endpoint: Option<String>,
 }
 
 impl App {
@@ -54,7 +56,10 @@ impl App {
     /// already recorded are ignored; a `gone` report about a resource whose
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
-        let status = json!({ "phase": report.phase, "conditions": report.conditions });
+        let mut status = json!({ "phase": report.phase, "conditions": report.conditions });
+        if let Some(endpoint) = &report.endpoint {
+            status["endpoint"] = json!(endpoint);
+        }
         let mut tx = self.db().begin().await?;
         match (report.resource_type, report.gone) {
             ("cluster", true) => {

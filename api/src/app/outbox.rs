@@ -59,6 +59,7 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         "node_pool_create" => CommandKind::NodePoolCreate,
         "node_pool_update" => CommandKind::NodePoolUpdate,
         "node_pool_delete" => CommandKind::NodePoolDelete,
+        "cluster_certificate" => CommandKind::ClusterCertificate,
         _ => CommandKind::Unspecified,
     };
     let spec = &payload["spec"];
@@ -95,6 +96,9 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         generation: payload["generation"].as_i64().unwrap_or(0),
         cluster,
         node_pool,
+        ca_pem: text(&payload["ca_pem"]),
+        serving_certificate_pem: text(&payload["serving_certificate_pem"]),
+        credentials_generation: payload["credentials_generation"].as_i64().unwrap_or(0),
     }
     .encode_to_vec()
 }

@@ -106,7 +106,7 @@ impl App {
                 format!("could not read {}/.well-known/openid-configuration: {error}", input.issuer),
             ));
         }
-        let ciphertext = self.vault().encrypt(&input.client_secret).await?;
+        let ciphertext = self.vault().encrypt(org.uuid(), &input.client_secret).await?;
         let mut tx = self.db().begin().await?;
         let row = sqlx::query_as!(
             ProviderRow,
@@ -193,7 +193,11 @@ impl App {
                 "provider_unreachable",
             )
         })?;
-        let secret = self.vault().decrypt(&row.client_secret_enc).await.map_err(|e| (e.into(), "vault_unavailable"))?;
+        let secret = self
+            .vault()
+            .decrypt(row.org_id, &row.client_secret_enc)
+            .await
+            .map_err(|e| (e.into(), "vault_unavailable"))?;
         let redirect = RedirectUrl::new(self.config().auth.sso_redirect_uri.clone())
             .map_err(|e| (Error::Internal(e.into()), "bad_redirect_uri"))?;
         Ok(CoreClient::from_provider_metadata(

@@ -19,6 +19,93 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_view, cluster_update, cluster_delete))
         .routes(routes!(node_pool_list, node_pool_create))
         .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
+        .routes(routes!(cluster_kubeconfig_view))
+        .routes(routes!(cluster_credentials_create))
+        .routes(routes!(cluster_credentials_revoke))
+}
+
+/// `expiry_seconds`, `access` and `format` of a kubeconfig.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct KubeconfigParams {
+    /// Lifetime of the client certificate, 600 to 2592000 (default 604800, 7 days).
+    expiry_seconds: Option<i64>,
+    /// `admin`, `edit` or `view`; the highest your roles allow if omitted.
+    access: Option<ClusterAccess>,
+    /// `certificate` (default) or `exec`.
+    format: Option<KubeconfigFormat>,
+}
+
+/// Get a kubeconfig for the cluster: a client certificate from the
+/// cluster's own CA naming you (CN) and your groups (O), derived from your role.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/kubeconfig", operation_id = "cluster_kubeconfig_view",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), KubeconfigParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = KubeconfigView), Problems))]
+async fn cluster_kubeconfig_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(params): Query<KubeconfigParams>,
+) -> ApiResult {
+    let view = app
+        .cluster_kubeconfig(
+            &ctx,
+            &ResourceRef::parse(&project),
+            &ResourceRef::parse(&cluster),
+            params.expiry_seconds,
+            params.access,
+            params.format.unwrap_or_default(),
+        )
+        .await?;
+    Ok(axum::Json(view).into_response())
+}
+
+/// `access` of exec credentials.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct CredentialParams {
+    /// `admin`, `edit` or `view`; the highest your roles allow if omitted.
+    access: Option<ClusterAccess>,
+}
+
+/// Short-lived cluster credentials as a kubectl ExecCredential (what an
+/// exec-format kubeconfig's `moke kubeconfig token` prints).
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/credentials", operation_id = "cluster_credentials_create",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), CredentialParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = ExecCredential), Problems))]
+async fn cluster_credentials_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(params): Query<CredentialParams>,
+) -> ApiResult {
+    let credential = app
+        .cluster_credentials_create(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), params.access)
+        .await?;
+    Ok(axum::Json(credential).into_response())
+}
+
+/// Revoke every credential issued for the cluster so far (kubeconfigs and
+/// exec credentials); the control plane refuses them once the Operation succeeds.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/credentials/revoke",
+    operation_id = "cluster_credentials_revoke", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_credentials_revoke(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let op = app.cluster_credentials_revoke(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
+    Ok(accepted(op))
 }
 
 /// List a project's clusters.

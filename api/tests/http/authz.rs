@@ -192,6 +192,21 @@ fn cases(w: &World) -> Vec<Case> {
         Nothing,
     );
     case("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read, format!("{cp}/node-pools"), None, Nothing);
+    case("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read, format!("{cp}/kubeconfig"), None, Nothing);
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/credentials",
+        Read,
+        format!("{cp}/credentials"),
+        None,
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke",
+        AdministerClusters,
+        format!("{cp}/credentials/revoke"),
+        None,
+        Nothing,
+    );
     case(
         "POST /v1/projects/{project}/clusters/{cluster}/node-pools",
         ManageResources,

@@ -122,6 +122,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             phase: "running".into(),
             conditions: vec![],
             gone: false,
+            endpoint: None,
         })
         .await
         .unwrap();
@@ -233,6 +234,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             phase: "deleted".into(),
             conditions: vec![],
             gone: true,
+            endpoint: None,
         })
         .await
         .unwrap();

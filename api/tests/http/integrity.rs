@@ -219,7 +219,19 @@ async fn a_parent_deleted_mid_create_is_a_conflict_not_a_500(options: PgPoolOpti
             (response.status(), response.json::<Value>().await.unwrap())
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Wait until the create waits for the lock (it made the cluster's CA first).
+    for _ in 0..100 {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&t.pool)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let (status, _) = t.delete(&format!("/v1/projects/{project}"), &acme.token).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "the project was still empty");
     blocker.rollback().await.unwrap();

@@ -13,6 +13,7 @@ mod iam;
 mod idempotency;
 mod integrity;
 mod isolation;
+mod kubeconfig;
 mod lifecycle;
 mod oidc;
 mod openapi;

@@ -1,0 +1,384 @@
+//! The simulated hosted control plane's API endpoint: HTTPS with a serving
+//! certificate from the cluster's own CA, client certificates required and
+//! verified against that CA alone (another cluster's certificate fails the
+//! TLS handshake), and enough of the Kubernetes API for `kubectl version`,
+//! `get namespaces`, `get nodes` and `auth whoami`. The client certificate's
+//! CN is the user, its O entries the groups, its OU the credentials
+//! generation (older generations are refused after a revocation).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::Simulated;
+use crate::sim::SimCluster;
+
+/// Who a client certificate names.
+#[derive(Debug, Clone)]
+struct Identity {
+    user: String,
+    groups: Vec<String>,
+    generation: i64,
+}
+
+fn identity(der: &[u8]) -> Option<Identity> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+    let subject = cert.subject();
+    let text = |v: &x509_parser::x509::AttributeTypeAndValue| v.as_str().ok().map(str::to_string);
+    let user = subject.iter_common_name().next().and_then(text)?;
+    let groups = subject.iter_organization().filter_map(text).collect();
+    let generation = subject
+        .iter_organizational_unit()
+        .filter_map(text)
+        .find_map(|ou| ou.strip_prefix("moke-credentials-").and_then(|g| g.parse().ok()))
+        .unwrap_or(0);
+    Some(Identity { user, groups, generation })
+}
+
+#[derive(Clone)]
+struct Served {
+    cluster_id: String,
+    provider: Arc<Mutex<Simulated>>,
+    min_generation: Arc<AtomicI64>,
+    /// When this endpoint started; objects without a history of their own are this old.
+    started: chrono::DateTime<chrono::Utc>,
+}
+
+struct Running {
+    endpoint: String,
+    min_generation: Arc<AtomicI64>,
+    stop: CancellationToken,
+}
+
+/// The control planes this agent serves, by cluster id.
+#[derive(Default)]
+pub struct ControlPlanes {
+    running: Mutex<HashMap<String, Running>>,
+}
+
+impl Drop for ControlPlanes {
+    fn drop(&mut self) {
+        for (_, running) in self.running.lock().expect("control planes lock").drain() {
+            running.stop.cancel();
+        }
+    }
+}
+
+impl ControlPlanes {
+    /// Serves `cluster` (if it has its certificate) and returns its endpoint;
+    /// an already served one only takes the new credentials generation.
+    pub fn ensure(&self, cluster_id: &str, cluster: &SimCluster, provider: Arc<Mutex<Simulated>>) -> Result<String> {
+        let mut running = self.running.lock().expect("control planes lock");
+        if let Some(existing) = running.get(cluster_id) {
+            existing.min_generation.fetch_max(cluster.pki.credentials_generation, Ordering::SeqCst);
+            return Ok(existing.endpoint.clone());
+        }
+        let config = tls_config(cluster)?;
+        // Keep the port across agent restarts when it is free.
+        let previous =
+            cluster.endpoint.as_deref().and_then(|e| e.strip_prefix("https://")).and_then(|a| a.parse().ok());
+        let listener = previous
+            .and_then(|addr: SocketAddr| std::net::TcpListener::bind(addr).ok())
+            .map_or_else(|| std::net::TcpListener::bind("127.0.0.1:0"), Ok)?;
+        listener.set_nonblocking(true)?;
+        let endpoint = format!("https://{}", listener.local_addr()?);
+        let min_generation = Arc::new(AtomicI64::new(cluster.pki.credentials_generation));
+        let stop = CancellationToken::new();
+        let served = Served {
+            cluster_id: cluster_id.to_string(),
+            provider,
+            min_generation: min_generation.clone(),
+            started: chrono::Utc::now(),
+        };
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        tokio::spawn(serve(listener, tokio_rustls::TlsAcceptor::from(Arc::new(config)), served, stop.clone()));
+        running.insert(cluster_id.to_string(), Running { endpoint: endpoint.clone(), min_generation, stop });
+        Ok(endpoint)
+    }
+
+    /// Stops serving a deleted cluster.
+    pub fn stop(&self, cluster_id: &str) {
+        if let Some(running) = self.running.lock().expect("control planes lock").remove(cluster_id) {
+            running.stop.cancel();
+        }
+    }
+}
+
+fn tls_config(cluster: &SimCluster) -> Result<rustls::ServerConfig> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    for ca in CertificateDer::pem_slice_iter(cluster.pki.ca_pem.as_bytes()) {
+        roots.add(ca.context("the cluster CA")?)?;
+    }
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .build()
+        .context("client certificate verifier")?;
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(cluster.pki.serving_certificate_pem.as_bytes()).collect::<Result<_, _>>()?;
+    let key = PrivateKeyDer::from_pem_slice(cluster.pki.serving_key_pem.as_bytes()).context("the serving key")?;
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(chain, key)?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+async fn serve(
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    served: Served,
+    stop: CancellationToken,
+) {
+    loop {
+        let accepted = tokio::select! {
+            _ = stop.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((tcp, _)) = accepted else { continue };
+        let (acceptor, served, stop) = (acceptor.clone(), served.clone(), stop.clone());
+        tokio::spawn(async move {
+            // A certificate from another CA, or none, ends here.
+            let Ok(tls) = acceptor.accept(tcp).await else { return };
+            let who = tls.get_ref().1.peer_certificates().and_then(|certs| certs.first()).and_then(|c| identity(c));
+            let Some(who) = who else { return };
+            let app = router(served).layer(Extension(who));
+            let service = hyper_util::service::TowerToHyperService::new(app);
+            let builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(tls), service);
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = connection => {}
+            }
+        });
+    }
+}
+
+fn router(served: Served) -> Router {
+    Router::new()
+        .route("/version", get(version))
+        .route("/api", get(api_versions))
+        .route("/apis", get(api_groups))
+        .route("/api/v1", get(core_resources))
+        .route("/apis/authentication.k8s.io/v1", get(authentication_resources))
+        .route("/api/v1/namespaces", get(namespaces))
+        .route("/api/v1/nodes", get(nodes))
+        .route("/apis/authentication.k8s.io/v1/selfsubjectreviews", post(whoami))
+        .fallback(|| async {
+            status(StatusCode::NOT_FOUND, "NotFound", "the server could not find the requested resource")
+        })
+        .layer(axum::middleware::from_fn_with_state(served.clone(), check_generation))
+        .with_state(served)
+}
+
+fn status(code: StatusCode, reason: &str, message: &str) -> Response {
+    let body = json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": message, "reason": reason, "code": code.as_u16(),
+    });
+    (code, Json(body)).into_response()
+}
+
+/// Refuses client certificates issued before the last revocation.
+async fn check_generation(
+    State(served): State<Served>,
+    Extension(who): Extension<Identity>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if who.generation < served.min_generation.load(Ordering::SeqCst) {
+        return status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized");
+    }
+    next.run(request).await
+}
+
+/// A full `vMAJOR.MINOR.PATCH` from a catalog version such as `1.33`.
+fn git_version(version: &str) -> String {
+    if version.split('.').count() >= 3 { format!("v{version}") } else { format!("v{version}.0") }
+}
+
+fn cluster_version(served: &Served) -> String {
+    let provider = served.provider.lock().expect("provider lock");
+    provider.state.clusters.get(&served.cluster_id).map(|c| c.kubernetes_version.clone()).unwrap_or_default()
+}
+
+async fn version(State(served): State<Served>) -> Json<Value> {
+    let version = cluster_version(&served);
+    let mut parts = version.split('.');
+    let (major, minor) = (parts.next().unwrap_or("1").to_string(), parts.next().unwrap_or("31").to_string());
+    Json(json!({
+        "major": major, "minor": minor, "gitVersion": git_version(&version),
+        "gitCommit": "moke-simulated", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "go1.22", "compiler": "gc", "platform": "linux/amd64",
+    }))
+}
+
+async fn api_versions() -> Json<Value> {
+    Json(json!({
+        "kind": "APIVersions", "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{ "clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1" }],
+    }))
+}
+
+async fn api_groups() -> Json<Value> {
+    let version = json!({ "groupVersion": "authentication.k8s.io/v1", "version": "v1" });
+    Json(json!({
+        "kind": "APIGroupList", "apiVersion": "v1",
+        "groups": [{ "name": "authentication.k8s.io", "versions": [version], "preferredVersion": version }],
+    }))
+}
+
+fn resource(name: &str, kind: &str, namespaced: bool, verbs: &[&str], short: &[&str]) -> Value {
+    json!({
+        "name": name, "singularName": kind.to_lowercase(), "namespaced": namespaced, "kind": kind,
+        "verbs": verbs, "shortNames": short,
+    })
+}
+
+async fn core_resources() -> Json<Value> {
+    Json(json!({
+        "kind": "APIResourceList", "groupVersion": "v1",
+        "resources": [
+            resource("namespaces", "Namespace", false, &["get", "list"], &["ns"]),
+            resource("nodes", "Node", false, &["get", "list"], &["no"]),
+        ],
+    }))
+}
+
+async fn authentication_resources() -> Json<Value> {
+    Json(json!({
+        "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authentication.k8s.io/v1",
+        "resources": [resource("selfsubjectreviews", "SelfSubjectReview", false, &["create"], &[])],
+    }))
+}
+
+/// True when the client asks for server-side printing (`as=Table`), as kubectl does.
+fn wants_table(headers: &axum::http::HeaderMap) -> bool {
+    headers.get(axum::http::header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("as=Table"))
+}
+
+fn age(since: chrono::DateTime<chrono::Utc>) -> String {
+    let seconds = (chrono::Utc::now() - since).num_seconds().max(0);
+    match seconds {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m", s / 60),
+        s if s < 172_800 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+/// A `meta.k8s.io/v1` Table of `items` with `columns`, each row's cells made by `cells`.
+fn table(columns: &[&str], items: &[Value], cells: impl Fn(&Value) -> Vec<Value>) -> Value {
+    let definitions: Vec<Value> = columns
+        .iter()
+        .map(|name| {
+            let format = if *name == "Name" { "name" } else { "" };
+            json!({ "name": name, "type": "string", "format": format, "description": "", "priority": 0 })
+        })
+        .collect();
+    let rows: Vec<Value> = items
+        .iter()
+        .map(|item| {
+            json!({
+                "cells": cells(item),
+                "object": { "kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": item["metadata"] },
+            })
+        })
+        .collect();
+    json!({
+        "kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": { "resourceVersion": "1" },
+        "columnDefinitions": definitions, "rows": rows,
+    })
+}
+
+async fn namespaces(State(served): State<Served>, headers: axum::http::HeaderMap) -> Json<Value> {
+    let created = served.started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let items: Vec<Value> = ["default", "kube-node-lease", "kube-public", "kube-system"]
+        .iter()
+        .map(|name| {
+            json!({
+                "metadata": { "name": name, "creationTimestamp": created,
+                              "labels": { "kubernetes.io/metadata.name": name } },
+                "spec": { "finalizers": ["kubernetes"] }, "status": { "phase": "Active" },
+            })
+        })
+        .collect();
+    if wants_table(&headers) {
+        let since = age(served.started);
+        return Json(table(&["Name", "Status", "Age"], &items, |ns| {
+            vec![ns["metadata"]["name"].clone(), json!("Active"), json!(since)]
+        }));
+    }
+    Json(json!({ "kind": "NamespaceList", "apiVersion": "v1", "metadata": { "resourceVersion": "1" }, "items": items }))
+}
+
+async fn nodes(State(served): State<Served>, headers: axum::http::HeaderMap) -> Json<Value> {
+    let created = served.started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let (items, version) = {
+        let provider = served.provider.lock().expect("provider lock");
+        let state = &provider.state;
+        let version = state.clusters.get(&served.cluster_id).map(|c| c.kubernetes_version.clone()).unwrap_or_default();
+        let mut items = Vec::new();
+        for (pool_id, pool) in state.node_pools.iter().filter(|(_, p)| p.cluster_id == served.cluster_id && !p.deleted)
+        {
+            for node in &pool.nodes {
+                items.push(json!({
+                    "metadata": {
+                        "name": node.name, "creationTimestamp": created,
+                        "labels": {
+                            "kubernetes.io/hostname": node.name,
+                            "kubernetes.io/os": "linux",
+                            "topology.kubernetes.io/zone": node.zone,
+                            "moke.dev/rack": node.rack,
+                            "moke.dev/node-pool": pool_id,
+                        },
+                    },
+                    "status": {
+                        "conditions": [{ "type": "Ready", "status": "True", "reason": "KubeletReady",
+                                         "message": "kubelet is posting ready status" }],
+                        "nodeInfo": { "kubeletVersion": git_version(&version), "osImage": "Moke bare metal",
+                                      "containerRuntimeVersion": "containerd://1.7", "architecture": "amd64",
+                                      "operatingSystem": "linux", "kernelVersion": "6.1" },
+                    },
+                }));
+            }
+        }
+        (items, version)
+    };
+    if wants_table(&headers) {
+        let since = age(served.started);
+        return Json(table(&["Name", "Status", "Roles", "Age", "Version", "Zone"], &items, |node| {
+            vec![
+                node["metadata"]["name"].clone(),
+                json!("Ready"),
+                json!("<none>"),
+                json!(since),
+                json!(git_version(&version)),
+                node["metadata"]["labels"]["topology.kubernetes.io/zone"].clone(),
+            ]
+        }));
+    }
+    Json(json!({ "kind": "NodeList", "apiVersion": "v1", "metadata": { "resourceVersion": "1" }, "items": items }))
+}
+
+async fn whoami(Extension(who): Extension<Identity>) -> Json<Value> {
+    let mut groups = who.groups.clone();
+    groups.push("system:authenticated".into());
+    Json(json!({
+        "kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1",
+        "metadata": { "creationTimestamp": null },
+        "status": { "userInfo": { "username": who.user, "groups": groups } },
+    }))
+}
