@@ -48,6 +48,9 @@ enum Command {
     /// old key stay valid until they expire; every gateway picks the new key
     /// up within vault.refresh_seconds.
     RotateSigningKey,
+    /// Make a new version of the secrets key current (in Vault) and
+    /// re-encrypt every stored secret under it, one Operation per organization.
+    RotateSecretsKey,
     /// Print the OpenAPI document the code describes.
     Openapi,
     /// Print the GraphQL schema (SDL) the code describes.
@@ -109,6 +112,15 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         return Ok(());
     }
     let vault = moke_api::vault::Vault::connect(&config).await?;
+    if let Command::RotateSecretsKey = command {
+        let app = App::new(pool, Arc::new(config), vault);
+        let (version, operations) = app.rotate_secrets_key().await?;
+        println!("secrets key is now version {version}");
+        for op in operations {
+            println!("  {} {} {}: {}", op.id, op.kind, op.target.name, op.status.as_str());
+        }
+        return Ok(());
+    }
     let listener = tokio::net::TcpListener::bind(&config.http.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {} (http.listen): {e}", config.http.listen))?;

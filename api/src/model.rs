@@ -423,7 +423,7 @@ pub struct OperationError {
 /// What an operation acts on.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct OperationTarget {
-    /// `cluster` or `node_pool`.
+    /// `cluster`, `node_pool` or `org` (organization-wide work such as re-encrypting secrets).
     #[serde(rename = "type")]
     #[graphql(name = "type")]
     pub target_type: String,
@@ -756,7 +756,7 @@ pub struct ExchangedToken {
     pub organization: OrgId,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SsoConfigSet {
     /// The identity provider's issuer URL (discovery is read from it).
@@ -768,6 +768,19 @@ pub struct SsoConfigSet {
     pub allowed_domains: Vec<String>,
     /// Role given to people who join through SSO: `member` or `viewer` and so on (not `owner`).
     pub default_role: String,
+}
+
+/// Never prints the client secret.
+impl std::fmt::Debug for SsoConfigSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoConfigSet")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("allowed_domains", &self.allowed_domains)
+            .field("default_role", &self.default_role)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

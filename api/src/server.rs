@@ -89,11 +89,17 @@ async fn background_tasks(app: Arc<App>) {
                     tracing::warn!(%error, "could not destroy the CAs of deleted clusters");
                 }
             }
-            _ = hourly.tick() => match app.purge_idempotency_keys().await {
+            _ = hourly.tick() => {
+                // Secrets left on an old key version (a rotation by another gateway or the CLI).
+                if let Err(error) = app.rewrap_secrets().await {
+                    tracing::warn!(%error, "could not rewrap secrets");
+                }
+                match app.purge_idempotency_keys().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(purged = n, "expired idempotency keys removed"),
                 Err(error) => tracing::warn!(%error, "could not purge idempotency keys"),
-            } ,
+                }
+            }
         }
     }
     listener.abort();

@@ -28,6 +28,7 @@ mod projects;
 mod quotas;
 pub mod rate_limit;
 pub mod repair;
+pub mod secrets;
 mod service_accounts;
 mod sessions;
 mod sso;

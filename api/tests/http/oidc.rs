@@ -77,7 +77,7 @@ async fn sso_signs_people_in_and_refuses_forgeries(options: PgPoolOptions, conne
     configure_sso(&t, &acme, &idp.issuer, "moke-sso").await;
     let stored: String =
         sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_one(&t.pool).await.unwrap();
-    assert!(stored.starts_with("vault:v1:") && !stored.contains("moke-sso-secret"), "encrypted by Vault");
+    assert!(stored.starts_with("vault:v") && !stored.contains("moke-sso-secret"), "encrypted by Vault");
     let (_, view) = t.get(&format!("/v1/orgs/{}/sso", acme.org), &acme.token).await;
     assert!(view.get("client_secret").is_none());
 
@@ -224,4 +224,42 @@ async fn ci_tokens_exchange_for_service_account_tokens(options: PgPoolOptions, c
     );
     // The refusals did not spend the fresh token.
     assert_eq!(exchange(fresh, account).await.0, StatusCode::OK);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let idp = OidcProvider::start().await;
+    let t = app_with(&idp, options, connect).await;
+    let (acme, globex) = (t.tenant("acme").await, t.tenant("globex").await);
+    configure_sso(&t, &acme, &idp.issuer, "moke-sso").await;
+    configure_sso(&t, &globex, &idp.issuer, "moke-sso").await;
+    // Every secret column holds Vault ciphertext only, never the secret.
+    for (table, column, _, _) in moke_api::app::secrets::SECRET_COLUMNS {
+        let values: Vec<String> =
+            sqlx::query_scalar(&format!("SELECT {column} FROM {table}")).fetch_all(&t.pool).await.unwrap();
+        assert_eq!(values.len(), 2);
+        for value in values {
+            assert!(value.starts_with("vault:v") && !value.contains("moke-sso-secret"), "{table}.{column}: {value}");
+        }
+    }
+    // The same secret of two organizations encrypts differently (keys derived per organization).
+    let both: Vec<String> =
+        sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_all(&t.pool).await.unwrap();
+    assert_ne!(both[0], both[1]);
+
+    let (version, operations) = t.app.rotate_secrets_key().await.unwrap();
+    assert_eq!(operations.len(), 2, "one rewrap Operation per organization");
+    assert!(operations.iter().all(|op| op.status.as_str() == "succeeded" && op.progress == 100));
+    let versions: Vec<String> =
+        sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_all(&t.pool).await.unwrap();
+    assert!(versions.iter().all(|v| moke_api::app::secrets::key_version(v) == Some(version)), "{versions:?}");
+    assert!(t.app.rewrap_secrets().await.unwrap().is_empty(), "nothing left to rewrap");
+    // The rewrapped secret still works: a complete SSO login.
+    let back = idp.sign_in(&start(&t, "acme").await, "alice@acme.test").await;
+    assert_eq!(callback(&t, &back).await.0, StatusCode::OK);
+    let (_, ops) = t.get(&format!("/v1/operations/{}", operations[0].id), &acme.token).await;
+    assert!(ops["kind"] == "secrets_rewrap" || ops["code"] == "not_found", "{ops}");
 }
