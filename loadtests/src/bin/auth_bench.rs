@@ -4,7 +4,10 @@
 //! same app function as a fixed owner), with a service-account API token,
 //! and with a signed-in person's JWT — and the ratios to the unauthenticated
 //! read are printed (target >= 0.85). Then password sign-in throughput, which
-//! argon2id bounds. Run through `cargo xtask bench auth`.
+//! argon2id bounds. Then what Vault bounds: kubeconfig credential issuance
+//! over HTTP (a client certificate signed by the cluster's CA), reading an
+//! encrypted secret (transit decrypt) and, as the baseline, Vault's transit
+//! encrypt as the gateway calls it. Run through `cargo xtask bench auth`.
 //!
 //! Environment: `DATABASE_URL`, the gateway's `MOKE_VAULT__*`; optional
 //! `BENCH_SECONDS` (default 10) and `BENCH_CONNECTIONS` (default 32).
@@ -155,7 +158,41 @@ async fn main() -> Result<()> {
         moke_iam::password::PARALLELISM,
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
     );
-    let errors = anonymous.errors + token.errors + session.errors + login.errors;
+
+    // Vault-bound work, at 8 connections (Vault serializes much of it).
+    let vault_connections = 8;
+    let issue_url = format!("{base}/v1/projects/{}/clusters/{cluster}/credentials?access=view", project.id);
+    let (c, bearer) = (client.clone(), made.owner_token.token.clone());
+    let issuance = load(vault_connections, duration, move |_, _| {
+        let sent = c.post(&issue_url).bearer_auth(&bearer).send();
+        async move { matches!(sent.await, Ok(r) if r.status() == 200) }
+    })
+    .await;
+    print_row("POST .../credentials (issue)", &issuance);
+    let org = made.org.id.uuid();
+    let ciphertext = app.vault().encrypt(org, "a webhook or client secret").await?;
+    let reader = app.clone();
+    let read = load(vault_connections, duration, move |_, _| {
+        let (app, ciphertext) = (reader.clone(), ciphertext.clone());
+        async move { app.vault().decrypt(org, &ciphertext).await.is_ok() }
+    })
+    .await;
+    print_row("secret read (decrypt)", &read);
+    let writer = app.clone();
+    let encrypt = load(vault_connections, duration, move |_, i| {
+        let app = writer.clone();
+        async move { app.vault().encrypt(org, &format!("secret {i}")).await.is_ok() }
+    })
+    .await;
+    print_row("Vault transit encrypt", &encrypt);
+    println!();
+    println!(
+        "credential issuance / transit encrypt = {:.2}  (p99 {:.2} ms); secret read / transit encrypt = {:.2}",
+        issuance.throughput / encrypt.throughput,
+        issuance.p99_ms,
+        read.throughput / encrypt.throughput
+    );
+    let errors = anonymous.errors + token.errors + session.errors + login.errors + issuance.errors + read.errors;
     anyhow::ensure!(errors == 0, "{errors} requests failed");
     Ok(())
 }
