@@ -202,13 +202,23 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     };
     let mut cost = Vec::new();
     for first in [5, 50] {
-        queries.store(0, Ordering::SeqCst);
-        let answer = gql(&t, &acme, &page(first), json!({})).await;
-        let edges = answer["data"]["project"]["clusters"]["edges"].as_array().unwrap_or_else(|| panic!("{answer}"));
-        assert_eq!(edges.len(), first, "{answer}");
-        assert_eq!(edges[first - 1]["node"]["nodePools"][0]["name"], "workers");
-        assert_eq!(edges[0]["node"]["operations"][0]["kind"], "cluster_create");
-        cost.push(queries.load(Ordering::SeqCst));
+        // Tests on other threads register callsites meanwhile and can cache
+        // "not interested" for ours: rebuild and measure again until it sees queries.
+        let mut seen = 0;
+        for _ in 0..5 {
+            tracing::callsite::rebuild_interest_cache();
+            queries.store(0, Ordering::SeqCst);
+            let answer = gql(&t, &acme, &page(first), json!({})).await;
+            let edges = answer["data"]["project"]["clusters"]["edges"].as_array().unwrap_or_else(|| panic!("{answer}"));
+            assert_eq!(edges.len(), first, "{answer}");
+            assert_eq!(edges[first - 1]["node"]["nodePools"][0]["name"], "workers");
+            assert_eq!(edges[0]["node"]["operations"][0]["kind"], "cluster_create");
+            seen = queries.load(Ordering::SeqCst);
+            if seen > 0 {
+                break;
+            }
+        }
+        cost.push(seen);
     }
     assert!(cost[0] > 0, "the counter sees queries");
     assert_eq!(cost[0], cost[1], "5 and 50 clusters cost the same number of queries: {cost:?}");
