@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::audit::{self, AuditRecord};
 use super::changes::RegionalChange;
 use super::{App, Error, RequestContext, ResourceRef, Result};
-use crate::ids::{ClusterId, ClusterKind, OrgId, ProjectId, ProjectKind, ServiceAccountId, UserId};
+use crate::ids::{ClusterId, ClusterKind, OrgId, ProjectId, ProjectKind};
 use crate::model::{ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationView};
 
 /// Kubeconfig lifetimes: default 7 days, at least 10 minutes, at most 30 days.
@@ -85,13 +85,6 @@ struct ClusterCredentialsTarget {
     serving_certificate_pem: Option<String>,
 }
 
-fn principal_name(ctx: &RequestContext) -> String {
-    match ctx.principal.kind {
-        moke_iam::PrincipalKind::User => UserId::from_uuid(ctx.principal.id).to_string(),
-        _ => ServiceAccountId::from_uuid(ctx.principal.id).to_string(),
-    }
-}
-
 impl App {
     async fn credentials_target(
         &self,
@@ -155,7 +148,7 @@ impl App {
         lifetime: i64,
         purpose: &str,
     ) -> Result<(String, String, DateTime<Utc>)> {
-        let user = principal_name(ctx);
+        let user = super::principal_ref(&ctx.principal);
         let groups = groups(access);
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
             .map_err(|e| Error::Internal(anyhow::anyhow!("key generation: {e}")))?;
@@ -218,7 +211,7 @@ impl App {
             Error::conflict("not_ready", "the cluster's control plane is not serving yet; retry when it is running")
         })?;
         let context = format!("{}-{}", target.name, ClusterId::from_uuid(target.cluster_id));
-        let user = format!("{}@{context}", principal_name(ctx));
+        let user = format!("{}@{context}", super::principal_ref(&ctx.principal));
         let (user_entry, expires_at) = match format {
             KubeconfigFormat::Certificate => {
                 let (certificate, key, expires_at) =

@@ -8,7 +8,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::changes::RegionalChange;
-use super::error::is_unique_violation;
+use super::error::or_unique;
 use super::quotas::{self, Demand};
 use super::{App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
@@ -230,16 +230,12 @@ impl App {
             )
             .execute(&mut *tx)
             .await
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    Error::conflict(
-                        "already_exists",
-                        format!("a cluster named {:?} already exists in this project", input.name),
-                    )
-                } else {
-                    e.into()
-                }
-            })?;
+            .map_err(or_unique(|| {
+                Error::conflict(
+                    "already_exists",
+                    format!("a cluster named {:?} already exists in this project", input.name),
+                )
+            }))?;
             self.fault(FaultPoint::AfterSpecInsert)?;
             super::cluster_pki::store_ca(&mut tx, id.uuid(), project_row.org_id, ca).await?;
             let op = self

@@ -146,6 +146,13 @@ impl From<moke_iam::Denied> for Error {
     }
 }
 
+/// Maps a database error: a unique-constraint violation becomes `on_unique`
+/// (a name taken, say), anything else the usual mapping.
+/// `.map_err(or_unique(|| Error::conflict(...)))`
+pub fn or_unique(on_unique: impl FnOnce() -> Error) -> impl FnOnce(sqlx::Error) -> Error {
+    move |error| if is_unique_violation(&error) { on_unique() } else { error.into() }
+}
+
 /// Whether a database error is a unique-constraint violation.
 pub fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())

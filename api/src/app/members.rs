@@ -31,13 +31,24 @@ pub(super) fn grantable_role(v: &mut Validator, ctx: &RequestContext, field: &st
     }
 }
 
-/// Locks the organization's memberships against concurrent owner changes
-/// and counts its owners.
-async fn lock_and_count_owners(tx: &mut PgConnection, org: Uuid) -> Result<i64> {
-    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org).fetch_one(&mut *tx).await?;
-    Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM memberships WHERE org_id = $1 AND role = 'owner'"#, org)
+/// A member's current role and the organization's owner count, with the
+/// organization locked against concurrent owner changes.
+async fn lock_member(tx: &mut PgConnection, org: OrgId, user: UserId) -> Result<(OrgRole, i64)> {
+    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org.uuid())
         .fetch_one(&mut *tx)
-        .await?)
+        .await?;
+    let owners = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM memberships WHERE org_id = $1 AND role = 'owner'"#,
+        org.uuid()
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    let current =
+        sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org.uuid(), user.uuid())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| Error::not_found("member", user.to_string()))?;
+    Ok((OrgRole::parse(&current).unwrap_or(OrgRole::Viewer), owners))
 }
 
 struct MemberRow {
@@ -121,16 +132,7 @@ impl App {
         v.finish()?;
         let role = role.expect("validated");
         let mut tx = self.db().begin().await?;
-        let owners = lock_and_count_owners(&mut tx, org.uuid()).await?;
-        let current = sqlx::query_scalar!(
-            "SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2",
-            org.uuid(),
-            user.uuid()
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("member", user.to_string()))?;
-        let current = OrgRole::parse(&current).unwrap_or(OrgRole::Viewer);
+        let (current, owners) = lock_member(&mut tx, org, user).await?;
         if !moke_iam::may_change_holder_of(&ctx.principal, current) {
             return Err(Error::Forbidden);
         }
@@ -177,16 +179,7 @@ impl App {
         let action = if leaving { Action::Read } else { Action::ManageMembers };
         self.org_authorized(ctx, org, action).await?;
         let mut tx = self.db().begin().await?;
-        let owners = lock_and_count_owners(&mut tx, org.uuid()).await?;
-        let current = sqlx::query_scalar!(
-            "SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2",
-            org.uuid(),
-            user.uuid()
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("member", user.to_string()))?;
-        let current = OrgRole::parse(&current).unwrap_or(OrgRole::Viewer);
+        let (current, owners) = lock_member(&mut tx, org, user).await?;
         if !leaving && !moke_iam::may_change_holder_of(&ctx.principal, current) {
             return Err(Error::Forbidden);
         }

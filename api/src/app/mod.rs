@@ -230,6 +230,14 @@ impl App {
     }
 }
 
+/// The prefixed id of a principal as clients see it: `usr_…`, `sa_…`.
+pub fn principal_ref(principal: &Principal) -> String {
+    match principal.kind {
+        moke_iam::PrincipalKind::User => crate::ids::UserId::from_uuid(principal.id).to_string(),
+        _ => crate::ids::ServiceAccountId::from_uuid(principal.id).to_string(),
+    }
+}
+
 /// Reads an id a client sent. Text that cannot be an id of this kind names
 /// nothing that exists, so it is "not found", exactly like a missing id.
 pub fn parse_id<K: IdKind>(text: &str) -> Result<Id<K>> {

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::changes::RegionalChange;
 use super::clusters::{self, ClusterRow};
-use super::error::is_unique_violation;
+use super::error::or_unique;
 use super::quotas::{self, Demand};
 use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, NodePoolId, NodePoolKind, ProjectKind};
@@ -170,16 +170,12 @@ impl App {
             )
             .execute(&mut *tx)
             .await
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    Error::conflict(
-                        "already_exists",
-                        format!("a node pool named {:?} already exists in this cluster", input.name),
-                    )
-                } else {
-                    e.into()
-                }
-            })?;
+            .map_err(or_unique(|| {
+                Error::conflict(
+                    "already_exists",
+                    format!("a node pool named {:?} already exists in this cluster", input.name),
+                )
+            }))?;
             let op = self
                 .record_change(
                     &mut tx,

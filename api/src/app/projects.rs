@@ -7,7 +7,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
-use super::error::{Validator, is_unique_violation};
+use super::error::{Validator, or_unique};
 use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{OrgId, ProjectId, ProjectKind};
 use crate::model::{Labels, Page, ProjectCreate, ProjectSpec, ProjectUpdate, ProjectView};
@@ -109,13 +109,9 @@ impl App {
             )
             .fetch_one(&mut *tx)
             .await
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    Error::conflict("already_exists", format!("a project named {:?} already exists", input.name))
-                } else {
-                    e.into()
-                }
-            })?;
+            .map_err(or_unique(|| {
+                Error::conflict("already_exists", format!("a project named {:?} already exists", input.name))
+            }))?;
             let view = row.into_view();
             audit::record(
                 &mut tx,

@@ -9,7 +9,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
-use super::error::{Validator, is_unique_violation};
+use super::error::{Validator, or_unique};
 use super::{App, Error, PageRequest, RequestContext, Result, validate};
 use crate::ids::{OrgId, ServiceAccountId, TrustPolicyId};
 use crate::model::*;
@@ -131,13 +131,7 @@ impl App {
             )
             .fetch_one(&mut *tx)
             .await
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    Error::invalid_field("name", "taken", "a service account with this name exists")
-                } else {
-                    e.into()
-                }
-            })?;
+            .map_err(or_unique(|| Error::invalid_field("name", "taken", "a service account with this name exists")))?;
             let view = row.into_view();
             audit::record(
                 &mut tx,

@@ -8,7 +8,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
-use super::error::{Validator, is_unique_violation};
+use super::error::{Validator, or_unique};
 use super::{App, Error, RequestContext, Result, validate};
 use crate::ids::{OrgId, UserId};
 use crate::model::*;
@@ -101,13 +101,9 @@ impl App {
         )
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                Error::conflict("email_taken", "an account with this e-mail address exists; sign in instead")
-            } else {
-                e.into()
-            }
-        })?;
+        .map_err(or_unique(|| {
+            Error::conflict("email_taken", "an account with this e-mail address exists; sign in instead")
+        }))?;
         let org = sqlx::query!(
             "INSERT INTO organizations (id, name, display_name) VALUES ($1, $2, $3) RETURNING id",
             OrgId::generate().uuid(),
@@ -116,13 +112,9 @@ impl App {
         )
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                Error::invalid_field("organization_name", "taken", "an organization with this name exists")
-            } else {
-                e.into()
-            }
-        })?
+        .map_err(or_unique(|| {
+            Error::invalid_field("organization_name", "taken", "an organization with this name exists")
+        }))?
         .id;
         sqlx::query!("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')", org, user.id)
             .execute(&mut *tx)
@@ -306,7 +298,7 @@ impl App {
     /// every organization they belong to.
     pub async fn me(&self, ctx: &RequestContext) -> Result<MeView> {
         let principal = &ctx.principal;
-        let (kind, id, user, memberships) = match principal.kind {
+        let (kind, user, memberships) = match principal.kind {
             PrincipalKind::User => {
                 let user = sqlx::query_as!(
                     UserRow,
@@ -330,15 +322,13 @@ impl App {
                     role: OrgRole::parse(&m.role).unwrap_or(OrgRole::Viewer),
                 })
                 .collect();
-                ("user", UserId::from_uuid(principal.id).to_string(), Some(user.into_view()), memberships)
+                ("user", Some(user.into_view()), memberships)
             }
-            _ => {
-                ("service_account", crate::ids::ServiceAccountId::from_uuid(principal.id).to_string(), None, Vec::new())
-            }
+            _ => ("service_account", None, Vec::new()),
         };
         Ok(MeView {
             kind: kind.to_string(),
-            id,
+            id: super::principal_ref(principal),
             user,
             organization: OrgId::from_uuid(principal.org_id),
             role: principal.role,
