@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::observations::OperationProgress;
 use super::operations::{self, NewOperation};
 use super::{App, RequestContext, Result};
-use crate::model::{OperationStatus, OperationView};
+use crate::model::{OperationError, OperationStatus, OperationView};
 
 /// Every column that holds a secret: (table, ciphertext column, organization column, key column).
 pub const SECRET_COLUMNS: [(&str, &str, &str, &str); 1] = [("sso_providers", "client_secret_enc", "org_id", "org_id")];
@@ -55,47 +55,73 @@ impl App {
                 )
                 .await?;
                 drop(conn);
-                let rows: Vec<(Uuid, String)> = sqlx::query(&format!(
-                    "SELECT {key_column}, {column} FROM {table} WHERE {org_column} = $1 AND NOT starts_with({column}, $2)"
-                ))
-                .bind(org)
-                .bind(&prefix)
-                .fetch_all(self.db())
-                .await?
-                .into_iter()
-                .map(|row| (row.get(0), row.get(1)))
-                .collect();
-                let total = rows.len().max(1);
-                for (done, (key, ciphertext)) in rows.into_iter().enumerate() {
-                    let rewrapped = self.vault().rewrap(org, &ciphertext).await?;
-                    // Only if nobody changed the secret meanwhile.
-                    sqlx::query(&format!("UPDATE {table} SET {column} = $3 WHERE {key_column} = $1 AND {column} = $2"))
-                        .bind(key)
-                        .bind(&ciphertext)
-                        .bind(&rewrapped)
-                        .execute(self.db())
-                        .await?;
-                    self.record_operation_progress(OperationProgress {
-                        operation_id: op.id.uuid(),
-                        status: OperationStatus::Running,
-                        step: "rewrapping".into(),
-                        progress: ((done + 1) * 100 / total) as i32,
-                        error: None,
-                    })
-                    .await?;
-                }
+                let outcome = self.rewrap_org(table, column, org_column, key_column, org, &prefix, op.id.uuid()).await;
+                // A failure leaves rows on either version (both decrypt): the Operation says so.
+                let (status, step, error) = match &outcome {
+                    Ok(()) => (OperationStatus::Succeeded, "done", None),
+                    Err(error) => (
+                        OperationStatus::Failed,
+                        "rewrapping",
+                        Some(OperationError { code: error.code().to_string(), message: error.to_string() }),
+                    ),
+                };
                 self.record_operation_progress(OperationProgress {
                     operation_id: op.id.uuid(),
-                    status: OperationStatus::Succeeded,
-                    step: "done".into(),
+                    status,
+                    step: step.into(),
                     progress: 100,
-                    error: None,
+                    error,
                 })
                 .await?;
+                outcome?;
                 operations.push(self.operation_view(&ctx, op.id, None).await?);
             }
         }
         Ok(operations)
+    }
+
+    /// Rewraps one organization's stale rows of one secret column, reporting progress.
+    #[allow(clippy::too_many_arguments)]
+    async fn rewrap_org(
+        &self,
+        table: &str,
+        column: &str,
+        org_column: &str,
+        key_column: &str,
+        org: Uuid,
+        prefix: &str,
+        operation: Uuid,
+    ) -> Result<()> {
+        let rows: Vec<(Uuid, String)> = sqlx::query(&format!(
+            "SELECT {key_column}, {column} FROM {table} WHERE {org_column} = $1 AND NOT starts_with({column}, $2)"
+        ))
+        .bind(org)
+        .bind(prefix)
+        .fetch_all(self.db())
+        .await?
+        .into_iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+        let total = rows.len().max(1);
+        for (done, (key, ciphertext)) in rows.into_iter().enumerate() {
+            let rewrapped = self.vault().rewrap(org, &ciphertext).await?;
+            // Only if nobody changed the secret meanwhile.
+            sqlx::query(&format!("UPDATE {table} SET {column} = $3 WHERE {key_column} = $1 AND {column} = $2"))
+                .bind(key)
+                .bind(&ciphertext)
+                .bind(&rewrapped)
+                .execute(self.db())
+                .await?;
+            self.record_operation_progress(OperationProgress {
+                operation_id: operation,
+                status: OperationStatus::Running,
+                step: "rewrapping".into(),
+                progress: ((done + 1) * 100 / total) as i32,
+                error: None,
+            })
+            .await?;
+        }
+        Ok(())
     }
 
     /// Makes a new secrets-key version current and rewraps everything under it.

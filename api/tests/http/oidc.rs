@@ -260,6 +260,13 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     // The rewrapped secret still works: a complete SSO login.
     let back = idp.sign_in(&start(&t, "acme").await, "alice@acme.test").await;
     assert_eq!(callback(&t, &back).await.0, StatusCode::OK);
-    let (_, ops) = t.get(&format!("/v1/operations/{}", operations[0].id), &acme.token).await;
-    assert!(ops["kind"] == "secrets_rewrap" || ops["code"] == "not_found", "{ops}");
+    // Each organization sees its own rewrap Operation, and only its own.
+    let mine = operations.iter().find(|op| op.target.id == acme.org).expect("an Operation on acme");
+    let theirs = operations.iter().find(|op| op.target.id == globex.org).expect("an Operation on globex");
+    let (status, op) = t.get(&format!("/v1/operations/{}", mine.id), &acme.token).await;
+    assert_eq!(
+        (status, op["kind"].as_str(), op["status"].as_str()),
+        (StatusCode::OK, Some("secrets_rewrap"), Some("succeeded"))
+    );
+    assert_eq!(t.get(&format!("/v1/operations/{}", theirs.id), &acme.token).await.0, StatusCode::NOT_FOUND);
 }
