@@ -21,6 +21,8 @@ use crate::model::*;
 /// unknown key (at most once per [`REFETCH_AFTER`]).
 const KEYS_TTL: Duration = Duration::from_secs(300);
 const REFETCH_AFTER: Duration = Duration::from_secs(30);
+/// The longest remaining lifetime an exchanged ID token may have.
+const MAX_SUBJECT_TOKEN_SECONDS: i64 = 24 * 3600;
 
 /// Public keys of CI issuers, by issuer.
 #[derive(Default)]
@@ -145,6 +147,11 @@ impl App {
         };
         let jti = claims["jti"].as_str().unwrap_or_default().to_string();
         let exp = claims["exp"].as_i64().unwrap_or_default();
+        // CI job tokens live minutes; one valid for more than a day is not one
+        // (and its jti could not be remembered for its whole life).
+        if exp > chrono::Utc::now().timestamp() + MAX_SUBJECT_TOKEN_SECONDS {
+            return refuse("lifetime_too_long", json!({ "iss": issuer })).await;
+        }
         let mut tx = self.db().begin().await?;
         let first_use = sqlx::query!(
             "INSERT INTO exchanged_tokens (issuer, jti, expires_at) VALUES ($1, $2, to_timestamp($3::float8) + interval '1 hour')
