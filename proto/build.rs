@@ -13,6 +13,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile(files, ["."])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("moke_descriptor.bin"), descriptors.encode_to_vec())?;
-    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(descriptors)?;
+    // The region agent keeps these specs in its own store.
+    let stored = ["Taint", "Toleration", "NodePoolSpec", "WorkloadSpec"];
+    let mut config = tonic_prost_build::configure().build_client(true).build_server(true);
+    for message in stored {
+        config = config.type_attribute(
+            format!("moke.region.v1.{message}"),
+            "#[derive(serde::Serialize, serde::Deserialize)] #[serde(default)]",
+        );
+    }
+    config.compile_fds(descriptors)?;
     Ok(())
 }

@@ -16,8 +16,11 @@
 //!
 //! Depends on `moke-proto` only; never on the gateway crate.
 
+pub mod admin;
 pub mod control_plane;
+pub mod scheduler;
 pub mod sim;
+pub mod workloads;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -51,9 +54,6 @@ impl Provider for Simulated {
     }
 }
 
-/// How often an agent says it is alive.
-pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
-
 /// How an agent runs.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -65,6 +65,22 @@ pub struct AgentConfig {
     pub batch: i64,
     /// How long to sleep when the queue is empty.
     pub poll_interval: Duration,
+    /// Simulated time: one tick (rollout step, node repair, upgrade step) per interval.
+    pub tick_interval: Duration,
+    /// How long provisioning one command takes in the simulated region
+    /// (zero in tests); the command is acknowledged only after it.
+    pub step_delay: Duration,
+    /// Commands provisioned at once; commands of one cluster never run
+    /// concurrently.
+    pub concurrency: usize,
+    /// How long JetStream waits for an acknowledgement before redelivering;
+    /// a command worked on longer is acknowledged "in progress" every third of it.
+    pub ack_wait: Duration,
+    /// How often the agent says it is alive (well within the gateway's
+    /// `outbox.region_stale_after_seconds`).
+    pub heartbeat_every: Duration,
+    /// Where the fault-injection admin endpoint listens, if anywhere.
+    pub admin_addr: Option<std::net::SocketAddr>,
 }
 
 impl AgentConfig {
@@ -75,6 +91,12 @@ impl AgentConfig {
             state_file: None,
             batch: 50,
             poll_interval: Duration::from_millis(200),
+            tick_interval: Duration::from_millis(500),
+            step_delay: Duration::ZERO,
+            concurrency: 8,
+            ack_wait: Duration::from_secs(30),
+            heartbeat_every: Duration::from_secs(5),
+            admin_addr: None,
         }
     }
 }
@@ -129,6 +151,19 @@ pub struct Agent {
     transport: Transport,
     provider: Arc<Mutex<Simulated>>,
     control_planes: control_plane::ControlPlanes,
+    faults: Arc<admin::Switches>,
+    /// Reports of simulated time that could not be sent yet.
+    unsent: Mutex<Vec<pb::status::Message>>,
+}
+
+/// A command taken from the queue, with how to tell the queue about it.
+struct Claimed {
+    id: i64,
+    cluster_id: String,
+    /// Decoded command, or why it is poison.
+    command: Result<pb::Command, String>,
+    operation_id: String,
+    message: Option<async_nats::jetstream::Message>,
 }
 
 impl Agent {
@@ -142,7 +177,24 @@ impl Agent {
             _ => SimState::default(),
         };
         let provider = Arc::new(Mutex::new(Simulated { layout: config.layout.clone(), state }));
-        Ok(Agent { config, transport, provider, control_planes: Default::default() })
+        Ok(Agent {
+            config,
+            transport,
+            provider,
+            control_planes: Default::default(),
+            faults: Default::default(),
+            unsent: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The fault switches (also flipped through the admin endpoint).
+    pub fn faults(&self) -> &admin::Switches {
+        &self.faults
+    }
+
+    /// The fault-injection admin endpoint over this agent's region.
+    pub fn admin_router(&self) -> axum::Router {
+        admin::router(self.provider.clone(), self.faults.clone())
     }
 
     /// Applies one command to the provider, then starts, updates or stops
@@ -190,22 +242,80 @@ impl Agent {
         self.provider.lock().expect("provider lock").state.clone()
     }
 
-    fn save(&self, state: &SimState) -> anyhow::Result<()> {
+    fn save(&self) -> anyhow::Result<()> {
         if let Some(path) = &self.config.state_file {
+            let bytes = serde_json::to_vec(&self.provider.lock().expect("provider lock").state)?;
             let temp = path.with_extension("tmp");
-            std::fs::write(&temp, serde_json::to_vec_pretty(state)?)?;
+            std::fs::write(&temp, bytes)?;
             std::fs::rename(&temp, path)?;
         }
         Ok(())
     }
 
     /// Takes a batch of this region's commands, applies them in order and
-    /// reports; returns how many commands.
+    /// reports; returns how many commands. Does nothing while the link to
+    /// the queue is down.
     pub async fn run_once(&self) -> anyhow::Result<usize> {
+        if self.faults.link_down() {
+            return Ok(0);
+        }
         match &self.transport {
             Transport::Postgres(db) => self.run_once_postgres(db).await,
             Transport::Nats(link) => self.run_once_nats(link).await,
         }
+    }
+
+    /// Waits while the provider is stalled, telling JetStream the messages
+    /// are still being worked on.
+    async fn wait_while_stalled(&self, claimed: &[Claimed]) {
+        let mut last_keep_alive = std::time::Instant::now();
+        while self.faults.stalled() {
+            if last_keep_alive.elapsed() >= self.config.ack_wait / 3 {
+                keep_alive(claimed).await;
+                last_keep_alive = std::time::Instant::now();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Applies a batch: every command in queue order (the provider is
+    /// in-memory and quick), then the state is saved, then provisioning
+    /// takes its simulated time with commands of one cluster one after
+    /// another and at most `concurrency` at once. Returns each command's
+    /// reports, in order.
+    async fn work(&self, claimed: &[Claimed]) -> anyhow::Result<Vec<Vec<pb::status::Message>>> {
+        self.wait_while_stalled(claimed).await;
+        let reports: Vec<Vec<pb::status::Message>> = claimed
+            .iter()
+            .map(|c| match &c.command {
+                Ok(command) => self.apply(command),
+                Err(evidence) => {
+                    tracing::warn!(id = c.id, %evidence, "poison command; dead-lettered");
+                    vec![dead_letter_report(&c.operation_id, c.id, evidence)]
+                }
+            })
+            .collect();
+        self.save()?;
+        if !self.config.step_delay.is_zero() {
+            use futures::StreamExt;
+            let mut by_cluster: std::collections::BTreeMap<&str, Vec<&Claimed>> = Default::default();
+            for c in claimed.iter().filter(|c| c.command.is_ok()) {
+                by_cluster.entry(c.cluster_id.as_str()).or_default().push(c);
+            }
+            futures::stream::iter(by_cluster.into_values())
+                .for_each_concurrent(self.config.concurrency.max(1), |commands| async move {
+                    for command in commands {
+                        let started = std::time::Instant::now();
+                        while started.elapsed() < self.config.step_delay {
+                            keep_alive(std::slice::from_ref(command)).await;
+                            let left = self.config.step_delay.saturating_sub(started.elapsed());
+                            tokio::time::sleep(left.min(self.config.ack_wait / 3)).await;
+                        }
+                    }
+                })
+                .await;
+        }
+        Ok(reports)
     }
 
     async fn publish_status(&self, link: &NatsLink, message: pb::status::Message) -> anyhow::Result<()> {
@@ -229,7 +339,7 @@ impl Agent {
                     ack_policy: consumer::AckPolicy::Explicit,
                     // One delivery more than we try, to dead-letter the command ourselves.
                     max_deliver: MAX_DELIVER + 1,
-                    ack_wait: Duration::from_secs(30),
+                    ack_wait: self.config.ack_wait,
                     ..Default::default()
                 },
             )
@@ -241,54 +351,45 @@ impl Agent {
             .messages()
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut handled = 0;
+        let mut claimed = Vec::new();
         while let Some(message) = batch.next().await {
             let message = message.map_err(|e| anyhow::anyhow!("{e}"))?;
-            let id = message
-                .headers
-                .as_ref()
-                .and_then(|h| h.get(moke_proto::subjects::MESSAGE_ID))
-                .and_then(|v| v.as_str().parse::<i64>().ok())
-                .unwrap_or_default();
-            let operation = message
-                .headers
-                .as_ref()
-                .and_then(|h| h.get(moke_proto::subjects::OPERATION_ID))
-                .map(|v| v.as_str().to_string())
-                .unwrap_or_default();
+            let header = |name: &str| {
+                message.headers.as_ref().and_then(|h| h.get(name)).map(|v| v.as_str().to_string()).unwrap_or_default()
+            };
+            let id = header(moke_proto::subjects::MESSAGE_ID).parse::<i64>().unwrap_or_default();
+            let operation_id = header(moke_proto::subjects::OPERATION_ID);
             let delivered = message.info().map(|info| info.delivered).unwrap_or(1);
-            let decoded =
-                pb::Command::decode(message.payload.as_ref()).map_err(|e| format!("undecodable command: {e}"));
-            let decoded = match decoded {
+            let command = match pb::Command::decode(message.payload.as_ref()) {
                 Ok(_) if delivered > MAX_DELIVER => {
                     Err(format!("delivered {delivered} times without being acknowledged"))
                 }
-                other => other,
+                Ok(command) => Ok(pb::Command { id, ..command }),
+                Err(e) => Err(format!("undecodable command: {e}")),
             };
-            match decoded {
-                Ok(mut command) => {
-                    command.id = id;
-                    let reports = self.apply(&command);
-                    let state = self.state();
-                    self.save(&state)?;
-                    for report in reports {
-                        self.publish_status(link, report).await?;
-                    }
-                    message.double_ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
-                }
-                Err(evidence) => {
-                    tracing::warn!(id, %evidence, "poison command; dead-lettered");
-                    let dead_letter = moke_proto::subjects::dead_letters(&link.prefix, &self.config.region);
-                    let mut headers = async_nats::HeaderMap::new();
-                    headers.insert("Moke-Evidence", evidence.as_str());
-                    link.js.publish_with_headers(dead_letter, headers, message.payload.clone()).await?.await?;
-                    self.publish_status(link, dead_letter_report(&operation, id, &evidence)).await?;
-                    message.ack_with(async_nats::jetstream::AckKind::Term).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-                }
-            }
-            handled += 1;
+            let cluster_id = command.as_ref().map(|c| c.cluster_id.clone()).unwrap_or_default();
+            claimed.push(Claimed { id, cluster_id, command, operation_id, message: Some(message) });
         }
-        Ok(handled)
+        let reports = self.work(&claimed).await?;
+        for (claimed, reports) in claimed.iter().zip(reports) {
+            let message = claimed.message.as_ref().expect("JetStream commands carry their message");
+            if let Err(evidence) = &claimed.command {
+                let dead_letter = moke_proto::subjects::dead_letters(&link.prefix, &self.config.region);
+                let mut headers = async_nats::HeaderMap::new();
+                headers.insert("Moke-Evidence", evidence.as_str());
+                link.js.publish_with_headers(dead_letter, headers, message.payload.clone()).await?.await?;
+            }
+            for report in reports {
+                self.publish_status(link, report).await?;
+            }
+            let ack = if claimed.command.is_ok() { AckKind::Ack } else { AckKind::Term };
+            match ack {
+                AckKind::Ack => message.double_ack().await,
+                other => message.ack_with(other).await,
+            }
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        Ok(claimed.len())
     }
 
     async fn run_once_postgres(&self, db: &PgPool) -> anyhow::Result<usize> {
@@ -303,38 +404,22 @@ impl Agent {
         .bind(self.config.batch)
         .fetch_all(&mut *tx)
         .await?;
-        let mut reports = Vec::new();
-        let mut dead = Vec::new();
-        for (id, bytes, operation) in &rows {
-            let decoded = bytes
-                .as_deref()
-                .ok_or_else(|| "the row has no wire command".to_string())
-                .and_then(|b| pb::Command::decode(b).map_err(|e| format!("undecodable command: {e}")));
-            let mut command = match decoded {
-                Ok(command) => command,
-                Err(evidence) => {
-                    // Retrying cannot help: dead-letter it and fail its operation.
-                    tracing::warn!(id, %evidence, "poison command; dead-lettered");
-                    reports.push(dead_letter_report(operation.as_deref().unwrap_or_default(), *id, &evidence));
-                    dead.push(*id);
-                    continue;
-                }
-            };
-            command.id = *id;
-            let messages = self.apply(&command);
-            reports.extend(messages);
-        }
-        let state = self.state();
-        self.save(&state)?;
-        for message in reports {
-            let status = pb::Status { region: self.config.region.clone(), message: Some(message) };
-            sqlx::query("INSERT INTO region_status (region, message) VALUES ($1, $2)")
-                .bind(&self.config.region)
-                .bind(status.encode_to_vec())
-                .execute(&mut *tx)
-                .await?;
-        }
-        let ids: Vec<i64> = rows.iter().map(|(id, _, _)| *id).collect();
+        let claimed: Vec<Claimed> = rows
+            .into_iter()
+            .map(|(id, bytes, operation)| {
+                let command = bytes
+                    .as_deref()
+                    .ok_or_else(|| "the row has no wire command".to_string())
+                    .and_then(|b| pb::Command::decode(b).map_err(|e| format!("undecodable command: {e}")))
+                    .map(|command| pb::Command { id, ..command });
+                let cluster_id = command.as_ref().map(|c| c.cluster_id.clone()).unwrap_or_default();
+                Claimed { id, cluster_id, command, operation_id: operation.unwrap_or_default(), message: None }
+            })
+            .collect();
+        let reports = self.work(&claimed).await?;
+        insert_status(&mut tx, &self.config.region, reports.into_iter().flatten()).await?;
+        let ids: Vec<i64> = claimed.iter().map(|c| c.id).collect();
+        let dead: Vec<i64> = claimed.iter().filter(|c| c.command.is_err()).map(|c| c.id).collect();
         sqlx::query("UPDATE outbox SET delivered_at = now() WHERE id = ANY($1)").bind(&ids).execute(&mut *tx).await?;
         sqlx::query(
             "UPDATE outbox SET dead_lettered_at = now(), last_error = 'dead-lettered by the region agent'
@@ -344,46 +429,99 @@ impl Agent {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(rows.len())
+        Ok(claimed.len())
+    }
+
+    /// Sends reports not tied to a command (simulated time, heartbeats);
+    /// what cannot be sent now is kept for the next try.
+    async fn send(&self, reports: Vec<pb::status::Message>) -> anyhow::Result<()> {
+        let mut pending = std::mem::take(&mut *self.unsent.lock().expect("unsent lock"));
+        pending.extend(reports);
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let result = if self.faults.link_down() {
+            Err(anyhow::anyhow!("the link to the queue is down"))
+        } else {
+            match &self.transport {
+                Transport::Postgres(db) => async {
+                    let mut tx = db.begin().await?;
+                    insert_status(&mut tx, &self.config.region, pending.iter().cloned()).await?;
+                    tx.commit().await?;
+                    anyhow::Ok(())
+                }
+                .await
+                .map(|()| pending.clear()),
+                Transport::Nats(link) => {
+                    let mut sent = 0;
+                    let mut outcome = Ok(());
+                    for report in &pending {
+                        if let Err(error) = self.publish_status(link, report.clone()).await {
+                            outcome = Err(error);
+                            break;
+                        }
+                        sent += 1;
+                    }
+                    pending.drain(..sent);
+                    outcome
+                }
+            }
+        };
+        let mut unsent = self.unsent.lock().expect("unsent lock");
+        pending.append(&mut unsent);
+        *unsent = pending;
+        result
+    }
+
+    /// Advances simulated time by one tick and reports what changed.
+    pub async fn tick(&self) -> anyhow::Result<()> {
+        if self.faults.stalled() {
+            return Ok(());
+        }
+        let reports = {
+            let mut provider = self.provider.lock().expect("provider lock");
+            let Simulated { layout, state } = &mut *provider;
+            state.tick(layout, chrono::Utc::now())
+        };
+        if !reports.is_empty() {
+            self.save()?;
+        }
+        self.send(reports).await
     }
 
     /// Tells the gateway this agent is alive.
     pub async fn heartbeat(&self) -> anyhow::Result<()> {
         let applied = self.provider.lock().expect("provider lock").state.commands_applied;
-        let status = pb::Status {
+        self.send(vec![pb::status::Message::Heartbeat(pb::Heartbeat {
             region: self.config.region.clone(),
-            message: Some(pb::status::Message::Heartbeat(pb::Heartbeat {
-                region: self.config.region.clone(),
-                commands_applied: applied,
-            })),
-        };
-        match &self.transport {
-            Transport::Postgres(db) => {
-                sqlx::query("INSERT INTO region_status (region, message) VALUES ($1, $2)")
-                    .bind(&self.config.region)
-                    .bind(status.encode_to_vec())
-                    .execute(db)
-                    .await?;
-            }
-            Transport::Nats(link) => {
-                self.publish_status(link, status.message.expect("set above")).await?;
-            }
-        }
-        Ok(())
+            commands_applied: applied,
+        })])
+        .await
     }
 
-    /// Works until `shutdown`, sleeping `poll_interval` when the queue is
-    /// empty and sending a heartbeat every `HEARTBEAT_EVERY`.
+    /// Works until `shutdown`: takes commands (sleeping `poll_interval` when
+    /// the queue is empty), advances simulated time every `tick_interval`,
+    /// sends a heartbeat every `heartbeat_every`, and serves the admin
+    /// endpoint when one is configured.
     pub async fn run(&self, shutdown: CancellationToken) -> anyhow::Result<()> {
         tracing::info!(region = %self.config.region, "region agent started");
+        if let Some(addr) = self.config.admin_addr {
+            let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+            let router = self.admin_router();
+            let stop = shutdown.clone();
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned()).await;
+            });
+        }
         // Control planes come back with the agent.
         let ids: Vec<String> = self.state().clusters.keys().cloned().collect();
         for id in ids {
             self.serve_control_plane(&id);
         }
         let mut last_heartbeat: Option<std::time::Instant> = None;
+        let mut last_tick = std::time::Instant::now();
         loop {
-            if last_heartbeat.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
+            if last_heartbeat.is_none_or(|at| at.elapsed() >= self.config.heartbeat_every) {
                 match self.heartbeat().await {
                     Ok(()) => last_heartbeat = Some(std::time::Instant::now()),
                     Err(error) => {
@@ -391,17 +529,60 @@ impl Agent {
                     }
                 }
             }
-            match self.run_once().await {
-                Ok(n) if n > 0 => continue,
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::warn!(region = %self.config.region, error = format!("{error:#}"), "round failed")
+            if last_tick.elapsed() >= self.config.tick_interval {
+                last_tick = std::time::Instant::now();
+                if let Err(error) = self.tick().await {
+                    tracing::warn!(region = %self.config.region, error = format!("{error:#}"), "tick not reported");
                 }
+            }
+            let worked = match self.run_once().await {
+                Ok(n) => n > 0,
+                Err(error) => {
+                    tracing::warn!(region = %self.config.region, error = format!("{error:#}"), "round failed");
+                    false
+                }
+            };
+            if worked {
+                continue;
             }
             tokio::select! {
                 _ = shutdown.cancelled() => return Ok(()),
-                _ = tokio::time::sleep(self.config.poll_interval) => {}
+                _ = tokio::time::sleep(
+                    self.config.poll_interval.min(self.config.tick_interval).min(self.config.heartbeat_every)
+                ) => {}
             }
         }
     }
+}
+
+use async_nats::jetstream::AckKind;
+
+/// Tells JetStream each claimed message is still being worked on, so it is
+/// not redelivered meanwhile (nothing to do for the Postgres queue, whose
+/// row locks last as long as the work).
+async fn keep_alive(claimed: &[Claimed]) {
+    for message in claimed.iter().filter_map(|c| c.message.as_ref()) {
+        if let Err(error) = message.ack_with(AckKind::Progress).await {
+            tracing::debug!(error = %error, "in-progress ack failed");
+        }
+    }
+}
+
+async fn insert_status(
+    tx: &mut sqlx::PgConnection,
+    region: &str,
+    reports: impl Iterator<Item = pb::status::Message>,
+) -> anyhow::Result<()> {
+    let messages: Vec<Vec<u8>> = reports
+        .map(|message| pb::Status { region: region.to_string(), message: Some(message) }.encode_to_vec())
+        .collect();
+    if messages.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("INSERT INTO region_status (region, message) SELECT $1, m FROM unnest($2::bytea[]) AS m")
+        .bind(region)
+        .bind(&messages)
+        .execute(tx)
+        .await?;
+    Ok(())
 }

@@ -27,6 +27,19 @@ struct Cli {
     /// Where to keep the simulated region's state across restarts.
     #[arg(long)]
     state_file: Option<PathBuf>,
+    /// Where the fault-injection admin endpoint listens (loopback only; it
+    /// has no authentication).
+    #[arg(long)]
+    admin_addr: Option<std::net::SocketAddr>,
+    /// Simulated time: milliseconds per tick (rollout step, repair, upgrade step).
+    #[arg(long, default_value_t = 500)]
+    tick_ms: u64,
+    /// How long provisioning one command takes, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    step_delay_ms: u64,
+    /// Commands provisioned at once (one cluster's commands never overlap).
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
 }
 
 #[tokio::main]
@@ -44,6 +57,10 @@ async fn main() -> anyhow::Result<()> {
     };
     let mut config = AgentConfig::new(&cli.region, cli.zones);
     config.state_file = cli.state_file;
+    config.admin_addr = cli.admin_addr;
+    config.tick_interval = std::time::Duration::from_millis(cli.tick_ms.max(1));
+    config.step_delay = std::time::Duration::from_millis(cli.step_delay_ms);
+    config.concurrency = cli.concurrency;
     let agent = Agent::new(config, transport)?;
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();

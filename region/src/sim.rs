@@ -1,9 +1,18 @@
 //! The simulated region provider: zones with racks, control-plane capacity
 //! in cells, clusters placed with etcd spread one member per zone, node pools
-//! spread over their zones. Applying a command is idempotent and ignores
-//! generations older than the one already applied.
+//! spread over their zones, workloads scheduled onto node-pool nodes.
+//! Applying a command is idempotent and ignores generations older than the
+//! one already applied. What takes time in a real region (rollouts,
+//! node-pool upgrades, blue-green control-plane upgrades, repairing failed
+//! nodes, etcd snapshots) advances in [`SimState::tick`]; operations waiting
+//! on it finish when it converges.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+
+use crate::scheduler::{Bound, SchedNode, Scheduler};
+use crate::workloads::{NodeState, SimWorkload};
 
 use moke_proto::region::{self as pb, CommandKind};
 use serde::{Deserialize, Serialize};
@@ -15,6 +24,11 @@ pub struct RegionLayout {
     pub racks_per_zone: usize,
     /// Control-plane cells and how many control planes each can host.
     pub cells: Vec<Cell>,
+    /// How often each cluster's etcd is snapshotted, and how many are kept.
+    #[serde(default)]
+    pub etcd_snapshot_every_seconds: i64,
+    #[serde(default)]
+    pub etcd_snapshots_kept: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -30,6 +44,8 @@ impl RegionLayout {
             zones,
             racks_per_zone: 4,
             cells: vec![Cell { name: "cell-1".into(), capacity: 500 }, Cell { name: "cell-2".into(), capacity: 500 }],
+            etcd_snapshot_every_seconds: 3600,
+            etcd_snapshots_kept: 24,
         }
     }
 }
@@ -39,6 +55,9 @@ pub struct Member {
     pub name: String,
     pub zone: String,
     pub rack: String,
+    /// Node-pool nodes: the pool template they were built from.
+    #[serde(default)]
+    pub template: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -58,6 +77,33 @@ pub struct SimCluster {
     /// Where its API is served, once it has a certificate.
     #[serde(default)]
     pub endpoint: Option<String>,
+    /// A blue-green control-plane upgrade in progress.
+    #[serde(default)]
+    pub upgrade: Option<ControlPlaneUpgrade>,
+    #[serde(default)]
+    pub snapshots: Vec<EtcdSnapshot>,
+    /// Operations that finish when the control plane has converged.
+    #[serde(default)]
+    pub waiting_operations: Vec<String>,
+}
+
+/// A blue-green upgrade: the green API servers run the new version beside
+/// the blue ones; traffic moves once they are ready; then blue goes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ControlPlaneUpgrade {
+    pub to_version: String,
+    pub green: Vec<Member>,
+    /// The tick the green servers started.
+    pub started_at: u64,
+}
+
+/// One etcd snapshot.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EtcdSnapshot {
+    pub name: String,
+    pub taken_at: DateTime<Utc>,
+    /// The cluster generation it captured.
+    pub generation: i64,
 }
 
 /// A control plane's TLS material.
@@ -102,6 +148,87 @@ pub struct SimNodePool {
     pub cluster_id: String,
     pub nodes: Vec<Member>,
     pub deleted: bool,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub spec: pb::NodePoolSpec,
+    /// Bumped when the machine type, labels or taints change: nodes of an
+    /// older template are replaced one at a time (surge one, cordon, drain).
+    #[serde(default)]
+    pub template: i64,
+    /// The node being drained (cordoned: no new pods, its pods replaced
+    /// elsewhere) before it goes, and the tick the drain began.
+    #[serde(default)]
+    pub draining: Option<String>,
+    #[serde(default)]
+    pub draining_since: u64,
+    #[serde(default)]
+    pub next_node: usize,
+    #[serde(default)]
+    pub waiting_operations: Vec<String>,
+}
+
+/// Ticks a drain may take before the node goes regardless of its pods.
+const DRAIN_TIMEOUT_TICKS: u64 = 30;
+
+/// Allocatable capacity of a node whose pool spec predates capacities.
+const DEFAULT_NODE_CPU_MILLIS: i64 = 8_000;
+const DEFAULT_NODE_MEMORY_MIB: i64 = 32_768;
+
+impl SimNodePool {
+    /// True when every node is of the current template and there are as
+    /// many as asked for.
+    fn converged(&self) -> bool {
+        self.draining.is_none()
+            && self.nodes.len() == self.spec.count.max(0) as usize
+            && self.nodes.iter().all(|n| n.template == self.template)
+    }
+
+    fn zones(&self, layout: &RegionLayout) -> Vec<String> {
+        if self.spec.zones.is_empty() { layout.zones.clone() } else { self.spec.zones.clone() }
+    }
+
+    /// Adds a node of the current template in `zone`, or in the zone with
+    /// the fewest nodes.
+    fn add_node(&mut self, layout: &RegionLayout, zone: Option<String>) {
+        let zones = self.zones(layout);
+        let Some(zone) =
+            zone.or_else(|| zones.iter().min_by_key(|z| self.nodes.iter().filter(|n| &n.zone == *z).count()).cloned())
+        else {
+            return;
+        };
+        let rack = self.next_node / zones.len().max(1) % layout.racks_per_zone.max(1);
+        self.nodes.push(Member {
+            name: format!("{}-node-{}", self.name, self.next_node),
+            zone: zone.clone(),
+            rack: format!("{zone}-r{rack}"),
+            template: self.template,
+        });
+        self.next_node += 1;
+    }
+
+    /// Removes nodes from the most crowded zones until `count` remain.
+    fn shrink_to(&mut self, count: usize) {
+        while self.nodes.len() > count {
+            let mut per_zone: BTreeMap<&str, usize> = BTreeMap::new();
+            for node in &self.nodes {
+                *per_zone.entry(node.zone.as_str()).or_default() += 1;
+            }
+            let crowded = per_zone.into_iter().max_by_key(|(_, n)| *n).map(|(z, _)| z.to_string()).unwrap_or_default();
+            let last = self.nodes.iter().rposition(|n| n.zone == crowded).unwrap_or(self.nodes.len() - 1);
+            self.nodes.remove(last);
+        }
+    }
+}
+
+/// Faults injected for tests and demos.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Faults {
+    pub failed_nodes: BTreeSet<String>,
+    pub failed_zones: BTreeSet<String>,
+    /// Set when a fault came or went: the next tick reports every node pool.
+    #[serde(default)]
+    pub changed: bool,
 }
 
 /// The whole simulated region; serializable so it survives agent restarts.
@@ -109,7 +236,14 @@ pub struct SimNodePool {
 pub struct SimState {
     pub clusters: BTreeMap<String, SimCluster>,
     pub node_pools: BTreeMap<String, SimNodePool>,
+    #[serde(default)]
+    pub workloads: BTreeMap<String, SimWorkload>,
     pub commands_applied: i64,
+    #[serde(default)]
+    pub faults: Faults,
+    /// Simulated time, in ticks.
+    #[serde(default)]
+    pub tick: u64,
 }
 
 /// Status messages a command produced.
@@ -126,7 +260,7 @@ fn progress(operation_id: &str, status: &str, step: &str, progress: i32) -> pb::
 }
 
 fn node(m: &Member) -> pb::Node {
-    pb::Node { name: m.name.clone(), zone: m.zone.clone(), rack: m.rack.clone(), ready: true }
+    pb::Node { name: m.name.clone(), zone: m.zone.clone(), rack: m.rack.clone(), ready: true, unschedulable: false }
 }
 
 /// Spreads `count` members over `zones` round-robin (skew at most 1), each in
@@ -139,7 +273,7 @@ fn spread(prefix: &str, count: usize, zones: &[String], racks_per_zone: usize) -
         .map(|i| {
             let zone = &zones[i % zones.len()];
             let rack = (i / zones.len()) % racks_per_zone.max(1);
-            Member { name: format!("{prefix}-{i}"), zone: zone.clone(), rack: format!("{zone}-r{rack}") }
+            Member { name: format!("{prefix}-{i}"), zone: zone.clone(), rack: format!("{zone}-r{rack}"), template: 0 }
         })
         .collect()
 }
@@ -159,47 +293,147 @@ impl SimState {
             .map(|cell| cell.name.clone())
     }
 
+    /// True when the node runs: neither it nor its zone has failed.
+    pub fn node_ready(&self, node: &Member) -> bool {
+        !self.faults.failed_nodes.contains(&node.name) && !self.faults.failed_zones.contains(&node.zone)
+    }
+
+    fn pool_node(&self, pool: &SimNodePool, member: &Member) -> pb::Node {
+        pb::Node {
+            ready: self.node_ready(member),
+            unschedulable: pool.draining.as_deref() == Some(member.name.as_str()),
+            ..node(member)
+        }
+    }
+
     pub fn cluster_observation(&self, id: &str) -> Option<pb::Observation> {
         let cluster = self.clusters.get(id)?;
+        let mut conditions = vec![pb::Condition {
+            r#type: "Ready".into(),
+            status: if cluster.deleted { "False".into() } else { "True".into() },
+            reason: "ControlPlaneRunning".into(),
+            message: format!(
+                "{} API server(s) on Kubernetes {} and {} etcd members in {}",
+                cluster.api_servers.len(),
+                cluster.kubernetes_version,
+                cluster.etcd.len(),
+                cluster.cell
+            ),
+        }];
+        if let Some(upgrade) = &cluster.upgrade {
+            conditions.push(pb::Condition {
+                r#type: "Upgrading".into(),
+                status: "True".into(),
+                reason: "BlueGreen".into(),
+                message: format!(
+                    "{} green API server(s) on {} beside the blue ones on {}",
+                    upgrade.green.len(),
+                    upgrade.to_version,
+                    cluster.kubernetes_version
+                ),
+            });
+        }
+        if let Some(last) = cluster.snapshots.last() {
+            conditions.push(pb::Condition {
+                r#type: "EtcdBackedUp".into(),
+                status: "True".into(),
+                reason: "ScheduledSnapshot".into(),
+                message: format!(
+                    "{} taken at {} ({} kept)",
+                    last.name,
+                    last.taken_at.to_rfc3339(),
+                    cluster.snapshots.len()
+                ),
+            });
+        }
         Some(pb::Observation {
             resource_type: "cluster".into(),
             resource_id: id.to_string(),
             observed_generation: cluster.generation,
-            phase: if cluster.deleted { "deleted".into() } else { "running".into() },
-            conditions: vec![pb::Condition {
-                r#type: "Ready".into(),
-                status: if cluster.deleted { "False".into() } else { "True".into() },
-                reason: "ControlPlaneRunning".into(),
-                message: format!(
-                    "{} API server(s) and {} etcd members in {}",
-                    cluster.api_servers.len(),
-                    cluster.etcd.len(),
-                    cluster.cell
-                ),
-            }],
+            phase: if cluster.deleted {
+                "deleted".into()
+            } else if cluster.upgrade.is_some() {
+                "upgrading".into()
+            } else {
+                "running".into()
+            },
+            conditions,
             gone: cluster.deleted,
             endpoint: if cluster.deleted { String::new() } else { cluster.endpoint.clone().unwrap_or_default() },
             cell: cluster.cell.clone(),
             etcd_members: cluster.etcd.iter().map(node).collect(),
             nodes: cluster.api_servers.iter().map(node).collect(),
+            ..Default::default()
         })
     }
 
     pub fn node_pool_observation(&self, id: &str) -> Option<pb::Observation> {
         let pool = self.node_pools.get(id)?;
+        let ready = pool.nodes.iter().filter(|n| self.node_ready(n)).count();
+        let phase = if pool.deleted {
+            "deleted"
+        } else if !pool.converged() {
+            "updating"
+        } else if ready < pool.nodes.len() {
+            "degraded"
+        } else {
+            "running"
+        };
         Some(pb::Observation {
             resource_type: "node_pool".into(),
             resource_id: id.to_string(),
             observed_generation: pool.generation,
-            phase: if pool.deleted { "deleted".into() } else { "running".into() },
+            phase: phase.into(),
             conditions: vec![pb::Condition {
                 r#type: "Ready".into(),
-                status: if pool.deleted { "False".into() } else { "True".into() },
-                reason: "NodesReady".into(),
-                message: format!("{} node(s) ready", pool.nodes.len()),
+                status: if pool.deleted || ready < pool.nodes.len() { "False".into() } else { "True".into() },
+                reason: if ready < pool.nodes.len() { "NodesNotReady".into() } else { "NodesReady".into() },
+                message: format!("{ready} of {} node(s) ready", pool.nodes.len()),
             }],
             gone: pool.deleted,
-            nodes: pool.nodes.iter().map(node).collect(),
+            nodes: pool.nodes.iter().map(|n| self.pool_node(pool, n)).collect(),
+            ..Default::default()
+        })
+    }
+
+    pub fn workload_observation(&self, id: &str) -> Option<pb::Observation> {
+        let workload = self.workloads.get(id)?;
+        let status = workload.status();
+        let progressing = !workload.rolled_out();
+        let mut conditions = vec![pb::Condition {
+            r#type: "Available".into(),
+            status: if status.available_replicas >= workload.spec.replicas - workload.spec.max_unavailable {
+                "True".into()
+            } else {
+                "False".into()
+            },
+            reason: "MinimumReplicas".into(),
+            message: format!("{} of {} replicas available", status.available_replicas, workload.spec.replicas),
+        }];
+        conditions.push(pb::Condition {
+            r#type: "Progressing".into(),
+            status: "True".into(),
+            reason: if progressing { "ReplicaSetUpdating".into() } else { "NewReplicaSetAvailable".into() },
+            message: if status.unschedulable_reason.is_empty() {
+                format!("revision {}", status.revision)
+            } else {
+                status.unschedulable_reason.clone()
+            },
+        });
+        Some(pb::Observation {
+            resource_type: "workload".into(),
+            resource_id: id.to_string(),
+            observed_generation: workload.generation,
+            phase: if workload.deleted {
+                "deleted".into()
+            } else if progressing {
+                "progressing".into()
+            } else {
+                "running".into()
+            },
+            conditions,
+            gone: workload.deleted && workload.pods.is_empty(),
+            workload: Some(status),
             ..Default::default()
         })
     }
@@ -207,6 +441,8 @@ impl SimState {
     /// Applies one command and says what to report. A command for a
     /// generation older than, or equal to, the applied one changes nothing
     /// and reports the current state again (its operation still finishes).
+    /// Work that takes time leaves the operation running; [`Self::tick`]
+    /// finishes it.
     pub fn apply(&mut self, layout: &RegionLayout, command: &pb::Command) -> Reports {
         let kind = CommandKind::try_from(command.kind).unwrap_or(CommandKind::Unspecified);
         let op = command.operation_id.as_str();
@@ -219,9 +455,14 @@ impl SimState {
                 {
                     cluster.generation = command.generation;
                     cluster.deleted = true;
+                    cluster.upgrade = None;
                     for pool in self.node_pools.values_mut().filter(|p| p.cluster_id == command.cluster_id) {
                         pool.deleted = true;
                         pool.nodes.clear();
+                    }
+                    for workload in self.workloads.values_mut().filter(|w| w.cluster_id == command.cluster_id) {
+                        workload.deleted = true;
+                        workload.pods.clear();
                     }
                 }
                 Ok(self.cluster_observation(&command.cluster_id))
@@ -248,8 +489,20 @@ impl SimState {
                     pool.generation = command.generation;
                     pool.deleted = true;
                     pool.nodes.clear();
+                    pool.draining = None;
                 }
                 Ok(self.node_pool_observation(&command.node_pool_id))
+            }
+            CommandKind::WorkloadApply => self.apply_workload(command),
+            CommandKind::WorkloadDelete => {
+                if let Some(workload) =
+                    self.workloads.get_mut(&command.workload_id).filter(|w| command.generation > w.generation)
+                {
+                    workload.generation = command.generation;
+                    workload.deleted = true;
+                    workload.waiting_operations.push(op.to_string());
+                }
+                Ok(self.workload_observation(&command.workload_id))
             }
             CommandKind::Unspecified => Err(("unknown_command", format!("command kind {} is not known", command.kind))),
         };
@@ -269,7 +522,11 @@ impl SimState {
                         csr_pem: cluster.pki.serving_csr_pem.clone(),
                     }));
                 }
-                reports.push(progress(op, "succeeded", "done", 100));
+                if self.is_waiting(op) {
+                    reports.push(progress(op, "running", "converging", 50));
+                } else {
+                    reports.push(progress(op, "succeeded", "done", 100));
+                }
             }
             Err((code, message)) => reports.push(pb::status::Message::Progress(pb::OperationProgress {
                 operation_id: op.to_string(),
@@ -283,6 +540,14 @@ impl SimState {
         reports
     }
 
+    /// True when an operation waits for something to converge.
+    fn is_waiting(&self, operation_id: &str) -> bool {
+        !operation_id.is_empty()
+            && (self.clusters.values().any(|c| c.waiting_operations.iter().any(|o| o == operation_id))
+                || self.node_pools.values().any(|p| p.waiting_operations.iter().any(|o| o == operation_id))
+                || self.workloads.values().any(|w| w.waiting_operations.iter().any(|o| o == operation_id)))
+    }
+
     fn apply_cluster(
         &mut self,
         layout: &RegionLayout,
@@ -290,13 +555,38 @@ impl SimState {
     ) -> Result<Option<pb::Observation>, (&'static str, String)> {
         let spec = command.cluster.clone().unwrap_or_default();
         let replicas = spec.control_plane_replicas.clamp(1, 3) as usize;
+        let tick = self.tick;
         match self.clusters.get_mut(&command.cluster_id) {
             Some(existing) if command.generation <= existing.generation => {}
             Some(existing) => {
                 existing.generation = command.generation;
-                existing.kubernetes_version = spec.kubernetes_version;
-                existing.api_servers =
-                    spread(&format!("{}-apiserver", existing.name), replicas, &layout.zones, layout.racks_per_zone);
+                let blue_version = existing.upgrade.as_ref().map_or(&existing.kubernetes_version, |u| &u.to_version);
+                if spec.kubernetes_version != *blue_version && !spec.kubernetes_version.is_empty() {
+                    // Blue-green: start green API servers on the new version.
+                    let green = spread(
+                        &format!("{}-apiserver-{}", existing.name, spec.kubernetes_version.replace('.', "-")),
+                        replicas,
+                        &layout.zones,
+                        layout.racks_per_zone,
+                    );
+                    existing.upgrade =
+                        Some(ControlPlaneUpgrade { to_version: spec.kubernetes_version, green, started_at: tick });
+                    existing.waiting_operations.push(command.operation_id.clone());
+                } else if let Some(upgrade) = &mut existing.upgrade {
+                    upgrade.green = spread(
+                        &format!("{}-apiserver-{}", existing.name, upgrade.to_version.replace('.', "-")),
+                        replicas,
+                        &layout.zones,
+                        layout.racks_per_zone,
+                    );
+                    existing.waiting_operations.push(command.operation_id.clone());
+                } else {
+                    let prefix = existing.api_servers.first().map_or_else(
+                        || format!("{}-apiserver", existing.name),
+                        |m| m.name.rsplit_once('-').map_or(m.name.clone(), |(p, _)| p.to_string()),
+                    );
+                    existing.api_servers = spread(&prefix, replicas, &layout.zones, layout.racks_per_zone);
+                }
             }
             None => {
                 let cell = self.place(layout).ok_or(("no_capacity", "every control-plane cell is full".to_string()))?;
@@ -321,6 +611,9 @@ impl SimState {
                         deleted: false,
                         pki,
                         endpoint: None,
+                        upgrade: None,
+                        snapshots: Vec::new(),
+                        waiting_operations: Vec::new(),
                     },
                 );
             }
@@ -337,22 +630,245 @@ impl SimState {
         if self.clusters.get(&command.cluster_id).is_none_or(|c| c.deleted) {
             return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
         }
-        let zones = if spec.zones.is_empty() { layout.zones.clone() } else { spec.zones.clone() };
-        let stale = self.node_pools.get(&command.node_pool_id).is_some_and(|p| command.generation <= p.generation);
-        if !stale {
-            let count = spec.count.max(0) as usize;
-            let nodes = spread(&format!("{}-node", command.name), count, &zones, layout.racks_per_zone);
-            self.node_pools.insert(
-                command.node_pool_id.clone(),
-                SimNodePool {
-                    generation: command.generation,
-                    cluster_id: command.cluster_id.clone(),
-                    nodes,
-                    deleted: false,
-                },
-            );
+        let pool = self.node_pools.entry(command.node_pool_id.clone()).or_insert_with(|| SimNodePool {
+            generation: 0,
+            cluster_id: command.cluster_id.clone(),
+            nodes: Vec::new(),
+            deleted: false,
+            name: command.name.clone(),
+            spec: spec.clone(),
+            template: 1,
+            draining: None,
+            draining_since: 0,
+            next_node: 0,
+            waiting_operations: Vec::new(),
+        });
+        if command.generation > pool.generation {
+            pool.generation = command.generation;
+            pool.deleted = false;
+            if pool.name.is_empty() {
+                pool.name = command.name.clone();
+            }
+            let rebuild = pool.spec.machine_type != spec.machine_type
+                || pool.spec.node_labels != spec.node_labels
+                || pool.spec.taints != spec.taints
+                || pool.spec.zones != spec.zones;
+            pool.spec = spec;
+            let count = pool.spec.count.max(0) as usize;
+            if rebuild && !pool.nodes.is_empty() {
+                // Replaced one node at a time by the tick: surge, cordon, drain, delete.
+                pool.template += 1;
+                pool.waiting_operations.push(command.operation_id.clone());
+            } else {
+                pool.shrink_to(count);
+            }
+            while pool.nodes.len() < count {
+                pool.add_node(layout, None);
+            }
         }
         Ok(self.node_pool_observation(&command.node_pool_id))
+    }
+
+    fn apply_workload(&mut self, command: &pb::Command) -> Result<Option<pb::Observation>, (&'static str, String)> {
+        if self.clusters.get(&command.cluster_id).is_none_or(|c| c.deleted) {
+            return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
+        }
+        let spec = command.workload.clone().unwrap_or_default();
+        let workload = self
+            .workloads
+            .entry(command.workload_id.clone())
+            .or_insert_with(|| SimWorkload::new(&command.cluster_id, 0, spec.clone()));
+        if command.generation > workload.generation {
+            workload.generation = command.generation;
+            workload.deleted = false;
+            workload.spec = spec;
+            workload.waiting_operations.push(command.operation_id.clone());
+        }
+        Ok(self.workload_observation(&command.workload_id))
+    }
+
+    /// The nodes of a cluster as the scheduler sees them.
+    fn schedulable_nodes(&self, cluster_id: &str) -> Vec<SchedNode> {
+        let mut nodes = Vec::new();
+        for pool in self.node_pools.values().filter(|p| p.cluster_id == cluster_id && !p.deleted) {
+            for member in &pool.nodes {
+                let mut labels: BTreeMap<String, String> =
+                    pool.spec.node_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                labels.insert("kubernetes.io/hostname".into(), member.name.clone());
+                labels.insert("topology.kubernetes.io/zone".into(), member.zone.clone());
+                labels.insert("moke.cloud/node-pool".into(), pool.name.clone());
+                nodes.push(SchedNode {
+                    name: member.name.clone(),
+                    zone: member.zone.clone(),
+                    cpu_millis: if pool.spec.cpu_millis > 0 { pool.spec.cpu_millis } else { DEFAULT_NODE_CPU_MILLIS },
+                    memory_mib: if pool.spec.memory_mib > 0 { pool.spec.memory_mib } else { DEFAULT_NODE_MEMORY_MIB },
+                    labels,
+                    taints: pool.spec.taints.clone(),
+                    ready: self.node_ready(member),
+                    unschedulable: pool.draining.as_deref() == Some(member.name.as_str()),
+                });
+            }
+        }
+        nodes
+    }
+
+    /// Fails a node (it stops; its pods are lost; its pool replaces it).
+    pub fn fail_node(&mut self, name: &str) -> bool {
+        let known = self.node_pools.values().any(|p| p.nodes.iter().any(|n| n.name == name));
+        if known {
+            self.faults.failed_nodes.insert(name.to_string());
+            self.faults.changed = true;
+        }
+        known
+    }
+
+    /// Fails (or restores) every node of a zone; nothing is replaced there
+    /// while it is down.
+    pub fn set_zone_failed(&mut self, zone: &str, failed: bool) {
+        if failed {
+            self.faults.failed_zones.insert(zone.to_string());
+        } else {
+            self.faults.failed_zones.remove(zone);
+        }
+        self.faults.changed = true;
+    }
+
+    /// Advances simulated time by one tick: node repair and node-pool
+    /// upgrades, blue-green control-plane upgrades, etcd snapshots, and one
+    /// reconcile of every workload. Reports what changed and finishes the
+    /// operations that were waiting for it.
+    pub fn tick(&mut self, layout: &RegionLayout, now: DateTime<Utc>) -> Reports {
+        self.tick += 1;
+        let tick = self.tick;
+        let mut reports = Vec::new();
+        let mut finished = Vec::new();
+
+        // Node pools: replace failed nodes, roll one node of an old template.
+        let failed_nodes = self.faults.failed_nodes.clone();
+        let failed_zones = self.faults.failed_zones.clone();
+        let occupied: BTreeSet<String> =
+            self.workloads.values().flat_map(|w| w.pods.iter().filter_map(|p| p.node.clone())).collect();
+        let mut changed_pools = Vec::new();
+        for (id, pool) in self.node_pools.iter_mut().filter(|(_, p)| !p.deleted) {
+            let before = pool.nodes.clone();
+            let draining_before = pool.draining.clone();
+            let lost: Vec<Member> = pool
+                .nodes
+                .iter()
+                .filter(|n| failed_nodes.contains(&n.name) && !failed_zones.contains(&n.zone))
+                .cloned()
+                .collect();
+            for node in lost {
+                pool.nodes.retain(|n| n.name != node.name);
+                pool.add_node(layout, Some(node.zone.clone()));
+            }
+            if let Some(draining) = pool.draining.clone() {
+                // Drained once its pods have moved (or the drain timed out): it goes.
+                if !occupied.contains(&draining) || tick > pool.draining_since + DRAIN_TIMEOUT_TICKS {
+                    pool.nodes.retain(|n| n.name != draining);
+                    pool.draining = None;
+                }
+            } else if let Some(old) = pool.nodes.iter().find(|n| n.template < pool.template).cloned() {
+                let count = pool.spec.count.max(0) as usize;
+                if pool.nodes.len() <= count {
+                    pool.add_node(layout, Some(old.zone.clone()));
+                } else {
+                    pool.draining = Some(old.name.clone());
+                    pool.draining_since = tick;
+                }
+            }
+            if pool.nodes != before || pool.draining != draining_before || self.faults.changed {
+                changed_pools.push(id.clone());
+            }
+            if pool.converged() {
+                finished.append(&mut pool.waiting_operations);
+            }
+        }
+        self.faults.failed_nodes.retain(|n| self.node_pools.values().any(|p| p.nodes.iter().any(|m| &m.name == n)));
+        self.faults.changed = false;
+
+        // Control planes: cut over finished blue-green upgrades; snapshots.
+        let mut changed_clusters = Vec::new();
+        for (id, cluster) in self.clusters.iter_mut().filter(|(_, c)| !c.deleted) {
+            if let Some(upgrade) = cluster.upgrade.take_if(|u| tick > u.started_at) {
+                cluster.kubernetes_version = upgrade.to_version;
+                cluster.api_servers = upgrade.green;
+                changed_clusters.push(id.clone());
+            }
+            if cluster.upgrade.is_none() {
+                finished.append(&mut cluster.waiting_operations);
+            }
+            let due = cluster
+                .snapshots
+                .last()
+                .is_none_or(|last| (now - last.taken_at).num_seconds() >= layout.etcd_snapshot_every_seconds.max(1));
+            if due && layout.etcd_snapshot_every_seconds > 0 {
+                cluster.snapshots.push(EtcdSnapshot {
+                    name: format!("{}-etcd-{}", cluster.name, now.format("%Y%m%dT%H%M%SZ")),
+                    taken_at: now,
+                    generation: cluster.generation,
+                });
+                let excess = cluster.snapshots.len().saturating_sub(layout.etcd_snapshots_kept.max(1));
+                cluster.snapshots.drain(..excess);
+                changed_clusters.push(id.clone());
+            }
+        }
+
+        // Workloads, cluster by cluster, over one scheduler per cluster.
+        let cluster_ids: BTreeSet<String> = self.workloads.values().map(|w| w.cluster_id.clone()).collect();
+        let mut changed_workloads = Vec::new();
+        for cluster_id in cluster_ids {
+            let nodes = self.schedulable_nodes(&cluster_id);
+            let healthy: BTreeSet<String> = nodes.iter().filter(|n| n.ready).map(|n| n.name.clone()).collect();
+            let zones: BTreeMap<String, String> = nodes.iter().map(|n| (n.name.clone(), n.zone.clone())).collect();
+            let bound: Vec<Bound> = self
+                .workloads
+                .values()
+                .filter(|w| w.cluster_id == cluster_id)
+                .flat_map(|w| {
+                    let request = w.request();
+                    w.pods.iter().filter_map(move |p| {
+                        p.node.clone().map(|node| Bound {
+                            node,
+                            spread_key: request.spread_key.clone(),
+                            cpu_millis: request.cpu_millis,
+                            memory_mib: request.memory_mib,
+                        })
+                    })
+                })
+                .filter(|b| healthy.contains(&b.node))
+                .collect();
+            let mut scheduler = Scheduler::new(nodes.clone(), &bound);
+            let draining: BTreeSet<String> = nodes.iter().filter(|n| n.unschedulable).map(|n| n.name.clone()).collect();
+            let node_state = NodeState {
+                healthy: &|node| healthy.contains(node),
+                draining: &|node| draining.contains(node),
+                zone_of: &|node| zones.get(node).cloned().unwrap_or_default(),
+            };
+            for (id, workload) in self.workloads.iter_mut().filter(|(_, w)| w.cluster_id == cluster_id) {
+                if workload.reconcile(&mut scheduler, tick, &node_state) {
+                    changed_workloads.push(id.clone());
+                }
+                if workload.rolled_out() || (workload.deleted && workload.pods.is_empty()) {
+                    finished.append(&mut workload.waiting_operations);
+                }
+            }
+        }
+        for id in changed_pools {
+            reports.extend(self.node_pool_observation(&id).map(pb::status::Message::Observation));
+        }
+        for id in changed_clusters {
+            reports.extend(self.cluster_observation(&id).map(pb::status::Message::Observation));
+        }
+        for id in changed_workloads {
+            reports.extend(self.workload_observation(&id).map(pb::status::Message::Observation));
+        }
+        for operation in finished.into_iter().filter(|o| !o.is_empty()) {
+            reports.push(progress(&operation, "succeeded", "done", 100));
+        }
+        // Deleted workloads are forgotten once their last pod is gone and reported.
+        self.workloads.retain(|_, w| !(w.deleted && w.pods.is_empty()));
+        reports
     }
 }
 
@@ -412,6 +928,187 @@ mod tests {
         state.apply(&layout(), &create("cl_1", 2));
         state.apply(&layout(), &create("cl_1", 1));
         assert_eq!(state.clusters, before);
+    }
+
+    fn pool(id: &str, generation: i64, count: i64, machine_type: &str) -> pb::Command {
+        pb::Command {
+            kind: CommandKind::NodePoolCreate as i32,
+            operation_id: format!("op-{id}-{generation}"),
+            cluster_id: "cl_1".into(),
+            node_pool_id: id.into(),
+            name: "workers".into(),
+            generation,
+            node_pool: Some(pb::NodePoolSpec {
+                machine_type: machine_type.into(),
+                count,
+                cpu_millis: 8000,
+                memory_mib: 32768,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn workload(generation: i64, replicas: i64, revision: i64) -> pb::Command {
+        pb::Command {
+            kind: CommandKind::WorkloadApply as i32,
+            operation_id: format!("op-web-{generation}"),
+            cluster_id: "cl_1".into(),
+            workload_id: "wl_web".into(),
+            generation,
+            workload: Some(pb::WorkloadSpec {
+                namespace: "default".into(),
+                name: "web".into(),
+                image: format!("registry.example/web:{revision}"),
+                replicas,
+                cpu_millis: 500,
+                memory_mib: 512,
+                max_surge: 1,
+                max_unavailable: 0,
+                revision,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn succeeded(reports: &Reports) -> Vec<String> {
+        reports
+            .iter()
+            .filter_map(|r| match r {
+                pb::status::Message::Progress(p) if p.status == "succeeded" => Some(p.operation_id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Ticks until nothing is waiting; returns every operation that succeeded.
+    fn settle(state: &mut SimState) -> Vec<String> {
+        let mut done = Vec::new();
+        for _ in 0..100 {
+            done.extend(succeeded(&state.tick(&layout(), Utc::now())));
+        }
+        done
+    }
+
+    fn running_cluster() -> SimState {
+        let mut state = SimState::default();
+        state.apply(&layout(), &create("cl_1", 1));
+        state.apply(&layout(), &pool("np_1", 1, 3, "bm.small"));
+        state
+    }
+
+    #[test]
+    fn a_workload_operation_finishes_when_its_pods_are_ready() {
+        let mut state = running_cluster();
+        let reports = state.apply(&layout(), &workload(1, 3, 1));
+        assert!(succeeded(&reports).is_empty(), "finished before any pod ran");
+        // A duplicate delivery does not finish it early either.
+        assert!(succeeded(&state.apply(&layout(), &workload(1, 3, 1))).is_empty());
+        assert_eq!(settle(&mut state), ["op-web-1"]);
+        let status = state.workloads["wl_web"].status();
+        assert_eq!((status.ready_replicas, status.updated_replicas), (3, 3));
+    }
+
+    #[test]
+    fn failed_nodes_are_replaced_and_their_pods_rescheduled() {
+        let mut state = running_cluster();
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
+        let victim = state.workloads["wl_web"].pods[0].node.clone().unwrap();
+        assert!(state.fail_node(&victim));
+        settle(&mut state);
+        let pool = &state.node_pools["np_1"];
+        assert_eq!(pool.nodes.len(), 3);
+        assert!(pool.nodes.iter().all(|n| n.name != victim));
+        let pods = &state.workloads["wl_web"].pods;
+        assert_eq!(pods.iter().filter(|p| p.ready).count(), 3);
+        assert!(pods.iter().all(|p| p.node.as_deref() != Some(victim.as_str())));
+    }
+
+    #[test]
+    fn a_failed_zone_moves_pods_to_the_others_and_keeps_its_nodes() {
+        let mut state = running_cluster();
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
+        state.set_zone_failed("z-a", true);
+        settle(&mut state);
+        let pods = &state.workloads["wl_web"].pods;
+        assert_eq!(pods.iter().filter(|p| p.ready).count(), 3);
+        assert!(pods.iter().all(|p| p.zone != "z-a"));
+        assert_eq!(state.node_pools["np_1"].nodes.len(), 3, "nothing is replaced in a zone that is down");
+        assert_eq!(state.node_pool_observation("np_1").unwrap().phase, "degraded");
+    }
+
+    #[test]
+    fn node_pool_upgrades_replace_nodes_one_at_a_time_without_losing_pods() {
+        let mut state = running_cluster();
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
+        let old: Vec<String> = state.node_pools["np_1"].nodes.iter().map(|n| n.name.clone()).collect();
+        let reports = state.apply(&layout(), &pool("np_1", 2, 3, "bm.medium"));
+        assert!(succeeded(&reports).is_empty());
+        let mut done = Vec::new();
+        for _ in 0..100 {
+            done.extend(succeeded(&state.tick(&layout(), Utc::now())));
+            let pool = &state.node_pools["np_1"];
+            assert!(pool.nodes.len() <= 4, "surge of one node at most");
+            assert!(pool.nodes.iter().filter(|n| pool.draining.as_deref() == Some(n.name.as_str())).count() <= 1);
+            // maxUnavailable 0: the pods on a drained node are replaced before they go.
+            assert_eq!(state.workloads["wl_web"].available(), 3);
+        }
+        assert_eq!(done, ["op-np_1-2"]);
+        let pool = &state.node_pools["np_1"];
+        assert_eq!(pool.nodes.len(), 3);
+        assert!(pool.nodes.iter().all(|n| !old.contains(&n.name)));
+        assert_eq!(state.workloads["wl_web"].available(), 3);
+    }
+
+    #[test]
+    fn control_plane_upgrades_are_blue_green() {
+        let mut state = running_cluster();
+        let blue = state.clusters["cl_1"].api_servers.clone();
+        let mut upgrade = create("cl_1", 2);
+        upgrade.kind = CommandKind::ClusterUpdate as i32;
+        upgrade.operation_id = "op-upgrade".into();
+        upgrade.cluster.as_mut().unwrap().kubernetes_version = "1.33".into();
+        assert!(succeeded(&state.apply(&layout(), &upgrade)).is_empty());
+        let cluster = &state.clusters["cl_1"];
+        assert_eq!(cluster.api_servers, blue, "blue serves until green is ready");
+        assert_eq!(state.cluster_observation("cl_1").unwrap().phase, "upgrading");
+        assert_eq!(settle(&mut state), ["op-upgrade"]);
+        let cluster = &state.clusters["cl_1"];
+        assert_eq!(cluster.kubernetes_version, "1.33");
+        assert!(cluster.api_servers.iter().all(|m| m.name.contains("1-33") && !blue.contains(m)));
+    }
+
+    #[test]
+    fn etcd_snapshots_are_taken_on_schedule_and_pruned() {
+        let mut state = running_cluster();
+        let start = Utc::now();
+        let mut kept = layout();
+        kept.etcd_snapshots_kept = 3;
+        for hour in 0..5 {
+            state.tick(&kept, start + chrono::Duration::hours(hour));
+            state.tick(&kept, start + chrono::Duration::hours(hour) + chrono::Duration::minutes(30));
+        }
+        let snapshots = &state.clusters["cl_1"].snapshots;
+        assert_eq!(snapshots.len(), 3);
+        assert_eq!(snapshots.last().unwrap().taken_at, start + chrono::Duration::hours(4));
+    }
+
+    #[test]
+    fn deleting_a_workload_removes_its_pods_then_forgets_it() {
+        let mut state = running_cluster();
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
+        let mut delete = workload(2, 3, 1);
+        delete.kind = CommandKind::WorkloadDelete as i32;
+        state.apply(&layout(), &delete);
+        let reports = state.tick(&layout(), Utc::now());
+        assert!(succeeded(&reports).contains(&"op-web-2".to_string()));
+        assert!(reports.iter().any(|r| matches!(r, pb::status::Message::Observation(o) if o.gone)));
+        assert!(state.workloads.is_empty());
     }
 
     #[test]

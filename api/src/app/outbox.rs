@@ -84,6 +84,8 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
                     .collect()
             })
             .unwrap_or_default(),
+        cpu_millis: payload["allocatable"]["cpu_millis"].as_i64().unwrap_or(0),
+        memory_mib: payload["allocatable"]["memory_mib"].as_i64().unwrap_or(0),
     });
     pb::Command {
         id: 0,
@@ -99,6 +101,7 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         ca_pem: text(&payload["ca_pem"]),
         serving_certificate_pem: text(&payload["serving_certificate_pem"]),
         credentials_generation: payload["credentials_generation"].as_i64().unwrap_or(0),
+        ..Default::default()
     }
     .encode_to_vec()
 }

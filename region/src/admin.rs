@@ -1,0 +1,123 @@
+//! The agent's admin endpoint, for tests and demos: inspect the simulated
+//! region and inject faults.
+//!
+//! | route | effect |
+//! |---|---|
+//! | `GET /state` | the simulated region as JSON |
+//! | `POST /faults/nodes/{node}/fail` | the node stops; its pods are lost and rescheduled; its pool replaces it |
+//! | `POST /faults/zones/{zone}/fail`, `.../restore` | every node of the zone stops (nothing is replaced there) or comes back |
+//! | `POST /faults/provider/stall?seconds=N` | the provider takes no command and time stands still for N s (0 resumes) |
+//! | `POST /faults/link/drop?seconds=N` | the agent neither takes commands nor reports for N s (0 restores) |
+//!
+//! It listens where `AgentConfig::admin_addr` says (loopback in practice)
+//! and has no authentication: never expose it.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use crate::Simulated;
+
+/// Faults of the agent itself (region faults live in the simulated state).
+#[derive(Debug, Default)]
+pub struct Switches {
+    provider_stalled_until: Mutex<Option<Instant>>,
+    link_down_until: Mutex<Option<Instant>>,
+}
+
+fn active(until: &Mutex<Option<Instant>>) -> bool {
+    until.lock().expect("switch lock").is_some_and(|at| Instant::now() < at)
+}
+
+fn set(until: &Mutex<Option<Instant>>, duration: Duration) {
+    *until.lock().expect("switch lock") = (!duration.is_zero()).then(|| Instant::now() + duration);
+}
+
+impl Switches {
+    /// True while the provider is stalled.
+    pub fn stalled(&self) -> bool {
+        active(&self.provider_stalled_until)
+    }
+
+    /// True while the link to the queue is down.
+    pub fn link_down(&self) -> bool {
+        active(&self.link_down_until)
+    }
+
+    /// Stalls the provider for `duration` (zero resumes it).
+    pub fn stall_provider(&self, duration: Duration) {
+        set(&self.provider_stalled_until, duration);
+    }
+
+    /// Drops the link to the queue for `duration` (zero restores it).
+    pub fn drop_link(&self, duration: Duration) {
+        set(&self.link_down_until, duration);
+    }
+}
+
+#[derive(Clone)]
+struct AdminState {
+    provider: Arc<Mutex<Simulated>>,
+    switches: Arc<Switches>,
+}
+
+#[derive(Deserialize)]
+struct ForSeconds {
+    seconds: u64,
+}
+
+/// The admin routes over an agent's provider and switches.
+pub fn router(provider: Arc<Mutex<Simulated>>, switches: Arc<Switches>) -> Router {
+    Router::new()
+        .route("/state", get(state))
+        .route("/faults/nodes/{node}/fail", post(fail_node))
+        .route("/faults/zones/{zone}/fail", post(fail_zone))
+        .route("/faults/zones/{zone}/restore", post(restore_zone))
+        .route("/faults/provider/stall", post(stall_provider))
+        .route("/faults/link/drop", post(drop_link))
+        .with_state(AdminState { provider, switches })
+}
+
+async fn state(State(admin): State<AdminState>) -> Json<crate::SimState> {
+    Json(admin.provider.lock().expect("provider lock").state.clone())
+}
+
+async fn fail_node(State(admin): State<AdminState>, Path(node): Path<String>) -> StatusCode {
+    if admin.provider.lock().expect("provider lock").state.fail_node(&node) {
+        StatusCode::NO_CONTENT
+    } else {
+        StatusCode::NOT_FOUND
+    }
+}
+
+async fn set_zone(admin: &AdminState, zone: &str, failed: bool) -> StatusCode {
+    let mut provider = admin.provider.lock().expect("provider lock");
+    if !provider.layout.zones.iter().any(|z| z == zone) {
+        return StatusCode::NOT_FOUND;
+    }
+    provider.state.set_zone_failed(zone, failed);
+    StatusCode::NO_CONTENT
+}
+
+async fn fail_zone(State(admin): State<AdminState>, Path(zone): Path<String>) -> StatusCode {
+    set_zone(&admin, &zone, true).await
+}
+
+async fn restore_zone(State(admin): State<AdminState>, Path(zone): Path<String>) -> StatusCode {
+    set_zone(&admin, &zone, false).await
+}
+
+async fn stall_provider(State(admin): State<AdminState>, Query(q): Query<ForSeconds>) -> StatusCode {
+    admin.switches.stall_provider(Duration::from_secs(q.seconds));
+    StatusCode::NO_CONTENT
+}
+
+async fn drop_link(State(admin): State<AdminState>, Query(q): Query<ForSeconds>) -> StatusCode {
+    admin.switches.drop_link(Duration::from_secs(q.seconds));
+    StatusCode::NO_CONTENT
+}
