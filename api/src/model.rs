@@ -60,8 +60,9 @@ pub struct ObservedStatus {
     pub conditions: Vec<Condition>,
     /// When the region last reported; `null` if it never has.
     pub observed_at: Option<DateTime<Utc>>,
-    /// True when the last report is older than two minutes: the region may be
-    /// unreachable and this is the last known state.
+    /// True when the region's agent has stopped reporting (no heartbeat
+    /// within `outbox.region_stale_after_seconds`): this is the last known
+    /// state, as of `observed_at`. Writes are still accepted and queue up.
     pub stale: bool,
     /// Clusters: the Kubernetes API endpoint, once the control plane serves.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -14,9 +14,6 @@ use super::{App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Re
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::*;
 
-/// An observation older than this is shown as stale.
-pub const STALE_AFTER_SECONDS: i64 = 120;
-
 pub(super) struct ClusterRow {
     pub id: Uuid,
     pub org_id: Uuid,
@@ -34,18 +31,20 @@ pub(super) struct ClusterRow {
     pub updated_at: DateTime<Utc>,
 }
 
-/// Builds the observed half of a view from the stored columns.
+/// Builds the observed half of a view from the stored columns; `stale`
+/// when the region has fallen silent since.
 pub(super) fn observed(
     status: &serde_json::Value,
     observed_generation: i64,
     observed_at: Option<DateTime<Utc>>,
+    region_silent: bool,
 ) -> ObservedStatus {
     ObservedStatus {
         phase: status["phase"].as_str().unwrap_or("pending").to_string(),
         observed_generation,
         conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
         observed_at,
-        stale: observed_at.is_some_and(|at| (Utc::now() - at).num_seconds() > STALE_AFTER_SECONDS),
+        stale: region_silent && observed_at.is_some(),
         endpoint: status["endpoint"].as_str().filter(|e| !e.is_empty()).map(str::to_string),
     }
 }
@@ -55,12 +54,17 @@ impl ClusterRow {
         serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
     }
 
-    fn into_view(self) -> Result<ClusterView> {
+    /// The region the cluster lives in.
+    pub(super) fn region(&self) -> &str {
+        self.spec["region"].as_str().unwrap_or_default()
+    }
+
+    fn into_view(self, region_silent: bool) -> Result<ClusterView> {
         Ok(ClusterView {
             id: ClusterId::from_uuid(self.id),
             project_id: ProjectId::from_uuid(self.project_id),
             spec: self.spec()?,
-            status: observed(&self.status, self.observed_generation, self.observed_at),
+            status: observed(&self.status, self.observed_generation, self.observed_at, region_silent),
             etag: etag(self.id, self.version),
             name: self.name,
             labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
@@ -295,7 +299,13 @@ impl App {
         )
         .fetch_all(&mut *conn)
         .await?;
-        let views = rows.into_iter().map(ClusterRow::into_view).collect::<Result<Vec<_>>>()?;
+        let views = rows
+            .into_iter()
+            .map(|row| {
+                let silent = self.region_silent(row.region());
+                row.into_view(silent)
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |c| c.id.uuid()))
     }
 
@@ -309,7 +319,8 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let row = find(&mut conn, ctx, project, cluster, false).await?;
         moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.project_id))?;
-        row.into_view()
+        let silent = self.region_silent(row.region());
+        row.into_view(silent)
     }
 
     /// `cluster_update`: labels change at once; a spec change bumps the

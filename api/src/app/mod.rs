@@ -109,6 +109,7 @@ pub struct App {
     csr_arrived: tokio::sync::Notify,
     ca_permits: tokio::sync::Semaphore,
     outbox_arrived: tokio::sync::Notify,
+    region_clock: observations::RegionClock,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
 }
@@ -130,6 +131,7 @@ impl App {
             csr_arrived: tokio::sync::Notify::new(),
             ca_permits: tokio::sync::Semaphore::new(config.vault.pki_concurrency),
             outbox_arrived: tokio::sync::Notify::new(),
+            region_clock: Default::default(),
             db,
             config,
             fault_after_spec_insert: AtomicBool::new(false),

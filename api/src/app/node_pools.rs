@@ -37,12 +37,12 @@ impl NodePoolRow {
         serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
     }
 
-    fn into_view(self) -> Result<NodePoolView> {
+    fn into_view(self, region_silent: bool) -> Result<NodePoolView> {
         Ok(NodePoolView {
             id: NodePoolId::from_uuid(self.id),
             cluster_id: ClusterId::from_uuid(self.cluster_id),
             spec: self.spec()?,
-            status: clusters::observed(&self.status, self.observed_generation, self.observed_at),
+            status: clusters::observed(&self.status, self.observed_generation, self.observed_at, region_silent),
             etag: etag(self.id, self.version),
             name: self.name,
             labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
@@ -88,28 +88,41 @@ async fn find(
     row.ok_or_else(|| Error::not_found("node pool", pool.describe()))
 }
 
-fn command(
-    kind: &str,
-    op: &OperationView,
-    cluster: &ClusterRow,
-    pool_id: Uuid,
-    name: &str,
-    generation: i64,
-    spec: &NodePoolSpec,
-) -> serde_json::Value {
-    json!({
-        "kind": kind,
-        "operation_id": op.id,
-        "org_id": crate::ids::OrgId::from_uuid(cluster.org_id),
-        "cluster_id": ClusterId::from_uuid(cluster.id),
-        "node_pool_id": NodePoolId::from_uuid(pool_id),
-        "name": name,
-        "generation": generation,
-        "spec": spec,
-    })
-}
+/// What the kubelet and system daemons keep of every node.
+const RESERVED_CPU_MILLIS: i64 = 250;
+const RESERVED_MEMORY_MIB: i64 = 1024;
 
 impl App {
+    /// The region command for a node-pool change; it carries what each
+    /// node can give to pods (the machine type minus the kubelet's reserve).
+    #[allow(clippy::too_many_arguments)]
+    fn node_pool_command(
+        &self,
+        kind: &str,
+        op: &OperationView,
+        cluster: &ClusterRow,
+        pool_id: Uuid,
+        name: &str,
+        generation: i64,
+        spec: &NodePoolSpec,
+    ) -> serde_json::Value {
+        let machine = self.config().catalog.machine_type(&spec.machine_type);
+        json!({
+            "kind": kind,
+            "operation_id": op.id,
+            "org_id": crate::ids::OrgId::from_uuid(cluster.org_id),
+            "cluster_id": ClusterId::from_uuid(cluster.id),
+            "node_pool_id": NodePoolId::from_uuid(pool_id),
+            "name": name,
+            "generation": generation,
+            "spec": spec,
+            "allocatable": {
+                "cpu_millis": machine.map_or(0, |m| m.vcpus * 1000 - RESERVED_CPU_MILLIS),
+                "memory_mib": machine.map_or(0, |m| m.memory_gib * 1024 - RESERVED_MEMORY_MIB),
+            },
+        })
+    }
+
     fn vcpus_of(&self, spec: &NodePoolSpec) -> i64 {
         let per_node = self.config().catalog.machine_type(&spec.machine_type).map_or(0, |m| m.vcpus);
         validate::reserved_nodes(spec) * per_node
@@ -192,7 +205,7 @@ impl App {
                         needs_region: true,
                         details: json!({ "name": input.name, "spec": spec }),
                     },
-                    |op| command("node_pool_create", op, &cluster_row, id.uuid(), &input.name, 1, &spec),
+                    |op| self.node_pool_command("node_pool_create", op, &cluster_row, id.uuid(), &input.name, 1, &spec),
                 )
                 .await?;
             super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
@@ -225,7 +238,8 @@ impl App {
         )
         .fetch_all(&mut *conn)
         .await?;
-        let views = rows.into_iter().map(NodePoolRow::into_view).collect::<Result<Vec<_>>>()?;
+        let silent = self.region_silent(cluster_row.region());
+        let views = rows.into_iter().map(|row| row.into_view(silent)).collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |p| p.id.uuid()))
     }
 
@@ -248,10 +262,21 @@ impl App {
         )
         .fetch_all(self.db())
         .await?;
+        let regions: std::collections::HashMap<Uuid, String> = sqlx::query!(
+            r#"SELECT id, spec->>'region' AS "region!" FROM clusters WHERE id = ANY($1) AND org_id = $2"#,
+            clusters,
+            ctx.principal.org_id,
+        )
+        .fetch_all(self.db())
+        .await?
+        .into_iter()
+        .map(|r| (r.id, r.region))
+        .collect();
         let mut by_cluster = std::collections::HashMap::<Uuid, Vec<NodePoolView>>::new();
         for row in rows {
             let cluster = row.cluster_id;
-            by_cluster.entry(cluster).or_default().push(row.into_view()?);
+            let silent = regions.get(&cluster).is_some_and(|region| self.region_silent(region));
+            by_cluster.entry(cluster).or_default().push(row.into_view(silent)?);
         }
         Ok(by_cluster)
     }
@@ -268,7 +293,7 @@ impl App {
         let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
         let row = find(&mut conn, &cluster_row, pool, false).await?;
         moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, cluster_row.project_id))?;
-        row.into_view()
+        row.into_view(self.region_silent(cluster_row.region()))
     }
 
     /// `node_pool_update`: count, autoscaling, node labels and taints.
@@ -345,7 +370,7 @@ impl App {
                     needs_region: spec_changed,
                     details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
                 },
-                |op| command("node_pool_update", op, &cluster_row, row.id, &row.name, generation, &spec),
+                |op| self.node_pool_command("node_pool_update", op, &cluster_row, row.id, &row.name, generation, &spec),
             )
             .await?;
         tx.commit().await?;
@@ -411,7 +436,7 @@ impl App {
                     needs_region: true,
                     details: json!({ "name": row.name }),
                 },
-                |op| command("node_pool_delete", op, &cluster_row, row.id, &row.name, generation, &spec),
+                |op| self.node_pool_command("node_pool_delete", op, &cluster_row, row.id, &row.name, generation, &spec),
             )
             .await?;
         tx.commit().await?;

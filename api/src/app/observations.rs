@@ -2,6 +2,10 @@
 //! clusters and node pools. The status stream of the regions issue feeds
 //! these; until then tests call them directly.
 
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -33,7 +37,66 @@ pub struct ResourceObservation {
     pub endpoint: Option<String>,
 }
 
+/// When each region's agent last reported, to mark what it observed stale
+/// once it falls silent. Kept current by `NOTIFY moke_regions` (sent on
+/// every heartbeat) and reloaded whenever the listener (re)connects, so a
+/// read never queries for it.
+#[derive(Debug, Default)]
+pub struct RegionClock(RwLock<ClockState>);
+
+#[derive(Debug, Default)]
+struct ClockState {
+    heartbeats: HashMap<String, DateTime<Utc>>,
+    /// False while the notification listener is down: nothing is marked
+    /// stale on information we may have missed.
+    live: bool,
+}
+
+impl RegionClock {
+    /// True when the region's agent reported before but not within
+    /// `stale_after_seconds`: what it last observed may no longer hold.
+    pub fn silent(&self, region: &str, stale_after_seconds: i64) -> bool {
+        let state = self.0.read().expect("region clock lock");
+        state.live
+            && state.heartbeats.get(region).is_some_and(|at| (Utc::now() - *at).num_seconds() > stale_after_seconds)
+    }
+
+    /// A heartbeat was recorded.
+    pub fn heard(&self, region: &str, at: DateTime<Utc>) {
+        let mut state = self.0.write().expect("region clock lock");
+        let last = state.heartbeats.entry(region.to_string()).or_insert(at);
+        *last = (*last).max(at);
+    }
+
+    /// Replaces everything (after a reload) and says whether it is live.
+    fn reset(&self, heartbeats: HashMap<String, DateTime<Utc>>, live: bool) {
+        *self.0.write().expect("region clock lock") = ClockState { heartbeats, live };
+    }
+
+    /// Stops marking anything stale until the next reload.
+    pub fn set_unknown(&self) {
+        self.0.write().expect("region clock lock").live = false;
+    }
+}
+
 impl App {
+    /// The region clock (no query).
+    pub fn region_clock(&self) -> &RegionClock {
+        &self.region_clock
+    }
+
+    /// True when `region` has fallen silent (see [`RegionClock::silent`]).
+    pub fn region_silent(&self, region: &str) -> bool {
+        self.region_clock.silent(region, self.config().outbox.region_stale_after_seconds)
+    }
+
+    /// Reloads the region clock from `region_health` and marks it live.
+    pub async fn reload_region_clock(&self) -> Result<()> {
+        let rows = sqlx::query!("SELECT region, last_heartbeat_at FROM region_health").fetch_all(self.db()).await?;
+        self.region_clock.reset(rows.into_iter().map(|r| (r.region, r.last_heartbeat_at)).collect(), true);
+        Ok(())
+    }
+
     /// Records operation progress. A finished operation never changes again,
     /// so late or repeated reports are harmless.
     pub async fn record_operation_progress(&self, report: OperationProgress) -> Result<()> {

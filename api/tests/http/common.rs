@@ -200,6 +200,96 @@ impl Drop for TestApp {
     }
 }
 
+/// The NATS server the tests use (`cargo xtask test` provides `NATS_URL`).
+pub fn nats_url() -> String {
+    std::env::var("NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into())
+}
+
+/// A gateway on the NATS JetStream backend, under a subject prefix of its
+/// own so parallel tests never meet; returns it with the prefix. Pair with
+/// [`drop_nats_streams`].
+pub async fn start_on_nats(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+    configure: impl FnOnce(&mut Config),
+) -> (TestApp, String) {
+    let prefix = format!("t{}", unique().replace('-', "_"));
+    let t = TestApp::start_with(options, connect, |config| {
+        config.queue.backend = "nats".into();
+        config.queue.nats_url = moke_api::config::Secret::new(nats_url());
+        config.queue.nats_prefix = prefix.clone();
+        configure(config);
+    })
+    .await;
+    (t, prefix)
+}
+
+/// Leaves the shared NATS as a test found it.
+pub async fn drop_nats_streams(prefix: &str) {
+    let js = async_nats::jetstream::new(async_nats::connect(nats_url()).await.unwrap());
+    for region in ["eu-central-1", "us-east-1"] {
+        let _ = js.delete_stream(moke_proto::subjects::command_stream(prefix, region)).await;
+    }
+    let _ = js.delete_stream(moke_proto::subjects::status_stream(prefix)).await;
+}
+
+/// A string no other test run uses (for file names and prefixes).
+pub fn unique() -> String {
+    format!(
+        "{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+    )
+}
+
+/// The zones of the test regions.
+pub fn zones(region: &str) -> Vec<String> {
+    ["a", "b", "c"].iter().map(|z| format!("{region}{z}")).collect()
+}
+
+/// A region agent working in the background, as `moke-region` does, with
+/// simulated time running fast; stopped (or killed) when dropped.
+pub struct BackgroundAgent {
+    pub agent: Arc<moke_region::Agent>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl BackgroundAgent {
+    /// Starts `config` (ticks and heartbeats sped up) on `transport`.
+    pub fn start(mut config: moke_region::AgentConfig, transport: moke_region::Transport) -> BackgroundAgent {
+        config.tick_interval = std::time::Duration::from_millis(50);
+        config.poll_interval = std::time::Duration::from_millis(50);
+        config.heartbeat_every = std::time::Duration::from_millis(200);
+        let agent = Arc::new(moke_region::Agent::new(config, transport).expect("agent"));
+        let running = agent.clone();
+        let task = tokio::spawn(async move {
+            let _ = running.run(tokio_util::sync::CancellationToken::new()).await;
+        });
+        BackgroundAgent { agent, task }
+    }
+
+    /// Stops the agent wherever it is, as `kill -9` would: nothing in
+    /// flight is acknowledged or committed.
+    pub fn kill(self) {
+        self.task.abort();
+    }
+}
+
+impl Drop for BackgroundAgent {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Polls `done` every 50 ms for up to `seconds`, failing with `what`.
+pub async fn eventually(seconds: u64, what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done().await {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// The field names listed in a problem+json validation answer.
 pub fn bad_fields(problem: &Value) -> Vec<String> {
     problem["errors"]

@@ -14,7 +14,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::common::{Tenant, TestApp, VaultProxy};
 
 fn agent(t: &TestApp) -> Agent {
-    let zones = vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()];
+    let zones = crate::common::zones("eu-central-1");
     Agent::new(AgentConfig::new("eu-central-1", zones), Transport::Postgres(t.pool.clone())).unwrap()
 }
 

@@ -7,6 +7,7 @@ mod scenario;
 
 mod authz;
 mod crud;
+mod faults;
 mod graphql;
 mod grpc;
 mod iam;

@@ -8,10 +8,10 @@ use reqwest::StatusCode;
 use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::TestApp;
+use crate::common::{TestApp, drop_nats_streams, nats_url, start_on_nats, unique};
 
 fn agent(t: &TestApp, state_file: Option<std::path::PathBuf>) -> Agent {
-    let zones = vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()];
+    let zones = crate::common::zones("eu-central-1");
     let mut config = AgentConfig::new("eu-central-1", zones);
     config.state_file = state_file;
     Agent::new(config, Transport::Postgres(t.pool.clone())).unwrap()
@@ -36,7 +36,7 @@ async fn a_cluster_becomes_running_with_its_control_plane_spread(options: PgPool
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
     let project = t.project(&acme, "web").await;
-    let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", uuid_like()));
+    let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", unique()));
     let region = agent(&t, Some(state_file.clone()));
 
     let (cluster, op) = t.cluster(&acme, &project, "prod").await;
@@ -148,14 +148,6 @@ async fn the_gateway_ingests_reports_as_they_arrive(options: PgPoolOptions, conn
     assert_eq!(done["status"], "succeeded", "{done}");
 }
 
-fn uuid_like() -> String {
-    format!(
-        "{}-{:?}",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-    )
-}
-
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_backlogged_region_refuses_new_work_while_others_go_on(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start_with(options, connect, |config| config.outbox.max_backlog_per_region = 2).await;
@@ -203,24 +195,12 @@ async fn a_backlogged_region_refuses_new_work_while_others_go_on(options: PgPool
     assert_eq!(health("us-east-1")["pending_commands"], 2);
 }
 
-/// The NATS server the tests use (`cargo xtask test` provides `NATS_URL`).
-fn nats_url() -> String {
-    std::env::var("NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into())
-}
-
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect: PgConnectOptions) {
-    // A prefix of its own, so parallel tests and other users of this NATS never meet.
-    let prefix = format!("t{}", uuid_like().replace('-', "_"));
-    let t = TestApp::start_with(options, connect, |config| {
-        config.queue.backend = "nats".into();
-        config.queue.nats_url = moke_api::config::Secret::new(nats_url());
-        config.queue.nats_prefix = prefix.clone();
-    })
-    .await;
+    let (t, prefix) = start_on_nats(options, connect, |_| {}).await;
     let acme = t.tenant("acme").await;
     let project = t.project(&acme, "web").await;
-    let zones = vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()];
+    let zones = crate::common::zones("eu-central-1");
     let link = moke_region::NatsLink::connect(&nats_url(), &prefix, "eu-central-1").await.unwrap();
     let region = Agent::new(AgentConfig::new("eu-central-1", zones), Transport::Nats(Box::new(link))).unwrap();
 
@@ -259,12 +239,7 @@ async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect:
     assert_eq!(region.run_once().await.unwrap(), 0, "JetStream dropped the duplicates");
     assert_eq!(region.state(), state);
 
-    // Leave the shared NATS as we found it.
-    let js = async_nats::jetstream::new(async_nats::connect(nats_url()).await.unwrap());
-    for region in ["eu-central-1", "us-east-1"] {
-        let _ = js.delete_stream(moke_proto::subjects::command_stream(&prefix, region)).await;
-    }
-    let _ = js.delete_stream(moke_proto::subjects::status_stream(&prefix)).await;
+    drop_nats_streams(&prefix).await;
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

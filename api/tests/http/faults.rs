@@ -1,0 +1,265 @@
+//! Failure modes of the loop through a region, with agents running in the
+//! background as `moke-region` runs them: an agent killed mid-command, a
+//! region that falls silent while another keeps working, faults injected
+//! through the agent's admin endpoint, and long commands kept from
+//! redelivery by in-progress acknowledgements.
+
+use std::time::Duration;
+
+use moke_region::{AgentConfig, NatsLink, SimState, Transport};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::{
+    BackgroundAgent, Tenant, TestApp, drop_nats_streams, eventually, nats_url, start_on_nats, unique, zones,
+};
+
+async fn operation(t: &TestApp, tenant: &Tenant, op: &Value, wait: &str) -> Value {
+    let (_, view) = t.get(&format!("/v1/operations/{}?wait={wait}", op["id"].as_str().unwrap()), &tenant.token).await;
+    view
+}
+
+fn saved(path: &std::path::Path) -> Option<SimState> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Runs the scenario on a transport made by `transport`: the agent applies
+/// the node pool, saves its state, and is killed while provisioning (before
+/// acknowledging); a new agent on the same state file gets the command
+/// again and finishes it without a second set of nodes.
+async fn killed_mid_reconcile(t: &TestApp, transport: impl AsyncFn() -> Transport) {
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", unique()));
+    let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
+    config.state_file = Some(state_file.clone());
+    config.ack_wait = Duration::from_secs(2);
+
+    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let first = BackgroundAgent::start(config.clone(), transport().await);
+    eventually(20, "the cluster to be running", async || {
+        let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
+        view["status"]["phase"] == "running"
+    })
+    .await;
+    first.kill();
+
+    // Provisioning now takes long enough to kill the agent in the middle.
+    let mut slow = config.clone();
+    slow.step_delay = Duration::from_secs(60);
+    let (pool, pool_op) = t.node_pool(&acme, &project, &cluster, "workers", 5).await;
+    let second = BackgroundAgent::start(slow, transport().await);
+    eventually(20, "the node pool to be applied and saved", async || {
+        saved(&state_file).is_some_and(|s| s.node_pools.get(&pool).is_some_and(|p| p.nodes.len() == 5))
+    })
+    .await;
+    second.kill();
+    let unfinished = operation(t, &acme, &pool_op, "0s").await;
+    assert_ne!(unfinished["status"], "succeeded", "killed before it acknowledged: {unfinished}");
+
+    let third = BackgroundAgent::start(config, transport().await);
+    let done = operation(t, &acme, &pool_op, "30s").await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let state = third.agent.state();
+    let nodes = &state.node_pools[&pool].nodes;
+    let names: std::collections::BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!((nodes.len(), names.len()), (5, 5), "no duplicate nodes: {nodes:?}");
+    let _ = std::fs::remove_file(state_file);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_agent_killed_mid_reconcile_resumes_without_duplicates_on_postgres(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect.clone()).await;
+    // Each agent has its own connections, closed when it is killed, as a
+    // dead process's would be (so its row locks go with it).
+    let pools = std::sync::Mutex::new(Vec::<sqlx::PgPool>::new());
+    killed_mid_reconcile(&t, async || {
+        let previous = pools.lock().unwrap().last().cloned();
+        if let Some(previous) = previous {
+            previous.close().await;
+        }
+        let pool = PgPoolOptions::new().max_connections(4).connect_with(connect.clone()).await.unwrap();
+        pools.lock().unwrap().push(pool.clone());
+        Transport::Postgres(pool)
+    })
+    .await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_agent_killed_mid_reconcile_resumes_without_duplicates_on_nats(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let (t, prefix) = start_on_nats(options, connect, |_| {}).await;
+    killed_mid_reconcile(&t, async || {
+        Transport::Nats(Box::new(NatsLink::connect(&nats_url(), &prefix, "eu-central-1").await.unwrap()))
+    })
+    .await;
+    drop_nats_streams(&prefix).await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_silent_region_serves_stale_reads_and_queues_writes_while_others_work(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start_with(options, connect, |config| config.outbox.region_stale_after_seconds = 1).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let frankfurt = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let ashburn =
+        BackgroundAgent::start(AgentConfig::new("us-east-1", zones("us-east-1")), Transport::Postgres(t.pool.clone()));
+    let (eu, eu_op) = t.cluster(&acme, &project, "eu").await;
+    let (status, us_op) = t
+        .post(
+            &format!("/v1/projects/{project}/clusters"),
+            &acme.token,
+            json!({ "name": "us", "spec": { "region": "us-east-1" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let us = us_op["target"]["id"].as_str().unwrap().to_string();
+    for op in [&eu_op, &us_op] {
+        assert_eq!(operation(&t, &acme, op, "20s").await["status"], "succeeded");
+    }
+
+    // us-east-1 loses its link: it neither takes work nor reports.
+    ashburn.agent.faults().drop_link(Duration::from_secs(600));
+    let region_status = async |name: &str| {
+        let (_, regions) = t.send(t.client.get(format!("{}/v1/regions", t.base))).await;
+        regions.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["health"]["status"].clone()
+    };
+    eventually(10, "us-east-1 to be marked stale", async || region_status("us-east-1").await == "stale").await;
+    assert_eq!(region_status("eu-central-1").await, "healthy");
+
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{us}"), &acme.token).await;
+    assert_eq!(view["status"]["stale"], true, "{view}");
+    assert_eq!(view["status"]["phase"], "running", "the last observation is still served: {view}");
+    assert!(view["status"]["observed_at"].is_string());
+    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{eu}"), &acme.token).await;
+    assert_eq!(view["status"]["stale"], false);
+
+    // Writes to the silent region are accepted and queue up.
+    let (status, us_pool_op) = t
+        .post(
+            &format!("/v1/projects/{project}/clusters/{us}/node-pools"),
+            &acme.token,
+            json!({ "name": "workers", "spec": { "machine_type": "bm.small", "count": 2 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    // The other region is not slowed down.
+    let started = std::time::Instant::now();
+    let (_, eu_pool_op) = t.node_pool(&acme, &project, &eu, "workers", 3).await;
+    assert_eq!(operation(&t, &acme, &eu_pool_op, "20s").await["status"], "succeeded");
+    assert!(started.elapsed() < Duration::from_secs(5), "eu-central-1 took {:?}", started.elapsed());
+    assert_eq!(operation(&t, &acme, &us_pool_op, "0s").await["status"], "pending");
+
+    // Back online: the queued write is applied and reads are fresh again.
+    ashburn.agent.faults().drop_link(Duration::ZERO);
+    assert_eq!(operation(&t, &acme, &us_pool_op, "20s").await["status"], "succeeded");
+    eventually(10, "us-east-1 to be healthy", async || region_status("us-east-1").await == "healthy").await;
+    // (Views read the region clock through a one-second cache.)
+    eventually(5, "fresh reads", async || {
+        t.get(&format!("/v1/projects/{project}/clusters/{us}"), &acme.token).await.1["status"]["stale"] == false
+    })
+    .await;
+    drop(frankfurt);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn faults_injected_through_the_admin_endpoint_are_seen_and_repaired(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let admin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(axum::serve(listener, region.agent.admin_router()).into_future());
+    let post = async |path: &str| t.client.post(format!("{admin}{path}")).send().await.unwrap().status();
+    let state =
+        async || -> SimState { t.client.get(format!("{admin}/state")).send().await.unwrap().json().await.unwrap() };
+
+    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let (pool, op) = t.node_pool(&acme, &project, &cluster, "workers", 3).await;
+    assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    let pool_path = format!("/v1/projects/{project}/clusters/{cluster}/node-pools/{pool}");
+    let phase = async || t.get(&pool_path, &acme.token).await.1["status"]["phase"].clone();
+
+    // A zone goes down: its node is not ready and nothing replaces it there.
+    assert_eq!(post("/faults/zones/eu-central-1a/fail").await, StatusCode::NO_CONTENT);
+    eventually(10, "the pool to be degraded", async || phase().await == "degraded").await;
+    let (_, view) = t.get(&pool_path, &acme.token).await;
+    assert_eq!(view["status"]["conditions"][0]["message"], "2 of 3 node(s) ready", "{view}");
+    assert_eq!(post("/faults/zones/eu-central-1a/restore").await, StatusCode::NO_CONTENT);
+    eventually(10, "the pool to recover", async || phase().await == "running").await;
+
+    // A node fails: the pool replaces it.
+    let victim = state().await.node_pools[&pool].nodes[0].name.clone();
+    assert_eq!(post(&format!("/faults/nodes/{victim}/fail")).await, StatusCode::NO_CONTENT);
+    eventually(10, "the failed node to be replaced", async || {
+        let nodes = state().await.node_pools[&pool].nodes.clone();
+        nodes.len() == 3 && nodes.iter().all(|n| n.name != victim)
+    })
+    .await;
+    assert_eq!(phase().await, "running");
+
+    // A stalled provider takes no command until it resumes.
+    assert_eq!(post("/faults/provider/stall?seconds=600").await, StatusCode::NO_CONTENT);
+    let (status, op) = t.patch(&pool_path, &acme.token, json!({ "spec": { "count": 4 } })).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_ne!(operation(&t, &acme, &op, "0s").await["status"], "succeeded");
+    assert_eq!(post("/faults/provider/stall?seconds=0").await, StatusCode::NO_CONTENT);
+    assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    assert_eq!(state().await.node_pools[&pool].nodes.len(), 4);
+
+    // Unknown targets are 404s.
+    assert_eq!(post("/faults/nodes/no-such-node/fail").await, StatusCode::NOT_FOUND);
+    assert_eq!(post("/faults/zones/mars-1a/fail").await, StatusCode::NOT_FOUND);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn in_progress_acks_keep_a_long_command_from_being_redelivered(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let (t, prefix) = start_on_nats(options, connect, |_| {}).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
+    // Each command takes three times as long as JetStream waits for an ack.
+    config.ack_wait = Duration::from_secs(1);
+    config.step_delay = Duration::from_secs(3);
+    // Two agents share the region's durable consumer (as replicas would):
+    // a message whose ack wait lapsed would go to the idle one.
+    let mut agents = Vec::new();
+    for _ in 0..2 {
+        let link = NatsLink::connect(&nats_url(), &prefix, "eu-central-1").await.unwrap();
+        agents.push(BackgroundAgent::start(config.clone(), Transport::Nats(Box::new(link))));
+    }
+    let (_, op) = t.cluster(&acme, &project, "prod").await;
+    assert_eq!(operation(&t, &acme, &op, "30s").await["status"], "succeeded");
+    // The cluster's certificate command follows; let it finish too.
+    eventually(30, "the control plane's certificate", async || {
+        agents.iter().any(|a| a.agent.state().clusters.values().any(|c| c.pki.ready()))
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let applied: i64 = agents.iter().map(|a| a.agent.state().commands_applied).sum();
+    assert_eq!(applied, 2, "each command applied once: no redelivery");
+    drop_nats_streams(&prefix).await;
+}
