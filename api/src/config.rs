@@ -50,6 +50,7 @@ pub struct Config {
     pub outbox: OutboxConfig,
     pub queue: QueueConfig,
     pub quotas: QuotaDefaults,
+    pub workload_quotas: WorkloadQuotas,
     pub vault: VaultConfig,
     pub auth: AuthConfig,
     pub mail: MailConfig,
@@ -184,6 +185,15 @@ pub struct QuotaDefaults {
     pub max_node_pools_per_cluster: i64,
     pub max_nodes: i64,
     pub max_vcpus: i64,
+}
+
+/// Limits on what runs inside each hosted cluster.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadQuotas {
+    pub max_deployments_per_cluster: i64,
+    /// Sum over a cluster's deployments of replicas × CPU request, in thousandths of a CPU.
+    pub max_requested_cpu_millis_per_cluster: i64,
 }
 
 /// What customers can choose from.
@@ -403,6 +413,11 @@ impl Config {
             ("quotas.max_node_pools_per_cluster", q.max_node_pools_per_cluster),
             ("quotas.max_nodes", q.max_nodes),
             ("quotas.max_vcpus", q.max_vcpus),
+            ("workload_quotas.max_deployments_per_cluster", self.workload_quotas.max_deployments_per_cluster),
+            (
+                "workload_quotas.max_requested_cpu_millis_per_cluster",
+                self.workload_quotas.max_requested_cpu_millis_per_cluster,
+            ),
         ] {
             if value < 0 {
                 return Err(bad(key, "must not be negative"));

@@ -144,6 +144,8 @@ id_kinds! {
     InvitationKind => "inv", "invitation";
     /// A CI workload-identity trust policy.
     TrustPolicyKind => "tp", "trust policy";
+    /// A Deployment in a hosted cluster.
+    DeploymentKind => "dep", "deployment";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -158,6 +160,7 @@ pub type ServiceAccountId = Id<ServiceAccountKind>;
 pub type SessionId = Id<SessionKind>;
 pub type InvitationId = Id<InvitationKind>;
 pub type TrustPolicyId = Id<TrustPolicyKind>;
+pub type DeploymentId = Id<DeploymentKind>;
 
 #[cfg(test)]
 mod tests {

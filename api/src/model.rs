@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 use crate::ids::{
-    AuditEventId, ClusterId, InvitationId, NodePoolId, OperationId, OrgId, ProjectId, ServiceAccountId, SessionId,
-    TokenId, TrustPolicyId, UserId,
+    AuditEventId, ClusterId, DeploymentId, InvitationId, NodePoolId, OperationId, OrgId, ProjectId, ServiceAccountId,
+    SessionId, TokenId, TrustPolicyId, UserId,
 };
 
 /// Key/value labels for organising resources (Kubernetes label rules).
@@ -884,4 +884,294 @@ impl ExecCredential {
             },
         }
     }
+}
+
+// ---------------------------------------------------------------- workloads
+
+/// A namespace of a hosted cluster. Every cluster has `default`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NamespaceView {
+    pub name: String,
+    pub cluster_id: ClusterId,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NamespaceCreate {
+    /// A DNS label; `kube-*` names are reserved.
+    pub name: String,
+}
+
+/// Moke's portable description of a Deployment: one container, run as
+/// `replicas` pods. Written directly, or derived from a Kubernetes
+/// `apps/v1` Deployment manifest; both are stored in this form.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DeploymentSpec {
+    /// Container image reference, e.g. `registry.example.com/web:1.4.2` or `...@sha256:…`.
+    pub image: String,
+    /// Pods to run, 0 to 1000.
+    #[serde(default = "defaults::replicas")]
+    pub replicas: i64,
+    #[serde(default)]
+    pub ports: Vec<ContainerPort>,
+    #[serde(default)]
+    pub env: Vec<EnvVar>,
+    #[serde(default)]
+    pub resources: ResourceRequests,
+    #[serde(default)]
+    pub probes: Probes,
+    #[serde(default)]
+    pub strategy: RolloutStrategy,
+    /// Pods run only on nodes with all these labels.
+    #[serde(default)]
+    pub node_selector: Labels,
+    #[serde(default)]
+    pub tolerations: Vec<Toleration>,
+    /// A paused deployment keeps running its current pods; template changes wait for `resume`.
+    #[serde(default)]
+    pub paused: bool,
+    /// Set by `restart`: a new value rolls every pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarted_at: Option<DateTime<Utc>>,
+}
+
+mod defaults {
+    pub fn replicas() -> i64 {
+        1
+    }
+    pub fn protocol() -> String {
+        "TCP".into()
+    }
+    pub fn cpu_millis() -> i64 {
+        100
+    }
+    pub fn memory_mib() -> i64 {
+        128
+    }
+    pub fn surge() -> String {
+        "25%".into()
+    }
+    pub fn progress_deadline_seconds() -> i64 {
+        600
+    }
+    pub fn period_seconds() -> i64 {
+        10
+    }
+    pub fn equal() -> String {
+        "Equal".into()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ContainerPort {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub container_port: i64,
+    /// `TCP`, `UDP` or `SCTP`.
+    #[serde(default = "defaults::protocol")]
+    pub protocol: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EnvVar {
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+}
+
+/// What one pod asks of its node.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceRequests {
+    /// Thousandths of a CPU (Kubernetes `250m` = 250).
+    #[serde(default = "defaults::cpu_millis")]
+    pub cpu_millis: i64,
+    /// Mebibytes (Kubernetes `512Mi` = 512).
+    #[serde(default = "defaults::memory_mib")]
+    pub memory_mib: i64,
+}
+
+impl Default for ResourceRequests {
+    fn default() -> Self {
+        ResourceRequests { cpu_millis: defaults::cpu_millis(), memory_mib: defaults::memory_mib() }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Probes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness: Option<Probe>,
+}
+
+/// An HTTP GET (when `http_path` is set) or TCP probe of a container port.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Probe {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_path: Option<String>,
+    pub port: i64,
+    #[serde(default)]
+    pub initial_delay_seconds: i64,
+    #[serde(default = "defaults::period_seconds")]
+    pub period_seconds: i64,
+}
+
+/// How a new revision replaces the pods of the old one.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RolloutStrategy {
+    /// Extra pods allowed during a rollout: a count (`"1"`) or a percentage of replicas (`"25%"`, rounded up).
+    #[serde(default = "defaults::surge")]
+    pub max_surge: String,
+    /// Pods that may be unavailable during a rollout: a count or a percentage (rounded down).
+    #[serde(default = "defaults::surge")]
+    pub max_unavailable: String,
+    /// A rollout not finished after this long is marked failed.
+    #[serde(default = "defaults::progress_deadline_seconds")]
+    pub progress_deadline_seconds: i64,
+    /// Roll back to the last revision that rolled out fully when a rollout fails.
+    #[serde(default)]
+    pub auto_rollback: bool,
+}
+
+impl Default for RolloutStrategy {
+    fn default() -> Self {
+        RolloutStrategy {
+            max_surge: defaults::surge(),
+            max_unavailable: defaults::surge(),
+            progress_deadline_seconds: defaults::progress_deadline_seconds(),
+            auto_rollback: false,
+        }
+    }
+}
+
+/// A Kubernetes toleration.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Toleration {
+    /// Empty with `Exists` tolerates every taint.
+    #[serde(default)]
+    pub key: String,
+    /// `Equal` or `Exists`.
+    #[serde(default = "defaults::equal")]
+    pub operator: String,
+    #[serde(default)]
+    pub value: String,
+    /// `NoSchedule`, `PreferNoSchedule`, `NoExecute`, or empty for all.
+    #[serde(default)]
+    pub effect: String,
+}
+
+/// Create a deployment from exactly one of `spec` (the portable contract)
+/// or `manifest` (a Kubernetes `apps/v1` Deployment as a JSON object).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeploymentCreate {
+    pub name: String,
+    #[serde(default)]
+    pub labels: Labels,
+    pub spec: Option<DeploymentSpec>,
+    #[schema(value_type = Option<Object>)]
+    pub manifest: Option<serde_json::Value>,
+}
+
+/// Change a deployment: `spec` is a JSON merge patch (RFC 7386) of the
+/// portable spec, or `manifest` replaces it with a Kubernetes Deployment.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeploymentUpdate {
+    pub labels: Option<Labels>,
+    #[schema(value_type = Option<Object>)]
+    pub spec: Option<serde_json::Value>,
+    #[schema(value_type = Option<Object>)]
+    pub manifest: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleRequest {
+    pub replicas: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RollbackRequest {
+    /// The revision whose pod template to restore; the last one that rolled out fully if omitted.
+    pub revision: Option<i64>,
+}
+
+/// One pod, as the region last saw it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct PodView {
+    pub name: String,
+    /// Empty while pending.
+    pub node: String,
+    pub zone: String,
+    pub revision: i64,
+    pub ready: bool,
+    pub ip: String,
+}
+
+/// Desired and observed replicas of a deployment.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeploymentStatus {
+    /// `pending` until first observed, then `progressing`, `running`, `failed` or `deleting`.
+    pub phase: String,
+    pub observed_generation: i64,
+    /// Desired pods (the spec's replicas).
+    pub replicas: i64,
+    /// Pods that exist, and of those: of the current revision, ready, available.
+    pub current_replicas: i64,
+    pub updated_replicas: i64,
+    pub ready_replicas: i64,
+    pub available_replicas: i64,
+    pub conditions: Vec<Condition>,
+    /// Why the last rollout failed, if it did.
+    pub last_error: Option<OperationError>,
+    pub observed_at: Option<DateTime<Utc>>,
+    /// The region has stopped reporting; this is the last known state.
+    pub stale: bool,
+    pub pods: Vec<PodView>,
+}
+
+/// A deployment: the spec asked for and the status observed.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeploymentView {
+    pub id: DeploymentId,
+    pub cluster_id: ClusterId,
+    pub namespace: String,
+    pub name: String,
+    pub labels: Labels,
+    pub spec: DeploymentSpec,
+    pub generation: i64,
+    /// The newest revision (every change makes one).
+    pub revision: i64,
+    /// The revision whose pod template is rolling out or running.
+    pub template_revision: i64,
+    /// The last revision that rolled out fully, if any.
+    pub last_good_revision: Option<i64>,
+    pub status: DeploymentStatus,
+    pub etag: String,
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One immutable revision of a deployment.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RevisionView {
+    pub revision: i64,
+    pub spec: DeploymentSpec,
+    /// What made it: `create`, `update`, `scale`, `pause`, `resume`, `restart`, `rollback to N`, `automatic rollback to N`.
+    pub cause: String,
+    /// Who made it (a principal id), or `system`.
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
 }

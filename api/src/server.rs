@@ -75,9 +75,15 @@ async fn background_tasks(app: Arc<App>) {
     let mut hourly = tokio::time::interval(Duration::from_secs(3600));
     let repair_every = Duration::from_secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
     let mut repair = tokio::time::interval(repair_every);
+    let mut rollout_deadlines = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
             _ = app.shutdown_token().cancelled() => break,
+            _ = rollout_deadlines.tick() => {
+                if let Err(error) = app.enforce_rollout_deadlines_once().await {
+                    tracing::warn!(%error, "could not enforce rollout deadlines");
+                }
+            }
             _ = repair.tick() => {
                 if let Err(error) = app.repair_drift_once().await {
                     tracing::warn!(%error, "anti-entropy pass failed");

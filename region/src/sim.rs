@@ -673,7 +673,9 @@ impl SimState {
         if self.clusters.get(&command.cluster_id).is_none_or(|c| c.deleted) {
             return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
         }
-        let spec = command.workload.clone().unwrap_or_default();
+        let Some(spec) = command.workload.clone() else {
+            return Err(("invalid_command", "a workload command without its workload spec".to_string()));
+        };
         let workload = self
             .workloads
             .entry(command.workload_id.clone())

@@ -76,6 +76,20 @@ impl ClusterRow {
     }
 }
 
+/// Locks a cluster by id, for work the server does on its own (no caller to scope by).
+pub(super) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<ClusterRow> {
+    sqlx::query_as!(
+        ClusterRow,
+        "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
+                observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+         FROM clusters WHERE id = $1 FOR UPDATE",
+        id
+    )
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(|| Error::not_found("cluster", ClusterId::from_uuid(id).to_string()))
+}
+
 /// Finds a cluster of the caller's organization inside a project.
 pub(super) async fn find(
     conn: &mut PgConnection,

@@ -19,8 +19,24 @@ fn uuid_of(resource_type: &str, id: &str) -> Option<Uuid> {
     match resource_type {
         "cluster" => id.parse::<ClusterId>().ok().map(|id| id.uuid()),
         "node_pool" => id.parse::<NodePoolId>().ok().map(|id| id.uuid()),
+        "deployment" => id.parse::<crate::ids::DeploymentId>().ok().map(|id| id.uuid()),
         _ => None,
     }
+}
+
+/// A workload's replica counts and pods as stored in `deployments.status`.
+fn workload_json(w: &pb::WorkloadStatus) -> serde_json::Value {
+    serde_json::json!({
+        "replicas": w.replicas,
+        "updated_replicas": w.updated_replicas,
+        "ready_replicas": w.ready_replicas,
+        "available_replicas": w.available_replicas,
+        "revision": w.revision,
+        "unschedulable_reason": w.unschedulable_reason,
+        "pods": w.pods.iter().map(|p| serde_json::json!({
+            "name": p.name, "node": p.node, "zone": p.zone, "revision": p.revision, "ready": p.ready, "ip": p.ip,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 impl App {
@@ -51,6 +67,7 @@ impl App {
                 let resource_type = match o.resource_type.as_str() {
                     "cluster" => "cluster",
                     "node_pool" => "node_pool",
+                    "workload" => "deployment",
                     other => {
                         tracing::warn!(resource_type = other, "observation of an unknown resource type; dropped");
                         return Ok(());
@@ -79,6 +96,7 @@ impl App {
                         .collect(),
                     gone: o.gone,
                     endpoint: Some(o.endpoint).filter(|e| !e.is_empty()),
+                    workload: o.workload.map(|w| workload_json(&w)),
                 })
                 .await
             }

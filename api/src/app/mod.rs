@@ -11,6 +11,7 @@ mod catalog;
 mod changes;
 mod cluster_pki;
 mod clusters;
+pub mod deployments;
 pub mod error;
 mod idempotency;
 pub mod ingest;
@@ -36,6 +37,7 @@ mod token_exchange;
 mod tokens;
 mod users;
 mod validate;
+pub mod workload_spec;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -25,7 +25,7 @@ pub struct OperationProgress {
 /// A region's report on one cluster or node pool.
 #[derive(Debug, Clone)]
 pub struct ResourceObservation {
-    /// `cluster` or `node_pool`.
+    /// `cluster`, `node_pool` or `deployment`.
     pub resource_type: &'static str,
     pub resource_id: Uuid,
     pub observed_generation: i64,
@@ -35,6 +35,8 @@ pub struct ResourceObservation {
     pub gone: bool,
     /// Clusters: where the control plane serves the Kubernetes API.
     pub endpoint: Option<String>,
+    /// Deployments: replica counts and pods.
+    pub workload: Option<serde_json::Value>,
 }
 
 /// When each region's agent last reported, to mark what it observed stale
@@ -123,6 +125,9 @@ impl App {
         if let Some(endpoint) = &report.endpoint {
             status["endpoint"] = json!(endpoint);
         }
+        if let Some(workload) = &report.workload {
+            status["workload"] = workload.clone();
+        }
         let mut tx = self.db().begin().await?;
         match (report.resource_type, report.gone) {
             ("cluster", true) => {
@@ -159,6 +164,34 @@ impl App {
                     report.resource_id,
                     status,
                     report.observed_generation,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            ("deployment", true) => {
+                sqlx::query!(
+                    "DELETE FROM deployments WHERE id = $1 AND deletion_requested_at IS NOT NULL",
+                    report.resource_id
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            ("deployment", false) => {
+                // A report that the current pod template runs everywhere makes it the last good one.
+                let rolled_out = report.phase == "running";
+                let revision = report.workload.as_ref().and_then(|w| w["revision"].as_i64());
+                sqlx::query!(
+                    "UPDATE deployments SET status = $2, observed_generation = $3, observed_at = now(),
+                         last_good_revision = CASE WHEN $4 AND template_revision = $5 AND generation = $3
+                             THEN template_revision ELSE last_good_revision END,
+                         rollout_operation_id = CASE WHEN $4 AND generation = $3
+                             THEN NULL ELSE rollout_operation_id END
+                     WHERE id = $1 AND observed_generation <= $3",
+                    report.resource_id,
+                    status,
+                    report.observed_generation,
+                    rolled_out,
+                    revision,
                 )
                 .execute(&mut *tx)
                 .await?;

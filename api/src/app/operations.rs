@@ -73,6 +73,7 @@ fn target(target_type: &str, id: Uuid, name: &str, generation: i64) -> Operation
     let id = match target_type {
         "cluster" => ClusterId::from_uuid(id).to_string(),
         "node_pool" => NodePoolId::from_uuid(id).to_string(),
+        "deployment" => crate::ids::DeploymentId::from_uuid(id).to_string(),
         "org" => crate::ids::OrgId::from_uuid(id).to_string(),
         _ => id.to_string(),
     };

@@ -60,11 +60,25 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         "node_pool_update" => CommandKind::NodePoolUpdate,
         "node_pool_delete" => CommandKind::NodePoolDelete,
         "cluster_certificate" => CommandKind::ClusterCertificate,
+        "deployment_delete" => CommandKind::WorkloadDelete,
+        kind if kind.starts_with("deployment_") => CommandKind::WorkloadApply,
         _ => CommandKind::Unspecified,
     };
     let spec = &payload["spec"];
     let is_pool = payload.get("node_pool_id").is_some();
-    let cluster = (!is_pool).then(|| pb::ClusterSpec {
+    let is_workload = payload.get("workload_id").is_some();
+    let workload = is_workload.then(|| serde_json::from_value::<pb::WorkloadSpec>(payload["workload"].clone()));
+    let workload = match workload {
+        Some(Ok(spec)) => Some(spec),
+        Some(Err(error)) => {
+            // Built by the gateway itself, so this is a bug; the region
+            // refuses the command and its operation fails with this evidence.
+            tracing::error!(%error, "workload command payload does not match the region contract");
+            None
+        }
+        None => None,
+    };
+    let cluster = (!is_pool && !is_workload).then(|| pb::ClusterSpec {
         region: text(&spec["region"]),
         kubernetes_version: text(&spec["kubernetes_version"]),
         control_plane_replicas: spec["control_plane"]["replicas"].as_i64().unwrap_or(0),
@@ -101,7 +115,8 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         ca_pem: text(&payload["ca_pem"]),
         serving_certificate_pem: text(&payload["serving_certificate_pem"]),
         credentials_generation: payload["credentials_generation"].as_i64().unwrap_or(0),
-        ..Default::default()
+        workload_id: text(&payload["workload_id"]),
+        workload,
     }
     .encode_to_vec()
 }

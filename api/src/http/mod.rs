@@ -12,6 +12,7 @@ pub mod ops;
 mod orgs;
 pub mod problem;
 mod projects;
+mod workloads;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,6 +58,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         (name = "projects", description = "Projects group clusters"),
         (name = "clusters", description = "Hosted Kubernetes clusters"),
         (name = "node-pools", description = "Groups of worker nodes of a cluster"),
+        (name = "workloads", description = "Namespaces and Deployments inside hosted clusters"),
         (name = "operations", description = "Long-running work done by regions"),
         (name = "catalog", description = "Regions, Kubernetes versions and machine types on offer"),
     )
@@ -84,6 +86,7 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
         .merge(orgs::routes())
         .merge(projects::routes())
         .merge(clusters::routes())
+        .merge(workloads::routes())
         .merge(operations::routes())
         .merge(catalog::routes())
 }

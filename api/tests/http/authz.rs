@@ -46,6 +46,7 @@ enum Fresh {
     Invitation,
     ProjectGrant,
     Sso,
+    Namespace,
 }
 
 struct Case {
@@ -61,6 +62,7 @@ struct World {
     project: String,
     cluster: String,
     pool: String,
+    deployment: String,
     op: String,
     token: String,
     account: String,
@@ -112,6 +114,12 @@ async fn make(t: &TestApp, fresh: Fresh, w: &World, n: usize) -> String {
             assert_eq!(t.send(request).await.0, StatusCode::OK);
             user
         }
+        Fresh::Namespace => {
+            let path = format!("/v1/projects/{}/clusters/{}/namespaces", w.project, w.cluster);
+            let (status, body) = t.post(&path, owner, json!({ "name": format!("ns-{n}") })).await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+            format!("ns-{n}")
+        }
         Fresh::Sso => {
             let request = t.request(Method::PUT, &format!("/v1/orgs/{org}/sso"), owner).json(&json!({
                 "issuer": w.idp, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
@@ -125,7 +133,7 @@ async fn make(t: &TestApp, fresh: Fresh, w: &World, n: usize) -> String {
 }
 
 fn cases(w: &World) -> Vec<Case> {
-    let (org, p, c, np) = (&w.org.org, &w.project, &w.cluster, &w.pool);
+    let (org, p, c, np, dep) = (&w.org.org, &w.project, &w.cluster, &w.pool, &w.deployment);
     let mut all = Vec::new();
     let mut case = |route: &'static str, action: Action, path: String, body: Option<Value>, fresh: Fresh| {
         all.push(Case { route, action, path, body, fresh });
@@ -223,7 +231,102 @@ fn cases(w: &World) -> Vec<Case> {
         Some(json!({ "labels": { "a": "b" } })),
         Nothing,
     );
+    let ns = format!("{cp}/namespaces");
+    case("GET /v1/projects/{project}/clusters/{cluster}/namespaces", Read, ns.clone(), None, Nothing);
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces",
+        ManageResources,
+        ns.clone(),
+        Some(json!({ "name": "{n}" })),
+        Nothing,
+    );
+    case(
+        "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}",
+        ManageResources,
+        format!("{ns}/{{fresh}}"),
+        None,
+        Namespace,
+    );
+    let deps = format!("{ns}/default/deployments");
+    case(
+        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments",
+        Read,
+        deps.clone(),
+        None,
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments",
+        ManageResources,
+        deps.clone(),
+        Some(json!({ "name": "{n}", "spec": { "image": "registry.example/app:1" } })),
+        Nothing,
+    );
+    let dp = format!("{deps}/{dep}");
+    case(
+        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+        Read,
+        dp.clone(),
+        None,
+        Nothing,
+    );
+    case(
+        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/revisions",
+        Read,
+        format!("{dp}/revisions"),
+        None,
+        Nothing,
+    );
+    case(
+        "PATCH /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+        ManageResources,
+        dp.clone(),
+        Some(json!({ "labels": { "a": "b" } })),
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/scale",
+        ManageResources,
+        format!("{dp}/scale"),
+        Some(json!({ "replicas": 2 })),
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/rollback",
+        ManageResources,
+        format!("{dp}/rollback"),
+        Some(json!({ "revision": 1 })),
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/pause",
+        ManageResources,
+        format!("{dp}/pause"),
+        None,
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/resume",
+        ManageResources,
+        format!("{dp}/resume"),
+        None,
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/restart",
+        ManageResources,
+        format!("{dp}/restart"),
+        None,
+        Nothing,
+    );
     // Deletes last among the cluster's cases: a deleting pool or cluster still answers (409 or 202).
+    case(
+        "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+        ManageResources,
+        dp,
+        None,
+        Nothing,
+    );
     case("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", ManageResources, pp, None, Nothing);
     case("DELETE /v1/projects/{project}/clusters/{cluster}", ManageResources, cp, None, Nothing);
     case("GET /v1/operations/{operation}", Read, format!("/v1/operations/{}", w.op), None, Nothing);
@@ -342,6 +445,8 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     let project = t.project(&org, "web").await;
     let (cluster, op) = t.cluster(&org, &project, "prod").await;
     let (pool, _) = t.node_pool(&org, &project, &cluster, "pool", 1).await;
+    let (deployment, _) =
+        t.deployment(&org, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
     let (_, token) =
         t.post(&format!("/v1/orgs/{}/tokens", org.org), &org.token, json!({ "name": "x", "role": "viewer" })).await;
     let (_, account) = t
@@ -356,6 +461,7 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
         project,
         cluster,
         pool,
+        deployment,
         op: op["id"].as_str().unwrap().to_string(),
         token: token["id"].as_str().unwrap().to_string(),
         account,

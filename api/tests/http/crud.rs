@@ -123,6 +123,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             conditions: vec![],
             gone: false,
             endpoint: None,
+            workload: None,
         })
         .await
         .unwrap();
@@ -235,6 +236,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             conditions: vec![],
             gone: true,
             endpoint: None,
+            workload: None,
         })
         .await
         .unwrap();

@@ -41,6 +41,8 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
     let project = t.project(&victim, "secret-web").await;
     let (cluster, op) = t.cluster(&victim, &project, "secret-prod").await;
     let (pool, _) = t.node_pool(&victim, &project, &cluster, "secret-pool", 1).await;
+    let (deployment, _) =
+        t.deployment(&victim, &project, &cluster, "secret-app", json!({ "image": "registry.example/app:1" })).await;
     let (_, token) = t
         .post(
             &format!("/v1/orgs/{}/tokens", victim.org),
@@ -88,9 +90,9 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
 
     let cluster_body = json!({ "name": "x", "spec": { "region": "eu-central-1" } });
     let pool_body = json!({ "name": "x", "spec": { "machine_type": "bm.small", "count": 1 } });
-    let mut cases: BTreeMap<&str, Vec<(String, Option<Value>)>> = BTreeMap::new();
-    let mut case = |route: &'static str, path: String, body: Option<Value>| {
-        cases.entry(route).or_default().push((path, body));
+    let mut cases: BTreeMap<String, Vec<(String, Option<Value>)>> = BTreeMap::new();
+    let mut case = |route: &str, path: String, body: Option<Value>| {
+        cases.entry(route.to_string()).or_default().push((path, body));
     };
     case("GET /v1/orgs/{org}", format!("/v1/orgs/{org}"), None);
     case("GET /v1/orgs/{org}/quotas", format!("/v1/orgs/{org}/quotas"), None);
@@ -141,6 +143,48 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
                 Some(json!({ "spec": { "count": 2 } })),
             );
             case("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", pp, None);
+            let ns = format!("{cp}/namespaces");
+            case("GET /v1/projects/{project}/clusters/{cluster}/namespaces", ns.clone(), None);
+            case("POST /v1/projects/{project}/clusters/{cluster}/namespaces", ns.clone(), Some(json!({ "name": "x" })));
+            case(
+                "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}",
+                format!("{ns}/default"),
+                None,
+            );
+            let deps = format!("{ns}/default/deployments");
+            let route = |suffix: &str| {
+                format!("/v1/projects/{{project}}/clusters/{{cluster}}/namespaces/{{namespace}}/deployments{suffix}")
+            };
+            case(&format!("GET {}", route("")), deps.clone(), None);
+            case(
+                &format!("POST {}", route("")),
+                deps.clone(),
+                Some(json!({ "name": "x", "spec": { "image": "registry.example/x:1" } })),
+            );
+            for d in [deployment.clone(), "secret-app".to_string()] {
+                let dp = format!("{deps}/{d}");
+                case(&format!("GET {}", route("/{deployment}")), dp.clone(), None);
+                case(
+                    &format!("PATCH {}", route("/{deployment}")),
+                    dp.clone(),
+                    Some(json!({ "spec": { "replicas": 2 } })),
+                );
+                case(&format!("DELETE {}", route("/{deployment}")), dp.clone(), None);
+                case(&format!("GET {}", route("/{deployment}/revisions")), format!("{dp}/revisions"), None);
+                case(
+                    &format!("POST {}", route("/{deployment}/scale")),
+                    format!("{dp}/scale"),
+                    Some(json!({ "replicas": 2 })),
+                );
+                case(&format!("POST {}", route("/{deployment}/rollback")), format!("{dp}/rollback"), Some(json!({})));
+                for action in ["pause", "resume", "restart"] {
+                    case(
+                        &format!("POST {}", route(&format!("/{{deployment}}/{action}"))),
+                        format!("{dp}/{action}"),
+                        None,
+                    );
+                }
+            }
         }
     }
     case("GET /v1/orgs/{org}/members", format!("/v1/orgs/{org}/members"), None);

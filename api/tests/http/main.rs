@@ -19,3 +19,4 @@ mod lifecycle;
 mod oidc;
 mod openapi;
 mod regions;
+mod workloads;

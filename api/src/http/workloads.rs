@@ -1,0 +1,314 @@
+//! `/v1/projects/{project}/clusters/{cluster}/namespaces` and the
+//! Deployments in them. Actions are sub-resources (`.../rollback`), like
+//! `/credentials/revoke`.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
+use super::problem::Problems;
+use super::{ApiResult, accepted, with_etag};
+use crate::app::deployments::{DeploymentChange, DeploymentPath};
+use crate::app::{App, RequestContext, ResourceRef};
+use crate::model::*;
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(namespace_list, namespace_create))
+        .routes(routes!(namespace_delete))
+        .routes(routes!(deployment_list, deployment_create))
+        .routes(routes!(deployment_view, deployment_update, deployment_delete))
+        .routes(routes!(deployment_revision_list))
+        .routes(routes!(deployment_scale))
+        .routes(routes!(deployment_pause))
+        .routes(routes!(deployment_resume))
+        .routes(routes!(deployment_restart))
+        .routes(routes!(deployment_rollback))
+}
+
+/// Path of a deployment: project, cluster, namespace, deployment.
+type DeploymentPathParams = (String, String, String, String);
+
+/// Runs `change` on the deployment named by the path.
+async fn change(
+    app: &App,
+    ctx: &RequestContext,
+    (project, cluster, namespace, deployment): DeploymentPathParams,
+    if_match: Option<&str>,
+    change: DeploymentChange,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
+    let op = app.deployment_change(ctx, &at, &ResourceRef::parse(&deployment), if_match, change).await?;
+    Ok(accepted(op))
+}
+
+/// List the cluster's namespaces.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces", operation_id = "namespace_list",
+    tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    security(("bearer" = [])), responses((status = 200, body = Vec<NamespaceView>), Problems))]
+async fn namespace_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let list = app.namespace_list(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
+    Ok(axum::Json(list).into_response())
+}
+
+/// Create a namespace.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces", operation_id = "namespace_create",
+    tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    request_body = NamespaceCreate, security(("bearer" = [])),
+    responses((status = 201, body = NamespaceView), Problems))]
+async fn namespace_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Json(input): Json<NamespaceCreate>,
+) -> ApiResult {
+    let view = app.namespace_create(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input).await?;
+    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
+}
+
+/// Delete an empty namespace (not `default`).
+#[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}",
+    operation_id = "namespace_delete", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name")),
+    security(("bearer" = [])), responses((status = 204), Problems))]
+async fn namespace_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace)): Path<(String, String, String)>,
+) -> ApiResult {
+    app.namespace_delete(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), &namespace).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// List the deployments of a namespace.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments",
+    operation_id = "deployment_list", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<DeploymentView>), Problems))]
+async fn deployment_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace)): Path<(String, String, String)>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
+    Ok(axum::Json(app.deployment_list(&ctx, &at, list.page()?).await?).into_response())
+}
+
+/// Create a deployment from the portable `spec` or a Kubernetes `manifest`;
+/// answers with the Operation that rolls it out.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments",
+    operation_id = "deployment_create", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+    request_body = DeploymentCreate, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn deployment_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace)): Path<(String, String, String)>,
+    Json(input): Json<DeploymentCreate>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
+    Ok(accepted(app.deployment_create(&ctx, &at, input).await?))
+}
+
+/// Get a deployment: its spec, revisions, and replicas as the region observes them.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+    operation_id = "deployment_view", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name")),
+    security(("bearer" = [])), responses((status = 200, body = DeploymentView), Problems))]
+async fn deployment_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace, deployment)): Path<DeploymentPathParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
+    let view = app.deployment_view(&ctx, &at, &ResourceRef::parse(&deployment)).await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Change a deployment: a merge patch of its `spec`, or a new `manifest`.
+#[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+    operation_id = "deployment_update", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    request_body = DeploymentUpdate, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn deployment_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(path): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<DeploymentUpdate>,
+) -> ApiResult {
+    change(&app, &ctx, path, if_match.as_deref(), DeploymentChange::Update(input)).await
+}
+
+/// Delete a deployment; it goes once the region has removed its pods.
+#[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+    operation_id = "deployment_delete", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
+async fn deployment_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace, deployment)): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
+    let op = app.deployment_delete(&ctx, &at, &ResourceRef::parse(&deployment), if_match.as_deref()).await?;
+    Ok(accepted(op))
+}
+
+/// The deployment's revisions, newest first; each is immutable.
+#[utoipa::path(get,
+    path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/revisions",
+    operation_id = "deployment_revision_list", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name")),
+    security(("bearer" = [])), responses((status = 200, body = Vec<RevisionView>), Problems))]
+async fn deployment_revision_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace, deployment)): Path<DeploymentPathParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
+    Ok(axum::Json(app.deployment_revision_list(&ctx, &at, &ResourceRef::parse(&deployment)).await?).into_response())
+}
+
+/// Set the number of pods.
+#[utoipa::path(post,
+    path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/scale",
+    operation_id = "deployment_scale", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    request_body = ScaleRequest, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn deployment_scale(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(path): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<ScaleRequest>,
+) -> ApiResult {
+    change(&app, &ctx, path, if_match.as_deref(), DeploymentChange::Scale(input.replicas)).await
+}
+
+/// Pause rollouts: template changes wait until `resume`.
+#[utoipa::path(post,
+    path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/pause",
+    operation_id = "deployment_pause", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
+async fn deployment_pause(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(path): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    change(&app, &ctx, path, if_match.as_deref(), DeploymentChange::Pause).await
+}
+
+/// Resume rollouts.
+#[utoipa::path(post,
+    path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/resume",
+    operation_id = "deployment_resume", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
+async fn deployment_resume(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(path): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    change(&app, &ctx, path, if_match.as_deref(), DeploymentChange::Resume).await
+}
+
+/// Replace every pod, one rollout step at a time.
+#[utoipa::path(post,
+    path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/restart",
+    operation_id = "deployment_restart", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
+async fn deployment_restart(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(path): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    change(&app, &ctx, path, if_match.as_deref(), DeploymentChange::Restart).await
+}
+
+/// Roll back to a revision's pod template (the last good one by default).
+#[utoipa::path(post,
+    path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/rollback",
+    operation_id = "deployment_rollback", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("deployment" = String, Path, description = "Deployment id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    request_body = RollbackRequest, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn deployment_rollback(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(path): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<RollbackRequest>,
+) -> ApiResult {
+    change(&app, &ctx, path, if_match.as_deref(), DeploymentChange::Rollback(input.revision)).await
+}
