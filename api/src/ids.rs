@@ -146,6 +146,8 @@ id_kinds! {
     TrustPolicyKind => "tp", "trust policy";
     /// A Deployment in a hosted cluster.
     DeploymentKind => "dep", "deployment";
+    /// An inbound CI/CD deploy webhook.
+    DeployHookKind => "hk", "deploy hook";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -161,6 +163,7 @@ pub type SessionId = Id<SessionKind>;
 pub type InvitationId = Id<InvitationKind>;
 pub type TrustPolicyId = Id<TrustPolicyKind>;
 pub type DeploymentId = Id<DeploymentKind>;
+pub type DeployHookId = Id<DeployHookKind>;
 
 #[cfg(test)]
 mod tests {

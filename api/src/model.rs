@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 use crate::ids::{
-    AuditEventId, ClusterId, DeploymentId, InvitationId, NodePoolId, OperationId, OrgId, ProjectId, ServiceAccountId,
-    SessionId, TokenId, TrustPolicyId, UserId,
+    AuditEventId, ClusterId, DeployHookId, DeploymentId, InvitationId, NodePoolId, OperationId, OrgId, ProjectId,
+    ServiceAccountId, SessionId, TokenId, TrustPolicyId, UserId,
 };
 
 /// Key/value labels for organising resources (Kubernetes label rules).
@@ -1174,4 +1174,88 @@ pub struct RevisionView {
     /// Who made it (a principal id), or `system`.
     pub created_by: String,
     pub created_at: DateTime<Utc>,
+}
+
+// ---------------------------------------------------------------- deploy webhooks
+
+/// What a project's deploy webhooks may do.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DeployPolicy {
+    /// Images must start with one of these, e.g. `registry.example.com/shop/`. Empty: webhooks deploy nothing.
+    pub allowed_image_prefixes: Vec<String>,
+    /// Branches whose CI runs and pushes may deploy (`workflow_run`, GitLab pipelines and pushes).
+    pub allowed_branches: Vec<String>,
+}
+
+/// The deployment a webhook (or one of its rules) changes.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HookTarget {
+    /// Cluster id or name.
+    pub cluster: String,
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
+    /// Deployment id or name.
+    pub deployment: String,
+}
+
+fn default_namespace() -> String {
+    "default".into()
+}
+
+/// A project hook's rule: deliveries from `repository` (when set) of images
+/// starting with `image_prefix` (when set) change `target`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HookRule {
+    /// e.g. `acme/web` (GitHub `owner/repo`, GitLab `group/project`).
+    pub repository: Option<String>,
+    pub image_prefix: Option<String>,
+    pub target: HookTarget,
+}
+
+/// Create a deploy webhook: for one deployment (`target`) or for the
+/// project with `rules`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeployHookCreate {
+    pub name: String,
+    pub target: Option<HookTarget>,
+    #[serde(default)]
+    pub rules: Vec<HookRule>,
+    /// For events that name a commit or tag but no image: `{sha}`, `{tag}` and `{branch}` are filled in,
+    /// e.g. `registry.example.com/shop/web:{sha}`.
+    pub image_template: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeployHookView {
+    pub id: DeployHookId,
+    pub project_id: ProjectId,
+    pub name: String,
+    pub deployment_id: Option<DeploymentId>,
+    pub rules: Vec<HookRule>,
+    pub image_template: Option<String>,
+    /// Where CI sends deliveries.
+    pub url: String,
+    pub created_at: DateTime<Utc>,
+    pub last_delivery_at: Option<DateTime<Utc>>,
+}
+
+/// A new hook and its signing secret, shown only now.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeployHookCreated {
+    #[serde(flatten)]
+    pub hook: DeployHookView,
+    /// `whsec_…`: the Standard Webhooks key, the GitHub webhook secret, or the GitLab secret token.
+    pub secret: String,
+}
+
+/// What a delivery did when it did not start a rollout.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HookAnswer {
+    /// `pong` or `ignored`.
+    pub outcome: String,
+    pub detail: String,
 }

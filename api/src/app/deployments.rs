@@ -870,6 +870,76 @@ impl App {
     }
 }
 
+/// The id of a project's deployment named by cluster, namespace and
+/// deployment (ids or names).
+pub(super) async fn find_in_project(conn: &mut PgConnection, project_id: Uuid, target: &HookTarget) -> Result<Uuid> {
+    let cluster = ResourceRef::<ClusterKind>::parse(&target.cluster);
+    let deployment = ResourceRef::<DeploymentKind>::parse(&target.deployment);
+    sqlx::query_scalar!(
+        "SELECT d.id FROM deployments d JOIN clusters c ON c.id = d.cluster_id
+         WHERE c.project_id = $1 AND (c.id = $2 OR c.name = $3) AND d.namespace = $4
+           AND (d.id = $5 OR d.name = $6) AND d.deletion_requested_at IS NULL",
+        project_id,
+        cluster.id(),
+        cluster.name(),
+        target.namespace,
+        deployment.id(),
+        deployment.name(),
+    )
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(|| {
+        Error::not_found("deployment", format!("{}/{}/{}", target.cluster, target.namespace, target.deployment))
+    })
+}
+
+impl App {
+    /// The image a deployment runs now (for a delivery naming only a tag or digest).
+    pub(super) async fn deployment_image(&self, deployment: Uuid) -> Result<String> {
+        let spec = sqlx::query_scalar!("SELECT spec FROM deployments WHERE id = $1", deployment)
+            .fetch_optional(self.db())
+            .await?
+            .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
+        Ok(spec["image"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// Rolls out `image` on a deployment in `tx`, as `ctx` (a webhook acts
+    /// as the system on the organization's behalf); `cause` names the
+    /// delivery in the revision.
+    pub(super) async fn deploy_image(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        deployment: Uuid,
+        image: &str,
+        cause: &str,
+    ) -> Result<OperationView> {
+        let row = sqlx::query_as!(
+            DeploymentRow,
+            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
+                    template_revision, last_good_revision, requested_cpu_millis, last_error, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM deployments WHERE id = $1 AND org_id = $2 FOR UPDATE",
+            deployment,
+            ctx.principal.org_id,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
+        if row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the deployment is being deleted"));
+        }
+        let cluster_row = clusters::find_by_id(&mut *tx, row.cluster_id).await?;
+        let current = row.spec()?;
+        let spec = DeploymentSpec { image: image.to_string(), ..current.clone() };
+        let mut v = Validator::new();
+        workload_spec::check(&mut v, "spec", &spec);
+        v.finish()
+            .map_err(|_| Error::invalid_field("image", "invalid", format!("{image:?} is not an image reference")))?;
+        self.commit_change(tx, ctx, &cluster_row, &row, &current, spec, "deployment_update", cause, None).await
+    }
+}
+
 async fn insert_revision(
     tx: &mut PgConnection,
     deployment: Uuid,

@@ -11,6 +11,7 @@ mod catalog;
 mod changes;
 mod cluster_pki;
 mod clusters;
+pub mod deploy_hooks;
 pub mod deployments;
 pub mod error;
 mod idempotency;
@@ -37,6 +38,7 @@ mod token_exchange;
 mod tokens;
 mod users;
 mod validate;
+pub mod webhook_signing;
 pub mod workload_spec;
 
 use std::sync::Arc;
@@ -112,6 +114,7 @@ pub struct App {
     ca_permits: tokio::sync::Semaphore,
     outbox_arrived: tokio::sync::Notify,
     region_clock: observations::RegionClock,
+    hook_secrets: deploy_hooks::HookSecrets,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
 }
@@ -134,6 +137,7 @@ impl App {
             ca_permits: tokio::sync::Semaphore::new(config.vault.pki_concurrency),
             outbox_arrived: tokio::sync::Notify::new(),
             region_clock: Default::default(),
+            hook_secrets: Default::default(),
             db,
             config,
             fault_after_spec_insert: AtomicBool::new(false),

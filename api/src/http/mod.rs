@@ -6,6 +6,7 @@ mod auth;
 mod catalog;
 mod clusters;
 pub mod extract;
+mod hooks;
 mod iam;
 mod operations;
 pub mod ops;
@@ -59,6 +60,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         (name = "clusters", description = "Hosted Kubernetes clusters"),
         (name = "node-pools", description = "Groups of worker nodes of a cluster"),
         (name = "workloads", description = "Namespaces and Deployments inside hosted clusters"),
+        (name = "deploy-hooks", description = "CI/CD deploy webhooks and the policy they obey"),
         (name = "operations", description = "Long-running work done by regions"),
         (name = "catalog", description = "Regions, Kubernetes versions and machine types on offer"),
     )
@@ -87,6 +89,7 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
         .merge(projects::routes())
         .merge(clusters::routes())
         .merge(workloads::routes())
+        .merge(hooks::routes())
         .merge(operations::routes())
         .merge(catalog::routes())
 }

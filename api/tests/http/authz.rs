@@ -11,7 +11,8 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::common::{OidcProvider, Tenant, TestApp};
 
 /// Routes outside the matrix, and why.
-const OUTSIDE: [(&str, &str); 18] = [
+const OUTSIDE: [(&str, &str); 19] = [
+    ("POST /v1/hooks/{hook}", "the delivery's signature is the credential"),
     ("GET /v1/regions", "public catalog"),
     ("GET /v1/kubernetes-versions", "public catalog"),
     ("GET /v1/machine-types", "public catalog"),
@@ -47,6 +48,7 @@ enum Fresh {
     ProjectGrant,
     Sso,
     Namespace,
+    Hook,
 }
 
 struct Case {
@@ -113,6 +115,14 @@ async fn make(t: &TestApp, fresh: Fresh, w: &World, n: usize) -> String {
                 .json(&json!({ "role": "viewer" }));
             assert_eq!(t.send(request).await.0, StatusCode::OK);
             user
+        }
+        Fresh::Hook => {
+            let path = format!("/v1/projects/{}/hooks", w.project);
+            let body =
+                json!({ "name": format!("hook-{n}"), "target": { "cluster": w.cluster, "deployment": "hooked" } });
+            let (status, created) = t.post(&path, owner, body).await;
+            assert_eq!(status, StatusCode::CREATED, "{created}");
+            id(&created)
         }
         Fresh::Namespace => {
             let path = format!("/v1/projects/{}/clusters/{}/namespaces", w.project, w.cluster);
@@ -183,6 +193,29 @@ fn cases(w: &World) -> Vec<Case> {
     );
     case("DELETE /v1/projects/{project}", ManageResources, "/v1/projects/{fresh}".into(), None, Project);
     case("GET /v1/projects/{project}/clusters", Read, format!("/v1/projects/{p}/clusters"), None, Nothing);
+    case("GET /v1/projects/{project}/deploy-policy", Read, format!("/v1/projects/{p}/deploy-policy"), None, Nothing);
+    case(
+        "PUT /v1/projects/{project}/deploy-policy",
+        ManageCredentials,
+        format!("/v1/projects/{p}/deploy-policy"),
+        Some(json!({ "allowed_image_prefixes": ["registry.example/a/"], "allowed_branches": ["main"] })),
+        Nothing,
+    );
+    case("GET /v1/projects/{project}/hooks", ReadCredentials, format!("/v1/projects/{p}/hooks"), None, Nothing);
+    case(
+        "POST /v1/projects/{project}/hooks",
+        ManageCredentials,
+        format!("/v1/projects/{p}/hooks"),
+        Some(json!({ "name": "{n}", "target": { "cluster": c, "deployment": "hooked" } })),
+        Nothing,
+    );
+    case(
+        "DELETE /v1/projects/{project}/hooks/{hook}",
+        ManageCredentials,
+        format!("/v1/projects/{p}/hooks/{{fresh}}"),
+        None,
+        Hook,
+    );
     case(
         "POST /v1/projects/{project}/clusters",
         ManageResources,
@@ -447,6 +480,8 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     let (pool, _) = t.node_pool(&org, &project, &cluster, "pool", 1).await;
     let (deployment, _) =
         t.deployment(&org, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
+    // Hooks point at a deployment no case deletes.
+    t.deployment(&org, &project, &cluster, "hooked", json!({ "image": "registry.example/app:1" })).await;
     let (_, token) =
         t.post(&format!("/v1/orgs/{}/tokens", org.org), &org.token, json!({ "name": "x", "role": "viewer" })).await;
     let (_, account) = t

@@ -13,7 +13,8 @@ use crate::common::TestApp;
 /// Routes that serve no tenant data: catalogs, the public keys, and the
 /// sign-in flows, which name no organization's resources (their secrets
 /// are the credential) and have their own tests.
-const PUBLIC: [&str; 14] = [
+const PUBLIC: [&str; 15] = [
+    "POST /v1/hooks/{hook}",
     "GET /v1/regions",
     "GET /v1/kubernetes-versions",
     "GET /v1/machine-types",
@@ -43,6 +44,14 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
     let (pool, _) = t.node_pool(&victim, &project, &cluster, "secret-pool", 1).await;
     let (deployment, _) =
         t.deployment(&victim, &project, &cluster, "secret-app", json!({ "image": "registry.example/app:1" })).await;
+    let (_, hook) = t
+        .post(
+            &format!("/v1/projects/{project}/hooks"),
+            &victim.token,
+            json!({ "name": "secret-hook", "target": { "cluster": "secret-prod", "deployment": "secret-app" } }),
+        )
+        .await;
+    let hook = hook["id"].as_str().unwrap_or_else(|| panic!("{hook}")).to_string();
     let (_, token) = t
         .post(
             &format!("/v1/orgs/{}/tokens", victim.org),
@@ -112,6 +121,19 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
         case("PATCH /v1/projects/{project}", format!("/v1/projects/{p}"), Some(json!({ "labels": { "a": "b" } })));
         case("DELETE /v1/projects/{project}", format!("/v1/projects/{p}"), None);
         case("GET /v1/projects/{project}/clusters", format!("/v1/projects/{p}/clusters"), None);
+        case("GET /v1/projects/{project}/deploy-policy", format!("/v1/projects/{p}/deploy-policy"), None);
+        case(
+            "PUT /v1/projects/{project}/deploy-policy",
+            format!("/v1/projects/{p}/deploy-policy"),
+            Some(json!({ "allowed_image_prefixes": ["x.example/a/"], "allowed_branches": ["main"] })),
+        );
+        case("GET /v1/projects/{project}/hooks", format!("/v1/projects/{p}/hooks"), None);
+        case(
+            "POST /v1/projects/{project}/hooks",
+            format!("/v1/projects/{p}/hooks"),
+            Some(json!({ "name": "x", "target": { "cluster": "secret-prod", "deployment": "secret-app" } })),
+        );
+        case("DELETE /v1/projects/{project}/hooks/{hook}", format!("/v1/projects/{p}/hooks/{hook}"), None);
         case("POST /v1/projects/{project}/clusters", format!("/v1/projects/{p}/clusters"), Some(cluster_body.clone()));
         for c in [cluster.clone(), "secret-prod".to_string()] {
             let cp = format!("/v1/projects/{p}/clusters/{c}");

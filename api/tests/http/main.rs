@@ -10,6 +10,7 @@ mod crud;
 mod faults;
 mod graphql;
 mod grpc;
+mod hooks;
 mod iam;
 mod idempotency;
 mod integrity;

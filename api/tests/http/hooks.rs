@@ -1,0 +1,254 @@
+//! Inbound deploy webhooks: a signed delivery becomes a revision that the
+//! simulated region rolls out, and CI can wait for it; forged, stale,
+//! replayed, malformed and disallowed deliveries change nothing.
+
+use moke_api::app::webhook_signing::{github_signature, sign};
+use moke_region::{AgentConfig, Transport};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::{BackgroundAgent, Tenant, TestApp, bad_fields, zones};
+
+struct Setup {
+    acme: Tenant,
+    project: String,
+    deployment_path: String,
+    _region: BackgroundAgent,
+}
+
+/// A running deployment `web` on `registry.example.com/shop/web:1`, and a
+/// policy allowing that registry path and the `main` branch.
+async fn setup(t: &TestApp) -> Setup {
+    let region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "shop").await;
+    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let (_, op) = t.node_pool(&acme, &project, &cluster, "workers", 3).await;
+    wait(t, &acme, &op).await;
+    let spec = json!({ "image": "registry.example.com/shop/web:1", "replicas": 2 });
+    let (_, op) = t.deployment(&acme, &project, &cluster, "web", spec).await;
+    assert_eq!(wait(t, &acme, &op).await["status"], "succeeded");
+    let request = t
+        .request(reqwest::Method::PUT, &format!("/v1/projects/{project}/deploy-policy"), &acme.token)
+        .json(&json!({ "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": ["main"] }));
+    let (status, body) = t.send(request).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let deployment_path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/web");
+    Setup { acme, project, deployment_path, _region: region }
+}
+
+async fn wait(t: &TestApp, tenant: &Tenant, op: &Value) -> Value {
+    t.get(&format!("/v1/operations/{}?wait=60s", op["id"].as_str().unwrap_or_else(|| panic!("{op}"))), &tenant.token)
+        .await
+        .1
+}
+
+async fn hook(t: &TestApp, s: &Setup, body: Value) -> (String, String) {
+    let (status, created) = t.post(&format!("/v1/projects/{}/hooks", s.project), &s.acme.token, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    (created["url"].as_str().unwrap().to_string(), created["secret"].as_str().unwrap().to_string())
+}
+
+/// A Standard Webhooks delivery, signed at `timestamp` with `secret`.
+async fn standard(t: &TestApp, url: &str, secret: &str, id: &str, timestamp: i64, body: &str) -> (StatusCode, Value) {
+    let request = t
+        .client
+        .post(format!("{}{url}", t.base))
+        .header("webhook-id", id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", sign(secret, id, timestamp, body.as_bytes()))
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    t.send(request).await
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let (url, secret) =
+        hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    assert!(secret.starts_with("whsec_"));
+    let stored: String = sqlx::query_scalar("SELECT secret_enc FROM deploy_hooks").fetch_one(&t.pool).await.unwrap();
+    assert!(stored.starts_with("vault:v") && !stored.contains(&secret), "only Vault ciphertext is stored");
+    let (_, listed) = t.get(&format!("/v1/projects/{}/hooks", s.project), &s.acme.token).await;
+    assert!(listed[0].get("secret").is_none(), "the secret is shown once: {listed}");
+
+    let (status, op) =
+        standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    // What a CI step does: block until the rollout is done.
+    assert_eq!(wait(&t, &s.acme, &op).await["status"], "succeeded");
+    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
+    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:2");
+    assert!(web["status"]["pods"].as_array().unwrap().iter().all(|p| p["revision"] == 2), "{web}");
+    let (_, revisions) = t.get(&format!("{}/revisions", s.deployment_path), &s.acme.token).await;
+    assert_eq!(revisions[0]["cause"], "webhook ci (standard deploy)");
+
+    // The same delivery again is refused and changes nothing.
+    let (status, problem) =
+        standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("duplicate_delivery")));
+
+    // A tag, or a digest, applies to the deployment's repository.
+    let (status, op) = standard(&t, &url, &secret, "msg_2", now(), r#"{"tag": "3"}"#).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    wait(&t, &s.acme, &op).await;
+    let (_, op) = standard(&t, &url, &secret, "msg_3", now(), r#"{"digest": "sha256:0123abcd"}"#).await;
+    wait(&t, &s.acme, &op).await;
+    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
+    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web@sha256:0123abcd");
+
+    // A ping answers 200 and deploys nothing.
+    let (status, pong) = standard(&t, &url, &secret, "msg_4", now(), r#"{"type": "ping"}"#).await;
+    assert_eq!((status, pong["outcome"].as_str()), (StatusCode::OK, Some("pong")));
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn forged_stale_malformed_and_disallowed_deliveries_change_nothing(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let (url, secret) =
+        hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    let revisions = async || t.count("deployment_revisions").await;
+    let before = revisions().await;
+    let body = r#"{"image": "registry.example.com/shop/web:2"}"#;
+
+    let forged = "whsec_c29tZW9uZSBlbHNlJ3Mgc2VjcmV0IGtleSEhIQ==";
+    let (status, problem) = standard(&t, &url, forged, "m1", now(), body).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(!problem.to_string().contains("signature"), "no detail that helps an attacker: {problem}");
+    let (status, _) = standard(&t, &url, &secret, "m2", now() - 301, body).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "older than the 5-minute tolerance");
+    let (status, _) = standard(&t, &url, &secret, "m3", now() + 301, body).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "newer than the 5-minute tolerance");
+    let unsigned = t.client.post(format!("{}{url}", t.base)).body(body.to_string());
+    assert_eq!(t.send(unsigned).await.0, StatusCode::UNAUTHORIZED);
+
+    let (status, _) = standard(&t, "/v1/hooks/hk_01a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6", &secret, "m4", now(), body).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = standard(&t, "/v1/hooks/nonsense", &secret, "m4", now(), body).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (status, problem) = standard(&t, &url, &secret, "m5", now(), "{not json").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
+    let (status, problem) = standard(&t, &url, &secret, "m6", now(), r#"{"image": "docker.io/evil/miner:1"}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad_fields(&problem), ["image"], "{problem}");
+    let (status, problem) = standard(&t, &url, &secret, "m7", now(), r#"{"tag": "1", "digest": "sha256:00"}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad_fields(&problem), ["image"]);
+    assert_eq!(revisions().await, before, "nothing was half-applied");
+    assert_eq!(t.count("hook_deliveries").await, 0, "refused deliveries are not recorded as received");
+
+    // A deleted hook is gone.
+    let hook_id = url.rsplit('/').next().unwrap();
+    let (status, _) = t.delete(&format!("/v1/projects/{}/hooks/{hook_id}", s.project), &s.acme.token).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(standard(&t, &url, &secret, "m8", now(), body).await.0, StatusCode::NOT_FOUND);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let (url, secret) = hook(
+        &t,
+        &s,
+        json!({
+            "name": "repos",
+            "rules": [{ "repository": "acme/web", "target": { "cluster": "prod", "deployment": "web" } }],
+            "image_template": "registry.example.com/shop/web:{sha}",
+        }),
+    )
+    .await;
+    let github = async |event: &str, delivery: &str, body: Value, key: &str| {
+        let body = body.to_string();
+        let request = t
+            .client
+            .post(format!("{}{url}", t.base))
+            .header("x-github-event", event)
+            .header("x-github-delivery", delivery)
+            .header("x-hub-signature-256", github_signature(key, body.as_bytes()))
+            .body(body);
+        t.send(request).await
+    };
+    let repository = json!({ "full_name": "acme/web" });
+
+    let (status, pong) = github("ping", "d0", json!({ "zen": "Design for failure." }), &secret).await;
+    assert_eq!((status, pong["outcome"].as_str()), (StatusCode::OK, Some("pong")));
+    let package = json!({
+        "action": "published",
+        "repository": repository,
+        "registry_package": { "package_version": { "package_url": "registry.example.com/shop/web:gh-1" } },
+    });
+    let (status, _) = github("registry_package", "d1", package.clone(), "not the secret").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, op) = github("registry_package", "d1", package.clone(), &secret).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    assert_eq!(wait(&t, &s.acme, &op).await["status"], "succeeded");
+    let (status, _) = github("registry_package", "d1", package, &secret).await;
+    assert_eq!(status, StatusCode::CONFLICT, "de-duplicated by X-GitHub-Delivery");
+
+    let run = |branch: &str| {
+        json!({ "action": "completed", "repository": repository,
+                "workflow_run": { "conclusion": "success", "head_branch": branch, "head_sha": "abc123" } })
+    };
+    let (status, ignored) = github("workflow_run", "d2", run("feature/x"), &secret).await;
+    assert_eq!((status, ignored["outcome"].as_str()), (StatusCode::OK, Some("ignored")), "{ignored}");
+    let (status, op) = github("workflow_run", "d3", run("main"), &secret).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    wait(&t, &s.acme, &op).await;
+    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
+    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:abc123");
+    let other_repo = json!({ "action": "completed", "repository": { "full_name": "acme/other" },
+        "workflow_run": { "conclusion": "success", "head_branch": "main", "head_sha": "abc" } });
+    let (status, problem) = github("workflow_run", "d4", other_repo, &secret).await;
+    assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["repository".to_string()]));
+
+    // GitLab: the secret token, and the signed form.
+    let pipeline = json!({ "object_kind": "pipeline", "project": { "path_with_namespace": "acme/web" },
+        "object_attributes": { "status": "success", "ref": "main", "sha": "def456", "tag": false } });
+    let gitlab = |token: &str| {
+        t.client
+            .post(format!("{}{url}", t.base))
+            .header("x-gitlab-event", "Pipeline Hook")
+            .header("x-gitlab-event-uuid", format!("uuid-{token}"))
+            .header("x-gitlab-token", token)
+            .body(pipeline.to_string())
+    };
+    assert_eq!(t.send(gitlab("wrong")).await.0, StatusCode::UNAUTHORIZED);
+    let (status, op) = t.send(gitlab(&secret)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    wait(&t, &s.acme, &op).await;
+    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
+    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:def456");
+    let tag_push = json!({ "object_kind": "tag_push", "ref": "refs/tags/v2.0.0", "checkout_sha": "0ff1ce",
+        "project": { "path_with_namespace": "acme/web" } })
+    .to_string();
+    let timestamp = now();
+    let signed = t
+        .client
+        .post(format!("{}{url}", t.base))
+        .header("x-gitlab-event", "Tag Push Hook")
+        .header("webhook-id", "gl-1")
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", sign(&secret, "gl-1", timestamp, tag_push.as_bytes()))
+        .body(tag_push);
+    let (status, op) = t.send(signed).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    wait(&t, &s.acme, &op).await;
+    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
+    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:0ff1ce");
+}
