@@ -51,6 +51,7 @@ pub struct Config {
     pub queue: QueueConfig,
     pub quotas: QuotaDefaults,
     pub workload_quotas: WorkloadQuotas,
+    pub webhooks: WebhookConfig,
     pub vault: VaultConfig,
     pub auth: AuthConfig,
     pub mail: MailConfig,
@@ -187,6 +188,21 @@ pub struct QuotaDefaults {
     pub max_vcpus: i64,
 }
 
+/// Delivery of customer event webhooks.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookConfig {
+    /// Delay before each attempt (the first is immediate); jitter of ±20% is added.
+    pub retry_schedule_seconds: Vec<f64>,
+    /// An endpoint failing this long is disabled (and an event says so).
+    pub disable_after_failing_hours: i64,
+    pub timeout_seconds: u64,
+    /// Deliveries in flight at once per gateway.
+    pub concurrency: usize,
+    /// Networks deliveries may reach although private (CIDRs; tests use 127.0.0.1/32).
+    pub allow_private_targets: Vec<String>,
+}
+
 /// Limits on what runs inside each hosted cluster.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -311,6 +327,17 @@ impl Config {
         }
         if self.http.max_wait_seconds >= self.http.request_timeout_seconds {
             return Err(bad("http.max_wait_seconds", "must be below http.request_timeout_seconds"));
+        }
+        let hooks = &self.webhooks;
+        if hooks.retry_schedule_seconds.is_empty() || hooks.retry_schedule_seconds.iter().any(|s| s.is_nan() || *s < 0.0) {
+            return Err(bad("webhooks.retry_schedule_seconds", "must list at least one delay, none negative"));
+        }
+        if hooks.concurrency == 0 || hooks.timeout_seconds == 0 {
+            return Err(bad("webhooks.concurrency", "concurrency and timeout_seconds must be positive"));
+        }
+        for (i, net) in hooks.allow_private_targets.iter().enumerate() {
+            net.parse::<ipnet::IpNet>()
+                .map_err(|e| bad(&format!("webhooks.allow_private_targets[{i}]"), format!("not a CIDR: {e}")))?;
         }
         if !self.database.url.expose().starts_with("postgres://")
             && !self.database.url.expose().starts_with("postgresql://")

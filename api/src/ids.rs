@@ -148,6 +148,12 @@ id_kinds! {
     DeploymentKind => "dep", "deployment";
     /// An inbound CI/CD deploy webhook.
     DeployHookKind => "hk", "deploy hook";
+    /// A customer's event webhook endpoint.
+    WebhookEndpointKind => "whe", "webhook endpoint";
+    /// An event (a message sent to webhook endpoints).
+    EventKind => "msg", "event";
+    /// One event's delivery to one endpoint.
+    WebhookDeliveryKind => "whd", "webhook delivery";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -164,6 +170,9 @@ pub type InvitationId = Id<InvitationKind>;
 pub type TrustPolicyId = Id<TrustPolicyKind>;
 pub type DeploymentId = Id<DeploymentKind>;
 pub type DeployHookId = Id<DeployHookKind>;
+pub type WebhookEndpointId = Id<WebhookEndpointKind>;
+pub type EventId = Id<EventKind>;
+pub type WebhookDeliveryId = Id<WebhookDeliveryKind>;
 
 #[cfg(test)]
 mod tests {

@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 use crate::ids::{
-    AuditEventId, ClusterId, DeployHookId, DeploymentId, InvitationId, NodePoolId, OperationId, OrgId, ProjectId,
-    ServiceAccountId, SessionId, TokenId, TrustPolicyId, UserId,
+    AuditEventId, ClusterId, DeployHookId, DeploymentId, EventId, InvitationId, NodePoolId, OperationId, OrgId,
+    ProjectId, ServiceAccountId, SessionId, TokenId, TrustPolicyId, UserId, WebhookDeliveryId, WebhookEndpointId,
 };
 
 /// Key/value labels for organising resources (Kubernetes label rules).
@@ -1258,4 +1258,74 @@ pub struct HookAnswer {
     /// `pong` or `ignored`.
     pub outcome: String,
     pub detail: String,
+}
+
+// ---------------------------------------------------------------- event webhooks
+
+/// Subscribe a URL to events of the organization.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointCreate {
+    /// `https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and
+    /// link-local addresses are refused.
+    pub url: String,
+    #[serde(default)]
+    pub description: String,
+    /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`.
+    pub event_types: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WebhookEndpointView {
+    pub id: WebhookEndpointId,
+    pub url: String,
+    pub description: String,
+    pub event_types: Vec<String>,
+    /// Deliveries have failed since then (cleared by a success).
+    pub failing_since: Option<DateTime<Utc>>,
+    pub disabled_at: Option<DateTime<Utc>>,
+    pub disabled_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A new endpoint and its signing secret, shown only now.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WebhookEndpointCreated {
+    #[serde(flatten)]
+    pub endpoint: WebhookEndpointView,
+    /// `whsec_…`: verify deliveries with any Standard Webhooks library.
+    pub secret: String,
+}
+
+/// One try at delivering an event.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WebhookAttemptView {
+    pub attempt: i32,
+    pub attempted_at: DateTime<Utc>,
+    /// The endpoint's HTTP status, if it answered.
+    pub status_code: Option<i32>,
+    pub error: Option<String>,
+    pub latency_ms: i32,
+}
+
+/// One event's delivery to an endpoint, with every attempt.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct WebhookDeliveryView {
+    pub id: WebhookDeliveryId,
+    /// The event (the `webhook-id` header of every attempt).
+    pub event_id: EventId,
+    pub event_type: String,
+    /// `pending`, `succeeded` or `failed`.
+    pub status: String,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub attempts: Vec<WebhookAttemptView>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// Send an event to the endpoint again.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedeliveryCreate {
+    pub event_id: String,
 }

@@ -70,6 +70,7 @@ async fn background_tasks(app: Arc<App>) {
     let ingest = tokio::spawn(ingest_region_status(app.clone()));
     let mail = tokio::spawn(crate::app::mail::run_relay(app.clone()));
     let signer = tokio::spawn(sign_serving_certificates(app.clone()));
+    let webhooks = tokio::spawn(deliver_webhooks(app.clone()));
     let vault = tokio::spawn(app.vault_handle().maintain(app.shutdown_token().clone()));
     let mut every_minute = tokio::time::interval(Duration::from_secs(60));
     let mut hourly = tokio::time::interval(Duration::from_secs(3600));
@@ -112,7 +113,25 @@ async fn background_tasks(app: Arc<App>) {
     ingest.abort();
     mail.abort();
     signer.abort();
+    webhooks.abort();
     vault.abort();
+}
+
+/// Delivers customer event webhooks as they fall due (woken by `NOTIFY
+/// moke_webhooks`, with a quarter-second poll for retries).
+async fn deliver_webhooks(app: Arc<App>) {
+    loop {
+        match app.dispatch_webhooks_once().await {
+            Ok(n) if n > 0 => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "webhook dispatch failed"),
+        }
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = app.webhooks_due().notified() => {}
+            _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+        }
+    }
 }
 
 /// Applies region reports as they arrive (woken by `NOTIFY moke_status`,

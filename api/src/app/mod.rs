@@ -14,6 +14,7 @@ mod clusters;
 pub mod deploy_hooks;
 pub mod deployments;
 pub mod error;
+pub mod event_webhooks;
 mod idempotency;
 pub mod ingest;
 mod invitations;
@@ -115,6 +116,8 @@ pub struct App {
     outbox_arrived: tokio::sync::Notify,
     region_clock: observations::RegionClock,
     hook_secrets: deploy_hooks::HookSecrets,
+    webhook_client: reqwest::Client,
+    webhooks_due: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
 }
@@ -138,6 +141,8 @@ impl App {
             outbox_arrived: tokio::sync::Notify::new(),
             region_clock: Default::default(),
             hook_secrets: Default::default(),
+            webhook_client: event_webhooks::delivery_client(&config.webhooks),
+            webhooks_due: tokio::sync::Notify::new(),
             db,
             config,
             fault_after_spec_insert: AtomicBool::new(false),
@@ -151,6 +156,16 @@ impl App {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The client event webhooks are delivered with (private targets refused at resolution).
+    pub fn webhook_client(&self) -> &reqwest::Client {
+        &self.webhook_client
+    }
+
+    /// Woken when events were written (`NOTIFY moke_webhooks`).
+    pub fn webhooks_due(&self) -> &tokio::sync::Notify {
+        &self.webhooks_due
     }
 
     /// Cancelled when the server starts shutting down: long-polls answer at once.

@@ -20,6 +20,7 @@ const OUTBOX: &str = "moke_outbox";
 const PRINCIPALS: &str = "moke_principals";
 const CSR: &str = "moke_csr";
 const REGIONS: &str = "moke_regions";
+const WEBHOOKS: &str = "moke_webhooks";
 
 /// Listens until the app shuts down, reconnecting after errors.
 pub async fn run(app: Arc<App>) {
@@ -38,7 +39,7 @@ pub async fn run(app: Arc<App>) {
 
 async fn listen(app: &App) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect_with(app.db()).await?;
-    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX, PRINCIPALS, CSR, REGIONS]).await?;
+    listener.listen_all([OPERATIONS, TOKENS, STATUS, OUTBOX, PRINCIPALS, CSR, REGIONS, WEBHOOKS]).await?;
     // Anything cached before we listened may have missed an eviction.
     app.principal_cache().clear();
     app.principal_cache().set_live(true);
@@ -61,6 +62,10 @@ async fn listen(app: &App) -> Result<(), sqlx::Error> {
             }
             CSR => {
                 app.csr_arrived().notify_one();
+                continue;
+            }
+            WEBHOOKS => {
+                app.webhooks_due().notify_one();
                 continue;
             }
             REGIONS => {

@@ -13,6 +13,7 @@ pub mod ops;
 mod orgs;
 pub mod problem;
 mod projects;
+mod webhooks;
 mod workloads;
 
 use std::sync::Arc;
@@ -61,6 +62,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         (name = "node-pools", description = "Groups of worker nodes of a cluster"),
         (name = "workloads", description = "Namespaces and Deployments inside hosted clusters"),
         (name = "deploy-hooks", description = "CI/CD deploy webhooks and the policy they obey"),
+        (name = "webhooks", description = "Event webhooks: endpoints, deliveries and their attempts"),
         (name = "operations", description = "Long-running work done by regions"),
         (name = "catalog", description = "Regions, Kubernetes versions and machine types on offer"),
     )
@@ -90,6 +92,7 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
         .merge(clusters::routes())
         .merge(workloads::routes())
         .merge(hooks::routes())
+        .merge(webhooks::routes())
         .merge(operations::routes())
         .merge(catalog::routes())
 }

@@ -49,6 +49,7 @@ enum Fresh {
     Sso,
     Namespace,
     Hook,
+    Webhook,
 }
 
 struct Case {
@@ -65,6 +66,7 @@ struct World {
     cluster: String,
     pool: String,
     deployment: String,
+    event: String,
     op: String,
     token: String,
     account: String,
@@ -115,6 +117,10 @@ async fn make(t: &TestApp, fresh: Fresh, w: &World, n: usize) -> String {
                 .json(&json!({ "role": "viewer" }));
             assert_eq!(t.send(request).await.0, StatusCode::OK);
             user
+        }
+        Fresh::Webhook => {
+            let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
+            id(&t.post(&format!("/v1/orgs/{org}/webhooks"), owner, body).await.1)
         }
         Fresh::Hook => {
             let path = format!("/v1/projects/{}/hooks", w.project);
@@ -363,6 +369,30 @@ fn cases(w: &World) -> Vec<Case> {
     case("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", ManageResources, pp, None, Nothing);
     case("DELETE /v1/projects/{project}/clusters/{cluster}", ManageResources, cp, None, Nothing);
     case("GET /v1/operations/{operation}", Read, format!("/v1/operations/{}", w.op), None, Nothing);
+    let hooks = format!("/v1/orgs/{org}/webhooks");
+    case("GET /v1/orgs/{org}/webhooks", ReadCredentials, hooks.clone(), None, Nothing);
+    case(
+        "POST /v1/orgs/{org}/webhooks",
+        ManageCredentials,
+        hooks.clone(),
+        Some(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
+        Nothing,
+    );
+    case(
+        "GET /v1/orgs/{org}/webhooks/{endpoint}/deliveries",
+        ReadCredentials,
+        format!("{hooks}/{{fresh}}/deliveries"),
+        None,
+        Webhook,
+    );
+    case(
+        "POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries",
+        ManageCredentials,
+        format!("{hooks}/{{fresh}}/redeliveries"),
+        Some(json!({ "event_id": w.event })),
+        Webhook,
+    );
+    case("DELETE /v1/orgs/{org}/webhooks/{endpoint}", ManageCredentials, format!("{hooks}/{{fresh}}"), None, Webhook);
     case("GET /v1/orgs/{org}/members", ReadMembers, format!("/v1/orgs/{org}/members"), None, Nothing);
     case(
         "PATCH /v1/orgs/{org}/members/{user}",
@@ -480,6 +510,19 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     let (pool, _) = t.node_pool(&org, &project, &cluster, "pool", 1).await;
     let (deployment, _) =
         t.deployment(&org, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
+    // A finished Operation (a label change), so the organization has an event to redeliver.
+    let (status, _) = t
+        .patch(&format!("/v1/projects/{project}/clusters/{cluster}"), &org.token, json!({ "labels": { "x": "y" } }))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let event: uuid::Uuid = sqlx::query_scalar(
+        "SELECT id FROM events WHERE org_id = (SELECT id FROM organizations WHERE name = $1) LIMIT 1",
+    )
+    .bind(name)
+    .fetch_one(&t.pool)
+    .await
+    .unwrap();
+    let event = moke_api::ids::EventId::from_uuid(event).to_string();
     // Hooks point at a deployment no case deletes.
     t.deployment(&org, &project, &cluster, "hooked", json!({ "image": "registry.example/app:1" })).await;
     let (_, token) =
@@ -497,6 +540,7 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
         cluster,
         pool,
         deployment,
+        event,
         op: op["id"].as_str().unwrap().to_string(),
         token: token["id"].as_str().unwrap().to_string(),
         account,

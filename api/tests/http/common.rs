@@ -311,6 +311,86 @@ pub async fn eventually(seconds: u64, what: &str, mut done: impl AsyncFnMut() ->
     }
 }
 
+/// A local HTTP server standing in for a customer's webhook endpoint: it
+/// records every request and answers from a script (then 200s).
+#[derive(Clone)]
+pub struct Receiver {
+    pub url: String,
+    pub received: Arc<std::sync::Mutex<Vec<Received>>>,
+}
+
+/// One request a [`Receiver`] got.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Vec<u8>,
+    pub at: std::time::Instant,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+
+    /// True when the Standard Webhooks signature verifies with `secret`.
+    pub fn signed_with(&self, secret: &str) -> bool {
+        moke_api::app::webhook_signing::verify(
+            secret,
+            self.header("webhook-id"),
+            self.header("webhook-timestamp"),
+            self.header("webhook-signature"),
+            &self.body,
+            chrono::Utc::now().timestamp(),
+        )
+        .is_ok()
+    }
+}
+
+impl Receiver {
+    /// Answers each request with the next `(status, Retry-After)` of `script`, then 200.
+    pub async fn start(script: Vec<(u16, Option<&'static str>)>) -> Receiver {
+        use axum::response::IntoResponse;
+        let received = Arc::new(std::sync::Mutex::new(Vec::<Received>::new()));
+        let script = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::from(script)));
+        let log = received.clone();
+        let app = axum::Router::new().fallback(move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+            let (log, script) = (log.clone(), script.clone());
+            async move {
+                log.lock().unwrap().push(Received { headers, body: body.to_vec(), at: std::time::Instant::now() });
+                let (status, retry_after) = script.lock().unwrap().pop_front().unwrap_or((200, None));
+                let mut response = axum::http::StatusCode::from_u16(status).unwrap().into_response();
+                if let Some(seconds) = retry_after {
+                    response.headers_mut().insert("retry-after", seconds.parse().unwrap());
+                }
+                response
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hooks", listener.local_addr().unwrap());
+        tokio::spawn(axum::serve(listener, app).into_future());
+        Receiver { url, received }
+    }
+
+    pub fn requests(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    /// Waits until a request for `event_type` arrives, and returns it.
+    pub async fn event(&self, event_type: &str) -> Received {
+        let mut found = None;
+        eventually(20, &format!("a {event_type} delivery"), async || {
+            found = self.requests().into_iter().find(|r| r.json()["type"] == event_type);
+            found.is_some()
+        })
+        .await;
+        found.unwrap()
+    }
+}
+
 /// The field names listed in a problem+json validation answer.
 pub fn bad_fields(problem: &Value) -> Vec<String> {
     problem["errors"]

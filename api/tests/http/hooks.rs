@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{BackgroundAgent, Tenant, TestApp, bad_fields, zones};
+use crate::common::{BackgroundAgent, Receiver, Tenant, TestApp, bad_fields, zones};
 
 struct Setup {
     acme: Tenant,
@@ -72,8 +72,22 @@ fn now() -> i64 {
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions, connect: PgConnectOptions) {
-    let t = TestApp::start(options, connect).await;
+    let t = TestApp::start_with(options, connect, |config| {
+        config.webhooks.allow_private_targets = vec!["127.0.0.1/32".into()];
+    })
+    .await;
     let s = setup(&t).await;
+    // The customer listens for rollouts.
+    let receiver = Receiver::start(vec![]).await;
+    let (status, listener) = t
+        .post(
+            &format!("/v1/orgs/{}/webhooks", s.acme.org),
+            &s.acme.token,
+            json!({ "url": receiver.url, "event_types": ["deployment.rollout.*"] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{listener}");
+    let listener_secret = listener["secret"].as_str().unwrap().to_string();
     let (url, secret) =
         hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
     assert!(secret.starts_with("whsec_"));
@@ -92,6 +106,15 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
     assert!(web["status"]["pods"].as_array().unwrap().iter().all(|p| p["revision"] == 2), "{web}");
     let (_, revisions) = t.get(&format!("{}/revisions", s.deployment_path), &s.acme.token).await;
     assert_eq!(revisions[0]["cause"], "webhook ci (standard deploy)");
+    // ... and the customer's receiver hears that the rollout succeeded, signed.
+    let heard = receiver.event("deployment.rollout.succeeded").await;
+    assert!(heard.signed_with(&listener_secret));
+    let heard_op = receiver
+        .requests()
+        .into_iter()
+        .find(|r| r.json()["data"]["operation"]["id"] == op["id"])
+        .unwrap_or_else(|| panic!("no rollout event for {op}"));
+    assert_eq!(heard_op.json()["type"], "deployment.rollout.succeeded");
 
     // The same delivery again is refused and changes nothing.
     let (status, problem) =

@@ -52,6 +52,14 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
         )
         .await;
     let hook = hook["id"].as_str().unwrap_or_else(|| panic!("{hook}")).to_string();
+    let (_, webhook) = t
+        .post(
+            &format!("/v1/orgs/{}/webhooks", victim.org),
+            &victim.token,
+            json!({ "url": "https://secret.example.invalid/", "event_types": ["*"] }),
+        )
+        .await;
+    let webhook = webhook["id"].as_str().unwrap_or_else(|| panic!("{webhook}")).to_string();
     let (_, token) = t
         .post(
             &format!("/v1/orgs/{}/tokens", victim.org),
@@ -209,6 +217,20 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
             }
         }
     }
+    let hooks = format!("/v1/orgs/{org}/webhooks");
+    case("GET /v1/orgs/{org}/webhooks", hooks.clone(), None);
+    case(
+        "POST /v1/orgs/{org}/webhooks",
+        hooks.clone(),
+        Some(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
+    );
+    case("DELETE /v1/orgs/{org}/webhooks/{endpoint}", format!("{hooks}/{webhook}"), None);
+    case("GET /v1/orgs/{org}/webhooks/{endpoint}/deliveries", format!("{hooks}/{webhook}/deliveries"), None);
+    case(
+        "POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries",
+        format!("{hooks}/{webhook}/redeliveries"),
+        Some(json!({ "event_id": "msg_01a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6" })),
+    );
     case("GET /v1/orgs/{org}/members", format!("/v1/orgs/{org}/members"), None);
     let member = format!("/v1/orgs/{org}/members/{victim_user}");
     case("PATCH /v1/orgs/{org}/members/{user}", member.clone(), Some(json!({ "role": "viewer" })));

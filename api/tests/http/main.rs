@@ -20,4 +20,5 @@ mod lifecycle;
 mod oidc;
 mod openapi;
 mod regions;
+mod webhooks;
 mod workloads;

@@ -1,0 +1,710 @@
+//! Customer event webhooks. Events are written by the database in the
+//! transaction of the change that caused them (`emit_event`, called by the
+//! trigger on finished Operations), with one delivery per subscribed
+//! endpoint. Dispatchers lease due deliveries (`FOR UPDATE SKIP LOCKED`),
+//! POST them signed per Standard Webhooks, and record every attempt; failures
+//! retry on `webhooks.retry_schedule_seconds` with jitter, a longer
+//! `Retry-After` is honoured, 410 disables the endpoint, and an endpoint
+//! failing for `disable_after_failing_hours` is disabled with an event
+//! saying so. Deliveries reach only public addresses: the HTTP client's
+//! resolver drops private, loopback and link-local answers unless
+//! `webhooks.allow_private_targets` lists them.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use moke_iam::{Action, Target};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::error::{Validator, or_unique};
+use super::{App, Error, RequestContext, Result, webhook_signing};
+use crate::config::WebhookConfig;
+use crate::ids::{EventId, EventKind, OrgId, OrgKind, WebhookDeliveryId, WebhookEndpointId, WebhookEndpointKind};
+use crate::model::*;
+
+/// How long a dispatcher holds a delivery it is sending.
+const LEASE_SECONDS: f64 = 120.0;
+/// Event type patterns an endpoint may subscribe to.
+const EVENT_FAMILIES: [&str; 5] = ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint."];
+
+/// True for addresses a delivery must never reach unless allow-listed:
+/// loopback, private, link-local (cloud metadata), shared (CGNAT),
+/// unspecified, multicast and broadcast, in IPv4 and IPv6 (mapped included).
+pub fn is_internal(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_internal(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+        }
+    }
+}
+
+/// Where deliveries may go.
+#[derive(Debug, Clone)]
+pub struct TargetPolicy {
+    allowed: Vec<ipnet::IpNet>,
+}
+
+impl TargetPolicy {
+    pub fn new(config: &WebhookConfig) -> TargetPolicy {
+        TargetPolicy { allowed: config.allow_private_targets.iter().filter_map(|n| n.parse().ok()).collect() }
+    }
+
+    /// True when a delivery may connect to `ip`.
+    pub fn permits(&self, ip: IpAddr) -> bool {
+        !is_internal(ip) || self.allowed.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// The HTTP client's resolver: answers that a delivery may not reach are
+/// dropped here, at resolution time, so a name cannot smuggle a private
+/// address past the check (and the client connects to what was checked).
+struct GuardedResolver(TargetPolicy);
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = self.0.clone();
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let answers: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let permitted: Vec<SocketAddr> = answers.iter().copied().filter(|a| policy.permits(a.ip())).collect();
+            if permitted.is_empty() {
+                let refused: Box<dyn std::error::Error + Send + Sync> =
+                    format!("{host} resolves only to private, loopback or link-local addresses").into();
+                return Err(refused);
+            }
+            Ok(Box::new(permitted.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// The client deliveries are sent with.
+pub fn delivery_client(config: &WebhookConfig) -> reqwest::Client {
+    reqwest::Client::builder()
+        .dns_resolver(Arc::new(GuardedResolver(TargetPolicy::new(config))))
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(config.timeout_seconds))
+        .user_agent("Moke-Webhooks/1")
+        .build()
+        .expect("webhook HTTP client")
+}
+
+/// Checks a target URL: scheme, host, and (for literal addresses) the
+/// target policy. Names are checked again at every delivery by the resolver.
+async fn check_url(policy: &TargetPolicy, url: &str) -> std::result::Result<reqwest::Url, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
+    let host = parsed.host().ok_or("the URL has no host")?;
+    let literal = match host {
+        url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+        url::Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+        url::Host::Domain(_) => None,
+    };
+    let addresses: Vec<IpAddr> = match literal {
+        Some(ip) => vec![ip],
+        None => {
+            let port = parsed.port_or_known_default().unwrap_or(443);
+            let name = parsed.host_str().unwrap_or_default().to_string();
+            tokio::net::lookup_host((name.as_str(), port))
+                .await
+                .map(|a| a.map(|a| a.ip()).collect())
+                .unwrap_or_default()
+        }
+    };
+    if addresses.iter().any(|ip| !policy.permits(*ip)) {
+        return Err("the URL reaches a private, loopback or link-local address".into());
+    }
+    let allow_listed = !addresses.is_empty() && addresses.iter().all(|ip| is_internal(*ip));
+    match parsed.scheme() {
+        "https" => Ok(parsed),
+        "http" if allow_listed => Ok(parsed),
+        "http" => Err("must be https".into()),
+        other => Err(format!("scheme {other} is not supported; use https")),
+    }
+}
+
+fn event_type_ok(pattern: &str) -> bool {
+    pattern == "*"
+        || EVENT_FAMILIES.iter().any(|family| pattern.starts_with(family))
+            && pattern.chars().all(|c| c.is_ascii_lowercase() || c == '.' || c == '_' || c == '*')
+}
+
+/// The delay before attempt `attempt` (1-based: the first retry is 1).
+fn backoff(schedule: &[f64], attempt: usize, retry_after: Option<f64>) -> Option<f64> {
+    let base = *schedule.get(attempt)?;
+    let jitter = 1.0 + (rand::random::<f64>() - 0.5) * 0.4;
+    Some((base * jitter).max(retry_after.unwrap_or(0.0)))
+}
+
+/// `Retry-After` in seconds (a number of seconds or an HTTP date).
+fn retry_after(response: &reqwest::Response) -> Option<f64> {
+    let value = response.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    if let Ok(seconds) = value.trim().parse::<f64>() {
+        return Some(seconds.max(0.0));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    Some(((at.timestamp_millis() - chrono::Utc::now().timestamp_millis()) as f64 / 1000.0).max(0.0))
+}
+
+struct Due {
+    id: Uuid,
+    attempts: i32,
+    event_id: Uuid,
+    event_type: String,
+    payload: serde_json::Value,
+    created_at: chrono::DateTime<chrono::Utc>,
+    endpoint_id: Uuid,
+    org_id: Uuid,
+    url: String,
+    secret_enc: String,
+}
+
+/// How an attempt ended.
+struct Attempt {
+    status_code: Option<i32>,
+    error: Option<String>,
+    latency_ms: i32,
+    retry_after: Option<f64>,
+}
+
+impl App {
+    fn endpoint_view(row: EndpointRow) -> WebhookEndpointView {
+        WebhookEndpointView {
+            id: WebhookEndpointId::from_uuid(row.id),
+            url: row.url,
+            description: row.description,
+            event_types: row.event_types,
+            failing_since: row.failing_since,
+            disabled_at: row.disabled_at,
+            disabled_reason: row.disabled_reason,
+            created_at: row.created_at,
+        }
+    }
+
+    /// `webhook_endpoint_list`.
+    pub async fn webhook_endpoint_list(&self, ctx: &RequestContext, org: &str) -> Result<Vec<WebhookEndpointView>> {
+        let org = self.org_in_scope(ctx, org, Action::ReadCredentials)?;
+        let rows = sqlx::query_as!(
+            EndpointRow,
+            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at
+             FROM webhook_endpoints WHERE org_id = $1 ORDER BY id",
+            org
+        )
+        .fetch_all(self.db())
+        .await?;
+        Ok(rows.into_iter().map(Self::endpoint_view).collect())
+    }
+
+    /// `webhook_endpoint_create`: the secret is in the answer and nowhere else.
+    pub async fn webhook_endpoint_create(
+        &self,
+        ctx: &RequestContext,
+        org: &str,
+        input: WebhookEndpointCreate,
+    ) -> Result<WebhookEndpointCreated> {
+        let org = self.org_in_scope(ctx, org, Action::ManageCredentials)?;
+        let mut v = Validator::new();
+        if let Err(problem) = check_url(&TargetPolicy::new(&self.config().webhooks), &input.url).await {
+            v.push("url", "invalid", problem);
+        }
+        v.check(!input.event_types.is_empty(), "event_types", "required", "subscribe to at least one event type");
+        for (i, pattern) in input.event_types.iter().enumerate() {
+            v.check(
+                event_type_ok(pattern),
+                format!("event_types[{i}]"),
+                "invalid",
+                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.* (or a type within them), or *",
+            );
+        }
+        v.check(input.description.len() <= 500, "description", "too_long", "at most 500 characters");
+        v.finish()?;
+        let secret = webhook_signing::new_secret();
+        let secret_enc = self.vault().encrypt(org, &secret).await?;
+        let id = WebhookEndpointId::generate();
+        let mut tx = self.db().begin().await?;
+        let row = sqlx::query_as!(
+            EndpointRow,
+            "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at",
+            id.uuid(),
+            org,
+            input.url,
+            input.description,
+            &input.event_types,
+            secret_enc,
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        super::audit::record(
+            &mut tx,
+            ctx,
+            super::audit::AuditRecord {
+                action: "webhook_endpoint.create",
+                resource_type: "webhook_endpoint",
+                resource_id: Some(id.to_string()),
+                details: json!({ "url": input.url, "event_types": input.event_types }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(WebhookEndpointCreated { endpoint: Self::endpoint_view(row), secret })
+    }
+
+    /// `webhook_endpoint_delete`.
+    pub async fn webhook_endpoint_delete(&self, ctx: &RequestContext, org: &str, endpoint: &str) -> Result<()> {
+        let org = self.org_in_scope(ctx, org, Action::ManageCredentials)?;
+        let id = super::parse_id::<WebhookEndpointKind>(endpoint)?;
+        let mut tx = self.db().begin().await?;
+        let deleted = sqlx::query!("DELETE FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id.uuid(), org)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if deleted == 0 {
+            return Err(Error::not_found("webhook endpoint", endpoint));
+        }
+        super::audit::record(
+            &mut tx,
+            ctx,
+            super::audit::AuditRecord {
+                action: "webhook_endpoint.delete",
+                resource_type: "webhook_endpoint",
+                resource_id: Some(id.to_string()),
+                details: json!({}),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// `webhook_delivery_list`: an endpoint's deliveries, newest first, each
+    /// with its attempts (status and latency).
+    pub async fn webhook_delivery_list(
+        &self,
+        ctx: &RequestContext,
+        org: &str,
+        endpoint: &str,
+    ) -> Result<Vec<WebhookDeliveryView>> {
+        let org = self.org_in_scope(ctx, org, Action::ReadCredentials)?;
+        let id = super::parse_id::<WebhookEndpointKind>(endpoint)?;
+        let exists =
+            sqlx::query_scalar!("SELECT 1 AS one FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id.uuid(), org)
+                .fetch_optional(self.db())
+                .await?;
+        if exists.is_none() {
+            return Err(Error::not_found("webhook endpoint", endpoint));
+        }
+        let rows = sqlx::query!(
+            r#"SELECT d.id, d.event_id, e.event_type, d.status, d.next_attempt_at, d.created_at, d.finished_at,
+                      COALESCE(jsonb_agg(jsonb_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
+                          'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms)
+                          ORDER BY a.attempt) FILTER (WHERE a.attempt IS NOT NULL), '[]') AS "attempts!"
+               FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+               LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
+               WHERE d.endpoint_id = $1
+               GROUP BY d.id, e.event_type
+               ORDER BY d.created_at DESC, d.id
+               LIMIT 100"#,
+            id.uuid()
+        )
+        .fetch_all(self.db())
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(WebhookDeliveryView {
+                    id: WebhookDeliveryId::from_uuid(r.id),
+                    event_id: EventId::from_uuid(r.event_id),
+                    event_type: r.event_type,
+                    next_attempt_at: (r.status == "pending").then_some(r.next_attempt_at),
+                    status: r.status,
+                    attempts: serde_json::from_value(r.attempts).map_err(|e| Error::Internal(e.into()))?,
+                    created_at: r.created_at,
+                    finished_at: r.finished_at,
+                })
+            })
+            .collect()
+    }
+
+    /// `webhook_redelivery_create`: sends an event to the endpoint again, as a new delivery.
+    pub async fn webhook_redelivery_create(
+        &self,
+        ctx: &RequestContext,
+        org: &str,
+        endpoint: &str,
+        input: RedeliveryCreate,
+    ) -> Result<WebhookDeliveryView> {
+        let org = self.org_in_scope(ctx, org, Action::ManageCredentials)?;
+        let endpoint_id = super::parse_id::<WebhookEndpointKind>(endpoint)?;
+        let event_id = super::parse_id::<EventKind>(&input.event_id)
+            .map_err(|_| Error::invalid_field("event_id", "not_found", "no such event"))?;
+        let mut tx = self.db().begin().await?;
+        let disabled = sqlx::query_scalar!(
+            "SELECT disabled_at FROM webhook_endpoints WHERE id = $1 AND org_id = $2",
+            endpoint_id.uuid(),
+            org
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::not_found("webhook endpoint", endpoint))?;
+        if disabled.is_some() {
+            return Err(Error::conflict("disabled", "the endpoint is disabled"));
+        }
+        let event = sqlx::query!("SELECT event_type FROM events WHERE id = $1 AND org_id = $2", event_id.uuid(), org)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| Error::invalid_field("event_id", "not_found", "no such event"))?;
+        let id = WebhookDeliveryId::generate();
+        let created_at = sqlx::query_scalar!(
+            "INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES ($1, $2, $3) RETURNING created_at",
+            id.uuid(),
+            event_id.uuid(),
+            endpoint_id.uuid(),
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(or_unique(|| Error::conflict("already_exists", "delivery exists")))?;
+        super::audit::record(
+            &mut tx,
+            ctx,
+            super::audit::AuditRecord {
+                action: "webhook_endpoint.redeliver",
+                resource_type: "webhook_endpoint",
+                resource_id: Some(endpoint_id.to_string()),
+                details: json!({ "event_id": event_id }),
+            },
+        )
+        .await?;
+        sqlx::query_scalar!("SELECT pg_notify('moke_webhooks', '')").fetch_one(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(WebhookDeliveryView {
+            id,
+            event_id,
+            event_type: event.event_type,
+            status: "pending".into(),
+            next_attempt_at: Some(created_at),
+            attempts: Vec::new(),
+            created_at,
+            finished_at: None,
+        })
+    }
+
+    /// The caller's organization when `org` names it and `action` is allowed; 404 otherwise.
+    fn org_in_scope(&self, ctx: &RequestContext, org: &str, action: Action) -> Result<Uuid> {
+        let id = super::parse_id::<OrgKind>(org)?;
+        if id.uuid() != ctx.principal.org_id {
+            return Err(Error::not_found("organization", org));
+        }
+        moke_iam::authorize(&ctx.principal, action, Target::org(id.uuid()))?;
+        Ok(id.uuid())
+    }
+
+    /// Sends the deliveries that are due, up to `webhooks.concurrency` at a
+    /// time; returns how many were attempted.
+    pub async fn dispatch_webhooks_once(&self) -> Result<usize> {
+        let limit = self.config().webhooks.concurrency as i64 * 4;
+        let due = sqlx::query_as!(
+            Due,
+            r#"WITH leased AS (
+                   UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2)
+                   WHERE id IN (SELECT id FROM webhook_deliveries
+                                WHERE status = 'pending' AND next_attempt_at <= now()
+                                ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+                   RETURNING id, attempts, event_id, endpoint_id)
+               SELECT l.id AS "id!", l.attempts AS "attempts!", l.event_id AS "event_id!", e.event_type, e.payload,
+                      e.created_at, l.endpoint_id AS "endpoint_id!", w.org_id, w.url, w.secret_enc
+               FROM leased l JOIN events e ON e.id = l.event_id JOIN webhook_endpoints w ON w.id = l.endpoint_id"#,
+            limit,
+            LEASE_SECONDS,
+        )
+        .fetch_all(self.db())
+        .await?;
+        let count = due.len();
+        let mut secrets: HashMap<Uuid, String> = HashMap::new();
+        let mut ready = Vec::with_capacity(due.len());
+        for delivery in due {
+            let secret = match secrets.get(&delivery.endpoint_id) {
+                Some(secret) => secret.clone(),
+                None => {
+                    let secret = self.vault().decrypt(delivery.org_id, &delivery.secret_enc).await?;
+                    secrets.insert(delivery.endpoint_id, secret.clone());
+                    secret
+                }
+            };
+            ready.push((delivery, secret));
+        }
+        let results: Vec<Result<()>> = futures::stream::iter(ready)
+            .map(|(delivery, secret)| async move {
+                let attempt = self.attempt(&delivery, &secret).await;
+                self.record_attempt(&delivery, attempt).await
+            })
+            .buffer_unordered(self.config().webhooks.concurrency)
+            .collect()
+            .await;
+        results.into_iter().collect::<Result<Vec<()>>>()?;
+        Ok(count)
+    }
+
+    /// One POST of a delivery.
+    async fn attempt(&self, delivery: &Due, secret: &str) -> Attempt {
+        let started = Instant::now();
+        let message_id = EventId::from_uuid(delivery.event_id).to_string();
+        let body = json!({
+            "type": delivery.event_type,
+            "timestamp": delivery.created_at,
+            "data": delivery.payload,
+        })
+        .to_string();
+        let timestamp = chrono::Utc::now().timestamp();
+        // Literal addresses never reach the resolver: check them here.
+        let literal_refused = reqwest::Url::parse(&delivery.url).ok().and_then(|url| match url.host() {
+            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
+            _ => None,
+        });
+        if let Some(ip) = literal_refused.filter(|ip| !TargetPolicy::new(&self.config().webhooks).permits(*ip)) {
+            return Attempt {
+                status_code: None,
+                error: Some(format!("refused: {ip} is a private, loopback or link-local address")),
+                latency_ms: 0,
+                retry_after: None,
+            };
+        }
+        let response = self
+            .webhook_client()
+            .post(&delivery.url)
+            .header("content-type", "application/json")
+            .header("webhook-id", &message_id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", webhook_signing::sign(secret, &message_id, timestamp, body.as_bytes()))
+            .body(body)
+            .send()
+            .await;
+        let latency_ms = started.elapsed().as_millis().min(i32::MAX as u128) as i32;
+        match response {
+            Ok(response) => Attempt {
+                status_code: Some(i32::from(response.status().as_u16())),
+                error: None,
+                latency_ms,
+                retry_after: retry_after(&response),
+            },
+            Err(error) => {
+                let mut text = error.to_string();
+                let mut source = std::error::Error::source(&error);
+                while let Some(inner) = source {
+                    text = format!("{text}: {inner}");
+                    source = inner.source();
+                }
+                Attempt { status_code: None, error: Some(text), latency_ms, retry_after: None }
+            }
+        }
+    }
+
+    /// Records an attempt and decides what comes next, in one transaction.
+    async fn record_attempt(&self, delivery: &Due, attempt: Attempt) -> Result<()> {
+        let config = &self.config().webhooks;
+        let number = delivery.attempts + 1;
+        let succeeded = attempt.status_code.is_some_and(|code| (200..300).contains(&code));
+        let gone = attempt.status_code == Some(410);
+        let next = if succeeded || gone {
+            None
+        } else {
+            backoff(&config.retry_schedule_seconds, number as usize, attempt.retry_after)
+        };
+        let status = match (succeeded, next) {
+            (true, _) => "succeeded",
+            (false, Some(_)) => "pending",
+            (false, None) => "failed",
+        };
+        let mut tx = self.db().begin().await?;
+        sqlx::query!(
+            "INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, latency_ms) VALUES ($1, $2, $3, $4, $5)",
+            delivery.id,
+            number,
+            attempt.status_code,
+            attempt.error,
+            attempt.latency_ms,
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query!(
+            "UPDATE webhook_deliveries SET attempts = $2, status = $3,
+                 next_attempt_at = now() + make_interval(secs => $4),
+                 finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
+             WHERE id = $1",
+            delivery.id,
+            number,
+            status,
+            next.unwrap_or(0.0),
+        )
+        .execute(&mut *tx)
+        .await?;
+        if succeeded {
+            sqlx::query!("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1", delivery.endpoint_id)
+                .execute(&mut *tx)
+                .await?;
+        } else {
+            let failing_since = sqlx::query_scalar!(
+                "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = $1
+                 RETURNING failing_since",
+                delivery.endpoint_id
+            )
+            .fetch_one(&mut *tx)
+            .await?;
+            let too_long = failing_since
+                .is_some_and(|since| (chrono::Utc::now() - since).num_hours() >= config.disable_after_failing_hours);
+            let reason = if gone {
+                Some("the endpoint answered 410 Gone".to_string())
+            } else if too_long {
+                Some(format!("deliveries failed for {} hours", config.disable_after_failing_hours))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                self.disable_endpoint(&mut tx, delivery, &reason).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Disables an endpoint, stops its pending deliveries, and tells the
+    /// organization with a `webhook_endpoint.disabled` event (to its other
+    /// endpoints) and an audit entry.
+    async fn disable_endpoint(&self, tx: &mut sqlx::PgConnection, delivery: &Due, reason: &str) -> Result<()> {
+        let disabled = sqlx::query!(
+            "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
+             WHERE id = $1 AND disabled_at IS NULL",
+            delivery.endpoint_id,
+            reason
+        )
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if disabled == 0 {
+            return Ok(());
+        }
+        sqlx::query!(
+            "UPDATE webhook_deliveries SET status = 'failed', finished_at = now()
+             WHERE endpoint_id = $1 AND status = 'pending'",
+            delivery.endpoint_id
+        )
+        .execute(&mut *tx)
+        .await?;
+        let endpoint = WebhookEndpointId::from_uuid(delivery.endpoint_id);
+        sqlx::query_scalar!(
+            "SELECT emit_event($1, 'webhook_endpoint.disabled', $2)",
+            delivery.org_id,
+            json!({ "endpoint": { "id": endpoint, "url": delivery.url, "reason": reason } }),
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        let ctx = RequestContext::system(delivery.org_id);
+        super::audit::record(
+            &mut *tx,
+            &ctx,
+            super::audit::AuditRecord {
+                action: "webhook_endpoint.disable",
+                resource_type: "webhook_endpoint",
+                resource_id: Some(endpoint.to_string()),
+                details: json!({ "reason": reason, "org": OrgId::from_uuid(delivery.org_id) }),
+            },
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+struct EndpointRow {
+    id: Uuid,
+    url: String,
+    description: String,
+    event_types: Vec<String>,
+    failing_since: Option<chrono::DateTime<chrono::Utc>>,
+    disabled_at: Option<chrono::DateTime<chrono::Utc>>,
+    disabled_reason: Option<String>,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_addresses() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(is_internal(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1::1", "100.128.0.1"] {
+            assert!(!is_internal(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn the_allow_list_opens_only_what_it_names() {
+        let config = WebhookConfig {
+            retry_schedule_seconds: vec![0.0],
+            disable_after_failing_hours: 1,
+            timeout_seconds: 1,
+            concurrency: 1,
+            allow_private_targets: vec!["127.0.0.1/32".into()],
+        };
+        let policy = TargetPolicy::new(&config);
+        assert!(policy.permits("127.0.0.1".parse().unwrap()));
+        assert!(!policy.permits("127.0.0.2".parse().unwrap()));
+        assert!(!policy.permits("169.254.169.254".parse().unwrap()));
+    }
+
+    #[test]
+    fn backoff_follows_the_schedule_with_jitter_and_retry_after() {
+        let schedule = [0.0, 5.0, 300.0];
+        for _ in 0..100 {
+            let delay = backoff(&schedule, 1, None).unwrap();
+            assert!((4.0..=6.0).contains(&delay), "{delay}");
+        }
+        assert_eq!(backoff(&schedule, 1, Some(60.0)), Some(60.0));
+        assert_eq!(backoff(&schedule, 3, None), None, "past the schedule: give up");
+    }
+
+    #[test]
+    fn event_type_patterns() {
+        assert!(event_type_ok("cluster.*"));
+        assert!(event_type_ok("deployment.rollout.*"));
+        assert!(event_type_ok("*"));
+        assert!(!event_type_ok("invoice.*"));
+        assert!(!event_type_ok("cluster.%"));
+    }
+}

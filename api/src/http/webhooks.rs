@@ -1,0 +1,93 @@
+//! `/v1/orgs/{org}/webhooks`: customer event webhook endpoints, their
+//! deliveries with every attempt, and redelivery.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::ApiResult;
+use super::extract::{Ctx, Json};
+use super::problem::Problems;
+use crate::app::App;
+use crate::model::*;
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(webhook_endpoint_list, webhook_endpoint_create))
+        .routes(routes!(webhook_endpoint_delete))
+        .routes(routes!(webhook_delivery_list))
+        .routes(routes!(webhook_redelivery_create))
+}
+
+/// List the organization's webhook endpoints (never their secrets).
+#[utoipa::path(get, path = "/v1/orgs/{org}/webhooks", operation_id = "webhook_endpoint_list", tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id")),
+    security(("bearer" = [])), responses((status = 200, body = Vec<WebhookEndpointView>), Problems))]
+async fn webhook_endpoint_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.webhook_endpoint_list(&ctx, &org).await?).into_response())
+}
+
+/// Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
+#[utoipa::path(post, path = "/v1/orgs/{org}/webhooks", operation_id = "webhook_endpoint_create", tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id")),
+    request_body = WebhookEndpointCreate, security(("bearer" = [])),
+    responses((status = 201, body = WebhookEndpointCreated), Problems))]
+async fn webhook_endpoint_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Json(input): Json<WebhookEndpointCreate>,
+) -> ApiResult {
+    let created = app.webhook_endpoint_create(&ctx, &org, input).await?;
+    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
+}
+
+/// Remove a webhook endpoint and its pending deliveries.
+#[utoipa::path(delete, path = "/v1/orgs/{org}/webhooks/{endpoint}", operation_id = "webhook_endpoint_delete",
+    tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id"),
+           ("endpoint" = String, Path, description = "Webhook endpoint id")),
+    security(("bearer" = [])), responses((status = 204), Problems))]
+async fn webhook_endpoint_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, endpoint)): Path<(String, String)>,
+) -> ApiResult {
+    app.webhook_endpoint_delete(&ctx, &org, &endpoint).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The endpoint's latest deliveries, each with its attempts (status and latency).
+#[utoipa::path(get, path = "/v1/orgs/{org}/webhooks/{endpoint}/deliveries", operation_id = "webhook_delivery_list",
+    tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id"),
+           ("endpoint" = String, Path, description = "Webhook endpoint id")),
+    security(("bearer" = [])), responses((status = 200, body = Vec<WebhookDeliveryView>), Problems))]
+async fn webhook_delivery_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, endpoint)): Path<(String, String)>,
+) -> ApiResult {
+    Ok(axum::Json(app.webhook_delivery_list(&ctx, &org, &endpoint).await?).into_response())
+}
+
+/// Send an event to the endpoint again.
+#[utoipa::path(post, path = "/v1/orgs/{org}/webhooks/{endpoint}/redeliveries",
+    operation_id = "webhook_redelivery_create", tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id"),
+           ("endpoint" = String, Path, description = "Webhook endpoint id")),
+    request_body = RedeliveryCreate, security(("bearer" = [])),
+    responses((status = 202, body = WebhookDeliveryView), Problems))]
+async fn webhook_redelivery_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, endpoint)): Path<(String, String)>,
+    Json(input): Json<RedeliveryCreate>,
+) -> ApiResult {
+    let delivery = app.webhook_redelivery_create(&ctx, &org, &endpoint, input).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(delivery)).into_response())
+}
