@@ -329,7 +329,9 @@ impl Config {
             return Err(bad("http.max_wait_seconds", "must be below http.request_timeout_seconds"));
         }
         let hooks = &self.webhooks;
-        if hooks.retry_schedule_seconds.is_empty() || hooks.retry_schedule_seconds.iter().any(|s| s.is_nan() || *s < 0.0) {
+        if hooks.retry_schedule_seconds.is_empty()
+            || hooks.retry_schedule_seconds.iter().any(|s| s.is_nan() || *s < 0.0)
+        {
             return Err(bad("webhooks.retry_schedule_seconds", "must list at least one delay, none negative"));
         }
         if hooks.concurrency == 0 || hooks.timeout_seconds == 0 {

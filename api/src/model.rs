@@ -1329,3 +1329,49 @@ pub struct WebhookDeliveryView {
 pub struct RedeliveryCreate {
     pub event_id: String,
 }
+
+// ---------------------------------------------------------------- cluster observations
+
+/// A worker node as the region last reported it, with what is placed on it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NodeView {
+    pub name: String,
+    pub node_pool: String,
+    pub zone: String,
+    pub rack: String,
+    pub ready: bool,
+    /// Cordoned: being drained, takes no new pods.
+    pub unschedulable: bool,
+    pub allocatable_cpu_millis: i64,
+    pub allocatable_memory_mib: i64,
+    pub pods: i64,
+    pub requested_cpu_millis: i64,
+    pub requested_memory_mib: i64,
+}
+
+/// Requests and pods of one deployment.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeploymentMetrics {
+    pub namespace: String,
+    pub name: String,
+    pub pods: i64,
+    pub ready_pods: i64,
+    /// Pods not placed on any node (nothing could take them).
+    pub pending_pods: i64,
+    pub requested_cpu_millis: i64,
+    pub requested_memory_mib: i64,
+}
+
+/// A cluster's capacity and what its workloads ask of it, from the region's observations.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ClusterMetrics {
+    pub nodes: i64,
+    pub ready_nodes: i64,
+    pub allocatable_cpu_millis: i64,
+    pub allocatable_memory_mib: i64,
+    pub requested_cpu_millis: i64,
+    pub requested_memory_mib: i64,
+    pub pods: i64,
+    pub ready_pods: i64,
+    pub deployments: Vec<DeploymentMetrics>,
+}

@@ -97,6 +97,17 @@ impl App {
                     gone: o.gone,
                     endpoint: Some(o.endpoint).filter(|e| !e.is_empty()),
                     workload: o.workload.map(|w| workload_json(&w)),
+                    nodes: (resource_type == "node_pool").then(|| {
+                        serde_json::json!(
+                            o.nodes
+                                .iter()
+                                .map(|n| serde_json::json!({
+                                    "name": n.name, "zone": n.zone, "rack": n.rack,
+                                    "ready": n.ready, "unschedulable": n.unschedulable,
+                                }))
+                                .collect::<Vec<_>>()
+                        )
+                    }),
                 })
                 .await
             }

@@ -10,6 +10,7 @@ pub mod audit;
 mod catalog;
 mod changes;
 mod cluster_pki;
+mod cluster_status;
 mod clusters;
 pub mod deploy_hooks;
 pub mod deployments;

@@ -89,8 +89,8 @@ async fn find(
 }
 
 /// What the kubelet and system daemons keep of every node.
-const RESERVED_CPU_MILLIS: i64 = 250;
-const RESERVED_MEMORY_MIB: i64 = 1024;
+pub(super) const RESERVED_CPU_MILLIS: i64 = 250;
+pub(super) const RESERVED_MEMORY_MIB: i64 = 1024;
 
 impl App {
     /// The region command for a node-pool change; it carries what each

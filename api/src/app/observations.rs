@@ -37,6 +37,8 @@ pub struct ResourceObservation {
     pub endpoint: Option<String>,
     /// Deployments: replica counts and pods.
     pub workload: Option<serde_json::Value>,
+    /// Node pools: their nodes.
+    pub nodes: Option<serde_json::Value>,
 }
 
 /// When each region's agent last reported, to mark what it observed stale
@@ -127,6 +129,9 @@ impl App {
         }
         if let Some(workload) = &report.workload {
             status["workload"] = workload.clone();
+        }
+        if let Some(nodes) = &report.nodes {
+            status["nodes"] = nodes.clone();
         }
         let mut tx = self.db().begin().await?;
         match (report.resource_type, report.gone) {

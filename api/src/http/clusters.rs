@@ -22,6 +22,38 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_kubeconfig_view))
         .routes(routes!(cluster_credentials_create))
         .routes(routes!(cluster_credentials_revoke))
+        .routes(routes!(cluster_node_list))
+        .routes(routes!(cluster_metrics_view))
+}
+
+/// The cluster's worker nodes as its region last observed them, with the pods placed on each.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/nodes", operation_id = "cluster_node_list",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    security(("bearer" = [])), responses((status = 200, body = Vec<NodeView>), Problems))]
+async fn cluster_node_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let nodes = app.cluster_node_list(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
+    Ok(axum::Json(nodes).into_response())
+}
+
+/// Capacity against the CPU and memory the cluster's pods request, cluster-wide and per deployment.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/metrics", operation_id = "cluster_metrics_view",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    security(("bearer" = [])), responses((status = 200, body = ClusterMetrics), Problems))]
+async fn cluster_metrics_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let metrics = app.cluster_metrics_view(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
+    Ok(axum::Json(metrics).into_response())
 }
 
 /// `expiry_seconds`, `access` and `format` of a kubeconfig.

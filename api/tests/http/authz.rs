@@ -240,6 +240,8 @@ fn cases(w: &World) -> Vec<Case> {
     );
     case("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read, format!("{cp}/node-pools"), None, Nothing);
     case("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read, format!("{cp}/kubeconfig"), None, Nothing);
+    case("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read, format!("{cp}/nodes"), None, Nothing);
+    case("GET /v1/projects/{project}/clusters/{cluster}/metrics", Read, format!("{cp}/metrics"), None, Nothing);
     case(
         "POST /v1/projects/{project}/clusters/{cluster}/credentials",
         Read,

@@ -124,6 +124,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             gone: false,
             endpoint: None,
             workload: None,
+            nodes: None,
         })
         .await
         .unwrap();
@@ -237,6 +238,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             gone: true,
             endpoint: None,
             workload: None,
+            nodes: None,
         })
         .await
         .unwrap();

@@ -154,6 +154,8 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
             case("DELETE /v1/projects/{project}/clusters/{cluster}", cp.clone(), None);
             case("GET /v1/projects/{project}/clusters/{cluster}/node-pools", format!("{cp}/node-pools"), None);
             case("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", format!("{cp}/kubeconfig"), None);
+            case("GET /v1/projects/{project}/clusters/{cluster}/nodes", format!("{cp}/nodes"), None);
+            case("GET /v1/projects/{project}/clusters/{cluster}/metrics", format!("{cp}/metrics"), None);
             case("POST /v1/projects/{project}/clusters/{cluster}/credentials", format!("{cp}/credentials"), None);
             case(
                 "POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke",

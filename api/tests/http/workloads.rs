@@ -191,6 +191,19 @@ async fn every_change_is_a_revision_the_region_rolls_out(options: PgPoolOptions,
         web["status"]["pods"].as_array().unwrap().iter().map(|p| p["zone"].as_str().unwrap()).collect();
     assert_eq!(zones.len(), 3, "pods spread over the zones: {web}");
     assert_eq!(web["last_good_revision"], 1);
+    // Nodes and requests as the region observes them.
+    let cluster_path = format!("/v1/projects/{project}/clusters/{cluster}");
+    let (_, nodes) = t.get(&format!("{cluster_path}/nodes"), &acme.token).await;
+    let nodes = nodes.as_array().unwrap().clone();
+    assert_eq!(nodes.len(), 3, "{nodes:?}");
+    assert!(nodes.iter().all(|n| n["ready"] == true && n["allocatable_cpu_millis"] == 7750 && n["pods"] == 1));
+    let (_, metrics) = t.get(&format!("{cluster_path}/metrics"), &acme.token).await;
+    assert_eq!(metrics["nodes"], 3);
+    assert_eq!(metrics["pods"], 3);
+    assert_eq!(metrics["requested_cpu_millis"], 300, "3 pods × the default 100m: {metrics}");
+    assert_eq!(metrics["allocatable_cpu_millis"], 3 * 7750);
+    assert_eq!(metrics["deployments"][0]["name"], "web");
+    assert_eq!(metrics["deployments"][0]["ready_pods"], 3);
 
     // A new image rolls out as revision 2.
     let (status, op) = t.patch(&path, &acme.token, json!({ "spec": { "image": "registry.example/web:2" } })).await;
