@@ -146,6 +146,8 @@ id_kinds! {
     TrustPolicyKind => "tp", "trust policy";
     /// A Deployment in a hosted cluster.
     DeploymentKind => "dep", "deployment";
+    /// A Service in a hosted cluster.
+    ServiceKind => "svc", "service";
     /// An inbound CI/CD deploy webhook.
     DeployHookKind => "hk", "deploy hook";
     /// A customer's event webhook endpoint.
@@ -169,6 +171,7 @@ pub type SessionId = Id<SessionKind>;
 pub type InvitationId = Id<InvitationKind>;
 pub type TrustPolicyId = Id<TrustPolicyKind>;
 pub type DeploymentId = Id<DeploymentKind>;
+pub type ServiceId = Id<ServiceKind>;
 pub type DeployHookId = Id<DeployHookKind>;
 pub type WebhookEndpointId = Id<WebhookEndpointKind>;
 pub type EventId = Id<EventKind>;

@@ -10,7 +10,8 @@ use utoipa::ToSchema;
 
 use crate::ids::{
     AuditEventId, ClusterId, DeployHookId, DeploymentId, EventId, InvitationId, NodePoolId, OperationId, OrgId,
-    ProjectId, ServiceAccountId, SessionId, TokenId, TrustPolicyId, UserId, WebhookDeliveryId, WebhookEndpointId,
+    ProjectId, ServiceAccountId, ServiceId, SessionId, TokenId, TrustPolicyId, UserId, WebhookDeliveryId,
+    WebhookEndpointId,
 };
 
 /// Key/value labels for organising resources (Kubernetes label rules).
@@ -924,6 +925,9 @@ pub struct DeploymentSpec {
     pub probes: Probes,
     #[serde(default)]
     pub strategy: RolloutStrategy,
+    /// Labels of every pod (what Services select); `app: <deployment name>` if none are given.
+    #[serde(default)]
+    pub pod_labels: Labels,
     /// Pods run only on nodes with all these labels.
     #[serde(default)]
     pub node_selector: Labels,
@@ -961,6 +965,9 @@ mod defaults {
     }
     pub fn equal() -> String {
         "Equal".into()
+    }
+    pub fn cluster_ip() -> String {
+        "ClusterIP".into()
     }
 }
 
@@ -1374,4 +1381,84 @@ pub struct ClusterMetrics {
     pub pods: i64,
     pub ready_pods: i64,
     pub deployments: Vec<DeploymentMetrics>,
+}
+
+// ---------------------------------------------------------------- services
+
+/// A Service: a stable address in front of the pods its selector matches.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceSpec {
+    /// `ClusterIP` (default) or `NodePort`.
+    #[serde(rename = "type", default = "defaults::cluster_ip")]
+    pub service_type: String,
+    /// Pods with all these labels are the Service's endpoints.
+    pub selector: Labels,
+    pub ports: Vec<ServicePort>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ServicePort {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub port: i64,
+    /// The pods' port; `port` if omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_port: Option<i64>,
+    #[serde(default = "defaults::protocol")]
+    pub protocol: String,
+    /// `NodePort` services: the port on every node (allocated from 30000-32767 when omitted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_port: Option<i64>,
+}
+
+/// Create a service from exactly one of `spec` or `manifest` (a Kubernetes `v1` Service).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceCreate {
+    pub name: String,
+    #[serde(default)]
+    pub labels: Labels,
+    pub spec: Option<ServiceSpec>,
+    #[schema(value_type = Option<Object>)]
+    pub manifest: Option<serde_json::Value>,
+}
+
+/// Change a service: `spec` is a JSON merge patch, or `manifest` replaces it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceUpdate {
+    pub labels: Option<Labels>,
+    #[schema(value_type = Option<Object>)]
+    pub spec: Option<serde_json::Value>,
+    #[schema(value_type = Option<Object>)]
+    pub manifest: Option<serde_json::Value>,
+}
+
+/// One pod behind a service, as last observed.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct EndpointView {
+    pub ip: String,
+    pub port: i64,
+    pub pod: String,
+    pub node: String,
+    pub zone: String,
+    /// Only ready pods get traffic.
+    pub ready: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ServiceView {
+    pub id: ServiceId,
+    pub cluster_id: ClusterId,
+    pub namespace: String,
+    pub name: String,
+    pub labels: Labels,
+    pub spec: ServiceSpec,
+    pub cluster_ip: String,
+    pub endpoints: Vec<EndpointView>,
+    pub etag: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
 }

@@ -298,7 +298,8 @@ impl App {
             return Err(Error::conflict("protected", "the default namespace cannot be deleted"));
         }
         let in_use: i64 = sqlx::query_scalar!(
-            r#"SELECT count(*) AS "n!" FROM deployments WHERE cluster_id = $1 AND namespace = $2"#,
+            r#"SELECT (SELECT count(*) FROM deployments WHERE cluster_id = $1 AND namespace = $2)
+                    + (SELECT count(*) FROM services WHERE cluster_id = $1 AND namespace = $2) AS "n!""#,
             cluster_row.id,
             namespace
         )
@@ -409,7 +410,10 @@ impl App {
             let mut v = Validator::new();
             validate::name(&mut v, "name", &input.name);
             validate::labels(&mut v, "labels", &input.labels);
-            let spec = workload_spec::of_create(input)?;
+            let mut spec = workload_spec::of_create(input)?;
+            if spec.pod_labels.is_empty() {
+                spec.pod_labels.insert("app".into(), input.name.clone());
+            }
             workload_spec::check(&mut v, "spec", &spec);
             v.finish()?;
             if cluster_row.deletion_requested_at.is_some() {
@@ -600,6 +604,10 @@ impl App {
                 (workload_spec::with_template_of(&current, &target), format!("rollback to {to}"), None)
             }
         };
+        let mut spec = spec;
+        if spec.pod_labels.is_empty() {
+            spec.pod_labels.insert("app".into(), row.name.clone());
+        }
         let mut v = Validator::new();
         workload_spec::check(&mut v, "spec", &spec);
         v.finish()?;

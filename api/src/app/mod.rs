@@ -34,6 +34,7 @@ pub mod rate_limit;
 pub mod repair;
 pub mod secrets;
 mod service_accounts;
+mod services;
 mod sessions;
 mod sso;
 mod token_exchange;

@@ -262,6 +262,7 @@ pub fn from_manifest(manifest: &Value, name: &str) -> Result<DeploymentSpec, Err
         resources,
         probes,
         strategy,
+        pod_labels: spec.template.metadata.and_then(|m| m.labels).unwrap_or_default().into_iter().collect(),
         node_selector: pod.node_selector.unwrap_or_default().into_iter().collect(),
         tolerations: pod
             .tolerations
@@ -415,6 +416,7 @@ pub fn check(v: &mut Validator, prefix: &str, spec: &DeploymentSpec) {
         "1 to 86400",
     );
     validate::labels(v, &field("node_selector"), &spec.node_selector);
+    validate::labels(v, &field("pod_labels"), &spec.pod_labels);
     for (i, t) in spec.tolerations.iter().enumerate() {
         let at = |name: &str| field(&format!("tolerations[{i}].{name}"));
         v.check(t.operator == "Equal" || t.operator == "Exists", at("operator"), "invalid", "Equal or Exists");
@@ -442,6 +444,7 @@ pub fn same_template(a: &DeploymentSpec, b: &DeploymentSpec) -> bool {
         && a.env == b.env
         && a.resources == b.resources
         && a.probes == b.probes
+        && a.pod_labels == b.pod_labels
         && a.node_selector == b.node_selector
         && a.tolerations == b.tolerations
         && a.restarted_at == b.restarted_at
@@ -455,6 +458,7 @@ pub fn with_template_of(spec: &DeploymentSpec, from: &DeploymentSpec) -> Deploym
         env: from.env.clone(),
         resources: from.resources.clone(),
         probes: from.probes.clone(),
+        pod_labels: from.pod_labels.clone(),
         node_selector: from.node_selector.clone(),
         tolerations: from.tolerations.clone(),
         restarted_at: from.restarted_at,

@@ -29,6 +29,114 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(deployment_resume))
         .routes(routes!(deployment_restart))
         .routes(routes!(deployment_rollback))
+        .routes(routes!(service_list, service_create))
+        .routes(routes!(service_view, service_update, service_delete))
+}
+
+/// A path's project, cluster and namespace.
+fn place<'a>(
+    project: &'a ResourceRef<crate::ids::ProjectKind>,
+    cluster: &'a ResourceRef<crate::ids::ClusterKind>,
+    namespace: &'a str,
+) -> DeploymentPath<'a> {
+    DeploymentPath { project, cluster, namespace }
+}
+
+/// List the services of a namespace, each with its endpoints.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
+    operation_id = "service_list", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name")),
+    security(("bearer" = [])), responses((status = 200, body = Vec<ServiceView>), Problems))]
+async fn service_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace)): Path<(String, String, String)>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.service_list(&ctx, &place(&project, &cluster, &namespace)).await?).into_response())
+}
+
+/// Create a service from the portable `spec` or a Kubernetes `manifest`.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
+    operation_id = "service_create", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name")),
+    request_body = ServiceCreate, security(("bearer" = [])),
+    responses((status = 201, body = ServiceView), Problems))]
+async fn service_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace)): Path<(String, String, String)>,
+    Json(input): Json<ServiceCreate>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let view = app.service_create(&ctx, &place(&project, &cluster, &namespace), input).await?;
+    Ok((StatusCode::CREATED, with_etag(&view.etag.clone(), view)).into_response())
+}
+
+/// Get a service with its endpoints (the observed pods it selects).
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+    operation_id = "service_view", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("service" = String, Path, description = "Service id or name")),
+    security(("bearer" = [])), responses((status = 200, body = ServiceView), Problems))]
+async fn service_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace, service)): Path<DeploymentPathParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let view = app.service_get(&ctx, &place(&project, &cluster, &namespace), &ResourceRef::parse(&service)).await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+#[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+    operation_id = "service_update", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("service" = String, Path, description = "Service id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    request_body = ServiceUpdate, security(("bearer" = [])),
+    responses((status = 200, body = ServiceView), Problems))]
+async fn service_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace, service)): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<ServiceUpdate>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = place(&project, &cluster, &namespace);
+    let view = app.service_update(&ctx, &at, &ResourceRef::parse(&service), if_match.as_deref(), input).await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Delete a service.
+#[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+    operation_id = "service_delete", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("namespace" = String, Path, description = "Namespace name"),
+           ("service" = String, Path, description = "Service id or name"),
+           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+    security(("bearer" = [])), responses((status = 204), Problems))]
+async fn service_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, namespace, service)): Path<DeploymentPathParams>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let at = place(&project, &cluster, &namespace);
+    app.service_delete(&ctx, &at, &ResourceRef::parse(&service), if_match.as_deref()).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Path of a deployment: project, cluster, namespace, deployment.

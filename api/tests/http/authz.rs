@@ -50,6 +50,7 @@ enum Fresh {
     Namespace,
     Hook,
     Webhook,
+    Service,
 }
 
 struct Case {
@@ -117,6 +118,11 @@ async fn make(t: &TestApp, fresh: Fresh, w: &World, n: usize) -> String {
                 .json(&json!({ "role": "viewer" }));
             assert_eq!(t.send(request).await.0, StatusCode::OK);
             user
+        }
+        Fresh::Service => {
+            let path = format!("/v1/projects/{}/clusters/{}/namespaces/default/services", w.project, w.cluster);
+            let body = json!({ "name": format!("svc-{n}"), "spec": { "selector": { "app": "x" }, "ports": [{ "port": 80 }] } });
+            id(&t.post(&path, owner, body).await.1)
         }
         Fresh::Webhook => {
             let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
@@ -302,6 +308,43 @@ fn cases(w: &World) -> Vec<Case> {
         deps.clone(),
         Some(json!({ "name": "{n}", "spec": { "image": "registry.example/app:1" } })),
         Nothing,
+    );
+    let svcs = format!("{ns}/default/services");
+    case(
+        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
+        Read,
+        svcs.clone(),
+        None,
+        Nothing,
+    );
+    case(
+        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
+        ManageResources,
+        svcs.clone(),
+        Some(json!({ "name": "{n}", "spec": { "selector": { "app": "x" }, "ports": [{ "port": 80 }] } })),
+        Nothing,
+    );
+    let sp = format!("{svcs}/svc");
+    case(
+        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+        Read,
+        sp.clone(),
+        None,
+        Nothing,
+    );
+    case(
+        "PATCH /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+        ManageResources,
+        sp.clone(),
+        Some(json!({ "labels": { "a": "b" } })),
+        Nothing,
+    );
+    case(
+        "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+        ManageResources,
+        format!("{svcs}/{{fresh}}"),
+        None,
+        Service,
     );
     let dp = format!("{deps}/{dep}");
     case(
@@ -525,6 +568,15 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     .await
     .unwrap();
     let event = moke_api::ids::EventId::from_uuid(event).to_string();
+    // A service the read and update cases use (deletes take fresh ones).
+    let (status, body) = t
+        .post(
+            &format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/services"),
+            &org.token,
+            json!({ "name": "svc", "spec": { "selector": { "app": "app" }, "ports": [{ "port": 80 }] } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
     // Hooks point at a deployment no case deletes.
     t.deployment(&org, &project, &cluster, "hooked", json!({ "image": "registry.example/app:1" })).await;
     let (_, token) =

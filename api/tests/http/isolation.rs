@@ -44,6 +44,14 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
     let (pool, _) = t.node_pool(&victim, &project, &cluster, "secret-pool", 1).await;
     let (deployment, _) =
         t.deployment(&victim, &project, &cluster, "secret-app", json!({ "image": "registry.example/app:1" })).await;
+    let (_, service) = t
+        .post(
+            &format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/services"),
+            &victim.token,
+            json!({ "name": "secret-svc", "spec": { "selector": { "app": "secret-app" }, "ports": [{ "port": 80 }] } }),
+        )
+        .await;
+    let service = service["id"].as_str().unwrap_or_else(|| panic!("{service}")).to_string();
     let (_, hook) = t
         .post(
             &format!("/v1/projects/{project}/hooks"),
@@ -193,6 +201,22 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
                 deps.clone(),
                 Some(json!({ "name": "x", "spec": { "image": "registry.example/x:1" } })),
             );
+            let svcs = format!("{ns}/default/services");
+            let sroute = |suffix: &str| {
+                format!("/v1/projects/{{project}}/clusters/{{cluster}}/namespaces/{{namespace}}/services{suffix}")
+            };
+            case(&format!("GET {}", sroute("")), svcs.clone(), None);
+            case(
+                &format!("POST {}", sroute("")),
+                svcs.clone(),
+                Some(json!({ "name": "x", "spec": { "selector": { "app": "x" }, "ports": [{ "port": 80 }] } })),
+            );
+            for s in [service.clone(), "secret-svc".to_string()] {
+                let sp = format!("{svcs}/{s}");
+                case(&format!("GET {}", sroute("/{service}")), sp.clone(), None);
+                case(&format!("PATCH {}", sroute("/{service}")), sp.clone(), Some(json!({ "labels": { "a": "b" } })));
+                case(&format!("DELETE {}", sroute("/{service}")), sp, None);
+            }
             for d in [deployment.clone(), "secret-app".to_string()] {
                 let dp = format!("{deps}/{d}");
                 case(&format!("GET {}", route("/{deployment}")), dp.clone(), None);

@@ -44,6 +44,7 @@ async fn a_manifest_and_the_portable_contract_store_the_same_spec(options: PgPoo
         "resources": { "cpu_millis": 250, "memory_mib": 512 },
         "probes": { "readiness": { "http_path": "/healthz", "port": 8080, "period_seconds": 5 } },
         "strategy": { "max_surge": "1", "max_unavailable": "0", "progress_deadline_seconds": 300, "auto_rollback": true },
+        "pod_labels": { "app": "web" },
         "node_selector": { "disk": "ssd" },
         "tolerations": [{ "key": "dedicated", "operator": "Exists", "effect": "NoSchedule" }],
     });
@@ -360,4 +361,69 @@ async fn workload_quotas_hold_per_cluster(options: PgPoolOptions, connect: PgCon
     assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("protected")));
     let (status, _) = t.delete(&format!("{namespaces}/staging"), &acme.token).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let _region = region(&t);
+    let (project, cluster) = running_cluster(&t, &acme).await;
+    let (_, op) = t
+        .deployment(&acme, &project, &cluster, "web", json!({ "image": "registry.example/web:1", "replicas": 2 }))
+        .await;
+    assert_eq!(finished(&t, &acme, &op).await["status"], "succeeded");
+    let services = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/services");
+
+    let portable = json!({ "type": "NodePort", "selector": { "app": "web" },
+                           "ports": [{ "name": "http", "port": 80, "target_port": 8080 }] });
+    let manifest = json!({ "apiVersion": "v1", "kind": "Service", "metadata": { "name": "web-k8s" },
+        "spec": { "type": "NodePort", "selector": { "app": "web" },
+                  "ports": [{ "name": "http", "port": 80, "targetPort": 8080 }] } });
+    let (status, web) = t.post(&services, &acme.token, json!({ "name": "web", "spec": portable })).await;
+    assert_eq!(status, StatusCode::CREATED, "{web}");
+    let (status, k8s) = t.post(&services, &acme.token, json!({ "name": "web-k8s", "manifest": manifest })).await;
+    assert_eq!(status, StatusCode::CREATED, "{k8s}");
+    assert_eq!(web["cluster_ip"], "10.96.0.10");
+    assert_eq!(k8s["cluster_ip"], "10.96.0.11");
+    assert_eq!(web["spec"]["ports"][0]["node_port"], 30000);
+    assert_eq!(k8s["spec"]["ports"][0]["node_port"], 30001, "node ports are unique in the cluster");
+    let strip = |mut spec: Value| {
+        spec["ports"][0]["node_port"] = Value::Null;
+        spec
+    };
+    assert_eq!(strip(web["spec"].clone()), strip(k8s["spec"].clone()), "the same stored spec");
+
+    // Endpoints: the web deployment's two pods, on the target port.
+    let endpoints = web["endpoints"].as_array().unwrap();
+    assert_eq!(endpoints.len(), 2, "{web}");
+    assert!(
+        endpoints
+            .iter()
+            .all(|e| e["port"] == 8080 && e["ready"] == true && e["ip"].as_str().unwrap().starts_with("10."))
+    );
+
+    // A selector that matches nothing has no endpoints; bad specs name their fields.
+    let (status, _) =
+        t.patch(&format!("{services}/web"), &acme.token, json!({ "spec": { "selector": { "app": "api" } } })).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, web) = t.get(&format!("{services}/web"), &acme.token).await;
+    assert!(web["endpoints"].as_array().unwrap().is_empty());
+    let (status, problem) = t
+        .post(
+            &services,
+            &acme.token,
+            json!({ "name": "lb", "spec": { "type": "LoadBalancer", "selector": {}, "ports": [] } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let fields = bad_fields(&problem);
+    for field in ["spec.type", "spec.selector", "spec.ports"] {
+        assert!(fields.contains(&field.to_string()), "{field}: {fields:?}");
+    }
+
+    let (status, _) = t.delete(&format!("{services}/web"), &acme.token).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (_, list) = t.get(&services, &acme.token).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
 }
