@@ -27,6 +27,9 @@ pub struct RegionLayout {
     /// How often each cluster's etcd is snapshotted, and how many are kept.
     #[serde(default)]
     pub etcd_snapshot_every_seconds: i64,
+    /// How often usage (cluster and node time) is reported for billing.
+    #[serde(default)]
+    pub usage_sample_every_seconds: i64,
     #[serde(default)]
     pub etcd_snapshots_kept: usize,
 }
@@ -46,6 +49,7 @@ impl RegionLayout {
             cells: vec![Cell { name: "cell-1".into(), capacity: 500 }, Cell { name: "cell-2".into(), capacity: 500 }],
             etcd_snapshot_every_seconds: 3600,
             etcd_snapshots_kept: 24,
+            usage_sample_every_seconds: 60,
         }
     }
 }
@@ -244,6 +248,9 @@ pub struct SimState {
     /// Simulated time, in ticks.
     #[serde(default)]
     pub tick: u64,
+    /// The start of the usage period not yet reported.
+    #[serde(default)]
+    pub usage_since: Option<DateTime<Utc>>,
 }
 
 /// Status messages a command produced.
@@ -870,7 +877,36 @@ impl SimState {
         }
         // Deleted workloads are forgotten once their last pod is gone and reported.
         self.workloads.retain(|_, w| !(w.deleted && w.pods.is_empty()));
+        reports.extend(self.usage(layout, now));
         reports
+    }
+
+    /// Usage since the last sample, one sample per running cluster, once a
+    /// sampling period has passed.
+    fn usage(&mut self, layout: &RegionLayout, now: DateTime<Utc>) -> Reports {
+        let since = *self.usage_since.get_or_insert(now);
+        let seconds = (now - since).num_milliseconds() as f64 / 1000.0;
+        if layout.usage_sample_every_seconds <= 0 || seconds < layout.usage_sample_every_seconds as f64 {
+            return Vec::new();
+        }
+        self.usage_since = Some(now);
+        let mut samples = Vec::new();
+        for (id, _) in self.clusters.iter().filter(|(_, c)| !c.deleted) {
+            let mut node_seconds = std::collections::HashMap::<String, f64>::new();
+            for pool in self.node_pools.values().filter(|p| &p.cluster_id == id && !p.deleted) {
+                let ready = pool.nodes.iter().filter(|n| self.node_ready(n)).count() as f64;
+                *node_seconds.entry(pool.spec.machine_type.clone()).or_default() += ready * seconds;
+            }
+            samples.push(pb::status::Message::Usage(pb::UsageSample {
+                id: format!("{id}/{}", now.timestamp_millis()),
+                cluster_id: id.clone(),
+                period_start: since.to_rfc3339(),
+                period_end: now.to_rfc3339(),
+                cluster_seconds: seconds,
+                node_seconds,
+            }));
+        }
+        samples
     }
 }
 
@@ -1097,6 +1133,26 @@ mod tests {
         let snapshots = &state.clusters["cl_1"].snapshots;
         assert_eq!(snapshots.len(), 3);
         assert_eq!(snapshots.last().unwrap().taken_at, start + chrono::Duration::hours(4));
+    }
+
+    #[test]
+    fn usage_is_sampled_per_cluster_by_machine_type() {
+        let mut state = running_cluster();
+        let mut every_minute = layout();
+        every_minute.usage_sample_every_seconds = 60;
+        let start = Utc::now();
+        assert!(state.tick(&every_minute, start).iter().all(|r| !matches!(r, pb::status::Message::Usage(_))));
+        let reports = state.tick(&every_minute, start + chrono::Duration::seconds(90));
+        let usage: Vec<&pb::UsageSample> = reports
+            .iter()
+            .filter_map(|r| match r {
+                pb::status::Message::Usage(u) => Some(u),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(usage.len(), 1);
+        assert_eq!(usage[0].cluster_seconds, 90.0);
+        assert_eq!(usage[0].node_seconds["bm.small"], 3.0 * 90.0);
     }
 
     #[test]

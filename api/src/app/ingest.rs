@@ -138,6 +138,33 @@ impl App {
                 .await?;
                 Ok(())
             }
+            Some(StatusMessage::Usage(sample)) => {
+                let (Ok(cluster), Ok(start), Ok(end)) = (
+                    sample.cluster_id.parse::<ClusterId>(),
+                    chrono::DateTime::parse_from_rfc3339(&sample.period_start),
+                    chrono::DateTime::parse_from_rfc3339(&sample.period_end),
+                ) else {
+                    tracing::warn!(sample = %sample.id, "unreadable usage sample; dropped");
+                    return Ok(());
+                };
+                // The organization is the gateway's own record of the cluster, never the region's word.
+                sqlx::query!(
+                    "INSERT INTO usage_samples (id, org_id, cluster_id, region, period_start, period_end,
+                         cluster_seconds, node_seconds)
+                     SELECT $1, c.org_id, c.id, $3, $4, $5, $6, $7 FROM clusters c WHERE c.id = $2
+                     ON CONFLICT (id) DO NOTHING",
+                    format!("{}/{}", status.region, sample.id),
+                    cluster.uuid(),
+                    status.region,
+                    start.to_utc(),
+                    end.to_utc(),
+                    sample.cluster_seconds,
+                    serde_json::json!(sample.node_seconds),
+                )
+                .execute(self.db())
+                .await?;
+                Ok(())
+            }
             None => Ok(()),
         }
     }

@@ -263,3 +263,50 @@ async fn in_progress_acks_keep_a_long_command_from_being_redelivered(
     assert_eq!(applied, 2, "each command applied once: no redelivery");
     drop_nats_streams(&prefix).await;
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn regions_report_usage_once_per_sample(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
+    config.layout.usage_sample_every_seconds = 1;
+    let _region = BackgroundAgent::start(config, Transport::Postgres(t.pool.clone()));
+    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let (_, op) = t.node_pool(&acme, &project, &cluster, "workers", 2).await;
+    assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    eventually(20, "usage with node time", async || {
+        t.count("usage_samples WHERE (node_seconds->>'bm.small')::float8 > 0").await >= 2
+    })
+    .await;
+    let (org, seconds, nodes): (uuid::Uuid, f64, f64) = sqlx::query_as(
+        "SELECT org_id, cluster_seconds, (node_seconds->>'bm.small')::float8 FROM usage_samples
+         WHERE (node_seconds->>'bm.small')::float8 > 0 ORDER BY period_end DESC LIMIT 1",
+    )
+    .fetch_one(&t.pool)
+    .await
+    .unwrap();
+    assert_eq!(moke_api::ids::OrgId::from_uuid(org).to_string(), acme.org);
+    assert!((0.9..3.0).contains(&seconds), "about a second per sample: {seconds}");
+    assert!((nodes - 2.0 * seconds).abs() < 1e-6, "two ready nodes: {nodes} vs {seconds}");
+    // The same sample again (at-least-once delivery) is accepted and recorded once.
+    let sample: (String, String, String) =
+        sqlx::query_as("SELECT id, period_start::text, period_end::text FROM usage_samples LIMIT 1")
+            .fetch_one(&t.pool)
+            .await
+            .unwrap();
+    let id = sample.0.split_once('/').unwrap().1.to_string();
+    let replay = moke_proto::region::Status {
+        region: "eu-central-1".into(),
+        message: Some(moke_proto::region::status::Message::Usage(moke_proto::region::UsageSample {
+            id,
+            cluster_id: cluster.clone(),
+            period_start: chrono::Utc::now().to_rfc3339(),
+            period_end: chrono::Utc::now().to_rfc3339(),
+            cluster_seconds: 1.0,
+            node_seconds: Default::default(),
+        })),
+    };
+    t.app.apply_region_status(replay).await.unwrap();
+    assert_eq!(t.count(&format!("usage_samples WHERE id = '{}'", sample.0)).await, 1);
+}
