@@ -37,6 +37,7 @@ struct DeploymentRow {
     template_revision: i64,
     last_good_revision: Option<i64>,
     requested_cpu_millis: i64,
+    rollout_operation_id: Option<Uuid>,
     last_error: Option<serde_json::Value>,
     status: serde_json::Value,
     observed_generation: i64,
@@ -108,7 +109,7 @@ async fn find(
         sqlx::query_as!(
             DeploymentRow,
             "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, last_error, status,
+                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
                     observed_generation, observed_at, deletion_requested_at, created_at, updated_at
              FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)
              FOR UPDATE",
@@ -123,7 +124,7 @@ async fn find(
         sqlx::query_as!(
             DeploymentRow,
             "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, last_error, status,
+                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
                     observed_generation, observed_at, deletion_requested_at, created_at, updated_at
              FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)",
             cluster.id,
@@ -135,6 +136,21 @@ async fn find(
         .await?
     };
     row.ok_or_else(|| Error::not_found("deployment", deployment.describe()))
+}
+
+/// Locks a deployment by id, for the server's own work (rollout deadlines,
+/// webhook deliveries); callers check whose it is.
+async fn lock_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<DeploymentRow>> {
+    Ok(sqlx::query_as!(
+        DeploymentRow,
+        "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
+                template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
+                observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+         FROM deployments WHERE id = $1 FOR UPDATE",
+        id
+    )
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// Fails with 404 unless the cluster has the namespace.
@@ -496,7 +512,7 @@ impl App {
         let rows = sqlx::query_as!(
             DeploymentRow,
             "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, last_error, status,
+                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
                     observed_generation, observed_at, deletion_requested_at, created_at, updated_at
              FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND ($3::uuid IS NULL OR id > $3)
              ORDER BY id LIMIT $4",
@@ -796,17 +812,8 @@ impl App {
 
     async fn fail_rollout(&self, deployment: Uuid, operation: Uuid) -> Result<bool> {
         let mut tx = self.db().begin().await?;
-        let Some(row) = sqlx::query_as!(
-            DeploymentRow,
-            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, last_error, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM deployments WHERE id = $1 AND rollout_operation_id = $2 FOR UPDATE",
-            deployment,
-            operation,
-        )
-        .fetch_optional(&mut *tx)
-        .await?
+        let Some(row) =
+            lock_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
         else {
             return Ok(false);
         };
@@ -922,18 +929,10 @@ impl App {
         image: &str,
         cause: &str,
     ) -> Result<OperationView> {
-        let row = sqlx::query_as!(
-            DeploymentRow,
-            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, last_error, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM deployments WHERE id = $1 AND org_id = $2 FOR UPDATE",
-            deployment,
-            ctx.principal.org_id,
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
+        let row = lock_by_id(&mut *tx, deployment)
+            .await?
+            .filter(|row| row.org_id == ctx.principal.org_id)
+            .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
         if row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the deployment is being deleted"));
         }
