@@ -163,7 +163,15 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QueryCounter {
         let mut text = Text(String::new());
         event.record(&mut text);
         // Background loops poll on the same thread; none of their tables is on this page's path.
-        const BACKGROUND: [&str; 5] = ["region_status", "region_health", "outbox", "cluster_cas", "idempotency"];
+        const BACKGROUND: [&str; 7] = [
+            "region_status",
+            "region_health",
+            "outbox",
+            "cluster_cas",
+            "idempotency",
+            "rollout_operation_id",
+            "webhook_deliveries",
+        ];
         if !BACKGROUND.iter().any(|table| text.0.contains(table)) {
             self.0.fetch_add(1, Ordering::SeqCst);
             if std::env::var_os("MOKE_TEST_SHOW_SQL").is_some() {
@@ -205,9 +213,12 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     let mut cost = Vec::new();
     for first in [5, 50] {
         // Tests on other threads register callsites meanwhile and can cache
-        // "not interested" for ours: rebuild and measure again until it sees queries.
-        let mut seen = 0;
-        for _ in 0..5 {
+        // "not interested" for ours: rebuild before each measurement and skip
+        // ones that saw nothing. A poll of a background loop can land in a
+        // measurement and only ever adds: the fewest of three is the page's cost
+        // (an N+1 would show in every one).
+        let mut seen = Vec::new();
+        for _ in 0..10 {
             tracing::callsite::rebuild_interest_cache();
             queries.store(0, Ordering::SeqCst);
             let answer = gql(&t, &acme, &page(first), json!({})).await;
@@ -215,12 +226,15 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
             assert_eq!(edges.len(), first, "{answer}");
             assert_eq!(edges[first - 1]["node"]["nodePools"][0]["name"], "workers");
             assert_eq!(edges[0]["node"]["operations"][0]["kind"], "cluster_create");
-            seen = queries.load(Ordering::SeqCst);
-            if seen > 0 {
+            let counted = queries.load(Ordering::SeqCst);
+            if counted > 0 {
+                seen.push(counted);
+            }
+            if seen.len() == 3 {
                 break;
             }
         }
-        cost.push(seen);
+        cost.push(seen.into_iter().min().unwrap_or(0));
     }
     assert!(cost[0] > 0, "the counter sees queries");
     assert_eq!(cost[0], cost[1], "5 and 50 clusters cost the same number of queries: {cost:?}");
