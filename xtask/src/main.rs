@@ -32,10 +32,15 @@ fn main() -> ExitCode {
         Some("sqlx-prepare") => sqlx_prepare(),
         Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("region") => bench_region(),
-        Some("bench") if args.get(1).map(String::as_str) == Some("auth") => bench_auth(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("auth") => {
+            bench_in_process("auth-bench", "moke_auth_bench")
+        }
+        Some("bench") if args.get(1).map(String::as_str) == Some("webhooks") => {
+            bench_in_process("webhook-bench", "moke_webhook_bench")
+        }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api | bench auth | bench region>"
+                "usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api | bench auth | bench region | bench webhooks>"
             );
             return ExitCode::from(2);
         }
@@ -189,16 +194,15 @@ fn bench_api(args: &[String]) -> Result<()> {
     run(&mut command)
 }
 
-fn bench_auth() -> Result<()> {
+/// A benchmark that hosts the gateway in its own process, on a fresh database.
+fn bench_in_process(bin: &str, database: &str) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Bench)?;
-    db.recreate_database("moke_auth_bench")?;
+    db.recreate_database(database)?;
     let vault = vault::ensure()?;
-    run(cargo()
-        .args(["build", "--release", "--package", "moke-loadtests", "--bin", "auth-bench"])
-        .env("SQLX_OFFLINE", "true"))?;
+    run(cargo().args(["build", "--release", "--package", "moke-loadtests", "--bin", bin]).env("SQLX_OFFLINE", "true"))?;
     let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
-    let mut command = Command::new(target.join("release/auth-bench"));
-    command.env("DATABASE_URL", db.url("moke_auth_bench")).env("MOKE_TELEMETRY__LOG_FILTER", "warn");
+    let mut command = Command::new(target.join("release").join(bin));
+    command.env("DATABASE_URL", db.url(database)).env("MOKE_TELEMETRY__LOG_FILTER", "warn");
     vault.apply(&mut command);
     run(&mut command)
 }
