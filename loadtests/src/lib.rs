@@ -66,6 +66,27 @@ pub fn start_server(args: &[&str], envs: &[(&str, &str)]) -> Result<Server> {
     Ok(Server { child, base: format!("http://127.0.0.1:{port}"), org, token })
 }
 
+/// The gateway configuration the in-process benchmarks run: defaults, a
+/// pool for 32 connections, rate limits lifted (they would otherwise be
+/// what is measured), and the benchmark's own Vault key path.
+pub fn bench_config() -> moke_api::config::Config {
+    let mut config = moke_api::config::Config::defaults();
+    config.database.max_connections = 32;
+    let limits = &mut config.rate_limits;
+    for limit in [
+        &mut limits.per_principal_per_second,
+        &mut limits.per_principal_burst,
+        &mut limits.per_ip_per_second,
+        &mut limits.per_ip_burst,
+        &mut limits.login_per_ip_per_minute,
+        &mut limits.login_burst,
+    ] {
+        *limit = 100_000_000;
+    }
+    config.vault.kv_path = "moke-bench".into();
+    config
+}
+
 /// What one load scenario measured.
 pub struct Stats {
     pub requests: usize,

@@ -19,7 +19,6 @@ use anyhow::Result;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use moke_api::app::{App, RequestContext, ResourceRef};
-use moke_api::config::Config;
 use moke_api::model::SignupRequest;
 use moke_loadtests::{load, print_row};
 use serde_json::json;
@@ -43,20 +42,7 @@ async fn main() -> Result<()> {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let connections: usize = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
     let duration = Duration::from_secs(seconds);
-    let mut config = Config::defaults();
-    config.database.max_connections = 32;
-    // The limits would otherwise be what is measured.
-    for limit in [
-        &mut config.rate_limits.per_principal_per_second,
-        &mut config.rate_limits.per_principal_burst,
-        &mut config.rate_limits.per_ip_per_second,
-        &mut config.rate_limits.per_ip_burst,
-        &mut config.rate_limits.login_per_ip_per_minute,
-        &mut config.rate_limits.login_burst,
-    ] {
-        *limit = 100_000_000;
-    }
-    config.vault.kv_path = "moke-bench".into();
+    let config = moke_loadtests::bench_config();
     let pool = moke_api::server::connect(&config).await?;
     moke_api::server::migrate(&pool).await?;
     let vault = moke_api::vault::Vault::connect(&config).await?;

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use moke_api::app::App;
 use moke_api::app::webhook_signing::sign;
-use moke_api::config::Config;
 use moke_loadtests::{load, print_row};
 use serde_json::{Value, json};
 
@@ -65,17 +64,7 @@ async fn main() -> Result<()> {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let deployments: usize = std::env::var("BENCH_DEPLOYMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
 
-    let mut config = Config::defaults();
-    config.database.max_connections = 32;
-    for limit in [
-        &mut config.rate_limits.per_principal_per_second,
-        &mut config.rate_limits.per_principal_burst,
-        &mut config.rate_limits.per_ip_per_second,
-        &mut config.rate_limits.per_ip_burst,
-    ] {
-        *limit = 100_000_000;
-    }
-    config.vault.kv_path = "moke-bench".into();
+    let mut config = moke_loadtests::bench_config();
     config.webhooks.allow_private_targets = vec!["127.0.0.1/32".into()];
     config.workload_quotas.max_deployments_per_cluster = 100_000;
     config.workload_quotas.max_requested_cpu_millis_per_cluster = 100_000_000;
