@@ -16,14 +16,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use moke_iam::{Action, Target};
+use moke_iam::Action;
 use serde_json::json;
 use uuid::Uuid;
 
 use super::error::{Validator, or_unique};
 use super::{App, Error, RequestContext, Result, webhook_signing};
 use crate::config::WebhookConfig;
-use crate::ids::{EventId, EventKind, OrgId, OrgKind, WebhookDeliveryId, WebhookEndpointId, WebhookEndpointKind};
+use crate::ids::{EventId, EventKind, OrgId, WebhookDeliveryId, WebhookEndpointId, WebhookEndpointKind};
 use crate::model::*;
 
 /// How long a dispatcher holds a delivery it is sending.
@@ -203,8 +203,9 @@ impl App {
     }
 
     /// `webhook_endpoint_list`.
-    pub async fn webhook_endpoint_list(&self, ctx: &RequestContext, org: &str) -> Result<Vec<WebhookEndpointView>> {
-        let org = self.org_in_scope(ctx, org, Action::ReadCredentials)?;
+    pub async fn webhook_endpoint_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<WebhookEndpointView>> {
+        self.org_authorized(ctx, org, Action::ReadCredentials).await?;
+        let org = org.uuid();
         let rows = sqlx::query_as!(
             EndpointRow,
             "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at
@@ -220,10 +221,11 @@ impl App {
     pub async fn webhook_endpoint_create(
         &self,
         ctx: &RequestContext,
-        org: &str,
+        org: OrgId,
         input: WebhookEndpointCreate,
     ) -> Result<WebhookEndpointCreated> {
-        let org = self.org_in_scope(ctx, org, Action::ManageCredentials)?;
+        self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        let org = org.uuid();
         let mut v = Validator::new();
         if let Err(problem) = check_url(&TargetPolicy::new(&self.config().webhooks), &input.url).await {
             v.push("url", "invalid", problem);
@@ -273,8 +275,9 @@ impl App {
     }
 
     /// `webhook_endpoint_delete`.
-    pub async fn webhook_endpoint_delete(&self, ctx: &RequestContext, org: &str, endpoint: &str) -> Result<()> {
-        let org = self.org_in_scope(ctx, org, Action::ManageCredentials)?;
+    pub async fn webhook_endpoint_delete(&self, ctx: &RequestContext, org: OrgId, endpoint: &str) -> Result<()> {
+        self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        let org = org.uuid();
         let id = super::parse_id::<WebhookEndpointKind>(endpoint)?;
         let mut tx = self.db().begin().await?;
         let deleted = sqlx::query!("DELETE FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id.uuid(), org)
@@ -304,10 +307,11 @@ impl App {
     pub async fn webhook_delivery_list(
         &self,
         ctx: &RequestContext,
-        org: &str,
+        org: OrgId,
         endpoint: &str,
     ) -> Result<Vec<WebhookDeliveryView>> {
-        let org = self.org_in_scope(ctx, org, Action::ReadCredentials)?;
+        self.org_authorized(ctx, org, Action::ReadCredentials).await?;
+        let org = org.uuid();
         let id = super::parse_id::<WebhookEndpointKind>(endpoint)?;
         let exists =
             sqlx::query_scalar!("SELECT 1 AS one FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id.uuid(), org)
@@ -351,11 +355,12 @@ impl App {
     pub async fn webhook_redelivery_create(
         &self,
         ctx: &RequestContext,
-        org: &str,
+        org: OrgId,
         endpoint: &str,
         input: RedeliveryCreate,
     ) -> Result<WebhookDeliveryView> {
-        let org = self.org_in_scope(ctx, org, Action::ManageCredentials)?;
+        self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        let org = org.uuid();
         let endpoint_id = super::parse_id::<WebhookEndpointKind>(endpoint)?;
         let event_id = super::parse_id::<EventKind>(&input.event_id)
             .map_err(|_| Error::invalid_field("event_id", "not_found", "no such event"))?;
@@ -408,16 +413,6 @@ impl App {
             created_at,
             finished_at: None,
         })
-    }
-
-    /// The caller's organization when `org` names it and `action` is allowed; 404 otherwise.
-    fn org_in_scope(&self, ctx: &RequestContext, org: &str, action: Action) -> Result<Uuid> {
-        let id = super::parse_id::<OrgKind>(org)?;
-        if id.uuid() != ctx.principal.org_id {
-            return Err(Error::not_found("organization", org));
-        }
-        moke_iam::authorize(&ctx.principal, action, Target::org(id.uuid()))?;
-        Ok(id.uuid())
     }
 
     /// Sends the deliveries that are due, up to `webhooks.concurrency` at a

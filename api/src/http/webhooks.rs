@@ -11,6 +11,7 @@ use utoipa_axum::routes;
 
 use super::ApiResult;
 use super::extract::{Ctx, Json};
+use super::orgs::path_id;
 use super::problem::Problems;
 use crate::app::App;
 use crate::model::*;
@@ -28,7 +29,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
     params(("org" = String, Path, description = "Organization id")),
     security(("bearer" = [])), responses((status = 200, body = Vec<WebhookEndpointView>), Problems))]
 async fn webhook_endpoint_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.webhook_endpoint_list(&ctx, &org).await?).into_response())
+    Ok(axum::Json(app.webhook_endpoint_list(&ctx, path_id(&org)?).await?).into_response())
 }
 
 /// Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
@@ -42,7 +43,7 @@ async fn webhook_endpoint_create(
     Path(org): Path<String>,
     Json(input): Json<WebhookEndpointCreate>,
 ) -> ApiResult {
-    let created = app.webhook_endpoint_create(&ctx, &org, input).await?;
+    let created = app.webhook_endpoint_create(&ctx, path_id(&org)?, input).await?;
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
 }
 
@@ -57,7 +58,7 @@ async fn webhook_endpoint_delete(
     Ctx(ctx): Ctx,
     Path((org, endpoint)): Path<(String, String)>,
 ) -> ApiResult {
-    app.webhook_endpoint_delete(&ctx, &org, &endpoint).await?;
+    app.webhook_endpoint_delete(&ctx, path_id(&org)?, &endpoint).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -72,7 +73,7 @@ async fn webhook_delivery_list(
     Ctx(ctx): Ctx,
     Path((org, endpoint)): Path<(String, String)>,
 ) -> ApiResult {
-    Ok(axum::Json(app.webhook_delivery_list(&ctx, &org, &endpoint).await?).into_response())
+    Ok(axum::Json(app.webhook_delivery_list(&ctx, path_id(&org)?, &endpoint).await?).into_response())
 }
 
 /// Send an event to the endpoint again.
@@ -88,6 +89,6 @@ async fn webhook_redelivery_create(
     Path((org, endpoint)): Path<(String, String)>,
     Json(input): Json<RedeliveryCreate>,
 ) -> ApiResult {
-    let delivery = app.webhook_redelivery_create(&ctx, &org, &endpoint, input).await?;
+    let delivery = app.webhook_redelivery_create(&ctx, path_id(&org)?, &endpoint, input).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(delivery)).into_response())
 }
