@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use moke_iam::{Action, Target};
+use moke_iam::Action;
 
 use super::node_pools::{RESERVED_CPU_MILLIS, RESERVED_MEMORY_MIB};
 use super::{App, RequestContext, ResourceRef, Result, clusters};
@@ -24,8 +24,7 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
     ) -> Result<Observed> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
         let pools = sqlx::query!(
             "SELECT name, spec->>'machine_type' AS machine_type, status FROM node_pools
              WHERE cluster_id = $1 AND deletion_requested_at IS NULL ORDER BY name",

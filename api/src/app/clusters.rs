@@ -90,6 +90,21 @@ pub(super) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Clus
     .ok_or_else(|| Error::not_found("cluster", ClusterId::from_uuid(id).to_string()))
 }
 
+/// Finds a cluster of the caller's organization and checks that the
+/// caller may do `action` in its project.
+pub(super) async fn find_authorized(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    cluster: &ResourceRef<ClusterKind>,
+    action: Action,
+    lock: bool,
+) -> Result<ClusterRow> {
+    let row = find(&mut *conn, ctx, project, cluster, lock).await?;
+    moke_iam::authorize(&ctx.principal, action, Target::project(row.org_id, row.project_id))?;
+    Ok(row)
+}
+
 /// Finds a cluster of the caller's organization inside a project.
 pub(super) async fn find(
     conn: &mut PgConnection,

@@ -141,12 +141,8 @@ impl App {
         self.idempotent(ctx, "node_pool_create", &(request_key, input), |claim| async move {
             let mut tx = self.db().begin().await?;
             // Lock the cluster so concurrent pool creates count each other.
-            let cluster_row = clusters::find(&mut tx, ctx, project, cluster, true).await?;
-            moke_iam::authorize(
-                &ctx.principal,
-                Action::ManageResources,
-                Target::project(cluster_row.org_id, cluster_row.project_id),
-            )?;
+            let cluster_row =
+                clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, true).await?;
             let cluster_spec = cluster_row.spec()?;
             let spec = validate::node_pool_create(&self.config().catalog, &cluster_spec.region, input)?;
             if cluster_row.deletion_requested_at.is_some() {
@@ -224,8 +220,7 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<NodePoolView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
         let rows = sqlx::query_as!(
             NodePoolRow,
             "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
