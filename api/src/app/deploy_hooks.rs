@@ -362,6 +362,7 @@ impl App {
             "required",
             "give either target (one deployment) or rules (project hook)",
         );
+        v.check(input.rules.len() <= 100, "rules", "too_many", "at most 100 rules");
         if let Some(template) = &input.image_template {
             v.check(
                 template.contains('{') && !template.chars().any(char::is_whitespace),

@@ -6,7 +6,7 @@
 //! revision that rolled out fully.
 
 use chrono::{DateTime, Utc};
-use moke_iam::{Action, Target};
+use moke_iam::Action;
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -230,8 +230,7 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
     ) -> Result<Vec<NamespaceView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
         let rows =
             sqlx::query!("SELECT name, created_at FROM namespaces WHERE cluster_id = $1 ORDER BY name", cluster_row.id)
                 .fetch_all(&mut *conn)
@@ -263,12 +262,8 @@ impl App {
             "kube-* namespaces belong to the cluster",
         );
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, project, cluster, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
         v.finish()?;
         let created_at = sqlx::query_scalar!(
             "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING created_at",
@@ -303,12 +298,8 @@ impl App {
         namespace: &str,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, project, cluster, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
         namespace_exists(&mut tx, &cluster_row, namespace).await?;
         if namespace == "default" {
             return Err(Error::conflict("protected", "the default namespace cannot be deleted"));
@@ -416,20 +407,14 @@ impl App {
         self.idempotent(ctx, "deployment_create", &(request_key, input), |claim| async move {
             let mut tx = self.db().begin().await?;
             // Locked: concurrent creates in one cluster count each other against its quotas.
-            let cluster_row = clusters::find(&mut tx, ctx, at.project, at.cluster, true).await?;
-            moke_iam::authorize(
-                &ctx.principal,
-                Action::ManageResources,
-                Target::project(cluster_row.org_id, cluster_row.project_id),
-            )?;
+            let cluster_row =
+                clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
             namespace_exists(&mut tx, &cluster_row, at.namespace).await?;
             let mut v = Validator::new();
             validate::name(&mut v, "name", &input.name);
             validate::labels(&mut v, "labels", &input.labels);
             let mut spec = workload_spec::of_create(input)?;
-            if spec.pod_labels.is_empty() {
-                spec.pod_labels.insert("app".into(), input.name.clone());
-            }
+            workload_spec::label_pods(&mut spec, &input.name);
             workload_spec::check(&mut v, "spec", &spec);
             v.finish()?;
             if cluster_row.deletion_requested_at.is_some() {
@@ -506,8 +491,8 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<DeploymentView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, at.project, at.cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
         namespace_exists(&mut conn, &cluster_row, at.namespace).await?;
         let rows = sqlx::query_as!(
             DeploymentRow,
@@ -536,8 +521,8 @@ impl App {
         deployment: &ResourceRef<DeploymentKind>,
     ) -> Result<DeploymentView> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, at.project, at.cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
         let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
         row.into_view(self.region_silent(cluster_row.region()))
     }
@@ -550,8 +535,8 @@ impl App {
         deployment: &ResourceRef<DeploymentKind>,
     ) -> Result<Vec<RevisionView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, at.project, at.cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
         let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
         let rows = sqlx::query!(
             "SELECT revision, spec, cause, created_by, created_at FROM deployment_revisions
@@ -584,12 +569,8 @@ impl App {
         change: DeploymentChange,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, at.project, at.cluster, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
         let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
@@ -621,9 +602,7 @@ impl App {
             }
         };
         let mut spec = spec;
-        if spec.pod_labels.is_empty() {
-            spec.pod_labels.insert("app".into(), row.name.clone());
-        }
+        workload_spec::label_pods(&mut spec, &row.name);
         let mut v = Validator::new();
         workload_spec::check(&mut v, "spec", &spec);
         v.finish()?;
@@ -722,12 +701,8 @@ impl App {
         if_match: Option<&str>,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, at.project, at.cluster, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
         let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {

@@ -227,6 +227,7 @@ impl App {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let org = org.uuid();
         let mut v = Validator::new();
+        v.check(input.url.len() <= 2048, "url", "too_long", "at most 2048 characters");
         if let Err(problem) = check_url(&TargetPolicy::new(&self.config().webhooks), &input.url).await {
             v.push("url", "invalid", problem);
         }

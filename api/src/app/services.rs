@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use moke_iam::{Action, Target};
+use moke_iam::Action;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -22,6 +22,8 @@ const TYPES: [&str; 2] = ["ClusterIP", "NodePort"];
 const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
 /// Host numbers below this in the service network are kept for the cluster (DNS, the API).
 const FIRST_IP_INDEX: i32 = 10;
+/// The last host number of 10.96.0.0/12 (its broadcast address excluded).
+const LAST_IP_INDEX: i32 = 0x0f_fffe;
 
 struct ServiceRow {
     id: Uuid,
@@ -243,8 +245,8 @@ impl App {
     /// `service_list`.
     pub async fn service_list(&self, ctx: &RequestContext, at: &DeploymentPath<'_>) -> Result<Vec<ServiceView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, at.project, at.cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
         let rows = sqlx::query_as!(
             ServiceRow,
             "SELECT id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at
@@ -269,8 +271,8 @@ impl App {
         service: &ResourceRef<ServiceKind>,
     ) -> Result<ServiceView> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, at.project, at.cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(cluster_row.org_id, cluster_row.project_id))?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
         let row = self.find_service(&mut conn, &cluster_row, at.namespace, service).await?;
         self.service_view(&mut conn, row).await
     }
@@ -284,12 +286,8 @@ impl App {
     ) -> Result<ServiceView> {
         let mut tx = self.db().begin().await?;
         // Locked: addresses and node ports are allocated per cluster.
-        let cluster_row = clusters::find(&mut tx, ctx, at.project, at.cluster, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
         let exists = sqlx::query_scalar!(
             "SELECT 1 AS one FROM namespaces WHERE cluster_id = $1 AND name = $2",
             cluster_row.id,
@@ -311,13 +309,26 @@ impl App {
         check(&mut v, &spec);
         v.finish()?;
         allocate_node_ports(&mut tx, cluster_row.id, None, &mut spec).await?;
-        let ip_index: i32 = sqlx::query_scalar!(
+        let mut ip_index: i32 = sqlx::query_scalar!(
             r#"SELECT COALESCE(max(ip_index) + 1, $2) AS "next!" FROM services WHERE cluster_id = $1"#,
             cluster_row.id,
             FIRST_IP_INDEX,
         )
         .fetch_one(&mut *tx)
         .await?;
+        if ip_index > LAST_IP_INDEX {
+            // The top of the network is used: take the lowest address a deleted service freed.
+            ip_index = sqlx::query_scalar!(
+                "SELECT min(i) FROM generate_series($2::int, $3::int) AS i
+                 WHERE NOT EXISTS (SELECT 1 FROM services WHERE cluster_id = $1 AND ip_index = i)",
+                cluster_row.id,
+                FIRST_IP_INDEX,
+                LAST_IP_INDEX,
+            )
+            .fetch_one(&mut *tx)
+            .await?
+            .ok_or_else(|| Error::conflict("exhausted", "every address of the cluster's service network is in use"))?;
+        }
         let id = ServiceId::generate();
         let row = sqlx::query_as!(
             ServiceRow,
@@ -365,12 +376,8 @@ impl App {
         update: ServiceUpdate,
     ) -> Result<ServiceView> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, at.project, at.cluster, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let current = row.spec()?;
@@ -429,12 +436,8 @@ impl App {
         if_match: Option<&str>,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, at.project, at.cluster, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(cluster_row.org_id, cluster_row.project_id),
-        )?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, false).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         sqlx::query!("DELETE FROM services WHERE id = $1", row.id).execute(&mut *tx).await?;
@@ -460,6 +463,7 @@ mod tests {
 
     #[test]
     fn cluster_ips_stay_in_the_service_network() {
+        assert_eq!(cluster_ip(LAST_IP_INDEX), "10.111.255.254");
         assert_eq!(cluster_ip(10), "10.96.0.10");
         assert_eq!(cluster_ip(256 + 1), "10.96.1.1");
         assert_eq!(cluster_ip(0x0f_ffff), "10.111.255.255");

@@ -436,6 +436,14 @@ pub fn check(v: &mut Validator, prefix: &str, spec: &DeploymentSpec) {
     }
 }
 
+/// Gives pods the label `app: <deployment name>` when the spec names none,
+/// so a Service can always select them.
+pub fn label_pods(spec: &mut DeploymentSpec, deployment: &str) {
+    if spec.pod_labels.is_empty() {
+        spec.pod_labels.insert("app".into(), deployment.to_string());
+    }
+}
+
 /// True when two specs run the same pods (a change between them rolls
 /// out a new revision); replicas, strategy and pausing do not.
 pub fn same_template(a: &DeploymentSpec, b: &DeploymentSpec) -> bool {
