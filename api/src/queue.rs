@@ -65,10 +65,11 @@ impl Nats {
     }
 }
 
-impl OutboxConsumer for Nats {
-    /// Publishes the command and returns only once JetStream acknowledged it;
-    /// the outbox id is the message id, so a retried publish is de-duplicated.
-    async fn deliver(&self, message: &OutboxMessage) -> anyhow::Result<()> {
+impl Nats {
+    /// Sends one command; the returned future is its JetStream
+    /// acknowledgement. The outbox id is the message id, so a retried
+    /// publish is de-duplicated.
+    async fn publish(&self, message: &OutboxMessage) -> anyhow::Result<jetstream::context::PublishAckFuture> {
         let command = message.command.clone().context("outbox row has no wire command")?;
         let mut headers = async_nats::HeaderMap::new();
         headers.insert(subjects::MESSAGE_ID, message.id.to_string().as_str());
@@ -76,11 +77,32 @@ impl OutboxConsumer for Nats {
             let operation = crate::ids::OperationId::from_uuid(operation).to_string();
             headers.insert(subjects::OPERATION_ID, operation.as_str());
         }
-        self.js
+        Ok(self
+            .js
             .publish_with_headers(subjects::commands(&self.prefix, &message.region), headers, command.into())
-            .await?
-            .await?;
+            .await?)
+    }
+}
+
+impl OutboxConsumer for Nats {
+    /// Publishes the command and returns only once JetStream acknowledged it.
+    async fn deliver(&self, message: &OutboxMessage) -> anyhow::Result<()> {
+        self.publish(message).await?.await?;
         Ok(())
+    }
+
+    /// Sends the whole batch in order, then waits for the acknowledgements
+    /// together: one round trip per batch instead of one per command.
+    async fn deliver_all(&self, messages: &[OutboxMessage]) -> Vec<anyhow::Result<()>> {
+        let mut pending = Vec::with_capacity(messages.len());
+        for message in messages {
+            pending.push(self.publish(message).await);
+        }
+        futures::future::join_all(pending.into_iter().map(|sent| async move {
+            sent?.await?;
+            anyhow::Ok(())
+        }))
+        .await
     }
 }
 
@@ -102,7 +124,8 @@ pub async fn relay(app: Arc<App>, nats: Nats) {
 }
 
 /// Applies region reports from the status stream through a durable
-/// consumer; a report is acknowledged only after it was applied.
+/// consumer, in batches of what has arrived; a report is acknowledged only
+/// after it was applied.
 pub async fn ingest(app: Arc<App>, nats: Nats) {
     loop {
         if let Err(error) = ingest_until_error(&app, &nats).await {
@@ -127,18 +150,25 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
             },
         )
         .await?;
-    let mut messages = consumer.messages().await?;
+    // Whatever has arrived, up to 500 at a time, applied as one batch.
+    let mut batches = consumer.messages().await?.ready_chunks(500);
     loop {
         let next = tokio::select! {
             _ = app.shutdown_token().cancelled() => return Ok(()),
-            next = messages.next() => next,
+            next = batches.next() => next,
         };
-        let Some(message) = next else { return Ok(()) };
-        let message = message.map_err(|e| anyhow::anyhow!("{e}"))?;
-        match pb::Status::decode(message.payload.as_ref()) {
-            Ok(status) => app.apply_region_status(status).await?,
-            Err(error) => tracing::warn!(%error, "undecodable region status; dropped"),
+        let Some(batch) = next else { return Ok(()) };
+        let messages = batch.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
+        let statuses = messages.iter().filter_map(|message| match pb::Status::decode(message.payload.as_ref()) {
+            Ok(status) => Some(status),
+            Err(error) => {
+                tracing::warn!(%error, "undecodable region status; dropped");
+                None
+            }
+        });
+        app.apply_region_statuses(statuses.collect()).await?;
+        for message in &messages {
+            message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
         }
-        message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
     }
 }

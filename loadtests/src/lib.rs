@@ -151,3 +151,116 @@ pub fn print_row(name: &str, stats: &Stats) {
         stats.throughput, stats.p50_ms, stats.p99_ms, stats.requests, stats.errors
     );
 }
+
+/// A gateway under test as its REST clients see it.
+pub struct Gateway {
+    pub base: String,
+    pub token: String,
+    pub client: reqwest::Client,
+}
+
+impl Gateway {
+    /// One authenticated call; a non-2xx answer is an error naming the path.
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: serde_json::Value,
+    ) -> Result<serde_json::Value> {
+        let response = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .json(&body)
+            .send()
+            .await?;
+        let status = response.status();
+        let body: serde_json::Value = response.json().await.unwrap_or(serde_json::Value::Null);
+        if !status.is_success() {
+            bail!("{path}: {status} {body}");
+        }
+        Ok(body)
+    }
+
+    /// Waits for an Operation the gateway answered with; it must succeed.
+    pub async fn finished(&self, op: &serde_json::Value) -> Result<()> {
+        let id = op["id"].as_str().context("operation id")?;
+        let done =
+            self.call(reqwest::Method::GET, &format!("/v1/operations/{id}?wait=25s"), serde_json::Value::Null).await?;
+        if done["status"] != "succeeded" {
+            bail!("operation did not succeed: {done}");
+        }
+        Ok(())
+    }
+}
+
+/// Starts a gateway in this process on a free loopback port (migrating its
+/// database first); returns it, its database pool and its base URL.
+pub async fn start_gateway(
+    config: moke_api::config::Config,
+) -> Result<(Arc<moke_api::app::App>, sqlx::PgPool, String)> {
+    let pool = moke_api::server::connect(&config).await?;
+    moke_api::server::migrate(&pool).await?;
+    let vault = moke_api::vault::Vault::connect(&config).await?;
+    let app = moke_api::app::App::new(pool.clone(), Arc::new(config), vault);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    let serving = app.clone();
+    tokio::spawn(async move {
+        if let Err(error) = moke_api::server::serve(serving, listener, std::future::pending()).await {
+            eprintln!("gateway stopped: {error:#}");
+        }
+    });
+    Ok((app, pool, base))
+}
+
+/// Waits until every Operation in `ids` (`op_…` as the API shows them) has
+/// finished; fails after `timeout`.
+pub async fn wait_finished(db: &sqlx::PgPool, ids: &[String], timeout: Duration) -> Result<()> {
+    let hex: Vec<String> = ids.iter().map(|id| id.trim_start_matches("op_").to_string()).collect();
+    let deadline = Instant::now() + timeout;
+    loop {
+        let open: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM operations WHERE replace(id::text, '-', '') = ANY($1) AND finished_at IS NULL",
+        )
+        .bind(&hex)
+        .fetch_one(db)
+        .await?;
+        if open == 0 {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("{open} operations did not finish within {} s", timeout.as_secs());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Commit → finished of Operations, from their own timestamps: p50, p99 and
+/// how many did not succeed.
+pub async fn operation_latency(db: &sqlx::PgPool, ids: &[String]) -> Result<(f64, f64, i64)> {
+    let hex: Vec<String> = ids.iter().map(|id| id.trim_start_matches("op_").to_string()).collect();
+    Ok(sqlx::query_as(
+        "SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), 'NaN'),
+                coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), 'NaN'),
+                count(*) FILTER (WHERE status <> 'succeeded')
+         FROM (SELECT status, (EXTRACT(EPOCH FROM finished_at - created_at) * 1000)::float8 AS ms
+               FROM operations WHERE replace(id::text, '-', '') = ANY($1)) latencies",
+    )
+    .bind(&hex)
+    .fetch_one(db)
+    .await?)
+}
+
+/// The `q` quantile of sorted samples (NaN when there are none).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    sorted.get(((sorted.len() as f64 * q) as usize).min(sorted.len().saturating_sub(1))).copied().unwrap_or(f64::NAN)
+}
+
+/// Requests/s that `wrk` (2 threads, 32 connections, 5 s) gets from `url`,
+/// or `None` when `wrk` is not installed (`apt-get install wrk`).
+pub fn wrk_requests_per_second(url: &str) -> Option<f64> {
+    let output = Command::new("wrk").args(["-t2", "-c32", "-d5s", url]).output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines().find_map(|line| line.trim().strip_prefix("Requests/sec:")).and_then(|n| n.trim().parse().ok())
+}

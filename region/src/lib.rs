@@ -154,7 +154,12 @@ pub struct Agent {
     faults: Arc<admin::Switches>,
     /// Reports of simulated time that could not be sent yet.
     unsent: Mutex<Vec<pb::status::Message>>,
+    /// Queue lag (gateway wrote → agent took) of recent commands.
+    lags: Mutex<Vec<Duration>>,
 }
+
+/// Most queue-lag samples kept between two [`Agent::take_command_lags`].
+const MAX_LAG_SAMPLES: usize = 200_000;
 
 /// A command taken from the queue, with how to tell the queue about it.
 struct Claimed {
@@ -184,7 +189,25 @@ impl Agent {
             control_planes: Default::default(),
             faults: Default::default(),
             unsent: Mutex::new(Vec::new()),
+            lags: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The queue lag of each command taken since the last call: from the
+    /// gateway writing it to this agent taking it off the queue. Kept for at
+    /// most 200 000 commands.
+    pub fn take_command_lags(&self) -> Vec<Duration> {
+        std::mem::take(&mut *self.lags.lock().expect("lag lock"))
+    }
+
+    fn record_lags(&self, claimed: &[Claimed]) {
+        let now = chrono::Utc::now().timestamp_micros();
+        let mut lags = self.lags.lock().expect("lag lock");
+        for command in claimed.iter().filter_map(|c| c.command.as_ref().ok()) {
+            if command.written_at_unix_micros > 0 && lags.len() < MAX_LAG_SAMPLES {
+                lags.push(Duration::from_micros(now.saturating_sub(command.written_at_unix_micros).max(0) as u64));
+            }
+        }
     }
 
     /// The fault switches (also flipped through the admin endpoint).
@@ -284,6 +307,7 @@ impl Agent {
     /// another and at most `concurrency` at once. Returns each command's
     /// reports, in order.
     async fn work(&self, claimed: &[Claimed]) -> anyhow::Result<Vec<Vec<pb::status::Message>>> {
+        self.record_lags(claimed);
         self.wait_while_stalled(claimed).await;
         let reports: Vec<Vec<pb::status::Message>> = claimed
             .iter()
@@ -371,24 +395,31 @@ impl Agent {
             claimed.push(Claimed { id, cluster_id, command, operation_id, message: Some(message) });
         }
         let reports = self.work(&claimed).await?;
+        // Every report (and dead letter) of the batch is sent, then their
+        // acknowledgements awaited together; only then are the commands
+        // acknowledged. A failure leaves them all to be delivered again.
+        let mut sent = Vec::new();
         for (claimed, reports) in claimed.iter().zip(reports) {
             let message = claimed.message.as_ref().expect("JetStream commands carry their message");
             if let Err(evidence) = &claimed.command {
                 let dead_letter = moke_proto::subjects::dead_letters(&link.prefix, &self.config.region);
                 let mut headers = async_nats::HeaderMap::new();
                 headers.insert("Moke-Evidence", evidence.as_str());
-                link.js.publish_with_headers(dead_letter, headers, message.payload.clone()).await?.await?;
+                sent.push(link.js.publish_with_headers(dead_letter, headers, message.payload.clone()).await?);
             }
+            let subject = moke_proto::subjects::status(&link.prefix, &self.config.region);
             for report in reports {
-                self.publish_status(link, report).await?;
+                let status = pb::Status { region: self.config.region.clone(), message: Some(report) };
+                sent.push(link.js.publish(subject.clone(), status.encode_to_vec().into()).await?);
             }
-            let ack = if claimed.command.is_ok() { AckKind::Ack } else { AckKind::Term };
-            match ack {
-                AckKind::Ack => message.double_ack().await,
-                other => message.ack_with(other).await,
-            }
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
         }
+        futures::future::try_join_all(sent.into_iter().map(std::future::IntoFuture::into_future)).await?;
+        futures::future::try_join_all(claimed.iter().map(|claimed| async move {
+            let message = claimed.message.as_ref().expect("JetStream commands carry their message");
+            if claimed.command.is_ok() { message.double_ack().await } else { message.ack_with(AckKind::Term).await }
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        }))
+        .await?;
         Ok(claimed.len())
     }
 

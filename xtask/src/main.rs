@@ -196,31 +196,32 @@ fn bench_api(args: &[String]) -> Result<()> {
 
 /// A benchmark that hosts the gateway in its own process, on a fresh database.
 fn bench_in_process(bin: &str, database: &str) -> Result<()> {
+    bench_in_process_with(bin, database, &[], &[])
+}
+
+fn bench_in_process_with(bin: &str, database: &str, args: &[&str], envs: &[(&str, String)]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Bench)?;
     db.recreate_database(database)?;
     let vault = vault::ensure()?;
     run(cargo().args(["build", "--release", "--package", "moke-loadtests", "--bin", bin]).env("SQLX_OFFLINE", "true"))?;
     let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
     let mut command = Command::new(target.join("release").join(bin));
-    command.env("DATABASE_URL", db.url(database)).env("MOKE_TELEMETRY__LOG_FILTER", "warn");
+    command.args(args).env("DATABASE_URL", db.url(database)).env("MOKE_TELEMETRY__LOG_FILTER", "warn");
+    command.envs(envs.iter().map(|(k, v)| (k, v)));
     vault.apply(&mut command);
     run(&mut command)
 }
 
+/// The region benchmark on each transport, each on a fresh database.
 fn bench_region() -> Result<()> {
-    let db = postgres::ensure(postgres::Purpose::Bench)?;
     let nats = nats::ensure()?;
-    let vault = vault::ensure()?;
-    db.recreate_database("moke_region_bench")?;
-    run(cargo()
-        .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
-        .env("SQLX_OFFLINE", "true"))?;
-    let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
-    let mut command = Command::new(target.join("release/region-bench"));
-    command
-        .env("DATABASE_URL", db.url("moke_region_bench"))
-        .env("NATS_URL", nats.url())
-        .env("BENCH_SERVER_BIN", target.join("release/moke-server"));
-    vault.apply(&mut command);
-    run(&mut command)
+    for backend in ["postgres", "nats"] {
+        bench_in_process_with(
+            "region-bench",
+            "moke_region_bench",
+            &[backend],
+            &[("NATS_URL", nats.url().to_string())],
+        )?;
+    }
+    Ok(())
 }

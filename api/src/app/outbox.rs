@@ -34,6 +34,19 @@ pub struct OutboxMessage {
 /// be idempotent downstream: a message can arrive more than once.
 pub trait OutboxConsumer: Send + Sync {
     fn deliver(&self, message: &OutboxMessage) -> impl Future<Output = anyhow::Result<()>> + Send;
+
+    /// Delivers a batch, in order; one outcome per message. A transport
+    /// that can pipeline (send all, then wait for the acknowledgements)
+    /// overrides this.
+    fn deliver_all(&self, messages: &[OutboxMessage]) -> impl Future<Output = Vec<anyhow::Result<()>>> + Send {
+        async move {
+            let mut outcomes = Vec::with_capacity(messages.len());
+            for message in messages {
+                outcomes.push(self.deliver(message).await);
+            }
+            outcomes
+        }
+    }
 }
 
 /// A new message, written by a mutation inside its transaction.
@@ -117,6 +130,7 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         credentials_generation: payload["credentials_generation"].as_i64().unwrap_or(0),
         workload_id: text(&payload["workload_id"]),
         workload,
+        written_at_unix_micros: chrono::Utc::now().timestamp_micros(),
     }
     .encode_to_vec()
 }
@@ -219,9 +233,9 @@ impl App {
         )
         .fetch_all(&mut *tx)
         .await?;
-        let mut delivered = 0;
-        for row in rows {
-            let message = OutboxMessage {
+        let messages: Vec<OutboxMessage> = rows
+            .into_iter()
+            .map(|row| OutboxMessage {
                 id: row.id,
                 region: row.region,
                 kind: row.kind,
@@ -231,14 +245,13 @@ impl App {
                 payload: row.payload,
                 command: row.command,
                 attempts: row.attempts,
-            };
-            match consumer.deliver(&message).await {
-                Ok(()) => {
-                    sqlx::query!("UPDATE outbox SET delivered_at = now() WHERE id = $1", message.id)
-                        .execute(&mut *tx)
-                        .await?;
-                    delivered += 1;
-                }
+            })
+            .collect();
+        let outcomes = consumer.deliver_all(&messages).await;
+        let mut delivered = Vec::new();
+        for (message, outcome) in messages.iter().zip(outcomes) {
+            match outcome {
+                Ok(()) => delivered.push(message.id),
                 Err(error) => {
                     let backoff = retry_delay(message.attempts, config.retry_base_seconds, config.retry_max_seconds);
                     tracing::warn!(outbox_id = message.id, attempts = message.attempts + 1, error = %error,
@@ -256,6 +269,8 @@ impl App {
                 }
             }
         }
+        sqlx::query!("UPDATE outbox SET delivered_at = now() WHERE id = ANY($1)", &delivered).execute(&mut *tx).await?;
+        let delivered = delivered.len();
         tx.commit().await?;
         Ok(delivered)
     }

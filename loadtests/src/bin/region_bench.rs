@@ -1,201 +1,339 @@
-//! `region-bench`: how fast committed changes reach a region and come back,
-//! on each transport. For the embedded Postgres queue and for NATS
-//! JetStream in turn, it starts `moke-server dev` (with its in-process
-//! simulated regions), sends node-pool changes at a steady rate, and
-//! measures commit → operation finished (agent applied the command and its
-//! report was ingested) from the operations' own timestamps, plus the p95 of
-//! status reads made during the wave. Run through `cargo xtask bench region`.
+//! `region-bench`: how fast committed changes reach a region, and how fast
+//! a release wave is fully observed, on one queue transport
+//! (`region-bench postgres` or `region-bench nats`; `cargo xtask bench
+//! region` runs both on fresh databases).
 //!
-//! Environment: `DATABASE_URL`, `NATS_URL`, `BENCH_SERVER_BIN`; optional
-//! `BENCH_RATE` (commands/s, default 500) and `BENCH_SECONDS` (default 10).
+//! A gateway and the simulated region's agent run in this process. The
+//! setup spreads `BENCH_DEPLOYMENTS` (10 000) one-pod deployments over
+//! `BENCH_CLUSTERS` (10) clusters, so no single row or cluster is what is
+//! measured. Then:
+//! - **steady**: scale commands at `BENCH_RATE` (500/s) for `BENCH_SECONDS`
+//!   (10 s), each to another deployment. Queue lag is measured by the agent
+//!   (the command's written-at stamp → taken off the queue); commit →
+//!   finished comes from the Operations' own timestamps.
+//! - **release wave**: a new image for every deployment, sent by 64
+//!   concurrent clients as fast as the gateway accepts them (a 503 is
+//!   retried after its `Retry-After`); measured until every rollout is
+//!   observed (its Operation finished and `observed_generation` caught up).
+//!
+//! Both phases read deployment status in the background (4 readers, 50
+//! reads/s each) and report its p95: the target is ≤ 50 ms.
+//!
+//! Environment: `DATABASE_URL`, the gateway's `MOKE_VAULT__*`, `NATS_URL`
+//! (for `nats`); the optional `BENCH_*` above.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use moke_loadtests::{Server, env, start_server};
+use moke_loadtests::{Gateway, operation_latency, percentile, start_gateway, wait_finished};
 use serde_json::{Value, json};
-use tokio::sync::Mutex;
 
-async fn ready(client: &reqwest::Client, server: &Server) -> Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while client.get(format!("{}/readyz", server.base)).send().await.is_err() {
-        if Instant::now() > deadline {
-            bail!("moke-server did not become ready");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Ok(())
+const REGION: &str = "eu-central-1";
+
+fn setting(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
-async fn call(
-    client: &reqwest::Client,
-    server: &Server,
-    method: reqwest::Method,
-    path: &str,
-    body: Value,
-) -> Result<Value> {
-    let response =
-        client.request(method, format!("{}{path}", server.base)).bearer_auth(&server.token).json(&body).send().await?;
-    let status = response.status();
-    let body: Value = response.json().await?;
-    if !status.is_success() {
-        bail!("{path}: {status} {body}");
-    }
-    Ok(body)
+fn deployment_path(clusters: usize, i: usize) -> String {
+    format!("/v1/projects/wave/clusters/c{}/namespaces/default/deployments/app-{i}", i % clusters)
 }
 
-async fn wait_for(client: &reqwest::Client, server: &Server, op: &Value) -> Result<()> {
-    let id = op["id"].as_str().context("operation id")?;
-    let done =
-        call(client, server, reqwest::Method::GET, &format!("/v1/operations/{id}?wait=30s"), Value::Null).await?;
-    if done["status"] != "succeeded" {
-        bail!("operation did not succeed: {done}");
-    }
-    Ok(())
+/// Milliseconds, sorted.
+fn sorted_ms(durations: impl IntoIterator<Item = Duration>) -> Vec<f64> {
+    let mut ms: Vec<f64> = durations.into_iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    ms.sort_by(f64::total_cmp);
+    ms
 }
 
-struct Outcome {
-    sent: usize,
-    p50_ms: f64,
-    p99_ms: f64,
-    max_ms: f64,
-    read_p95_ms: f64,
+/// Background status reads until `stop` is set; their latencies.
+struct Readers {
+    stop: Arc<AtomicBool>,
+    tasks: Vec<tokio::task::JoinHandle<Vec<Duration>>>,
 }
 
-async fn wave(backend: &str, db: &sqlx::PgPool, rate: u64, seconds: u64) -> Result<Outcome> {
-    let prefix = format!("bench{}", std::process::id());
-    let nats_url = std::env::var("NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into());
-    let server = start_server(
-        &[],
-        &[("MOKE_QUEUE__BACKEND", backend), ("MOKE_QUEUE__NATS_URL", &nats_url), ("MOKE_QUEUE__NATS_PREFIX", &prefix)],
-    )?;
-    let client = reqwest::Client::builder().pool_max_idle_per_host(64).build()?;
-    ready(&client, &server).await?;
-    let project = format!("wave-{backend}-{}", std::process::id());
-    call(
-        &client,
-        &server,
-        reqwest::Method::POST,
-        &format!("/v1/orgs/{}/projects", server.org),
-        json!({ "name": project }),
-    )
-    .await?;
-    let op = call(
-        &client,
-        &server,
-        reqwest::Method::POST,
-        &format!("/v1/projects/{project}/clusters"),
-        json!({ "name": "target", "spec": { "region": "eu-central-1" } }),
-    )
-    .await?;
-    wait_for(&client, &server, &op).await?;
-    let pools = format!("/v1/projects/{project}/clusters/target/node-pools");
-    let op = call(
-        &client,
-        &server,
-        reqwest::Method::POST,
-        &pools,
-        json!({ "name": "workers", "spec": { "machine_type": "bm.small", "count": 1 } }),
-    )
-    .await?;
-    wait_for(&client, &server, &op).await?;
-
-    // Status reads during the wave.
-    let reads = Arc::new(Mutex::new(Vec::new()));
-    let stop = Instant::now() + Duration::from_secs(seconds);
-    let readers: Vec<_> = (0..4)
-        .map(|_| {
-            let (client, reads) = (client.clone(), reads.clone());
-            let url = format!("{}/v1/projects/{project}/clusters/target", server.base);
-            let token = server.token.clone();
-            tokio::spawn(async move {
-                while Instant::now() < stop {
-                    let began = Instant::now();
-                    if client.get(&url).bearer_auth(&token).send().await.is_ok_and(|r| r.status().is_success()) {
-                        reads.lock().await.push(began.elapsed());
+impl Readers {
+    fn start(gateway: &Arc<Gateway>, clusters: usize, deployments: usize) -> Readers {
+        let stop = Arc::new(AtomicBool::new(false));
+        let tasks = (0..4)
+            .map(|reader| {
+                let (gateway, stop) = (gateway.clone(), stop.clone());
+                tokio::spawn(async move {
+                    let mut latencies = Vec::new();
+                    let mut i = reader * 7919;
+                    while !stop.load(Ordering::Relaxed) {
+                        i = (i + 104_729) % deployments;
+                        let url = format!("{}{}", gateway.base, deployment_path(clusters, i));
+                        let began = Instant::now();
+                        let answer = gateway.client.get(&url).bearer_auth(&gateway.token).send().await;
+                        if answer.is_ok_and(|r| r.status().is_success()) {
+                            latencies.push(began.elapsed());
+                        }
+                        tokio::time::sleep(Duration::from_millis(20)).await;
                     }
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
+                    latencies
+                })
             })
-        })
-        .collect();
+            .collect();
+        Readers { stop, tasks }
+    }
 
-    // The wave: node-pool scale changes at a steady rate, each a command.
-    let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / rate));
-    let mut sends = Vec::new();
-    let pool_path = format!("{pools}/workers");
-    for i in 0..(rate * seconds) {
-        ticker.tick().await;
-        let (client, url, token) = (client.clone(), format!("{}{pool_path}", server.base), server.token.clone());
-        sends.push(tokio::spawn(async move {
-            let body = json!({ "spec": { "count": 1 + (i % 3) } });
-            let response = client.patch(&url).bearer_auth(&token).json(&body).send().await.ok()?;
-            let op: Value = response.json().await.ok()?;
-            op["id"].as_str().map(str::to_string)
-        }));
-    }
-    let mut ids = Vec::new();
-    for send in sends {
-        if let Some(id) = send.await? {
-            ids.push(id);
+    /// Stops them; the read p95 in ms and how many reads.
+    async fn p95(self) -> Result<(f64, usize)> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut all = Vec::new();
+        for task in self.tasks {
+            all.extend(task.await?);
         }
+        let ms = sorted_ms(all);
+        Ok((percentile(&ms, 0.95), ms.len()))
     }
-    for reader in readers {
-        reader.await?;
-    }
-    let uuids: Vec<uuid_text::Uuid> = ids.iter().filter_map(|id| uuid_text::from_prefixed(id)).collect();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let open: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM operations WHERE id::text = ANY($1) AND finished_at IS NULL")
-                .bind(&uuids)
-                .fetch_one(db)
-                .await?;
-        if open == 0 {
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("{open} operations did not finish within 120 s");
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let (p50, p99, max): (f64, f64, f64) = sqlx::query_as(
-        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), max(ms)
-         FROM (SELECT (EXTRACT(EPOCH FROM finished_at - created_at) * 1000)::float8 AS ms
-               FROM operations WHERE id::text = ANY($1)) latencies",
-    )
-    .bind(&uuids)
-    .fetch_one(db)
-    .await?;
-    let mut reads = reads.lock().await.clone();
-    reads.sort();
-    let read_p95_ms = reads.get(reads.len() * 95 / 100).map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0);
-    Ok(Outcome { sent: ids.len(), p50_ms: p50, p99_ms: p99, max_ms: max, read_p95_ms })
 }
 
-/// Operation ids travel as `op_<32 hex>`; the database keeps the UUID.
-mod uuid_text {
-    pub type Uuid = String;
-    pub fn from_prefixed(id: &str) -> Option<Uuid> {
-        let hex = id.strip_prefix("op_")?;
-        (hex.len() == 32)
-            .then(|| format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
+/// Sends one mutation, waiting out 503s as a CI client would; the
+/// Operation id and how many 503s it met.
+async fn send_change(gateway: &Gateway, method: reqwest::Method, path: &str, body: &Value) -> Result<(String, u32)> {
+    let mut refused = 0;
+    loop {
+        let response = gateway
+            .client
+            .request(method.clone(), format!("{}{path}", gateway.base))
+            .bearer_auth(&gateway.token)
+            .json(body)
+            .send()
+            .await?;
+        if response.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE {
+            refused += 1;
+            let wait =
+                response.headers().get("retry-after").and_then(|v| v.to_str().ok()?.parse::<u64>().ok()).unwrap_or(1);
+            tokio::time::sleep(Duration::from_secs(wait)).await;
+            continue;
+        }
+        let status = response.status();
+        let op: Value = response.json().await?;
+        if !status.is_success() {
+            bail!("{path}: {status} {op}");
+        }
+        return Ok((op["id"].as_str().context("operation id")?.to_string(), refused));
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let rate: u64 = std::env::var("BENCH_RATE").ok().and_then(|s| s.parse().ok()).unwrap_or(500);
-    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
-    let db = sqlx::postgres::PgPoolOptions::new().max_connections(2).connect(&env("DATABASE_URL")?).await?;
-    println!("moke region benchmark: node-pool changes at {rate}/s for {seconds} s, in-process simulated regions");
-    for backend in ["postgres", "nats"] {
-        let outcome = wave(backend, &db, rate, seconds).await?;
-        println!(
-            "{backend:<9} {:>6} commands   commit → finished p50 {:>7.1} ms   p99 {:>7.1} ms   max {:>7.1} ms   status read p95 {:>6.1} ms (target ≤ 50)",
-            outcome.sent, outcome.p50_ms, outcome.p99_ms, outcome.max_ms, outcome.read_p95_ms
+    let backend = std::env::args().nth(1).unwrap_or_else(|| "postgres".into());
+    let clusters = setting("BENCH_CLUSTERS", 10);
+    let deployments = setting("BENCH_DEPLOYMENTS", 10_000);
+    let rate = setting("BENCH_RATE", 500);
+    let seconds = setting("BENCH_SECONDS", 10);
+
+    let mut config = moke_loadtests::bench_config();
+    config.workload_quotas.max_deployments_per_cluster = 1_000_000;
+    config.workload_quotas.max_requested_cpu_millis_per_cluster = 1_000_000_000;
+    config.quotas.max_clusters = 1_000;
+    config.quotas.max_nodes = 100_000;
+    config.quotas.max_vcpus = 10_000_000;
+    let prefix = format!("bench{}", std::process::id());
+    let nats_url = std::env::var("NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into());
+    match backend.as_str() {
+        "postgres" => {}
+        "nats" => {
+            config.queue.backend = "nats".into();
+            config.queue.nats_url = moke_api::config::Secret::new(nats_url.clone());
+            config.queue.nats_prefix = prefix.clone();
+        }
+        other => bail!("unknown backend {other:?}: postgres or nats"),
+    }
+    let (app, db, base) = start_gateway(config).await?;
+    let zones = ["a", "b", "c"].iter().map(|z| format!("{REGION}{z}")).collect();
+    let mut agent_config = moke_region::AgentConfig::new(REGION, zones);
+    agent_config.tick_interval = Duration::from_millis(100);
+    agent_config.poll_interval = Duration::from_millis(20);
+    agent_config.batch = 200;
+    let transport = if backend == "nats" {
+        moke_region::Transport::Nats(Box::new(moke_region::NatsLink::connect(&nats_url, &prefix, REGION).await?))
+    } else {
+        moke_region::Transport::Postgres(db.clone())
+    };
+    let agent = Arc::new(moke_region::Agent::new(agent_config, transport)?);
+    let running = agent.clone();
+    tokio::spawn(async move { running.run(Default::default()).await });
+
+    let made = app.bootstrap_org(&format!("wave-{}", std::process::id()), "Bench").await?;
+    let gateway = Arc::new(Gateway {
+        base,
+        token: made.owner_token.token.clone(),
+        client: reqwest::Client::builder().pool_max_idle_per_host(128).build()?,
+    });
+    let post = reqwest::Method::POST;
+    gateway.call(post.clone(), &format!("/v1/orgs/{}/projects", made.org.id), json!({ "name": "wave" })).await?;
+
+    println!(
+        "moke region benchmark ({backend}): {deployments} one-pod deployments over {clusters} clusters, \
+         simulated region ticking every 100 ms"
+    );
+    let setup = Instant::now();
+    let mut ops = Vec::new();
+    for c in 0..clusters {
+        ops.push(
+            gateway
+                .call(
+                    post.clone(),
+                    "/v1/projects/wave/clusters",
+                    json!({ "name": format!("c{c}"), "spec": { "region": REGION } }),
+                )
+                .await?,
         );
     }
+    for op in &ops {
+        gateway.finished(op).await?;
+    }
+    // Room for every pod twice over (the wave surges one pod per deployment).
+    let nodes = (deployments / clusters * 2 * 10).div_ceil(32_000).max(1) * 3;
+    let mut ops = Vec::new();
+    for c in 0..clusters {
+        ops.push(
+            gateway
+                .call(
+                    post.clone(),
+                    &format!("/v1/projects/wave/clusters/c{c}/node-pools"),
+                    json!({ "name": "workers", "spec": { "machine_type": "bm.medium", "count": nodes } }),
+                )
+                .await?,
+        );
+    }
+    for op in &ops {
+        gateway.finished(op).await?;
+    }
+    let created = run_changes(&gateway, deployments, 32, move |i| {
+        (
+            reqwest::Method::POST,
+            format!("/v1/projects/wave/clusters/c{}/namespaces/default/deployments", i % clusters),
+            json!({ "name": format!("app-{i}"), "spec": {
+                "image": "registry.example.com/wave/app:1", "replicas": 1,
+                "resources": { "cpu_millis": 10, "memory_mib": 16 },
+                "strategy": { "max_surge": "1", "max_unavailable": "0" } } }),
+        )
+    })
+    .await?;
+    wait_finished(&db, &created.ids, Duration::from_secs(600)).await?;
+    println!("setup: {} deployments running after {:.1} s", created.ids.len(), setup.elapsed().as_secs_f64());
+
+    // Steady: one scale command every 1/rate s, each to another deployment.
+    agent.take_command_lags();
+    let readers = Readers::start(&gateway, clusters, deployments);
+    let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / rate as u64));
+    let mut sends = Vec::new();
+    let began = Instant::now();
+    for i in 0..rate * seconds {
+        ticker.tick().await;
+        let gateway = gateway.clone();
+        sends.push(tokio::spawn(async move {
+            let path = format!("{}/scale", deployment_path(clusters, i % deployments));
+            send_change(&gateway, reqwest::Method::POST, &path, &json!({ "replicas": 2 })).await
+        }));
+    }
+    let mut ids = Vec::new();
+    let mut refused = 0;
+    for send in sends {
+        let (id, r) = send.await??;
+        ids.push(id);
+        refused += r;
+    }
+    let offered = ids.len() as f64 / began.elapsed().as_secs_f64();
+    wait_finished(&db, &ids, Duration::from_secs(600)).await?;
+    let (read_p95, reads) = readers.p95().await?;
+    let lags = sorted_ms(agent.take_command_lags());
+    let (p50, p99, failed) = operation_latency(&db, &ids).await?;
+    println!(
+        "steady    {:>6} commands at {offered:.0}/s ({refused} × 503)   write → agent p50 {:>7.1} ms   p99 {:>7.1} ms   \
+         commit → finished p50 {p50:>7.1} ms   p99 {p99:>7.1} ms   ({failed} not succeeded)   status read p95 {read_p95:>5.1} ms ({reads} reads)",
+        ids.len(),
+        percentile(&lags, 0.5),
+        percentile(&lags, 0.99),
+    );
+
+    // Release wave: a new image everywhere, as fast as it is accepted.
+    agent.take_command_lags();
+    let readers = Readers::start(&gateway, clusters, deployments);
+    let began = Instant::now();
+    let wave = run_changes(&gateway, deployments, 64, move |i| {
+        (
+            reqwest::Method::PATCH,
+            deployment_path(clusters, i),
+            json!({ "spec": { "image": "registry.example.com/wave/app:2" } }),
+        )
+    })
+    .await?;
+    let accepted_in = began.elapsed().as_secs_f64();
+    wait_finished(&db, &wave.ids, Duration::from_secs(1200)).await?;
+    let behind: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM deployments d JOIN clusters c ON c.id = d.cluster_id
+         WHERE c.org_id = $1 AND d.observed_generation < d.generation",
+    )
+    .bind(made.org.id.uuid())
+    .fetch_one(&db)
+    .await?;
+    let observed_in = began.elapsed().as_secs_f64();
+    let (read_p95, reads) = readers.p95().await?;
+    let lags = sorted_ms(agent.take_command_lags());
+    let (p50, p99, failed) = operation_latency(&db, &wave.ids).await?;
+    println!(
+        "wave      {:>6} updates accepted in {accepted_in:.1} s ({:.0}/s, {} × 503)   fully observed after {observed_in:.1} s   \
+         write → agent p50 {:>7.1} ms   p99 {:>7.1} ms   commit → finished p50 {p50:>7.1} ms   p99 {p99:>7.1} ms   \
+         ({failed} not succeeded, {behind} behind)   status read p95 {read_p95:>5.1} ms ({reads} reads; target ≤ 50)",
+        wave.ids.len(),
+        wave.ids.len() as f64 / accepted_in,
+        wave.refused,
+        percentile(&lags, 0.5),
+        percentile(&lags, 0.99),
+    );
+    if backend == "nats" {
+        let js = async_nats::jetstream::new(async_nats::connect(&nats_url).await?);
+        let _ = js.delete_stream(moke_proto::subjects::command_stream(&prefix, REGION)).await;
+        let _ = js.delete_stream(moke_proto::subjects::status_stream(&prefix)).await;
+    }
     Ok(())
+}
+
+/// What a batch of changes left behind.
+struct Changes {
+    ids: Vec<String>,
+    refused: u32,
+}
+
+/// Sends `count` changes (`change(i)` is the i-th) over `workers`
+/// concurrent clients, as fast as they are accepted.
+async fn run_changes(
+    gateway: &Arc<Gateway>,
+    count: usize,
+    workers: usize,
+    change: impl Fn(usize) -> (reqwest::Method, String, Value) + Send + Sync + 'static,
+) -> Result<Changes> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let change = Arc::new(change);
+    let results = Arc::new(Mutex::new(Changes { ids: Vec::with_capacity(count), refused: 0 }));
+    let tasks: Vec<_> = (0..workers)
+        .map(|_| {
+            let (gateway, next, change, results) = (gateway.clone(), next.clone(), change.clone(), results.clone());
+            tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= count {
+                        return anyhow::Ok(());
+                    }
+                    let (method, path, body) = change(i);
+                    let (id, refused) = send_change(&gateway, method, &path, &body).await?;
+                    let mut results = results.lock().expect("results lock");
+                    results.ids.push(id);
+                    results.refused += refused;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await??;
+    }
+    let mut results = results.lock().expect("results lock");
+    Ok(Changes { ids: std::mem::take(&mut results.ids), refused: results.refused })
 }

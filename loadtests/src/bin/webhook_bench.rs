@@ -5,9 +5,8 @@
 //! is delivery accepted → rollout observed (the Operation's own
 //! `created_at`/`finished_at`). Meanwhile a local receiver subscribed to
 //! `deployment.rollout.*` counts the gateway's outbound deliveries; beside
-//! it, a plain HTTP load run against the same receiver is the baseline
-//! (`wrk` is not installed on these machines). Run through `cargo xtask
-//! bench webhooks`.
+//! it, `wrk` against the same receiver is the baseline. Run through `cargo
+//! xtask bench webhooks`.
 //!
 //! Environment: `DATABASE_URL`, the gateway's `MOKE_VAULT__*`; optional
 //! `BENCH_RATE`, `BENCH_SECONDS`, `BENCH_DEPLOYMENTS` (default 100).
@@ -15,48 +14,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
-use moke_api::app::App;
+use anyhow::{Context, Result};
 use moke_api::app::webhook_signing::sign;
-use moke_loadtests::{load, print_row};
+use moke_loadtests::{Gateway, operation_latency, percentile, start_gateway, wait_finished, wrk_requests_per_second};
 use serde_json::{Value, json};
-
-struct Gateway {
-    base: String,
-    token: String,
-    client: reqwest::Client,
-}
-
-impl Gateway {
-    async fn call(&self, method: reqwest::Method, path: &str, body: Value) -> Result<Value> {
-        let response = self
-            .client
-            .request(method, format!("{}{path}", self.base))
-            .bearer_auth(&self.token)
-            .json(&body)
-            .send()
-            .await?;
-        let status = response.status();
-        let body: Value = response.json().await.unwrap_or(Value::Null);
-        if !status.is_success() {
-            bail!("{path}: {status} {body}");
-        }
-        Ok(body)
-    }
-
-    async fn finished(&self, op: &Value) -> Result<()> {
-        let id = op["id"].as_str().context("operation id")?;
-        let done = self.call(reqwest::Method::GET, &format!("/v1/operations/{id}?wait=25s"), Value::Null).await?;
-        if done["status"] != "succeeded" {
-            bail!("operation did not succeed: {done}");
-        }
-        Ok(())
-    }
-}
-
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    sorted.get(((sorted.len() as f64 * q) as usize).min(sorted.len().saturating_sub(1))).copied().unwrap_or(f64::NAN)
-}
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -68,13 +29,7 @@ async fn main() -> Result<()> {
     config.webhooks.allow_private_targets = vec!["127.0.0.1/32".into()];
     config.workload_quotas.max_deployments_per_cluster = 100_000;
     config.workload_quotas.max_requested_cpu_millis_per_cluster = 100_000_000;
-    let pool = moke_api::server::connect(&config).await?;
-    moke_api::server::migrate(&pool).await?;
-    let vault = moke_api::vault::Vault::connect(&config).await?;
-    let app = App::new(pool.clone(), Arc::new(config), vault);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(moke_api::server::serve(app.clone(), listener, std::future::pending()));
+    let (app, pool, base) = start_gateway(config).await?;
     let mut agent = moke_region::AgentConfig::new(
         "eu-central-1",
         vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()],
@@ -199,7 +154,7 @@ async fn main() -> Result<()> {
                 return None;
             }
             let op: Value = response.json().await.ok()?;
-            op["id"].as_str().map(|id| id.trim_start_matches("op_").to_string())
+            op["id"].as_str().map(str::to_string)
         }));
     }
     let mut accepted = Vec::new();
@@ -208,32 +163,9 @@ async fn main() -> Result<()> {
             accepted.push(id);
         }
     }
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let open: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM operations WHERE replace(id::text, '-', '') = ANY($1) AND finished_at IS NULL",
-        )
-        .bind(&accepted)
-        .fetch_one(&pool)
-        .await?;
-        if open == 0 {
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("{open} rollouts did not finish within 180 s");
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    wait_finished(&pool, &accepted, Duration::from_secs(180)).await?;
     let wave = started.elapsed();
-    let (p50, p99, failed): (f64, f64, i64) = sqlx::query_as(
-        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms),
-                count(*) FILTER (WHERE status <> 'succeeded')
-         FROM (SELECT status, (EXTRACT(EPOCH FROM finished_at - created_at) * 1000)::float8 AS ms
-               FROM operations WHERE replace(id::text, '-', '') = ANY($1)) rollouts",
-    )
-    .bind(&accepted)
-    .fetch_one(&pool)
-    .await?;
+    let (p50, p99, failed) = operation_latency(&pool, &accepted).await?;
     println!(
         "deploy webhooks  {:>5} of {:>5} accepted   webhook → rollout observed p50 {:>7.1} ms   p99 {:>7.1} ms   ({failed} not succeeded, wave {:.1} s)",
         accepted.len(),
@@ -302,22 +234,18 @@ async fn main() -> Result<()> {
         percentile(&lags, 0.99)
     );
 
-    // Baseline: the same receiver under a plain HTTP load loop.
-    let client = reqwest::Client::builder().pool_max_idle_per_host(64).build()?;
+    // Baseline: wrk against the same receiver.
     let url = receiver_url.clone();
-    let baseline =
-        load(32, Duration::from_secs(5), move |_, _| {
-            let (client, url) = (client.clone(), url.clone());
-            async move {
-                client.post(&url).body(r#"{"type":"baseline"}"#).send().await.is_ok_and(|r| r.status().is_success())
-            }
-        })
-        .await;
-    print_row("receiver, plain HTTP load", &baseline);
-    println!(
-        "burst deliveries/s / plain load req/s on the same receiver: {:.3}   (during the wave: {:.0}/s, all it offered)",
-        capacity / baseline.throughput,
-        outbound_rate
-    );
+    match tokio::task::spawn_blocking(move || wrk_requests_per_second(&url)).await? {
+        Some(plain) => {
+            println!("receiver, plain wrk load    {plain:>10.0} req/s   (wrk -t2 -c32 -d5s)");
+            println!(
+                "burst deliveries/s / wrk req/s on the same receiver: {:.3}   (during the wave: {:.0}/s, all it offered)",
+                capacity / plain,
+                outbound_rate
+            );
+        }
+        None => println!("wrk is not installed (apt-get install wrk): no baseline against the receiver"),
+    }
     Ok(())
 }
