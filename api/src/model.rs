@@ -1246,8 +1246,19 @@ pub struct DeployHookView {
     pub image_template: Option<String>,
     /// Where CI sends deliveries.
     pub url: String,
+    /// After a secret rotation: until when the previous secret is still accepted.
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub last_delivery_at: Option<DateTime<Utc>>,
+}
+
+/// Rotating a hook's secret.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeployHookSecretRotate {
+    /// How long the previous secret keeps being accepted, in seconds: 0 revokes it at once (it leaked),
+    /// at most 604800 (7 days); 86400 when not given.
+    pub previous_secret_valid_seconds: Option<i64>,
 }
 
 /// A new hook and its signing secret, shown only now.

@@ -25,15 +25,32 @@ const SECRET_TTL: Duration = Duration::from_secs(60);
 /// Decrypted hook secrets, briefly, so a burst of deliveries is not a burst
 /// of Vault calls.
 #[derive(Default)]
-pub struct HookSecrets(Mutex<HashMap<Uuid, (Instant, String)>>);
+pub struct HookSecrets(Mutex<HashMap<Uuid, (Instant, HookKeys)>>);
+
+/// A hook's secret, and during a rotation the one it replaced with when that
+/// stops being accepted.
+#[derive(Clone)]
+struct HookKeys {
+    current: String,
+    previous: Option<(String, chrono::DateTime<chrono::Utc>)>,
+}
+
+impl HookKeys {
+    /// The secrets a delivery may be signed with now.
+    fn valid(&self) -> Vec<&str> {
+        let now = chrono::Utc::now();
+        let previous = self.previous.as_ref().filter(|(_, until)| *until > now).map(|(secret, _)| secret.as_str());
+        std::iter::once(self.current.as_str()).chain(previous).collect()
+    }
+}
 
 impl HookSecrets {
-    fn get(&self, hook: Uuid) -> Option<String> {
+    fn get(&self, hook: Uuid) -> Option<HookKeys> {
         let cache = self.0.lock().expect("hook secret lock");
-        cache.get(&hook).filter(|(at, _)| at.elapsed() < SECRET_TTL).map(|(_, secret)| secret.clone())
+        cache.get(&hook).filter(|(at, _)| at.elapsed() < SECRET_TTL).map(|(_, keys)| keys.clone())
     }
 
-    fn put(&self, hook: Uuid, secret: String) {
+    fn put(&self, hook: Uuid, secret: HookKeys) {
         let mut cache = self.0.lock().expect("hook secret lock");
         cache.retain(|_, (at, _)| at.elapsed() < SECRET_TTL);
         cache.insert(hook, (Instant::now(), secret));
@@ -68,6 +85,8 @@ struct HookRow {
     rules: Value,
     image_template: Option<String>,
     secret_enc: String,
+    previous_secret_enc: Option<String>,
+    previous_secret_expires_at: Option<chrono::DateTime<chrono::Utc>>,
     created_at: chrono::DateTime<chrono::Utc>,
     last_delivery_at: Option<chrono::DateTime<chrono::Utc>>,
 }
@@ -83,6 +102,7 @@ impl HookRow {
             deployment_id: self.deployment_id.map(DeploymentId::from_uuid),
             rules: serde_json::from_value(self.rules).unwrap_or_default(),
             image_template: self.image_template,
+            previous_secret_expires_at: self.previous_secret_expires_at.filter(|at| *at > chrono::Utc::now()),
             created_at: self.created_at,
             last_delivery_at: self.last_delivery_at,
         }
@@ -235,13 +255,20 @@ fn repository_of(image: &str) -> &str {
 }
 
 impl App {
-    async fn hook_secret(&self, hook: &HookRow) -> Result<String> {
-        if let Some(secret) = self.hook_secrets.get(hook.id) {
-            return Ok(secret);
+    async fn hook_secret(&self, hook: &HookRow) -> Result<HookKeys> {
+        if let Some(keys) = self.hook_secrets.get(hook.id) {
+            return Ok(keys);
         }
-        let secret = self.vault().decrypt(hook.org_id, &hook.secret_enc).await?;
-        self.hook_secrets.put(hook.id, secret.clone());
-        Ok(secret)
+        let current = self.vault().decrypt(hook.org_id, &hook.secret_enc).await?;
+        let previous = match (&hook.previous_secret_enc, hook.previous_secret_expires_at) {
+            (Some(ciphertext), Some(until)) if until > chrono::Utc::now() => {
+                Some((self.vault().decrypt(hook.org_id, ciphertext).await?, until))
+            }
+            _ => None,
+        };
+        let keys = HookKeys { current, previous };
+        self.hook_secrets.put(hook.id, keys.clone());
+        Ok(keys)
     }
 
     /// `deploy_policy_view`.
@@ -330,7 +357,8 @@ impl App {
         )?;
         let rows = sqlx::query_as!(
             HookRow,
-            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, created_at,
+            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
+                    previous_secret_expires_at, created_at,
                     last_delivery_at
              FROM deploy_hooks WHERE project_id = $1 ORDER BY id",
             project_row.id
@@ -388,7 +416,8 @@ impl App {
             HookRow,
             "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, created_at,
+             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
+                    previous_secret_expires_at, created_at,
                        last_delivery_at",
             id.uuid(),
             project_row.org_id,
@@ -414,6 +443,75 @@ impl App {
         )
         .await?;
         tx.commit().await?;
+        Ok(DeployHookCreated { hook: row.into_view(), secret })
+    }
+
+    /// `deploy_hook_rotate_secret`: a new secret, shown only in the answer;
+    /// the previous one keeps being accepted for the time asked (24 h by
+    /// default; 0 revokes it at once). A second rotation replaces whatever
+    /// previous secret was still valid.
+    pub async fn deploy_hook_rotate_secret(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        hook: &str,
+        input: DeployHookSecretRotate,
+    ) -> Result<DeployHookCreated> {
+        let keep = input.previous_secret_valid_seconds.unwrap_or(86_400);
+        let mut v = Validator::new();
+        v.check(
+            (0..=604_800).contains(&keep),
+            "previous_secret_valid_seconds",
+            "out_of_range",
+            "between 0 (revoke now) and 604800 (7 days)",
+        );
+        v.finish()?;
+        let mut tx = self.db().begin().await?;
+        let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
+        moke_iam::authorize(
+            &ctx.principal,
+            Action::ManageCredentials,
+            Target::project(project_row.org_id, project_row.id),
+        )?;
+        let hook_id = super::parse_id::<crate::ids::DeployHookKind>(hook)?;
+        let current = sqlx::query_scalar!(
+            "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",
+            hook_id.uuid(),
+            project_row.id,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::not_found("deploy hook", hook))?;
+        let secret = webhook_signing::new_secret();
+        let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
+        let row = sqlx::query_as!(
+            HookRow,
+            "UPDATE deploy_hooks SET secret_enc = $2,
+                 previous_secret_enc = CASE WHEN $4 > 0 THEN $3 END,
+                 previous_secret_expires_at = CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END
+             WHERE id = $1
+             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
+                       previous_secret_enc, previous_secret_expires_at, created_at, last_delivery_at",
+            hook_id.uuid(),
+            secret_enc,
+            current,
+            keep as f64,
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        super::audit::record(
+            &mut tx,
+            ctx,
+            super::audit::AuditRecord {
+                action: "deploy_hook.rotate_secret",
+                resource_type: "deploy_hook",
+                resource_id: Some(hook_id.to_string()),
+                details: json!({ "previous_secret_valid_seconds": keep }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.hook_secrets.forget(hook_id.uuid());
         Ok(DeployHookCreated { hook: row.into_view(), secret })
     }
 
@@ -464,7 +562,8 @@ impl App {
         let hook_id = super::parse_id::<crate::ids::DeployHookKind>(hook)?;
         let row = sqlx::query_as!(
             HookRow,
-            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, created_at,
+            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
+                    previous_secret_expires_at, created_at,
                     last_delivery_at
              FROM deploy_hooks WHERE id = $1",
             hook_id.uuid()
@@ -472,29 +571,41 @@ impl App {
         .fetch_optional(self.db())
         .await?
         .ok_or_else(|| Error::not_found("deploy hook", hook))?;
-        let secret = self.hook_secret(&row).await?;
+        let keys = self.hook_secret(&row).await?;
+        let secrets = keys.valid();
         let header = delivery.header;
         let now = chrono::Utc::now().timestamp();
+        // Accepted when any secret still valid verifies it (a rotation keeps the old one a while).
+        let any = |verify: &dyn Fn(&str) -> std::result::Result<(), webhook_signing::Refusal>| {
+            secrets
+                .iter()
+                .map(|secret| verify(secret))
+                .find(|outcome| outcome.is_ok())
+                .unwrap_or_else(|| verify(secrets[0]))
+        };
         let standard = || {
-            webhook_signing::verify(
-                &secret,
-                header("webhook-id").as_deref(),
-                header("webhook-timestamp").as_deref(),
-                header("webhook-signature").as_deref(),
-                delivery.body,
-                now,
-            )
+            any(&|secret| {
+                webhook_signing::verify(
+                    secret,
+                    header("webhook-id").as_deref(),
+                    header("webhook-timestamp").as_deref(),
+                    header("webhook-signature").as_deref(),
+                    delivery.body,
+                    now,
+                )
+            })
         };
         let (provider, verified, delivery_id) = if let Some(event) = header("x-github-event") {
-            let verified =
-                webhook_signing::verify_github(&secret, header("x-hub-signature-256").as_deref(), delivery.body);
+            let verified = any(&|secret| {
+                webhook_signing::verify_github(secret, header("x-hub-signature-256").as_deref(), delivery.body)
+            });
             (("github", event), verified, header("x-github-delivery"))
         } else if let Some(event) = header("x-gitlab-event") {
             // The signed form (Standard Webhooks headers) when present, else the token.
             let verified = if header("webhook-signature").is_some() {
                 standard()
             } else {
-                webhook_signing::verify_gitlab_token(&secret, header("x-gitlab-token").as_deref())
+                any(&|secret| webhook_signing::verify_gitlab_token(secret, header("x-gitlab-token").as_deref()))
             };
             (("gitlab", event), verified, header("webhook-id").or_else(|| header("x-gitlab-event-uuid")))
         } else {

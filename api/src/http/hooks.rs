@@ -22,6 +22,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(deploy_policy_view, deploy_policy_update))
         .routes(routes!(deploy_hook_list, deploy_hook_create))
         .routes(routes!(deploy_hook_delete))
+        .routes(routes!(deploy_hook_rotate_secret))
         .routes(routes!(hook_delivery_create))
 }
 
@@ -67,6 +68,26 @@ async fn deploy_hook_create(
 ) -> ApiResult {
     let created = app.deploy_hook_create(&ctx, &ResourceRef::parse(&project), input).await?;
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
+}
+
+/// Rotate a deploy webhook's secret. The answer holds the new secret, shown
+/// only once; the previous one keeps being accepted for
+/// `previous_secret_valid_seconds` (24 h by default; 0 revokes it now, and
+/// within a minute on every gateway process), so
+/// CI can switch over without a refused delivery.
+#[utoipa::path(post, path = "/v1/projects/{project}/hooks/{hook}/rotate-secret",
+    operation_id = "deploy_hook_rotate_secret", tag = "deploy-hooks",
+    params(("project" = String, Path, description = "Project id or name"), ("hook" = String, Path, description = "Hook id")),
+    request_body = DeployHookSecretRotate, security(("bearer" = [])),
+    responses((status = 200, body = DeployHookCreated), Problems))]
+async fn deploy_hook_rotate_secret(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, hook)): Path<(String, String)>,
+    Json(input): Json<DeployHookSecretRotate>,
+) -> ApiResult {
+    let rotated = app.deploy_hook_rotate_secret(&ctx, &ResourceRef::parse(&project), &hook, input).await?;
+    Ok(axum::Json(rotated).into_response())
 }
 
 /// Delete a deploy webhook; its deliveries are refused from now on.

@@ -229,6 +229,13 @@ fn cases(w: &World) -> Vec<Case> {
         Hook,
     );
     case(
+        "POST /v1/projects/{project}/hooks/{hook}/rotate-secret",
+        ManageCredentials,
+        format!("/v1/projects/{p}/hooks/{{fresh}}/rotate-secret"),
+        Some(json!({ "previous_secret_valid_seconds": 60 })),
+        Hook,
+    );
+    case(
         "POST /v1/projects/{project}/clusters",
         ManageResources,
         format!("/v1/projects/{p}/clusters"),

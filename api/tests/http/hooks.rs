@@ -183,6 +183,56 @@ async fn forged_stale_malformed_and_disallowed_deliveries_change_nothing(
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_rotated_secret_works_at_once_and_the_old_one_until_it_expires(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let (url, old) = hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    let hook_id = url.rsplit('/').next().unwrap();
+    let rotate = format!("/v1/projects/{}/hooks/{hook_id}/rotate-secret", s.project);
+    let image = |n: u32| format!(r#"{{"image": "registry.example.com/shop/web:{n}"}}"#);
+
+    let (status, problem) = t.post(&rotate, &s.acme.token, json!({ "previous_secret_valid_seconds": 604_801 })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad_fields(&problem), ["previous_secret_valid_seconds"]);
+
+    let (status, rotated) = t.post(&rotate, &s.acme.token, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    let new = rotated["secret"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    let until = chrono::DateTime::parse_from_rfc3339(rotated["previous_secret_expires_at"].as_str().unwrap()).unwrap();
+    let hours = (until.to_utc() - chrono::Utc::now()).num_minutes() as f64 / 60.0;
+    assert!((23.9..=24.0).contains(&hours), "the old secret stays valid for 24 h by default: {hours}");
+    // During the switch-over both are accepted: CI updates its secret without a refused deploy.
+    assert_eq!(standard(&t, &url, &new, "r1", now(), &image(2)).await.0, StatusCode::ACCEPTED);
+    assert_eq!(standard(&t, &url, &old, "r2", now(), &image(3)).await.0, StatusCode::ACCEPTED);
+    let (_, listed) = t.get(&format!("/v1/projects/{}/hooks", s.project), &s.acme.token).await;
+    assert_eq!(listed[0]["previous_secret_expires_at"], rotated["previous_secret_expires_at"]);
+    assert!(listed[0].get("secret").is_none(), "secrets are shown only when made: {listed}");
+
+    // A leaked secret is revoked at once; the one before it is gone too.
+    let (status, revoked) = t.post(&rotate, &s.acme.token, json!({ "previous_secret_valid_seconds": 0 })).await;
+    assert_eq!(status, StatusCode::OK);
+    let newest = revoked["secret"].as_str().unwrap();
+    assert!(revoked["previous_secret_expires_at"].is_null());
+    for (id, secret) in [("r3", &old), ("r4", &new)] {
+        assert_eq!(standard(&t, &url, secret, id, now(), &image(4)).await.0, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(standard(&t, &url, newest, "r5", now(), &image(4)).await.0, StatusCode::ACCEPTED);
+    let stored: Vec<Option<String>> =
+        sqlx::query_scalar("SELECT previous_secret_enc FROM deploy_hooks").fetch_all(&t.pool).await.unwrap();
+    assert_eq!(stored, [None]);
+    let audited: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_events WHERE action = 'deploy_hook.rotate_secret'")
+            .fetch_one(&t.pool)
+            .await
+            .unwrap();
+    assert_eq!(audited, 2);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let s = setup(&t).await;

@@ -150,6 +150,11 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
             Some(json!({ "name": "x", "target": { "cluster": "secret-prod", "deployment": "secret-app" } })),
         );
         case("DELETE /v1/projects/{project}/hooks/{hook}", format!("/v1/projects/{p}/hooks/{hook}"), None);
+        case(
+            "POST /v1/projects/{project}/hooks/{hook}/rotate-secret",
+            format!("/v1/projects/{p}/hooks/{hook}/rotate-secret"),
+            Some(json!({})),
+        );
         case("POST /v1/projects/{project}/clusters", format!("/v1/projects/{p}/clusters"), Some(cluster_body.clone()));
         for c in [cluster.clone(), "secret-prod".to_string()] {
             let cp = format!("/v1/projects/{p}/clusters/{c}");

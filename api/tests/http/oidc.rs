@@ -247,6 +247,19 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
             assert!(value.starts_with("vault:v") && !value.contains("moke-sso-secret"), "{table}.{column}: {value}");
         }
     }
+    // Every ciphertext column of the schema is one the rewrap knows.
+    let mut in_schema: Vec<(String, String)> = sqlx::query_as(
+        "SELECT table_name::text, column_name::text FROM information_schema.columns
+         WHERE table_schema = 'public' AND column_name LIKE '%secret_enc'",
+    )
+    .fetch_all(&t.pool)
+    .await
+    .unwrap();
+    in_schema.sort();
+    let mut known: Vec<(String, String)> =
+        moke_api::app::secrets::SECRET_COLUMNS.iter().map(|(t, c, _, _)| (t.to_string(), c.to_string())).collect();
+    known.sort();
+    assert_eq!(in_schema, known);
     // The same secret of two organizations encrypts differently (keys derived per organization).
     let both: Vec<String> =
         sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_all(&t.pool).await.unwrap();
