@@ -7,10 +7,12 @@
 //! setup spreads `BENCH_DEPLOYMENTS` (10 000) one-pod deployments over
 //! `BENCH_CLUSTERS` (10) clusters, so no single row or cluster is what is
 //! measured. Then:
-//! - **steady**: scale commands at `BENCH_RATE` (500/s) for `BENCH_SECONDS`
-//!   (10 s), each to another deployment. Queue lag is measured by the agent
-//!   (the command's written-at stamp → taken off the queue); commit →
-//!   finished comes from the Operations' own timestamps.
+//! - **steady**: scale commands at `BENCH_RATE` (500/s), then at 200/s
+//!   (below what two cores accept), each for `BENCH_SECONDS` (10 s) and each
+//!   to another deployment. Queue lag is measured by the agent (the
+//!   command's written-at stamp → taken off the queue); commit → finished
+//!   comes from the Operations' own timestamps. The agent has its own small
+//!   database pool, as the separate process it is in production.
 //! - **release wave**: a new image for every deployment, sent by 64
 //!   concurrent clients as fast as the gateway accepts them (a 503 is
 //!   retried after its `Retry-After`); measured until every rollout is
@@ -153,7 +155,9 @@ async fn main() -> Result<()> {
     let transport = if backend == "nats" {
         moke_region::Transport::Nats(Box::new(moke_region::NatsLink::connect(&nats_url, &prefix, REGION).await?))
     } else {
-        moke_region::Transport::Postgres(db.clone())
+        // Its own pool, as the separate process it is in production.
+        let url = std::env::var("DATABASE_URL").context("DATABASE_URL")?;
+        moke_region::Transport::Postgres(sqlx::postgres::PgPoolOptions::new().max_connections(4).connect(&url).await?)
     };
     let agent = Arc::new(moke_region::Agent::new(agent_config, transport)?);
     let running = agent.clone();
@@ -219,39 +223,13 @@ async fn main() -> Result<()> {
     wait_finished(&db, &created.ids, Duration::from_secs(600)).await?;
     println!("setup: {} deployments running after {:.1} s", created.ids.len(), setup.elapsed().as_secs_f64());
 
-    // Steady: one scale command every 1/rate s, each to another deployment.
-    agent.take_command_lags();
-    let readers = Readers::start(&gateway, clusters, deployments);
-    let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / rate as u64));
-    let mut sends = Vec::new();
-    let began = Instant::now();
-    for i in 0..rate * seconds {
-        ticker.tick().await;
-        let gateway = gateway.clone();
-        sends.push(tokio::spawn(async move {
-            let path = format!("{}/scale", deployment_path(clusters, i % deployments));
-            send_change(&gateway, reqwest::Method::POST, &path, &json!({ "replicas": 2 })).await
-        }));
+    // Steady: one scale command every 1/rate s, each to another deployment;
+    // at the rate asked, then at 200/s (below what two cores accept).
+    let mut first = 0;
+    for rate in [rate, 200] {
+        steady(&gateway, &agent, &db, clusters, deployments, first, rate, seconds).await?;
+        first += rate * seconds;
     }
-    let mut ids = Vec::new();
-    let mut refused = 0;
-    for send in sends {
-        let (id, r) = send.await??;
-        ids.push(id);
-        refused += r;
-    }
-    let offered = ids.len() as f64 / began.elapsed().as_secs_f64();
-    wait_finished(&db, &ids, Duration::from_secs(600)).await?;
-    let (read_p95, reads) = readers.p95().await?;
-    let lags = sorted_ms(agent.take_command_lags());
-    let (p50, p99, failed) = operation_latency(&db, &ids).await?;
-    println!(
-        "steady    {:>6} commands at {offered:.0}/s ({refused} × 503)   write → agent p50 {:>7.1} ms   p99 {:>7.1} ms   \
-         commit → finished p50 {p50:>7.1} ms   p99 {p99:>7.1} ms   ({failed} not succeeded)   status read p95 {read_p95:>5.1} ms ({reads} reads)",
-        ids.len(),
-        percentile(&lags, 0.5),
-        percentile(&lags, 0.99),
-    );
 
     // Release wave: a new image everywhere, as fast as it is accepted.
     agent.take_command_lags();
@@ -293,6 +271,54 @@ async fn main() -> Result<()> {
         let _ = js.delete_stream(moke_proto::subjects::command_stream(&prefix, REGION)).await;
         let _ = js.delete_stream(moke_proto::subjects::status_stream(&prefix)).await;
     }
+    Ok(())
+}
+
+/// One steady phase: `rate` scale commands/s for `seconds`, each to another
+/// deployment starting at `first`.
+#[allow(clippy::too_many_arguments)]
+async fn steady(
+    gateway: &Arc<Gateway>,
+    agent: &moke_region::Agent,
+    db: &sqlx::PgPool,
+    clusters: usize,
+    deployments: usize,
+    first: usize,
+    rate: usize,
+    seconds: usize,
+) -> Result<()> {
+    agent.take_command_lags();
+    let readers = Readers::start(gateway, clusters, deployments);
+    let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / rate as u64));
+    let mut sends = Vec::new();
+    let began = Instant::now();
+    for i in first..first + rate * seconds {
+        ticker.tick().await;
+        let gateway = gateway.clone();
+        sends.push(tokio::spawn(async move {
+            let path = format!("{}/scale", deployment_path(clusters, i % deployments));
+            send_change(&gateway, reqwest::Method::POST, &path, &json!({ "replicas": 2 })).await
+        }));
+    }
+    let mut ids = Vec::new();
+    let mut refused = 0;
+    for send in sends {
+        let (id, r) = send.await??;
+        ids.push(id);
+        refused += r;
+    }
+    let accepted = ids.len() as f64 / began.elapsed().as_secs_f64();
+    wait_finished(db, &ids, Duration::from_secs(600)).await?;
+    let (read_p95, reads) = readers.p95().await?;
+    let lags = sorted_ms(agent.take_command_lags());
+    let (p50, p99, failed) = operation_latency(db, &ids).await?;
+    println!(
+        "steady {rate:>3}/s {:>6} commands, accepted at {accepted:.0}/s ({refused} × 503)   write → agent p50 {:>7.1} ms   p99 {:>7.1} ms   \
+         commit → finished p50 {p50:>7.1} ms   p99 {p99:>7.1} ms   ({failed} not succeeded)   status read p95 {read_p95:>5.1} ms ({reads} reads)",
+        ids.len(),
+        percentile(&lags, 0.5),
+        percentile(&lags, 0.99),
+    );
     Ok(())
 }
 
