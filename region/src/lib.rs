@@ -342,13 +342,6 @@ impl Agent {
         Ok(reports)
     }
 
-    async fn publish_status(&self, link: &NatsLink, message: pb::status::Message) -> anyhow::Result<()> {
-        let status = pb::Status { region: self.config.region.clone(), message: Some(message) };
-        let subject = moke_proto::subjects::status(&link.prefix, &self.config.region);
-        link.js.publish(subject, status.encode_to_vec().into()).await?.await?;
-        Ok(())
-    }
-
     async fn run_once_nats(&self, link: &NatsLink) -> anyhow::Result<usize> {
         use async_nats::jetstream::consumer;
         use futures::StreamExt;
@@ -484,14 +477,31 @@ impl Agent {
                 .await
                 .map(|()| pending.clear()),
                 Transport::Nats(link) => {
+                    // All sent first, then the acknowledgements awaited in
+                    // order: what follows the first failure is kept.
+                    let subject = moke_proto::subjects::status(&link.prefix, &self.config.region);
+                    let mut acks = Vec::with_capacity(pending.len());
+                    for report in &pending {
+                        let status = pb::Status { region: self.config.region.clone(), message: Some(report.clone()) };
+                        match link.js.publish(subject.clone(), status.encode_to_vec().into()).await {
+                            Ok(ack) => acks.push(ack),
+                            Err(error) => {
+                                tracing::debug!(%error, "status publish failed");
+                                break;
+                            }
+                        }
+                    }
                     let mut sent = 0;
                     let mut outcome = Ok(());
-                    for report in &pending {
-                        if let Err(error) = self.publish_status(link, report.clone()).await {
-                            outcome = Err(error);
+                    for ack in acks {
+                        if let Err(error) = ack.await {
+                            outcome = Err(error.into());
                             break;
                         }
                         sent += 1;
+                    }
+                    if sent < pending.len() && outcome.is_ok() {
+                        outcome = Err(anyhow::anyhow!("a status report could not be published"));
                     }
                     pending.drain(..sent);
                     outcome
