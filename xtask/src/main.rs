@@ -7,7 +7,7 @@
 //! - `schemas`: regenerate `openapi/moke.json` and `graphql/schema.graphql` from the code.
 //! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
-//! - `bench region`: commit-to-region latency on each queue transport.
+//! - `bench region`: commit-to-agent latency and a 10 000-update release wave on each queue transport.
 //!
 //! Depends only on anyhow and libc, so it builds in seconds.
 
