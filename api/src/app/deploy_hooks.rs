@@ -278,8 +278,7 @@ impl App {
         project: &ResourceRef<ProjectKind>,
     ) -> Result<DeployPolicy> {
         let mut conn = self.db().acquire().await?;
-        let project_row = super::projects::find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(project_row.org_id, project_row.id))?;
+        let project_row = project_for(&mut conn, ctx, project, false, Action::Read).await?;
         policy_of(&mut conn, project_row.id).await
     }
 
@@ -291,12 +290,7 @@ impl App {
         policy: DeployPolicy,
     ) -> Result<DeployPolicy> {
         let mut tx = self.db().begin().await?;
-        let project_row = super::projects::find(&mut tx, ctx, project, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageCredentials,
-            Target::project(project_row.org_id, project_row.id),
-        )?;
+        let project_row = project_for(&mut tx, ctx, project, true, Action::ManageCredentials).await?;
         let mut v = Validator::new();
         for (i, prefix) in policy.allowed_image_prefixes.iter().enumerate() {
             // A bare host would also allow "host.evil.example": prefixes end at a path separator.
@@ -349,12 +343,7 @@ impl App {
         project: &ResourceRef<ProjectKind>,
     ) -> Result<Vec<DeployHookView>> {
         let mut conn = self.db().acquire().await?;
-        let project_row = super::projects::find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ReadCredentials,
-            Target::project(project_row.org_id, project_row.id),
-        )?;
+        let project_row = project_for(&mut conn, ctx, project, false, Action::ReadCredentials).await?;
         let rows = sqlx::query_as!(
             HookRow,
             "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
@@ -376,12 +365,7 @@ impl App {
         input: DeployHookCreate,
     ) -> Result<DeployHookCreated> {
         let mut conn = self.db().acquire().await?;
-        let project_row = super::projects::find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageCredentials,
-            Target::project(project_row.org_id, project_row.id),
-        )?;
+        let project_row = project_for(&mut conn, ctx, project, false, Action::ManageCredentials).await?;
         let mut v = Validator::new();
         validate::name(&mut v, "name", &input.name);
         v.check(
@@ -446,11 +430,11 @@ impl App {
         Ok(DeployHookCreated { hook: row.into_view(), secret })
     }
 
-    /// `deploy_hook_rotate_secret`: a new secret, shown only in the answer;
+    /// `deploy_hook_secret_rotate`: a new secret, shown only in the answer;
     /// the previous one keeps being accepted for the time asked (24 h by
     /// default; 0 revokes it at once). A second rotation replaces whatever
     /// previous secret was still valid.
-    pub async fn deploy_hook_rotate_secret(
+    pub async fn deploy_hook_secret_rotate(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
@@ -467,12 +451,7 @@ impl App {
         );
         v.finish()?;
         let mut tx = self.db().begin().await?;
-        let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageCredentials,
-            Target::project(project_row.org_id, project_row.id),
-        )?;
+        let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
         let hook_id = super::parse_id::<crate::ids::DeployHookKind>(hook)?;
         let current = sqlx::query_scalar!(
             "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",
@@ -523,12 +502,7 @@ impl App {
         hook: &str,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageCredentials,
-            Target::project(project_row.org_id, project_row.id),
-        )?;
+        let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
         let hook_id = super::parse_id::<crate::ids::DeployHookKind>(hook)?;
         let deleted =
             sqlx::query!("DELETE FROM deploy_hooks WHERE id = $1 AND project_id = $2", hook_id.uuid(), project_row.id)
@@ -735,6 +709,20 @@ impl App {
         };
         Ok((deployment, image))
     }
+}
+
+/// The project, found as `ctx` may see it (locked when asked), if `ctx`
+/// may do `action` in it.
+async fn project_for(
+    conn: &mut sqlx::PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    lock: bool,
+    action: Action,
+) -> Result<super::projects::ProjectRow> {
+    let row = super::projects::find(conn, ctx, project, lock).await?;
+    moke_iam::authorize(&ctx.principal, action, Target::project(row.org_id, row.id))?;
+    Ok(row)
 }
 
 async fn policy_of(conn: &mut sqlx::PgConnection, project: Uuid) -> Result<DeployPolicy> {

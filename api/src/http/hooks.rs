@@ -22,7 +22,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(deploy_policy_view, deploy_policy_update))
         .routes(routes!(deploy_hook_list, deploy_hook_create))
         .routes(routes!(deploy_hook_delete))
-        .routes(routes!(deploy_hook_rotate_secret))
+        .routes(routes!(deploy_hook_secret_rotate))
         .routes(routes!(hook_delivery_create))
 }
 
@@ -76,17 +76,17 @@ async fn deploy_hook_create(
 /// within a minute on every gateway process), so
 /// CI can switch over without a refused delivery.
 #[utoipa::path(post, path = "/v1/projects/{project}/hooks/{hook}/rotate-secret",
-    operation_id = "deploy_hook_rotate_secret", tag = "deploy-hooks",
+    operation_id = "deploy_hook_secret_rotate", tag = "deploy-hooks",
     params(("project" = String, Path, description = "Project id or name"), ("hook" = String, Path, description = "Hook id")),
     request_body = DeployHookSecretRotate, security(("bearer" = [])),
     responses((status = 200, body = DeployHookCreated), Problems))]
-async fn deploy_hook_rotate_secret(
+async fn deploy_hook_secret_rotate(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, hook)): Path<(String, String)>,
     Json(input): Json<DeployHookSecretRotate>,
 ) -> ApiResult {
-    let rotated = app.deploy_hook_rotate_secret(&ctx, &ResourceRef::parse(&project), &hook, input).await?;
+    let rotated = app.deploy_hook_secret_rotate(&ctx, &ResourceRef::parse(&project), &hook, input).await?;
     Ok(axum::Json(rotated).into_response())
 }
 
