@@ -154,12 +154,12 @@ pub struct Agent {
     faults: Arc<admin::Switches>,
     /// Reports of simulated time that could not be sent yet.
     unsent: Mutex<Vec<pb::status::Message>>,
-    /// Queue lag (gateway wrote → agent took) of recent commands.
-    lags: Mutex<Vec<Duration>>,
+    /// Queue lag (gateway wrote → agent took) of the most recent commands.
+    lags: Mutex<std::collections::VecDeque<Duration>>,
 }
 
-/// Most queue-lag samples kept between two [`Agent::take_command_lags`].
-const MAX_LAG_SAMPLES: usize = 200_000;
+/// Most queue-lag samples kept: the latest, the oldest make room.
+const MAX_LAG_SAMPLES: usize = 50_000;
 
 /// A command taken from the queue, with how to tell the queue about it.
 struct Claimed {
@@ -189,23 +189,26 @@ impl Agent {
             control_planes: Default::default(),
             faults: Default::default(),
             unsent: Mutex::new(Vec::new()),
-            lags: Mutex::new(Vec::new()),
+            lags: Mutex::new(Default::default()),
         })
     }
 
-    /// The queue lag of each command taken since the last call: from the
-    /// gateway writing it to this agent taking it off the queue. Kept for at
-    /// most 200 000 commands.
+    /// The queue lag of each command taken since the last call (the latest
+    /// 50 000 at most): from the gateway writing it to this agent taking it
+    /// off the queue.
     pub fn take_command_lags(&self) -> Vec<Duration> {
-        std::mem::take(&mut *self.lags.lock().expect("lag lock"))
+        std::mem::take(&mut *self.lags.lock().expect("lag lock")).into()
     }
 
     fn record_lags(&self, claimed: &[Claimed]) {
         let now = chrono::Utc::now().timestamp_micros();
         let mut lags = self.lags.lock().expect("lag lock");
         for command in claimed.iter().filter_map(|c| c.command.as_ref().ok()) {
-            if command.written_at_unix_micros > 0 && lags.len() < MAX_LAG_SAMPLES {
-                lags.push(Duration::from_micros(now.saturating_sub(command.written_at_unix_micros).max(0) as u64));
+            if command.written_at_unix_micros > 0 {
+                if lags.len() == MAX_LAG_SAMPLES {
+                    lags.pop_front();
+                }
+                lags.push_back(Duration::from_micros(now.saturating_sub(command.written_at_unix_micros).max(0) as u64));
             }
         }
     }

@@ -175,12 +175,14 @@ impl App {
     }
 
     /// Applies a batch of region reports, as if one by one in their order
-    /// but faster: of several observations of one resource only the last is
-    /// applied, and of several progress reports of one operation only the
-    /// last (a final one is never replaced). Observations of different
-    /// resources are applied in parallel, then progress in parallel, then
-    /// `gone` observations and the rest in order, so an Operation never
-    /// finishes before the observation that finished it is recorded.
+    /// but faster: of several observations of one resource only the last of
+    /// the newest generation is applied, and of several progress reports of
+    /// one operation only the last (a final one is never replaced).
+    /// Observations of different resources are applied in parallel; then
+    /// `gone` observations and every other report in order; progress comes
+    /// last, in parallel, so an Operation never finishes before the report
+    /// that finished it (a rollout observed, a deleted resource removed) is
+    /// recorded.
     pub async fn apply_region_statuses(&self, statuses: Vec<pb::Status>) -> Result<()> {
         use futures::{StreamExt, TryStreamExt};
         let mut observations: Vec<pb::Status> = Vec::new();
@@ -192,8 +194,18 @@ impl App {
             match &status.message {
                 Some(StatusMessage::Observation(o)) if !o.gone => {
                     let key = (o.resource_type.clone(), o.resource_id.clone());
+                    let generation = o.observed_generation;
                     match observation_at.get(&key) {
-                        Some(&at) => observations[at] = status,
+                        // An older generation would be ignored one by one too.
+                        Some(&at) => {
+                            let kept = match &observations[at].message {
+                                Some(StatusMessage::Observation(kept)) => kept.observed_generation,
+                                _ => i64::MIN,
+                            };
+                            if generation >= kept {
+                                observations[at] = status;
+                            }
+                        }
                         None => {
                             observation_at.insert(key, observations.len());
                             observations.push(status);
@@ -215,16 +227,17 @@ impl App {
                 _ => in_order.push(status),
             }
         }
-        for parallel in [observations, progress] {
-            futures::stream::iter(parallel)
+        let in_parallel = |statuses: Vec<pb::Status>| {
+            futures::stream::iter(statuses)
                 .map(|status| self.apply_region_status(status))
                 .buffer_unordered(PARALLEL_APPLIES)
                 .try_collect::<Vec<()>>()
-                .await?;
-        }
+        };
+        in_parallel(observations).await?;
         for status in in_order {
             self.apply_region_status(status).await?;
         }
+        in_parallel(progress).await?;
         Ok(())
     }
 

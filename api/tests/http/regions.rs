@@ -146,6 +146,10 @@ async fn the_gateway_ingests_reports_as_they_arrive(options: PgPoolOptions, conn
     while region.run_once().await.unwrap() > 0 {}
     let (_, done) = t.get(&format!("/v1/operations/{}?wait=10s", op["id"].as_str().unwrap()), &acme.token).await;
     assert_eq!(done["status"], "succeeded", "{done}");
+    // Each command carried when it was written: the agent knows its queue lag.
+    let lags = region.take_command_lags();
+    assert!(!lags.is_empty() && lags.iter().all(|lag| *lag < std::time::Duration::from_secs(60)), "{lags:?}");
+    assert!(region.take_command_lags().is_empty(), "taken once");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -293,4 +297,50 @@ async fn a_poison_command_is_dead_lettered_and_fails_its_operation(options: PgPo
         .unwrap();
     assert_eq!(dead, 1);
     assert!(region.state().clusters.is_empty());
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_batch_of_reports_applies_as_if_one_by_one(options: PgPoolOptions, connect: PgConnectOptions) {
+    use moke_proto::region as pb;
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
+    let op = op["id"].as_str().unwrap().to_string();
+    let report = |message| pb::Status { region: "eu-central-1".into(), message: Some(message) };
+    let observed = |phase: &str, generation: i64| {
+        report(pb::status::Message::Observation(pb::Observation {
+            resource_type: "cluster".into(),
+            resource_id: cluster.clone(),
+            observed_generation: generation,
+            phase: phase.into(),
+            ..Default::default()
+        }))
+    };
+    let progress = |status: &str, progress: i32| {
+        report(pb::status::Message::Progress(pb::OperationProgress {
+            operation_id: op.clone(),
+            status: status.into(),
+            step: status.into(),
+            progress,
+            ..Default::default()
+        }))
+    };
+    // In region order: the last observation wins, and a late "running"
+    // (a redelivered command) does not take the place of "succeeded".
+    t.app
+        .apply_region_statuses(vec![
+            observed("provisioning", 1),
+            progress("running", 50),
+            observed("running", 1),
+            progress("succeeded", 100),
+            progress("running", 60),
+            observed("provisioning", 0),
+        ])
+        .await
+        .unwrap();
+    let (_, done) = t.get(&format!("/v1/operations/{op}"), &acme.token).await;
+    assert_eq!((done["status"].as_str(), done["progress"].as_i64()), (Some("succeeded"), Some(100)), "{done}");
+    let phase: String = sqlx::query_scalar("SELECT status->>'phase' FROM clusters").fetch_one(&t.pool).await.unwrap();
+    assert_eq!(phase, "running", "an observation of an older generation changes nothing");
 }
