@@ -55,6 +55,7 @@ pub struct Config {
     pub vault: VaultConfig,
     pub auth: AuthConfig,
     pub mail: MailConfig,
+    pub outbound: OutboundConfig,
     pub rate_limits: RateLimitConfig,
     pub catalog: Catalog,
 }
@@ -93,14 +94,39 @@ pub struct AuthConfig {
     pub id_token_clock_skew_seconds: i64,
     pub sso_redirect_uri: String,
     pub allow_insecure_issuers: bool,
+    /// How long the link confirming an SSO identity for an existing account stays valid.
+    pub sso_link_minutes: i64,
+    /// Where domain-ownership TXT records are looked up: "system" (the
+    /// machine's resolver configuration) or the `IP:port` of a DNS server.
+    pub dns_resolver: String,
+    /// Default lifetime of kubeconfig client certificates.
+    pub kubeconfig_default_seconds: i64,
+    /// Longest lifetime a kubeconfig client certificate may be asked for.
+    pub kubeconfig_max_seconds: i64,
 }
 
 /// Outgoing e-mail.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MailConfig {
+    /// "smtp", "file" or "log" (see defaults.toml).
     pub sender: String,
     pub from: String,
+    /// For "smtp": `smtp://host:port` (STARTTLS required), `smtps://host:port`,
+    /// or `smtp://host:port?tls=none` on a trusted network; credentials in the URL.
+    pub smtp_url: Secret,
+    /// For "file": the folder each message is written to, one file per message.
+    pub file_dir: String,
+}
+
+/// Requests Moke makes to addresses customers chose.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutboundConfig {
+    /// Networks outbound requests may reach although not public (CIDRs):
+    /// an identity provider on a private network the operator trusts.
+    pub allow_private_targets: Vec<String>,
+    pub timeout_seconds: u64,
 }
 
 /// Request rate limits (GCRA): sustained rate per second and burst.
@@ -186,6 +212,17 @@ pub struct QuotaDefaults {
     pub max_node_pools_per_cluster: i64,
     pub max_nodes: i64,
     pub max_vcpus: i64,
+    pub max_webhook_endpoints: i64,
+    /// Invitations not yet accepted, revoked or expired.
+    pub max_pending_invitations: i64,
+    pub max_service_accounts: i64,
+    /// API tokens not revoked and not expired.
+    pub max_api_tokens: i64,
+    pub max_trust_policies: i64,
+    pub max_deploy_hooks: i64,
+    pub max_namespaces_per_cluster: i64,
+    /// Invitation e-mails an organization may send per hour.
+    pub max_invitations_per_hour: i64,
 }
 
 /// Delivery of customer event webhooks.
@@ -199,8 +236,6 @@ pub struct WebhookConfig {
     pub timeout_seconds: u64,
     /// Deliveries in flight at once per gateway.
     pub concurrency: usize,
-    /// Networks deliveries may reach although private (CIDRs; tests use 127.0.0.1/32).
-    pub allow_private_targets: Vec<String>,
 }
 
 /// Limits on what runs inside each hosted cluster.
@@ -337,9 +372,39 @@ impl Config {
         if hooks.concurrency == 0 || hooks.timeout_seconds == 0 {
             return Err(bad("webhooks.concurrency", "concurrency and timeout_seconds must be positive"));
         }
-        for (i, net) in hooks.allow_private_targets.iter().enumerate() {
+        for (i, net) in self.outbound.allow_private_targets.iter().enumerate() {
             net.parse::<ipnet::IpNet>()
-                .map_err(|e| bad(&format!("webhooks.allow_private_targets[{i}]"), format!("not a CIDR: {e}")))?;
+                .map_err(|e| bad(&format!("outbound.allow_private_targets[{i}]"), format!("not a CIDR: {e}")))?;
+        }
+        if self.outbound.timeout_seconds == 0 {
+            return Err(bad("outbound.timeout_seconds", "must be positive"));
+        }
+        match self.mail.sender.as_str() {
+            "log" | "file" => {}
+            "smtp" => {
+                let url = self.mail.smtp_url.expose();
+                if !(url.starts_with("smtp://") || url.starts_with("smtps://")) {
+                    return Err(bad(
+                        "mail.smtp_url",
+                        "must be an smtp:// or smtps:// URL when mail.sender is \"smtp\"",
+                    ));
+                }
+            }
+            _ => return Err(bad("mail.sender", "must be \"smtp\", \"file\" or \"log\"")),
+        }
+        if self.mail.sender == "file" && self.mail.file_dir.is_empty() {
+            return Err(bad("mail.file_dir", "must name a folder when mail.sender is \"file\""));
+        }
+        if self.auth.dns_resolver != "system" && self.auth.dns_resolver.parse::<SocketAddr>().is_err() {
+            return Err(bad("auth.dns_resolver", "must be \"system\" or an IP:port"));
+        }
+        if self.auth.kubeconfig_default_seconds < 600
+            || self.auth.kubeconfig_default_seconds > self.auth.kubeconfig_max_seconds
+        {
+            return Err(bad(
+                "auth.kubeconfig_default_seconds",
+                "must be at least 600 and at most auth.kubeconfig_max_seconds",
+            ));
         }
         if !self.database.url.expose().starts_with("postgres://")
             && !self.database.url.expose().starts_with("postgresql://")

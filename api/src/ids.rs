@@ -156,6 +156,8 @@ id_kinds! {
     EventKind => "msg", "event";
     /// One event's delivery to one endpoint.
     WebhookDeliveryKind => "whd", "webhook delivery";
+    /// A domain an organization claims.
+    DomainKind => "dom", "domain";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -176,6 +178,7 @@ pub type DeployHookId = Id<DeployHookKind>;
 pub type WebhookEndpointId = Id<WebhookEndpointKind>;
 pub type EventId = Id<EventKind>;
 pub type WebhookDeliveryId = Id<WebhookDeliveryKind>;
+pub type DomainId = Id<DomainKind>;
 
 #[cfg(test)]
 mod tests {

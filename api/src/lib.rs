@@ -13,6 +13,7 @@ pub mod grpc;
 pub mod http;
 pub mod ids;
 pub mod model;
+pub mod outbound;
 pub mod queue;
 pub mod server;
 pub mod telemetry;

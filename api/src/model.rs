@@ -124,6 +124,18 @@ pub struct QuotasView {
     pub nodes: QuotaItem,
     /// vCPUs of the reserved nodes.
     pub vcpus: QuotaItem,
+    pub webhook_endpoints: QuotaItem,
+    /// Invitations neither accepted, revoked nor expired.
+    pub pending_invitations: QuotaItem,
+    /// Invitation e-mails sent in the last hour.
+    pub invitations_per_hour: QuotaItem,
+    pub service_accounts: QuotaItem,
+    /// API tokens neither revoked nor expired.
+    pub api_tokens: QuotaItem,
+    pub trust_policies: QuotaItem,
+    pub deploy_hooks: QuotaItem,
+    /// Usage is that of the cluster with the most namespaces.
+    pub namespaces_per_cluster: QuotaItem,
 }
 
 // ---------------------------------------------------------------- projects
@@ -512,6 +524,8 @@ pub struct AuditEventView {
     /// `success` or `failure`.
     pub outcome: String,
     pub principal: AuditPrincipal,
+    /// The credential the actor used, when it had one.
+    pub credential: Option<AuditCredential>,
     pub resource_type: String,
     pub resource_id: Option<String>,
     pub request_id: Option<String>,
@@ -528,6 +542,15 @@ pub struct AuditPrincipal {
     pub id: Option<String>,
 }
 
+/// The credential behind an audit event.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AuditCredential {
+    /// `tok_…` (API token), `ses_…` (session), or `jti:…` (exchanged CI token).
+    pub id: Option<String>,
+    /// `api_token`, `password`, `sso` or `token_exchange`.
+    pub method: String,
+}
+
 // ---------------------------------------------------------------- identity
 
 /// `POST /v1/signup`: a person, their organization, and them as its owner.
@@ -540,6 +563,24 @@ pub struct SignupRequest {
     pub display_name: String,
     /// Name of the new organization (lowercase letters, digits and '-').
     pub organization_name: String,
+}
+
+/// A sign-up waiting for its address to be confirmed.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SignupAccepted {
+    /// Where the confirmation link was sent.
+    pub email: String,
+    pub detail: String,
+}
+
+/// The token from the sign-up e-mail.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignupConfirm {
+    pub token: String,
+    /// Another name for the new organization, if the one asked for was taken meanwhile.
+    #[serde(default)]
+    pub organization_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -615,6 +656,32 @@ pub struct PasswordResetRequest {
 pub struct PasswordResetConfirm {
     pub token: String,
     pub password: String,
+}
+
+/// One of your sign-in sessions.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionView {
+    pub id: SessionId,
+    /// The session making this request.
+    pub current: bool,
+    /// `password` or `sso`.
+    pub method: String,
+    /// Where it acts now.
+    pub organization: OrgId,
+    pub organization_name: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    /// The last sign-in or token refresh.
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub created_from_ip: Option<String>,
+    pub last_ip: Option<String>,
+    pub user_agent: Option<String>,
+}
+
+/// How many sessions were ended.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionsEnded {
+    pub ended: usize,
 }
 
 /// Who the caller is and where it may act.
@@ -738,6 +805,8 @@ pub struct TrustPolicyView {
     pub audience: String,
     pub claims: BTreeMap<String, String>,
     pub created_at: DateTime<Utc>,
+    /// Set when an expiring credential made it: it ends with that credential.
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -766,7 +835,9 @@ pub struct SsoConfigSet {
     pub client_id: String,
     /// Stored encrypted by Vault; never shown again.
     pub client_secret: String,
-    /// Only people with addresses in these domains may sign in.
+    /// People with addresses in these domains join the organization on
+    /// first sign-in. Each must be a domain the organization verified
+    /// (`/v1/orgs/{org}/domains`); may be empty (only linked accounts sign in).
     pub allowed_domains: Vec<String>,
     /// Role given to people who join through SSO: `member` or `viewer` and so on (not `owner`).
     pub default_role: String,
@@ -795,6 +866,95 @@ pub struct SsoConfigView {
     pub login_url: String,
     pub redirect_uri: String,
     pub updated_at: DateTime<Utc>,
+}
+
+/// What an organization demands of its members' credentials.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialPolicy {
+    /// The longest lifetime a new API token may have, in seconds (300 to
+    /// 31 536 000); a token asked for without an expiry gets this one. Null: no limit.
+    #[serde(default)]
+    pub max_token_lifetime_seconds: Option<i64>,
+    /// Members other than owners act here only through the organization's
+    /// single sign-on (password sessions, and personal tokens made from
+    /// them, are refused). Needs SSO configured.
+    #[serde(default)]
+    pub require_sso: bool,
+    /// Members act here only with a verified e-mail address.
+    #[serde(default)]
+    pub require_verified_email: bool,
+}
+
+/// An organization's credential policy.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CredentialPolicyView {
+    pub max_token_lifetime_seconds: Option<i64>,
+    pub require_sso: bool,
+    pub require_verified_email: bool,
+    /// Send as `If-Match` to update.
+    pub etag: String,
+    /// Null while the organization has never set one.
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+/// `POST /v1/orgs/{org}/domains`: a domain to prove the organization owns.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DomainCreate {
+    /// A domain name such as `example.com`.
+    pub domain: String,
+}
+
+/// The DNS record that proves a domain.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DomainVerificationRecord {
+    /// e.g. `_moke-challenge.example.com`.
+    pub name: String,
+    /// Always `TXT`.
+    pub record_type: String,
+    /// The record's text, `moke-domain-verification=…`.
+    pub value: String,
+}
+
+/// A domain an organization claims, verified or not.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DomainView {
+    pub id: crate::ids::DomainId,
+    pub domain: String,
+    /// Publish this record, then `POST …/domains/{domain}/verify`.
+    pub verification: DomainVerificationRecord,
+    pub verified: bool,
+    pub verified_at: Option<DateTime<Utc>>,
+    pub last_checked_at: Option<DateTime<Utc>>,
+    /// Why the last check failed.
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// How an SSO sign-in ended: a session, or a link its account's owner must confirm first.
+#[derive(Debug, Clone)]
+pub enum SsoOutcome {
+    SignedIn(SessionTokens),
+    LinkRequired(SsoLinkPending),
+}
+
+/// An SSO identity matched an existing account by its address: it signs in
+/// only once the account's owner confirms.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SsoLinkPending {
+    /// Confirm with this while signed in to the account (`POST /v1/me/sso-links/confirm`).
+    pub link_token: String,
+    pub detail: String,
+}
+
+/// An SSO identity now linked to your account.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SsoLinkView {
+    /// The organization whose identity provider may sign you in (there only).
+    pub organization: OrgId,
+    pub organization_name: String,
+    pub issuer: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

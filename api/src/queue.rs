@@ -160,7 +160,12 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
         let Some(batch) = next else { return Ok(()) };
         let messages = batch.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
         let statuses = messages.iter().filter_map(|message| match pb::Status::decode(message.payload.as_ref()) {
-            Ok(status) => Some(status),
+            // A report counts for the region whose subject it arrived on, and no other.
+            Ok(status) if message.subject.as_str() == subjects::status(&nats.prefix, &status.region) => Some(status),
+            Ok(status) => {
+                tracing::warn!(subject = %message.subject, region = %status.region, "status names another region than its subject; dropped");
+                None
+            }
             Err(error) => {
                 tracing::warn!(%error, "undecodable region status; dropped");
                 None

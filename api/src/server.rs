@@ -40,6 +40,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     crate::http::ops::prometheus();
+    crate::app::mail::warn_if_development_sender(&app.config().mail);
     let mut nats_tasks = Vec::new();
     if app.config().queue.is_nats() {
         let nats = crate::queue::Nats::connect(app.config()).await?;

@@ -113,11 +113,35 @@ pub enum Credential {
     /// An API token (personal or service account), by its id.
     ApiToken(Uuid),
     /// A signed access token from a login session (refresh-token family id).
-    Session(Uuid),
-    /// A short-lived token from CI workload identity (by its `jti` record).
-    Exchanged,
-    /// No credential: the server itself.
+    /// `sso_org` is set when the session began at that organization's
+    /// identity provider: such a session acts in that organization only.
+    Session { id: Uuid, sso_org: Option<Uuid> },
+    /// A short-lived token from CI workload identity, by the `jti` of the
+    /// access token Moke signed for it.
+    Exchanged { jti: Uuid },
+    /// No credential: the server itself, or nobody yet.
     None,
+}
+
+impl Credential {
+    /// The credential's own id (token, session or exchanged token), if it has one.
+    pub fn id(&self) -> Option<Uuid> {
+        match self {
+            Credential::ApiToken(id) | Credential::Session { id, .. } | Credential::Exchanged { jti: id } => Some(*id),
+            Credential::None => None,
+        }
+    }
+
+    /// How the caller signed in, as audit events record it.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Credential::ApiToken(_) => "api_token",
+            Credential::Session { sso_org: None, .. } => "password",
+            Credential::Session { sso_org: Some(_), .. } => "sso",
+            Credential::Exchanged { .. } => "token_exchange",
+            Credential::None => "none",
+        }
+    }
 }
 
 /// Limits a credential puts on its holder's roles.
@@ -142,6 +166,10 @@ pub struct Principal {
     /// Extra roles in single projects.
     pub project_roles: Vec<(Uuid, ProjectRole)>,
     pub scope: Scope,
+    /// When the credential stops working (Unix seconds): an API token's
+    /// expiry, an exchanged token's `exp`. `None` for credentials without a
+    /// fixed end (a person's session, which renews, and tokens that never expire).
+    pub expires_at: Option<i64>,
 }
 
 impl Principal {
@@ -314,6 +342,82 @@ pub fn may_change_holder_of(principal: &Principal, role: OrgRole) -> bool {
     principal.kind == PrincipalKind::System || role != OrgRole::Owner || principal.role == OrgRole::Owner
 }
 
+/// What a credential-creating operation would give more than its creator has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Excess {
+    /// A role above the creator's own.
+    Role(OrgRole),
+    /// Reach beyond the project the creator's credential is limited to.
+    Project,
+    /// An action the creator's credential may not perform on that target.
+    Action(Action),
+    /// A lifetime beyond the creator's credential's own.
+    Expiry,
+}
+
+impl Excess {
+    /// A sentence for the API's error detail.
+    pub fn describe(&self) -> String {
+        match self {
+            Excess::Role(role) => format!("would grant the {} role, above your own", role.as_str()),
+            Excess::Project => "would reach beyond the project your credential is limited to".to_string(),
+            Excess::Action(action) => {
+                format!("would allow {}, which your credential may not do", action.as_str())
+            }
+            Excess::Expiry => "would outlive the credential you are using".to_string(),
+        }
+    }
+}
+
+/// A project nobody holds a role in: stands for "any other project" when
+/// [`may_confer`] compares what organization roles reach.
+const ANY_OTHER_PROJECT: Uuid = Uuid::max();
+
+/// Attenuation, the one rule of every operation that creates or widens a
+/// credential (tokens, trust policies, invitations, role and project-role
+/// changes, SSO defaults): `granted` (what the new or changed principal or
+/// credential will be able to do) must not exceed what `creator` may do now.
+/// It holds no role above the creator's; it reaches no project the creator's
+/// credential cannot; on every target it may perform only actions the creator
+/// may perform there; and it ends no later than the creator's credential.
+/// Pass `granted.expires_at = creator.expires_at` for grants to people and
+/// service accounts (they have no expiry of their own).
+pub fn may_confer(creator: &Principal, granted: &Principal) -> Result<(), Excess> {
+    if creator.kind == PrincipalKind::System {
+        return Ok(());
+    }
+    if !may_grant(creator, granted.role) {
+        return Err(Excess::Role(granted.role));
+    }
+    if let Some(project) = creator.scope.project
+        && granted.scope.project != Some(project)
+    {
+        return Err(Excess::Project);
+    }
+    match (creator.expires_at, granted.expires_at) {
+        (Some(_), None) => return Err(Excess::Expiry),
+        (Some(limit), Some(end)) if end > limit => return Err(Excess::Expiry),
+        _ => {}
+    }
+    let org = creator.org_id;
+    let projects = granted.project_roles.iter().map(|(project, _)| *project).chain(granted.scope.project);
+    let targets = std::iter::once(Target::org(org))
+        .chain(std::iter::once(Target::project(org, ANY_OTHER_PROJECT)))
+        .chain(projects.map(|project| Target::project(org, project)));
+    for target in targets {
+        for action in Action::ALL {
+            if authorize(granted, action, target).is_ok() && authorize(creator, action, target).is_err() {
+                return Err(if target.project.is_some() && authorize(creator, Action::Read, target).is_err() {
+                    Excess::Project
+                } else {
+                    Excess::Action(action)
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The permission tables as Markdown, for `iam/PERMISSIONS.md`.
 pub fn permission_table_markdown() -> String {
     let mark = |yes: bool| if yes { "yes" } else { "-" };
@@ -365,6 +469,7 @@ mod tests {
             role,
             project_roles: vec![],
             scope: Scope::default(),
+            expires_at: None,
         }
     }
 
@@ -419,6 +524,54 @@ mod tests {
         assert_eq!(authorize(&scoped, Action::Read, Target::project(org, other)), Err(Denied::NotFound));
         assert_eq!(authorize(&scoped, Action::ManageResources, Target::project(org, mine)), Err(Denied::Forbidden));
         assert_eq!(authorize(&scoped, Action::ManageCredentials, Target::org(org)), Err(Denied::Forbidden));
+    }
+
+    #[test]
+    fn a_narrowed_credential_cannot_confer_more_than_it_has() {
+        let org = Uuid::now_v7();
+        let (mine, other) = (Uuid::now_v7(), Uuid::now_v7());
+        let mut narrowed = token(org, OrgRole::Owner);
+        narrowed.scope = Scope { project: Some(mine), actions: Some(vec![Action::Read]) };
+        narrowed.expires_at = Some(1_000);
+        let same_person = |scope: Scope, expires_at: Option<i64>| Principal { scope, expires_at, ..narrowed.clone() };
+        // Unscoped, scoped to another project, wider actions, longer life: all refused.
+        assert_eq!(may_confer(&narrowed, &same_person(Scope::default(), Some(900))), Err(Excess::Project));
+        let elsewhere = Scope { project: Some(other), actions: Some(vec![Action::Read]) };
+        assert_eq!(may_confer(&narrowed, &same_person(elsewhere, Some(900))), Err(Excess::Project));
+        let wider = Scope { project: Some(mine), actions: Some(vec![Action::Read, Action::ManageResources]) };
+        assert_eq!(may_confer(&narrowed, &same_person(wider, Some(900))), Err(Excess::Action(Action::ManageResources)));
+        let everything_in_mine = Scope { project: Some(mine), actions: None };
+        assert!(matches!(may_confer(&narrowed, &same_person(everything_in_mine, Some(900))), Err(Excess::Action(_))));
+        assert_eq!(may_confer(&narrowed, &same_person(narrowed.scope.clone(), None)), Err(Excess::Expiry));
+        assert_eq!(may_confer(&narrowed, &same_person(narrowed.scope.clone(), Some(1_001))), Err(Excess::Expiry));
+        // As narrow or narrower: allowed.
+        assert_eq!(may_confer(&narrowed, &same_person(narrowed.scope.clone(), Some(1_000))), Ok(()));
+    }
+
+    #[test]
+    fn roles_and_project_roles_are_conferred_only_by_who_holds_them() {
+        let org = Uuid::now_v7();
+        let project = Uuid::now_v7();
+        let admin = token(org, OrgRole::Admin);
+        let owner_account = token(org, OrgRole::Owner);
+        assert_eq!(may_confer(&admin, &owner_account), Err(Excess::Role(OrgRole::Owner)));
+        assert_eq!(may_confer(&admin, &token(org, OrgRole::Admin)), Ok(()));
+        // Billing may not mint a member: the member's manage_resources is beyond it.
+        let billing = token(org, OrgRole::Billing);
+        assert_eq!(may_confer(&billing, &token(org, OrgRole::Member)), Err(Excess::Action(Action::ManageResources)));
+        // Only the actions a credential is limited to may be conferred.
+        let mut members_only = token(org, OrgRole::Admin);
+        members_only.scope.actions = Some(vec![Action::ManageMembers]);
+        assert!(may_confer(&members_only, &token(org, OrgRole::Viewer)).is_err());
+        // A project admin grants project roles in their project only.
+        let mut project_admin = token(org, OrgRole::Viewer);
+        project_admin.project_roles = vec![(project, ProjectRole::Admin)];
+        let mut developer_here = token(org, OrgRole::Viewer);
+        developer_here.project_roles = vec![(project, ProjectRole::Developer)];
+        assert_eq!(may_confer(&project_admin, &developer_here), Ok(()));
+        let mut developer_elsewhere = token(org, OrgRole::Viewer);
+        developer_elsewhere.project_roles = vec![(Uuid::now_v7(), ProjectRole::Developer)];
+        assert_eq!(may_confer(&project_admin, &developer_elsewhere), Err(Excess::Action(Action::ManageResources)));
     }
 
     #[test]

@@ -3,14 +3,15 @@
 //!
 //! | route | effect |
 //! |---|---|
-//! | `GET /state` | the simulated region as JSON |
+//! | `GET /state` | the simulated region as JSON (private keys left out) |
 //! | `POST /faults/nodes/{node}/fail` | the node stops; its pods are lost and rescheduled; its pool replaces it |
 //! | `POST /faults/zones/{zone}/fail`, `.../restore` | every node of the zone stops (nothing is replaced there) or comes back |
 //! | `POST /faults/provider/stall?seconds=N` | the provider takes no command and time stands still for N s (0 resumes) |
 //! | `POST /faults/link/drop?seconds=N` | the agent neither takes commands nor reports for N s (0 restores) |
 //!
-//! It listens where `AgentConfig::admin_addr` says (loopback in practice)
-//! and has no authentication: never expose it.
+//! It listens where `AgentConfig::admin_addr` says: loopback only, unless
+//! `admin_allow_remote` is set. Every request needs `Authorization: Bearer
+//! <AgentConfig::admin_token>`; the agent refuses to serve it without one.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -66,13 +67,32 @@ struct AdminState {
     switches: Arc<Switches>,
 }
 
+/// Refuses requests without the admin token (compared in constant time).
+async fn require_token(
+    State(token): State<Arc<str>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let presented = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    let equal = presented.len() == token.len()
+        && presented.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+    if equal { next.run(request).await } else { StatusCode::UNAUTHORIZED.into_response() }
+}
+
 #[derive(Deserialize)]
 struct ForSeconds {
     seconds: u64,
 }
 
-/// The admin routes over an agent's provider and switches.
-pub fn router(provider: Arc<Mutex<Simulated>>, switches: Arc<Switches>) -> Router {
+/// The admin routes over an agent's provider and switches, behind `token`.
+pub fn router(provider: Arc<Mutex<Simulated>>, switches: Arc<Switches>, token: &str) -> Router {
+    let token: Arc<str> = Arc::from(token);
     Router::new()
         .route("/state", get(state))
         .route("/faults/nodes/{node}/fail", post(fail_node))
@@ -81,10 +101,16 @@ pub fn router(provider: Arc<Mutex<Simulated>>, switches: Arc<Switches>) -> Route
         .route("/faults/provider/stall", post(stall_provider))
         .route("/faults/link/drop", post(drop_link))
         .with_state(AdminState { provider, switches })
+        .layer(axum::middleware::from_fn_with_state(token, require_token))
 }
 
+/// The simulated region, without the control planes' private keys.
 async fn state(State(admin): State<AdminState>) -> Json<crate::SimState> {
-    Json(admin.provider.lock().expect("provider lock").state.clone())
+    let mut state = admin.provider.lock().expect("provider lock").state.clone();
+    for cluster in state.clusters.values_mut() {
+        cluster.pki.serving_key_pem.clear();
+    }
+    Json(state)
 }
 
 async fn fail_node(State(admin): State<AdminState>, Path(node): Path<String>) -> StatusCode {

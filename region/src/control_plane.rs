@@ -30,7 +30,10 @@ use crate::sim::SimCluster;
 struct Identity {
     user: String,
     groups: Vec<String>,
+    /// The cluster's credentials generation the certificate was issued in.
     generation: i64,
+    /// The principal's credential epoch in the organization when it was issued.
+    principal_epoch: i64,
 }
 
 fn identity(der: &[u8]) -> Option<Identity> {
@@ -39,12 +42,14 @@ fn identity(der: &[u8]) -> Option<Identity> {
     let text = |v: &x509_parser::x509::AttributeTypeAndValue| v.as_str().ok().map(str::to_string);
     let user = subject.iter_common_name().next().and_then(text)?;
     let groups = subject.iter_organization().filter_map(text).collect();
-    let generation = subject
-        .iter_organizational_unit()
-        .filter_map(text)
-        .find_map(|ou| ou.strip_prefix("moke-credentials-").and_then(|g| g.parse().ok()))
-        .unwrap_or(0);
-    Some(Identity { user, groups, generation })
+    // `moke-credentials-<generation>.epoch-<principal epoch>` (older certificates: no epoch).
+    let unit = subject.iter_organizational_unit().filter_map(text).find_map(|ou| {
+        let rest = ou.strip_prefix("moke-credentials-")?.to_string();
+        let (generation, epoch) = rest.split_once(".epoch-").unwrap_or((rest.as_str(), "0"));
+        Some((generation.parse().ok()?, epoch.parse().ok()?))
+    });
+    let (generation, principal_epoch) = unit.unwrap_or((0, 0));
+    Some(Identity { user, groups, generation, principal_epoch })
 }
 
 #[derive(Clone)]
@@ -199,6 +204,18 @@ async fn check_generation(
     next: axum::middleware::Next,
 ) -> Response {
     if who.generation < served.min_generation.load(Ordering::SeqCst) {
+        return status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized");
+    }
+    let revoked_below = {
+        let provider = served.provider.lock().expect("provider lock");
+        provider
+            .state
+            .clusters
+            .get(&served.cluster_id)
+            .and_then(|cluster| cluster.pki.principal_epochs.get(&who.user).copied())
+            .unwrap_or(0)
+    };
+    if who.principal_epoch < revoked_below {
         return status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized");
     }
     next.run(request).await

@@ -79,8 +79,13 @@ pub struct AgentConfig {
     /// How often the agent says it is alive (well within the gateway's
     /// `outbox.region_stale_after_seconds`).
     pub heartbeat_every: Duration,
-    /// Where the fault-injection admin endpoint listens, if anywhere.
+    /// Where the fault-injection admin endpoint listens, if anywhere
+    /// (loopback only unless `admin_allow_remote`).
     pub admin_addr: Option<std::net::SocketAddr>,
+    /// The bearer token the admin endpoint demands; required with `admin_addr`.
+    pub admin_token: Option<String>,
+    /// Let the admin endpoint listen on a non-loopback address.
+    pub admin_allow_remote: bool,
 }
 
 impl AgentConfig {
@@ -97,6 +102,8 @@ impl AgentConfig {
             ack_wait: Duration::from_secs(30),
             heartbeat_every: Duration::from_secs(5),
             admin_addr: None,
+            admin_token: None,
+            admin_allow_remote: false,
         }
     }
 }
@@ -218,9 +225,14 @@ impl Agent {
         &self.faults
     }
 
-    /// The fault-injection admin endpoint over this agent's region.
+    /// The fault-injection admin endpoint over this agent's region, behind
+    /// its token (none configured: every request is refused).
     pub fn admin_router(&self) -> axum::Router {
-        admin::router(self.provider.clone(), self.faults.clone())
+        let token = self.config.admin_token.clone().unwrap_or_default();
+        if token.is_empty() {
+            return axum::Router::new().fallback(|| async { axum::http::StatusCode::UNAUTHORIZED });
+        }
+        admin::router(self.provider.clone(), self.faults.clone(), &token)
     }
 
     /// Applies one command to the provider, then starts, updates or stops
@@ -550,6 +562,12 @@ impl Agent {
     pub async fn run(&self, shutdown: CancellationToken) -> anyhow::Result<()> {
         tracing::info!(region = %self.config.region, "region agent started");
         if let Some(addr) = self.config.admin_addr {
+            if !addr.ip().is_loopback() && !self.config.admin_allow_remote {
+                anyhow::bail!("the admin endpoint may listen on loopback only ({addr} is not); see admin_allow_remote");
+            }
+            if self.config.admin_token.as_deref().unwrap_or_default().len() < 16 {
+                anyhow::bail!("the admin endpoint needs an admin token of at least 16 characters");
+            }
             let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
             let router = self.admin_router();
             let stop = shutdown.clone();

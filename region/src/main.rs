@@ -27,10 +27,16 @@ struct Cli {
     /// Where to keep the simulated region's state across restarts.
     #[arg(long)]
     state_file: Option<PathBuf>,
-    /// Where the fault-injection admin endpoint listens (loopback only; it
-    /// has no authentication).
+    /// Where the fault-injection admin endpoint listens (loopback only,
+    /// unless --admin-allow-remote).
     #[arg(long)]
     admin_addr: Option<std::net::SocketAddr>,
+    /// The bearer token the admin endpoint demands (at least 16 characters).
+    #[arg(long, env = "MOKE_AGENT_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Let the admin endpoint listen on a non-loopback address.
+    #[arg(long)]
+    admin_allow_remote: bool,
     /// Simulated time: milliseconds per tick (rollout step, repair, upgrade step).
     #[arg(long, default_value_t = 500)]
     tick_ms: u64,
@@ -58,6 +64,8 @@ async fn main() -> anyhow::Result<()> {
     let mut config = AgentConfig::new(&cli.region, cli.zones);
     config.state_file = cli.state_file;
     config.admin_addr = cli.admin_addr;
+    config.admin_token = cli.admin_token;
+    config.admin_allow_remote = cli.admin_allow_remote;
     config.tick_interval = std::time::Duration::from_millis(cli.tick_ms.max(1));
     config.step_delay = std::time::Duration::from_millis(cli.step_delay_ms);
     config.concurrency = cli.concurrency;

@@ -119,6 +119,9 @@ pub struct ControlPlanePki {
     pub serving_certificate_pem: String,
     /// Client certificates of an older generation are refused.
     pub credentials_generation: i64,
+    /// Per principal (certificate CN): certificates of an older credential epoch are refused.
+    #[serde(default)]
+    pub principal_epochs: std::collections::BTreeMap<String, i64>,
 }
 
 impl ControlPlanePki {
@@ -137,6 +140,7 @@ impl ControlPlanePki {
             serving_csr_pem: csr,
             serving_certificate_pem: String::new(),
             credentials_generation: 0,
+            principal_epochs: Default::default(),
         }
     }
 
@@ -485,6 +489,10 @@ impl SimState {
                     }
                     cluster.pki.credentials_generation =
                         cluster.pki.credentials_generation.max(command.credentials_generation);
+                    for revoked in &command.principal_epochs {
+                        let epoch = cluster.pki.principal_epochs.entry(revoked.principal.clone()).or_default();
+                        *epoch = (*epoch).max(revoked.epoch);
+                    }
                 }
                 Ok(self.cluster_observation(&command.cluster_id))
             }

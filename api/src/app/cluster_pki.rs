@@ -20,10 +20,9 @@ use super::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{ClusterId, ClusterKind, OrgId, ProjectId, ProjectKind};
 use crate::model::{ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationView};
 
-/// Kubeconfig lifetimes: default 7 days, at least 10 minutes, at most 30 days.
-pub const DEFAULT_KUBECONFIG_SECONDS: i64 = 7 * 24 * 3600;
+/// The shortest kubeconfig lifetime (default and longest are configured:
+/// `auth.kubeconfig_default_seconds`, `auth.kubeconfig_max_seconds`).
 pub const MIN_KUBECONFIG_SECONDS: i64 = 600;
-pub const MAX_KUBECONFIG_SECONDS: i64 = 30 * 24 * 3600;
 /// Exec-plugin credentials are short-lived.
 pub const EXEC_CREDENTIAL_SECONDS: i64 = 3600;
 /// Control-plane serving certificates.
@@ -103,7 +102,7 @@ impl App {
         .fetch_optional(&mut *conn)
         .await?
         .ok_or_else(|| Error::conflict("no_certificate_authority", "this cluster has no certificate authority"))?;
-        let endpoint = row.status["endpoint"].as_str().filter(|e| !e.is_empty()).map(str::to_string);
+        let endpoint = row.status["endpoint"].as_str().and_then(serving_endpoint);
         Ok(ClusterCredentialsTarget {
             org_id: row.org_id,
             project_id: row.project_id,
@@ -150,6 +149,15 @@ impl App {
     ) -> Result<(String, String, DateTime<Utc>)> {
         let user = super::principal_ref(&ctx.principal);
         let groups = groups(access);
+        // A certificate never outlives the credential that asked for it.
+        let lifetime = match ctx.principal.expires_at {
+            Some(end) => lifetime.min(end - Utc::now().timestamp()),
+            None => lifetime,
+        };
+        if lifetime < 60 {
+            return Err(Error::refused("exceeds_credential", "refused: your credential expires within a minute"));
+        }
+        let epoch = principal_epoch(&mut *self.db().acquire().await?, target.org_id, ctx.principal.id).await?;
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
             .map_err(|e| Error::Internal(anyhow::anyhow!("key generation: {e}")))?;
         let mut params = rcgen::CertificateParams::default();
@@ -157,9 +165,12 @@ impl App {
         for group in &groups {
             params.distinguished_name.push(rcgen::DnType::OrganizationName, group.as_str());
         }
-        params
-            .distinguished_name
-            .push(rcgen::DnType::OrganizationalUnitName, format!("moke-credentials-{}", target.credentials_generation));
+        // One OU (a DN holds one value per attribute type here): the
+        // cluster's credentials generation and the principal's epoch.
+        params.distinguished_name.push(
+            rcgen::DnType::OrganizationalUnitName,
+            format!("moke-credentials-{}.epoch-{epoch}", target.credentials_generation),
+        );
         let csr = params
             .serialize_request(&key)
             .and_then(|csr| csr.pem())
@@ -178,7 +189,7 @@ impl App {
                 details: json!({
                     "serial_number": signed.serial_number, "user": user, "groups": groups,
                     "expires_at": expires_at, "purpose": purpose,
-                    "credentials_generation": target.credentials_generation,
+                    "credentials_generation": target.credentials_generation, "principal_epoch": epoch,
                 }),
             },
         )
@@ -197,14 +208,27 @@ impl App {
         access: Option<ClusterAccess>,
         format: KubeconfigFormat,
     ) -> Result<KubeconfigView> {
-        let lifetime = expiry_seconds.unwrap_or(DEFAULT_KUBECONFIG_SECONDS);
-        if !(MIN_KUBECONFIG_SECONDS..=MAX_KUBECONFIG_SECONDS).contains(&lifetime) {
-            return Err(Error::invalid_field(
-                "expiry_seconds",
-                "out_of_range",
-                format!("must be between {MIN_KUBECONFIG_SECONDS} and {MAX_KUBECONFIG_SECONDS}"),
-            ));
-        }
+        let auth = &self.config().auth;
+        let lifetime = match expiry_seconds {
+            Some(asked) => {
+                if !(MIN_KUBECONFIG_SECONDS..=auth.kubeconfig_max_seconds).contains(&asked) {
+                    return Err(Error::invalid_field(
+                        "expiry_seconds",
+                        "out_of_range",
+                        format!("must be between {MIN_KUBECONFIG_SECONDS} and {}", auth.kubeconfig_max_seconds),
+                    ));
+                }
+                if ctx.principal.expires_at.is_some_and(|end| Utc::now().timestamp() + asked > end) {
+                    return Err(Error::invalid_field(
+                        "expiry_seconds",
+                        "exceeds_credential",
+                        "longer than the credential you are using has left",
+                    ));
+                }
+                asked
+            }
+            None => auth.kubeconfig_default_seconds,
+        };
         let target = self.credentials_target(ctx, project, cluster).await?;
         let access = self.cluster_access(ctx, &target, access)?;
         let endpoint = target.endpoint.clone().ok_or_else(|| {
@@ -217,32 +241,44 @@ impl App {
                 let (certificate, key, expires_at) =
                     self.issue_client_certificate(ctx, &target, access, lifetime, "kubeconfig").await?;
                 (
-                    format!(
-                        "    client-certificate-data: {}\n    client-key-data: {}\n",
-                        STANDARD.encode(certificate),
-                        STANDARD.encode(key)
-                    ),
+                    json!({
+                        "client-certificate-data": STANDARD.encode(certificate),
+                        "client-key-data": STANDARD.encode(key),
+                    }),
                     Some(expires_at),
                 )
             }
             KubeconfigFormat::Exec => (
-                format!(
-                    "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: moke\n      args:\n      \
-                     - kubeconfig\n      - token\n      - --project\n      - {}\n      - --cluster\n      - {}\n      \
-                     - --access\n      - {}\n      interactiveMode: Never\n      provideClusterInfo: false\n",
-                    ProjectId::from_uuid(target.project_id),
-                    ClusterId::from_uuid(target.cluster_id),
-                    access.as_str()
-                ),
+                json!({ "exec": {
+                    "apiVersion": "client.authentication.k8s.io/v1",
+                    "command": "moke",
+                    "args": [
+                        "kubeconfig", "token",
+                        "--project", ProjectId::from_uuid(target.project_id).to_string(),
+                        "--cluster", ClusterId::from_uuid(target.cluster_id).to_string(),
+                        "--access", access.as_str(),
+                    ],
+                    "interactiveMode": "Never",
+                    "provideClusterInfo": false,
+                }}),
                 None,
             ),
         };
-        let kubeconfig = format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: {context}\n  cluster:\n    server: {endpoint}\n    \
-             certificate-authority-data: {}\nusers:\n- name: {user}\n  user:\n{user_entry}contexts:\n- name: {context}\n  \
-             context:\n    cluster: {context}\n    user: {user}\ncurrent-context: {context}\npreferences: {{}}\n",
-            STANDARD.encode(&target.ca_pem)
-        );
+        // Serialized, never assembled as text: nothing a region reports can
+        // add keys or documents to the customer's kubeconfig.
+        let document = json!({
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{ "name": context, "cluster": {
+                "server": endpoint,
+                "certificate-authority-data": STANDARD.encode(&target.ca_pem),
+            }}],
+            "users": [{ "name": user, "user": user_entry }],
+            "contexts": [{ "name": context, "context": { "cluster": context, "user": user } }],
+            "current-context": context,
+            "preferences": {},
+        });
+        let kubeconfig = serde_norway::to_string(&document).map_err(|e| Error::Internal(e.into()))?;
         Ok(KubeconfigView { kubeconfig, expires_at, groups: groups(access) })
     }
 
@@ -402,6 +438,140 @@ impl App {
         }
         Ok(count)
     }
+}
+
+/// A control-plane endpoint fit for a kubeconfig: `https://host[:port]`
+/// and nothing else (no credentials, path, query or fragment).
+pub(super) fn serving_endpoint(reported: &str) -> Option<String> {
+    let url = url::Url::parse(reported).ok()?;
+    let plain = url.scheme() == "https"
+        && url.host().is_some()
+        && url.username().is_empty()
+        && url.password().is_none()
+        && matches!(url.path(), "" | "/")
+        && url.query().is_none()
+        && url.fragment().is_none();
+    plain.then(|| reported.trim_end_matches('/').to_string())
+}
+
+/// Ends a principal's cluster credentials in every hosted cluster of the
+/// organization (a member removed or demoted, a service account deleted, a
+/// token revoked): its credential epoch goes up, and each cluster's control
+/// plane learns to refuse certificates of older epochs. Call inside the
+/// change's transaction; the commands leave with it.
+pub(super) async fn revoke_principal_credentials(
+    app: &App,
+    tx: &mut PgConnection,
+    ctx: &RequestContext,
+    org: Uuid,
+    principal: Uuid,
+    principal_text: &str,
+    reason: &str,
+) -> Result<()> {
+    let epoch = sqlx::query_scalar!(
+        "INSERT INTO principal_credential_epochs (org_id, principal_id, epoch) VALUES ($1, $2, 1)
+         ON CONFLICT (org_id, principal_id) DO UPDATE
+             SET epoch = principal_credential_epochs.epoch + 1, updated_at = now()
+         RETURNING epoch",
+        org,
+        principal,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    let clusters = sqlx::query!(
+        "SELECT a.cluster_id, a.org_id, a.mount, a.issuer_id, a.certificate_pem, a.credentials_generation,
+                a.serving_certificate_pem, c.name, c.region, c.generation, c.project_id
+         FROM cluster_cas a JOIN clusters c ON c.id = a.cluster_id
+         WHERE a.org_id = $1 AND a.destroyed_at IS NULL",
+        org,
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    if clusters.is_empty() {
+        return Ok(());
+    }
+    let epochs = principal_epochs(&mut *tx, org).await?;
+    let system = RequestContext { principal: ctx.principal.clone(), ..ctx.clone() };
+    for row in clusters {
+        let target = ClusterCredentialsTarget {
+            org_id: row.org_id,
+            project_id: row.project_id,
+            cluster_id: row.cluster_id,
+            name: row.name.clone(),
+            region: row.region.clone(),
+            generation: row.generation,
+            endpoint: None,
+            mount: row.mount,
+            issuer_id: row.issuer_id,
+            ca_pem: row.certificate_pem,
+            credentials_generation: row.credentials_generation,
+            serving_certificate_pem: row.serving_certificate_pem.clone(),
+        };
+        app.record_change(
+            &mut *tx,
+            &system,
+            RegionalChange {
+                kind: "cluster_certificate",
+                action: "cluster.principal_credentials_revoke",
+                target_type: "cluster",
+                target_id: row.cluster_id,
+                target_ref: ClusterId::from_uuid(row.cluster_id).to_string(),
+                target_name: &row.name,
+                generation: row.generation,
+                region: &row.region,
+                needs_region: true,
+                details: json!({ "principal": principal_text, "epoch": epoch, "reason": reason }),
+            },
+            |op| {
+                let mut command = certificate_command(
+                    op,
+                    &target,
+                    row.serving_certificate_pem.as_deref().unwrap_or_default(),
+                    row.credentials_generation,
+                );
+                command["principal_epochs"] = epochs.clone();
+                command
+            },
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// A principal's credential epoch in an organization (0 until first revoked).
+async fn principal_epoch(conn: &mut PgConnection, org: Uuid, principal: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar!(
+        "SELECT epoch FROM principal_credential_epochs WHERE org_id = $1 AND principal_id = $2",
+        org,
+        principal
+    )
+    .fetch_optional(conn)
+    .await?
+    .unwrap_or(0))
+}
+
+/// Every revoked principal of an organization with its epoch, as the
+/// region's command carries them (by the certificate's CN).
+async fn principal_epochs(conn: &mut PgConnection, org: Uuid) -> Result<serde_json::Value> {
+    let rows = sqlx::query!(
+        r#"SELECT e.principal_id, e.epoch, EXISTS (SELECT 1 FROM users u WHERE u.id = e.principal_id) AS "is_user!"
+           FROM principal_credential_epochs e WHERE e.org_id = $1"#,
+        org
+    )
+    .fetch_all(conn)
+    .await?;
+    Ok(serde_json::Value::Array(
+        rows.into_iter()
+            .map(|row| {
+                let principal = if row.is_user {
+                    crate::ids::UserId::from_uuid(row.principal_id).to_string()
+                } else {
+                    crate::ids::ServiceAccountId::from_uuid(row.principal_id).to_string()
+                };
+                json!({ "principal": principal, "epoch": row.epoch })
+            })
+            .collect(),
+    ))
 }
 
 fn certificate_command(

@@ -121,12 +121,14 @@ pub(super) async fn find(
                     c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
              FROM clusters c JOIN projects p ON p.id = c.project_id
              WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+               AND ($6::uuid IS NULL OR p.id = $6)
              FOR UPDATE OF c",
             ctx.principal.org_id,
             project.id(),
             project.name(),
             cluster.id(),
             cluster.name(),
+            ctx.principal.scope.project,
         )
         .fetch_optional(&mut *conn)
         .await?
@@ -136,12 +138,14 @@ pub(super) async fn find(
             "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
                     c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
              FROM clusters c JOIN projects p ON p.id = c.project_id
-             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)",
+             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+               AND ($6::uuid IS NULL OR p.id = $6)",
             ctx.principal.org_id,
             project.id(),
             project.name(),
             cluster.id(),
             cluster.name(),
+            ctx.principal.scope.project,
         )
         .fetch_optional(&mut *conn)
         .await?

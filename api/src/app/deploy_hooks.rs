@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use moke_iam::{Action, Target};
 use serde_json::{Value, json};
+use sha2::Digest;
 use uuid::Uuid;
 
 use super::error::{Validator, or_unique};
@@ -396,6 +397,8 @@ impl App {
         let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
         let id = DeployHookId::generate();
         let mut tx = self.db().begin().await?;
+        let hooks = super::quotas::Counted::DeployHooks;
+        super::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1).await?;
         let row = sqlx::query_as!(
             HookRow,
             "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc)
@@ -569,7 +572,11 @@ impl App {
                 )
             })
         };
+        // Signatures without a signed timestamp (GitHub's, GitLab's token)
+        // do not bind the delivery id: such a body is accepted once, ever.
+        let mut replay_digest: Option<Vec<u8>> = None;
         let (provider, verified, delivery_id) = if let Some(event) = header("x-github-event") {
+            replay_digest = Some(sha2::Sha256::digest(delivery.body).to_vec());
             let verified = any(&|secret| {
                 webhook_signing::verify_github(secret, header("x-hub-signature-256").as_deref(), delivery.body)
             });
@@ -579,6 +586,7 @@ impl App {
             let verified = if header("webhook-signature").is_some() {
                 standard()
             } else {
+                replay_digest = Some(sha2::Sha256::digest(delivery.body).to_vec());
                 any(&|secret| webhook_signing::verify_gitlab_token(secret, header("x-gitlab-token").as_deref()))
             };
             (("gitlab", event), verified, header("webhook-id").or_else(|| header("x-gitlab-event-uuid")))
@@ -618,12 +626,14 @@ impl App {
         let ctx = RequestContext::system(row.org_id);
         let mut tx = self.db().begin().await?;
         let fresh = sqlx::query!(
-            "INSERT INTO hook_deliveries (hook_id, delivery_id, provider, event, outcome) VALUES ($1, $2, $3, $4, 'deploying')
+            "INSERT INTO hook_deliveries (hook_id, delivery_id, provider, event, outcome, body_digest)
+             VALUES ($1, $2, $3, $4, 'deploying', $5)
              ON CONFLICT DO NOTHING",
             row.id,
             event.delivery_id,
             event.provider,
             event.name,
+            replay_digest,
         )
         .execute(&mut *tx)
         .await?
@@ -631,7 +641,7 @@ impl App {
         if fresh == 0 {
             return Err(Error::conflict(
                 "duplicate_delivery",
-                format!("delivery {:?} was already received", event.delivery_id),
+                format!("delivery {:?}, or the same body under another id, was already received", event.delivery_id),
             ));
         }
         let cause = format!("webhook {} ({} {})", row.name, event.provider, event.name);

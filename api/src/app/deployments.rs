@@ -265,6 +265,8 @@ impl App {
         let cluster_row =
             clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
         v.finish()?;
+        let namespaces = super::quotas::Counted::NamespacesInCluster(cluster_row.id);
+        super::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1).await?;
         let created_at = sqlx::query_scalar!(
             "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING created_at",
             cluster_row.id,

@@ -61,6 +61,10 @@ pub enum Error {
     NotFound { kind: &'static str, name: String },
     #[error("your role does not allow this")]
     Forbidden,
+    /// Allowed by role but refused by a rule with its own code: a credential
+    /// that may not confer more than it has, an organization policy.
+    #[error("{detail}")]
+    Refused { code: &'static str, detail: String },
     #[error("{detail}")]
     Conflict { code: &'static str, detail: String },
     #[error("quota {quota} exceeded: limit {limit}, in use {usage}, requested {requested}")]
@@ -88,6 +92,9 @@ impl Error {
     pub fn conflict(code: &'static str, detail: impl Into<String>) -> Error {
         Error::Conflict { code, detail: detail.into() }
     }
+    pub fn refused(code: &'static str, detail: impl Into<String>) -> Error {
+        Error::Refused { code, detail: detail.into() }
+    }
     pub fn invalid_field(field: &str, code: &str, message: impl Into<String>) -> Error {
         Error::Invalid(vec![FieldError::new(field, code, message)])
     }
@@ -100,6 +107,7 @@ impl Error {
             Error::Unauthenticated => "unauthenticated",
             Error::NotFound { .. } => "not_found",
             Error::Forbidden => "forbidden",
+            Error::Refused { code, .. } => code,
             Error::Conflict { code, .. } => code,
             Error::QuotaExceeded { .. } => "quota_exceeded",
             Error::PreconditionFailed { .. } => "precondition_failed",
@@ -133,6 +141,12 @@ impl From<crate::vault::VaultUnavailable> for Error {
     fn from(error: crate::vault::VaultUnavailable) -> Error {
         tracing::warn!(error = %error.0, "Vault call failed");
         Error::VaultUnavailable("retry shortly".to_string())
+    }
+}
+
+impl From<moke_iam::Excess> for Error {
+    fn from(excess: moke_iam::Excess) -> Error {
+        Error::refused("exceeds_credential", format!("refused: this {}", excess.describe()))
     }
 }
 

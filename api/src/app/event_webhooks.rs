@@ -6,13 +6,10 @@
 //! retry on `webhooks.retry_schedule_seconds` with jitter, a longer
 //! `Retry-After` is honoured, 410 disables the endpoint, and an endpoint
 //! failing for `disable_after_failing_hours` is disabled with an event
-//! saying so. Deliveries reach only public addresses: the HTTP client's
-//! resolver drops private, loopback and link-local answers unless
-//! `webhooks.allow_private_targets` lists them.
+//! saying so. Deliveries go through the guarded outbound client
+//! ([`crate::outbound`]), which reaches only public addresses.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -22,125 +19,32 @@ use uuid::Uuid;
 
 use super::error::{Validator, or_unique};
 use super::{App, Error, RequestContext, Result, webhook_signing};
-use crate::config::WebhookConfig;
 use crate::ids::{EventId, EventKind, OrgId, WebhookDeliveryId, WebhookEndpointId, WebhookEndpointKind};
 use crate::model::*;
+use crate::outbound::OutboundClient;
 
 /// How long a dispatcher holds a delivery it is sending.
 const LEASE_SECONDS: f64 = 120.0;
 /// Event type patterns an endpoint may subscribe to.
 const EVENT_FAMILIES: [&str; 5] = ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint."];
 
-/// True for addresses a delivery must never reach unless allow-listed:
-/// loopback, private, link-local (cloud metadata), shared (CGNAT),
-/// unspecified, multicast and broadcast, in IPv4 and IPv6 (mapped included).
-pub fn is_internal(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_internal(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-        }
-    }
-}
-
-/// Where deliveries may go.
-#[derive(Debug, Clone)]
-pub struct TargetPolicy {
-    allowed: Vec<ipnet::IpNet>,
-}
-
-impl TargetPolicy {
-    pub fn new(config: &WebhookConfig) -> TargetPolicy {
-        TargetPolicy { allowed: config.allow_private_targets.iter().filter_map(|n| n.parse().ok()).collect() }
-    }
-
-    /// True when a delivery may connect to `ip`.
-    pub fn permits(&self, ip: IpAddr) -> bool {
-        !is_internal(ip) || self.allowed.iter().any(|net| net.contains(&ip))
-    }
-}
-
-/// The HTTP client's resolver: answers that a delivery may not reach are
-/// dropped here, at resolution time, so a name cannot smuggle a private
-/// address past the check (and the client connects to what was checked).
-struct GuardedResolver(TargetPolicy);
-
-impl reqwest::dns::Resolve for GuardedResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let policy = self.0.clone();
-        let host = name.as_str().to_string();
-        Box::pin(async move {
-            let answers: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let permitted: Vec<SocketAddr> = answers.iter().copied().filter(|a| policy.permits(a.ip())).collect();
-            if permitted.is_empty() {
-                let refused: Box<dyn std::error::Error + Send + Sync> =
-                    format!("{host} resolves only to private, loopback or link-local addresses").into();
-                return Err(refused);
-            }
-            Ok(Box::new(permitted.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
-}
-
-/// The client deliveries are sent with.
-pub fn delivery_client(config: &WebhookConfig) -> reqwest::Client {
-    reqwest::Client::builder()
-        .dns_resolver(Arc::new(GuardedResolver(TargetPolicy::new(config))))
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(config.timeout_seconds))
-        .user_agent("Moke-Webhooks/1")
-        .build()
-        .expect("webhook HTTP client")
-}
-
-/// Checks a target URL: scheme, host, and (for literal addresses) the
-/// target policy. Names are checked again at every delivery by the resolver.
-async fn check_url(policy: &TargetPolicy, url: &str) -> std::result::Result<reqwest::Url, String> {
+/// Checks a target URL when it is saved: https, and every address it
+/// resolves to public (or allow-listed, where plain http is accepted too).
+/// Deliveries are checked again by the guarded client every time.
+async fn check_url(outbound: &OutboundClient, url: &str) -> std::result::Result<reqwest::Url, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
-    let host = parsed.host().ok_or("the URL has no host")?;
-    let literal = match host {
-        url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
-        url::Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
-        url::Host::Domain(_) => None,
-    };
-    let addresses: Vec<IpAddr> = match literal {
-        Some(ip) => vec![ip],
-        None => {
-            let port = parsed.port_or_known_default().unwrap_or(443);
-            let name = parsed.host_str().unwrap_or_default().to_string();
-            tokio::net::lookup_host((name.as_str(), port))
-                .await
-                .map(|a| a.map(|a| a.ip()).collect())
-                .unwrap_or_default()
-        }
-    };
-    if addresses.iter().any(|ip| !policy.permits(*ip)) {
-        return Err("the URL reaches a private, loopback or link-local address".into());
+    if !matches!(parsed.scheme(), "https" | "http") {
+        return Err(format!("scheme {} is not supported; use https", parsed.scheme()));
     }
-    let allow_listed = !addresses.is_empty() && addresses.iter().all(|ip| is_internal(*ip));
+    let addresses = outbound
+        .resolve_url(&parsed)
+        .await
+        .map_err(|_| "the URL must reach a public address (private, loopback and link-local ones are refused)")?;
+    let allow_listed = !addresses.is_empty() && addresses.iter().all(|ip| outbound.policy().allow_listed(*ip));
     match parsed.scheme() {
         "https" => Ok(parsed),
-        "http" if allow_listed => Ok(parsed),
-        "http" => Err("must be https".into()),
-        other => Err(format!("scheme {other} is not supported; use https")),
+        _ if allow_listed => Ok(parsed),
+        _ => Err("must be https".into()),
     }
 }
 
@@ -158,8 +62,8 @@ fn backoff(schedule: &[f64], attempt: usize, retry_after: Option<f64>) -> Option
 }
 
 /// `Retry-After` in seconds (a number of seconds or an HTTP date).
-fn retry_after(response: &reqwest::Response) -> Option<f64> {
-    let value = response.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+fn retry_after(headers: &http::HeaderMap) -> Option<f64> {
+    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
     if let Ok(seconds) = value.trim().parse::<f64>() {
         return Some(seconds.max(0.0));
     }
@@ -228,7 +132,7 @@ impl App {
         let org = org.uuid();
         let mut v = Validator::new();
         v.check(input.url.len() <= 2048, "url", "too_long", "at most 2048 characters");
-        if let Err(problem) = check_url(&TargetPolicy::new(&self.config().webhooks), &input.url).await {
+        if let Err(problem) = check_url(self.outbound(), &input.url).await {
             v.push("url", "invalid", problem);
         }
         v.check(!input.event_types.is_empty(), "event_types", "required", "subscribe to at least one event type");
@@ -246,6 +150,8 @@ impl App {
         let secret_enc = self.vault().encrypt(org, &secret).await?;
         let id = WebhookEndpointId::generate();
         let mut tx = self.db().begin().await?;
+        let endpoints = super::quotas::Counted::WebhookEndpoints;
+        super::quotas::check_count(&mut tx, &self.config().quotas, org, endpoints, 1).await?;
         let row = sqlx::query_as!(
             EndpointRow,
             "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc)
@@ -473,37 +379,29 @@ impl App {
         })
         .to_string();
         let timestamp = chrono::Utc::now().timestamp();
-        // Literal addresses never reach the resolver: check them here.
-        let literal_refused = reqwest::Url::parse(&delivery.url).ok().and_then(|url| match url.host() {
-            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-            _ => None,
+        let request = reqwest::Url::parse(&delivery.url).map_err(|e| e.to_string()).and_then(|url| {
+            self.outbound()
+                .request(reqwest::Method::POST, url)
+                .timeout(Duration::from_secs(self.config().webhooks.timeout_seconds))
+                .header("content-type", "application/json")
+                .header("webhook-id", &message_id)
+                .header("webhook-timestamp", timestamp.to_string())
+                .header("webhook-signature", webhook_signing::sign(secret, &message_id, timestamp, body.as_bytes()))
+                .body(body)
+                .build()
+                .map_err(|e| e.to_string())
         });
-        if let Some(ip) = literal_refused.filter(|ip| !TargetPolicy::new(&self.config().webhooks).permits(*ip)) {
-            return Attempt {
-                status_code: None,
-                error: Some(format!("refused: {ip} is a private, loopback or link-local address")),
-                latency_ms: 0,
-                retry_after: None,
-            };
-        }
-        let response = self
-            .webhook_client()
-            .post(&delivery.url)
-            .header("content-type", "application/json")
-            .header("webhook-id", &message_id)
-            .header("webhook-timestamp", timestamp.to_string())
-            .header("webhook-signature", webhook_signing::sign(secret, &message_id, timestamp, body.as_bytes()))
-            .body(body)
-            .send()
-            .await;
+        let response = match request {
+            Ok(request) => self.outbound().execute(request).await,
+            Err(error) => Err(crate::outbound::OutboundError::Build(error)),
+        };
         let latency_ms = started.elapsed().as_millis().min(i32::MAX as u128) as i32;
         match response {
-            Ok(response) => Attempt {
-                status_code: Some(i32::from(response.status().as_u16())),
+            Ok((status, headers, _)) => Attempt {
+                status_code: Some(i32::from(status.as_u16())),
                 error: None,
                 latency_ms,
-                retry_after: retry_after(&response),
+                retry_after: retry_after(&headers),
             },
             Err(error) => {
                 let mut text = error.to_string();
@@ -646,43 +544,6 @@ struct EndpointRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn internal_addresses() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(is_internal(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "2606:2800:220:1::1", "100.128.0.1"] {
-            assert!(!is_internal(ip.parse().unwrap()), "{ip}");
-        }
-    }
-
-    #[test]
-    fn the_allow_list_opens_only_what_it_names() {
-        let config = WebhookConfig {
-            retry_schedule_seconds: vec![0.0],
-            disable_after_failing_hours: 1,
-            timeout_seconds: 1,
-            concurrency: 1,
-            allow_private_targets: vec!["127.0.0.1/32".into()],
-        };
-        let policy = TargetPolicy::new(&config);
-        assert!(policy.permits("127.0.0.1".parse().unwrap()));
-        assert!(!policy.permits("127.0.0.2".parse().unwrap()));
-        assert!(!policy.permits("169.254.169.254".parse().unwrap()));
-    }
 
     #[test]
     fn backoff_follows_the_schedule_with_jitter_and_retry_after() {

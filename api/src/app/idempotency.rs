@@ -20,6 +20,7 @@ use super::{App, Error, RequestContext, Result};
 
 /// The right to perform the request that holds a key.
 pub struct Claim {
+    org_id: Uuid,
     principal_id: Uuid,
     key: String,
     claim_id: Uuid,
@@ -31,13 +32,14 @@ impl Claim {
     pub async fn complete(&self, tx: &mut PgConnection, status: u16, body: &impl Serialize) -> Result<()> {
         let body = serde_json::to_value(body).map_err(|e| Error::Internal(e.into()))?;
         let updated = sqlx::query!(
-            "UPDATE idempotency_keys SET response_status = $4, response_body = $5
-             WHERE principal_id = $1 AND key = $2 AND claim_id = $3 AND response_status IS NULL",
+            "UPDATE idempotency_records SET response_status = $4, response_body = $5
+             WHERE org_id = $6 AND principal_id = $1 AND key = $2 AND claim_id = $3 AND response_status IS NULL",
             self.principal_id,
             self.key,
             self.claim_id,
             i32::from(status),
             body,
+            self.org_id,
         )
         .execute(tx)
         .await?;
@@ -87,6 +89,9 @@ impl App {
         hasher.update([0]);
         hasher.update(serde_json::to_vec(request).map_err(|e| Error::Internal(e.into()))?);
         let request_hash = hasher.finalize().to_vec();
+        // Keys belong to one principal in one organization: a person in two
+        // organizations never gets one organization's answer in the other.
+        let org_id = ctx.principal.org_id;
         let principal_id = ctx.principal.id;
         let claim_id = Uuid::now_v7();
         let config = &self.config().idempotency;
@@ -95,15 +100,15 @@ impl App {
 
         // Claim the key, or take over one that expired or whose holder died.
         let claimed = sqlx::query_scalar!(
-            r#"INSERT INTO idempotency_keys (principal_id, key, request_hash, claim_id, locked_until)
-               VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
-               ON CONFLICT (principal_id, key) DO UPDATE
+            r#"INSERT INTO idempotency_records (org_id, principal_id, key, request_hash, claim_id, locked_until)
+               VALUES ($7, $1, $2, $3, $4, now() + make_interval(secs => $5))
+               ON CONFLICT (org_id, principal_id, key) DO UPDATE
                  SET request_hash = EXCLUDED.request_hash, claim_id = EXCLUDED.claim_id,
                      locked_until = EXCLUDED.locked_until, response_status = NULL,
                      response_body = NULL, created_at = now()
-                 WHERE idempotency_keys.created_at < now() - make_interval(hours => $6::float8::int)
-                    OR (idempotency_keys.response_status IS NULL
-                        AND idempotency_keys.locked_until < now())
+                 WHERE idempotency_records.created_at < now() - make_interval(hours => $6::float8::int)
+                    OR (idempotency_records.response_status IS NULL
+                        AND idempotency_records.locked_until < now())
                RETURNING claim_id"#,
             principal_id,
             key,
@@ -111,16 +116,18 @@ impl App {
             claim_id,
             lock_seconds,
             retention_hours,
+            org_id,
         )
         .fetch_optional(self.db())
         .await?;
 
         if claimed.is_none() {
             let existing = sqlx::query!(
-                "SELECT request_hash, response_body FROM idempotency_keys
-                 WHERE principal_id = $1 AND key = $2",
+                "SELECT request_hash, response_body FROM idempotency_records
+                 WHERE org_id = $3 AND principal_id = $1 AND key = $2",
                 principal_id,
                 key,
+                org_id,
             )
             .fetch_optional(self.db())
             .await?;
@@ -138,16 +145,17 @@ impl App {
             };
         }
 
-        let claim = Claim { principal_id, key: key.to_string(), claim_id };
+        let claim = Claim { org_id, principal_id, key: key.to_string(), claim_id };
         let result = mutation(Some(claim)).await;
         if result.is_err() {
             // Nothing was written; free the key so a corrected request can use it.
             sqlx::query!(
-                "DELETE FROM idempotency_keys WHERE principal_id = $1 AND key = $2 AND claim_id = $3
-                   AND response_status IS NULL",
+                "DELETE FROM idempotency_records WHERE org_id = $4 AND principal_id = $1 AND key = $2
+                   AND claim_id = $3 AND response_status IS NULL",
                 principal_id,
                 key,
                 claim_id,
+                org_id,
             )
             .execute(self.db())
             .await?;
@@ -159,6 +167,13 @@ impl App {
     pub async fn purge_idempotency_keys(&self) -> Result<u64> {
         let hours = f64::from(self.config().idempotency.retention_hours);
         let deleted = sqlx::query!(
+            "DELETE FROM idempotency_records WHERE created_at < now() - make_interval(hours => $1::float8::int)",
+            hours
+        )
+        .execute(self.db())
+        .await?;
+        // The table before keys were per organization, until a later release drops it.
+        sqlx::query!(
             "DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1::float8::int)",
             hours
         )

@@ -84,6 +84,7 @@ impl App {
                 };
                 let now = chrono::Utc::now();
                 self.record_observation(ResourceObservation {
+                    region: status.region.clone(),
                     resource_type,
                     resource_id,
                     observed_generation: o.observed_generation,
@@ -133,11 +134,15 @@ impl App {
                     return Ok(());
                 };
                 // The same request again changes nothing; a new one (a new key) is signed anew.
+                // Only the cluster's own region may ask for its serving certificate.
                 sqlx::query!(
-                    "UPDATE cluster_cas SET serving_csr = $2, serving_certificate_pem = NULL
-                     WHERE cluster_id = $1 AND destroyed_at IS NULL AND serving_csr IS DISTINCT FROM $2",
+                    "UPDATE cluster_cas a SET serving_csr = $2, serving_certificate_pem = NULL
+                     FROM clusters c
+                     WHERE a.cluster_id = $1 AND a.destroyed_at IS NULL AND a.serving_csr IS DISTINCT FROM $2
+                       AND c.id = a.cluster_id AND c.region = $3",
                     cluster.uuid(),
                     request.csr_pem,
+                    status.region,
                 )
                 .execute(self.db())
                 .await?;

@@ -8,6 +8,8 @@ use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::Validator;
+use super::mail::Mail;
+use super::quotas::Counted;
 use super::{App, Error, PageRequest, RequestContext, Result, validate};
 use crate::ids::{InvitationId, OrgId};
 use crate::model::*;
@@ -50,10 +52,14 @@ impl App {
         let role = super::members::grantable_role(&mut v, ctx, "role", &input.role);
         v.finish()?;
         let role = role.expect("validated");
+        super::members::check_role_grant(ctx, role)?;
         let input = &input;
         let email = &email;
         self.idempotent(ctx, "invitation_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            let quotas = &self.config().quotas;
+            super::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::PendingInvitations, 1).await?;
+            super::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::InvitationsLastHour, 1).await?;
             let org_name = sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", org.uuid())
                 .fetch_one(&mut *tx)
                 .await?;
@@ -74,21 +80,16 @@ impl App {
             )
             .fetch_one(&mut *tx)
             .await?;
-            super::mail::enqueue(
-                &mut tx,
-                self,
-                "invitation",
-                email,
-                &format!("You are invited to {org_name} on Moke"),
-                &format!(
-                    "You have been invited to join {org_name} on Moke as {}.\n\nSign in (or sign up with this \
-                     address) and accept within {days} days:\n\n{}/invitations/accept?token={secret}\n\nOr send the \
-                     token to POST /v1/invitations/accept: {secret}\n",
-                    role.as_str(),
-                    self.config().http.public_url
-                ),
-            )
-            .await?;
+            let body = format!(
+                "You have been invited to join {org_name} on Moke as {}.\n\nSign in (or sign up with this \
+                 address) and accept within {days} days:\n\n{}/invitations/accept?token={secret}\n\nOr send the \
+                 token to POST /v1/invitations/accept: {secret}\n",
+                role.as_str(),
+                self.config().http.public_url
+            );
+            let subject = format!("You are invited to {org_name} on Moke");
+            let mail = Mail { kind: "invitation", to: email, subject: &subject, body: &body, org: Some(org.uuid()) };
+            super::mail::enqueue(&mut tx, self, mail).await?;
             let view = row.into_view();
             audit::record(
                 &mut tx,
@@ -176,13 +177,31 @@ impl App {
         .ok_or_else(|| {
             Error::invalid_field("token", "invalid_token", "unknown, used, revoked or expired invitation")
         })?;
-        let email =
-            sqlx::query_scalar!("SELECT email FROM users WHERE id = $1", ctx.principal.id).fetch_one(&mut *tx).await?;
+        let user = sqlx::query!("SELECT email, email_verified_at FROM users WHERE id = $1", ctx.principal.id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let email = user.email;
         if email != invitation.email {
             return Err(Error::invalid_field(
                 "token",
                 "wrong_account",
                 "this invitation is for another e-mail address",
+            ));
+        }
+        // An address nobody proved is not matched to an invitation (pre-hijack).
+        if user.email_verified_at.is_none() {
+            return Err(Error::refused(
+                "email_unverified",
+                "confirm your e-mail address first (POST /v1/me/email-verification), then accept",
+            ));
+        }
+        // Joining another organization is the person's own act, not a
+        // token's; and a session from an identity provider acts only there.
+        if !matches!(ctx.principal.credential, moke_iam::Credential::Session { sso_org: None, .. }) {
+            return Err(Error::refused(
+                "password_session_required",
+                "sign in with your password to accept invitations (API tokens and SSO sessions act only in \
+                 their own organization)",
             ));
         }
         let joined = sqlx::query!(

@@ -31,6 +31,33 @@ pub(super) fn grantable_role(v: &mut Validator, ctx: &RequestContext, field: &st
     }
 }
 
+/// Refuses giving someone `role` in the organization (an invitation, a
+/// role change, a new service account) when that role could do anything
+/// the caller's credential may not (see [`moke_iam::may_confer`]).
+pub(super) fn check_role_grant(ctx: &RequestContext, role: OrgRole) -> Result<()> {
+    let grantee = moke_iam::Principal {
+        role,
+        project_roles: Vec::new(),
+        scope: moke_iam::Scope::default(),
+        // People and service accounts have no expiry of their own.
+        expires_at: ctx.principal.expires_at,
+        ..ctx.principal.clone()
+    };
+    Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
+}
+
+/// The same for a project role in one project.
+fn check_project_role_grant(ctx: &RequestContext, project: Uuid, role: ProjectRole) -> Result<()> {
+    let grantee = moke_iam::Principal {
+        role: OrgRole::Viewer,
+        project_roles: vec![(project, role)],
+        scope: moke_iam::Scope::default(),
+        expires_at: ctx.principal.expires_at,
+        ..ctx.principal.clone()
+    };
+    Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
+}
+
 /// A member's current role and the organization's owner count, with the
 /// organization locked against concurrent owner changes.
 async fn lock_member(tx: &mut PgConnection, org: OrgId, user: UserId) -> Result<(OrgRole, i64)> {
@@ -131,6 +158,7 @@ impl App {
         let role = grantable_role(&mut v, ctx, "role", &input.role);
         v.finish()?;
         let role = role.expect("validated");
+        check_role_grant(ctx, role)?;
         let mut tx = self.db().begin().await?;
         let (current, owners) = lock_member(&mut tx, org, user).await?;
         if !moke_iam::may_change_holder_of(&ctx.principal, current) {
@@ -156,6 +184,19 @@ impl App {
         )
         .fetch_one(&mut *tx)
         .await?;
+        // Less power now: certificates issued under the old role stop working.
+        if role > current {
+            super::cluster_pki::revoke_principal_credentials(
+                self,
+                &mut tx,
+                ctx,
+                org.uuid(),
+                user.uuid(),
+                &user.to_string(),
+                "member_demoted",
+            )
+            .await?;
+        }
         audit::record(
             &mut tx,
             ctx,
@@ -192,6 +233,17 @@ impl App {
         sqlx::query!("DELETE FROM project_members WHERE org_id = $1 AND principal_id = $2", org.uuid(), user.uuid())
             .execute(&mut *tx)
             .await?;
+        let reason = if leaving { "member_left" } else { "member_removed" };
+        super::cluster_pki::revoke_principal_credentials(
+            self,
+            &mut tx,
+            ctx,
+            org.uuid(),
+            user.uuid(),
+            &user.to_string(),
+            reason,
+        )
+        .await?;
         audit::record(
             &mut tx,
             ctx,
@@ -250,8 +302,17 @@ impl App {
         moke_iam::authorize(&ctx.principal, Action::ManageProjectMembers, Target::project(row.org_id, row.id))?;
         let role = ProjectRole::parse(&input.role)
             .ok_or_else(|| Error::invalid_field("role", "invalid", "must be admin, developer or viewer"))?;
+        check_project_role_grant(ctx, row.id, role)?;
         let member = org_principal(self, ctx, principal).await?;
         let mut tx = self.db().begin().await?;
+        let previous = sqlx::query_scalar!(
+            "SELECT role FROM project_members WHERE project_id = $1 AND principal_id = $2 FOR UPDATE",
+            row.id,
+            member
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .and_then(|role| ProjectRole::parse(&role));
         let created_at = sqlx::query_scalar!(
             "INSERT INTO project_members (project_id, org_id, principal_id, role) VALUES ($1, $2, $3, $4)
              ON CONFLICT (project_id, principal_id) DO UPDATE SET role = EXCLUDED.role
@@ -263,6 +324,19 @@ impl App {
         )
         .fetch_one(&mut *tx)
         .await?;
+        // A lower project role: certificates issued under the old one stop working.
+        if previous.is_some_and(|previous| role > previous) {
+            super::cluster_pki::revoke_principal_credentials(
+                self,
+                &mut tx,
+                ctx,
+                row.org_id,
+                member,
+                principal,
+                "project_role_lowered",
+            )
+            .await?;
+        }
         audit::record(
             &mut tx,
             ctx,
@@ -300,6 +374,16 @@ impl App {
         .fetch_optional(&mut *tx)
         .await?
         .ok_or_else(|| Error::not_found("project member", principal))?;
+        super::cluster_pki::revoke_principal_credentials(
+            self,
+            &mut tx,
+            ctx,
+            row.org_id,
+            member,
+            principal,
+            "project_role_removed",
+        )
+        .await?;
         audit::record(
             &mut tx,
             ctx,

@@ -12,8 +12,10 @@ mod changes;
 mod cluster_pki;
 mod cluster_status;
 mod clusters;
+mod credential_policy;
 pub mod deploy_hooks;
 pub mod deployments;
+mod domains;
 pub mod error;
 pub mod event_webhooks;
 mod idempotency;
@@ -74,6 +76,15 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
+    /// A context for a request not yet authenticated: a principal that
+    /// [`moke_iam::authorize`] refuses everything. Surfaces start here.
+    pub fn anonymous() -> RequestContext {
+        let mut ctx = RequestContext::system(Uuid::nil());
+        ctx.principal.kind = moke_iam::PrincipalKind::Anonymous;
+        ctx.principal.role = moke_iam::OrgRole::Viewer;
+        ctx
+    }
+
     /// A context for the server acting on its own behalf (bootstrap, jobs).
     pub fn system(org_id: Uuid) -> RequestContext {
         RequestContext {
@@ -85,6 +96,7 @@ impl RequestContext {
                 role: moke_iam::OrgRole::Owner,
                 project_roles: Vec::new(),
                 scope: moke_iam::Scope::default(),
+                expires_at: None,
             },
             request_id: None,
             source_ip: None,
@@ -111,14 +123,13 @@ pub struct App {
     vault: Arc<crate::vault::Vault>,
     rate_limits: RateLimits,
     issuer_keys: token_exchange::IssuerKeys,
-    http: reqwest::Client,
+    outbound: crate::outbound::OutboundClient,
     status_arrived: tokio::sync::Notify,
     csr_arrived: tokio::sync::Notify,
     ca_permits: tokio::sync::Semaphore,
     outbox_arrived: tokio::sync::Notify,
     region_clock: observations::RegionClock,
     hook_secrets: deploy_hooks::HookSecrets,
-    webhook_client: reqwest::Client,
     webhooks_due: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
@@ -131,11 +142,7 @@ impl App {
             principals: PrincipalCache::default(),
             rate_limits: RateLimits::new(&config.rate_limits),
             issuer_keys: token_exchange::IssuerKeys::default(),
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .timeout(std::time::Duration::from_secs(10))
-                .build()
-                .expect("HTTP client"),
+            outbound: crate::outbound::OutboundClient::new(&config.outbound, "Moke/1"),
             vault,
             status_arrived: tokio::sync::Notify::new(),
             csr_arrived: tokio::sync::Notify::new(),
@@ -143,7 +150,6 @@ impl App {
             outbox_arrived: tokio::sync::Notify::new(),
             region_clock: Default::default(),
             hook_secrets: Default::default(),
-            webhook_client: event_webhooks::delivery_client(&config.webhooks),
             webhooks_due: tokio::sync::Notify::new(),
             db,
             config,
@@ -160,9 +166,10 @@ impl App {
         &self.config
     }
 
-    /// The client event webhooks are delivered with (private targets refused at resolution).
-    pub fn webhook_client(&self) -> &reqwest::Client {
-        &self.webhook_client
+    /// The one client for requests to addresses customers chose (identity
+    /// providers, CI issuers, event webhooks): public addresses only.
+    pub fn outbound(&self) -> &crate::outbound::OutboundClient {
+        &self.outbound
     }
 
     /// Woken when events were written (`NOTIFY moke_webhooks`).
@@ -199,11 +206,6 @@ impl App {
 
     fn issuer_key_cache(&self) -> &token_exchange::IssuerKeys {
         &self.issuer_keys
-    }
-
-    /// The client for identity providers (no redirects followed).
-    pub fn http_client(&self) -> &reqwest::Client {
-        &self.http
     }
 
     /// Signalled when a command is committed to the outbox.

@@ -25,6 +25,8 @@ pub struct OperationProgress {
 /// A region's report on one cluster or node pool.
 #[derive(Debug, Clone)]
 pub struct ResourceObservation {
+    /// The region that reported it: applied only to resources of that region.
+    pub region: String,
     /// `cluster`, `node_pool` or `deployment`.
     pub resource_type: &'static str,
     pub resource_id: Uuid,
@@ -124,7 +126,8 @@ impl App {
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
         let mut status = json!({ "phase": report.phase, "conditions": report.conditions });
-        if let Some(endpoint) = &report.endpoint {
+        // Only a plain https:// endpoint ever reaches a kubeconfig.
+        if let Some(endpoint) = report.endpoint.as_deref().and_then(super::cluster_pki::serving_endpoint) {
             status["endpoint"] = json!(endpoint);
         }
         if let Some(workload) = &report.workload {
@@ -137,16 +140,19 @@ impl App {
         match (report.resource_type, report.gone) {
             ("cluster", true) => {
                 sqlx::query!(
-                    "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL",
-                    report.resource_id
+                    "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2",
+                    report.resource_id,
+                    report.region,
                 )
                 .execute(&mut *tx)
                 .await?;
             }
             ("node_pool", true) => {
                 sqlx::query!(
-                    "DELETE FROM node_pools WHERE id = $1 AND deletion_requested_at IS NOT NULL",
-                    report.resource_id
+                    "DELETE FROM node_pools n USING clusters c
+                     WHERE n.id = $1 AND n.deletion_requested_at IS NOT NULL AND c.id = n.cluster_id AND c.region = $2",
+                    report.resource_id,
+                    report.region,
                 )
                 .execute(&mut *tx)
                 .await?;
@@ -154,29 +160,34 @@ impl App {
             ("cluster", false) => {
                 sqlx::query!(
                     "UPDATE clusters SET status = $2, observed_generation = $3, observed_at = now()
-                     WHERE id = $1 AND observed_generation <= $3",
+                     WHERE id = $1 AND observed_generation <= $3 AND region = $4",
                     report.resource_id,
                     status,
                     report.observed_generation,
+                    report.region,
                 )
                 .execute(&mut *tx)
                 .await?;
             }
             ("node_pool", false) => {
                 sqlx::query!(
-                    "UPDATE node_pools SET status = $2, observed_generation = $3, observed_at = now()
-                     WHERE id = $1 AND observed_generation <= $3",
+                    "UPDATE node_pools n SET status = $2, observed_generation = $3, observed_at = now()
+                     FROM clusters c
+                     WHERE n.id = $1 AND n.observed_generation <= $3 AND c.id = n.cluster_id AND c.region = $4",
                     report.resource_id,
                     status,
                     report.observed_generation,
+                    report.region,
                 )
                 .execute(&mut *tx)
                 .await?;
             }
             ("deployment", true) => {
                 sqlx::query!(
-                    "DELETE FROM deployments WHERE id = $1 AND deletion_requested_at IS NOT NULL",
-                    report.resource_id
+                    "DELETE FROM deployments d USING clusters c
+                     WHERE d.id = $1 AND d.deletion_requested_at IS NOT NULL AND c.id = d.cluster_id AND c.region = $2",
+                    report.resource_id,
+                    report.region,
                 )
                 .execute(&mut *tx)
                 .await?;
@@ -186,17 +197,19 @@ impl App {
                 let rolled_out = report.phase == "running";
                 let revision = report.workload.as_ref().and_then(|w| w["revision"].as_i64());
                 sqlx::query!(
-                    "UPDATE deployments SET status = $2, observed_generation = $3, observed_at = now(),
-                         last_good_revision = CASE WHEN $4 AND template_revision = $5 AND generation = $3
-                             THEN template_revision ELSE last_good_revision END,
-                         rollout_operation_id = CASE WHEN $4 AND generation = $3
-                             THEN NULL ELSE rollout_operation_id END
-                     WHERE id = $1 AND observed_generation <= $3",
+                    "UPDATE deployments d SET status = $2, observed_generation = $3, observed_at = now(),
+                         last_good_revision = CASE WHEN $4 AND d.template_revision = $5 AND d.generation = $3
+                             THEN d.template_revision ELSE d.last_good_revision END,
+                         rollout_operation_id = CASE WHEN $4 AND d.generation = $3
+                             THEN NULL ELSE d.rollout_operation_id END
+                     FROM clusters c
+                     WHERE d.id = $1 AND d.observed_generation <= $3 AND c.id = d.cluster_id AND c.region = $6",
                     report.resource_id,
                     status,
                     report.observed_generation,
                     rolled_out,
                     revision,
+                    report.region,
                 )
                 .execute(&mut *tx)
                 .await?;

@@ -36,10 +36,19 @@ pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperati
         _ => ("queued", 0),
     };
     let row = sqlx::query!(
+        // The project the target lives in, so a credential limited to a
+        // project sees only that project's operations.
         r#"INSERT INTO operations (id, org_id, kind, status, step, progress, target_type, target_id,
-               target_name, target_generation, created_by, finished_at)
+               target_name, target_generation, created_by, finished_at, project_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-                   CASE WHEN $4 IN ('succeeded', 'failed') THEN now() END)
+                   CASE WHEN $4 IN ('succeeded', 'failed') THEN now() END,
+                   CASE $7
+                       WHEN 'cluster' THEN (SELECT project_id FROM clusters WHERE id = $8)
+                       WHEN 'node_pool' THEN (SELECT c.project_id FROM node_pools n
+                                              JOIN clusters c ON c.id = n.cluster_id WHERE n.id = $8)
+                       WHEN 'deployment' THEN (SELECT c.project_id FROM deployments d
+                                               JOIN clusters c ON c.id = d.cluster_id WHERE d.id = $8)
+                   END)
            RETURNING created_at, updated_at, finished_at"#,
         id.uuid(),
         ctx.principal.org_id,
@@ -83,6 +92,7 @@ fn target(target_type: &str, id: Uuid, name: &str, generation: i64) -> Operation
 struct OperationRow {
     id: Uuid,
     org_id: Uuid,
+    project_id: Option<Uuid>,
     kind: String,
     status: String,
     step: String,
@@ -147,7 +157,7 @@ impl App {
     async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
         let row = sqlx::query_as!(
             OperationRow,
-            "SELECT id, org_id, kind, status, step, progress, error, target_type, target_id,
+            "SELECT id, org_id, project_id, kind, status, step, progress, error, target_type, target_id,
                     target_name, target_generation, created_at, updated_at, finished_at
              FROM operations WHERE id = $1 AND org_id = $2",
             id.uuid(),
@@ -156,7 +166,18 @@ impl App {
         .fetch_optional(self.db())
         .await?
         .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(row.org_id))?;
+        let target = match (row.project_id, row.target_type.as_str()) {
+            (Some(project), _) => moke_iam::Target::project(row.org_id, project),
+            (None, "org") => moke_iam::Target::org(row.org_id),
+            // A project resource whose project is no longer known (made
+            // before operations named their project): only unscoped credentials see it.
+            (None, _) if ctx.principal.scope.project.is_some() => {
+                return Err(Error::not_found("operation", id.to_string()));
+            }
+            (None, _) => moke_iam::Target::org(row.org_id),
+        };
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, target)
+            .map_err(|_| Error::not_found("operation", id.to_string()))?;
         row.into_view()
     }
 
@@ -171,7 +192,7 @@ impl App {
         moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(ctx.principal.org_id))?;
         let rows = sqlx::query_as!(
             OperationRow,
-            r#"SELECT id AS "id!", org_id AS "org_id!", kind AS "kind!", status AS "status!", step AS "step!",
+            r#"SELECT id AS "id!", org_id AS "org_id!", project_id, kind AS "kind!", status AS "status!", step AS "step!",
                       progress AS "progress!", error, target_type AS "target_type!", target_id AS "target_id!",
                       target_name AS "target_name!", target_generation AS "target_generation!",
                       created_at AS "created_at!", updated_at AS "updated_at!", finished_at

@@ -131,6 +131,18 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
         workload_id: text(&payload["workload_id"]),
         workload,
         written_at_unix_micros: chrono::Utc::now().timestamp_micros(),
+        principal_epochs: payload["principal_epochs"]
+            .as_array()
+            .map(|epochs| {
+                epochs
+                    .iter()
+                    .map(|e| pb::PrincipalEpoch {
+                        principal: text(&e["principal"]),
+                        epoch: e["epoch"].as_i64().unwrap_or(0),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
     .encode_to_vec()
 }

@@ -72,16 +72,12 @@ impl PrincipalCache {
         entries.insert(key, Cached { principal, expires_at, cached_at: Instant::now() });
     }
 
-    /// Forgets every entry of this actor or credential (token or session id).
+    /// Forgets every entry of this actor, credential (token or session id) or organization.
     pub fn evict(&self, id: Uuid) {
         let mut entries = self.entries.lock().expect("principal cache lock");
         self.evictions.fetch_add(1, Ordering::AcqRel);
         entries.retain(|_, entry| {
-            let credential = match entry.principal.credential {
-                Credential::ApiToken(id) | Credential::Session(id) => Some(id),
-                Credential::Exchanged | Credential::None => None,
-            };
-            entry.principal.id != id && credential != Some(id)
+            entry.principal.id != id && entry.principal.credential.id() != Some(id) && entry.principal.org_id != id
         });
     }
 
@@ -125,6 +121,33 @@ fn scope(project: Option<Uuid>, actions: Option<Vec<String>>) -> Scope {
     }
 }
 
+/// What an organization's credential policy asks of a member's credential.
+pub(super) struct MemberPolicy {
+    pub require_sso: bool,
+    pub require_verified_email: bool,
+}
+
+impl MemberPolicy {
+    /// Refuses a person's credential the policy does not admit. Owners are
+    /// exempt from `require_sso`, so an outage of the identity provider never
+    /// locks an organization out of its own settings.
+    pub fn admits(&self, role: OrgRole, through_sso: bool, email_verified: bool) -> Result<()> {
+        if self.require_verified_email && !email_verified {
+            return Err(Error::refused(
+                "email_unverified",
+                "this organization requires a verified e-mail address; verify yours and sign in again",
+            ));
+        }
+        if self.require_sso && !through_sso && role != OrgRole::Owner {
+            return Err(Error::refused(
+                "sso_required",
+                "this organization requires signing in through its identity provider (GET /v1/sso/{org}/login)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl App {
     /// Turns a bearer credential into a principal. Unknown, revoked and
     /// expired credentials are all refused alike (401); the refusal of a
@@ -147,16 +170,19 @@ impl App {
             return Ok(principal);
         }
         let generation = self.principal_cache().generation();
-        // One round trip: the token, its owner's roles, and at most once a minute a use stamp.
+        // One round trip: the token, its owner's roles, the organization's
+        // credential policy, and at most once a minute a use stamp.
         let row = sqlx::query!(
             r#"WITH found AS (
                    SELECT t.id, t.org_id, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
-                          t.revoked_at, t.expires_at, t.last_used_at,
+                          t.revoked_at, t.expires_at, t.last_used_at, t.issued_via,
                           COALESCE(sa.role, m.role, CASE WHEN t.kind = 'legacy' THEN t.role END) AS role,
-                          (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) AS usable
+                          (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) AS usable,
+                          (u.email_verified_at IS NOT NULL) AS verified
                    FROM api_tokens t
                    LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
                    LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
+                   LEFT JOIN users u ON u.id = t.user_id
                    WHERE t.token_hash = $1
                ), stamped AS (
                    UPDATE api_tokens SET last_used_at = now()
@@ -166,13 +192,16 @@ impl App {
                )
                SELECT f.id AS "id!", f.org_id AS "org_id!", f.kind AS "kind!", f.service_account_id, f.user_id,
                       f.project_id, f.scopes, f.role, f.usable AS "usable!", f.revoked_at, f.expires_at,
+                      f.issued_via, f.verified,
+                      COALESCE(p.require_sso, false) AS "require_sso!",
+                      COALESCE(p.require_verified_email, false) AS "require_verified_email!",
                       ARRAY(SELECT pm.project_id FROM project_members pm
                             WHERE pm.principal_id = COALESCE(f.service_account_id, f.user_id)
                               AND pm.org_id = f.org_id ORDER BY pm.project_id) AS "project_ids!",
                       ARRAY(SELECT pm.role FROM project_members pm
                             WHERE pm.principal_id = COALESCE(f.service_account_id, f.user_id)
                               AND pm.org_id = f.org_id ORDER BY pm.project_id) AS "project_roles!"
-               FROM found f"#,
+               FROM found f LEFT JOIN org_credential_policies p ON p.org_id = f.org_id"#,
             &hash[..],
         )
         .fetch_optional(self.db())
@@ -194,6 +223,7 @@ impl App {
             role: role.unwrap_or(OrgRole::Viewer),
             project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
             scope: scope(row.project_id, row.scopes),
+            expires_at: row.expires_at.map(|at| at.timestamp()),
         };
         if !row.usable || role.is_none() {
             let reason = if row.revoked_at.is_some() {
@@ -220,6 +250,11 @@ impl App {
             .await?;
             return Err(Error::Unauthenticated);
         }
+        if kind == PrincipalKind::User {
+            let policy =
+                MemberPolicy { require_sso: row.require_sso, require_verified_email: row.require_verified_email };
+            policy.admits(principal.role, row.issued_via.as_deref() == Some("sso"), row.verified.unwrap_or(false))?;
+        }
         self.principal_cache().put(hash, principal.clone(), row.expires_at, generation);
         Ok(principal)
     }
@@ -238,7 +273,9 @@ impl App {
             let session: SessionId =
                 claims.sid.as_deref().and_then(|s| s.parse().ok()).ok_or(Error::Unauthenticated)?;
             let row = sqlx::query!(
-                r#"SELECT m.role,
+                r#"SELECT m.role, s.sso_org_id, (u.email_verified_at IS NOT NULL) AS "verified!",
+                          COALESCE(p.require_sso, false) AS "require_sso!",
+                          COALESCE(p.require_verified_email, false) AS "require_verified_email!",
                           ARRAY(SELECT pm.project_id FROM project_members pm
                                 WHERE pm.principal_id = m.user_id AND pm.org_id = m.org_id
                                 ORDER BY pm.project_id) AS "project_ids!",
@@ -248,6 +285,8 @@ impl App {
                    FROM memberships m
                    JOIN sessions s ON s.id = $3 AND s.user_id = m.user_id
                                       AND s.revoked_at IS NULL AND s.expires_at > now()
+                   JOIN users u ON u.id = m.user_id
+                   LEFT JOIN org_credential_policies p ON p.org_id = m.org_id
                    WHERE m.user_id = $1 AND m.org_id = $2"#,
                 user.uuid(),
                 org.uuid(),
@@ -256,14 +295,23 @@ impl App {
             .fetch_optional(self.db())
             .await?
             .ok_or(Error::Unauthenticated)?;
+            // A session from an organization's identity provider acts there only.
+            if row.sso_org_id.is_some_and(|bound| bound != org.uuid()) {
+                return Err(Error::Unauthenticated);
+            }
+            let role = OrgRole::parse(&row.role).ok_or(Error::Unauthenticated)?;
+            let policy =
+                MemberPolicy { require_sso: row.require_sso, require_verified_email: row.require_verified_email };
+            policy.admits(role, row.sso_org_id.is_some(), row.verified)?;
             Principal {
                 id: user.uuid(),
                 kind: PrincipalKind::User,
-                credential: Credential::Session(session.uuid()),
+                credential: Credential::Session { id: session.uuid(), sso_org: row.sso_org_id },
                 org_id: org.uuid(),
-                role: OrgRole::parse(&row.role).ok_or(Error::Unauthenticated)?,
+                role,
                 project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
                 scope: Scope::default(),
+                expires_at: None,
             }
         } else if let Ok(account) = claims.sub.parse::<ServiceAccountId>() {
             let row = sqlx::query!(
@@ -284,11 +332,12 @@ impl App {
             Principal {
                 id: account.uuid(),
                 kind: PrincipalKind::ServiceAccount,
-                credential: Credential::Exchanged,
+                credential: Credential::Exchanged { jti: claims.jti.parse().unwrap_or_default() },
                 org_id: org.uuid(),
                 role: OrgRole::parse(&row.role).ok_or(Error::Unauthenticated)?,
                 project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
                 scope: Scope::default(),
+                expires_at: Some(claims.exp),
             }
         } else {
             return Err(Error::Unauthenticated);

@@ -62,10 +62,12 @@ pub(super) async fn find(
         sqlx::query_as!(
             ProjectRow,
             "SELECT id, org_id, name, labels, spec, generation, version, created_at, updated_at
-             FROM projects WHERE org_id = $1 AND (id = $2 OR name = $3) FOR UPDATE",
+             FROM projects WHERE org_id = $1 AND (id = $2 OR name = $3) AND ($4::uuid IS NULL OR id = $4)
+             FOR UPDATE",
             ctx.principal.org_id,
             project.id(),
             project.name(),
+            ctx.principal.scope.project,
         )
         .fetch_optional(conn)
         .await?
@@ -73,14 +75,17 @@ pub(super) async fn find(
         sqlx::query_as!(
             ProjectRow,
             "SELECT id, org_id, name, labels, spec, generation, version, created_at, updated_at
-             FROM projects WHERE org_id = $1 AND (id = $2 OR name = $3)",
+             FROM projects WHERE org_id = $1 AND (id = $2 OR name = $3) AND ($4::uuid IS NULL OR id = $4)",
             ctx.principal.org_id,
             project.id(),
             project.name(),
+            ctx.principal.scope.project,
         )
         .fetch_optional(conn)
         .await?
     };
+    // A credential limited to one project finds no other: the same answer
+    // as for a project that does not exist.
     row.ok_or_else(|| Error::not_found("project", project.describe()))
 }
 

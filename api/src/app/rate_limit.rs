@@ -85,21 +85,55 @@ impl RateLimits {
 
     /// Counts any request from a client address.
     pub fn check_ip(&self, ip: IpAddr) -> Result<Allowance> {
-        self.ip.check(&ip, &self.clock)
+        self.ip.check(&client_key(ip), &self.clock)
     }
 
     /// Counts a sign-in, sign-up, password reset or token exchange from a client address.
     pub fn check_login(&self, ip: Option<&str>) -> Result<()> {
         match ip.and_then(|ip| ip.parse::<IpAddr>().ok()) {
-            Some(ip) => self.login.check(&ip, &self.clock).map(|_| ()),
+            Some(ip) => self.login.check(&client_key(ip), &self.clock).map(|_| ()),
             None => Ok(()),
         }
     }
 
     /// Forgets keys whose limits have fully refilled (call periodically).
+    /// (Kept beside the checks so every per-address limit uses [`client_key`].)
     pub fn retain_recent(&self) {
         self.principal.limiter.retain_recent();
         self.ip.limiter.retain_recent();
         self.login.limiter.retain_recent();
+    }
+}
+
+/// The key per-address limits count under: an IPv4 address, or the /64 an
+/// IPv6 address belongs to (one subscriber is usually given a whole /64, so
+/// counting single addresses would let one client rotate past any limit).
+/// IPv4-mapped IPv6 addresses count as their IPv4 address.
+pub fn client_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod client_key_tests {
+    use super::client_key;
+
+    #[test]
+    fn ipv6_counts_per_64() {
+        let a = client_key("2001:db8:1:2:aaaa::1".parse().unwrap());
+        let b = client_key("2001:db8:1:2:ffff:1:2:3".parse().unwrap());
+        let other = client_key("2001:db8:1:3::1".parse().unwrap());
+        assert_eq!(a, b);
+        assert_ne!(a, other);
+        assert_eq!(client_key("::ffff:192.0.2.1".parse().unwrap()), client_key("192.0.2.1".parse().unwrap()));
+        assert_ne!(client_key("192.0.2.1".parse().unwrap()), client_key("192.0.2.2".parse().unwrap()));
     }
 }

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::{Validator, or_unique};
+use super::quotas::Counted;
 use super::{App, Error, PageRequest, RequestContext, Result, validate};
 use crate::ids::{OrgId, ServiceAccountId, TrustPolicyId};
 use crate::model::*;
@@ -85,6 +86,7 @@ struct PolicyRow {
     audience: String,
     claims: serde_json::Value,
     created_at: chrono::DateTime<chrono::Utc>,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl PolicyRow {
@@ -96,6 +98,7 @@ impl PolicyRow {
             audience: self.audience,
             claims: serde_json::from_value(self.claims).unwrap_or_default(),
             created_at: self.created_at,
+            expires_at: self.expires_at,
         }
     }
 }
@@ -115,9 +118,11 @@ impl App {
         let role = super::members::grantable_role(&mut v, ctx, "role", &input.role);
         v.finish()?;
         let role = role.expect("validated");
+        super::members::check_role_grant(ctx, role)?;
         let input = &input;
         self.idempotent(ctx, "service_account_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::ServiceAccounts, 1).await?;
             let row = sqlx::query_as!(
                 AccountRow,
                 "INSERT INTO service_accounts (id, org_id, name, description, role, created_by)
@@ -212,6 +217,16 @@ impl App {
             .execute(&mut *tx)
             .await?;
         sqlx::query!("DELETE FROM service_accounts WHERE id = $1", id.uuid()).execute(&mut *tx).await?;
+        super::cluster_pki::revoke_principal_credentials(
+            self,
+            &mut tx,
+            ctx,
+            org.uuid(),
+            id.uuid(),
+            &id.to_string(),
+            "service_account_deleted",
+        )
+        .await?;
         audit::record(
             &mut tx,
             ctx,
@@ -237,7 +252,22 @@ impl App {
         input: TrustPolicyCreate,
     ) -> Result<TrustPolicyView> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
-        self.service_account_view(ctx, org, account).await?;
+        let account_view = self.service_account_view(ctx, org, account).await?;
+        // A trust policy mints tokens of the account's full role, without
+        // scope, for as long as it lives: the creator must hold all of that,
+        // and a policy made by an expiring credential ends with it.
+        let expires_at = ctx.principal.expires_at.and_then(|at| chrono::DateTime::from_timestamp(at, 0));
+        let exchanged = moke_iam::Principal {
+            id: account.uuid(),
+            kind: moke_iam::PrincipalKind::ServiceAccount,
+            credential: moke_iam::Credential::None,
+            org_id: org.uuid(),
+            role: account_view.role,
+            project_roles: super::tokens::project_roles_of(self, account.uuid()).await?,
+            scope: moke_iam::Scope::default(),
+            expires_at: ctx.principal.expires_at,
+        };
+        moke_iam::may_confer(&ctx.principal, &exchanged)?;
         let mut v = Validator::new();
         let https = input.issuer.starts_with("https://")
             || (self.config().auth.allow_insecure_issuers && input.issuer.starts_with("http://"));
@@ -272,17 +302,21 @@ impl App {
         let input = &input;
         self.idempotent(ctx, "trust_policy_create", &(org, account, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::TrustPolicies, 1).await?;
             let row = sqlx::query_as!(
                 PolicyRow,
-                "INSERT INTO trust_policies (id, org_id, service_account_id, issuer, audience, claims)
-                 VALUES ($1, $2, $3, $4, $5, $6)
-                 RETURNING id, service_account_id, issuer, audience, claims, created_at",
+                "INSERT INTO trust_policies (id, org_id, service_account_id, issuer, audience, claims, expires_at,
+                     created_by)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                 RETURNING id, service_account_id, issuer, audience, claims, created_at, expires_at",
                 TrustPolicyId::generate().uuid(),
                 org.uuid(),
                 account.uuid(),
                 input.issuer.trim_end_matches('/'),
                 input.audience,
                 serde_json::to_value(&input.claims).expect("claims serialize"),
+                expires_at,
+                (!ctx.principal.id.is_nil()).then_some(ctx.principal.id),
             )
             .fetch_one(&mut *tx)
             .await?;
@@ -316,7 +350,7 @@ impl App {
         self.service_account_view(ctx, org, account).await?;
         let rows = sqlx::query_as!(
             PolicyRow,
-            "SELECT id, service_account_id, issuer, audience, claims, created_at FROM trust_policies
+            "SELECT id, service_account_id, issuer, audience, claims, created_at, expires_at FROM trust_policies
              WHERE org_id = $1 AND service_account_id = $2 ORDER BY id",
             org.uuid(),
             account.uuid(),
@@ -335,6 +369,10 @@ impl App {
         id: TrustPolicyId,
     ) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        let account_view = self.service_account_view(ctx, org, account).await?;
+        if !moke_iam::may_grant(&ctx.principal, account_view.role) {
+            return Err(Error::refused("exceeds_credential", "refused: the service account's role is above your own"));
+        }
         let mut tx = self.db().begin().await?;
         sqlx::query!(
             "DELETE FROM trust_policies WHERE org_id = $1 AND service_account_id = $2 AND id = $3 RETURNING id",

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::Validator;
+use super::principals::MemberPolicy;
 use super::{App, Error, RequestContext, ResourceRef, Result, validate};
 use crate::ids::{OrgId, SessionId, UserId};
 use crate::model::*;
@@ -19,9 +20,41 @@ use crate::model::*;
 /// Refresh tokens are `mkr_` and 43 random characters.
 const REFRESH_PREFIX: &str = "mkr_";
 
+/// How a session began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SessionMethod {
+    Password,
+    /// At this organization's identity provider: the session acts there only.
+    Sso {
+        org: Uuid,
+    },
+}
+
+impl SessionMethod {
+    fn as_str(self) -> &'static str {
+        match self {
+            SessionMethod::Password => "password",
+            SessionMethod::Sso { .. } => "sso",
+        }
+    }
+    fn sso_org(self) -> Option<Uuid> {
+        match self {
+            SessionMethod::Password => None,
+            SessionMethod::Sso { org } => Some(org),
+        }
+    }
+}
+
 impl App {
     /// Signs an access token for a principal of `org`.
-    pub(super) fn sign_access_token(&self, sub: String, org: Uuid, sid: Option<String>, lifetime: i64) -> String {
+    pub(super) fn sign_access_token(
+        &self,
+        sub: String,
+        org: Uuid,
+        sid: Option<String>,
+        lifetime: i64,
+        jti: Uuid,
+    ) -> String {
         let keyring = self.vault().keyring();
         let now = Utc::now().timestamp();
         keyring.sign(&AccessClaims {
@@ -31,7 +64,7 @@ impl App {
             exp: now + lifetime,
             nbf: now,
             iat: now,
-            jti: Uuid::now_v7().to_string(),
+            jti: jti.to_string(),
             org: OrgId::from_uuid(org).to_string(),
             sid,
         })
@@ -59,6 +92,7 @@ impl App {
                 org,
                 Some(sid.to_string()),
                 lifetime,
+                Uuid::now_v7(),
             ),
             token_type: "Bearer".to_string(),
             expires_in: lifetime,
@@ -75,17 +109,21 @@ impl App {
         ctx: &RequestContext,
         user: Uuid,
         org: Uuid,
+        method: SessionMethod,
     ) -> Result<SessionTokens> {
         let session = SessionId::generate().uuid();
         sqlx::query!(
-            "INSERT INTO sessions (id, user_id, org_id, expires_at, source_ip, user_agent)
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO sessions (id, user_id, org_id, expires_at, source_ip, user_agent, method, sso_org_id,
+                 last_used_at, last_ip)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $5)",
             session,
             user,
             org,
             Utc::now() + chrono::Duration::days(self.config().auth.session_days),
             ctx.source_ip,
             ctx.user_agent,
+            method.as_str(),
+            method.sso_org(),
         )
         .execute(&mut *tx)
         .await?;
@@ -93,22 +131,38 @@ impl App {
         Ok(self.session_tokens(user, org, session, refresh))
     }
 
-    /// The organization a person acts in: the one asked for (id or name), or
-    /// their oldest membership. Another organization is "not found".
+    /// The organization a person signing in with a password acts in: the
+    /// one asked for (id or name), or their oldest membership whose policy
+    /// admits a password session. Another organization is "not found"; one
+    /// whose policy refuses the session says why.
     async fn choose_org(&self, conn: &mut PgConnection, user: Uuid, asked: Option<&str>) -> Result<(Uuid, OrgRole)> {
         let reference = asked.map(ResourceRef::<crate::ids::OrgKind>::parse);
-        let row = sqlx::query!(
-            "SELECT m.org_id, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
-             WHERE m.user_id = $1 AND ($2::uuid IS NULL OR o.id = $2) AND ($3::text IS NULL OR o.name = $3)
-             ORDER BY m.created_at LIMIT 1",
+        let rows = sqlx::query!(
+            r#"SELECT m.org_id, m.role, COALESCE(p.require_sso, false) AS "require_sso!",
+                      COALESCE(p.require_verified_email, false) AS "require_verified_email!",
+                      (u.email_verified_at IS NOT NULL) AS "verified!"
+               FROM memberships m JOIN organizations o ON o.id = m.org_id JOIN users u ON u.id = m.user_id
+               LEFT JOIN org_credential_policies p ON p.org_id = m.org_id
+               WHERE m.user_id = $1 AND ($2::uuid IS NULL OR o.id = $2) AND ($3::text IS NULL OR o.name = $3)
+               ORDER BY m.created_at"#,
             user,
             reference.as_ref().and_then(|r| r.id()),
             reference.as_ref().and_then(|r| r.name()),
         )
-        .fetch_optional(conn)
+        .fetch_all(conn)
         .await?;
-        match (row, asked) {
-            (Some(row), _) => Ok((row.org_id, OrgRole::parse(&row.role).unwrap_or(OrgRole::Viewer))),
+        let mut refusal = None;
+        for row in rows {
+            let role = OrgRole::parse(&row.role).unwrap_or(OrgRole::Viewer);
+            let policy =
+                MemberPolicy { require_sso: row.require_sso, require_verified_email: row.require_verified_email };
+            match policy.admits(role, false, row.verified) {
+                Ok(()) => return Ok((row.org_id, role)),
+                Err(error) => refusal = refusal.or(Some(error)),
+            }
+        }
+        match (refusal, asked) {
+            (Some(refused), _) => Err(refused),
             (None, Some(asked)) => Err(Error::not_found("organization", asked)),
             (None, None) => Err(Error::conflict("no_membership", "this account belongs to no organization")),
         }
@@ -204,7 +258,7 @@ impl App {
         sqlx::query!("DELETE FROM login_failures WHERE email = $1", email).execute(&mut *tx).await?;
         let (org, role) = self.choose_org(&mut tx, user.id, input.organization.as_deref()).await?;
         let actor = self.user_context(ctx, user.id, org, role);
-        let tokens = self.start_session(&mut tx, &actor, user.id, org).await?;
+        let tokens = self.start_session(&mut tx, &actor, user.id, org, SessionMethod::Password).await?;
         audit::record(
             &mut tx,
             &actor,
@@ -225,7 +279,7 @@ impl App {
     pub async fn token_refresh(&self, ctx: &RequestContext, input: RefreshRequest) -> Result<SessionTokens> {
         let mut tx = self.db().begin().await?;
         let row = sqlx::query!(
-            "SELECT r.used_at, s.id AS session_id, s.user_id, s.org_id, s.revoked_at, s.expires_at
+            "SELECT r.used_at, s.id AS session_id, s.user_id, s.org_id, s.revoked_at, s.expires_at, s.sso_org_id
              FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
              WHERE r.token_hash = $1 FOR UPDATE OF r, s",
             &plain_hash(&input.refresh_token)[..],
@@ -264,9 +318,30 @@ impl App {
         if row.revoked_at.is_some() || row.expires_at <= Utc::now() {
             return Err(Error::Unauthenticated);
         }
-        let (org, _) = match input.organization.as_deref() {
-            None => (row.org_id, OrgRole::Viewer),
-            asked => self.choose_org(&mut tx, row.user_id, asked).await?,
+        let org = match (input.organization.as_deref(), row.sso_org_id) {
+            (None, _) => row.org_id,
+            // A session from an identity provider never leaves its organization.
+            (Some(asked), Some(bound)) => {
+                let reference = ResourceRef::<crate::ids::OrgKind>::parse(asked);
+                let same = sqlx::query_scalar!(
+                    "SELECT id FROM organizations WHERE id = $1 AND ($2::uuid IS NULL OR id = $2)
+                     AND ($3::text IS NULL OR name = $3)",
+                    bound,
+                    reference.id(),
+                    reference.name(),
+                )
+                .fetch_optional(&mut *tx)
+                .await?;
+                if same.is_none() {
+                    return Err(Error::refused(
+                        "sso_session_bound",
+                        "this session comes from an organization's identity provider and acts only there; \
+                         sign in again to act elsewhere",
+                    ));
+                }
+                bound
+            }
+            (Some(asked), None) => self.choose_org(&mut tx, row.user_id, Some(asked)).await?.0,
         };
         sqlx::query!(
             "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1",
@@ -274,7 +349,14 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        sqlx::query!("UPDATE sessions SET org_id = $2 WHERE id = $1", row.session_id, org).execute(&mut *tx).await?;
+        sqlx::query!(
+            "UPDATE sessions SET org_id = $2, last_used_at = now(), last_ip = $3 WHERE id = $1",
+            row.session_id,
+            org,
+            ctx.source_ip
+        )
+        .execute(&mut *tx)
+        .await?;
         let refresh = self.new_refresh_token(&mut tx, row.session_id).await?;
         tx.commit().await?;
         Ok(self.session_tokens(row.user_id, org, row.session_id, refresh))
@@ -291,7 +373,7 @@ impl App {
             .fetch_optional(self.db())
             .await?
             .ok_or(Error::Unauthenticated)?,
-            (None, Credential::Session(session)) => session,
+            (None, Credential::Session { id, .. }) => id,
             (None, _) => {
                 return Err(Error::invalid_field("refresh_token", "required", "send the session's refresh token"));
             }
@@ -323,6 +405,116 @@ impl App {
         tx.commit().await?;
         self.principal_cache().evict(session);
         Ok(())
+    }
+
+    /// The session making the request, and the organization it is bound
+    /// to if it came from an identity provider. Only sessions manage sessions.
+    fn current_session(ctx: &RequestContext) -> Result<(Uuid, Option<Uuid>)> {
+        match ctx.principal.credential {
+            Credential::Session { id, sso_org } if ctx.principal.kind == moke_iam::PrincipalKind::User => {
+                Ok((id, sso_org))
+            }
+            _ => Err(Error::refused("session_required", "sign in to manage your sessions (an API token may not)")),
+        }
+    }
+
+    /// `session_list`: the caller's live sessions, newest first. A session
+    /// from an identity provider sees only that provider's sessions.
+    pub async fn session_list(&self, ctx: &RequestContext, page: super::PageRequest) -> Result<Page<SessionView>> {
+        let (current, bound) = Self::current_session(ctx)?;
+        let rows = sqlx::query!(
+            "SELECT s.id, s.created_at, s.expires_at, s.last_used_at, s.source_ip, s.last_ip, s.user_agent, s.method,
+                    s.org_id, o.name AS org_name
+             FROM sessions s JOIN organizations o ON o.id = s.org_id
+             WHERE s.user_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+               AND ($2::uuid IS NULL OR s.sso_org_id = $2) AND ($3::uuid IS NULL OR s.id < $3)
+             ORDER BY s.id DESC LIMIT $4",
+            ctx.principal.id,
+            bound,
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(self.db())
+        .await?;
+        let views = rows
+            .into_iter()
+            .map(|row| SessionView {
+                id: SessionId::from_uuid(row.id),
+                current: row.id == current,
+                method: row.method,
+                organization: OrgId::from_uuid(row.org_id),
+                organization_name: row.org_name,
+                created_at: row.created_at,
+                expires_at: row.expires_at,
+                last_used_at: row.last_used_at,
+                created_from_ip: row.source_ip,
+                last_ip: row.last_ip,
+                user_agent: row.user_agent,
+            })
+            .collect();
+        Ok(page.page(views, |s| s.id.uuid()))
+    }
+
+    /// `session_delete`: ends one of the caller's sessions (the current one
+    /// too: that is signing out).
+    pub async fn session_delete(&self, ctx: &RequestContext, id: SessionId) -> Result<()> {
+        let (_, bound) = Self::current_session(ctx)?;
+        self.end_sessions(ctx, bound, Some(id.uuid()), None).await?;
+        Ok(())
+    }
+
+    /// `session_delete_others`: ends every session of the caller but the current one.
+    pub async fn session_delete_others(&self, ctx: &RequestContext) -> Result<SessionsEnded> {
+        let (current, bound) = Self::current_session(ctx)?;
+        let ended = self.end_sessions(ctx, bound, None, Some(current)).await?;
+        Ok(SessionsEnded { ended })
+    }
+
+    /// Ends the caller's sessions: `only` that one, or all but `except`;
+    /// audited per session, evicted from every gateway's cache.
+    async fn end_sessions(
+        &self,
+        ctx: &RequestContext,
+        bound: Option<Uuid>,
+        only: Option<Uuid>,
+        except: Option<Uuid>,
+    ) -> Result<usize> {
+        let mut tx = self.db().begin().await?;
+        let ended = sqlx::query!(
+            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'revoked_by_owner'
+             WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR sso_org_id = $2)
+               AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR id <> $4)
+             RETURNING id, org_id",
+            ctx.principal.id,
+            bound,
+            only,
+            except,
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        if let (Some(only), true) = (only, ended.is_empty()) {
+            return Err(Error::not_found("session", SessionId::from_uuid(only).to_string()));
+        }
+        for session in &ended {
+            audit::insert(
+                &mut tx,
+                ctx,
+                session.org_id,
+                "success",
+                AuditRecord {
+                    action: "auth.session_revoke",
+                    resource_type: "session",
+                    resource_id: Some(SessionId::from_uuid(session.id).to_string()),
+                    details: json!({}),
+                },
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        for session in &ended {
+            self.principal_cache().evict(session.id);
+        }
+        Ok(ended.len())
     }
 
     /// Makes a new JWT signing key current (operators: `moke-server

@@ -1,22 +1,34 @@
 //! OpenID Connect single sign-on, per organization: the authorization-code
-//! flow with PKCE, `state` and `nonce` (each login single use), the
-//! authorization response's `iss` checked (RFC 9207), ID tokens verified by
-//! `openidconnect`, and just-in-time membership for allowed e-mail domains.
-//! The client secret is stored only as Vault transit ciphertext.
+//! flow with PKCE, `state` and `nonce` (each login single use, and bound to
+//! the browser that started it by a cookie), the authorization response's
+//! `iss` checked (RFC 9207), ID tokens verified by `openidconnect`.
+//!
+//! An SSO identity is keyed by (organization, issuer, subject), never by
+//! e-mail address. A new identity becomes an account just in time only for
+//! an address in a domain the organization has proven it owns (DNS, see
+//! [`super::domains`]); one whose address belongs to an existing account is
+//! linked only when that account's owner confirms, signed in or through a
+//! link mailed to their verified address; an account whose address was never
+//! verified is never linked. A session from an organization's identity
+//! provider acts in that organization only. The client secret is stored only
+//! as Vault transit ciphertext.
 
 use chrono::Utc;
-use moke_iam::token::plain_hash;
-use moke_iam::{Action, OrgRole};
+use moke_iam::token::{plain_hash, random_secret};
+use moke_iam::{Action, Credential, OrgRole, PrincipalKind};
 use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
 use openidconnect::{
     AuthorizationCode, ClientId, ClientSecret, CsrfToken, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
     RedirectUrl, Scope, TokenResponse,
 };
 use serde_json::json;
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::Validator;
+use super::mail::Mail;
+use super::sessions::SessionMethod;
 use super::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{OrgId, OrgKind, UserId};
 use crate::model::*;
@@ -50,7 +62,7 @@ fn is_domain(text: &str) -> bool {
 impl App {
     async fn discover(&self, issuer: &str) -> Result<CoreProviderMetadata, String> {
         let issuer = IssuerUrl::new(issuer.to_string()).map_err(|e| e.to_string())?;
-        CoreProviderMetadata::discover_async(issuer, self.http_client()).await.map_err(|e| format!("{e}"))
+        CoreProviderMetadata::discover_async(issuer, self.outbound()).await.map_err(|e| format!("{e}"))
     }
 
     fn sso_view(&self, row: ProviderRow, org_name: &str) -> SsoConfigView {
@@ -86,10 +98,10 @@ impl App {
         );
         let domains: Vec<String> = input.allowed_domains.iter().map(|d| d.trim().to_lowercase()).collect();
         v.check(
-            !domains.is_empty() && domains.len() <= 20 && domains.iter().all(|d| is_domain(d)),
+            domains.len() <= 20 && domains.iter().all(|d| is_domain(d)),
             "allowed_domains",
             "invalid",
-            "1 to 20 domain names, e.g. example.com",
+            "at most 20 domain names, e.g. example.com",
         );
         let role = OrgRole::parse(&input.default_role);
         v.check(
@@ -99,11 +111,32 @@ impl App {
             "must be admin, billing, member or viewer",
         );
         v.finish()?;
+        // The default role is given to everyone who joins this way: no more than the caller holds.
+        let joiner = moke_iam::Principal {
+            role: role.expect("validated"),
+            project_roles: Vec::new(),
+            scope: moke_iam::Scope::default(),
+            expires_at: ctx.principal.expires_at,
+            ..ctx.principal.clone()
+        };
+        moke_iam::may_confer(&ctx.principal, &joiner)?;
+        let verified = super::domains::verified_domains(self.db(), org.uuid()).await?;
+        let mut v = Validator::new();
+        for (i, domain) in domains.iter().enumerate() {
+            v.check(
+                verified.contains(domain),
+                format!("allowed_domains[{i}]"),
+                "domain_not_verified",
+                "verify the organization owns this domain first (POST /v1/orgs/{org}/domains)",
+            );
+        }
+        v.finish()?;
         if let Err(error) = self.discover(&input.issuer).await {
+            tracing::info!(issuer = %input.issuer, %error, "SSO discovery failed");
             return Err(Error::invalid_field(
                 "issuer",
-                "discovery_failed",
-                format!("could not read {}/.well-known/openid-configuration: {error}", input.issuer),
+                crate::outbound::REFUSED_CODE,
+                "could not read the provider's discovery document at a public address",
             ));
         }
         let ciphertext = self.vault().encrypt(org.uuid(), &input.client_secret).await?;
@@ -210,7 +243,14 @@ impl App {
 
     /// `sso_login_start`: where to send the browser to sign in to `org`
     /// (an organization name or id) through its identity provider.
-    pub async fn sso_login_start(&self, ctx: &RequestContext, org: &str) -> Result<SsoLoginStart> {
+    /// `browser_binding` is a random value the surface keeps in the
+    /// browser's cookie; the callback must present it again.
+    pub async fn sso_login_start(
+        &self,
+        ctx: &RequestContext,
+        org: &str,
+        browser_binding: &str,
+    ) -> Result<SsoLoginStart> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let reference = ResourceRef::<OrgKind>::parse(org);
         let row = sqlx::query_as!(
@@ -233,33 +273,37 @@ impl App {
             .set_pkce_challenge(challenge)
             .url();
         sqlx::query!(
-            "INSERT INTO sso_logins (state_hash, org_id, nonce, pkce_verifier, expires_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO sso_logins (state_hash, org_id, nonce, pkce_verifier, expires_at, browser_binding_hash)
+             VALUES ($1, $2, $3, $4, $5, $6)",
             &plain_hash(state.secret())[..],
             row.org_id,
             nonce.secret(),
             verifier.secret(),
             Utc::now() + chrono::Duration::minutes(LOGIN_MINUTES),
+            &plain_hash(browser_binding)[..],
         )
         .execute(self.db())
         .await?;
         Ok(SsoLoginStart { authorization_url: url.to_string() })
     }
 
-    /// `sso_callback`: finishes a login the provider sent back. Every
-    /// refusal is audited in the organization with its reason.
+    /// `sso_callback`: finishes a login the provider sent back, in the
+    /// browser that started it. Every refusal is audited in the organization
+    /// with its reason.
     pub async fn sso_callback(
         &self,
         ctx: &RequestContext,
         code: &str,
         state: &str,
         iss: Option<&str>,
-    ) -> Result<SessionTokens> {
+        browser_binding: Option<&str>,
+    ) -> Result<SsoOutcome> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         // The state is single use: claimed here, whatever happens next.
         let login = sqlx::query!(
             "UPDATE sso_logins SET used_at = now()
              WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()
-             RETURNING org_id, nonce, pkce_verifier",
+             RETURNING org_id, nonce, pkce_verifier, browser_binding_hash",
             &plain_hash(state)[..],
         )
         .fetch_optional(self.db())
@@ -267,8 +311,19 @@ impl App {
         .ok_or_else(|| {
             Error::invalid_field("state", "invalid_state", "unknown, used or expired sign-in; start again")
         })?;
-        match self.finish_sso(ctx, login.org_id, code, iss, &login.nonce, &login.pkce_verifier).await {
-            Ok(tokens) => Ok(tokens),
+        // RFC 9700 §4.7: a login finished in another browser than the one
+        // that started it is an injected (or stolen) authorization response.
+        let same_browser = match (&login.browser_binding_hash, browser_binding) {
+            (Some(expected), Some(presented)) => plain_hash(presented)[..] == expected[..],
+            _ => false,
+        };
+        let result = if same_browser {
+            self.finish_sso(ctx, login.org_id, code, iss, &login.nonce, &login.pkce_verifier).await
+        } else {
+            Err(refused("browser_mismatch"))
+        };
+        match result {
+            Ok(outcome) => Ok(outcome),
             Err((error, reason)) => {
                 let mut conn = self.db().acquire().await?;
                 audit::insert(
@@ -297,7 +352,7 @@ impl App {
         iss: Option<&str>,
         nonce: &str,
         verifier: &str,
-    ) -> Result<SessionTokens, (Error, &'static str)> {
+    ) -> Result<SsoOutcome, (Error, &'static str)> {
         let db = |e: sqlx::Error| (Error::from(e), "database");
         let row = sqlx::query_as!(
             ProviderRow,
@@ -320,7 +375,7 @@ impl App {
         })?;
         let response = exchange
             .set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()))
-            .request_async(self.http_client())
+            .request_async(self.outbound())
             .await
             .map_err(|e| {
                 tracing::info!(error = %e, "SSO code exchange refused");
@@ -342,64 +397,372 @@ impl App {
                 refused("id_token_invalid")
             }
         })?;
-        let email = claims.email().map(|e| e.as_str().trim().to_lowercase()).ok_or_else(|| refused("no_email"))?;
-        if claims.email_verified() == Some(false) {
-            return Err(refused("email_not_verified"));
-        }
-        let domain = email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
-        if !row.allowed_domains.contains(&domain) {
-            return Err(refused("domain_not_allowed"));
-        }
-        let name = claims
-            .name()
-            .and_then(|n| n.get(None))
-            .map(|n| n.as_str().to_string())
-            .unwrap_or_else(|| email.split('@').next().unwrap_or_default().to_string());
+        let identity = Identity {
+            org,
+            issuer: row.issuer.clone(),
+            subject: claims.subject().as_str().to_string(),
+            email: claims.email().map(|e| e.as_str().trim().to_lowercase()),
+            email_verified: claims.email_verified(),
+            name: claims.name().and_then(|n| n.get(None)).map(|n| n.as_str().to_string()),
+        };
         let default_role = OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer);
         let mut tx = self.db().begin().await.map_err(db)?;
-        // Just-in-time: the person and their membership appear on first sign-in.
-        let user = sqlx::query_scalar!(
-            "INSERT INTO users (id, email, display_name, email_verified_at) VALUES ($1, $2, $3, now())
-             ON CONFLICT (email) DO UPDATE SET email_verified_at = COALESCE(users.email_verified_at, now())
-             RETURNING id",
-            UserId::generate().uuid(),
-            email,
-            name.chars().take(100).collect::<String>(),
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(db)?;
-        let joined = sqlx::query_scalar!(
-            "INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING role",
+        let linked = sqlx::query_scalar!(
+            "UPDATE sso_identities SET last_login_at = now()
+             WHERE org_id = $1 AND issuer = $2 AND subject = $3 RETURNING user_id",
             org,
-            user,
-            default_role.as_str(),
+            identity.issuer,
+            identity.subject,
         )
         .fetch_optional(&mut *tx)
         .await
         .map_err(db)?;
-        let role = sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org, user)
-            .fetch_one(&mut *tx)
+        if let Some(user) = linked {
+            let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
+            tx.commit().await.map_err(db)?;
+            return Ok(SsoOutcome::SignedIn(tokens));
+        }
+        // A new identity: matched to an account only by what its owner proves.
+        let email = identity.email.clone().ok_or_else(|| refused("no_email"))?;
+        if identity.email_verified != Some(true) {
+            return Err(refused("email_not_verified"));
+        }
+        let existing =
+            sqlx::query!("SELECT id, display_name, email_verified_at FROM users WHERE email = $1 FOR UPDATE", email)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        match existing {
+            // Never merged: whoever made this account may not own the address (pre-hijack).
+            Some(user) if user.email_verified_at.is_none() => Err((
+                Error::refused(
+                    "unverified_account",
+                    "an account with this address exists but its address was never confirmed; its owner must \
+                     confirm it (or reset its password) before this identity can be linked",
+                ),
+                "unverified_account",
+            )),
+            Some(user) => {
+                let pending = self.request_link(&mut tx, ctx, &identity, user.id, &email, &user.display_name).await?;
+                tx.commit().await.map_err(db)?;
+                Ok(SsoOutcome::LinkRequired(pending))
+            }
+            None => {
+                if !self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(db)? {
+                    return Err(refused("domain_not_allowed"));
+                }
+                let name = identity.name.clone().unwrap_or_else(|| email.split('@').next().unwrap_or_default().into());
+                let user = sqlx::query_scalar!(
+                    "INSERT INTO users (id, email, display_name, email_verified_at) VALUES ($1, $2, $3, now())
+                     RETURNING id",
+                    UserId::generate().uuid(),
+                    email,
+                    name.chars().take(100).collect::<String>(),
+                )
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db)?;
+                self.link_identity(&mut tx, &identity, user, &email).await.map_err(db)?;
+                let tokens =
+                    self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
+                tx.commit().await.map_err(db)?;
+                Ok(SsoOutcome::SignedIn(tokens))
+            }
+        }
+    }
+
+    /// True when `email`'s domain is one the organization verified and lets
+    /// join through SSO.
+    async fn may_join(
+        &self,
+        tx: &mut PgConnection,
+        identity: &Identity,
+        email: &str,
+        allowed_domains: &[String],
+    ) -> std::result::Result<bool, sqlx::Error> {
+        let domain = email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
+        if !allowed_domains.contains(&domain) {
+            return Ok(false);
+        }
+        let verified = sqlx::query_scalar!(
+            "SELECT id FROM org_domains WHERE org_id = $1 AND domain = $2 AND verified_at IS NOT NULL",
+            identity.org,
+            domain
+        )
+        .fetch_optional(tx)
+        .await?;
+        Ok(verified.is_some())
+    }
+
+    async fn link_identity(
+        &self,
+        tx: &mut PgConnection,
+        identity: &Identity,
+        user: Uuid,
+        email: &str,
+    ) -> std::result::Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO sso_identities (org_id, issuer, subject, user_id, email, last_login_at)
+             VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (org_id, issuer, subject) DO NOTHING",
+            identity.org,
+            identity.issuer,
+            identity.subject,
+            user,
+            email,
+        )
+        .execute(tx)
+        .await?;
+        Ok(())
+    }
+
+    /// A session in the identity's organization for its linked `user`: a
+    /// member already, or joining now if their address is in a domain the
+    /// organization verified and lets join.
+    async fn sso_session(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        allowed_domains: &[String],
+        default_role: OrgRole,
+    ) -> Result<SessionTokens, (Error, &'static str)> {
+        let db = |e: sqlx::Error| (Error::from(e), "database");
+        let org = identity.org;
+        let mut role =
+            sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org, user)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        let mut joined = false;
+        if role.is_none() {
+            let email = sqlx::query_scalar!("SELECT email FROM users WHERE id = $1", user)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db)?;
+            if !self.may_join(&mut *tx, identity, &email, allowed_domains).await.map_err(db)? {
+                return Err(refused("not_a_member"));
+            }
+            sqlx::query!(
+                "INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                org,
+                user,
+                default_role.as_str(),
+            )
+            .execute(&mut *tx)
             .await
             .map_err(db)?;
-        let actor = self.user_context(ctx, user, org, OrgRole::parse(&role).unwrap_or(OrgRole::Viewer));
-        let tokens = self.start_session(&mut tx, &actor, user, org).await.map_err(|e| (e, "session"))?;
+            role = Some(default_role.as_str().to_string());
+            joined = true;
+        }
+        let role = OrgRole::parse(role.as_deref().unwrap_or_default()).unwrap_or(OrgRole::Viewer);
+        let actor = self.user_context(ctx, user, org, role);
+        let tokens = self
+            .start_session(&mut *tx, &actor, user, org, SessionMethod::Sso { org })
+            .await
+            .map_err(|e| (e, "session"))?;
         audit::record(
-            &mut tx,
+            &mut *tx,
             &actor,
             AuditRecord {
                 action: "auth.sso_login",
                 resource_type: "session",
                 resource_id: Some(tokens.session.to_string()),
-                details: json!({ "issuer": row.issuer, "subject": claims.subject().as_str(),
-                                 "joined": joined.is_some() }),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject, "joined": joined }),
             },
         )
         .await
         .map_err(|e| (e, "audit"))?;
-        tx.commit().await.map_err(db)?;
         Ok(tokens)
     }
+
+    /// Records a pending link of `identity` to an existing account and mails
+    /// its owner the confirmation link.
+    async fn request_link(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        email: &str,
+        display_name: &str,
+    ) -> Result<SsoLinkPending, (Error, &'static str)> {
+        let db = |e: sqlx::Error| (Error::from(e), "database");
+        let (token, mail_token) = (random_secret(43), random_secret(43));
+        let minutes = self.config().auth.sso_link_minutes;
+        sqlx::query!(
+            "INSERT INTO sso_link_requests (token_hash, mail_token_hash, org_id, issuer, subject, user_id, email,
+                 expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            &plain_hash(&token)[..],
+            &plain_hash(&mail_token)[..],
+            identity.org,
+            identity.issuer,
+            identity.subject,
+            user,
+            email,
+            Utc::now() + chrono::Duration::minutes(minutes),
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        let org_name = sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", identity.org)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+        let body = format!(
+            "Hello {display_name},\n\nSomeone signed in to {org_name} on Moke through its identity provider \
+             ({}) as {email}, the address of your Moke account. If it was you, confirm within {minutes} minutes \
+             that this identity may sign you in to {org_name} (it will act there only):\n\n\
+             {}/sso/link?token={mail_token}\n\nOr send the token to POST /v1/auth/sso-link/confirm: {mail_token}\n\n\
+             If it was not you, ignore this message: nothing is linked.\n",
+            identity.issuer,
+            self.config().http.public_url
+        );
+        let mail = Mail {
+            kind: "sso_link",
+            to: email,
+            subject: "Confirm signing in to Moke through your organization's identity provider",
+            body: &body,
+            org: Some(identity.org),
+        };
+        super::mail::enqueue(&mut *tx, self, mail).await.map_err(|e| (e, "mail"))?;
+        let actor = self.user_context(ctx, user, identity.org, OrgRole::Viewer);
+        audit::insert(
+            &mut *tx,
+            &actor,
+            identity.org,
+            "success",
+            AuditRecord {
+                action: "auth.sso_link_requested",
+                resource_type: "user",
+                resource_id: Some(UserId::from_uuid(user).to_string()),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject }),
+            },
+        )
+        .await
+        .map_err(|e| (e, "audit"))?;
+        Ok(SsoLinkPending {
+            link_token: token,
+            detail: format!(
+                "this identity matches an existing Moke account: sign in to it and confirm the link \
+                 (POST /v1/me/sso-links/confirm), or follow the link mailed to its address within {minutes} minutes"
+            ),
+        })
+    }
+
+    /// Spends a link request (by the browser's token or the mailed one) and
+    /// makes the link.
+    async fn confirm_link(
+        &self,
+        tx: &mut PgConnection,
+        token: &str,
+        mailed: bool,
+        signed_in_as: Option<Uuid>,
+    ) -> Result<(Identity, Uuid)> {
+        let request = sqlx::query!(
+            "UPDATE sso_link_requests SET used_at = now()
+             WHERE (CASE WHEN $2 THEN mail_token_hash ELSE token_hash END) = $1
+               AND used_at IS NULL AND expires_at > now()
+               AND ($3::uuid IS NULL OR user_id = $3)
+             RETURNING org_id, issuer, subject, user_id, email",
+            &plain_hash(token)[..],
+            mailed,
+            signed_in_as,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link request"))?;
+        let identity = Identity {
+            org: request.org_id,
+            issuer: request.issuer,
+            subject: request.subject,
+            email: Some(request.email.clone()),
+            email_verified: Some(true),
+            name: None,
+        };
+        self.link_identity(&mut *tx, &identity, request.user_id, &request.email).await?;
+        Ok((identity, request.user_id))
+    }
+
+    async fn audit_link(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        how: &str,
+    ) -> Result<()> {
+        let actor = self.user_context(ctx, user, identity.org, OrgRole::Viewer);
+        audit::insert(
+            tx,
+            &actor,
+            identity.org,
+            "success",
+            AuditRecord {
+                action: "auth.sso_link",
+                resource_type: "user",
+                resource_id: Some(UserId::from_uuid(user).to_string()),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject, "confirmed": how }),
+            },
+        )
+        .await
+    }
+
+    /// `sso_link_confirm`: the signed-in owner of an account confirms that
+    /// the SSO identity which matched it may sign them in.
+    pub async fn sso_link_confirm(&self, ctx: &RequestContext, input: LinkToken) -> Result<SsoLinkView> {
+        let (Credential::Session { sso_org: None, .. }, PrincipalKind::User) =
+            (ctx.principal.credential, ctx.principal.kind)
+        else {
+            return Err(Error::refused(
+                "password_session_required",
+                "confirm a link while signed in with your password",
+            ));
+        };
+        let mut tx = self.db().begin().await?;
+        let (identity, user) = self.confirm_link(&mut tx, &input.token, false, Some(ctx.principal.id)).await?;
+        self.audit_link(&mut tx, ctx, &identity, user, "signed_in").await?;
+        let org_name = sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", identity.org)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(SsoLinkView {
+            organization: OrgId::from_uuid(identity.org),
+            organization_name: org_name,
+            issuer: identity.issuer,
+        })
+    }
+
+    /// `sso_link_confirm_mailed`: the link mailed to the account's verified
+    /// address: makes the link and signs in through it.
+    pub async fn sso_link_confirm_mailed(&self, ctx: &RequestContext, input: LinkToken) -> Result<SessionTokens> {
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        let mut tx = self.db().begin().await?;
+        let (identity, user) = self.confirm_link(&mut tx, &input.token, true, None).await?;
+        self.audit_link(&mut tx, ctx, &identity, user, "mailed_link").await?;
+        let row =
+            sqlx::query!("SELECT allowed_domains, default_role FROM sso_providers WHERE org_id = $1", identity.org)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or_else(|| Error::conflict("sso_disabled", "the organization turned single sign-on off"))?;
+        let default_role = OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer);
+        let tokens = self
+            .sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role)
+            .await
+            .map_err(|(error, _)| error)?;
+        tx.commit().await?;
+        Ok(tokens)
+    }
+}
+
+/// An identity an identity provider vouched for.
+struct Identity {
+    org: Uuid,
+    issuer: String,
+    subject: String,
+    email: Option<String>,
+    email_verified: Option<bool>,
+    name: Option<String>,
 }
 
 type ProviderClient = CoreClient<

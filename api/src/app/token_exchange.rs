@@ -31,17 +31,12 @@ pub struct IssuerKeys {
 }
 
 impl App {
+    /// Reads an issuer's keys through the guarded outbound client.
     async fn fetch_issuer_keys(&self, issuer: &str) -> anyhow::Result<JwkSet> {
-        let discovery: serde_json::Value = self
-            .http_client()
-            .get(format!("{issuer}/.well-known/openid-configuration"))
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+        let discovery: serde_json::Value =
+            self.outbound().get_json(&format!("{issuer}/.well-known/openid-configuration")).await?;
         let jwks_uri = discovery["jwks_uri"].as_str().ok_or_else(|| anyhow::anyhow!("no jwks_uri"))?;
-        Ok(self.http_client().get(jwks_uri).send().await?.error_for_status()?.json().await?)
+        Ok(self.outbound().get_json(jwks_uri).await?)
     }
 
     async fn issuer_keys(&self, issuer: &str, refresh: bool) -> Result<JwkSet> {
@@ -78,7 +73,7 @@ impl App {
         let found = sqlx::query!(
             "SELECT sa.org_id, sa.role, p.issuer, p.audience, p.claims
              FROM service_accounts sa JOIN trust_policies p ON p.service_account_id = sa.id
-             WHERE sa.id = $1",
+             WHERE sa.id = $1 AND (p.expires_at IS NULL OR p.expires_at > now())",
             account.uuid(),
         )
         .fetch_all(self.db())
@@ -169,7 +164,8 @@ impl App {
         let role = OrgRole::parse(&found[0].role).unwrap_or(OrgRole::Viewer);
         let mut actor = self.user_context(ctx, account.uuid(), org, role);
         actor.principal.kind = PrincipalKind::ServiceAccount;
-        actor.principal.credential = moke_iam::Credential::Exchanged;
+        let jti_of_ours = uuid::Uuid::now_v7();
+        actor.principal.credential = moke_iam::Credential::Exchanged { jti: jti_of_ours };
         let visible: serde_json::Map<String, serde_json::Value> =
             ["sub", "repository", "ref", "environment", "workflow"]
                 .iter()
@@ -189,7 +185,7 @@ impl App {
         tx.commit().await?;
         let lifetime = self.config().auth.exchanged_token_seconds;
         Ok(ExchangedToken {
-            access_token: self.sign_access_token(account.to_string(), org, None, lifetime),
+            access_token: self.sign_access_token(account.to_string(), org, None, lifetime, jti_of_ours),
             token_type: "Bearer".to_string(),
             expires_in: lifetime,
             service_account: account,

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::Validator;
+use super::quotas::Counted;
 use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
 use crate::ids::{OrgId, ProjectId, ServiceAccountId, TokenId, UserId};
 use crate::model::{Page, ScopedTokenCreate, TokenCreate, TokenCreated, TokenView};
@@ -94,11 +95,12 @@ pub(super) async fn insert_token(
     let creator = (!ctx.principal.id.is_nil()).then_some(ctx.principal.id);
     let scopes: Option<Vec<String>> =
         limits.scopes.as_ref().map(|s| s.iter().map(|a| a.as_str().to_string()).collect());
+    super::quotas::check_count(tx, &app.config().quotas, ctx.principal.org_id, Counted::ApiTokens, 1).await?;
     let row = sqlx::query_as!(
         TokenRow,
         r#"INSERT INTO api_tokens (id, org_id, name, role, token_hash, token_hint, created_by, expires_at,
-                                  kind, service_account_id, user_id, project_id, scopes)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                  kind, service_account_id, user_id, project_id, scopes, issued_via)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            RETURNING id, name, kind, service_account_id, user_id, project_id, scopes, role, token_hint,
                      created_at, expires_at, last_used_at, revoked_at"#,
         id.uuid(),
@@ -114,6 +116,7 @@ pub(super) async fn insert_token(
         user,
         limits.project,
         scopes.as_deref(),
+        ctx.principal.credential.method(),
     )
     .fetch_one(&mut *tx)
     .await?;
@@ -134,6 +137,66 @@ pub(super) async fn insert_token(
     )
     .await?;
     Ok(TokenCreated { view: row.into_view(), token: secret.plaintext })
+}
+
+/// The organization's longest token lifetime, if it sets one.
+async fn max_token_lifetime(app: &App, org: Uuid) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar!("SELECT max_token_lifetime_seconds FROM org_credential_policies WHERE org_id = $1", org)
+        .fetch_optional(app.db())
+        .await?
+        .flatten())
+}
+
+/// Applies the organization's token lifetime limit (a token asked for
+/// without an expiry gets the longest allowed) and refuses a token that
+/// could do more, or live longer, than the credential creating it.
+pub(super) async fn confer_token(
+    app: &App,
+    ctx: &RequestContext,
+    owner: TokenOwner,
+    owner_project_roles: Vec<(Uuid, moke_iam::ProjectRole)>,
+    limits: &mut TokenLimits,
+) -> Result<()> {
+    if let Some(max) = max_token_lifetime(app, ctx.principal.org_id).await? {
+        let latest = Utc::now() + chrono::Duration::seconds(max);
+        match limits.expires_at {
+            None => limits.expires_at = Some(latest),
+            Some(at) if at > latest + chrono::Duration::seconds(5) => {
+                return Err(Error::invalid_field(
+                    "expires_in_seconds",
+                    "exceeds_policy",
+                    format!("this organization allows tokens of at most {max} seconds"),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let (id, kind, role) = match owner {
+        TokenOwner::ServiceAccount { id, role } => (id, PrincipalKind::ServiceAccount, role),
+        TokenOwner::User { id, role } => (id, PrincipalKind::User, role),
+    };
+    let token = moke_iam::Principal {
+        id,
+        kind,
+        credential: moke_iam::Credential::None,
+        org_id: ctx.principal.org_id,
+        role,
+        project_roles: owner_project_roles,
+        scope: moke_iam::Scope { project: limits.project, actions: limits.scopes.clone() },
+        expires_at: limits.expires_at.map(|at| at.timestamp()),
+    };
+    Ok(moke_iam::may_confer(&ctx.principal, &token)?)
+}
+
+/// A service account's project roles.
+pub(super) async fn project_roles_of(app: &App, principal: Uuid) -> Result<Vec<(Uuid, moke_iam::ProjectRole)>> {
+    let rows = sqlx::query!("SELECT project_id, role FROM project_members WHERE principal_id = $1", principal)
+        .fetch_all(app.db())
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|r| moke_iam::ProjectRole::parse(&r.role).map(|role| (r.project_id, role)))
+        .collect())
 }
 
 /// Checks a token's name and lifetime.
@@ -191,13 +254,16 @@ impl App {
         let role = super::members::grantable_role(&mut v, ctx, "role", &input.role);
         v.finish()?;
         let role = role.expect("validated");
+        let mut limits = TokenLimits { expires_at, ..TokenLimits::default() };
+        confer_token(self, ctx, TokenOwner::ServiceAccount { id: Uuid::nil(), role }, Vec::new(), &mut limits).await?;
         let input = &input;
+        let limits = &limits;
         self.idempotent(ctx, "token_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::ServiceAccounts, 1).await?;
             let account = super::service_accounts::insert_unique(&mut tx, ctx, &input.name, "", role).await?;
-            let limits = TokenLimits { expires_at, ..TokenLimits::default() };
             let owner = TokenOwner::ServiceAccount { id: account, role };
-            let created = insert_token(&mut tx, self, ctx, owner, &input.name, &limits).await?;
+            let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
             // The stored replay never holds the secret: a retry learns the id only.
             let replay = TokenCreated { token: String::new(), ..created.clone() };
             super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
@@ -217,10 +283,10 @@ impl App {
     ) -> Result<TokenCreated> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let account_view = self.service_account_view(ctx, org, account).await?;
-        if account_view.role < ctx.principal.role {
-            return Err(Error::Forbidden);
-        }
-        let limits = scoped_limits(self, ctx, &input).await?;
+        let mut limits = scoped_limits(self, ctx, &input).await?;
+        let owner = TokenOwner::ServiceAccount { id: account.uuid(), role: account_view.role };
+        let roles = project_roles_of(self, account.uuid()).await?;
+        confer_token(self, ctx, owner, roles, &mut limits).await?;
         let input = &input;
         let limits = &limits;
         self.idempotent(ctx, "service_account_token_create", &(org, account, input), |claim| async move {
@@ -242,7 +308,9 @@ impl App {
             return Err(Error::Forbidden);
         }
         moke_iam::authorize(&ctx.principal, Action::Read, Target::org(ctx.principal.org_id))?;
-        let limits = scoped_limits(self, ctx, &input).await?;
+        let mut limits = scoped_limits(self, ctx, &input).await?;
+        let owner = TokenOwner::User { id: ctx.principal.id, role: ctx.principal.role };
+        confer_token(self, ctx, owner, ctx.principal.project_roles.clone(), &mut limits).await?;
         let input = &input;
         let limits = &limits;
         self.idempotent(ctx, "personal_token_create", input, |claim| async move {
@@ -348,15 +416,50 @@ impl App {
 
     async fn revoke_token(&self, ctx: &RequestContext, org: OrgId, id: TokenId) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let row = sqlx::query!(
-            "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
-             WHERE org_id = $1 AND id = $2 RETURNING name",
+        let owner = sqlx::query!(
+            r#"SELECT t.service_account_id, t.user_id, t.revoked_at,
+                      COALESCE(sa.role, m.role, t.role) AS "role!"
+               FROM api_tokens t
+               LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
+               LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
+               WHERE t.org_id = $1 AND t.id = $2 FOR UPDATE OF t"#,
             org.uuid(),
             id.uuid(),
         )
         .fetch_optional(&mut *tx)
         .await?
         .ok_or_else(|| Error::not_found("token", id.to_string()))?;
+        // Nobody changes the credentials of a principal above their own role.
+        let own = owner.user_id == Some(ctx.principal.id);
+        if !own && !moke_iam::may_grant(&ctx.principal, OrgRole::parse(&owner.role).unwrap_or(OrgRole::Owner)) {
+            return Err(Error::refused("exceeds_credential", "refused: the token's owner has a role above your own"));
+        }
+        let row = sqlx::query!(
+            "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
+             WHERE org_id = $1 AND id = $2 RETURNING name",
+            org.uuid(),
+            id.uuid(),
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        if owner.revoked_at.is_none() {
+            // What the token may have obtained from hosted clusters ends with it.
+            let (principal, text) = match (owner.user_id, owner.service_account_id) {
+                (Some(user), _) => (user, UserId::from_uuid(user).to_string()),
+                (None, Some(account)) => (account, ServiceAccountId::from_uuid(account).to_string()),
+                (None, None) => (id.uuid(), id.to_string()),
+            };
+            super::cluster_pki::revoke_principal_credentials(
+                self,
+                &mut tx,
+                ctx,
+                org.uuid(),
+                principal,
+                &text,
+                "token_revoked",
+            )
+            .await?;
+        }
         audit::record(
             &mut tx,
             ctx,

@@ -9,6 +9,8 @@ use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::error::{Validator, or_unique};
+use super::mail::Mail;
+use super::sessions::SessionMethod;
 use super::{App, Error, RequestContext, Result, validate};
 use crate::ids::{OrgId, UserId};
 use crate::model::*;
@@ -60,6 +62,9 @@ pub(super) async fn email_token(
     Ok(secret)
 }
 
+/// The most password-reset messages one address receives in an hour.
+const RESET_MAILS_PER_HOUR: i64 = 5;
+
 /// Spends a single-use e-mail token; its user, or an invalid-field error.
 async fn spend_email_token(tx: &mut PgConnection, token: &str, purpose: &str) -> Result<Uuid> {
     sqlx::query_scalar!(
@@ -75,9 +80,13 @@ async fn spend_email_token(tx: &mut PgConnection, token: &str, purpose: &str) ->
 }
 
 impl App {
-    /// `signup`: a user, a new organization and its owner membership in one
-    /// transaction; a verification e-mail; and a signed-in session.
-    pub async fn signup(&self, ctx: &RequestContext, input: SignupRequest) -> Result<SignupResponse> {
+    /// `signup`: asks for an account. The account, its organization and a
+    /// session come into being when the address's owner follows the mailed
+    /// link ([`App::signup_confirm`]). The answer is the same, and costs the
+    /// same work, whether or not the address already has an account (its
+    /// owner is mailed a note instead), so sign-up tells nobody which
+    /// addresses have accounts.
+    pub async fn signup(&self, ctx: &RequestContext, input: SignupRequest) -> Result<SignupAccepted> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let mut v = Validator::new();
         let email = validate::email(&mut v, "email", &input.email);
@@ -87,60 +96,145 @@ impl App {
         validate::display_name(&mut v, "display_name", &input.display_name);
         validate::name(&mut v, "organization_name", &input.organization_name);
         v.finish()?;
+        // Organization names are public in sign-in URLs; a taken one says nothing about any account.
+        let taken = sqlx::query_scalar!("SELECT id FROM organizations WHERE name = $1", input.organization_name)
+            .fetch_optional(self.db())
+            .await?;
+        if taken.is_some() {
+            return Err(Error::invalid_field("organization_name", "taken", "an organization with this name exists"));
+        }
         let password_hash = hash_password(input.password.clone()).await?;
+        let hours = self.config().auth.email_verification_hours;
         let mut tx = self.db().begin().await?;
+        let existing =
+            sqlx::query!("SELECT id, display_name FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
+        let public_url = &self.config().http.public_url;
+        match &existing {
+            None => {
+                let token = random_secret(43);
+                sqlx::query!(
+                    "INSERT INTO signup_requests (token_hash, email, display_name, password_hash, organization_name,
+                         expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                    &plain_hash(&token)[..],
+                    email,
+                    input.display_name.trim(),
+                    password_hash,
+                    input.organization_name,
+                    Utc::now() + chrono::Duration::hours(hours),
+                )
+                .execute(&mut *tx)
+                .await?;
+                let body = format!(
+                    "Hello {},\n\nConfirm your address to create your Moke account and the organization {} \
+                     (the link is valid for {hours} hours):\n\n{public_url}/signup/confirm?token={token}\n\n\
+                     Or send the token to POST /v1/signup/confirm: {token}\n\nIf you did not sign up, ignore this \
+                     message; no account is made.\n",
+                    input.display_name.trim(),
+                    input.organization_name
+                );
+                let mail =
+                    Mail { kind: "signup", to: &email, subject: "Confirm your Moke sign-up", body: &body, org: None };
+                super::mail::enqueue(&mut tx, self, mail).await?;
+            }
+            Some(user) => {
+                let body = format!(
+                    "Hello {},\n\nSomeone, perhaps you, tried to sign up for Moke with this address. It already has \
+                     an account: sign in at {public_url}, or if you forgot the password, reset it at \
+                     {public_url}/reset-password.\n\nIf it was not you, ignore this message; nothing changed.\n",
+                    user.display_name
+                );
+                let mail = Mail {
+                    kind: "signup_existing",
+                    to: &email,
+                    subject: "Your Moke account already exists",
+                    body: &body,
+                    org: None,
+                };
+                super::mail::enqueue(&mut tx, self, mail).await?;
+            }
+        }
+        let mut actor = ctx.clone();
+        if let Some(user) = &existing {
+            actor = self.user_context(ctx, user.id, Uuid::nil(), OrgRole::Viewer);
+        }
+        audit::insert(
+            &mut tx,
+            &actor,
+            None,
+            "success",
+            AuditRecord {
+                action: "user.signup_requested",
+                resource_type: "user",
+                resource_id: existing.as_ref().map(|u| UserId::from_uuid(u.id).to_string()),
+                details: json!({ "email": email, "existing_account": existing.is_some() }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(SignupAccepted {
+            email,
+            detail: "check your e-mail: the link in it creates your account and signs you in".to_string(),
+        })
+    }
+
+    /// `signup_confirm`: the mailed sign-up link. Creates the account (its
+    /// address verified by this very link), the organization it owns, and a
+    /// session; the link works once.
+    pub async fn signup_confirm(&self, ctx: &RequestContext, input: SignupConfirm) -> Result<SignupResponse> {
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        if let Some(name) = &input.organization_name {
+            let mut v = Validator::new();
+            validate::name(&mut v, "organization_name", name);
+            v.finish()?;
+        }
+        let mut tx = self.db().begin().await?;
+        let request = sqlx::query!(
+            "UPDATE signup_requests SET used_at = now()
+             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
+             RETURNING email, display_name, password_hash, organization_name",
+            &plain_hash(&input.token)[..],
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| {
+            Error::invalid_field("token", "invalid_token", "unknown, used or expired link; sign up again")
+        })?;
+        let organization_name = input.organization_name.clone().unwrap_or(request.organization_name);
         let user_id = UserId::generate();
         let user = sqlx::query_as!(
             UserRow,
-            "INSERT INTO users (id, email, display_name, password_hash) VALUES ($1, $2, $3, $4)
+            "INSERT INTO users (id, email, display_name, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, now())
              RETURNING id, email, display_name, email_verified_at, created_at",
             user_id.uuid(),
-            email,
-            input.display_name.trim(),
-            password_hash,
+            request.email,
+            request.display_name,
+            request.password_hash,
         )
         .fetch_one(&mut *tx)
         .await
+        // Only the address's owner holds this link, so saying so reveals nothing.
         .map_err(or_unique(|| {
             Error::conflict("email_taken", "an account with this e-mail address exists; sign in instead")
         }))?;
         let org = sqlx::query!(
             "INSERT INTO organizations (id, name, display_name) VALUES ($1, $2, $3) RETURNING id",
             OrgId::generate().uuid(),
-            input.organization_name,
-            input.organization_name,
+            organization_name,
+            organization_name,
         )
         .fetch_one(&mut *tx)
         .await
         .map_err(or_unique(|| {
-            Error::invalid_field("organization_name", "taken", "an organization with this name exists")
+            Error::invalid_field(
+                "organization_name",
+                "taken",
+                "an organization with this name was made meanwhile; confirm again with another organization_name",
+            )
         }))?
         .id;
         sqlx::query!("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')", org, user.id)
             .execute(&mut *tx)
             .await?;
-        let verify = email_token(
-            &mut tx,
-            user.id,
-            "verify_email",
-            chrono::Duration::hours(self.config().auth.email_verification_hours),
-        )
-        .await?;
-        let link = format!("{}/verify-email?token={verify}", self.config().http.public_url);
-        super::mail::enqueue(
-            &mut tx,
-            self,
-            "verify_email",
-            &user.email,
-            "Confirm your e-mail address for Moke",
-            &format!(
-                "Hello {},\n\nConfirm your address by opening this link (valid for {} hours):\n\n{link}\n\n\
-                 Or send the token to POST /v1/auth/verify-email: {verify}\n\nIf you did not sign up, ignore this message.\n",
-                user.display_name,
-                self.config().auth.email_verification_hours
-            ),
-        )
-        .await?;
         let actor = self.user_context(ctx, user.id, org, OrgRole::Owner);
         audit::record(
             &mut tx,
@@ -149,14 +243,49 @@ impl App {
                 action: "user.signup",
                 resource_type: "user",
                 resource_id: Some(UserId::from_uuid(user.id).to_string()),
-                details: json!({ "email": user.email, "organization": input.organization_name }),
+                details: json!({ "email": user.email, "organization": organization_name }),
             },
         )
         .await?;
-        let session = self.start_session(&mut tx, &actor, user.id, org).await?;
+        let session = self.start_session(&mut tx, &actor, user.id, org, SessionMethod::Password).await?;
         tx.commit().await?;
         let organization = self.org_view(&actor, OrgId::from_uuid(org)).await?;
         Ok(SignupResponse { user: user.into_view(), organization, session })
+    }
+
+    /// `email_verification_send`: mails the signed-in person a link that
+    /// verifies their address (accounts made before sign-up asked first).
+    pub async fn email_verification_send(&self, ctx: &RequestContext) -> Result<()> {
+        if ctx.principal.kind != PrincipalKind::User {
+            return Err(Error::Forbidden);
+        }
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        let mut tx = self.db().begin().await?;
+        let user =
+            sqlx::query!("SELECT email, display_name, email_verified_at FROM users WHERE id = $1", ctx.principal.id)
+                .fetch_one(&mut *tx)
+                .await?;
+        if user.email_verified_at.is_some() {
+            return Err(Error::conflict("already_verified", "your address is already verified"));
+        }
+        let hours = self.config().auth.email_verification_hours;
+        let verify = email_token(&mut tx, ctx.principal.id, "verify_email", chrono::Duration::hours(hours)).await?;
+        let body = format!(
+            "Hello {},\n\nConfirm your address by opening this link (valid for {hours} hours):\n\n\
+             {}/verify-email?token={verify}\n\nOr send the token to POST /v1/auth/verify-email: {verify}\n",
+            user.display_name,
+            self.config().http.public_url
+        );
+        let mail = Mail {
+            kind: "verify_email",
+            to: &user.email,
+            subject: "Confirm your e-mail address for Moke",
+            body: &body,
+            org: None,
+        };
+        super::mail::enqueue(&mut tx, self, mail).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// A context acting as `user` in `org` (for audit records written
@@ -171,6 +300,7 @@ impl App {
             role,
             project_roles: Vec::new(),
             scope: moke_iam::Scope::default(),
+            expires_at: None,
         };
         ctx
     }
@@ -193,37 +323,80 @@ impl App {
         Ok(row.into_view())
     }
 
-    /// `password_reset_request`: mails a reset link if the address has an
-    /// account. Answers the same either way, so addresses cannot be probed.
+    /// `password_reset_request`: mails the address a reset link if it has an
+    /// account, or a note saying it has none. Same answer and the same work
+    /// either way, so addresses cannot be probed; at most
+    /// [`RESET_MAILS_PER_HOUR`] messages an hour reach one address.
     pub async fn password_reset_request(&self, ctx: &RequestContext, input: PasswordResetRequest) -> Result<()> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let mut v = Validator::new();
         let email = validate::email(&mut v, "email", &input.email);
         v.finish()?;
         let mut tx = self.db().begin().await?;
+        let recent = sqlx::query_scalar!(
+            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1
+               AND kind IN ('password_reset', 'password_reset_unknown') AND created_at > now() - interval '1 hour'"#,
+            email
+        )
+        .fetch_one(&mut *tx)
+        .await?;
         let user =
             sqlx::query!("SELECT id, display_name FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
-        if let Some(user) = user {
+        let public_url = &self.config().http.public_url;
+        if recent >= RESET_MAILS_PER_HOUR {
+            tracing::info!("password reset mail not sent: this address was mailed enough this hour");
+        } else if let Some(user) = &user {
             let minutes = self.config().auth.password_reset_minutes;
             let token = email_token(&mut tx, user.id, "password_reset", chrono::Duration::minutes(minutes)).await?;
-            super::mail::enqueue(
-                &mut tx,
-                self,
-                "password_reset",
-                &email,
-                "Reset your Moke password",
-                &format!(
-                    "Hello {},\n\nSomeone asked to reset the password of this account. If it was you, open this \
-                     link within {minutes} minutes:\n\n{}/reset-password?token={token}\n\nOr send the token to \
-                     POST /v1/auth/password-reset/confirm: {token}\n\nIf it was not you, ignore this message; \
-                     your password is unchanged.\n",
-                    user.display_name,
-                    self.config().http.public_url
-                ),
-            )
-            .await?;
-            self.audit_in_user_orgs(&mut tx, ctx, user.id, "user.password_reset_requested", "success", json!({}))
-                .await?;
+            let body = format!(
+                "Hello {},\n\nSomeone asked to reset the password of this account. If it was you, open this \
+                 link within {minutes} minutes:\n\n{public_url}/reset-password?token={token}\n\nOr send the token \
+                 to POST /v1/auth/password-reset/confirm: {token}\n\nIf it was not you, ignore this message; \
+                 your password is unchanged.\n",
+                user.display_name,
+            );
+            let mail = Mail {
+                kind: "password_reset",
+                to: &email,
+                subject: "Reset your Moke password",
+                body: &body,
+                org: None,
+            };
+            super::mail::enqueue(&mut tx, self, mail).await?;
+        } else {
+            let body = format!(
+                "Hello,\n\nSomeone asked to reset the password of a Moke account at this address, but this address \
+                 has no account. You can sign up at {public_url}/signup.\n\nIf it was not you, ignore this message.\n"
+            );
+            let mail = Mail {
+                kind: "password_reset_unknown",
+                to: &email,
+                subject: "Reset your Moke password",
+                body: &body,
+                org: None,
+            };
+            super::mail::enqueue(&mut tx, self, mail).await?;
+        }
+        match &user {
+            Some(user) => {
+                self.audit_in_user_orgs(&mut tx, ctx, user.id, "user.password_reset_requested", "success", json!({}))
+                    .await?
+            }
+            None => {
+                audit::insert(
+                    &mut tx,
+                    ctx,
+                    None,
+                    "success",
+                    AuditRecord {
+                        action: "user.password_reset_requested",
+                        resource_type: "user",
+                        resource_id: None,
+                        details: json!({ "email": email, "reason": "unknown_email" }),
+                    },
+                )
+                .await?
+            }
         }
         tx.commit().await?;
         Ok(())
@@ -242,14 +415,23 @@ impl App {
         }
         v.finish()?;
         let hash = hash_password(input.password.clone()).await?;
-        sqlx::query!(
-            "UPDATE users SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, now()),
-                 updated_at = now(), version = version + 1 WHERE id = $1",
+        let was_verified = sqlx::query_scalar!(
+            r#"UPDATE users u SET password_hash = $2, email_verified_at = COALESCE(u.email_verified_at, now()),
+                   updated_at = now(), version = u.version + 1
+               FROM users before WHERE before.id = u.id AND u.id = $1
+               RETURNING (before.email_verified_at IS NOT NULL) AS "was_verified!""#,
             user,
             hash,
         )
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await?;
+        if !was_verified {
+            // Whoever made this account before its address was proven may
+            // have made tokens with it (a pre-hijack): they all end.
+            sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", user)
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query!(
             "UPDATE sessions SET revoked_at = now(), revoked_reason = 'password_reset'
              WHERE user_id = $1 AND revoked_at IS NULL",
@@ -258,6 +440,14 @@ impl App {
         .execute(&mut *tx)
         .await?;
         sqlx::query!("DELETE FROM login_failures WHERE email = $1", email).execute(&mut *tx).await?;
+        // Whoever held the account may hold kubeconfigs from it: they end too.
+        let orgs =
+            sqlx::query_scalar!("SELECT org_id FROM memberships WHERE user_id = $1", user).fetch_all(&mut *tx).await?;
+        for org in orgs {
+            let text = UserId::from_uuid(user).to_string();
+            super::cluster_pki::revoke_principal_credentials(self, &mut tx, ctx, org, user, &text, "password_reset")
+                .await?;
+        }
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.password_reset", "success", json!({})).await?;
         tx.commit().await?;
         Ok(())

@@ -114,8 +114,11 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(max_body))
 }
 
-async fn graphiql() -> Html<String> {
-    Html(GraphiQLSource::build().endpoint("/graphql").subscription_endpoint("/graphql/ws").finish())
+async fn graphiql() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let page = GraphiQLSource::build().endpoint("/graphql").subscription_endpoint("/graphql/ws").finish();
+    let csp = crate::http::html_csp(&page, "https://unpkg.com");
+    ([(axum::http::header::CONTENT_SECURITY_POLICY, csp)], Html(page)).into_response()
 }
 
 /// Per-request data: the caller (when authenticated) and its DataLoaders.
@@ -153,7 +156,7 @@ async fn execute(
     request: GraphQLRequest,
 ) -> Response {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let mut meta = RequestContext::system(uuid::Uuid::nil());
+    let mut meta = RequestContext::anonymous();
     meta.request_id = text("x-request-id");
     meta.user_agent = text("user-agent");
     meta.source_ip = Some(peer.ip().to_string());
@@ -169,8 +172,56 @@ async fn execute(
     GraphQLResponse::from(state.schema.execute(request).await).into_response()
 }
 
+/// The most subscriptions one WebSocket may hold at once.
+pub const MAX_SUBSCRIPTIONS_PER_SOCKET: usize = 20;
+/// The largest message a client may send over the WebSocket.
+pub const MAX_WS_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// What a WebSocket connection authenticated with: re-checked at every
+/// subscription and while streams run, so a revoked credential ends them.
+#[derive(Clone)]
+pub struct WsSession {
+    bearer: String,
+    meta: RequestContext,
+    active: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl WsSession {
+    /// The caller as its credential stands now.
+    pub async fn caller(&self, app: &App) -> Result<RequestContext, Error> {
+        let principal = app.authenticate(&self.bearer, &self.meta).await?;
+        Ok(RequestContext { principal, ..self.meta.clone() })
+    }
+
+    /// Takes one of the socket's subscription slots, given back when the guard drops.
+    pub fn take_slot(&self) -> Result<SubscriptionSlot, Error> {
+        use std::sync::atomic::Ordering;
+        let taken = self.active.fetch_add(1, Ordering::AcqRel);
+        let slot = SubscriptionSlot(self.active.clone());
+        if taken >= MAX_SUBSCRIPTIONS_PER_SOCKET {
+            return Err(Error::RateLimited {
+                limit: MAX_SUBSCRIPTIONS_PER_SOCKET as u32,
+                window_seconds: 0,
+                retry_after_seconds: 1,
+            });
+        }
+        Ok(slot)
+    }
+}
+
+/// One running subscription of a socket.
+pub struct SubscriptionSlot(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for SubscriptionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
 /// Subscriptions over WebSocket; the token travels in the `connection_init`
-/// payload as `{"authorization": "Bearer moke_…"}`.
+/// payload as `{"authorization": "Bearer moke_…"}`. Messages are bounded,
+/// subscriptions per socket are capped, and the credential is checked again
+/// for every subscription and while it streams.
 async fn subscribe(
     State(state): State<GraphqlState>,
     protocol: GraphQLProtocol,
@@ -180,15 +231,24 @@ async fn subscribe(
     let source_ip = Some(peer.ip().to_string());
     upgrade
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
+        .max_message_size(MAX_WS_MESSAGE_BYTES)
+        .max_frame_size(MAX_WS_MESSAGE_BYTES)
         .on_upgrade(move |socket| {
             let app = state.app.clone();
             GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
                 .on_connection_init(move |payload| async move {
-                    let mut meta = RequestContext::system(uuid::Uuid::nil());
+                    let mut meta = RequestContext::anonymous();
                     meta.source_ip = source_ip;
                     let authorization = payload.get("authorization").and_then(|v| v.as_str());
-                    let caller = authenticate(&app, authorization, meta).await.map_err(error)?;
-                    Ok(request_data(&app, caller))
+                    let caller = authenticate(&app, authorization, meta.clone()).await.map_err(error)?;
+                    let bearer = authorization
+                        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+                        .map(|v| v.trim().to_string());
+                    let mut data = request_data(&app, caller);
+                    if let Some(bearer) = bearer {
+                        data.insert(WsSession { bearer, meta, active: Default::default() });
+                    }
+                    Ok(data)
                 })
                 .serve()
         })

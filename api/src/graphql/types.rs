@@ -618,6 +618,9 @@ struct Watch {
     changes: broadcast::Receiver<uuid::Uuid>,
     next: Option<OperationView>,
     done: bool,
+    /// Over a WebSocket: the credential, checked again at every change, and
+    /// the socket's subscription slot this stream holds.
+    session: Option<(super::WsSession, super::SubscriptionSlot)>,
 }
 
 #[async_graphql::Subscription]
@@ -625,11 +628,18 @@ impl Subscription {
     /// An operation's state now and at every change, ending when it is done.
     async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<impl Stream<Item = Operation> + use<>> {
         let app = app(ctx).clone();
-        let caller = caller(ctx)?.clone();
         let id: OperationId = self::id(&id)?;
+        let (caller, session) = match ctx.data_opt::<super::WsSession>() {
+            // The credential as it stands now, not as it stood at connection_init.
+            Some(session) => {
+                let slot = session.take_slot().map_err(error)?;
+                (session.caller(&app).await.map_err(error)?, Some((session.clone(), slot)))
+            }
+            None => (caller(ctx)?.clone(), None),
+        };
         let changes = app.operation_watch().subscribe();
         let first = app.operation_view(&caller, id, None).await.map_err(error)?;
-        let watch = Watch { app, caller, id, changes, next: Some(first), done: false };
+        let watch = Watch { app, caller, id, changes, next: Some(first), done: false, session };
         Ok(futures::stream::unfold(watch, |mut watch| async move {
             if let Some(view) = watch.next.take() {
                 watch.done = view.status.is_terminal();
@@ -645,6 +655,10 @@ impl Subscription {
                     Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                     // This operation changed, we lagged, or the fallback tick fired: re-read.
                     _ => {}
+                }
+                if let Some((session, _)) = &watch.session {
+                    // A revoked or expired credential ends the stream.
+                    watch.caller = session.caller(&watch.app).await.ok()?;
                 }
                 let view = watch.app.operation_view(&watch.caller, watch.id, None).await.ok()?;
                 if watch.app.shutdown_token().is_cancelled() {

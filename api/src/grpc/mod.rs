@@ -28,6 +28,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         operation_service_server::OperationServiceServer, org_service_server::OrgServiceServer,
         project_service_server::ProjectServiceServer, token_service_server::TokenServiceServer,
     };
+    // The same bound as a REST body (tonic's own default is 4 MiB).
+    let max = app.config().http.max_body_bytes;
     let api = services::Api { app };
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(moke_proto::FILE_DESCRIPTOR_SET)
@@ -48,12 +50,12 @@ pub fn router(app: Arc<App>) -> axum::Router {
     }
     tonic::service::Routes::new(health_service)
         .add_service(reflection)
-        .add_service(OrgServiceServer::new(api.clone()))
-        .add_service(ProjectServiceServer::new(api.clone()))
-        .add_service(ClusterServiceServer::new(api.clone()))
-        .add_service(NodePoolServiceServer::new(api.clone()))
-        .add_service(OperationServiceServer::new(api.clone()))
-        .add_service(TokenServiceServer::new(api))
+        .add_service(OrgServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(ProjectServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(ClusterServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(NodePoolServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(OperationServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(TokenServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
 }
 
@@ -63,7 +65,7 @@ pub fn status(error: Error) -> Status {
     let code = match &error {
         Error::Invalid(_) | Error::Malformed(_) => Code::InvalidArgument,
         Error::Unauthenticated => Code::Unauthenticated,
-        Error::Forbidden => Code::PermissionDenied,
+        Error::Forbidden | Error::Refused { .. } => Code::PermissionDenied,
         Error::NotFound { .. } => Code::NotFound,
         Error::Conflict { .. } | Error::IdempotencyInFlight => Code::Aborted,
         Error::QuotaExceeded { .. } => Code::ResourceExhausted,
@@ -120,7 +122,7 @@ fn grpc_field(field: &str) -> String {
 async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
     let metadata = request.metadata();
     let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let mut ctx = RequestContext::system(uuid::Uuid::nil());
+    let mut ctx = RequestContext::anonymous();
     ctx.request_id = text("x-request-id");
     ctx.user_agent = text("user-agent");
     ctx.source_ip = request

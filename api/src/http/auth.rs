@@ -21,6 +21,7 @@ use crate::model::*;
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(signup))
+        .routes(routes!(signup_confirm))
         .routes(routes!(login))
         .routes(routes!(token_refresh))
         .routes(routes!(logout))
@@ -31,18 +32,36 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(jwks))
         .routes(routes!(sso_login_start))
         .routes(routes!(sso_callback))
+        .routes(routes!(sso_link_confirm_mailed))
+        .routes(routes!(sso_link_confirm))
         .routes(routes!(me))
+        .routes(routes!(email_verification_send))
+        .routes(routes!(session_list, session_delete_others))
+        .routes(routes!(security_event_list))
+        .routes(routes!(session_delete))
         .routes(routes!(personal_token_list, personal_token_create))
         .routes(routes!(personal_token_delete))
         .routes(routes!(invitation_accept))
 }
 
-/// Sign up: a new account, a new organization you own, and a session.
+/// Sign up: mails the address a link that creates the account, an
+/// organization it owns and a session. Answers the same whether or not the
+/// address already has an account (its owner is mailed a note instead).
 #[utoipa::path(post, path = "/v1/signup", operation_id = "account_create", tag = "auth",
     request_body = SignupRequest,
-    responses((status = 201, body = SignupResponse), Problems))]
+    responses((status = 202, body = SignupAccepted), Problems))]
 async fn signup(State(app): State<Arc<App>>, Meta(meta): Meta, Json(input): Json<SignupRequest>) -> ApiResult {
-    let made = app.signup(&meta, input).await?;
+    let accepted = app.signup(&meta, input).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(accepted)).into_response())
+}
+
+/// Finish signing up with the token from the sign-up e-mail: the account,
+/// its organization, and a session.
+#[utoipa::path(post, path = "/v1/signup/confirm", operation_id = "account_confirm", tag = "auth",
+    request_body = SignupConfirm,
+    responses((status = 201, body = SignupResponse), Problems))]
+async fn signup_confirm(State(app): State<Arc<App>>, Meta(meta): Meta, Json(input): Json<SignupConfirm>) -> ApiResult {
+    let made = app.signup_confirm(&meta, input).await?;
     Ok(created(format!("/v1/orgs/{}", made.organization.id), "", made))
 }
 
@@ -134,12 +153,33 @@ async fn jwks(State(app): State<Arc<App>>) -> ApiResult {
     params(("org" = String, Path, description = "Organization name or id")),
     responses((status = 303, description = "To the identity provider", body = SsoLoginStart), Problems))]
 async fn sso_login_start(State(app): State<Arc<App>>, Meta(meta): Meta, Path(org): Path<String>) -> ApiResult {
-    let start = app.sso_login_start(&meta, &org).await?;
+    // Binds the login to this browser (RFC 9700 §4.7): the callback must bring the cookie back.
+    let binding = moke_iam::token::random_secret(32);
+    let start = app.sso_login_start(&meta, &org, &binding).await?;
     let mut response = (StatusCode::SEE_OTHER, axum::Json(&start)).into_response();
     if let Ok(location) = HeaderValue::from_str(&start.authorization_url) {
         response.headers_mut().insert(header::LOCATION, location);
     }
+    let secure = if app.config().http.public_url.starts_with("https://") { "; Secure" } else { "" };
+    let cookie = format!("{SSO_COOKIE}={binding}; Path=/v1/sso; HttpOnly; SameSite=Lax; Max-Age=600{secure}");
+    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
     Ok(response)
+}
+
+/// The cookie that binds an SSO login to the browser that started it.
+const SSO_COOKIE: &str = "moke_sso_binding";
+
+fn cookie<'a>(headers: &'a axum::http::HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
 }
 
 /// Where the identity provider sends you back.
@@ -154,14 +194,18 @@ struct SsoCallbackParams {
     error: Option<String>,
 }
 
-/// Finish SSO sign-in: a session for the person (joining the organization
-/// on first sign-in).
+/// Finish SSO sign-in, in the browser that started it: a session acting in
+/// that organization only (joining it on first sign-in when the address is
+/// in one of its verified domains), or, when the identity matches an
+/// existing account by address, 202 and a link for the account's owner to
+/// confirm.
 #[utoipa::path(get, path = "/v1/sso/callback", operation_id = "sso_login_finish", tag = "auth",
     params(SsoCallbackParams),
-    responses((status = 200, body = SessionTokens), Problems))]
+    responses((status = 200, body = SessionTokens), (status = 202, body = SsoLinkPending), Problems))]
 async fn sso_callback(
     State(app): State<Arc<App>>,
     Meta(meta): Meta,
+    headers: axum::http::HeaderMap,
     Query(params): Query<SsoCallbackParams>,
 ) -> ApiResult {
     if let Some(error) = params.error {
@@ -170,7 +214,83 @@ async fn sso_callback(
     let (Some(code), Some(state)) = (params.code, params.state) else {
         return Err(crate::app::Error::invalid_field("code", "required", "code and state are required").into());
     };
-    Ok(axum::Json(app.sso_callback(&meta, &code, &state, params.iss.as_deref()).await?).into_response())
+    let binding = cookie(&headers, SSO_COOKIE);
+    let outcome = app.sso_callback(&meta, &code, &state, params.iss.as_deref(), binding).await?;
+    let mut response = match outcome {
+        SsoOutcome::SignedIn(tokens) => axum::Json(tokens).into_response(),
+        SsoOutcome::LinkRequired(pending) => (StatusCode::ACCEPTED, axum::Json(pending)).into_response(),
+    };
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, HeaderValue::from_static("moke_sso_binding=; Path=/v1/sso; Max-Age=0"));
+    Ok(response)
+}
+
+/// Confirm, with the link mailed to your account's address, that an SSO
+/// identity may sign you in to its organization; signs you in through it.
+#[utoipa::path(post, path = "/v1/auth/sso-link/confirm", operation_id = "sso_link_mail_confirm", tag = "auth",
+    request_body = LinkToken,
+    responses((status = 200, body = SessionTokens), Problems))]
+async fn sso_link_confirm_mailed(
+    State(app): State<Arc<App>>,
+    Meta(meta): Meta,
+    Json(input): Json<LinkToken>,
+) -> ApiResult {
+    Ok(axum::Json(app.sso_link_confirm_mailed(&meta, input).await?).into_response())
+}
+
+/// Confirm, signed in with your password, that the SSO identity which
+/// matched your account (the `link_token` of its sign-in) may sign you in.
+#[utoipa::path(post, path = "/v1/me/sso-links/confirm", operation_id = "sso_link_confirm", tag = "auth",
+    request_body = LinkToken, security(("bearer" = [])),
+    responses((status = 200, body = SsoLinkView), Problems))]
+async fn sso_link_confirm(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Json(input): Json<LinkToken>) -> ApiResult {
+    Ok(axum::Json(app.sso_link_confirm(&ctx, input).await?).into_response())
+}
+
+/// Mail yourself a link that verifies your e-mail address.
+#[utoipa::path(post, path = "/v1/me/email-verification", operation_id = "email_verification_request", tag = "auth",
+    security(("bearer" = [])),
+    responses((status = 202, description = "A link is on its way"), Problems))]
+async fn email_verification_send(State(app): State<Arc<App>>, Ctx(ctx): Ctx) -> ApiResult {
+    app.email_verification_send(&ctx).await?;
+    Ok(StatusCode::ACCEPTED.into_response())
+}
+
+/// Your sign-in sessions, newest first (a session from an identity provider
+/// sees that provider's sessions only).
+#[utoipa::path(get, path = "/v1/me/sessions", operation_id = "session_list", tag = "auth",
+    params(ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<SessionView>), Problems))]
+async fn session_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Query(list): Query<ListParams>) -> ApiResult {
+    Ok(axum::Json(app.session_list(&ctx, list.page()?).await?).into_response())
+}
+
+/// Security events about your account (sign-ins, failed ones too, resets,
+/// sessions, SSO links), in every organization and in none, newest first.
+#[utoipa::path(get, path = "/v1/me/security-events", operation_id = "security_event_list", tag = "auth",
+    params(ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<AuditEventView>), Problems))]
+async fn security_event_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Query(list): Query<ListParams>) -> ApiResult {
+    Ok(axum::Json(app.security_event_list(&ctx, list.page()?).await?).into_response())
+}
+
+/// End every session of yours but the one making this request.
+#[utoipa::path(delete, path = "/v1/me/sessions", operation_id = "other_sessions_delete", tag = "auth",
+    security(("bearer" = [])),
+    responses((status = 200, body = SessionsEnded), Problems))]
+async fn session_delete_others(State(app): State<Arc<App>>, Ctx(ctx): Ctx) -> ApiResult {
+    Ok(axum::Json(app.session_delete_others(&ctx).await?).into_response())
+}
+
+/// End one of your sessions.
+#[utoipa::path(delete, path = "/v1/me/sessions/{session}", operation_id = "session_revoke", tag = "auth",
+    params(("session" = String, Path, description = "Session id (`ses_…`)")), security(("bearer" = [])),
+    responses((status = 204, description = "Ended"), Problems))]
+async fn session_delete(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(session): Path<String>) -> ApiResult {
+    let session: crate::ids::SessionId = path_id(&session)?;
+    app.session_delete(&ctx, session).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Who you are, where you act, and your organizations.

@@ -27,9 +27,7 @@ pub struct Meta(pub RequestContext);
 pub struct MaybeCtx(pub RequestContext);
 
 fn metadata(parts: &Parts) -> RequestContext {
-    let mut ctx = RequestContext::system(uuid::Uuid::nil());
-    ctx.principal.kind = moke_iam::PrincipalKind::Anonymous;
-    ctx.principal.role = moke_iam::OrgRole::Viewer;
+    let mut ctx = RequestContext::anonymous();
     ctx.request_id = header_text(parts, "x-request-id");
     ctx.source_ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string());
     ctx.user_agent = header_text(parts, header::USER_AGENT.as_str()).map(|ua| ua.chars().take(256).collect());

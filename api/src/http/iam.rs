@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, Json, ListParams, Query};
+use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
 use super::{ApiResult, created};
@@ -29,6 +29,10 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(trust_policy_list, trust_policy_create))
         .routes(routes!(trust_policy_delete))
         .routes(routes!(sso_config_view, sso_config_set, sso_config_delete))
+        .routes(routes!(domain_list, domain_create))
+        .routes(routes!(domain_delete))
+        .routes(routes!(domain_verify))
+        .routes(routes!(credential_policy_view, credential_policy_update))
         .routes(routes!(project_member_list))
         .routes(routes!(project_member_set, project_member_remove))
 }
@@ -277,6 +281,86 @@ async fn sso_config_set(
 async fn sso_config_delete(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
     app.sso_config_delete(&ctx, path_id(&org)?).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// List the domains the organization claims, with the DNS record that proves each.
+#[utoipa::path(get, path = "/v1/orgs/{org}/domains", operation_id = "domain_list", tag = "sso",
+    params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
+    responses((status = 200, body = Vec<DomainView>), Problems))]
+async fn domain_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.domain_list(&ctx, path_id(&org)?).await?).into_response())
+}
+
+/// Claim a domain (owners): the answer names the DNS TXT record to publish
+/// before verifying it.
+#[utoipa::path(post, path = "/v1/orgs/{org}/domains", operation_id = "domain_create", tag = "sso",
+    params(("org" = String, Path, description = "Organization id")),
+    request_body = DomainCreate, security(("bearer" = [])),
+    responses((status = 201, body = DomainView), Problems))]
+async fn domain_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Json(input): Json<DomainCreate>,
+) -> ApiResult {
+    let org: OrgId = path_id(&org)?;
+    let domain = app.domain_create(&ctx, org, input).await?;
+    Ok(created(format!("/v1/orgs/{org}/domains/{}", domain.domain), "", domain))
+}
+
+/// Check the domain's DNS TXT record now: verified when it carries the token (owners).
+#[utoipa::path(post, path = "/v1/orgs/{org}/domains/{domain}/verify", operation_id = "domain_verify", tag = "sso",
+    params(("org" = String, Path, description = "Organization id"), ("domain" = String, Path, description = "Domain name")),
+    security(("bearer" = [])),
+    responses((status = 200, body = DomainView), Problems))]
+async fn domain_verify(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, domain)): Path<(String, String)>,
+) -> ApiResult {
+    Ok(axum::Json(app.domain_verify(&ctx, path_id(&org)?, &domain).await?).into_response())
+}
+
+/// Give a domain up (owners): people at it no longer join through SSO.
+#[utoipa::path(delete, path = "/v1/orgs/{org}/domains/{domain}", operation_id = "domain_delete", tag = "sso",
+    params(("org" = String, Path, description = "Organization id"), ("domain" = String, Path, description = "Domain name")),
+    security(("bearer" = [])),
+    responses((status = 204, description = "Deleted"), Problems))]
+async fn domain_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, domain)): Path<(String, String)>,
+) -> ApiResult {
+    app.domain_delete(&ctx, path_id(&org)?, &domain).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// View what the organization demands of its members' credentials.
+#[utoipa::path(get, path = "/v1/orgs/{org}/credential-policy", operation_id = "credential_policy_view", tag = "sso",
+    params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
+    responses((status = 200, body = CredentialPolicyView), Problems))]
+async fn credential_policy_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    let policy = app.credential_policy_view(&ctx, path_id(&org)?).await?;
+    Ok(super::with_etag(&policy.etag.clone(), policy))
+}
+
+/// Set the longest token lifetime, and whether members must use SSO or a
+/// verified address (owners). Credentials the new policy refuses stop
+/// working at once.
+#[utoipa::path(put, path = "/v1/orgs/{org}/credential-policy", operation_id = "credential_policy_update", tag = "sso",
+    params(("org" = String, Path, description = "Organization id"),
+           ("If-Match" = Option<String>, Header, description = "The ETag last read; 412 when it changed")),
+    request_body = CredentialPolicy, security(("bearer" = [])),
+    responses((status = 200, body = CredentialPolicyView), Problems))]
+async fn credential_policy_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<CredentialPolicy>,
+) -> ApiResult {
+    let policy = app.credential_policy_update(&ctx, path_id(&org)?, input, if_match.as_deref()).await?;
+    Ok(super::with_etag(&policy.etag.clone(), policy))
 }
 
 /// List who holds a role in a project.

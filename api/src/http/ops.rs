@@ -14,19 +14,27 @@ use crate::app::App;
 
 pub fn routes(spec: Arc<utoipa::openapi::OpenApi>) -> Router<Arc<App>> {
     let docs = utoipa_scalar::Scalar::new(spec.as_ref().clone()).to_html();
+    let docs_csp = super::html_csp(&docs, "https://cdn.jsdelivr.net https://fonts.scalar.com");
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(move || async move { Json(spec.as_ref().clone()) }))
-        .route("/docs", get(move || async move { Html(docs.clone()) }))
+        .route(
+            "/docs",
+            get(move || async move { ([(header::CONTENT_SECURITY_POLICY, docs_csp.clone())], Html(docs.clone())) }),
+        )
 }
 
-/// 200 when the database answers and is fully migrated, else 503 saying why.
+/// 200 when the database answers and is fully migrated, else 503. The
+/// reason goes to the log, never to the (unauthenticated) caller.
 async fn readyz(State(app): State<Arc<App>>) -> Response {
     match app.ready().await {
         Ok(()) => "ready".into_response(),
-        Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, reason).into_response(),
+        Err(reason) => {
+            tracing::warn!(%reason, "not ready");
+            (StatusCode::SERVICE_UNAVAILABLE, "not ready").into_response()
+        }
     }
 }
 

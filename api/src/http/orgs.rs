@@ -12,6 +12,7 @@ use super::extract::{Ctx, Json, ListParams, Query};
 use super::problem::{ApiError, Problems};
 use super::{ApiResult, created, with_etag};
 use crate::app::App;
+use crate::app::audit::AuditFilter;
 use crate::ids::{OrgId, TokenId};
 use crate::model::*;
 
@@ -21,6 +22,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(org_view))
         .routes(routes!(quota_view))
         .routes(routes!(audit_event_list))
+        .routes(routes!(audit_event_export))
         .routes(routes!(token_list, token_create))
         .routes(routes!(token_view, token_delete))
 }
@@ -55,17 +57,104 @@ async fn quota_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<
     Ok(axum::Json(app.quota_view(&ctx, path_id(&org)?).await?).into_response())
 }
 
-/// List the organization's audit events, oldest first.
+/// List the organization's audit events, oldest first, optionally filtered
+/// by actor, action, outcome, resource and time.
 #[utoipa::path(get, path = "/v1/orgs/{org}/audit-events", operation_id = "audit_event_list", tag = "orgs",
-    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    params(("org" = String, Path, description = "Organization id"), ListParams, AuditFilter),
+    security(("bearer" = [])),
     responses((status = 200, body = Page<AuditEventView>), Problems))]
 async fn audit_event_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path(org): Path<String>,
     Query(list): Query<ListParams>,
+    Query(filter): Query<AuditFilter>,
 ) -> ApiResult {
-    Ok(axum::Json(app.audit_event_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
+    Ok(axum::Json(app.audit_event_list(&ctx, path_id(&org)?, &filter, list.page()?).await?).into_response())
+}
+
+/// The export's format.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ExportFormat {
+    /// `csv` (default) or `ndjson`.
+    format: Option<String>,
+}
+
+/// Download the organization's audit events (filtered like the list, at
+/// most 100 000, oldest first) as CSV or NDJSON.
+#[utoipa::path(get, path = "/v1/orgs/{org}/audit-events/export", operation_id = "audit_event_export", tag = "orgs",
+    params(("org" = String, Path, description = "Organization id"), ExportFormat, AuditFilter),
+    security(("bearer" = [])),
+    responses((status = 200, description = "CSV (text/csv) or NDJSON (application/x-ndjson)", body = String), Problems))]
+async fn audit_event_export(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(format): Query<ExportFormat>,
+    Query(filter): Query<AuditFilter>,
+) -> ApiResult {
+    let csv = match format.format.as_deref() {
+        None | Some("csv") => true,
+        Some("ndjson") => false,
+        Some(_) => return Err(crate::app::Error::invalid_field("format", "invalid", "csv or ndjson").into()),
+    };
+    let events = app.audit_event_export(&ctx, path_id(&org)?, &filter).await?;
+    let (content_type, body, extension) = if csv {
+        ("text/csv; charset=utf-8", audit_csv(&events), "csv")
+    } else {
+        let mut body = String::new();
+        for event in &events {
+            body.push_str(&serde_json::to_string(event).unwrap_or_default());
+            body.push('\n');
+        }
+        ("application/x-ndjson", body, "ndjson")
+    };
+    let disposition = format!("attachment; filename=\"audit-events.{extension}\"");
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, content_type.to_string()),
+            (axum::http::header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// Audit events as CSV. Fields are quoted where needed, and a field a
+/// spreadsheet would run as a formula is prefixed with `'`.
+fn audit_csv(events: &[AuditEventView]) -> String {
+    fn field(text: &str) -> String {
+        let text =
+            if text.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{text}") } else { text.to_string() };
+        if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
+    }
+    let mut out = String::from(
+        "id,occurred_at,action,outcome,principal_kind,principal_id,credential_method,credential_id,resource_type,\
+         resource_id,request_id,source_ip,user_agent,details\r\n",
+    );
+    for e in events {
+        let credential = e.credential.as_ref();
+        let row = [
+            e.id.to_string(),
+            e.occurred_at.to_rfc3339(),
+            e.action.clone(),
+            e.outcome.clone(),
+            e.principal.kind.clone(),
+            e.principal.id.clone().unwrap_or_default(),
+            credential.map(|c| c.method.clone()).unwrap_or_default(),
+            credential.and_then(|c| c.id.clone()).unwrap_or_default(),
+            e.resource_type.clone(),
+            e.resource_id.clone().unwrap_or_default(),
+            e.request_id.clone().unwrap_or_default(),
+            e.source_ip.clone().unwrap_or_default(),
+            e.user_agent.clone().unwrap_or_default(),
+            e.details.to_string(),
+        ];
+        out.push_str(&row.iter().map(|f| field(f)).collect::<Vec<_>>().join(","));
+        out.push_str("\r\n");
+    }
+    out
 }
 
 /// List API tokens (never their secrets).

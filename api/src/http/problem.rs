@@ -57,7 +57,7 @@ fn status_of(error: &Error) -> StatusCode {
     match error {
         Error::Invalid(_) | Error::Malformed(_) => StatusCode::BAD_REQUEST,
         Error::Unauthenticated => StatusCode::UNAUTHORIZED,
-        Error::Forbidden => StatusCode::FORBIDDEN,
+        Error::Forbidden | Error::Refused { .. } => StatusCode::FORBIDDEN,
         Error::NotFound { .. } => StatusCode::NOT_FOUND,
         Error::Conflict { .. } | Error::QuotaExceeded { .. } | Error::IdempotencyInFlight => StatusCode::CONFLICT,
         Error::PreconditionFailed { .. } => StatusCode::PRECONDITION_FAILED,

@@ -20,6 +20,8 @@ pub struct TestApp {
     pub app: Arc<App>,
     pub pool: PgPool,
     pub client: reqwest::Client,
+    /// Where this gateway's mail arrives (`mail.sender = "file"`).
+    pub mail_dir: std::path::PathBuf,
     stop: Option<oneshot::Sender<()>>,
 }
 
@@ -52,6 +54,13 @@ impl TestApp {
         let limits = &mut config.rate_limits;
         (limits.per_principal_per_second, limits.per_principal_burst) = (1_000_000, 1_000_000);
         (limits.per_ip_per_second, limits.per_ip_burst, limits.login_burst) = (1_000_000, 1_000_000, 1_000);
+        // Mail lands in files this test reads; identity providers and
+        // webhook receivers of the tests live on loopback, which the
+        // outbound guard refuses unless told otherwise.
+        let mail_dir = std::env::temp_dir().join(format!("moke-test-mail-{}", unique()));
+        config.mail.sender = "file".into();
+        config.mail.file_dir = mail_dir.display().to_string();
+        config.outbound.allow_private_targets = vec!["127.0.0.1/32".into()];
         configure(&mut config);
         let vault = moke_api::vault::Vault::connect(&config)
             .await
@@ -63,7 +72,52 @@ impl TestApp {
         tokio::spawn(moke_api::server::serve(app.clone(), listener, async move {
             let _ = stopped.await;
         }));
-        TestApp { base, app, pool, client: reqwest::Client::new(), stop: Some(stop) }
+        TestApp { base, app, pool, client: reqwest::Client::new(), mail_dir, stop: Some(stop) }
+    }
+
+    /// The mails of `kind` sent to `to` so far, oldest first (each the full message text).
+    pub fn mails(&self, kind: &str, to: &str) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&self.mail_dir) else { return Vec::new() };
+        let mut names: Vec<_> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(&format!("-{kind}.eml"))))
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .filter(|text| text.lines().any(|line| line.eq_ignore_ascii_case(&format!("To: {to}"))))
+            .collect()
+    }
+
+    /// Waits for the newest mail of `kind` to `to` and returns the token its link carries.
+    pub async fn mailed_token(&self, kind: &str, to: &str) -> String {
+        let mut body = String::new();
+        eventually(15, &format!("a {kind} mail to {to}"), async || {
+            body = self.mails(kind, to).pop().unwrap_or_default();
+            !body.is_empty()
+        })
+        .await;
+        let start = body.find("token=").expect("a link with a token") + "token=".len();
+        body[start..].chars().take_while(char::is_ascii_alphanumeric).collect()
+    }
+
+    /// A person who signs up, confirms the mailed link, and is signed in:
+    /// the sign-up answer (user, organization, session).
+    pub async fn sign_up(&self, email: &str, password: &str, org: &str) -> Value {
+        let (status, body) = self
+            .post_public(
+                "/v1/signup",
+                json!({ "email": email, "password": password, "display_name": "Ada", "organization_name": org }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        let token = self.mailed_token("signup", &email.trim().to_lowercase()).await;
+        let (status, made) = self.post_public("/v1/signup/confirm", json!({ "token": token })).await;
+        assert_eq!(status, StatusCode::CREATED, "{made}");
+        made
     }
 
     /// A new organization with an owner token.
@@ -218,6 +272,7 @@ impl Drop for TestApp {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        let _ = std::fs::remove_dir_all(&self.mail_dir);
     }
 }
 

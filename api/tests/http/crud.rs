@@ -116,6 +116,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
         .unwrap();
     t.app
         .record_observation(ResourceObservation {
+            region: "eu-central-1".into(),
             resource_type: "cluster",
             resource_id: cluster_id.uuid(),
             observed_generation: 1,
@@ -230,6 +231,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     assert_eq!(status, StatusCode::CONFLICT, "a project with clusters cannot be deleted");
     t.app
         .record_observation(ResourceObservation {
+            region: "eu-central-1".into(),
             resource_type: "cluster",
             resource_id: cluster_id.uuid(),
             observed_generation: 5,

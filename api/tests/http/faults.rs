@@ -182,16 +182,29 @@ async fn faults_injected_through_the_admin_endpoint_are_seen_and_repaired(
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
     let project = t.project(&acme, "web").await;
-    let region = BackgroundAgent::start(
-        AgentConfig::new("eu-central-1", zones("eu-central-1")),
-        Transport::Postgres(t.pool.clone()),
-    );
+    let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
+    config.admin_token = Some("admin-token-of-this-test".into());
+    let region = BackgroundAgent::start(config, Transport::Postgres(t.pool.clone()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let admin = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(axum::serve(listener, region.agent.admin_router()).into_future());
-    let post = async |path: &str| t.client.post(format!("{admin}{path}")).send().await.unwrap().status();
-    let state =
-        async || -> SimState { t.client.get(format!("{admin}/state")).send().await.unwrap().json().await.unwrap() };
+    // Without the token, nothing; with it, the state has no private keys.
+    assert_eq!(t.client.get(format!("{admin}/state")).send().await.unwrap().status(), StatusCode::UNAUTHORIZED);
+    let bearer = "Bearer admin-token-of-this-test";
+    let post = async |path: &str| {
+        t.client.post(format!("{admin}{path}")).header("authorization", bearer).send().await.unwrap().status()
+    };
+    let state = async || -> SimState {
+        t.client
+            .get(format!("{admin}/state"))
+            .header("authorization", bearer)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    };
 
     let (cluster, _) = t.cluster(&acme, &project, "prod").await;
     let (pool, op) = t.node_pool(&acme, &project, &cluster, "workers", 3).await;

@@ -188,12 +188,7 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     let acme = t.tenant("acme").await;
     let project = t.project(&acme, "web").await;
     let org: moke_api::ids::OrgId = acme.org.parse().unwrap();
-    let roomy = moke_api::config::QuotaDefaults {
-        max_clusters: 60,
-        max_node_pools_per_cluster: 10,
-        max_nodes: 100,
-        max_vcpus: 800,
-    };
+    let roomy = moke_api::config::QuotaDefaults { max_clusters: 60, ..t.app.config().quotas };
     t.app.set_quota_overrides(org, roomy).await.unwrap();
     for i in 0..50 {
         let name = format!("c{i:02}");

@@ -22,7 +22,7 @@ async fn a_hundred_concurrent_creates_respect_a_quota_of_ten(options: PgPoolOpti
     t.app
         .set_quota_overrides(
             org,
-            QuotaDefaults { max_clusters: 10, max_node_pools_per_cluster: 10, max_nodes: 100, max_vcpus: 800 },
+            QuotaDefaults { max_clusters: 10, max_node_pools_per_cluster: 10, max_nodes: 100, ..t.app.config().quotas },
         )
         .await
         .unwrap();

@@ -13,7 +13,9 @@ use crate::common::TestApp;
 /// Routes that serve no tenant data: catalogs, the public keys, and the
 /// sign-in flows, which name no organization's resources (their secrets
 /// are the credential) and have their own tests.
-const PUBLIC: [&str; 15] = [
+const PUBLIC: [&str; 17] = [
+    "POST /v1/signup/confirm",
+    "POST /v1/auth/sso-link/confirm",
     "POST /v1/hooks/{hook}",
     "GET /v1/regions",
     "GET /v1/kubernetes-versions",
@@ -32,7 +34,18 @@ const PUBLIC: [&str; 15] = [
 ];
 
 /// Routes about the caller itself; checked below to show only the caller's own.
-const SELF: [&str; 4] = ["GET /v1/orgs", "GET /v1/me", "GET /v1/me/tokens", "POST /v1/me/tokens"];
+const SELF: [&str; 10] = [
+    "GET /v1/orgs",
+    "GET /v1/me",
+    "GET /v1/me/tokens",
+    "POST /v1/me/tokens",
+    "POST /v1/me/sso-links/confirm",
+    "POST /v1/me/email-verification",
+    "GET /v1/me/sessions",
+    "DELETE /v1/me/sessions",
+    "DELETE /v1/me/sessions/{session}",
+    "GET /v1/me/security-events",
+];
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOptions, connect: PgConnectOptions) {
@@ -103,6 +116,14 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
         )
         .await;
     let invitation = invitation["id"].as_str().unwrap().to_string();
+    let (status, _) = t
+        .post(
+            &format!("/v1/orgs/{}/domains", victim.org),
+            &victim.token,
+            json!({ "domain": "secret-domain.example.com" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
     let (status, _) = t
         .send(
             t.request(Method::PUT, &format!("/v1/projects/{project}/members/{victim_user}"), &victim.token)
@@ -303,6 +324,21 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
                      "allowed_domains": ["example.com"], "default_role": "viewer" })),
     );
     case("DELETE /v1/orgs/{org}/sso", format!("/v1/orgs/{org}/sso"), None);
+    case("GET /v1/orgs/{org}/audit-events/export", format!("/v1/orgs/{org}/audit-events/export"), None);
+    case("GET /v1/orgs/{org}/domains", format!("/v1/orgs/{org}/domains"), None);
+    case("POST /v1/orgs/{org}/domains", format!("/v1/orgs/{org}/domains"), Some(json!({ "domain": "x.example.com" })));
+    case(
+        "POST /v1/orgs/{org}/domains/{domain}/verify",
+        format!("/v1/orgs/{org}/domains/secret-domain.example.com/verify"),
+        None,
+    );
+    case("DELETE /v1/orgs/{org}/domains/{domain}", format!("/v1/orgs/{org}/domains/secret-domain.example.com"), None);
+    case("GET /v1/orgs/{org}/credential-policy", format!("/v1/orgs/{org}/credential-policy"), None);
+    case(
+        "PUT /v1/orgs/{org}/credential-policy",
+        format!("/v1/orgs/{org}/credential-policy"),
+        Some(json!({ "require_verified_email": true })),
+    );
     case("DELETE /v1/me/tokens/{token}", format!("/v1/me/tokens/{personal}"), None);
     case("POST /v1/invitations/accept", "/v1/invitations/accept".to_string(), Some(json!({ "token": "guess" })));
     for p in [project.clone(), "secret-web".to_string()] {
@@ -396,4 +432,6 @@ async fn another_orgs_resources_are_not_found_on_every_route(options: PgPoolOpti
     assert_eq!(t.count("invitations WHERE revoked_at IS NULL").await, 1);
     assert_eq!(t.count("memberships WHERE role = 'admin'").await, 1);
     assert_eq!(t.count("project_members WHERE role = 'developer'").await, 1);
+    assert_eq!(t.count("org_domains").await, 1);
+    assert_eq!(t.count("org_credential_policies").await, 0);
 }

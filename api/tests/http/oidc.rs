@@ -22,27 +22,75 @@ async fn app_with(idp: &OidcProvider, options: PgPoolOptions, connect: PgConnect
     .await
 }
 
-async fn configure_sso(t: &TestApp, tenant: &Tenant, issuer: &str, client: &str) {
+/// Marks `domain` as proven by `tenant` (the DNS check itself is tested in
+/// `security.rs` against a DNS server on loopback).
+pub async fn verified_domain(t: &TestApp, tenant: &Tenant, domain: &str) {
+    sqlx::query(
+        "INSERT INTO org_domains (id, org_id, domain, challenge, verified_at)
+         VALUES ($1, $2, $3, 'fixture', now())",
+    )
+    .bind(uuid::Uuid::now_v7())
+    .bind(tenant.org.parse::<moke_api::ids::OrgId>().unwrap().uuid())
+    .bind(domain)
+    .execute(&t.pool)
+    .await
+    .unwrap();
+}
+
+/// Configures SSO for `tenant`, letting people at `domains` (verified here) join.
+pub async fn configure_sso_for(t: &TestApp, tenant: &Tenant, issuer: &str, client: &str, domains: &[&str]) {
+    for domain in domains {
+        verified_domain(t, tenant, domain).await;
+    }
     let (status, body) = t
         .send(t.request(Method::PUT, &format!("/v1/orgs/{}/sso", tenant.org), &tenant.token).json(&json!({
             "issuer": issuer, "client_id": client, "client_secret": format!("{client}-secret"),
-            "allowed_domains": ["acme.test"], "default_role": "member",
+            "allowed_domains": domains, "default_role": "member",
         })))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
 
-/// Starts a login at the gateway; returns the provider URL it redirects to.
-async fn start(t: &TestApp, org: &str) -> String {
-    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let response = browser.get(format!("{}/v1/sso/{org}/login", t.base)).send().await.unwrap();
-    assert_eq!(response.status(), StatusCode::SEE_OTHER, "{}", response.text().await.unwrap());
-    response.headers()["location"].to_str().unwrap().to_string()
+async fn configure_sso(t: &TestApp, tenant: &Tenant, issuer: &str, client: &str) {
+    configure_sso_for(t, tenant, issuer, client, &["acme.test"]).await;
 }
 
-async fn callback(t: &TestApp, back: &HashMap<String, String>) -> (StatusCode, Value) {
+/// A login started in a browser: where the provider is, and the cookie that
+/// binds the login to that browser.
+pub struct Login {
+    pub url: String,
+    pub cookie: String,
+}
+
+/// Starts a login at the gateway, as a browser would.
+pub async fn start(t: &TestApp, org: &str) -> Login {
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let response = browser.get(format!("{}/v1/sso/{org}/login", t.base)).send().await.unwrap();
+    let set_cookie = response.headers().get("set-cookie").map(|v| v.to_str().unwrap().to_string());
+    let url = response.headers().get("location").map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(response.status(), StatusCode::SEE_OTHER, "{}", response.text().await.unwrap());
+    let set_cookie = set_cookie.expect("the login binds the browser with a cookie");
+    assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"), "{set_cookie}");
+    let cookie = set_cookie.split(';').next().unwrap().to_string();
+    Login { url: url.unwrap(), cookie }
+}
+
+/// The provider's redirect back, arriving in the browser that started `login`.
+pub async fn callback(t: &TestApp, login: &Login, back: &HashMap<String, String>) -> (StatusCode, Value) {
+    callback_with_cookie(t, Some(&login.cookie), back).await
+}
+
+pub async fn callback_with_cookie(
+    t: &TestApp,
+    cookie: Option<&str>,
+    back: &HashMap<String, String>,
+) -> (StatusCode, Value) {
     let query: Vec<(&str, &str)> = back.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    t.send(t.client.get(format!("{}/v1/sso/callback", t.base)).query(&query)).await
+    let mut request = t.client.get(format!("{}/v1/sso/callback", t.base)).query(&query);
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    t.send(request).await
 }
 
 fn param(url: &str, name: &str) -> String {
@@ -82,57 +130,60 @@ async fn sso_signs_people_in_and_refuses_forgeries(options: PgPoolOptions, conne
     assert!(view.get("client_secret").is_none());
 
     // A complete login: PKCE, state, nonce; alice joins acme as a member.
-    let url = start(&t, "acme").await;
-    assert!(url.starts_with(&idp.issuer));
-    assert_eq!(param(&url, "code_challenge_method"), "S256");
-    let back = idp.sign_in(&url, "alice@acme.test").await;
+    let login = start(&t, "acme").await;
+    assert!(login.url.starts_with(&idp.issuer));
+    assert_eq!(param(&login.url, "code_challenge_method"), "S256");
+    let back = idp.sign_in(&login.url, "alice@acme.test").await;
     assert_eq!(back["iss"], idp.issuer);
-    let (status, session) = callback(&t, &back).await;
+    let (status, session) = callback(&t, &login, &back).await;
     assert_eq!(status, StatusCode::OK, "{session}");
     let access = session["access_token"].as_str().unwrap();
     let (_, me) = t.get("/v1/me", access).await;
     assert_eq!(me["user"]["email"], "alice@acme.test");
     assert_eq!((me["organization"].as_str(), me["role"].as_str()), (Some(acme.org.as_str()), Some("member")));
     // The same answer twice: the state is spent.
-    let (status, body) = callback(&t, &back).await;
+    let (status, body) = callback(&t, &login, &back).await;
     assert_eq!((status, body["errors"][0]["field"].as_str()), (StatusCode::BAD_REQUEST, Some("state")));
 
     // A state the gateway never issued.
-    let url = start(&t, "acme").await;
-    let mut back = idp.sign_in(&url, "alice@acme.test").await;
+    let login = start(&t, "acme").await;
+    let mut back = idp.sign_in(&login.url, "alice@acme.test").await;
     back.insert("state".into(), "forged-state".into());
-    assert_eq!(callback(&t, &back).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::BAD_REQUEST);
 
     // A replayed nonce: the provider is asked to put an old login's nonce in the token.
     let first = start(&t, "acme").await;
     let second = start(&t, "acme").await;
-    let replayed = with_param(&second, "nonce", &param(&first, "nonce"));
+    let replayed = with_param(&second.url, "nonce", &param(&first.url, "nonce"));
     let back = idp.sign_in(&replayed, "alice@acme.test").await;
-    assert_eq!(callback(&t, &back).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(callback(&t, &second, &back).await.0, StatusCode::UNAUTHORIZED);
 
     // A code issued to another client (its ID token is for another audience).
-    let url = with_param(&start(&t, "acme").await, "client_id", "other-ci");
+    let login = start(&t, "acme").await;
+    let url = with_param(&login.url, "client_id", "other-ci");
     let back = idp.sign_in(&url, "alice@acme.test").await;
-    assert_eq!(callback(&t, &back).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
 
     // A response claiming another issuer (mix-up).
-    let url = start(&t, "acme").await;
-    let mut back = idp.sign_in(&url, "alice@acme.test").await;
+    let login = start(&t, "acme").await;
+    let mut back = idp.sign_in(&login.url, "alice@acme.test").await;
     back.insert("iss".into(), "http://127.0.0.1:1/evil".into());
-    assert_eq!(callback(&t, &back).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
 
     // People outside the allowed domains, or with unverified addresses.
     for account in ["mallory@evil.test", "unverified@acme.test"] {
-        let back = idp.sign_in(&start(&t, "acme").await, account).await;
-        assert_eq!(callback(&t, &back).await.0, StatusCode::UNAUTHORIZED, "{account}");
+        let login = start(&t, "acme").await;
+        let back = idp.sign_in(&login.url, account).await;
+        assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED, "{account}");
     }
 
     // An expired ID token, from a provider whose clock runs two hours behind.
     let late = OidcProvider::start_with_clock_offset(-7200).await;
     let expiring = t.tenant("acme-expired").await;
-    configure_sso(&t, &expiring, &late.issuer, "moke-sso").await;
-    let back = late.sign_in(&start(&t, "acme-expired").await, "bob@acme.test").await;
-    assert_eq!(callback(&t, &back).await.0, StatusCode::UNAUTHORIZED);
+    configure_sso_for(&t, &expiring, &late.issuer, "moke-sso", &[]).await;
+    let login = start(&t, "acme-expired").await;
+    let back = late.sign_in(&login.url, "bob@acme.test").await;
+    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
 
     let reasons = refusal_reasons(&t, "auth.sso_login").await;
     assert_eq!(
@@ -235,7 +286,7 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     let t = app_with(&idp, options, connect).await;
     let (acme, globex) = (t.tenant("acme").await, t.tenant("globex").await);
     configure_sso(&t, &acme, &idp.issuer, "moke-sso").await;
-    configure_sso(&t, &globex, &idp.issuer, "moke-sso").await;
+    configure_sso_for(&t, &globex, &idp.issuer, "moke-sso", &["globex.test"]).await;
     // Every secret column holds Vault ciphertext only, never the secret.
     for (table, column, _, _) in moke_api::app::secrets::SECRET_COLUMNS {
         let values: Vec<String> =
@@ -273,8 +324,9 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     assert!(versions.iter().all(|v| moke_api::app::secrets::key_version(v) == Some(version)), "{versions:?}");
     assert!(t.app.rewrap_secrets().await.unwrap().is_empty(), "nothing left to rewrap");
     // The rewrapped secret still works: a complete SSO login.
-    let back = idp.sign_in(&start(&t, "acme").await, "alice@acme.test").await;
-    assert_eq!(callback(&t, &back).await.0, StatusCode::OK);
+    let login = start(&t, "acme").await;
+    let back = idp.sign_in(&login.url, "alice@acme.test").await;
+    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::OK);
     // Each organization sees its own rewrap Operation, and only its own.
     let mine = operations.iter().find(|op| op.target.id == acme.org).expect("an Operation on acme");
     let theirs = operations.iter().find(|op| op.target.id == globex.org).expect("an Operation on globex");

@@ -19,7 +19,7 @@ use anyhow::Result;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use moke_api::app::{App, RequestContext, ResourceRef};
-use moke_api::model::SignupRequest;
+use moke_api::model::LoginRequest;
 use moke_loadtests::{load, print_row};
 use serde_json::json;
 
@@ -61,16 +61,26 @@ async fn main() -> Result<()> {
         )
         .await?;
     let cluster = op.target.id.clone();
+    // A person who owns an organization of their own (made as confirming a
+    // sign-up would: the address verified), signed in with the password.
     let email = format!("bench-{run}@example.com");
-    let signup = SignupRequest {
-        email: email.clone(),
-        password: PASSWORD.into(),
-        display_name: "Bench".into(),
-        organization_name: format!("bench-people-{run}"),
-    };
-    let person = app.signup(&owner, signup).await?;
-    // The person needs the cluster in their own organization: an owner token there reads it.
-    let people_org = person.organization.id;
+    let people = app.bootstrap_org(&format!("bench-people-{run}"), "Bench people").await?;
+    let people_org = people.org.id;
+    let hash = moke_iam::password::hash(PASSWORD);
+    let user = uuid::Uuid::now_v7();
+    sqlx::query("INSERT INTO users (id, email, display_name, password_hash, email_verified_at) VALUES ($1, $2, 'Bench', $3, now())")
+        .bind(user)
+        .bind(&email)
+        .bind(&hash)
+        .execute(app.db())
+        .await?;
+    sqlx::query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')")
+        .bind(people_org.uuid())
+        .bind(user)
+        .execute(app.db())
+        .await?;
+    let login = LoginRequest { email: email.clone(), password: PASSWORD.into(), organization: None };
+    let session = app.login(&RequestContext::anonymous(), login).await?;
     let people_ctx = RequestContext::system(people_org.uuid());
     let their_project =
         app.project_create(&people_ctx, people_org, serde_json::from_value(json!({ "name": "bench" }))?).await?;
@@ -81,7 +91,7 @@ async fn main() -> Result<()> {
             serde_json::from_value(json!({ "name": "target", "spec": { "region": "eu-central-1" } }))?,
         )
         .await?;
-    let jwt = person.session.access_token.clone();
+    let jwt = session.access_token.clone();
 
     let extra = axum::Router::new()
         .route("/bench/unauthenticated/{project}/{cluster}", axum::routing::get(unauthenticated_view))

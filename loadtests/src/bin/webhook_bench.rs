@@ -26,7 +26,7 @@ async fn main() -> Result<()> {
     let deployments: usize = std::env::var("BENCH_DEPLOYMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
 
     let mut config = moke_loadtests::bench_config();
-    config.webhooks.allow_private_targets = vec!["127.0.0.1/32".into()];
+    config.outbound.allow_private_targets = vec!["127.0.0.1/32".into()];
     config.workload_quotas.max_deployments_per_cluster = 100_000;
     config.workload_quotas.max_requested_cpu_millis_per_cluster = 100_000_000;
     let (app, pool, base) = start_gateway(config).await?;
