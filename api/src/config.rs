@@ -485,9 +485,6 @@ impl Config {
         if !(0..=300).contains(&self.auth.id_token_clock_skew_seconds) {
             return Err(bad("auth.id_token_clock_skew_seconds", "must be between 0 and 300"));
         }
-        if self.mail.sender != "log" {
-            return Err(bad("mail.sender", "must be \"log\" (the only sender so far)"));
-        }
         let r = &self.rate_limits;
         for (key, value) in [
             ("rate_limits.per_principal_per_second", r.per_principal_per_second),

@@ -3,7 +3,7 @@
 //! - `dev`: run the whole system on embedded defaults (private Postgres when
 //!   `DATABASE_URL` is unset), until Ctrl-C.
 //! - `test`: make sure the services the tests need are up, run every test.
-//! - `lint`: rustfmt and clippy as CI runs them.
+//! - `lint`: rustfmt, clippy and `cargo deny` (licenses, bans, sources) as CI runs them.
 //! - `schemas`: regenerate `openapi/moke.json` and `graphql/schema.graphql` from the code.
 //! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
@@ -11,9 +11,11 @@
 //!
 //! Depends only on anyhow and libc, so it builds in seconds.
 
+mod deny;
 mod nats;
 mod oidc;
 mod postgres;
+mod smtp;
 mod vault;
 
 use std::env;
@@ -118,6 +120,8 @@ fn test(args: &[String]) -> Result<()> {
         .env("NATS_URL", nats.url())
         // The tests' gateways log in to this Vault, each under its own KV path.
         .env("OIDC_PROVIDER_DIR", oidc::ensure()?)
+        // The mail tests deliver to aiosmtpd on loopback.
+        .env("SMTP_TEST_PYTHON", smtp::ensure()?)
         .env("SQLX_OFFLINE", "true");
     vault.apply(&mut command);
     run(&mut command)
@@ -125,7 +129,17 @@ fn test(args: &[String]) -> Result<()> {
 
 fn lint() -> Result<()> {
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
-    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("SQLX_OFFLINE", "true"))
+    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("SQLX_OFFLINE", "true"))?;
+    // Licenses, banned crates and sources (advisories need GitHub; see SECURITY.md).
+    let cargo_deny = deny::ensure()?;
+    run(Command::new(cargo_deny).current_dir(root()).args([
+        "--manifest-path",
+        "Cargo.toml",
+        "check",
+        "licenses",
+        "bans",
+        "sources",
+    ]))
 }
 
 /// Writes the API descriptions the code generates: OpenAPI and GraphQL SDL.

@@ -164,6 +164,15 @@ impl App {
         if ctx.principal.kind != PrincipalKind::User {
             return Err(Error::Forbidden);
         }
+        // Joining another organization is the person's own act, not a
+        // token's; and a session from an identity provider acts only there.
+        if !matches!(ctx.principal.credential, moke_iam::Credential::Session { sso_org: None, .. }) {
+            return Err(Error::refused(
+                "password_session_required",
+                "sign in with your password to accept invitations (API tokens and SSO sessions act only in \
+                 their own organization)",
+            ));
+        }
         let mut tx = self.db().begin().await?;
         let invitation = sqlx::query!(
             "SELECT i.id, i.org_id, i.email, i.role, o.name AS org_name
@@ -193,15 +202,6 @@ impl App {
             return Err(Error::refused(
                 "email_unverified",
                 "confirm your e-mail address first (POST /v1/me/email-verification), then accept",
-            ));
-        }
-        // Joining another organization is the person's own act, not a
-        // token's; and a session from an identity provider acts only there.
-        if !matches!(ctx.principal.credential, moke_iam::Credential::Session { sso_org: None, .. }) {
-            return Err(Error::refused(
-                "password_session_required",
-                "sign in with your password to accept invitations (API tokens and SSO sessions act only in \
-                 their own organization)",
             ));
         }
         let joined = sqlx::query!(

@@ -106,7 +106,27 @@ impl SmtpMailSender {
     /// From `mail.smtp_url`: `smtp://` (STARTTLS required unless
     /// `?tls=none`), or `smtps://` (TLS from the start).
     pub fn new(url: &str) -> anyhow::Result<SmtpMailSender> {
-        let transport = lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url)?
+        let mut parsed = url::Url::parse(url)?;
+        if parsed.scheme() == "smtp" {
+            let tls = parsed.query_pairs().find(|(k, _)| k == "tls").map(|(_, v)| v.to_string());
+            let others: Vec<(String, String)> =
+                parsed.query_pairs().filter(|(k, _)| k != "tls").map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            parsed.set_query(None);
+            let mut query = parsed.query_pairs_mut();
+            query.extend_pairs(others);
+            match tls.as_deref() {
+                // Plain text only when the operator says so.
+                Some("none") => {}
+                Some(other) => {
+                    query.append_pair("tls", other);
+                }
+                None => {
+                    query.append_pair("tls", "required");
+                }
+            }
+        }
+        let url = parsed.as_str().trim_end_matches('?').to_string();
+        let transport = lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(&url)?
             .timeout(Some(Duration::from_secs(30)))
             .build();
         Ok(SmtpMailSender { transport })

@@ -498,10 +498,16 @@ impl App {
                 .fetch_optional(self.db())
                 .await?
                 .ok_or(Error::Unauthenticated)?;
+                // A session from an identity provider sees only its organization.
+                let bound = match principal.credential {
+                    moke_iam::Credential::Session { sso_org, .. } => sso_org,
+                    _ => None,
+                };
                 let memberships = sqlx::query!(
                     "SELECT m.org_id, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
-                     WHERE m.user_id = $1 ORDER BY m.created_at",
+                     WHERE m.user_id = $1 AND ($2::uuid IS NULL OR m.org_id = $2) ORDER BY m.created_at",
                     principal.id,
+                    bound,
                 )
                 .fetch_all(self.db())
                 .await?

@@ -623,3 +623,149 @@ impl Drop for OidcProvider {
         let _ = self.child.start_kill();
     }
 }
+
+/// An authoritative DNS server on loopback answering TXT queries from a
+/// table the test fills (the domain-ownership checks run against it).
+pub struct DnsServer {
+    pub addr: std::net::SocketAddr,
+    records: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>>,
+}
+
+impl DnsServer {
+    pub async fn start() -> DnsServer {
+        use hickory_resolver::proto::op::{Message, OpCode, ResponseCode};
+        use hickory_resolver::proto::rr::rdata::TXT;
+        use hickory_resolver::proto::rr::{RData, Record, RecordType};
+        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let addr = socket.local_addr().unwrap();
+        let records: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>> = Default::default();
+        let table = records.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 4096];
+            loop {
+                let Ok((n, peer)) = socket.recv_from(&mut buf).await else { return };
+                let Ok(query) = Message::from_vec(&buf[..n]) else { continue };
+                let mut answer = Message::response(query.metadata.id, OpCode::Query);
+                answer.metadata.authoritative = true;
+                answer.metadata.recursion_desired = query.metadata.recursion_desired;
+                let mut found = false;
+                for question in &query.queries {
+                    answer.add_query(question.clone());
+                    let name = question.name().to_ascii().trim_end_matches('.').to_lowercase();
+                    if question.query_type() != RecordType::TXT {
+                        continue;
+                    }
+                    for text in table.lock().unwrap().get(&name).cloned().unwrap_or_default() {
+                        found = true;
+                        answer.add_answer(Record::from_rdata(
+                            question.name().clone(),
+                            60,
+                            RData::TXT(TXT::new(vec![text])),
+                        ));
+                    }
+                }
+                answer.metadata.response_code = if found { ResponseCode::NoError } else { ResponseCode::NXDomain };
+                if let Ok(bytes) = answer.to_vec() {
+                    let _ = socket.send_to(&bytes, peer).await;
+                }
+            }
+        });
+        DnsServer { addr, records }
+    }
+
+    /// Publishes a TXT record.
+    pub fn set_txt(&self, name: &str, text: &str) {
+        self.records.lock().unwrap().entry(name.to_lowercase()).or_default().push(text.to_string());
+    }
+}
+
+/// A real SMTP server (`aiosmtpd`, which `cargo xtask test` installs) on
+/// loopback, keeping what it receives in a Maildir.
+pub struct SmtpServer {
+    pub url: String,
+    pub maildir: std::path::PathBuf,
+    child: tokio::process::Child,
+}
+
+impl SmtpServer {
+    pub async fn start() -> SmtpServer {
+        let python = std::env::var("SMTP_TEST_PYTHON").expect("SMTP_TEST_PYTHON (cargo xtask test installs aiosmtpd)");
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let maildir = std::env::temp_dir().join(format!("moke-smtp-{}", unique()));
+        let child = tokio::process::Command::new(python)
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}"), "-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(&maildir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("aiosmtpd");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return SmtpServer { url: format!("smtp://127.0.0.1:{port}?tls=none"), maildir, child };
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("aiosmtpd did not start");
+    }
+
+    /// Every message received so far, as text (quoted-printable bodies decoded).
+    pub fn messages(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.maildir.join("new")) else { return Vec::new() };
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        paths.sort();
+        paths.into_iter().filter_map(|p| std::fs::read_to_string(p).ok()).map(|m| decode_quoted_printable(&m)).collect()
+    }
+
+    /// Waits for a message to `to` whose text contains `marker`, and returns the token of its link.
+    pub async fn token(&self, to: &str, marker: &str) -> String {
+        let mut found = String::new();
+        eventually(20, &format!("a mail to {to} with {marker}"), async || {
+            found = self
+                .messages()
+                .into_iter()
+                .rev()
+                .find(|m| m.contains(&format!("X-RcptTo: {to}")) && m.contains(marker))
+                .unwrap_or_default();
+            !found.is_empty()
+        })
+        .await;
+        let start = found.find("token=").expect("a link with a token") + "token=".len();
+        found[start..].chars().take_while(char::is_ascii_alphanumeric).collect()
+    }
+}
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = std::fs::remove_dir_all(&self.maildir);
+    }
+}
+
+/// Undoes quoted-printable encoding (soft line breaks, `=XX`) where a message uses it.
+fn decode_quoted_printable(message: &str) -> String {
+    if !message.to_ascii_lowercase().contains("content-transfer-encoding: quoted-printable") {
+        return message.to_string();
+    }
+    let joined = message.replace("=\r\n", "").replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'=', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

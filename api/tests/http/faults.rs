@@ -209,6 +209,9 @@ async fn faults_injected_through_the_admin_endpoint_are_seen_and_repaired(
     let (cluster, _) = t.cluster(&acme, &project, "prod").await;
     let (pool, op) = t.node_pool(&acme, &project, &cluster, "workers", 3).await;
     assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    let seen = state().await;
+    assert!(!seen.clusters.is_empty());
+    assert!(seen.clusters.values().all(|c| c.pki.serving_key_pem.is_empty()), "the admin state shows no private key");
     let pool_path = format!("/v1/projects/{project}/clusters/{cluster}/node-pools/{pool}");
     let phase = async || t.get(&pool_path, &acme.token).await.1["status"]["phase"].clone();
 

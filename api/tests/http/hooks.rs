@@ -269,8 +269,12 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
     let (status, op) = github("registry_package", "d1", package.clone(), &secret).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{op}");
     assert_eq!(wait(&t, &s.acme, &op).await["status"], "succeeded");
-    let (status, _) = github("registry_package", "d1", package, &secret).await;
+    let (status, _) = github("registry_package", "d1", package.clone(), &secret).await;
     assert_eq!(status, StatusCode::CONFLICT, "de-duplicated by X-GitHub-Delivery");
+    // GitHub's signature does not cover the delivery id: a captured body
+    // replayed under a fresh id is refused too.
+    let (status, replay) = github("registry_package", "d1-replayed", package, &secret).await;
+    assert_eq!((status, replay["code"].as_str()), (StatusCode::CONFLICT, Some("duplicate_delivery")), "{replay}");
 
     let run = |branch: &str| {
         json!({ "action": "completed", "repository": repository,

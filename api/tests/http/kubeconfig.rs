@@ -13,13 +13,13 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::common::{Tenant, TestApp, VaultProxy};
 
-fn agent(t: &TestApp) -> Agent {
+pub fn agent(t: &TestApp) -> Agent {
     let zones = crate::common::zones("eu-central-1");
     Agent::new(AgentConfig::new("eu-central-1", zones), Transport::Postgres(t.pool.clone())).unwrap()
 }
 
 /// Runs the region and the gateway's ingest until `done` holds (20 s at most).
-async fn until(t: &TestApp, region: &Agent, what: &str, done: impl AsyncFn() -> bool) {
+pub async fn until(t: &TestApp, region: &Agent, what: &str, done: impl AsyncFn() -> bool) {
     for _ in 0..200 {
         while region.run_once().await.unwrap() > 0 {}
         while t.app.ingest_region_status_once().await.unwrap() > 0 {}
@@ -32,7 +32,7 @@ async fn until(t: &TestApp, region: &Agent, what: &str, done: impl AsyncFn() -> 
 }
 
 /// A cluster with a node pool whose control plane serves; returns its path.
-async fn serving_cluster(t: &TestApp, region: &Agent, tenant: &Tenant, project: &str, name: &str) -> String {
+pub async fn serving_cluster(t: &TestApp, region: &Agent, tenant: &Tenant, project: &str, name: &str) -> String {
     let (cluster, _) = t.cluster(tenant, project, name).await;
     t.node_pool(tenant, project, &cluster, "workers", 4).await;
     let path = format!("/v1/projects/{project}/clusters/{cluster}");
@@ -44,18 +44,18 @@ async fn serving_cluster(t: &TestApp, region: &Agent, tenant: &Tenant, project: 
     path
 }
 
-struct Kubectl {
+pub struct Kubectl {
     dir: PathBuf,
 }
 
 impl Kubectl {
-    fn new() -> Kubectl {
+    pub fn new() -> Kubectl {
         let dir = std::env::temp_dir().join(format!("moke-kubectl-{}", uuid::Uuid::now_v7().simple()));
         std::fs::create_dir_all(&dir).unwrap();
         Kubectl { dir }
     }
 
-    fn write(&self, name: &str, kubeconfig: &str) -> PathBuf {
+    pub fn write(&self, name: &str, kubeconfig: &str) -> PathBuf {
         let path = self.dir.join(name);
         std::fs::write(&path, kubeconfig).unwrap();
         path
@@ -63,7 +63,7 @@ impl Kubectl {
 
     /// Runs kubectl with `kubeconfig`; (succeeded, stdout, stderr). Async:
     /// the control plane it talks to runs on this test's runtime.
-    async fn run(&self, kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
+    pub async fn run(&self, kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
         let output = tokio::process::Command::new("kubectl")
             .arg("--kubeconfig")
             .arg(kubeconfig)

@@ -20,5 +20,8 @@ mod lifecycle;
 mod oidc;
 mod openapi;
 mod regions;
+mod security;
+mod security_iam;
+mod security_sso;
 mod webhooks;
 mod workloads;

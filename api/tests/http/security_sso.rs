@@ -1,0 +1,417 @@
+//! Regression tests for single sign-on holes, each performing the attack
+//! against a real OpenID Provider on loopback: an identity provider run by
+//! one tenant matching another tenant's person by address, sessions leaving
+//! the provider's organization, pre-hijacked accounts, domain claims without
+//! DNS proof, logins finished in another browser, and discovery as a
+//! network probe.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::{DnsServer, MEMBER_PASSWORD, OidcProvider, SSO_REDIRECT, TestApp, bad_fields};
+use crate::oidc::{callback, callback_with_cookie, configure_sso_for, start};
+
+const PASSWORD: &str = "plum tractor velvet 1987";
+
+async fn app(options: PgPoolOptions, connect: PgConnectOptions) -> TestApp {
+    TestApp::start_with(options, connect, |c| {
+        c.auth.allow_insecure_issuers = true;
+        c.auth.sso_redirect_uri = SSO_REDIRECT.to_string();
+        c.rate_limits.login_burst = 1000;
+    })
+    .await
+}
+
+async fn sso_count(t: &TestApp, table: &str) -> i64 {
+    t.count(table).await
+}
+
+/// Signs `account` in at `org`'s provider in one browser; the gateway's answer.
+async fn sso_sign_in(t: &TestApp, idp: &OidcProvider, org: &str, account: &str) -> (StatusCode, Value) {
+    let login = start(t, org).await;
+    let back = idp.sign_in(&login.url, account).await;
+    callback(t, &login, &back).await
+}
+
+/// Another tenant's identity provider asserting a person's verified address
+/// gets no session and no link: the person is mailed, and nothing is joined.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_identity_provider_cannot_claim_someone_elses_account(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = app(options, connect).await;
+    // The victim: a verified account owning its own organization.
+    let victim = t.sign_up("victim@acme.test", PASSWORD, "victim-home").await;
+    let victim_org = victim["organization"]["id"].as_str().unwrap().to_string();
+    // The attacker's organization runs the identity provider; it cannot claim the victim's domain.
+    let evil = t.tenant("evil").await;
+    let (status, problem) = t
+        .send(t.request(Method::PUT, &format!("/v1/orgs/{}/sso", evil.org), &evil.token).json(&json!({
+            "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
+            "allowed_domains": ["acme.test"], "default_role": "member",
+        })))
+        .await;
+    assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["allowed_domains[0]".to_string()]));
+    assert_eq!(problem["errors"][0]["code"], "domain_not_verified");
+    configure_sso_for(&t, &evil, &idp.issuer, "moke-sso", &[]).await;
+
+    // The attacker signs in at their provider as the victim's address.
+    let (status, answer) = sso_sign_in(&t, &idp, "evil", "victim@acme.test").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "a link to confirm, not a session: {answer}");
+    assert!(answer.get("access_token").is_none() && answer.get("refresh_token").is_none(), "{answer}");
+    let link_token = answer["link_token"].as_str().unwrap().to_string();
+    assert_eq!(sso_count(&t, "sso_identities").await, 0, "nothing is linked by address");
+    assert_eq!(t.count("memberships WHERE org_id = (SELECT id FROM organizations WHERE name = 'evil')").await, 0);
+    // The victim hears of it; the attacker cannot confirm for them.
+    assert!(t.mailed_token("sso_link", "victim@acme.test").await.len() > 20);
+    let (_, attacker) = t.member(&evil, "attacker@evil.test", "owner").await;
+    let (status, problem) = t.post("/v1/me/sso-links/confirm", &attacker, json!({ "token": link_token })).await;
+    assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["token".to_string()]));
+    // A guessed mail token confirms nothing.
+    let (status, _) = t.post_public("/v1/auth/sso-link/confirm", json!({ "token": link_token })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the browser's token is not the mailed one");
+    assert_eq!(sso_count(&t, "sso_identities").await, 0);
+    // The victim's organization never saw a session of the attacker.
+    let victim_access = victim["session"]["access_token"].as_str().unwrap();
+    let (_, events) = t.get(&format!("/v1/orgs/{victim_org}/audit-events?action=auth.sso_login"), victim_access).await;
+    assert_eq!(events["items"].as_array().unwrap().len(), 0, "{events}");
+}
+
+/// A session from an organization's provider acts there only: no switch by
+/// refresh, no invitations elsewhere, no view of other memberships.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_sso_session_never_leaves_its_organization(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = app(options, connect).await;
+    let acme = t.tenant("acme").await;
+    configure_sso_for(&t, &acme, &idp.issuer, "moke-sso", &["acme.test"]).await;
+    let (status, session) = sso_sign_in(&t, &idp, "acme", "alice@acme.test").await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    // Alice also belongs to another organization.
+    let beta = t.tenant("beta").await;
+    let alice: uuid::Uuid =
+        sqlx::query_scalar("SELECT id FROM users WHERE email = 'alice@acme.test'").fetch_one(&t.pool).await.unwrap();
+    sqlx::query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')")
+        .bind(beta.org.parse::<moke_api::ids::OrgId>().unwrap().uuid())
+        .bind(alice)
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let access = session["access_token"].as_str().unwrap();
+    let (_, me) = t.get("/v1/me", access).await;
+    assert_eq!(me["memberships"].as_array().unwrap().len(), 1, "only the provider's organization: {me}");
+    let (_, sessions) = t.get("/v1/me/sessions", access).await;
+    assert_eq!(sessions["items"][0]["method"], "sso");
+
+    let refresh = session["refresh_token"].as_str().unwrap();
+    let (status, problem) =
+        t.post_public("/v1/auth/refresh", json!({ "refresh_token": refresh, "organization": beta.org })).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("sso_session_bound")));
+    // The refused switch spent nothing: the same organization still renews.
+    let (status, renewed) = t.post_public("/v1/auth/refresh", json!({ "refresh_token": refresh })).await;
+    assert_eq!(status, StatusCode::OK, "{renewed}");
+    assert_eq!(renewed["organization"], acme.org.as_str());
+    // Even an access token claiming another organization is refused.
+    assert_eq!(
+        t.get(&format!("/v1/orgs/{}", beta.org), renewed["access_token"].as_str().unwrap()).await.0,
+        StatusCode::NOT_FOUND
+    );
+
+    // An invitation elsewhere is accepted only with a password session.
+    let gamma = t.tenant("gamma").await;
+    let (status, _) = t
+        .post(
+            &format!("/v1/orgs/{}/invitations", gamma.org),
+            &gamma.token,
+            json!({ "email": "alice@acme.test", "role": "viewer" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let token = t.mailed_token("invitation", "alice@acme.test").await;
+    let (status, problem) =
+        t.post("/v1/invitations/accept", renewed["access_token"].as_str().unwrap(), json!({ "token": token })).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("password_session_required")));
+}
+
+/// An existing account is linked to an identity only by its owner: by the
+/// mailed link, or signed in with the password.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_existing_account_links_only_when_its_owner_confirms(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = app(options, connect).await;
+    let acme = t.tenant("acme").await;
+    configure_sso_for(&t, &acme, &idp.issuer, "moke-sso", &["acme.test"]).await;
+
+    // Bob has a password account (not yet in acme) and confirms by mail.
+    t.sign_up("bob@acme.test", PASSWORD, "bob-home").await;
+    let (status, pending) = sso_sign_in(&t, &idp, "acme", "bob@acme.test").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{pending}");
+    let mailed = t.mailed_token("sso_link", "bob@acme.test").await;
+    let (status, session) = t.post_public("/v1/auth/sso-link/confirm", json!({ "token": mailed })).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["organization"], acme.org.as_str(), "joined through the verified domain");
+    assert_eq!(t.post_public("/v1/auth/sso-link/confirm", json!({ "token": mailed })).await.0, StatusCode::BAD_REQUEST);
+    // From now on the identity signs bob in directly.
+    let (status, again) = sso_sign_in(&t, &idp, "acme", "bob@acme.test").await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+
+    // Carol is a member already and confirms while signed in with her password.
+    let (_, carol_password) = t.member(&acme, "carol@acme.test", "member").await;
+    let (status, pending) = sso_sign_in(&t, &idp, "acme", "carol@acme.test").await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (status, linked) =
+        t.post("/v1/me/sso-links/confirm", &carol_password, json!({ "token": pending["link_token"] })).await;
+    assert_eq!(status, StatusCode::OK, "{linked}");
+    assert_eq!(linked["organization"], acme.org.as_str());
+    assert_eq!(sso_sign_in(&t, &idp, "acme", "carol@acme.test").await.0, StatusCode::OK);
+    assert_eq!(t.count("sso_identities").await, 2);
+    let _ = MEMBER_PASSWORD;
+}
+
+/// An account whose address nobody proved (made by someone who expects its
+/// owner to sign in through SSO later) is never merged with an identity,
+/// and cannot accept invitations.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_pre_hijacked_account_is_never_merged(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = app(options, connect).await;
+    let acme = t.tenant("acme").await;
+    configure_sso_for(&t, &acme, &idp.issuer, "moke-sso", &["acme.test"]).await;
+    // The attacker holds an unverified account at dana's address (made
+    // before sign-up asked for the address first), with a password they know.
+    let hash = moke_iam::password::hash(PASSWORD);
+    sqlx::query("INSERT INTO users (id, email, display_name, password_hash) VALUES ($1, 'dana@acme.test', 'x', $2)")
+        .bind(uuid::Uuid::now_v7())
+        .bind(&hash)
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let (status, problem) = sso_sign_in(&t, &idp, "acme", "dana@acme.test").await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("unverified_account")));
+    assert_eq!(t.count("sso_identities").await, 0);
+    assert_eq!(t.count("sso_link_requests").await, 0);
+
+    // Its invitations wait for a proven address.
+    let (status, _) = t
+        .post(
+            &format!("/v1/orgs/{}/invitations", acme.org),
+            &acme.token,
+            json!({ "email": "dana@acme.test", "role": "admin" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let invitation = t.mailed_token("invitation", "dana@acme.test").await;
+    let other = t.tenant("attacker-home").await;
+    let attacker_user: uuid::Uuid =
+        sqlx::query_scalar("SELECT id FROM users WHERE email = 'dana@acme.test'").fetch_one(&t.pool).await.unwrap();
+    sqlx::query("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')")
+        .bind(other.org.parse::<moke_api::ids::OrgId>().unwrap().uuid())
+        .bind(attacker_user)
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let attacker = t.login("dana@acme.test", PASSWORD, None).await;
+    let attacker = attacker["access_token"].as_str().unwrap();
+    let (status, problem) = t.post("/v1/invitations/accept", attacker, json!({ "token": invitation })).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("email_unverified")));
+    let (status, pat) = t.post("/v1/me/tokens", attacker, json!({ "name": "foothold" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let foothold = pat["token"].as_str().unwrap().to_string();
+
+    // Dana takes the address back by resetting the password: the attacker's
+    // sessions and tokens end; now the identity links (after her confirmation).
+    let (status, _) = t.post_public("/v1/auth/password-reset", json!({ "email": "dana@acme.test" })).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let reset = t.mailed_token("password_reset", "dana@acme.test").await;
+    let (status, _) = t
+        .post_public(
+            "/v1/auth/password-reset/confirm",
+            json!({ "token": reset, "password": "a whole other long secret" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(t.get("/v1/me", attacker).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.get("/v1/me", &foothold).await.0, StatusCode::UNAUTHORIZED, "tokens made before the proof end");
+    let (status, _) = sso_sign_in(&t, &idp, "acme", "dana@acme.test").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "a link dana may confirm");
+}
+
+/// A domain is an organization's only after its DNS TXT record carries the
+/// token Moke issued, and only one organization holds it.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn claiming_a_domain_needs_its_dns_record(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let dns = DnsServer::start().await;
+    let t = TestApp::start_with(options, connect, |c| {
+        c.auth.allow_insecure_issuers = true;
+        c.auth.sso_redirect_uri = SSO_REDIRECT.to_string();
+        c.auth.dns_resolver = dns.addr.to_string();
+    })
+    .await;
+    let acme = t.tenant("acme").await;
+    let (status, domain) =
+        t.post(&format!("/v1/orgs/{}/domains", acme.org), &acme.token, json!({ "domain": "Acme.Test." })).await;
+    assert_eq!(status, StatusCode::CREATED, "{domain}");
+    assert_eq!(domain["domain"], "acme.test");
+    assert_eq!(domain["verification"]["name"], "_moke-challenge.acme.test");
+    assert_eq!(domain["verification"]["record_type"], "TXT");
+    let value = domain["verification"]["value"].as_str().unwrap().to_string();
+    let verify = format!("/v1/orgs/{}/domains/acme.test/verify", acme.org);
+    let sso = |domains: Value| {
+        t.request(Method::PUT, &format!("/v1/orgs/{}/sso", acme.org), &acme.token).json(&json!({
+            "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
+            "allowed_domains": domains, "default_role": "member",
+        }))
+    };
+
+    // No record, then a wrong one: not verified, and SSO may not rely on it.
+    let (status, problem) = t.post(&verify, &acme.token, json!({})).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("domain_not_verified")), "{problem}");
+    dns.set_txt("_moke-challenge.acme.test", "moke-domain-verification=someone-elses-token");
+    assert_eq!(t.post(&verify, &acme.token, json!({})).await.0, StatusCode::CONFLICT);
+    let (status, problem) = t.send(sso(json!(["acme.test"]))).await;
+    assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["allowed_domains[0]".to_string()]));
+
+    // The right record: verified, and usable.
+    dns.set_txt("_moke-challenge.acme.test", &value);
+    let (status, verified) = t.post(&verify, &acme.token, json!({})).await;
+    assert_eq!((status, verified["verified"].as_bool()), (StatusCode::OK, Some(true)), "{verified}");
+    assert_eq!(t.send(sso(json!(["acme.test"]))).await.0, StatusCode::OK);
+
+    // Another organization may claim it, but never verify it while acme holds it.
+    let rival = t.tenant("rival").await;
+    let (status, theirs) =
+        t.post(&format!("/v1/orgs/{}/domains", rival.org), &rival.token, json!({ "domain": "acme.test" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    dns.set_txt("_moke-challenge.acme.test", theirs["verification"]["value"].as_str().unwrap());
+    let (status, problem) =
+        t.post(&format!("/v1/orgs/{}/domains/acme.test/verify", rival.org), &rival.token, json!({})).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("domain_claimed")));
+
+    // Giving the domain up takes it out of SSO too.
+    assert_eq!(
+        t.delete(&format!("/v1/orgs/{}/domains/acme.test", acme.org), &acme.token).await.0,
+        StatusCode::NO_CONTENT
+    );
+    let (_, view) = t.get(&format!("/v1/orgs/{}/sso", acme.org), &acme.token).await;
+    assert_eq!(view["allowed_domains"], json!([]));
+}
+
+/// A login finishes only in the browser that started it (RFC 9700 §4.7):
+/// an authorization response carried to another browser is refused.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_login_finishes_only_in_the_browser_that_started_it(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = app(options, connect).await;
+    let acme = t.tenant("acme").await;
+    configure_sso_for(&t, &acme, &idp.issuer, "moke-sso", &["acme.test"]).await;
+    // The attacker starts a login and sends the victim's browser the callback (login CSRF).
+    let attackers = start(&t, "acme").await;
+    let victims = start(&t, "acme").await;
+    let back = idp.sign_in(&attackers.url, "alice@acme.test").await;
+    assert_eq!(callback_with_cookie(&t, None, &back).await.0, StatusCode::UNAUTHORIZED);
+    let attackers = start(&t, "acme").await;
+    let back = idp.sign_in(&attackers.url, "alice@acme.test").await;
+    assert_eq!(callback_with_cookie(&t, Some(&victims.cookie), &back).await.0, StatusCode::UNAUTHORIZED);
+    let reasons: Vec<String> = sqlx::query_scalar(
+        "SELECT details->>'reason' FROM audit_events WHERE action = 'auth.sso_login' AND outcome = 'failure'",
+    )
+    .fetch_all(&t.pool)
+    .await
+    .unwrap();
+    assert!(reasons.iter().all(|r| r == "browser_mismatch") && !reasons.is_empty(), "{reasons:?}");
+    assert_eq!(t.count("sessions").await, 0);
+}
+
+/// Identity-provider discovery and key fetches reach only public
+/// addresses, follow no redirect, and answer with one fixed code whatever
+/// happened, so they cannot map a network.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn discovery_is_no_network_probe(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    // The default: nothing private is reachable.
+    let t = TestApp::start_with(options, connect, |c| {
+        c.auth.allow_insecure_issuers = true;
+        c.outbound.allow_private_targets.clear();
+    })
+    .await;
+    let acme = t.tenant("acme").await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let gateway = &t;
+    let answers = |issuer: String| {
+        let request = gateway.request(Method::PUT, &format!("/v1/orgs/{}/sso", acme.org), &acme.token).json(&json!({
+            "issuer": issuer, "client_id": "x", "client_secret": "y", "allowed_domains": [], "default_role": "viewer",
+        }));
+        async move { gateway.send(request).await }
+    };
+    // A live provider and a closed port look the same: refused, one code, no detail.
+    let (open_status, open) = answers(idp.issuer.clone()).await;
+    let (closed_status, shut) = answers(format!("http://127.0.0.1:{closed}")).await;
+    assert_eq!((open_status, closed_status), (StatusCode::BAD_REQUEST, StatusCode::BAD_REQUEST));
+    assert_eq!(open["errors"], shut["errors"], "the two answers must not differ");
+    assert_eq!(open["errors"][0]["code"], moke_api::outbound::REFUSED_CODE);
+    for metadata in ["169.254.169.254", "[::ffff:127.0.0.1]", "[fd00::1]", "10.0.0.1"] {
+        let (status, _) = answers(format!("http://{metadata}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{metadata}");
+    }
+
+    // CI issuers' keys are fetched through the same guard: a trust policy
+    // naming a loopback issuer never makes a connection.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let probe = format!("http://{}", listener.local_addr().unwrap());
+    let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = connections.clone();
+    tokio::spawn(async move {
+        while listener.accept().await.is_ok() {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let (_, account) = t
+        .post(
+            &format!("/v1/orgs/{}/service-accounts", acme.org),
+            &acme.token,
+            json!({ "name": "ci", "role": "viewer" }),
+        )
+        .await;
+    let account = account["id"].as_str().unwrap().to_string();
+    let (status, _) = t
+        .post(
+            &format!("/v1/orgs/{}/service-accounts/{account}/trust-policies", acme.org),
+            &acme.token,
+            json!({ "issuer": probe, "audience": "moke", "claims": { "repository": "acme/web" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    use base64::Engine;
+    let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let forged = format!(
+        "{}.{}.c2ln",
+        b64(json!({ "alg": "RS256", "kid": "k" })),
+        b64(json!({ "iss": probe, "aud": "moke", "sub": "x", "exp": 9_999_999_999i64 }))
+    );
+    let (status, _) =
+        t.post_public("/v1/auth/token-exchange", json!({ "subject_token": forged, "service_account": account })).await;
+    assert!(status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::UNAUTHORIZED, "{status}");
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 0, "the guard made no connection");
+}
+
+/// With loopback allowed (a provider on a trusted network), a discovery
+/// answer that redirects elsewhere is still refused.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn discovery_follows_no_redirect(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start_with(options, connect, |c| c.auth.allow_insecure_issuers = true).await;
+    let acme = t.tenant("acme").await;
+    let app = axum::Router::new().fallback(|| async {
+        (axum::http::StatusCode::FOUND, [("location", "http://169.254.169.254/latest/meta-data/")])
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(axum::serve(listener, app).into_future());
+    let (status, problem) = t
+        .send(t.request(Method::PUT, &format!("/v1/orgs/{}/sso", acme.org), &acme.token).json(&json!({
+            "issuer": issuer, "client_id": "x", "client_secret": "y", "allowed_domains": [], "default_role": "viewer",
+        })))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(problem["errors"][0]["code"], moke_api::outbound::REFUSED_CODE);
+}
