@@ -506,6 +506,23 @@ async fn security_events_of_an_account_are_its_own(options: PgPoolOptions, conne
     assert!(theirs.iter().any(|e| e["action"] == "auth.login" && e["outcome"] == "success"), "{theirs:?}");
     assert!(theirs.iter().all(|e| e["principal"]["id"] == eve_id.as_str() && e["outcome"] != "failure"), "{theirs:?}");
     assert_refused(t.get("/v1/me/security-events", &acme.token).await, "session_required", "an API token");
+
+    // Failed sign-ins for an address before it had an account (no organization)
+    // become the account's to read once its owner proves the address.
+    let wrong = json!({ "email": "later@example.com", "password": "wrong wrong wrong" });
+    assert_eq!(t.post_public("/v1/auth/login", wrong).await.0, StatusCode::UNAUTHORIZED);
+    let later = t.sign_up("later@example.com", "plum tractor velvet 1987", "later").await;
+    let (_, events) = t.get("/v1/me/security-events", later["session"]["access_token"].as_str().unwrap()).await;
+    let before = items(&events)
+        .iter()
+        .filter(|e| e["action"] == "auth.login" && e["details"]["reason"] == "unknown_email")
+        .count();
+    assert_eq!(before, 1, "{events}");
+    assert!(!items(&theirs_again(&t, &eve).await).iter().any(|e| e["details"]["reason"] == "unknown_email"));
+}
+
+async fn theirs_again(t: &TestApp, token: &str) -> Value {
+    t.get("/v1/me/security-events", token).await.1
 }
 
 /// Sign-up and password reset answer alike whether or not an address has an account; only the mail differs.
