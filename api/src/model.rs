@@ -554,7 +554,7 @@ pub struct AuditCredential {
 // ---------------------------------------------------------------- identity
 
 /// `POST /v1/signup`: a person, their organization, and them as its owner.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignupRequest {
     pub email: String,
@@ -565,6 +565,29 @@ pub struct SignupRequest {
     pub organization_name: String,
 }
 
+/// `Debug` that shows nothing of a request carrying a password or a token,
+/// so no log line or panic message can.
+macro_rules! redacted_debug {
+    ($($name:ident),* $(,)?) => {
+        $(impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(concat!(stringify!($name), " { <redacted> }"))
+            }
+        })*
+    };
+}
+
+redacted_debug!(
+    SignupRequest,
+    SignupConfirm,
+    LoginRequest,
+    RefreshRequest,
+    LogoutRequest,
+    LinkToken,
+    PasswordResetConfirm,
+    TokenExchangeRequest,
+);
+
 /// A sign-up waiting for its address to be confirmed.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct SignupAccepted {
@@ -573,11 +596,14 @@ pub struct SignupAccepted {
     pub detail: String,
 }
 
-/// The token from the sign-up e-mail.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+/// The token from the sign-up e-mail, and the password chosen when signing
+/// up (so a link someone else asked for cannot make an account whose
+/// password they know).
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignupConfirm {
     pub token: String,
+    pub password: String,
     /// Another name for the new organization, if the one asked for was taken meanwhile.
     #[serde(default)]
     pub organization_name: Option<String>,
@@ -599,7 +625,7 @@ pub struct UserView {
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginRequest {
     pub email: String,
@@ -623,7 +649,7 @@ pub struct SessionTokens {
     pub session: SessionId,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefreshRequest {
     pub refresh_token: String,
@@ -631,7 +657,7 @@ pub struct RefreshRequest {
     pub organization: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogoutRequest {
     /// The session's refresh token; without it, the session of the bearer access token ends.
@@ -639,7 +665,7 @@ pub struct LogoutRequest {
 }
 
 /// A single-use token from an e-mail or invitation link.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkToken {
     pub token: String,
@@ -651,7 +677,7 @@ pub struct PasswordResetRequest {
     pub email: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordResetConfirm {
     pub token: String,
@@ -809,7 +835,7 @@ pub struct TrustPolicyView {
     pub expires_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TokenExchangeRequest {
     /// The CI system's OIDC ID token.

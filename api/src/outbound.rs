@@ -114,6 +114,32 @@ pub enum OutboundError {
     Build(String),
 }
 
+/// What a customer may learn of a failed request: one of a few fixed
+/// categories, never the underlying error.
+pub fn failure_category(error: &OutboundError) -> &'static str {
+    let refused = "refused: the target is not a public address";
+    match error {
+        OutboundError::Refused(_) => refused,
+        OutboundError::TooLarge => "the answer was too large",
+        OutboundError::Build(_) => "the request could not be made",
+        OutboundError::Request(error) => {
+            let chain = format!("{error:?}");
+            if chain.contains("not a public address") {
+                refused
+            } else if error.is_timeout() {
+                "timed out"
+            } else if error.is_connect() {
+                "could not connect"
+            } else {
+                "the request failed"
+            }
+        }
+    }
+}
+
+/// How long a name may take to resolve before the request fails.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The resolver of the guarded client: answers a request may not reach are
 /// dropped at resolution time.
 struct GuardedResolver(TargetPolicy);
@@ -123,7 +149,11 @@ impl reqwest::dns::Resolve for GuardedResolver {
         let policy = self.0.clone();
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let answers: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let answers: Vec<SocketAddr> =
+                tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host.as_str(), 0)))
+                    .await
+                    .map_err(|_| format!("resolving {host} timed out"))??
+                    .collect();
             let permitted: Vec<SocketAddr> = answers.iter().copied().filter(|a| policy.permits(a.ip())).collect();
             if permitted.is_empty() {
                 let refused: Box<dyn std::error::Error + Send + Sync> =
@@ -191,10 +221,15 @@ impl OutboundClient {
         let addresses: Vec<IpAddr> = match url.host() {
             Some(url::Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
             Some(url::Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-            _ => tokio::net::lookup_host((url.host_str().unwrap_or_default(), port))
-                .await
-                .map(|found| found.map(|a| a.ip()).collect())
-                .unwrap_or_default(),
+            _ => tokio::time::timeout(
+                RESOLVE_TIMEOUT,
+                tokio::net::lookup_host((url.host_str().unwrap_or_default(), port)),
+            )
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .map(|found| found.map(|a| a.ip()).collect())
+            .unwrap_or_default(),
         };
         if addresses.iter().any(|ip| !self.policy.permits(*ip)) {
             return Err(OutboundError::Refused("the host resolves to an address that is not public".into()));

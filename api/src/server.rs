@@ -107,6 +107,9 @@ async fn background_tasks(app: Arc<App>) {
                 Ok(n) => tracing::info!(purged = n, "expired idempotency keys removed"),
                 Err(error) => tracing::warn!(%error, "could not purge idempotency keys"),
                 }
+                if let Err(error) = app.purge_sign_in_leftovers().await {
+                    tracing::warn!(%error, "could not purge expired sign-ins and links");
+                }
             }
         }
     }

@@ -329,6 +329,18 @@ pub fn authorize(principal: &Principal, action: Action, target: Target) -> Resul
     if role_allows(principal.role, action) || by_project { Ok(()) } else { Err(Denied::Forbidden) }
 }
 
+/// True when moving from role `from` to `to` takes any permission away
+/// (the roles are not a ladder: billing reads less of clusters than member).
+pub fn role_loses(from: OrgRole, to: OrgRole) -> bool {
+    Action::ALL.into_iter().any(|action| role_allows(from, action) && !role_allows(to, action))
+}
+
+/// The same for project roles; `None` is no project role.
+pub fn project_role_loses(from: Option<ProjectRole>, to: Option<ProjectRole>) -> bool {
+    let allows = |role: Option<ProjectRole>, action| role.is_some_and(|r| project_role_allows(r, action));
+    Action::ALL.into_iter().any(|action| allows(from, action) && !allows(to, action))
+}
+
 /// May `principal` give `role` to someone (a member, an invitation, a
 /// service account, a token)? Never more than its own role; only owners
 /// make owners.
@@ -572,6 +584,17 @@ mod tests {
         let mut developer_elsewhere = token(org, OrgRole::Viewer);
         developer_elsewhere.project_roles = vec![(Uuid::now_v7(), ProjectRole::Developer)];
         assert_eq!(may_confer(&project_admin, &developer_elsewhere), Err(Excess::Action(Action::ManageResources)));
+    }
+
+    #[test]
+    fn losing_a_permission_is_not_a_matter_of_order() {
+        assert!(role_loses(OrgRole::Member, OrgRole::Billing), "billing may not manage resources");
+        assert!(role_loses(OrgRole::Admin, OrgRole::Member));
+        assert!(!role_loses(OrgRole::Viewer, OrgRole::Member));
+        assert!(!role_loses(OrgRole::Member, OrgRole::Member));
+        assert!(project_role_loses(Some(ProjectRole::Admin), Some(ProjectRole::Developer)));
+        assert!(project_role_loses(Some(ProjectRole::Viewer), None));
+        assert!(!project_role_loses(None, Some(ProjectRole::Viewer)));
     }
 
     #[test]

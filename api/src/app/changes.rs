@@ -44,6 +44,20 @@ impl App {
         change: RegionalChange<'_>,
         command: impl FnOnce(&OperationView) -> Value,
     ) -> Result<OperationView> {
+        let backlog = Some(self.config().outbox.max_backlog_per_region);
+        self.record_change_within(tx, ctx, change, command, backlog).await
+    }
+
+    /// [`App::record_change`], queueing past a full region backlog when
+    /// `max_backlog` is `None` (for revocations, which may not be refused).
+    pub(super) async fn record_change_within(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        change: RegionalChange<'_>,
+        command: impl FnOnce(&OperationView) -> Value,
+        max_backlog: Option<i64>,
+    ) -> Result<OperationView> {
         let status = if change.needs_region { OperationStatus::Pending } else { OperationStatus::Succeeded };
         let op = operations::insert(
             &mut *tx,
@@ -67,7 +81,7 @@ impl App {
                 generation: change.generation,
                 payload: command(&op),
             };
-            outbox::enqueue(&mut *tx, message, self.config().outbox.max_backlog_per_region).await?;
+            outbox::enqueue(&mut *tx, message, max_backlog).await?;
         }
         let mut details = change.details;
         if let Some(details) = details.as_object_mut() {

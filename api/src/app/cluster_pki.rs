@@ -157,7 +157,7 @@ impl App {
         if lifetime < 60 {
             return Err(Error::refused("exceeds_credential", "refused: your credential expires within a minute"));
         }
-        let epoch = principal_epoch(&mut *self.db().acquire().await?, target.org_id, ctx.principal.id).await?;
+        let epoch = current_epoch(&mut *self.db().acquire().await?, ctx, target).await?;
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
             .map_err(|e| Error::Internal(anyhow::anyhow!("key generation: {e}")))?;
         let mut params = rcgen::CertificateParams::default();
@@ -454,11 +454,24 @@ pub(super) fn serving_endpoint(reported: &str) -> Option<String> {
     plain.then(|| reported.trim_end_matches('/').to_string())
 }
 
-/// Ends a principal's cluster credentials in every hosted cluster of the
-/// organization (a member removed or demoted, a service account deleted, a
-/// token revoked): its credential epoch goes up, and each cluster's control
-/// plane learns to refuse certificates of older epochs. Call inside the
-/// change's transaction; the commands leave with it.
+/// Where a revocation applies.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Reach {
+    /// Every cluster of the organization (an organization role changed, a
+    /// credential ended).
+    Organization,
+    /// The clusters of one project (a project role changed): certificates
+    /// for other projects' clusters stay valid, since those clusters never
+    /// learn the new epoch.
+    Project(Uuid),
+}
+
+/// Ends a principal's cluster credentials (a member removed or demoted, a
+/// service account deleted, a token revoked, a password reset): its
+/// credential epoch goes up, and the control planes within `reach` learn to
+/// refuse certificates of older epochs. Call inside the change's
+/// transaction; the commands leave with it, whatever the regions' backlog.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn revoke_principal_credentials(
     app: &App,
     tx: &mut PgConnection,
@@ -467,6 +480,7 @@ pub(super) async fn revoke_principal_credentials(
     principal: Uuid,
     principal_text: &str,
     reason: &str,
+    reach: Reach,
 ) -> Result<()> {
     let epoch = sqlx::query_scalar!(
         "INSERT INTO principal_credential_epochs (org_id, principal_id, epoch) VALUES ($1, $2, 1)
@@ -482,8 +496,12 @@ pub(super) async fn revoke_principal_credentials(
         "SELECT a.cluster_id, a.org_id, a.mount, a.issuer_id, a.certificate_pem, a.credentials_generation,
                 a.serving_certificate_pem, c.name, c.region, c.generation, c.project_id
          FROM cluster_cas a JOIN clusters c ON c.id = a.cluster_id
-         WHERE a.org_id = $1 AND a.destroyed_at IS NULL",
+         WHERE a.org_id = $1 AND a.destroyed_at IS NULL AND ($2::uuid IS NULL OR c.project_id = $2)",
         org,
+        match reach {
+            Reach::Organization => None,
+            Reach::Project(project) => Some(project),
+        },
     )
     .fetch_all(&mut *tx)
     .await?;
@@ -491,7 +509,13 @@ pub(super) async fn revoke_principal_credentials(
         return Ok(());
     }
     let epochs = principal_epochs(&mut *tx, org).await?;
-    let system = RequestContext { principal: ctx.principal.clone(), ..ctx.clone() };
+    // The organization's own record of the change: the caller when it acts
+    // there, else the server (a password reset has no organization).
+    let system = if ctx.principal.org_id == org {
+        ctx.clone()
+    } else {
+        RequestContext { principal: RequestContext::system(org).principal, ..ctx.clone() }
+    };
     for row in clusters {
         let target = ClusterCredentialsTarget {
             org_id: row.org_id,
@@ -507,7 +531,7 @@ pub(super) async fn revoke_principal_credentials(
             credentials_generation: row.credentials_generation,
             serving_certificate_pem: row.serving_certificate_pem.clone(),
         };
-        app.record_change(
+        app.record_change_within(
             &mut *tx,
             &system,
             RegionalChange {
@@ -532,22 +556,57 @@ pub(super) async fn revoke_principal_credentials(
                 command["principal_epochs"] = epochs.clone();
                 command
             },
+            None,
         )
         .await?;
     }
     Ok(())
 }
 
-/// A principal's credential epoch in an organization (0 until first revoked).
-async fn principal_epoch(conn: &mut PgConnection, org: Uuid, principal: Uuid) -> Result<i64> {
-    Ok(sqlx::query_scalar!(
-        "SELECT epoch FROM principal_credential_epochs WHERE org_id = $1 AND principal_id = $2",
-        org,
-        principal
+/// The caller's credential epoch in the cluster's organization (0 until
+/// first revoked), read in one snapshot with what the caller still holds:
+/// its role, its project role there, and its credential. When any changed
+/// since the caller was authenticated (a revocation raced this request),
+/// nothing is issued: a certificate either carries an epoch the revocation
+/// already outdates, or is refused here.
+async fn current_epoch(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    target: &ClusterCredentialsTarget,
+) -> Result<i64> {
+    let principal = &ctx.principal;
+    let credential = match principal.credential {
+        moke_iam::Credential::ApiToken(id) | moke_iam::Credential::Session { id, .. } => Some(id),
+        moke_iam::Credential::Exchanged { .. } | moke_iam::Credential::None => None,
+    };
+    let row = sqlx::query!(
+        r#"SELECT
+             COALESCE((SELECT epoch FROM principal_credential_epochs WHERE org_id = $1 AND principal_id = $2), 0)
+                 AS "epoch!",
+             CASE WHEN $3 THEN (SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2)
+                  ELSE (SELECT role FROM service_accounts WHERE org_id = $1 AND id = $2) END AS role,
+             (SELECT role FROM project_members WHERE project_id = $4 AND principal_id = $2) AS project_role,
+             ($5::uuid IS NULL
+              OR EXISTS (SELECT 1 FROM api_tokens WHERE id = $5 AND revoked_at IS NULL
+                             AND (expires_at IS NULL OR expires_at > now()))
+              OR EXISTS (SELECT 1 FROM sessions WHERE id = $5 AND revoked_at IS NULL AND expires_at > now()))
+                 AS "credential_live!""#,
+        target.org_id,
+        principal.id,
+        principal.kind == moke_iam::PrincipalKind::User,
+        target.project_id,
+        credential,
     )
-    .fetch_optional(conn)
-    .await?
-    .unwrap_or(0))
+    .fetch_one(conn)
+    .await?;
+    let project_role = row.project_role.as_deref().and_then(moke_iam::ProjectRole::parse);
+    let unchanged = row.credential_live
+        && row.role.as_deref() == Some(principal.role.as_str())
+        && project_role == principal.project_role(target.project_id);
+    if !unchanged {
+        return Err(Error::Unauthenticated);
+    }
+    Ok(row.epoch)
 }
 
 /// Every revoked principal of an organization with its epoch, as the

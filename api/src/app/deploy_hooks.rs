@@ -367,6 +367,9 @@ impl App {
     ) -> Result<DeployHookCreated> {
         let mut conn = self.db().acquire().await?;
         let project_row = project_for(&mut conn, ctx, project, false, Action::ManageCredentials).await?;
+        // The secret deploys, for as long as the hook lives.
+        let on = moke_iam::Target::project(project_row.org_id, project_row.id);
+        super::check_lasting(ctx, on, &[Action::ManageResources])?;
         let mut v = Validator::new();
         validate::name(&mut v, "name", &input.name);
         v.check(
@@ -455,6 +458,8 @@ impl App {
         v.finish()?;
         let mut tx = self.db().begin().await?;
         let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
+        let on = moke_iam::Target::project(project_row.org_id, project_row.id);
+        super::check_lasting(ctx, on, &[Action::ManageResources])?;
         let hook_id = super::parse_id::<crate::ids::DeployHookKind>(hook)?;
         let current = sqlx::query_scalar!(
             "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",

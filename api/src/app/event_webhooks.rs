@@ -129,6 +129,8 @@ impl App {
         input: WebhookEndpointCreate,
     ) -> Result<WebhookEndpointCreated> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        // The endpoint reads every event of the organization, for as long as it lives.
+        super::check_lasting(ctx, moke_iam::Target::org(org.uuid()), &[Action::Read])?;
         let org = org.uuid();
         let mut v = Validator::new();
         v.check(input.url.len() <= 2048, "url", "too_long", "at most 2048 characters");
@@ -404,13 +406,11 @@ impl App {
                 retry_after: retry_after(&headers),
             },
             Err(error) => {
-                let mut text = error.to_string();
-                let mut source = std::error::Error::source(&error);
-                while let Some(inner) = source {
-                    text = format!("{text}: {inner}");
-                    source = inner.source();
-                }
-                Attempt { status_code: None, error: Some(text), latency_ms, retry_after: None }
+                // The detail goes to the log; the customer sees one of a few
+                // fixed categories (no probe of what lies behind the URL).
+                tracing::info!(delivery = %delivery.id, error = %format!("{error:#}"), "webhook attempt failed");
+                let category = crate::outbound::failure_category(&error);
+                Attempt { status_code: None, error: Some(category.to_string()), latency_ms, retry_after: None }
             }
         }
     }

@@ -88,6 +88,12 @@ impl App {
         hasher.update(operation.as_bytes());
         hasher.update([0]);
         hasher.update(serde_json::to_vec(request).map_err(|e| Error::Internal(e.into()))?);
+        // A narrower credential of the same principal never gets the stored
+        // answer of a wider one (it may not see what that one made).
+        let scope = &ctx.principal.scope;
+        let actions: Option<Vec<&str>> = scope.actions.as_ref().map(|a| a.iter().map(|a| a.as_str()).collect());
+        hasher.update([0]);
+        hasher.update(format!("{:?}|{actions:?}", scope.project).as_bytes());
         let request_hash = hasher.finalize().to_vec();
         // Keys belong to one principal in one organization: a person in two
         // organizations never gets one organization's answer in the other.

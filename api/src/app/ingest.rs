@@ -47,6 +47,7 @@ fn workload_json(w: &pb::WorkloadStatus) -> serde_json::Value {
 impl App {
     /// Applies one region report.
     pub async fn apply_region_status(&self, status: pb::Status) -> Result<()> {
+        let region = status.region.clone();
         match status.message {
             Some(StatusMessage::Progress(p)) => {
                 let Ok(operation) = p.operation_id.parse::<OperationId>() else {
@@ -60,6 +61,7 @@ impl App {
                 let error = (!p.error_code.is_empty())
                     .then(|| OperationError { code: p.error_code.clone(), message: p.error_message.clone() });
                 self.record_operation_progress(OperationProgress {
+                    region: Some(region.clone()),
                     operation_id: operation.uuid(),
                     status,
                     step: p.step,
@@ -84,7 +86,7 @@ impl App {
                 };
                 let now = chrono::Utc::now();
                 self.record_observation(ResourceObservation {
-                    region: status.region.clone(),
+                    region: region.clone(),
                     resource_type,
                     resource_id,
                     observed_generation: o.observed_generation,
@@ -253,7 +255,7 @@ impl App {
         let rows = sqlx::query!(
             "DELETE FROM region_status WHERE id IN (
                  SELECT id FROM region_status ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-             RETURNING id, message",
+             RETURNING id, region, message",
             BATCH,
         )
         .fetch_all(&mut *tx)
@@ -261,7 +263,12 @@ impl App {
         let mut rows = rows;
         rows.sort_by_key(|r| r.id);
         let statuses = rows.iter().filter_map(|row| match pb::Status::decode(row.message.as_slice()) {
-            Ok(status) => Some(status),
+            // A report counts for the region whose row it is, and no other.
+            Ok(status) if status.region == row.region => Some(status),
+            Ok(status) => {
+                tracing::warn!(id = row.id, row = %row.region, region = %status.region, "status names another region than its row; dropped");
+                None
+            }
             Err(error) => {
                 tracing::warn!(id = row.id, %error, "undecodable region status; dropped");
                 None

@@ -201,7 +201,7 @@ impl App {
         if user.email_verified_at.is_none() {
             return Err(Error::refused(
                 "email_unverified",
-                "confirm your e-mail address first (POST /v1/me/email-verification), then accept",
+                "prove your e-mail address first (reset your password: the mailed link proves it), then accept",
             ));
         }
         let joined = sqlx::query!(

@@ -7,6 +7,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
+use super::cluster_pki::Reach;
 use super::error::Validator;
 use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
 use crate::ids::{OrgId, ProjectKind, ServiceAccountId, UserId};
@@ -33,14 +34,14 @@ pub(super) fn grantable_role(v: &mut Validator, ctx: &RequestContext, field: &st
 
 /// Refuses giving someone `role` in the organization (an invitation, a
 /// role change, a new service account) when that role could do anything
-/// the caller's credential may not (see [`moke_iam::may_confer`]).
+/// the caller's credential may not (see [`moke_iam::may_confer`]). Such a
+/// role lasts, so a credential with an expiry may not grant it.
 pub(super) fn check_role_grant(ctx: &RequestContext, role: OrgRole) -> Result<()> {
     let grantee = moke_iam::Principal {
         role,
         project_roles: Vec::new(),
         scope: moke_iam::Scope::default(),
-        // People and service accounts have no expiry of their own.
-        expires_at: ctx.principal.expires_at,
+        expires_at: None,
         ..ctx.principal.clone()
     };
     Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
@@ -52,7 +53,7 @@ fn check_project_role_grant(ctx: &RequestContext, project: Uuid, role: ProjectRo
         role: OrgRole::Viewer,
         project_roles: vec![(project, role)],
         scope: moke_iam::Scope::default(),
-        expires_at: ctx.principal.expires_at,
+        expires_at: None,
         ..ctx.principal.clone()
     };
     Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
@@ -184,8 +185,8 @@ impl App {
         )
         .fetch_one(&mut *tx)
         .await?;
-        // Less power now: certificates issued under the old role stop working.
-        if role > current {
+        // Any permission taken away: certificates issued under the old role stop working.
+        if moke_iam::role_loses(current, role) {
             super::cluster_pki::revoke_principal_credentials(
                 self,
                 &mut tx,
@@ -194,6 +195,7 @@ impl App {
                 user.uuid(),
                 &user.to_string(),
                 "member_demoted",
+                Reach::Organization,
             )
             .await?;
         }
@@ -219,6 +221,14 @@ impl App {
         let leaving = ctx.principal.id == user.uuid() && ctx.principal.kind == moke_iam::PrincipalKind::User;
         let action = if leaving { Action::Read } else { Action::ManageMembers };
         self.org_authorized(ctx, org, action).await?;
+        // Leaving is the person's own act: not one for a credential limited
+        // to a project, some actions or some minutes.
+        if leaving && (ctx.principal.scope != moke_iam::Scope::default() || ctx.principal.expires_at.is_some()) {
+            return Err(Error::refused(
+                "exceeds_credential",
+                "refused: leave an organization signed in, or with a token that is neither limited nor expiring",
+            ));
+        }
         let mut tx = self.db().begin().await?;
         let (current, owners) = lock_member(&mut tx, org, user).await?;
         if !leaving && !moke_iam::may_change_holder_of(&ctx.principal, current) {
@@ -242,6 +252,7 @@ impl App {
             user.uuid(),
             &user.to_string(),
             reason,
+            Reach::Organization,
         )
         .await?;
         audit::record(
@@ -324,8 +335,8 @@ impl App {
         )
         .fetch_one(&mut *tx)
         .await?;
-        // A lower project role: certificates issued under the old one stop working.
-        if previous.is_some_and(|previous| role > previous) {
+        // A permission taken away: certificates issued under the old role stop working.
+        if moke_iam::project_role_loses(previous, Some(role)) {
             super::cluster_pki::revoke_principal_credentials(
                 self,
                 &mut tx,
@@ -334,6 +345,7 @@ impl App {
                 member,
                 principal,
                 "project_role_lowered",
+                Reach::Project(row.id),
             )
             .await?;
         }
@@ -382,6 +394,7 @@ impl App {
             member,
             principal,
             "project_role_removed",
+            Reach::Project(row.id),
         )
         .await?;
         audit::record(

@@ -257,6 +257,25 @@ impl App {
     }
 }
 
+/// Refuses making something that lasts and acts with `actions` on `target`
+/// (a deploy hook's secret deploys; an event endpoint reads every event)
+/// unless the caller may perform those actions there itself, with a
+/// credential that does not expire.
+fn check_lasting(ctx: &RequestContext, target: moke_iam::Target, actions: &[moke_iam::Action]) -> Result<()> {
+    if ctx.principal.kind == moke_iam::PrincipalKind::System {
+        return Ok(());
+    }
+    if ctx.principal.expires_at.is_some() {
+        return Err(moke_iam::Excess::Expiry.into());
+    }
+    for action in actions {
+        if moke_iam::authorize(&ctx.principal, *action, target).is_err() {
+            return Err(moke_iam::Excess::Action(*action).into());
+        }
+    }
+    Ok(())
+}
+
 /// The prefixed id of a principal as clients see it: `usr_…`, `sa_…`.
 pub fn principal_ref(principal: &Principal) -> String {
     match principal.kind {

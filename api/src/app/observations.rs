@@ -15,6 +15,9 @@ use crate::model::{Condition, OperationError, OperationStatus};
 /// A region's report on one operation.
 #[derive(Debug, Clone)]
 pub struct OperationProgress {
+    /// The region that reported it: it moves only Operations sent to that
+    /// region. `None` for the gateway's own work.
+    pub region: Option<String>,
     pub operation_id: Uuid,
     pub status: OperationStatus,
     pub step: String,
@@ -109,12 +112,14 @@ impl App {
         sqlx::query!(
             "UPDATE operations SET status = $2, step = $3, progress = $4, error = $5, updated_at = now(),
                  finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now() END
-             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')",
+             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')
+               AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM outbox o WHERE o.operation_id = $1 AND o.region = $6))",
             report.operation_id,
             report.status.as_str(),
             report.step,
             report.progress.clamp(0, 100),
             report.error.map(|e| json!(e)),
+            report.region,
         )
         .execute(self.db())
         .await?;

@@ -150,16 +150,23 @@ pub fn wire_command(payload: &Value) -> Vec<u8> {
 /// Queues a command for a region, unless that region's backlog is already at
 /// `max_backlog`: then the whole mutation fails with 503 (the region is slow
 /// or down; other regions are unaffected).
-pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog: i64) -> Result<()> {
-    let pending: i64 = sqlx::query_scalar!(
-        r#"SELECT count(*) AS "n!" FROM (SELECT 1 FROM outbox WHERE region = $1 AND delivered_at IS NULL
-               LIMIT $2) pending"#,
-        message.region,
-        max_backlog,
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if pending >= max_backlog {
+/// `max_backlog: None` queues whatever the backlog (revocations must never
+/// wait for a region to catch up before they are committed).
+pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog: Option<i64>) -> Result<()> {
+    let pending: i64 = match max_backlog {
+        None => 0,
+        Some(max_backlog) => {
+            sqlx::query_scalar!(
+                r#"SELECT count(*) AS "n!" FROM (SELECT 1 FROM outbox WHERE region = $1 AND delivered_at IS NULL
+                       LIMIT $2) pending"#,
+                message.region,
+                max_backlog,
+            )
+            .fetch_one(&mut *tx)
+            .await?
+        }
+    };
+    if max_backlog.is_some_and(|max| pending >= max) {
         return Err(super::Error::Unavailable {
             detail: format!("region {} has too much work queued; retry later", message.region),
             retry_after_seconds: 30,

@@ -29,6 +29,9 @@ const CACHE_MAX_ENTRIES: usize = 100_000;
 #[derive(Default)]
 pub struct PrincipalCache {
     entries: Mutex<HashMap<[u8; 32], Cached>>,
+    /// When each refused token was last audited: a refused token is
+    /// recorded once a minute, not once a request.
+    refusals: Mutex<HashMap<Uuid, Instant>>,
     live: AtomicBool,
     /// Bumped by every eviction, so a lookup that raced one is not cached.
     evictions: AtomicU64,
@@ -85,6 +88,21 @@ impl PrincipalCache {
         let mut entries = self.entries.lock().expect("principal cache lock");
         self.evictions.fetch_add(1, Ordering::AcqRel);
         entries.clear();
+    }
+
+    /// True when a refusal of `token` should be audited now.
+    fn refusal_due(&self, token: Uuid) -> bool {
+        let mut refusals = self.refusals.lock().expect("refusal lock");
+        if refusals.len() >= CACHE_MAX_ENTRIES {
+            refusals.clear();
+        }
+        match refusals.get(&token) {
+            Some(at) if at.elapsed() < CACHE_TTL => false,
+            _ => {
+                refusals.insert(token, Instant::now());
+                true
+            }
+        }
     }
 
     /// How many credentials are cached (for tests and metrics).
@@ -233,6 +251,9 @@ impl App {
             } else {
                 "expired"
             };
+            if !self.principal_cache().refusal_due(row.id) {
+                return Err(Error::Unauthenticated);
+            }
             let ctx = RequestContext { principal, ..meta.clone() };
             let mut conn = self.db().acquire().await?;
             audit::insert(

@@ -24,8 +24,11 @@ impl App {
                    SELECT id, 'node_pool', generation, observed_generation FROM node_pools
                    WHERE observed_generation < generation
                ), latest AS (
+                   -- The newest command carrying the spec: certificate and
+                   -- revocation commands share the cluster's id but not its spec.
                    SELECT DISTINCT ON (o.resource_id) o.id, o.resource_id, o.created_at, o.delivered_at
                    FROM outbox o JOIN behind b ON b.id = o.resource_id
+                   WHERE o.kind <> 'cluster_certificate'
                    ORDER BY o.resource_id, o.id DESC
                )
                SELECT b.id AS "id!", b.kind AS "kind!", b.generation AS "generation!",

@@ -71,6 +71,7 @@ impl App {
                     ),
                 };
                 self.record_operation_progress(OperationProgress {
+                    region: None,
                     operation_id: op.id.uuid(),
                     status,
                     step: step.into(),
@@ -118,6 +119,7 @@ impl App {
                 .execute(self.db())
                 .await?;
             self.record_operation_progress(OperationProgress {
+                region: None,
                 operation_id: operation,
                 status: OperationStatus::Running,
                 step: "rewrapping".into(),

@@ -225,6 +225,7 @@ impl App {
             id.uuid(),
             &id.to_string(),
             "service_account_deleted",
+            super::cluster_pki::Reach::Organization,
         )
         .await?;
         audit::record(

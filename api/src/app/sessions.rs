@@ -296,6 +296,10 @@ impl App {
             .fetch_optional(&mut *tx)
             .await?;
             if revoked.is_some() {
+                // A replayed refresh token means it was stolen: whatever the
+                // thief got from hosted clusters ends too.
+                let bound = row.sso_org_id;
+                self.revoke_user_cluster_credentials(&mut tx, ctx, row.user_id, bound, "refresh_token_reuse").await?;
                 let actor = self.user_context(ctx, row.user_id, row.org_id, OrgRole::Viewer);
                 audit::insert(
                     &mut tx,
@@ -495,6 +499,11 @@ impl App {
         if let (Some(only), true) = (only, ended.is_empty()) {
             return Err(Error::not_found("session", SessionId::from_uuid(only).to_string()));
         }
+        // Kubeconfigs a stolen session obtained end with it: the person's
+        // cluster credentials are revoked (they download new ones).
+        if !ended.is_empty() {
+            self.revoke_user_cluster_credentials(&mut tx, ctx, ctx.principal.id, bound, "sessions_revoked").await?;
+        }
         for session in &ended {
             audit::insert(
                 &mut tx,
@@ -515,6 +524,31 @@ impl App {
             self.principal_cache().evict(session.id);
         }
         Ok(ended.len())
+    }
+
+    /// Revokes a person's cluster credentials in every organization they
+    /// belong to (or only `bound`, for a session from an identity provider).
+    pub(super) async fn revoke_user_cluster_credentials(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        user: Uuid,
+        bound: Option<Uuid>,
+        reason: &str,
+    ) -> Result<()> {
+        let orgs = sqlx::query_scalar!(
+            "SELECT org_id FROM memberships WHERE user_id = $1 AND ($2::uuid IS NULL OR org_id = $2)",
+            user,
+            bound
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let text = UserId::from_uuid(user).to_string();
+        for org in orgs {
+            let reach = super::cluster_pki::Reach::Organization;
+            super::cluster_pki::revoke_principal_credentials(self, tx, ctx, org, user, &text, reason, reach).await?;
+        }
+        Ok(())
     }
 
     /// Makes a new JWT signing key current (operators: `moke-server

@@ -36,6 +36,13 @@ use crate::model::*;
 /// How long a started login may take.
 const LOGIN_MINUTES: i64 = 10;
 
+/// What an SSO sign-in that signs nobody in answers, whatever the reason.
+const LINK_DETAIL: &str = "if a Moke account uses this address, it signs in through this identity only once its \
+     owner confirms: signed in (POST /v1/me/sso-links/confirm with link_token) or through the link mailed to it";
+
+/// Link e-mails one address receives in an hour at most.
+const LINK_MAILS_PER_HOUR: i64 = 3;
+
 struct ProviderRow {
     org_id: Uuid,
     issuer: String,
@@ -116,7 +123,7 @@ impl App {
             role: role.expect("validated"),
             project_roles: Vec::new(),
             scope: moke_iam::Scope::default(),
-            expires_at: ctx.principal.expires_at,
+            expires_at: None,
             ..ctx.principal.clone()
         };
         moke_iam::may_confer(&ctx.principal, &joiner)?;
@@ -432,43 +439,93 @@ impl App {
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(db)?;
-        match existing {
-            // Never merged: whoever made this account may not own the address (pre-hijack).
-            Some(user) if user.email_verified_at.is_none() => Err((
-                Error::refused(
-                    "unverified_account",
-                    "an account with this address exists but its address was never confirmed; its owner must \
-                     confirm it (or reset its password) before this identity can be linked",
-                ),
-                "unverified_account",
-            )),
-            Some(user) => {
-                let pending = self.request_link(&mut tx, ctx, &identity, user.id, &email, &user.display_name).await?;
-                tx.commit().await.map_err(db)?;
-                Ok(SsoOutcome::LinkRequired(pending))
-            }
-            None => {
-                if !self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(db)? {
-                    return Err(refused("domain_not_allowed"));
-                }
-                let name = identity.name.clone().unwrap_or_else(|| email.split('@').next().unwrap_or_default().into());
-                let user = sqlx::query_scalar!(
-                    "INSERT INTO users (id, email, display_name, email_verified_at) VALUES ($1, $2, $3, now())
-                     RETURNING id",
-                    UserId::generate().uuid(),
-                    email,
-                    name.chars().take(100).collect::<String>(),
-                )
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(db)?;
-                self.link_identity(&mut tx, &identity, user, &email).await.map_err(db)?;
-                let tokens =
-                    self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
-                tx.commit().await.map_err(db)?;
-                Ok(SsoOutcome::SignedIn(tokens))
-            }
+        let joinable =
+            existing.is_none() && self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(db)?;
+        if joinable {
+            let name = identity.name.clone().unwrap_or_else(|| email.split('@').next().unwrap_or_default().into());
+            let user = sqlx::query_scalar!(
+                "INSERT INTO users (id, email, display_name, email_verified_at) VALUES ($1, $2, $3, now())
+                 RETURNING id",
+                UserId::generate().uuid(),
+                email,
+                name.chars().take(100).collect::<String>(),
+            )
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+            self.link_identity(&mut tx, &identity, user, &email).await.map_err(db)?;
+            let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
+            tx.commit().await.map_err(db)?;
+            return Ok(SsoOutcome::SignedIn(tokens));
         }
+        // Whether an account uses this address or not, the identity provider
+        // (run by whoever configured it) gets the same answer and the same
+        // record: a link for an owner to confirm. Only a verified account gets
+        // a real one; an account whose address nobody proved is never merged
+        // (pre-hijack), and its owner is told.
+        let pending = match existing {
+            Some(user) if user.email_verified_at.is_some() => {
+                self.request_link(&mut tx, ctx, &identity, user.id, &email, &user.display_name).await?
+            }
+            Some(user) => {
+                self.account_event(&mut tx, ctx, &identity, user.id, "auth.sso_link_refused", "unverified_account")
+                    .await
+                    .map_err(|e| (e, "audit"))?;
+                self.decoy_link().await
+            }
+            None => self.decoy_link().await,
+        };
+        audit::insert(
+            &mut tx,
+            ctx,
+            identity.org,
+            "success",
+            AuditRecord {
+                action: "auth.sso_link_requested",
+                resource_type: "org",
+                resource_id: Some(OrgId::from_uuid(identity.org).to_string()),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject }),
+            },
+        )
+        .await
+        .map_err(|e| (e, "audit"))?;
+        tx.commit().await.map_err(db)?;
+        Ok(SsoOutcome::LinkRequired(pending))
+    }
+
+    /// What a link request answers when there is nothing to link: the same
+    /// shape, a token that matches nothing, and about the same work.
+    async fn decoy_link(&self) -> SsoLinkPending {
+        let _ = self.vault().encrypt(Uuid::nil(), &random_secret(600)).await;
+        SsoLinkPending { link_token: random_secret(43), detail: LINK_DETAIL.to_string() }
+    }
+
+    /// Records an event about an account in the account's own security
+    /// events (no organization sees it).
+    async fn account_event(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        action: &str,
+        reason: &str,
+    ) -> Result<()> {
+        let actor = self.user_context(ctx, user, Uuid::nil(), OrgRole::Viewer);
+        audit::insert(
+            tx,
+            &actor,
+            None,
+            "failure",
+            AuditRecord {
+                action,
+                resource_type: "user",
+                resource_id: Some(UserId::from_uuid(user).to_string()),
+                details: json!({ "issuer": identity.issuer, "organization": OrgId::from_uuid(identity.org),
+                                 "reason": reason }),
+            },
+        )
+        .await
     }
 
     /// True when `email`'s domain is one the organization verified and lets
@@ -625,29 +682,21 @@ impl App {
             body: &body,
             org: Some(identity.org),
         };
-        super::mail::enqueue(&mut *tx, self, mail).await.map_err(|e| (e, "mail"))?;
-        let actor = self.user_context(ctx, user, identity.org, OrgRole::Viewer);
-        audit::insert(
-            &mut *tx,
-            &actor,
-            identity.org,
-            "success",
-            AuditRecord {
-                action: "auth.sso_link_requested",
-                resource_type: "user",
-                resource_id: Some(UserId::from_uuid(user).to_string()),
-                details: json!({ "issuer": identity.issuer, "subject": identity.subject }),
-            },
+        let recent = sqlx::query_scalar!(
+            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1 AND kind = 'sso_link'
+               AND created_at > now() - interval '1 hour'"#,
+            email
         )
+        .fetch_one(&mut *tx)
         .await
-        .map_err(|e| (e, "audit"))?;
-        Ok(SsoLinkPending {
-            link_token: token,
-            detail: format!(
-                "this identity matches an existing Moke account: sign in to it and confirm the link \
-                 (POST /v1/me/sso-links/confirm), or follow the link mailed to its address within {minutes} minutes"
-            ),
-        })
+        .map_err(db)?;
+        if recent < LINK_MAILS_PER_HOUR {
+            super::mail::enqueue(&mut *tx, self, mail).await.map_err(|e| (e, "mail"))?;
+        }
+        self.account_event(&mut *tx, ctx, identity, user, "auth.sso_link_requested", "confirmation_mailed")
+            .await
+            .map_err(|e| (e, "audit"))?;
+        Ok(SsoLinkPending { link_token: token, detail: LINK_DETAIL.to_string() })
     }
 
     /// Spends a link request (by the browser's token or the mailed one) and
@@ -752,6 +801,27 @@ impl App {
             .map_err(|(error, _)| error)?;
         tx.commit().await?;
         Ok(tokens)
+    }
+}
+
+impl App {
+    /// Forgets sign-ins, sign-up requests and link requests a day after they
+    /// expired (their PKCE verifiers and hashes serve nothing after).
+    pub async fn purge_sign_in_leftovers(&self) -> Result<u64> {
+        let mut purged = 0;
+        purged += sqlx::query!("DELETE FROM sso_logins WHERE expires_at < now() - interval '1 day'")
+            .execute(self.db())
+            .await?
+            .rows_affected();
+        purged += sqlx::query!("DELETE FROM signup_requests WHERE expires_at < now() - interval '1 day'")
+            .execute(self.db())
+            .await?
+            .rows_affected();
+        purged += sqlx::query!("DELETE FROM sso_link_requests WHERE expires_at < now() - interval '1 day'")
+            .execute(self.db())
+            .await?
+            .rows_affected();
+        Ok(purged)
     }
 }
 

@@ -71,7 +71,7 @@ impl App {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let account: ServiceAccountId = input.service_account.parse().map_err(|_| Error::Unauthenticated)?;
         let found = sqlx::query!(
-            "SELECT sa.org_id, sa.role, p.issuer, p.audience, p.claims
+            "SELECT sa.org_id, sa.role, p.issuer, p.audience, p.claims, p.expires_at
              FROM service_accounts sa JOIN trust_policies p ON p.service_account_id = sa.id
              WHERE sa.id = $1 AND (p.expires_at IS NULL OR p.expires_at > now())",
             account.uuid(),
@@ -128,7 +128,7 @@ impl App {
                     let required: BTreeMap<String, String> =
                         serde_json::from_value(policy.claims.clone()).unwrap_or_default();
                     if super::service_accounts::claims_match(&required, &claims) {
-                        accepted = Some(claims);
+                        accepted = Some((claims, policy.expires_at));
                         break;
                     }
                     last_error = IdTokenError::MissingClaim;
@@ -136,7 +136,7 @@ impl App {
                 Err(error) => last_error = error,
             }
         }
-        let Some(claims) = accepted else {
+        let Some((claims, policy_expires_at)) = accepted else {
             let reason = if last_error == IdTokenError::MissingClaim { "claims_mismatch" } else { last_error.as_str() };
             return refuse(reason, json!({ "iss": issuer })).await;
         };
@@ -183,7 +183,13 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        let lifetime = self.config().auth.exchanged_token_seconds;
+        // A token never outlives the trust policy it came through.
+        let lifetime = match policy_expires_at {
+            Some(end) => {
+                self.config().auth.exchanged_token_seconds.min((end - chrono::Utc::now()).num_seconds().max(1))
+            }
+            None => self.config().auth.exchanged_token_seconds,
+        };
         Ok(ExchangedToken {
             access_token: self.sign_access_token(account.to_string(), org, None, lifetime, jti_of_ours),
             token_type: "Bearer".to_string(),

@@ -350,6 +350,11 @@ impl App {
 
     /// `personal_token_delete`: revokes one of the caller's own tokens.
     pub async fn personal_token_delete(&self, ctx: &RequestContext, id: TokenId) -> Result<()> {
+        // A narrowed credential may end itself, not the person's wider ones.
+        let narrowed = ctx.principal.scope != moke_iam::Scope::default() || ctx.principal.expires_at.is_some();
+        if narrowed && ctx.principal.credential != moke_iam::Credential::ApiToken(id.uuid()) {
+            return Err(Error::refused("exceeds_credential", "refused: a narrowed credential may revoke only itself"));
+        }
         let owned = sqlx::query_scalar!(
             "SELECT id FROM api_tokens WHERE id = $1 AND org_id = $2 AND user_id = $3",
             id.uuid(),
@@ -457,6 +462,7 @@ impl App {
                 principal,
                 &text,
                 "token_revoked",
+                super::cluster_pki::Reach::Organization,
             )
             .await?;
         }

@@ -64,6 +64,10 @@ pub(super) async fn email_token(
 
 /// The most password-reset messages one address receives in an hour.
 const RESET_MAILS_PER_HOUR: i64 = 5;
+/// The most sign-up messages one address receives in an hour.
+const SIGNUP_MAILS_PER_HOUR: i64 = 5;
+/// Wrong passwords a sign-up link takes before it ends.
+const SIGNUP_CONFIRM_ATTEMPTS: i32 = 5;
 
 /// Spends a single-use e-mail token; its user, or an invalid-field error.
 async fn spend_email_token(tx: &mut PgConnection, token: &str, purpose: &str) -> Result<Uuid> {
@@ -109,7 +113,17 @@ impl App {
         let existing =
             sqlx::query!("SELECT id, display_name FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
         let public_url = &self.config().http.public_url;
+        let recent = sqlx::query_scalar!(
+            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1
+               AND kind IN ('signup', 'signup_existing') AND created_at > now() - interval '1 hour'"#,
+            email
+        )
+        .fetch_one(&mut *tx)
+        .await?;
         match &existing {
+            _ if recent >= SIGNUP_MAILS_PER_HOUR => {
+                tracing::info!("sign-up mail not sent: this address was mailed enough this hour");
+            }
             None => {
                 let token = random_secret(43);
                 sqlx::query!(
@@ -189,9 +203,8 @@ impl App {
         }
         let mut tx = self.db().begin().await?;
         let request = sqlx::query!(
-            "UPDATE signup_requests SET used_at = now()
-             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
-             RETURNING email, display_name, password_hash, organization_name",
+            "SELECT email, display_name, password_hash, organization_name FROM signup_requests
+             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() FOR UPDATE",
             &plain_hash(&input.token)[..],
         )
         .fetch_optional(&mut *tx)
@@ -199,6 +212,32 @@ impl App {
         .ok_or_else(|| {
             Error::invalid_field("token", "invalid_token", "unknown, used or expired link; sign up again")
         })?;
+        // Only whoever chose the password may finish: an address's owner
+        // clicking a link someone else asked for makes no account.
+        let (attempt, stored) = (input.password.clone(), request.password_hash.clone());
+        let matches = tokio::task::spawn_blocking(move || password::verify(&attempt, &stored))
+            .await
+            .map_err(|e| Error::Internal(anyhow::anyhow!("password check task: {e}")))?;
+        if !matches {
+            sqlx::query!(
+                "UPDATE signup_requests SET attempts = attempts + 1,
+                     used_at = CASE WHEN attempts + 1 >= $2 THEN now() END
+                 WHERE token_hash = $1",
+                &plain_hash(&input.token)[..],
+                SIGNUP_CONFIRM_ATTEMPTS,
+            )
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Err(Error::invalid_field(
+                "password",
+                "wrong_password",
+                "not the password chosen when signing up (after 5 wrong ones the link ends)",
+            ));
+        }
+        sqlx::query!("UPDATE signup_requests SET used_at = now() WHERE token_hash = $1", &plain_hash(&input.token)[..])
+            .execute(&mut *tx)
+            .await?;
         let organization_name = input.organization_name.clone().unwrap_or(request.organization_name);
         let user_id = UserId::generate();
         let user = sqlx::query_as!(
@@ -253,41 +292,6 @@ impl App {
         Ok(SignupResponse { user: user.into_view(), organization, session })
     }
 
-    /// `email_verification_send`: mails the signed-in person a link that
-    /// verifies their address (accounts made before sign-up asked first).
-    pub async fn email_verification_send(&self, ctx: &RequestContext) -> Result<()> {
-        if ctx.principal.kind != PrincipalKind::User {
-            return Err(Error::Forbidden);
-        }
-        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
-        let mut tx = self.db().begin().await?;
-        let user =
-            sqlx::query!("SELECT email, display_name, email_verified_at FROM users WHERE id = $1", ctx.principal.id)
-                .fetch_one(&mut *tx)
-                .await?;
-        if user.email_verified_at.is_some() {
-            return Err(Error::conflict("already_verified", "your address is already verified"));
-        }
-        let hours = self.config().auth.email_verification_hours;
-        let verify = email_token(&mut tx, ctx.principal.id, "verify_email", chrono::Duration::hours(hours)).await?;
-        let body = format!(
-            "Hello {},\n\nConfirm your address by opening this link (valid for {hours} hours):\n\n\
-             {}/verify-email?token={verify}\n\nOr send the token to POST /v1/auth/verify-email: {verify}\n",
-            user.display_name,
-            self.config().http.public_url
-        );
-        let mail = Mail {
-            kind: "verify_email",
-            to: &user.email,
-            subject: "Confirm your e-mail address for Moke",
-            body: &body,
-            org: None,
-        };
-        super::mail::enqueue(&mut tx, self, mail).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
     /// A context acting as `user` in `org` (for audit records written
     /// before the caller holds a token).
     pub(super) fn user_context(&self, meta: &RequestContext, user: Uuid, org: Uuid, role: OrgRole) -> RequestContext {
@@ -310,6 +314,16 @@ impl App {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let mut tx = self.db().begin().await?;
         let user = spend_email_token(&mut tx, &input.token, "verify_email").await?;
+        let was_verified = sqlx::query_scalar!("SELECT email_verified_at FROM users WHERE id = $1 FOR UPDATE", user)
+            .fetch_one(&mut *tx)
+            .await?
+            .is_some();
+        if !was_verified {
+            // Whoever made this account before its address was proven may
+            // hold its password, sessions and tokens (a pre-hijack): all end,
+            // and the owner sets a password by resetting it.
+            self.evict_everyone_but_the_owner(&mut tx, ctx, user).await?;
+        }
         let row = sqlx::query_as!(
             UserRow,
             "UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now()
@@ -427,10 +441,11 @@ impl App {
         .await?;
         if !was_verified {
             // Whoever made this account before its address was proven may
-            // have made tokens with it (a pre-hijack): they all end.
+            // have made tokens and links with it (a pre-hijack): they all end.
             sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", user)
                 .execute(&mut *tx)
                 .await?;
+            sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
         }
         sqlx::query!(
             "UPDATE sessions SET revoked_at = now(), revoked_reason = 'password_reset'
@@ -445,12 +460,47 @@ impl App {
             sqlx::query_scalar!("SELECT org_id FROM memberships WHERE user_id = $1", user).fetch_all(&mut *tx).await?;
         for org in orgs {
             let text = UserId::from_uuid(user).to_string();
-            super::cluster_pki::revoke_principal_credentials(self, &mut tx, ctx, org, user, &text, "password_reset")
-                .await?;
+            let reach = super::cluster_pki::Reach::Organization;
+            super::cluster_pki::revoke_principal_credentials(
+                self,
+                &mut tx,
+                ctx,
+                org,
+                user,
+                &text,
+                "password_reset",
+                reach,
+            )
+            .await?;
         }
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.password_reset", "success", json!({})).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Ends everything an account's maker may hold before its address was
+    /// proven: password, sessions, tokens, SSO links, cluster credentials.
+    async fn evict_everyone_but_the_owner(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        user: Uuid,
+    ) -> Result<()> {
+        sqlx::query!("UPDATE users SET password_hash = NULL, version = version + 1 WHERE id = $1", user)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query!(
+            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
+             WHERE user_id = $1 AND revoked_at IS NULL",
+            user
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", user)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
+        self.revoke_user_cluster_credentials(tx, ctx, user, None, "address_proven").await
     }
 
     /// Records a security event about `user` in each organization they
@@ -498,10 +548,11 @@ impl App {
                 .fetch_optional(self.db())
                 .await?
                 .ok_or(Error::Unauthenticated)?;
-                // A session from an identity provider sees only its organization.
+                // A session from an identity provider, and an API token (which
+                // acts in one organization), see only that organization.
                 let bound = match principal.credential {
                     moke_iam::Credential::Session { sso_org, .. } => sso_org,
-                    _ => None,
+                    _ => Some(principal.org_id),
                 };
                 let memberships = sqlx::query!(
                     "SELECT m.org_id, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id

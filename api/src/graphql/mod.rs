@@ -158,7 +158,7 @@ async fn execute(
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut meta = RequestContext::anonymous();
     meta.request_id = text("x-request-id");
-    meta.user_agent = text("user-agent");
+    meta.user_agent = text("user-agent").map(|ua| ua.chars().take(256).collect());
     meta.source_ip = Some(peer.ip().to_string());
     let caller = match authenticate(&state.app, text("authorization").as_deref(), meta).await {
         Ok(caller) => caller,
@@ -187,9 +187,10 @@ pub struct WsSession {
 }
 
 impl WsSession {
-    /// The caller as its credential stands now.
+    /// The caller as its credential stands now (and within its rate limit).
     pub async fn caller(&self, app: &App) -> Result<RequestContext, Error> {
         let principal = app.authenticate(&self.bearer, &self.meta).await?;
+        app.rate_limits().check_principal(principal.id)?;
         Ok(RequestContext { principal, ..self.meta.clone() })
     }
 
@@ -240,11 +241,15 @@ async fn subscribe(
                     let mut meta = RequestContext::anonymous();
                     meta.source_ip = source_ip;
                     let authorization = payload.get("authorization").and_then(|v| v.as_str());
-                    let caller = authenticate(&app, authorization, meta.clone()).await.map_err(error)?;
+                    // Checked now to refuse a bad credential at once, but not
+                    // kept: the socket holds only the bearer, so queries and
+                    // mutations find no caller here (they belong on HTTP) and
+                    // each subscription authenticates again.
+                    authenticate(&app, authorization, meta.clone()).await.map_err(error)?;
                     let bearer = authorization
                         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
                         .map(|v| v.trim().to_string());
-                    let mut data = request_data(&app, caller);
+                    let mut data = request_data(&app, None);
                     if let Some(bearer) = bearer {
                         data.insert(WsSession { bearer, meta, active: Default::default() });
                     }

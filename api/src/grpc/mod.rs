@@ -124,7 +124,7 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
     let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut ctx = RequestContext::anonymous();
     ctx.request_id = text("x-request-id");
-    ctx.user_agent = text("user-agent");
+    ctx.user_agent = text("user-agent").map(|ua| ua.chars().take(256).collect());
     ctx.source_ip = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()

@@ -35,7 +35,6 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(sso_link_confirm_mailed))
         .routes(routes!(sso_link_confirm))
         .routes(routes!(me))
-        .routes(routes!(email_verification_send))
         .routes(routes!(session_list, session_delete_others))
         .routes(routes!(security_event_list))
         .routes(routes!(session_delete))
@@ -246,15 +245,6 @@ async fn sso_link_confirm_mailed(
     responses((status = 200, body = SsoLinkView), Problems))]
 async fn sso_link_confirm(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Json(input): Json<LinkToken>) -> ApiResult {
     Ok(axum::Json(app.sso_link_confirm(&ctx, input).await?).into_response())
-}
-
-/// Mail yourself a link that verifies your e-mail address.
-#[utoipa::path(post, path = "/v1/me/email-verification", operation_id = "email_verification_request", tag = "auth",
-    security(("bearer" = [])),
-    responses((status = 202, description = "A link is on its way"), Problems))]
-async fn email_verification_send(State(app): State<Arc<App>>, Ctx(ctx): Ctx) -> ApiResult {
-    app.email_verification_send(&ctx).await?;
-    Ok(StatusCode::ACCEPTED.into_response())
 }
 
 /// Your sign-in sessions, newest first (a session from an identity provider

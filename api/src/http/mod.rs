@@ -149,6 +149,24 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
             ))
             .layer(axum::extract::DefaultBodyLimit::max(config.max_body_bytes)),
     )
+    // Outermost: a client's request id is kept only when it is short and
+    // plain (it reaches logs and the audit log); otherwise one is made.
+    .layer(axum::middleware::from_fn(plain_request_id))
+}
+
+/// Drops an `x-request-id` that is longer than 128 characters or holds
+/// anything but letters, digits and `-_.:`.
+async fn plain_request_id(mut request: Request, next: Next) -> Response {
+    let plain = request.headers().get(&REQUEST_ID).is_none_or(|value| {
+        let bytes = value.as_bytes();
+        !bytes.is_empty()
+            && bytes.len() <= 128
+            && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+    });
+    if !plain {
+        request.headers_mut().remove(&REQUEST_ID);
+    }
+    next.run(request).await
 }
 
 /// Writes the `RateLimit-*` headers (IETF draft) of a limit of `limit`
@@ -224,6 +242,11 @@ async fn security_headers(
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     let html =
         headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));
+    // Answers carry tokens and private data: no cache keeps them, unless a
+    // route says otherwise (the public signing keys).
+    if !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     if html {
         if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
             headers.insert(

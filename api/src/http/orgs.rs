@@ -5,6 +5,7 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use futures::StreamExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -99,40 +100,73 @@ async fn audit_event_export(
         Some("ndjson") => false,
         Some(_) => return Err(crate::app::Error::invalid_field("format", "invalid", "csv or ndjson").into()),
     };
-    let events = app.audit_event_export(&ctx, path_id(&org)?, &filter).await?;
-    let (content_type, body, extension) = if csv {
-        ("text/csv; charset=utf-8", audit_csv(&events), "csv")
-    } else {
-        let mut body = String::new();
-        for event in &events {
-            body.push_str(&serde_json::to_string(event).unwrap_or_default());
-            body.push('\n');
+    let org: OrgId = path_id(&org)?;
+    // The first batch answers authorization and filter errors as problems;
+    // the rest streams.
+    let first = app.audit_event_export_batch(&ctx, org, &filter, None).await?;
+    let (content_type, extension) =
+        if csv { ("text/csv; charset=utf-8", "csv") } else { ("application/x-ndjson", "ndjson") };
+    let render = move |events: &[AuditEventView]| -> String {
+        if csv {
+            audit_csv(events)
+        } else {
+            events.iter().map(|e| serde_json::to_string(e).unwrap_or_default() + "\n").collect()
         }
-        ("application/x-ndjson", body, "ndjson")
     };
+    let header = if csv { AUDIT_CSV_HEADER.to_string() } else { String::new() };
+    let state = (Some(first), 0_i64);
+    let batches = futures::stream::unfold(state, move |(pending, sent)| {
+        let (app, ctx, filter) = (app.clone(), ctx.clone(), filter.clone());
+        async move {
+            let events = match pending {
+                Some(events) => events,
+                None => return None,
+            };
+            let sent = sent + events.len() as i64;
+            let more =
+                events.len() as i64 == crate::app::audit::EXPORT_BATCH && sent < crate::app::audit::MAX_EXPORT_EVENTS;
+            let after = events.last().map(|e| e.id.uuid());
+            let chunk = render(&events);
+            let next = if more {
+                match app.audit_event_export_batch(&ctx, org, &filter, after).await {
+                    Ok(events) => Some(events),
+                    Err(error) => {
+                        tracing::warn!(error = %error, "audit export stopped");
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            Some((Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk)), (next, sent)))
+        }
+    });
+    let body = futures::stream::once(async move { Ok(axum::body::Bytes::from(header)) }).chain(batches);
     let disposition = format!("attachment; filename=\"audit-events.{extension}\"");
     Ok((
         [
             (axum::http::header::CONTENT_TYPE, content_type.to_string()),
             (axum::http::header::CONTENT_DISPOSITION, disposition),
         ],
-        body,
+        axum::body::Body::from_stream(body),
     )
         .into_response())
 }
 
-/// Audit events as CSV. Fields are quoted where needed, and a field a
-/// spreadsheet would run as a formula is prefixed with `'`.
+/// The CSV export's first line.
+const AUDIT_CSV_HEADER: &str = "id,occurred_at,action,outcome,principal_kind,principal_id,credential_method,\
+credential_id,resource_type,resource_id,request_id,source_ip,user_agent,details\r\n";
+
+/// Audit events as CSV rows. Every field is quoted (so no spreadsheet
+/// locale splits one at its own separator), and one a spreadsheet would
+/// run as a formula is prefixed with `'`.
 fn audit_csv(events: &[AuditEventView]) -> String {
     fn field(text: &str) -> String {
         let text =
             if text.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{text}") } else { text.to_string() };
-        if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
+        format!("\"{}\"", text.replace('"', "\"\""))
     }
-    let mut out = String::from(
-        "id,occurred_at,action,outcome,principal_kind,principal_id,credential_method,credential_id,resource_type,\
-         resource_id,request_id,source_ip,user_agent,details\r\n",
-    );
+    let mut out = String::new();
     for e in events {
         let credential = e.credential.as_ref();
         let row = [

@@ -34,11 +34,10 @@ const OUTSIDE: [(&str, &str); 21] = [
     ("GET /v1/me/tokens", "the caller's own tokens"),
     ("POST /v1/me/tokens", "the caller's own tokens"),
 ];
-const SELF_ONLY: [&str; 8] = [
+const SELF_ONLY: [&str; 7] = [
     "DELETE /v1/me/tokens/{token}",
     "POST /v1/invitations/accept",
     "POST /v1/me/sso-links/confirm",
-    "POST /v1/me/email-verification",
     "GET /v1/me/sessions",
     "DELETE /v1/me/sessions",
     "DELETE /v1/me/sessions/{session}",

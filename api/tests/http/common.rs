@@ -115,7 +115,8 @@ impl TestApp {
             .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         let token = self.mailed_token("signup", &email.trim().to_lowercase()).await;
-        let (status, made) = self.post_public("/v1/signup/confirm", json!({ "token": token })).await;
+        let (status, made) =
+            self.post_public("/v1/signup/confirm", json!({ "token": token, "password": password })).await;
         assert_eq!(status, StatusCode::CREATED, "{made}");
         made
     }

@@ -106,6 +106,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     let cluster_id: moke_api::ids::ClusterId = cluster.parse().unwrap();
     t.app
         .record_operation_progress(OperationProgress {
+            region: None,
             operation_id: op_id.uuid(),
             status: OperationStatus::Succeeded,
             step: "done".into(),
@@ -473,6 +474,7 @@ async fn operations_long_poll_until_done(options: PgPoolOptions, connect: PgConn
     let started = std::time::Instant::now();
     t.app
         .record_operation_progress(OperationProgress {
+            region: None,
             operation_id: op_id.uuid(),
             status: OperationStatus::Failed,
             step: "provisioning_control_plane".into(),

@@ -308,6 +308,7 @@ async fn a_subscription_follows_an_operation_to_completion(options: PgPoolOption
     {
         t.app
             .record_operation_progress(OperationProgress {
+                region: None,
                 operation_id: op_uuid,
                 status,
                 step: step.into(),

@@ -48,7 +48,7 @@ async fn signup_confirms_the_address_and_signs_in(options: PgPoolOptions, connec
     // The link works once.
     let token =
         mail[mail.find("token=").unwrap() + 6..].chars().take_while(char::is_ascii_alphanumeric).collect::<String>();
-    let (status, again) = t.post_public("/v1/signup/confirm", json!({ "token": token })).await;
+    let (status, again) = t.post_public("/v1/signup/confirm", json!({ "token": token, "password": PASSWORD })).await;
     assert_eq!((status, bad_fields(&again)), (StatusCode::BAD_REQUEST, vec!["token".to_string()]));
 
     // One account per address, whatever its case: the owner is mailed a

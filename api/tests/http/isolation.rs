@@ -34,13 +34,12 @@ const PUBLIC: [&str; 17] = [
 ];
 
 /// Routes about the caller itself; checked below to show only the caller's own.
-const SELF: [&str; 10] = [
+const SELF: [&str; 9] = [
     "GET /v1/orgs",
     "GET /v1/me",
     "GET /v1/me/tokens",
     "POST /v1/me/tokens",
     "POST /v1/me/sso-links/confirm",
-    "POST /v1/me/email-verification",
     "GET /v1/me/sessions",
     "DELETE /v1/me/sessions",
     "DELETE /v1/me/sessions/{session}",

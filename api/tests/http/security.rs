@@ -219,6 +219,83 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
     assert_eq!(t.count("trust_policies").await, 0);
     assert_eq!(t.count("invitations").await, 0);
 
+    // A wide credential that expires: nothing it makes lasts longer than it.
+    let (_, wide_session) = t.member(&acme, "wide@acme.test", "owner").await;
+    let (_, expiring) =
+        t.post("/v1/me/tokens", &wide_session, json!({ "name": "expiring", "expires_in_seconds": 600 })).await;
+    let expiring = expiring["token"].as_str().unwrap().to_string();
+    let lasting: Vec<(&str, Method, String, Value)> = vec![
+        ("personal_token_create", Method::POST, "/v1/me/tokens".into(), json!({ "name": "forever" })),
+        (
+            "service_account_token_create",
+            Method::POST,
+            format!("/v1/orgs/{org}/service-accounts/{account}/tokens"),
+            json!({ "name": "forever" }),
+        ),
+        (
+            "service_account_create",
+            Method::POST,
+            format!("/v1/orgs/{org}/service-accounts"),
+            json!({ "name": "lasting", "role": "viewer" }),
+        ),
+        (
+            "invitation_create",
+            Method::POST,
+            format!("/v1/orgs/{org}/invitations"),
+            json!({ "email": "new@acme.test", "role": "viewer" }),
+        ),
+        ("member_update", Method::PATCH, format!("/v1/orgs/{org}/members/{person}"), json!({ "role": "member" })),
+        (
+            "project_member_update",
+            Method::PUT,
+            format!("/v1/projects/{project}/members/{person}"),
+            json!({ "role": "developer" }),
+        ),
+        (
+            "sso_config_update",
+            Method::PUT,
+            format!("/v1/orgs/{org}/sso"),
+            json!({ "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "s", "allowed_domains": [],
+                    "default_role": "viewer" }),
+        ),
+        (
+            "deploy_hook_create",
+            Method::POST,
+            format!("/v1/projects/{project}/hooks"),
+            json!({ "name": "lasting", "target": { "cluster": cluster, "deployment": "app" } }),
+        ),
+        (
+            "deploy_hook_secret_rotate",
+            Method::POST,
+            format!("/v1/projects/{project}/hooks/{hook}/rotate-secret"),
+            json!({}),
+        ),
+        (
+            "webhook_endpoint_create",
+            Method::POST,
+            format!("/v1/orgs/{org}/webhooks"),
+            json!({ "url": "https://hooks.example.com/x", "event_types": ["*"] }),
+        ),
+    ];
+    for (id, method, path, body) in lasting {
+        let (status, answer) = t.send(t.request(method, &path, &expiring).json(&body)).await;
+        assert_eq!(
+            (status, answer["code"].as_str()),
+            (StatusCode::FORBIDDEN, Some("exceeds_credential")),
+            "{id}: {answer}"
+        );
+    }
+    // A trust policy it makes ends with it.
+    let (status, policy) = t
+        .post(
+            &format!("/v1/orgs/{org}/service-accounts/{account}/trust-policies"),
+            &expiring,
+            json!({ "issuer": "https://ci.example", "audience": "moke", "claims": { "repository": "acme/web" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{policy}");
+    assert!(policy["expires_at"].is_string(), "{policy}");
+
     // Exec credentials end with the credential that asked for them (ten minutes, not an hour).
     let narrow_expires = chrono::Utc::now() + chrono::Duration::seconds(600);
     let (status, credential) = t.post(&format!("{cp}/credentials"), &narrow, json!({})).await;
@@ -292,6 +369,58 @@ async fn removed_and_demoted_principals_lose_cluster_access(options: PgPoolOptio
     let fresh = kubeconfig(&demoted_token, "demoted-again.yaml").await;
     assert!(works(&fresh).await);
     assert_eq!(t.get(&format!("{cluster}/kubeconfig?access=admin"), &demoted_token).await.0, StatusCode::FORBIDDEN);
+}
+
+/// A member moved to billing (fewer cluster rights, though billing is not
+/// "below" member), a person who ends their other sessions, and a person
+/// who resets their password all lose the cluster access they had.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn billing_session_ends_and_resets_end_cluster_access(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let region = agent(&t);
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
+    let kubectl = Kubectl::new();
+    let kubeconfig = async |token: &str, name: &str| {
+        let (status, view) = t.get(&format!("{cluster}/kubeconfig"), token).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        kubectl.write(name, view["kubeconfig"].as_str().unwrap())
+    };
+    let works = async |file: &std::path::Path| kubectl.run(file, &["get", "nodes", "-o", "name"]).await.0;
+
+    let (editor, editor_token) = t.member(&acme, "editor@acme.test", "member").await;
+    let (_, stolen_session) = t.member(&acme, "traveller@acme.test", "admin").await;
+    let own_session = t.login("traveller@acme.test", crate::common::MEMBER_PASSWORD, Some(&acme.org)).await;
+    let (_, resetter_token) = t.member(&acme, "resetter@acme.test", "member").await;
+    let files = [
+        kubeconfig(&editor_token, "editor.yaml").await,
+        kubeconfig(&stolen_session, "stolen.yaml").await,
+        kubeconfig(&resetter_token, "resetter.yaml").await,
+    ];
+    for file in &files {
+        assert!(works(file).await, "{file:?} works before");
+    }
+    let (status, _) =
+        t.patch(&format!("/v1/orgs/{}/members/{editor}", acme.org), &acme.token, json!({ "role": "billing" })).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, ended) = t.delete("/v1/me/sessions", own_session["access_token"].as_str().unwrap()).await;
+    assert_eq!((status, ended["ended"].as_u64()), (StatusCode::OK, Some(1)), "{ended}");
+    assert_eq!(
+        t.post_public("/v1/auth/password-reset", json!({ "email": "resetter@acme.test" })).await.0,
+        StatusCode::ACCEPTED
+    );
+    let reset = t.mailed_token("password_reset", "resetter@acme.test").await;
+    let (status, problem) = t
+        .post_public(
+            "/v1/auth/password-reset/confirm",
+            json!({ "token": reset, "password": "a brand new long secret" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "a reset works in an organization with clusters: {problem}");
+    for file in &files {
+        until(&t, &region, &format!("{file:?} refused"), async || !works(file).await).await;
+    }
 }
 
 /// Region reports reach only their own region's resources, and only a
@@ -534,7 +663,7 @@ async fn secrets_never_reach_the_logs_or_the_database(_options: PgPoolOptions, c
     )
     .await;
     let signup = smtp.token("ada@example.com", "signup/confirm").await;
-    let made = call(Method::POST, "/v1/signup/confirm", None, json!({ "token": signup })).await;
+    let made = call(Method::POST, "/v1/signup/confirm", None, json!({ "token": signup, "password": password })).await;
     secrets.extend([
         signup,
         made["session"]["access_token"].as_str().unwrap().into(),
@@ -800,6 +929,32 @@ async fn graphql_subscriptions_end_with_their_credential(options: PgPoolOptions,
     assert_eq!(t.delete(&revoke, &acme.token).await.0, StatusCode::NO_CONTENT);
     let ended = next_text(&mut incoming).await;
     assert!(ended.as_ref().is_none_or(|m| m["type"] == "complete" || m["type"] == "error"), "{ended:?}");
+    // Queries and mutations over the socket find no caller: they belong on
+    // HTTP, where every request authenticates.
+    out.send(Message::Text(
+        json!({ "id": "m", "type": "subscribe", "payload": {
+            "query": "mutation($org: ID!) { createToken(org: $org, input: { name: \"x\", role: \"admin\" }) { secret } }",
+            "variables": { "org": acme.org } } })
+        .to_string()
+        .into(),
+    ))
+    .await
+    .unwrap();
+    let mut answers = Vec::new();
+    while let Some(message) = next_text(&mut incoming).await {
+        let done = message["id"] == "m" && matches!(message["type"].as_str(), Some("complete" | "error"));
+        answers.push(message);
+        if done {
+            break;
+        }
+    }
+    let about_m: Vec<&Value> = answers.iter().filter(|m| m["id"] == "m").collect();
+    assert!(about_m.iter().any(|m| m.to_string().contains("unauthenticated")), "{answers:?}");
+    assert!(
+        !answers
+            .iter()
+            .any(|m| m.to_string().contains("secret\":\"whsec") || m["payload"]["data"]["createToken"].is_object())
+    );
     // And no new subscription starts on that socket.
     out.send(subscribe(2)).await.unwrap();
     let refused = next_text(&mut incoming).await;

@@ -464,11 +464,11 @@ async fn audit_events_name_the_credential_and_filter_and_export(options: PgPoolO
     assert!(lines.next().unwrap().starts_with("id,occurred_at,action,"), "{csv}");
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 2, "{csv}");
-    assert!(rows.iter().all(|row| row.contains(",project.create,")), "{csv}");
-    // The JSON details are one quoted field; the would-be formula is defused.
+    assert!(rows.iter().all(|row| row.contains(r#","project.create","#)), "{csv}");
+    // Every field is quoted (the JSON details too); the would-be formula is defused.
     assert!(csv.contains(r#","{""name"":""web""}""#), "{csv}");
-    assert!(csv.contains(&format!(",'{formula},")), "{csv}");
-    assert!(!csv.contains(&format!(",{formula}")), "{csv}");
+    assert!(csv.contains(&format!(r#","'{}","#, formula.replace('"', "\"\""))), "{csv}");
+    assert!(!csv.contains(&format!(r#","{formula}"#)), "{csv}");
 
     let response = export("ndjson").await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
@@ -638,4 +638,55 @@ async fn a_project_scoped_token_sees_nothing_of_other_projects(options: PgPoolOp
     for ((hidden_path, hidden), (absent_path, absent)) in pairs {
         assert_hidden_like_absent(&t, &scoped, (hidden_path.as_str(), hidden), (absent_path.as_str(), absent)).await;
     }
+}
+
+/// A sign-up link someone else asked for (with a password they chose) makes
+/// no account when the address's owner follows it: finishing takes the
+/// password chosen at sign-up, and five wrong ones end the link.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_signup_link_needs_the_password_chosen_with_it(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let body = json!({ "email": "victim@example.com", "password": "attacker knows this one",
+                       "display_name": "Victim", "organization_name": "victim-co" });
+    assert_eq!(t.post_public("/v1/signup", body).await.0, StatusCode::ACCEPTED);
+    let token = t.mailed_token("signup", "victim@example.com").await;
+    for _ in 0..5 {
+        let (status, problem) =
+            t.post_public("/v1/signup/confirm", json!({ "token": token, "password": "the victim's own words" })).await;
+        assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["password".to_string()]));
+    }
+    assert_eq!(t.count("users").await, 0, "no account with someone else's password");
+    let (status, problem) =
+        t.post_public("/v1/signup/confirm", json!({ "token": token, "password": "attacker knows this one" })).await;
+    assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["token".to_string()]), "the link ended");
+}
+
+/// Proving the address of an account made before sign-up asked for it
+/// first ends everything whoever made it holds: password, sessions, tokens.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn proving_a_legacy_address_evicts_whoever_made_the_account(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let (user, session) = t.member(&acme, "legacy@example.com", "member").await;
+    let user = user.parse::<moke_api::ids::UserId>().unwrap().uuid();
+    sqlx::query("UPDATE users SET email_verified_at = NULL WHERE id = $1").bind(user).execute(&t.pool).await.unwrap();
+    let token =
+        personal_token(&t, &session, json!({ "name": "foothold" })).await["token"].as_str().unwrap().to_string();
+    // The link the address's owner gets (as the mail of an earlier sign-up carried).
+    let secret = "a-verification-token-made-for-this-test-0123456789";
+    sqlx::query(
+        "INSERT INTO email_tokens (token_hash, user_id, purpose, expires_at)
+         VALUES ($1, $2, 'verify_email', now() + interval '1 hour')",
+    )
+    .bind(&moke_iam::token::plain_hash(secret)[..])
+    .bind(user)
+    .execute(&t.pool)
+    .await
+    .unwrap();
+    let (status, view) = t.post_public("/v1/auth/verify-email", json!({ "token": secret })).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    assert_eq!(t.get("/v1/me", &session).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.get("/v1/me", &token).await.0, StatusCode::UNAUTHORIZED);
+    let login = json!({ "email": "legacy@example.com", "password": MEMBER_PASSWORD });
+    assert_eq!(t.post_public("/v1/auth/login", login).await.0, StatusCode::UNAUTHORIZED, "the old password is gone");
 }

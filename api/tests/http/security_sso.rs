@@ -186,10 +186,13 @@ async fn a_pre_hijacked_account_is_never_merged(options: PgPoolOptions, connect:
         .execute(&t.pool)
         .await
         .unwrap();
-    let (status, problem) = sso_sign_in(&t, &idp, "acme", "dana@acme.test").await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("unverified_account")));
+    // The provider hears what it would for any address; nothing is linked or requested.
+    let (status, answer) = sso_sign_in(&t, &idp, "acme", "dana@acme.test").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{answer}");
+    assert!(answer.get("access_token").is_none());
     assert_eq!(t.count("sso_identities").await, 0);
     assert_eq!(t.count("sso_link_requests").await, 0);
+    assert_eq!(t.count("audit_events WHERE action = 'auth.sso_link_refused' AND org_id IS NULL").await, 1);
 
     // Its invitations wait for a proven address.
     let (status, _) = t
@@ -414,4 +417,36 @@ async fn discovery_follows_no_redirect(options: PgPoolOptions, connect: PgConnec
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(problem["errors"][0]["code"], moke_api::outbound::REFUSED_CODE);
+}
+
+/// Whoever runs an organization's identity provider learns nothing about
+/// which addresses have Moke accounts: a verified account, an unverified one
+/// and no account at all get the same answer and leave the same record.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_provider_learns_nothing_about_who_has_an_account(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = app(options, connect).await;
+    t.sign_up("known@acme.test", PASSWORD, "known-home").await;
+    sqlx::query("INSERT INTO users (id, email, display_name, password_hash) VALUES ($1, 'legacy@acme.test', 'x', 'x')")
+        .bind(uuid::Uuid::now_v7())
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let evil = t.tenant("evil").await;
+    configure_sso_for(&t, &evil, &idp.issuer, "moke-sso", &[]).await;
+    let mut answers = Vec::new();
+    for address in ["known@acme.test", "legacy@acme.test", "nobody@acme.test"] {
+        let (status, answer) = sso_sign_in(&t, &idp, "evil", address).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{address}: {answer}");
+        let keys: Vec<String> = answer.as_object().unwrap().keys().cloned().collect();
+        answers.push((keys, answer["detail"].clone(), answer["link_token"].as_str().unwrap().len()));
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+    let (_, events) = t.get(&format!("/v1/orgs/{}/audit-events?action=auth.*", evil.org), &evil.token).await;
+    let events = events["items"].as_array().unwrap().clone();
+    assert_eq!(events.len(), 3, "{events:?}");
+    for event in &events {
+        assert_eq!(event["action"], "auth.sso_link_requested");
+        assert!(!event.to_string().contains("usr_"), "the organization learns no account: {event}");
+    }
 }
