@@ -362,6 +362,7 @@ async fn removed_and_demoted_principals_lose_cluster_access(options: PgPoolOptio
         until(&t, &region, &format!("{file:?} refused"), async || !works(file).await).await;
     }
     assert!(removed.elapsed() < Duration::from_secs(15), "took {:?}", removed.elapsed());
+    println!("kubectl refused the removed, demoted and revoked principals {:?} after the changes", removed.elapsed());
     let (ok, _, err) = kubectl.run(&files[0], &["get", "nodes"]).await;
     assert!(!ok, "{err}");
     assert!(works(&files[3]).await, "others keep their access");
