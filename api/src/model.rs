@@ -588,6 +588,22 @@ redacted_debug!(
     TokenExchangeRequest,
 );
 
+#[cfg(test)]
+mod redaction_tests {
+    #[test]
+    fn requests_carrying_secrets_print_nothing_of_them() {
+        let login = super::LoginRequest {
+            email: "ada@example.com".into(),
+            password: "hunter2 hunter2".into(),
+            organization: None,
+        };
+        let printed = format!("{login:?}");
+        assert!(!printed.contains("hunter2") && !printed.contains("ada@"), "{printed}");
+        let link = super::LinkToken { token: "secret-link-token".into() };
+        assert!(!format!("{link:?}").contains("secret-link-token"));
+    }
+}
+
 /// A sign-up waiting for its address to be confirmed.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct SignupAccepted {

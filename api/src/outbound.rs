@@ -115,26 +115,35 @@ pub enum OutboundError {
 }
 
 /// What a customer may learn of a failed request: one of a few fixed
-/// categories, never the underlying error.
+/// categories, never the underlying error. A refused address and a failed
+/// connection read alike, so nobody learns what a name resolves to.
 pub fn failure_category(error: &OutboundError) -> &'static str {
-    let refused = "refused: the target is not a public address";
+    const NO_CONNECTION: &str = "could not connect to a public address";
     match error {
-        OutboundError::Refused(_) => refused,
+        OutboundError::Refused(_) => NO_CONNECTION,
         OutboundError::TooLarge => "the answer was too large",
         OutboundError::Build(_) => "the request could not be made",
-        OutboundError::Request(error) => {
-            let chain = format!("{error:?}");
-            if chain.contains("not a public address") {
-                refused
-            } else if error.is_timeout() {
-                "timed out"
-            } else if error.is_connect() {
-                "could not connect"
-            } else {
-                "the request failed"
-            }
+        OutboundError::Request(error) if error.is_timeout() => "timed out",
+        OutboundError::Request(error)
+            if error.is_connect() || format!("{error:?}").contains("not a public address") =>
+        {
+            NO_CONNECTION
         }
+        OutboundError::Request(_) => "the request failed",
     }
+}
+
+/// Name lookups in flight at once: each holds a blocking thread until the
+/// system resolver answers, and those threads also hash passwords.
+static LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(32);
+
+/// Resolves `host:port` within [`RESOLVE_TIMEOUT`], a few at a time.
+async fn lookup(host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+    let _permit = LOOKUPS.acquire().await.map_err(std::io::Error::other)?;
+    tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host, port)))
+        .await
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, format!("resolving {host} timed out")))?
+        .map(|found| found.collect())
 }
 
 /// How long a name may take to resolve before the request fails.
@@ -149,11 +158,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
         let policy = self.0.clone();
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let answers: Vec<SocketAddr> =
-                tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host.as_str(), 0)))
-                    .await
-                    .map_err(|_| format!("resolving {host} timed out"))??
-                    .collect();
+            let answers: Vec<SocketAddr> = lookup(&host, 0).await?;
             let permitted: Vec<SocketAddr> = answers.iter().copied().filter(|a| policy.permits(a.ip())).collect();
             if permitted.is_empty() {
                 let refused: Box<dyn std::error::Error + Send + Sync> =

@@ -128,6 +128,8 @@ impl AuditFilter {
 pub const MAX_EXPORT_EVENTS: i64 = 100_000;
 /// Events read per round trip while an export streams.
 pub const EXPORT_BATCH: i64 = 1_000;
+/// How long an export may stream before it stops (as an error, not quietly).
+pub const EXPORT_SECONDS: u64 = 600;
 
 struct EventRow {
     id: Uuid,
@@ -197,6 +199,12 @@ impl App {
         after: Option<Uuid>,
     ) -> Result<Vec<AuditEventView>> {
         self.org_authorized(ctx, org, moke_iam::Action::ReadAudit).await?;
+        // A long export outlives caches: the credential must still be live now.
+        if after.is_some()
+            && !super::principals::credential_live(&mut *self.db().acquire().await?, &ctx.principal).await?
+        {
+            return Err(super::Error::Unauthenticated);
+        }
         self.audit_events(org, filter, after, EXPORT_BATCH).await
     }
 

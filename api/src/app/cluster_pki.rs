@@ -508,7 +508,10 @@ pub(super) async fn revoke_principal_credentials(
     if clusters.is_empty() {
         return Ok(());
     }
-    let epochs = principal_epochs(&mut *tx, org).await?;
+    // Only this principal's entry travels: the region keeps the highest
+    // epoch it has seen per principal, so entries never undo each other,
+    // and a project's revocation reaches no other project's clusters.
+    let entry = json!({ "principal": principal_text, "epoch": epoch });
     // The organization's own record of the change: the caller when it acts
     // there, else the server (a password reset has no organization).
     let system = if ctx.principal.org_id == org {
@@ -517,6 +520,42 @@ pub(super) async fn revoke_principal_credentials(
         RequestContext { principal: RequestContext::system(org).principal, ..ctx.clone() }
     };
     for row in clusters {
+        // At most one revocation waits per cluster: a later one joins it,
+        // so repeated revocations cannot flood a region's queue.
+        let waiting = sqlx::query!(
+            r#"SELECT id, payload FROM outbox
+               WHERE resource_id = $1 AND kind = 'cluster_certificate' AND delivered_at IS NULL
+                 AND payload ? 'principal_epochs'
+               ORDER BY id DESC LIMIT 1 FOR UPDATE"#,
+            row.cluster_id
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(waiting) = waiting {
+            let mut payload = waiting.payload;
+            let epochs = payload["principal_epochs"].as_array_mut().expect("selected for its epochs");
+            match epochs.iter_mut().find(|e| e["principal"] == principal_text) {
+                Some(existing) => existing["epoch"] = json!(existing["epoch"].as_i64().unwrap_or(0).max(epoch)),
+                None => epochs.push(entry.clone()),
+            }
+            let command = super::outbox::wire_command(&payload);
+            sqlx::query!("UPDATE outbox SET payload = $2, command = $3 WHERE id = $1", waiting.id, payload, command)
+                .execute(&mut *tx)
+                .await?;
+            audit::record(
+                &mut *tx,
+                &system,
+                AuditRecord {
+                    action: "cluster.principal_credentials_revoke",
+                    resource_type: "cluster",
+                    resource_id: Some(ClusterId::from_uuid(row.cluster_id).to_string()),
+                    details: json!({ "principal": principal_text, "epoch": epoch, "reason": reason,
+                                     "joined_waiting_command": true }),
+                },
+            )
+            .await?;
+            continue;
+        }
         let target = ClusterCredentialsTarget {
             org_id: row.org_id,
             project_id: row.project_id,
@@ -553,7 +592,7 @@ pub(super) async fn revoke_principal_credentials(
                     row.serving_certificate_pem.as_deref().unwrap_or_default(),
                     row.credentials_generation,
                 );
-                command["principal_epochs"] = epochs.clone();
+                command["principal_epochs"] = json!([entry]);
                 command
             },
             None,
@@ -607,30 +646,6 @@ async fn current_epoch(
         return Err(Error::Unauthenticated);
     }
     Ok(row.epoch)
-}
-
-/// Every revoked principal of an organization with its epoch, as the
-/// region's command carries them (by the certificate's CN).
-async fn principal_epochs(conn: &mut PgConnection, org: Uuid) -> Result<serde_json::Value> {
-    let rows = sqlx::query!(
-        r#"SELECT e.principal_id, e.epoch, EXISTS (SELECT 1 FROM users u WHERE u.id = e.principal_id) AS "is_user!"
-           FROM principal_credential_epochs e WHERE e.org_id = $1"#,
-        org
-    )
-    .fetch_all(conn)
-    .await?;
-    Ok(serde_json::Value::Array(
-        rows.into_iter()
-            .map(|row| {
-                let principal = if row.is_user {
-                    crate::ids::UserId::from_uuid(row.principal_id).to_string()
-                } else {
-                    crate::ids::ServiceAccountId::from_uuid(row.principal_id).to_string()
-                };
-                json!({ "principal": principal, "epoch": row.epoch })
-            })
-            .collect(),
-    ))
 }
 
 fn certificate_command(

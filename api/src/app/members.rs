@@ -99,28 +99,36 @@ impl MemberRow {
     }
 }
 
-/// A `usr_…` or `sa_…` id of a principal of the caller's organization.
+/// A `usr_…` or `sa_…` id of a principal of the caller's organization
+/// whose project roles the caller may change.
 async fn org_principal(app: &App, ctx: &RequestContext, text: &str) -> Result<Uuid> {
-    let id = if let Ok(user) = text.parse::<UserId>() {
-        sqlx::query_scalar!(
-            "SELECT user_id FROM memberships WHERE org_id = $1 AND user_id = $2",
+    let found = if let Ok(user) = text.parse::<UserId>() {
+        sqlx::query!(
+            "SELECT user_id AS id, role FROM memberships WHERE org_id = $1 AND user_id = $2",
             ctx.principal.org_id,
             user.uuid()
         )
         .fetch_optional(app.db())
         .await?
+        .map(|row| (row.id, row.role))
     } else if let Ok(account) = text.parse::<ServiceAccountId>() {
-        sqlx::query_scalar!(
-            "SELECT id FROM service_accounts WHERE org_id = $1 AND id = $2",
+        sqlx::query!(
+            "SELECT id, role FROM service_accounts WHERE org_id = $1 AND id = $2",
             ctx.principal.org_id,
             account.uuid()
         )
         .fetch_optional(app.db())
         .await?
+        .map(|row| (row.id, row.role))
     } else {
         None
     };
-    id.ok_or_else(|| Error::not_found("member", text))
+    let (id, role) = found.ok_or_else(|| Error::not_found("member", text))?;
+    // Project roles of an owner (and the certificates they back) are an owner's to change.
+    if !moke_iam::may_change_holder_of(&ctx.principal, OrgRole::parse(&role).unwrap_or(OrgRole::Owner)) {
+        return Err(Error::Forbidden);
+    }
+    Ok(id)
 }
 
 fn principal_text(app_kind_is_user: bool, id: Uuid) -> String {

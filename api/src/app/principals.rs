@@ -29,9 +29,9 @@ const CACHE_MAX_ENTRIES: usize = 100_000;
 #[derive(Default)]
 pub struct PrincipalCache {
     entries: Mutex<HashMap<[u8; 32], Cached>>,
-    /// When each refused token was last audited: a refused token is
-    /// recorded once a minute, not once a request.
-    refusals: Mutex<HashMap<Uuid, Instant>>,
+    /// When each refused token was last audited from each client address: a
+    /// refused token is recorded once a minute per address, not per request.
+    refusals: Mutex<HashMap<(Uuid, Option<String>), Instant>>,
     live: AtomicBool,
     /// Bumped by every eviction, so a lookup that raced one is not cached.
     evictions: AtomicU64,
@@ -91,15 +91,16 @@ impl PrincipalCache {
     }
 
     /// True when a refusal of `token` should be audited now.
-    fn refusal_due(&self, token: Uuid) -> bool {
+    fn refusal_due(&self, token: Uuid, from: Option<&str>) -> bool {
         let mut refusals = self.refusals.lock().expect("refusal lock");
         if refusals.len() >= CACHE_MAX_ENTRIES {
             refusals.clear();
         }
-        match refusals.get(&token) {
+        let key = (token, from.map(str::to_string));
+        match refusals.get(&key) {
             Some(at) if at.elapsed() < CACHE_TTL => false,
             _ => {
-                refusals.insert(token, Instant::now());
+                refusals.insert(key, Instant::now());
                 true
             }
         }
@@ -137,6 +138,25 @@ fn scope(project: Option<Uuid>, actions: Option<Vec<String>>) -> Scope {
         project,
         actions: actions.map(|names| names.iter().filter_map(|name| moke_iam::Action::parse(name)).collect()),
     }
+}
+
+/// Whether the caller's credential (an API token or a session) is still
+/// neither revoked nor expired in the database, whatever a cache says.
+/// Exchanged CI tokens have no row: their own short expiry bounds them.
+pub(super) async fn credential_live(conn: &mut sqlx::PgConnection, principal: &Principal) -> Result<bool> {
+    let id = match principal.credential {
+        Credential::ApiToken(id) | Credential::Session { id, .. } => id,
+        Credential::Exchanged { .. } | Credential::None => return Ok(true),
+    };
+    Ok(sqlx::query_scalar!(
+        r#"SELECT (EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL
+                          AND (expires_at IS NULL OR expires_at > now()))
+                   OR EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()))
+              AS "live!""#,
+        id
+    )
+    .fetch_one(conn)
+    .await?)
 }
 
 /// What an organization's credential policy asks of a member's credential.
@@ -251,7 +271,7 @@ impl App {
             } else {
                 "expired"
             };
-            if !self.principal_cache().refusal_due(row.id) {
+            if !self.principal_cache().refusal_due(row.id, meta.source_ip.as_deref()) {
                 return Err(Error::Unauthenticated);
             }
             let ctx = RequestContext { principal, ..meta.clone() };

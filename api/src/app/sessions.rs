@@ -191,7 +191,7 @@ impl App {
                 retry_after_seconds: seconds.ceil().max(1.0) as u64,
             });
         }
-        let user = sqlx::query!("SELECT id, password_hash FROM users WHERE email = $1", email)
+        let user = sqlx::query!("SELECT id, password_hash, version FROM users WHERE email = $1", email)
             .fetch_optional(self.db())
             .await?;
         let stored = user.as_ref().and_then(|u| u.password_hash.clone());
@@ -255,6 +255,16 @@ impl App {
             tx.commit().await?;
             return Err(Error::Unauthenticated);
         };
+        // The password checked is still the account's: a reset, or an owner
+        // proving the address, that committed meanwhile wins (they take this
+        // row first, so the two serialize here).
+        let unchanged = sqlx::query_scalar!("SELECT version FROM users WHERE id = $1 FOR SHARE", user.id)
+            .fetch_one(&mut *tx)
+            .await?
+            == user.version;
+        if !unchanged {
+            return Err(Error::Unauthenticated);
+        }
         sqlx::query!("DELETE FROM login_failures WHERE email = $1", email).execute(&mut *tx).await?;
         let (org, role) = self.choose_org(&mut tx, user.id, input.organization.as_deref()).await?;
         let actor = self.user_context(ctx, user.id, org, role);
@@ -499,9 +509,11 @@ impl App {
         if let (Some(only), true) = (only, ended.is_empty()) {
             return Err(Error::not_found("session", SessionId::from_uuid(only).to_string()));
         }
-        // Kubeconfigs a stolen session obtained end with it: the person's
-        // cluster credentials are revoked (they download new ones).
-        if !ended.is_empty() {
+        // Ending another session says it may be stolen: kubeconfigs it
+        // obtained end too (the person downloads new ones). Signing out of
+        // the current one keeps them, as logout does.
+        let current = Self::current_session(ctx).map(|(id, _)| id).ok();
+        if ended.iter().any(|session| Some(session.id) != current) {
             self.revoke_user_cluster_credentials(&mut tx, ctx, ctx.principal.id, bound, "sessions_revoked").await?;
         }
         for session in &ended {

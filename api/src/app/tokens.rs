@@ -89,6 +89,15 @@ pub(super) async fn insert_token(
         TokenOwner::ServiceAccount { id, role } => (TokenKind::ServiceAccount, Some(id), None, role),
         TokenOwner::User { id, role } => (TokenKind::Personal, None, Some(id), role),
     };
+    if let Some(user) = user {
+        // Serialized with whatever ends the person's credentials (a reset, an
+        // address proven: both take this row first): the creating session
+        // or token must still be live once they are done.
+        sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", user).fetch_one(&mut *tx).await?;
+        if !super::principals::credential_live(&mut *tx, &ctx.principal).await? {
+            return Err(Error::Unauthenticated);
+        }
+    }
     let secret = NewToken::generate(kind);
     let hash = peppered_hash(app.vault().pepper(), &secret.plaintext);
     let id = TokenId::generate();
@@ -254,6 +263,8 @@ impl App {
         let role = super::members::grantable_role(&mut v, ctx, "role", &input.role);
         v.finish()?;
         let role = role.expect("validated");
+        // It makes a service account, which lasts.
+        super::members::check_role_grant(ctx, role)?;
         let mut limits = TokenLimits { expires_at, ..TokenLimits::default() };
         confer_token(self, ctx, TokenOwner::ServiceAccount { id: Uuid::nil(), role }, Vec::new(), &mut limits).await?;
         let input = &input;

@@ -496,9 +496,14 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", user)
-            .execute(&mut *tx)
-            .await?;
+        // Its tokens, and the service-account tokens and trust policies it made.
+        sqlx::query!(
+            "UPDATE api_tokens SET revoked_at = now() WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL",
+            user
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query!("DELETE FROM trust_policies WHERE created_by = $1", user).execute(&mut *tx).await?;
         sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
         self.revoke_user_cluster_credentials(tx, ctx, user, None, "address_proven").await
     }

@@ -101,8 +101,16 @@ async fn audit_event_export(
         Some(_) => return Err(crate::app::Error::invalid_field("format", "invalid", "csv or ndjson").into()),
     };
     let org: OrgId = path_id(&org)?;
+    // Events up to now only: a stream held open later learns nothing newer.
+    let mut filter = filter;
+    let now = chrono::Utc::now();
+    if filter.since.is_none_or(|since| since < now) {
+        filter.until = Some(filter.until.map_or(now, |until| until.min(now)));
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(crate::app::audit::EXPORT_SECONDS);
     // The first batch answers authorization and filter errors as problems;
-    // the rest streams.
+    // the rest streams, and a failure ends it as an error (never a quietly
+    // short file).
     let first = app.audit_event_export_batch(&ctx, org, &filter, None).await?;
     let (content_type, extension) =
         if csv { ("text/csv; charset=utf-8", "csv") } else { ("application/x-ndjson", "ndjson") };
@@ -114,29 +122,31 @@ async fn audit_event_export(
         }
     };
     let header = if csv { AUDIT_CSV_HEADER.to_string() } else { String::new() };
-    let state = (Some(first), 0_i64);
+    let state: (Option<Result<Vec<AuditEventView>, String>>, i64) = (Some(Ok(first)), 0);
     let batches = futures::stream::unfold(state, move |(pending, sent)| {
         let (app, ctx, filter) = (app.clone(), ctx.clone(), filter.clone());
         async move {
-            let events = match pending {
-                Some(events) => events,
-                None => return None,
+            let events = match pending? {
+                Ok(events) => events,
+                Err(why) => return Some((Err(std::io::Error::other(why)), (None, sent))),
             };
             let sent = sent + events.len() as i64;
             let more =
                 events.len() as i64 == crate::app::audit::EXPORT_BATCH && sent < crate::app::audit::MAX_EXPORT_EVENTS;
             let after = events.last().map(|e| e.id.uuid());
             let chunk = render(&events);
-            let next = if more {
+            let next = if !more {
+                None
+            } else if tokio::time::Instant::now() > deadline {
+                Some(Err("the export took too long; narrow it with since and until".to_string()))
+            } else {
                 match app.audit_event_export_batch(&ctx, org, &filter, after).await {
-                    Ok(events) => Some(events),
+                    Ok(events) => Some(Ok(events)),
                     Err(error) => {
                         tracing::warn!(error = %error, "audit export stopped");
-                        None
+                        Some(Err(error.to_string()))
                     }
                 }
-            } else {
-                None
             };
             Some((Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk)), (next, sent)))
         }

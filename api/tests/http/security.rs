@@ -285,6 +285,15 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
             "{id}: {answer}"
         );
     }
+    // A credential limited to managing credentials may not make a hook,
+    // whose secret deploys (manage_resources).
+    let (_, keeper) = t
+        .post("/v1/me/tokens", &wide_session, json!({ "name": "keeper", "scopes": ["read", "manage_credentials"] }))
+        .await;
+    let body = json!({ "name": "deployer", "target": { "cluster": cluster, "deployment": "app" } });
+    let (status, answer) =
+        t.post(&format!("/v1/projects/{project}/hooks"), keeper["token"].as_str().unwrap(), body).await;
+    assert_eq!((status, answer["code"].as_str()), (StatusCode::FORBIDDEN, Some("exceeds_credential")), "{answer}");
     // A trust policy it makes ends with it.
     let (status, policy) = t
         .post(
@@ -373,8 +382,9 @@ async fn removed_and_demoted_principals_lose_cluster_access(options: PgPoolOptio
 }
 
 /// A member moved to billing (fewer cluster rights, though billing is not
-/// "below" member), a person who ends their other sessions, and a person
-/// who resets their password all lose the cluster access they had.
+/// "below" member), a person who ends their other sessions, a person who
+/// resets their password, and a project admin whose project role is
+/// lowered all lose the cluster access they had.
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn billing_session_ends_and_resets_end_cluster_access(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
@@ -394,10 +404,17 @@ async fn billing_session_ends_and_resets_end_cluster_access(options: PgPoolOptio
     let (_, stolen_session) = t.member(&acme, "traveller@acme.test", "admin").await;
     let own_session = t.login("traveller@acme.test", crate::common::MEMBER_PASSWORD, Some(&acme.org)).await;
     let (_, resetter_token) = t.member(&acme, "resetter@acme.test", "member").await;
+    // A viewer who administers the project's clusters through a project role.
+    let (project_admin, project_admin_token) = t.member(&acme, "lead@acme.test", "viewer").await;
+    let grant = t
+        .request(Method::PUT, &format!("/v1/projects/{project}/members/{project_admin}"), &acme.token)
+        .json(&json!({ "role": "admin" }));
+    assert_eq!(t.send(grant).await.0, StatusCode::OK);
     let files = [
         kubeconfig(&editor_token, "editor.yaml").await,
         kubeconfig(&stolen_session, "stolen.yaml").await,
         kubeconfig(&resetter_token, "resetter.yaml").await,
+        kubeconfig(&project_admin_token, "lead.yaml").await,
     ];
     for file in &files {
         assert!(works(file).await, "{file:?} works before");
@@ -419,6 +436,10 @@ async fn billing_session_ends_and_resets_end_cluster_access(options: PgPoolOptio
         )
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT, "a reset works in an organization with clusters: {problem}");
+    let lower = t
+        .request(Method::PUT, &format!("/v1/projects/{project}/members/{project_admin}"), &acme.token)
+        .json(&json!({ "role": "viewer" }));
+    assert_eq!(t.send(lower).await.0, StatusCode::OK);
     for file in &files {
         until(&t, &region, &format!("{file:?} refused"), async || !works(file).await).await;
     }
@@ -841,6 +862,14 @@ async fn html_answers_carry_security_headers(options: PgPoolOptions, connect: Pg
     }
     let response = t.client.get(format!("{}/v1/regions", t.base)).send().await.unwrap();
     assert_eq!(response.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    // A client's request id reaches logs and the audit log only when short and plain.
+    for (sent, kept) in [("abc-123:x.y_z", true), (&*"x".repeat(200), false), ("evil\u{7f}id", false)] {
+        let response = t.client.get(format!("{}/v1/regions", t.base)).header("x-request-id", sent).send().await;
+        let Ok(response) = response else { continue };
+        let echoed = response.headers()["x-request-id"].to_str().unwrap().to_string();
+        assert_eq!(echoed == sent, kept, "{sent:?} -> {echoed}");
+    }
 }
 
 /// Readiness says whether, never why: database errors go to the log only.

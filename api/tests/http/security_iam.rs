@@ -690,3 +690,25 @@ async fn proving_a_legacy_address_evicts_whoever_made_the_account(options: PgPoo
     let login = json!({ "email": "legacy@example.com", "password": MEMBER_PASSWORD });
     assert_eq!(t.post_public("/v1/auth/login", login).await.0, StatusCode::UNAUTHORIZED, "the old password is gone");
 }
+
+/// A narrowed credential ends only itself: it can neither revoke the
+/// person's wider tokens nor make the person leave the organization.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_narrowed_token_ends_only_itself(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (user, session) = t.member(&acme, "dev@acme.test", "admin").await;
+    let wide = personal_token(&t, &session, json!({ "name": "wide" })).await;
+    let narrow =
+        personal_token(&t, &session, json!({ "name": "narrow", "project": project, "scopes": ["read"] })).await;
+    let narrow_secret = narrow["token"].as_str().unwrap();
+    let (status, problem) = t.delete(&format!("/v1/me/tokens/{}", wide["id"].as_str().unwrap()), narrow_secret).await;
+    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("exceeds_credential")));
+    let (status, _) = t.delete(&format!("/v1/orgs/{}/members/{user}", acme.org), narrow_secret).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "leaving takes an unrestricted credential");
+    assert_eq!(t.count("memberships").await, 1);
+    let (status, _) = t.delete(&format!("/v1/me/tokens/{}", narrow["id"].as_str().unwrap()), narrow_secret).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "it may end itself");
+    assert_eq!(t.get("/v1/me", wide["token"].as_str().unwrap()).await.0, StatusCode::OK);
+}

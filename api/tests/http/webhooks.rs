@@ -179,5 +179,5 @@ async fn private_targets_are_refused(options: PgPoolOptions, connect: PgConnectO
     .await;
     let attempt = deliveries(&t, &acme, &id).await[0]["attempts"][0].clone();
     assert!(attempt["status_code"].is_null(), "{attempt}");
-    assert_eq!(attempt["error"], "refused: the target is not a public address", "{attempt}");
+    assert_eq!(attempt["error"], "could not connect to a public address", "{attempt}");
 }
