@@ -133,37 +133,33 @@ pub fn failure_category(error: &OutboundError) -> &'static str {
     }
 }
 
-/// Name lookups in flight at once: each holds a blocking thread until the
-/// system resolver answers, and those threads also hash passwords.
-static LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(32);
-
-/// Resolves `host:port` within [`RESOLVE_TIMEOUT`], a few at a time.
-async fn lookup(host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
-    let _permit = LOOKUPS.acquire().await.map_err(std::io::Error::other)?;
-    tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host, port)))
-        .await
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, format!("resolving {host} timed out")))?
-        .map(|found| found.collect())
-}
-
 /// How long a name may take to resolve before the request fails.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The resolver of the guarded client: answers a request may not reach are
-/// dropped at resolution time.
-struct GuardedResolver(TargetPolicy);
+/// The resolver of the guarded client: an asynchronous one (a slow name
+/// holds no thread and is abandoned at [`RESOLVE_TIMEOUT`]), and answers a
+/// request may not reach are dropped at resolution time.
+struct GuardedResolver {
+    policy: TargetPolicy,
+    resolver: Option<Arc<hickory_resolver::TokioResolver>>,
+}
 
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let policy = self.0.clone();
+        let policy = self.policy.clone();
+        let resolver = self.resolver.clone();
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let answers: Vec<SocketAddr> = lookup(&host, 0).await?;
-            let permitted: Vec<SocketAddr> = answers.iter().copied().filter(|a| policy.permits(a.ip())).collect();
+            let failed = |why: String| -> Box<dyn std::error::Error + Send + Sync> { why.into() };
+            let resolver = resolver.ok_or_else(|| failed("no DNS resolver is configured".into()))?;
+            let answers = tokio::time::timeout(RESOLVE_TIMEOUT, resolver.lookup_ip(host.as_str()))
+                .await
+                .map_err(|_| failed(format!("resolving {host} timed out")))?
+                .map_err(|e| failed(format!("resolving {host} failed: {e}")))?;
+            let permitted: Vec<SocketAddr> =
+                answers.iter().filter(|ip| policy.permits(*ip)).map(|ip| SocketAddr::new(ip, 0)).collect();
             if permitted.is_empty() {
-                let refused: Box<dyn std::error::Error + Send + Sync> =
-                    format!("refused: {host} is not a public address").into();
-                return Err(refused);
+                return Err(failed(format!("refused: {host} is not a public address")));
             }
             Ok(Box::new(permitted.into_iter()) as reqwest::dns::Addrs)
         })
@@ -180,8 +176,15 @@ pub struct OutboundClient {
 impl OutboundClient {
     pub fn new(config: &OutboundConfig, user_agent: &str) -> OutboundClient {
         let policy = TargetPolicy::new(config);
+        let resolver = match hickory_resolver::TokioResolver::builder_tokio().and_then(|builder| builder.build()) {
+            Ok(resolver) => Some(Arc::new(resolver)),
+            Err(error) => {
+                tracing::warn!(error = %error, "no DNS resolver: outbound requests reach literal addresses only");
+                None
+            }
+        };
         let client = reqwest::Client::builder()
-            .dns_resolver(Arc::new(GuardedResolver(policy.clone())))
+            .dns_resolver(Arc::new(GuardedResolver { policy: policy.clone(), resolver }))
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .timeout(Duration::from_secs(config.timeout_seconds))
@@ -216,30 +219,26 @@ impl OutboundClient {
         }
     }
 
-    /// Resolves a URL's host as the client would and returns its addresses
-    /// (for checks when a customer saves a URL): an error when any of them
-    /// may not be reached; none when the name does not resolve (yet). Every
-    /// request checks again.
-    pub async fn resolve_url(&self, url: &reqwest::Url) -> Result<Vec<IpAddr>, OutboundError> {
+    /// Checks a URL a customer saves (an event endpoint): http(s), and not a
+    /// literal address or a `localhost` name the policy forbids. Names are
+    /// not resolved here (every request resolves and checks them), so saving
+    /// a URL tells nobody what a name resolves to. Answers whether the host
+    /// is a literal address in `outbound.allow_private_targets`.
+    pub fn check_saved_url(&self, url: &reqwest::Url) -> Result<bool, OutboundError> {
         self.check_url(url)?;
-        let port = url.port_or_known_default().unwrap_or(443);
-        let addresses: Vec<IpAddr> = match url.host() {
-            Some(url::Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
-            Some(url::Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-            _ => tokio::time::timeout(
-                RESOLVE_TIMEOUT,
-                tokio::net::lookup_host((url.host_str().unwrap_or_default(), port)),
-            )
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .map(|found| found.map(|a| a.ip()).collect())
-            .unwrap_or_default(),
+        let literal = match url.host() {
+            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
+            Some(url::Host::Domain(name)) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                if name == "localhost" || name.ends_with(".localhost") {
+                    return Err(OutboundError::Refused(format!("{name} is a loopback name")));
+                }
+                None
+            }
+            None => None,
         };
-        if addresses.iter().any(|ip| !self.policy.permits(*ip)) {
-            return Err(OutboundError::Refused("the host resolves to an address that is not public".into()));
-        }
-        Ok(addresses)
+        Ok(literal.is_some_and(|ip| self.policy.allow_listed(ip)))
     }
 
     /// Sends a request after checking its URL; reads at most

@@ -520,13 +520,17 @@ pub(super) async fn revoke_principal_credentials(
         RequestContext { principal: RequestContext::system(org).principal, ..ctx.clone() }
     };
     for row in clusters {
-        // At most one revocation waits per cluster: a later one joins it,
-        // so repeated revocations cannot flood a region's queue.
+        // At most one revocation waits per cluster: a later one takes its
+        // place, carrying both, so repeated revocations cannot flood a
+        // region's queue. The merged command is a new message (a new id, due
+        // now): the waiting one may already have reached the region under
+        // its id, which the queue would then drop as a duplicate. One the
+        // relay is sending right now (locked) is left alone.
         let waiting = sqlx::query!(
             r#"SELECT id, payload FROM outbox
                WHERE resource_id = $1 AND kind = 'cluster_certificate' AND delivered_at IS NULL
                  AND payload ? 'principal_epochs'
-               ORDER BY id DESC LIMIT 1 FOR UPDATE"#,
+               ORDER BY id DESC LIMIT 1 FOR UPDATE SKIP LOCKED"#,
             row.cluster_id
         )
         .fetch_optional(&mut *tx)
@@ -539,9 +543,17 @@ pub(super) async fn revoke_principal_credentials(
                 None => epochs.push(entry.clone()),
             }
             let command = super::outbox::wire_command(&payload);
-            sqlx::query!("UPDATE outbox SET payload = $2, command = $3 WHERE id = $1", waiting.id, payload, command)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query!(
+                "WITH replaced AS (DELETE FROM outbox WHERE id = $1
+                                   RETURNING region, kind, operation_id, resource_id, generation)
+                 INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload, command)
+                 SELECT region, kind, operation_id, resource_id, generation, $2, $3 FROM replaced",
+                waiting.id,
+                payload,
+                command
+            )
+            .execute(&mut *tx)
+            .await?;
             audit::record(
                 &mut *tx,
                 &system,

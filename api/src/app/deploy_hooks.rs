@@ -401,11 +401,13 @@ impl App {
         let id = DeployHookId::generate();
         let mut tx = self.db().begin().await?;
         let hooks = super::quotas::Counted::DeployHooks;
+        super::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
         super::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1).await?;
         let row = sqlx::query_as!(
             HookRow,
-            "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
+                                       created_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
                     previous_secret_expires_at, created_at,
                        last_delivery_at",
@@ -417,6 +419,7 @@ impl App {
             json!(input.rules),
             input.image_template,
             secret_enc,
+            ctx.principal.id,
         )
         .fetch_one(&mut *tx)
         .await

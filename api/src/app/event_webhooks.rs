@@ -28,19 +28,18 @@ const LEASE_SECONDS: f64 = 120.0;
 /// Event type patterns an endpoint may subscribe to.
 const EVENT_FAMILIES: [&str; 5] = ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint."];
 
-/// Checks a target URL when it is saved: https, and every address it
-/// resolves to public (or allow-listed, where plain http is accepted too).
-/// Deliveries are checked again by the guarded client every time.
-async fn check_url(outbound: &OutboundClient, url: &str) -> std::result::Result<reqwest::Url, String> {
+/// Checks a target URL when it is saved: https (plain http only to a
+/// literal allow-listed address), and no literal private address or
+/// `localhost`. Names are resolved and checked by the guarded client at
+/// every delivery, not here, so saving tells nothing about internal names.
+fn check_url(outbound: &OutboundClient, url: &str) -> std::result::Result<reqwest::Url, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
     if !matches!(parsed.scheme(), "https" | "http") {
         return Err(format!("scheme {} is not supported; use https", parsed.scheme()));
     }
-    let addresses = outbound
-        .resolve_url(&parsed)
-        .await
+    let allow_listed = outbound
+        .check_saved_url(&parsed)
         .map_err(|_| "the URL must reach a public address (private, loopback and link-local ones are refused)")?;
-    let allow_listed = !addresses.is_empty() && addresses.iter().all(|ip| outbound.policy().allow_listed(*ip));
     match parsed.scheme() {
         "https" => Ok(parsed),
         _ if allow_listed => Ok(parsed),
@@ -134,7 +133,7 @@ impl App {
         let org = org.uuid();
         let mut v = Validator::new();
         v.check(input.url.len() <= 2048, "url", "too_long", "at most 2048 characters");
-        if let Err(problem) = check_url(self.outbound(), &input.url).await {
+        if let Err(problem) = check_url(self.outbound(), &input.url) {
             v.push("url", "invalid", problem);
         }
         v.check(!input.event_types.is_empty(), "event_types", "required", "subscribe to at least one event type");
@@ -153,11 +152,12 @@ impl App {
         let id = WebhookEndpointId::generate();
         let mut tx = self.db().begin().await?;
         let endpoints = super::quotas::Counted::WebhookEndpoints;
+        super::principals::hold_live_credential(&mut tx, ctx, org).await?;
         super::quotas::check_count(&mut tx, &self.config().quotas, org, endpoints, 1).await?;
         let row = sqlx::query_as!(
             EndpointRow,
-            "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc)
-             VALUES ($1, $2, $3, $4, $5, $6)
+            "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc, created_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
              RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at",
             id.uuid(),
             org,
@@ -165,6 +165,7 @@ impl App {
             input.description,
             &input.event_types,
             secret_enc,
+            ctx.principal.id,
         )
         .fetch_one(&mut *tx)
         .await?;
@@ -476,7 +477,7 @@ impl App {
                 None
             };
             if let Some(reason) = reason {
-                self.disable_endpoint(&mut tx, delivery, &reason).await?;
+                self.disable_endpoint(&mut tx, delivery.org_id, delivery.endpoint_id, &delivery.url, &reason).await?;
             }
         }
         tx.commit().await?;
@@ -486,11 +487,18 @@ impl App {
     /// Disables an endpoint, stops its pending deliveries, and tells the
     /// organization with a `webhook_endpoint.disabled` event (to its other
     /// endpoints) and an audit entry.
-    async fn disable_endpoint(&self, tx: &mut sqlx::PgConnection, delivery: &Due, reason: &str) -> Result<()> {
+    pub(super) async fn disable_endpoint(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        org: Uuid,
+        endpoint_id: Uuid,
+        url: &str,
+        reason: &str,
+    ) -> Result<()> {
         let disabled = sqlx::query!(
             "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
              WHERE id = $1 AND disabled_at IS NULL",
-            delivery.endpoint_id,
+            endpoint_id,
             reason
         )
         .execute(&mut *tx)
@@ -502,19 +510,19 @@ impl App {
         sqlx::query!(
             "UPDATE webhook_deliveries SET status = 'failed', finished_at = now()
              WHERE endpoint_id = $1 AND status = 'pending'",
-            delivery.endpoint_id
+            endpoint_id
         )
         .execute(&mut *tx)
         .await?;
-        let endpoint = WebhookEndpointId::from_uuid(delivery.endpoint_id);
+        let endpoint = WebhookEndpointId::from_uuid(endpoint_id);
         sqlx::query_scalar!(
             "SELECT emit_event($1, 'webhook_endpoint.disabled', $2)",
-            delivery.org_id,
-            json!({ "endpoint": { "id": endpoint, "url": delivery.url, "reason": reason } }),
+            org,
+            json!({ "endpoint": { "id": endpoint, "url": url, "reason": reason } }),
         )
         .fetch_one(&mut *tx)
         .await?;
-        let ctx = RequestContext::system(delivery.org_id);
+        let ctx = RequestContext::system(org);
         super::audit::record(
             &mut *tx,
             &ctx,
@@ -522,7 +530,7 @@ impl App {
                 action: "webhook_endpoint.disable",
                 resource_type: "webhook_endpoint",
                 resource_id: Some(endpoint.to_string()),
-                details: json!({ "reason": reason, "org": OrgId::from_uuid(delivery.org_id) }),
+                details: json!({ "reason": reason, "org": OrgId::from_uuid(org) }),
             },
         )
         .await?;

@@ -58,6 +58,7 @@ impl App {
         self.idempotent(ctx, "invitation_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
             let quotas = &self.config().quotas;
+            super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::PendingInvitations, 1).await?;
             super::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::InvitationsLastHour, 1).await?;
             let org_name = sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", org.uuid())

@@ -100,24 +100,26 @@ impl MemberRow {
 }
 
 /// A `usr_…` or `sa_…` id of a principal of the caller's organization
-/// whose project roles the caller may change.
-async fn org_principal(app: &App, ctx: &RequestContext, text: &str) -> Result<Uuid> {
+/// whose project roles the caller may change; its organization role is held
+/// (FOR SHARE) until the caller's transaction ends, so a promotion to owner
+/// meanwhile waits for the change.
+async fn org_principal(tx: &mut sqlx::PgConnection, ctx: &RequestContext, text: &str) -> Result<Uuid> {
     let found = if let Ok(user) = text.parse::<UserId>() {
         sqlx::query!(
-            "SELECT user_id AS id, role FROM memberships WHERE org_id = $1 AND user_id = $2",
+            "SELECT user_id AS id, role FROM memberships WHERE org_id = $1 AND user_id = $2 FOR SHARE",
             ctx.principal.org_id,
             user.uuid()
         )
-        .fetch_optional(app.db())
+        .fetch_optional(&mut *tx)
         .await?
         .map(|row| (row.id, row.role))
     } else if let Ok(account) = text.parse::<ServiceAccountId>() {
         sqlx::query!(
-            "SELECT id, role FROM service_accounts WHERE org_id = $1 AND id = $2",
+            "SELECT id, role FROM service_accounts WHERE org_id = $1 AND id = $2 FOR SHARE",
             ctx.principal.org_id,
             account.uuid()
         )
-        .fetch_optional(app.db())
+        .fetch_optional(&mut *tx)
         .await?
         .map(|row| (row.id, row.role))
     } else {
@@ -322,8 +324,8 @@ impl App {
         let role = ProjectRole::parse(&input.role)
             .ok_or_else(|| Error::invalid_field("role", "invalid", "must be admin, developer or viewer"))?;
         check_project_role_grant(ctx, row.id, role)?;
-        let member = org_principal(self, ctx, principal).await?;
         let mut tx = self.db().begin().await?;
+        let member = org_principal(&mut tx, ctx, principal).await?;
         let previous = sqlx::query_scalar!(
             "SELECT role FROM project_members WHERE project_id = $1 AND principal_id = $2 FOR UPDATE",
             row.id,
@@ -384,8 +386,8 @@ impl App {
         let row = super::projects::find(&mut conn, ctx, project, false).await?;
         drop(conn);
         moke_iam::authorize(&ctx.principal, Action::ManageProjectMembers, Target::project(row.org_id, row.id))?;
-        let member = org_principal(self, ctx, principal).await?;
         let mut tx = self.db().begin().await?;
+        let member = org_principal(&mut tx, ctx, principal).await?;
         let removed = sqlx::query!(
             "DELETE FROM project_members WHERE project_id = $1 AND principal_id = $2 RETURNING role",
             row.id,

@@ -276,6 +276,17 @@ fn check_lasting(ctx: &RequestContext, target: moke_iam::Target, actions: &[moke
     Ok(())
 }
 
+/// How long an answer that must not tell whether an account exists (sign-up,
+/// password reset, an SSO sign-in that signs nobody in) takes at least,
+/// counted from where its branches part: well above what any branch costs,
+/// so the branches take equally long from outside.
+const UNIFORM_ANSWER: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Waits until [`UNIFORM_ANSWER`] has passed since `parted`.
+async fn answer_uniformly(parted: tokio::time::Instant) {
+    tokio::time::sleep_until(parted + UNIFORM_ANSWER).await;
+}
+
 /// The prefixed id of a principal as clients see it: `usr_…`, `sa_…`.
 pub fn principal_ref(principal: &Principal) -> String {
     match principal.kind {

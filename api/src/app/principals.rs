@@ -29,13 +29,27 @@ const CACHE_MAX_ENTRIES: usize = 100_000;
 #[derive(Default)]
 pub struct PrincipalCache {
     entries: Mutex<HashMap<[u8; 32], Cached>>,
-    /// When each refused token was last audited from each client address: a
-    /// refused token is recorded once a minute per address, not per request.
-    refusals: Mutex<HashMap<(Uuid, Option<String>), Instant>>,
+    /// Which client networks each refused token was audited from in its
+    /// current minute (see [`PrincipalCache::refusal_due`]).
+    refusals: Mutex<HashMap<Uuid, RefusalWindow>>,
     live: AtomicBool,
     /// Bumped by every eviction, so a lookup that raced one is not cached.
     evictions: AtomicU64,
 }
+
+/// The refusals of one token audited within one minute.
+struct RefusalWindow {
+    started: Instant,
+    /// Client networks ([`super::rate_limit::client_key`]) already recorded.
+    sources: Vec<Option<std::net::IpAddr>>,
+}
+
+/// Client networks a refused token is recorded from per minute; more are
+/// refused without a record, so a leaked token cannot flood the audit log.
+const REFUSAL_SOURCES_PER_MINUTE: usize = 5;
+/// Tokens whose refusals are tracked at once; when full, the oldest windows
+/// go first, and while every window is current further refusals go unrecorded.
+const REFUSAL_MAX_TOKENS: usize = 10_000;
 
 struct Cached {
     principal: Principal,
@@ -90,20 +104,28 @@ impl PrincipalCache {
         entries.clear();
     }
 
-    /// True when a refusal of `token` should be audited now.
+    /// True when a refusal of `token` from `from` should be audited now:
+    /// once a minute per client network (an IPv6 /64 counts as one), for at
+    /// most [`REFUSAL_SOURCES_PER_MINUTE`] networks per token.
     fn refusal_due(&self, token: Uuid, from: Option<&str>) -> bool {
+        let source = from.and_then(|ip| ip.parse().ok()).map(super::rate_limit::client_key);
         let mut refusals = self.refusals.lock().expect("refusal lock");
-        if refusals.len() >= CACHE_MAX_ENTRIES {
-            refusals.clear();
-        }
-        let key = (token, from.map(str::to_string));
-        match refusals.get(&key) {
-            Some(at) if at.elapsed() < CACHE_TTL => false,
-            _ => {
-                refusals.insert(key, Instant::now());
-                true
+        if !refusals.contains_key(&token) && refusals.len() >= REFUSAL_MAX_TOKENS {
+            refusals.retain(|_, window| window.started.elapsed() < CACHE_TTL);
+            if refusals.len() >= REFUSAL_MAX_TOKENS {
+                return false;
             }
         }
+        let window =
+            refusals.entry(token).or_insert_with(|| RefusalWindow { started: Instant::now(), sources: vec![] });
+        if window.started.elapsed() >= CACHE_TTL {
+            *window = RefusalWindow { started: Instant::now(), sources: vec![] };
+        }
+        if window.sources.contains(&source) || window.sources.len() >= REFUSAL_SOURCES_PER_MINUTE {
+            return false;
+        }
+        window.sources.push(source);
+        true
     }
 
     /// How many credentials are cached (for tests and metrics).
@@ -146,7 +168,8 @@ fn scope(project: Option<Uuid>, actions: Option<Vec<String>>) -> Scope {
 pub(super) async fn credential_live(conn: &mut sqlx::PgConnection, principal: &Principal) -> Result<bool> {
     let id = match principal.credential {
         Credential::ApiToken(id) | Credential::Session { id, .. } => id,
-        Credential::Exchanged { .. } | Credential::None => return Ok(true),
+        Credential::Exchanged { .. } => return Ok(principal.expires_at.is_none_or(|at| at > Utc::now().timestamp())),
+        Credential::None => return Ok(true),
     };
     Ok(sqlx::query_scalar!(
         r#"SELECT (EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL
@@ -157,6 +180,26 @@ pub(super) async fn credential_live(conn: &mut sqlx::PgConnection, principal: &P
     )
     .fetch_one(conn)
     .await?)
+}
+
+/// Serializes a change made with the caller's credential (a token, a trust
+/// policy, a service account, an invitation, a hook, an endpoint) with
+/// whatever ends that credential: takes the rows a password reset or an
+/// address proven takes first (the person's account, then the
+/// organization's quota lock), then checks the credential is still live.
+/// A revocation that commits first refuses the change; one that commits
+/// later sees what the change made, and ends it too.
+pub(super) async fn hold_live_credential(conn: &mut sqlx::PgConnection, ctx: &RequestContext, org: Uuid) -> Result<()> {
+    if ctx.principal.kind == PrincipalKind::User && !ctx.principal.id.is_nil() {
+        sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", ctx.principal.id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    }
+    super::quotas::lock_org(&mut *conn, org).await?;
+    if !credential_live(&mut *conn, &ctx.principal).await? {
+        return Err(Error::Unauthenticated);
+    }
+    Ok(())
 }
 
 /// What an organization's credential policy asks of a member's credential.
@@ -385,5 +428,23 @@ impl App {
         };
         self.principal_cache().put(key, principal.clone(), expires_at, generation);
         Ok(principal)
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_token_is_recorded_from_a_few_networks_a_minute() {
+        let cache = PrincipalCache::default();
+        let token = Uuid::from_u128(1);
+        assert!(cache.refusal_due(token, Some("2001:db8::1")));
+        assert!(!cache.refusal_due(token, Some("2001:db8::2")), "the same /64 is one network");
+        for n in 1..REFUSAL_SOURCES_PER_MINUTE {
+            assert!(cache.refusal_due(token, Some(&format!("192.0.2.{n}"))));
+        }
+        assert!(!cache.refusal_due(token, Some("198.51.100.1")), "one network more than a minute records");
+        assert!(cache.refusal_due(Uuid::from_u128(2), Some("198.51.100.1")), "another token is recorded");
     }
 }

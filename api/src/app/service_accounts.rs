@@ -122,6 +122,7 @@ impl App {
         let input = &input;
         self.idempotent(ctx, "service_account_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::ServiceAccounts, 1).await?;
             let row = sqlx::query_as!(
                 AccountRow,
@@ -303,6 +304,7 @@ impl App {
         let input = &input;
         self.idempotent(ctx, "trust_policy_create", &(org, account, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::TrustPolicies, 1).await?;
             let row = sqlx::query_as!(
                 PolicyRow,

@@ -414,6 +414,24 @@ impl App {
         };
         let default_role = OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer);
         let mut tx = self.db().begin().await.map_err(db)?;
+        // The account row first, as a password reset or an address proven
+        // takes it: if one of them ends this link meanwhile, the update below
+        // finds no link, and a session made here is ended by them otherwise.
+        let known = sqlx::query_scalar!(
+            "SELECT user_id FROM sso_identities WHERE org_id = $1 AND issuer = $2 AND subject = $3",
+            org,
+            identity.issuer,
+            identity.subject,
+        )
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db)?;
+        if let Some(user) = known {
+            sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", user)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        }
         let linked = sqlx::query_scalar!(
             "UPDATE sso_identities SET last_login_at = now()
              WHERE org_id = $1 AND issuer = $2 AND subject = $3 RETURNING user_id",
@@ -434,6 +452,7 @@ impl App {
         if identity.email_verified != Some(true) {
             return Err(refused("email_not_verified"));
         }
+        let parted = tokio::time::Instant::now();
         let existing =
             sqlx::query!("SELECT id, display_name, email_verified_at FROM users WHERE email = $1 FOR UPDATE", email)
                 .fetch_optional(&mut *tx)
@@ -490,6 +509,7 @@ impl App {
         .await
         .map_err(|e| (e, "audit"))?;
         tx.commit().await.map_err(db)?;
+        super::answer_uniformly(parted).await;
         Ok(SsoOutcome::LinkRequired(pending))
     }
 

@@ -89,15 +89,7 @@ pub(super) async fn insert_token(
         TokenOwner::ServiceAccount { id, role } => (TokenKind::ServiceAccount, Some(id), None, role),
         TokenOwner::User { id, role } => (TokenKind::Personal, None, Some(id), role),
     };
-    if let Some(user) = user {
-        // Serialized with whatever ends the person's credentials (a reset, an
-        // address proven: both take this row first): the creating session
-        // or token must still be live once they are done.
-        sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", user).fetch_one(&mut *tx).await?;
-        if !super::principals::credential_live(&mut *tx, &ctx.principal).await? {
-            return Err(Error::Unauthenticated);
-        }
-    }
+    super::principals::hold_live_credential(&mut *tx, ctx, ctx.principal.org_id).await?;
     let secret = NewToken::generate(kind);
     let hash = peppered_hash(app.vault().pepper(), &secret.plaintext);
     let id = TokenId::generate();
@@ -271,6 +263,7 @@ impl App {
         let limits = &limits;
         self.idempotent(ctx, "token_create", &(org, input), |claim| async move {
             let mut tx = self.db().begin().await?;
+            super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::ServiceAccounts, 1).await?;
             let account = super::service_accounts::insert_unique(&mut tx, ctx, &input.name, "", role).await?;
             let owner = TokenOwner::ServiceAccount { id: account, role };

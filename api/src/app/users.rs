@@ -108,6 +108,7 @@ impl App {
             return Err(Error::invalid_field("organization_name", "taken", "an organization with this name exists"));
         }
         let password_hash = hash_password(input.password.clone()).await?;
+        let parted = tokio::time::Instant::now();
         let hours = self.config().auth.email_verification_hours;
         let mut tx = self.db().begin().await?;
         let existing =
@@ -185,6 +186,7 @@ impl App {
         )
         .await?;
         tx.commit().await?;
+        super::answer_uniformly(parted).await;
         Ok(SignupAccepted {
             email,
             detail: "check your e-mail: the link in it creates your account and signs you in".to_string(),
@@ -346,6 +348,7 @@ impl App {
         let mut v = Validator::new();
         let email = validate::email(&mut v, "email", &input.email);
         v.finish()?;
+        let parted = tokio::time::Instant::now();
         let mut tx = self.db().begin().await?;
         let recent = sqlx::query_scalar!(
             r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1
@@ -413,6 +416,7 @@ impl App {
             }
         }
         tx.commit().await?;
+        super::answer_uniformly(parted).await;
         Ok(())
     }
 
@@ -429,24 +433,25 @@ impl App {
         }
         v.finish()?;
         let hash = hash_password(input.password.clone()).await?;
-        let was_verified = sqlx::query_scalar!(
-            r#"UPDATE users u SET password_hash = $2, email_verified_at = COALESCE(u.email_verified_at, now()),
-                   updated_at = now(), version = u.version + 1
-               FROM users before WHERE before.id = u.id AND u.id = $1
-               RETURNING (before.email_verified_at IS NOT NULL) AS "was_verified!""#,
+        let was_verified = sqlx::query_scalar!("SELECT email_verified_at FROM users WHERE id = $1 FOR UPDATE", user)
+            .fetch_one(&mut *tx)
+            .await?
+            .is_some();
+        if !was_verified {
+            // Whoever made this account before its address was proven may
+            // hold credentials and have set things up with it (a
+            // pre-hijack): they all end, as when the address is proven.
+            self.evict_everyone_but_the_owner(&mut tx, ctx, user).await?;
+        }
+        sqlx::query!(
+            "UPDATE users SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, now()),
+                 updated_at = now(), version = version + 1
+             WHERE id = $1",
             user,
             hash,
         )
-        .fetch_one(&mut *tx)
+        .execute(&mut *tx)
         .await?;
-        if !was_verified {
-            // Whoever made this account before its address was proven may
-            // have made tokens and links with it (a pre-hijack): they all end.
-            sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", user)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
-        }
         sqlx::query!(
             "UPDATE sessions SET revoked_at = now(), revoked_reason = 'password_reset'
              WHERE user_id = $1 AND revoked_at IS NULL",
@@ -479,7 +484,14 @@ impl App {
     }
 
     /// Ends everything an account's maker may hold before its address was
-    /// proven: password, sessions, tokens, SSO links, cluster credentials.
+    /// proven, and what they set up with it: the account's password,
+    /// sessions, tokens, SSO links and cluster credentials; every credential
+    /// of the service accounts it made or gave credentials to (and of those
+    /// such service accounts made in turn); invitations any of them sent;
+    /// deploy hooks they made (deleted) and event endpoints they made
+    /// (disabled). Each organization gets an audit entry naming what ended
+    /// and who joined through the maker's invitations, for its owners to
+    /// review.
     async fn evict_everyone_but_the_owner(
         &self,
         tx: &mut PgConnection,
@@ -489,6 +501,24 @@ impl App {
         sqlx::query!("UPDATE users SET password_hash = NULL, version = version + 1 WHERE id = $1", user)
             .execute(&mut *tx)
             .await?;
+        // Hold every organization the maker reached (as
+        // principals::hold_live_credential does) before reading what they
+        // made: nothing minted there meanwhile escapes the eviction.
+        let mut orgs: Vec<Uuid> = sqlx::query_scalar!(
+            r#"SELECT org_id AS "org_id!" FROM memberships WHERE user_id = $1
+               UNION SELECT org_id FROM service_accounts WHERE id = ANY($2)"#,
+            user,
+            &made_by(&mut *tx, user).await?.iter().map(|(account, _)| *account).collect::<Vec<_>>(),
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        orgs.sort();
+        for org in &orgs {
+            super::quotas::lock_org(&mut *tx, *org).await?;
+        }
+        let accounts = made_by(&mut *tx, user).await?;
+        let account_ids: Vec<Uuid> = accounts.iter().map(|(account, _)| *account).collect();
+        let makers: Vec<Uuid> = std::iter::once(user).chain(account_ids.iter().copied()).collect();
         sqlx::query!(
             "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
              WHERE user_id = $1 AND revoked_at IS NULL",
@@ -496,16 +526,90 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        // Its tokens, and the service-account tokens and trust policies it made.
         sqlx::query!(
-            "UPDATE api_tokens SET revoked_at = now() WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL",
-            user
+            "UPDATE api_tokens SET revoked_at = now()
+             WHERE (user_id = $1 OR created_by = $1 OR service_account_id = ANY($2)) AND revoked_at IS NULL",
+            user,
+            &account_ids,
         )
         .execute(&mut *tx)
         .await?;
-        sqlx::query!("DELETE FROM trust_policies WHERE created_by = $1", user).execute(&mut *tx).await?;
+        sqlx::query!(
+            "DELETE FROM trust_policies WHERE created_by = ANY($1) OR service_account_id = ANY($2)",
+            &makers,
+            &account_ids
+        )
+        .execute(&mut *tx)
+        .await?;
         sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
-        self.revoke_user_cluster_credentials(tx, ctx, user, None, "address_proven").await
+        let invitations = sqlx::query!(
+            "UPDATE invitations SET revoked_at = now()
+             WHERE invited_by = ANY($1) AND accepted_at IS NULL AND revoked_at IS NULL RETURNING org_id",
+            &makers
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let joined = sqlx::query!(
+            "SELECT org_id, accepted_by FROM invitations WHERE invited_by = ANY($1) AND accepted_by IS NOT NULL",
+            &makers
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let hooks = sqlx::query!("DELETE FROM deploy_hooks WHERE created_by = ANY($1) RETURNING id, org_id", &makers)
+            .fetch_all(&mut *tx)
+            .await?;
+        let endpoints = sqlx::query!(
+            "SELECT id, org_id, url FROM webhook_endpoints WHERE created_by = ANY($1) AND disabled_at IS NULL",
+            &makers
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        for endpoint in &endpoints {
+            let reason = "made by whoever held an account before its address was proven";
+            self.disable_endpoint(&mut *tx, endpoint.org_id, endpoint.id, &endpoint.url, reason).await?;
+        }
+        self.revoke_user_cluster_credentials(tx, ctx, user, None, "address_proven").await?;
+        for (account, org) in &accounts {
+            let text = crate::ids::ServiceAccountId::from_uuid(*account).to_string();
+            let reach = super::cluster_pki::Reach::Organization;
+            super::cluster_pki::revoke_principal_credentials(
+                self,
+                tx,
+                ctx,
+                *org,
+                *account,
+                &text,
+                "address_proven",
+                reach,
+            )
+            .await?;
+        }
+        for org in orgs {
+            let system = RequestContext { principal: RequestContext::system(org).principal, ..ctx.clone() };
+            let in_org = |o: &Uuid| *o == org;
+            audit::record(
+                &mut *tx,
+                &system,
+                AuditRecord {
+                    action: "user.maker_evicted",
+                    resource_type: "user",
+                    resource_id: Some(UserId::from_uuid(user).to_string()),
+                    details: json!({
+                        "service_accounts_revoked": accounts.iter().filter(|(_, o)| in_org(o))
+                            .map(|(a, _)| crate::ids::ServiceAccountId::from_uuid(*a)).collect::<Vec<_>>(),
+                        "invitations_revoked": invitations.iter().filter(|i| in_org(&i.org_id)).count(),
+                        "deploy_hooks_deleted": hooks.iter().filter(|h| in_org(&h.org_id))
+                            .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
+                        "webhook_endpoints_disabled": endpoints.iter().filter(|e| in_org(&e.org_id))
+                            .map(|e| crate::ids::WebhookEndpointId::from_uuid(e.id)).collect::<Vec<_>>(),
+                        "members_they_invited": joined.iter().filter(|j| in_org(&j.org_id))
+                            .filter_map(|j| j.accepted_by.map(UserId::from_uuid)).collect::<Vec<_>>(),
+                    }),
+                },
+            )
+            .await?;
+        }
+        Ok(())
     }
 
     /// Records a security event about `user` in each organization they
@@ -587,4 +691,31 @@ impl App {
             memberships,
         })
     }
+}
+
+/// The service accounts `user` made or gave a credential (a token, a trust
+/// policy), and those such service accounts did the same for, with their
+/// organizations.
+async fn made_by(conn: &mut PgConnection, user: Uuid) -> Result<Vec<(Uuid, Uuid)>> {
+    Ok(sqlx::query!(
+        r#"WITH RECURSIVE reached(id) AS (
+               SELECT $1::uuid
+               UNION
+               SELECT next.id FROM reached r, LATERAL (
+                   SELECT s.id FROM service_accounts s WHERE s.created_by = r.id
+                   UNION ALL
+                   SELECT t.service_account_id FROM api_tokens t
+                   WHERE t.created_by = r.id AND t.service_account_id IS NOT NULL
+                   UNION ALL
+                   SELECT p.service_account_id FROM trust_policies p WHERE p.created_by = r.id
+               ) next(id)
+           )
+           SELECT sa.id, sa.org_id FROM reached r JOIN service_accounts sa ON sa.id = r.id"#,
+        user
+    )
+    .fetch_all(conn)
+    .await?
+    .into_iter()
+    .map(|row| (row.id, row.org_id))
+    .collect())
 }

@@ -68,6 +68,19 @@ impl FromRequestParts<Arc<App>> for Ctx {
     }
 }
 
+/// The caller and the bearer text it authenticated with: for an answer that
+/// streams past the request's own check and authenticates again as it goes.
+pub struct CtxWithBearer(pub RequestContext, pub String);
+
+impl FromRequestParts<Arc<App>> for CtxWithBearer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        let bearer = bearer(parts).ok_or(Error::Unauthenticated)?;
+        Ok(CtxWithBearer(authenticated(parts, app, bearer).await?, bearer.to_string()))
+    }
+}
+
 impl FromRequestParts<Arc<App>> for MaybeCtx {
     type Rejection = ApiError;
 

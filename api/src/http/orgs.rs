@@ -9,7 +9,7 @@ use futures::StreamExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, Json, ListParams, Query};
+use super::extract::{Ctx, CtxWithBearer, Json, ListParams, Query};
 use super::problem::{ApiError, Problems};
 use super::{ApiResult, created, with_etag};
 use crate::app::App;
@@ -82,15 +82,18 @@ struct ExportFormat {
     format: Option<String>,
 }
 
-/// Download the organization's audit events (filtered like the list, at
-/// most 100 000, oldest first) as CSV or NDJSON.
+/// Download the organization's audit events (filtered like the list, up to
+/// the time of the request, oldest first) as CSV or NDJSON. At most 100 000
+/// events in at most 10 minutes: a larger or slower selection ends the
+/// download with an error, never a quietly short file (narrow it with
+/// `since` and `until`). The credential is checked again between batches.
 #[utoipa::path(get, path = "/v1/orgs/{org}/audit-events/export", operation_id = "audit_event_export", tag = "orgs",
     params(("org" = String, Path, description = "Organization id"), ExportFormat, AuditFilter),
     security(("bearer" = [])),
     responses((status = 200, description = "CSV (text/csv) or NDJSON (application/x-ndjson)", body = String), Problems))]
 async fn audit_event_export(
     State(app): State<Arc<App>>,
-    Ctx(ctx): Ctx,
+    CtxWithBearer(ctx, bearer): CtxWithBearer,
     Path(org): Path<String>,
     Query(format): Query<ExportFormat>,
     Query(filter): Query<AuditFilter>,
@@ -124,23 +127,34 @@ async fn audit_event_export(
     let header = if csv { AUDIT_CSV_HEADER.to_string() } else { String::new() };
     let state: (Option<Result<Vec<AuditEventView>, String>>, i64) = (Some(Ok(first)), 0);
     let batches = futures::stream::unfold(state, move |(pending, sent)| {
-        let (app, ctx, filter) = (app.clone(), ctx.clone(), filter.clone());
+        let (app, ctx, filter, bearer) = (app.clone(), ctx.clone(), filter.clone(), bearer.clone());
         async move {
             let events = match pending? {
                 Ok(events) => events,
                 Err(why) => return Some((Err(std::io::Error::other(why)), (None, sent))),
             };
             let sent = sent + events.len() as i64;
-            let more =
-                events.len() as i64 == crate::app::audit::EXPORT_BATCH && sent < crate::app::audit::MAX_EXPORT_EVENTS;
+            let full = events.len() as i64 == crate::app::audit::EXPORT_BATCH;
             let after = events.last().map(|e| e.id.uuid());
             let chunk = render(&events);
-            let next = if !more {
+            let next = if !full {
                 None
             } else if tokio::time::Instant::now() > deadline {
                 Some(Err("the export took too long; narrow it with since and until".to_string()))
             } else {
-                match app.audit_event_export_batch(&ctx, org, &filter, after).await {
+                // Each batch is read as the caller stands now: a credential
+                // revoked, a member removed or demoted ends the stream.
+                let batch = async {
+                    let principal = app.authenticate(&bearer, &ctx).await?;
+                    let ctx = crate::app::RequestContext { principal, ..ctx.clone() };
+                    app.audit_event_export_batch(&ctx, org, &filter, after).await
+                };
+                match batch.await {
+                    Ok(events) if events.is_empty() => None,
+                    Ok(_) if sent >= crate::app::audit::MAX_EXPORT_EVENTS => Some(Err(format!(
+                        "the export holds at most {} events; narrow it with since and until",
+                        crate::app::audit::MAX_EXPORT_EVENTS
+                    ))),
                     Ok(events) => Some(Ok(events)),
                     Err(error) => {
                         tracing::warn!(error = %error, "audit export stopped");

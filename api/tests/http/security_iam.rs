@@ -691,6 +691,87 @@ async fn proving_a_legacy_address_evicts_whoever_made_the_account(options: PgPoo
     assert_eq!(t.post_public("/v1/auth/login", login).await.0, StatusCode::UNAUTHORIZED, "the old password is gone");
 }
 
+/// Proving a legacy address also ends what its maker set up with the
+/// account: service-account credentials they made (and those made with
+/// those), invitations they sent, their deploy hooks and event endpoints.
+/// The organization's audit log names what ended, and who joined through
+/// the maker's invitations.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let org = &acme.org;
+    let project = t.project(&acme, "web").await;
+    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    t.deployment(&acme, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
+    let (user, session) = t.member(&acme, "legacy@example.com", "admin").await;
+    let user = user.parse::<moke_api::ids::UserId>().unwrap().uuid();
+    sqlx::query("UPDATE users SET email_verified_at = NULL WHERE id = $1").bind(user).execute(&t.pool).await.unwrap();
+    let lasting = personal_token(&t, &session, json!({ "name": "setup" })).await["token"].as_str().unwrap().to_string();
+    // A service-account token, and one that token made for a second account.
+    let (status, first) =
+        t.post(&format!("/v1/orgs/{org}/tokens"), &lasting, json!({ "name": "ci", "role": "admin" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    let first = first["token"].as_str().unwrap().to_string();
+    let (status, second) =
+        t.post(&format!("/v1/orgs/{org}/tokens"), &first, json!({ "name": "ci-2", "role": "member" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+    let second = second["token"].as_str().unwrap().to_string();
+    // A service account of the owner's, untouched by the maker, keeps its token.
+    let (status, owners) =
+        t.post(&format!("/v1/orgs/{org}/tokens"), &acme.token, json!({ "name": "owners", "role": "viewer" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{owners}");
+    let (status, invitation) = t
+        .post(&format!("/v1/orgs/{org}/invitations"), &lasting, json!({ "email": "crony@evil.test", "role": "admin" }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{invitation}");
+    let (status, endpoint) = t
+        .post(
+            &format!("/v1/orgs/{org}/webhooks"),
+            &lasting,
+            json!({ "url": "https://collector.evil.test/x", "event_types": ["*"] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{endpoint}");
+    let body = json!({ "name": "deployer", "target": { "cluster": cluster, "deployment": "app" } });
+    let (status, hook) = t.post(&format!("/v1/projects/{project}/hooks"), &lasting, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+
+    let secret = "a-verification-token-made-for-this-test-abcdefghij";
+    sqlx::query(
+        "INSERT INTO email_tokens (token_hash, user_id, purpose, expires_at)
+         VALUES ($1, $2, 'verify_email', now() + interval '1 hour')",
+    )
+    .bind(&moke_iam::token::plain_hash(secret)[..])
+    .bind(user)
+    .execute(&t.pool)
+    .await
+    .unwrap();
+    let (status, view) = t.post_public("/v1/auth/verify-email", json!({ "token": secret })).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+
+    for (what, token) in
+        [("the personal token", &lasting), ("its service account's", &first), ("one made with that", &second)]
+    {
+        assert_eq!(t.get(&format!("/v1/orgs/{org}"), token).await.0, StatusCode::UNAUTHORIZED, "{what}");
+    }
+    assert_eq!(t.get(&format!("/v1/orgs/{org}"), owners["token"].as_str().unwrap()).await.0, StatusCode::OK);
+    let (_, invitations) = t.get(&format!("/v1/orgs/{org}/invitations"), &acme.token).await;
+    let pending = invitations["items"].as_array().unwrap().iter().filter(|i| i["revoked_at"].is_null()).count();
+    assert_eq!(pending, 0, "{invitations}");
+    let (_, endpoints) = t.get(&format!("/v1/orgs/{org}/webhooks"), &acme.token).await;
+    assert!(endpoints[0]["disabled_at"].is_string(), "{endpoints}");
+    let (_, hooks) = t.get(&format!("/v1/projects/{project}/hooks"), &acme.token).await;
+    assert_eq!(hooks.as_array().map(Vec::len), Some(0), "{hooks}");
+    let (status, events) = audit(&t, &acme, "action=user.maker_evicted").await;
+    assert_eq!(status, StatusCode::OK);
+    let details = &events["items"][0]["details"];
+    assert_eq!(details["service_accounts_revoked"].as_array().map(Vec::len), Some(2), "{events}");
+    assert_eq!(details["invitations_revoked"], 1, "{events}");
+    assert_eq!(details["deploy_hooks_deleted"][0], hook["id"], "{events}");
+    assert_eq!(details["webhook_endpoints_disabled"][0], endpoint["id"], "{events}");
+}
+
 /// A narrowed credential ends only itself: it can neither revoke the
 /// person's wider tokens nor make the person leave the organization.
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
