@@ -542,6 +542,11 @@ pub(super) async fn revoke_principal_credentials(
                 Some(existing) => existing["epoch"] = json!(existing["epoch"].as_i64().unwrap_or(0).max(epoch)),
                 None => epochs.push(entry.clone()),
             }
+            // As a new command it goes after whatever was queued since:
+            // epochs only (one queued by an older gateway may carry more).
+            payload["ca_pem"] = json!("");
+            payload["serving_certificate_pem"] = json!("");
+            payload["credentials_generation"] = json!(0);
             let command = super::outbox::wire_command(&payload);
             sqlx::query!(
                 "WITH replaced AS (DELETE FROM outbox WHERE id = $1
@@ -598,12 +603,12 @@ pub(super) async fn revoke_principal_credentials(
                 details: json!({ "principal": principal_text, "epoch": epoch, "reason": reason }),
             },
             |op| {
-                let mut command = certificate_command(
-                    op,
-                    &target,
-                    row.serving_certificate_pem.as_deref().unwrap_or_default(),
-                    row.credentials_generation,
-                );
+                // Epochs only: no CA, serving certificate or credentials
+                // generation (the region keeps what it has for empty ones),
+                // so a revocation, wherever it lands among a cluster's
+                // commands, never puts back an older certificate.
+                let mut command = certificate_command(op, &target, "", 0);
+                command["ca_pem"] = json!("");
                 command["principal_epochs"] = json!([entry]);
                 command
             },
@@ -630,6 +635,10 @@ async fn current_epoch(
         moke_iam::Credential::ApiToken(id) | moke_iam::Credential::Session { id, .. } => Some(id),
         moke_iam::Credential::Exchanged { .. } | moke_iam::Credential::None => None,
     };
+    let exchanged = match principal.credential {
+        moke_iam::Credential::Exchanged { jti } => Some(jti),
+        _ => None,
+    };
     let row = sqlx::query!(
         r#"SELECT
              COALESCE((SELECT epoch FROM principal_credential_epochs WHERE org_id = $1 AND principal_id = $2), 0)
@@ -641,12 +650,14 @@ async fn current_epoch(
               OR EXISTS (SELECT 1 FROM api_tokens WHERE id = $5 AND revoked_at IS NULL
                              AND (expires_at IS NULL OR expires_at > now()))
               OR EXISTS (SELECT 1 FROM sessions WHERE id = $5 AND revoked_at IS NULL AND expires_at > now()))
+             AND NOT EXISTS (SELECT 1 FROM exchanged_tokens WHERE issued_jti = $6 AND revoked_at IS NOT NULL)
                  AS "credential_live!""#,
         target.org_id,
         principal.id,
         principal.kind == moke_iam::PrincipalKind::User,
         target.project_id,
         credential,
+        exchanged,
     )
     .fetch_one(conn)
     .await?;

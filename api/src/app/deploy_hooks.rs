@@ -406,8 +406,8 @@ impl App {
         let row = sqlx::query_as!(
             HookRow,
             "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
-                                       created_by)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                       created_by, secret_issued_to)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
              RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
                     previous_secret_expires_at, created_at,
                        last_delivery_at",
@@ -463,6 +463,7 @@ impl App {
         let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
         let on = moke_iam::Target::project(project_row.org_id, project_row.id);
         super::check_lasting(ctx, on, &[Action::ManageResources])?;
+        super::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
         let hook_id = super::parse_id::<crate::ids::DeployHookKind>(hook)?;
         let current = sqlx::query_scalar!(
             "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",
@@ -476,7 +477,7 @@ impl App {
         let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
         let row = sqlx::query_as!(
             HookRow,
-            "UPDATE deploy_hooks SET secret_enc = $2,
+            "UPDATE deploy_hooks SET secret_enc = $2, secret_issued_to = $5,
                  previous_secret_enc = CASE WHEN $4 > 0 THEN $3 END,
                  previous_secret_expires_at = CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END
              WHERE id = $1
@@ -486,6 +487,7 @@ impl App {
             secret_enc,
             current,
             keep as f64,
+            ctx.principal.id,
         )
         .fetch_one(&mut *tx)
         .await?;

@@ -201,15 +201,20 @@ impl App {
             Err(error) => Some(format!("{error} at {record_name}")),
         };
         let mut tx = self.db().begin().await?;
+        // A proven domain lets people join: proven only while the caller's
+        // credential lasts (the DNS lookup above may have taken a while).
+        super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
         let updated = sqlx::query_as!(
             DomainRow,
             "UPDATE org_domains SET last_checked_at = now(), last_error = $3,
+                 verified_by = CASE WHEN $3::text IS NULL AND verified_at IS NULL THEN $4 ELSE verified_by END,
                  verified_at = CASE WHEN $3::text IS NULL THEN COALESCE(verified_at, now()) ELSE verified_at END
              WHERE id = $1 AND org_id = $2
              RETURNING id, domain, challenge, verified_at, last_checked_at, last_error, created_at",
             row.id,
             org.uuid(),
             problem,
+            ctx.principal.id,
         )
         .fetch_one(&mut *tx)
         .await

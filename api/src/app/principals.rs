@@ -29,9 +29,9 @@ const CACHE_MAX_ENTRIES: usize = 100_000;
 #[derive(Default)]
 pub struct PrincipalCache {
     entries: Mutex<HashMap<[u8; 32], Cached>>,
-    /// Which client networks each refused token was audited from in its
-    /// current minute (see [`PrincipalCache::refusal_due`]).
-    refusals: Mutex<HashMap<Uuid, RefusalWindow>>,
+    /// Per organization, which client networks each refused token was
+    /// audited from in its current minute (see [`PrincipalCache::refusal_due`]).
+    refusals: Mutex<HashMap<Uuid, HashMap<Uuid, RefusalWindow>>>,
     live: AtomicBool,
     /// Bumped by every eviction, so a lookup that raced one is not cached.
     evictions: AtomicU64,
@@ -47,9 +47,12 @@ struct RefusalWindow {
 /// Client networks a refused token is recorded from per minute; more are
 /// refused without a record, so a leaked token cannot flood the audit log.
 const REFUSAL_SOURCES_PER_MINUTE: usize = 5;
-/// Tokens whose refusals are tracked at once; when full, the oldest windows
-/// go first, and while every window is current further refusals go unrecorded.
-const REFUSAL_MAX_TOKENS: usize = 10_000;
+/// Tokens of one organization whose refusals are tracked at once: when all
+/// are current, that organization's further refusals go unrecorded for the
+/// minute (one tenant's revoked tokens never silence another's records).
+const REFUSAL_MAX_TOKENS_PER_ORG: usize = 1_000;
+/// Organizations tracked at once (those with only past windows go first).
+const REFUSAL_MAX_ORGS: usize = 10_000;
 
 struct Cached {
     principal: Principal,
@@ -104,21 +107,28 @@ impl PrincipalCache {
         entries.clear();
     }
 
-    /// True when a refusal of `token` from `from` should be audited now:
-    /// once a minute per client network (an IPv6 /64 counts as one), for at
-    /// most [`REFUSAL_SOURCES_PER_MINUTE`] networks per token.
-    fn refusal_due(&self, token: Uuid, from: Option<&str>) -> bool {
+    /// True when a refusal of `org`'s `token` from `from` should be audited
+    /// now: once a minute per client network (an IPv6 /64 counts as one),
+    /// for at most [`REFUSAL_SOURCES_PER_MINUTE`] networks per token.
+    fn refusal_due(&self, org: Uuid, token: Uuid, from: Option<&str>) -> bool {
+        let current = |window: &RefusalWindow| window.started.elapsed() < CACHE_TTL;
         let source = from.and_then(|ip| ip.parse().ok()).map(super::rate_limit::client_key);
         let mut refusals = self.refusals.lock().expect("refusal lock");
-        if !refusals.contains_key(&token) && refusals.len() >= REFUSAL_MAX_TOKENS {
-            refusals.retain(|_, window| window.started.elapsed() < CACHE_TTL);
-            if refusals.len() >= REFUSAL_MAX_TOKENS {
+        if !refusals.contains_key(&org) && refusals.len() >= REFUSAL_MAX_ORGS {
+            refusals.retain(|_, tokens| tokens.values().any(current));
+            if refusals.len() >= REFUSAL_MAX_ORGS {
                 return false;
             }
         }
-        let window =
-            refusals.entry(token).or_insert_with(|| RefusalWindow { started: Instant::now(), sources: vec![] });
-        if window.started.elapsed() >= CACHE_TTL {
+        let tokens = refusals.entry(org).or_default();
+        if !tokens.contains_key(&token) && tokens.len() >= REFUSAL_MAX_TOKENS_PER_ORG {
+            tokens.retain(|_, window| current(window));
+            if tokens.len() >= REFUSAL_MAX_TOKENS_PER_ORG {
+                return false;
+            }
+        }
+        let window = tokens.entry(token).or_insert_with(|| RefusalWindow { started: Instant::now(), sources: vec![] });
+        if !current(window) {
             *window = RefusalWindow { started: Instant::now(), sources: vec![] };
         }
         if window.sources.contains(&source) || window.sources.len() >= REFUSAL_SOURCES_PER_MINUTE {
@@ -164,11 +174,22 @@ fn scope(project: Option<Uuid>, actions: Option<Vec<String>>) -> Scope {
 
 /// Whether the caller's credential (an API token or a session) is still
 /// neither revoked nor expired in the database, whatever a cache says.
-/// Exchanged CI tokens have no row: their own short expiry bounds them.
+/// An exchanged CI token is live until it expires or its row is revoked.
 pub(super) async fn credential_live(conn: &mut sqlx::PgConnection, principal: &Principal) -> Result<bool> {
     let id = match principal.credential {
         Credential::ApiToken(id) | Credential::Session { id, .. } => id,
-        Credential::Exchanged { .. } => return Ok(principal.expires_at.is_none_or(|at| at > Utc::now().timestamp())),
+        Credential::Exchanged { jti } => {
+            if principal.expires_at.is_some_and(|at| at <= Utc::now().timestamp()) {
+                return Ok(false);
+            }
+            return Ok(sqlx::query_scalar!(
+                r#"SELECT NOT EXISTS (SELECT 1 FROM exchanged_tokens WHERE issued_jti = $1 AND revoked_at IS NOT NULL)
+                   AS "live!""#,
+                jti
+            )
+            .fetch_one(conn)
+            .await?);
+        }
         Credential::None => return Ok(true),
     };
     Ok(sqlx::query_scalar!(
@@ -314,7 +335,7 @@ impl App {
             } else {
                 "expired"
             };
-            if !self.principal_cache().refusal_due(row.id, meta.source_ip.as_deref()) {
+            if !self.principal_cache().refusal_due(row.org_id, row.id, meta.source_ip.as_deref()) {
                 return Err(Error::Unauthenticated);
             }
             let ctx = RequestContext { principal, ..meta.clone() };
@@ -406,9 +427,12 @@ impl App {
                           ARRAY(SELECT pm.role FROM project_members pm
                                 WHERE pm.principal_id = sa.id AND pm.org_id = sa.org_id
                                 ORDER BY pm.project_id) AS "project_roles!"
-                   FROM service_accounts sa WHERE sa.id = $1 AND sa.org_id = $2"#,
+                   FROM service_accounts sa WHERE sa.id = $1 AND sa.org_id = $2
+                     AND NOT EXISTS (SELECT 1 FROM exchanged_tokens
+                                     WHERE issued_jti = $3 AND revoked_at IS NOT NULL)"#,
                 account.uuid(),
                 org.uuid(),
+                claims.jti.parse::<Uuid>().ok(),
             )
             .fetch_optional(self.db())
             .await?
@@ -438,13 +462,24 @@ mod refusal_tests {
     #[test]
     fn a_refused_token_is_recorded_from_a_few_networks_a_minute() {
         let cache = PrincipalCache::default();
-        let token = Uuid::from_u128(1);
-        assert!(cache.refusal_due(token, Some("2001:db8::1")));
-        assert!(!cache.refusal_due(token, Some("2001:db8::2")), "the same /64 is one network");
+        let (org, token) = (Uuid::from_u128(10), Uuid::from_u128(1));
+        assert!(cache.refusal_due(org, token, Some("2001:db8::1")));
+        assert!(!cache.refusal_due(org, token, Some("2001:db8::2")), "the same /64 is one network");
         for n in 1..REFUSAL_SOURCES_PER_MINUTE {
-            assert!(cache.refusal_due(token, Some(&format!("192.0.2.{n}"))));
+            assert!(cache.refusal_due(org, token, Some(&format!("192.0.2.{n}"))));
         }
-        assert!(!cache.refusal_due(token, Some("198.51.100.1")), "one network more than a minute records");
-        assert!(cache.refusal_due(Uuid::from_u128(2), Some("198.51.100.1")), "another token is recorded");
+        assert!(!cache.refusal_due(org, token, Some("198.51.100.1")), "one network more than a minute records");
+        assert!(cache.refusal_due(org, Uuid::from_u128(2), Some("198.51.100.1")), "another token is recorded");
+    }
+
+    #[test]
+    fn one_organizations_refusals_never_silence_anothers() {
+        let cache = PrincipalCache::default();
+        let (noisy, quiet) = (Uuid::from_u128(10), Uuid::from_u128(11));
+        for n in 0..REFUSAL_MAX_TOKENS_PER_ORG as u128 {
+            assert!(cache.refusal_due(noisy, Uuid::from_u128(1_000 + n), Some("192.0.2.1")));
+        }
+        assert!(!cache.refusal_due(noisy, Uuid::from_u128(1), Some("192.0.2.1")), "the noisy organization is full");
+        assert!(cache.refusal_due(quiet, Uuid::from_u128(2), Some("192.0.2.1")), "the other still records");
     }
 }

@@ -148,13 +148,18 @@ impl App {
         }
         let ciphertext = self.vault().encrypt(org.uuid(), &input.client_secret).await?;
         let mut tx = self.db().begin().await?;
+        // Who may sign in, and as what, lasts: set only while the caller's
+        // credential does (discovery above may have taken a while).
+        super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
         let row = sqlx::query_as!(
             ProviderRow,
-            "INSERT INTO sso_providers (org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role)
-             VALUES ($1, $2, $3, $4, $5, $6)
+            "INSERT INTO sso_providers (org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role,
+                                        updated_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (org_id) DO UPDATE SET issuer = EXCLUDED.issuer, client_id = EXCLUDED.client_id,
                  client_secret_enc = EXCLUDED.client_secret_enc, allowed_domains = EXCLUDED.allowed_domains,
-                 default_role = EXCLUDED.default_role, version = sso_providers.version + 1, updated_at = now()
+                 default_role = EXCLUDED.default_role, updated_by = EXCLUDED.updated_by,
+                 version = sso_providers.version + 1, updated_at = now()
              RETURNING org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, updated_at",
             org.uuid(),
             input.issuer.trim_end_matches('/'),
@@ -162,6 +167,7 @@ impl App {
             ciphertext,
             &domains,
             input.default_role,
+            ctx.principal.id,
         )
         .fetch_one(&mut *tx)
         .await?;
@@ -442,6 +448,11 @@ impl App {
         .fetch_optional(&mut *tx)
         .await
         .map_err(db)?;
+        if linked.is_some() && linked != known {
+            // Linked to another account between the two reads: that account's
+            // row was not taken, so this attempt signs nobody in.
+            return Err(refused("sso_link_changed"));
+        }
         if let Some(user) = linked {
             let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
             tx.commit().await.map_err(db)?;
@@ -793,6 +804,8 @@ impl App {
             ));
         };
         let mut tx = self.db().begin().await?;
+        // The link lasts: made only while the confirming session does.
+        super::principals::hold_live_credential(&mut tx, ctx, ctx.principal.org_id).await?;
         let (identity, user) = self.confirm_link(&mut tx, &input.token, false, Some(ctx.principal.id)).await?;
         self.audit_link(&mut tx, ctx, &identity, user, "signed_in").await?;
         let org_name = sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", identity.org)

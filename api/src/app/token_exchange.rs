@@ -71,7 +71,7 @@ impl App {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let account: ServiceAccountId = input.service_account.parse().map_err(|_| Error::Unauthenticated)?;
         let found = sqlx::query!(
-            "SELECT sa.org_id, sa.role, p.issuer, p.audience, p.claims, p.expires_at
+            "SELECT sa.org_id, sa.role, p.id AS policy_id, p.issuer, p.audience, p.claims, p.expires_at
              FROM service_accounts sa JOIN trust_policies p ON p.service_account_id = sa.id
              WHERE sa.id = $1 AND (p.expires_at IS NULL OR p.expires_at > now())",
             account.uuid(),
@@ -128,7 +128,7 @@ impl App {
                     let required: BTreeMap<String, String> =
                         serde_json::from_value(policy.claims.clone()).unwrap_or_default();
                     if super::service_accounts::claims_match(&required, &claims) {
-                        accepted = Some((claims, policy.expires_at));
+                        accepted = Some((claims, policy.policy_id, policy.expires_at));
                         break;
                     }
                     last_error = IdTokenError::MissingClaim;
@@ -136,7 +136,7 @@ impl App {
                 Err(error) => last_error = error,
             }
         }
-        let Some((claims, policy_expires_at)) = accepted else {
+        let Some((claims, policy_id, policy_expires_at)) = accepted else {
             let reason = if last_error == IdTokenError::MissingClaim { "claims_mismatch" } else { last_error.as_str() };
             return refuse(reason, json!({ "iss": issuer })).await;
         };
@@ -147,13 +147,41 @@ impl App {
         if exp > chrono::Utc::now().timestamp() + MAX_SUBJECT_TOKEN_SECONDS {
             return refuse("lifetime_too_long", json!({ "iss": issuer })).await;
         }
+        // A token never outlives the trust policy it came through.
+        let lifetime = match policy_expires_at {
+            Some(end) => {
+                self.config().auth.exchanged_token_seconds.min((end - chrono::Utc::now()).num_seconds().max(1))
+            }
+            None => self.config().auth.exchanged_token_seconds,
+        };
+        let jti_of_ours = uuid::Uuid::now_v7();
         let mut tx = self.db().begin().await?;
+        // The policy must still stand, held until the token is recorded: an
+        // eviction that deletes it either commits first (refused here) or
+        // waits, and then revokes the recorded token.
+        let standing = sqlx::query_scalar!(
+            "SELECT id FROM trust_policies WHERE id = $1 AND (expires_at IS NULL OR expires_at > now()) FOR SHARE",
+            policy_id
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if standing.is_none() {
+            drop(tx);
+            return refuse("policy_removed", json!({ "iss": issuer })).await;
+        }
+        // The row remembers the CI token's jti (replays are refused) and
+        // records the token issued for it, revocable until both expire.
         let first_use = sqlx::query!(
-            "INSERT INTO exchanged_tokens (issuer, jti, expires_at) VALUES ($1, $2, to_timestamp($3::float8) + interval '1 hour')
+            "INSERT INTO exchanged_tokens (issuer, jti, expires_at, service_account_id, issued_jti)
+             VALUES ($1, $2, GREATEST(to_timestamp($3::float8), now() + make_interval(secs => $4)) + interval '1 hour',
+                     $5, $6)
              ON CONFLICT DO NOTHING RETURNING jti",
             issuer,
             jti,
             exp as f64,
+            lifetime as f64,
+            account.uuid(),
+            jti_of_ours,
         )
         .fetch_optional(&mut *tx)
         .await?;
@@ -164,7 +192,6 @@ impl App {
         let role = OrgRole::parse(&found[0].role).unwrap_or(OrgRole::Viewer);
         let mut actor = self.user_context(ctx, account.uuid(), org, role);
         actor.principal.kind = PrincipalKind::ServiceAccount;
-        let jti_of_ours = uuid::Uuid::now_v7();
         actor.principal.credential = moke_iam::Credential::Exchanged { jti: jti_of_ours };
         let visible: serde_json::Map<String, serde_json::Value> =
             ["sub", "repository", "ref", "environment", "workflow"]
@@ -183,13 +210,6 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        // A token never outlives the trust policy it came through.
-        let lifetime = match policy_expires_at {
-            Some(end) => {
-                self.config().auth.exchanged_token_seconds.min((end - chrono::Utc::now()).num_seconds().max(1))
-            }
-            None => self.config().auth.exchanged_token_seconds,
-        };
         Ok(ExchangedToken {
             access_token: self.sign_access_token(account.to_string(), org, None, lifetime, jti_of_ours),
             token_type: "Bearer".to_string(),

@@ -486,12 +486,14 @@ impl App {
     /// Ends everything an account's maker may hold before its address was
     /// proven, and what they set up with it: the account's password,
     /// sessions, tokens, SSO links and cluster credentials; every credential
-    /// of the service accounts it made or gave credentials to (and of those
-    /// such service accounts made in turn); invitations any of them sent;
-    /// deploy hooks they made (deleted) and event endpoints they made
-    /// (disabled). Each organization gets an audit entry naming what ended
-    /// and who joined through the maker's invitations, for its owners to
-    /// review.
+    /// (tokens, trust policies, exchanged CI tokens, cluster certificates)
+    /// of the service accounts it made or gave credentials to, and of those
+    /// such service accounts did the same for; invitations any of them sent;
+    /// deploy hooks they made or last received the secret of (deleted),
+    /// event endpoints they made (disabled), single sign-on settings they
+    /// made and domains they proved (deleted). Each organization gets an
+    /// audit entry naming what ended and who joined through the maker's
+    /// invitations, for its owners to review.
     async fn evict_everyone_but_the_owner(
         &self,
         tx: &mut PgConnection,
@@ -503,22 +505,16 @@ impl App {
             .await?;
         // Hold every organization the maker reached (as
         // principals::hold_live_credential does) before reading what they
-        // made: nothing minted there meanwhile escapes the eviction.
-        let mut orgs: Vec<Uuid> = sqlx::query_scalar!(
-            r#"SELECT org_id AS "org_id!" FROM memberships WHERE user_id = $1
-               UNION SELECT org_id FROM service_accounts WHERE id = ANY($2)"#,
-            user,
-            &made_by(&mut *tx, user).await?.iter().map(|(account, _)| *account).collect::<Vec<_>>(),
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        orgs.sort();
-        for org in &orgs {
-            super::quotas::lock_org(&mut *tx, *org).await?;
+        // made: nothing made there meanwhile escapes the eviction.
+        let before: Vec<Uuid> =
+            std::iter::once(user).chain(made_by(&mut *tx, user).await?.into_iter().map(|(a, _)| a)).collect();
+        for org in reached_orgs(&mut *tx, user, &before).await? {
+            super::quotas::lock_org(&mut *tx, org).await?;
         }
         let accounts = made_by(&mut *tx, user).await?;
         let account_ids: Vec<Uuid> = accounts.iter().map(|(account, _)| *account).collect();
         let makers: Vec<Uuid> = std::iter::once(user).chain(account_ids.iter().copied()).collect();
+        let orgs = reached_orgs(&mut *tx, user, &makers).await?;
         sqlx::query!(
             "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
              WHERE user_id = $1 AND revoked_at IS NULL",
@@ -541,6 +537,21 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
+        sqlx::query!(
+            "UPDATE exchanged_tokens SET revoked_at = now() WHERE service_account_id = ANY($1) AND revoked_at IS NULL",
+            &account_ids
+        )
+        .execute(&mut *tx)
+        .await?;
+        // Who may sign in to an organization, and as what: settings the
+        // maker made go (single sign-on is off until an owner sets it again).
+        let sso = sqlx::query_scalar!("DELETE FROM sso_providers WHERE updated_by = ANY($1) RETURNING org_id", &makers)
+            .fetch_all(&mut *tx)
+            .await?;
+        let domains =
+            sqlx::query!("DELETE FROM org_domains WHERE verified_by = ANY($1) RETURNING org_id, domain", &makers)
+                .fetch_all(&mut *tx)
+                .await?;
         sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
         let invitations = sqlx::query!(
             "UPDATE invitations SET revoked_at = now()
@@ -555,9 +566,12 @@ impl App {
         )
         .fetch_all(&mut *tx)
         .await?;
-        let hooks = sqlx::query!("DELETE FROM deploy_hooks WHERE created_by = ANY($1) RETURNING id, org_id", &makers)
-            .fetch_all(&mut *tx)
-            .await?;
+        let hooks = sqlx::query!(
+            "DELETE FROM deploy_hooks WHERE created_by = ANY($1) OR secret_issued_to = ANY($1) RETURNING id, org_id",
+            &makers
+        )
+        .fetch_all(&mut *tx)
+        .await?;
         let endpoints = sqlx::query!(
             "SELECT id, org_id, url FROM webhook_endpoints WHERE created_by = ANY($1) AND disabled_at IS NULL",
             &makers
@@ -602,6 +616,9 @@ impl App {
                             .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
                         "webhook_endpoints_disabled": endpoints.iter().filter(|e| in_org(&e.org_id))
                             .map(|e| crate::ids::WebhookEndpointId::from_uuid(e.id)).collect::<Vec<_>>(),
+                        "sso_settings_deleted": sso.iter().any(in_org),
+                        "verified_domains_deleted": domains.iter().filter(|d| in_org(&d.org_id))
+                            .map(|d| d.domain.clone()).collect::<Vec<_>>(),
                         "members_they_invited": joined.iter().filter(|j| in_org(&j.org_id))
                             .filter_map(|j| j.accepted_by.map(UserId::from_uuid)).collect::<Vec<_>>(),
                     }),
@@ -691,6 +708,27 @@ impl App {
             memberships,
         })
     }
+}
+
+/// Every organization where `user` is a member or `makers` made something
+/// an eviction ends, in lock order.
+async fn reached_orgs(conn: &mut PgConnection, user: Uuid, makers: &[Uuid]) -> Result<Vec<Uuid>> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT org_id AS "org_id!" FROM (
+               SELECT org_id FROM memberships WHERE user_id = $1
+               UNION SELECT org_id FROM service_accounts WHERE id = ANY($2)
+               UNION SELECT org_id FROM deploy_hooks WHERE created_by = ANY($2) OR secret_issued_to = ANY($2)
+               UNION SELECT org_id FROM webhook_endpoints WHERE created_by = ANY($2) AND disabled_at IS NULL
+               UNION SELECT org_id FROM invitations
+                     WHERE invited_by = ANY($2) AND accepted_at IS NULL AND revoked_at IS NULL
+               UNION SELECT org_id FROM sso_providers WHERE updated_by = ANY($2)
+               UNION SELECT org_id FROM org_domains WHERE verified_by = ANY($2)
+           ) reached ORDER BY org_id"#,
+        user,
+        makers,
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// The service accounts `user` made or gave a credential (a token, a trust

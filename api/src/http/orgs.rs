@@ -125,44 +125,53 @@ async fn audit_event_export(
         }
     };
     let header = if csv { AUDIT_CSV_HEADER.to_string() } else { String::new() };
-    let state: (Option<Result<Vec<AuditEventView>, String>>, i64) = (Some(Ok(first)), 0);
-    let batches = futures::stream::unfold(state, move |(pending, sent)| {
+    // Each step reads its batch as the caller stands then and sends it at
+    // once: a credential revoked, a member removed or demoted ends the
+    // stream before anything read after it goes out.
+    let start = Export { first: Some(first), after: None, sent: 0, done: false };
+    let batches = futures::stream::unfold(start, move |mut export| {
         let (app, ctx, filter, bearer) = (app.clone(), ctx.clone(), filter.clone(), bearer.clone());
         async move {
-            let events = match pending? {
-                Ok(events) => events,
-                Err(why) => return Some((Err(std::io::Error::other(why)), (None, sent))),
-            };
-            let sent = sent + events.len() as i64;
-            let full = events.len() as i64 == crate::app::audit::EXPORT_BATCH;
-            let after = events.last().map(|e| e.id.uuid());
-            let chunk = render(&events);
-            let next = if !full {
-                None
-            } else if tokio::time::Instant::now() > deadline {
-                Some(Err("the export took too long; narrow it with since and until".to_string()))
-            } else {
-                // Each batch is read as the caller stands now: a credential
-                // revoked, a member removed or demoted ends the stream.
-                let batch = async {
-                    let principal = app.authenticate(&bearer, &ctx).await?;
-                    let ctx = crate::app::RequestContext { principal, ..ctx.clone() };
-                    app.audit_event_export_batch(&ctx, org, &filter, after).await
-                };
-                match batch.await {
-                    Ok(events) if events.is_empty() => None,
-                    Ok(_) if sent >= crate::app::audit::MAX_EXPORT_EVENTS => Some(Err(format!(
-                        "the export holds at most {} events; narrow it with since and until",
-                        crate::app::audit::MAX_EXPORT_EVENTS
-                    ))),
-                    Ok(events) => Some(Ok(events)),
-                    Err(error) => {
-                        tracing::warn!(error = %error, "audit export stopped");
-                        Some(Err(error.to_string()))
+            if export.done {
+                return None;
+            }
+            let events = match export.first.take() {
+                Some(events) => events,
+                None if tokio::time::Instant::now() > deadline => {
+                    return Some((
+                        Err(export.fail("the export took too long; narrow it with since and until")),
+                        export,
+                    ));
+                }
+                None => {
+                    let batch = async {
+                        let principal = app.authenticate(&bearer, &ctx).await?;
+                        let ctx = crate::app::RequestContext { principal, ..ctx.clone() };
+                        app.audit_event_export_batch(&ctx, org, &filter, export.after).await
+                    };
+                    match batch.await {
+                        Ok(events) => events,
+                        Err(error) => {
+                            tracing::warn!(error = %error, "audit export stopped");
+                            return Some((Err(export.fail(&error.to_string())), export));
+                        }
                     }
                 }
             };
-            Some((Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk)), (next, sent)))
+            if events.is_empty() {
+                return None;
+            }
+            if export.sent >= crate::app::audit::MAX_EXPORT_EVENTS {
+                let why = format!(
+                    "the export holds at most {} events; narrow it with since and until",
+                    crate::app::audit::MAX_EXPORT_EVENTS
+                );
+                return Some((Err(export.fail(&why)), export));
+            }
+            export.sent += events.len() as i64;
+            export.after = events.last().map(|e| e.id.uuid());
+            export.done = (events.len() as i64) < crate::app::audit::EXPORT_BATCH;
+            Some((Ok(axum::body::Bytes::from(render(&events))), export))
         }
     });
     let body = futures::stream::once(async move { Ok(axum::body::Bytes::from(header)) }).chain(batches);
@@ -175,6 +184,23 @@ async fn audit_event_export(
         axum::body::Body::from_stream(body),
     )
         .into_response())
+}
+
+/// Where a streaming audit export stands.
+struct Export {
+    /// The batch read (and authorized) before the answer began.
+    first: Option<Vec<AuditEventView>>,
+    after: Option<uuid::Uuid>,
+    sent: i64,
+    done: bool,
+}
+
+impl Export {
+    /// Ends the stream with an error (the download fails visibly).
+    fn fail(&mut self, why: &str) -> std::io::Error {
+        self.done = true;
+        std::io::Error::other(why.to_string())
+    }
 }
 
 /// The CSV export's first line.

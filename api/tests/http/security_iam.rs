@@ -12,7 +12,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{MEMBER_PASSWORD, Tenant, TestApp, bad_fields, eventually};
+use crate::common::{MEMBER_PASSWORD, OidcProvider, SSO_REDIRECT, Tenant, TestApp, bad_fields, eventually};
+use crate::oidc::configure_sso_for;
 
 const PASSWORD: &str = "plum tractor velvet 1987";
 
@@ -693,18 +694,24 @@ async fn proving_a_legacy_address_evicts_whoever_made_the_account(options: PgPoo
 
 /// Proving a legacy address also ends what its maker set up with the
 /// account: service-account credentials they made (and those made with
-/// those), invitations they sent, their deploy hooks and event endpoints.
-/// The organization's audit log names what ended, and who joined through
-/// the maker's invitations.
+/// those, and CI tokens exchanged through their trust policies), invitations
+/// they sent, deploy hooks they made or hold the secret of, event endpoints,
+/// single sign-on settings. The organization's audit log names what ended,
+/// and who joined through the maker's invitations.
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: PgConnectOptions) {
-    let t = TestApp::start(options, connect).await;
+    let idp = OidcProvider::start().await;
+    let t = TestApp::start_with(options, connect, |c| {
+        c.auth.allow_insecure_issuers = true;
+        c.auth.sso_redirect_uri = SSO_REDIRECT.to_string();
+    })
+    .await;
     let acme = t.tenant("acme").await;
     let org = &acme.org;
     let project = t.project(&acme, "web").await;
     let (cluster, _) = t.cluster(&acme, &project, "prod").await;
     t.deployment(&acme, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
-    let (user, session) = t.member(&acme, "legacy@example.com", "admin").await;
+    let (user, session) = t.member(&acme, "legacy@example.com", "owner").await;
     let user = user.parse::<moke_api::ids::UserId>().unwrap().uuid();
     sqlx::query("UPDATE users SET email_verified_at = NULL WHERE id = $1").bind(user).execute(&t.pool).await.unwrap();
     let lasting = personal_token(&t, &session, json!({ "name": "setup" })).await["token"].as_str().unwrap().to_string();
@@ -736,6 +743,33 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let body = json!({ "name": "deployer", "target": { "cluster": cluster, "deployment": "app" } });
     let (status, hook) = t.post(&format!("/v1/projects/{project}/hooks"), &lasting, body).await;
     assert_eq!(status, StatusCode::CREATED, "{hook}");
+    // The owner's hook, whose secret the maker rotated (and so holds).
+    let body = json!({ "name": "owners", "target": { "cluster": cluster, "deployment": "app" } });
+    let (status, owners_hook) = t.post(&format!("/v1/projects/{project}/hooks"), &acme.token, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{owners_hook}");
+    let rotate = format!("/v1/projects/{project}/hooks/{}/rotate-secret", owners_hook["id"].as_str().unwrap());
+    let (status, rotated) = t.post(&rotate, &lasting, json!({ "previous_secret_valid_seconds": 604800 })).await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    // A CI identity the maker trusts, and a token exchanged through it.
+    let (status, robot) = t
+        .post(&format!("/v1/orgs/{org}/service-accounts"), &lasting, json!({ "name": "robot", "role": "admin" }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{robot}");
+    let robot = robot["id"].as_str().unwrap();
+    let (status, policy) = t
+        .post(
+            &format!("/v1/orgs/{org}/service-accounts/{robot}/trust-policies"),
+            &lasting,
+            json!({ "issuer": idp.issuer, "audience": "moke-ci", "claims": { "repository": "acme/web" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{policy}");
+    let exchange = json!({ "subject_token": idp.id_token("moke-ci", "ci-main").await, "service_account": robot });
+    let (status, exchanged) = t.post_public("/v1/auth/token-exchange", exchange).await;
+    assert_eq!(status, StatusCode::OK, "{exchanged}");
+    let exchanged = exchanged["access_token"].as_str().unwrap().to_string();
+    // Single sign-on through the maker's own identity provider.
+    configure_sso_for(&t, &Tenant { org: org.clone(), token: lasting.clone() }, &idp.issuer, "moke-sso", &[]).await;
 
     let secret = "a-verification-token-made-for-this-test-abcdefghij";
     sqlx::query(
@@ -750,9 +784,12 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let (status, view) = t.post_public("/v1/auth/verify-email", json!({ "token": secret })).await;
     assert_eq!(status, StatusCode::OK, "{view}");
 
-    for (what, token) in
-        [("the personal token", &lasting), ("its service account's", &first), ("one made with that", &second)]
-    {
+    for (what, token) in [
+        ("the personal token", &lasting),
+        ("its service account's", &first),
+        ("one made with that", &second),
+        ("a CI token exchanged through its trust policy", &exchanged),
+    ] {
         assert_eq!(t.get(&format!("/v1/orgs/{org}"), token).await.0, StatusCode::UNAUTHORIZED, "{what}");
     }
     assert_eq!(t.get(&format!("/v1/orgs/{org}"), owners["token"].as_str().unwrap()).await.0, StatusCode::OK);
@@ -762,13 +799,16 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let (_, endpoints) = t.get(&format!("/v1/orgs/{org}/webhooks"), &acme.token).await;
     assert!(endpoints[0]["disabled_at"].is_string(), "{endpoints}");
     let (_, hooks) = t.get(&format!("/v1/projects/{project}/hooks"), &acme.token).await;
-    assert_eq!(hooks.as_array().map(Vec::len), Some(0), "{hooks}");
+    assert_eq!(hooks.as_array().map(Vec::len), Some(0), "both hooks go: {hooks}");
+    let (status, _) = t.get(&format!("/v1/orgs/{org}/sso"), &acme.token).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the maker's single sign-on settings are gone");
     let (status, events) = audit(&t, &acme, "action=user.maker_evicted").await;
     assert_eq!(status, StatusCode::OK);
     let details = &events["items"][0]["details"];
-    assert_eq!(details["service_accounts_revoked"].as_array().map(Vec::len), Some(2), "{events}");
+    assert_eq!(details["service_accounts_revoked"].as_array().map(Vec::len), Some(3), "{events}");
+    assert_eq!(details["sso_settings_deleted"], true, "{events}");
     assert_eq!(details["invitations_revoked"], 1, "{events}");
-    assert_eq!(details["deploy_hooks_deleted"][0], hook["id"], "{events}");
+    assert_eq!(details["deploy_hooks_deleted"].as_array().map(Vec::len), Some(2), "{events}");
     assert_eq!(details["webhook_endpoints_disabled"][0], endpoint["id"], "{events}");
 }
 
