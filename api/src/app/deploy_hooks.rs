@@ -24,9 +24,13 @@ use crate::model::*;
 const SECRET_TTL: Duration = Duration::from_secs(60);
 
 /// Decrypted hook secrets, briefly, so a burst of deliveries is not a burst
-/// of Vault calls.
+/// of Vault calls. An entry serves only the ciphertexts it was decrypted
+/// from: a rotation or an eviction on any gateway applies at once.
 #[derive(Default)]
-pub struct HookSecrets(Mutex<HashMap<Uuid, (Instant, HookKeys)>>);
+pub struct HookSecrets(Mutex<HashMap<Uuid, (Instant, Ciphertexts, HookKeys)>>);
+
+/// The stored ciphertexts (current, previous) a cached [`HookKeys`] came from.
+type Ciphertexts = (String, Option<String>);
 
 /// A hook's secret, and during a rotation the one it replaced with when that
 /// stops being accepted.
@@ -46,18 +50,21 @@ impl HookKeys {
 }
 
 impl HookSecrets {
-    fn get(&self, hook: Uuid) -> Option<HookKeys> {
+    fn get(&self, hook: Uuid, stored: &Ciphertexts) -> Option<HookKeys> {
         let cache = self.0.lock().expect("hook secret lock");
-        cache.get(&hook).filter(|(at, _)| at.elapsed() < SECRET_TTL).map(|(_, keys)| keys.clone())
+        cache
+            .get(&hook)
+            .filter(|(at, from, _)| at.elapsed() < SECRET_TTL && from == stored)
+            .map(|(_, _, keys)| keys.clone())
     }
 
-    fn put(&self, hook: Uuid, secret: HookKeys) {
+    fn put(&self, hook: Uuid, stored: Ciphertexts, secret: HookKeys) {
         let mut cache = self.0.lock().expect("hook secret lock");
-        cache.retain(|_, (at, _)| at.elapsed() < SECRET_TTL);
-        cache.insert(hook, (Instant::now(), secret));
+        cache.retain(|_, (at, _, _)| at.elapsed() < SECRET_TTL);
+        cache.insert(hook, (Instant::now(), stored, secret));
     }
 
-    fn forget(&self, hook: Uuid) {
+    pub(super) fn forget(&self, hook: Uuid) {
         self.0.lock().expect("hook secret lock").remove(&hook);
     }
 }
@@ -257,7 +264,8 @@ fn repository_of(image: &str) -> &str {
 
 impl App {
     async fn hook_secret(&self, hook: &HookRow) -> Result<HookKeys> {
-        if let Some(keys) = self.hook_secrets.get(hook.id) {
+        let stored = (hook.secret_enc.clone(), hook.previous_secret_enc.clone());
+        if let Some(keys) = self.hook_secrets.get(hook.id, &stored) {
             return Ok(keys);
         }
         let current = self.vault().decrypt(hook.org_id, &hook.secret_enc).await?;
@@ -268,7 +276,7 @@ impl App {
             _ => None,
         };
         let keys = HookKeys { current, previous };
-        self.hook_secrets.put(hook.id, keys.clone());
+        self.hook_secrets.put(hook.id, stored, keys.clone());
         Ok(keys)
     }
 
@@ -479,6 +487,7 @@ impl App {
             HookRow,
             "UPDATE deploy_hooks SET secret_enc = $2, secret_issued_to = $5,
                  previous_secret_enc = CASE WHEN $4 > 0 THEN $3 END,
+                 previous_secret_issued_to = CASE WHEN $4 > 0 THEN secret_issued_to END,
                  previous_secret_expires_at = CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END
              WHERE id = $1
              RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,

@@ -127,6 +127,14 @@ impl From<sqlx::Error> for Error {
             sqlx::Error::PoolTimedOut => {
                 Error::Unavailable { detail: "the service is overloaded; retry shortly".into(), retry_after_seconds: 1 }
             }
+            // Two requests that each waited for what the other held: one of
+            // them is stopped, and retrying it succeeds.
+            sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("40P01" | "40001")) => {
+                Error::Unavailable {
+                    detail: "a concurrent change got in the way; retry".into(),
+                    retry_after_seconds: 1,
+                }
+            }
             // A parent deleted by a concurrent request between our read and our write.
             sqlx::Error::Database(db) if db.is_foreign_key_violation() => Error::conflict(
                 "concurrent_change",

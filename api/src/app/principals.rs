@@ -53,6 +53,10 @@ const REFUSAL_SOURCES_PER_MINUTE: usize = 5;
 const REFUSAL_MAX_TOKENS_PER_ORG: usize = 1_000;
 /// Organizations tracked at once (those with only past windows go first).
 const REFUSAL_MAX_ORGS: usize = 10_000;
+/// Token windows tracked at once across all organizations (a bound on
+/// memory): when all are current, new tokens' refusals go unrecorded for
+/// the minute.
+const REFUSAL_MAX_WINDOWS: usize = 100_000;
 
 struct Cached {
     principal: Principal,
@@ -117,6 +121,14 @@ impl PrincipalCache {
         if !refusals.contains_key(&org) && refusals.len() >= REFUSAL_MAX_ORGS {
             refusals.retain(|_, tokens| tokens.values().any(current));
             if refusals.len() >= REFUSAL_MAX_ORGS {
+                return false;
+            }
+        }
+        let new_token = !refusals.get(&org).is_some_and(|tokens| tokens.contains_key(&token));
+        if new_token && refusals.values().map(HashMap::len).sum::<usize>() >= REFUSAL_MAX_WINDOWS {
+            refusals.values_mut().for_each(|tokens| tokens.retain(|_, window| current(window)));
+            refusals.retain(|_, tokens| !tokens.is_empty());
+            if refusals.values().map(HashMap::len).sum::<usize>() >= REFUSAL_MAX_WINDOWS {
                 return false;
             }
         }

@@ -438,6 +438,17 @@ impl App {
                 .await
                 .map_err(db)?;
         }
+        // After the account row (the order an eviction takes them), the
+        // settings this sign-in was judged by hold until it is recorded:
+        // changed or deleted meanwhile (an owner's edit, an eviction of
+        // their maker), it signs nobody in.
+        let settings = sqlx::query_scalar!("SELECT updated_at FROM sso_providers WHERE org_id = $1 FOR SHARE", org)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db)?;
+        if settings != Some(row.updated_at) {
+            return Err(refused("sso_settings_changed"));
+        }
         let linked = sqlx::query_scalar!(
             "UPDATE sso_identities SET last_login_at = now()
              WHERE org_id = $1 AND issuer = $2 AND subject = $3 RETURNING user_id",
@@ -756,6 +767,22 @@ impl App {
         .fetch_optional(&mut *tx)
         .await?
         .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link request"))?;
+        // Only while the identity provider that asked is still the
+        // organization's (an owner may have replaced it since).
+        let current = sqlx::query_scalar!(
+            "SELECT 1 AS one FROM sso_providers WHERE org_id = $1 AND issuer = $2 FOR SHARE",
+            request.org_id,
+            request.issuer,
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if current.is_none() {
+            return Err(Error::invalid_field(
+                "token",
+                "invalid_token",
+                "the identity provider is no longer configured",
+            ));
+        }
         let identity = Identity {
             org: request.org_id,
             issuer: request.issuer,

@@ -489,11 +489,13 @@ impl App {
     /// (tokens, trust policies, exchanged CI tokens, cluster certificates)
     /// of the service accounts it made or gave credentials to, and of those
     /// such service accounts did the same for; invitations any of them sent;
-    /// deploy hooks they made or last received the secret of (deleted),
+    /// deploy hooks they made or last received the secret of (deleted), and
+    /// a hook secret they held before a rotation (ended);
     /// event endpoints they made (disabled), single sign-on settings they
-    /// made and domains they proved (deleted). Each organization gets an
-    /// audit entry naming what ended and who joined through the maker's
-    /// invitations, for its owners to review.
+    /// made and domains they proved (deleted), with the links and sessions of
+    /// whoever signed in through such an identity provider. Each organization
+    /// gets an audit entry naming what ended and who joined through the
+    /// maker's invitations or identity provider, for its owners to review.
     async fn evict_everyone_but_the_owner(
         &self,
         tx: &mut PgConnection,
@@ -545,13 +547,42 @@ impl App {
         .await?;
         // Who may sign in to an organization, and as what: settings the
         // maker made go (single sign-on is off until an owner sets it again).
-        let sso = sqlx::query_scalar!("DELETE FROM sso_providers WHERE updated_by = ANY($1) RETURNING org_id", &makers)
-            .fetch_all(&mut *tx)
-            .await?;
+        // Domains first, in the order `domain_delete` takes them.
         let domains =
             sqlx::query!("DELETE FROM org_domains WHERE verified_by = ANY($1) RETURNING org_id, domain", &makers)
                 .fetch_all(&mut *tx)
                 .await?;
+        let sso =
+            sqlx::query!("DELETE FROM sso_providers WHERE updated_by = ANY($1) RETURNING org_id, issuer", &makers)
+                .fetch_all(&mut *tx)
+                .await?;
+        // Whoever signed in through the maker's identity provider signs in
+        // that way no more: their links and single sign-on sessions end.
+        let mut through_sso: Vec<(Uuid, Uuid)> = Vec::new();
+        for provider in &sso {
+            let users = sqlx::query_scalar!(
+                "DELETE FROM sso_identities WHERE org_id = $1 AND issuer = $2 RETURNING user_id",
+                provider.org_id,
+                provider.issuer,
+            )
+            .fetch_all(&mut *tx)
+            .await?;
+            sqlx::query!(
+                "DELETE FROM sso_link_requests WHERE org_id = $1 AND issuer = $2",
+                provider.org_id,
+                provider.issuer,
+            )
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query!(
+                "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
+                 WHERE sso_org_id = $1 AND revoked_at IS NULL",
+                provider.org_id,
+            )
+            .execute(&mut *tx)
+            .await?;
+            through_sso.extend(users.into_iter().filter(|u| *u != user).map(|u| (provider.org_id, u)));
+        }
         sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
         let invitations = sqlx::query!(
             "UPDATE invitations SET revoked_at = now()
@@ -572,6 +603,19 @@ impl App {
         )
         .fetch_all(&mut *tx)
         .await?;
+        // A secret the maker held before someone else rotated it stops now,
+        // not when its grace period would have ended.
+        let old_secrets = sqlx::query!(
+            "UPDATE deploy_hooks SET previous_secret_enc = NULL, previous_secret_expires_at = NULL,
+                 previous_secret_issued_to = NULL
+             WHERE previous_secret_issued_to = ANY($1) RETURNING id, org_id",
+            &makers
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        for hook in hooks.iter().map(|h| h.id).chain(old_secrets.iter().map(|h| h.id)) {
+            self.hook_secrets.forget(hook);
+        }
         let endpoints = sqlx::query!(
             "SELECT id, org_id, url FROM webhook_endpoints WHERE created_by = ANY($1) AND disabled_at IS NULL",
             &makers
@@ -616,11 +660,15 @@ impl App {
                             .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
                         "webhook_endpoints_disabled": endpoints.iter().filter(|e| in_org(&e.org_id))
                             .map(|e| crate::ids::WebhookEndpointId::from_uuid(e.id)).collect::<Vec<_>>(),
-                        "sso_settings_deleted": sso.iter().any(in_org),
+                        "sso_settings_deleted": sso.iter().any(|p| in_org(&p.org_id)),
                         "verified_domains_deleted": domains.iter().filter(|d| in_org(&d.org_id))
                             .map(|d| d.domain.clone()).collect::<Vec<_>>(),
                         "members_they_invited": joined.iter().filter(|j| in_org(&j.org_id))
                             .filter_map(|j| j.accepted_by.map(UserId::from_uuid)).collect::<Vec<_>>(),
+                        "previous_hook_secrets_ended": old_secrets.iter().filter(|h| in_org(&h.org_id))
+                            .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
+                        "members_through_their_sso": through_sso.iter().filter(|(o, _)| in_org(o))
+                            .map(|(_, u)| UserId::from_uuid(*u)).collect::<Vec<_>>(),
                     }),
                 },
             )
@@ -717,10 +765,11 @@ async fn reached_orgs(conn: &mut PgConnection, user: Uuid, makers: &[Uuid]) -> R
         r#"SELECT org_id AS "org_id!" FROM (
                SELECT org_id FROM memberships WHERE user_id = $1
                UNION SELECT org_id FROM service_accounts WHERE id = ANY($2)
-               UNION SELECT org_id FROM deploy_hooks WHERE created_by = ANY($2) OR secret_issued_to = ANY($2)
+               UNION SELECT org_id FROM deploy_hooks
+                     WHERE created_by = ANY($2) OR secret_issued_to = ANY($2) OR previous_secret_issued_to = ANY($2)
                UNION SELECT org_id FROM webhook_endpoints WHERE created_by = ANY($2) AND disabled_at IS NULL
                UNION SELECT org_id FROM invitations
-                     WHERE invited_by = ANY($2) AND accepted_at IS NULL AND revoked_at IS NULL
+                     WHERE invited_by = ANY($2) AND (accepted_by IS NOT NULL OR revoked_at IS NULL)
                UNION SELECT org_id FROM sso_providers WHERE updated_by = ANY($2)
                UNION SELECT org_id FROM org_domains WHERE verified_by = ANY($2)
            ) reached ORDER BY org_id"#,

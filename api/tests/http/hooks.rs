@@ -54,7 +54,14 @@ async fn hook(t: &TestApp, s: &Setup, body: Value) -> (String, String) {
 }
 
 /// A Standard Webhooks delivery, signed at `timestamp` with `secret`.
-async fn standard(t: &TestApp, url: &str, secret: &str, id: &str, timestamp: i64, body: &str) -> (StatusCode, Value) {
+pub async fn standard(
+    t: &TestApp,
+    url: &str,
+    secret: &str,
+    id: &str,
+    timestamp: i64,
+    body: &str,
+) -> (StatusCode, Value) {
     let request = t
         .client
         .post(format!("{}{url}", t.base))

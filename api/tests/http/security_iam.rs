@@ -750,6 +750,23 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let rotate = format!("/v1/projects/{project}/hooks/{}/rotate-secret", owners_hook["id"].as_str().unwrap());
     let (status, rotated) = t.post(&rotate, &lasting, json!({ "previous_secret_valid_seconds": 604800 })).await;
     assert_eq!(status, StatusCode::OK, "{rotated}");
+    // A third hook: the maker rotated its secret, then the owner rotated it
+    // again, keeping the maker's secret valid for a week.
+    let body = json!({ "name": "kept", "target": { "cluster": cluster, "deployment": "app" } });
+    let (status, kept) = t.post(&format!("/v1/projects/{project}/hooks"), &acme.token, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{kept}");
+    let kept_url = kept["url"].as_str().unwrap().to_string();
+    let rotate = format!("/v1/projects/{project}/hooks/{}/rotate-secret", kept["id"].as_str().unwrap());
+    let (status, makers) = t.post(&rotate, &lasting, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{makers}");
+    let makers_secret = makers["secret"].as_str().unwrap().to_string();
+    let (status, owners_rotation) =
+        t.post(&rotate, &acme.token, json!({ "previous_secret_valid_seconds": 604800 })).await;
+    assert_eq!(status, StatusCode::OK, "{owners_rotation}");
+    let delivery = r#"{"image": "registry.example/app:2"}"#;
+    let (status, _) =
+        crate::hooks::standard(&t, &kept_url, &makers_secret, "m1", chrono::Utc::now().timestamp(), delivery).await;
+    assert_ne!(status, StatusCode::UNAUTHORIZED, "still valid before the eviction (and now cached)");
     // A CI identity the maker trusts, and a token exchanged through it.
     let (status, robot) = t
         .post(&format!("/v1/orgs/{org}/service-accounts"), &lasting, json!({ "name": "robot", "role": "admin" }))
@@ -768,8 +785,16 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let (status, exchanged) = t.post_public("/v1/auth/token-exchange", exchange).await;
     assert_eq!(status, StatusCode::OK, "{exchanged}");
     let exchanged = exchanged["access_token"].as_str().unwrap().to_string();
-    // Single sign-on through the maker's own identity provider.
-    configure_sso_for(&t, &Tenant { org: org.clone(), token: lasting.clone() }, &idp.issuer, "moke-sso", &[]).await;
+    // Single sign-on through the maker's own identity provider, and someone
+    // who joined through it.
+    let makers_tenant = Tenant { org: org.clone(), token: lasting.clone() };
+    configure_sso_for(&t, &makers_tenant, &idp.issuer, "moke-sso", &["puppets.test"]).await;
+    let login = crate::oidc::start(&t, "acme").await;
+    let back = idp.sign_in(&login.url, "puppet@puppets.test").await;
+    let (status, puppet) = crate::oidc::callback(&t, &login, &back).await;
+    assert_eq!(status, StatusCode::OK, "{puppet}");
+    let puppet = puppet["access_token"].as_str().unwrap().to_string();
+    let (_, puppet_me) = t.get("/v1/me", &puppet).await;
 
     let secret = "a-verification-token-made-for-this-test-abcdefghij";
     sqlx::query(
@@ -789,6 +814,7 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
         ("its service account's", &first),
         ("one made with that", &second),
         ("a CI token exchanged through its trust policy", &exchanged),
+        ("a session through its identity provider", &puppet),
     ] {
         assert_eq!(t.get(&format!("/v1/orgs/{org}"), token).await.0, StatusCode::UNAUTHORIZED, "{what}");
     }
@@ -799,7 +825,14 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let (_, endpoints) = t.get(&format!("/v1/orgs/{org}/webhooks"), &acme.token).await;
     assert!(endpoints[0]["disabled_at"].is_string(), "{endpoints}");
     let (_, hooks) = t.get(&format!("/v1/projects/{project}/hooks"), &acme.token).await;
-    assert_eq!(hooks.as_array().map(Vec::len), Some(0), "both hooks go: {hooks}");
+    assert_eq!(hooks.as_array().map(Vec::len), Some(1), "the maker's and the one it holds go: {hooks}");
+    assert!(hooks[0]["previous_secret_expires_at"].is_null(), "the maker's previous secret ends: {hooks}");
+    let now = chrono::Utc::now().timestamp();
+    let (status, _) = crate::hooks::standard(&t, &kept_url, &makers_secret, "m2", now, delivery).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "the maker's old secret signs nothing");
+    let owners_secret = owners_rotation["secret"].as_str().unwrap();
+    let (status, _) = crate::hooks::standard(&t, &kept_url, owners_secret, "o1", now, delivery).await;
+    assert_ne!(status, StatusCode::UNAUTHORIZED, "the owner's own secret still works");
     let (status, _) = t.get(&format!("/v1/orgs/{org}/sso"), &acme.token).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the maker's single sign-on settings are gone");
     let (status, events) = audit(&t, &acme, "action=user.maker_evicted").await;
@@ -809,6 +842,9 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     assert_eq!(details["sso_settings_deleted"], true, "{events}");
     assert_eq!(details["invitations_revoked"], 1, "{events}");
     assert_eq!(details["deploy_hooks_deleted"].as_array().map(Vec::len), Some(2), "{events}");
+    assert_eq!(details["previous_hook_secrets_ended"][0], kept["id"], "{events}");
+    assert_eq!(details["members_through_their_sso"][0], puppet_me["user"]["id"], "{events}");
+    assert_eq!(details["verified_domains_deleted"], json!([]), "the fixture's domain has no prover: {events}");
     assert_eq!(details["webhook_endpoints_disabled"][0], endpoint["id"], "{events}");
 }
 
