@@ -571,13 +571,14 @@ impl App {
         let secrets = keys.valid();
         let header = delivery.header;
         let now = chrono::Utc::now().timestamp();
-        // Accepted when any secret still valid verifies it (a rotation keeps the old one a while).
-        let any = |verify: &dyn Fn(&str) -> std::result::Result<(), webhook_signing::Refusal>| {
-            secrets
-                .iter()
-                .map(|secret| verify(secret))
-                .find(|outcome| outcome.is_ok())
-                .unwrap_or_else(|| verify(secrets[0]))
+        // Accepted when any secret still valid verifies it (a rotation keeps
+        // the old one a while); answers which one did.
+        let any = |verify: &dyn Fn(&str) -> std::result::Result<(), webhook_signing::Refusal>| match secrets
+            .iter()
+            .position(|secret| verify(secret).is_ok())
+        {
+            Some(which) => Ok(which),
+            None => verify(secrets[0]).map(|()| 0),
         };
         let standard = || {
             any(&|secret| {
@@ -612,10 +613,14 @@ impl App {
         } else {
             (("standard", String::new()), standard(), header("webhook-id"))
         };
-        if let Err(refusal) = verified {
-            tracing::info!(hook = %hook_id, provider = provider.0, ?refusal, "webhook delivery refused");
-            return Err(Error::Unauthenticated);
-        }
+        let signed_with = match verified {
+            Ok(0) => row.secret_enc.clone(),
+            Ok(_) => row.previous_secret_enc.clone().unwrap_or_default(),
+            Err(refusal) => {
+                tracing::info!(hook = %hook_id, provider = provider.0, ?refusal, "webhook delivery refused");
+                return Err(Error::Unauthenticated);
+            }
+        };
         let delivery_id = delivery_id.filter(|id| !id.is_empty() && id.len() <= 255).ok_or_else(|| {
             Error::invalid_field("delivery id", "required", "the delivery carries no delivery id header")
         })?;
@@ -673,9 +678,18 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        sqlx::query!("UPDATE deploy_hooks SET last_delivery_at = now() WHERE id = $1", row.id)
-            .execute(&mut *tx)
-            .await?;
+        // The secret that signed it must still be valid as this commits: a
+        // rotation or an eviction that ended it meanwhile undoes the delivery.
+        sqlx::query_scalar!(
+            "UPDATE deploy_hooks SET last_delivery_at = now()
+             WHERE id = $1 AND (secret_enc = $2 OR (previous_secret_enc = $2 AND previous_secret_expires_at > now()))
+             RETURNING id",
+            row.id,
+            signed_with,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::Unauthenticated)?;
         tx.commit().await?;
         Ok(HookOutcome::Deploying(Box::new(op)))
     }

@@ -130,6 +130,8 @@ impl From<sqlx::Error> for Error {
             // Two requests that each waited for what the other held: one of
             // them is stopped, and retrying it succeeds.
             sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("40P01" | "40001")) => {
+                // Each one is a lock-order question worth an answer: keep a trace.
+                tracing::warn!(code = ?db.code(), error = %db.message(), "transaction stopped by a concurrent one");
                 Error::Unavailable {
                     detail: "a concurrent change got in the way; retry".into(),
                     retry_after_seconds: 1,

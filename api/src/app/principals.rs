@@ -54,8 +54,7 @@ const REFUSAL_MAX_TOKENS_PER_ORG: usize = 1_000;
 /// Organizations tracked at once (those with only past windows go first).
 const REFUSAL_MAX_ORGS: usize = 10_000;
 /// Token windows tracked at once across all organizations (a bound on
-/// memory): when all are current, new tokens' refusals go unrecorded for
-/// the minute.
+/// memory): when all are current, the organization with the most makes room.
 const REFUSAL_MAX_WINDOWS: usize = 100_000;
 
 struct Cached {
@@ -129,7 +128,12 @@ impl PrincipalCache {
             refusals.values_mut().for_each(|tokens| tokens.retain(|_, window| current(window)));
             refusals.retain(|_, tokens| !tokens.is_empty());
             if refusals.values().map(HashMap::len).sum::<usize>() >= REFUSAL_MAX_WINDOWS {
-                return false;
+                // The noisiest organization makes room: no tenant's revoked
+                // tokens silence another's records.
+                let noisiest = refusals.iter().max_by_key(|(_, tokens)| tokens.len()).map(|(org, _)| *org);
+                if let Some(org) = noisiest {
+                    refusals.remove(&org);
+                }
             }
         }
         let tokens = refusals.entry(org).or_default();
@@ -493,5 +497,23 @@ mod refusal_tests {
         }
         assert!(!cache.refusal_due(noisy, Uuid::from_u128(1), Some("192.0.2.1")), "the noisy organization is full");
         assert!(cache.refusal_due(quiet, Uuid::from_u128(2), Some("192.0.2.1")), "the other still records");
+    }
+
+    #[test]
+    fn many_noisy_organizations_never_silence_a_quiet_one() {
+        let cache = PrincipalCache::default();
+        let orgs = (REFUSAL_MAX_WINDOWS / REFUSAL_MAX_TOKENS_PER_ORG) as u128;
+        for org in 0..orgs {
+            for n in 0..REFUSAL_MAX_TOKENS_PER_ORG as u128 {
+                cache.refusal_due(Uuid::from_u128(org), Uuid::from_u128(org << 32 | n), Some("192.0.2.1"));
+            }
+        }
+        let quiet = Uuid::from_u128(u128::MAX);
+        assert!(
+            cache.refusal_due(quiet, Uuid::from_u128(7), Some("192.0.2.1")),
+            "recorded though every slot was taken"
+        );
+        let windows: usize = cache.refusals.lock().unwrap().values().map(HashMap::len).sum();
+        assert!(windows <= REFUSAL_MAX_WINDOWS, "{windows}");
     }
 }

@@ -50,6 +50,7 @@ struct ProviderRow {
     client_secret_enc: String,
     allowed_domains: Vec<String>,
     default_role: String,
+    version: i64,
     updated_at: chrono::DateTime<Utc>,
 }
 
@@ -160,7 +161,7 @@ impl App {
                  client_secret_enc = EXCLUDED.client_secret_enc, allowed_domains = EXCLUDED.allowed_domains,
                  default_role = EXCLUDED.default_role, updated_by = EXCLUDED.updated_by,
                  version = sso_providers.version + 1, updated_at = now()
-             RETURNING org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, updated_at",
+             RETURNING org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at",
             org.uuid(),
             input.issuer.trim_end_matches('/'),
             input.client_id,
@@ -194,7 +195,7 @@ impl App {
         self.org_authorized(ctx, org, Action::Read).await?;
         let row = sqlx::query_as!(
             ProviderRow,
-            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, updated_at
+            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at
              FROM sso_providers WHERE org_id = $1",
             org.uuid(),
         )
@@ -268,7 +269,7 @@ impl App {
         let reference = ResourceRef::<OrgKind>::parse(org);
         let row = sqlx::query_as!(
             ProviderRow,
-            "SELECT p.org_id, p.issuer, p.client_id, p.client_secret_enc, p.allowed_domains, p.default_role, p.updated_at
+            "SELECT p.org_id, p.issuer, p.client_id, p.client_secret_enc, p.allowed_domains, p.default_role, p.version, p.updated_at
              FROM sso_providers p JOIN organizations o ON o.id = p.org_id
              WHERE ($1::uuid IS NULL OR o.id = $1) AND ($2::text IS NULL OR o.name = $2)",
             reference.id(),
@@ -337,6 +338,11 @@ impl App {
         };
         match result {
             Ok(outcome) => Ok(outcome),
+            // The state is spent: a retry of this callback cannot succeed.
+            Err((Error::Unavailable { retry_after_seconds, .. }, "database")) => Err(Error::Unavailable {
+                detail: "the sign-in was interrupted; start it again".into(),
+                retry_after_seconds,
+            }),
             Err((error, reason)) => {
                 let mut conn = self.db().acquire().await?;
                 audit::insert(
@@ -369,7 +375,7 @@ impl App {
         let db = |e: sqlx::Error| (Error::from(e), "database");
         let row = sqlx::query_as!(
             ProviderRow,
-            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, updated_at
+            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at
              FROM sso_providers WHERE org_id = $1",
             org,
         )
@@ -412,6 +418,7 @@ impl App {
         })?;
         let identity = Identity {
             org,
+            provider_version: row.version,
             issuer: row.issuer.clone(),
             subject: claims.subject().as_str().to_string(),
             email: claims.email().map(|e| e.as_str().trim().to_lowercase()),
@@ -432,22 +439,23 @@ impl App {
         .fetch_optional(&mut *tx)
         .await
         .map_err(db)?;
+        // After the account row (the order an eviction takes them), the
+        // settings this sign-in was judged by hold until it is recorded:
+        // changed or deleted meanwhile (an owner's edit, an eviction of
+        // their maker), it signs nobody in.
+        let hold_settings = async |tx: &mut PgConnection| {
+            let settings = sqlx::query_scalar!("SELECT version FROM sso_providers WHERE org_id = $1 FOR SHARE", org)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+            if settings == Some(row.version) { Ok(()) } else { Err(refused("sso_settings_changed")) }
+        };
         if let Some(user) = known {
             sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", user)
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(db)?;
-        }
-        // After the account row (the order an eviction takes them), the
-        // settings this sign-in was judged by hold until it is recorded:
-        // changed or deleted meanwhile (an owner's edit, an eviction of
-        // their maker), it signs nobody in.
-        let settings = sqlx::query_scalar!("SELECT updated_at FROM sso_providers WHERE org_id = $1 FOR SHARE", org)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db)?;
-        if settings != Some(row.updated_at) {
-            return Err(refused("sso_settings_changed"));
+            hold_settings(&mut tx).await?;
         }
         let linked = sqlx::query_scalar!(
             "UPDATE sso_identities SET last_login_at = now()
@@ -465,6 +473,9 @@ impl App {
             return Err(refused("sso_link_changed"));
         }
         if let Some(user) = linked {
+            if known.is_none() {
+                hold_settings(&mut tx).await?;
+            }
             let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
             tx.commit().await.map_err(db)?;
             return Ok(SsoOutcome::SignedIn(tokens));
@@ -480,16 +491,20 @@ impl App {
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(db)?;
+        hold_settings(&mut tx).await?;
         let joinable =
             existing.is_none() && self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(db)?;
         if joinable {
             let name = identity.name.clone().unwrap_or_else(|| email.split('@').next().unwrap_or_default().into());
             let user = sqlx::query_scalar!(
-                "INSERT INTO users (id, email, display_name, email_verified_at) VALUES ($1, $2, $3, now())
-                 RETURNING id",
+                "INSERT INTO users (id, email, display_name, email_verified_at, made_through_sso_org,
+                                    made_through_sso_issuer)
+                 VALUES ($1, $2, $3, now(), $4, $5) RETURNING id",
                 UserId::generate().uuid(),
                 email,
                 name.chars().take(100).collect::<String>(),
+                identity.org,
+                identity.issuer,
             )
             .fetch_one(&mut *tx)
             .await
@@ -692,7 +707,7 @@ impl App {
         let minutes = self.config().auth.sso_link_minutes;
         sqlx::query!(
             "INSERT INTO sso_link_requests (token_hash, mail_token_hash, org_id, issuer, subject, user_id, email,
-                 expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                 expires_at, provider_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &plain_hash(&token)[..],
             &plain_hash(&mail_token)[..],
             identity.org,
@@ -701,6 +716,7 @@ impl App {
             user,
             email,
             Utc::now() + chrono::Duration::minutes(minutes),
+            identity.provider_version,
         )
         .execute(&mut *tx)
         .await
@@ -759,7 +775,7 @@ impl App {
              WHERE (CASE WHEN $2 THEN mail_token_hash ELSE token_hash END) = $1
                AND used_at IS NULL AND expires_at > now()
                AND ($3::uuid IS NULL OR user_id = $3)
-             RETURNING org_id, issuer, subject, user_id, email",
+             RETURNING org_id, issuer, subject, user_id, email, provider_version",
             &plain_hash(token)[..],
             mailed,
             signed_in_as,
@@ -767,24 +783,25 @@ impl App {
         .fetch_optional(&mut *tx)
         .await?
         .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link request"))?;
-        // Only while the identity provider that asked is still the
-        // organization's (an owner may have replaced it since).
+        // Only while the settings that asked are still the organization's
+        // (an owner may have changed or removed them since).
         let current = sqlx::query_scalar!(
-            "SELECT 1 AS one FROM sso_providers WHERE org_id = $1 AND issuer = $2 FOR SHARE",
+            "SELECT version FROM sso_providers WHERE org_id = $1 AND issuer = $2 FOR SHARE",
             request.org_id,
             request.issuer,
         )
         .fetch_optional(&mut *tx)
         .await?;
-        if current.is_none() {
+        if current.is_none() || current != request.provider_version {
             return Err(Error::invalid_field(
                 "token",
                 "invalid_token",
-                "the identity provider is no longer configured",
+                "the organization's single sign-on settings changed since; sign in again",
             ));
         }
         let identity = Identity {
             org: request.org_id,
+            provider_version: request.provider_version.unwrap_or_default(),
             issuer: request.issuer,
             subject: request.subject,
             email: Some(request.email.clone()),
@@ -892,6 +909,8 @@ impl App {
 /// An identity an identity provider vouched for.
 struct Identity {
     org: Uuid,
+    /// The version of the organization's settings it signed in under.
+    provider_version: i64,
     issuer: String,
     subject: String,
     email: Option<String>,

@@ -496,15 +496,46 @@ impl App {
     /// whoever signed in through such an identity provider. Each organization
     /// gets an audit entry naming what ended and who joined through the
     /// maker's invitations or identity provider, for its owners to review.
+    ///
+    /// Accounts such an identity provider made rest on its word for their
+    /// address: they become unproven and are evicted the same way, as are
+    /// those their own providers made.
     async fn evict_everyone_but_the_owner(
         &self,
         tx: &mut PgConnection,
         ctx: &RequestContext,
         user: Uuid,
     ) -> Result<()> {
-        sqlx::query!("UPDATE users SET password_hash = NULL, version = version + 1 WHERE id = $1", user)
-            .execute(&mut *tx)
-            .await?;
+        let mut evicted = std::collections::HashSet::new();
+        let mut queue = vec![(user, false)];
+        while let Some((account, unproven)) = queue.pop() {
+            if evicted.insert(account) {
+                let made = self.evict_maker(tx, ctx, account, unproven).await?;
+                queue.extend(made.into_iter().map(|made| (made, true)));
+            }
+        }
+        Ok(())
+    }
+
+    /// One account's share of [`App::evict_everyone_but_the_owner`]
+    /// (`unproven`: its address was only an evicted provider's word); answers
+    /// the accounts the identity providers it set up made.
+    async fn evict_maker(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        user: Uuid,
+        unproven: bool,
+    ) -> Result<Vec<Uuid>> {
+        sqlx::query!(
+            "UPDATE users SET password_hash = NULL, version = version + 1,
+                 email_verified_at = CASE WHEN $2 THEN NULL ELSE email_verified_at END
+             WHERE id = $1",
+            user,
+            unproven,
+        )
+        .execute(&mut *tx)
+        .await?;
         // Hold every organization the maker reached (as
         // principals::hold_live_credential does) before reading what they
         // made: nothing made there meanwhile escapes the eviction.
@@ -552,6 +583,15 @@ impl App {
             sqlx::query!("DELETE FROM org_domains WHERE verified_by = ANY($1) RETURNING org_id, domain", &makers)
                 .fetch_all(&mut *tx)
                 .await?;
+        // Pending link requests before the settings, in the order a link
+        // confirmation takes them.
+        sqlx::query!(
+            "DELETE FROM sso_link_requests r USING sso_providers p
+             WHERE p.updated_by = ANY($1) AND r.org_id = p.org_id AND r.issuer = p.issuer",
+            &makers
+        )
+        .execute(&mut *tx)
+        .await?;
         let sso =
             sqlx::query!("DELETE FROM sso_providers WHERE updated_by = ANY($1) RETURNING org_id, issuer", &makers)
                 .fetch_all(&mut *tx)
@@ -559,6 +599,7 @@ impl App {
         // Whoever signed in through the maker's identity provider signs in
         // that way no more: their links and single sign-on sessions end.
         let mut through_sso: Vec<(Uuid, Uuid)> = Vec::new();
+        let mut made_through_sso: Vec<Uuid> = Vec::new();
         for provider in &sso {
             let users = sqlx::query_scalar!(
                 "DELETE FROM sso_identities WHERE org_id = $1 AND issuer = $2 RETURNING user_id",
@@ -568,13 +609,6 @@ impl App {
             .fetch_all(&mut *tx)
             .await?;
             sqlx::query!(
-                "DELETE FROM sso_link_requests WHERE org_id = $1 AND issuer = $2",
-                provider.org_id,
-                provider.issuer,
-            )
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query!(
                 "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
                  WHERE sso_org_id = $1 AND revoked_at IS NULL",
                 provider.org_id,
@@ -582,6 +616,16 @@ impl App {
             .execute(&mut *tx)
             .await?;
             through_sso.extend(users.into_iter().filter(|u| *u != user).map(|u| (provider.org_id, u)));
+            made_through_sso.extend(
+                sqlx::query_scalar!(
+                    "SELECT id FROM users WHERE made_through_sso_org = $1 AND made_through_sso_issuer = $2 AND id <> $3",
+                    provider.org_id,
+                    provider.issuer,
+                    user,
+                )
+                .fetch_all(&mut *tx)
+                .await?,
+            );
         }
         sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
         let invitations = sqlx::query!(
@@ -669,12 +713,13 @@ impl App {
                             .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
                         "members_through_their_sso": through_sso.iter().filter(|(o, _)| in_org(o))
                             .map(|(_, u)| UserId::from_uuid(*u)).collect::<Vec<_>>(),
+                        "address_unproven": unproven,
                     }),
                 },
             )
             .await?;
         }
-        Ok(())
+        Ok(made_through_sso)
     }
 
     /// Records a security event about `user` in each organization they

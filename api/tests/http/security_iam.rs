@@ -795,6 +795,8 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     assert_eq!(status, StatusCode::OK, "{puppet}");
     let puppet = puppet["access_token"].as_str().unwrap().to_string();
     let (_, puppet_me) = t.get("/v1/me", &puppet).await;
+    let puppets_token =
+        personal_token(&t, &puppet, json!({ "name": "stay" })).await["token"].as_str().unwrap().to_string();
 
     let secret = "a-verification-token-made-for-this-test-abcdefghij";
     sqlx::query(
@@ -815,6 +817,7 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
         ("one made with that", &second),
         ("a CI token exchanged through its trust policy", &exchanged),
         ("a session through its identity provider", &puppet),
+        ("a token of an account its identity provider made", &puppets_token),
     ] {
         assert_eq!(t.get(&format!("/v1/orgs/{org}"), token).await.0, StatusCode::UNAUTHORIZED, "{what}");
     }
@@ -844,6 +847,18 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     assert_eq!(details["deploy_hooks_deleted"].as_array().map(Vec::len), Some(2), "{events}");
     assert_eq!(details["previous_hook_secrets_ended"][0], kept["id"], "{events}");
     assert_eq!(details["members_through_their_sso"][0], puppet_me["user"]["id"], "{events}");
+    // That account's address was only the provider's word: it is unproven
+    // now, evicted like its maker's (its own proof would start over).
+    let puppet_id = puppet_me["user"]["id"].as_str().unwrap().parse::<moke_api::ids::UserId>().unwrap().uuid();
+    let proven: Option<chrono::DateTime<chrono::Utc>> =
+        sqlx::query_scalar("SELECT email_verified_at FROM users WHERE id = $1")
+            .bind(puppet_id)
+            .fetch_one(&t.pool)
+            .await
+            .unwrap();
+    assert_eq!(proven, None);
+    let unproven = events["items"].as_array().unwrap().iter().find(|e| e["details"]["address_unproven"] == true);
+    assert_eq!(unproven.map(|e| &e["resource_id"]), Some(&puppet_me["user"]["id"]), "{events}");
     assert_eq!(details["verified_domains_deleted"], json!([]), "the fixture's domain has no prover: {events}");
     assert_eq!(details["webhook_endpoints_disabled"][0], endpoint["id"], "{events}");
 }

@@ -166,14 +166,14 @@ async fn an_existing_account_links_only_when_its_owner_confirms(options: PgPoolO
     assert_eq!(sso_sign_in(&t, &idp, "acme", "carol@acme.test").await.0, StatusCode::OK);
     assert_eq!(t.count("sso_identities").await, 2);
 
-    // Dave's request was made through a provider the owner has removed
-    // since: neither of its links confirms anything any more.
+    // Dave's request was made through settings the owner has replaced since
+    // (the same issuer, another client): neither of its links confirms
+    // anything any more.
     let (_, dave_password) = t.member(&acme, "dave@acme.test", "member").await;
     let (status, pending) = sso_sign_in(&t, &idp, "acme", "dave@acme.test").await;
     assert_eq!(status, StatusCode::ACCEPTED);
     let mailed = t.mailed_token("sso_link", "dave@acme.test").await;
-    let (status, _) = t.delete(&format!("/v1/orgs/{}/sso", acme.org), &acme.token).await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
+    configure_sso_for(&t, &acme, &idp.issuer, "moke-sso-2", &[]).await;
     let (status, problem) =
         t.post("/v1/me/sso-links/confirm", &dave_password, json!({ "token": pending["link_token"] })).await;
     assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["token".to_string()]), "{problem}");
