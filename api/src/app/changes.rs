@@ -2,6 +2,7 @@
 //! command for the region (in the outbox) and the audit event, in the
 //! caller's transaction. One function, so no mutation can forget a part.
 
+use moke_proto::region as pb;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -9,17 +10,16 @@ use uuid::Uuid;
 use super::audit::{self, AuditRecord};
 use super::operations::{self, NewOperation};
 use super::outbox::{self, NewMessage};
+use super::region_command::ChangeKind;
 use super::{App, RequestContext, Result};
 use crate::model::{OperationStatus, OperationView};
 
-/// A change to a cluster or node pool.
+/// A change to a resource a region holds.
 pub(super) struct RegionalChange<'a> {
-    /// Operation and command kind, e.g. `cluster_create`.
-    pub kind: &'a str,
+    /// The Operation's kind, the command's, and what the target is.
+    pub kind: ChangeKind,
     /// Audit action, e.g. `cluster.create`.
     pub action: &'a str,
-    /// `cluster` or `node_pool`.
-    pub target_type: &'a str,
     pub target_id: Uuid,
     /// The target's prefixed id, as the audit log shows it.
     pub target_ref: String,
@@ -42,7 +42,7 @@ impl App {
         tx: &mut PgConnection,
         ctx: &RequestContext,
         change: RegionalChange<'_>,
-        command: impl FnOnce(&OperationView) -> Value,
+        command: impl FnOnce(&OperationView) -> pb::Command,
     ) -> Result<OperationView> {
         let backlog = Some(self.config().outbox.max_backlog_per_region);
         self.record_change_within(tx, ctx, change, command, backlog).await
@@ -55,7 +55,7 @@ impl App {
         tx: &mut PgConnection,
         ctx: &RequestContext,
         change: RegionalChange<'_>,
-        command: impl FnOnce(&OperationView) -> Value,
+        command: impl FnOnce(&OperationView) -> pb::Command,
         max_backlog: Option<i64>,
     ) -> Result<OperationView> {
         let status = if change.needs_region { OperationStatus::Pending } else { OperationStatus::Succeeded };
@@ -63,8 +63,8 @@ impl App {
             &mut *tx,
             ctx,
             NewOperation {
-                kind: change.kind,
-                target_type: change.target_type,
+                kind: change.kind.operation_kind(),
+                target_type: change.kind.target(),
                 target_id: change.target_id,
                 target_name: change.target_name,
                 target_generation: change.generation,
@@ -79,7 +79,7 @@ impl App {
                 operation_id: op.id.uuid(),
                 resource_id: change.target_id,
                 generation: change.generation,
-                payload: command(&op),
+                command: command(&op),
             };
             outbox::enqueue(&mut *tx, message, max_backlog).await?;
         }
@@ -89,7 +89,7 @@ impl App {
         }
         let event = AuditRecord {
             action: change.action,
-            resource_type: change.target_type,
+            resource_type: change.kind.target().as_str(),
             resource_id: Some(change.target_ref),
             details,
         };

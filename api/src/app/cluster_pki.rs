@@ -16,9 +16,12 @@ use uuid::Uuid;
 
 use super::audit::{self, AuditRecord};
 use super::changes::RegionalChange;
+use super::region_command::{self, ChangeKind, CommandHeader};
 use super::{App, Error, RequestContext, ResourceRef, Result};
-use crate::ids::{ClusterId, ClusterKind, OrgId, ProjectId, ProjectKind};
+use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::{ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationView};
+use moke_proto::region as pb;
+use prost::Message;
 
 /// The shortest kubeconfig lifetime (default and longest are configured:
 /// `auth.kubeconfig_default_seconds`, `auth.kubeconfig_max_seconds`).
@@ -325,9 +328,8 @@ impl App {
                 &mut tx,
                 ctx,
                 RegionalChange {
-                    kind: "cluster_certificate",
+                    kind: ChangeKind::ClusterCertificate,
                     action: "cluster.credentials_revoke",
-                    target_type: "cluster",
                     target_id: target.cluster_id,
                     target_ref: ClusterId::from_uuid(target.cluster_id).to_string(),
                     target_name: &target.name,
@@ -400,9 +402,8 @@ impl App {
                 &mut tx,
                 &system,
                 RegionalChange {
-                    kind: "cluster_certificate",
+                    kind: ChangeKind::ClusterCertificate,
                     action: "cluster.serving_certificate_issue",
-                    target_type: "cluster",
                     target_id: row.cluster_id,
                     target_ref: ClusterId::from_uuid(row.cluster_id).to_string(),
                     target_name: &row.name,
@@ -511,7 +512,7 @@ pub(super) async fn revoke_principal_credentials(
     // Only this principal's entry travels: the region keeps the highest
     // epoch it has seen per principal, so entries never undo each other,
     // and a project's revocation reaches no other project's clusters.
-    let entry = json!({ "principal": principal_text, "epoch": epoch });
+    let entry = pb::PrincipalEpoch { principal: principal_text.to_string(), epoch };
     // The organization's own record of the change: the caller when it acts
     // there, else the server (a password reset has no organization).
     let system = if ctx.principal.org_id == org {
@@ -526,36 +527,40 @@ pub(super) async fn revoke_principal_credentials(
         // now): the waiting one may already have reached the region under
         // its id, which the queue would then drop as a duplicate. One the
         // relay is sending right now (locked) is left alone.
-        let waiting = sqlx::query!(
-            r#"SELECT id, payload FROM outbox
+        let queued = sqlx::query!(
+            r#"SELECT id, command AS "command!" FROM outbox
                WHERE resource_id = $1 AND kind = 'cluster_certificate' AND delivered_at IS NULL
-                 AND payload ? 'principal_epochs'
-               ORDER BY id DESC LIMIT 1 FOR UPDATE SKIP LOCKED"#,
+                 AND command IS NOT NULL
+               ORDER BY id DESC FOR UPDATE SKIP LOCKED"#,
             row.cluster_id
         )
-        .fetch_optional(&mut *tx)
+        .fetch_all(&mut *tx)
         .await?;
-        if let Some(waiting) = waiting {
-            let mut payload = waiting.payload;
-            let epochs = payload["principal_epochs"].as_array_mut().expect("selected for its epochs");
-            match epochs.iter_mut().find(|e| e["principal"] == principal_text) {
-                Some(existing) => existing["epoch"] = json!(existing["epoch"].as_i64().unwrap_or(0).max(epoch)),
-                None => epochs.push(entry.clone()),
+        let waiting = queued.into_iter().find_map(|queued| {
+            let command = pb::Command::decode(queued.command.as_slice()).ok()?;
+            (!command.principal_epochs.is_empty()).then_some((queued.id, command))
+        });
+        if let Some((waiting_id, mut command)) = waiting {
+            match command.principal_epochs.iter_mut().find(|e| e.principal == principal_text) {
+                Some(existing) => existing.epoch = existing.epoch.max(epoch),
+                None => command.principal_epochs.push(entry.clone()),
             }
             // As a new command it goes after whatever was queued since:
             // epochs only (one queued by an older gateway may carry more).
-            payload["ca_pem"] = json!("");
-            payload["serving_certificate_pem"] = json!("");
-            payload["credentials_generation"] = json!(0);
-            let command = super::outbox::wire_command(&payload);
+            let command = pb::Command {
+                ca_pem: String::new(),
+                serving_certificate_pem: String::new(),
+                credentials_generation: 0,
+                written_at_unix_micros: chrono::Utc::now().timestamp_micros(),
+                ..command
+            };
             sqlx::query!(
                 "WITH replaced AS (DELETE FROM outbox WHERE id = $1
                                    RETURNING region, kind, operation_id, resource_id, generation)
-                 INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload, command)
-                 SELECT region, kind, operation_id, resource_id, generation, $2, $3 FROM replaced",
-                waiting.id,
-                payload,
-                command
+                 INSERT INTO outbox (region, kind, operation_id, resource_id, generation, command)
+                 SELECT region, kind, operation_id, resource_id, generation, $2 FROM replaced",
+                waiting_id,
+                command.encode_to_vec(),
             )
             .execute(&mut *tx)
             .await?;
@@ -591,9 +596,8 @@ pub(super) async fn revoke_principal_credentials(
             &mut *tx,
             &system,
             RegionalChange {
-                kind: "cluster_certificate",
+                kind: ChangeKind::ClusterCertificate,
                 action: "cluster.principal_credentials_revoke",
-                target_type: "cluster",
                 target_id: row.cluster_id,
                 target_ref: ClusterId::from_uuid(row.cluster_id).to_string(),
                 target_name: &row.name,
@@ -607,10 +611,15 @@ pub(super) async fn revoke_principal_credentials(
                 // generation (the region keeps what it has for empty ones),
                 // so a revocation, wherever it lands among a cluster's
                 // commands, never puts back an older certificate.
-                let mut command = certificate_command(op, &target, "", 0);
-                command["ca_pem"] = json!("");
-                command["principal_epochs"] = json!([entry]);
-                command
+                let header = CommandHeader {
+                    kind: ChangeKind::ClusterCertificate,
+                    operation: op.id,
+                    org_id: target.org_id,
+                    cluster_id: target.cluster_id,
+                    name: &target.name,
+                    generation: target.generation,
+                };
+                region_command::revocation(header, vec![entry.clone()])
             },
             None,
         )
@@ -676,17 +685,14 @@ fn certificate_command(
     target: &ClusterCredentialsTarget,
     serving_certificate_pem: &str,
     credentials_generation: i64,
-) -> serde_json::Value {
-    json!({
-        "kind": "cluster_certificate",
-        "operation_id": op.id,
-        "org_id": OrgId::from_uuid(target.org_id),
-        "project_id": ProjectId::from_uuid(target.project_id),
-        "cluster_id": ClusterId::from_uuid(target.cluster_id),
-        "name": target.name,
-        "generation": target.generation,
-        "ca_pem": target.ca_pem,
-        "serving_certificate_pem": serving_certificate_pem,
-        "credentials_generation": credentials_generation,
-    })
+) -> pb::Command {
+    let header = CommandHeader {
+        kind: ChangeKind::ClusterCertificate,
+        operation: op.id,
+        org_id: target.org_id,
+        cluster_id: target.cluster_id,
+        name: &target.name,
+        generation: target.generation,
+    };
+    region_command::certificate(header, &target.ca_pem, serving_certificate_pem, credentials_generation)
 }

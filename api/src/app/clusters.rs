@@ -10,9 +10,11 @@ use uuid::Uuid;
 use super::changes::RegionalChange;
 use super::error::or_unique;
 use super::quotas::{self, Demand};
+use super::region_command::{self, ChangeKind, CommandHeader};
 use super::{App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::*;
+use moke_proto::region as pb;
 
 pub(super) struct ClusterRow {
     pub id: Uuid,
@@ -163,29 +165,28 @@ pub(super) async fn find(
 /// Which cluster a region command is about.
 struct CommandTarget<'a> {
     id: Uuid,
-    project_id: Uuid,
     org_id: Uuid,
     name: &'a str,
 }
 
 /// The command a region receives for a cluster change.
 fn command(
-    kind: &str,
+    kind: ChangeKind,
     op: &OperationView,
     target: CommandTarget<'_>,
     generation: i64,
     spec: &ClusterSpec,
-) -> serde_json::Value {
-    json!({
-        "kind": kind,
-        "operation_id": op.id,
-        "org_id": crate::ids::OrgId::from_uuid(target.org_id),
-        "project_id": ProjectId::from_uuid(target.project_id),
-        "cluster_id": ClusterId::from_uuid(target.id),
-        "name": target.name,
-        "generation": generation,
-        "spec": spec,
-    })
+    ca_pem: &str,
+) -> pb::Command {
+    let header = CommandHeader {
+        kind,
+        operation: op.id,
+        org_id: target.org_id,
+        cluster_id: target.id,
+        name: target.name,
+        generation,
+    };
+    region_command::cluster(header, spec, ca_pem)
 }
 
 impl App {
@@ -280,9 +281,8 @@ impl App {
                     &mut tx,
                     ctx,
                     RegionalChange {
-                        kind: "cluster_create",
+                        kind: ChangeKind::ClusterCreate,
                         action: "cluster.create",
-                        target_type: "cluster",
                         target_id: id.uuid(),
                         target_ref: id.to_string(),
                         target_name: &input.name,
@@ -292,15 +292,8 @@ impl App {
                         details: json!({ "name": input.name, "spec": spec }),
                     },
                     |op| {
-                        let target = CommandTarget {
-                            id: id.uuid(),
-                            project_id: project_row.id,
-                            org_id: project_row.org_id,
-                            name: &input.name,
-                        };
-                        let mut create = command("cluster_create", op, target, 1, spec);
-                        create["ca_pem"] = json!(ca.certificate_pem);
-                        create
+                        let target = CommandTarget { id: id.uuid(), org_id: project_row.org_id, name: &input.name };
+                        command(ChangeKind::ClusterCreate, op, target, 1, spec, &ca.certificate_pem)
                     },
                 )
                 .await?;
@@ -388,15 +381,14 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        let target = CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name };
+        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
         let op = self
             .record_change(
                 &mut tx,
                 ctx,
                 RegionalChange {
-                    kind: "cluster_update",
+                    kind: ChangeKind::ClusterUpdate,
                     action: "cluster.update",
-                    target_type: "cluster",
                     target_id: row.id,
                     target_ref: ClusterId::from_uuid(row.id).to_string(),
                     target_name: &row.name,
@@ -406,7 +398,7 @@ impl App {
                     needs_region: spec_changed,
                     details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
                 },
-                |op| command("cluster_update", op, target, generation, &spec),
+                |op| command(ChangeKind::ClusterUpdate, op, target, generation, &spec, ""),
             )
             .await?;
         tx.commit().await?;
@@ -457,15 +449,14 @@ impl App {
         )
         .execute(&mut *tx)
         .await?;
-        let target = CommandTarget { id: row.id, project_id: row.project_id, org_id: row.org_id, name: &row.name };
+        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
         let op = self
             .record_change(
                 &mut tx,
                 ctx,
                 RegionalChange {
-                    kind: "cluster_delete",
+                    kind: ChangeKind::ClusterDelete,
                     action: "cluster.delete",
-                    target_type: "cluster",
                     target_id: row.id,
                     target_ref: ClusterId::from_uuid(row.id).to_string(),
                     target_name: &row.name,
@@ -474,7 +465,7 @@ impl App {
                     needs_region: true,
                     details: json!({ "name": row.name }),
                 },
-                |op| command("cluster_delete", op, target, generation, &spec),
+                |op| command(ChangeKind::ClusterDelete, op, target, generation, &spec, ""),
             )
             .await?;
         tx.commit().await?;

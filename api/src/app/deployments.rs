@@ -14,11 +14,13 @@ use uuid::Uuid;
 use super::changes::RegionalChange;
 use super::clusters::{self, ClusterRow};
 use super::error::{Validator, or_unique};
+use super::region_command::{self, ChangeKind, CommandHeader};
 use super::{
     App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate, workload_spec,
 };
 use crate::ids::{ClusterId, ClusterKind, DeploymentId, DeploymentKind, ProjectKind};
 use crate::model::*;
+use moke_proto::region as pb;
 
 /// Namespaces Moke keeps for the cluster's own use.
 const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
@@ -169,28 +171,6 @@ fn requested_cpu(spec: &DeploymentSpec) -> i64 {
     spec.replicas * spec.resources.cpu_millis
 }
 
-/// The workload as the region runs it.
-fn workload_spec(namespace: &str, name: &str, spec: &DeploymentSpec, template_revision: i64) -> serde_json::Value {
-    let surge = workload_spec::bound(&spec.strategy.max_surge, spec.replicas, true).unwrap_or(1);
-    let unavailable = workload_spec::bound(&spec.strategy.max_unavailable, spec.replicas, false).unwrap_or(0);
-    json!({
-        "namespace": namespace,
-        "name": name,
-        "image": spec.image,
-        "replicas": spec.replicas,
-        "cpu_millis": spec.resources.cpu_millis,
-        "memory_mib": spec.resources.memory_mib,
-        "node_selector": spec.node_selector,
-        "tolerations": spec.tolerations.iter().map(|t| json!({
-            "key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect,
-        })).collect::<Vec<_>>(),
-        "max_surge": surge,
-        "max_unavailable": unavailable,
-        "paused": spec.paused,
-        "revision": template_revision,
-    })
-}
-
 /// What changes a deployment, and how its revision is named.
 pub enum DeploymentChange {
     Update(DeploymentUpdate),
@@ -202,14 +182,14 @@ pub enum DeploymentChange {
 }
 
 impl DeploymentChange {
-    fn kind(&self) -> &'static str {
+    fn kind(&self) -> ChangeKind {
         match self {
-            DeploymentChange::Update(_) => "deployment_update",
-            DeploymentChange::Scale(_) => "deployment_scale",
-            DeploymentChange::Pause => "deployment_pause",
-            DeploymentChange::Resume => "deployment_resume",
-            DeploymentChange::Restart => "deployment_restart",
-            DeploymentChange::Rollback(_) => "deployment_rollback",
+            DeploymentChange::Update(_) => ChangeKind::DeploymentUpdate,
+            DeploymentChange::Scale(_) => ChangeKind::DeploymentScale,
+            DeploymentChange::Pause => ChangeKind::DeploymentPause,
+            DeploymentChange::Resume => ChangeKind::DeploymentResume,
+            DeploymentChange::Restart => ChangeKind::DeploymentRestart,
+            DeploymentChange::Rollback(_) => ChangeKind::DeploymentRollback,
         }
     }
 }
@@ -376,25 +356,18 @@ impl App {
 
     /// The region command for a deployment change.
     fn workload_command(
-        kind: &str,
+        kind: ChangeKind,
         op: &OperationView,
         cluster: &ClusterRow,
         row: (Uuid, &str, &str),
         generation: i64,
         spec: &DeploymentSpec,
         template_revision: i64,
-    ) -> serde_json::Value {
+    ) -> pb::Command {
         let (id, namespace, name) = row;
-        json!({
-            "kind": kind,
-            "operation_id": op.id,
-            "org_id": crate::ids::OrgId::from_uuid(cluster.org_id),
-            "cluster_id": ClusterId::from_uuid(cluster.id),
-            "workload_id": DeploymentId::from_uuid(id),
-            "name": name,
-            "generation": generation,
-            "workload": workload_spec(namespace, name, spec, template_revision),
-        })
+        let header =
+            CommandHeader { kind, operation: op.id, org_id: cluster.org_id, cluster_id: cluster.id, name, generation };
+        region_command::workload(header, id, namespace, spec, template_revision)
     }
 
     /// `deployment_create`.
@@ -453,9 +426,8 @@ impl App {
                     &mut tx,
                     ctx,
                     RegionalChange {
-                        kind: "deployment_create",
+                        kind: ChangeKind::DeploymentCreate,
                         action: "deployment.create",
-                        target_type: "deployment",
                         target_id: id.uuid(),
                         target_ref: id.to_string(),
                         target_name: &input.name,
@@ -466,7 +438,7 @@ impl App {
                     },
                     |op| {
                         Self::workload_command(
-                            "deployment_create",
+                            ChangeKind::DeploymentCreate,
                             op,
                             &cluster_row,
                             (id.uuid(), at.namespace, &input.name),
@@ -625,7 +597,7 @@ impl App {
         row: &DeploymentRow,
         current: &DeploymentSpec,
         spec: DeploymentSpec,
-        kind: &str,
+        kind: ChangeKind,
         cause: &str,
         labels: Option<Labels>,
     ) -> Result<OperationView> {
@@ -658,7 +630,7 @@ impl App {
             insert_revision(tx, row.id, revision, &spec, cause, ctx).await?;
         }
         let region = cluster_row.spec()?.region;
-        let action = format!("deployment.{}", kind.trim_start_matches("deployment_"));
+        let action = format!("deployment.{}", kind.operation_kind().trim_start_matches("deployment_"));
         let op = self
             .record_change(
                 tx,
@@ -666,7 +638,6 @@ impl App {
                 RegionalChange {
                     kind,
                     action: &action,
-                    target_type: "deployment",
                     target_id: row.id,
                     target_ref: DeploymentId::from_uuid(row.id).to_string(),
                     target_name: &row.name,
@@ -736,9 +707,8 @@ impl App {
                 &mut tx,
                 ctx,
                 RegionalChange {
-                    kind: "deployment_delete",
+                    kind: ChangeKind::DeploymentDelete,
                     action: "deployment.delete",
-                    target_type: "deployment",
                     target_id: row.id,
                     target_ref: DeploymentId::from_uuid(row.id).to_string(),
                     target_name: &row.name,
@@ -749,7 +719,7 @@ impl App {
                 },
                 |op| {
                     Self::workload_command(
-                        "deployment_delete",
+                        ChangeKind::DeploymentDelete,
                         op,
                         &cluster_row,
                         (row.id, &row.namespace, &row.name),
@@ -847,7 +817,7 @@ impl App {
                 &row,
                 &spec,
                 restored,
-                "deployment_rollback",
+                ChangeKind::DeploymentRollback,
                 &format!("automatic rollback to {good}"),
                 None,
             )
@@ -920,7 +890,7 @@ impl App {
         workload_spec::check(&mut v, "spec", &spec);
         v.finish()
             .map_err(|_| Error::invalid_field("image", "invalid", format!("{image:?} is not an image reference")))?;
-        self.commit_change(tx, ctx, &cluster_row, &row, &current, spec, "deployment_update", cause, None).await
+        self.commit_change(tx, ctx, &cluster_row, &row, &current, spec, ChangeKind::DeploymentUpdate, cause, None).await
     }
 }
 

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 
 use moke_proto::region::{self as pb, status::Message as StatusMessage};
 use prost::Message;
-use uuid::Uuid;
 
 use super::observations::{OperationProgress, ResourceObservation};
+use super::region_command::ResourceKind;
 use super::{App, Result};
-use crate::ids::{ClusterId, NodePoolId, OperationId};
+use crate::ids::{ClusterId, OperationId};
 use crate::model::{Condition, OperationError, OperationStatus};
 
 /// Most reports applied per inbox claim.
@@ -19,15 +19,6 @@ const BATCH: i64 = 500;
 
 /// Reports about different resources applied at once.
 const PARALLEL_APPLIES: usize = 8;
-
-fn uuid_of(resource_type: &str, id: &str) -> Option<Uuid> {
-    match resource_type {
-        "cluster" => id.parse::<ClusterId>().ok().map(|id| id.uuid()),
-        "node_pool" => id.parse::<NodePoolId>().ok().map(|id| id.uuid()),
-        "deployment" => id.parse::<crate::ids::DeploymentId>().ok().map(|id| id.uuid()),
-        _ => None,
-    }
-}
 
 /// A workload's replica counts and pods as stored in `deployments.status`.
 fn workload_json(w: &pb::WorkloadStatus) -> serde_json::Value {
@@ -71,23 +62,18 @@ impl App {
                 .await
             }
             Some(StatusMessage::Observation(o)) => {
-                let resource_type = match o.resource_type.as_str() {
-                    "cluster" => "cluster",
-                    "node_pool" => "node_pool",
-                    "workload" => "deployment",
-                    other => {
-                        tracing::warn!(resource_type = other, "observation of an unknown resource type; dropped");
-                        return Ok(());
-                    }
+                let Some(kind) = ResourceKind::of_observation(&o.resource_type) else {
+                    tracing::warn!(resource_type = o.resource_type, "observation of an unknown resource type; dropped");
+                    return Ok(());
                 };
-                let Some(resource_id) = uuid_of(resource_type, &o.resource_id) else {
+                let Some(resource_id) = kind.parse_id(&o.resource_id) else {
                     tracing::warn!(resource = %o.resource_id, "observation of an unknown id; dropped");
                     return Ok(());
                 };
                 let now = chrono::Utc::now();
                 self.record_observation(ResourceObservation {
                     region: region.clone(),
-                    resource_type,
+                    kind,
                     resource_id,
                     observed_generation: o.observed_generation,
                     phase: o.phase,
@@ -105,7 +91,7 @@ impl App {
                     gone: o.gone,
                     endpoint: Some(o.endpoint).filter(|e| !e.is_empty()),
                     workload: o.workload.map(|w| workload_json(&w)),
-                    nodes: (resource_type == "node_pool").then(|| {
+                    nodes: (kind == ResourceKind::NodePool).then(|| {
                         serde_json::json!(
                             o.nodes
                                 .iter()

@@ -33,6 +33,7 @@ mod principals;
 mod projects;
 mod quotas;
 pub mod rate_limit;
+pub mod region_command;
 pub mod repair;
 pub mod secrets;
 mod service_accounts;

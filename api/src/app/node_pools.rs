@@ -11,9 +11,11 @@ use super::changes::RegionalChange;
 use super::clusters::{self, ClusterRow};
 use super::error::or_unique;
 use super::quotas::{self, Demand};
+use super::region_command::{self, ChangeKind, CommandHeader};
 use super::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, NodePoolId, NodePoolKind, ProjectKind};
 use crate::model::*;
+use moke_proto::region as pb;
 
 struct NodePoolRow {
     id: Uuid,
@@ -98,29 +100,20 @@ impl App {
     #[allow(clippy::too_many_arguments)]
     fn node_pool_command(
         &self,
-        kind: &str,
+        kind: ChangeKind,
         op: &OperationView,
         cluster: &ClusterRow,
         pool_id: Uuid,
         name: &str,
         generation: i64,
         spec: &NodePoolSpec,
-    ) -> serde_json::Value {
+    ) -> pb::Command {
         let machine = self.config().catalog.machine_type(&spec.machine_type);
-        json!({
-            "kind": kind,
-            "operation_id": op.id,
-            "org_id": crate::ids::OrgId::from_uuid(cluster.org_id),
-            "cluster_id": ClusterId::from_uuid(cluster.id),
-            "node_pool_id": NodePoolId::from_uuid(pool_id),
-            "name": name,
-            "generation": generation,
-            "spec": spec,
-            "allocatable": {
-                "cpu_millis": machine.map_or(0, |m| m.vcpus * 1000 - RESERVED_CPU_MILLIS),
-                "memory_mib": machine.map_or(0, |m| m.memory_gib * 1024 - RESERVED_MEMORY_MIB),
-            },
-        })
+        let cpu_millis = machine.map_or(0, |m| m.vcpus * 1000 - RESERVED_CPU_MILLIS);
+        let memory_mib = machine.map_or(0, |m| m.memory_gib * 1024 - RESERVED_MEMORY_MIB);
+        let header =
+            CommandHeader { kind, operation: op.id, org_id: cluster.org_id, cluster_id: cluster.id, name, generation };
+        region_command::node_pool(header, pool_id, spec, (cpu_millis, memory_mib))
     }
 
     fn vcpus_of(&self, spec: &NodePoolSpec) -> i64 {
@@ -190,9 +183,8 @@ impl App {
                     &mut tx,
                     ctx,
                     RegionalChange {
-                        kind: "node_pool_create",
+                        kind: ChangeKind::NodePoolCreate,
                         action: "node_pool.create",
-                        target_type: "node_pool",
                         target_id: id.uuid(),
                         target_ref: id.to_string(),
                         target_name: &input.name,
@@ -201,7 +193,17 @@ impl App {
                         needs_region: true,
                         details: json!({ "name": input.name, "spec": spec }),
                     },
-                    |op| self.node_pool_command("node_pool_create", op, &cluster_row, id.uuid(), &input.name, 1, &spec),
+                    |op| {
+                        self.node_pool_command(
+                            ChangeKind::NodePoolCreate,
+                            op,
+                            &cluster_row,
+                            id.uuid(),
+                            &input.name,
+                            1,
+                            &spec,
+                        )
+                    },
                 )
                 .await?;
             super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
@@ -354,9 +356,8 @@ impl App {
                 &mut tx,
                 ctx,
                 RegionalChange {
-                    kind: "node_pool_update",
+                    kind: ChangeKind::NodePoolUpdate,
                     action: "node_pool.update",
-                    target_type: "node_pool",
                     target_id: row.id,
                     target_ref: NodePoolId::from_uuid(row.id).to_string(),
                     target_name: &row.name,
@@ -365,7 +366,17 @@ impl App {
                     needs_region: spec_changed,
                     details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
                 },
-                |op| self.node_pool_command("node_pool_update", op, &cluster_row, row.id, &row.name, generation, &spec),
+                |op| {
+                    self.node_pool_command(
+                        ChangeKind::NodePoolUpdate,
+                        op,
+                        &cluster_row,
+                        row.id,
+                        &row.name,
+                        generation,
+                        &spec,
+                    )
+                },
             )
             .await?;
         tx.commit().await?;
@@ -420,9 +431,8 @@ impl App {
                 &mut tx,
                 ctx,
                 RegionalChange {
-                    kind: "node_pool_delete",
+                    kind: ChangeKind::NodePoolDelete,
                     action: "node_pool.delete",
-                    target_type: "node_pool",
                     target_id: row.id,
                     target_ref: NodePoolId::from_uuid(row.id).to_string(),
                     target_name: &row.name,
@@ -431,7 +441,17 @@ impl App {
                     needs_region: true,
                     details: json!({ "name": row.name }),
                 },
-                |op| self.node_pool_command("node_pool_delete", op, &cluster_row, row.id, &row.name, generation, &spec),
+                |op| {
+                    self.node_pool_command(
+                        ChangeKind::NodePoolDelete,
+                        op,
+                        &cluster_row,
+                        row.id,
+                        &row.name,
+                        generation,
+                        &spec,
+                    )
+                },
             )
             .await?;
         tx.commit().await?;

@@ -9,7 +9,8 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use super::{App, Error, Result};
+use super::region_command::ResourceKind;
+use super::{App, Result};
 use crate::model::{Condition, OperationError, OperationStatus};
 
 /// A region's report on one operation.
@@ -30,8 +31,7 @@ pub struct OperationProgress {
 pub struct ResourceObservation {
     /// The region that reported it: applied only to resources of that region.
     pub region: String,
-    /// `cluster`, `node_pool` or `deployment`.
-    pub resource_type: &'static str,
+    pub kind: ResourceKind,
     pub resource_id: Uuid,
     pub observed_generation: i64,
     pub phase: String,
@@ -142,8 +142,10 @@ impl App {
             status["nodes"] = nodes.clone();
         }
         let mut tx = self.db().begin().await?;
-        match (report.resource_type, report.gone) {
-            ("cluster", true) => {
+        match (report.kind, report.gone) {
+            // Regions hold no organizations: nothing reports on one.
+            (ResourceKind::Org, _) => {}
+            (ResourceKind::Cluster, true) => {
                 sqlx::query!(
                     "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2",
                     report.resource_id,
@@ -152,7 +154,7 @@ impl App {
                 .execute(&mut *tx)
                 .await?;
             }
-            ("node_pool", true) => {
+            (ResourceKind::NodePool, true) => {
                 sqlx::query!(
                     "DELETE FROM node_pools n USING clusters c
                      WHERE n.id = $1 AND n.deletion_requested_at IS NOT NULL AND c.id = n.cluster_id AND c.region = $2",
@@ -162,7 +164,7 @@ impl App {
                 .execute(&mut *tx)
                 .await?;
             }
-            ("cluster", false) => {
+            (ResourceKind::Cluster, false) => {
                 sqlx::query!(
                     "UPDATE clusters SET status = $2, observed_generation = $3, observed_at = now()
                      WHERE id = $1 AND observed_generation <= $3 AND region = $4",
@@ -174,7 +176,7 @@ impl App {
                 .execute(&mut *tx)
                 .await?;
             }
-            ("node_pool", false) => {
+            (ResourceKind::NodePool, false) => {
                 sqlx::query!(
                     "UPDATE node_pools n SET status = $2, observed_generation = $3, observed_at = now()
                      FROM clusters c
@@ -187,7 +189,7 @@ impl App {
                 .execute(&mut *tx)
                 .await?;
             }
-            ("deployment", true) => {
+            (ResourceKind::Deployment, true) => {
                 sqlx::query!(
                     "DELETE FROM deployments d USING clusters c
                      WHERE d.id = $1 AND d.deletion_requested_at IS NOT NULL AND c.id = d.cluster_id AND c.region = $2",
@@ -197,7 +199,7 @@ impl App {
                 .execute(&mut *tx)
                 .await?;
             }
-            ("deployment", false) => {
+            (ResourceKind::Deployment, false) => {
                 // A report that the current pod template runs everywhere makes it the last good one.
                 let rolled_out = report.phase == "running";
                 let revision = report.workload.as_ref().and_then(|w| w["revision"].as_i64());
@@ -218,9 +220,6 @@ impl App {
                 )
                 .execute(&mut *tx)
                 .await?;
-            }
-            (other, _) => {
-                return Err(Error::Internal(anyhow::anyhow!("observation of unknown resource type {other}")));
             }
         }
         tx.commit().await?;

@@ -13,14 +13,15 @@ use sqlx::PgConnection;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
+use super::region_command::ResourceKind;
 use super::{App, Error, RequestContext, Result};
-use crate::ids::{ClusterId, NodePoolId, OperationId};
+use crate::ids::OperationId;
 use crate::model::{OperationError, OperationStatus, OperationTarget, OperationView};
 
 /// What a new operation acts on.
 pub struct NewOperation<'a> {
     pub kind: &'a str,
-    pub target_type: &'a str,
+    pub target_type: ResourceKind,
     pub target_id: Uuid,
     pub target_name: &'a str,
     pub target_generation: i64,
@@ -56,7 +57,7 @@ pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperati
         new.status.as_str(),
         step,
         progress,
-        new.target_type,
+        new.target_type.as_str(),
         new.target_id,
         new.target_name,
         new.target_generation,
@@ -78,15 +79,8 @@ pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperati
     })
 }
 
-fn target(target_type: &str, id: Uuid, name: &str, generation: i64) -> OperationTarget {
-    let id = match target_type {
-        "cluster" => ClusterId::from_uuid(id).to_string(),
-        "node_pool" => NodePoolId::from_uuid(id).to_string(),
-        "deployment" => crate::ids::DeploymentId::from_uuid(id).to_string(),
-        "org" => crate::ids::OrgId::from_uuid(id).to_string(),
-        _ => id.to_string(),
-    };
-    OperationTarget { target_type: target_type.to_string(), id, name: name.to_string(), generation }
+fn target(kind: ResourceKind, id: Uuid, name: &str, generation: i64) -> OperationTarget {
+    OperationTarget { target_type: kind.as_str().to_string(), id: kind.id_text(id), name: name.to_string(), generation }
 }
 
 struct OperationRow {
@@ -111,6 +105,8 @@ impl OperationRow {
     fn into_view(self) -> Result<OperationView> {
         let status = OperationStatus::parse(&self.status)
             .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))?;
+        let kind = ResourceKind::parse(&self.target_type)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation target {}", self.target_type)))?;
         Ok(OperationView {
             id: OperationId::from_uuid(self.id),
             kind: self.kind,
@@ -118,7 +114,7 @@ impl OperationRow {
             step: self.step,
             progress: self.progress,
             error: self.error.and_then(|e| serde_json::from_value::<OperationError>(e).ok()),
-            target: target(&self.target_type, self.target_id, &self.target_name, self.target_generation),
+            target: target(kind, self.target_id, &self.target_name, self.target_generation),
             created_at: self.created_at,
             updated_at: self.updated_at,
             finished_at: self.finished_at,
@@ -166,9 +162,9 @@ impl App {
         .fetch_optional(self.db())
         .await?
         .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-        let target = match (row.project_id, row.target_type.as_str()) {
+        let target = match (row.project_id, ResourceKind::parse(&row.target_type)) {
             (Some(project), _) => moke_iam::Target::project(row.org_id, project),
-            (None, "org") => moke_iam::Target::org(row.org_id),
+            (None, Some(ResourceKind::Org)) => moke_iam::Target::org(row.org_id),
             // A project resource whose project is no longer known (made
             // before operations named their project): only unscoped credentials see it.
             (None, _) if ctx.principal.scope.project.is_some() => {

@@ -6,10 +6,12 @@
 use std::future::Future;
 use std::time::Duration;
 
-use serde_json::Value;
+use moke_proto::region as pb;
+use prost::Message;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use super::region_command::ChangeKind;
 use super::{App, Result};
 
 /// A command for a region, as stored.
@@ -18,12 +20,11 @@ pub struct OutboxMessage {
     /// Monotonic sequence number; also the de-duplication key downstream.
     pub id: i64,
     pub region: String,
-    /// e.g. `cluster_create`, `node_pool_update`.
+    /// The Operation kind, e.g. `cluster_create`, `node_pool_update`.
     pub kind: String,
     pub operation_id: Option<Uuid>,
     pub resource_id: Uuid,
     pub generation: i64,
-    pub payload: Value,
     /// The command in its wire form (`moke.region.v1.Command` without id).
     pub command: Option<Vec<u8>>,
     /// Earlier failed deliveries.
@@ -52,99 +53,12 @@ pub trait OutboxConsumer: Send + Sync {
 /// A new message, written by a mutation inside its transaction.
 pub struct NewMessage<'a> {
     pub region: &'a str,
-    pub kind: &'a str,
+    pub kind: ChangeKind,
     pub operation_id: Uuid,
     pub resource_id: Uuid,
     pub generation: i64,
-    pub payload: Value,
-}
-
-/// The command in its wire form (`moke.region.v1.Command`, without the id,
-/// which the transport supplies), built from the gateway's own payload.
-pub fn wire_command(payload: &Value) -> Vec<u8> {
-    use moke_proto::region::{self as pb, CommandKind};
-    use prost::Message;
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let kind = match payload["kind"].as_str().unwrap_or_default() {
-        "cluster_create" => CommandKind::ClusterCreate,
-        "cluster_update" => CommandKind::ClusterUpdate,
-        "cluster_delete" => CommandKind::ClusterDelete,
-        "node_pool_create" => CommandKind::NodePoolCreate,
-        "node_pool_update" => CommandKind::NodePoolUpdate,
-        "node_pool_delete" => CommandKind::NodePoolDelete,
-        "cluster_certificate" => CommandKind::ClusterCertificate,
-        "deployment_delete" => CommandKind::WorkloadDelete,
-        kind if kind.starts_with("deployment_") => CommandKind::WorkloadApply,
-        _ => CommandKind::Unspecified,
-    };
-    let spec = &payload["spec"];
-    let is_pool = payload.get("node_pool_id").is_some();
-    let is_workload = payload.get("workload_id").is_some();
-    let workload = is_workload.then(|| serde_json::from_value::<pb::WorkloadSpec>(payload["workload"].clone()));
-    let workload = match workload {
-        Some(Ok(spec)) => Some(spec),
-        Some(Err(error)) => {
-            // Built by the gateway itself, so this is a bug; the region
-            // refuses the command and its operation fails with this evidence.
-            tracing::error!(%error, "workload command payload does not match the region contract");
-            None
-        }
-        None => None,
-    };
-    let cluster = (!is_pool && !is_workload).then(|| pb::ClusterSpec {
-        region: text(&spec["region"]),
-        kubernetes_version: text(&spec["kubernetes_version"]),
-        control_plane_replicas: spec["control_plane"]["replicas"].as_i64().unwrap_or(0),
-        deletion_protection: spec["deletion_protection"].as_bool().unwrap_or(false),
-    });
-    let node_pool = is_pool.then(|| pb::NodePoolSpec {
-        machine_type: text(&spec["machine_type"]),
-        count: spec["count"].as_i64().unwrap_or(0),
-        zones: spec["zones"].as_array().map(|z| z.iter().map(text).collect()).unwrap_or_default(),
-        node_labels: serde_json::from_value(spec["node_labels"].clone()).unwrap_or_default(),
-        taints: spec["taints"]
-            .as_array()
-            .map(|taints| {
-                taints
-                    .iter()
-                    .map(|t| pb::Taint { key: text(&t["key"]), value: text(&t["value"]), effect: text(&t["effect"]) })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        cpu_millis: payload["allocatable"]["cpu_millis"].as_i64().unwrap_or(0),
-        memory_mib: payload["allocatable"]["memory_mib"].as_i64().unwrap_or(0),
-    });
-    pb::Command {
-        id: 0,
-        kind: kind as i32,
-        operation_id: text(&payload["operation_id"]),
-        org_id: text(&payload["org_id"]),
-        cluster_id: text(&payload["cluster_id"]),
-        node_pool_id: text(&payload["node_pool_id"]),
-        name: text(&payload["name"]),
-        generation: payload["generation"].as_i64().unwrap_or(0),
-        cluster,
-        node_pool,
-        ca_pem: text(&payload["ca_pem"]),
-        serving_certificate_pem: text(&payload["serving_certificate_pem"]),
-        credentials_generation: payload["credentials_generation"].as_i64().unwrap_or(0),
-        workload_id: text(&payload["workload_id"]),
-        workload,
-        written_at_unix_micros: chrono::Utc::now().timestamp_micros(),
-        principal_epochs: payload["principal_epochs"]
-            .as_array()
-            .map(|epochs| {
-                epochs
-                    .iter()
-                    .map(|e| pb::PrincipalEpoch {
-                        principal: text(&e["principal"]),
-                        epoch: e["epoch"].as_i64().unwrap_or(0),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    }
-    .encode_to_vec()
+    /// Without its id, which the transport supplies.
+    pub command: pb::Command,
 }
 
 /// Queues a command for a region, unless that region's backlog is already at
@@ -172,17 +86,16 @@ pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog
             retry_after_seconds: 30,
         });
     }
-    let command = wire_command(&message.payload);
+    let command = pb::Command { written_at_unix_micros: chrono::Utc::now().timestamp_micros(), ..message.command };
     sqlx::query!(
-        "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload, command)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, command)
+         VALUES ($1, $2, $3, $4, $5, $6)",
         message.region,
-        message.kind,
+        message.kind.operation_kind(),
         message.operation_id,
         message.resource_id,
         message.generation,
-        message.payload,
-        command,
+        command.encode_to_vec(),
     )
     .execute(tx)
     .await?;
@@ -243,7 +156,7 @@ impl App {
         let config = &self.config().outbox;
         let mut tx = self.db().begin().await?;
         let rows = sqlx::query!(
-            "SELECT id, region, kind, operation_id, resource_id, generation, payload, command, attempts
+            "SELECT id, region, kind, operation_id, resource_id, generation, command, attempts
              FROM outbox
              WHERE delivered_at IS NULL AND available_at <= now()
              ORDER BY id LIMIT $1
@@ -261,7 +174,6 @@ impl App {
                 operation_id: row.operation_id,
                 resource_id: row.resource_id,
                 generation: row.generation,
-                payload: row.payload,
                 command: row.command,
                 attempts: row.attempts,
             })

@@ -1,6 +1,6 @@
 //! Anti-entropy. Pushing commands is not enough: a command can be lost (a
 //! queue purged, an agent's store rolled back), and then a resource would
-//! wait forever. Periodically, every cluster and node pool whose observed
+//! wait forever. Periodically, every cluster, node pool and deployment whose observed
 //! generation lags the desired one long after its last command is marked
 //! with a `Drifted` condition and gets its latest command again; agents apply
 //! commands idempotently, so a repair that was not needed changes nothing.
@@ -8,6 +8,7 @@
 use chrono::Utc;
 use serde_json::json;
 
+use super::region_command::ResourceKind;
 use super::{App, Result};
 
 impl App {
@@ -22,6 +23,9 @@ impl App {
                    WHERE observed_generation < generation
                    UNION ALL
                    SELECT id, 'node_pool', generation, observed_generation FROM node_pools
+                   WHERE observed_generation < generation
+                   UNION ALL
+                   SELECT id, 'deployment', generation, observed_generation FROM deployments
                    WHERE observed_generation < generation
                ), latest AS (
                    -- The newest command carrying the spec: certificate and
@@ -44,8 +48,8 @@ impl App {
         .await?;
         for resource in &behind {
             sqlx::query!(
-                "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, payload, command)
-                 SELECT region, kind, operation_id, resource_id, generation, payload, command
+                "INSERT INTO outbox (region, kind, operation_id, resource_id, generation, command)
+                 SELECT region, kind, operation_id, resource_id, generation, command
                  FROM outbox WHERE id = $1",
                 resource.outbox_id,
             )
@@ -61,27 +65,32 @@ impl App {
                 ),
                 "last_transition_time": Utc::now(),
             }]);
-            let table_update = match resource.kind.as_str() {
-                "cluster" => {
+            let update = match ResourceKind::parse(&resource.kind) {
+                Some(ResourceKind::Cluster) => {
                     sqlx::query!(
                         "UPDATE clusters SET status = jsonb_set(status, '{conditions}', $2) WHERE id = $1",
                         resource.id,
                         condition,
                     )
-                    .execute(&mut *tx)
-                    .await
                 }
-                _ => {
+                Some(ResourceKind::NodePool) => {
                     sqlx::query!(
                         "UPDATE node_pools SET status = jsonb_set(status, '{conditions}', $2) WHERE id = $1",
                         resource.id,
                         condition,
                     )
-                    .execute(&mut *tx)
-                    .await
                 }
+                Some(ResourceKind::Deployment) => {
+                    sqlx::query!(
+                        "UPDATE deployments SET status = jsonb_set(status, '{conditions}', $2) WHERE id = $1",
+                        resource.id,
+                        condition,
+                    )
+                }
+                // Not selected above: organizations are not regional.
+                Some(ResourceKind::Org) | None => continue,
             };
-            table_update?;
+            update.execute(&mut *tx).await?;
             tracing::warn!(resource = %resource.id, generation = resource.generation,
                 observed = resource.observed_generation, "drift: command sent again");
         }

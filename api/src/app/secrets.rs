@@ -51,7 +51,7 @@ impl App {
                     &ctx,
                     NewOperation {
                         kind: "secrets_rewrap",
-                        target_type: "org",
+                        target_type: super::region_command::ResourceKind::Org,
                         target_id: org,
                         target_name: &name,
                         target_generation: latest as i64,

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use moke_api::app::FaultPoint;
 use moke_api::app::outbox::{OutboxConsumer, OutboxMessage};
 use moke_api::config::QuotaDefaults;
+use prost::Message;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -158,8 +159,9 @@ async fn outbox_delivers_commands_at_least_once(options: PgPoolOptions, connect:
     let delivered = consumer.delivered.lock().unwrap();
     assert_eq!(delivered[0].kind, "cluster_create");
     assert_eq!(delivered[0].region, "eu-central-1");
-    assert_eq!(delivered[0].payload["operation_id"], op["id"]);
-    assert_eq!(delivered[0].payload["spec"]["control_plane"]["replicas"], 3);
+    let command = moke_proto::region::Command::decode(delivered[0].command.as_deref().unwrap()).unwrap();
+    assert_eq!(command.operation_id, op["id"].as_str().unwrap());
+    assert_eq!(command.cluster.map(|c| c.control_plane_replicas), Some(3));
     assert_eq!(delivered[1].kind, "node_pool_create");
     assert!(delivered[0].id < delivered[1].id, "in commit order");
 }

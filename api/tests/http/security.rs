@@ -461,7 +461,7 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
     let id = cluster.parse::<moke_api::ids::ClusterId>().unwrap().uuid();
     let report = |region: &str, endpoint: &str| ResourceObservation {
         region: region.into(),
-        resource_type: "cluster",
+        kind: moke_api::app::region_command::ResourceKind::Cluster,
         resource_id: id,
         observed_generation: 1,
         phase: "running".into(),
