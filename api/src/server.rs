@@ -156,7 +156,8 @@ async fn ingest_region_status(app: Arc<App>) {
 }
 
 /// Signs control planes' certificate requests as they arrive (woken by
-/// `NOTIFY moke_csr`, with a poll as the fallback; Vault down: retried).
+/// `NOTIFY moke_csr`, with a poll as the fallback). Each request that fails
+/// is retried on its own backoff and set aside after its attempts.
 async fn sign_serving_certificates(app: Arc<App>) {
     loop {
         match app.sign_serving_certificates_once().await {

@@ -54,9 +54,10 @@ pub struct SignedCertificate {
     pub expiration: i64,
 }
 
-/// Vault could not be reached or refused us; callers answer 503.
+/// Vault could not be reached, or answered with an error (the message says
+/// which); callers answer 503.
 #[derive(Debug, thiserror::Error)]
-#[error("Vault is unavailable: {0}")]
+#[error("Vault: {0}")]
 pub struct VaultUnavailable(pub String);
 
 /// A logged-in Vault client and the secrets cached from it.
@@ -337,7 +338,8 @@ impl Vault {
         let status = response.status();
         let text = response.text().await.map_err(|e| VaultUnavailable(e.to_string()))?;
         if !status.is_success() {
-            return Err(VaultUnavailable(format!("{path}: {status}: {}", text.chars().take(300).collect::<String>())));
+            let text: String = text.chars().take(300).collect();
+            return Err(VaultUnavailable(format!("answered {status} to {path}: {text}")));
         }
         if text.is_empty() {
             return Ok(serde_json::Value::Null);

@@ -82,7 +82,7 @@ pub fn run(command: &mut Command) -> Result<()> {
 
 fn dev(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Dev)?;
-    let vault = vault::ensure()?;
+    let vault = vault::ensure_persistent()?;
     let mut command = cargo();
     command
         .args(["run", "--package", "moke-api", "--bin", "moke-server", "--", "dev"])
@@ -90,7 +90,14 @@ fn dev(args: &[String]) -> Result<()> {
         .env("DATABASE_URL", db.url("moke"))
         .env("SQLX_OFFLINE", "true");
     vault.apply(&mut command);
-    db.create_database("moke")?;
+    if vault.fresh {
+        // What the database holds (cluster CAs, secrets) was sealed by the
+        // Vault that is gone: keep neither.
+        println!("xtask: a new dev OpenBao, so a new dev database too (the old one's secrets were in the old Vault)");
+        db.recreate_database("moke")?;
+    } else {
+        db.create_database("moke")?;
+    }
     let mut child = command.spawn().context("could not start cargo")?;
     // Ctrl-C reaches the server too (same process group) and it shuts down
     // gracefully; xtask itself ignores it so it can stop Postgres afterwards.

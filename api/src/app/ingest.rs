@@ -124,7 +124,8 @@ impl App {
                 // The same request again changes nothing; a new one (a new key) is signed anew.
                 // Only the cluster's own region may ask for its serving certificate.
                 sqlx::query!(
-                    "UPDATE cluster_cas a SET serving_csr = $2, serving_certificate_pem = NULL
+                    "UPDATE cluster_cas a SET serving_csr = $2, serving_certificate_pem = NULL,
+                         serving_attempts = 0, serving_retry_at = NULL, serving_error = NULL
                      FROM clusters c
                      WHERE a.cluster_id = $1 AND a.destroyed_at IS NULL AND a.serving_csr IS DISTINCT FROM $2
                        AND c.id = a.cluster_id AND c.region = $3",

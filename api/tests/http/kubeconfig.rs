@@ -279,3 +279,66 @@ async fn a_deleted_clusters_ca_is_destroyed(options: PgPoolOptions, connect: PgC
     assert_eq!(t.count("cluster_cas WHERE destroyed_at IS NOT NULL").await, 1);
     assert_eq!(t.app.destroy_orphaned_cluster_cas_once().await.unwrap(), 0);
 }
+
+/// A control plane's certificate request that cannot be signed (its issuer
+/// is gone) waits on its own backoff and, after its attempts, is set aside
+/// with its reason: it never holds up another cluster's.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_unsignable_certificate_request_holds_up_no_other_cluster(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let region = agent(&t);
+    let acme = t.tenant("acme").await;
+    let project = t.project(&acme, "web").await;
+    let (broken, _) = t.cluster(&acme, &project, "broken").await;
+    let broken_id = broken.parse::<moke_api::ids::ClusterId>().unwrap().uuid();
+    sqlx::query("UPDATE cluster_cas SET issuer_id = 'gone' WHERE cluster_id = $1")
+        .bind(broken_id)
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let attempts = async || -> (i32, Option<String>) {
+        sqlx::query_as("SELECT serving_attempts, serving_error FROM cluster_cas WHERE cluster_id = $1")
+            .bind(broken_id)
+            .fetch_one(&t.pool)
+            .await
+            .unwrap()
+    };
+    until(&t, &region, "the broken cluster's request to fail", async || {
+        t.app.sign_serving_certificates_once().await.unwrap();
+        attempts().await.0 > 0
+    })
+    .await;
+    let (_, error) = attempts().await;
+    assert!(
+        error.as_deref().is_some_and(|e| e.contains("answered")),
+        "Vault answered, and the record says so: {error:?}"
+    );
+
+    // Another cluster's request is signed meanwhile, and kubectl can use it.
+    let prod = serving_cluster(&t, &region, &acme, &project, "prod").await;
+    let (status, view) = t.get(&format!("{prod}/kubeconfig"), &acme.token).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+
+    // After its last attempt the broken request is set aside, and says why.
+    sqlx::query("UPDATE cluster_cas SET serving_attempts = 9, serving_retry_at = now() WHERE cluster_id = $1")
+        .bind(broken_id)
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    t.app.sign_serving_certificates_once().await.unwrap();
+    assert_eq!(attempts().await.0, 10);
+    let path = format!("/v1/projects/{project}/clusters/{broken}/kubeconfig");
+    let (status, problem) = t.get(&path, &acme.token).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{problem}");
+    assert!(problem["detail"].as_str().unwrap().contains("could not be signed"), "{problem}");
+    let audited: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_events WHERE action = 'cluster.serving_certificate_failed'")
+            .fetch_one(&t.pool)
+            .await
+            .unwrap();
+    assert_eq!(audited, 1);
+    assert_eq!(t.app.sign_serving_certificates_once().await.unwrap(), 0, "set aside: not tried again");
+}
