@@ -174,7 +174,10 @@ pub struct TelemetryConfig {
 #[serde(deny_unknown_fields)]
 pub struct IdempotencyConfig {
     pub retention_hours: u32,
-    pub lock_seconds: u32,
+    /// No longer used (a key is held by its request's transaction, and freed
+    /// with it); still accepted so existing configuration files load.
+    #[serde(default, skip_serializing)]
+    pub lock_seconds: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -424,9 +427,6 @@ impl Config {
         }
         if self.idempotency.retention_hours == 0 {
             return Err(bad("idempotency.retention_hours", "must be positive"));
-        }
-        if self.idempotency.lock_seconds == 0 {
-            return Err(bad("idempotency.lock_seconds", "must be positive"));
         }
         if self.outbox.batch_size == 0 {
             return Err(bad("outbox.batch_size", "must be positive"));

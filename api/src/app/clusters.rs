@@ -236,10 +236,10 @@ impl App {
         spec: &ClusterSpec,
         id: ClusterId,
         ca: &crate::vault::ClusterCa,
-        claim: Option<super::idempotency::Claim>,
+        claim: super::idempotency::Claim,
     ) -> Result<OperationView> {
         {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             let project_row = super::projects::find(&mut tx, ctx, project, false).await?;
             moke_iam::authorize(
                 &ctx.principal,
@@ -297,7 +297,7 @@ impl App {
                     },
                 )
                 .await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
+            claim.complete(&mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
         }

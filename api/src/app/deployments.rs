@@ -380,7 +380,7 @@ impl App {
         let input = &input;
         let request_key = (at.project.describe(), at.cluster.describe(), at.namespace);
         self.idempotent(ctx, "deployment_create", &(request_key, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             // Locked: concurrent creates in one cluster count each other against its quotas.
             let cluster_row =
                 clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
@@ -450,7 +450,7 @@ impl App {
                 )
                 .await?;
             set_rollout(&mut tx, id.uuid(), &op).await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
+            claim.complete(&mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
         })

@@ -118,7 +118,7 @@ impl App {
         let input = &input;
         let domain = &domain;
         self.idempotent(ctx, "domain_create", &(org, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             super::quotas::lock_org(&mut tx, org.uuid()).await?;
             let count =
                 sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM org_domains WHERE org_id = $1"#, org.uuid())
@@ -156,7 +156,7 @@ impl App {
             )
             .await?;
             let view = row.into_view();
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &view).await?;
+            claim.complete(&mut tx, 201, &view).await?;
             tx.commit().await?;
             Ok(view)
         })

@@ -56,7 +56,7 @@ impl App {
         let input = &input;
         let email = &email;
         self.idempotent(ctx, "invitation_create", &(org, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             let quotas = &self.config().quotas;
             super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::PendingInvitations, 1).await?;
@@ -103,7 +103,7 @@ impl App {
                 },
             )
             .await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &view).await?;
+            claim.complete(&mut tx, 201, &view).await?;
             tx.commit().await?;
             Ok(view)
         })

@@ -132,7 +132,7 @@ impl App {
         let input = &input;
         let request_key = (project.describe(), cluster.describe());
         self.idempotent(ctx, "node_pool_create", &(request_key, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             // Lock the cluster so concurrent pool creates count each other.
             let cluster_row =
                 clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, true).await?;
@@ -206,7 +206,7 @@ impl App {
                     },
                 )
                 .await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 202, &op).await?;
+            claim.complete(&mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
         })

@@ -100,7 +100,7 @@ impl App {
         v.finish()?;
         let input = &input;
         self.idempotent(ctx, "project_create", &(org, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             let id = ProjectId::generate();
             let row = sqlx::query_as!(
                 ProjectRow,
@@ -129,7 +129,7 @@ impl App {
                 },
             )
             .await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &view).await?;
+            claim.complete(&mut tx, 201, &view).await?;
             tx.commit().await?;
             Ok(view)
         })

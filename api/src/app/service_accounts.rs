@@ -121,7 +121,7 @@ impl App {
         super::members::check_role_grant(ctx, role)?;
         let input = &input;
         self.idempotent(ctx, "service_account_create", &(org, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::ServiceAccounts, 1).await?;
             let row = sqlx::query_as!(
@@ -150,7 +150,7 @@ impl App {
                 },
             )
             .await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &view).await?;
+            claim.complete(&mut tx, 201, &view).await?;
             tx.commit().await?;
             Ok(view)
         })
@@ -303,7 +303,7 @@ impl App {
         v.finish()?;
         let input = &input;
         self.idempotent(ctx, "trust_policy_create", &(org, account, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::TrustPolicies, 1).await?;
             let row = sqlx::query_as!(
@@ -336,7 +336,7 @@ impl App {
                 },
             )
             .await?;
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &view).await?;
+            claim.complete(&mut tx, 201, &view).await?;
             tx.commit().await?;
             Ok(view)
         })

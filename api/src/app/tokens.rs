@@ -262,7 +262,7 @@ impl App {
         let input = &input;
         let limits = &limits;
         self.idempotent(ctx, "token_create", &(org, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             super::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
             super::quotas::check_count(&mut tx, &self.config().quotas, org.uuid(), Counted::ServiceAccounts, 1).await?;
             let account = super::service_accounts::insert_unique(&mut tx, ctx, &input.name, "", role).await?;
@@ -270,7 +270,7 @@ impl App {
             let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
             // The stored replay never holds the secret: a retry learns the id only.
             let replay = TokenCreated { token: String::new(), ..created.clone() };
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
+            claim.complete(&mut tx, 201, &replay).await?;
             tx.commit().await?;
             Ok(created)
         })
@@ -294,11 +294,11 @@ impl App {
         let input = &input;
         let limits = &limits;
         self.idempotent(ctx, "service_account_token_create", &(org, account, input), |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             let owner = TokenOwner::ServiceAccount { id: account.uuid(), role: account_view.role };
             let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
             let replay = TokenCreated { token: String::new(), ..created.clone() };
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
+            claim.complete(&mut tx, 201, &replay).await?;
             tx.commit().await?;
             Ok(created)
         })
@@ -318,11 +318,11 @@ impl App {
         let input = &input;
         let limits = &limits;
         self.idempotent(ctx, "personal_token_create", input, |claim| async move {
-            let mut tx = self.db().begin().await?;
+            let mut tx = claim.begin(self.db()).await?;
             let owner = TokenOwner::User { id: ctx.principal.id, role: ctx.principal.role };
             let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
             let replay = TokenCreated { token: String::new(), ..created.clone() };
-            super::idempotency::complete(claim.as_ref(), &mut tx, 201, &replay).await?;
+            claim.complete(&mut tx, 201, &replay).await?;
             tx.commit().await?;
             Ok(created)
         })

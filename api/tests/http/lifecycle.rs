@@ -96,14 +96,21 @@ fn a_bad_config_value_stops_the_server_naming_the_key() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("quotas.max_clusters"));
 }
 
-#[sqlx::test(migrator = "moke_api::MIGRATOR")]
-async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect: PgConnectOptions) {
+/// The real binary in `dev` mode without region agents (operations stay
+/// pending), once it answers; with the organization and owner token it printed.
+struct Gateway {
+    child: std::process::Child,
+    base: String,
+    org: String,
+    token: String,
+}
+
+async fn start_gateway(connect: &PgConnectOptions, org_name: &str) -> Gateway {
     let port = free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_moke-server"))
-        // No region agents: the operation must still be pending when we long-poll it.
-        .args(["dev", "--no-regions", "--org", "shutdown-test", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["dev", "--no-regions", "--org", org_name, "--listen", &format!("127.0.0.1:{port}")])
         .arg("--database-url")
-        .arg(database_url(&connect))
+        .arg(database_url(connect))
         .env("MOKE_TELEMETRY__LOG_FILTER", "warn")
         .stdout(Stdio::piped())
         .spawn()
@@ -129,6 +136,15 @@ async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect
         assert!(Instant::now() < deadline, "server did not come up");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    Gateway { child, base, org, token }
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect: PgConnectOptions) {
+    let mut gateway = start_gateway(&connect, "shutdown-test").await;
+    let (base, org, token) = (gateway.base.clone(), gateway.org.clone(), gateway.token.clone());
+    let child = &mut gateway.child;
+    let client = reqwest::Client::new();
     let project: serde_json::Value = client
         .post(format!("{base}/v1/orgs/{org}/projects"))
         .bearer_auth(&token)
@@ -204,4 +220,87 @@ async fn revocation_reaches_every_gateway(options: PgPoolOptions, connect: PgCon
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     println!("revocation reached the other gateway after {:?}", revoked.elapsed());
+}
+
+/// A gateway killed (SIGKILL) while an idempotent create is in its
+/// transaction neither loses nor duplicates it, and the key it held is free
+/// at once: the retry proceeds, not `409 idempotency_key_in_flight`.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_killed_gateway_leaves_no_idempotency_key_held(options: PgPoolOptions, connect: PgConnectOptions) {
+    let pool = options.connect_with(connect.clone()).await.unwrap();
+    let mut first = start_gateway(&connect, "crash-test").await;
+    let client = reqwest::Client::new();
+    let project: serde_json::Value = client
+        .post(format!("{}/v1/orgs/{}/projects", first.base, first.org))
+        .bearer_auth(&first.token)
+        .json(&json!({ "name": "web" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let clusters = format!("/v1/projects/{}/clusters", project["id"].as_str().unwrap());
+    let body = json!({ "name": "prod", "spec": { "region": "eu-central-1" } });
+    // The organization's row held elsewhere: the create stops inside its transaction.
+    let org: moke_api::ids::OrgId = first.org.parse().unwrap();
+    let mut blocker = pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM organizations WHERE id = $1 FOR UPDATE")
+        .bind(org.uuid())
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let stalled = client
+        .post(format!("{}{clusters}", first.base))
+        .bearer_auth(&first.token)
+        .header("idempotency-key", "crash-1")
+        .json(&body)
+        .send();
+    let stalled = tokio::spawn(stalled);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the create never took its key");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    assert!(stalled.await.unwrap().is_err(), "the killed gateway answered nothing");
+    blocker.rollback().await.unwrap();
+
+    let second = start_gateway(&connect, "crash-test").await;
+    let retried = Instant::now();
+    let retry = |key: &'static str| {
+        client
+            .post(format!("{}{clusters}", second.base))
+            .bearer_auth(&first.token)
+            .header("idempotency-key", key)
+            .json(&body)
+            .send()
+    };
+    let response = retry("crash-1").await.unwrap();
+    assert_eq!(response.status(), StatusCode::ACCEPTED, "{}", response.text().await.unwrap());
+    assert!(retried.elapsed() < Duration::from_secs(5), "no wait for a dead claim: {:?}", retried.elapsed());
+    let op: serde_json::Value = response.json().await.unwrap();
+    let again: serde_json::Value = retry("crash-1").await.unwrap().json().await.unwrap();
+    assert_eq!(again["id"], op["id"], "the answer is replayed");
+    let clusters: i64 = sqlx::query_scalar("SELECT count(*) FROM clusters").fetch_one(&pool).await.unwrap();
+    assert_eq!(clusters, 1, "nothing lost, nothing doubled");
+    drop(second);
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
