@@ -76,14 +76,32 @@ pub struct RequestContext {
     pub idempotency_key: Option<String>,
 }
 
+/// What a surface knows of a request before it is authenticated.
+#[derive(Debug, Default)]
+pub struct RequestMeta {
+    pub request_id: Option<String>,
+    pub source_ip: Option<String>,
+    pub user_agent: Option<String>,
+    /// The client's `Idempotency-Key` (REST) or `request_id` (gRPC).
+    pub idempotency_key: Option<String>,
+}
+
 impl RequestContext {
-    /// A context for a request not yet authenticated: a principal that
-    /// [`moke_iam::authorize`] refuses everything. Surfaces start here.
-    pub fn anonymous() -> RequestContext {
-        let mut ctx = RequestContext::system(Uuid::nil());
-        ctx.principal.kind = moke_iam::PrincipalKind::Anonymous;
-        ctx.principal.role = moke_iam::OrgRole::Viewer;
-        ctx
+    /// A request not yet authenticated, as every surface (REST, gRPC,
+    /// GraphQL over HTTP and WebSocket) starts one: a principal that
+    /// [`moke_iam::authorize`] refuses everything, and the request's
+    /// metadata (the user agent cut to 256 characters).
+    pub fn anonymous(meta: RequestMeta) -> RequestContext {
+        let mut principal = RequestContext::system(Uuid::nil()).principal;
+        principal.kind = moke_iam::PrincipalKind::Anonymous;
+        principal.role = moke_iam::OrgRole::Viewer;
+        RequestContext {
+            principal,
+            request_id: meta.request_id,
+            source_ip: meta.source_ip,
+            user_agent: meta.user_agent.map(|ua| ua.chars().take(256).collect()),
+            idempotency_key: meta.idempotency_key,
+        }
     }
 
     /// A context for the server acting on its own behalf (bootstrap, jobs).

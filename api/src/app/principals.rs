@@ -267,6 +267,20 @@ impl MemberPolicy {
 }
 
 impl App {
+    /// The caller of `ctx`, by an `Authorization` header's value
+    /// (`Bearer <token>`), within its rate limit: how every surface learns
+    /// who is calling.
+    pub async fn authenticate_request(&self, authorization: &str, ctx: RequestContext) -> Result<RequestContext> {
+        let bearer = authorization
+            .strip_prefix("Bearer ")
+            .or_else(|| authorization.strip_prefix("bearer "))
+            .ok_or(Error::Unauthenticated)?
+            .trim();
+        let principal = self.authenticate(bearer, &ctx).await?;
+        self.rate_limits().check_principal(principal.id)?;
+        Ok(RequestContext { principal, ..ctx })
+    }
+
     /// Turns a bearer credential into a principal. Unknown, revoked and
     /// expired credentials are all refused alike (401); the refusal of a
     /// known token is audited in its organization.

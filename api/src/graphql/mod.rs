@@ -23,7 +23,7 @@ use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
-use crate::app::{App, Error, RequestContext};
+use crate::app::{App, Error, RequestContext, RequestMeta};
 pub use types::{Mutation, Query, Subscription};
 
 /// The Moke GraphQL schema.
@@ -142,11 +142,7 @@ async fn authenticate(
     meta: RequestContext,
 ) -> Result<Option<RequestContext>, Error> {
     let Some(value) = authorization else { return Ok(None) };
-    let bearer =
-        value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).ok_or(Error::Unauthenticated)?.trim();
-    let principal = app.authenticate(bearer, &meta).await?;
-    app.rate_limits().check_principal(principal.id)?;
-    Ok(Some(RequestContext { principal, ..meta }))
+    Ok(Some(app.authenticate_request(value, meta).await?))
 }
 
 async fn execute(
@@ -156,10 +152,12 @@ async fn execute(
     request: GraphQLRequest,
 ) -> Response {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let mut meta = RequestContext::anonymous();
-    meta.request_id = text("x-request-id");
-    meta.user_agent = text("user-agent").map(|ua| ua.chars().take(256).collect());
-    meta.source_ip = Some(peer.ip().to_string());
+    let meta = RequestContext::anonymous(RequestMeta {
+        request_id: text("x-request-id"),
+        user_agent: text("user-agent"),
+        source_ip: Some(peer.ip().to_string()),
+        idempotency_key: None,
+    });
     let caller = match authenticate(&state.app, text("authorization").as_deref(), meta).await {
         Ok(caller) => caller,
         Err(e) => {
@@ -238,8 +236,7 @@ async fn subscribe(
             let app = state.app.clone();
             GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
                 .on_connection_init(move |payload| async move {
-                    let mut meta = RequestContext::anonymous();
-                    meta.source_ip = source_ip;
+                    let meta = RequestContext::anonymous(RequestMeta { source_ip, ..RequestMeta::default() });
                     let authorization = payload.get("authorization").and_then(|v| v.as_str());
                     // Checked now to refuse a bad credential at once, but not
                     // kept: the socket holds only the bearer, so queries and

@@ -16,7 +16,7 @@ use axum::extract::ConnectInfo;
 use tonic::{Code, Status};
 use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, RetryInfo, StatusExt};
 
-use crate::app::{App, Error, PageRequest, RequestContext};
+use crate::app::{App, Error, PageRequest, RequestContext, RequestMeta};
 
 /// The domain named in every `google.rpc.ErrorInfo`.
 const ERROR_DOMAIN: &str = "moke.dev";
@@ -122,21 +122,18 @@ fn grpc_field(field: &str) -> String {
 async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
     let metadata = request.metadata();
     let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let mut ctx = RequestContext::anonymous();
-    ctx.request_id = text("x-request-id");
-    ctx.user_agent = text("user-agent").map(|ua| ua.chars().take(256).collect());
-    ctx.source_ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip().to_string())
-        .or_else(|| request.remote_addr().map(|addr| addr.ip().to_string()));
-    ctx.idempotency_key = (!request_id.is_empty()).then(|| request_id.to_string());
-    let bearer = text("authorization")
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")).map(str::to_string))
-        .ok_or_else(|| status(Error::Unauthenticated))?;
-    ctx.principal = app.authenticate(bearer.trim(), &ctx).await.map_err(status)?;
-    app.rate_limits().check_principal(ctx.principal.id).map_err(status)?;
-    Ok(ctx)
+    let ctx = RequestContext::anonymous(RequestMeta {
+        request_id: text("x-request-id"),
+        user_agent: text("user-agent"),
+        source_ip: request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip().to_string())
+            .or_else(|| request.remote_addr().map(|addr| addr.ip().to_string())),
+        idempotency_key: (!request_id.is_empty()).then(|| request_id.to_string()),
+    });
+    let authorization = text("authorization").ok_or_else(|| status(Error::Unauthenticated))?;
+    app.authenticate_request(&authorization, ctx).await.map_err(status)
 }
 
 /// `page_size` (0 = default) and `page_token` as a page request.

@@ -10,7 +10,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::problem::ApiError;
-use crate::app::{App, Error, FieldError, PageRequest, RequestContext};
+use crate::app::{App, Error, FieldError, PageRequest, RequestContext, RequestMeta};
 
 /// The authenticated caller and request metadata.
 pub struct Ctx(pub RequestContext);
@@ -27,28 +27,21 @@ pub struct Meta(pub RequestContext);
 pub struct MaybeCtx(pub RequestContext);
 
 fn metadata(parts: &Parts) -> RequestContext {
-    let mut ctx = RequestContext::anonymous();
-    ctx.request_id = header_text(parts, "x-request-id");
-    ctx.source_ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string());
-    ctx.user_agent = header_text(parts, header::USER_AGENT.as_str()).map(|ua| ua.chars().take(256).collect());
-    ctx.idempotency_key = header_text(parts, "idempotency-key");
-    ctx
+    RequestContext::anonymous(RequestMeta {
+        request_id: header_text(parts, "x-request-id"),
+        source_ip: parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string()),
+        user_agent: header_text(parts, header::USER_AGENT.as_str()),
+        idempotency_key: header_text(parts, "idempotency-key"),
+    })
 }
 
-fn bearer(parts: &Parts) -> Option<&str> {
-    parts
-        .headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .map(str::trim)
+/// The `Authorization` header, if sent (any value: a malformed one is refused, not ignored).
+fn authorization(parts: &Parts) -> Option<String> {
+    header_text(parts, header::AUTHORIZATION.as_str())
 }
 
-async fn authenticated(parts: &Parts, app: &App, bearer: &str) -> Result<RequestContext, ApiError> {
-    let mut ctx = metadata(parts);
-    ctx.principal = app.authenticate(bearer, &ctx).await?;
-    app.rate_limits().check_principal(ctx.principal.id)?;
-    Ok(ctx)
+async fn authenticated(parts: &Parts, app: &App, authorization: &str) -> Result<RequestContext, ApiError> {
+    Ok(app.authenticate_request(authorization, metadata(parts)).await?)
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Meta {
@@ -63,8 +56,8 @@ impl FromRequestParts<Arc<App>> for Ctx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
-        let bearer = bearer(parts).ok_or(Error::Unauthenticated)?;
-        Ok(Ctx(authenticated(parts, app, bearer).await?))
+        let authorization = authorization(parts).ok_or(Error::Unauthenticated)?;
+        Ok(Ctx(authenticated(parts, app, &authorization).await?))
     }
 }
 
@@ -76,8 +69,10 @@ impl FromRequestParts<Arc<App>> for CtxWithBearer {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
-        let bearer = bearer(parts).ok_or(Error::Unauthenticated)?;
-        Ok(CtxWithBearer(authenticated(parts, app, bearer).await?, bearer.to_string()))
+        let authorization = authorization(parts).ok_or(Error::Unauthenticated)?;
+        let ctx = authenticated(parts, app, &authorization).await?;
+        let bearer = authorization.split_once(' ').map_or("", |(_, bearer)| bearer).trim().to_string();
+        Ok(CtxWithBearer(ctx, bearer))
     }
 }
 
@@ -85,8 +80,8 @@ impl FromRequestParts<Arc<App>> for MaybeCtx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
-        match bearer(parts) {
-            Some(bearer) => Ok(MaybeCtx(authenticated(parts, app, bearer).await?)),
+        match authorization(parts) {
+            Some(authorization) => Ok(MaybeCtx(authenticated(parts, app, &authorization).await?)),
             None => Ok(MaybeCtx(metadata(parts))),
         }
     }

@@ -80,7 +80,7 @@ async fn main() -> Result<()> {
         .execute(app.db())
         .await?;
     let login = LoginRequest { email: email.clone(), password: PASSWORD.into(), organization: None };
-    let session = app.login(&RequestContext::anonymous(), login).await?;
+    let session = app.login(&RequestContext::anonymous(Default::default()), login).await?;
     let people_ctx = RequestContext::system(people_org.uuid());
     let their_project =
         app.project_create(&people_ctx, people_org, serde_json::from_value(json!({ "name": "bench" }))?).await?;
