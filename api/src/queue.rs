@@ -15,7 +15,7 @@ use moke_proto::subjects;
 use prost::Message;
 
 use crate::app::App;
-use crate::app::outbox::{OutboxConsumer, OutboxMessage};
+use crate::app::region::outbox::{OutboxConsumer, OutboxMessage};
 use crate::config::Config;
 
 /// A JetStream link with the streams this deployment uses.

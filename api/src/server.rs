@@ -40,7 +40,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     crate::http::ops::prometheus();
-    crate::app::mail::warn_if_development_sender(&app.config().mail);
+    crate::app::kernel::mail::warn_if_development_sender(&app.config().mail);
     let mut nats_tasks = Vec::new();
     if app.config().queue.is_nats() {
         let nats = crate::queue::Nats::connect(app.config()).await?;
@@ -67,9 +67,9 @@ pub async fn serve(
 
 /// Work each gateway process does beside answering requests.
 async fn background_tasks(app: Arc<App>) {
-    let listener = tokio::spawn(crate::app::notifications::run(app.clone()));
+    let listener = tokio::spawn(crate::app::region::notifications::run(app.clone()));
     let ingest = tokio::spawn(ingest_region_status(app.clone()));
-    let mail = tokio::spawn(crate::app::mail::run_relay(app.clone()));
+    let mail = tokio::spawn(crate::app::kernel::mail::run_relay(app.clone()));
     let signer = tokio::spawn(sign_serving_certificates(app.clone()));
     let webhooks = tokio::spawn(deliver_webhooks(app.clone()));
     let vault = tokio::spawn(app.vault_handle().maintain(app.shutdown_token().clone()));

@@ -6,46 +6,14 @@
 //! one Postgres transaction per mutation (desired state, Operation, outbox
 //! row, audit event, idempotency record together). No HTTP types here.
 
-pub mod audit;
-mod catalog;
-mod changes;
-mod cluster_pki;
-mod cluster_status;
-mod clusters;
-mod credential_policy;
-pub mod deploy_hooks;
-pub mod deployments;
-mod domains;
 pub mod error;
-pub mod event_webhooks;
-mod idempotency;
-pub mod ingest;
-mod invitations;
-pub mod mail;
-mod members;
-mod node_pools;
-pub mod notifications;
-pub mod observations;
-pub mod operations;
-mod orgs;
-pub mod outbox;
-mod principals;
-mod projects;
-mod quotas;
-pub mod rate_limit;
-pub mod region_command;
-pub mod repair;
-pub mod secrets;
-mod service_accounts;
-mod services;
-mod sessions;
-mod sso;
-mod token_exchange;
-mod tokens;
-mod users;
+pub mod iam;
+pub mod infra;
+pub mod integrations;
+pub mod kernel;
+pub mod region;
 mod validate;
-pub mod webhook_signing;
-pub mod workload_spec;
+pub mod workloads;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,10 +28,10 @@ use uuid::Uuid;
 use crate::config::Config;
 use crate::ids::{Id, IdKind};
 pub use error::{Error, FieldError, Result};
-pub use operations::OperationWatch;
-pub use orgs::BootstrapOrg;
-pub use principals::PrincipalCache;
-pub use rate_limit::RateLimits;
+pub use iam::orgs::BootstrapOrg;
+pub use iam::principals::PrincipalCache;
+pub use iam::rate_limit::RateLimits;
+pub use region::operations::OperationWatch;
 
 /// Who is calling and from where; built by each surface, recorded in audit events.
 #[derive(Debug, Clone)]
@@ -141,14 +109,14 @@ pub struct App {
     principals: PrincipalCache,
     vault: Arc<crate::vault::Vault>,
     rate_limits: RateLimits,
-    issuer_keys: token_exchange::IssuerKeys,
+    issuer_keys: iam::token_exchange::IssuerKeys,
     outbound: crate::outbound::OutboundClient,
     status_arrived: tokio::sync::Notify,
     csr_arrived: tokio::sync::Notify,
     ca_permits: tokio::sync::Semaphore,
     outbox_arrived: tokio::sync::Notify,
-    region_clock: observations::RegionClock,
-    hook_secrets: deploy_hooks::HookSecrets,
+    region_clock: region::observations::RegionClock,
+    hook_secrets: integrations::deploy_hooks::HookSecrets,
     webhooks_due: tokio::sync::Notify,
     fault_after_spec_insert: AtomicBool,
     shutdown: CancellationToken,
@@ -160,7 +128,7 @@ impl App {
             operations: OperationWatch::new(),
             principals: PrincipalCache::default(),
             rate_limits: RateLimits::new(&config.rate_limits),
-            issuer_keys: token_exchange::IssuerKeys::default(),
+            issuer_keys: iam::token_exchange::IssuerKeys::default(),
             outbound: crate::outbound::OutboundClient::new(&config.outbound, "Moke/1"),
             vault,
             status_arrived: tokio::sync::Notify::new(),
@@ -223,7 +191,7 @@ impl App {
         &self.rate_limits
     }
 
-    fn issuer_key_cache(&self) -> &token_exchange::IssuerKeys {
+    fn issuer_key_cache(&self) -> &iam::token_exchange::IssuerKeys {
         &self.issuer_keys
     }
 

@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 use super::extract::{Ctx, Json};
 use super::problem::Problems;
 use super::{ApiResult, accepted};
-use crate::app::deploy_hooks::{Delivery, HookOutcome};
+use crate::app::integrations::deploy_hooks::{Delivery, HookOutcome};
 use crate::app::{App, ResourceRef};
 use crate::model::*;
 

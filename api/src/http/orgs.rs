@@ -13,7 +13,7 @@ use super::extract::{Ctx, CtxWithBearer, Json, ListParams, Query};
 use super::problem::{ApiError, Problems};
 use super::{ApiResult, created, with_etag};
 use crate::app::App;
-use crate::app::audit::AuditFilter;
+use crate::app::kernel::audit::AuditFilter;
 use crate::ids::{OrgId, TokenId};
 use crate::model::*;
 
@@ -110,7 +110,8 @@ async fn audit_event_export(
     if filter.since.is_none_or(|since| since < now) {
         filter.until = Some(filter.until.map_or(now, |until| until.min(now)));
     }
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(crate::app::audit::EXPORT_SECONDS);
+    let deadline =
+        tokio::time::Instant::now() + std::time::Duration::from_secs(crate::app::kernel::audit::EXPORT_SECONDS);
     // The first batch answers authorization and filter errors as problems;
     // the rest streams, and a failure ends it as an error (never a quietly
     // short file).
@@ -161,16 +162,16 @@ async fn audit_event_export(
             if events.is_empty() {
                 return None;
             }
-            if export.sent >= crate::app::audit::MAX_EXPORT_EVENTS {
+            if export.sent >= crate::app::kernel::audit::MAX_EXPORT_EVENTS {
                 let why = format!(
                     "the export holds at most {} events; narrow it with since and until",
-                    crate::app::audit::MAX_EXPORT_EVENTS
+                    crate::app::kernel::audit::MAX_EXPORT_EVENTS
                 );
                 return Some((Err(export.fail(&why)), export));
             }
             export.sent += events.len() as i64;
             export.after = events.last().map(|e| e.id.uuid());
-            export.done = (events.len() as i64) < crate::app::audit::EXPORT_BATCH;
+            export.done = (events.len() as i64) < crate::app::kernel::audit::EXPORT_BATCH;
             Some((Ok(axum::body::Bytes::from(render(&events))), export))
         }
     });

@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
 use super::problem::Problems;
 use super::{ApiResult, accepted, with_etag};
-use crate::app::deployments::{DeploymentChange, DeploymentPath};
+use crate::app::workloads::deployments::{DeploymentChange, DeploymentPath};
 use crate::app::{App, RequestContext, ResourceRef};
 use crate::model::*;
 

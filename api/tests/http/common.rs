@@ -394,7 +394,7 @@ impl Received {
 
     /// True when the Standard Webhooks signature verifies with `secret`.
     pub fn signed_with(&self, secret: &str) -> bool {
-        moke_api::app::webhook_signing::verify(
+        moke_api::app::integrations::signing::verify(
             secret,
             self.header("webhook-id"),
             self.header("webhook-timestamp"),

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use moke_api::app::observations::{OperationProgress, ResourceObservation};
+use moke_api::app::region::observations::{OperationProgress, ResourceObservation};
 use moke_api::model::OperationStatus;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -118,7 +118,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     t.app
         .record_observation(ResourceObservation {
             region: "eu-central-1".into(),
-            kind: moke_api::app::region_command::ResourceKind::Cluster,
+            kind: moke_api::app::region::command::ResourceKind::Cluster,
             resource_id: cluster_id.uuid(),
             observed_generation: 1,
             phase: "running".into(),
@@ -233,7 +233,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     t.app
         .record_observation(ResourceObservation {
             region: "eu-central-1".into(),
-            kind: moke_api::app::region_command::ResourceKind::Cluster,
+            kind: moke_api::app::region::command::ResourceKind::Cluster,
             resource_id: cluster_id.uuid(),
             observed_generation: 5,
             phase: "deleted".into(),

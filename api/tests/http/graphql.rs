@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::{SinkExt, StreamExt};
-use moke_api::app::observations::OperationProgress;
+use moke_api::app::region::observations::OperationProgress;
 use moke_api::model::OperationStatus;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};

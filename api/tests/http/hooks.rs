@@ -2,7 +2,7 @@
 //! simulated region rolls out, and CI can wait for it; forged, stale,
 //! replayed, malformed and disallowed deliveries change nothing.
 
-use moke_api::app::webhook_signing::{github_signature, sign};
+use moke_api::app::integrations::signing::{github_signature, sign};
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use moke_api::app::FaultPoint;
-use moke_api::app::outbox::{OutboxConsumer, OutboxMessage};
+use moke_api::app::region::outbox::{OutboxConsumer, OutboxMessage};
 use moke_api::config::QuotaDefaults;
 use prost::Message;
 use reqwest::{Method, StatusCode};

@@ -286,7 +286,7 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     configure_sso(&t, &acme, &idp.issuer, "moke-sso").await;
     configure_sso_for(&t, &globex, &idp.issuer, "moke-sso", &["globex.test"]).await;
     // Every secret column holds Vault ciphertext only, never the secret.
-    for (table, column, _, _) in moke_api::app::secrets::SECRET_COLUMNS {
+    for (table, column, _, _) in moke_api::app::kernel::secrets::SECRET_COLUMNS {
         let values: Vec<String> =
             sqlx::query_scalar(&format!("SELECT {column} FROM {table}")).fetch_all(&t.pool).await.unwrap();
         if table == "sso_providers" {
@@ -305,8 +305,10 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     .await
     .unwrap();
     in_schema.sort();
-    let mut known: Vec<(String, String)> =
-        moke_api::app::secrets::SECRET_COLUMNS.iter().map(|(t, c, _, _)| (t.to_string(), c.to_string())).collect();
+    let mut known: Vec<(String, String)> = moke_api::app::kernel::secrets::SECRET_COLUMNS
+        .iter()
+        .map(|(t, c, _, _)| (t.to_string(), c.to_string()))
+        .collect();
     known.sort();
     assert_eq!(in_schema, known);
     // The same secret of two organizations encrypts differently (keys derived per organization).
@@ -319,7 +321,7 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     assert!(operations.iter().all(|op| op.status.as_str() == "succeeded" && op.progress == 100));
     let versions: Vec<String> =
         sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_all(&t.pool).await.unwrap();
-    assert!(versions.iter().all(|v| moke_api::app::secrets::key_version(v) == Some(version)), "{versions:?}");
+    assert!(versions.iter().all(|v| moke_api::app::kernel::secrets::key_version(v) == Some(version)), "{versions:?}");
     assert!(t.app.rewrap_secrets().await.unwrap().is_empty(), "nothing left to rewrap");
     // The rewrapped secret still works: a complete SSO login.
     let login = start(&t, "acme").await;

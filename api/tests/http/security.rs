@@ -452,7 +452,7 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
     options: PgPoolOptions,
     connect: PgConnectOptions,
 ) {
-    use moke_api::app::observations::ResourceObservation;
+    use moke_api::app::region::observations::ResourceObservation;
     use moke_proto::region::{self as pb, status::Message as StatusMessage};
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
@@ -461,7 +461,7 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
     let id = cluster.parse::<moke_api::ids::ClusterId>().unwrap().uuid();
     let report = |region: &str, endpoint: &str| ResourceObservation {
         region: region.into(),
-        kind: moke_api::app::region_command::ResourceKind::Cluster,
+        kind: moke_api::app::region::command::ResourceKind::Cluster,
         resource_id: id,
         observed_generation: 1,
         phase: "running".into(),

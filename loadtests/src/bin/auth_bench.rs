@@ -47,7 +47,7 @@ async fn main() -> Result<()> {
     moke_api::server::migrate(&pool).await?;
     let vault = moke_api::vault::Vault::connect(&config).await?;
     let app = App::new(pool, Arc::new(config), vault);
-    tokio::spawn(moke_api::app::notifications::run(app.clone()));
+    tokio::spawn(moke_api::app::region::notifications::run(app.clone()));
 
     let run = std::process::id();
     let made = app.bootstrap_org(&format!("bench-{run}"), "Bench").await?;

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use moke_api::app::webhook_signing::sign;
+use moke_api::app::integrations::signing::sign;
 use moke_loadtests::{Gateway, operation_latency, percentile, start_gateway, wait_finished, wrk_requests_per_second};
 use serde_json::{Value, json};
 

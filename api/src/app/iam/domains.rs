@@ -1,0 +1,291 @@
+//! Domains an organization proves it owns: Moke issues a challenge, the
+//! customer publishes it as a DNS TXT record at `_moke-challenge.<domain>`,
+//! and Moke looks it up through the system resolver (or `auth.dns_resolver`).
+//! Only a verified domain may let people join through SSO by their address,
+//! and a domain is verified by at most one organization at a time.
+
+use moke_iam::Action;
+use moke_iam::token::random_secret;
+use serde_json::json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::app::error::{Validator, or_unique};
+use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::{App, Error, RequestContext, Result};
+use crate::ids::{DomainId, OrgId};
+use crate::model::{DomainCreate, DomainVerificationRecord, DomainView};
+
+/// The label under the domain that carries the challenge.
+pub const CHALLENGE_LABEL: &str = "_moke-challenge";
+/// What the TXT record's text starts with.
+pub const CHALLENGE_PREFIX: &str = "moke-domain-verification=";
+/// Domains one organization may claim.
+const MAX_DOMAINS_PER_ORG: i64 = 50;
+
+struct DomainRow {
+    id: Uuid,
+    domain: String,
+    challenge: String,
+    verified_at: Option<chrono::DateTime<chrono::Utc>>,
+    last_checked_at: Option<chrono::DateTime<chrono::Utc>>,
+    last_error: Option<String>,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl DomainRow {
+    fn into_view(self) -> DomainView {
+        DomainView {
+            id: DomainId::from_uuid(self.id),
+            verification: DomainVerificationRecord {
+                name: format!("{CHALLENGE_LABEL}.{}", self.domain),
+                record_type: "TXT".to_string(),
+                value: format!("{CHALLENGE_PREFIX}{}", self.challenge),
+            },
+            domain: self.domain,
+            verified: self.verified_at.is_some(),
+            verified_at: self.verified_at,
+            last_checked_at: self.last_checked_at,
+            last_error: self.last_error,
+            created_at: self.created_at,
+        }
+    }
+}
+
+/// The organization's verified domains.
+pub(in crate::app) async fn verified_domains(db: &PgPool, org: Uuid) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar!("SELECT domain FROM org_domains WHERE org_id = $1 AND verified_at IS NOT NULL", org)
+        .fetch_all(db)
+        .await?)
+}
+
+/// A DNS name of 2 to 127 labels, lowercase; no wildcards, no trailing dot.
+fn is_domain(text: &str) -> bool {
+    text.len() <= 253
+        && text.contains('.')
+        && text.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+}
+
+/// Looks up the TXT records at `name` with the configured resolver.
+async fn txt_records(resolver_setting: &str, name: &str) -> std::result::Result<Vec<String>, String> {
+    use hickory_resolver::config::{NameServerConfig, ResolverConfig};
+    use hickory_resolver::net::runtime::TokioRuntimeProvider;
+    let resolver = match resolver_setting.parse::<std::net::SocketAddr>() {
+        Ok(server) => {
+            let mut nameserver = NameServerConfig::udp_and_tcp(server.ip());
+            for connection in &mut nameserver.connections {
+                connection.port = server.port();
+            }
+            hickory_resolver::TokioResolver::builder_with_config(
+                ResolverConfig::from_name_servers(vec![nameserver]),
+                TokioRuntimeProvider::default(),
+            )
+            .build()
+        }
+        Err(_) => hickory_resolver::TokioResolver::builder_tokio().and_then(|builder| builder.build()),
+    }
+    .map_err(|e| format!("no resolver: {e}"))?;
+    // Fully qualified: no search domains are tried.
+    let lookup = resolver.txt_lookup(format!("{name}.")).await.map_err(|e| {
+        if e.is_no_records_found() { "no TXT record found".to_string() } else { "the DNS lookup failed".to_string() }
+    })?;
+    Ok(lookup
+        .answers()
+        .iter()
+        .filter_map(|record| match &record.data {
+            hickory_resolver::proto::rr::RData::TXT(txt) => {
+                Some(txt.txt_data.iter().map(|part| String::from_utf8_lossy(part).into_owned()).collect::<String>())
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+impl App {
+    /// `domain_create`: claims a domain and returns the TXT record that proves it.
+    pub async fn domain_create(&self, ctx: &RequestContext, org: OrgId, input: DomainCreate) -> Result<DomainView> {
+        self.org_authorized(ctx, org, Action::ManageSso).await?;
+        let domain = input.domain.trim().trim_end_matches('.').to_lowercase();
+        let mut v = Validator::new();
+        v.check(is_domain(&domain), "domain", "invalid", "a domain name such as example.com");
+        v.finish()?;
+        let input = &input;
+        let domain = &domain;
+        self.idempotent(ctx, "domain_create", &(org, input), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            crate::app::kernel::quotas::lock_org(&mut tx, org.uuid()).await?;
+            let count =
+                sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM org_domains WHERE org_id = $1"#, org.uuid())
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if count >= MAX_DOMAINS_PER_ORG {
+                return Err(Error::QuotaExceeded {
+                    quota: "domains",
+                    limit: MAX_DOMAINS_PER_ORG,
+                    usage: count,
+                    requested: 1,
+                });
+            }
+            let row = sqlx::query_as!(
+                DomainRow,
+                "INSERT INTO org_domains (id, org_id, domain, challenge) VALUES ($1, $2, $3, $4)
+                 RETURNING id, domain, challenge, verified_at, last_checked_at, last_error, created_at",
+                DomainId::generate().uuid(),
+                org.uuid(),
+                domain,
+                random_secret(32),
+            )
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(or_unique(|| Error::invalid_field("domain", "taken", "this organization already claims it")))?;
+            audit::record(
+                &mut tx,
+                ctx,
+                AuditRecord {
+                    action: "domain.create",
+                    resource_type: "domain",
+                    resource_id: Some(DomainId::from_uuid(row.id).to_string()),
+                    details: json!({ "domain": domain }),
+                },
+            )
+            .await?;
+            let view = row.into_view();
+            claim.complete(&mut tx, 201, &view).await?;
+            tx.commit().await?;
+            Ok(view)
+        })
+        .await
+    }
+
+    /// `domain_list`.
+    pub async fn domain_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<DomainView>> {
+        self.org_authorized(ctx, org, Action::Read).await?;
+        let rows = sqlx::query_as!(
+            DomainRow,
+            "SELECT id, domain, challenge, verified_at, last_checked_at, last_error, created_at
+             FROM org_domains WHERE org_id = $1 ORDER BY domain",
+            org.uuid(),
+        )
+        .fetch_all(self.db())
+        .await?;
+        Ok(rows.into_iter().map(DomainRow::into_view).collect())
+    }
+
+    /// `domain_verify`: looks up the challenge record now. A domain already
+    /// verified by another organization stays theirs.
+    pub async fn domain_verify(&self, ctx: &RequestContext, org: OrgId, domain: &str) -> Result<DomainView> {
+        self.org_authorized(ctx, org, Action::ManageSso).await?;
+        let domain = domain.trim().trim_end_matches('.').to_lowercase();
+        let row = sqlx::query_as!(
+            DomainRow,
+            "SELECT id, domain, challenge, verified_at, last_checked_at, last_error, created_at
+             FROM org_domains WHERE org_id = $1 AND domain = $2",
+            org.uuid(),
+            domain,
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| Error::not_found("domain", domain.clone()))?;
+        let record_name = format!("{CHALLENGE_LABEL}.{domain}");
+        let expected = format!("{CHALLENGE_PREFIX}{}", row.challenge);
+        let found = txt_records(&self.config().auth.dns_resolver, &record_name).await;
+        let problem = match &found {
+            Ok(texts) if texts.iter().any(|text| text.trim() == expected) => None,
+            Ok(_) => Some(format!("no TXT record at {record_name} carries this domain's token")),
+            Err(error) => Some(format!("{error} at {record_name}")),
+        };
+        let mut tx = self.db().begin().await?;
+        // A proven domain lets people join: proven only while the caller's
+        // credential lasts (the DNS lookup above may have taken a while).
+        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
+        let updated = sqlx::query_as!(
+            DomainRow,
+            "UPDATE org_domains SET last_checked_at = now(), last_error = $3,
+                 verified_by = CASE WHEN $3::text IS NULL AND verified_at IS NULL THEN $4 ELSE verified_by END,
+                 verified_at = CASE WHEN $3::text IS NULL THEN COALESCE(verified_at, now()) ELSE verified_at END
+             WHERE id = $1 AND org_id = $2
+             RETURNING id, domain, challenge, verified_at, last_checked_at, last_error, created_at",
+            row.id,
+            org.uuid(),
+            problem,
+            ctx.principal.id,
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(or_unique(|| Error::conflict("domain_claimed", "another organization has verified this domain")))?;
+        audit::insert(
+            &mut tx,
+            ctx,
+            org.uuid(),
+            if problem.is_none() { "success" } else { "failure" },
+            AuditRecord {
+                action: "domain.verify",
+                resource_type: "domain",
+                resource_id: Some(DomainId::from_uuid(row.id).to_string()),
+                details: json!({ "domain": domain, "problem": problem }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        if let Some(problem) = problem {
+            return Err(Error::conflict("domain_not_verified", problem));
+        }
+        Ok(updated.into_view())
+    }
+
+    /// `domain_delete`: gives a domain up; people at it no longer join through SSO.
+    pub async fn domain_delete(&self, ctx: &RequestContext, org: OrgId, domain: &str) -> Result<()> {
+        self.org_authorized(ctx, org, Action::ManageSso).await?;
+        let domain = domain.trim().trim_end_matches('.').to_lowercase();
+        let mut tx = self.db().begin().await?;
+        let deleted = sqlx::query_scalar!(
+            "DELETE FROM org_domains WHERE org_id = $1 AND domain = $2 RETURNING id",
+            org.uuid(),
+            domain
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::not_found("domain", domain.clone()))?;
+        sqlx::query!(
+            "UPDATE sso_providers SET allowed_domains = array_remove(allowed_domains, $2), version = version + 1
+             WHERE org_id = $1",
+            org.uuid(),
+            domain
+        )
+        .execute(&mut *tx)
+        .await?;
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "domain.delete",
+                resource_type: "domain",
+                resource_id: Some(DomainId::from_uuid(deleted).to_string()),
+                details: json!({ "domain": domain }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_domain;
+
+    #[test]
+    fn domain_names() {
+        assert!(is_domain("example.com"));
+        assert!(is_domain("eu.corp-1.example.com"));
+        for bad in ["example", "*.example.com", "-a.com", "a-.com", "a..com", "Ex ample.com", "a.com."] {
+            assert!(!is_domain(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! Organization memberships and project roles. The last owner of an
+//! organization can neither leave nor be demoted.
+
+use moke_iam::{Action, OrgRole, ProjectRole, Target};
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::error::Validator;
+use crate::app::infra::clusters::pki::Reach;
+use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
+use crate::ids::{OrgId, ProjectKind, ServiceAccountId, UserId};
+use crate::model::*;
+
+/// Parses an organization role the caller may grant, naming `field` when it cannot.
+pub(in crate::app) fn grantable_role(
+    v: &mut Validator,
+    ctx: &RequestContext,
+    field: &str,
+    text: &str,
+) -> Option<OrgRole> {
+    match OrgRole::parse(text) {
+        None => {
+            v.push(field, "invalid", "must be owner, admin, billing, member or viewer");
+            None
+        }
+        Some(role) if !moke_iam::may_grant(&ctx.principal, role) => {
+            v.push(
+                field,
+                "exceeds_own_role",
+                format!("cannot grant more than your own role ({})", ctx.principal.role.as_str()),
+            );
+            None
+        }
+        Some(role) => Some(role),
+    }
+}
+
+/// Refuses giving someone `role` in the organization (an invitation, a
+/// role change, a new service account) when that role could do anything
+/// the caller's credential may not (see [`moke_iam::may_confer`]). Such a
+/// role lasts, so a credential with an expiry may not grant it.
+pub(in crate::app) fn check_role_grant(ctx: &RequestContext, role: OrgRole) -> Result<()> {
+    let grantee = moke_iam::Principal {
+        role,
+        project_roles: Vec::new(),
+        scope: moke_iam::Scope::default(),
+        expires_at: None,
+        ..ctx.principal.clone()
+    };
+    Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
+}
+
+/// The same for a project role in one project.
+fn check_project_role_grant(ctx: &RequestContext, project: Uuid, role: ProjectRole) -> Result<()> {
+    let grantee = moke_iam::Principal {
+        role: OrgRole::Viewer,
+        project_roles: vec![(project, role)],
+        scope: moke_iam::Scope::default(),
+        expires_at: None,
+        ..ctx.principal.clone()
+    };
+    Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
+}
+
+/// A member's current role and the organization's owner count, with the
+/// organization locked against concurrent owner changes.
+async fn lock_member(tx: &mut PgConnection, org: OrgId, user: UserId) -> Result<(OrgRole, i64)> {
+    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org.uuid())
+        .fetch_one(&mut *tx)
+        .await?;
+    let owners = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM memberships WHERE org_id = $1 AND role = 'owner'"#,
+        org.uuid()
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    let current =
+        sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org.uuid(), user.uuid())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| Error::not_found("member", user.to_string()))?;
+    Ok((OrgRole::parse(&current).unwrap_or(OrgRole::Viewer), owners))
+}
+
+struct MemberRow {
+    user_id: Uuid,
+    email: String,
+    display_name: String,
+    role: String,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl MemberRow {
+    fn into_view(self) -> MemberView {
+        MemberView {
+            user: UserId::from_uuid(self.user_id),
+            email: self.email,
+            display_name: self.display_name,
+            role: OrgRole::parse(&self.role).unwrap_or(OrgRole::Viewer),
+            joined_at: self.created_at,
+        }
+    }
+}
+
+/// A `usr_…` or `sa_…` id of a principal of the caller's organization
+/// whose project roles the caller may change; its organization role is held
+/// (FOR SHARE) until the caller's transaction ends, so a promotion to owner
+/// meanwhile waits for the change.
+async fn org_principal(tx: &mut sqlx::PgConnection, ctx: &RequestContext, text: &str) -> Result<Uuid> {
+    let found = if let Ok(user) = text.parse::<UserId>() {
+        sqlx::query!(
+            "SELECT user_id AS id, role FROM memberships WHERE org_id = $1 AND user_id = $2 FOR SHARE",
+            ctx.principal.org_id,
+            user.uuid()
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|row| (row.id, row.role))
+    } else if let Ok(account) = text.parse::<ServiceAccountId>() {
+        sqlx::query!(
+            "SELECT id, role FROM service_accounts WHERE org_id = $1 AND id = $2 FOR SHARE",
+            ctx.principal.org_id,
+            account.uuid()
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|row| (row.id, row.role))
+    } else {
+        None
+    };
+    let (id, role) = found.ok_or_else(|| Error::not_found("member", text))?;
+    // Project roles of an owner (and the certificates they back) are an owner's to change.
+    if !moke_iam::may_change_holder_of(&ctx.principal, OrgRole::parse(&role).unwrap_or(OrgRole::Owner)) {
+        return Err(Error::Forbidden);
+    }
+    Ok(id)
+}
+
+fn principal_text(app_kind_is_user: bool, id: Uuid) -> String {
+    if app_kind_is_user { UserId::from_uuid(id).to_string() } else { ServiceAccountId::from_uuid(id).to_string() }
+}
+
+impl App {
+    /// `member_list`: the organization's people and their roles.
+    pub async fn member_list(&self, ctx: &RequestContext, org: OrgId, page: PageRequest) -> Result<Page<MemberView>> {
+        self.org_authorized(ctx, org, Action::ReadMembers).await?;
+        let rows = sqlx::query_as!(
+            MemberRow,
+            "SELECT m.user_id, u.email, u.display_name, m.role, m.created_at
+             FROM memberships m JOIN users u ON u.id = m.user_id
+             WHERE m.org_id = $1 AND ($2::uuid IS NULL OR m.user_id > $2)
+             ORDER BY m.user_id LIMIT $3",
+            org.uuid(),
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(self.db())
+        .await?;
+        Ok(page.page(rows.into_iter().map(MemberRow::into_view).collect(), |m| m.user.uuid()))
+    }
+
+    /// `member_update`: changes a member's role.
+    pub async fn member_update(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        user: UserId,
+        input: MemberUpdate,
+    ) -> Result<MemberView> {
+        self.org_authorized(ctx, org, Action::ManageMembers).await?;
+        let mut v = Validator::new();
+        let role = grantable_role(&mut v, ctx, "role", &input.role);
+        v.finish()?;
+        let role = role.expect("validated");
+        check_role_grant(ctx, role)?;
+        let mut tx = self.db().begin().await?;
+        let (current, owners) = lock_member(&mut tx, org, user).await?;
+        if !moke_iam::may_change_holder_of(&ctx.principal, current) {
+            return Err(Error::Forbidden);
+        }
+        if current == OrgRole::Owner && role != OrgRole::Owner && owners <= 1 {
+            return Err(Error::conflict(
+                "last_owner",
+                "the last owner cannot be demoted; make someone else owner first",
+            ));
+        }
+        let row = sqlx::query_as!(
+            MemberRow,
+            "WITH changed AS (
+                 UPDATE memberships SET role = $3, updated_at = now() WHERE org_id = $1 AND user_id = $2
+                 RETURNING user_id, role, created_at
+             )
+             SELECT c.user_id, u.email, u.display_name, c.role, c.created_at
+             FROM changed c JOIN users u ON u.id = c.user_id",
+            org.uuid(),
+            user.uuid(),
+            role.as_str(),
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        // Any permission taken away: certificates issued under the old role stop working.
+        if moke_iam::role_loses(current, role) {
+            crate::app::infra::clusters::pki::revoke_principal_credentials(
+                self,
+                &mut tx,
+                ctx,
+                org.uuid(),
+                user.uuid(),
+                &user.to_string(),
+                "member_demoted",
+                Reach::Organization,
+            )
+            .await?;
+        }
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "member.role_change",
+                resource_type: "member",
+                resource_id: Some(user.to_string()),
+                details: json!({ "from": current.as_str(), "to": role.as_str() }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        // Every gateway drops the member's cached principals (`moke_principals`).
+        self.principal_cache().evict(user.uuid());
+        Ok(row.into_view())
+    }
+
+    /// `member_remove`: removes a member, or lets a member leave.
+    pub async fn member_remove(&self, ctx: &RequestContext, org: OrgId, user: UserId) -> Result<()> {
+        let leaving = ctx.principal.id == user.uuid() && ctx.principal.kind == moke_iam::PrincipalKind::User;
+        let action = if leaving { Action::Read } else { Action::ManageMembers };
+        self.org_authorized(ctx, org, action).await?;
+        // Leaving is the person's own act: not one for a credential limited
+        // to a project, some actions or some minutes.
+        if leaving && (ctx.principal.scope != moke_iam::Scope::default() || ctx.principal.expires_at.is_some()) {
+            return Err(Error::refused(
+                "exceeds_credential",
+                "refused: leave an organization signed in, or with a token that is neither limited nor expiring",
+            ));
+        }
+        let mut tx = self.db().begin().await?;
+        let (current, owners) = lock_member(&mut tx, org, user).await?;
+        if !leaving && !moke_iam::may_change_holder_of(&ctx.principal, current) {
+            return Err(Error::Forbidden);
+        }
+        if current == OrgRole::Owner && owners <= 1 {
+            return Err(Error::conflict("last_owner", "the last owner cannot leave; make someone else owner first"));
+        }
+        sqlx::query!("DELETE FROM memberships WHERE org_id = $1 AND user_id = $2", org.uuid(), user.uuid())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query!("DELETE FROM project_members WHERE org_id = $1 AND principal_id = $2", org.uuid(), user.uuid())
+            .execute(&mut *tx)
+            .await?;
+        let reason = if leaving { "member_left" } else { "member_removed" };
+        crate::app::infra::clusters::pki::revoke_principal_credentials(
+            self,
+            &mut tx,
+            ctx,
+            org.uuid(),
+            user.uuid(),
+            &user.to_string(),
+            reason,
+            Reach::Organization,
+        )
+        .await?;
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: if leaving { "member.leave" } else { "member.remove" },
+                resource_type: "member",
+                resource_id: Some(user.to_string()),
+                details: json!({ "role": current.as_str() }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.principal_cache().evict(user.uuid());
+        Ok(())
+    }
+
+    /// `project_member_list`: who holds a role in the project.
+    pub async fn project_member_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+    ) -> Result<Vec<ProjectMemberView>> {
+        let mut conn = self.db().acquire().await?;
+        let row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.id))?;
+        let members = sqlx::query!(
+            r#"SELECT pm.principal_id, pm.role, pm.created_at,
+                      EXISTS (SELECT 1 FROM users u WHERE u.id = pm.principal_id) AS "is_user!"
+               FROM project_members pm WHERE pm.project_id = $1 ORDER BY pm.created_at"#,
+            row.id,
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(members
+            .into_iter()
+            .map(|m| ProjectMemberView {
+                principal: principal_text(m.is_user, m.principal_id),
+                role: ProjectRole::parse(&m.role).unwrap_or(ProjectRole::Viewer),
+                created_at: m.created_at,
+            })
+            .collect())
+    }
+
+    /// `project_member_set`: grants (or changes) a project role of a member
+    /// or service account of the organization.
+    pub async fn project_member_set(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        principal: &str,
+        input: ProjectMemberSet,
+    ) -> Result<ProjectMemberView> {
+        let mut conn = self.db().acquire().await?;
+        let row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+        drop(conn);
+        moke_iam::authorize(&ctx.principal, Action::ManageProjectMembers, Target::project(row.org_id, row.id))?;
+        let role = ProjectRole::parse(&input.role)
+            .ok_or_else(|| Error::invalid_field("role", "invalid", "must be admin, developer or viewer"))?;
+        check_project_role_grant(ctx, row.id, role)?;
+        let mut tx = self.db().begin().await?;
+        let member = org_principal(&mut tx, ctx, principal).await?;
+        let previous = sqlx::query_scalar!(
+            "SELECT role FROM project_members WHERE project_id = $1 AND principal_id = $2 FOR UPDATE",
+            row.id,
+            member
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .and_then(|role| ProjectRole::parse(&role));
+        let created_at = sqlx::query_scalar!(
+            "INSERT INTO project_members (project_id, org_id, principal_id, role) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (project_id, principal_id) DO UPDATE SET role = EXCLUDED.role
+             RETURNING created_at",
+            row.id,
+            row.org_id,
+            member,
+            role.as_str(),
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        // A permission taken away: certificates issued under the old role stop working.
+        if moke_iam::project_role_loses(previous, Some(role)) {
+            crate::app::infra::clusters::pki::revoke_principal_credentials(
+                self,
+                &mut tx,
+                ctx,
+                row.org_id,
+                member,
+                principal,
+                "project_role_lowered",
+                Reach::Project(row.id),
+            )
+            .await?;
+        }
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "project_member.set",
+                resource_type: "project",
+                resource_id: Some(crate::ids::ProjectId::from_uuid(row.id).to_string()),
+                details: json!({ "principal": principal, "role": role.as_str() }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.principal_cache().evict(member);
+        Ok(ProjectMemberView { principal: principal.to_string(), role, created_at })
+    }
+
+    /// `project_member_remove`: takes a project role away.
+    pub async fn project_member_remove(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        principal: &str,
+    ) -> Result<()> {
+        let mut conn = self.db().acquire().await?;
+        let row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+        drop(conn);
+        moke_iam::authorize(&ctx.principal, Action::ManageProjectMembers, Target::project(row.org_id, row.id))?;
+        let mut tx = self.db().begin().await?;
+        let member = org_principal(&mut tx, ctx, principal).await?;
+        let removed = sqlx::query!(
+            "DELETE FROM project_members WHERE project_id = $1 AND principal_id = $2 RETURNING role",
+            row.id,
+            member
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::not_found("project member", principal))?;
+        crate::app::infra::clusters::pki::revoke_principal_credentials(
+            self,
+            &mut tx,
+            ctx,
+            row.org_id,
+            member,
+            principal,
+            "project_role_removed",
+            Reach::Project(row.id),
+        )
+        .await?;
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "project_member.remove",
+                resource_type: "project",
+                resource_id: Some(crate::ids::ProjectId::from_uuid(row.id).to_string()),
+                details: json!({ "principal": principal, "role": removed.role }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.principal_cache().evict(member);
+        Ok(())
+    }
+}

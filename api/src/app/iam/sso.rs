@@ -1,0 +1,928 @@
+//! OpenID Connect single sign-on, per organization: the authorization-code
+//! flow with PKCE, `state` and `nonce` (each login single use, and bound to
+//! the browser that started it by a cookie), the authorization response's
+//! `iss` checked (RFC 9207), ID tokens verified by `openidconnect`.
+//!
+//! An SSO identity is keyed by (organization, issuer, subject), never by
+//! e-mail address. A new identity becomes an account just in time only for
+//! an address in a domain the organization has proven it owns (DNS, see
+//! [`crate::app::iam::domains`]); one whose address belongs to an existing account is
+//! linked only when that account's owner confirms, signed in or through a
+//! link mailed to their verified address; an account whose address was never
+//! verified is never linked. A session from an organization's identity
+//! provider acts in that organization only. The client secret is stored only
+//! as Vault transit ciphertext.
+
+use chrono::Utc;
+use moke_iam::token::{plain_hash, random_secret};
+use moke_iam::{Action, Credential, OrgRole, PrincipalKind};
+use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
+use openidconnect::{
+    AuthorizationCode, ClientId, ClientSecret, CsrfToken, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, Scope, TokenResponse,
+};
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::error::Validator;
+use crate::app::iam::sessions::SessionMethod;
+use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::kernel::mail::Mail;
+use crate::app::{App, Error, RequestContext, ResourceRef, Result};
+use crate::ids::{OrgId, OrgKind, UserId};
+use crate::model::*;
+
+/// How long a started login may take.
+const LOGIN_MINUTES: i64 = 10;
+
+/// What an SSO sign-in that signs nobody in answers, whatever the reason.
+const LINK_DETAIL: &str = "if a Moke account uses this address, it signs in through this identity only once its \
+     owner confirms: signed in (POST /v1/me/sso-links/confirm with link_token) or through the link mailed to it";
+
+/// Link e-mails one address receives in an hour at most.
+const LINK_MAILS_PER_HOUR: i64 = 3;
+
+struct ProviderRow {
+    org_id: Uuid,
+    issuer: String,
+    client_id: String,
+    client_secret_enc: String,
+    allowed_domains: Vec<String>,
+    default_role: String,
+    version: i64,
+    updated_at: chrono::DateTime<Utc>,
+}
+
+/// Why an SSO callback was refused; recorded in the audit log.
+fn refused(reason: &'static str) -> (Error, &'static str) {
+    (Error::Unauthenticated, reason)
+}
+
+fn is_domain(text: &str) -> bool {
+    text.len() <= 253
+        && text.contains('.')
+        && text.split('.').all(|label| {
+            !label.is_empty() && label.len() <= 63 && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+}
+
+impl App {
+    async fn discover(&self, issuer: &str) -> Result<CoreProviderMetadata, String> {
+        let issuer = IssuerUrl::new(issuer.to_string()).map_err(|e| e.to_string())?;
+        CoreProviderMetadata::discover_async(issuer, self.outbound()).await.map_err(|e| format!("{e}"))
+    }
+
+    fn sso_view(&self, row: ProviderRow, org_name: &str) -> SsoConfigView {
+        SsoConfigView {
+            issuer: row.issuer,
+            client_id: row.client_id,
+            allowed_domains: row.allowed_domains,
+            default_role: OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer),
+            login_url: format!("{}/v1/sso/{org_name}/login", self.config().http.public_url),
+            redirect_uri: self.config().auth.sso_redirect_uri.clone(),
+            updated_at: row.updated_at,
+        }
+    }
+
+    /// `sso_config_set`: configures (or replaces) the organization's identity provider.
+    pub async fn sso_config_set(&self, ctx: &RequestContext, org: OrgId, input: SsoConfigSet) -> Result<SsoConfigView> {
+        self.org_authorized(ctx, org, Action::ManageSso).await?;
+        let mut v = Validator::new();
+        let secure = input.issuer.starts_with("https://")
+            || (self.config().auth.allow_insecure_issuers && input.issuer.starts_with("http://"));
+        v.check(secure, "issuer", "invalid", "must be an https:// URL");
+        v.check(
+            !input.client_id.is_empty() && input.client_id.len() <= 255,
+            "client_id",
+            "invalid",
+            "1-255 characters",
+        );
+        v.check(
+            !input.client_secret.is_empty() && input.client_secret.len() <= 1024,
+            "client_secret",
+            "invalid",
+            "1-1024 characters",
+        );
+        let domains: Vec<String> = input.allowed_domains.iter().map(|d| d.trim().to_lowercase()).collect();
+        v.check(
+            domains.len() <= 20 && domains.iter().all(|d| is_domain(d)),
+            "allowed_domains",
+            "invalid",
+            "at most 20 domain names, e.g. example.com",
+        );
+        let role = OrgRole::parse(&input.default_role);
+        v.check(
+            matches!(role, Some(r) if r != OrgRole::Owner),
+            "default_role",
+            "invalid",
+            "must be admin, billing, member or viewer",
+        );
+        v.finish()?;
+        // The default role is given to everyone who joins this way: no more than the caller holds.
+        let joiner = moke_iam::Principal {
+            role: role.expect("validated"),
+            project_roles: Vec::new(),
+            scope: moke_iam::Scope::default(),
+            expires_at: None,
+            ..ctx.principal.clone()
+        };
+        moke_iam::may_confer(&ctx.principal, &joiner)?;
+        let verified = crate::app::iam::domains::verified_domains(self.db(), org.uuid()).await?;
+        let mut v = Validator::new();
+        for (i, domain) in domains.iter().enumerate() {
+            v.check(
+                verified.contains(domain),
+                format!("allowed_domains[{i}]"),
+                "domain_not_verified",
+                "verify the organization owns this domain first (POST /v1/orgs/{org}/domains)",
+            );
+        }
+        v.finish()?;
+        if let Err(error) = self.discover(&input.issuer).await {
+            tracing::info!(issuer = %input.issuer, %error, "SSO discovery failed");
+            return Err(Error::invalid_field(
+                "issuer",
+                crate::outbound::REFUSED_CODE,
+                "could not read the provider's discovery document at a public address",
+            ));
+        }
+        let ciphertext = self.vault().encrypt(org.uuid(), &input.client_secret).await?;
+        let mut tx = self.db().begin().await?;
+        // Who may sign in, and as what, lasts: set only while the caller's
+        // credential does (discovery above may have taken a while).
+        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
+        let row = sqlx::query_as!(
+            ProviderRow,
+            "INSERT INTO sso_providers (org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role,
+                                        updated_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (org_id) DO UPDATE SET issuer = EXCLUDED.issuer, client_id = EXCLUDED.client_id,
+                 client_secret_enc = EXCLUDED.client_secret_enc, allowed_domains = EXCLUDED.allowed_domains,
+                 default_role = EXCLUDED.default_role, updated_by = EXCLUDED.updated_by,
+                 version = sso_providers.version + 1, updated_at = now()
+             RETURNING org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at",
+            org.uuid(),
+            input.issuer.trim_end_matches('/'),
+            input.client_id,
+            ciphertext,
+            &domains,
+            input.default_role,
+            ctx.principal.id,
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "sso.configure",
+                resource_type: "org",
+                resource_id: Some(org.to_string()),
+                details: json!({ "issuer": row.issuer, "client_id": row.client_id,
+                                 "allowed_domains": row.allowed_domains, "default_role": row.default_role }),
+            },
+        )
+        .await?;
+        let name =
+            sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", org.uuid()).fetch_one(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(self.sso_view(row, &name))
+    }
+
+    /// `sso_config_view`.
+    pub async fn sso_config_view(&self, ctx: &RequestContext, org: OrgId) -> Result<SsoConfigView> {
+        self.org_authorized(ctx, org, Action::Read).await?;
+        let row = sqlx::query_as!(
+            ProviderRow,
+            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at
+             FROM sso_providers WHERE org_id = $1",
+            org.uuid(),
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| Error::not_found("sso configuration", org.to_string()))?;
+        let name = sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", org.uuid())
+            .fetch_one(self.db())
+            .await?;
+        Ok(self.sso_view(row, &name))
+    }
+
+    /// `sso_config_delete`: turns SSO off (existing sessions continue).
+    pub async fn sso_config_delete(&self, ctx: &RequestContext, org: OrgId) -> Result<()> {
+        self.org_authorized(ctx, org, Action::ManageSso).await?;
+        let mut tx = self.db().begin().await?;
+        sqlx::query!("DELETE FROM sso_providers WHERE org_id = $1 RETURNING org_id", org.uuid())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| Error::not_found("sso configuration", org.to_string()))?;
+        audit::record(
+            &mut tx,
+            ctx,
+            AuditRecord {
+                action: "sso.delete",
+                resource_type: "org",
+                resource_id: Some(org.to_string()),
+                details: json!({}),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The provider's client for an organization, with its secret from Vault.
+    async fn provider_client(&self, row: &ProviderRow) -> Result<ProviderClient, (Error, &'static str)> {
+        let metadata = self.discover(&row.issuer).await.map_err(|error| {
+            tracing::warn!(issuer = %row.issuer, %error, "SSO discovery failed");
+            (
+                Error::Unavailable { detail: "the identity provider cannot be reached".into(), retry_after_seconds: 5 },
+                "provider_unreachable",
+            )
+        })?;
+        let secret = self
+            .vault()
+            .decrypt(row.org_id, &row.client_secret_enc)
+            .await
+            .map_err(|e| (e.into(), "vault_unavailable"))?;
+        let redirect = RedirectUrl::new(self.config().auth.sso_redirect_uri.clone())
+            .map_err(|e| (Error::Internal(e.into()), "bad_redirect_uri"))?;
+        Ok(CoreClient::from_provider_metadata(
+            metadata,
+            ClientId::new(row.client_id.clone()),
+            Some(ClientSecret::new(secret)),
+        )
+        .set_redirect_uri(redirect))
+    }
+
+    /// `sso_login_start`: where to send the browser to sign in to `org`
+    /// (an organization name or id) through its identity provider.
+    /// `browser_binding` is a random value the surface keeps in the
+    /// browser's cookie; the callback must present it again.
+    pub async fn sso_login_start(
+        &self,
+        ctx: &RequestContext,
+        org: &str,
+        browser_binding: &str,
+    ) -> Result<SsoLoginStart> {
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        let reference = ResourceRef::<OrgKind>::parse(org);
+        let row = sqlx::query_as!(
+            ProviderRow,
+            "SELECT p.org_id, p.issuer, p.client_id, p.client_secret_enc, p.allowed_domains, p.default_role, p.version, p.updated_at
+             FROM sso_providers p JOIN organizations o ON o.id = p.org_id
+             WHERE ($1::uuid IS NULL OR o.id = $1) AND ($2::text IS NULL OR o.name = $2)",
+            reference.id(),
+            reference.name(),
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| Error::not_found("sso configuration", org))?;
+        let client = self.provider_client(&row).await.map_err(|(error, _)| error)?;
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (url, state, nonce) = client
+            .authorize_url(CoreAuthenticationFlow::AuthorizationCode, CsrfToken::new_random, Nonce::new_random)
+            .add_scope(Scope::new("email".to_string()))
+            .add_scope(Scope::new("profile".to_string()))
+            .set_pkce_challenge(challenge)
+            .url();
+        sqlx::query!(
+            "INSERT INTO sso_logins (state_hash, org_id, nonce, pkce_verifier, expires_at, browser_binding_hash)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &plain_hash(state.secret())[..],
+            row.org_id,
+            nonce.secret(),
+            verifier.secret(),
+            Utc::now() + chrono::Duration::minutes(LOGIN_MINUTES),
+            &plain_hash(browser_binding)[..],
+        )
+        .execute(self.db())
+        .await?;
+        Ok(SsoLoginStart { authorization_url: url.to_string() })
+    }
+
+    /// `sso_callback`: finishes a login the provider sent back, in the
+    /// browser that started it. Every refusal is audited in the organization
+    /// with its reason.
+    pub async fn sso_callback(
+        &self,
+        ctx: &RequestContext,
+        code: &str,
+        state: &str,
+        iss: Option<&str>,
+        browser_binding: Option<&str>,
+    ) -> Result<SsoOutcome> {
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        // The state is single use: claimed here, whatever happens next.
+        let login = sqlx::query!(
+            "UPDATE sso_logins SET used_at = now()
+             WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()
+             RETURNING org_id, nonce, pkce_verifier, browser_binding_hash",
+            &plain_hash(state)[..],
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| {
+            Error::invalid_field("state", "invalid_state", "unknown, used or expired sign-in; start again")
+        })?;
+        // RFC 9700 §4.7: a login finished in another browser than the one
+        // that started it is an injected (or stolen) authorization response.
+        let same_browser = match (&login.browser_binding_hash, browser_binding) {
+            (Some(expected), Some(presented)) => plain_hash(presented)[..] == expected[..],
+            _ => false,
+        };
+        let result = if same_browser {
+            self.finish_sso(ctx, login.org_id, code, iss, &login.nonce, &login.pkce_verifier).await
+        } else {
+            Err(refused("browser_mismatch"))
+        };
+        match result {
+            Ok(outcome) => Ok(outcome),
+            // The state is spent: a retry of this callback cannot succeed.
+            Err((Error::Unavailable { retry_after_seconds, .. }, "database")) => Err(Error::Unavailable {
+                detail: "the sign-in was interrupted; start it again".into(),
+                retry_after_seconds,
+            }),
+            Err((error, reason)) => {
+                let mut conn = self.db().acquire().await?;
+                audit::insert(
+                    &mut conn,
+                    ctx,
+                    login.org_id,
+                    "failure",
+                    AuditRecord {
+                        action: "auth.sso_login",
+                        resource_type: "org",
+                        resource_id: Some(OrgId::from_uuid(login.org_id).to_string()),
+                        details: json!({ "reason": reason }),
+                    },
+                )
+                .await?;
+                Err(error)
+            }
+        }
+    }
+
+    async fn finish_sso(
+        &self,
+        ctx: &RequestContext,
+        org: Uuid,
+        code: &str,
+        iss: Option<&str>,
+        nonce: &str,
+        verifier: &str,
+    ) -> Result<SsoOutcome, (Error, &'static str)> {
+        let db = |e: sqlx::Error| (Error::from(e), "database");
+        let row = sqlx::query_as!(
+            ProviderRow,
+            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at
+             FROM sso_providers WHERE org_id = $1",
+            org,
+        )
+        .fetch_optional(self.db())
+        .await
+        .map_err(db)?
+        .ok_or_else(|| refused("sso_disabled"))?;
+        // RFC 9207: a response from another issuer is a mix-up attack.
+        if iss.is_some_and(|iss| iss.trim_end_matches('/') != row.issuer) {
+            return Err(refused("wrong_issuer"));
+        }
+        let client = self.provider_client(&row).await?;
+        let exchange = client.exchange_code(AuthorizationCode::new(code.to_string())).map_err(|e| {
+            tracing::warn!(error = %e, "SSO provider has no token endpoint");
+            refused("no_token_endpoint")
+        })?;
+        let response = exchange
+            .set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()))
+            .request_async(self.outbound())
+            .await
+            .map_err(|e| {
+                tracing::info!(error = %e, "SSO code exchange refused");
+                refused("code_exchange_failed")
+            })?;
+        let id_token = response.id_token().ok_or_else(|| refused("no_id_token"))?;
+        let skew = chrono::Duration::seconds(self.config().auth.id_token_clock_skew_seconds);
+        let verifier = client.id_token_verifier().set_time_fn(move || Utc::now() - skew);
+        let claims = id_token.claims(&verifier, &Nonce::new(nonce.to_string())).map_err(|e| {
+            tracing::info!(error = %e, "SSO ID token refused");
+            let text = e.to_string();
+            if text.contains("nonce") {
+                refused("nonce_mismatch")
+            } else if text.contains("expired") {
+                refused("id_token_expired")
+            } else if text.contains("audience") {
+                refused("wrong_audience")
+            } else {
+                refused("id_token_invalid")
+            }
+        })?;
+        let identity = Identity {
+            org,
+            provider_version: row.version,
+            issuer: row.issuer.clone(),
+            subject: claims.subject().as_str().to_string(),
+            email: claims.email().map(|e| e.as_str().trim().to_lowercase()),
+            email_verified: claims.email_verified(),
+            name: claims.name().and_then(|n| n.get(None)).map(|n| n.as_str().to_string()),
+        };
+        let default_role = OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer);
+        let mut tx = self.db().begin().await.map_err(db)?;
+        // The account row first, as a password reset or an address proven
+        // takes it: if one of them ends this link meanwhile, the update below
+        // finds no link, and a session made here is ended by them otherwise.
+        let known = sqlx::query_scalar!(
+            "SELECT user_id FROM sso_identities WHERE org_id = $1 AND issuer = $2 AND subject = $3",
+            org,
+            identity.issuer,
+            identity.subject,
+        )
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db)?;
+        // After the account row (the order an eviction takes them), the
+        // settings this sign-in was judged by hold until it is recorded:
+        // changed or deleted meanwhile (an owner's edit, an eviction of
+        // their maker), it signs nobody in.
+        let hold_settings = async |tx: &mut PgConnection| {
+            let settings = sqlx::query_scalar!("SELECT version FROM sso_providers WHERE org_id = $1 FOR SHARE", org)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+            if settings == Some(row.version) { Ok(()) } else { Err(refused("sso_settings_changed")) }
+        };
+        if let Some(user) = known {
+            sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", user)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+            hold_settings(&mut tx).await?;
+        }
+        let linked = sqlx::query_scalar!(
+            "UPDATE sso_identities SET last_login_at = now()
+             WHERE org_id = $1 AND issuer = $2 AND subject = $3 RETURNING user_id",
+            org,
+            identity.issuer,
+            identity.subject,
+        )
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db)?;
+        if linked.is_some() && linked != known {
+            // Linked to another account between the two reads: that account's
+            // row was not taken, so this attempt signs nobody in.
+            return Err(refused("sso_link_changed"));
+        }
+        if let Some(user) = linked {
+            if known.is_none() {
+                hold_settings(&mut tx).await?;
+            }
+            let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
+            tx.commit().await.map_err(db)?;
+            return Ok(SsoOutcome::SignedIn(tokens));
+        }
+        // A new identity: matched to an account only by what its owner proves.
+        let email = identity.email.clone().ok_or_else(|| refused("no_email"))?;
+        if identity.email_verified != Some(true) {
+            return Err(refused("email_not_verified"));
+        }
+        let parted = tokio::time::Instant::now();
+        let existing =
+            sqlx::query!("SELECT id, display_name, email_verified_at FROM users WHERE email = $1 FOR UPDATE", email)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        hold_settings(&mut tx).await?;
+        let joinable =
+            existing.is_none() && self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(db)?;
+        if joinable {
+            let name = identity.name.clone().unwrap_or_else(|| email.split('@').next().unwrap_or_default().into());
+            let user = sqlx::query_scalar!(
+                "INSERT INTO users (id, email, display_name, email_verified_at, made_through_sso_org,
+                                    made_through_sso_issuer)
+                 VALUES ($1, $2, $3, now(), $4, $5) RETURNING id",
+                UserId::generate().uuid(),
+                email,
+                name.chars().take(100).collect::<String>(),
+                identity.org,
+                identity.issuer,
+            )
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+            self.link_identity(&mut tx, &identity, user, &email).await.map_err(db)?;
+            let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
+            tx.commit().await.map_err(db)?;
+            return Ok(SsoOutcome::SignedIn(tokens));
+        }
+        // Whether an account uses this address or not, the identity provider
+        // (run by whoever configured it) gets the same answer and the same
+        // record: a link for an owner to confirm. Only a verified account gets
+        // a real one; an account whose address nobody proved is never merged
+        // (pre-hijack), and its owner is told.
+        let pending = match existing {
+            Some(user) if user.email_verified_at.is_some() => {
+                self.request_link(&mut tx, ctx, &identity, user.id, &email, &user.display_name).await?
+            }
+            Some(user) => {
+                self.account_event(&mut tx, ctx, &identity, user.id, "auth.sso_link_refused", "unverified_account")
+                    .await
+                    .map_err(|e| (e, "audit"))?;
+                self.decoy_link().await?
+            }
+            None => self.decoy_link().await?,
+        };
+        audit::insert(
+            &mut tx,
+            ctx,
+            identity.org,
+            "success",
+            AuditRecord {
+                action: "auth.sso_link_requested",
+                resource_type: "org",
+                resource_id: Some(OrgId::from_uuid(identity.org).to_string()),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject }),
+            },
+        )
+        .await
+        .map_err(|e| (e, "audit"))?;
+        tx.commit().await.map_err(db)?;
+        crate::app::answer_uniformly(parted).await;
+        Ok(SsoOutcome::LinkRequired(pending))
+    }
+
+    /// What a link request answers when there is nothing to link: the same
+    /// shape, a token that matches nothing, the same work (a Vault call, as a
+    /// mail's encryption) and the same failure when Vault is down.
+    async fn decoy_link(&self) -> Result<SsoLinkPending, (Error, &'static str)> {
+        self.vault().encrypt(Uuid::nil(), &random_secret(600)).await.map_err(|e| (e.into(), "mail"))?;
+        Ok(SsoLinkPending { link_token: random_secret(43), detail: LINK_DETAIL.to_string() })
+    }
+
+    /// Records an event about an account in the account's own security
+    /// events (no organization sees it).
+    async fn account_event(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        action: &str,
+        reason: &str,
+    ) -> Result<()> {
+        let actor = self.user_context(ctx, user, Uuid::nil(), OrgRole::Viewer);
+        audit::insert(
+            tx,
+            &actor,
+            None,
+            "failure",
+            AuditRecord {
+                action,
+                resource_type: "user",
+                resource_id: Some(UserId::from_uuid(user).to_string()),
+                details: json!({ "issuer": identity.issuer, "organization": OrgId::from_uuid(identity.org),
+                                 "reason": reason }),
+            },
+        )
+        .await
+    }
+
+    /// True when `email`'s domain is one the organization verified and lets
+    /// join through SSO.
+    async fn may_join(
+        &self,
+        tx: &mut PgConnection,
+        identity: &Identity,
+        email: &str,
+        allowed_domains: &[String],
+    ) -> std::result::Result<bool, sqlx::Error> {
+        let domain = email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
+        if !allowed_domains.contains(&domain) {
+            return Ok(false);
+        }
+        let verified = sqlx::query_scalar!(
+            "SELECT id FROM org_domains WHERE org_id = $1 AND domain = $2 AND verified_at IS NOT NULL",
+            identity.org,
+            domain
+        )
+        .fetch_optional(tx)
+        .await?;
+        Ok(verified.is_some())
+    }
+
+    async fn link_identity(
+        &self,
+        tx: &mut PgConnection,
+        identity: &Identity,
+        user: Uuid,
+        email: &str,
+    ) -> std::result::Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO sso_identities (org_id, issuer, subject, user_id, email, last_login_at)
+             VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (org_id, issuer, subject) DO NOTHING",
+            identity.org,
+            identity.issuer,
+            identity.subject,
+            user,
+            email,
+        )
+        .execute(tx)
+        .await?;
+        Ok(())
+    }
+
+    /// A session in the identity's organization for its linked `user`: a
+    /// member already, or joining now if their address is in a domain the
+    /// organization verified and lets join.
+    async fn sso_session(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        allowed_domains: &[String],
+        default_role: OrgRole,
+    ) -> Result<SessionTokens, (Error, &'static str)> {
+        let db = |e: sqlx::Error| (Error::from(e), "database");
+        let org = identity.org;
+        let mut role =
+            sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org, user)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        let mut joined = false;
+        if role.is_none() {
+            let email = sqlx::query_scalar!("SELECT email FROM users WHERE id = $1", user)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db)?;
+            if !self.may_join(&mut *tx, identity, &email, allowed_domains).await.map_err(db)? {
+                return Err(refused("not_a_member"));
+            }
+            sqlx::query!(
+                "INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                org,
+                user,
+                default_role.as_str(),
+            )
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+            role = Some(default_role.as_str().to_string());
+            joined = true;
+        }
+        let role = OrgRole::parse(role.as_deref().unwrap_or_default()).unwrap_or(OrgRole::Viewer);
+        let actor = self.user_context(ctx, user, org, role);
+        let tokens = self
+            .start_session(&mut *tx, &actor, user, org, SessionMethod::Sso { org })
+            .await
+            .map_err(|e| (e, "session"))?;
+        audit::record(
+            &mut *tx,
+            &actor,
+            AuditRecord {
+                action: "auth.sso_login",
+                resource_type: "session",
+                resource_id: Some(tokens.session.to_string()),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject, "joined": joined }),
+            },
+        )
+        .await
+        .map_err(|e| (e, "audit"))?;
+        Ok(tokens)
+    }
+
+    /// Records a pending link of `identity` to an existing account and mails
+    /// its owner the confirmation link.
+    async fn request_link(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        email: &str,
+        display_name: &str,
+    ) -> Result<SsoLinkPending, (Error, &'static str)> {
+        let db = |e: sqlx::Error| (Error::from(e), "database");
+        let (token, mail_token) = (random_secret(43), random_secret(43));
+        let minutes = self.config().auth.sso_link_minutes;
+        sqlx::query!(
+            "INSERT INTO sso_link_requests (token_hash, mail_token_hash, org_id, issuer, subject, user_id, email,
+                 expires_at, provider_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &plain_hash(&token)[..],
+            &plain_hash(&mail_token)[..],
+            identity.org,
+            identity.issuer,
+            identity.subject,
+            user,
+            email,
+            Utc::now() + chrono::Duration::minutes(minutes),
+            identity.provider_version,
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        let org_name = sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", identity.org)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+        let body = format!(
+            "Hello {display_name},\n\nSomeone signed in to {org_name} on Moke through its identity provider \
+             ({}) as {email}, the address of your Moke account. If it was you, confirm within {minutes} minutes \
+             that this identity may sign you in to {org_name} (it will act there only):\n\n\
+             {}/sso/link?token={mail_token}\n\nOr send the token to POST /v1/auth/sso-link/confirm: {mail_token}\n\n\
+             If it was not you, ignore this message: nothing is linked.\n",
+            identity.issuer,
+            self.config().http.public_url
+        );
+        let mail = Mail {
+            kind: "sso_link",
+            to: email,
+            subject: "Confirm signing in to Moke through your organization's identity provider",
+            body: &body,
+            org: Some(identity.org),
+        };
+        let recent = sqlx::query_scalar!(
+            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1 AND kind = 'sso_link'
+               AND created_at > now() - interval '1 hour'"#,
+            email
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(db)?;
+        if recent < LINK_MAILS_PER_HOUR {
+            crate::app::kernel::mail::enqueue(&mut *tx, self, mail).await.map_err(|e| (e, "mail"))?;
+        } else {
+            // The same work as a mail, so a capped address looks like any other.
+            self.vault().encrypt(Uuid::nil(), &body).await.map_err(|e| (e.into(), "mail"))?;
+        }
+        self.account_event(&mut *tx, ctx, identity, user, "auth.sso_link_requested", "confirmation_mailed")
+            .await
+            .map_err(|e| (e, "audit"))?;
+        Ok(SsoLinkPending { link_token: token, detail: LINK_DETAIL.to_string() })
+    }
+
+    /// Spends a link request (by the browser's token or the mailed one) and
+    /// makes the link.
+    async fn confirm_link(
+        &self,
+        tx: &mut PgConnection,
+        token: &str,
+        mailed: bool,
+        signed_in_as: Option<Uuid>,
+    ) -> Result<(Identity, Uuid)> {
+        let request = sqlx::query!(
+            "UPDATE sso_link_requests SET used_at = now()
+             WHERE (CASE WHEN $2 THEN mail_token_hash ELSE token_hash END) = $1
+               AND used_at IS NULL AND expires_at > now()
+               AND ($3::uuid IS NULL OR user_id = $3)
+             RETURNING org_id, issuer, subject, user_id, email, provider_version",
+            &plain_hash(token)[..],
+            mailed,
+            signed_in_as,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link request"))?;
+        // Only while the settings that asked are still the organization's
+        // (an owner may have changed or removed them since).
+        let current = sqlx::query_scalar!(
+            "SELECT version FROM sso_providers WHERE org_id = $1 AND issuer = $2 FOR SHARE",
+            request.org_id,
+            request.issuer,
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if current.is_none() || current != request.provider_version {
+            return Err(Error::invalid_field(
+                "token",
+                "invalid_token",
+                "the organization's single sign-on settings changed since; sign in again",
+            ));
+        }
+        let identity = Identity {
+            org: request.org_id,
+            provider_version: request.provider_version.unwrap_or_default(),
+            issuer: request.issuer,
+            subject: request.subject,
+            email: Some(request.email.clone()),
+            email_verified: Some(true),
+            name: None,
+        };
+        self.link_identity(&mut *tx, &identity, request.user_id, &request.email).await?;
+        Ok((identity, request.user_id))
+    }
+
+    async fn audit_link(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        identity: &Identity,
+        user: Uuid,
+        how: &str,
+    ) -> Result<()> {
+        let actor = self.user_context(ctx, user, identity.org, OrgRole::Viewer);
+        audit::insert(
+            tx,
+            &actor,
+            identity.org,
+            "success",
+            AuditRecord {
+                action: "auth.sso_link",
+                resource_type: "user",
+                resource_id: Some(UserId::from_uuid(user).to_string()),
+                details: json!({ "issuer": identity.issuer, "subject": identity.subject, "confirmed": how }),
+            },
+        )
+        .await
+    }
+
+    /// `sso_link_confirm`: the signed-in owner of an account confirms that
+    /// the SSO identity which matched it may sign them in.
+    pub async fn sso_link_confirm(&self, ctx: &RequestContext, input: LinkToken) -> Result<SsoLinkView> {
+        let (Credential::Session { sso_org: None, .. }, PrincipalKind::User) =
+            (ctx.principal.credential, ctx.principal.kind)
+        else {
+            return Err(Error::refused(
+                "password_session_required",
+                "confirm a link while signed in with your password",
+            ));
+        };
+        let mut tx = self.db().begin().await?;
+        // The link lasts: made only while the confirming session does.
+        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, ctx.principal.org_id).await?;
+        let (identity, user) = self.confirm_link(&mut tx, &input.token, false, Some(ctx.principal.id)).await?;
+        self.audit_link(&mut tx, ctx, &identity, user, "signed_in").await?;
+        let org_name = sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", identity.org)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(SsoLinkView {
+            organization: OrgId::from_uuid(identity.org),
+            organization_name: org_name,
+            issuer: identity.issuer,
+        })
+    }
+
+    /// `sso_link_confirm_mailed`: the link mailed to the account's verified
+    /// address: makes the link and signs in through it.
+    pub async fn sso_link_confirm_mailed(&self, ctx: &RequestContext, input: LinkToken) -> Result<SessionTokens> {
+        self.rate_limits().check_login(ctx.source_ip.as_deref())?;
+        let mut tx = self.db().begin().await?;
+        let (identity, user) = self.confirm_link(&mut tx, &input.token, true, None).await?;
+        self.audit_link(&mut tx, ctx, &identity, user, "mailed_link").await?;
+        let row =
+            sqlx::query!("SELECT allowed_domains, default_role FROM sso_providers WHERE org_id = $1", identity.org)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or_else(|| Error::conflict("sso_disabled", "the organization turned single sign-on off"))?;
+        let default_role = OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer);
+        let tokens = self
+            .sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role)
+            .await
+            .map_err(|(error, _)| error)?;
+        tx.commit().await?;
+        Ok(tokens)
+    }
+}
+
+impl App {
+    /// Forgets sign-ins, sign-up requests and link requests a day after they
+    /// expired (their PKCE verifiers and hashes serve nothing after).
+    pub async fn purge_sign_in_leftovers(&self) -> Result<u64> {
+        let mut purged = 0;
+        purged += sqlx::query!("DELETE FROM sso_logins WHERE expires_at < now() - interval '1 day'")
+            .execute(self.db())
+            .await?
+            .rows_affected();
+        purged += sqlx::query!("DELETE FROM signup_requests WHERE expires_at < now() - interval '1 day'")
+            .execute(self.db())
+            .await?
+            .rows_affected();
+        purged += sqlx::query!("DELETE FROM sso_link_requests WHERE expires_at < now() - interval '1 day'")
+            .execute(self.db())
+            .await?
+            .rows_affected();
+        Ok(purged)
+    }
+}
+
+/// An identity an identity provider vouched for.
+struct Identity {
+    org: Uuid,
+    /// The version of the organization's settings it signed in under.
+    provider_version: i64,
+    issuer: String,
+    subject: String,
+    email: Option<String>,
+    email_verified: Option<bool>,
+    name: Option<String>,
+}
+
+type ProviderClient = CoreClient<
+    openidconnect::EndpointSet,
+    openidconnect::EndpointNotSet,
+    openidconnect::EndpointNotSet,
+    openidconnect::EndpointNotSet,
+    openidconnect::EndpointMaybeSet,
+    openidconnect::EndpointMaybeSet,
+>;

@@ -1,0 +1,479 @@
+//! Hosted Kubernetes clusters: desired spec in Postgres, built by a region.
+//! Every change answers with an Operation and leaves an outbox command.
+
+pub mod pki;
+pub mod status;
+
+use chrono::{DateTime, Utc};
+use moke_iam::{Action, Target};
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::error::or_unique;
+use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::quotas::{self, Demand};
+use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::{
+    App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
+};
+use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
+use crate::model::*;
+use moke_proto::region as pb;
+
+pub(in crate::app) struct ClusterRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    pub labels: serde_json::Value,
+    pub spec: serde_json::Value,
+    pub generation: i64,
+    pub version: i64,
+    pub status: serde_json::Value,
+    pub observed_generation: i64,
+    pub observed_at: Option<DateTime<Utc>>,
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Builds the observed half of a view from the stored columns; `stale`
+/// when the region has fallen silent since.
+pub(in crate::app) fn observed(
+    status: &serde_json::Value,
+    observed_generation: i64,
+    observed_at: Option<DateTime<Utc>>,
+    region_silent: bool,
+) -> ObservedStatus {
+    ObservedStatus {
+        phase: status["phase"].as_str().unwrap_or("pending").to_string(),
+        observed_generation,
+        conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
+        observed_at,
+        stale: region_silent && observed_at.is_some(),
+        endpoint: status["endpoint"].as_str().filter(|e| !e.is_empty()).map(str::to_string),
+    }
+}
+
+impl ClusterRow {
+    pub(in crate::app) fn spec(&self) -> Result<ClusterSpec> {
+        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+    }
+
+    /// The region the cluster lives in.
+    pub(in crate::app) fn region(&self) -> &str {
+        self.spec["region"].as_str().unwrap_or_default()
+    }
+
+    fn into_view(self, region_silent: bool) -> Result<ClusterView> {
+        Ok(ClusterView {
+            id: ClusterId::from_uuid(self.id),
+            project_id: ProjectId::from_uuid(self.project_id),
+            spec: self.spec()?,
+            status: observed(&self.status, self.observed_generation, self.observed_at, region_silent),
+            etag: etag(self.id, self.version),
+            name: self.name,
+            labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
+            generation: self.generation,
+            deletion_requested_at: self.deletion_requested_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+/// Locks a cluster by id, for work the server does on its own (no caller to scope by).
+pub(in crate::app) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<ClusterRow> {
+    sqlx::query_as!(
+        ClusterRow,
+        "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
+                observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+         FROM clusters WHERE id = $1 FOR UPDATE",
+        id
+    )
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(|| Error::not_found("cluster", ClusterId::from_uuid(id).to_string()))
+}
+
+/// Finds a cluster of the caller's organization and checks that the
+/// caller may do `action` in its project.
+pub(in crate::app) async fn find_authorized(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    cluster: &ResourceRef<ClusterKind>,
+    action: Action,
+    lock: bool,
+) -> Result<ClusterRow> {
+    let row = find(&mut *conn, ctx, project, cluster, lock).await?;
+    moke_iam::authorize(&ctx.principal, action, Target::project(row.org_id, row.project_id))?;
+    Ok(row)
+}
+
+/// Finds a cluster of the caller's organization inside a project.
+pub(in crate::app) async fn find(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    cluster: &ResourceRef<ClusterKind>,
+    lock: bool,
+) -> Result<ClusterRow> {
+    // One round trip on the hot path: the project is resolved in the same query.
+    let row = if lock {
+        sqlx::query_as!(
+            ClusterRow,
+            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
+                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
+             FROM clusters c JOIN projects p ON p.id = c.project_id
+             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+               AND ($6::uuid IS NULL OR p.id = $6)
+             FOR UPDATE OF c",
+            ctx.principal.org_id,
+            project.id(),
+            project.name(),
+            cluster.id(),
+            cluster.name(),
+            ctx.principal.scope.project,
+        )
+        .fetch_optional(&mut *conn)
+        .await?
+    } else {
+        sqlx::query_as!(
+            ClusterRow,
+            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
+                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
+             FROM clusters c JOIN projects p ON p.id = c.project_id
+             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+               AND ($6::uuid IS NULL OR p.id = $6)",
+            ctx.principal.org_id,
+            project.id(),
+            project.name(),
+            cluster.id(),
+            cluster.name(),
+            ctx.principal.scope.project,
+        )
+        .fetch_optional(&mut *conn)
+        .await?
+    };
+    match row {
+        Some(row) => Ok(row),
+        None => {
+            // Say which of the two is missing.
+            crate::app::infra::projects::find(conn, ctx, project, false).await?;
+            Err(Error::not_found("cluster", cluster.describe()))
+        }
+    }
+}
+
+/// Which cluster a region command is about.
+struct CommandTarget<'a> {
+    id: Uuid,
+    org_id: Uuid,
+    name: &'a str,
+}
+
+/// The command a region receives for a cluster change.
+fn command(
+    kind: ChangeKind,
+    op: &OperationView,
+    target: CommandTarget<'_>,
+    generation: i64,
+    spec: &ClusterSpec,
+    ca_pem: &str,
+) -> pb::Command {
+    let header = CommandHeader {
+        kind,
+        operation: op.id,
+        org_id: target.org_id,
+        cluster_id: target.id,
+        name: target.name,
+        generation,
+    };
+    command::cluster(header, spec, ca_pem)
+}
+
+impl App {
+    /// `cluster_create`: records the desired cluster and queues its creation.
+    pub async fn cluster_create(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        input: ClusterCreate,
+    ) -> Result<OperationView> {
+        let spec = validate::cluster_create(&self.config().catalog, &input)?;
+        let input = &input;
+        let spec = &spec;
+        let project_key = project.describe();
+        self.idempotent(ctx, "cluster_create", &(project_key, input), |claim| async move {
+            // Authorize before Vault is asked for anything.
+            let mut conn = self.db().acquire().await?;
+            let found = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+            moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(found.org_id, found.id))?;
+            // A quota already used up fails before Vault works; the locked check below decides.
+            quotas::check(&mut conn, &self.config().quotas, found.org_id, Demand { clusters: 1, ..Demand::default() })
+                .await?;
+            drop(conn);
+            let id = ClusterId::generate();
+            // The cluster's certificate authority; without Vault no cluster is made (503).
+            let ca = {
+                let _permit = self.ca_permits().acquire().await.map_err(|e| Error::Internal(e.into()))?;
+                self.vault().create_cluster_ca(&id.to_string()).await?
+            };
+            let created = self.insert_cluster(ctx, project, input, spec, id, &ca, claim).await;
+            if created.is_err() {
+                // Nothing refers to the new CA: destroy it now rather than leave it to the sweep.
+                let _ = self.vault().delete_cluster_ca(&ca.mount, &ca.issuer_id, &ca.key_id).await;
+            }
+            created
+        })
+        .await
+    }
+
+    /// The transaction of `cluster_create`, once the CA exists.
+    #[allow(clippy::too_many_arguments)]
+    async fn insert_cluster(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        input: &ClusterCreate,
+        spec: &ClusterSpec,
+        id: ClusterId,
+        ca: &crate::vault::ClusterCa,
+        claim: crate::app::kernel::idempotency::Claim,
+    ) -> Result<OperationView> {
+        {
+            let mut tx = claim.begin(self.db()).await?;
+            let project_row = crate::app::infra::projects::find(&mut tx, ctx, project, false).await?;
+            moke_iam::authorize(
+                &ctx.principal,
+                Action::ManageResources,
+                Target::project(project_row.org_id, project_row.id),
+            )?;
+            quotas::lock_org(&mut tx, project_row.org_id).await?;
+            quotas::check(
+                &mut tx,
+                &self.config().quotas,
+                project_row.org_id,
+                Demand { clusters: 1, ..Demand::default() },
+            )
+            .await?;
+            sqlx::query!(
+                "INSERT INTO clusters (id, org_id, project_id, name, region, labels, spec, status)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                id.uuid(),
+                project_row.org_id,
+                project_row.id,
+                input.name,
+                spec.region,
+                json!(input.labels),
+                json!(spec),
+                json!({ "phase": "pending", "conditions": [] }),
+            )
+            .execute(&mut *tx)
+            .await
+            .map_err(or_unique(|| {
+                Error::conflict(
+                    "already_exists",
+                    format!("a cluster named {:?} already exists in this project", input.name),
+                )
+            }))?;
+            self.fault(FaultPoint::AfterSpecInsert)?;
+            crate::app::infra::clusters::pki::store_ca(&mut tx, id.uuid(), project_row.org_id, ca).await?;
+            let op = self
+                .record_change(
+                    &mut tx,
+                    ctx,
+                    RegionalChange {
+                        kind: ChangeKind::ClusterCreate,
+                        action: "cluster.create",
+                        target_id: id.uuid(),
+                        target_ref: id.to_string(),
+                        target_name: &input.name,
+                        generation: 1,
+                        region: &spec.region,
+                        needs_region: true,
+                        details: json!({ "name": input.name, "spec": spec }),
+                    },
+                    |op| {
+                        let target = CommandTarget { id: id.uuid(), org_id: project_row.org_id, name: &input.name };
+                        command(ChangeKind::ClusterCreate, op, target, 1, spec, &ca.certificate_pem)
+                    },
+                )
+                .await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        }
+    }
+
+    /// `cluster_list`: a project's clusters, oldest first.
+    pub async fn cluster_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        page: PageRequest,
+    ) -> Result<Page<ClusterView>> {
+        let mut conn = self.db().acquire().await?;
+        let project_row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(project_row.org_id, project_row.id))?;
+        let rows = sqlx::query_as!(
+            ClusterRow,
+            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM clusters WHERE project_id = $1 AND ($2::uuid IS NULL OR id > $2)
+             ORDER BY id LIMIT $3",
+            project_row.id,
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        let views = rows
+            .into_iter()
+            .map(|row| {
+                let silent = self.region_silent(row.region());
+                row.into_view(silent)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |c| c.id.uuid()))
+    }
+
+    /// `cluster_view`: desired spec and last observed status.
+    pub async fn cluster_view(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+    ) -> Result<ClusterView> {
+        let mut conn = self.db().acquire().await?;
+        let row = find(&mut conn, ctx, project, cluster, false).await?;
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.project_id))?;
+        let silent = self.region_silent(row.region());
+        row.into_view(silent)
+    }
+
+    /// `cluster_update`: labels change at once; a spec change bumps the
+    /// generation and is queued for the region.
+    pub async fn cluster_update(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+        update: ClusterUpdate,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let row = find(&mut tx, ctx, project, cluster, true).await?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.project_id))?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        if row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the cluster is being deleted"));
+        }
+        let current = row.spec()?;
+        let spec = validate::cluster_update(&self.config().catalog, &current, &update)?;
+        let spec_changed = spec != current;
+        let generation = row.generation + i64::from(spec_changed);
+        sqlx::query!(
+            "UPDATE clusters SET labels = COALESCE($2, labels), spec = $3, generation = $4,
+                 version = version + 1, updated_at = now()
+             WHERE id = $1",
+            row.id,
+            update.labels.as_ref().map(|l| json!(l)),
+            json!(spec),
+            generation,
+        )
+        .execute(&mut *tx)
+        .await?;
+        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
+        let op = self
+            .record_change(
+                &mut tx,
+                ctx,
+                RegionalChange {
+                    kind: ChangeKind::ClusterUpdate,
+                    action: "cluster.update",
+                    target_id: row.id,
+                    target_ref: ClusterId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
+                    generation,
+                    region: &spec.region,
+                    // Label-only changes need no region: done at once.
+                    needs_region: spec_changed,
+                    details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
+                },
+                |op| command(ChangeKind::ClusterUpdate, op, target, generation, &spec, ""),
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+
+    /// `cluster_delete`: refused while deletion protection is on; the cluster
+    /// and its node pools disappear once the region confirms.
+    pub async fn cluster_delete(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let row = find(&mut tx, ctx, project, cluster, true).await?;
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.project_id))?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        let spec = row.spec()?;
+        if spec.deletion_protection {
+            return Err(Error::conflict(
+                "deletion_protected",
+                "deletion protection is on; turn spec.deletion_protection off first",
+            ));
+        }
+        if row.deletion_requested_at.is_some() {
+            // Already being deleted: answer with the pending delete operation.
+            let existing = sqlx::query_scalar!(
+                "SELECT id FROM operations WHERE target_id = $1 AND kind = 'cluster_delete'
+                 ORDER BY id DESC LIMIT 1",
+                row.id
+            )
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(op_id) = existing {
+                tx.commit().await?;
+                return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
+            }
+        }
+        let generation = row.generation + 1;
+        sqlx::query!(
+            "UPDATE clusters SET deletion_requested_at = now(), generation = $2,
+                 version = version + 1, updated_at = now()
+             WHERE id = $1",
+            row.id,
+            generation,
+        )
+        .execute(&mut *tx)
+        .await?;
+        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
+        let op = self
+            .record_change(
+                &mut tx,
+                ctx,
+                RegionalChange {
+                    kind: ChangeKind::ClusterDelete,
+                    action: "cluster.delete",
+                    target_id: row.id,
+                    target_ref: ClusterId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
+                    generation,
+                    region: &spec.region,
+                    needs_region: true,
+                    details: json!({ "name": row.name }),
+                },
+                |op| command(ChangeKind::ClusterDelete, op, target, generation, &spec, ""),
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+}

@@ -1,0 +1,795 @@
+//! Inbound CI/CD deploy webhooks. A hook belongs to a deployment, or to a
+//! project with rules mapping repository and image to deployments. Its
+//! secret is made here, shown once and kept only as Vault transit
+//! ciphertext. `POST /v1/hooks/{hook}` takes Standard Webhooks, GitHub and
+//! GitLab deliveries; a verified, new delivery of an allowed image becomes a
+//! deployment revision and its rollout Operation in one transaction.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use moke_iam::{Action, Target};
+use serde_json::{Value, json};
+use sha2::Digest;
+use uuid::Uuid;
+
+use crate::app::error::{Validator, or_unique};
+use crate::app::integrations::signing;
+use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate, workloads::deployments};
+use crate::ids::{DeployHookId, DeploymentId, ProjectId, ProjectKind};
+use crate::model::*;
+
+/// How long a decrypted hook secret is reused before Vault is asked again.
+const SECRET_TTL: Duration = Duration::from_secs(60);
+
+/// Decrypted hook secrets, briefly, so a burst of deliveries is not a burst
+/// of Vault calls. An entry serves only the ciphertexts it was decrypted
+/// from: a rotation or an eviction on any gateway applies at once.
+#[derive(Default)]
+pub struct HookSecrets(Mutex<HashMap<Uuid, (Instant, Ciphertexts, HookKeys)>>);
+
+/// The stored ciphertexts (current, previous) a cached [`HookKeys`] came from.
+type Ciphertexts = (String, Option<String>);
+
+/// A hook's secret, and during a rotation the one it replaced with when that
+/// stops being accepted.
+#[derive(Clone)]
+struct HookKeys {
+    current: String,
+    previous: Option<(String, chrono::DateTime<chrono::Utc>)>,
+}
+
+impl HookKeys {
+    /// The secrets a delivery may be signed with now.
+    fn valid(&self) -> Vec<&str> {
+        let now = chrono::Utc::now();
+        let previous = self.previous.as_ref().filter(|(_, until)| *until > now).map(|(secret, _)| secret.as_str());
+        std::iter::once(self.current.as_str()).chain(previous).collect()
+    }
+}
+
+impl HookSecrets {
+    fn get(&self, hook: Uuid, stored: &Ciphertexts) -> Option<HookKeys> {
+        let cache = self.0.lock().expect("hook secret lock");
+        cache
+            .get(&hook)
+            .filter(|(at, from, _)| at.elapsed() < SECRET_TTL && from == stored)
+            .map(|(_, _, keys)| keys.clone())
+    }
+
+    fn put(&self, hook: Uuid, stored: Ciphertexts, secret: HookKeys) {
+        let mut cache = self.0.lock().expect("hook secret lock");
+        cache.retain(|_, (at, _, _)| at.elapsed() < SECRET_TTL);
+        cache.insert(hook, (Instant::now(), stored, secret));
+    }
+
+    pub(in crate::app) fn forget(&self, hook: Uuid) {
+        self.0.lock().expect("hook secret lock").remove(&hook);
+    }
+}
+
+/// What a delivery did.
+pub enum HookOutcome {
+    /// A rollout started (or nothing changed: the Operation is born succeeded).
+    Deploying(Box<OperationView>),
+    Pong,
+    /// Verified, but not an event that deploys (with why).
+    Ignored(String),
+}
+
+/// The headers a delivery is judged by.
+pub struct Delivery<'a> {
+    pub header: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    pub body: &'a [u8],
+}
+
+struct HookRow {
+    id: Uuid,
+    org_id: Uuid,
+    project_id: Uuid,
+    name: String,
+    deployment_id: Option<Uuid>,
+    rules: Value,
+    image_template: Option<String>,
+    secret_enc: String,
+    previous_secret_enc: Option<String>,
+    previous_secret_expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    created_at: chrono::DateTime<chrono::Utc>,
+    last_delivery_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl HookRow {
+    fn into_view(self) -> DeployHookView {
+        let id = DeployHookId::from_uuid(self.id);
+        DeployHookView {
+            url: format!("/v1/hooks/{id}"),
+            id,
+            project_id: ProjectId::from_uuid(self.project_id),
+            name: self.name,
+            deployment_id: self.deployment_id.map(DeploymentId::from_uuid),
+            rules: serde_json::from_value(self.rules).unwrap_or_default(),
+            image_template: self.image_template,
+            previous_secret_expires_at: self.previous_secret_expires_at.filter(|at| *at > chrono::Utc::now()),
+            created_at: self.created_at,
+            last_delivery_at: self.last_delivery_at,
+        }
+    }
+}
+
+/// A deploy event, read from a provider's payload.
+struct Event {
+    provider: &'static str,
+    name: String,
+    delivery_id: String,
+    repository: Option<String>,
+    /// An image, or what to build one from.
+    image: ImageSource,
+}
+
+enum ImageSource {
+    Image(String),
+    Tag(String),
+    Digest(String),
+    /// Fill the hook's image template.
+    Template {
+        sha: String,
+        tag: String,
+        branch: String,
+    },
+}
+
+fn text(value: &Value) -> Option<String> {
+    value.as_str().filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Why a verified delivery deploys nothing.
+enum Read {
+    Event(Box<Event>),
+    Pong,
+    Ignored(String),
+}
+
+fn read_github(event: &str, delivery_id: String, body: &Value, branches: &[String]) -> Read {
+    let repository = text(&body["repository"]["full_name"]);
+    let event_of = |image| {
+        Read::Event(Box::new(Event { provider: "github", name: event.to_string(), delivery_id, repository, image }))
+    };
+    match event {
+        "ping" => Read::Pong,
+        "registry_package" | "package" => {
+            if body["action"] != "published" {
+                return Read::Ignored(format!("{event} action {} does not deploy", body["action"]));
+            }
+            let version = &body[event]["package_version"];
+            match text(&version["package_url"]) {
+                Some(url) => event_of(ImageSource::Image(url)),
+                None => Read::Ignored("the package has no container image URL".into()),
+            }
+        }
+        "workflow_run" => {
+            let run = &body["workflow_run"];
+            let branch = text(&run["head_branch"]).unwrap_or_default();
+            if body["action"] != "completed" || run["conclusion"] != "success" {
+                Read::Ignored("only successfully completed workflow runs deploy".into())
+            } else if !branches.contains(&branch) {
+                Read::Ignored(format!("branch {branch:?} is not allowed to deploy"))
+            } else {
+                let sha = text(&run["head_sha"]).unwrap_or_default();
+                event_of(ImageSource::Template { sha, tag: String::new(), branch })
+            }
+        }
+        "deployment" => {
+            let deployment = &body["deployment"];
+            match text(&deployment["payload"]["image"]) {
+                Some(image) => event_of(ImageSource::Image(image)),
+                None => {
+                    let sha = text(&deployment["sha"]).unwrap_or_default();
+                    let branch = text(&deployment["ref"]).unwrap_or_default();
+                    event_of(ImageSource::Template { sha, tag: String::new(), branch })
+                }
+            }
+        }
+        other => Read::Ignored(format!("GitHub event {other:?} does not deploy")),
+    }
+}
+
+fn read_gitlab(event: &str, delivery_id: String, body: &Value, branches: &[String]) -> Read {
+    let repository = text(&body["project"]["path_with_namespace"]);
+    let event_of = |image| {
+        Read::Event(Box::new(Event { provider: "gitlab", name: event.to_string(), delivery_id, repository, image }))
+    };
+    match event {
+        "Pipeline Hook" => {
+            let attributes = &body["object_attributes"];
+            let branch = text(&attributes["ref"]).unwrap_or_default();
+            if attributes["status"] != "success" {
+                Read::Ignored("only successful pipelines deploy".into())
+            } else if attributes["tag"] == true {
+                let sha = text(&attributes["sha"]).unwrap_or_default();
+                event_of(ImageSource::Template { sha, tag: branch, branch: String::new() })
+            } else if !branches.contains(&branch) {
+                Read::Ignored(format!("branch {branch:?} is not allowed to deploy"))
+            } else {
+                let sha = text(&attributes["sha"]).unwrap_or_default();
+                event_of(ImageSource::Template { sha, tag: String::new(), branch })
+            }
+        }
+        "Push Hook" => {
+            let branch = text(&body["ref"]).unwrap_or_default().trim_start_matches("refs/heads/").to_string();
+            if !branches.contains(&branch) {
+                return Read::Ignored(format!("branch {branch:?} is not allowed to deploy"));
+            }
+            let sha = text(&body["checkout_sha"]).unwrap_or_default();
+            event_of(ImageSource::Template { sha, tag: String::new(), branch })
+        }
+        "Tag Push Hook" => {
+            let tag = text(&body["ref"]).unwrap_or_default().trim_start_matches("refs/tags/").to_string();
+            let sha = text(&body["checkout_sha"]).unwrap_or_default();
+            event_of(ImageSource::Template { sha, tag, branch: String::new() })
+        }
+        other => Read::Ignored(format!("GitLab event {other:?} does not deploy")),
+    }
+}
+
+/// Moke's own form: `{"image": …}`, `{"tag": …}` or `{"digest": …}`, with an
+/// optional `repository`; `{"type": "ping"}` answers pong.
+fn read_generic(delivery_id: String, body: &Value) -> Result<Read> {
+    if body["type"] == "ping" {
+        return Ok(Read::Pong);
+    }
+    let image = match (text(&body["image"]), text(&body["tag"]), text(&body["digest"])) {
+        (Some(image), None, None) => ImageSource::Image(image),
+        (None, Some(tag), None) => ImageSource::Tag(tag),
+        (None, None, Some(digest)) => ImageSource::Digest(digest),
+        _ => return Err(Error::invalid_field("image", "required", "give exactly one of image, tag or digest")),
+    };
+    Ok(Read::Event(Box::new(Event {
+        provider: "standard",
+        name: "deploy".into(),
+        delivery_id,
+        repository: text(&body["repository"]),
+        image,
+    })))
+}
+
+/// The repository part of an image reference (no tag or digest).
+fn repository_of(image: &str) -> &str {
+    let without_digest = image.split('@').next().unwrap_or(image);
+    match without_digest.rsplit_once(':') {
+        Some((repo, tag)) if !tag.contains('/') => repo,
+        _ => without_digest,
+    }
+}
+
+impl App {
+    async fn hook_secret(&self, hook: &HookRow) -> Result<HookKeys> {
+        let stored = (hook.secret_enc.clone(), hook.previous_secret_enc.clone());
+        if let Some(keys) = self.hook_secrets.get(hook.id, &stored) {
+            return Ok(keys);
+        }
+        let current = self.vault().decrypt(hook.org_id, &hook.secret_enc).await?;
+        let previous = match (&hook.previous_secret_enc, hook.previous_secret_expires_at) {
+            (Some(ciphertext), Some(until)) if until > chrono::Utc::now() => {
+                Some((self.vault().decrypt(hook.org_id, ciphertext).await?, until))
+            }
+            _ => None,
+        };
+        let keys = HookKeys { current, previous };
+        self.hook_secrets.put(hook.id, stored, keys.clone());
+        Ok(keys)
+    }
+
+    /// `deploy_policy_view`.
+    pub async fn deploy_policy_view(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+    ) -> Result<DeployPolicy> {
+        let mut conn = self.db().acquire().await?;
+        let project_row = project_for(&mut conn, ctx, project, false, Action::Read).await?;
+        policy_of(&mut conn, project_row.id).await
+    }
+
+    /// `deploy_policy_update`: replaces the project's webhook policy.
+    pub async fn deploy_policy_update(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        policy: DeployPolicy,
+    ) -> Result<DeployPolicy> {
+        let mut tx = self.db().begin().await?;
+        let project_row = project_for(&mut tx, ctx, project, true, Action::ManageCredentials).await?;
+        let mut v = Validator::new();
+        for (i, prefix) in policy.allowed_image_prefixes.iter().enumerate() {
+            // A bare host would also allow "host.evil.example": prefixes end at a path separator.
+            v.check(
+                prefix.contains('/') && prefix.ends_with('/') && !prefix.chars().any(char::is_whitespace),
+                format!("allowed_image_prefixes[{i}]"),
+                "invalid",
+                "a registry path ending in '/', e.g. registry.example.com/shop/",
+            );
+        }
+        for (i, branch) in policy.allowed_branches.iter().enumerate() {
+            v.check(
+                !branch.is_empty() && branch.len() <= 255,
+                format!("allowed_branches[{i}]"),
+                "invalid",
+                "a branch name",
+            );
+        }
+        v.finish()?;
+        sqlx::query!(
+            "INSERT INTO project_deploy_policies (project_id, org_id, allowed_image_prefixes, allowed_branches)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (project_id) DO UPDATE SET allowed_image_prefixes = $3, allowed_branches = $4, updated_at = now()",
+            project_row.id,
+            project_row.org_id,
+            &policy.allowed_image_prefixes,
+            &policy.allowed_branches,
+        )
+        .execute(&mut *tx)
+        .await?;
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "deploy_policy.update",
+                resource_type: "project",
+                resource_id: Some(ProjectId::from_uuid(project_row.id).to_string()),
+                details: json!(policy),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(policy)
+    }
+
+    /// `deploy_hook_list`.
+    pub async fn deploy_hook_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+    ) -> Result<Vec<DeployHookView>> {
+        let mut conn = self.db().acquire().await?;
+        let project_row = project_for(&mut conn, ctx, project, false, Action::ReadCredentials).await?;
+        let rows = sqlx::query_as!(
+            HookRow,
+            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
+                    previous_secret_expires_at, created_at,
+                    last_delivery_at
+             FROM deploy_hooks WHERE project_id = $1 ORDER BY id",
+            project_row.id
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(rows.into_iter().map(HookRow::into_view).collect())
+    }
+
+    /// `deploy_hook_create`: the secret is in the answer and nowhere else.
+    pub async fn deploy_hook_create(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        input: DeployHookCreate,
+    ) -> Result<DeployHookCreated> {
+        let mut conn = self.db().acquire().await?;
+        let project_row = project_for(&mut conn, ctx, project, false, Action::ManageCredentials).await?;
+        // The secret deploys, for as long as the hook lives.
+        let on = moke_iam::Target::project(project_row.org_id, project_row.id);
+        crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
+        let mut v = Validator::new();
+        validate::name(&mut v, "name", &input.name);
+        v.check(
+            input.target.is_some() == input.rules.is_empty(),
+            "target",
+            "required",
+            "give either target (one deployment) or rules (project hook)",
+        );
+        v.check(input.rules.len() <= 100, "rules", "too_many", "at most 100 rules");
+        if let Some(template) = &input.image_template {
+            v.check(
+                template.contains('{') && !template.chars().any(char::is_whitespace),
+                "image_template",
+                "invalid",
+                "an image reference with {sha}, {tag} or {branch}",
+            );
+        }
+        v.finish()?;
+        let deployment_id = match &input.target {
+            Some(target) => Some(deployments::find_in_project(&mut conn, project_row.id, target).await?),
+            None => None,
+        };
+        for rule in &input.rules {
+            deployments::find_in_project(&mut conn, project_row.id, &rule.target).await?;
+        }
+        drop(conn);
+        let secret = signing::new_secret();
+        let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
+        let id = DeployHookId::generate();
+        let mut tx = self.db().begin().await?;
+        let hooks = crate::app::kernel::quotas::Counted::DeployHooks;
+        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
+        crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1).await?;
+        let row = sqlx::query_as!(
+            HookRow,
+            "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
+                                       created_by, secret_issued_to)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
+                    previous_secret_expires_at, created_at,
+                       last_delivery_at",
+            id.uuid(),
+            project_row.org_id,
+            project_row.id,
+            input.name,
+            deployment_id,
+            json!(input.rules),
+            input.image_template,
+            secret_enc,
+            ctx.principal.id,
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(or_unique(|| Error::conflict("already_exists", format!("a hook named {:?} exists", input.name))))?;
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "deploy_hook.create",
+                resource_type: "deploy_hook",
+                resource_id: Some(id.to_string()),
+                details: json!({ "name": input.name, "target": input.target, "rules": input.rules }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(DeployHookCreated { hook: row.into_view(), secret })
+    }
+
+    /// `deploy_hook_secret_rotate`: a new secret, shown only in the answer;
+    /// the previous one keeps being accepted for the time asked (24 h by
+    /// default; 0 revokes it at once). A second rotation replaces whatever
+    /// previous secret was still valid.
+    pub async fn deploy_hook_secret_rotate(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        hook: &str,
+        input: DeployHookSecretRotate,
+    ) -> Result<DeployHookCreated> {
+        let keep = input.previous_secret_valid_seconds.unwrap_or(86_400);
+        let mut v = Validator::new();
+        v.check(
+            (0..=604_800).contains(&keep),
+            "previous_secret_valid_seconds",
+            "out_of_range",
+            "between 0 (revoke now) and 604800 (7 days)",
+        );
+        v.finish()?;
+        let mut tx = self.db().begin().await?;
+        let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
+        let on = moke_iam::Target::project(project_row.org_id, project_row.id);
+        crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
+        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
+        let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
+        let current = sqlx::query_scalar!(
+            "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",
+            hook_id.uuid(),
+            project_row.id,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| Error::not_found("deploy hook", hook))?;
+        let secret = signing::new_secret();
+        let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
+        let row = sqlx::query_as!(
+            HookRow,
+            "UPDATE deploy_hooks SET secret_enc = $2, secret_issued_to = $5,
+                 previous_secret_enc = CASE WHEN $4 > 0 THEN $3 END,
+                 previous_secret_issued_to = CASE WHEN $4 > 0 THEN secret_issued_to END,
+                 previous_secret_expires_at = CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END
+             WHERE id = $1
+             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
+                       previous_secret_enc, previous_secret_expires_at, created_at, last_delivery_at",
+            hook_id.uuid(),
+            secret_enc,
+            current,
+            keep as f64,
+            ctx.principal.id,
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "deploy_hook.rotate_secret",
+                resource_type: "deploy_hook",
+                resource_id: Some(hook_id.to_string()),
+                details: json!({ "previous_secret_valid_seconds": keep }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.hook_secrets.forget(hook_id.uuid());
+        Ok(DeployHookCreated { hook: row.into_view(), secret })
+    }
+
+    /// `deploy_hook_delete`.
+    pub async fn deploy_hook_delete(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        hook: &str,
+    ) -> Result<()> {
+        let mut tx = self.db().begin().await?;
+        let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
+        let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
+        let deleted =
+            sqlx::query!("DELETE FROM deploy_hooks WHERE id = $1 AND project_id = $2", hook_id.uuid(), project_row.id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        if deleted == 0 {
+            return Err(Error::not_found("deploy hook", hook));
+        }
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "deploy_hook.delete",
+                resource_type: "deploy_hook",
+                resource_id: Some(hook_id.to_string()),
+                details: json!({}),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        self.hook_secrets.forget(hook_id.uuid());
+        Ok(())
+    }
+
+    /// Judges and applies one delivery to `POST /v1/hooks/{hook}`: unknown
+    /// hook 404, bad signature 401 (saying nothing more), malformed body
+    /// 400, a replayed delivery 409; else a rollout (202), a pong, or an
+    /// event that does not deploy.
+    pub async fn hook_deliver(&self, hook: &str, delivery: Delivery<'_>) -> Result<HookOutcome> {
+        let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
+        let row = sqlx::query_as!(
+            HookRow,
+            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
+                    previous_secret_expires_at, created_at,
+                    last_delivery_at
+             FROM deploy_hooks WHERE id = $1",
+            hook_id.uuid()
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| Error::not_found("deploy hook", hook))?;
+        let keys = self.hook_secret(&row).await?;
+        let secrets = keys.valid();
+        let header = delivery.header;
+        let now = chrono::Utc::now().timestamp();
+        // Accepted when any secret still valid verifies it (a rotation keeps
+        // the old one a while); answers which one did.
+        let any = |verify: &dyn Fn(&str) -> std::result::Result<(), signing::Refusal>| match secrets
+            .iter()
+            .position(|secret| verify(secret).is_ok())
+        {
+            Some(which) => Ok(which),
+            None => verify(secrets[0]).map(|()| 0),
+        };
+        let standard = || {
+            any(&|secret| {
+                signing::verify(
+                    secret,
+                    header("webhook-id").as_deref(),
+                    header("webhook-timestamp").as_deref(),
+                    header("webhook-signature").as_deref(),
+                    delivery.body,
+                    now,
+                )
+            })
+        };
+        // Signatures without a signed timestamp (GitHub's, GitLab's token)
+        // do not bind the delivery id: such a body is accepted once, ever.
+        let mut replay_digest: Option<Vec<u8>> = None;
+        let (provider, verified, delivery_id) = if let Some(event) = header("x-github-event") {
+            replay_digest = Some(sha2::Sha256::digest(delivery.body).to_vec());
+            let verified =
+                any(&|secret| signing::verify_github(secret, header("x-hub-signature-256").as_deref(), delivery.body));
+            (("github", event), verified, header("x-github-delivery"))
+        } else if let Some(event) = header("x-gitlab-event") {
+            // The signed form (Standard Webhooks headers) when present, else the token.
+            let verified = if header("webhook-signature").is_some() {
+                standard()
+            } else {
+                replay_digest = Some(sha2::Sha256::digest(delivery.body).to_vec());
+                any(&|secret| signing::verify_gitlab_token(secret, header("x-gitlab-token").as_deref()))
+            };
+            (("gitlab", event), verified, header("webhook-id").or_else(|| header("x-gitlab-event-uuid")))
+        } else {
+            (("standard", String::new()), standard(), header("webhook-id"))
+        };
+        let signed_with = match verified {
+            Ok(0) => row.secret_enc.clone(),
+            Ok(_) => row.previous_secret_enc.clone().unwrap_or_default(),
+            Err(refusal) => {
+                tracing::info!(hook = %hook_id, provider = provider.0, ?refusal, "webhook delivery refused");
+                return Err(Error::Unauthenticated);
+            }
+        };
+        let delivery_id = delivery_id.filter(|id| !id.is_empty() && id.len() <= 255).ok_or_else(|| {
+            Error::invalid_field("delivery id", "required", "the delivery carries no delivery id header")
+        })?;
+        let body: Value = serde_json::from_slice(delivery.body)
+            .map_err(|e| Error::Malformed(format!("the body is not JSON: {e}")))?;
+        let mut conn = self.db().acquire().await?;
+        let policy = policy_of(&mut conn, row.project_id).await?;
+        drop(conn);
+        let read = match provider {
+            ("github", event) => read_github(&event, delivery_id, &body, &policy.allowed_branches),
+            ("gitlab", event) => read_gitlab(&event, delivery_id, &body, &policy.allowed_branches),
+            _ => read_generic(delivery_id, &body)?,
+        };
+        let event = match read {
+            Read::Event(event) => event,
+            Read::Pong => return Ok(HookOutcome::Pong),
+            Read::Ignored(why) => return Ok(HookOutcome::Ignored(why)),
+        };
+        let (deployment, image) = self.resolve(&row, &event).await?;
+        if !policy.allowed_image_prefixes.iter().any(|prefix| image.starts_with(prefix.as_str())) {
+            return Err(Error::invalid_field(
+                "image",
+                "not_allowed",
+                format!("{image:?} is not from a registry the project allows (see its deploy policy)"),
+            ));
+        }
+        let ctx = RequestContext::system(row.org_id);
+        let mut tx = self.db().begin().await?;
+        let fresh = sqlx::query!(
+            "INSERT INTO hook_deliveries (hook_id, delivery_id, provider, event, outcome, body_digest)
+             VALUES ($1, $2, $3, $4, 'deploying', $5)
+             ON CONFLICT DO NOTHING",
+            row.id,
+            event.delivery_id,
+            event.provider,
+            event.name,
+            replay_digest,
+        )
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if fresh == 0 {
+            return Err(Error::conflict(
+                "duplicate_delivery",
+                format!("delivery {:?}, or the same body under another id, was already received", event.delivery_id),
+            ));
+        }
+        let cause = format!("webhook {} ({} {})", row.name, event.provider, event.name);
+        let op = self.deploy_image(&mut tx, &ctx, deployment, &image, &cause).await?;
+        sqlx::query!(
+            "UPDATE hook_deliveries SET operation_id = $3 WHERE hook_id = $1 AND delivery_id = $2",
+            row.id,
+            event.delivery_id,
+            op.id.uuid(),
+        )
+        .execute(&mut *tx)
+        .await?;
+        // The secret that signed it must still be valid as this commits: a
+        // rotation or an eviction that ended it meanwhile undoes the delivery.
+        sqlx::query_scalar!(
+            "UPDATE deploy_hooks SET last_delivery_at = now()
+             WHERE id = $1 AND (secret_enc = $2 OR (previous_secret_enc = $2 AND previous_secret_expires_at > now()))
+             RETURNING id",
+            row.id,
+            signed_with,
+        )
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::Unauthenticated)?;
+        tx.commit().await?;
+        Ok(HookOutcome::Deploying(Box::new(op)))
+    }
+
+    /// The deployment a delivery changes and the image it rolls out.
+    async fn resolve(&self, hook: &HookRow, event: &Event) -> Result<(Uuid, String)> {
+        let fill = |template: &str, sha: &str, tag: &str, branch: &str| {
+            template.replace("{sha}", sha).replace("{tag}", tag).replace("{branch}", &branch.replace('/', "-"))
+        };
+        let known_image = match &event.image {
+            ImageSource::Image(image) => Some(image.clone()),
+            ImageSource::Template { sha, tag, branch } => {
+                let template = hook.image_template.as_deref().ok_or_else(|| {
+                    Error::invalid_field(
+                        "image_template",
+                        "required",
+                        "the event names no image and the hook has no image_template",
+                    )
+                })?;
+                Some(fill(template, sha, tag, branch))
+            }
+            ImageSource::Tag(_) | ImageSource::Digest(_) => None,
+        };
+        let deployment = match hook.deployment_id {
+            Some(id) => id,
+            None => {
+                let rules: Vec<HookRule> = serde_json::from_value(hook.rules.clone()).unwrap_or_default();
+                let rule = rules
+                    .iter()
+                    .find(|rule| {
+                        rule.repository.as_ref().is_none_or(|r| event.repository.as_ref() == Some(r))
+                            && rule
+                                .image_prefix
+                                .as_ref()
+                                .is_none_or(|p| known_image.as_ref().is_some_and(|i| i.starts_with(p.as_str())))
+                    })
+                    .ok_or_else(|| {
+                        Error::invalid_field(
+                            "repository",
+                            "no_rule",
+                            format!(
+                                "no rule of this hook matches repository {:?}",
+                                event.repository.as_deref().unwrap_or("")
+                            ),
+                        )
+                    })?;
+                let mut conn = self.db().acquire().await?;
+                deployments::find_in_project(&mut conn, hook.project_id, &rule.target).await?
+            }
+        };
+        let image = match (&event.image, known_image) {
+            (_, Some(image)) => image,
+            (ImageSource::Tag(tag), None) => {
+                format!("{}:{tag}", repository_of(&self.deployment_image(deployment).await?))
+            }
+            (ImageSource::Digest(digest), None) => {
+                format!("{}@{digest}", repository_of(&self.deployment_image(deployment).await?))
+            }
+            _ => unreachable!("every image source without a known image is a tag or digest"),
+        };
+        Ok((deployment, image))
+    }
+}
+
+/// The project, found as `ctx` may see it (locked when asked), if `ctx`
+/// may do `action` in it.
+async fn project_for(
+    conn: &mut sqlx::PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    lock: bool,
+    action: Action,
+) -> Result<crate::app::infra::projects::ProjectRow> {
+    let row = crate::app::infra::projects::find(conn, ctx, project, lock).await?;
+    moke_iam::authorize(&ctx.principal, action, Target::project(row.org_id, row.id))?;
+    Ok(row)
+}
+
+async fn policy_of(conn: &mut sqlx::PgConnection, project: Uuid) -> Result<DeployPolicy> {
+    let row = sqlx::query!(
+        "SELECT allowed_image_prefixes, allowed_branches FROM project_deploy_policies WHERE project_id = $1",
+        project
+    )
+    .fetch_optional(conn)
+    .await?;
+    Ok(match row {
+        Some(row) => {
+            DeployPolicy { allowed_image_prefixes: row.allowed_image_prefixes, allowed_branches: row.allowed_branches }
+        }
+        None => DeployPolicy { allowed_image_prefixes: Vec::new(), allowed_branches: vec!["main".into()] },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repositories_of_image_references() {
+        assert_eq!(repository_of("registry.example.com:5000/shop/web:1.2"), "registry.example.com:5000/shop/web");
+        assert_eq!(repository_of("registry.example.com/shop/web@sha256:abc"), "registry.example.com/shop/web");
+        assert_eq!(repository_of("registry.example.com:5000/shop/web"), "registry.example.com:5000/shop/web");
+    }
+}

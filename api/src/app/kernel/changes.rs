@@ -1,0 +1,99 @@
+//! The write every region-bound mutation ends with: its Operation, the
+//! command for the region (in the outbox) and the audit event, in the
+//! caller's transaction. One function, so no mutation can forget a part.
+
+use moke_proto::region as pb;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::region::command::ChangeKind;
+use crate::app::region::operations::{self, NewOperation};
+use crate::app::region::outbox::{self, NewMessage};
+use crate::app::{App, RequestContext, Result};
+use crate::model::{OperationStatus, OperationView};
+
+/// A change to a resource a region holds.
+pub(in crate::app) struct RegionalChange<'a> {
+    /// The Operation's kind, the command's, and what the target is.
+    pub kind: ChangeKind,
+    /// Audit action, e.g. `cluster.create`.
+    pub action: &'a str,
+    pub target_id: Uuid,
+    /// The target's prefixed id, as the audit log shows it.
+    pub target_ref: String,
+    pub target_name: &'a str,
+    /// The desired generation the change brings about.
+    pub generation: i64,
+    pub region: &'a str,
+    /// False when the gateway completed the change alone (labels only): the
+    /// Operation is born succeeded and nothing is queued.
+    pub needs_region: bool,
+    /// What the audit event records besides the operation id.
+    pub details: Value,
+}
+
+impl App {
+    /// Records `change` in `tx`; `command` builds the region's command once
+    /// the Operation exists (the command names it).
+    pub(in crate::app) async fn record_change(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        change: RegionalChange<'_>,
+        command: impl FnOnce(&OperationView) -> pb::Command,
+    ) -> Result<OperationView> {
+        let backlog = Some(self.config().outbox.max_backlog_per_region);
+        self.record_change_within(tx, ctx, change, command, backlog).await
+    }
+
+    /// [`App::record_change`], queueing past a full region backlog when
+    /// `max_backlog` is `None` (for revocations, which may not be refused).
+    pub(in crate::app) async fn record_change_within(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        change: RegionalChange<'_>,
+        command: impl FnOnce(&OperationView) -> pb::Command,
+        max_backlog: Option<i64>,
+    ) -> Result<OperationView> {
+        let status = if change.needs_region { OperationStatus::Pending } else { OperationStatus::Succeeded };
+        let op = operations::insert(
+            &mut *tx,
+            ctx,
+            NewOperation {
+                kind: change.kind.operation_kind(),
+                target_type: change.kind.target(),
+                target_id: change.target_id,
+                target_name: change.target_name,
+                target_generation: change.generation,
+                status,
+            },
+        )
+        .await?;
+        if change.needs_region {
+            let message = NewMessage {
+                region: change.region,
+                kind: change.kind,
+                operation_id: op.id.uuid(),
+                resource_id: change.target_id,
+                generation: change.generation,
+                command: command(&op),
+            };
+            outbox::enqueue(&mut *tx, message, max_backlog).await?;
+        }
+        let mut details = change.details;
+        if let Some(details) = details.as_object_mut() {
+            details.insert("operation_id".into(), json!(op.id));
+        }
+        let event = AuditRecord {
+            action: change.action,
+            resource_type: change.kind.target().as_str(),
+            resource_id: Some(change.target_ref),
+            details,
+        };
+        audit::record(tx, ctx, event).await?;
+        Ok(op)
+    }
+}

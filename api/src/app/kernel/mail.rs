@@ -1,0 +1,300 @@
+//! Outgoing e-mail through a transactional outbox: a message is stored in
+//! the transaction that causes it (sign-up, password reset, invitation, an
+//! SSO link) and sent at least once by the mail relay through the configured
+//! [`MailSender`]. Bodies carry sign-in links and tokens, so a stored body is
+//! Vault transit ciphertext until the message is sent, and nothing of it is
+//! kept afterwards.
+//!
+//! Senders: SMTP (`lettre`, production), a folder of `.eml` files (dev), and
+//! the log (dev only: it writes links to the log, and says so at start-up).
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::{App, Error, Result};
+
+/// A message as sent.
+#[derive(Debug, Clone)]
+pub struct MailMessage {
+    pub id: i64,
+    pub kind: String,
+    pub to: String,
+    pub from: String,
+    pub subject: String,
+    pub text_body: String,
+    pub headers: serde_json::Value,
+}
+
+impl MailMessage {
+    fn message_id(&self) -> &str {
+        self.headers["Message-ID"].as_str().unwrap_or_default()
+    }
+
+    /// The message as RFC 5322 text (for the file sender).
+    fn to_rfc5322(&self) -> String {
+        let mut text = format!("From: {}\r\nTo: {}\r\nSubject: {}\r\n", self.from, self.to, self.subject);
+        if let Some(headers) = self.headers.as_object() {
+            for (name, value) in headers {
+                if let Some(value) = value.as_str() {
+                    text.push_str(&format!("{name}: {value}\r\n"));
+                }
+            }
+        }
+        text.push_str("\r\n");
+        text.push_str(&self.text_body.replace('\n', "\r\n"));
+        text
+    }
+}
+
+/// Something that sends mail. Sending must tolerate duplicates (the relay
+/// delivers at least once); `Message-ID` lets receivers drop them.
+pub trait MailSender: Send + Sync {
+    fn send(&self, message: &MailMessage) -> impl Future<Output = anyhow::Result<()>> + Send;
+}
+
+/// Writes messages to the log: for development only (links and tokens
+/// reach the log).
+pub struct LogMailSender;
+
+impl MailSender for LogMailSender {
+    async fn send(&self, message: &MailMessage) -> anyhow::Result<()> {
+        tracing::info!(
+            kind = %message.kind, to = %message.to, from = %message.from, subject = %message.subject,
+            message_id = %message.message_id(),
+            "mail (log sender, development only):\n{}", message.text_body
+        );
+        Ok(())
+    }
+}
+
+/// Writes each message to its own file in a folder: for development and
+/// for tests that read what was mailed.
+pub struct FileMailSender {
+    dir: PathBuf,
+}
+
+impl FileMailSender {
+    pub fn new(dir: impl Into<PathBuf>) -> FileMailSender {
+        FileMailSender { dir: dir.into() }
+    }
+}
+
+impl MailSender for FileMailSender {
+    async fn send(&self, message: &MailMessage) -> anyhow::Result<()> {
+        tokio::fs::create_dir_all(&self.dir).await?;
+        // One name per message: a duplicate send overwrites the same file.
+        let path = self.dir.join(format!("{:012}-{}.eml", message.id, message.kind));
+        let partial = path.with_extension("eml.partial");
+        tokio::fs::write(&partial, message.to_rfc5322()).await?;
+        tokio::fs::rename(&partial, &path).await?;
+        tracing::info!(kind = %message.kind, to = %message.to, path = %path.display(), "mail written to a file");
+        Ok(())
+    }
+}
+
+/// Sends through an SMTP server.
+pub struct SmtpMailSender {
+    transport: lettre::AsyncSmtpTransport<lettre::Tokio1Executor>,
+}
+
+impl SmtpMailSender {
+    /// From `mail.smtp_url`: `smtp://` (STARTTLS required unless
+    /// `?tls=none`), or `smtps://` (TLS from the start).
+    pub fn new(url: &str) -> anyhow::Result<SmtpMailSender> {
+        let mut parsed = url::Url::parse(url)?;
+        if parsed.scheme() == "smtp" {
+            let tls = parsed.query_pairs().find(|(k, _)| k == "tls").map(|(_, v)| v.to_string());
+            let others: Vec<(String, String)> =
+                parsed.query_pairs().filter(|(k, _)| k != "tls").map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            parsed.set_query(None);
+            let mut query = parsed.query_pairs_mut();
+            query.extend_pairs(others);
+            match tls.as_deref() {
+                // Plain text only when the operator says so.
+                Some("none") => {}
+                Some(other) => {
+                    query.append_pair("tls", other);
+                }
+                None => {
+                    query.append_pair("tls", "required");
+                }
+            }
+        }
+        let url = parsed.as_str().trim_end_matches('?').to_string();
+        let transport = lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(&url)?
+            .timeout(Some(Duration::from_secs(30)))
+            .build();
+        Ok(SmtpMailSender { transport })
+    }
+}
+
+impl MailSender for SmtpMailSender {
+    async fn send(&self, message: &MailMessage) -> anyhow::Result<()> {
+        use lettre::AsyncTransport;
+        let mut builder = lettre::Message::builder()
+            .from(message.from.parse()?)
+            .to(message.to.parse()?)
+            .subject(&message.subject)
+            .message_id(Some(message.message_id().to_string()))
+            .header(lettre::message::header::ContentType::TEXT_PLAIN);
+        if let Some(date) = message.headers["Date"].as_str().and_then(|d| chrono::DateTime::parse_from_rfc2822(d).ok())
+        {
+            builder = builder.date(date.into());
+        }
+        let email = builder.body(message.text_body.clone())?;
+        self.transport.send(email).await?;
+        Ok(())
+    }
+}
+
+/// A message to store.
+pub struct Mail<'a> {
+    pub kind: &'a str,
+    pub to: &'a str,
+    pub subject: &'a str,
+    pub body: &'a str,
+    /// The organization it is sent for, when there is one (invitation mail is counted per organization).
+    pub org: Option<Uuid>,
+}
+
+/// Stores a message in the caller's transaction, its body encrypted by Vault.
+pub async fn enqueue(tx: &mut PgConnection, app: &App, mail: Mail<'_>) -> Result<()> {
+    let message_id = format!("<{}@moke>", Uuid::now_v7());
+    let headers = json!({
+        "Message-ID": message_id,
+        "Date": chrono::Utc::now().to_rfc2822(),
+        "Content-Type": "text/plain; charset=utf-8",
+        "Auto-Submitted": "auto-generated",
+    });
+    let body_enc = app.vault().encrypt(Uuid::nil(), mail.body).await?;
+    sqlx::query!(
+        "INSERT INTO mail_outbox (kind, to_address, from_address, subject, text_body_enc, headers, org_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        mail.kind,
+        mail.to,
+        app.config().mail.from,
+        mail.subject,
+        body_enc,
+        headers,
+        mail.org,
+    )
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+impl App {
+    /// Sends up to `outbox.batch_size` due messages; failures are retried
+    /// with exponential backoff. A sent message keeps no body. Returns how
+    /// many were sent.
+    pub async fn relay_mail_once(&self, sender: &impl MailSender) -> Result<usize> {
+        let config = &self.config().outbox;
+        let mut tx = self.db().begin().await?;
+        let rows = sqlx::query!(
+            "SELECT id, kind, to_address, from_address, subject, text_body, text_body_enc, headers, attempts
+             FROM mail_outbox WHERE sent_at IS NULL AND available_at <= now()
+             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+            i64::from(config.batch_size),
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut sent = 0;
+        for row in rows {
+            let body = match (&row.text_body_enc, &row.text_body) {
+                (Some(ciphertext), _) => match self.vault().decrypt(Uuid::nil(), ciphertext).await {
+                    Ok(body) => body,
+                    // Vault is down: this batch waits; nothing is marked.
+                    Err(error) => return Err(Error::from(error)),
+                },
+                (None, Some(plain)) => plain.clone(),
+                (None, None) => String::new(),
+            };
+            let message = MailMessage {
+                id: row.id,
+                kind: row.kind,
+                to: row.to_address,
+                from: row.from_address,
+                subject: row.subject,
+                text_body: body,
+                headers: row.headers,
+            };
+            match sender.send(&message).await {
+                Ok(()) => {
+                    sqlx::query!(
+                        "UPDATE mail_outbox SET sent_at = now(), text_body = NULL, text_body_enc = NULL WHERE id = $1",
+                        message.id
+                    )
+                    .execute(&mut *tx)
+                    .await?;
+                    sent += 1;
+                }
+                Err(error) => {
+                    let backoff = crate::app::region::outbox::retry_delay(
+                        row.attempts,
+                        config.retry_base_seconds,
+                        config.retry_max_seconds,
+                    );
+                    tracing::warn!(mail_id = message.id, error = %error, "sending mail failed; will retry");
+                    sqlx::query!(
+                        "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2,
+                             available_at = now() + make_interval(secs => $3) WHERE id = $1",
+                        message.id,
+                        format!("{error:#}"),
+                        backoff.as_secs_f64(),
+                    )
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(sent)
+    }
+}
+
+/// Runs the mail relay with the configured sender until shutdown.
+pub async fn run_relay(app: std::sync::Arc<App>) {
+    let config = &app.config().mail;
+    match config.sender.as_str() {
+        "smtp" => match SmtpMailSender::new(config.smtp_url.expose()) {
+            Ok(sender) => relay_loop(&app, &sender).await,
+            Err(error) => tracing::error!(%error, "mail.smtp_url is not usable; no mail will be sent"),
+        },
+        "file" => relay_loop(&app, &FileMailSender::new(&config.file_dir)).await,
+        _ => relay_loop(&app, &LogMailSender).await,
+    }
+}
+
+/// Warns at start-up about a sender that is for development only.
+pub fn warn_if_development_sender(config: &crate::config::MailConfig) {
+    match config.sender.as_str() {
+        "log" => tracing::warn!(
+            "mail.sender = \"log\": every message, sign-in links and tokens included, is written to the log. \
+             For development only; set mail.sender = \"smtp\" and mail.smtp_url in production"
+        ),
+        "file" => tracing::warn!(
+            dir = %config.file_dir,
+            "mail.sender = \"file\": messages are written to files, not sent. For development only"
+        ),
+        _ => {}
+    }
+}
+
+async fn relay_loop(app: &App, sender: &impl MailSender) {
+    loop {
+        match app.relay_mail_once(sender).await {
+            Ok(n) if n > 0 => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "mail relay failed"),
+        }
+        tokio::select! {
+            _ = app.shutdown_token().cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}

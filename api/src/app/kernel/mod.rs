@@ -1,0 +1,8 @@
+//! What every mutation shares: the audit log, idempotency, the regional-change write, quotas, Vault-sealed secrets and the mail outbox.
+
+pub mod audit;
+pub mod changes;
+pub mod idempotency;
+pub mod mail;
+pub mod quotas;
+pub mod secrets;

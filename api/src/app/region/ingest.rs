@@ -1,0 +1,268 @@
+//! Status ingest: what regions report (`moke.region.v1.Status`) becomes
+//! Operation progress and observed state. Reports arrive through the
+//! `region_status` inbox (the embedded Postgres transport); applying one is
+//! idempotent, so a report seen twice is harmless.
+
+use std::collections::HashMap;
+
+use moke_proto::region::{self as pb, status::Message as StatusMessage};
+use prost::Message;
+
+use crate::app::region::command::ResourceKind;
+use crate::app::region::observations::{OperationProgress, ResourceObservation};
+use crate::app::{App, Result};
+use crate::ids::{ClusterId, OperationId};
+use crate::model::{Condition, OperationError, OperationStatus};
+
+/// Most reports applied per inbox claim.
+const BATCH: i64 = 500;
+
+/// Reports about different resources applied at once.
+const PARALLEL_APPLIES: usize = 8;
+
+/// A workload's replica counts and pods as stored in `deployments.status`.
+fn workload_json(w: &pb::WorkloadStatus) -> serde_json::Value {
+    serde_json::json!({
+        "replicas": w.replicas,
+        "updated_replicas": w.updated_replicas,
+        "ready_replicas": w.ready_replicas,
+        "available_replicas": w.available_replicas,
+        "revision": w.revision,
+        "unschedulable_reason": w.unschedulable_reason,
+        "pods": w.pods.iter().map(|p| serde_json::json!({
+            "name": p.name, "node": p.node, "zone": p.zone, "revision": p.revision, "ready": p.ready, "ip": p.ip,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+impl App {
+    /// Applies one region report.
+    pub async fn apply_region_status(&self, status: pb::Status) -> Result<()> {
+        let region = status.region.clone();
+        match status.message {
+            Some(StatusMessage::Progress(p)) => {
+                let Ok(operation) = p.operation_id.parse::<OperationId>() else {
+                    tracing::warn!(operation = %p.operation_id, "progress for an unknown operation id; dropped");
+                    return Ok(());
+                };
+                let Some(status) = OperationStatus::parse(&p.status) else {
+                    tracing::warn!(status = %p.status, "progress with an unknown status; dropped");
+                    return Ok(());
+                };
+                let error = (!p.error_code.is_empty())
+                    .then(|| OperationError { code: p.error_code.clone(), message: p.error_message.clone() });
+                self.record_operation_progress(OperationProgress {
+                    region: Some(region.clone()),
+                    operation_id: operation.uuid(),
+                    status,
+                    step: p.step,
+                    progress: p.progress,
+                    error,
+                })
+                .await
+            }
+            Some(StatusMessage::Observation(o)) => {
+                let Some(kind) = ResourceKind::of_observation(&o.resource_type) else {
+                    tracing::warn!(resource_type = o.resource_type, "observation of an unknown resource type; dropped");
+                    return Ok(());
+                };
+                let Some(resource_id) = kind.parse_id(&o.resource_id) else {
+                    tracing::warn!(resource = %o.resource_id, "observation of an unknown id; dropped");
+                    return Ok(());
+                };
+                let now = chrono::Utc::now();
+                self.record_observation(ResourceObservation {
+                    region: region.clone(),
+                    kind,
+                    resource_id,
+                    observed_generation: o.observed_generation,
+                    phase: o.phase,
+                    conditions: o
+                        .conditions
+                        .into_iter()
+                        .map(|c| Condition {
+                            condition_type: c.r#type,
+                            status: c.status,
+                            reason: c.reason,
+                            message: c.message,
+                            last_transition_time: now,
+                        })
+                        .collect(),
+                    gone: o.gone,
+                    endpoint: Some(o.endpoint).filter(|e| !e.is_empty()),
+                    workload: o.workload.map(|w| workload_json(&w)),
+                    nodes: (kind == ResourceKind::NodePool).then(|| {
+                        serde_json::json!(
+                            o.nodes
+                                .iter()
+                                .map(|n| serde_json::json!({
+                                    "name": n.name, "zone": n.zone, "rack": n.rack,
+                                    "ready": n.ready, "unschedulable": n.unschedulable,
+                                }))
+                                .collect::<Vec<_>>()
+                        )
+                    }),
+                })
+                .await
+            }
+            Some(StatusMessage::Heartbeat(h)) => {
+                sqlx::query!(
+                    "INSERT INTO region_health (region, last_heartbeat_at, commands_applied) VALUES ($1, now(), $2)
+                     ON CONFLICT (region) DO UPDATE SET last_heartbeat_at = now(), commands_applied = $2",
+                    status.region,
+                    h.commands_applied,
+                )
+                .execute(self.db())
+                .await?;
+                Ok(())
+            }
+            Some(StatusMessage::ServingCsr(request)) => {
+                let Ok(cluster) = request.cluster_id.parse::<crate::ids::ClusterId>() else {
+                    tracing::warn!(cluster = %request.cluster_id, "certificate request for an unknown id; dropped");
+                    return Ok(());
+                };
+                // The same request again changes nothing; a new one (a new key) is signed anew.
+                // Only the cluster's own region may ask for its serving certificate.
+                sqlx::query!(
+                    "UPDATE cluster_cas a SET serving_csr = $2, serving_certificate_pem = NULL,
+                         serving_attempts = 0, serving_retry_at = NULL, serving_error = NULL
+                     FROM clusters c
+                     WHERE a.cluster_id = $1 AND a.destroyed_at IS NULL AND a.serving_csr IS DISTINCT FROM $2
+                       AND c.id = a.cluster_id AND c.region = $3",
+                    cluster.uuid(),
+                    request.csr_pem,
+                    status.region,
+                )
+                .execute(self.db())
+                .await?;
+                Ok(())
+            }
+            Some(StatusMessage::Usage(sample)) => {
+                let (Ok(cluster), Ok(start), Ok(end)) = (
+                    sample.cluster_id.parse::<ClusterId>(),
+                    chrono::DateTime::parse_from_rfc3339(&sample.period_start),
+                    chrono::DateTime::parse_from_rfc3339(&sample.period_end),
+                ) else {
+                    tracing::warn!(sample = %sample.id, "unreadable usage sample; dropped");
+                    return Ok(());
+                };
+                // The organization is the gateway's own record of the cluster, never the region's word.
+                sqlx::query!(
+                    "INSERT INTO usage_samples (id, org_id, cluster_id, region, period_start, period_end,
+                         cluster_seconds, node_seconds)
+                     SELECT $1, c.org_id, c.id, $3, $4, $5, $6, $7 FROM clusters c WHERE c.id = $2
+                     ON CONFLICT (id) DO NOTHING",
+                    format!("{}/{}", status.region, sample.id),
+                    cluster.uuid(),
+                    status.region,
+                    start.to_utc(),
+                    end.to_utc(),
+                    sample.cluster_seconds,
+                    serde_json::json!(sample.node_seconds),
+                )
+                .execute(self.db())
+                .await?;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Applies a batch of region reports, as if one by one in their order
+    /// but faster: of several observations of one resource only the last of
+    /// the newest generation is applied, and of several progress reports of
+    /// one operation only the last (a final one is never replaced).
+    /// Observations of different resources are applied in parallel; then
+    /// `gone` observations and every other report in order; progress comes
+    /// last, in parallel, so an Operation never finishes before the report
+    /// that finished it (a rollout observed, a deleted resource removed) is
+    /// recorded.
+    pub async fn apply_region_statuses(&self, statuses: Vec<pb::Status>) -> Result<()> {
+        use futures::{StreamExt, TryStreamExt};
+        let mut observations: Vec<pb::Status> = Vec::new();
+        let mut observation_at: HashMap<(String, String), usize> = HashMap::new();
+        let mut progress: Vec<pb::Status> = Vec::new();
+        let mut progress_at: HashMap<String, usize> = HashMap::new();
+        let mut in_order = Vec::new();
+        for status in statuses {
+            match &status.message {
+                Some(StatusMessage::Observation(o)) if !o.gone => {
+                    let key = (o.resource_type.clone(), o.resource_id.clone());
+                    let generation = o.observed_generation;
+                    match observation_at.get(&key) {
+                        // An older generation would be ignored one by one too.
+                        Some(&at) => {
+                            let kept = match &observations[at].message {
+                                Some(StatusMessage::Observation(kept)) => kept.observed_generation,
+                                _ => i64::MIN,
+                            };
+                            if generation >= kept {
+                                observations[at] = status;
+                            }
+                        }
+                        None => {
+                            observation_at.insert(key, observations.len());
+                            observations.push(status);
+                        }
+                    }
+                }
+                Some(StatusMessage::Progress(p)) => match progress_at.get(&p.operation_id) {
+                    Some(&at) => {
+                        let is_final = |s: &pb::Status| matches!(&s.message, Some(StatusMessage::Progress(p)) if p.status == "succeeded" || p.status == "failed");
+                        if !is_final(&progress[at]) {
+                            progress[at] = status;
+                        }
+                    }
+                    None => {
+                        progress_at.insert(p.operation_id.clone(), progress.len());
+                        progress.push(status);
+                    }
+                },
+                _ => in_order.push(status),
+            }
+        }
+        let in_parallel = |statuses: Vec<pb::Status>| {
+            futures::stream::iter(statuses)
+                .map(|status| self.apply_region_status(status))
+                .buffer_unordered(PARALLEL_APPLIES)
+                .try_collect::<Vec<()>>()
+        };
+        in_parallel(observations).await?;
+        for status in in_order {
+            self.apply_region_status(status).await?;
+        }
+        in_parallel(progress).await?;
+        Ok(())
+    }
+
+    /// Claims and applies up to a batch of reports from the inbox; returns
+    /// how many. A report that fails to apply stays for the next round.
+    pub async fn ingest_region_status_once(&self) -> Result<usize> {
+        let mut tx = self.db().begin().await?;
+        let rows = sqlx::query!(
+            "DELETE FROM region_status WHERE id IN (
+                 SELECT id FROM region_status ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+             RETURNING id, region, message",
+            BATCH,
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut rows = rows;
+        rows.sort_by_key(|r| r.id);
+        let statuses = rows.iter().filter_map(|row| match pb::Status::decode(row.message.as_slice()) {
+            // A report counts for the region whose row it is, and no other.
+            Ok(status) if status.region == row.region => Some(status),
+            Ok(status) => {
+                tracing::warn!(id = row.id, row = %row.region, region = %status.region, "status names another region than its row; dropped");
+                None
+            }
+            Err(error) => {
+                tracing::warn!(id = row.id, %error, "undecodable region status; dropped");
+                None
+            }
+        });
+        self.apply_region_statuses(statuses.collect()).await?;
+        tx.commit().await?;
+        Ok(rows.len())
+    }
+}

@@ -1,0 +1,229 @@
+//! What regions report back: progress of operations and observed state of
+//! clusters and node pools. The status stream of the regions issue feeds
+//! these; until then tests call them directly.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::app::region::command::ResourceKind;
+use crate::app::{App, Result};
+use crate::model::{Condition, OperationError, OperationStatus};
+
+/// A region's report on one operation.
+#[derive(Debug, Clone)]
+pub struct OperationProgress {
+    /// The region that reported it: it moves only Operations sent to that
+    /// region. `None` for the gateway's own work.
+    pub region: Option<String>,
+    pub operation_id: Uuid,
+    pub status: OperationStatus,
+    pub step: String,
+    pub progress: i32,
+    pub error: Option<OperationError>,
+}
+
+/// A region's report on one cluster or node pool.
+#[derive(Debug, Clone)]
+pub struct ResourceObservation {
+    /// The region that reported it: applied only to resources of that region.
+    pub region: String,
+    pub kind: ResourceKind,
+    pub resource_id: Uuid,
+    pub observed_generation: i64,
+    pub phase: String,
+    pub conditions: Vec<Condition>,
+    /// The region no longer has the resource (after a delete).
+    pub gone: bool,
+    /// Clusters: where the control plane serves the Kubernetes API.
+    pub endpoint: Option<String>,
+    /// Deployments: replica counts and pods.
+    pub workload: Option<serde_json::Value>,
+    /// Node pools: their nodes.
+    pub nodes: Option<serde_json::Value>,
+}
+
+/// When each region's agent last reported, to mark what it observed stale
+/// once it falls silent. Kept current by `NOTIFY moke_regions` (sent on
+/// every heartbeat) and reloaded whenever the listener (re)connects, so a
+/// read never queries for it.
+#[derive(Debug, Default)]
+pub struct RegionClock(RwLock<ClockState>);
+
+#[derive(Debug, Default)]
+struct ClockState {
+    heartbeats: HashMap<String, DateTime<Utc>>,
+    /// False while the notification listener is down: nothing is marked
+    /// stale on information we may have missed.
+    live: bool,
+}
+
+impl RegionClock {
+    /// True when the region's agent reported before but not within
+    /// `stale_after_seconds`: what it last observed may no longer hold.
+    pub fn silent(&self, region: &str, stale_after_seconds: i64) -> bool {
+        let state = self.0.read().expect("region clock lock");
+        state.live
+            && state.heartbeats.get(region).is_some_and(|at| (Utc::now() - *at).num_seconds() > stale_after_seconds)
+    }
+
+    /// A heartbeat was recorded.
+    pub fn heard(&self, region: &str, at: DateTime<Utc>) {
+        let mut state = self.0.write().expect("region clock lock");
+        let last = state.heartbeats.entry(region.to_string()).or_insert(at);
+        *last = (*last).max(at);
+    }
+
+    /// Replaces everything (after a reload) and says whether it is live.
+    fn reset(&self, heartbeats: HashMap<String, DateTime<Utc>>, live: bool) {
+        *self.0.write().expect("region clock lock") = ClockState { heartbeats, live };
+    }
+
+    /// Stops marking anything stale until the next reload.
+    pub fn set_unknown(&self) {
+        self.0.write().expect("region clock lock").live = false;
+    }
+}
+
+impl App {
+    /// The region clock (no query).
+    pub fn region_clock(&self) -> &RegionClock {
+        &self.region_clock
+    }
+
+    /// True when `region` has fallen silent (see [`RegionClock::silent`]).
+    pub fn region_silent(&self, region: &str) -> bool {
+        self.region_clock.silent(region, self.config().outbox.region_stale_after_seconds)
+    }
+
+    /// Reloads the region clock from `region_health` and marks it live.
+    pub async fn reload_region_clock(&self) -> Result<()> {
+        let rows = sqlx::query!("SELECT region, last_heartbeat_at FROM region_health").fetch_all(self.db()).await?;
+        self.region_clock.reset(rows.into_iter().map(|r| (r.region, r.last_heartbeat_at)).collect(), true);
+        Ok(())
+    }
+
+    /// Records operation progress. A finished operation never changes again,
+    /// so late or repeated reports are harmless.
+    pub async fn record_operation_progress(&self, report: OperationProgress) -> Result<()> {
+        sqlx::query!(
+            "UPDATE operations SET status = $2, step = $3, progress = $4, error = $5, updated_at = now(),
+                 finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now() END
+             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')
+               AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM outbox o WHERE o.operation_id = $1 AND o.region = $6))",
+            report.operation_id,
+            report.status.as_str(),
+            report.step,
+            report.progress.clamp(0, 100),
+            report.error.map(|e| json!(e)),
+            report.region,
+        )
+        .execute(self.db())
+        .await?;
+        Ok(())
+    }
+
+    /// Records observed state. Reports about an older generation than one
+    /// already recorded are ignored; a `gone` report about a resource whose
+    /// deletion was requested removes it.
+    pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
+        let mut status = json!({ "phase": report.phase, "conditions": report.conditions });
+        // Only a plain https:// endpoint ever reaches a kubeconfig.
+        if let Some(endpoint) = report.endpoint.as_deref().and_then(crate::app::infra::clusters::pki::serving_endpoint)
+        {
+            status["endpoint"] = json!(endpoint);
+        }
+        if let Some(workload) = &report.workload {
+            status["workload"] = workload.clone();
+        }
+        if let Some(nodes) = &report.nodes {
+            status["nodes"] = nodes.clone();
+        }
+        let mut tx = self.db().begin().await?;
+        match (report.kind, report.gone) {
+            // Regions hold no organizations: nothing reports on one.
+            (ResourceKind::Org, _) => {}
+            (ResourceKind::Cluster, true) => {
+                sqlx::query!(
+                    "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2",
+                    report.resource_id,
+                    report.region,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            (ResourceKind::NodePool, true) => {
+                sqlx::query!(
+                    "DELETE FROM node_pools n USING clusters c
+                     WHERE n.id = $1 AND n.deletion_requested_at IS NOT NULL AND c.id = n.cluster_id AND c.region = $2",
+                    report.resource_id,
+                    report.region,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            (ResourceKind::Cluster, false) => {
+                sqlx::query!(
+                    "UPDATE clusters SET status = $2, observed_generation = $3, observed_at = now()
+                     WHERE id = $1 AND observed_generation <= $3 AND region = $4",
+                    report.resource_id,
+                    status,
+                    report.observed_generation,
+                    report.region,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            (ResourceKind::NodePool, false) => {
+                sqlx::query!(
+                    "UPDATE node_pools n SET status = $2, observed_generation = $3, observed_at = now()
+                     FROM clusters c
+                     WHERE n.id = $1 AND n.observed_generation <= $3 AND c.id = n.cluster_id AND c.region = $4",
+                    report.resource_id,
+                    status,
+                    report.observed_generation,
+                    report.region,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            (ResourceKind::Deployment, true) => {
+                sqlx::query!(
+                    "DELETE FROM deployments d USING clusters c
+                     WHERE d.id = $1 AND d.deletion_requested_at IS NOT NULL AND c.id = d.cluster_id AND c.region = $2",
+                    report.resource_id,
+                    report.region,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+            (ResourceKind::Deployment, false) => {
+                // A report that the current pod template runs everywhere makes it the last good one.
+                let rolled_out = report.phase == "running";
+                let revision = report.workload.as_ref().and_then(|w| w["revision"].as_i64());
+                sqlx::query!(
+                    "UPDATE deployments d SET status = $2, observed_generation = $3, observed_at = now(),
+                         last_good_revision = CASE WHEN $4 AND d.template_revision = $5 AND d.generation = $3
+                             THEN d.template_revision ELSE d.last_good_revision END,
+                         rollout_operation_id = CASE WHEN $4 AND d.generation = $3
+                             THEN NULL ELSE d.rollout_operation_id END
+                     FROM clusters c
+                     WHERE d.id = $1 AND d.observed_generation <= $3 AND c.id = d.cluster_id AND c.region = $6",
+                    report.resource_id,
+                    status,
+                    report.observed_generation,
+                    rolled_out,
+                    revision,
+                    report.region,
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,256 @@
+//! Operations: the record of long-running work a region carries out, which
+//! clients poll or long-poll (`?wait=`).
+//!
+//! Long-polls are woken by Postgres `NOTIFY moke_operations` (sent by a
+//! trigger on every update, from any gateway process; see
+//! [`crate::app::region::notifications`]) through one [`OperationWatch`] per process, with
+//! a periodic re-read as a fallback.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+use crate::app::region::command::ResourceKind;
+use crate::app::{App, Error, RequestContext, Result};
+use crate::ids::OperationId;
+use crate::model::{OperationError, OperationStatus, OperationTarget, OperationView};
+
+/// What a new operation acts on.
+pub struct NewOperation<'a> {
+    pub kind: &'a str,
+    pub target_type: ResourceKind,
+    pub target_id: Uuid,
+    pub target_name: &'a str,
+    pub target_generation: i64,
+    /// Operations the gateway completes itself start (and end) `succeeded`.
+    pub status: OperationStatus,
+}
+
+/// Inserts an operation inside the caller's transaction.
+pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperation<'_>) -> Result<OperationView> {
+    let id = OperationId::generate();
+    let (step, progress) = match new.status {
+        OperationStatus::Succeeded => ("done", 100),
+        _ => ("queued", 0),
+    };
+    let row = sqlx::query!(
+        // The project the target lives in, so a credential limited to a
+        // project sees only that project's operations.
+        r#"INSERT INTO operations (id, org_id, kind, status, step, progress, target_type, target_id,
+               target_name, target_generation, created_by, finished_at, project_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                   CASE WHEN $4 IN ('succeeded', 'failed') THEN now() END,
+                   CASE $7
+                       WHEN 'cluster' THEN (SELECT project_id FROM clusters WHERE id = $8)
+                       WHEN 'node_pool' THEN (SELECT c.project_id FROM node_pools n
+                                              JOIN clusters c ON c.id = n.cluster_id WHERE n.id = $8)
+                       WHEN 'deployment' THEN (SELECT c.project_id FROM deployments d
+                                               JOIN clusters c ON c.id = d.cluster_id WHERE d.id = $8)
+                   END)
+           RETURNING created_at, updated_at, finished_at"#,
+        id.uuid(),
+        ctx.principal.org_id,
+        new.kind,
+        new.status.as_str(),
+        step,
+        progress,
+        new.target_type.as_str(),
+        new.target_id,
+        new.target_name,
+        new.target_generation,
+        ctx.principal.id,
+    )
+    .fetch_one(tx)
+    .await?;
+    Ok(OperationView {
+        id,
+        kind: new.kind.to_string(),
+        status: new.status,
+        step: step.to_string(),
+        progress,
+        error: None,
+        target: target(new.target_type, new.target_id, new.target_name, new.target_generation),
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        finished_at: row.finished_at,
+    })
+}
+
+fn target(kind: ResourceKind, id: Uuid, name: &str, generation: i64) -> OperationTarget {
+    OperationTarget { target_type: kind.as_str().to_string(), id: kind.id_text(id), name: name.to_string(), generation }
+}
+
+struct OperationRow {
+    id: Uuid,
+    org_id: Uuid,
+    project_id: Option<Uuid>,
+    kind: String,
+    status: String,
+    step: String,
+    progress: i32,
+    error: Option<serde_json::Value>,
+    target_type: String,
+    target_id: Uuid,
+    target_name: String,
+    target_generation: i64,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    finished_at: Option<DateTime<Utc>>,
+}
+
+impl OperationRow {
+    fn into_view(self) -> Result<OperationView> {
+        let status = OperationStatus::parse(&self.status)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))?;
+        let kind = ResourceKind::parse(&self.target_type)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation target {}", self.target_type)))?;
+        Ok(OperationView {
+            id: OperationId::from_uuid(self.id),
+            kind: self.kind,
+            status,
+            step: self.step,
+            progress: self.progress,
+            error: self.error.and_then(|e| serde_json::from_value::<OperationError>(e).ok()),
+            target: target(kind, self.target_id, &self.target_name, self.target_generation),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            finished_at: self.finished_at,
+        })
+    }
+}
+
+/// Fans Postgres notifications about changed operations out to waiters.
+pub struct OperationWatch {
+    changed: broadcast::Sender<Uuid>,
+}
+
+impl Default for OperationWatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OperationWatch {
+    pub fn new() -> OperationWatch {
+        OperationWatch { changed: broadcast::channel(1024).0 }
+    }
+
+    /// Ids of operations as they change, for waiters and subscriptions.
+    pub fn subscribe(&self) -> broadcast::Receiver<Uuid> {
+        self.changed.subscribe()
+    }
+
+    /// Wakes long-polls waiting on operation `id`.
+    pub(crate) fn changed(&self, id: Uuid) {
+        let _ = self.changed.send(id);
+    }
+}
+
+impl App {
+    async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
+        let row = sqlx::query_as!(
+            OperationRow,
+            "SELECT id, org_id, project_id, kind, status, step, progress, error, target_type, target_id,
+                    target_name, target_generation, created_at, updated_at, finished_at
+             FROM operations WHERE id = $1 AND org_id = $2",
+            id.uuid(),
+            ctx.principal.org_id,
+        )
+        .fetch_optional(self.db())
+        .await?
+        .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
+        let target = match (row.project_id, ResourceKind::parse(&row.target_type)) {
+            (Some(project), _) => moke_iam::Target::project(row.org_id, project),
+            (None, Some(ResourceKind::Org)) => moke_iam::Target::org(row.org_id),
+            // A project resource whose project is no longer known (made
+            // before operations named their project): only unscoped credentials see it.
+            (None, _) if ctx.principal.scope.project.is_some() => {
+                return Err(Error::not_found("operation", id.to_string()));
+            }
+            (None, _) => moke_iam::Target::org(row.org_id),
+        };
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, target)
+            .map_err(|_| Error::not_found("operation", id.to_string()))?;
+        row.into_view()
+    }
+
+    /// The most recent operations (at most `per_target`) on each of several
+    /// resources (for batch loaders), limited to the caller's organization.
+    pub async fn operations_by_target(
+        &self,
+        ctx: &RequestContext,
+        targets: &[Uuid],
+        per_target: i64,
+    ) -> Result<std::collections::HashMap<Uuid, Vec<OperationView>>> {
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(ctx.principal.org_id))?;
+        let rows = sqlx::query_as!(
+            OperationRow,
+            r#"SELECT id AS "id!", org_id AS "org_id!", project_id, kind AS "kind!", status AS "status!", step AS "step!",
+                      progress AS "progress!", error, target_type AS "target_type!", target_id AS "target_id!",
+                      target_name AS "target_name!", target_generation AS "target_generation!",
+                      created_at AS "created_at!", updated_at AS "updated_at!", finished_at
+               FROM (SELECT o.*, row_number() OVER (PARTITION BY target_id ORDER BY id DESC) AS n
+                     FROM operations o WHERE target_id = ANY($1) AND org_id = $2) ranked
+               WHERE n <= $3
+               ORDER BY id DESC"#,
+            targets,
+            ctx.principal.org_id,
+            per_target,
+        )
+        .fetch_all(self.db())
+        .await?;
+        let mut by_target = std::collections::HashMap::<Uuid, Vec<OperationView>>::new();
+        for row in rows {
+            let target = row.target_id;
+            by_target.entry(target).or_default().push(row.into_view()?);
+        }
+        Ok(by_target)
+    }
+
+    /// `operation_view`: an operation; with `wait`, blocks until it finishes,
+    /// the wait runs out, or the server shuts down, whichever is first.
+    pub async fn operation_view(
+        &self,
+        ctx: &RequestContext,
+        id: OperationId,
+        wait: Option<Duration>,
+    ) -> Result<OperationView> {
+        let Some(wait) = wait else {
+            return self.operation_row(ctx, id).await;
+        };
+        let max = Duration::from_secs(self.config().http.max_wait_seconds);
+        let deadline = tokio::time::Instant::now() + wait.min(max);
+        let mut changes = self.operation_watch().subscribe();
+        loop {
+            let view = self.operation_row(ctx, id).await?;
+            if view.status.is_terminal() {
+                return Ok(view);
+            }
+            // Wake on a notification for this operation, a fallback tick, the
+            // deadline, or shutdown.
+            let woke = tokio::time::timeout_at(deadline, async {
+                let tick = tokio::time::sleep(Duration::from_secs(2));
+                tokio::pin!(tick);
+                loop {
+                    tokio::select! {
+                        _ = self.shutdown_token().cancelled() => return false,
+                        _ = &mut tick => return true,
+                        changed = changes.recv() => match changed {
+                            Ok(changed) if changed == id.uuid() => return true,
+                            Ok(_) => continue,
+                            Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                            Err(broadcast::error::RecvError::Closed) => return false,
+                        },
+                    }
+                }
+            })
+            .await;
+            if !matches!(woke, Ok(true)) {
+                return self.operation_row(ctx, id).await;
+            }
+        }
+    }
+}

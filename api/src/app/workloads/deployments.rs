@@ -1,0 +1,946 @@
+//! Namespaces and Deployments in hosted clusters. Every change to a
+//! deployment makes an immutable revision and goes to the cluster's region
+//! as a workload command; the Operation finishes when the region has rolled
+//! it out. A rollout still unfinished after its progress deadline is marked
+//! failed and, when the deployment asks for it, rolled back to the last
+//! revision that rolled out fully.
+
+use chrono::{DateTime, Utc};
+use moke_iam::Action;
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::error::{Validator, or_unique};
+use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::kernel::changes::RegionalChange;
+use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::{
+    App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
+    workloads::workload_spec,
+};
+use crate::ids::{ClusterId, ClusterKind, DeploymentId, DeploymentKind, ProjectKind};
+use crate::model::*;
+use moke_proto::region as pb;
+
+/// Namespaces Moke keeps for the cluster's own use.
+const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
+
+struct DeploymentRow {
+    id: Uuid,
+    org_id: Uuid,
+    cluster_id: Uuid,
+    namespace: String,
+    name: String,
+    labels: serde_json::Value,
+    spec: serde_json::Value,
+    generation: i64,
+    version: i64,
+    revision: i64,
+    template_revision: i64,
+    last_good_revision: Option<i64>,
+    requested_cpu_millis: i64,
+    rollout_operation_id: Option<Uuid>,
+    last_error: Option<serde_json::Value>,
+    status: serde_json::Value,
+    observed_generation: i64,
+    observed_at: Option<DateTime<Utc>>,
+    deletion_requested_at: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+impl DeploymentRow {
+    fn spec(&self) -> Result<DeploymentSpec> {
+        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+    }
+
+    fn into_view(self, region_silent: bool) -> Result<DeploymentView> {
+        let spec = self.spec()?;
+        let status = &self.status;
+        let count = |key: &str| status["workload"][key].as_i64().unwrap_or(0);
+        let last_error: Option<OperationError> = self.last_error.and_then(|e| serde_json::from_value(e).ok());
+        let phase = if self.deletion_requested_at.is_some() {
+            "deleting".to_string()
+        } else if last_error.is_some() {
+            "failed".to_string()
+        } else {
+            status["phase"].as_str().unwrap_or("pending").to_string()
+        };
+        Ok(DeploymentView {
+            id: DeploymentId::from_uuid(self.id),
+            cluster_id: ClusterId::from_uuid(self.cluster_id),
+            status: DeploymentStatus {
+                phase,
+                observed_generation: self.observed_generation,
+                replicas: spec.replicas,
+                current_replicas: count("replicas"),
+                updated_replicas: count("updated_replicas"),
+                ready_replicas: count("ready_replicas"),
+                available_replicas: count("available_replicas"),
+                conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
+                last_error,
+                observed_at: self.observed_at,
+                stale: region_silent && self.observed_at.is_some(),
+                pods: serde_json::from_value(status["workload"]["pods"].clone()).unwrap_or_default(),
+            },
+            spec,
+            etag: etag(self.id, self.version),
+            namespace: self.namespace,
+            name: self.name,
+            labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
+            generation: self.generation,
+            revision: self.revision,
+            template_revision: self.template_revision,
+            last_good_revision: self.last_good_revision,
+            deletion_requested_at: self.deletion_requested_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+/// Finds a deployment of a cluster's namespace, by id or name.
+async fn find(
+    conn: &mut PgConnection,
+    cluster: &ClusterRow,
+    namespace: &str,
+    deployment: &ResourceRef<DeploymentKind>,
+    lock: bool,
+) -> Result<DeploymentRow> {
+    let row = if lock {
+        sqlx::query_as!(
+            DeploymentRow,
+            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
+                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)
+             FOR UPDATE",
+            cluster.id,
+            namespace,
+            deployment.id(),
+            deployment.name(),
+        )
+        .fetch_optional(conn)
+        .await?
+    } else {
+        sqlx::query_as!(
+            DeploymentRow,
+            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
+                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)",
+            cluster.id,
+            namespace,
+            deployment.id(),
+            deployment.name(),
+        )
+        .fetch_optional(conn)
+        .await?
+    };
+    row.ok_or_else(|| Error::not_found("deployment", deployment.describe()))
+}
+
+/// Locks a deployment by id, for the server's own work (rollout deadlines,
+/// webhook deliveries); callers check whose it is.
+async fn lock_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<DeploymentRow>> {
+    Ok(sqlx::query_as!(
+        DeploymentRow,
+        "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
+                template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
+                observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+         FROM deployments WHERE id = $1 FOR UPDATE",
+        id
+    )
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Fails with 404 unless the cluster has the namespace.
+async fn namespace_exists(conn: &mut PgConnection, cluster: &ClusterRow, namespace: &str) -> Result<()> {
+    let found = sqlx::query_scalar!(
+        "SELECT 1 AS one FROM namespaces WHERE cluster_id = $1 AND name = $2",
+        cluster.id,
+        namespace
+    )
+    .fetch_optional(conn)
+    .await?;
+    found.map(|_| ()).ok_or_else(|| Error::not_found("namespace", namespace))
+}
+
+fn requested_cpu(spec: &DeploymentSpec) -> i64 {
+    spec.replicas * spec.resources.cpu_millis
+}
+
+/// What changes a deployment, and how its revision is named.
+pub enum DeploymentChange {
+    Update(DeploymentUpdate),
+    Scale(i64),
+    Pause,
+    Resume,
+    Restart,
+    Rollback(Option<i64>),
+}
+
+impl DeploymentChange {
+    fn kind(&self) -> ChangeKind {
+        match self {
+            DeploymentChange::Update(_) => ChangeKind::DeploymentUpdate,
+            DeploymentChange::Scale(_) => ChangeKind::DeploymentScale,
+            DeploymentChange::Pause => ChangeKind::DeploymentPause,
+            DeploymentChange::Resume => ChangeKind::DeploymentResume,
+            DeploymentChange::Restart => ChangeKind::DeploymentRestart,
+            DeploymentChange::Rollback(_) => ChangeKind::DeploymentRollback,
+        }
+    }
+}
+
+/// A deployment's place: project, cluster, namespace, and itself.
+pub struct DeploymentPath<'a> {
+    pub project: &'a ResourceRef<ProjectKind>,
+    pub cluster: &'a ResourceRef<ClusterKind>,
+    pub namespace: &'a str,
+}
+
+impl App {
+    /// `namespace_list`.
+    pub async fn namespace_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+    ) -> Result<Vec<NamespaceView>> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
+        let rows =
+            sqlx::query!("SELECT name, created_at FROM namespaces WHERE cluster_id = $1 ORDER BY name", cluster_row.id)
+                .fetch_all(&mut *conn)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| NamespaceView {
+                name: r.name,
+                cluster_id: ClusterId::from_uuid(cluster_row.id),
+                created_at: r.created_at,
+            })
+            .collect())
+    }
+
+    /// `namespace_create`.
+    pub async fn namespace_create(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        input: NamespaceCreate,
+    ) -> Result<NamespaceView> {
+        let mut v = Validator::new();
+        validate::name(&mut v, "name", &input.name);
+        v.check(
+            !input.name.starts_with(RESERVED_NAMESPACE_PREFIX),
+            "name",
+            "reserved",
+            "kube-* namespaces belong to the cluster",
+        );
+        let mut tx = self.db().begin().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
+        v.finish()?;
+        let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
+        crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)
+            .await?;
+        let created_at = sqlx::query_scalar!(
+            "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING created_at",
+            cluster_row.id,
+            cluster_row.org_id,
+            input.name,
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(or_unique(|| Error::conflict("already_exists", format!("namespace {:?} exists", input.name))))?;
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "namespace.create",
+                resource_type: "namespace",
+                resource_id: Some(format!("{}/{}", ClusterId::from_uuid(cluster_row.id), input.name)),
+                details: json!({ "name": input.name }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(NamespaceView { name: input.name, cluster_id: ClusterId::from_uuid(cluster_row.id), created_at })
+    }
+
+    /// `namespace_delete`: only an empty namespace other than `default`.
+    pub async fn namespace_delete(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        namespace: &str,
+    ) -> Result<()> {
+        let mut tx = self.db().begin().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
+        namespace_exists(&mut tx, &cluster_row, namespace).await?;
+        if namespace == "default" {
+            return Err(Error::conflict("protected", "the default namespace cannot be deleted"));
+        }
+        let in_use: i64 = sqlx::query_scalar!(
+            r#"SELECT (SELECT count(*) FROM deployments WHERE cluster_id = $1 AND namespace = $2)
+                    + (SELECT count(*) FROM services WHERE cluster_id = $1 AND namespace = $2) AS "n!""#,
+            cluster_row.id,
+            namespace
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        if in_use > 0 {
+            return Err(Error::conflict(
+                "not_empty",
+                format!("namespace {namespace:?} still has {in_use} deployment(s)"),
+            ));
+        }
+        sqlx::query!("DELETE FROM namespaces WHERE cluster_id = $1 AND name = $2", cluster_row.id, namespace)
+            .execute(&mut *tx)
+            .await?;
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "namespace.delete",
+                resource_type: "namespace",
+                resource_id: Some(format!("{}/{namespace}", ClusterId::from_uuid(cluster_row.id))),
+                details: json!({ "name": namespace }),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Checks the per-cluster workload quotas for a change of `added`
+    /// deployments and `cpu_delta` requested CPU; call with the cluster locked.
+    async fn check_workload_quotas(
+        &self,
+        tx: &mut PgConnection,
+        cluster: &ClusterRow,
+        added: i64,
+        cpu_delta: i64,
+    ) -> Result<()> {
+        let usage = sqlx::query!(
+            r#"SELECT count(*) AS "deployments!", COALESCE(sum(requested_cpu_millis), 0)::bigint AS "cpu!"
+               FROM deployments WHERE cluster_id = $1"#,
+            cluster.id
+        )
+        .fetch_one(tx)
+        .await?;
+        let limits = &self.config().workload_quotas;
+        if added > 0 && usage.deployments + added > limits.max_deployments_per_cluster {
+            return Err(Error::QuotaExceeded {
+                quota: "deployments_per_cluster",
+                limit: limits.max_deployments_per_cluster,
+                usage: usage.deployments,
+                requested: added,
+            });
+        }
+        if cpu_delta > 0 && usage.cpu + cpu_delta > limits.max_requested_cpu_millis_per_cluster {
+            return Err(Error::QuotaExceeded {
+                quota: "requested_cpu_millis_per_cluster",
+                limit: limits.max_requested_cpu_millis_per_cluster,
+                usage: usage.cpu,
+                requested: cpu_delta,
+            });
+        }
+        Ok(())
+    }
+
+    /// The region command for a deployment change.
+    fn workload_command(
+        kind: ChangeKind,
+        op: &OperationView,
+        cluster: &ClusterRow,
+        row: (Uuid, &str, &str),
+        generation: i64,
+        spec: &DeploymentSpec,
+        template_revision: i64,
+    ) -> pb::Command {
+        let (id, namespace, name) = row;
+        let header =
+            CommandHeader { kind, operation: op.id, org_id: cluster.org_id, cluster_id: cluster.id, name, generation };
+        command::workload(header, id, namespace, spec, template_revision)
+    }
+
+    /// `deployment_create`.
+    pub async fn deployment_create(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        input: DeploymentCreate,
+    ) -> Result<OperationView> {
+        let input = &input;
+        let request_key = (at.project.describe(), at.cluster.describe(), at.namespace);
+        self.idempotent(ctx, "deployment_create", &(request_key, input), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            // Locked: concurrent creates in one cluster count each other against its quotas.
+            let cluster_row =
+                clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+            namespace_exists(&mut tx, &cluster_row, at.namespace).await?;
+            let mut v = Validator::new();
+            validate::name(&mut v, "name", &input.name);
+            validate::labels(&mut v, "labels", &input.labels);
+            let mut spec = workload_spec::of_create(input)?;
+            workload_spec::label_pods(&mut spec, &input.name);
+            workload_spec::check(&mut v, "spec", &spec);
+            v.finish()?;
+            if cluster_row.deletion_requested_at.is_some() {
+                return Err(Error::conflict("deleting", "the cluster is being deleted"));
+            }
+            self.check_workload_quotas(&mut tx, &cluster_row, 1, requested_cpu(&spec)).await?;
+            let id = DeploymentId::generate();
+            sqlx::query!(
+                "INSERT INTO deployments (id, org_id, project_id, cluster_id, namespace, name, labels, spec,
+                     requested_cpu_millis)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                id.uuid(),
+                cluster_row.org_id,
+                cluster_row.project_id,
+                cluster_row.id,
+                at.namespace,
+                input.name,
+                json!(input.labels),
+                json!(spec),
+                requested_cpu(&spec),
+            )
+            .execute(&mut *tx)
+            .await
+            .map_err(or_unique(|| {
+                Error::conflict(
+                    "already_exists",
+                    format!("a deployment named {:?} already exists in namespace {:?}", input.name, at.namespace),
+                )
+            }))?;
+            insert_revision(&mut tx, id.uuid(), 1, &spec, "create", ctx).await?;
+            let region = cluster_row.spec()?.region;
+            let op = self
+                .record_change(
+                    &mut tx,
+                    ctx,
+                    RegionalChange {
+                        kind: ChangeKind::DeploymentCreate,
+                        action: "deployment.create",
+                        target_id: id.uuid(),
+                        target_ref: id.to_string(),
+                        target_name: &input.name,
+                        generation: 1,
+                        region: &region,
+                        needs_region: true,
+                        details: json!({ "name": input.name, "namespace": at.namespace, "spec": spec }),
+                    },
+                    |op| {
+                        Self::workload_command(
+                            ChangeKind::DeploymentCreate,
+                            op,
+                            &cluster_row,
+                            (id.uuid(), at.namespace, &input.name),
+                            1,
+                            &spec,
+                            1,
+                        )
+                    },
+                )
+                .await?;
+            set_rollout(&mut tx, id.uuid(), &op).await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
+    }
+
+    /// `deployment_list`.
+    pub async fn deployment_list(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        page: PageRequest,
+    ) -> Result<Page<DeploymentView>> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        namespace_exists(&mut conn, &cluster_row, at.namespace).await?;
+        let rows = sqlx::query_as!(
+            DeploymentRow,
+            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
+                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND ($3::uuid IS NULL OR id > $3)
+             ORDER BY id LIMIT $4",
+            cluster_row.id,
+            at.namespace,
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        let silent = self.region_silent(cluster_row.region());
+        let views = rows.into_iter().map(|row| row.into_view(silent)).collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |d| d.id.uuid()))
+    }
+
+    /// `deployment_view`: spec, revisions, and replicas as observed.
+    pub async fn deployment_view(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        deployment: &ResourceRef<DeploymentKind>,
+    ) -> Result<DeploymentView> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
+        row.into_view(self.region_silent(cluster_row.region()))
+    }
+
+    /// `deployment_revision_list`: newest first.
+    pub async fn deployment_revision_list(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        deployment: &ResourceRef<DeploymentKind>,
+    ) -> Result<Vec<RevisionView>> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
+        let rows = sqlx::query!(
+            "SELECT revision, spec, cause, created_by, created_at FROM deployment_revisions
+             WHERE deployment_id = $1 ORDER BY revision DESC",
+            row.id
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(RevisionView {
+                    revision: r.revision,
+                    spec: serde_json::from_value(r.spec).map_err(|e| Error::Internal(e.into()))?,
+                    cause: r.cause,
+                    created_by: r.created_by,
+                    created_at: r.created_at,
+                })
+            })
+            .collect()
+    }
+
+    /// `deployment_update` and the actions (`scale`, `pause`, `resume`,
+    /// `restart`, `rollback`): one new revision, one Operation.
+    pub async fn deployment_change(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        deployment: &ResourceRef<DeploymentKind>,
+        if_match: Option<&str>,
+        change: DeploymentChange,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+        let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the deployment or its cluster is being deleted"));
+        }
+        let current = row.spec()?;
+        let kind = change.kind();
+        let (spec, cause, labels) = match change {
+            DeploymentChange::Update(update) => {
+                let mut v = Validator::new();
+                if let Some(labels) = &update.labels {
+                    validate::labels(&mut v, "labels", labels);
+                }
+                v.finish()?;
+                (workload_spec::of_update(&current, &update, &row.name)?, "update".to_string(), update.labels)
+            }
+            DeploymentChange::Scale(replicas) => (DeploymentSpec { replicas, ..current.clone() }, "scale".into(), None),
+            DeploymentChange::Pause => (DeploymentSpec { paused: true, ..current.clone() }, "pause".into(), None),
+            DeploymentChange::Resume => (DeploymentSpec { paused: false, ..current.clone() }, "resume".into(), None),
+            DeploymentChange::Restart => {
+                (DeploymentSpec { restarted_at: Some(Utc::now()), ..current.clone() }, "restart".into(), None)
+            }
+            DeploymentChange::Rollback(to) => {
+                let to = to.or(row.last_good_revision).ok_or_else(|| {
+                    Error::conflict("no_good_revision", "no revision has rolled out fully yet; name one")
+                })?;
+                let target = revision_spec(&mut tx, row.id, to).await?;
+                (workload_spec::with_template_of(&current, &target), format!("rollback to {to}"), None)
+            }
+        };
+        let mut spec = spec;
+        workload_spec::label_pods(&mut spec, &row.name);
+        let mut v = Validator::new();
+        workload_spec::check(&mut v, "spec", &spec);
+        v.finish()?;
+        let op = self.commit_change(&mut tx, ctx, &cluster_row, &row, &current, spec, kind, &cause, labels).await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+
+    /// Writes a deployment change (revision, row, Operation, command,
+    /// audit) in `tx`. Nothing changes but labels: the Operation is born
+    /// succeeded and nothing goes to the region.
+    #[allow(clippy::too_many_arguments)]
+    async fn commit_change(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        cluster_row: &ClusterRow,
+        row: &DeploymentRow,
+        current: &DeploymentSpec,
+        spec: DeploymentSpec,
+        kind: ChangeKind,
+        cause: &str,
+        labels: Option<Labels>,
+    ) -> Result<OperationView> {
+        let changed = spec != *current;
+        let cpu_delta = requested_cpu(&spec) - row.requested_cpu_millis;
+        if changed && cpu_delta > 0 {
+            self.check_workload_quotas(tx, cluster_row, 0, cpu_delta).await?;
+        }
+        let generation = row.generation + i64::from(changed);
+        let revision = row.revision + i64::from(changed);
+        let template_revision =
+            if workload_spec::same_template(&spec, current) { row.template_revision } else { revision };
+        sqlx::query!(
+            "UPDATE deployments SET labels = COALESCE($2, labels), spec = $3, generation = $4, revision = $5,
+                 template_revision = $6, requested_cpu_millis = $7, last_error = CASE WHEN $8 THEN NULL ELSE last_error END,
+                 version = version + 1, updated_at = now()
+             WHERE id = $1",
+            row.id,
+            labels.as_ref().map(|l| json!(l)),
+            json!(spec),
+            generation,
+            revision,
+            template_revision,
+            requested_cpu(&spec),
+            changed,
+        )
+        .execute(&mut *tx)
+        .await?;
+        if changed {
+            insert_revision(tx, row.id, revision, &spec, cause, ctx).await?;
+        }
+        let region = cluster_row.spec()?.region;
+        let action = format!("deployment.{}", kind.operation_kind().trim_start_matches("deployment_"));
+        let op = self
+            .record_change(
+                tx,
+                ctx,
+                RegionalChange {
+                    kind,
+                    action: &action,
+                    target_id: row.id,
+                    target_ref: DeploymentId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
+                    generation,
+                    region: &region,
+                    needs_region: changed,
+                    details: json!({ "cause": cause, "revision": revision, "labels": labels, "spec": spec }),
+                },
+                |op| {
+                    Self::workload_command(
+                        kind,
+                        op,
+                        cluster_row,
+                        (row.id, &row.namespace, &row.name),
+                        generation,
+                        &spec,
+                        template_revision,
+                    )
+                },
+            )
+            .await?;
+        if changed {
+            set_rollout(tx, row.id, &op).await?;
+        }
+        Ok(op)
+    }
+
+    /// `deployment_delete`: the deployment goes once the region has removed its pods.
+    pub async fn deployment_delete(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        deployment: &ResourceRef<DeploymentKind>,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let cluster_row =
+            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+        let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        if row.deletion_requested_at.is_some() {
+            let existing = sqlx::query_scalar!(
+                "SELECT id FROM operations WHERE target_id = $1 AND kind = 'deployment_delete' ORDER BY id DESC LIMIT 1",
+                row.id
+            )
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(op_id) = existing {
+                tx.commit().await?;
+                return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
+            }
+        }
+        let spec = row.spec()?;
+        let generation = row.generation + 1;
+        sqlx::query!(
+            "UPDATE deployments SET deletion_requested_at = now(), generation = $2, rollout_operation_id = NULL,
+                 version = version + 1, updated_at = now()
+             WHERE id = $1",
+            row.id,
+            generation,
+        )
+        .execute(&mut *tx)
+        .await?;
+        let region = cluster_row.spec()?.region;
+        let op = self
+            .record_change(
+                &mut tx,
+                ctx,
+                RegionalChange {
+                    kind: ChangeKind::DeploymentDelete,
+                    action: "deployment.delete",
+                    target_id: row.id,
+                    target_ref: DeploymentId::from_uuid(row.id).to_string(),
+                    target_name: &row.name,
+                    generation,
+                    region: &region,
+                    needs_region: true,
+                    details: json!({ "name": row.name, "namespace": row.namespace }),
+                },
+                |op| {
+                    Self::workload_command(
+                        ChangeKind::DeploymentDelete,
+                        op,
+                        &cluster_row,
+                        (row.id, &row.namespace, &row.name),
+                        generation,
+                        &spec,
+                        row.template_revision,
+                    )
+                },
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+
+    /// Fails rollouts past their progress deadline and, where asked,
+    /// rolls them back to the last revision that rolled out fully. Rollouts
+    /// in a silent region are left alone: nothing can be known of them.
+    /// Returns how many rollouts were failed.
+    pub async fn enforce_rollout_deadlines_once(&self) -> Result<usize> {
+        let overdue = sqlx::query!(
+            r#"SELECT d.id, d.rollout_operation_id AS "operation_id!", c.spec->>'region' AS "region!"
+               FROM deployments d
+               JOIN operations o ON o.id = d.rollout_operation_id
+               JOIN clusters c ON c.id = d.cluster_id
+               WHERE o.status IN ('pending', 'running')
+                 AND o.created_at + make_interval(secs => (d.spec->'strategy'->>'progress_deadline_seconds')::float8)
+                     < now()"#
+        )
+        .fetch_all(self.db())
+        .await?;
+        let mut failed = 0;
+        for item in overdue.into_iter().filter(|item| !self.region_silent(&item.region)) {
+            failed += usize::from(self.fail_rollout(item.id, item.operation_id).await?);
+        }
+        Ok(failed)
+    }
+
+    async fn fail_rollout(&self, deployment: Uuid, operation: Uuid) -> Result<bool> {
+        let mut tx = self.db().begin().await?;
+        let Some(row) =
+            lock_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
+        else {
+            return Ok(false);
+        };
+        let spec = row.spec()?;
+        let rollback_to =
+            row.last_good_revision.filter(|good| spec.strategy.auto_rollback && *good != row.template_revision);
+        let message = format!(
+            "revision {} did not roll out within {} s{}",
+            row.template_revision,
+            spec.strategy.progress_deadline_seconds,
+            rollback_to.map(|r| format!("; rolled back to revision {r}")).unwrap_or_default()
+        );
+        let error = OperationError { code: "progress_deadline_exceeded".into(), message };
+        let finished = sqlx::query!(
+            "UPDATE operations SET status = 'failed', step = 'progress_deadline_exceeded', progress = 100,
+                 error = $2, updated_at = now(), finished_at = now()
+             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')",
+            operation,
+            json!(error),
+        )
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if finished == 0 {
+            return Ok(false);
+        }
+        sqlx::query!(
+            "UPDATE deployments SET last_error = $2, rollout_operation_id = NULL WHERE id = $1",
+            row.id,
+            json!(error)
+        )
+        .execute(&mut *tx)
+        .await?;
+        let ctx = RequestContext::system(row.org_id);
+        crate::app::kernel::audit::record(
+            &mut tx,
+            &ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "deployment.rollout_failed",
+                resource_type: "deployment",
+                resource_id: Some(DeploymentId::from_uuid(row.id).to_string()),
+                details: json!({ "operation_id": crate::ids::OperationId::from_uuid(operation), "error": error }),
+            },
+        )
+        .await?;
+        if let Some(good) = rollback_to {
+            let cluster_row = clusters::find_by_id(&mut tx, row.cluster_id).await?;
+            let target = revision_spec(&mut tx, row.id, good).await?;
+            let restored = workload_spec::with_template_of(&spec, &target);
+            self.commit_change(
+                &mut tx,
+                &ctx,
+                &cluster_row,
+                &row,
+                &spec,
+                restored,
+                ChangeKind::DeploymentRollback,
+                &format!("automatic rollback to {good}"),
+                None,
+            )
+            .await?;
+            // The failure stays visible until a person changes the deployment.
+            sqlx::query!("UPDATE deployments SET last_error = $2 WHERE id = $1", row.id, json!(error))
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+}
+
+/// The id of a project's deployment named by cluster, namespace and
+/// deployment (ids or names).
+pub(in crate::app) async fn find_in_project(
+    conn: &mut PgConnection,
+    project_id: Uuid,
+    target: &HookTarget,
+) -> Result<Uuid> {
+    let cluster = ResourceRef::<ClusterKind>::parse(&target.cluster);
+    let deployment = ResourceRef::<DeploymentKind>::parse(&target.deployment);
+    sqlx::query_scalar!(
+        "SELECT d.id FROM deployments d JOIN clusters c ON c.id = d.cluster_id
+         WHERE c.project_id = $1 AND (c.id = $2 OR c.name = $3) AND d.namespace = $4
+           AND (d.id = $5 OR d.name = $6) AND d.deletion_requested_at IS NULL",
+        project_id,
+        cluster.id(),
+        cluster.name(),
+        target.namespace,
+        deployment.id(),
+        deployment.name(),
+    )
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(|| {
+        Error::not_found("deployment", format!("{}/{}/{}", target.cluster, target.namespace, target.deployment))
+    })
+}
+
+impl App {
+    /// The image a deployment runs now (for a delivery naming only a tag or digest).
+    pub(in crate::app) async fn deployment_image(&self, deployment: Uuid) -> Result<String> {
+        let spec = sqlx::query_scalar!("SELECT spec FROM deployments WHERE id = $1", deployment)
+            .fetch_optional(self.db())
+            .await?
+            .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
+        Ok(spec["image"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// Rolls out `image` on a deployment in `tx`, as `ctx` (a webhook acts
+    /// as the system on the organization's behalf); `cause` names the
+    /// delivery in the revision.
+    pub(in crate::app) async fn deploy_image(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        deployment: Uuid,
+        image: &str,
+        cause: &str,
+    ) -> Result<OperationView> {
+        let row = lock_by_id(&mut *tx, deployment)
+            .await?
+            .filter(|row| row.org_id == ctx.principal.org_id)
+            .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
+        if row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the deployment is being deleted"));
+        }
+        let cluster_row = clusters::find_by_id(&mut *tx, row.cluster_id).await?;
+        let current = row.spec()?;
+        let spec = DeploymentSpec { image: image.to_string(), ..current.clone() };
+        let mut v = Validator::new();
+        workload_spec::check(&mut v, "spec", &spec);
+        v.finish()
+            .map_err(|_| Error::invalid_field("image", "invalid", format!("{image:?} is not an image reference")))?;
+        self.commit_change(tx, ctx, &cluster_row, &row, &current, spec, ChangeKind::DeploymentUpdate, cause, None).await
+    }
+}
+
+async fn insert_revision(
+    tx: &mut PgConnection,
+    deployment: Uuid,
+    revision: i64,
+    spec: &DeploymentSpec,
+    cause: &str,
+    ctx: &RequestContext,
+) -> Result<()> {
+    let created_by = match ctx.principal.kind {
+        moke_iam::PrincipalKind::System => "system".to_string(),
+        _ => crate::app::principal_ref(&ctx.principal),
+    };
+    sqlx::query!(
+        "INSERT INTO deployment_revisions (deployment_id, revision, spec, cause, created_by) VALUES ($1, $2, $3, $4, $5)",
+        deployment,
+        revision,
+        json!(spec),
+        cause,
+        created_by,
+    )
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+async fn revision_spec(tx: &mut PgConnection, deployment: Uuid, revision: i64) -> Result<DeploymentSpec> {
+    let spec = sqlx::query_scalar!(
+        "SELECT spec FROM deployment_revisions WHERE deployment_id = $1 AND revision = $2",
+        deployment,
+        revision
+    )
+    .fetch_optional(tx)
+    .await?
+    .ok_or_else(|| Error::invalid_field("revision", "not_found", format!("revision {revision} does not exist")))?;
+    serde_json::from_value(spec).map_err(|e| Error::Internal(e.into()))
+}
+
+/// Watches `op` as the deployment's rollout (for its progress deadline).
+async fn set_rollout(tx: &mut PgConnection, deployment: Uuid, op: &OperationView) -> Result<()> {
+    sqlx::query!("UPDATE deployments SET rollout_operation_id = $2 WHERE id = $1", deployment, op.id.uuid())
+        .execute(tx)
+        .await?;
+    Ok(())
+}
