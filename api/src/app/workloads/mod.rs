@@ -1,5 +1,6 @@
-//! What runs inside clusters: deployments (with their spec and revisions) and services.
+//! What runs inside clusters: namespaces, deployments (with their spec and revisions) and services.
 
 pub mod deployments;
+pub mod namespaces;
 pub mod services;
 pub mod workload_spec;
