@@ -6,6 +6,7 @@
 //! one Postgres transaction per mutation (desired state, Operation, outbox
 //! row, audit event, idempotency record together). No HTTP types here.
 
+pub mod authz;
 pub mod error;
 pub mod iam;
 pub mod infra;

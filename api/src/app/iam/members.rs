@@ -1,11 +1,12 @@
 //! Organization memberships and project roles. The last owner of an
 //! organization can neither leave nor be demoted.
 
-use moke_iam::{Action, OrgRole, ProjectRole, Target};
+use moke_iam::{Action, OrgRole, ProjectRole};
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::Validator;
 use crate::app::infra::clusters::pki::Reach;
 use crate::app::kernel::audit::{self, AuditRecord};
@@ -293,8 +294,8 @@ impl App {
         project: &ResourceRef<ProjectKind>,
     ) -> Result<Vec<ProjectMemberView>> {
         let mut conn = self.db().acquire().await?;
-        let row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.id))?;
+        let row = crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
+
         let members = sqlx::query!(
             r#"SELECT pm.principal_id, pm.role, pm.created_at,
                       EXISTS (SELECT 1 FROM users u WHERE u.id = pm.principal_id) AS "is_user!"
@@ -323,9 +324,10 @@ impl App {
         input: ProjectMemberSet,
     ) -> Result<ProjectMemberView> {
         let mut conn = self.db().acquire().await?;
-        let row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+        let row =
+            crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::ManageProjectMembers, Lock::None)
+                .await?;
         drop(conn);
-        moke_iam::authorize(&ctx.principal, Action::ManageProjectMembers, Target::project(row.org_id, row.id))?;
         let role = ProjectRole::parse(&input.role)
             .ok_or_else(|| Error::invalid_field("role", "invalid", "must be admin, developer or viewer"))?;
         check_project_role_grant(ctx, row.id, role)?;
@@ -388,9 +390,10 @@ impl App {
         principal: &str,
     ) -> Result<()> {
         let mut conn = self.db().acquire().await?;
-        let row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
+        let row =
+            crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::ManageProjectMembers, Lock::None)
+                .await?;
         drop(conn);
-        moke_iam::authorize(&ctx.principal, Action::ManageProjectMembers, Target::project(row.org_id, row.id))?;
         let mut tx = self.db().begin().await?;
         let member = org_principal(&mut tx, ctx, principal).await?;
         let removed = sqlx::query!(

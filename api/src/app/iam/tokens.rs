@@ -10,6 +10,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::Validator;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::quotas::Counted;
@@ -239,7 +240,9 @@ pub(in crate::app) async fn scoped_limits(
     let mut project = None;
     if let Some(reference) = &input.project {
         let mut conn = app.db().acquire().await?;
-        match crate::app::infra::projects::find(&mut conn, ctx, &ResourceRef::parse(reference), false).await {
+        let reference = ResourceRef::parse(reference);
+        let lookup = crate::app::infra::projects::lookup(&mut conn, ctx, &reference, Action::Read, Lock::None);
+        match lookup.await {
             Ok(row) => project = Some(row.id),
             Err(Error::NotFound { .. }) => v.push("project", "not_found", "no such project in this organization"),
             Err(other) => return Err(other),

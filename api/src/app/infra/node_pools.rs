@@ -7,6 +7,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::or_unique;
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::kernel::changes::RegionalChange;
@@ -135,7 +136,7 @@ impl App {
             let mut tx = claim.begin(self.db()).await?;
             // Lock the cluster so concurrent pool creates count each other.
             let cluster_row =
-                clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, true).await?;
+                clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
             let cluster_spec = cluster_row.spec()?;
             let spec = validate::node_pool_create(&self.config().catalog, &cluster_spec.region, input)?;
             if cluster_row.deletion_requested_at.is_some() {
@@ -222,7 +223,7 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<NodePoolView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let rows = sqlx::query_as!(
             NodePoolRow,
             "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
@@ -287,9 +288,8 @@ impl App {
         pool: &ResourceRef<NodePoolKind>,
     ) -> Result<NodePoolView> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find(&mut conn, ctx, project, cluster, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let row = find(&mut conn, &cluster_row, pool, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, cluster_row.project_id))?;
         row.into_view(self.region_silent(cluster_row.region()))
     }
 
@@ -304,13 +304,9 @@ impl App {
         update: NodePoolUpdate,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, project, cluster, true).await?;
+        let cluster_row =
+            clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = find(&mut tx, &cluster_row, pool, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(row.org_id, cluster_row.project_id),
-        )?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the node pool or its cluster is being deleted"));
@@ -393,13 +389,9 @@ impl App {
         if_match: Option<&str>,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::find(&mut tx, ctx, project, cluster, true).await?;
+        let cluster_row =
+            clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = find(&mut tx, &cluster_row, pool, true).await?;
-        moke_iam::authorize(
-            &ctx.principal,
-            Action::ManageResources,
-            Target::project(row.org_id, cluster_row.project_id),
-        )?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
             let existing = sqlx::query_scalar!(

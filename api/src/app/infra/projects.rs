@@ -6,6 +6,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::{Authorized, Lock};
 use crate::app::error::{Validator, or_unique};
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
@@ -51,14 +52,29 @@ fn check_spec(v: &mut Validator, spec: &ProjectSpec) {
     );
 }
 
-/// Finds a project of the caller's organization by id or name.
-pub(in crate::app) async fn find(
+/// A project of the caller's organization, by id or name, if the caller
+/// may do `action` in it.
+pub(in crate::app) async fn lookup(
     conn: &mut PgConnection,
     ctx: &RequestContext,
     project: &ResourceRef<ProjectKind>,
-    lock: bool,
+    action: Action,
+    lock: Lock,
+) -> Result<Authorized<ProjectRow>> {
+    let row = find(conn, ctx, project, lock).await?;
+    let target = Target::project(row.org_id, row.id);
+    Authorized::check(ctx, action, target, row)
+}
+
+/// Finds a project of the caller's organization by id or name (unchecked:
+/// only [`lookup`] hands it out).
+async fn find(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    lock: Lock,
 ) -> Result<ProjectRow> {
-    let row = if lock {
+    let row = if lock == Lock::ForUpdate {
         sqlx::query_as!(
             ProjectRow,
             "SELECT id, org_id, name, labels, spec, generation, version, created_at, updated_at
@@ -159,8 +175,7 @@ impl App {
     /// `project_view`.
     pub async fn project_view(&self, ctx: &RequestContext, project: &ResourceRef<ProjectKind>) -> Result<ProjectView> {
         let mut conn = self.db().acquire().await?;
-        let row = find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.id))?;
+        let row = lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?.into_inner();
         Ok(row.into_view())
     }
 
@@ -181,8 +196,7 @@ impl App {
         }
         v.finish()?;
         let mut tx = self.db().begin().await?;
-        let row = find(&mut tx, ctx, project, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.id))?;
+        let row = lookup(&mut tx, ctx, project, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
         check_if_match(if_match, &etag(row.id, row.version))?;
         let current_spec: ProjectSpec = serde_json::from_value(row.spec.clone()).unwrap_or_default();
         let spec = update.spec.clone().unwrap_or(current_spec.clone());
@@ -225,8 +239,7 @@ impl App {
         if_match: Option<&str>,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let row = find(&mut tx, ctx, project, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.id))?;
+        let row = lookup(&mut tx, ctx, project, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
         check_if_match(if_match, &etag(row.id, row.version))?;
         let clusters: i64 =
             sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM clusters WHERE project_id = $1"#, row.id)

@@ -9,12 +9,14 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use moke_iam::{Action, Target};
+use moke_iam::Action;
 use serde_json::{Value, json};
 use sha2::Digest;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
+use crate::app::infra::projects;
 use crate::app::integrations::signing;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate, workloads::deployments};
 use crate::ids::{DeployHookId, DeploymentId, ProjectId, ProjectKind};
@@ -287,7 +289,7 @@ impl App {
         project: &ResourceRef<ProjectKind>,
     ) -> Result<DeployPolicy> {
         let mut conn = self.db().acquire().await?;
-        let project_row = project_for(&mut conn, ctx, project, false, Action::Read).await?;
+        let project_row = projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
         policy_of(&mut conn, project_row.id).await
     }
 
@@ -299,7 +301,7 @@ impl App {
         policy: DeployPolicy,
     ) -> Result<DeployPolicy> {
         let mut tx = self.db().begin().await?;
-        let project_row = project_for(&mut tx, ctx, project, true, Action::ManageCredentials).await?;
+        let project_row = projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::ForUpdate).await?;
         let mut v = Validator::new();
         for (i, prefix) in policy.allowed_image_prefixes.iter().enumerate() {
             // A bare host would also allow "host.evil.example": prefixes end at a path separator.
@@ -352,7 +354,7 @@ impl App {
         project: &ResourceRef<ProjectKind>,
     ) -> Result<Vec<DeployHookView>> {
         let mut conn = self.db().acquire().await?;
-        let project_row = project_for(&mut conn, ctx, project, false, Action::ReadCredentials).await?;
+        let project_row = projects::lookup(&mut conn, ctx, project, Action::ReadCredentials, Lock::None).await?;
         let rows = sqlx::query_as!(
             HookRow,
             "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
@@ -374,7 +376,7 @@ impl App {
         input: DeployHookCreate,
     ) -> Result<DeployHookCreated> {
         let mut conn = self.db().acquire().await?;
-        let project_row = project_for(&mut conn, ctx, project, false, Action::ManageCredentials).await?;
+        let project_row = projects::lookup(&mut conn, ctx, project, Action::ManageCredentials, Lock::None).await?;
         // The secret deploys, for as long as the hook lives.
         let on = moke_iam::Target::project(project_row.org_id, project_row.id);
         crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
@@ -468,7 +470,7 @@ impl App {
         );
         v.finish()?;
         let mut tx = self.db().begin().await?;
-        let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
+        let project_row = projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::None).await?;
         let on = moke_iam::Target::project(project_row.org_id, project_row.id);
         crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
@@ -524,7 +526,7 @@ impl App {
         hook: &str,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let project_row = project_for(&mut tx, ctx, project, false, Action::ManageCredentials).await?;
+        let project_row = projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::None).await?;
         let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
         let deleted =
             sqlx::query!("DELETE FROM deploy_hooks WHERE id = $1 AND project_id = $2", hook_id.uuid(), project_row.id)
@@ -751,20 +753,6 @@ impl App {
         };
         Ok((deployment, image))
     }
-}
-
-/// The project, found as `ctx` may see it (locked when asked), if `ctx`
-/// may do `action` in it.
-async fn project_for(
-    conn: &mut sqlx::PgConnection,
-    ctx: &RequestContext,
-    project: &ResourceRef<ProjectKind>,
-    lock: bool,
-    action: Action,
-) -> Result<crate::app::infra::projects::ProjectRow> {
-    let row = crate::app::infra::projects::find(conn, ctx, project, lock).await?;
-    moke_iam::authorize(&ctx.principal, action, Target::project(row.org_id, row.id))?;
-    Ok(row)
 }
 
 async fn policy_of(conn: &mut sqlx::PgConnection, project: Uuid) -> Result<DeployPolicy> {

@@ -11,6 +11,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::kernel::changes::RegionalChange;
@@ -253,7 +254,8 @@ impl App {
             let mut tx = claim.begin(self.db()).await?;
             // Locked: concurrent creates in one cluster count each other against its quotas.
             let cluster_row =
-                clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+                clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate)
+                    .await?;
             super::namespaces::exists(&mut tx, &cluster_row, at.namespace).await?;
             let mut v = Validator::new();
             validate::name(&mut v, "name", &input.name);
@@ -335,8 +337,7 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<DeploymentView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         super::namespaces::exists(&mut conn, &cluster_row, at.namespace).await?;
         let rows = sqlx::query_as!(
             DeploymentRow,
@@ -365,8 +366,7 @@ impl App {
         deployment: &ResourceRef<DeploymentKind>,
     ) -> Result<DeploymentView> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
         row.into_view(self.region_silent(cluster_row.region()))
     }
@@ -379,8 +379,7 @@ impl App {
         deployment: &ResourceRef<DeploymentKind>,
     ) -> Result<Vec<RevisionView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
         let rows = sqlx::query!(
             "SELECT revision, spec, cause, created_by, created_at FROM deployment_revisions
@@ -414,7 +413,7 @@ impl App {
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
@@ -545,7 +544,7 @@ impl App {
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {

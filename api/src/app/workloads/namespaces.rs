@@ -5,6 +5,7 @@ use moke_iam::Action;
 use serde_json::json;
 use sqlx::PgConnection;
 
+use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
@@ -35,7 +36,7 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
     ) -> Result<Vec<NamespaceView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let rows =
             sqlx::query!("SELECT name, created_at FROM namespaces WHERE cluster_id = $1 ORDER BY name", cluster_row.id)
                 .fetch_all(&mut *conn)
@@ -67,8 +68,7 @@ impl App {
             "kube-* namespaces belong to the cluster",
         );
         let mut tx = self.db().begin().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
+        let cluster_row = clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::None).await?;
         v.finish()?;
         let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
         crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)
@@ -106,8 +106,7 @@ impl App {
         namespace: &str,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, project, cluster, Action::ManageResources, false).await?;
+        let cluster_row = clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::None).await?;
         exists(&mut tx, &cluster_row, namespace).await?;
         if namespace == "default" {
             return Err(Error::conflict("protected", "the default namespace cannot be deleted"));

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::workloads::deployments::DeploymentPath;
@@ -247,8 +248,7 @@ impl App {
     /// `service_list`.
     pub async fn service_list(&self, ctx: &RequestContext, at: &DeploymentPath<'_>) -> Result<Vec<ServiceView>> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let rows = sqlx::query_as!(
             ServiceRow,
             "SELECT id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at
@@ -273,8 +273,7 @@ impl App {
         service: &ResourceRef<ServiceKind>,
     ) -> Result<ServiceView> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row =
-            clusters::find_authorized(&mut conn, ctx, at.project, at.cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let row = self.find_service(&mut conn, &cluster_row, at.namespace, service).await?;
         self.service_view(&mut conn, row).await
     }
@@ -289,7 +288,7 @@ impl App {
         let mut tx = self.db().begin().await?;
         // Locked: addresses and node ports are allocated per cluster.
         let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let exists = sqlx::query_scalar!(
             "SELECT 1 AS one FROM namespaces WHERE cluster_id = $1 AND name = $2",
             cluster_row.id,
@@ -379,7 +378,7 @@ impl App {
     ) -> Result<ServiceView> {
         let mut tx = self.db().begin().await?;
         let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, true).await?;
+            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let current = row.spec()?;
@@ -439,7 +438,7 @@ impl App {
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
         let cluster_row =
-            clusters::find_authorized(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, false).await?;
+            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::None).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         sqlx::query!("DELETE FROM services WHERE id = $1", row.id).execute(&mut *tx).await?;

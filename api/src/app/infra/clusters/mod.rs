@@ -10,6 +10,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::{Authorized, Lock};
 use crate::app::error::or_unique;
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::quotas::{self, Demand};
@@ -97,31 +98,32 @@ pub(in crate::app) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Res
     .ok_or_else(|| Error::not_found("cluster", ClusterId::from_uuid(id).to_string()))
 }
 
-/// Finds a cluster of the caller's organization and checks that the
-/// caller may do `action` in its project.
-pub(in crate::app) async fn find_authorized(
+/// A cluster of the caller's organization inside a project, if the caller
+/// may do `action` in that project.
+pub(in crate::app) async fn lookup(
     conn: &mut PgConnection,
     ctx: &RequestContext,
     project: &ResourceRef<ProjectKind>,
     cluster: &ResourceRef<ClusterKind>,
     action: Action,
-    lock: bool,
-) -> Result<ClusterRow> {
+    lock: Lock,
+) -> Result<Authorized<ClusterRow>> {
     let row = find(&mut *conn, ctx, project, cluster, lock).await?;
-    moke_iam::authorize(&ctx.principal, action, Target::project(row.org_id, row.project_id))?;
-    Ok(row)
+    let target = Target::project(row.org_id, row.project_id);
+    Authorized::check(ctx, action, target, row)
 }
 
-/// Finds a cluster of the caller's organization inside a project.
-pub(in crate::app) async fn find(
+/// Finds a cluster of the caller's organization inside a project
+/// (unchecked: only [`lookup`] hands it out).
+async fn find(
     conn: &mut PgConnection,
     ctx: &RequestContext,
     project: &ResourceRef<ProjectKind>,
     cluster: &ResourceRef<ClusterKind>,
-    lock: bool,
+    lock: Lock,
 ) -> Result<ClusterRow> {
     // One round trip on the hot path: the project is resolved in the same query.
-    let row = if lock {
+    let row = if lock == Lock::ForUpdate {
         sqlx::query_as!(
             ClusterRow,
             "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
@@ -161,7 +163,7 @@ pub(in crate::app) async fn find(
         Some(row) => Ok(row),
         None => {
             // Say which of the two is missing.
-            crate::app::infra::projects::find(conn, ctx, project, false).await?;
+            crate::app::infra::projects::lookup(conn, ctx, project, Action::Read, Lock::None).await?;
             Err(Error::not_found("cluster", cluster.describe()))
         }
     }
@@ -209,8 +211,10 @@ impl App {
         self.idempotent(ctx, "cluster_create", &(project_key, input), |claim| async move {
             // Authorize before Vault is asked for anything.
             let mut conn = self.db().acquire().await?;
-            let found = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
-            moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(found.org_id, found.id))?;
+            let found =
+                crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::ManageResources, Lock::None)
+                    .await?;
+
             // A quota already used up fails before Vault works; the locked check below decides.
             quotas::check(&mut conn, &self.config().quotas, found.org_id, Demand { clusters: 1, ..Demand::default() })
                 .await?;
@@ -245,12 +249,8 @@ impl App {
     ) -> Result<OperationView> {
         {
             let mut tx = claim.begin(self.db()).await?;
-            let project_row = crate::app::infra::projects::find(&mut tx, ctx, project, false).await?;
-            moke_iam::authorize(
-                &ctx.principal,
-                Action::ManageResources,
-                Target::project(project_row.org_id, project_row.id),
-            )?;
+            let project_row =
+                crate::app::infra::projects::lookup(&mut tx, ctx, project, Action::ManageResources, Lock::None).await?;
             quotas::lock_org(&mut tx, project_row.org_id).await?;
             quotas::check(
                 &mut tx,
@@ -316,8 +316,9 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<ClusterView>> {
         let mut conn = self.db().acquire().await?;
-        let project_row = crate::app::infra::projects::find(&mut conn, ctx, project, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(project_row.org_id, project_row.id))?;
+        let project_row =
+            crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
+
         let rows = sqlx::query_as!(
             ClusterRow,
             "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
@@ -348,8 +349,7 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
     ) -> Result<ClusterView> {
         let mut conn = self.db().acquire().await?;
-        let row = find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.project_id))?;
+        let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
         let silent = self.region_silent(row.region());
         row.into_view(silent)
     }
@@ -365,8 +365,7 @@ impl App {
         update: ClusterUpdate,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let row = find(&mut tx, ctx, project, cluster, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.project_id))?;
+        let row = lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the cluster is being deleted"));
@@ -420,8 +419,7 @@ impl App {
         if_match: Option<&str>,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let row = find(&mut tx, ctx, project, cluster, true).await?;
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, Target::project(row.org_id, row.project_id))?;
+        let row = lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
         check_if_match(if_match, &etag(row.id, row.version))?;
         let spec = row.spec()?;
         if spec.deletion_protection {

@@ -14,6 +14,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
@@ -102,8 +103,7 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
     ) -> Result<ClusterCredentialsTarget> {
         let mut conn = self.db().acquire().await?;
-        let row = crate::app::infra::clusters::find(&mut conn, ctx, project, cluster, false).await?;
-        moke_iam::authorize(&ctx.principal, Action::Read, Target::project(row.org_id, row.project_id))?;
+        let row = super::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let ca = sqlx::query!(
             "SELECT mount, issuer_id, certificate_pem, credentials_generation, serving_certificate_pem,
                     CASE WHEN serving_attempts >= $2 THEN serving_error END AS serving_error

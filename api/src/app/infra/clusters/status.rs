@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use moke_iam::Action;
 
+use crate::app::authz::Lock;
 use crate::app::infra::node_pools::{RESERVED_CPU_MILLIS, RESERVED_MEMORY_MIB};
 use crate::app::{App, RequestContext, ResourceRef, Result, infra::clusters};
 use crate::ids::{ClusterKind, ProjectKind};
@@ -24,7 +25,7 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
     ) -> Result<Observed> {
         let mut conn = self.db().acquire().await?;
-        let cluster_row = clusters::find_authorized(&mut conn, ctx, project, cluster, Action::Read, false).await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let pools = sqlx::query!(
             "SELECT name, spec->>'machine_type' AS machine_type, status FROM node_pools
              WHERE cluster_id = $1 AND deletion_requested_at IS NULL ORDER BY name",
