@@ -4,3 +4,4 @@ pub mod catalog;
 pub mod clusters;
 pub mod node_pools;
 pub mod projects;
+pub mod store;

@@ -10,7 +10,9 @@ use uuid::Uuid;
 use crate::app::authz::Lock;
 use crate::app::error::or_unique;
 use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::infra::store::NodePoolSpecStored;
 use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
@@ -37,7 +39,7 @@ struct NodePoolRow {
 
 impl NodePoolRow {
     fn spec(&self) -> Result<NodePoolSpec> {
-        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+        jsonb::from_column::<NodePoolSpecStored>("node pool spec", &self.spec).map(NodePoolSpec::from)
     }
 
     fn into_view(self, region_silent: bool) -> Result<NodePoolView> {
@@ -166,7 +168,7 @@ impl App {
                 cluster_row.id,
                 input.name,
                 json!(input.labels),
-                json!(spec),
+                jsonb::to_column(&NodePoolSpecStored::from(&spec)),
                 nodes,
                 vcpus,
                 json!({ "phase": "pending", "conditions": [] }),
@@ -339,7 +341,7 @@ impl App {
              WHERE id = $1",
             row.id,
             update.labels.as_ref().map(|l| json!(l)),
-            json!(spec),
+            jsonb::to_column(&NodePoolSpecStored::from(&spec)),
             generation,
             nodes,
             vcpus,

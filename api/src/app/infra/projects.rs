@@ -8,7 +8,9 @@ use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
 use crate::app::error::{Validator, or_unique};
+use crate::app::infra::store::ProjectSpecStored;
 use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::kernel::jsonb;
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{OrgId, ProjectId, ProjectKind};
 use crate::model::{Labels, Page, ProjectCreate, ProjectSpec, ProjectUpdate, ProjectView};
@@ -28,18 +30,23 @@ pub(in crate::app) struct ProjectRow {
 }
 
 impl ProjectRow {
-    fn into_view(self) -> ProjectView {
-        ProjectView {
+    fn spec(&self) -> Result<ProjectSpec> {
+        jsonb::from_column::<ProjectSpecStored>("project spec", &self.spec).map(ProjectSpec::from)
+    }
+
+    fn into_view(self) -> Result<ProjectView> {
+        let spec = self.spec()?;
+        Ok(ProjectView {
             id: ProjectId::from_uuid(self.id),
             org_id: OrgId::from_uuid(self.org_id),
             etag: etag(self.id, self.version),
             name: self.name,
             labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
-            spec: serde_json::from_value(self.spec).unwrap_or_default(),
+            spec,
             generation: self.generation,
             created_at: self.created_at,
             updated_at: self.updated_at,
-        }
+        })
     }
 }
 
@@ -126,14 +133,14 @@ impl App {
                 org.uuid(),
                 input.name,
                 json!(input.labels),
-                json!(input.spec),
+                jsonb::to_column(&ProjectSpecStored::from(&input.spec)),
             )
             .fetch_one(&mut *tx)
             .await
             .map_err(or_unique(|| {
                 Error::conflict("already_exists", format!("a project named {:?} already exists", input.name))
             }))?;
-            let view = row.into_view();
+            let view = row.into_view()?;
             audit::record(
                 &mut tx,
                 ctx,
@@ -169,14 +176,14 @@ impl App {
         )
         .fetch_all(self.db())
         .await?;
-        Ok(page.page(rows.into_iter().map(ProjectRow::into_view).collect(), |p| p.id.uuid()))
+        Ok(page.page(rows.into_iter().map(ProjectRow::into_view).collect::<Result<Vec<_>>>()?, |p| p.id.uuid()))
     }
 
     /// `project_view`.
     pub async fn project_view(&self, ctx: &RequestContext, project: &ResourceRef<ProjectKind>) -> Result<ProjectView> {
         let mut conn = self.db().acquire().await?;
         let row = lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?.into_inner();
-        Ok(row.into_view())
+        row.into_view()
     }
 
     /// `project_update`: labels and spec; `if_match` guards against lost updates.
@@ -198,7 +205,7 @@ impl App {
         let mut tx = self.db().begin().await?;
         let row = lookup(&mut tx, ctx, project, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
         check_if_match(if_match, &etag(row.id, row.version))?;
-        let current_spec: ProjectSpec = serde_json::from_value(row.spec.clone()).unwrap_or_default();
+        let current_spec = row.spec()?;
         let spec = update.spec.clone().unwrap_or(current_spec.clone());
         let spec_changed = spec != current_spec;
         let row = sqlx::query_as!(
@@ -210,12 +217,12 @@ impl App {
              RETURNING id, org_id, name, labels, spec, generation, version, created_at, updated_at",
             row.id,
             update.labels.as_ref().map(|l| json!(l)),
-            json!(spec),
+            jsonb::to_column(&ProjectSpecStored::from(&spec)),
             spec_changed,
         )
         .fetch_one(&mut *tx)
         .await?;
-        let view = row.into_view();
+        let view = row.into_view()?;
         audit::record(
             &mut tx,
             ctx,

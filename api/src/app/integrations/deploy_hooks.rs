@@ -18,6 +18,8 @@ use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
 use crate::app::infra::projects;
 use crate::app::integrations::signing;
+use crate::app::integrations::store::HookRuleStored;
+use crate::app::kernel::jsonb::{from_column, to_column};
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate, workloads::deployments};
 use crate::ids::{DeployHookId, DeploymentId, ProjectId, ProjectKind};
 use crate::model::*;
@@ -102,20 +104,26 @@ struct HookRow {
 }
 
 impl HookRow {
-    fn into_view(self) -> DeployHookView {
+    fn rules(&self) -> Result<Vec<HookRule>> {
+        let stored: Vec<HookRuleStored> = from_column("hook rules", &self.rules)?;
+        Ok(stored.into_iter().map(HookRule::from).collect())
+    }
+
+    fn into_view(self) -> Result<DeployHookView> {
         let id = DeployHookId::from_uuid(self.id);
-        DeployHookView {
+        let rules = self.rules()?;
+        Ok(DeployHookView {
             url: format!("/v1/hooks/{id}"),
             id,
             project_id: ProjectId::from_uuid(self.project_id),
             name: self.name,
             deployment_id: self.deployment_id.map(DeploymentId::from_uuid),
-            rules: serde_json::from_value(self.rules).unwrap_or_default(),
+            rules,
             image_template: self.image_template,
             previous_secret_expires_at: self.previous_secret_expires_at.filter(|at| *at > chrono::Utc::now()),
             created_at: self.created_at,
             last_delivery_at: self.last_delivery_at,
-        }
+        })
     }
 }
 
@@ -365,7 +373,7 @@ impl App {
         )
         .fetch_all(&mut *conn)
         .await?;
-        Ok(rows.into_iter().map(HookRow::into_view).collect())
+        rows.into_iter().map(HookRow::into_view).collect()
     }
 
     /// `deploy_hook_create`: the secret is in the answer and nowhere else.
@@ -426,7 +434,7 @@ impl App {
             project_row.id,
             input.name,
             deployment_id,
-            json!(input.rules),
+            to_column(&input.rules.iter().map(HookRuleStored::from).collect::<Vec<_>>()),
             input.image_template,
             secret_enc,
             ctx.principal.id,
@@ -446,7 +454,7 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        Ok(DeployHookCreated { hook: row.into_view(), secret })
+        Ok(DeployHookCreated { hook: row.into_view()?, secret })
     }
 
     /// `deploy_hook_secret_rotate`: a new secret, shown only in the answer;
@@ -515,7 +523,7 @@ impl App {
         .await?;
         tx.commit().await?;
         self.hook_secrets.forget(hook_id.uuid());
-        Ok(DeployHookCreated { hook: row.into_view(), secret })
+        Ok(DeployHookCreated { hook: row.into_view()?, secret })
     }
 
     /// `deploy_hook_delete`.
@@ -717,7 +725,7 @@ impl App {
         let deployment = match hook.deployment_id {
             Some(id) => id,
             None => {
-                let rules: Vec<HookRule> = serde_json::from_value(hook.rules.clone()).unwrap_or_default();
+                let rules = hook.rules()?;
                 let rule = rules
                     .iter()
                     .find(|rule| {

@@ -3,3 +3,4 @@
 pub mod deploy_hooks;
 pub mod event_webhooks;
 pub mod signing;
+pub mod store;

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod changes;
 pub mod idempotency;
+pub mod jsonb;
 pub mod mail;
 pub mod quotas;
 pub mod secrets;

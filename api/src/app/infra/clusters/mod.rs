@@ -12,7 +12,9 @@ use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
 use crate::app::error::or_unique;
+use crate::app::infra::store::ClusterSpecStored;
 use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::{
@@ -59,7 +61,7 @@ pub(in crate::app) fn observed(
 
 impl ClusterRow {
     pub(in crate::app) fn spec(&self) -> Result<ClusterSpec> {
-        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+        jsonb::from_column::<ClusterSpecStored>("cluster spec", &self.spec).map(ClusterSpec::from)
     }
 
     /// The region the cluster lives in.
@@ -268,7 +270,7 @@ impl App {
                 input.name,
                 spec.region,
                 json!(input.labels),
-                json!(spec),
+                jsonb::to_column(&ClusterSpecStored::from(spec)),
                 json!({ "phase": "pending", "conditions": [] }),
             )
             .execute(&mut *tx)
@@ -380,7 +382,7 @@ impl App {
              WHERE id = $1",
             row.id,
             update.labels.as_ref().map(|l| json!(l)),
-            json!(spec),
+            jsonb::to_column(&ClusterSpecStored::from(&spec)),
             generation,
         )
         .execute(&mut *tx)
