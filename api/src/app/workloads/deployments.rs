@@ -15,7 +15,9 @@ use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::workloads::store::DeploymentSpecStored;
 use crate::app::{
     App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
     workloads::workload_spec,
@@ -50,7 +52,7 @@ struct DeploymentRow {
 
 impl DeploymentRow {
     fn spec(&self) -> Result<DeploymentSpec> {
-        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+        read_spec(&self.spec)
     }
 
     fn into_view(self, region_silent: bool) -> Result<DeploymentView> {
@@ -280,7 +282,7 @@ impl App {
                 at.namespace,
                 input.name,
                 json!(input.labels),
-                json!(spec),
+                write_spec(&spec),
                 requested_cpu(&spec),
             )
             .execute(&mut *tx)
@@ -392,7 +394,7 @@ impl App {
             .map(|r| {
                 Ok(RevisionView {
                     revision: r.revision,
-                    spec: serde_json::from_value(r.spec).map_err(|e| Error::Internal(e.into()))?,
+                    spec: read_spec(&r.spec)?,
                     cause: r.cause,
                     created_by: r.created_by,
                     created_at: r.created_at,
@@ -486,7 +488,7 @@ impl App {
              WHERE id = $1",
             row.id,
             labels.as_ref().map(|l| json!(l)),
-            json!(spec),
+            write_spec(&spec),
             generation,
             revision,
             template_revision,
@@ -783,7 +785,7 @@ async fn insert_revision(
         "INSERT INTO deployment_revisions (deployment_id, revision, spec, cause, created_by) VALUES ($1, $2, $3, $4, $5)",
         deployment,
         revision,
-        json!(spec),
+        write_spec(spec),
         cause,
         created_by,
     )
@@ -801,7 +803,17 @@ async fn revision_spec(tx: &mut PgConnection, deployment: Uuid, revision: i64) -
     .fetch_optional(tx)
     .await?
     .ok_or_else(|| Error::invalid_field("revision", "not_found", format!("revision {revision} does not exist")))?;
-    serde_json::from_value(spec).map_err(|e| Error::Internal(e.into()))
+    read_spec(&spec)
+}
+
+/// A stored deployment spec (of a deployment or a revision).
+fn read_spec(column: &serde_json::Value) -> Result<DeploymentSpec> {
+    jsonb::from_column::<DeploymentSpecStored>("deployment spec", column).map(DeploymentSpec::from)
+}
+
+/// A deployment spec as stored.
+fn write_spec(spec: &DeploymentSpec) -> serde_json::Value {
+    jsonb::to_column(&DeploymentSpecStored::from(spec))
 }
 
 /// Watches `op` as the deployment's rollout (for its progress deadline).

@@ -3,4 +3,5 @@
 pub mod deployments;
 pub mod namespaces;
 pub mod services;
+pub mod store;
 pub mod workload_spec;
