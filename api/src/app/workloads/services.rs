@@ -14,7 +14,9 @@ use uuid::Uuid;
 use crate::app::authz::Lock;
 use crate::app::error::{Validator, or_unique};
 use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::kernel::jsonb;
 use crate::app::workloads::deployments::DeploymentPath;
+use crate::app::workloads::store::ServiceSpecStored;
 use crate::app::{
     App, Error, RequestContext, ResourceRef, Result, check_if_match, etag, validate, workloads::workload_spec,
 };
@@ -43,7 +45,7 @@ struct ServiceRow {
 
 impl ServiceRow {
     fn spec(&self) -> Result<ServiceSpec> {
-        serde_json::from_value(self.spec.clone()).map_err(|e| Error::Internal(e.into()))
+        jsonb::from_column::<ServiceSpecStored>("service spec", &self.spec).map(ServiceSpec::from)
     }
 }
 
@@ -343,7 +345,7 @@ impl App {
             at.namespace,
             input.name,
             json!(input.labels),
-            json!(spec),
+            jsonb::to_column(&ServiceSpecStored::from(&spec)),
             ip_index,
         )
         .fetch_one(&mut *tx)
@@ -408,7 +410,7 @@ impl App {
              RETURNING id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at",
             row.id,
             update.labels.as_ref().map(|l| json!(l)),
-            json!(spec),
+            jsonb::to_column(&ServiceSpecStored::from(&spec)),
         )
         .fetch_one(&mut *tx)
         .await?;

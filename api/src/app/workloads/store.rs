@@ -1,5 +1,6 @@
 //! How workload specs are kept in Postgres: `deployments.spec` and
-//! `deployment_revisions.spec` hold [`DeploymentSpecStored`], not the public
+//! `deployment_revisions.spec` hold [`DeploymentSpecStored`], and
+//! `services.spec` [`ServiceSpecStored`], not the public
 //! model, so the API and the stored shape change separately (a stored
 //! field is only ever added, optional, with its default). The defaults
 //! here are the stored shape's own; the public model's may move on.
@@ -8,7 +9,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    ContainerPort, DeploymentSpec, EnvVar, Labels, Probe, Probes, ResourceRequests, RolloutStrategy, Toleration,
+    ContainerPort, DeploymentSpec, EnvVar, Labels, Probe, Probes, ResourceRequests, RolloutStrategy, ServicePort,
+    ServiceSpec, Toleration,
 };
 
 /// A deployment's desired state as stored.
@@ -63,6 +65,9 @@ mod stored_defaults {
     }
     pub fn equal() -> String {
         "Equal".into()
+    }
+    pub fn cluster_ip() -> String {
+        "ClusterIP".into()
     }
 }
 
@@ -254,6 +259,70 @@ impl From<DeploymentSpecStored> for DeploymentSpec {
     }
 }
 
+/// `services.spec`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(in crate::app) struct ServiceSpecStored {
+    #[serde(rename = "type", default = "stored_defaults::cluster_ip")]
+    pub service_type: String,
+    #[serde(default)]
+    pub selector: Labels,
+    #[serde(default)]
+    pub ports: Vec<ServicePortStored>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(in crate::app) struct ServicePortStored {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub port: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_port: Option<i64>,
+    #[serde(default = "stored_defaults::protocol")]
+    pub protocol: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_port: Option<i64>,
+}
+
+impl From<&ServiceSpec> for ServiceSpecStored {
+    fn from(spec: &ServiceSpec) -> Self {
+        ServiceSpecStored {
+            service_type: spec.service_type.clone(),
+            selector: spec.selector.clone(),
+            ports: spec
+                .ports
+                .iter()
+                .map(|p| ServicePortStored {
+                    name: p.name.clone(),
+                    port: p.port,
+                    target_port: p.target_port,
+                    protocol: p.protocol.clone(),
+                    node_port: p.node_port,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<ServiceSpecStored> for ServiceSpec {
+    fn from(stored: ServiceSpecStored) -> Self {
+        ServiceSpec {
+            service_type: stored.service_type,
+            selector: stored.selector,
+            ports: stored
+                .ports
+                .into_iter()
+                .map(|p| ServicePort {
+                    name: p.name,
+                    port: p.port,
+                    target_port: p.target_port,
+                    protocol: p.protocol,
+                    node_port: p.node_port,
+                })
+                .collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -289,5 +358,14 @@ mod tests {
         let minimal: DeploymentSpecStored = from_column("deployment spec", &json!({ "image": "nginx" })).unwrap();
         let spec = DeploymentSpec::from(minimal);
         assert_eq!((spec.replicas, spec.resources.cpu_millis, spec.strategy.max_surge.as_str()), (1, 100, "25%"));
+
+        let service = json!({
+            "type": "NodePort", "selector": { "app": "web" },
+            "ports": [{ "name": "http", "port": 80, "target_port": 8080, "protocol": "TCP", "node_port": 30080 }],
+        });
+        let stored: ServiceSpecStored = from_column("service spec", &service).unwrap();
+        let spec = ServiceSpec::from(stored);
+        assert_eq!(to_column(&ServiceSpecStored::from(&spec)), service);
+        assert_eq!(serde_json::to_value(&spec).unwrap(), service, "the same JSON the model wrote before");
     }
 }
