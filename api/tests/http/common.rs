@@ -43,7 +43,9 @@ impl TestApp {
         connect: PgConnectOptions,
         configure: impl FnOnce(&mut Config),
     ) -> TestApp {
-        // Our own pool, larger than the one sqlx::test offers, for the concurrency tests.
+        // Not `options`: sqlx::test makes them a child of its shared pool,
+        // which may not be raised past that pool's size (sqlx asserts it),
+        // and the concurrency tests need 40 connections. Same database.
         let _ = options;
         let pool = PgPoolOptions::new().max_connections(40).connect_with(connect.clone()).await.expect("test database");
         let mut config = Config::defaults();
