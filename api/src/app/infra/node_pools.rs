@@ -47,7 +47,7 @@ impl NodePoolRow {
             id: NodePoolId::from_uuid(self.id),
             cluster_id: ClusterId::from_uuid(self.cluster_id),
             spec: self.spec()?,
-            status: clusters::observed(&self.status, self.observed_generation, self.observed_at, region_silent),
+            status: clusters::observed(&self.status, self.observed_generation, self.observed_at, region_silent)?,
             etag: etag(self.id, self.version),
             name: self.name,
             labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
@@ -238,7 +238,7 @@ impl App {
         )
         .fetch_all(&mut *conn)
         .await?;
-        let silent = self.region_silent(cluster_row.region());
+        let silent = self.region_silent(&cluster_row.region()?);
         let views = rows.into_iter().map(|row| row.into_view(silent)).collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |p| p.id.uuid()))
     }
@@ -292,7 +292,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let row = find(&mut conn, &cluster_row, pool, false).await?;
-        row.into_view(self.region_silent(cluster_row.region()))
+        row.into_view(self.region_silent(&cluster_row.region()?))
     }
 
     /// `node_pool_update`: count, autoscaling, node labels and taints.

@@ -10,6 +10,7 @@ use prost::Message;
 
 use crate::app::region::command::ResourceKind;
 use crate::app::region::observations::{OperationProgress, ResourceObservation};
+use crate::app::region::observed::{NodeObserved, PodObserved, WorkloadObserved};
 use crate::app::{App, Result};
 use crate::ids::{ClusterId, OperationId};
 use crate::model::{Condition, OperationError, OperationStatus};
@@ -21,18 +22,27 @@ const BATCH: i64 = 500;
 const PARALLEL_APPLIES: usize = 8;
 
 /// A workload's replica counts and pods as stored in `deployments.status`.
-fn workload_json(w: &pb::WorkloadStatus) -> serde_json::Value {
-    serde_json::json!({
-        "replicas": w.replicas,
-        "updated_replicas": w.updated_replicas,
-        "ready_replicas": w.ready_replicas,
-        "available_replicas": w.available_replicas,
-        "revision": w.revision,
-        "unschedulable_reason": w.unschedulable_reason,
-        "pods": w.pods.iter().map(|p| serde_json::json!({
-            "name": p.name, "node": p.node, "zone": p.zone, "revision": p.revision, "ready": p.ready, "ip": p.ip,
-        })).collect::<Vec<_>>(),
-    })
+fn workload_observed(w: &pb::WorkloadStatus) -> WorkloadObserved {
+    WorkloadObserved {
+        replicas: w.replicas,
+        updated_replicas: w.updated_replicas,
+        ready_replicas: w.ready_replicas,
+        available_replicas: w.available_replicas,
+        revision: w.revision,
+        unschedulable_reason: w.unschedulable_reason.clone(),
+        pods: w
+            .pods
+            .iter()
+            .map(|p| PodObserved {
+                name: p.name.clone(),
+                node: p.node.clone(),
+                zone: p.zone.clone(),
+                revision: p.revision,
+                ready: p.ready,
+                ip: p.ip.clone(),
+            })
+            .collect(),
+    }
 }
 
 impl App {
@@ -90,17 +100,18 @@ impl App {
                         .collect(),
                     gone: o.gone,
                     endpoint: Some(o.endpoint).filter(|e| !e.is_empty()),
-                    workload: o.workload.map(|w| workload_json(&w)),
+                    workload: o.workload.map(|w| workload_observed(&w)),
                     nodes: (kind == ResourceKind::NodePool).then(|| {
-                        serde_json::json!(
-                            o.nodes
-                                .iter()
-                                .map(|n| serde_json::json!({
-                                    "name": n.name, "zone": n.zone, "rack": n.rack,
-                                    "ready": n.ready, "unschedulable": n.unschedulable,
-                                }))
-                                .collect::<Vec<_>>()
-                        )
+                        o.nodes
+                            .iter()
+                            .map(|n| NodeObserved {
+                                name: n.name.clone(),
+                                zone: n.zone.clone(),
+                                rack: n.rack.clone(),
+                                ready: n.ready,
+                                unschedulable: n.unschedulable,
+                            })
+                            .collect()
                     }),
                 })
                 .await

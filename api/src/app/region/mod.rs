@@ -4,6 +4,7 @@ pub mod command;
 pub mod ingest;
 pub mod notifications;
 pub mod observations;
+pub mod observed;
 pub mod operations;
 pub mod outbox;
 pub mod repair;

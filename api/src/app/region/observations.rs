@@ -9,7 +9,9 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::kernel::jsonb;
 use crate::app::region::command::ResourceKind;
+use crate::app::region::observed::{ConditionStored, NodeObserved, ObservedStored, WorkloadObserved};
 use crate::app::{App, Result};
 use crate::model::{Condition, OperationError, OperationStatus};
 
@@ -41,9 +43,9 @@ pub struct ResourceObservation {
     /// Clusters: where the control plane serves the Kubernetes API.
     pub endpoint: Option<String>,
     /// Deployments: replica counts and pods.
-    pub workload: Option<serde_json::Value>,
+    pub workload: Option<WorkloadObserved>,
     /// Node pools: their nodes.
-    pub nodes: Option<serde_json::Value>,
+    pub nodes: Option<Vec<NodeObserved>>,
 }
 
 /// When each region's agent last reported, to mark what it observed stale
@@ -130,18 +132,14 @@ impl App {
     /// already recorded are ignored; a `gone` report about a resource whose
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
-        let mut status = json!({ "phase": report.phase, "conditions": report.conditions });
-        // Only a plain https:// endpoint ever reaches a kubeconfig.
-        if let Some(endpoint) = report.endpoint.as_deref().and_then(crate::app::infra::clusters::pki::serving_endpoint)
-        {
-            status["endpoint"] = json!(endpoint);
-        }
-        if let Some(workload) = &report.workload {
-            status["workload"] = workload.clone();
-        }
-        if let Some(nodes) = &report.nodes {
-            status["nodes"] = nodes.clone();
-        }
+        let status = jsonb::to_column(&ObservedStored {
+            phase: report.phase.clone(),
+            conditions: report.conditions.iter().map(ConditionStored::from).collect(),
+            // Only a plain https:// endpoint ever reaches a kubeconfig.
+            endpoint: report.endpoint.as_deref().and_then(crate::app::infra::clusters::pki::serving_endpoint),
+            workload: report.workload.clone(),
+            nodes: report.nodes.clone(),
+        });
         let mut tx = self.db().begin().await?;
         match (report.kind, report.gone) {
             // Regions hold no organizations: nothing reports on one.
@@ -203,7 +201,7 @@ impl App {
             (ResourceKind::Deployment, false) => {
                 // A report that the current pod template runs everywhere makes it the last good one.
                 let rolled_out = report.phase == "running";
-                let revision = report.workload.as_ref().and_then(|w| w["revision"].as_i64());
+                let revision = report.workload.as_ref().map(|w| w.revision);
                 sqlx::query!(
                     "UPDATE deployments d SET status = $2, observed_generation = $3, observed_at = now(),
                          last_good_revision = CASE WHEN $4 AND d.template_revision = $5 AND d.generation = $3

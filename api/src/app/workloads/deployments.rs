@@ -17,6 +17,7 @@ use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::region::observed::ObservedStored;
 use crate::app::workloads::store::DeploymentSpecStored;
 use crate::app::{
     App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
@@ -57,15 +58,16 @@ impl DeploymentRow {
 
     fn into_view(self, region_silent: bool) -> Result<DeploymentView> {
         let spec = self.spec()?;
-        let status = &self.status;
-        let count = |key: &str| status["workload"][key].as_i64().unwrap_or(0);
+        let status: ObservedStored = jsonb::from_column("deployment status", &self.status)?;
+        let conditions = status.conditions();
+        let workload = status.workload.unwrap_or_default();
         let last_error: Option<OperationError> = self.last_error.and_then(|e| serde_json::from_value(e).ok());
         let phase = if self.deletion_requested_at.is_some() {
             "deleting".to_string()
         } else if last_error.is_some() {
             "failed".to_string()
         } else {
-            status["phase"].as_str().unwrap_or("pending").to_string()
+            status.phase
         };
         Ok(DeploymentView {
             id: DeploymentId::from_uuid(self.id),
@@ -74,15 +76,15 @@ impl DeploymentRow {
                 phase,
                 observed_generation: self.observed_generation,
                 replicas: spec.replicas,
-                current_replicas: count("replicas"),
-                updated_replicas: count("updated_replicas"),
-                ready_replicas: count("ready_replicas"),
-                available_replicas: count("available_replicas"),
-                conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
+                current_replicas: workload.replicas,
+                updated_replicas: workload.updated_replicas,
+                ready_replicas: workload.ready_replicas,
+                available_replicas: workload.available_replicas,
+                conditions,
                 last_error,
                 observed_at: self.observed_at,
                 stale: region_silent && self.observed_at.is_some(),
-                pods: serde_json::from_value(status["workload"]["pods"].clone()).unwrap_or_default(),
+                pods: workload.pods.into_iter().map(PodView::from).collect(),
             },
             spec,
             etag: etag(self.id, self.version),
@@ -355,7 +357,7 @@ impl App {
         )
         .fetch_all(&mut *conn)
         .await?;
-        let silent = self.region_silent(cluster_row.region());
+        let silent = self.region_silent(&cluster_row.region()?);
         let views = rows.into_iter().map(|row| row.into_view(silent)).collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |d| d.id.uuid()))
     }
@@ -370,7 +372,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
-        row.into_view(self.region_silent(cluster_row.region()))
+        row.into_view(self.region_silent(&cluster_row.region()?))
     }
 
     /// `deployment_revision_list`: newest first.
@@ -737,7 +739,7 @@ impl App {
             .fetch_optional(self.db())
             .await?
             .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
-        Ok(spec["image"].as_str().unwrap_or_default().to_string())
+        Ok(read_spec(&spec)?.image)
     }
 
     /// Rolls out `image` on a deployment in `tx`, as `ctx` (a webhook acts

@@ -17,6 +17,7 @@ use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::region::observed::ObservedStored;
 use crate::app::{
     App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
 };
@@ -48,15 +49,16 @@ pub(in crate::app) fn observed(
     observed_generation: i64,
     observed_at: Option<DateTime<Utc>>,
     region_silent: bool,
-) -> ObservedStatus {
-    ObservedStatus {
-        phase: status["phase"].as_str().unwrap_or("pending").to_string(),
+) -> Result<ObservedStatus> {
+    let status: ObservedStored = jsonb::from_column("status", status)?;
+    Ok(ObservedStatus {
+        conditions: status.conditions(),
+        phase: status.phase,
         observed_generation,
-        conditions: serde_json::from_value(status["conditions"].clone()).unwrap_or_default(),
         observed_at,
         stale: region_silent && observed_at.is_some(),
-        endpoint: status["endpoint"].as_str().filter(|e| !e.is_empty()).map(str::to_string),
-    }
+        endpoint: status.endpoint.filter(|e| !e.is_empty()),
+    })
 }
 
 impl ClusterRow {
@@ -65,8 +67,8 @@ impl ClusterRow {
     }
 
     /// The region the cluster lives in.
-    pub(in crate::app) fn region(&self) -> &str {
-        self.spec["region"].as_str().unwrap_or_default()
+    pub(in crate::app) fn region(&self) -> Result<String> {
+        Ok(self.spec()?.region)
     }
 
     fn into_view(self, region_silent: bool) -> Result<ClusterView> {
@@ -74,7 +76,7 @@ impl ClusterRow {
             id: ClusterId::from_uuid(self.id),
             project_id: ProjectId::from_uuid(self.project_id),
             spec: self.spec()?,
-            status: observed(&self.status, self.observed_generation, self.observed_at, region_silent),
+            status: observed(&self.status, self.observed_generation, self.observed_at, region_silent)?,
             etag: etag(self.id, self.version),
             name: self.name,
             labels: serde_json::from_value::<Labels>(self.labels).unwrap_or_default(),
@@ -336,7 +338,7 @@ impl App {
         let views = rows
             .into_iter()
             .map(|row| {
-                let silent = self.region_silent(row.region());
+                let silent = self.region_silent(&row.region()?);
                 row.into_view(silent)
             })
             .collect::<Result<Vec<_>>>()?;
@@ -352,7 +354,7 @@ impl App {
     ) -> Result<ClusterView> {
         let mut conn = self.db().acquire().await?;
         let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
-        let silent = self.region_silent(row.region());
+        let silent = self.region_silent(&row.region()?);
         row.into_view(silent)
     }
 

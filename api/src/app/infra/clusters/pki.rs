@@ -17,7 +17,9 @@ use uuid::Uuid;
 use crate::app::authz::Lock;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::region::observed::ObservedStored;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::{ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationView};
@@ -114,7 +116,8 @@ impl App {
         .fetch_optional(&mut *conn)
         .await?
         .ok_or_else(|| Error::conflict("no_certificate_authority", "this cluster has no certificate authority"))?;
-        let endpoint = row.status["endpoint"].as_str().and_then(serving_endpoint);
+        let status: ObservedStored = jsonb::from_column("cluster status", &row.status)?;
+        let endpoint = status.endpoint.as_deref().and_then(serving_endpoint);
         Ok(ClusterCredentialsTarget {
             org_id: row.org_id,
             project_id: row.project_id,

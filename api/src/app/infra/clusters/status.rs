@@ -7,6 +7,9 @@ use moke_iam::Action;
 
 use crate::app::authz::Lock;
 use crate::app::infra::node_pools::{RESERVED_CPU_MILLIS, RESERVED_MEMORY_MIB};
+use crate::app::kernel::jsonb;
+use crate::app::region::observed::ObservedStored;
+use crate::app::workloads::store::DeploymentSpecStored;
 use crate::app::{App, RequestContext, ResourceRef, Result, infra::clusters};
 use crate::ids::{ClusterKind, ProjectKind};
 use crate::model::*;
@@ -42,17 +45,17 @@ impl App {
         let mut nodes: BTreeMap<String, NodeView> = BTreeMap::new();
         for pool in pools {
             let machine = pool.machine_type.as_deref().and_then(|m| self.config().catalog.machine_type(m));
-            for node in pool.status["nodes"].as_array().into_iter().flatten() {
-                let name = node["name"].as_str().unwrap_or_default().to_string();
+            let status: ObservedStored = jsonb::from_column("node pool status", &pool.status)?;
+            for node in status.nodes.unwrap_or_default() {
                 nodes.insert(
-                    name.clone(),
+                    node.name.clone(),
                     NodeView {
-                        name,
+                        name: node.name,
                         node_pool: pool.name.clone(),
-                        zone: node["zone"].as_str().unwrap_or_default().to_string(),
-                        rack: node["rack"].as_str().unwrap_or_default().to_string(),
-                        ready: node["ready"].as_bool().unwrap_or(false),
-                        unschedulable: node["unschedulable"].as_bool().unwrap_or(false),
+                        zone: node.zone,
+                        rack: node.rack,
+                        ready: node.ready,
+                        unschedulable: node.unschedulable,
                         allocatable_cpu_millis: machine.map_or(0, |m| m.vcpus * 1000 - RESERVED_CPU_MILLIS),
                         allocatable_memory_mib: machine.map_or(0, |m| m.memory_gib * 1024 - RESERVED_MEMORY_MIB),
                         pods: 0,
@@ -64,8 +67,8 @@ impl App {
         }
         let mut metrics = Vec::new();
         for deployment in deployments {
-            let cpu = deployment.spec["resources"]["cpu_millis"].as_i64().unwrap_or(0);
-            let memory = deployment.spec["resources"]["memory_mib"].as_i64().unwrap_or(0);
+            let spec: DeploymentSpecStored = jsonb::from_column("deployment spec", &deployment.spec)?;
+            let (cpu, memory) = (spec.resources.cpu_millis, spec.resources.memory_mib);
             let mut entry = DeploymentMetrics {
                 namespace: deployment.namespace,
                 name: deployment.name,
@@ -75,10 +78,11 @@ impl App {
                 requested_cpu_millis: 0,
                 requested_memory_mib: 0,
             };
-            for pod in deployment.status["workload"]["pods"].as_array().into_iter().flatten() {
+            let status: ObservedStored = jsonb::from_column("deployment status", &deployment.status)?;
+            for pod in status.workload.map(|w| w.pods).unwrap_or_default() {
                 entry.pods += 1;
-                entry.ready_pods += i64::from(pod["ready"].as_bool().unwrap_or(false));
-                match nodes.get_mut(pod["node"].as_str().unwrap_or_default()) {
+                entry.ready_pods += i64::from(pod.ready);
+                match nodes.get_mut(&pod.node) {
                     Some(node) => {
                         node.pods += 1;
                         node.requested_cpu_millis += cpu;
