@@ -55,10 +55,22 @@ pub struct SignedCertificate {
 }
 
 /// Vault could not be reached, or answered with an error (the message says
-/// which); callers answer 503.
+/// which); callers answer 503. The message names internal addresses and
+/// paths: it goes to server logs, never to tenants.
 #[derive(Debug, thiserror::Error)]
 #[error("Vault: {0}")]
 pub struct VaultUnavailable(pub String);
+
+/// How [`Vault::raw`] begins the message of an error status Vault answered.
+const ANSWERED: &str = "answered ";
+
+impl VaultUnavailable {
+    /// Vault answered and refused the request itself (a 4xx: the request,
+    /// not Vault's health, is at fault; repeating it will not help).
+    pub fn refused(&self) -> bool {
+        self.0.strip_prefix(ANSWERED).is_some_and(|rest| rest.starts_with('4'))
+    }
+}
 
 /// A logged-in Vault client and the secrets cached from it.
 pub struct Vault {
@@ -339,7 +351,7 @@ impl Vault {
         let text = response.text().await.map_err(|e| VaultUnavailable(e.to_string()))?;
         if !status.is_success() {
             let text: String = text.chars().take(300).collect();
-            return Err(VaultUnavailable(format!("answered {status} to {path}: {text}")));
+            return Err(VaultUnavailable(format!("{ANSWERED}{status} to {path}: {text}")));
         }
         if text.is_empty() {
             return Ok(serde_json::Value::Null);
@@ -400,6 +412,13 @@ impl Vault {
 
     /// Signs a CSR with a cluster's issuer under `role` (`kube-client` or
     /// `kube-serving`), keeping the CSR's subject (CN, O = groups, OU) and SANs.
+    /// Whether Vault answers as a healthy, unsealed, active server
+    /// (`sys/health` answers 200): an error it gave meanwhile was about the
+    /// request, not an outage.
+    pub async fn healthy(&self) -> bool {
+        self.raw(reqwest::Method::GET, "sys/health", None).await.is_ok()
+    }
+
     pub async fn sign_verbatim(
         &self,
         mount: &str,
@@ -459,5 +478,19 @@ impl Vault {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_is_told_from_an_outage() {
+        let answered = |status: &str| VaultUnavailable(format!("{ANSWERED}{status} to pki/issuer/x/sign: denied"));
+        assert!(answered("400 Bad Request").refused());
+        assert!(answered("403 Forbidden").refused());
+        assert!(!answered("503 Service Unavailable").refused(), "Vault's own trouble is an outage");
+        assert!(!VaultUnavailable("error sending request for url".into()).refused());
     }
 }

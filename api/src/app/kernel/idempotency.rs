@@ -63,14 +63,19 @@ impl Claim {
     pub async fn complete(&self, tx: &mut PgConnection, status: u16, body: &impl Serialize) -> Result<()> {
         let Some(key) = &self.0 else { return Ok(()) };
         let body = serde_json::to_value(body).map_err(|e| Error::Internal(e.into()))?;
-        sqlx::query!(
+        let stored = sqlx::query!(
             "INSERT INTO idempotency_records (org_id, principal_id, key, request_hash, claim_id, locked_until,
                                               response_status, response_body)
              VALUES ($1, $2, $3, $4, $5, now(), $6, $7)
              ON CONFLICT (org_id, principal_id, key) DO UPDATE
                SET request_hash = EXCLUDED.request_hash, claim_id = EXCLUDED.claim_id,
                    locked_until = EXCLUDED.locked_until, response_status = EXCLUDED.response_status,
-                   response_body = EXCLUDED.response_body, created_at = now()",
+                   response_body = EXCLUDED.response_body, created_at = now()
+               -- Only a record past its retention, or a dead claim of the
+               -- previous release: never one a gateway of that release
+               -- claimed or answered meanwhile.
+               WHERE idempotency_records.created_at < now() - make_interval(hours => $8::float8::int)
+                  OR (idempotency_records.response_status IS NULL AND idempotency_records.locked_until <= now())",
             key.org_id,
             key.principal_id,
             key.key,
@@ -78,10 +83,11 @@ impl Claim {
             Uuid::now_v7(),
             i32::from(status),
             body,
+            key.retention_hours,
         )
         .execute(tx)
         .await?;
-        Ok(())
+        if stored.rows_affected() == 1 { Ok(()) } else { Err(Error::IdempotencyInFlight) }
     }
 }
 

@@ -463,9 +463,12 @@ impl App {
         Ok(signed)
     }
 
-    /// Records a failed signing of `csr`: retried after a backoff, or set
-    /// aside (visibly: in the log, the organization's audit log and the
-    /// kubeconfig answer) after [`SERVING_ATTEMPTS`].
+    /// Records a failed signing of `csr`: retried after a backoff. Only a
+    /// failure of this request counts as an attempt (Vault refused it, or
+    /// failed it while otherwise healthy); an outage does not use them up.
+    /// After [`SERVING_ATTEMPTS`] the request is set aside, visibly: in
+    /// the log (with Vault's answer), the organization's audit log and the
+    /// kubeconfig answer (with a code that names no internals).
     async fn serving_certificate_failed(
         &self,
         csr: &str,
@@ -477,22 +480,25 @@ impl App {
         let config = &self.config().outbox;
         let delay =
             crate::app::region::outbox::retry_delay(attempts, config.retry_base_seconds, config.retry_max_seconds);
+        let refused = error.refused() || self.vault().healthy().await;
+        let code = if refused { "certificate_request_refused" } else { "certificate_authority_unreachable" };
         let mut tx = self.db().begin().await?;
         let recorded = sqlx::query_scalar!(
-            "UPDATE cluster_cas SET serving_attempts = serving_attempts + 1, serving_error = $3,
-                 serving_retry_at = now() + make_interval(secs => $4)
+            "UPDATE cluster_cas SET serving_attempts = serving_attempts + CASE WHEN $5 THEN 1 ELSE 0 END,
+                 serving_error = $3, serving_retry_at = now() + make_interval(secs => $4)
              WHERE cluster_id = $1 AND serving_csr = $2 AND serving_certificate_pem IS NULL
              RETURNING serving_attempts",
             cluster,
             csr,
-            error.to_string(),
+            code,
             delay.as_secs_f64(),
+            refused,
         )
         .fetch_optional(&mut *tx)
         .await?;
         let cluster_ref = ClusterId::from_uuid(cluster);
         match recorded {
-            Some(attempts) if attempts >= SERVING_ATTEMPTS => {
+            Some(attempts) if refused && attempts >= SERVING_ATTEMPTS => {
                 tracing::error!(cluster = %cluster_ref, attempts, %error,
                     "control-plane certificate request set aside after its attempts");
                 audit::record(
@@ -502,7 +508,7 @@ impl App {
                         action: "cluster.serving_certificate_failed",
                         resource_type: "cluster",
                         resource_id: Some(cluster_ref.to_string()),
-                        details: json!({ "attempts": attempts, "error": error.to_string() }),
+                        details: json!({ "attempts": attempts, "error": code }),
                     },
                 )
                 .await?;
