@@ -35,9 +35,10 @@ fn metadata(parts: &Parts) -> RequestContext {
     })
 }
 
-/// The `Authorization` header, if sent (any value: a malformed one is refused, not ignored).
+/// The `Authorization` header, if sent (any value: a malformed one, even
+/// one that is not text, is refused rather than ignored).
 fn authorization(parts: &Parts) -> Option<String> {
-    header_text(parts, header::AUTHORIZATION.as_str())
+    parts.headers.get(header::AUTHORIZATION).map(|value| value.to_str().unwrap_or_default().to_string())
 }
 
 async fn authenticated(parts: &Parts, app: &App, authorization: &str) -> Result<RequestContext, ApiError> {
