@@ -72,7 +72,7 @@ impl FromRequestParts<Arc<App>> for CtxWithBearer {
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
         let authorization = authorization(parts).ok_or(Error::Unauthenticated)?;
         let ctx = authenticated(parts, app, &authorization).await?;
-        let bearer = authorization.split_once(' ').map_or("", |(_, bearer)| bearer).trim().to_string();
+        let bearer = crate::app::iam::principals::bearer_of(&authorization)?.to_string();
         Ok(CtxWithBearer(ctx, bearer))
     }
 }

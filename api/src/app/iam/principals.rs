@@ -270,17 +270,19 @@ impl MemberPolicy {
     }
 }
 
+/// The token of an `Authorization` header's value (`Bearer <token>`);
+/// anything else is refused.
+pub fn bearer_of(authorization: &str) -> Result<&str> {
+    let token = authorization.strip_prefix("Bearer ").or_else(|| authorization.strip_prefix("bearer "));
+    token.map(str::trim).ok_or(Error::Unauthenticated)
+}
+
 impl App {
     /// The caller of `ctx`, by an `Authorization` header's value
     /// (`Bearer <token>`), within its rate limit: how every surface learns
     /// who is calling.
     pub async fn authenticate_request(&self, authorization: &str, ctx: RequestContext) -> Result<RequestContext> {
-        let bearer = authorization
-            .strip_prefix("Bearer ")
-            .or_else(|| authorization.strip_prefix("bearer "))
-            .ok_or(Error::Unauthenticated)?
-            .trim();
-        let principal = self.authenticate(bearer, &ctx).await?;
+        let principal = self.authenticate(bearer_of(authorization)?, &ctx).await?;
         self.rate_limits().check_principal(principal.id)?;
         Ok(RequestContext { principal, ..ctx })
     }
