@@ -65,10 +65,21 @@ pub struct VaultUnavailable(pub String);
 const ANSWERED: &str = "answered ";
 
 impl VaultUnavailable {
-    /// Vault answered and refused the request itself (a 4xx: the request,
-    /// not Vault's health, is at fault; repeating it will not help).
+    /// The status Vault answered with, if it answered.
+    pub fn status(&self) -> Option<u16> {
+        self.0.strip_prefix(ANSWERED)?.get(..3)?.parse().ok()
+    }
+
+    /// Vault refused the request itself (400, 404, 422: the request, not
+    /// Vault's health, is at fault; repeating it will not help).
     pub fn refused(&self) -> bool {
-        self.0.strip_prefix(ANSWERED).is_some_and(|rest| rest.starts_with('4'))
+        matches!(self.status(), Some(400 | 404 | 422))
+    }
+
+    /// Trouble between the gateway and Vault rather than with the request:
+    /// our credential or its limits (403, 429), or Vault not answering.
+    pub fn ours(&self) -> bool {
+        matches!(self.status(), None | Some(403 | 429))
     }
 }
 
@@ -489,7 +500,9 @@ mod refusal_tests {
     fn a_refusal_is_told_from_an_outage() {
         let answered = |status: &str| VaultUnavailable(format!("{ANSWERED}{status} to pki/issuer/x/sign: denied"));
         assert!(answered("400 Bad Request").refused());
-        assert!(answered("403 Forbidden").refused());
+        assert!(!answered("403 Forbidden").refused(), "our own token or policy: an outage");
+        assert!(answered("403 Forbidden").ours() && answered("429 Too Many Requests").ours());
+        assert!(answered("404 Not Found").refused());
         assert!(!answered("503 Service Unavailable").refused(), "Vault's own trouble is an outage");
         assert!(!VaultUnavailable("error sending request for url".into()).refused());
     }

@@ -857,8 +857,9 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
             .await
             .unwrap();
     assert_eq!(proven, None);
-    let unproven = events["items"].as_array().unwrap().iter().find(|e| e["details"]["address_unproven"] == true);
-    assert_eq!(unproven.map(|e| &e["resource_id"]), Some(&puppet_me["user"]["id"]), "{events}");
+    let (status, unproven) = audit(&t, &acme, "action=user.address_unproven").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(unproven["items"][0]["resource_id"], puppet_me["user"]["id"], "{unproven}");
     assert_eq!(details["verified_domains_deleted"], json!([]), "the fixture's domain has no prover: {events}");
     assert_eq!(details["webhook_endpoints_disabled"][0], endpoint["id"], "{events}");
 }

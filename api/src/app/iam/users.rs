@@ -334,7 +334,8 @@ impl App {
         }
         let row = sqlx::query_as!(
             UserRow,
-            "UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now()
+            "UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now(),
+                 made_through_sso_org = NULL, made_through_sso_issuer = NULL
              WHERE id = $1 RETURNING id, email, display_name, email_verified_at, created_at",
             user,
         )
@@ -451,6 +452,7 @@ impl App {
         }
         sqlx::query!(
             "UPDATE users SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, now()),
+                 made_through_sso_org = NULL, made_through_sso_issuer = NULL,
                  updated_at = now(), version = version + 1
              WHERE id = $1",
             user,
@@ -504,44 +506,48 @@ impl App {
     /// maker's invitations or identity provider, for its owners to review.
     ///
     /// Accounts such an identity provider made rest on its word for their
-    /// address: they become unproven and are evicted the same way, as are
-    /// those their own providers made.
+    /// address: they become unproven (no password, sessions or personal
+    /// tokens until someone proves the address by mail). What they set up
+    /// themselves stays, for the owners to review: going further would let
+    /// one eviction reach, unbounded, into other organizations.
     async fn evict_everyone_but_the_owner(
         &self,
         tx: &mut PgConnection,
         ctx: &RequestContext,
         user: Uuid,
     ) -> Result<()> {
-        let mut evicted = std::collections::HashSet::new();
-        let mut queue = vec![(user, false)];
-        while let Some((account, unproven)) = queue.pop() {
-            if evicted.insert(account) {
-                let made = self.evict_maker(tx, ctx, account, unproven).await?;
-                queue.extend(made.into_iter().map(|made| (made, true)));
-            }
+        let made = self.evict_maker(tx, ctx, user).await?;
+        for account in made {
+            sqlx::query!(
+                "UPDATE users SET password_hash = NULL, email_verified_at = NULL, version = version + 1
+                 WHERE id = $1",
+                account
+            )
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query!(
+                "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
+                 WHERE user_id = $1 AND revoked_at IS NULL",
+                account
+            )
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", account)
+                .execute(&mut *tx)
+                .await?;
+            self.revoke_user_cluster_credentials(tx, ctx, account, None, "address_proven").await?;
+            let details = json!({ "reason": "made_through_an_evicted_identity_provider" });
+            self.audit_in_user_orgs(tx, ctx, account, "user.address_unproven", "success", details).await?;
         }
         Ok(())
     }
 
-    /// One account's share of [`App::evict_everyone_but_the_owner`]
-    /// (`unproven`: its address was only an evicted provider's word); answers
+    /// The maker's share of [`App::evict_everyone_but_the_owner`]; answers
     /// the accounts the identity providers it set up made.
-    async fn evict_maker(
-        &self,
-        tx: &mut PgConnection,
-        ctx: &RequestContext,
-        user: Uuid,
-        unproven: bool,
-    ) -> Result<Vec<Uuid>> {
-        sqlx::query!(
-            "UPDATE users SET password_hash = NULL, version = version + 1,
-                 email_verified_at = CASE WHEN $2 THEN NULL ELSE email_verified_at END
-             WHERE id = $1",
-            user,
-            unproven,
-        )
-        .execute(&mut *tx)
-        .await?;
+    async fn evict_maker(&self, tx: &mut PgConnection, ctx: &RequestContext, user: Uuid) -> Result<Vec<Uuid>> {
+        sqlx::query!("UPDATE users SET password_hash = NULL, version = version + 1 WHERE id = $1", user)
+            .execute(&mut *tx)
+            .await?;
         // Hold every organization the maker reached (as
         // principals::hold_live_credential does) before reading what they
         // made: nothing made there meanwhile escapes the eviction.
@@ -719,7 +725,6 @@ impl App {
                             .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
                         "members_through_their_sso": through_sso.iter().filter(|(o, _)| in_org(o))
                             .map(|(_, u)| UserId::from_uuid(*u)).collect::<Vec<_>>(),
-                        "address_unproven": unproven,
                     }),
                 },
             )

@@ -480,7 +480,7 @@ impl App {
         let config = &self.config().outbox;
         let delay =
             crate::app::region::outbox::retry_delay(attempts, config.retry_base_seconds, config.retry_max_seconds);
-        let refused = error.refused() || self.vault().healthy().await;
+        let refused = error.refused() || (!error.ours() && self.vault().healthy().await);
         let code = if refused { "certificate_request_refused" } else { "certificate_authority_unreachable" };
         let mut tx = self.db().begin().await?;
         let recorded = sqlx::query_scalar!(
