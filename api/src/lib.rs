@@ -7,6 +7,7 @@
 //! `moke-iam`; nothing here may be imported by `moke-iam`.
 
 pub mod app;
+pub mod background;
 pub mod config;
 pub mod graphql;
 pub mod grpc;

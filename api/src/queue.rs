@@ -106,23 +106,6 @@ impl OutboxConsumer for Nats {
     }
 }
 
-/// Relays outbox rows to NATS as they are committed (woken by `NOTIFY
-/// moke_outbox`, with a one-second poll as the fallback).
-pub async fn relay(app: Arc<App>, nats: Nats) {
-    loop {
-        match app.relay_outbox_once(&nats).await {
-            Ok(n) if n > 0 => continue,
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "outbox relay round failed"),
-        }
-        tokio::select! {
-            _ = app.shutdown_token().cancelled() => return,
-            _ = app.outbox_arrived().notified() => {}
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-        }
-    }
-}
-
 /// Applies region reports from the status stream through a durable
 /// consumer, in batches of what has arrived; a report is acknowledged only
 /// after it was applied.

@@ -326,3 +326,41 @@ async fn regions_report_usage_once_per_sample(options: PgPoolOptions, connect: P
     t.app.apply_region_status(replay).await.unwrap();
     assert_eq!(t.count(&format!("usage_samples WHERE id = '{}'", sample.0)).await, 1);
 }
+
+/// A message the mail server can never take is dead-lettered (kept, without
+/// its body, with its error) and holds up none of the mail behind it.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_unsendable_mail_is_dead_lettered_and_holds_up_no_other(options: PgPoolOptions, connect: PgConnectOptions) {
+    let smtp = crate::common::SmtpServer::start().await;
+    let url = smtp.url.clone();
+    let t = TestApp::start_with(options, connect, move |config| {
+        config.mail.sender = "smtp".into();
+        config.mail.smtp_url = moke_api::config::Secret::new(url);
+    })
+    .await;
+    // Written first, so the relay meets it before the mail behind it.
+    sqlx::query(
+        "INSERT INTO mail_outbox (kind, to_address, from_address, subject, text_body)
+         VALUES ('notice', 'not an address', 'moke@example.test', 'unsendable', 'body')",
+    )
+    .execute(&t.pool)
+    .await
+    .unwrap();
+    let (status, _) = t
+        .post_public(
+            "/v1/signup",
+            json!({ "email": "behind@example.test", "password": "violet kettle orbit 42",
+            "display_name": "Behind", "organization_name": "behind" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    smtp.token("behind@example.test", "signup/confirm").await;
+    let (dead, error, body): (Option<chrono::DateTime<chrono::Utc>>, Option<String>, Option<String>) =
+        sqlx::query_as("SELECT dead_at, last_error, text_body FROM mail_outbox WHERE to_address = 'not an address'")
+            .fetch_one(&t.pool)
+            .await
+            .unwrap();
+    assert!(dead.is_some(), "the unsendable mail is dead-lettered at once (an address is refused for good)");
+    assert!(error.is_some_and(|e| !e.is_empty()), "its error is kept for a person");
+    assert_eq!(body, None, "a dead letter keeps no body");
+}

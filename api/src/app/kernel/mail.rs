@@ -16,7 +16,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::app::{App, Error, Result};
+use crate::app::{App, Result};
 
 /// A message as sent.
 #[derive(Debug, Clone)]
@@ -188,16 +188,31 @@ pub async fn enqueue(tx: &mut PgConnection, app: &App, mail: Mail<'_>) -> Result
     Ok(())
 }
 
+/// Sends before a message is dead-lettered; with the outbox backoff
+/// (doubling up to `outbox.retry_max_seconds`) that is about half an hour.
+const MAIL_ATTEMPTS: i32 = 12;
+
+/// Whether retrying cannot help: the server refused the message for good
+/// (SMTP 5xx) or an address does not parse.
+fn is_permanent(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<lettre::transport::smtp::Error>().is_some_and(|e| e.is_permanent())
+            || cause.downcast_ref::<lettre::address::AddressError>().is_some()
+    })
+}
+
 impl App {
-    /// Sends up to `outbox.batch_size` due messages; failures are retried
-    /// with exponential backoff. A sent message keeps no body. Returns how
-    /// many were sent.
+    /// Sends up to `outbox.batch_size` due messages. Each message that
+    /// fails waits on its own backoff; one that cannot be sent (refused for
+    /// good, or failing `MAIL_ATTEMPTS` times) is dead-lettered: kept
+    /// without its body, with its last error. A sent message keeps no body.
+    /// Returns how many were sent.
     pub async fn relay_mail_once(&self, sender: &impl MailSender) -> Result<usize> {
         let config = &self.config().outbox;
         let mut tx = self.db().begin().await?;
         let rows = sqlx::query!(
             "SELECT id, kind, to_address, from_address, subject, text_body, text_body_enc, headers, attempts
-             FROM mail_outbox WHERE sent_at IS NULL AND available_at <= now()
+             FROM mail_outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now()
              ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
             i64::from(config.batch_size),
         )
@@ -206,32 +221,48 @@ impl App {
         let mut sent = 0;
         for row in rows {
             let body = match (&row.text_body_enc, &row.text_body) {
-                (Some(ciphertext), _) => match self.vault().decrypt(Uuid::nil(), ciphertext).await {
-                    Ok(body) => body,
-                    // Vault is down: this batch waits; nothing is marked.
-                    Err(error) => return Err(Error::from(error)),
-                },
-                (None, Some(plain)) => plain.clone(),
-                (None, None) => String::new(),
+                (Some(ciphertext), _) => self.vault().decrypt(Uuid::nil(), ciphertext).await,
+                (None, Some(plain)) => Ok(plain.clone()),
+                (None, None) => Ok(String::new()),
             };
-            let message = MailMessage {
-                id: row.id,
-                kind: row.kind,
-                to: row.to_address,
-                from: row.from_address,
-                subject: row.subject,
-                text_body: body,
-                headers: row.headers,
+            let outcome = match body {
+                Ok(body) => {
+                    let message = MailMessage {
+                        id: row.id,
+                        kind: row.kind.clone(),
+                        to: row.to_address,
+                        from: row.from_address,
+                        subject: row.subject,
+                        text_body: body,
+                        headers: row.headers,
+                    };
+                    sender.send(&message).await
+                }
+                // Vault is down: the rest of the batch waits, unmarked.
+                Err(_) if !self.vault().healthy().await => break,
+                Err(error) => Err(anyhow::Error::from(error).context("the body could not be decrypted")),
             };
-            match sender.send(&message).await {
+            match outcome {
                 Ok(()) => {
                     sqlx::query!(
                         "UPDATE mail_outbox SET sent_at = now(), text_body = NULL, text_body_enc = NULL WHERE id = $1",
-                        message.id
+                        row.id
                     )
                     .execute(&mut *tx)
                     .await?;
                     sent += 1;
+                }
+                Err(error) if is_permanent(&error) || row.attempts + 1 >= MAIL_ATTEMPTS => {
+                    let reason = format!("{error:#}");
+                    crate::background::dead_lettered("mail", &format!("mail {} ({})", row.id, row.kind), &reason);
+                    sqlx::query!(
+                        "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2, dead_at = now(),
+                             text_body = NULL, text_body_enc = NULL WHERE id = $1",
+                        row.id,
+                        reason,
+                    )
+                    .execute(&mut *tx)
+                    .await?;
                 }
                 Err(error) => {
                     let backoff = crate::app::region::outbox::retry_delay(
@@ -239,11 +270,12 @@ impl App {
                         config.retry_base_seconds,
                         config.retry_max_seconds,
                     );
-                    tracing::warn!(mail_id = message.id, error = %error, "sending mail failed; will retry");
+                    tracing::warn!(mail_id = row.id, attempts = row.attempts + 1, error = %format!("{error:#}"),
+                        "sending mail failed; will retry");
                     sqlx::query!(
                         "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2,
                              available_at = now() + make_interval(secs => $3) WHERE id = $1",
-                        message.id,
+                        row.id,
                         format!("{error:#}"),
                         backoff.as_secs_f64(),
                     )
@@ -254,19 +286,6 @@ impl App {
         }
         tx.commit().await?;
         Ok(sent)
-    }
-}
-
-/// Runs the mail relay with the configured sender until shutdown.
-pub async fn run_relay(app: std::sync::Arc<App>) {
-    let config = &app.config().mail;
-    match config.sender.as_str() {
-        "smtp" => match SmtpMailSender::new(config.smtp_url.expose()) {
-            Ok(sender) => relay_loop(&app, &sender).await,
-            Err(error) => tracing::error!(%error, "mail.smtp_url is not usable; no mail will be sent"),
-        },
-        "file" => relay_loop(&app, &FileMailSender::new(&config.file_dir)).await,
-        _ => relay_loop(&app, &LogMailSender).await,
     }
 }
 
@@ -282,19 +301,5 @@ pub fn warn_if_development_sender(config: &crate::config::MailConfig) {
             "mail.sender = \"file\": messages are written to files, not sent. For development only"
         ),
         _ => {}
-    }
-}
-
-async fn relay_loop(app: &App, sender: &impl MailSender) {
-    loop {
-        match app.relay_mail_once(sender).await {
-            Ok(n) if n > 0 => continue,
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "mail relay failed"),
-        }
-        tokio::select! {
-            _ = app.shutdown_token().cancelled() => return,
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-        }
     }
 }
