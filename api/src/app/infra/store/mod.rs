@@ -1,0 +1,9 @@
+//! How infrastructure is kept in Postgres: per table its row type, its
+//! column list written once, and its queries, with the lock a caller asks
+//! for stated as [`Lock`](crate::app::authz::Lock) rather than a copy of
+//! the query. `shapes` holds the JSONB shapes.
+
+pub(in crate::app) mod projects;
+mod shapes;
+
+pub(in crate::app) use shapes::*;
