@@ -1,11 +1,19 @@
 //! The test harness: a gateway on an ephemeral port over the test's database,
-//! tenants with owner tokens, and small request helpers.
+//! tenants with owner tokens, small untyped request helpers, and a typed
+//! client ([`TestApp::client`]) that answers in the app's own view types
+//! and reads refusals as [`Problem`]s.
 
 use std::sync::Arc;
 
 use moke_api::app::App;
 use moke_api::config::Config;
 use reqwest::{Method, RequestBuilder, StatusCode};
+use moke_api::model::{
+    ClusterView, DeploymentView, NodePoolView, OperationView, ProjectMemberView, ProjectView, ServiceAccountView,
+    ServiceView, TokenCreated,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -276,6 +284,271 @@ impl Drop for TestApp {
             let _ = stop.send(());
         }
         let _ = std::fs::remove_dir_all(&self.mail_dir);
+    }
+}
+
+// ---------------------------------------------------------------- typed client
+
+/// A refusal as the gateway sends it: RFC 9457 problem+json (the shape of
+/// `moke_api::http::problem::Problem`), so tests compare codes and fields
+/// instead of poking at JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// `https://docs.moke.dev/problems/{code}`.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    /// The status's reason phrase, e.g. `Not Found`.
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// The stable machine code, e.g. `invalid_request`, `not_found`, `forbidden`.
+    pub code: String,
+    /// Every bad field of an `invalid_request`, in the server's order (absent otherwise).
+    #[serde(default)]
+    pub errors: Vec<FieldError>,
+}
+
+/// One bad field of a [`Problem`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    /// Dotted path in the request, e.g. `spec.zones[2]`.
+    pub field: String,
+    pub code: String,
+    pub message: String,
+}
+
+impl Problem {
+    /// The names of the bad fields, in the server's order.
+    pub fn fields(&self) -> Vec<&str> {
+        self.errors.iter().map(|e| e.field.as_str()).collect()
+    }
+
+    /// The code of the error on `field`; panics when the problem does not name it.
+    pub fn code_of(&self, field: &str) -> &str {
+        let error = self.errors.iter().find(|e| e.field == field);
+        &error.unwrap_or_else(|| panic!("no error on {field} in {self:?}")).code
+    }
+}
+
+/// What the gateway answered to one typed call: the status, the headers and
+/// the JSON body (Null when empty), read as the view `T` it promises on
+/// success, or as a [`Problem`] on refusal. Every check panics with the
+/// request and the whole answer.
+pub struct Answer<T> {
+    /// `METHOD path`, for failure messages.
+    pub request: String,
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    view: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> std::fmt::Debug for Answer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} answered {}: {}", self.request, self.status, self.body)
+    }
+}
+
+impl<T: DeserializeOwned> Answer<T> {
+    /// The view, after checking the status is exactly `expected`.
+    #[track_caller]
+    pub fn expect(self, expected: StatusCode) -> T {
+        assert_eq!(self.status, expected, "{self:?}");
+        self.view()
+    }
+
+    /// The view of any success (2xx).
+    #[track_caller]
+    pub fn ok(self) -> T {
+        assert!(self.status.is_success(), "{self:?}");
+        self.view()
+    }
+
+    /// The problem, after checking the answer is a refusal with `expected` status.
+    #[track_caller]
+    pub fn refused(self, expected: StatusCode) -> Problem {
+        assert_eq!(self.status, expected, "{self:?}");
+        let problem: Problem = serde_json::from_value(self.body.clone())
+            .unwrap_or_else(|e| panic!("not problem+json ({e}): {self:?}"));
+        assert_eq!(problem.status, expected.as_u16(), "the problem's status is the answer's: {self:?}");
+        problem
+    }
+
+    /// The problem, after checking its status and machine code.
+    #[track_caller]
+    pub fn refused_with(self, expected: StatusCode, code: &str) -> Problem {
+        let problem = self.refused(expected);
+        assert_eq!(problem.code, code, "{problem:?}");
+        problem
+    }
+
+    #[track_caller]
+    fn view(&self) -> T {
+        serde_json::from_value(self.body.clone())
+            .unwrap_or_else(|e| panic!("not a {} ({e}): {self:?}", std::any::type_name::<T>()))
+    }
+}
+
+/// A caller of the REST API holding one credential in one organization,
+/// speaking in the app's own view types (`moke_api::model::*View`).
+#[derive(Clone)]
+pub struct Client<'a> {
+    t: &'a TestApp,
+    /// The organization's id (`org_…`), for `/v1/orgs/{org}/…` paths.
+    pub org: String,
+    pub token: String,
+}
+
+impl TestApp {
+    /// The owner of `tenant`, as a typed client.
+    pub fn client(&self, tenant: &Tenant) -> Client<'_> {
+        Client { t: self, org: tenant.org.clone(), token: tenant.token.clone() }
+    }
+}
+
+impl<'a> Client<'a> {
+    /// The same organization with another credential (a member's session,
+    /// a scoped or service-account token).
+    pub fn with_token(&self, token: &str) -> Client<'a> {
+        Client { t: self.t, org: self.org.clone(), token: token.to_string() }
+    }
+
+    /// `/v1/orgs/{org}` followed by `rest`.
+    pub fn org_path(&self, rest: &str) -> String {
+        format!("/v1/orgs/{}{rest}", self.org)
+    }
+
+    /// A request with this client's credential, for headers the typed calls do not set.
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.t.request(method, path, &self.token)
+    }
+
+    /// Sends `request` (made by [`Client::request`]) and reads the answer.
+    pub async fn send<T>(&self, request: RequestBuilder) -> Answer<T> {
+        let described = request
+            .try_clone()
+            .and_then(|r| r.build().ok())
+            .map(|r| format!("{} {}", r.method(), r.url().path()))
+            .unwrap_or_default();
+        let response = request.send().await.expect("request");
+        let (status, headers) = (response.status(), response.headers().clone());
+        let text = response.text().await.unwrap();
+        let body =
+            if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        Answer { request: described, status, headers, body, view: std::marker::PhantomData }
+    }
+
+    /// Any method, with an optional JSON body.
+    pub async fn call<T>(&self, method: Method, path: &str, body: Option<&Value>) -> Answer<T> {
+        let mut request = self.request(method, path);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        self.send(request).await
+    }
+
+    pub async fn get<T>(&self, path: &str) -> Answer<T> {
+        self.call(Method::GET, path, None).await
+    }
+
+    pub async fn post<T>(&self, path: &str, body: Value) -> Answer<T> {
+        self.call(Method::POST, path, Some(&body)).await
+    }
+
+    pub async fn put<T>(&self, path: &str, body: Value) -> Answer<T> {
+        self.call(Method::PUT, path, Some(&body)).await
+    }
+
+    pub async fn patch<T>(&self, path: &str, body: Value) -> Answer<T> {
+        self.call(Method::PATCH, path, Some(&body)).await
+    }
+
+    pub async fn delete<T>(&self, path: &str) -> Answer<T> {
+        self.call(Method::DELETE, path, None).await
+    }
+
+    /// A new project named `name` (201).
+    pub async fn create_project(&self, name: &str) -> ProjectView {
+        self.post(&self.org_path("/projects"), json!({ "name": name })).await.expect(StatusCode::CREATED)
+    }
+
+    /// A new cluster in `project` (id or name) with `spec` (e.g. `{ "region":
+    /// "eu-central-1" }`): the cluster as read right after, and the
+    /// operation the create answered with (202).
+    pub async fn create_cluster(&self, project: &str, name: &str, spec: Value) -> (ClusterView, OperationView) {
+        let path = format!("/v1/projects/{project}/clusters");
+        let op: OperationView = self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::ACCEPTED);
+        let cluster = self.get(&format!("{path}/{}", op.target.id)).await.expect(StatusCode::OK);
+        (cluster, op)
+    }
+
+    /// A new node pool of `count` `bm.small` machines: the pool as read
+    /// right after, and the create's operation (202).
+    pub async fn create_node_pool(
+        &self,
+        project: &str,
+        cluster: &str,
+        name: &str,
+        count: i64,
+    ) -> (NodePoolView, OperationView) {
+        let path = format!("/v1/projects/{project}/clusters/{cluster}/node-pools");
+        let body = json!({ "name": name, "spec": { "machine_type": "bm.small", "count": count } });
+        let op: OperationView = self.post(&path, body).await.expect(StatusCode::ACCEPTED);
+        let pool = self.get(&format!("{path}/{}", op.target.id)).await.expect(StatusCode::OK);
+        (pool, op)
+    }
+
+    /// A new deployment in the cluster's `default` namespace: the
+    /// deployment as read right after, and the create's operation (202).
+    pub async fn create_deployment(
+        &self,
+        project: &str,
+        cluster: &str,
+        name: &str,
+        spec: Value,
+    ) -> (DeploymentView, OperationView) {
+        let path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments");
+        let op: OperationView = self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::ACCEPTED);
+        let deployment = self.get(&format!("{path}/{}", op.target.id)).await.expect(StatusCode::OK);
+        (deployment, op)
+    }
+
+    /// A new service in the cluster's `default` namespace (201).
+    pub async fn create_service(&self, project: &str, cluster: &str, name: &str, spec: Value) -> ServiceView {
+        let path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/services");
+        self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::CREATED)
+    }
+
+    /// A new service account with an organization `role` (201).
+    pub async fn create_service_account(&self, name: &str, role: &str) -> ServiceAccountView {
+        let body = json!({ "name": name, "role": role });
+        self.post(&self.org_path("/service-accounts"), body).await.expect(StatusCode::CREATED)
+    }
+
+    /// A new organization API token with `role` (201); the secret is in `.token`.
+    pub async fn create_token(&self, name: &str, role: &str) -> TokenCreated {
+        self.post(&self.org_path("/tokens"), json!({ "name": name, "role": role })).await.expect(StatusCode::CREATED)
+    }
+
+    /// A new token of service account `account`; `limits` may narrow it
+    /// (`project`, `scopes`, `expires_in_seconds`) (201).
+    pub async fn create_account_token(&self, account: &str, name: &str, limits: Value) -> TokenCreated {
+        let mut body = json!({ "name": name });
+        if let (Some(body), Some(limits)) = (body.as_object_mut(), limits.as_object()) {
+            body.extend(limits.clone());
+        }
+        self.post(&self.org_path(&format!("/service-accounts/{account}/tokens")), body).await.expect(StatusCode::CREATED)
+    }
+
+    /// Gives `principal` (a user or service account id) `role` in `project` (200).
+    pub async fn grant_project_role(&self, project: &str, principal: &str, role: &str) -> ProjectMemberView {
+        let path = format!("/v1/projects/{project}/members/{principal}");
+        self.put(&path, json!({ "role": role })).await.expect(StatusCode::OK)
+    }
+
+    /// An operation as it stands now (200).
+    pub async fn operation(&self, id: impl std::fmt::Display) -> OperationView {
+        self.get(&format!("/v1/operations/{id}")).await.expect(StatusCode::OK)
     }
 }
 

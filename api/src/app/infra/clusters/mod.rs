@@ -11,8 +11,8 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
-use crate::app::error::or_unique;
-use crate::app::infra::store::ClusterSpecStored;
+use crate::app::infra::store::clusters::{self as store, ClusterKey, NewCluster};
+pub(in crate::app) use crate::app::infra::store::clusters::ClusterRow;
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};
@@ -24,23 +24,6 @@ use crate::app::{
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::*;
 use moke_proto::region as pb;
-
-pub(in crate::app) struct ClusterRow {
-    pub id: Uuid,
-    pub org_id: Uuid,
-    pub project_id: Uuid,
-    pub name: String,
-    pub labels: serde_json::Value,
-    pub spec: serde_json::Value,
-    pub generation: i64,
-    pub version: i64,
-    pub status: serde_json::Value,
-    pub observed_generation: i64,
-    pub observed_at: Option<DateTime<Utc>>,
-    pub deletion_requested_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
 
 /// Builds the observed half of a view from the stored columns; `stale`
 /// when the region has fallen silent since.
@@ -62,15 +45,6 @@ pub(in crate::app) fn observed(
 }
 
 impl ClusterRow {
-    pub(in crate::app) fn spec(&self) -> Result<ClusterSpec> {
-        jsonb::from_column::<ClusterSpecStored>("cluster spec", &self.spec).map(ClusterSpec::from)
-    }
-
-    /// The region the cluster lives in.
-    pub(in crate::app) fn region(&self) -> Result<String> {
-        Ok(self.spec()?.region)
-    }
-
     fn into_view(self, region_silent: bool) -> Result<ClusterView> {
         Ok(ClusterView {
             id: ClusterId::from_uuid(self.id),
@@ -90,16 +64,7 @@ impl ClusterRow {
 
 /// Locks a cluster by id, for work the server does on its own (no caller to scope by).
 pub(in crate::app) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<ClusterRow> {
-    sqlx::query_as!(
-        ClusterRow,
-        "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
-                observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-         FROM clusters WHERE id = $1 FOR UPDATE",
-        id
-    )
-    .fetch_optional(conn)
-    .await?
-    .ok_or_else(|| Error::not_found("cluster", ClusterId::from_uuid(id).to_string()))
+    store::find_by_id(conn, id).await?.ok_or_else(|| Error::not_found("cluster", ClusterId::from_uuid(id).to_string()))
 }
 
 /// A cluster of the caller's organization inside a project, if the caller
@@ -126,43 +91,15 @@ async fn find(
     cluster: &ResourceRef<ClusterKind>,
     lock: Lock,
 ) -> Result<ClusterRow> {
-    // One round trip on the hot path: the project is resolved in the same query.
-    let row = if lock == Lock::ForUpdate {
-        sqlx::query_as!(
-            ClusterRow,
-            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
-                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
-             FROM clusters c JOIN projects p ON p.id = c.project_id
-             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
-               AND ($6::uuid IS NULL OR p.id = $6)
-             FOR UPDATE OF c",
-            ctx.principal.org_id,
-            project.id(),
-            project.name(),
-            cluster.id(),
-            cluster.name(),
-            ctx.principal.scope.project,
-        )
-        .fetch_optional(&mut *conn)
-        .await?
-    } else {
-        sqlx::query_as!(
-            ClusterRow,
-            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
-                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
-             FROM clusters c JOIN projects p ON p.id = c.project_id
-             WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
-               AND ($6::uuid IS NULL OR p.id = $6)",
-            ctx.principal.org_id,
-            project.id(),
-            project.name(),
-            cluster.id(),
-            cluster.name(),
-            ctx.principal.scope.project,
-        )
-        .fetch_optional(&mut *conn)
-        .await?
+    let key = ClusterKey {
+        org: ctx.principal.org_id,
+        project_id: project.id(),
+        project_name: project.name(),
+        cluster_id: cluster.id(),
+        cluster_name: cluster.name(),
+        only_project: ctx.principal.scope.project,
     };
+    let row = store::find(&mut *conn, key, lock).await?;
     match row {
         Some(row) => Ok(row),
         None => {
@@ -263,26 +200,15 @@ impl App {
                 Demand { clusters: 1, ..Demand::default() },
             )
             .await?;
-            sqlx::query!(
-                "INSERT INTO clusters (id, org_id, project_id, name, region, labels, spec, status)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                id.uuid(),
-                project_row.org_id,
-                project_row.id,
-                input.name,
-                spec.region,
-                json!(input.labels),
-                jsonb::to_column(&ClusterSpecStored::from(spec)),
-                json!({ "phase": "pending", "conditions": [] }),
-            )
-            .execute(&mut *tx)
-            .await
-            .map_err(or_unique(|| {
-                Error::conflict(
-                    "already_exists",
-                    format!("a cluster named {:?} already exists in this project", input.name),
-                )
-            }))?;
+            let new = NewCluster {
+                id: id.uuid(),
+                org: project_row.org_id,
+                project: project_row.id,
+                name: &input.name,
+                labels: &input.labels,
+                spec,
+            };
+            store::insert(&mut tx, new).await?;
             self.fault(FaultPoint::AfterSpecInsert)?;
             crate::app::infra::clusters::pki::store_ca(&mut tx, id.uuid(), project_row.org_id, ca).await?;
             let op = self
@@ -323,18 +249,7 @@ impl App {
         let project_row =
             crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
 
-        let rows = sqlx::query_as!(
-            ClusterRow,
-            "SELECT id, org_id, project_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM clusters WHERE project_id = $1 AND ($2::uuid IS NULL OR id > $2)
-             ORDER BY id LIMIT $3",
-            project_row.id,
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let rows = store::list(&mut conn, project_row.id, &page).await?;
         let views = rows
             .into_iter()
             .map(|row| {
@@ -378,17 +293,7 @@ impl App {
         let spec = validate::cluster_update(&self.config().catalog, &current, &update)?;
         let spec_changed = spec != current;
         let generation = row.generation + i64::from(spec_changed);
-        sqlx::query!(
-            "UPDATE clusters SET labels = COALESCE($2, labels), spec = $3, generation = $4,
-                 version = version + 1, updated_at = now()
-             WHERE id = $1",
-            row.id,
-            update.labels.as_ref().map(|l| json!(l)),
-            jsonb::to_column(&ClusterSpecStored::from(&spec)),
-            generation,
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation).await?;
         let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
         let op = self
             .record_change(
@@ -434,28 +339,14 @@ impl App {
         }
         if row.deletion_requested_at.is_some() {
             // Already being deleted: answer with the pending delete operation.
-            let existing = sqlx::query_scalar!(
-                "SELECT id FROM operations WHERE target_id = $1 AND kind = 'cluster_delete'
-                 ORDER BY id DESC LIMIT 1",
-                row.id
-            )
-            .fetch_optional(&mut *tx)
-            .await?;
+            let existing = store::pending_delete_operation(&mut tx, row.id).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
         let generation = row.generation + 1;
-        sqlx::query!(
-            "UPDATE clusters SET deletion_requested_at = now(), generation = $2,
-                 version = version + 1, updated_at = now()
-             WHERE id = $1",
-            row.id,
-            generation,
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::request_deletion(&mut tx, row.id, generation).await?;
         let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
         let op = self
             .record_change(

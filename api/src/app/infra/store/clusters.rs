@@ -1,0 +1,198 @@
+//! The `clusters` table.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::ClusterSpecStored;
+use crate::app::authz::Lock;
+use crate::app::error::or_unique;
+use crate::app::kernel::jsonb;
+use crate::app::{Error, PageRequest, Result};
+use crate::model::{ClusterSpec, Labels};
+
+/// A stored cluster: desired spec and the status its region last observed.
+pub(in crate::app) struct ClusterRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    pub labels: serde_json::Value,
+    pub spec: serde_json::Value,
+    pub generation: i64,
+    pub version: i64,
+    pub status: serde_json::Value,
+    pub observed_generation: i64,
+    pub observed_at: Option<DateTime<Utc>>,
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl ClusterRow {
+    pub fn spec(&self) -> Result<ClusterSpec> {
+        jsonb::from_column::<ClusterSpecStored>("cluster spec", &self.spec).map(ClusterSpec::from)
+    }
+
+    /// The region the cluster lives in.
+    pub fn region(&self) -> Result<String> {
+        Ok(self.spec()?.region)
+    }
+}
+
+/// `sqlx::query_as!` over `clusters c` with `ClusterRow`'s columns and the
+/// rest of the statement given; `locked` adds `FOR UPDATE OF c`.
+macro_rules! select {
+    (locked $rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            ClusterRow,
+            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
+                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
+             FROM clusters c " + $rest + " FOR UPDATE OF c"
+            $(, $arg)*
+        )
+    };
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            ClusterRow,
+            "SELECT c.id, c.org_id, c.project_id, c.name, c.labels, c.spec, c.generation, c.version, c.status,
+                    c.observed_generation, c.observed_at, c.deletion_requested_at, c.created_at, c.updated_at
+             FROM clusters c " + $rest
+            $(, $arg)*
+        )
+    };
+}
+
+/// Locks a cluster by id, for work the server does on its own.
+pub(in crate::app) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<ClusterRow>> {
+    Ok(select!(locked "WHERE c.id = $1", id).fetch_optional(conn).await?)
+}
+
+/// How a caller names a cluster: its project and itself, each by id or name.
+pub(in crate::app) struct ClusterKey<'a> {
+    pub org: Uuid,
+    pub project_id: Option<Uuid>,
+    pub project_name: Option<&'a str>,
+    pub cluster_id: Option<Uuid>,
+    pub cluster_name: Option<&'a str>,
+    /// The one project a credential is limited to, if it is.
+    pub only_project: Option<Uuid>,
+}
+
+/// A cluster by [`ClusterKey`], the project resolved in the same query
+/// (one round trip on the hot path).
+pub(in crate::app) async fn find(conn: &mut PgConnection, key: ClusterKey<'_>, lock: Lock) -> Result<Option<ClusterRow>> {
+    let ClusterKey { org, project_id, project_name, cluster_id, cluster_name, only_project } = key;
+    Ok(match lock {
+        Lock::None => {
+            select!(
+                "JOIN projects p ON p.id = c.project_id
+                 WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+                   AND ($6::uuid IS NULL OR p.id = $6)",
+                org, project_id, project_name, cluster_id, cluster_name, only_project,
+            )
+            .fetch_optional(conn)
+            .await?
+        }
+        Lock::ForUpdate => {
+            select!(locked
+                "JOIN projects p ON p.id = c.project_id
+                 WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
+                   AND ($6::uuid IS NULL OR p.id = $6)",
+                org, project_id, project_name, cluster_id, cluster_name, only_project,
+            )
+            .fetch_optional(conn)
+            .await?
+        }
+    })
+}
+
+/// A page of a project's clusters in id order.
+pub(in crate::app) async fn list(conn: &mut PgConnection, project: Uuid, page: &PageRequest) -> Result<Vec<ClusterRow>> {
+    Ok(select!(
+        "WHERE c.project_id = $1 AND ($2::uuid IS NULL OR c.id > $2) ORDER BY c.id LIMIT $3",
+        project,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// A new cluster, pending until its region reports; a taken name is
+/// `409 already_exists`.
+pub(in crate::app) struct NewCluster<'a> {
+    pub id: Uuid,
+    pub org: Uuid,
+    pub project: Uuid,
+    pub name: &'a str,
+    pub labels: &'a Labels,
+    pub spec: &'a ClusterSpec,
+}
+
+pub(in crate::app) async fn insert(conn: &mut PgConnection, new: NewCluster<'_>) -> Result<()> {
+    sqlx::query!(
+        "INSERT INTO clusters (id, org_id, project_id, name, region, labels, spec, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        new.id,
+        new.org,
+        new.project,
+        new.name,
+        new.spec.region,
+        json!(new.labels),
+        jsonb::to_column(&ClusterSpecStored::from(new.spec)),
+        jsonb::to_column(&crate::app::region::observed::ObservedStored::default()),
+    )
+    .execute(conn)
+    .await
+    .map_err(or_unique(|| {
+        Error::conflict("already_exists", format!("a cluster named {:?} already exists in this project", new.name))
+    }))?;
+    Ok(())
+}
+
+/// Sets the labels (if given), the spec and the generation.
+pub(in crate::app) async fn update_spec(
+    conn: &mut PgConnection,
+    id: Uuid,
+    labels: Option<&Labels>,
+    spec: &ClusterSpec,
+    generation: i64,
+) -> Result<()> {
+    sqlx::query!(
+        "UPDATE clusters SET labels = COALESCE($2, labels), spec = $3, generation = $4,
+             version = version + 1, updated_at = now()
+         WHERE id = $1",
+        id,
+        labels.map(|l| json!(l)),
+        jsonb::to_column(&ClusterSpecStored::from(spec)),
+        generation,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Marks the cluster as being deleted, at `generation`.
+pub(in crate::app) async fn request_deletion(conn: &mut PgConnection, id: Uuid, generation: i64) -> Result<()> {
+    sqlx::query!(
+        "UPDATE clusters SET deletion_requested_at = now(), generation = $2, version = version + 1, updated_at = now()
+         WHERE id = $1",
+        id,
+        generation,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The newest delete Operation of the cluster, if one was made.
+pub(in crate::app) async fn pending_delete_operation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM operations WHERE target_id = $1 AND kind = 'cluster_delete' ORDER BY id DESC LIMIT 1",
+        id
+    )
+    .fetch_optional(conn)
+    .await?)
+}
