@@ -1,18 +1,15 @@
 //! Node pools of a cluster: like clusters, every change is an Operation with
 //! an outbox command for the cluster's region, and counts against quotas.
 
-use chrono::{DateTime, Utc};
 use moke_iam::{Action, Target};
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::app::authz::Lock;
-use crate::app::error::or_unique;
+use crate::app::authz::{Authorized, Lock};
 use crate::app::infra::clusters::{self, ClusterRow};
-use crate::app::infra::store::NodePoolSpecStored;
+use crate::app::infra::store::node_pools::{self as store, NewNodePool, NodePoolRow};
 use crate::app::kernel::changes::RegionalChange;
-use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
@@ -20,28 +17,7 @@ use crate::ids::{ClusterId, ClusterKind, NodePoolId, NodePoolKind, ProjectKind};
 use crate::model::*;
 use moke_proto::region as pb;
 
-struct NodePoolRow {
-    id: Uuid,
-    org_id: Uuid,
-    cluster_id: Uuid,
-    name: String,
-    labels: serde_json::Value,
-    spec: serde_json::Value,
-    generation: i64,
-    version: i64,
-    status: serde_json::Value,
-    observed_generation: i64,
-    observed_at: Option<DateTime<Utc>>,
-    deletion_requested_at: Option<DateTime<Utc>>,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
-}
-
 impl NodePoolRow {
-    fn spec(&self) -> Result<NodePoolSpec> {
-        jsonb::from_column::<NodePoolSpecStored>("node pool spec", &self.spec).map(NodePoolSpec::from)
-    }
-
     fn into_view(self, region_silent: bool) -> Result<NodePoolView> {
         Ok(NodePoolView {
             id: NodePoolId::from_uuid(self.id),
@@ -59,38 +35,16 @@ impl NodePoolRow {
     }
 }
 
+/// A pool of a cluster the caller has already looked up (and so may act on).
 async fn find(
     conn: &mut PgConnection,
-    cluster: &ClusterRow,
+    cluster: &Authorized<ClusterRow>,
     pool: &ResourceRef<NodePoolKind>,
-    lock: bool,
+    lock: Lock,
 ) -> Result<NodePoolRow> {
-    let row = if lock {
-        sqlx::query_as!(
-            NodePoolRow,
-            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM node_pools WHERE cluster_id = $1 AND (id = $2 OR name = $3) FOR UPDATE",
-            cluster.id,
-            pool.id(),
-            pool.name(),
-        )
-        .fetch_optional(conn)
+    store::find(conn, cluster.id, pool.id(), pool.name(), lock)
         .await?
-    } else {
-        sqlx::query_as!(
-            NodePoolRow,
-            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM node_pools WHERE cluster_id = $1 AND (id = $2 OR name = $3)",
-            cluster.id,
-            pool.id(),
-            pool.name(),
-        )
-        .fetch_optional(conn)
-        .await?
-    };
-    row.ok_or_else(|| Error::not_found("node pool", pool.describe()))
+        .ok_or_else(|| Error::not_found("node pool", pool.describe()))
 }
 
 /// What the kubelet and system daemons keep of every node.
@@ -145,10 +99,7 @@ impl App {
                 return Err(Error::conflict("deleting", "the cluster is being deleted"));
             }
             quotas::lock_org(&mut tx, cluster_row.org_id).await?;
-            let existing_pools: i64 =
-                sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM node_pools WHERE cluster_id = $1"#, cluster_row.id)
-                    .fetch_one(&mut *tx)
-                    .await?;
+            let existing_pools = store::count_in(&mut tx, cluster_row.id).await?;
             let nodes = validate::reserved_nodes(&spec);
             let vcpus = self.vcpus_of(&spec);
             quotas::check(
@@ -159,28 +110,16 @@ impl App {
             )
             .await?;
             let id = NodePoolId::generate();
-            sqlx::query!(
-                "INSERT INTO node_pools (id, org_id, cluster_id, name, labels, spec, reserved_nodes,
-                     reserved_vcpus, status)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                id.uuid(),
-                cluster_row.org_id,
-                cluster_row.id,
-                input.name,
-                json!(input.labels),
-                jsonb::to_column(&NodePoolSpecStored::from(&spec)),
-                nodes,
-                vcpus,
-                json!({ "phase": "pending", "conditions": [] }),
-            )
-            .execute(&mut *tx)
-            .await
-            .map_err(or_unique(|| {
-                Error::conflict(
-                    "already_exists",
-                    format!("a node pool named {:?} already exists in this cluster", input.name),
-                )
-            }))?;
+            let new = NewNodePool {
+                id: id.uuid(),
+                org: cluster_row.org_id,
+                cluster: cluster_row.id,
+                name: &input.name,
+                labels: &input.labels,
+                spec: &spec,
+                reserved: (nodes, vcpus),
+            };
+            store::insert(&mut tx, new).await?;
             let op = self
                 .record_change(
                     &mut tx,
@@ -226,18 +165,7 @@ impl App {
     ) -> Result<Page<NodePoolView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let rows = sqlx::query_as!(
-            NodePoolRow,
-            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM node_pools WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2)
-             ORDER BY id LIMIT $3",
-            cluster_row.id,
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let rows = store::list(&mut conn, cluster_row.id, &page).await?;
         let silent = self.region_silent(&cluster_row.region()?);
         let views = rows.into_iter().map(|row| row.into_view(silent)).collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |p| p.id.uuid()))
@@ -251,27 +179,9 @@ impl App {
         clusters: &[Uuid],
     ) -> Result<std::collections::HashMap<Uuid, Vec<NodePoolView>>> {
         moke_iam::authorize(&ctx.principal, Action::Read, Target::org(ctx.principal.org_id))?;
-        let rows = sqlx::query_as!(
-            NodePoolRow,
-            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM node_pools WHERE cluster_id = ANY($1) AND org_id = $2
-             ORDER BY id",
-            clusters,
-            ctx.principal.org_id,
-        )
-        .fetch_all(self.db())
-        .await?;
-        let regions: std::collections::HashMap<Uuid, String> = sqlx::query!(
-            r#"SELECT id, spec->>'region' AS "region!" FROM clusters WHERE id = ANY($1) AND org_id = $2"#,
-            clusters,
-            ctx.principal.org_id,
-        )
-        .fetch_all(self.db())
-        .await?
-        .into_iter()
-        .map(|r| (r.id, r.region))
-        .collect();
+        let mut conn = self.db().acquire().await?;
+        let (rows, regions) = store::of_clusters(&mut conn, ctx.principal.org_id, clusters).await?;
+        let regions: std::collections::HashMap<Uuid, String> = regions.into_iter().collect();
         let mut by_cluster = std::collections::HashMap::<Uuid, Vec<NodePoolView>>::new();
         for row in rows {
             let cluster = row.cluster_id;
@@ -291,7 +201,7 @@ impl App {
     ) -> Result<NodePoolView> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let row = find(&mut conn, &cluster_row, pool, false).await?;
+        let row = find(&mut conn, &cluster_row, pool, Lock::None).await?;
         row.into_view(self.region_silent(&cluster_row.region()?))
     }
 
@@ -308,7 +218,7 @@ impl App {
         let mut tx = self.db().begin().await?;
         let cluster_row =
             clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let row = find(&mut tx, &cluster_row, pool, true).await?;
+        let row = find(&mut tx, &cluster_row, pool, Lock::ForUpdate).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the node pool or its cluster is being deleted"));
@@ -335,19 +245,7 @@ impl App {
             )
             .await?;
         }
-        sqlx::query!(
-            "UPDATE node_pools SET labels = COALESCE($2, labels), spec = $3, generation = $4,
-                 reserved_nodes = $5, reserved_vcpus = $6, version = version + 1, updated_at = now()
-             WHERE id = $1",
-            row.id,
-            update.labels.as_ref().map(|l| json!(l)),
-            jsonb::to_column(&NodePoolSpecStored::from(&spec)),
-            generation,
-            nodes,
-            vcpus,
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation, (nodes, vcpus)).await?;
         let region = cluster_row.spec()?.region;
         let op = self
             .record_change(
@@ -393,16 +291,10 @@ impl App {
         let mut tx = self.db().begin().await?;
         let cluster_row =
             clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let row = find(&mut tx, &cluster_row, pool, true).await?;
+        let row = find(&mut tx, &cluster_row, pool, Lock::ForUpdate).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
-            let existing = sqlx::query_scalar!(
-                "SELECT id FROM operations WHERE target_id = $1 AND kind = 'node_pool_delete'
-                 ORDER BY id DESC LIMIT 1",
-                row.id
-            )
-            .fetch_optional(&mut *tx)
-            .await?;
+            let existing = store::pending_delete_operation(&mut tx, row.id).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
@@ -410,15 +302,7 @@ impl App {
         }
         let spec = row.spec()?;
         let generation = row.generation + 1;
-        sqlx::query!(
-            "UPDATE node_pools SET deletion_requested_at = now(), generation = $2,
-                 version = version + 1, updated_at = now()
-             WHERE id = $1",
-            row.id,
-            generation,
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::request_deletion(&mut tx, row.id, generation).await?;
         let region = cluster_row.spec()?.region;
         let op = self
             .record_change(

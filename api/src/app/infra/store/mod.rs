@@ -4,6 +4,7 @@
 //! the query. `shapes` holds the JSONB shapes.
 
 pub(in crate::app) mod clusters;
+pub(in crate::app) mod node_pools;
 pub(in crate::app) mod projects;
 mod shapes;
 

@@ -1,0 +1,200 @@
+//! The `node_pools` table.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::NodePoolSpecStored;
+use crate::app::authz::Lock;
+use crate::app::error::or_unique;
+use crate::app::kernel::jsonb;
+use crate::app::region::observed::ObservedStored;
+use crate::app::{Error, PageRequest, Result};
+use crate::model::{Labels, NodePoolSpec};
+
+/// A stored node pool: desired spec and the status its region last observed.
+pub(in crate::app) struct NodePoolRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub cluster_id: Uuid,
+    pub name: String,
+    pub labels: serde_json::Value,
+    pub spec: serde_json::Value,
+    pub generation: i64,
+    pub version: i64,
+    pub status: serde_json::Value,
+    pub observed_generation: i64,
+    pub observed_at: Option<DateTime<Utc>>,
+    pub deletion_requested_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl NodePoolRow {
+    pub fn spec(&self) -> Result<NodePoolSpec> {
+        jsonb::from_column::<NodePoolSpecStored>("node pool spec", &self.spec).map(NodePoolSpec::from)
+    }
+}
+
+/// `sqlx::query_as!` over `node_pools` with `NodePoolRow`'s columns and the
+/// rest of the statement given; `locked` adds `FOR UPDATE`.
+macro_rules! select {
+    (locked $rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            NodePoolRow,
+            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM node_pools " + $rest + " FOR UPDATE"
+            $(, $arg)*
+        )
+    };
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            NodePoolRow,
+            "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+             FROM node_pools " + $rest
+            $(, $arg)*
+        )
+    };
+}
+
+/// A pool of `cluster` by id or name.
+pub(in crate::app) async fn find(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    id: Option<Uuid>,
+    name: Option<&str>,
+    lock: Lock,
+) -> Result<Option<NodePoolRow>> {
+    Ok(match lock {
+        Lock::None => {
+            select!("WHERE cluster_id = $1 AND (id = $2 OR name = $3)", cluster, id, name).fetch_optional(conn).await?
+        }
+        Lock::ForUpdate => {
+            select!(locked "WHERE cluster_id = $1 AND (id = $2 OR name = $3)", cluster, id, name)
+                .fetch_optional(conn)
+                .await?
+        }
+    })
+}
+
+/// A page of a cluster's pools in id order.
+pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid, page: &PageRequest) -> Result<Vec<NodePoolRow>> {
+    Ok(select!(
+        "WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        cluster,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Every pool of the given clusters of `org`, with each cluster's region.
+pub(in crate::app) async fn of_clusters(
+    conn: &mut PgConnection,
+    org: Uuid,
+    clusters: &[Uuid],
+) -> Result<(Vec<NodePoolRow>, Vec<(Uuid, String)>)> {
+    let pools =
+        select!("WHERE cluster_id = ANY($1) AND org_id = $2 ORDER BY id", clusters, org).fetch_all(&mut *conn).await?;
+    let regions = sqlx::query!("SELECT id, region FROM clusters WHERE id = ANY($1) AND org_id = $2", clusters, org)
+        .fetch_all(conn)
+        .await?
+        .into_iter()
+        .map(|r| (r.id, r.region))
+        .collect();
+    Ok((pools, regions))
+}
+
+/// How many pools a cluster has (those being deleted included).
+pub(in crate::app) async fn count_in(conn: &mut PgConnection, cluster: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM node_pools WHERE cluster_id = $1"#, cluster)
+        .fetch_one(conn)
+        .await?)
+}
+
+/// A new pool, pending until its region reports, holding `reserved` (nodes,
+/// vCPUs) of the organization's quota; a taken name is `409 already_exists`.
+pub(in crate::app) struct NewNodePool<'a> {
+    pub id: Uuid,
+    pub org: Uuid,
+    pub cluster: Uuid,
+    pub name: &'a str,
+    pub labels: &'a Labels,
+    pub spec: &'a NodePoolSpec,
+    pub reserved: (i64, i64),
+}
+
+pub(in crate::app) async fn insert(conn: &mut PgConnection, new: NewNodePool<'_>) -> Result<()> {
+    sqlx::query!(
+        "INSERT INTO node_pools (id, org_id, cluster_id, name, labels, spec, reserved_nodes, reserved_vcpus, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        new.id,
+        new.org,
+        new.cluster,
+        new.name,
+        json!(new.labels),
+        jsonb::to_column(&NodePoolSpecStored::from(new.spec)),
+        new.reserved.0,
+        new.reserved.1,
+        jsonb::to_column(&ObservedStored::default()),
+    )
+    .execute(conn)
+    .await
+    .map_err(or_unique(|| {
+        Error::conflict("already_exists", format!("a node pool named {:?} already exists in this cluster", new.name))
+    }))?;
+    Ok(())
+}
+
+/// Sets the labels (if given), the spec, the generation and the quota held.
+pub(in crate::app) async fn update_spec(
+    conn: &mut PgConnection,
+    id: Uuid,
+    labels: Option<&Labels>,
+    spec: &NodePoolSpec,
+    generation: i64,
+    reserved: (i64, i64),
+) -> Result<()> {
+    sqlx::query!(
+        "UPDATE node_pools SET labels = COALESCE($2, labels), spec = $3, generation = $4,
+             reserved_nodes = $5, reserved_vcpus = $6, version = version + 1, updated_at = now()
+         WHERE id = $1",
+        id,
+        labels.map(|l| json!(l)),
+        jsonb::to_column(&NodePoolSpecStored::from(spec)),
+        generation,
+        reserved.0,
+        reserved.1,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Marks the pool as being deleted, at `generation`.
+pub(in crate::app) async fn request_deletion(conn: &mut PgConnection, id: Uuid, generation: i64) -> Result<()> {
+    sqlx::query!(
+        "UPDATE node_pools SET deletion_requested_at = now(), generation = $2, version = version + 1,
+             updated_at = now()
+         WHERE id = $1",
+        id,
+        generation,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The newest delete Operation of the pool, if one was made.
+pub(in crate::app) async fn pending_delete_operation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM operations WHERE target_id = $1 AND kind = 'node_pool_delete' ORDER BY id DESC LIMIT 1",
+        id
+    )
+    .fetch_optional(conn)
+    .await?)
+}
