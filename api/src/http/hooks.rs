@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 
 use super::extract::{Ctx, Json};
 use super::problem::Problems;
+use super::orgs::path_id;
 use super::{ApiResult, accepted};
 use crate::app::integrations::deploy_hooks::{Delivery, HookOutcome};
 use crate::app::{App, ResourceRef};
@@ -86,7 +87,7 @@ async fn deploy_hook_secret_rotate(
     Path((project, hook)): Path<(String, String)>,
     Json(input): Json<DeployHookSecretRotate>,
 ) -> ApiResult {
-    let rotated = app.deploy_hook_secret_rotate(&ctx, &ResourceRef::parse(&project), &hook, input).await?;
+    let rotated = app.deploy_hook_secret_rotate(&ctx, &ResourceRef::parse(&project), path_id(&hook)?, input).await?;
     Ok(axum::Json(rotated).into_response())
 }
 
@@ -100,7 +101,7 @@ async fn deploy_hook_delete(
     Ctx(ctx): Ctx,
     Path((project, hook)): Path<(String, String)>,
 ) -> ApiResult {
-    app.deploy_hook_delete(&ctx, &ResourceRef::parse(&project), &hook).await?;
+    app.deploy_hook_delete(&ctx, &ResourceRef::parse(&project), path_id(&hook)?).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -121,7 +122,7 @@ async fn hook_delivery_create(
     body: Bytes,
 ) -> ApiResult {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let outcome = app.hook_deliver(&hook, Delivery { header: &header, body: &body }).await?;
+    let outcome = app.hook_deliver(path_id(&hook)?, Delivery { header: &header, body: &body }).await?;
     let answer =
         |outcome: &str, detail: String| axum::Json(HookAnswer { outcome: outcome.to_string(), detail }).into_response();
     Ok(match outcome {

@@ -58,7 +58,7 @@ async fn webhook_endpoint_delete(
     Ctx(ctx): Ctx,
     Path((org, endpoint)): Path<(String, String)>,
 ) -> ApiResult {
-    app.webhook_endpoint_delete(&ctx, path_id(&org)?, &endpoint).await?;
+    app.webhook_endpoint_delete(&ctx, path_id(&org)?, path_id(&endpoint)?).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -73,7 +73,7 @@ async fn webhook_delivery_list(
     Ctx(ctx): Ctx,
     Path((org, endpoint)): Path<(String, String)>,
 ) -> ApiResult {
-    Ok(axum::Json(app.webhook_delivery_list(&ctx, path_id(&org)?, &endpoint).await?).into_response())
+    Ok(axum::Json(app.webhook_delivery_list(&ctx, path_id(&org)?, path_id(&endpoint)?).await?).into_response())
 }
 
 /// Send an event to the endpoint again.
@@ -89,6 +89,6 @@ async fn webhook_redelivery_create(
     Path((org, endpoint)): Path<(String, String)>,
     Json(input): Json<RedeliveryCreate>,
 ) -> ApiResult {
-    let delivery = app.webhook_redelivery_create(&ctx, path_id(&org)?, &endpoint, input).await?;
+    let delivery = app.webhook_redelivery_create(&ctx, path_id(&org)?, path_id(&endpoint)?, input).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(delivery)).into_response())
 }

@@ -15,11 +15,10 @@ use sha2::Digest;
 use uuid::Uuid;
 
 use crate::app::authz::Lock;
-use crate::app::error::{Validator, or_unique};
+use crate::app::error::Validator;
 use crate::app::infra::projects;
 use crate::app::integrations::signing;
-use crate::app::integrations::store::HookRuleStored;
-use crate::app::kernel::jsonb::{from_column, to_column};
+use crate::app::integrations::store::deploy_hooks::{self as store, HookRow, NewDelivery, NewHook};
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate, workloads::deployments};
 use crate::ids::{DeployHookId, DeploymentId, ProjectId, ProjectKind};
 use crate::model::*;
@@ -88,27 +87,7 @@ pub struct Delivery<'a> {
     pub body: &'a [u8],
 }
 
-struct HookRow {
-    id: Uuid,
-    org_id: Uuid,
-    project_id: Uuid,
-    name: String,
-    deployment_id: Option<Uuid>,
-    rules: Value,
-    image_template: Option<String>,
-    secret_enc: String,
-    previous_secret_enc: Option<String>,
-    previous_secret_expires_at: Option<chrono::DateTime<chrono::Utc>>,
-    created_at: chrono::DateTime<chrono::Utc>,
-    last_delivery_at: Option<chrono::DateTime<chrono::Utc>>,
-}
-
 impl HookRow {
-    fn rules(&self) -> Result<Vec<HookRule>> {
-        let stored: Vec<HookRuleStored> = from_column("hook rules", &self.rules)?;
-        Ok(stored.into_iter().map(HookRule::from).collect())
-    }
-
     fn into_view(self) -> Result<DeployHookView> {
         let id = DeployHookId::from_uuid(self.id);
         let rules = self.rules()?;
@@ -329,17 +308,7 @@ impl App {
             );
         }
         v.finish()?;
-        sqlx::query!(
-            "INSERT INTO project_deploy_policies (project_id, org_id, allowed_image_prefixes, allowed_branches)
-             VALUES ($1, $2, $3, $4)
-             ON CONFLICT (project_id) DO UPDATE SET allowed_image_prefixes = $3, allowed_branches = $4, updated_at = now()",
-            project_row.id,
-            project_row.org_id,
-            &policy.allowed_image_prefixes,
-            &policy.allowed_branches,
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::set_policy(&mut tx, project_row.org_id, project_row.id, &policy).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -363,16 +332,7 @@ impl App {
     ) -> Result<Vec<DeployHookView>> {
         let mut conn = self.db().acquire().await?;
         let project_row = projects::lookup(&mut conn, ctx, project, Action::ReadCredentials, Lock::None).await?;
-        let rows = sqlx::query_as!(
-            HookRow,
-            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
-                    previous_secret_expires_at, created_at,
-                    last_delivery_at
-             FROM deploy_hooks WHERE project_id = $1 ORDER BY id",
-            project_row.id
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let rows = store::list(&mut conn, project_row.id).await?;
         rows.into_iter().map(HookRow::into_view).collect()
     }
 
@@ -421,27 +381,18 @@ impl App {
         let hooks = crate::app::kernel::quotas::Counted::DeployHooks;
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
         crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1).await?;
-        let row = sqlx::query_as!(
-            HookRow,
-            "INSERT INTO deploy_hooks (id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
-                                       created_by, secret_issued_to)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
-                    previous_secret_expires_at, created_at,
-                       last_delivery_at",
-            id.uuid(),
-            project_row.org_id,
-            project_row.id,
-            input.name,
-            deployment_id,
-            to_column(&input.rules.iter().map(HookRuleStored::from).collect::<Vec<_>>()),
-            input.image_template,
-            secret_enc,
-            ctx.principal.id,
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(or_unique(|| Error::conflict("already_exists", format!("a hook named {:?} exists", input.name))))?;
+        let new = NewHook {
+            id: id.uuid(),
+            org: project_row.org_id,
+            project: project_row.id,
+            name: &input.name,
+            deployment: deployment_id,
+            rules: &input.rules,
+            image_template: input.image_template.as_deref(),
+            secret_enc: &secret_enc,
+            created_by: ctx.principal.id,
+        };
+        let row = store::insert(&mut tx, new).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -465,7 +416,7 @@ impl App {
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
-        hook: &str,
+        hook: DeployHookId,
         input: DeployHookSecretRotate,
     ) -> Result<DeployHookCreated> {
         let keep = input.previous_secret_valid_seconds.unwrap_or(86_400);
@@ -482,47 +433,25 @@ impl App {
         let on = moke_iam::Target::project(project_row.org_id, project_row.id);
         crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
-        let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
-        let current = sqlx::query_scalar!(
-            "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",
-            hook_id.uuid(),
-            project_row.id,
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("deploy hook", hook))?;
+        let current = store::lock_secret(&mut tx, hook.uuid(), project_row.id)
+            .await?
+            .ok_or_else(|| Error::not_found("deploy hook", hook.to_string()))?;
         let secret = signing::new_secret();
         let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
-        let row = sqlx::query_as!(
-            HookRow,
-            "UPDATE deploy_hooks SET secret_enc = $2, secret_issued_to = $5,
-                 previous_secret_enc = CASE WHEN $4 > 0 THEN $3 END,
-                 previous_secret_issued_to = CASE WHEN $4 > 0 THEN secret_issued_to END,
-                 previous_secret_expires_at = CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END
-             WHERE id = $1
-             RETURNING id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc,
-                       previous_secret_enc, previous_secret_expires_at, created_at, last_delivery_at",
-            hook_id.uuid(),
-            secret_enc,
-            current,
-            keep as f64,
-            ctx.principal.id,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = store::rotate_secret(&mut tx, hook.uuid(), &secret_enc, &current, keep, ctx.principal.id).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
             crate::app::kernel::audit::AuditRecord {
                 action: "deploy_hook.rotate_secret",
                 resource_type: "deploy_hook",
-                resource_id: Some(hook_id.to_string()),
+                resource_id: Some(hook.to_string()),
                 details: json!({ "previous_secret_valid_seconds": keep }),
             },
         )
         .await?;
         tx.commit().await?;
-        self.hook_secrets.forget(hook_id.uuid());
+        self.hook_secrets.forget(hook.uuid());
         Ok(DeployHookCreated { hook: row.into_view()?, secret })
     }
 
@@ -531,18 +460,12 @@ impl App {
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
-        hook: &str,
+        hook: DeployHookId,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
         let project_row = projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::None).await?;
-        let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
-        let deleted =
-            sqlx::query!("DELETE FROM deploy_hooks WHERE id = $1 AND project_id = $2", hook_id.uuid(), project_row.id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-        if deleted == 0 {
-            return Err(Error::not_found("deploy hook", hook));
+        if !store::delete(&mut tx, hook.uuid(), project_row.id).await? {
+            return Err(Error::not_found("deploy hook", hook.to_string()));
         }
         crate::app::kernel::audit::record(
             &mut tx,
@@ -550,13 +473,13 @@ impl App {
             crate::app::kernel::audit::AuditRecord {
                 action: "deploy_hook.delete",
                 resource_type: "deploy_hook",
-                resource_id: Some(hook_id.to_string()),
+                resource_id: Some(hook.to_string()),
                 details: json!({}),
             },
         )
         .await?;
         tx.commit().await?;
-        self.hook_secrets.forget(hook_id.uuid());
+        self.hook_secrets.forget(hook.uuid());
         Ok(())
     }
 
@@ -564,19 +487,10 @@ impl App {
     /// hook 404, bad signature 401 (saying nothing more), malformed body
     /// 400, a replayed delivery 409; else a rollout (202), a pong, or an
     /// event that does not deploy.
-    pub async fn hook_deliver(&self, hook: &str, delivery: Delivery<'_>) -> Result<HookOutcome> {
-        let hook_id = crate::app::parse_id::<crate::ids::DeployHookKind>(hook)?;
-        let row = sqlx::query_as!(
-            HookRow,
-            "SELECT id, org_id, project_id, name, deployment_id, rules, image_template, secret_enc, previous_secret_enc,
-                    previous_secret_expires_at, created_at,
-                    last_delivery_at
-             FROM deploy_hooks WHERE id = $1",
-            hook_id.uuid()
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| Error::not_found("deploy hook", hook))?;
+    pub async fn hook_deliver(&self, hook: DeployHookId, delivery: Delivery<'_>) -> Result<HookOutcome> {
+        let mut conn = self.db().acquire().await?;
+        let row = store::find(&mut conn, hook.uuid()).await?.ok_or_else(|| Error::not_found("deploy hook", hook.to_string()))?;
+        drop(conn);
         let keys = self.hook_secret(&row).await?;
         let secrets = keys.valid();
         let header = delivery.header;
@@ -626,7 +540,7 @@ impl App {
             Ok(0) => row.secret_enc.clone(),
             Ok(_) => row.previous_secret_enc.clone().unwrap_or_default(),
             Err(refusal) => {
-                tracing::info!(hook = %hook_id, provider = provider.0, ?refusal, "webhook delivery refused");
+                tracing::info!(hook = %hook, provider = provider.0, ?refusal, "webhook delivery refused");
                 return Err(Error::Unauthenticated);
             }
         };
@@ -658,20 +572,14 @@ impl App {
         }
         let ctx = RequestContext::system(row.org_id);
         let mut tx = self.db().begin().await?;
-        let fresh = sqlx::query!(
-            "INSERT INTO hook_deliveries (hook_id, delivery_id, provider, event, outcome, body_digest)
-             VALUES ($1, $2, $3, $4, 'deploying', $5)
-             ON CONFLICT DO NOTHING",
-            row.id,
-            event.delivery_id,
-            event.provider,
-            event.name,
-            replay_digest,
-        )
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if fresh == 0 {
+        let delivery = NewDelivery {
+            hook: row.id,
+            delivery_id: &event.delivery_id,
+            provider: event.provider,
+            event: &event.name,
+            body_digest: replay_digest.as_deref(),
+        };
+        if !store::record_delivery(&mut tx, delivery).await? {
             return Err(Error::conflict(
                 "duplicate_delivery",
                 format!("delivery {:?}, or the same body under another id, was already received", event.delivery_id),
@@ -679,26 +587,12 @@ impl App {
         }
         let cause = format!("webhook {} ({} {})", row.name, event.provider, event.name);
         let op = self.deploy_image(&mut tx, &ctx, deployment, &image, &cause).await?;
-        sqlx::query!(
-            "UPDATE hook_deliveries SET operation_id = $3 WHERE hook_id = $1 AND delivery_id = $2",
-            row.id,
-            event.delivery_id,
-            op.id.uuid(),
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::set_delivery_operation(&mut tx, row.id, &event.delivery_id, op.id.uuid()).await?;
         // The secret that signed it must still be valid as this commits: a
         // rotation or an eviction that ended it meanwhile undoes the delivery.
-        sqlx::query_scalar!(
-            "UPDATE deploy_hooks SET last_delivery_at = now()
-             WHERE id = $1 AND (secret_enc = $2 OR (previous_secret_enc = $2 AND previous_secret_expires_at > now()))
-             RETURNING id",
-            row.id,
-            signed_with,
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(Error::Unauthenticated)?;
+        if !store::touch_if_still_valid(&mut tx, row.id, &signed_with).await? {
+            return Err(Error::Unauthenticated);
+        }
         tx.commit().await?;
         Ok(HookOutcome::Deploying(Box::new(op)))
     }
@@ -763,19 +657,12 @@ impl App {
     }
 }
 
+/// A project's deploy policy; without one, no image is allowed and only
+/// `main` deploys.
 async fn policy_of(conn: &mut sqlx::PgConnection, project: Uuid) -> Result<DeployPolicy> {
-    let row = sqlx::query!(
-        "SELECT allowed_image_prefixes, allowed_branches FROM project_deploy_policies WHERE project_id = $1",
-        project
-    )
-    .fetch_optional(conn)
-    .await?;
-    Ok(match row {
-        Some(row) => {
-            DeployPolicy { allowed_image_prefixes: row.allowed_image_prefixes, allowed_branches: row.allowed_branches }
-        }
-        None => DeployPolicy { allowed_image_prefixes: Vec::new(), allowed_branches: vec!["main".into()] },
-    })
+    Ok(store::policy(conn, project)
+        .await?
+        .unwrap_or_else(|| DeployPolicy { allowed_image_prefixes: Vec::new(), allowed_branches: vec!["main".into()] }))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use futures::StreamExt;
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::integrations::store::webhooks::{self as store, AttemptRecord, Due};
 use crate::app::{App, Result, integrations::signing};
 use crate::ids::EventId;
 
@@ -31,19 +32,6 @@ fn retry_after(headers: &http::HeaderMap) -> Option<f64> {
     Some(((at.timestamp_millis() - chrono::Utc::now().timestamp_millis()) as f64 / 1000.0).max(0.0))
 }
 
-struct Due {
-    id: Uuid,
-    attempts: i32,
-    event_id: Uuid,
-    event_type: String,
-    payload: serde_json::Value,
-    created_at: chrono::DateTime<chrono::Utc>,
-    endpoint_id: Uuid,
-    org_id: Uuid,
-    url: String,
-    secret_enc: String,
-}
-
 /// How an attempt ended.
 struct Attempt {
     status_code: Option<i32>,
@@ -57,35 +45,31 @@ impl App {
     /// time; returns how many were attempted.
     pub async fn dispatch_webhooks_once(&self) -> Result<usize> {
         let limit = self.config().webhooks.concurrency as i64 * 4;
-        let due = sqlx::query_as!(
-            Due,
-            r#"WITH leased AS (
-                   UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2)
-                   WHERE id IN (SELECT id FROM webhook_deliveries
-                                WHERE status = 'pending' AND next_attempt_at <= now()
-                                ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-                   RETURNING id, attempts, event_id, endpoint_id)
-               SELECT l.id AS "id!", l.attempts AS "attempts!", l.event_id AS "event_id!", e.event_type, e.payload,
-                      e.created_at, l.endpoint_id AS "endpoint_id!", w.org_id, w.url, w.secret_enc
-               FROM leased l JOIN events e ON e.id = l.event_id JOIN webhook_endpoints w ON w.id = l.endpoint_id"#,
-            limit,
-            LEASE_SECONDS,
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let due = store::lease_due(&mut conn, limit, LEASE_SECONDS).await?;
+        drop(conn);
         let count = due.len();
-        let mut secrets: HashMap<Uuid, String> = HashMap::new();
+        // One secret that cannot be decrypted holds up only its endpoint's
+        // deliveries (leased, so retried after the lease); an unreachable
+        // Vault ends the round.
+        let mut secrets: HashMap<Uuid, Option<String>> = HashMap::new();
         let mut ready = Vec::with_capacity(due.len());
         for delivery in due {
-            let secret = match secrets.get(&delivery.endpoint_id) {
-                Some(secret) => secret.clone(),
-                None => {
-                    let secret = self.vault().decrypt(delivery.org_id, &delivery.secret_enc).await?;
-                    secrets.insert(delivery.endpoint_id, secret.clone());
-                    secret
-                }
-            };
-            ready.push((delivery, secret));
+            if !secrets.contains_key(&delivery.endpoint_id) {
+                let secret = match self.vault().decrypt(delivery.org_id, &delivery.secret_enc).await {
+                    Ok(secret) => Some(secret),
+                    Err(error) if !self.vault().healthy().await => return Err(error.into()),
+                    Err(error) => {
+                        tracing::warn!(endpoint = %delivery.endpoint_id, %error,
+                            "an endpoint secret could not be decrypted; its deliveries wait");
+                        None
+                    }
+                };
+                secrets.insert(delivery.endpoint_id, secret);
+            }
+            if let Some(Some(secret)) = secrets.get(&delivery.endpoint_id) {
+                ready.push((delivery, secret.clone()));
+            }
         }
         let results: Vec<Result<()>> = futures::stream::iter(ready)
             .map(|(delivery, secret)| async move {
@@ -161,40 +145,20 @@ impl App {
             (false, None) => "failed",
         };
         let mut tx = self.db().begin().await?;
-        sqlx::query!(
-            "INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, latency_ms) VALUES ($1, $2, $3, $4, $5)",
-            delivery.id,
+        let record = AttemptRecord {
+            delivery: delivery.id,
             number,
-            attempt.status_code,
-            attempt.error,
-            attempt.latency_ms,
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!(
-            "UPDATE webhook_deliveries SET attempts = $2, status = $3,
-                 next_attempt_at = now() + make_interval(secs => $4),
-                 finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
-             WHERE id = $1",
-            delivery.id,
-            number,
+            status_code: attempt.status_code,
+            error: attempt.error.as_deref(),
+            latency_ms: attempt.latency_ms,
             status,
-            next.unwrap_or(0.0),
-        )
-        .execute(&mut *tx)
-        .await?;
+            retry_in_seconds: next.unwrap_or(0.0),
+        };
+        store::record_attempt(&mut tx, record).await?;
         if succeeded {
-            sqlx::query!("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1", delivery.endpoint_id)
-                .execute(&mut *tx)
-                .await?;
+            store::clear_failing(&mut tx, delivery.endpoint_id).await?;
         } else {
-            let failing_since = sqlx::query_scalar!(
-                "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = $1
-                 RETURNING failing_since",
-                delivery.endpoint_id
-            )
-            .fetch_one(&mut *tx)
-            .await?;
+            let failing_since = store::mark_failing(&mut tx, delivery.endpoint_id).await?;
             let too_long = failing_since
                 .is_some_and(|since| (chrono::Utc::now() - since).num_hours() >= config.disable_after_failing_hours);
             let reason = if gone {

@@ -5,9 +5,10 @@ use moke_iam::Action;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::app::error::{Validator, or_unique};
+use crate::app::error::Validator;
+use crate::app::integrations::store::webhooks::{self as store, EndpointRow, NewEndpoint};
 use crate::app::{App, Error, RequestContext, Result, integrations::signing};
-use crate::ids::{EventId, EventKind, OrgId, WebhookDeliveryId, WebhookEndpointId, WebhookEndpointKind};
+use crate::ids::{EventId, EventKind, OrgId, WebhookDeliveryId, WebhookEndpointId};
 use crate::model::*;
 use crate::outbound::OutboundClient;
 
@@ -56,15 +57,8 @@ impl App {
     /// `webhook_endpoint_list`.
     pub async fn webhook_endpoint_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<WebhookEndpointView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
-        let org = org.uuid();
-        let rows = sqlx::query_as!(
-            EndpointRow,
-            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at
-             FROM webhook_endpoints WHERE org_id = $1 ORDER BY id",
-            org
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::list(&mut conn, org.uuid()).await?;
         Ok(rows.into_iter().map(Self::endpoint_view).collect())
     }
 
@@ -102,21 +96,16 @@ impl App {
         let endpoints = crate::app::kernel::quotas::Counted::WebhookEndpoints;
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org).await?;
         crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, org, endpoints, 1).await?;
-        let row = sqlx::query_as!(
-            EndpointRow,
-            "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc, created_by)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at",
-            id.uuid(),
+        let new = NewEndpoint {
+            id: id.uuid(),
             org,
-            input.url,
-            input.description,
-            &input.event_types,
-            secret_enc,
-            ctx.principal.id,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+            url: &input.url,
+            description: &input.description,
+            event_types: &input.event_types,
+            secret_enc: &secret_enc,
+            created_by: ctx.principal.id,
+        };
+        let row = store::insert(&mut tx, new).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -133,17 +122,13 @@ impl App {
     }
 
     /// `webhook_endpoint_delete`.
-    pub async fn webhook_endpoint_delete(&self, ctx: &RequestContext, org: OrgId, endpoint: &str) -> Result<()> {
+    pub async fn webhook_endpoint_delete(&self, ctx: &RequestContext, org: OrgId, endpoint: WebhookEndpointId) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let org = org.uuid();
-        let id = crate::app::parse_id::<WebhookEndpointKind>(endpoint)?;
+        let id = endpoint;
         let mut tx = self.db().begin().await?;
-        let deleted = sqlx::query!("DELETE FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id.uuid(), org)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        if deleted == 0 {
-            return Err(Error::not_found("webhook endpoint", endpoint));
+        if !store::delete(&mut tx, org, id.uuid()).await? {
+            return Err(Error::not_found("webhook endpoint", endpoint.to_string()));
         }
         crate::app::kernel::audit::record(
             &mut tx,
@@ -166,33 +151,15 @@ impl App {
         &self,
         ctx: &RequestContext,
         org: OrgId,
-        endpoint: &str,
+        endpoint: WebhookEndpointId,
     ) -> Result<Vec<WebhookDeliveryView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let org = org.uuid();
-        let id = crate::app::parse_id::<WebhookEndpointKind>(endpoint)?;
-        let exists =
-            sqlx::query_scalar!("SELECT 1 AS one FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id.uuid(), org)
-                .fetch_optional(self.db())
-                .await?;
-        if exists.is_none() {
-            return Err(Error::not_found("webhook endpoint", endpoint));
+        let mut conn = self.db().acquire().await?;
+        if store::find(&mut conn, org, endpoint.uuid()).await?.is_none() {
+            return Err(Error::not_found("webhook endpoint", endpoint.to_string()));
         }
-        let rows = sqlx::query!(
-            r#"SELECT d.id, d.event_id, e.event_type, d.status, d.next_attempt_at, d.created_at, d.finished_at,
-                      COALESCE(jsonb_agg(jsonb_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
-                          'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms)
-                          ORDER BY a.attempt) FILTER (WHERE a.attempt IS NOT NULL), '[]') AS "attempts!"
-               FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-               LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
-               WHERE d.endpoint_id = $1
-               GROUP BY d.id, e.event_type
-               ORDER BY d.created_at DESC, d.id
-               LIMIT 100"#,
-            id.uuid()
-        )
-        .fetch_all(self.db())
-        .await?;
+        let rows = store::deliveries(&mut conn, endpoint.uuid()).await?;
         rows.into_iter()
             .map(|r| {
                 Ok(WebhookDeliveryView {
@@ -214,40 +181,27 @@ impl App {
         &self,
         ctx: &RequestContext,
         org: OrgId,
-        endpoint: &str,
+        endpoint: WebhookEndpointId,
         input: RedeliveryCreate,
     ) -> Result<WebhookDeliveryView> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let org = org.uuid();
-        let endpoint_id = crate::app::parse_id::<WebhookEndpointKind>(endpoint)?;
+        let endpoint_id = endpoint;
         let event_id = crate::app::parse_id::<EventKind>(&input.event_id)
             .map_err(|_| Error::invalid_field("event_id", "not_found", "no such event"))?;
         let mut tx = self.db().begin().await?;
-        let disabled = sqlx::query_scalar!(
-            "SELECT disabled_at FROM webhook_endpoints WHERE id = $1 AND org_id = $2",
-            endpoint_id.uuid(),
-            org
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("webhook endpoint", endpoint))?;
+        let disabled = store::find(&mut tx, org, endpoint_id.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?
+            .disabled_at;
         if disabled.is_some() {
             return Err(Error::conflict("disabled", "the endpoint is disabled"));
         }
-        let event = sqlx::query!("SELECT event_type FROM events WHERE id = $1 AND org_id = $2", event_id.uuid(), org)
-            .fetch_optional(&mut *tx)
+        let event_type = store::event_type(&mut tx, org, event_id.uuid())
             .await?
             .ok_or_else(|| Error::invalid_field("event_id", "not_found", "no such event"))?;
         let id = WebhookDeliveryId::generate();
-        let created_at = sqlx::query_scalar!(
-            "INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES ($1, $2, $3) RETURNING created_at",
-            id.uuid(),
-            event_id.uuid(),
-            endpoint_id.uuid(),
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(or_unique(|| Error::conflict("already_exists", "delivery exists")))?;
+        let created_at = store::insert_delivery(&mut tx, id.uuid(), event_id.uuid(), endpoint_id.uuid()).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -259,12 +213,11 @@ impl App {
             },
         )
         .await?;
-        sqlx::query_scalar!("SELECT pg_notify('moke_webhooks', '')").fetch_one(&mut *tx).await?;
         tx.commit().await?;
         Ok(WebhookDeliveryView {
             id,
             event_id,
-            event_type: event.event_type,
+            event_type,
             status: "pending".into(),
             next_attempt_at: Some(created_at),
             attempts: Vec::new(),
@@ -284,33 +237,12 @@ impl App {
         url: &str,
         reason: &str,
     ) -> Result<()> {
-        let disabled = sqlx::query!(
-            "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
-             WHERE id = $1 AND disabled_at IS NULL",
-            endpoint_id,
-            reason
-        )
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if disabled == 0 {
+        if !store::disable(&mut *tx, endpoint_id, reason).await? {
             return Ok(());
         }
-        sqlx::query!(
-            "UPDATE webhook_deliveries SET status = 'failed', finished_at = now()
-             WHERE endpoint_id = $1 AND status = 'pending'",
-            endpoint_id
-        )
-        .execute(&mut *tx)
-        .await?;
         let endpoint = WebhookEndpointId::from_uuid(endpoint_id);
-        sqlx::query_scalar!(
-            "SELECT emit_event($1, 'webhook_endpoint.disabled', $2)",
-            org,
-            json!({ "endpoint": { "id": endpoint, "url": url, "reason": reason } }),
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let event = json!({ "endpoint": { "id": endpoint, "url": url, "reason": reason } });
+        store::emit_event(&mut *tx, org, "webhook_endpoint.disabled", event).await?;
         let ctx = RequestContext::system(org);
         crate::app::kernel::audit::record(
             &mut *tx,
@@ -325,17 +257,6 @@ impl App {
         .await?;
         Ok(())
     }
-}
-
-struct EndpointRow {
-    id: Uuid,
-    url: String,
-    description: String,
-    event_types: Vec<String>,
-    failing_since: Option<chrono::DateTime<chrono::Utc>>,
-    disabled_at: Option<chrono::DateTime<chrono::Utc>>,
-    disabled_reason: Option<String>,
-    created_at: chrono::DateTime<chrono::Utc>,
 }
 
 #[cfg(test)]

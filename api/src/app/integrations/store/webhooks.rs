@@ -1,0 +1,267 @@
+//! The `webhook_endpoints`, `webhook_deliveries` and `webhook_attempts`
+//! tables (events themselves are written by `emit_event` in SQL).
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::error::or_unique;
+use crate::app::{Error, Result};
+
+/// A stored endpoint, without its secret.
+pub(in crate::app) struct EndpointRow {
+    pub id: Uuid,
+    pub url: String,
+    pub description: String,
+    pub event_types: Vec<String>,
+    pub failing_since: Option<DateTime<Utc>>,
+    pub disabled_at: Option<DateTime<Utc>>,
+    pub disabled_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `sqlx::query_as!` over `webhook_endpoints` with `EndpointRow`'s columns
+/// and the rest of the statement given.
+macro_rules! select {
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            EndpointRow,
+            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at
+             FROM webhook_endpoints " + $rest
+            $(, $arg)*
+        )
+    };
+}
+
+/// Every endpoint of `org`, in id order.
+pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid) -> Result<Vec<EndpointRow>> {
+    Ok(select!("WHERE org_id = $1 ORDER BY id", org).fetch_all(conn).await?)
+}
+
+/// An endpoint of `org`.
+pub(in crate::app) async fn find(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<EndpointRow>> {
+    Ok(select!("WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?)
+}
+
+/// A new endpoint; its secret is Vault transit ciphertext.
+pub(in crate::app) struct NewEndpoint<'a> {
+    pub id: Uuid,
+    pub org: Uuid,
+    pub url: &'a str,
+    pub description: &'a str,
+    pub event_types: &'a [String],
+    pub secret_enc: &'a str,
+    pub created_by: Uuid,
+}
+
+pub(in crate::app) async fn insert(conn: &mut PgConnection, new: NewEndpoint<'_>) -> Result<EndpointRow> {
+    Ok(sqlx::query_as!(
+        EndpointRow,
+        "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at",
+        new.id,
+        new.org,
+        new.url,
+        new.description,
+        new.event_types,
+        new.secret_enc,
+        new.created_by,
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Deletes an endpoint of `org`; false if there was none.
+pub(in crate::app) async fn delete(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<bool> {
+    let deleted = sqlx::query!("DELETE FROM webhook_endpoints WHERE id = $1 AND org_id = $2", id, org)
+        .execute(conn)
+        .await?
+        .rows_affected();
+    Ok(deleted > 0)
+}
+
+/// A delivery with its attempts as JSON (`[{attempt, attempted_at,
+/// status_code, error, latency_ms}]`, oldest first).
+pub(in crate::app) struct DeliveryRow {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    pub event_type: String,
+    pub status: String,
+    pub next_attempt_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub attempts: serde_json::Value,
+}
+
+/// An endpoint's latest 100 deliveries, newest first.
+pub(in crate::app) async fn deliveries(conn: &mut PgConnection, endpoint: Uuid) -> Result<Vec<DeliveryRow>> {
+    Ok(sqlx::query_as!(
+        DeliveryRow,
+        r#"SELECT d.id, d.event_id, e.event_type, d.status, d.next_attempt_at, d.created_at, d.finished_at,
+                  COALESCE(jsonb_agg(jsonb_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
+                      'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms)
+                      ORDER BY a.attempt) FILTER (WHERE a.attempt IS NOT NULL), '[]') AS "attempts!"
+           FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+           LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
+           WHERE d.endpoint_id = $1
+           GROUP BY d.id, e.event_type
+           ORDER BY d.created_at DESC, d.id
+           LIMIT 100"#,
+        endpoint
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// The type of an event of `org`, if it exists.
+pub(in crate::app) async fn event_type(conn: &mut PgConnection, org: Uuid, event: Uuid) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar!("SELECT event_type FROM events WHERE id = $1 AND org_id = $2", event, org)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// Queues a delivery of an event to an endpoint and wakes the dispatchers;
+/// answers when it was made.
+pub(in crate::app) async fn insert_delivery(
+    conn: &mut PgConnection,
+    id: Uuid,
+    event: Uuid,
+    endpoint: Uuid,
+) -> Result<DateTime<Utc>> {
+    let created_at = sqlx::query_scalar!(
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES ($1, $2, $3) RETURNING created_at",
+        id,
+        event,
+        endpoint,
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(or_unique(|| Error::conflict("already_exists", "delivery exists")))?;
+    sqlx::query_scalar!("SELECT pg_notify('moke_webhooks', '')").fetch_one(conn).await?;
+    Ok(created_at)
+}
+
+/// Disables an endpoint and fails its pending deliveries; false if it was
+/// already disabled.
+pub(in crate::app) async fn disable(conn: &mut PgConnection, id: Uuid, reason: &str) -> Result<bool> {
+    let disabled = sqlx::query!(
+        "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2 WHERE id = $1 AND disabled_at IS NULL",
+        id,
+        reason
+    )
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if disabled == 0 {
+        return Ok(false);
+    }
+    sqlx::query!(
+        "UPDATE webhook_deliveries SET status = 'failed', finished_at = now() WHERE endpoint_id = $1 AND status = 'pending'",
+        id
+    )
+    .execute(conn)
+    .await?;
+    Ok(true)
+}
+
+/// Writes an event of `org` (fanned out to its subscribed endpoints by `emit_event`).
+pub(in crate::app) async fn emit_event(
+    conn: &mut PgConnection,
+    org: Uuid,
+    event_type: &str,
+    payload: serde_json::Value,
+) -> Result<()> {
+    sqlx::query_scalar!("SELECT emit_event($1, $2, $3)", org, event_type, payload).fetch_one(conn).await?;
+    Ok(())
+}
+
+/// A delivery leased for sending, with what it needs.
+pub(in crate::app) struct Due {
+    pub id: Uuid,
+    pub attempts: i32,
+    pub event_id: Uuid,
+    pub event_type: String,
+    pub payload: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+    pub endpoint_id: Uuid,
+    pub org_id: Uuid,
+    pub url: String,
+    pub secret_enc: String,
+}
+
+/// Leases up to `limit` due deliveries for `lease_seconds` (another
+/// dispatcher takes them after that if this one dies).
+pub(in crate::app) async fn lease_due(conn: &mut PgConnection, limit: i64, lease_seconds: f64) -> Result<Vec<Due>> {
+    Ok(sqlx::query_as!(
+        Due,
+        r#"WITH leased AS (
+               UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2)
+               WHERE id IN (SELECT id FROM webhook_deliveries
+                            WHERE status = 'pending' AND next_attempt_at <= now()
+                            ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+               RETURNING id, attempts, event_id, endpoint_id)
+           SELECT l.id AS "id!", l.attempts AS "attempts!", l.event_id AS "event_id!", e.event_type, e.payload,
+                  e.created_at, l.endpoint_id AS "endpoint_id!", w.org_id, w.url, w.secret_enc
+           FROM leased l JOIN events e ON e.id = l.event_id JOIN webhook_endpoints w ON w.id = l.endpoint_id"#,
+        limit,
+        lease_seconds,
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// How one attempt ended, as recorded.
+pub(in crate::app) struct AttemptRecord<'a> {
+    pub delivery: Uuid,
+    pub number: i32,
+    pub status_code: Option<i32>,
+    pub error: Option<&'a str>,
+    pub latency_ms: i32,
+    /// `succeeded`, `pending` (retried after `retry_in_seconds`) or `failed`.
+    pub status: &'a str,
+    pub retry_in_seconds: f64,
+}
+
+pub(in crate::app) async fn record_attempt(conn: &mut PgConnection, attempt: AttemptRecord<'_>) -> Result<()> {
+    sqlx::query!(
+        "INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, latency_ms) VALUES ($1, $2, $3, $4, $5)",
+        attempt.delivery,
+        attempt.number,
+        attempt.status_code,
+        attempt.error,
+        attempt.latency_ms,
+    )
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query!(
+        "UPDATE webhook_deliveries SET attempts = $2, status = $3,
+             next_attempt_at = now() + make_interval(secs => $4),
+             finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
+         WHERE id = $1",
+        attempt.delivery,
+        attempt.number,
+        attempt.status,
+        attempt.retry_in_seconds,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// A delivery to the endpoint succeeded: it is no longer failing.
+pub(in crate::app) async fn clear_failing(conn: &mut PgConnection, endpoint: Uuid) -> Result<()> {
+    sqlx::query!("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1", endpoint).execute(conn).await?;
+    Ok(())
+}
+
+/// A delivery failed: answers since when the endpoint has been failing.
+pub(in crate::app) async fn mark_failing(conn: &mut PgConnection, endpoint: Uuid) -> Result<Option<DateTime<Utc>>> {
+    Ok(sqlx::query_scalar!(
+        "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = $1
+         RETURNING failing_since",
+        endpoint
+    )
+    .fetch_one(conn)
+    .await?)
+}
