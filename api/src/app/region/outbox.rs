@@ -102,6 +102,41 @@ pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog
     Ok(())
 }
 
+/// The certificate commands of a cluster not yet delivered, newest first,
+/// as (outbox id, command bytes); one the relay is sending now (locked) is
+/// skipped, and those returned stay locked until the transaction ends.
+pub(in crate::app) async fn undelivered_certificate_commands(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+) -> Result<Vec<(i64, Vec<u8>)>> {
+    let rows = sqlx::query!(
+        r#"SELECT id, command AS "command!" FROM outbox
+           WHERE resource_id = $1 AND kind = 'cluster_certificate' AND delivered_at IS NULL
+             AND command IS NOT NULL
+           ORDER BY id DESC FOR UPDATE SKIP LOCKED"#,
+        cluster
+    )
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(|row| (row.id, row.command)).collect())
+}
+
+/// Replaces a waiting message with `command` as a new message (a new id,
+/// so a queue that already saw the old id does not drop it as a duplicate).
+pub(in crate::app) async fn replace(conn: &mut PgConnection, id: i64, command: &pb::Command) -> Result<()> {
+    sqlx::query!(
+        "WITH replaced AS (DELETE FROM outbox WHERE id = $1
+                           RETURNING region, kind, operation_id, resource_id, generation)
+         INSERT INTO outbox (region, kind, operation_id, resource_id, generation, command)
+         SELECT region, kind, operation_id, resource_id, generation, $2 FROM replaced",
+        id,
+        command.encode_to_vec(),
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// Outbox size, for metrics and readiness of the relay.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Backlog {

@@ -15,6 +15,8 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::authz::Lock;
+use crate::app::infra::store::cluster_cas::{self as store, Holder};
+use crate::app::region::outbox;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
@@ -41,18 +43,7 @@ pub(in crate::app) async fn store_ca(
     org: Uuid,
     ca: &crate::vault::ClusterCa,
 ) -> Result<()> {
-    sqlx::query!(
-        "INSERT INTO cluster_cas (cluster_id, org_id, mount, issuer_id, key_id, certificate_pem)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-        cluster,
-        org,
-        ca.mount,
-        ca.issuer_id,
-        ca.key_id,
-        ca.certificate_pem,
-    )
-    .execute(tx)
-    .await?;
+    store::insert(tx, cluster, org, ca).await?;
     Ok(())
 }
 
@@ -106,16 +97,9 @@ impl App {
     ) -> Result<ClusterCredentialsTarget> {
         let mut conn = self.db().acquire().await?;
         let row = super::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let ca = sqlx::query!(
-            "SELECT mount, issuer_id, certificate_pem, credentials_generation, serving_certificate_pem,
-                    CASE WHEN serving_attempts >= $2 THEN serving_error END AS serving_error
-             FROM cluster_cas WHERE cluster_id = $1 AND destroyed_at IS NULL",
-            row.id,
-            SERVING_ATTEMPTS,
-        )
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or_else(|| Error::conflict("no_certificate_authority", "this cluster has no certificate authority"))?;
+        let ca = store::issuing(&mut conn, row.id, SERVING_ATTEMPTS)
+            .await?
+            .ok_or_else(|| Error::conflict("no_certificate_authority", "this cluster has no certificate authority"))?;
         let status: ObservedStored = jsonb::from_column("cluster status", &row.status)?;
         let endpoint = status.endpoint.as_deref().and_then(serving_endpoint);
         Ok(ClusterCredentialsTarget {
@@ -335,13 +319,7 @@ impl App {
             Target::project(target.org_id, target.project_id),
         )?;
         let mut tx = self.db().begin().await?;
-        let generation = sqlx::query_scalar!(
-            "UPDATE cluster_cas SET credentials_generation = credentials_generation + 1
-             WHERE cluster_id = $1 RETURNING credentials_generation",
-            target.cluster_id,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let generation = store::next_credentials_generation(&mut tx, target.cluster_id).await?;
         let op = self
             .record_change(
                 &mut tx,
@@ -374,18 +352,9 @@ impl App {
     /// Signs the control planes' pending certificate requests and sends the
     /// certificates to their regions. Returns how many were signed.
     pub async fn sign_serving_certificates_once(&self) -> Result<usize> {
-        let pending = sqlx::query!(
-            r#"SELECT a.cluster_id, a.org_id, a.mount, a.issuer_id, a.certificate_pem, a.credentials_generation,
-                      a.serving_csr AS "serving_csr!", a.serving_attempts, c.name, c.region, c.generation, c.project_id
-               FROM cluster_cas a JOIN clusters c ON c.id = a.cluster_id
-               WHERE a.serving_csr IS NOT NULL AND a.serving_certificate_pem IS NULL AND a.destroyed_at IS NULL
-                 AND a.serving_attempts < $1 AND (a.serving_retry_at IS NULL OR a.serving_retry_at <= now())
-               ORDER BY a.serving_retry_at NULLS FIRST, a.cluster_id
-               LIMIT 20"#,
-            SERVING_ATTEMPTS,
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let pending = store::pending_serving(&mut conn, SERVING_ATTEMPTS).await?;
+        drop(conn);
         let mut signed = 0;
         for row in pending {
             // One request that cannot be signed waits on its own backoff;
@@ -427,16 +396,9 @@ impl App {
                 serving_error: None,
             };
             let mut tx = self.db().begin().await?;
-            let stored = sqlx::query!(
-                "UPDATE cluster_cas SET serving_certificate_pem = $3
-                 WHERE cluster_id = $1 AND serving_csr = $2 AND serving_certificate_pem IS NULL RETURNING cluster_id",
-                row.cluster_id,
-                row.serving_csr,
-                certificate.certificate_pem,
-            )
-            .fetch_optional(&mut *tx)
-            .await?;
-            if stored.is_none() {
+            if !store::store_serving_certificate(&mut tx, row.cluster_id, &row.serving_csr, &certificate.certificate_pem)
+                .await?
+            {
                 continue;
             }
             let system = RequestContext::system(row.org_id);
@@ -483,19 +445,7 @@ impl App {
         let refused = error.refused() || (!error.ours() && self.vault().healthy().await);
         let code = if refused { "certificate_request_refused" } else { "certificate_authority_unreachable" };
         let mut tx = self.db().begin().await?;
-        let recorded = sqlx::query_scalar!(
-            "UPDATE cluster_cas SET serving_attempts = serving_attempts + CASE WHEN $5 THEN 1 ELSE 0 END,
-                 serving_error = $3, serving_retry_at = now() + make_interval(secs => $4)
-             WHERE cluster_id = $1 AND serving_csr = $2 AND serving_certificate_pem IS NULL
-             RETURNING serving_attempts",
-            cluster,
-            csr,
-            code,
-            delay.as_secs_f64(),
-            refused,
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
+        let recorded = store::serving_failed(&mut tx, cluster, csr, code, delay.as_secs_f64(), refused).await?;
         let cluster_ref = ClusterId::from_uuid(cluster);
         match recorded {
             Some(attempts) if refused && attempts >= SERVING_ATTEMPTS => {
@@ -523,19 +473,12 @@ impl App {
 
     /// Destroys in Vault the CAs of clusters that no longer exist.
     pub async fn destroy_orphaned_cluster_cas_once(&self) -> Result<usize> {
-        let orphans = sqlx::query!(
-            "SELECT cluster_id, mount, issuer_id, key_id FROM cluster_cas a
-             WHERE destroyed_at IS NULL AND NOT EXISTS (SELECT 1 FROM clusters c WHERE c.id = a.cluster_id)
-             LIMIT 20",
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let orphans = store::orphans(&mut conn).await?;
         let count = orphans.len();
         for orphan in orphans {
             self.vault().delete_cluster_ca(&orphan.mount, &orphan.issuer_id, &orphan.key_id).await?;
-            sqlx::query!("UPDATE cluster_cas SET destroyed_at = now() WHERE cluster_id = $1", orphan.cluster_id)
-                .execute(self.db())
-                .await?;
+            store::mark_destroyed(&mut conn, orphan.cluster_id).await?;
         }
         Ok(count)
     }
@@ -583,29 +526,12 @@ pub(in crate::app) async fn revoke_principal_credentials(
     reason: &str,
     reach: Reach,
 ) -> Result<()> {
-    let epoch = sqlx::query_scalar!(
-        "INSERT INTO principal_credential_epochs (org_id, principal_id, epoch) VALUES ($1, $2, 1)
-         ON CONFLICT (org_id, principal_id) DO UPDATE
-             SET epoch = principal_credential_epochs.epoch + 1, updated_at = now()
-         RETURNING epoch",
-        org,
-        principal,
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    let clusters = sqlx::query!(
-        "SELECT a.cluster_id, a.org_id, a.mount, a.issuer_id, a.certificate_pem, a.credentials_generation,
-                a.serving_certificate_pem, c.name, c.region, c.generation, c.project_id
-         FROM cluster_cas a JOIN clusters c ON c.id = a.cluster_id
-         WHERE a.org_id = $1 AND a.destroyed_at IS NULL AND ($2::uuid IS NULL OR c.project_id = $2)",
-        org,
-        match reach {
-            Reach::Organization => None,
-            Reach::Project(project) => Some(project),
-        },
-    )
-    .fetch_all(&mut *tx)
-    .await?;
+    let epoch = store::next_principal_epoch(&mut *tx, org, principal).await?;
+    let project = match reach {
+        Reach::Organization => None,
+        Reach::Project(project) => Some(project),
+    };
+    let clusters = store::of_org(&mut *tx, org, project).await?;
     if clusters.is_empty() {
         return Ok(());
     }
@@ -627,18 +553,10 @@ pub(in crate::app) async fn revoke_principal_credentials(
         // now): the waiting one may already have reached the region under
         // its id, which the queue would then drop as a duplicate. One the
         // relay is sending right now (locked) is left alone.
-        let queued = sqlx::query!(
-            r#"SELECT id, command AS "command!" FROM outbox
-               WHERE resource_id = $1 AND kind = 'cluster_certificate' AND delivered_at IS NULL
-                 AND command IS NOT NULL
-               ORDER BY id DESC FOR UPDATE SKIP LOCKED"#,
-            row.cluster_id
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        let waiting = queued.into_iter().find_map(|queued| {
-            let command = pb::Command::decode(queued.command.as_slice()).ok()?;
-            (!command.principal_epochs.is_empty()).then_some((queued.id, command))
+        let queued = outbox::undelivered_certificate_commands(&mut *tx, row.cluster_id).await?;
+        let waiting = queued.into_iter().find_map(|(id, command)| {
+            let command = pb::Command::decode(command.as_slice()).ok()?;
+            (!command.principal_epochs.is_empty()).then_some((id, command))
         });
         if let Some((waiting_id, mut command)) = waiting {
             match command.principal_epochs.iter_mut().find(|e| e.principal == principal_text) {
@@ -654,16 +572,7 @@ pub(in crate::app) async fn revoke_principal_credentials(
                 written_at_unix_micros: chrono::Utc::now().timestamp_micros(),
                 ..command
             };
-            sqlx::query!(
-                "WITH replaced AS (DELETE FROM outbox WHERE id = $1
-                                   RETURNING region, kind, operation_id, resource_id, generation)
-                 INSERT INTO outbox (region, kind, operation_id, resource_id, generation, command)
-                 SELECT region, kind, operation_id, resource_id, generation, $2 FROM replaced",
-                waiting_id,
-                command.encode_to_vec(),
-            )
-            .execute(&mut *tx)
-            .await?;
+            outbox::replace(&mut *tx, waiting_id, &command).await?;
             audit::record(
                 &mut *tx,
                 &system,
@@ -749,28 +658,15 @@ async fn current_epoch(
         moke_iam::Credential::Exchanged { jti } => Some(jti),
         _ => None,
     };
-    let row = sqlx::query!(
-        r#"SELECT
-             COALESCE((SELECT epoch FROM principal_credential_epochs WHERE org_id = $1 AND principal_id = $2), 0)
-                 AS "epoch!",
-             CASE WHEN $3 THEN (SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2)
-                  ELSE (SELECT role FROM service_accounts WHERE org_id = $1 AND id = $2) END AS role,
-             (SELECT role FROM project_members WHERE project_id = $4 AND principal_id = $2) AS project_role,
-             ($5::uuid IS NULL
-              OR EXISTS (SELECT 1 FROM api_tokens WHERE id = $5 AND revoked_at IS NULL
-                             AND (expires_at IS NULL OR expires_at > now()))
-              OR EXISTS (SELECT 1 FROM sessions WHERE id = $5 AND revoked_at IS NULL AND expires_at > now()))
-             AND NOT EXISTS (SELECT 1 FROM exchanged_tokens WHERE issued_jti = $6 AND revoked_at IS NOT NULL)
-                 AS "credential_live!""#,
-        target.org_id,
-        principal.id,
-        principal.kind == moke_iam::PrincipalKind::User,
-        target.project_id,
+    let holder = Holder {
+        org: target.org_id,
+        principal: principal.id,
+        is_user: principal.kind == moke_iam::PrincipalKind::User,
+        project: target.project_id,
         credential,
         exchanged,
-    )
-    .fetch_one(conn)
-    .await?;
+    };
+    let row = store::held_now(conn, holder).await?;
     let project_role = row.project_role.as_deref().and_then(moke_iam::ProjectRole::parse);
     let unchanged = row.credential_live
         && row.role.as_deref() == Some(principal.role.as_str())
