@@ -29,13 +29,7 @@ impl App {
     ) -> Result<Observed> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let pools = sqlx::query!(
-            "SELECT name, spec->>'machine_type' AS machine_type, status FROM node_pools
-             WHERE cluster_id = $1 AND deletion_requested_at IS NULL ORDER BY name",
-            cluster_row.id
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let pools = crate::app::infra::store::node_pools::live_in(&mut conn, cluster_row.id).await?;
         let deployments = sqlx::query!(
             "SELECT namespace, name, spec, status FROM deployments WHERE cluster_id = $1 ORDER BY namespace, name",
             cluster_row.id
@@ -44,7 +38,7 @@ impl App {
         .await?;
         let mut nodes: BTreeMap<String, NodeView> = BTreeMap::new();
         for pool in pools {
-            let machine = pool.machine_type.as_deref().and_then(|m| self.config().catalog.machine_type(m));
+            let machine = self.config().catalog.machine_type(&pool.spec()?.machine_type);
             let status: ObservedStored = jsonb::from_column("node pool status", &pool.status)?;
             for node in status.nodes.unwrap_or_default() {
                 nodes.insert(

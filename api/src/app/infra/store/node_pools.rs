@@ -92,6 +92,11 @@ pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid, page: &
     .await?)
 }
 
+/// A cluster's pools not being deleted, by name.
+pub(in crate::app) async fn live_in(conn: &mut PgConnection, cluster: Uuid) -> Result<Vec<NodePoolRow>> {
+    Ok(select!("WHERE cluster_id = $1 AND deletion_requested_at IS NULL ORDER BY name", cluster).fetch_all(conn).await?)
+}
+
 /// Every pool of the given clusters of `org`, with each cluster's region.
 pub(in crate::app) async fn of_clusters(
     conn: &mut PgConnection,
