@@ -55,6 +55,25 @@ impl<K: IdKind> fmt::Display for Id<K> {
     }
 }
 
+/// In GraphQL every id is the built-in `ID` scalar, in its prefixed text form.
+impl<K: IdKind> async_graphql::OutputType for Id<K> {
+    fn type_name() -> std::borrow::Cow<'static, str> {
+        <async_graphql::ID as async_graphql::OutputType>::type_name()
+    }
+
+    fn create_type_info(registry: &mut async_graphql::registry::Registry) -> String {
+        <async_graphql::ID as async_graphql::OutputType>::create_type_info(registry)
+    }
+
+    async fn resolve(
+        &self,
+        _: &async_graphql::ContextSelectionSet<'_>,
+        _: &async_graphql::Positioned<async_graphql::parser::types::Field>,
+    ) -> async_graphql::ServerResult<async_graphql::Value> {
+        Ok(async_graphql::Value::String(self.to_string()))
+    }
+}
+
 impl<K: IdKind> fmt::Debug for Id<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)

@@ -96,11 +96,13 @@ pub struct RegionHealth {
 
 // ---------------------------------------------------------------- orgs
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Org", complex)]
 pub struct OrgView {
     pub id: OrgId,
     pub name: String,
     pub display_name: String,
+    #[graphql(skip)]
     pub labels: Labels,
     pub etag: String,
     pub created_at: DateTime<Utc>,
@@ -180,11 +182,13 @@ pub struct ProjectUpdate {
     pub spec: Option<ProjectSpec>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Project", complex)]
 pub struct ProjectView {
     pub id: ProjectId,
     pub org_id: OrgId,
     pub name: String,
+    #[graphql(skip)]
     pub labels: Labels,
     pub spec: ProjectSpec,
     pub generation: i64,
@@ -280,11 +284,13 @@ pub struct ClusterSpecPatch {
     pub deletion_protection: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Cluster", complex)]
 pub struct ClusterView {
     pub id: ClusterId,
     pub project_id: ProjectId,
     pub name: String,
+    #[graphql(skip)]
     pub labels: Labels,
     pub spec: ClusterSpec,
     pub generation: i64,
@@ -385,11 +391,13 @@ pub struct NodePoolSpecPatch {
     pub taints: Option<Vec<Taint>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "NodePool", complex)]
 pub struct NodePoolView {
     pub id: NodePoolId,
     pub cluster_id: ClusterId,
     pub name: String,
+    #[graphql(skip)]
     pub labels: Labels,
     pub spec: NodePoolSpec,
     pub generation: i64,
@@ -449,7 +457,8 @@ pub struct OperationTarget {
 }
 
 /// Long-running work; poll `GET /v1/operations/{id}` (optionally with `?wait=30s`).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Operation", complex)]
 pub struct OperationView {
     pub id: OperationId,
     /// e.g. `cluster_create`, `node_pool_update`.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use async_graphql::connection::{Connection, Edge};
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{Context, ID, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject};
+use async_graphql::{ComplexObject, Context, ID, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject};
 use chrono::{DateTime, Utc};
 use futures::Stream;
 use tokio::sync::broadcast;
@@ -41,14 +41,12 @@ fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {
 }
 
 /// A page as a Relay connection whose cursors are the REST page tokens.
-fn connection<V, T>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid, wrap: impl Fn(V) -> T) -> Connection<String, T>
+fn connection<V>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid) -> Connection<String, V>
 where
-    T: async_graphql::OutputType,
+    V: async_graphql::OutputType,
 {
     let mut connection = Connection::new(false, page.next_page.is_some());
-    connection
-        .edges
-        .extend(page.items.into_iter().map(|item| Edge::new(PageRequest::cursor(id_of(&item)), wrap(item))));
+    connection.edges.extend(page.items.into_iter().map(|item| Edge::new(PageRequest::cursor(id_of(&item)), item)));
     connection
 }
 
@@ -60,30 +58,14 @@ fn list_complexity(child: usize, first: Option<i32>) -> usize {
 
 // ---------------------------------------------------------------- objects
 
-pub struct Org(OrgView);
+// The resource objects are the model's views (`#[derive(SimpleObject)]` in
+// `model.rs`, named Org, Project, Cluster, NodePool and Operation); what
+// follows are only the fields a view does not hold itself.
 
-#[Object]
-impl Org {
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-    async fn display_name(&self) -> &str {
-        &self.0.display_name
-    }
+#[ComplexObject]
+impl OrgView {
     async fn labels(&self) -> Json<&Labels> {
-        Json(&self.0.labels)
-    }
-    async fn etag(&self) -> &str {
-        &self.0.etag
-    }
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at
-    }
-    async fn updated_at(&self) -> DateTime<Utc> {
-        self.0.updated_at
+        Json(&self.labels)
     }
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn projects(
@@ -91,45 +73,19 @@ impl Org {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Project>> {
-        let result = app(ctx).project_list(caller(ctx)?, self.0.id, page(first, after)?).await.map_err(error)?;
-        Ok(connection(result, |p| p.id.uuid(), Project))
+    ) -> Result<Connection<String, ProjectView>> {
+        let result = app(ctx).project_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |p| p.id.uuid()))
     }
     async fn quotas(&self, ctx: &Context<'_>) -> Result<QuotasView> {
-        app(ctx).quota_view(caller(ctx)?, self.0.id).await.map_err(error)
+        app(ctx).quota_view(caller(ctx)?, self.id).await.map_err(error)
     }
 }
 
-pub struct Project(ProjectView);
-
-#[Object]
-impl Project {
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-    async fn org_id(&self) -> ID {
-        ID(self.0.org_id.to_string())
-    }
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
+#[ComplexObject]
+impl ProjectView {
     async fn labels(&self) -> Json<&Labels> {
-        Json(&self.0.labels)
-    }
-    async fn spec(&self) -> &ProjectSpec {
-        &self.0.spec
-    }
-    async fn generation(&self) -> i64 {
-        self.0.generation
-    }
-    async fn etag(&self) -> &str {
-        &self.0.etag
-    }
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at
-    }
-    async fn updated_at(&self) -> DateTime<Utc> {
-        self.0.updated_at
+        Json(&self.labels)
     }
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn clusters(
@@ -137,143 +93,48 @@ impl Project {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Cluster>> {
+    ) -> Result<Connection<String, ClusterView>> {
         let result = app(ctx)
-            .cluster_list(caller(ctx)?, &ResourceRef::Id(self.0.id), page(first, after)?)
+            .cluster_list(caller(ctx)?, &ResourceRef::Id(self.id), page(first, after)?)
             .await
             .map_err(error)?;
-        Ok(connection(result, |c| c.id.uuid(), Cluster))
+        Ok(connection(result, |c| c.id.uuid()))
     }
 }
 
-pub struct Cluster(ClusterView);
-
-#[Object]
-impl Cluster {
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-    async fn project_id(&self) -> ID {
-        ID(self.0.project_id.to_string())
-    }
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
+#[ComplexObject]
+impl ClusterView {
     async fn labels(&self) -> Json<&Labels> {
-        Json(&self.0.labels)
-    }
-    async fn spec(&self) -> &ClusterSpec {
-        &self.0.spec
-    }
-    async fn generation(&self) -> i64 {
-        self.0.generation
-    }
-    async fn status(&self) -> &ObservedStatus {
-        &self.0.status
-    }
-    async fn deletion_requested_at(&self) -> Option<DateTime<Utc>> {
-        self.0.deletion_requested_at
-    }
-    async fn etag(&self) -> &str {
-        &self.0.etag
-    }
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at
-    }
-    async fn updated_at(&self) -> DateTime<Utc> {
-        self.0.updated_at
+        Json(&self.labels)
     }
     /// Every node pool of the cluster (batched across a page of clusters).
     #[graphql(complexity = "10 * child_complexity")]
-    async fn node_pools(&self, ctx: &Context<'_>) -> Result<Vec<NodePool>> {
+    async fn node_pools(&self, ctx: &Context<'_>) -> Result<Vec<NodePoolView>> {
         let loader = ctx.data_unchecked::<DataLoader<loaders::NodePools>>();
-        let pools = loader.load_one(self.0.id.uuid()).await.map_err(|e| (*e).clone())?;
-        Ok(pools.unwrap_or_default().into_iter().map(NodePool).collect())
+        let pools = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;
+        Ok(pools.unwrap_or_default())
     }
     /// The most recent operations on the cluster, newest first (batched).
     #[graphql(complexity = "5 * child_complexity")]
-    async fn operations(&self, ctx: &Context<'_>) -> Result<Vec<Operation>> {
+    async fn operations(&self, ctx: &Context<'_>) -> Result<Vec<OperationView>> {
         let loader = ctx.data_unchecked::<DataLoader<loaders::Operations>>();
-        let operations = loader.load_one(self.0.id.uuid()).await.map_err(|e| (*e).clone())?;
-        Ok(operations.unwrap_or_default().into_iter().map(Operation).collect())
+        let operations = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;
+        Ok(operations.unwrap_or_default())
     }
 }
 
-pub struct NodePool(NodePoolView);
-
-#[Object]
-impl NodePool {
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-    async fn cluster_id(&self) -> ID {
-        ID(self.0.cluster_id.to_string())
-    }
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
+#[ComplexObject]
+impl NodePoolView {
     async fn labels(&self) -> Json<&Labels> {
-        Json(&self.0.labels)
-    }
-    async fn spec(&self) -> &NodePoolSpec {
-        &self.0.spec
-    }
-    async fn generation(&self) -> i64 {
-        self.0.generation
-    }
-    async fn status(&self) -> &ObservedStatus {
-        &self.0.status
-    }
-    async fn deletion_requested_at(&self) -> Option<DateTime<Utc>> {
-        self.0.deletion_requested_at
-    }
-    async fn etag(&self) -> &str {
-        &self.0.etag
-    }
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at
-    }
-    async fn updated_at(&self) -> DateTime<Utc> {
-        self.0.updated_at
+        Json(&self.labels)
     }
 }
 
-pub struct Operation(OperationView);
-
-#[Object]
-impl Operation {
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-    async fn kind(&self) -> &str {
-        &self.0.kind
-    }
-    async fn status(&self) -> OperationStatus {
-        self.0.status
-    }
+#[ComplexObject]
+impl OperationView {
+    /// Whether the operation has finished (succeeded or failed).
     async fn done(&self) -> bool {
-        self.0.status.is_terminal()
-    }
-    async fn step(&self) -> &str {
-        &self.0.step
-    }
-    async fn progress(&self) -> i32 {
-        self.0.progress
-    }
-    async fn error(&self) -> Option<&OperationError> {
-        self.0.error.as_ref()
-    }
-    async fn target(&self) -> &OperationTarget {
-        &self.0.target
-    }
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at
-    }
-    async fn updated_at(&self) -> DateTime<Utc> {
-        self.0.updated_at
-    }
-    async fn finished_at(&self) -> Option<DateTime<Utc>> {
-        self.0.finished_at
+        self.status.is_terminal()
     }
 }
 
@@ -365,28 +226,28 @@ impl Query {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Org>> {
+    ) -> Result<Connection<String, OrgView>> {
         let result = app(ctx).org_list(caller(ctx)?, page(first, after)?).await.map_err(error)?;
-        Ok(connection(result, |o| o.id.uuid(), Org))
+        Ok(connection(result, |o| o.id.uuid()))
     }
 
-    async fn org(&self, ctx: &Context<'_>, id: ID) -> Result<Org> {
-        Ok(Org(app(ctx).org_view(caller(ctx)?, self::id(&id)?).await.map_err(error)?))
+    async fn org(&self, ctx: &Context<'_>, id: ID) -> Result<OrgView> {
+        Ok(app(ctx).org_view(caller(ctx)?, self::id(&id)?).await.map_err(error)?)
     }
 
     /// A project by id or name.
-    async fn project(&self, ctx: &Context<'_>, project: String) -> Result<Project> {
+    async fn project(&self, ctx: &Context<'_>, project: String) -> Result<ProjectView> {
         let view = app(ctx).project_view(caller(ctx)?, &ResourceRef::parse(&project)).await.map_err(error)?;
-        Ok(Project(view))
+        Ok(view)
     }
 
     /// A cluster by id or name, in a project given by id or name.
-    async fn cluster(&self, ctx: &Context<'_>, project: String, cluster: String) -> Result<Cluster> {
+    async fn cluster(&self, ctx: &Context<'_>, project: String, cluster: String) -> Result<ClusterView> {
         let view = app(ctx)
             .cluster_view(caller(ctx)?, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster))
             .await
             .map_err(error)?;
-        Ok(Cluster(view))
+        Ok(view)
     }
 
     async fn node_pool(
@@ -395,7 +256,7 @@ impl Query {
         project: String,
         cluster: String,
         node_pool: String,
-    ) -> Result<NodePool> {
+    ) -> Result<NodePoolView> {
         let view = app(ctx)
             .node_pool_view(
                 caller(ctx)?,
@@ -405,11 +266,11 @@ impl Query {
             )
             .await
             .map_err(error)?;
-        Ok(NodePool(view))
+        Ok(view)
     }
 
-    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<Operation> {
-        Ok(Operation(app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)?))
+    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
+        Ok(app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)?)
     }
 }
 
@@ -423,9 +284,9 @@ impl Mutation {
         org: ID,
         input: ProjectCreate,
         idempotency_key: Option<String>,
-    ) -> Result<Project> {
+    ) -> Result<ProjectView> {
         let caller = caller_with_key(ctx, idempotency_key)?;
-        Ok(Project(app(ctx).project_create(&caller, id(&org)?, input).await.map_err(error)?))
+        Ok(app(ctx).project_create(&caller, id(&org)?, input).await.map_err(error)?)
     }
 
     async fn update_project(
@@ -434,13 +295,13 @@ impl Mutation {
         project: String,
         patch: ProjectPatch,
         if_match: Option<String>,
-    ) -> Result<Project> {
+    ) -> Result<ProjectView> {
         let update = ProjectUpdate { labels: patch.labels.map(|l| l.0), spec: patch.spec };
         let view = app(ctx)
             .project_update(caller(ctx)?, &ResourceRef::parse(&project), if_match.as_deref(), update)
             .await
             .map_err(error)?;
-        Ok(Project(view))
+        Ok(view)
     }
 
     async fn delete_project(&self, ctx: &Context<'_>, project: String, if_match: Option<String>) -> Result<bool> {
@@ -457,10 +318,10 @@ impl Mutation {
         project: String,
         input: ClusterCreate,
         idempotency_key: Option<String>,
-    ) -> Result<Operation> {
+    ) -> Result<OperationView> {
         let caller = caller_with_key(ctx, idempotency_key)?;
         let op = app(ctx).cluster_create(&caller, &ResourceRef::parse(&project), input).await.map_err(error)?;
-        Ok(Operation(op))
+        Ok(op)
     }
 
     async fn update_cluster(
@@ -470,7 +331,7 @@ impl Mutation {
         cluster: String,
         patch: ClusterPatch,
         if_match: Option<String>,
-    ) -> Result<Operation> {
+    ) -> Result<OperationView> {
         let spec = ClusterSpecPatch {
             region: patch.region,
             kubernetes_version: patch.kubernetes_version,
@@ -494,7 +355,7 @@ impl Mutation {
             )
             .await
             .map_err(error)?;
-        Ok(Operation(op))
+        Ok(op)
     }
 
     async fn delete_cluster(
@@ -503,7 +364,7 @@ impl Mutation {
         project: String,
         cluster: String,
         if_match: Option<String>,
-    ) -> Result<Operation> {
+    ) -> Result<OperationView> {
         let op = app(ctx)
             .cluster_delete(
                 caller(ctx)?,
@@ -513,7 +374,7 @@ impl Mutation {
             )
             .await
             .map_err(error)?;
-        Ok(Operation(op))
+        Ok(op)
     }
 
     async fn create_node_pool(
@@ -523,13 +384,13 @@ impl Mutation {
         cluster: String,
         input: NodePoolCreate,
         idempotency_key: Option<String>,
-    ) -> Result<Operation> {
+    ) -> Result<OperationView> {
         let caller = caller_with_key(ctx, idempotency_key)?;
         let op = app(ctx)
             .node_pool_create(&caller, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input)
             .await
             .map_err(error)?;
-        Ok(Operation(op))
+        Ok(op)
     }
 
     async fn update_node_pool(
@@ -540,7 +401,7 @@ impl Mutation {
         node_pool: String,
         patch: NodePoolPatch,
         if_match: Option<String>,
-    ) -> Result<Operation> {
+    ) -> Result<OperationView> {
         let spec = NodePoolSpecPatch {
             machine_type: patch.machine_type,
             count: patch.count,
@@ -567,7 +428,7 @@ impl Mutation {
             )
             .await
             .map_err(error)?;
-        Ok(Operation(op))
+        Ok(op)
     }
 
     async fn delete_node_pool(
@@ -577,7 +438,7 @@ impl Mutation {
         cluster: String,
         node_pool: String,
         if_match: Option<String>,
-    ) -> Result<Operation> {
+    ) -> Result<OperationView> {
         let op = app(ctx)
             .node_pool_delete(
                 caller(ctx)?,
@@ -588,7 +449,7 @@ impl Mutation {
             )
             .await
             .map_err(error)?;
-        Ok(Operation(op))
+        Ok(op)
     }
 
     async fn create_token(
@@ -626,7 +487,7 @@ struct Watch {
 #[async_graphql::Subscription]
 impl Subscription {
     /// An operation's state now and at every change, ending when it is done.
-    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<impl Stream<Item = Operation> + use<>> {
+    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<impl Stream<Item = OperationView> + use<>> {
         let app = app(ctx).clone();
         let id: OperationId = self::id(&id)?;
         let (caller, session) = match ctx.data_opt::<super::WsSession>() {
@@ -643,7 +504,7 @@ impl Subscription {
         Ok(futures::stream::unfold(watch, |mut watch| async move {
             if let Some(view) = watch.next.take() {
                 watch.done = view.status.is_terminal();
-                return Some((Operation(view), watch));
+                return Some((view, watch));
             }
             if watch.done {
                 return None;
@@ -665,7 +526,7 @@ impl Subscription {
                     return None;
                 }
                 watch.done = view.status.is_terminal();
-                return Some((Operation(view), watch));
+                return Some((view, watch));
             }
         }))
     }
