@@ -132,6 +132,7 @@ impl App {
     /// already recorded are ignored; a `gone` report about a resource whose
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
+        use crate::app::infra::store::{clusters, node_pools};
         let status = jsonb::to_column(&ObservedStored {
             phase: report.phase.clone(),
             conditions: report.conditions.iter().map(ConditionStored::from).collect(),
@@ -144,49 +145,17 @@ impl App {
         match (report.kind, report.gone) {
             // Regions hold no organizations: nothing reports on one.
             (ResourceKind::Org, _) => {}
-            (ResourceKind::Cluster, true) => {
-                sqlx::query!(
-                    "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2",
-                    report.resource_id,
-                    report.region,
-                )
-                .execute(&mut *tx)
-                .await?;
-            }
+            (ResourceKind::Cluster, true) => clusters::remove_gone(&mut tx, report.resource_id, &report.region).await?,
             (ResourceKind::NodePool, true) => {
-                sqlx::query!(
-                    "DELETE FROM node_pools n USING clusters c
-                     WHERE n.id = $1 AND n.deletion_requested_at IS NOT NULL AND c.id = n.cluster_id AND c.region = $2",
-                    report.resource_id,
-                    report.region,
-                )
-                .execute(&mut *tx)
-                .await?;
+                node_pools::remove_gone(&mut tx, report.resource_id, &report.region).await?
             }
             (ResourceKind::Cluster, false) => {
-                sqlx::query!(
-                    "UPDATE clusters SET status = $2, observed_generation = $3, observed_at = now()
-                     WHERE id = $1 AND observed_generation <= $3 AND region = $4",
-                    report.resource_id,
-                    status,
-                    report.observed_generation,
-                    report.region,
-                )
-                .execute(&mut *tx)
-                .await?;
+                clusters::observe(&mut tx, report.resource_id, &report.region, status, report.observed_generation)
+                    .await?
             }
             (ResourceKind::NodePool, false) => {
-                sqlx::query!(
-                    "UPDATE node_pools n SET status = $2, observed_generation = $3, observed_at = now()
-                     FROM clusters c
-                     WHERE n.id = $1 AND n.observed_generation <= $3 AND c.id = n.cluster_id AND c.region = $4",
-                    report.resource_id,
-                    status,
-                    report.observed_generation,
-                    report.region,
-                )
-                .execute(&mut *tx)
-                .await?;
+                node_pools::observe(&mut tx, report.resource_id, &report.region, status, report.observed_generation)
+                    .await?
             }
             (ResourceKind::Deployment, true) => {
                 sqlx::query!(

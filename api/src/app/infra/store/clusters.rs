@@ -196,3 +196,34 @@ pub(in crate::app) async fn pending_delete_operation(conn: &mut PgConnection, id
     .fetch_optional(conn)
     .await?)
 }
+
+/// Records what `region` observed of a cluster at `generation`; a report
+/// older than one recorded, or from another region, changes nothing.
+pub(in crate::app) async fn observe(
+    conn: &mut PgConnection,
+    id: Uuid,
+    region: &str,
+    status: serde_json::Value,
+    generation: i64,
+) -> Result<()> {
+    sqlx::query!(
+        "UPDATE clusters SET status = $2, observed_generation = $3, observed_at = now()
+         WHERE id = $1 AND observed_generation <= $3 AND region = $4",
+        id,
+        status,
+        generation,
+        region,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Removes a cluster its region reports gone, if its deletion was requested
+/// (a region cannot delete what no one asked to delete) and it lives there.
+pub(in crate::app) async fn remove_gone(conn: &mut PgConnection, id: Uuid, region: &str) -> Result<()> {
+    sqlx::query!("DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2", id, region)
+        .execute(conn)
+        .await?;
+    Ok(())
+}

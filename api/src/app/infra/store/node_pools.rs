@@ -203,3 +203,40 @@ pub(in crate::app) async fn pending_delete_operation(conn: &mut PgConnection, id
     .fetch_optional(conn)
     .await?)
 }
+
+/// Records what `region` observed of a pool at `generation`; a report older
+/// than one recorded, or from a region its cluster is not in, changes nothing.
+pub(in crate::app) async fn observe(
+    conn: &mut PgConnection,
+    id: Uuid,
+    region: &str,
+    status: serde_json::Value,
+    generation: i64,
+) -> Result<()> {
+    sqlx::query!(
+        "UPDATE node_pools n SET status = $2, observed_generation = $3, observed_at = now()
+         FROM clusters c
+         WHERE n.id = $1 AND n.observed_generation <= $3 AND c.id = n.cluster_id AND c.region = $4",
+        id,
+        status,
+        generation,
+        region,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Removes a pool its region reports gone, if its deletion was requested
+/// and its cluster lives in that region.
+pub(in crate::app) async fn remove_gone(conn: &mut PgConnection, id: Uuid, region: &str) -> Result<()> {
+    sqlx::query!(
+        "DELETE FROM node_pools n USING clusters c
+         WHERE n.id = $1 AND n.deletion_requested_at IS NOT NULL AND c.id = n.cluster_id AND c.region = $2",
+        id,
+        region,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
