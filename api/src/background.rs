@@ -134,9 +134,11 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
         ("secret_rewrap", secs(3600), |app| Box::pin(async move { app.rewrap_secrets().await.map(drop) })),
         ("expired_records", secs(3600), |app| {
             Box::pin(async move {
-                let purged = app.purge_idempotency_keys().await?;
-                if purged > 0 {
-                    tracing::info!(purged, "expired idempotency keys removed");
+                // Each sweep on its own: one failing does not stop the other.
+                match app.purge_idempotency_keys().await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "expired idempotency keys removed"),
+                    Err(error) => round_failed("expired_idempotency_keys", &error),
                 }
                 app.purge_sign_in_leftovers().await.map(drop)
             })

@@ -188,33 +188,52 @@ pub async fn enqueue(tx: &mut PgConnection, app: &App, mail: Mail<'_>) -> Result
     Ok(())
 }
 
-/// Sends before a message is dead-lettered; with the outbox backoff
-/// (doubling up to `outbox.retry_max_seconds`) that is about half an hour.
-const MAIL_ATTEMPTS: i32 = 12;
+/// How long a message keeps being retried through failures that are not
+/// about it (a mail server or Vault outage, a spent sending quota) before it
+/// is dead-lettered: longer than any outage worth waiting out.
+const MAIL_GIVE_UP_HOURS: i64 = 72;
 
-/// Whether retrying cannot help: the server refused the message for good
-/// (SMTP 5xx) or an address does not parse.
-fn is_permanent(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause.downcast_ref::<lettre::transport::smtp::Error>().is_some_and(|e| e.is_permanent())
-            || cause.downcast_ref::<lettre::address::AddressError>().is_some()
-    })
+/// How a send failed.
+#[derive(Debug, PartialEq, Eq)]
+enum Failure {
+    /// Refused for good for this message alone: an address that does not
+    /// parse, or a permanent SMTP refusal whose enhanced code names the
+    /// recipient (5.1.x), the size (5.3.4) or the content (5.6.x).
+    Message,
+    /// Anything else (the server down, its authentication refused, a
+    /// quota spent, a timeout): the same would happen to every message.
+    Outage,
+}
+
+fn classify(error: &anyhow::Error) -> Failure {
+    let refused_recipient = error.chain().any(|cause| {
+        cause.downcast_ref::<lettre::address::AddressError>().is_some()
+            || cause.downcast_ref::<lettre::transport::smtp::Error>().is_some_and(|e| {
+                let text = e.to_string();
+                e.is_permanent() && [" 5.1.", " 5.3.4", " 5.6."].iter().any(|code| text.contains(code))
+            })
+    });
+    if refused_recipient { Failure::Message } else { Failure::Outage }
 }
 
 impl App {
-    /// Sends up to `outbox.batch_size` due messages. Each message that
-    /// fails waits on its own backoff; one that cannot be sent (refused for
-    /// good, or failing `MAIL_ATTEMPTS` times) is dead-lettered: kept
-    /// without its body, with its last error. A sent message keeps no body.
-    /// Returns how many were sent.
+    /// Sends up to `outbox.batch_size` due messages. A message refused for
+    /// good (its recipient) is dead-lettered at once: kept without its
+    /// body, with its last error. Any other failure is an outage: the
+    /// message waits on its backoff and the rest of the round waits with
+    /// it (the same would happen to each), until the message has failed
+    /// for `MAIL_GIVE_UP_HOURS`. A sent message keeps no body. Returns how
+    /// many were sent.
     pub async fn relay_mail_once(&self, sender: &impl MailSender) -> Result<usize> {
         let config = &self.config().outbox;
         let mut tx = self.db().begin().await?;
         let rows = sqlx::query!(
-            "SELECT id, kind, to_address, from_address, subject, text_body, text_body_enc, headers, attempts
-             FROM mail_outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now()
-             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+            r#"SELECT id, kind, to_address, from_address, subject, text_body, text_body_enc, headers, attempts,
+                      created_at < now() - make_interval(hours => $2) AS "too_old!"
+               FROM mail_outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now()
+               ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED"#,
             i64::from(config.batch_size),
+            MAIL_GIVE_UP_HOURS as i32,
         )
         .fetch_all(&mut *tx)
         .await?;
@@ -236,13 +255,11 @@ impl App {
                         text_body: body,
                         headers: row.headers,
                     };
-                    sender.send(&message).await
+                    sender.send(&message).await.map_err(|error| (classify(&error), error))
                 }
-                // Vault is down: the rest of the batch waits, unmarked.
-                Err(_) if !self.vault().healthy().await => break,
-                Err(error) => Err(anyhow::Error::from(error).context("the body could not be decrypted")),
+                Err(error) => Err((Failure::Outage, anyhow::Error::from(error).context("the body could not be decrypted"))),
             };
-            match outcome {
+            let (failure, error) = match outcome {
                 Ok(()) => {
                     sqlx::query!(
                         "UPDATE mail_outbox SET sent_at = now(), text_body = NULL, text_body_enc = NULL WHERE id = $1",
@@ -251,38 +268,37 @@ impl App {
                     .execute(&mut *tx)
                     .await?;
                     sent += 1;
+                    continue;
                 }
-                Err(error) if is_permanent(&error) || row.attempts + 1 >= MAIL_ATTEMPTS => {
-                    let reason = format!("{error:#}");
-                    crate::background::dead_lettered("mail", &format!("mail {} ({})", row.id, row.kind), &reason);
-                    sqlx::query!(
-                        "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2, dead_at = now(),
-                             text_body = NULL, text_body_enc = NULL WHERE id = $1",
-                        row.id,
-                        reason,
-                    )
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Err(error) => {
-                    let backoff = crate::app::region::outbox::retry_delay(
-                        row.attempts,
-                        config.retry_base_seconds,
-                        config.retry_max_seconds,
-                    );
-                    tracing::warn!(mail_id = row.id, attempts = row.attempts + 1, error = %format!("{error:#}"),
-                        "sending mail failed; will retry");
-                    sqlx::query!(
-                        "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2,
-                             available_at = now() + make_interval(secs => $3) WHERE id = $1",
-                        row.id,
-                        format!("{error:#}"),
-                        backoff.as_secs_f64(),
-                    )
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                Err(failed) => failed,
+            };
+            let reason = format!("{error:#}");
+            if failure == Failure::Message || row.too_old {
+                crate::background::dead_lettered("mail", &format!("mail {} ({})", row.id, row.kind), &reason);
+                sqlx::query!(
+                    "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2, dead_at = now(),
+                         text_body = NULL, text_body_enc = NULL WHERE id = $1",
+                    row.id,
+                    reason,
+                )
+                .execute(&mut *tx)
+                .await?;
+                continue;
             }
+            let backoff =
+                crate::app::region::outbox::retry_delay(row.attempts, config.retry_base_seconds, config.retry_max_seconds);
+            tracing::warn!(mail_id = row.id, attempts = row.attempts + 1, error = %reason,
+                "sending mail failed; it and the rest of this round will retry");
+            sqlx::query!(
+                "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2,
+                     available_at = now() + make_interval(secs => $3) WHERE id = $1",
+                row.id,
+                reason,
+                backoff.as_secs_f64(),
+            )
+            .execute(&mut *tx)
+            .await?;
+            break;
         }
         tx.commit().await?;
         Ok(sent)
@@ -301,5 +317,18 @@ pub fn warn_if_development_sender(config: &crate::config::MailConfig) {
             "mail.sender = \"file\": messages are written to files, not sent. For development only"
         ),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Failure, classify};
+
+    #[test]
+    fn only_a_refused_recipient_is_refused_for_good() {
+        let bad_address = anyhow::Error::from("not an address".parse::<lettre::Address>().unwrap_err());
+        assert_eq!(classify(&bad_address), Failure::Message);
+        let timeout = anyhow::anyhow!("connection timed out");
+        assert_eq!(classify(&timeout), Failure::Outage);
     }
 }

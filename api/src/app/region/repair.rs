@@ -6,7 +6,8 @@
 //! commands idempotently, so a repair that was not needed changes nothing.
 
 use chrono::Utc;
-use serde_json::json;
+use crate::app::kernel::jsonb;
+use crate::app::region::observed::ConditionStored;
 
 use crate::app::region::command::ResourceKind;
 use crate::app::{App, Result};
@@ -55,15 +56,15 @@ impl App {
             )
             .execute(&mut *tx)
             .await?;
-            let condition = json!([{
-                "type": "Drifted",
-                "status": "True",
-                "reason": "ObservationBehind",
-                "message": format!(
+            let condition = jsonb::to_column(&[ConditionStored {
+                condition_type: "Drifted".into(),
+                status: "True".into(),
+                reason: "ObservationBehind".into(),
+                message: format!(
                     "desired generation {} but the region reports {}; its command was sent again",
                     resource.generation, resource.observed_generation
                 ),
-                "last_transition_time": Utc::now(),
+                last_transition_time: Utc::now(),
             }]);
             let update = match ResourceKind::parse(&resource.kind) {
                 Some(ResourceKind::Cluster) => {

@@ -449,8 +449,11 @@ impl App {
         let cluster_ref = ClusterId::from_uuid(cluster);
         match recorded {
             Some(attempts) if refused && attempts >= SERVING_ATTEMPTS => {
-                tracing::error!(cluster = %cluster_ref, attempts, %error,
-                    "control-plane certificate request set aside after its attempts");
+                crate::background::dead_lettered(
+                    "serving_certificates",
+                    &format!("certificate request of {cluster_ref}"),
+                    &error.to_string(),
+                );
                 audit::record(
                     &mut tx,
                     &RequestContext::system(org),

@@ -65,7 +65,7 @@ macro_rules! select {
 }
 
 /// Locks a cluster by id, for work the server does on its own.
-pub(in crate::app) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<ClusterRow>> {
+pub(in crate::app::infra) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<ClusterRow>> {
     Ok(select!(locked "WHERE c.id = $1", id).fetch_optional(conn).await?)
 }
 
@@ -82,7 +82,7 @@ pub(in crate::app) struct ClusterKey<'a> {
 
 /// A cluster by [`ClusterKey`], the project resolved in the same query
 /// (one round trip on the hot path).
-pub(in crate::app) async fn find(conn: &mut PgConnection, key: ClusterKey<'_>, lock: Lock) -> Result<Option<ClusterRow>> {
+pub(in crate::app::infra) async fn find(conn: &mut PgConnection, key: ClusterKey<'_>, lock: Lock) -> Result<Option<ClusterRow>> {
     let ClusterKey { org, project_id, project_name, cluster_id, cluster_name, only_project } = key;
     Ok(match lock {
         Lock::None => {

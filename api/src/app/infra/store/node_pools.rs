@@ -61,7 +61,7 @@ macro_rules! select {
 }
 
 /// A pool of `cluster` by id or name.
-pub(in crate::app) async fn find(
+pub(in crate::app::infra) async fn find(
     conn: &mut PgConnection,
     cluster: Uuid,
     id: Option<Uuid>,

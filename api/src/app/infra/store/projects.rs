@@ -52,7 +52,7 @@ macro_rules! select {
 
 /// A project of `org` by id or name, and only `only` if a credential is
 /// limited to one project.
-pub(in crate::app) async fn find(
+pub(in crate::app::infra) async fn find(
     conn: &mut PgConnection,
     org: Uuid,
     id: Option<Uuid>,

@@ -49,11 +49,12 @@ impl App {
         let due = store::lease_due(&mut conn, limit, LEASE_SECONDS).await?;
         drop(conn);
         let count = due.len();
-        // One secret that cannot be decrypted holds up only its endpoint's
-        // deliveries (leased, so retried after the lease); an unreachable
-        // Vault ends the round.
+        // An endpoint whose secret cannot be decrypted fails its deliveries
+        // alone (a recorded attempt, so the schedule, giving up and
+        // disabling apply); an unreachable Vault ends the round.
         let mut secrets: HashMap<Uuid, Option<String>> = HashMap::new();
         let mut ready = Vec::with_capacity(due.len());
+        let mut unsignable = Vec::new();
         for delivery in due {
             if !secrets.contains_key(&delivery.endpoint_id) {
                 let secret = match self.vault().decrypt(delivery.org_id, &delivery.secret_enc).await {
@@ -61,15 +62,21 @@ impl App {
                     Err(error) if !self.vault().healthy().await => return Err(error.into()),
                     Err(error) => {
                         tracing::warn!(endpoint = %delivery.endpoint_id, %error,
-                            "an endpoint secret could not be decrypted; its deliveries wait");
+                            "an endpoint secret could not be decrypted; its deliveries fail");
                         None
                     }
                 };
                 secrets.insert(delivery.endpoint_id, secret);
             }
-            if let Some(Some(secret)) = secrets.get(&delivery.endpoint_id) {
-                ready.push((delivery, secret.clone()));
+            match secrets.get(&delivery.endpoint_id) {
+                Some(Some(secret)) => ready.push((delivery, secret.clone())),
+                _ => unsignable.push(delivery),
             }
+        }
+        for delivery in unsignable {
+            let attempt =
+                Attempt { status_code: None, error: Some("signing_unavailable".into()), latency_ms: 0, retry_after: None };
+            self.record_attempt(&delivery, attempt).await?;
         }
         let results: Vec<Result<()>> = futures::stream::iter(ready)
             .map(|(delivery, secret)| async move {
@@ -144,6 +151,10 @@ impl App {
             (false, Some(_)) => "pending",
             (false, None) => "failed",
         };
+        if status == "failed" && !gone {
+            let item = format!("webhook delivery {} to endpoint {}", delivery.id, delivery.endpoint_id);
+            crate::background::dead_lettered("webhooks", &item, attempt.error.as_deref().unwrap_or("refused"));
+        }
         let mut tx = self.db().begin().await?;
         let record = AttemptRecord {
             delivery: delivery.id,
