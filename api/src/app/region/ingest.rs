@@ -132,20 +132,10 @@ impl App {
                     tracing::warn!(cluster = %request.cluster_id, "certificate request for an unknown id; dropped");
                     return Ok(());
                 };
-                // The same request again changes nothing; a new one (a new key) is signed anew.
-                // Only the cluster's own region may ask for its serving certificate.
-                sqlx::query!(
-                    "UPDATE cluster_cas a SET serving_csr = $2, serving_certificate_pem = NULL,
-                         serving_attempts = 0, serving_retry_at = NULL, serving_error = NULL
-                     FROM clusters c
-                     WHERE a.cluster_id = $1 AND a.destroyed_at IS NULL AND a.serving_csr IS DISTINCT FROM $2
-                       AND c.id = a.cluster_id AND c.region = $3",
-                    cluster.uuid(),
-                    request.csr_pem,
-                    status.region,
-                )
-                .execute(self.db())
-                .await?;
+                let mut conn = self.db().acquire().await?;
+                let (csr, region) = (&request.csr_pem, &status.region);
+                crate::app::infra::store::cluster_cas::accept_serving_request(&mut conn, cluster.uuid(), csr, region)
+                    .await?;
                 Ok(())
             }
             Some(StatusMessage::Usage(sample)) => {

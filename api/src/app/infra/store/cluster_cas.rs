@@ -67,6 +67,30 @@ pub(in crate::app) async fn next_credentials_generation(conn: &mut PgConnection,
     .await?)
 }
 
+/// Takes a control plane's certificate request for signing: the same
+/// request again changes nothing, a new one (a new key) starts over, and
+/// only the cluster's own `region` may ask.
+pub(in crate::app) async fn accept_serving_request(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    csr: &str,
+    region: &str,
+) -> Result<()> {
+    sqlx::query!(
+        "UPDATE cluster_cas a SET serving_csr = $2, serving_certificate_pem = NULL,
+             serving_attempts = 0, serving_retry_at = NULL, serving_error = NULL
+         FROM clusters c
+         WHERE a.cluster_id = $1 AND a.destroyed_at IS NULL AND a.serving_csr IS DISTINCT FROM $2
+           AND c.id = a.cluster_id AND c.region = $3",
+        cluster,
+        csr,
+        region,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// A control plane's certificate request waiting to be signed, with its cluster.
 pub(in crate::app) struct PendingServing {
     pub cluster_id: Uuid,
