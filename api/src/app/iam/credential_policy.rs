@@ -7,6 +7,7 @@ use moke_iam::Action;
 use serde_json::json;
 
 use crate::app::error::Validator;
+use crate::app::iam::store;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, RequestContext, Result};
 use crate::ids::OrgId;
@@ -16,16 +17,9 @@ use crate::model::{CredentialPolicy, CredentialPolicyView};
 const LIFETIME_BOUNDS: (i64, i64) = (300, 365 * 24 * 3600);
 
 impl App {
-    /// `credential_policy_view`.
     pub async fn credential_policy_view(&self, ctx: &RequestContext, org: OrgId) -> Result<CredentialPolicyView> {
         self.org_authorized(ctx, org, Action::Read).await?;
-        let row = sqlx::query!(
-            "SELECT max_token_lifetime_seconds, require_sso, require_verified_email, version, updated_at
-             FROM org_credential_policies WHERE org_id = $1",
-            org.uuid()
-        )
-        .fetch_optional(self.db())
-        .await?;
+        let row = store::credential_policies::find(&mut *self.db().acquire().await?, org.uuid()).await?;
         Ok(match row {
             Some(row) => CredentialPolicyView {
                 max_token_lifetime_seconds: row.max_token_lifetime_seconds,
@@ -69,30 +63,20 @@ impl App {
         crate::app::kernel::quotas::lock_org(&mut tx, org.uuid()).await?;
         let current = self.credential_policy_view(ctx, org).await?;
         crate::app::check_if_match(if_match, &current.etag)?;
-        if input.require_sso {
-            let configured = sqlx::query_scalar!("SELECT org_id FROM sso_providers WHERE org_id = $1", org.uuid())
-                .fetch_optional(&mut *tx)
-                .await?;
-            if configured.is_none() {
-                return Err(Error::invalid_field(
-                    "require_sso",
-                    "sso_not_configured",
-                    "configure single sign-on (PUT /v1/orgs/{org}/sso) before requiring it",
-                ));
-            }
+        if input.require_sso && !store::sso::is_configured(&mut tx, org.uuid()).await? {
+            return Err(Error::invalid_field(
+                "require_sso",
+                "sso_not_configured",
+                "configure single sign-on (PUT /v1/orgs/{org}/sso) before requiring it",
+            ));
         }
-        let row = sqlx::query!(
-            "INSERT INTO org_credential_policies (org_id, max_token_lifetime_seconds, require_sso, require_verified_email)
-             VALUES ($1, $2, $3, $4)
-             ON CONFLICT (org_id) DO UPDATE SET max_token_lifetime_seconds = $2, require_sso = $3,
-                 require_verified_email = $4, version = org_credential_policies.version + 1, updated_at = now()
-             RETURNING version, updated_at",
+        let row = store::credential_policies::upsert(
+            &mut tx,
             org.uuid(),
             input.max_token_lifetime_seconds,
             input.require_sso,
             input.require_verified_email,
         )
-        .fetch_one(&mut *tx)
         .await?;
         audit::record(
             &mut tx,

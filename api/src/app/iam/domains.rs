@@ -7,10 +7,10 @@
 use moke_iam::Action;
 use moke_iam::token::random_secret;
 use serde_json::json;
-use sqlx::PgPool;
-use uuid::Uuid;
 
-use crate::app::error::{Validator, or_unique};
+use crate::app::error::Validator;
+use crate::app::iam::store;
+use crate::app::iam::store::domains::DomainRow;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, RequestContext, Result};
 use crate::ids::{DomainId, OrgId};
@@ -22,16 +22,6 @@ pub const CHALLENGE_LABEL: &str = "_moke-challenge";
 pub const CHALLENGE_PREFIX: &str = "moke-domain-verification=";
 /// Domains one organization may claim.
 const MAX_DOMAINS_PER_ORG: i64 = 50;
-
-struct DomainRow {
-    id: Uuid,
-    domain: String,
-    challenge: String,
-    verified_at: Option<chrono::DateTime<chrono::Utc>>,
-    last_checked_at: Option<chrono::DateTime<chrono::Utc>>,
-    last_error: Option<String>,
-    created_at: chrono::DateTime<chrono::Utc>,
-}
 
 impl DomainRow {
     fn into_view(self) -> DomainView {
@@ -50,13 +40,6 @@ impl DomainRow {
             created_at: self.created_at,
         }
     }
-}
-
-/// The organization's verified domains.
-pub(in crate::app) async fn verified_domains(db: &PgPool, org: Uuid) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar!("SELECT domain FROM org_domains WHERE org_id = $1 AND verified_at IS NOT NULL", org)
-        .fetch_all(db)
-        .await?)
 }
 
 /// A DNS name of 2 to 127 labels, lowercase; no wildcards, no trailing dot.
@@ -120,10 +103,7 @@ impl App {
         self.idempotent(ctx, "domain_create", &(org, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             crate::app::kernel::quotas::lock_org(&mut tx, org.uuid()).await?;
-            let count =
-                sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM org_domains WHERE org_id = $1"#, org.uuid())
-                    .fetch_one(&mut *tx)
-                    .await?;
+            let count = store::domains::count(&mut tx, org.uuid()).await?;
             if count >= MAX_DOMAINS_PER_ORG {
                 return Err(Error::QuotaExceeded {
                     quota: "domains",
@@ -132,18 +112,9 @@ impl App {
                     requested: 1,
                 });
             }
-            let row = sqlx::query_as!(
-                DomainRow,
-                "INSERT INTO org_domains (id, org_id, domain, challenge) VALUES ($1, $2, $3, $4)
-                 RETURNING id, domain, challenge, verified_at, last_checked_at, last_error, created_at",
-                DomainId::generate().uuid(),
-                org.uuid(),
-                domain,
-                random_secret(32),
-            )
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(or_unique(|| Error::invalid_field("domain", "taken", "this organization already claims it")))?;
+            let row =
+                store::domains::insert(&mut tx, DomainId::generate().uuid(), org.uuid(), domain, &random_secret(32))
+                    .await?;
             audit::record(
                 &mut tx,
                 ctx,
@@ -163,17 +134,10 @@ impl App {
         .await
     }
 
-    /// `domain_list`.
     pub async fn domain_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<DomainView>> {
         self.org_authorized(ctx, org, Action::Read).await?;
-        let rows = sqlx::query_as!(
-            DomainRow,
-            "SELECT id, domain, challenge, verified_at, last_checked_at, last_error, created_at
-             FROM org_domains WHERE org_id = $1 ORDER BY domain",
-            org.uuid(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::domains::list(&mut conn, org.uuid()).await?;
         Ok(rows.into_iter().map(DomainRow::into_view).collect())
     }
 
@@ -182,16 +146,11 @@ impl App {
     pub async fn domain_verify(&self, ctx: &RequestContext, org: OrgId, domain: &str) -> Result<DomainView> {
         self.org_authorized(ctx, org, Action::ManageSso).await?;
         let domain = domain.trim().trim_end_matches('.').to_lowercase();
-        let row = sqlx::query_as!(
-            DomainRow,
-            "SELECT id, domain, challenge, verified_at, last_checked_at, last_error, created_at
-             FROM org_domains WHERE org_id = $1 AND domain = $2",
-            org.uuid(),
-            domain,
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| Error::not_found("domain", domain.clone()))?;
+        let mut conn = self.db().acquire().await?;
+        let row = store::domains::find(&mut conn, org.uuid(), &domain)
+            .await?
+            .ok_or_else(|| Error::not_found("domain", domain.clone()))?;
+        drop(conn);
         let record_name = format!("{CHALLENGE_LABEL}.{domain}");
         let expected = format!("{CHALLENGE_PREFIX}{}", row.challenge);
         let found = txt_records(&self.config().auth.dns_resolver, &record_name).await;
@@ -204,21 +163,8 @@ impl App {
         // A proven domain lets people join: proven only while the caller's
         // credential lasts (the DNS lookup above may have taken a while).
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
-        let updated = sqlx::query_as!(
-            DomainRow,
-            "UPDATE org_domains SET last_checked_at = now(), last_error = $3,
-                 verified_by = CASE WHEN $3::text IS NULL AND verified_at IS NULL THEN $4 ELSE verified_by END,
-                 verified_at = CASE WHEN $3::text IS NULL THEN COALESCE(verified_at, now()) ELSE verified_at END
-             WHERE id = $1 AND org_id = $2
-             RETURNING id, domain, challenge, verified_at, last_checked_at, last_error, created_at",
-            row.id,
-            org.uuid(),
-            problem,
-            ctx.principal.id,
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(or_unique(|| Error::conflict("domain_claimed", "another organization has verified this domain")))?;
+        let updated =
+            store::domains::record_check(&mut tx, row.id, org.uuid(), problem.as_deref(), ctx.principal.id).await?;
         audit::insert(
             &mut tx,
             ctx,
@@ -244,22 +190,10 @@ impl App {
         self.org_authorized(ctx, org, Action::ManageSso).await?;
         let domain = domain.trim().trim_end_matches('.').to_lowercase();
         let mut tx = self.db().begin().await?;
-        let deleted = sqlx::query_scalar!(
-            "DELETE FROM org_domains WHERE org_id = $1 AND domain = $2 RETURNING id",
-            org.uuid(),
-            domain
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("domain", domain.clone()))?;
-        sqlx::query!(
-            "UPDATE sso_providers SET allowed_domains = array_remove(allowed_domains, $2), version = version + 1
-             WHERE org_id = $1",
-            org.uuid(),
-            domain
-        )
-        .execute(&mut *tx)
-        .await?;
+        let deleted = store::domains::delete(&mut tx, org.uuid(), &domain)
+            .await?
+            .ok_or_else(|| Error::not_found("domain", domain.clone()))?;
+        store::sso::disallow_domain(&mut tx, org.uuid(), &domain).await?;
         audit::record(
             &mut tx,
             ctx,

@@ -4,25 +4,16 @@ use chrono::Utc;
 use moke_iam::token::{plain_hash, random_secret};
 use moke_iam::{Action, OrgRole, PrincipalKind};
 use serde_json::json;
-use uuid::Uuid;
 
 use crate::app::error::Validator;
+use crate::app::iam::store;
+use crate::app::iam::store::invitations::InvitationRow;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::mail::Mail;
 use crate::app::kernel::quotas::Counted;
 use crate::app::{App, Error, PageRequest, RequestContext, Result, validate};
 use crate::ids::{InvitationId, OrgId};
 use crate::model::*;
-
-struct InvitationRow {
-    id: Uuid,
-    email: String,
-    role: String,
-    created_at: chrono::DateTime<Utc>,
-    expires_at: chrono::DateTime<Utc>,
-    accepted_at: Option<chrono::DateTime<Utc>>,
-    revoked_at: Option<chrono::DateTime<Utc>>,
-}
 
 impl InvitationRow {
     fn into_view(self) -> InvitationView {
@@ -63,26 +54,19 @@ impl App {
                 .await?;
             crate::app::kernel::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::InvitationsLastHour, 1)
                 .await?;
-            let org_name = sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", org.uuid())
-                .fetch_one(&mut *tx)
-                .await?;
+            let org_name = store::orgs::display_name(&mut tx, org.uuid()).await?;
             let secret = random_secret(43);
             let days = self.config().auth.invitation_days;
-            let row = sqlx::query_as!(
-                InvitationRow,
-                "INSERT INTO invitations (id, org_id, email, role, token_hash, invited_by, expires_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)
-                 RETURNING id, email, role, created_at, expires_at, accepted_at, revoked_at",
-                InvitationId::generate().uuid(),
-                org.uuid(),
+            let new = store::invitations::NewInvitation {
+                id: InvitationId::generate().uuid(),
+                org: org.uuid(),
                 email,
-                role.as_str(),
-                &plain_hash(&secret)[..],
-                ctx.principal.id,
-                Utc::now() + chrono::Duration::days(days),
-            )
-            .fetch_one(&mut *tx)
-            .await?;
+                role: role.as_str(),
+                token_hash: &plain_hash(&secret)[..],
+                invited_by: ctx.principal.id,
+                expires_at: Utc::now() + chrono::Duration::days(days),
+            };
+            let row = store::invitations::insert(&mut tx, new).await?;
             let body = format!(
                 "You have been invited to join {org_name} on Moke as {}.\n\nSign in (or sign up with this \
                  address) and accept within {days} days:\n\n{}/invitations/accept?token={secret}\n\nOr send the \
@@ -112,7 +96,6 @@ impl App {
         .await
     }
 
-    /// `invitation_list`.
     pub async fn invitation_list(
         &self,
         ctx: &RequestContext,
@@ -120,16 +103,8 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<InvitationView>> {
         self.org_authorized(ctx, org, Action::ReadMembers).await?;
-        let rows = sqlx::query_as!(
-            InvitationRow,
-            "SELECT id, email, role, created_at, expires_at, accepted_at, revoked_at FROM invitations
-             WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
-            org.uuid(),
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::invitations::list(&mut conn, org.uuid(), &page).await?;
         Ok(page.page(rows.into_iter().map(InvitationRow::into_view).collect(), |i| i.id.uuid()))
     }
 
@@ -137,15 +112,9 @@ impl App {
     pub async fn invitation_delete(&self, ctx: &RequestContext, org: OrgId, id: InvitationId) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageMembers).await?;
         let mut tx = self.db().begin().await?;
-        sqlx::query!(
-            "UPDATE invitations SET revoked_at = COALESCE(revoked_at, now())
-             WHERE org_id = $1 AND id = $2 AND accepted_at IS NULL RETURNING id",
-            org.uuid(),
-            id.uuid(),
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("invitation", id.to_string()))?;
+        if !store::invitations::revoke(&mut tx, org.uuid(), id.uuid()).await? {
+            return Err(Error::not_found("invitation", id.to_string()));
+        }
         audit::record(
             &mut tx,
             ctx,
@@ -177,21 +146,11 @@ impl App {
             ));
         }
         let mut tx = self.db().begin().await?;
-        let invitation = sqlx::query!(
-            "SELECT i.id, i.org_id, i.email, i.role, o.name AS org_name
-             FROM invitations i JOIN organizations o ON o.id = i.org_id
-             WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now()
-             FOR UPDATE OF i",
-            &plain_hash(&input.token)[..],
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| {
-            Error::invalid_field("token", "invalid_token", "unknown, used, revoked or expired invitation")
-        })?;
-        let user = sqlx::query!("SELECT email, email_verified_at FROM users WHERE id = $1", ctx.principal.id)
-            .fetch_one(&mut *tx)
-            .await?;
+        let invitation =
+            store::invitations::lock_pending(&mut tx, &plain_hash(&input.token)[..]).await?.ok_or_else(|| {
+                Error::invalid_field("token", "invalid_token", "unknown, used, revoked or expired invitation")
+            })?;
+        let user = store::users::get(&mut tx, ctx.principal.id).await?;
         let email = user.email;
         if email != invitation.email {
             return Err(Error::invalid_field(
@@ -207,24 +166,10 @@ impl App {
                 "prove your e-mail address first (reset your password: the mailed link proves it), then accept",
             ));
         }
-        let joined = sqlx::query!(
-            "INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING role",
-            invitation.org_id,
-            ctx.principal.id,
-            invitation.role,
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
-        if joined.is_none() {
+        if !store::memberships::join_invited(&mut tx, invitation.org_id, ctx.principal.id, &invitation.role).await? {
             return Err(Error::conflict("already_member", "you already belong to this organization"));
         }
-        sqlx::query!(
-            "UPDATE invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1",
-            invitation.id,
-            ctx.principal.id
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::invitations::accept(&mut tx, invitation.id, ctx.principal.id).await?;
         let role = OrgRole::parse(&invitation.role).unwrap_or(OrgRole::Viewer);
         let actor = self.user_context(ctx, ctx.principal.id, invitation.org_id, role);
         audit::record(

@@ -8,6 +8,8 @@ use uuid::Uuid;
 
 use crate::app::authz::Lock;
 use crate::app::error::Validator;
+use crate::app::iam::store;
+use crate::app::iam::store::memberships::MemberRow;
 use crate::app::infra::clusters::pki::Reach;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
@@ -68,29 +70,12 @@ fn check_project_role_grant(ctx: &RequestContext, project: Uuid, role: ProjectRo
 /// A member's current role and the organization's owner count, with the
 /// organization locked against concurrent owner changes.
 async fn lock_member(tx: &mut PgConnection, org: OrgId, user: UserId) -> Result<(OrgRole, i64)> {
-    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org.uuid())
-        .fetch_one(&mut *tx)
-        .await?;
-    let owners = sqlx::query_scalar!(
-        r#"SELECT count(*) AS "n!" FROM memberships WHERE org_id = $1 AND role = 'owner'"#,
-        org.uuid()
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    let current =
-        sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org.uuid(), user.uuid())
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| Error::not_found("member", user.to_string()))?;
+    store::orgs::lock_for_owner_change(&mut *tx, org.uuid()).await?;
+    let owners = store::memberships::owner_count(&mut *tx, org.uuid()).await?;
+    let current = store::memberships::role(&mut *tx, org.uuid(), user.uuid())
+        .await?
+        .ok_or_else(|| Error::not_found("member", user.to_string()))?;
     Ok((OrgRole::parse(&current).unwrap_or(OrgRole::Viewer), owners))
-}
-
-struct MemberRow {
-    user_id: Uuid,
-    email: String,
-    display_name: String,
-    role: String,
-    created_at: chrono::DateTime<chrono::Utc>,
 }
 
 impl MemberRow {
@@ -111,23 +96,9 @@ impl MemberRow {
 /// meanwhile waits for the change.
 async fn org_principal(tx: &mut sqlx::PgConnection, ctx: &RequestContext, text: &str) -> Result<Uuid> {
     let found = if let Ok(user) = text.parse::<UserId>() {
-        sqlx::query!(
-            "SELECT user_id AS id, role FROM memberships WHERE org_id = $1 AND user_id = $2 FOR SHARE",
-            ctx.principal.org_id,
-            user.uuid()
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|row| (row.id, row.role))
+        store::memberships::share_role(&mut *tx, ctx.principal.org_id, user.uuid()).await?
     } else if let Ok(account) = text.parse::<ServiceAccountId>() {
-        sqlx::query!(
-            "SELECT id, role FROM service_accounts WHERE org_id = $1 AND id = $2 FOR SHARE",
-            ctx.principal.org_id,
-            account.uuid()
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|row| (row.id, row.role))
+        store::service_accounts::share_role(&mut *tx, ctx.principal.org_id, account.uuid()).await?
     } else {
         None
     };
@@ -147,18 +118,8 @@ impl App {
     /// `member_list`: the organization's people and their roles.
     pub async fn member_list(&self, ctx: &RequestContext, org: OrgId, page: PageRequest) -> Result<Page<MemberView>> {
         self.org_authorized(ctx, org, Action::ReadMembers).await?;
-        let rows = sqlx::query_as!(
-            MemberRow,
-            "SELECT m.user_id, u.email, u.display_name, m.role, m.created_at
-             FROM memberships m JOIN users u ON u.id = m.user_id
-             WHERE m.org_id = $1 AND ($2::uuid IS NULL OR m.user_id > $2)
-             ORDER BY m.user_id LIMIT $3",
-            org.uuid(),
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::memberships::list(&mut conn, org.uuid(), &page).await?;
         Ok(page.page(rows.into_iter().map(MemberRow::into_view).collect(), |m| m.user.uuid()))
     }
 
@@ -187,20 +148,7 @@ impl App {
                 "the last owner cannot be demoted; make someone else owner first",
             ));
         }
-        let row = sqlx::query_as!(
-            MemberRow,
-            "WITH changed AS (
-                 UPDATE memberships SET role = $3, updated_at = now() WHERE org_id = $1 AND user_id = $2
-                 RETURNING user_id, role, created_at
-             )
-             SELECT c.user_id, u.email, u.display_name, c.role, c.created_at
-             FROM changed c JOIN users u ON u.id = c.user_id",
-            org.uuid(),
-            user.uuid(),
-            role.as_str(),
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = store::memberships::set_role(&mut tx, org.uuid(), user.uuid(), role.as_str()).await?;
         // Any permission taken away: certificates issued under the old role stop working.
         if moke_iam::role_loses(current, role) {
             crate::app::infra::clusters::pki::revoke_principal_credentials(
@@ -253,12 +201,8 @@ impl App {
         if current == OrgRole::Owner && owners <= 1 {
             return Err(Error::conflict("last_owner", "the last owner cannot leave; make someone else owner first"));
         }
-        sqlx::query!("DELETE FROM memberships WHERE org_id = $1 AND user_id = $2", org.uuid(), user.uuid())
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query!("DELETE FROM project_members WHERE org_id = $1 AND principal_id = $2", org.uuid(), user.uuid())
-            .execute(&mut *tx)
-            .await?;
+        store::memberships::delete(&mut tx, org.uuid(), user.uuid()).await?;
+        store::memberships::delete_project_roles_in(&mut tx, org.uuid(), user.uuid()).await?;
         let reason = if leaving { "member_left" } else { "member_removed" };
         crate::app::infra::clusters::pki::revoke_principal_credentials(
             self,
@@ -296,14 +240,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let row = crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
 
-        let members = sqlx::query!(
-            r#"SELECT pm.principal_id, pm.role, pm.created_at,
-                      EXISTS (SELECT 1 FROM users u WHERE u.id = pm.principal_id) AS "is_user!"
-               FROM project_members pm WHERE pm.project_id = $1 ORDER BY pm.created_at"#,
-            row.id,
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let members = store::memberships::project_members(&mut conn, row.id).await?;
         Ok(members
             .into_iter()
             .map(|m| ProjectMemberView {
@@ -333,25 +270,11 @@ impl App {
         check_project_role_grant(ctx, row.id, role)?;
         let mut tx = self.db().begin().await?;
         let member = org_principal(&mut tx, ctx, principal).await?;
-        let previous = sqlx::query_scalar!(
-            "SELECT role FROM project_members WHERE project_id = $1 AND principal_id = $2 FOR UPDATE",
-            row.id,
-            member
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .and_then(|role| ProjectRole::parse(&role));
-        let created_at = sqlx::query_scalar!(
-            "INSERT INTO project_members (project_id, org_id, principal_id, role) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (project_id, principal_id) DO UPDATE SET role = EXCLUDED.role
-             RETURNING created_at",
-            row.id,
-            row.org_id,
-            member,
-            role.as_str(),
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let previous = store::memberships::lock_project_role(&mut tx, row.id, member)
+            .await?
+            .and_then(|role| ProjectRole::parse(&role));
+        let created_at =
+            store::memberships::set_project_role(&mut tx, row.id, row.org_id, member, role.as_str()).await?;
         // A permission taken away: certificates issued under the old role stop working.
         if moke_iam::project_role_loses(previous, Some(role)) {
             crate::app::infra::clusters::pki::revoke_principal_credentials(
@@ -396,14 +319,9 @@ impl App {
         drop(conn);
         let mut tx = self.db().begin().await?;
         let member = org_principal(&mut tx, ctx, principal).await?;
-        let removed = sqlx::query!(
-            "DELETE FROM project_members WHERE project_id = $1 AND principal_id = $2 RETURNING role",
-            row.id,
-            member
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("project member", principal))?;
+        let removed = store::memberships::delete_project_role(&mut tx, row.id, member)
+            .await?
+            .ok_or_else(|| Error::not_found("project member", principal))?;
         crate::app::infra::clusters::pki::revoke_principal_credentials(
             self,
             &mut tx,
@@ -422,7 +340,7 @@ impl App {
                 action: "project_member.remove",
                 resource_type: "project",
                 resource_id: Some(crate::ids::ProjectId::from_uuid(row.id).to_string()),
-                details: json!({ "principal": principal, "role": removed.role }),
+                details: json!({ "principal": principal, "role": removed }),
             },
         )
         .await?;

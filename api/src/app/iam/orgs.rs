@@ -4,6 +4,8 @@
 use moke_iam::{Action, OrgRole};
 use serde_json::json;
 
+use crate::app::iam::store;
+use crate::app::iam::store::orgs::OrgRow;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, PageRequest, RequestContext, Result, etag, validate};
 use crate::ids::OrgId;
@@ -13,16 +15,6 @@ use crate::model::{Labels, OrgView, Page, TokenCreated};
 pub struct BootstrapOrg {
     pub org: OrgView,
     pub owner_token: TokenCreated,
-}
-
-struct OrgRow {
-    id: uuid::Uuid,
-    name: String,
-    display_name: String,
-    labels: serde_json::Value,
-    version: i64,
-    created_at: chrono::DateTime<chrono::Utc>,
-    updated_at: chrono::DateTime<chrono::Utc>,
 }
 
 impl OrgRow {
@@ -48,17 +40,7 @@ impl App {
         validate::name(&mut v, "name", name);
         v.finish()?;
         let mut tx = self.db().begin().await?;
-        let row = sqlx::query_as!(
-            OrgRow,
-            "INSERT INTO organizations (id, name, display_name) VALUES ($1, $2, $3)
-             ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
-             RETURNING id, name, display_name, labels, version, created_at, updated_at",
-            OrgId::generate().uuid(),
-            name,
-            display_name,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = store::orgs::insert_or_get(&mut tx, OrgId::generate().uuid(), name, display_name).await?;
         let org = row.into_view();
         let ctx = RequestContext::system(org.id.uuid());
         audit::record(
@@ -95,32 +77,18 @@ impl App {
 
     /// `org_list`: the organizations the caller belongs to.
     pub async fn org_list(&self, ctx: &RequestContext, page: PageRequest) -> Result<Page<OrgView>> {
-        let rows = sqlx::query_as!(
-            OrgRow,
-            "SELECT id, name, display_name, labels, version, created_at, updated_at
-             FROM organizations WHERE id = $1 AND ($2::uuid IS NULL OR id > $2)
-             ORDER BY id LIMIT $3",
-            ctx.principal.org_id,
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::orgs::list_own(&mut conn, ctx.principal.org_id, &page).await?;
         Ok(page.page(rows.into_iter().map(OrgRow::into_view).collect(), |o| o.id.uuid()))
     }
 
     /// `org_view`: one organization.
     pub async fn org_view(&self, ctx: &RequestContext, org: OrgId) -> Result<OrgView> {
         self.org_authorized(ctx, org, Action::Read).await?;
-        let row = sqlx::query_as!(
-            OrgRow,
-            "SELECT id, name, display_name, labels, version, created_at, updated_at
-             FROM organizations WHERE id = $1",
-            org.uuid(),
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
+        let mut conn = self.db().acquire().await?;
+        let row = store::orgs::find(&mut conn, org.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
         Ok(row.into_view())
     }
 }

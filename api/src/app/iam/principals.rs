@@ -13,6 +13,7 @@ use moke_iam::{Credential, OrgRole, Principal, PrincipalKind, ProjectRole, Scope
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::iam::store;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, RequestContext, Result};
 use crate::ids::{OrgId, ServiceAccountId, SessionId, TokenId, UserId};
@@ -198,25 +199,11 @@ pub(in crate::app) async fn credential_live(conn: &mut sqlx::PgConnection, princ
             if principal.expires_at.is_some_and(|at| at <= Utc::now().timestamp()) {
                 return Ok(false);
             }
-            return Ok(sqlx::query_scalar!(
-                r#"SELECT NOT EXISTS (SELECT 1 FROM exchanged_tokens WHERE issued_jti = $1 AND revoked_at IS NOT NULL)
-                   AS "live!""#,
-                jti
-            )
-            .fetch_one(conn)
-            .await?);
+            return store::principals::exchanged_not_revoked(conn, jti).await;
         }
         Credential::None => return Ok(true),
     };
-    Ok(sqlx::query_scalar!(
-        r#"SELECT (EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL
-                          AND (expires_at IS NULL OR expires_at > now()))
-                   OR EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()))
-              AS "live!""#,
-        id
-    )
-    .fetch_one(conn)
-    .await?)
+    store::principals::token_or_session_live(conn, id).await
 }
 
 /// Serializes a change made with the caller's credential (a token, a trust
@@ -232,9 +219,7 @@ pub(in crate::app) async fn hold_live_credential(
     org: Uuid,
 ) -> Result<()> {
     if ctx.principal.kind == PrincipalKind::User && !ctx.principal.id.is_nil() {
-        sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", ctx.principal.id)
-            .fetch_optional(&mut *conn)
-            .await?;
+        store::users::share(&mut *conn, ctx.principal.id).await?;
     }
     crate::app::kernel::quotas::lock_org(&mut *conn, org).await?;
     if !credential_live(&mut *conn, &ctx.principal).await? {
@@ -310,40 +295,7 @@ impl App {
         let generation = self.principal_cache().generation();
         // One round trip: the token, its owner's roles, the organization's
         // credential policy, and at most once a minute a use stamp.
-        let row = sqlx::query!(
-            r#"WITH found AS (
-                   SELECT t.id, t.org_id, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
-                          t.revoked_at, t.expires_at, t.last_used_at, t.issued_via,
-                          COALESCE(sa.role, m.role, CASE WHEN t.kind = 'legacy' THEN t.role END) AS role,
-                          (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) AS usable,
-                          (u.email_verified_at IS NOT NULL) AS verified
-                   FROM api_tokens t
-                   LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
-                   LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
-                   LEFT JOIN users u ON u.id = t.user_id
-                   WHERE t.token_hash = $1
-               ), stamped AS (
-                   UPDATE api_tokens SET last_used_at = now()
-                   WHERE id = (SELECT id FROM found WHERE usable
-                               AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds'))
-                   RETURNING id
-               )
-               SELECT f.id AS "id!", f.org_id AS "org_id!", f.kind AS "kind!", f.service_account_id, f.user_id,
-                      f.project_id, f.scopes, f.role, f.usable AS "usable!", f.revoked_at, f.expires_at,
-                      f.issued_via, f.verified,
-                      COALESCE(p.require_sso, false) AS "require_sso!",
-                      COALESCE(p.require_verified_email, false) AS "require_verified_email!",
-                      ARRAY(SELECT pm.project_id FROM project_members pm
-                            WHERE pm.principal_id = COALESCE(f.service_account_id, f.user_id)
-                              AND pm.org_id = f.org_id ORDER BY pm.project_id) AS "project_ids!",
-                      ARRAY(SELECT pm.role FROM project_members pm
-                            WHERE pm.principal_id = COALESCE(f.service_account_id, f.user_id)
-                              AND pm.org_id = f.org_id ORDER BY pm.project_id) AS "project_roles!"
-               FROM found f LEFT JOIN org_credential_policies p ON p.org_id = f.org_id"#,
-            &hash[..],
-        )
-        .fetch_optional(self.db())
-        .await?;
+        let row = store::principals::token_by_hash(&mut *self.db().acquire().await?, &hash[..]).await?;
         let Some(row) = row else {
             return Err(Error::Unauthenticated);
         };
@@ -413,27 +365,12 @@ impl App {
         let principal = if let Ok(user) = claims.sub.parse::<UserId>() {
             let session: SessionId =
                 claims.sid.as_deref().and_then(|s| s.parse().ok()).ok_or(Error::Unauthenticated)?;
-            let row = sqlx::query!(
-                r#"SELECT m.role, s.sso_org_id, (u.email_verified_at IS NOT NULL) AS "verified!",
-                          COALESCE(p.require_sso, false) AS "require_sso!",
-                          COALESCE(p.require_verified_email, false) AS "require_verified_email!",
-                          ARRAY(SELECT pm.project_id FROM project_members pm
-                                WHERE pm.principal_id = m.user_id AND pm.org_id = m.org_id
-                                ORDER BY pm.project_id) AS "project_ids!",
-                          ARRAY(SELECT pm.role FROM project_members pm
-                                WHERE pm.principal_id = m.user_id AND pm.org_id = m.org_id
-                                ORDER BY pm.project_id) AS "project_roles!"
-                   FROM memberships m
-                   JOIN sessions s ON s.id = $3 AND s.user_id = m.user_id
-                                      AND s.revoked_at IS NULL AND s.expires_at > now()
-                   JOIN users u ON u.id = m.user_id
-                   LEFT JOIN org_credential_policies p ON p.org_id = m.org_id
-                   WHERE m.user_id = $1 AND m.org_id = $2"#,
+            let row = store::principals::session_member(
+                &mut *self.db().acquire().await?,
                 user.uuid(),
                 org.uuid(),
                 session.uuid(),
             )
-            .fetch_optional(self.db())
             .await?
             .ok_or(Error::Unauthenticated)?;
             // A session from an organization's identity provider acts there only.
@@ -455,22 +392,12 @@ impl App {
                 expires_at: None,
             }
         } else if let Ok(account) = claims.sub.parse::<ServiceAccountId>() {
-            let row = sqlx::query!(
-                r#"SELECT sa.role,
-                          ARRAY(SELECT pm.project_id FROM project_members pm
-                                WHERE pm.principal_id = sa.id AND pm.org_id = sa.org_id
-                                ORDER BY pm.project_id) AS "project_ids!",
-                          ARRAY(SELECT pm.role FROM project_members pm
-                                WHERE pm.principal_id = sa.id AND pm.org_id = sa.org_id
-                                ORDER BY pm.project_id) AS "project_roles!"
-                   FROM service_accounts sa WHERE sa.id = $1 AND sa.org_id = $2
-                     AND NOT EXISTS (SELECT 1 FROM exchanged_tokens
-                                     WHERE issued_jti = $3 AND revoked_at IS NOT NULL)"#,
+            let row = store::principals::exchanged_account(
+                &mut *self.db().acquire().await?,
                 account.uuid(),
                 org.uuid(),
                 claims.jti.parse::<Uuid>().ok(),
             )
-            .fetch_optional(self.db())
             .await?
             .ok_or(Error::Unauthenticated)?;
             Principal {

@@ -8,20 +8,15 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::app::error::{Validator, or_unique};
+use crate::app::authz::Lock;
+use crate::app::error::Validator;
+use crate::app::iam::store;
+use crate::app::iam::store::service_accounts::{AccountRow, PolicyRow};
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::quotas::Counted;
 use crate::app::{App, Error, PageRequest, RequestContext, Result, validate};
 use crate::ids::{OrgId, ServiceAccountId, TrustPolicyId};
 use crate::model::*;
-
-struct AccountRow {
-    id: Uuid,
-    name: String,
-    description: String,
-    role: String,
-    created_at: chrono::DateTime<chrono::Utc>,
-}
 
 impl AccountRow {
     fn into_view(self) -> ServiceAccountView {
@@ -47,14 +42,8 @@ pub(in crate::app) async fn insert_unique(
 ) -> Result<Uuid> {
     let id = ServiceAccountId::generate().uuid();
     let creator = (!ctx.principal.id.is_nil()).then_some(ctx.principal.id);
-    let inserted = sqlx::query_scalar!(
-        r#"INSERT INTO service_accounts (id, org_id, name, description, role, created_by)
-           SELECT $1, $2, candidate, $4, $5, $6
-           FROM (SELECT CASE WHEN n = 1 THEN $3 ELSE $3 || '-' || n END AS candidate, n
-                 FROM generate_series(1, 1000) AS n) c
-           WHERE NOT EXISTS (SELECT 1 FROM service_accounts s WHERE s.org_id = $2 AND s.name = c.candidate)
-           ORDER BY n LIMIT 1
-           RETURNING id"#,
+    let inserted = store::service_accounts::insert_with_free_name(
+        &mut *tx,
         id,
         ctx.principal.org_id,
         name,
@@ -62,7 +51,6 @@ pub(in crate::app) async fn insert_unique(
         role.as_str(),
         creator,
     )
-    .fetch_optional(&mut *tx)
     .await?
     .ok_or_else(|| Error::conflict("name_taken", "too many service accounts share this name"))?;
     audit::record(
@@ -77,16 +65,6 @@ pub(in crate::app) async fn insert_unique(
     )
     .await?;
     Ok(inserted)
-}
-
-struct PolicyRow {
-    id: Uuid,
-    service_account_id: Uuid,
-    issuer: String,
-    audience: String,
-    claims: serde_json::Value,
-    created_at: chrono::DateTime<chrono::Utc>,
-    expires_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl PolicyRow {
@@ -104,7 +82,6 @@ impl PolicyRow {
 }
 
 impl App {
-    /// `service_account_create`.
     pub async fn service_account_create(
         &self,
         ctx: &RequestContext,
@@ -131,20 +108,16 @@ impl App {
                 1,
             )
             .await?;
-            let row = sqlx::query_as!(
-                AccountRow,
-                "INSERT INTO service_accounts (id, org_id, name, description, role, created_by)
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, name, description, role, created_at",
+            let row = store::service_accounts::insert(
+                &mut tx,
                 ServiceAccountId::generate().uuid(),
                 org.uuid(),
-                input.name,
-                input.description,
+                &input.name,
+                &input.description,
                 role.as_str(),
                 ctx.principal.id,
             )
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(or_unique(|| Error::invalid_field("name", "taken", "a service account with this name exists")))?;
+            .await?;
             let view = row.into_view();
             audit::record(
                 &mut tx,
@@ -164,7 +137,6 @@ impl App {
         .await
     }
 
-    /// `service_account_list`.
     pub async fn service_account_list(
         &self,
         ctx: &RequestContext,
@@ -172,20 +144,11 @@ impl App {
         page: PageRequest,
     ) -> Result<Page<ServiceAccountView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
-        let rows = sqlx::query_as!(
-            AccountRow,
-            "SELECT id, name, description, role, created_at FROM service_accounts
-             WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
-            org.uuid(),
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::service_accounts::list(&mut conn, org.uuid(), &page).await?;
         Ok(page.page(rows.into_iter().map(AccountRow::into_view).collect(), |a| a.id.uuid()))
     }
 
-    /// `service_account_view`.
     pub async fn service_account_view(
         &self,
         ctx: &RequestContext,
@@ -193,16 +156,11 @@ impl App {
         id: ServiceAccountId,
     ) -> Result<ServiceAccountView> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
-        sqlx::query_as!(
-            AccountRow,
-            "SELECT id, name, description, role, created_at FROM service_accounts WHERE org_id = $1 AND id = $2",
-            org.uuid(),
-            id.uuid(),
-        )
-        .fetch_optional(self.db())
-        .await?
-        .map(AccountRow::into_view)
-        .ok_or_else(|| Error::not_found("service account", id.to_string()))
+        let mut conn = self.db().acquire().await?;
+        store::service_accounts::find(&mut conn, org.uuid(), id.uuid(), Lock::None)
+            .await?
+            .map(AccountRow::into_view)
+            .ok_or_else(|| Error::not_found("service account", id.to_string()))
     }
 
     /// `service_account_delete`: deletes the account with its tokens and
@@ -210,21 +168,14 @@ impl App {
     pub async fn service_account_delete(&self, ctx: &RequestContext, org: OrgId, id: ServiceAccountId) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let mut tx = self.db().begin().await?;
-        let row = sqlx::query!(
-            "SELECT name, role FROM service_accounts WHERE org_id = $1 AND id = $2 FOR UPDATE",
-            org.uuid(),
-            id.uuid()
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("service account", id.to_string()))?;
+        let row = store::service_accounts::find(&mut tx, org.uuid(), id.uuid(), Lock::ForUpdate)
+            .await?
+            .ok_or_else(|| Error::not_found("service account", id.to_string()))?;
         if !moke_iam::may_change_holder_of(&ctx.principal, OrgRole::parse(&row.role).unwrap_or(OrgRole::Viewer)) {
             return Err(Error::Forbidden);
         }
-        sqlx::query!("DELETE FROM project_members WHERE org_id = $1 AND principal_id = $2", org.uuid(), id.uuid())
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query!("DELETE FROM service_accounts WHERE id = $1", id.uuid()).execute(&mut *tx).await?;
+        store::memberships::delete_project_roles_in(&mut tx, org.uuid(), id.uuid()).await?;
+        store::service_accounts::delete(&mut tx, id.uuid()).await?;
         crate::app::infra::clusters::pki::revoke_principal_credentials(
             self,
             &mut tx,
@@ -320,23 +271,17 @@ impl App {
                 1,
             )
             .await?;
-            let row = sqlx::query_as!(
-                PolicyRow,
-                "INSERT INTO trust_policies (id, org_id, service_account_id, issuer, audience, claims, expires_at,
-                     created_by)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                 RETURNING id, service_account_id, issuer, audience, claims, created_at, expires_at",
-                TrustPolicyId::generate().uuid(),
-                org.uuid(),
-                account.uuid(),
-                input.issuer.trim_end_matches('/'),
-                input.audience,
-                serde_json::to_value(&input.claims).expect("claims serialize"),
+            let new = store::service_accounts::NewPolicy {
+                id: TrustPolicyId::generate().uuid(),
+                org: org.uuid(),
+                account: account.uuid(),
+                issuer: input.issuer.trim_end_matches('/'),
+                audience: &input.audience,
+                claims: serde_json::to_value(&input.claims).expect("claims serialize"),
                 expires_at,
-                (!ctx.principal.id.is_nil()).then_some(ctx.principal.id),
-            )
-            .fetch_one(&mut *tx)
-            .await?;
+                created_by: (!ctx.principal.id.is_nil()).then_some(ctx.principal.id),
+            };
+            let row = store::service_accounts::insert_trust_policy(&mut tx, new).await?;
             let view = row.into_view();
             audit::record(
                 &mut tx,
@@ -357,7 +302,6 @@ impl App {
         .await
     }
 
-    /// `trust_policy_list`.
     pub async fn trust_policy_list(
         &self,
         ctx: &RequestContext,
@@ -365,19 +309,11 @@ impl App {
         account: ServiceAccountId,
     ) -> Result<Vec<TrustPolicyView>> {
         self.service_account_view(ctx, org, account).await?;
-        let rows = sqlx::query_as!(
-            PolicyRow,
-            "SELECT id, service_account_id, issuer, audience, claims, created_at, expires_at FROM trust_policies
-             WHERE org_id = $1 AND service_account_id = $2 ORDER BY id",
-            org.uuid(),
-            account.uuid(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::service_accounts::trust_policies(&mut conn, org.uuid(), account.uuid()).await?;
         Ok(rows.into_iter().map(PolicyRow::into_view).collect())
     }
 
-    /// `trust_policy_delete`.
     pub async fn trust_policy_delete(
         &self,
         ctx: &RequestContext,
@@ -391,15 +327,9 @@ impl App {
             return Err(Error::refused("exceeds_credential", "refused: the service account's role is above your own"));
         }
         let mut tx = self.db().begin().await?;
-        sqlx::query!(
-            "DELETE FROM trust_policies WHERE org_id = $1 AND service_account_id = $2 AND id = $3 RETURNING id",
-            org.uuid(),
-            account.uuid(),
-            id.uuid(),
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("trust policy", id.to_string()))?;
+        if !store::service_accounts::delete_trust_policy(&mut tx, org.uuid(), account.uuid(), id.uuid()).await? {
+            return Err(Error::not_found("trust policy", id.to_string()));
+        }
         audit::record(
             &mut tx,
             ctx,

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::app::error::Validator;
 use crate::app::iam::principals::MemberPolicy;
+use crate::app::iam::store;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
 use crate::ids::{OrgId, SessionId, UserId};
@@ -73,13 +74,7 @@ impl App {
     /// A new refresh token for `session`, stored hashed.
     async fn new_refresh_token(&self, tx: &mut PgConnection, session: Uuid) -> Result<String> {
         let token = format!("{REFRESH_PREFIX}{}", random_secret(43));
-        sqlx::query!(
-            "INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)",
-            &plain_hash(&token)[..],
-            session
-        )
-        .execute(tx)
-        .await?;
+        store::sessions::insert_refresh_token(tx, &plain_hash(&token)[..], session).await?;
         Ok(token)
     }
 
@@ -112,21 +107,17 @@ impl App {
         method: SessionMethod,
     ) -> Result<SessionTokens> {
         let session = SessionId::generate().uuid();
-        sqlx::query!(
-            "INSERT INTO sessions (id, user_id, org_id, expires_at, source_ip, user_agent, method, sso_org_id,
-                 last_used_at, last_ip)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $5)",
-            session,
+        let new = store::sessions::NewSession {
+            id: session,
             user,
             org,
-            Utc::now() + chrono::Duration::days(self.config().auth.session_days),
-            ctx.source_ip,
-            ctx.user_agent,
-            method.as_str(),
-            method.sso_org(),
-        )
-        .execute(&mut *tx)
-        .await?;
+            expires_at: Utc::now() + chrono::Duration::days(self.config().auth.session_days),
+            source_ip: ctx.source_ip.as_deref(),
+            user_agent: ctx.user_agent.as_deref(),
+            method: method.as_str(),
+            sso_org: method.sso_org(),
+        };
+        store::sessions::insert(&mut *tx, new).await?;
         let refresh = self.new_refresh_token(tx, session).await?;
         Ok(self.session_tokens(user, org, session, refresh))
     }
@@ -137,19 +128,12 @@ impl App {
     /// whose policy refuses the session says why.
     async fn choose_org(&self, conn: &mut PgConnection, user: Uuid, asked: Option<&str>) -> Result<(Uuid, OrgRole)> {
         let reference = asked.map(ResourceRef::<crate::ids::OrgKind>::parse);
-        let rows = sqlx::query!(
-            r#"SELECT m.org_id, m.role, COALESCE(p.require_sso, false) AS "require_sso!",
-                      COALESCE(p.require_verified_email, false) AS "require_verified_email!",
-                      (u.email_verified_at IS NOT NULL) AS "verified!"
-               FROM memberships m JOIN organizations o ON o.id = m.org_id JOIN users u ON u.id = m.user_id
-               LEFT JOIN org_credential_policies p ON p.org_id = m.org_id
-               WHERE m.user_id = $1 AND ($2::uuid IS NULL OR o.id = $2) AND ($3::text IS NULL OR o.name = $3)
-               ORDER BY m.created_at"#,
+        let rows = store::memberships::password_sign_in_orgs(
+            conn,
             user,
             reference.as_ref().and_then(|r| r.id()),
             reference.as_ref().and_then(|r| r.name()),
         )
-        .fetch_all(conn)
         .await?;
         let mut refusal = None;
         for row in rows {
@@ -177,13 +161,8 @@ impl App {
         let email = validate::email(&mut v, "email", &input.email);
         v.check(!input.password.is_empty(), "password", "required", "must not be empty");
         v.finish()?;
-        let blocked = sqlx::query_scalar!(
-            r#"SELECT EXTRACT(EPOCH FROM blocked_until - now())::float8 AS "seconds!"
-               FROM login_failures WHERE email = $1 AND blocked_until > now()"#,
-            email,
-        )
-        .fetch_optional(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let blocked = store::users::blocked_seconds(&mut conn, &email).await?;
         if let Some(seconds) = blocked {
             return Err(Error::RateLimited {
                 limit: self.config().rate_limits.login_failures_before_backoff as u32,
@@ -191,9 +170,8 @@ impl App {
                 retry_after_seconds: seconds.ceil().max(1.0) as u64,
             });
         }
-        let user = sqlx::query!("SELECT id, password_hash, version FROM users WHERE email = $1", email)
-            .fetch_optional(self.db())
-            .await?;
+        let user = store::users::password_by_email(&mut conn, &email).await?;
+        drop(conn);
         let stored = user.as_ref().and_then(|u| u.password_hash.clone());
         let attempt = input.password.clone();
         let matches = tokio::task::spawn_blocking(move || match stored {
@@ -208,22 +186,14 @@ impl App {
         let mut tx = self.db().begin().await?;
         let Some(user) = user.filter(|_| matches) else {
             let limits = &self.config().rate_limits;
-            sqlx::query!(
-                "INSERT INTO login_failures (email, failures) VALUES ($1, 1)
-                 ON CONFLICT (email) DO UPDATE SET
-                     failures = login_failures.failures + 1, last_failed = now(),
-                     blocked_until = CASE WHEN login_failures.failures + 1 >= $2
-                         THEN now() + make_interval(secs => LEAST($3::float8,
-                                  power(2, login_failures.failures + 3 - $2)::float8))
-                         ELSE NULL END",
-                email,
+            store::users::record_login_failure(
+                &mut tx,
+                &email,
                 limits.login_failures_before_backoff,
                 limits.login_backoff_max_seconds as f64,
             )
-            .execute(&mut *tx)
             .await?;
-            let known =
-                sqlx::query_scalar!("SELECT id FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
+            let known = store::users::id_by_email(&mut tx, &email).await?;
             match known {
                 Some(id) => {
                     self.audit_in_user_orgs(
@@ -258,14 +228,11 @@ impl App {
         // The password checked is still the account's: a reset, or an owner
         // proving the address, that committed meanwhile wins (they take this
         // row first, so the two serialize here).
-        let unchanged = sqlx::query_scalar!("SELECT version FROM users WHERE id = $1 FOR SHARE", user.id)
-            .fetch_one(&mut *tx)
-            .await?
-            == user.version;
+        let unchanged = store::users::share_version(&mut tx, user.id).await? == user.version;
         if !unchanged {
             return Err(Error::Unauthenticated);
         }
-        sqlx::query!("DELETE FROM login_failures WHERE email = $1", email).execute(&mut *tx).await?;
+        store::users::clear_login_failures(&mut tx, &email).await?;
         let (org, role) = self.choose_org(&mut tx, user.id, input.organization.as_deref()).await?;
         let actor = self.user_context(ctx, user.id, org, role);
         let tokens = self.start_session(&mut tx, &actor, user.id, org, SessionMethod::Password).await?;
@@ -288,24 +255,11 @@ impl App {
     /// token used twice means it leaked: the whole session ends.
     pub async fn token_refresh(&self, ctx: &RequestContext, input: RefreshRequest) -> Result<SessionTokens> {
         let mut tx = self.db().begin().await?;
-        let row = sqlx::query!(
-            "SELECT r.used_at, s.id AS session_id, s.user_id, s.org_id, s.revoked_at, s.expires_at, s.sso_org_id
-             FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
-             WHERE r.token_hash = $1 FOR UPDATE OF r, s",
-            &plain_hash(&input.refresh_token)[..],
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(Error::Unauthenticated)?;
+        let row = store::sessions::lock_by_refresh_token(&mut tx, &plain_hash(&input.refresh_token)[..])
+            .await?
+            .ok_or(Error::Unauthenticated)?;
         if row.used_at.is_some() {
-            let revoked = sqlx::query!(
-                "UPDATE sessions SET revoked_at = now(), revoked_reason = 'refresh_token_reuse'
-                 WHERE id = $1 AND revoked_at IS NULL RETURNING id",
-                row.session_id,
-            )
-            .fetch_optional(&mut *tx)
-            .await?;
-            if revoked.is_some() {
+            if store::sessions::revoke_for_reuse(&mut tx, row.session_id).await? {
                 // A replayed refresh token means it was stolen: whatever the
                 // thief got from hosted clusters ends too.
                 let bound = row.sso_org_id;
@@ -337,16 +291,7 @@ impl App {
             // A session from an identity provider never leaves its organization.
             (Some(asked), Some(bound)) => {
                 let reference = ResourceRef::<crate::ids::OrgKind>::parse(asked);
-                let same = sqlx::query_scalar!(
-                    "SELECT id FROM organizations WHERE id = $1 AND ($2::uuid IS NULL OR id = $2)
-                     AND ($3::text IS NULL OR name = $3)",
-                    bound,
-                    reference.id(),
-                    reference.name(),
-                )
-                .fetch_optional(&mut *tx)
-                .await?;
-                if same.is_none() {
+                if !store::orgs::is_named(&mut tx, bound, reference.id(), reference.name()).await? {
                     return Err(Error::refused(
                         "sso_session_bound",
                         "this session comes from an organization's identity provider and acts only there; \
@@ -357,20 +302,8 @@ impl App {
             }
             (Some(asked), None) => self.choose_org(&mut tx, row.user_id, Some(asked)).await?.0,
         };
-        sqlx::query!(
-            "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1",
-            &plain_hash(&input.refresh_token)[..]
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!(
-            "UPDATE sessions SET org_id = $2, last_used_at = now(), last_ip = $3 WHERE id = $1",
-            row.session_id,
-            org,
-            ctx.source_ip
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::sessions::spend_refresh_token(&mut tx, &plain_hash(&input.refresh_token)[..]).await?;
+        store::sessions::touch(&mut tx, row.session_id, org, ctx.source_ip.as_deref()).await?;
         let refresh = self.new_refresh_token(&mut tx, row.session_id).await?;
         tx.commit().await?;
         Ok(self.session_tokens(row.user_id, org, row.session_id, refresh))
@@ -380,26 +313,19 @@ impl App {
     /// caller's access token. Ending an ended session succeeds.
     pub async fn logout(&self, ctx: &RequestContext, input: LogoutRequest) -> Result<()> {
         let session = match (&input.refresh_token, ctx.principal.credential) {
-            (Some(token), _) => sqlx::query_scalar!(
-                "SELECT session_id FROM refresh_tokens WHERE token_hash = $1",
-                &plain_hash(token)[..]
-            )
-            .fetch_optional(self.db())
-            .await?
-            .ok_or(Error::Unauthenticated)?,
+            (Some(token), _) => {
+                let mut conn = self.db().acquire().await?;
+                store::sessions::of_refresh_token(&mut conn, &plain_hash(token)[..])
+                    .await?
+                    .ok_or(Error::Unauthenticated)?
+            }
             (None, Credential::Session { id, .. }) => id,
             (None, _) => {
                 return Err(Error::invalid_field("refresh_token", "required", "send the session's refresh token"));
             }
         };
         let mut tx = self.db().begin().await?;
-        let ended = sqlx::query!(
-            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'logout'
-             WHERE id = $1 AND revoked_at IS NULL RETURNING user_id, org_id",
-            session,
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
+        let ended = store::sessions::revoke_for_logout(&mut tx, session).await?;
         if let Some(ended) = ended {
             let actor = self.user_context(ctx, ended.user_id, ended.org_id, ctx.principal.role);
             audit::insert(
@@ -436,20 +362,8 @@ impl App {
     /// from an identity provider sees only that provider's sessions.
     pub async fn session_list(&self, ctx: &RequestContext, page: crate::app::PageRequest) -> Result<Page<SessionView>> {
         let (current, bound) = Self::current_session(ctx)?;
-        let rows = sqlx::query!(
-            "SELECT s.id, s.created_at, s.expires_at, s.last_used_at, s.source_ip, s.last_ip, s.user_agent, s.method,
-                    s.org_id, o.name AS org_name
-             FROM sessions s JOIN organizations o ON o.id = s.org_id
-             WHERE s.user_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
-               AND ($2::uuid IS NULL OR s.sso_org_id = $2) AND ($3::uuid IS NULL OR s.id < $3)
-             ORDER BY s.id DESC LIMIT $4",
-            ctx.principal.id,
-            bound,
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::sessions::list_live(&mut conn, ctx.principal.id, bound, &page).await?;
         let views = rows
             .into_iter()
             .map(|row| SessionView {
@@ -494,18 +408,7 @@ impl App {
         except: Option<Uuid>,
     ) -> Result<usize> {
         let mut tx = self.db().begin().await?;
-        let ended = sqlx::query!(
-            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'revoked_by_owner'
-             WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR sso_org_id = $2)
-               AND ($3::uuid IS NULL OR id = $3) AND ($4::uuid IS NULL OR id <> $4)
-             RETURNING id, org_id",
-            ctx.principal.id,
-            bound,
-            only,
-            except,
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        let ended = store::sessions::revoke_by_owner(&mut tx, ctx.principal.id, bound, only, except).await?;
         if let (Some(only), true) = (only, ended.is_empty()) {
             return Err(Error::not_found("session", SessionId::from_uuid(only).to_string()));
         }
@@ -548,13 +451,7 @@ impl App {
         bound: Option<Uuid>,
         reason: &str,
     ) -> Result<()> {
-        let orgs = sqlx::query_scalar!(
-            "SELECT org_id FROM memberships WHERE user_id = $1 AND ($2::uuid IS NULL OR org_id = $2)",
-            user,
-            bound
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        let orgs = store::memberships::org_ids_of_user_in(tx, user, bound).await?;
         let text = UserId::from_uuid(user).to_string();
         for org in orgs {
             let reach = crate::app::infra::clusters::pki::Reach::Organization;

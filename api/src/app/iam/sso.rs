@@ -25,8 +25,11 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::Validator;
 use crate::app::iam::sessions::SessionMethod;
+use crate::app::iam::store;
+use crate::app::iam::store::sso::ProviderRow;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::mail::Mail;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
@@ -43,20 +46,14 @@ const LINK_DETAIL: &str = "if a Moke account uses this address, it signs in thro
 /// Link e-mails one address receives in an hour at most.
 const LINK_MAILS_PER_HOUR: i64 = 3;
 
-struct ProviderRow {
-    org_id: Uuid,
-    issuer: String,
-    client_id: String,
-    client_secret_enc: String,
-    allowed_domains: Vec<String>,
-    default_role: String,
-    version: i64,
-    updated_at: chrono::DateTime<Utc>,
-}
-
 /// Why an SSO callback was refused; recorded in the audit log.
 fn refused(reason: &'static str) -> (Error, &'static str) {
     (Error::Unauthenticated, reason)
+}
+
+/// A database failure during an SSO callback, as its audit reason names it.
+fn database(error: Error) -> (Error, &'static str) {
+    (error, "database")
 }
 
 fn is_domain(text: &str) -> bool {
@@ -128,7 +125,7 @@ impl App {
             ..ctx.principal.clone()
         };
         moke_iam::may_confer(&ctx.principal, &joiner)?;
-        let verified = crate::app::iam::domains::verified_domains(self.db(), org.uuid()).await?;
+        let verified = store::domains::verified(&mut *self.db().acquire().await?, org.uuid()).await?;
         let mut v = Validator::new();
         for (i, domain) in domains.iter().enumerate() {
             v.check(
@@ -152,26 +149,16 @@ impl App {
         // Who may sign in, and as what, lasts: set only while the caller's
         // credential does (discovery above may have taken a while).
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
-        let row = sqlx::query_as!(
-            ProviderRow,
-            "INSERT INTO sso_providers (org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role,
-                                        updated_by)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (org_id) DO UPDATE SET issuer = EXCLUDED.issuer, client_id = EXCLUDED.client_id,
-                 client_secret_enc = EXCLUDED.client_secret_enc, allowed_domains = EXCLUDED.allowed_domains,
-                 default_role = EXCLUDED.default_role, updated_by = EXCLUDED.updated_by,
-                 version = sso_providers.version + 1, updated_at = now()
-             RETURNING org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at",
-            org.uuid(),
-            input.issuer.trim_end_matches('/'),
-            input.client_id,
-            ciphertext,
-            &domains,
-            input.default_role,
-            ctx.principal.id,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let new = store::sso::NewProvider {
+            org: org.uuid(),
+            issuer: input.issuer.trim_end_matches('/'),
+            client_id: &input.client_id,
+            client_secret_enc: &ciphertext,
+            allowed_domains: &domains,
+            default_role: &input.default_role,
+            updated_by: ctx.principal.id,
+        };
+        let row = store::sso::upsert(&mut tx, new).await?;
         audit::record(
             &mut tx,
             ctx,
@@ -184,27 +171,18 @@ impl App {
             },
         )
         .await?;
-        let name =
-            sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", org.uuid()).fetch_one(&mut *tx).await?;
+        let name = store::orgs::name(&mut tx, org.uuid()).await?;
         tx.commit().await?;
         Ok(self.sso_view(row, &name))
     }
 
-    /// `sso_config_view`.
     pub async fn sso_config_view(&self, ctx: &RequestContext, org: OrgId) -> Result<SsoConfigView> {
         self.org_authorized(ctx, org, Action::Read).await?;
-        let row = sqlx::query_as!(
-            ProviderRow,
-            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at
-             FROM sso_providers WHERE org_id = $1",
-            org.uuid(),
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| Error::not_found("sso configuration", org.to_string()))?;
-        let name = sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", org.uuid())
-            .fetch_one(self.db())
-            .await?;
+        let mut conn = self.db().acquire().await?;
+        let row = store::sso::find(&mut conn, org.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("sso configuration", org.to_string()))?;
+        let name = store::orgs::name(&mut conn, org.uuid()).await?;
         Ok(self.sso_view(row, &name))
     }
 
@@ -212,10 +190,9 @@ impl App {
     pub async fn sso_config_delete(&self, ctx: &RequestContext, org: OrgId) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageSso).await?;
         let mut tx = self.db().begin().await?;
-        sqlx::query!("DELETE FROM sso_providers WHERE org_id = $1 RETURNING org_id", org.uuid())
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| Error::not_found("sso configuration", org.to_string()))?;
+        if !store::sso::delete(&mut tx, org.uuid()).await? {
+            return Err(Error::not_found("sso configuration", org.to_string()));
+        }
         audit::record(
             &mut tx,
             ctx,
@@ -267,17 +244,11 @@ impl App {
     ) -> Result<SsoLoginStart> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let reference = ResourceRef::<OrgKind>::parse(org);
-        let row = sqlx::query_as!(
-            ProviderRow,
-            "SELECT p.org_id, p.issuer, p.client_id, p.client_secret_enc, p.allowed_domains, p.default_role, p.version, p.updated_at
-             FROM sso_providers p JOIN organizations o ON o.id = p.org_id
-             WHERE ($1::uuid IS NULL OR o.id = $1) AND ($2::text IS NULL OR o.name = $2)",
-            reference.id(),
-            reference.name(),
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| Error::not_found("sso configuration", org))?;
+        let mut conn = self.db().acquire().await?;
+        let row = store::sso::find_by_org_ref(&mut conn, reference.id(), reference.name())
+            .await?
+            .ok_or_else(|| Error::not_found("sso configuration", org))?;
+        drop(conn);
         let client = self.provider_client(&row).await.map_err(|(error, _)| error)?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let (url, state, nonce) = client
@@ -286,18 +257,15 @@ impl App {
             .add_scope(Scope::new("profile".to_string()))
             .set_pkce_challenge(challenge)
             .url();
-        sqlx::query!(
-            "INSERT INTO sso_logins (state_hash, org_id, nonce, pkce_verifier, expires_at, browser_binding_hash)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &plain_hash(state.secret())[..],
-            row.org_id,
-            nonce.secret(),
-            verifier.secret(),
-            Utc::now() + chrono::Duration::minutes(LOGIN_MINUTES),
-            &plain_hash(browser_binding)[..],
-        )
-        .execute(self.db())
-        .await?;
+        let new = store::sso::NewLogin {
+            state_hash: &plain_hash(state.secret())[..],
+            org: row.org_id,
+            nonce: nonce.secret(),
+            pkce_verifier: verifier.secret(),
+            expires_at: Utc::now() + chrono::Duration::minutes(LOGIN_MINUTES),
+            browser_binding_hash: &plain_hash(browser_binding)[..],
+        };
+        store::sso::insert_login(&mut *self.db().acquire().await?, new).await?;
         Ok(SsoLoginStart { authorization_url: url.to_string() })
     }
 
@@ -314,17 +282,10 @@ impl App {
     ) -> Result<SsoOutcome> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         // The state is single use: claimed here, whatever happens next.
-        let login = sqlx::query!(
-            "UPDATE sso_logins SET used_at = now()
-             WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()
-             RETURNING org_id, nonce, pkce_verifier, browser_binding_hash",
-            &plain_hash(state)[..],
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| {
-            Error::invalid_field("state", "invalid_state", "unknown, used or expired sign-in; start again")
-        })?;
+        let login =
+            store::sso::claim_login(&mut *self.db().acquire().await?, &plain_hash(state)[..]).await?.ok_or_else(
+                || Error::invalid_field("state", "invalid_state", "unknown, used or expired sign-in; start again"),
+            )?;
         // RFC 9700 §4.7: a login finished in another browser than the one
         // that started it is an injected (or stolen) authorization response.
         let same_browser = match (&login.browser_binding_hash, browser_binding) {
@@ -373,16 +334,9 @@ impl App {
         verifier: &str,
     ) -> Result<SsoOutcome, (Error, &'static str)> {
         let db = |e: sqlx::Error| (Error::from(e), "database");
-        let row = sqlx::query_as!(
-            ProviderRow,
-            "SELECT org_id, issuer, client_id, client_secret_enc, allowed_domains, default_role, version, updated_at
-             FROM sso_providers WHERE org_id = $1",
-            org,
-        )
-        .fetch_optional(self.db())
-        .await
-        .map_err(db)?
-        .ok_or_else(|| refused("sso_disabled"))?;
+        let mut conn = self.db().acquire().await.map_err(db)?;
+        let row = store::sso::find(&mut conn, org).await.map_err(database)?.ok_or_else(|| refused("sso_disabled"))?;
+        drop(conn);
         // RFC 9207: a response from another issuer is a mix-up attack.
         if iss.is_some_and(|iss| iss.trim_end_matches('/') != row.issuer) {
             return Err(refused("wrong_issuer"));
@@ -430,43 +384,22 @@ impl App {
         // The account row first, as a password reset or an address proven
         // takes it: if one of them ends this link meanwhile, the update below
         // finds no link, and a session made here is ended by them otherwise.
-        let known = sqlx::query_scalar!(
-            "SELECT user_id FROM sso_identities WHERE org_id = $1 AND issuer = $2 AND subject = $3",
-            org,
-            identity.issuer,
-            identity.subject,
-        )
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(db)?;
+        let known =
+            store::sso::identity_user(&mut tx, org, &identity.issuer, &identity.subject).await.map_err(database)?;
         // After the account row (the order an eviction takes them), the
         // settings this sign-in was judged by hold until it is recorded:
         // changed or deleted meanwhile (an owner's edit, an eviction of
         // their maker), it signs nobody in.
         let hold_settings = async |tx: &mut PgConnection| {
-            let settings = sqlx::query_scalar!("SELECT version FROM sso_providers WHERE org_id = $1 FOR SHARE", org)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db)?;
+            let settings = store::sso::share_version(&mut *tx, org).await.map_err(database)?;
             if settings == Some(row.version) { Ok(()) } else { Err(refused("sso_settings_changed")) }
         };
         if let Some(user) = known {
-            sqlx::query!("SELECT id FROM users WHERE id = $1 FOR SHARE", user)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db)?;
+            store::users::share(&mut tx, user).await.map_err(database)?;
             hold_settings(&mut tx).await?;
         }
-        let linked = sqlx::query_scalar!(
-            "UPDATE sso_identities SET last_login_at = now()
-             WHERE org_id = $1 AND issuer = $2 AND subject = $3 RETURNING user_id",
-            org,
-            identity.issuer,
-            identity.subject,
-        )
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(db)?;
+        let linked =
+            store::sso::touch_identity(&mut tx, org, &identity.issuer, &identity.subject).await.map_err(database)?;
         if linked.is_some() && linked != known {
             // Linked to another account between the two reads: that account's
             // row was not taken, so this attempt signs nobody in.
@@ -486,30 +419,23 @@ impl App {
             return Err(refused("email_not_verified"));
         }
         let parted = tokio::time::Instant::now();
-        let existing =
-            sqlx::query!("SELECT id, display_name, email_verified_at FROM users WHERE email = $1 FOR UPDATE", email)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db)?;
+        let existing = store::users::find_by_email(&mut tx, &email, Lock::ForUpdate).await.map_err(database)?;
         hold_settings(&mut tx).await?;
-        let joinable =
-            existing.is_none() && self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(db)?;
+        let joinable = existing.is_none()
+            && self.may_join(&mut tx, &identity, &email, &row.allowed_domains).await.map_err(database)?;
         if joinable {
             let name = identity.name.clone().unwrap_or_else(|| email.split('@').next().unwrap_or_default().into());
-            let user = sqlx::query_scalar!(
-                "INSERT INTO users (id, email, display_name, email_verified_at, made_through_sso_org,
-                                    made_through_sso_issuer)
-                 VALUES ($1, $2, $3, now(), $4, $5) RETURNING id",
+            let user = store::users::insert_through_sso(
+                &mut tx,
                 UserId::generate().uuid(),
-                email,
-                name.chars().take(100).collect::<String>(),
+                &email,
+                &name.chars().take(100).collect::<String>(),
                 identity.org,
-                identity.issuer,
+                &identity.issuer,
             )
-            .fetch_one(&mut *tx)
             .await
-            .map_err(db)?;
-            self.link_identity(&mut tx, &identity, user, &email).await.map_err(db)?;
+            .map_err(database)?;
+            self.link_identity(&mut tx, &identity, user, &email).await.map_err(database)?;
             let tokens = self.sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role).await?;
             tx.commit().await.map_err(db)?;
             return Ok(SsoOutcome::SignedIn(tokens));
@@ -594,40 +520,16 @@ impl App {
         identity: &Identity,
         email: &str,
         allowed_domains: &[String],
-    ) -> std::result::Result<bool, sqlx::Error> {
+    ) -> Result<bool> {
         let domain = email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
         if !allowed_domains.contains(&domain) {
             return Ok(false);
         }
-        let verified = sqlx::query_scalar!(
-            "SELECT id FROM org_domains WHERE org_id = $1 AND domain = $2 AND verified_at IS NOT NULL",
-            identity.org,
-            domain
-        )
-        .fetch_optional(tx)
-        .await?;
-        Ok(verified.is_some())
+        store::domains::is_verified(tx, identity.org, &domain).await
     }
 
-    async fn link_identity(
-        &self,
-        tx: &mut PgConnection,
-        identity: &Identity,
-        user: Uuid,
-        email: &str,
-    ) -> std::result::Result<(), sqlx::Error> {
-        sqlx::query!(
-            "INSERT INTO sso_identities (org_id, issuer, subject, user_id, email, last_login_at)
-             VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (org_id, issuer, subject) DO NOTHING",
-            identity.org,
-            identity.issuer,
-            identity.subject,
-            user,
-            email,
-        )
-        .execute(tx)
-        .await?;
-        Ok(())
+    async fn link_identity(&self, tx: &mut PgConnection, identity: &Identity, user: Uuid, email: &str) -> Result<()> {
+        store::sso::link_identity(tx, identity.org, &identity.issuer, &identity.subject, user, email).await
     }
 
     /// A session in the identity's organization for its linked `user`: a
@@ -642,31 +544,15 @@ impl App {
         allowed_domains: &[String],
         default_role: OrgRole,
     ) -> Result<SessionTokens, (Error, &'static str)> {
-        let db = |e: sqlx::Error| (Error::from(e), "database");
         let org = identity.org;
-        let mut role =
-            sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org, user)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db)?;
+        let mut role = store::memberships::role(&mut *tx, org, user).await.map_err(database)?;
         let mut joined = false;
         if role.is_none() {
-            let email = sqlx::query_scalar!("SELECT email FROM users WHERE id = $1", user)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(db)?;
-            if !self.may_join(&mut *tx, identity, &email, allowed_domains).await.map_err(db)? {
+            let email = store::users::email(&mut *tx, user).await.map_err(database)?;
+            if !self.may_join(&mut *tx, identity, &email, allowed_domains).await.map_err(database)? {
                 return Err(refused("not_a_member"));
             }
-            sqlx::query!(
-                "INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                org,
-                user,
-                default_role.as_str(),
-            )
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
+            store::memberships::join(&mut *tx, org, user, default_role.as_str()).await.map_err(database)?;
             role = Some(default_role.as_str().to_string());
             joined = true;
         }
@@ -702,29 +588,21 @@ impl App {
         email: &str,
         display_name: &str,
     ) -> Result<SsoLinkPending, (Error, &'static str)> {
-        let db = |e: sqlx::Error| (Error::from(e), "database");
         let (token, mail_token) = (random_secret(43), random_secret(43));
         let minutes = self.config().auth.sso_link_minutes;
-        sqlx::query!(
-            "INSERT INTO sso_link_requests (token_hash, mail_token_hash, org_id, issuer, subject, user_id, email,
-                 expires_at, provider_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &plain_hash(&token)[..],
-            &plain_hash(&mail_token)[..],
-            identity.org,
-            identity.issuer,
-            identity.subject,
+        let new = store::sso::NewLinkRequest {
+            token_hash: &plain_hash(&token)[..],
+            mail_token_hash: &plain_hash(&mail_token)[..],
+            org: identity.org,
+            issuer: &identity.issuer,
+            subject: &identity.subject,
             user,
             email,
-            Utc::now() + chrono::Duration::minutes(minutes),
-            identity.provider_version,
-        )
-        .execute(&mut *tx)
-        .await
-        .map_err(db)?;
-        let org_name = sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", identity.org)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(db)?;
+            expires_at: Utc::now() + chrono::Duration::minutes(minutes),
+            provider_version: identity.provider_version,
+        };
+        store::sso::insert_link_request(&mut *tx, new).await.map_err(database)?;
+        let org_name = store::orgs::display_name(&mut *tx, identity.org).await.map_err(database)?;
         let body = format!(
             "Hello {display_name},\n\nSomeone signed in to {org_name} on Moke through its identity provider \
              ({}) as {email}, the address of your Moke account. If it was you, confirm within {minutes} minutes \
@@ -741,14 +619,7 @@ impl App {
             body: &body,
             org: Some(identity.org),
         };
-        let recent = sqlx::query_scalar!(
-            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1 AND kind = 'sso_link'
-               AND created_at > now() - interval '1 hour'"#,
-            email
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(db)?;
+        let recent = store::sso::link_mails_this_hour(&mut *tx, email).await.map_err(database)?;
         if recent < LINK_MAILS_PER_HOUR {
             crate::app::kernel::mail::enqueue(&mut *tx, self, mail).await.map_err(|e| (e, "mail"))?;
         } else {
@@ -770,28 +641,12 @@ impl App {
         mailed: bool,
         signed_in_as: Option<Uuid>,
     ) -> Result<(Identity, Uuid)> {
-        let request = sqlx::query!(
-            "UPDATE sso_link_requests SET used_at = now()
-             WHERE (CASE WHEN $2 THEN mail_token_hash ELSE token_hash END) = $1
-               AND used_at IS NULL AND expires_at > now()
-               AND ($3::uuid IS NULL OR user_id = $3)
-             RETURNING org_id, issuer, subject, user_id, email, provider_version",
-            &plain_hash(token)[..],
-            mailed,
-            signed_in_as,
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link request"))?;
+        let request = store::sso::spend_link_request(&mut *tx, &plain_hash(token)[..], mailed, signed_in_as)
+            .await?
+            .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link request"))?;
         // Only while the settings that asked are still the organization's
         // (an owner may have changed or removed them since).
-        let current = sqlx::query_scalar!(
-            "SELECT version FROM sso_providers WHERE org_id = $1 AND issuer = $2 FOR SHARE",
-            request.org_id,
-            request.issuer,
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
+        let current = store::sso::share_version_of(&mut *tx, request.org_id, &request.issuer).await?;
         if current.is_none() || current != request.provider_version {
             return Err(Error::invalid_field(
                 "token",
@@ -852,9 +707,7 @@ impl App {
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, ctx.principal.org_id).await?;
         let (identity, user) = self.confirm_link(&mut tx, &input.token, false, Some(ctx.principal.id)).await?;
         self.audit_link(&mut tx, ctx, &identity, user, "signed_in").await?;
-        let org_name = sqlx::query_scalar!("SELECT name FROM organizations WHERE id = $1", identity.org)
-            .fetch_one(&mut *tx)
-            .await?;
+        let org_name = store::orgs::name(&mut tx, identity.org).await?;
         tx.commit().await?;
         Ok(SsoLinkView {
             organization: OrgId::from_uuid(identity.org),
@@ -870,11 +723,9 @@ impl App {
         let mut tx = self.db().begin().await?;
         let (identity, user) = self.confirm_link(&mut tx, &input.token, true, None).await?;
         self.audit_link(&mut tx, ctx, &identity, user, "mailed_link").await?;
-        let row =
-            sqlx::query!("SELECT allowed_domains, default_role FROM sso_providers WHERE org_id = $1", identity.org)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or_else(|| Error::conflict("sso_disabled", "the organization turned single sign-on off"))?;
+        let row = store::sso::join_policy(&mut tx, identity.org)
+            .await?
+            .ok_or_else(|| Error::conflict("sso_disabled", "the organization turned single sign-on off"))?;
         let default_role = OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer);
         let tokens = self
             .sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role)
@@ -889,19 +740,11 @@ impl App {
     /// Forgets sign-ins, sign-up requests and link requests a day after they
     /// expired (their PKCE verifiers and hashes serve nothing after).
     pub async fn purge_sign_in_leftovers(&self) -> Result<u64> {
+        let mut conn = self.db().acquire().await?;
         let mut purged = 0;
-        purged += sqlx::query!("DELETE FROM sso_logins WHERE expires_at < now() - interval '1 day'")
-            .execute(self.db())
-            .await?
-            .rows_affected();
-        purged += sqlx::query!("DELETE FROM signup_requests WHERE expires_at < now() - interval '1 day'")
-            .execute(self.db())
-            .await?
-            .rows_affected();
-        purged += sqlx::query!("DELETE FROM sso_link_requests WHERE expires_at < now() - interval '1 day'")
-            .execute(self.db())
-            .await?
-            .rows_affected();
+        purged += store::sso::purge_expired_logins(&mut conn).await?;
+        purged += store::signups::purge_expired(&mut conn).await?;
+        purged += store::sso::purge_expired_link_requests(&mut conn).await?;
         Ok(purged)
     }
 }

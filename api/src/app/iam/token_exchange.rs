@@ -70,13 +70,10 @@ impl App {
     pub async fn token_exchange(&self, ctx: &RequestContext, input: TokenExchangeRequest) -> Result<ExchangedToken> {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let account: ServiceAccountId = input.service_account.parse().map_err(|_| Error::Unauthenticated)?;
-        let found = sqlx::query!(
-            "SELECT sa.org_id, sa.role, p.id AS policy_id, p.issuer, p.audience, p.claims, p.expires_at
-             FROM service_accounts sa JOIN trust_policies p ON p.service_account_id = sa.id
-             WHERE sa.id = $1 AND (p.expires_at IS NULL OR p.expires_at > now())",
+        let found = crate::app::iam::store::service_accounts::live_trust_policies(
+            &mut *self.db().acquire().await?,
             account.uuid(),
         )
-        .fetch_all(self.db())
         .await?;
         let Some(org) = found.first().map(|p| p.org_id) else {
             return Err(Error::Unauthenticated);
@@ -159,33 +156,23 @@ impl App {
         // The policy must still stand, held until the token is recorded: an
         // eviction that deletes it either commits first (refused here) or
         // waits, and then revokes the recorded token.
-        let standing = sqlx::query_scalar!(
-            "SELECT id FROM trust_policies WHERE id = $1 AND (expires_at IS NULL OR expires_at > now()) FOR SHARE",
-            policy_id
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
-        if standing.is_none() {
+        if !crate::app::iam::store::service_accounts::share_standing_policy(&mut tx, policy_id).await? {
             drop(tx);
             return refuse("policy_removed", json!({ "iss": issuer })).await;
         }
         // The row remembers the CI token's jti (replays are refused) and
         // records the token issued for it, revocable until both expire.
-        let first_use = sqlx::query!(
-            "INSERT INTO exchanged_tokens (issuer, jti, expires_at, service_account_id, issued_jti)
-             VALUES ($1, $2, GREATEST(to_timestamp($3::float8), now() + make_interval(secs => $4)) + interval '1 hour',
-                     $5, $6)
-             ON CONFLICT DO NOTHING RETURNING jti",
-            issuer,
-            jti,
+        let first_use = crate::app::iam::store::service_accounts::record_exchange(
+            &mut tx,
+            &issuer,
+            &jti,
             exp as f64,
             lifetime as f64,
             account.uuid(),
             jti_of_ours,
         )
-        .fetch_optional(&mut *tx)
         .await?;
-        if first_use.is_none() {
+        if !first_use {
             drop(tx);
             return refuse("replayed_jti", json!({ "iss": issuer, "jti": jti })).await;
         }
@@ -221,9 +208,6 @@ impl App {
 
     /// Forgets exchanged ID tokens past their expiry (they cannot be replayed anyway).
     pub async fn purge_exchanged_tokens(&self) -> Result<u64> {
-        Ok(sqlx::query!("DELETE FROM exchanged_tokens WHERE expires_at < now()")
-            .execute(self.db())
-            .await?
-            .rows_affected())
+        crate::app::iam::store::service_accounts::purge_exchanged_tokens(&mut *self.db().acquire().await?).await
     }
 }

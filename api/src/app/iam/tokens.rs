@@ -12,6 +12,8 @@ use uuid::Uuid;
 
 use crate::app::authz::Lock;
 use crate::app::error::Validator;
+use crate::app::iam::store;
+use crate::app::iam::store::tokens::TokenRow;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::quotas::Counted;
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
@@ -20,22 +22,6 @@ use crate::model::{Page, ScopedTokenCreate, TokenCreate, TokenCreated, TokenView
 
 const MIN_LIFETIME_SECONDS: i64 = 300;
 const MAX_LIFETIME_SECONDS: i64 = 365 * 24 * 3600;
-
-struct TokenRow {
-    id: Uuid,
-    name: String,
-    kind: String,
-    service_account_id: Option<Uuid>,
-    user_id: Option<Uuid>,
-    project_id: Option<Uuid>,
-    scopes: Option<Vec<String>>,
-    role: String,
-    token_hint: String,
-    created_at: DateTime<Utc>,
-    expires_at: Option<DateTime<Utc>>,
-    last_used_at: Option<DateTime<Utc>>,
-    revoked_at: Option<DateTime<Utc>>,
-}
 
 impl TokenRow {
     fn into_view(self) -> TokenView {
@@ -99,30 +85,24 @@ pub(in crate::app) async fn insert_token(
         limits.scopes.as_ref().map(|s| s.iter().map(|a| a.as_str().to_string()).collect());
     crate::app::kernel::quotas::check_count(tx, &app.config().quotas, ctx.principal.org_id, Counted::ApiTokens, 1)
         .await?;
-    let row = sqlx::query_as!(
-        TokenRow,
-        r#"INSERT INTO api_tokens (id, org_id, name, role, token_hash, token_hint, created_by, expires_at,
-                                  kind, service_account_id, user_id, project_id, scopes, issued_via)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-           RETURNING id, name, kind, service_account_id, user_id, project_id, scopes, role, token_hint,
-                     created_at, expires_at, last_used_at, revoked_at"#,
-        id.uuid(),
-        ctx.principal.org_id,
+    let hint = secret.hint();
+    let new = store::tokens::NewToken {
+        id: id.uuid(),
+        org: ctx.principal.org_id,
         name,
-        role.as_str(),
-        &hash[..],
-        secret.hint(),
-        creator,
-        limits.expires_at,
-        if kind == TokenKind::Personal { "pat" } else { "sat" },
-        sa,
+        role: role.as_str(),
+        token_hash: &hash[..],
+        token_hint: &hint,
+        created_by: creator,
+        expires_at: limits.expires_at,
+        kind: if kind == TokenKind::Personal { "pat" } else { "sat" },
+        service_account: sa,
         user,
-        limits.project,
-        scopes.as_deref(),
-        ctx.principal.credential.method(),
-    )
-    .fetch_one(&mut *tx)
-    .await?;
+        project: limits.project,
+        scopes: scopes.as_deref(),
+        issued_via: ctx.principal.credential.method(),
+    };
+    let row = store::tokens::insert(&mut *tx, new).await?;
     audit::record(
         tx,
         ctx,
@@ -144,10 +124,7 @@ pub(in crate::app) async fn insert_token(
 
 /// The organization's longest token lifetime, if it sets one.
 async fn max_token_lifetime(app: &App, org: Uuid) -> Result<Option<i64>> {
-    Ok(sqlx::query_scalar!("SELECT max_token_lifetime_seconds FROM org_credential_policies WHERE org_id = $1", org)
-        .fetch_optional(app.db())
-        .await?
-        .flatten())
+    store::credential_policies::max_token_lifetime(&mut *app.db().acquire().await?, org).await
 }
 
 /// Applies the organization's token lifetime limit (a token asked for
@@ -193,12 +170,10 @@ pub(in crate::app) async fn confer_token(
 
 /// A service account's project roles.
 pub(in crate::app) async fn project_roles_of(app: &App, principal: Uuid) -> Result<Vec<(Uuid, moke_iam::ProjectRole)>> {
-    let rows = sqlx::query!("SELECT project_id, role FROM project_members WHERE principal_id = $1", principal)
-        .fetch_all(app.db())
-        .await?;
+    let rows = store::memberships::project_roles_of(&mut *app.db().acquire().await?, principal).await?;
     Ok(rows
         .into_iter()
-        .filter_map(|r| moke_iam::ProjectRole::parse(&r.role).map(|role| (r.project_id, role)))
+        .filter_map(|(project, role)| moke_iam::ProjectRole::parse(&role).map(|role| (project, role)))
         .collect())
 }
 
@@ -349,21 +324,8 @@ impl App {
         if ctx.principal.kind != PrincipalKind::User {
             return Err(Error::Forbidden);
         }
-        let rows = sqlx::query_as!(
-            TokenRow,
-            r#"SELECT t.id, t.name, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
-                      COALESCE(m.role, t.role) AS "role!", t.token_hint, t.created_at, t.expires_at,
-                      t.last_used_at, t.revoked_at
-               FROM api_tokens t LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
-               WHERE t.org_id = $1 AND t.user_id = $2 AND ($3::uuid IS NULL OR t.id > $3)
-               ORDER BY t.id LIMIT $4"#,
-            ctx.principal.org_id,
-            ctx.principal.id,
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::tokens::list_personal(&mut conn, ctx.principal.org_id, ctx.principal.id, &page).await?;
         Ok(page.page(rows.into_iter().map(TokenRow::into_view).collect(), |t| t.id.uuid()))
     }
 
@@ -374,15 +336,10 @@ impl App {
         if narrowed && ctx.principal.credential != moke_iam::Credential::ApiToken(id.uuid()) {
             return Err(Error::refused("exceeds_credential", "refused: a narrowed credential may revoke only itself"));
         }
-        let owned = sqlx::query_scalar!(
-            "SELECT id FROM api_tokens WHERE id = $1 AND org_id = $2 AND user_id = $3",
-            id.uuid(),
-            ctx.principal.org_id,
-            ctx.principal.id,
-        )
-        .fetch_optional(self.db())
-        .await?;
-        if owned.is_none() {
+        let mut conn = self.db().acquire().await?;
+        let owned = store::tokens::is_personal_of(&mut conn, ctx.principal.org_id, id.uuid(), ctx.principal.id).await?;
+        drop(conn);
+        if !owned {
             return Err(Error::not_found("token", id.to_string()));
         }
         self.revoke_token(ctx, OrgId::from_uuid(ctx.principal.org_id), id).await
@@ -391,44 +348,19 @@ impl App {
     /// `token_list`: every token of the organization, never their secrets.
     pub async fn token_list(&self, ctx: &RequestContext, org: OrgId, page: PageRequest) -> Result<Page<TokenView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
-        let rows = sqlx::query_as!(
-            TokenRow,
-            r#"SELECT t.id, t.name, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
-                      COALESCE(sa.role, m.role, t.role) AS "role!", t.token_hint, t.created_at, t.expires_at,
-                      t.last_used_at, t.revoked_at
-               FROM api_tokens t
-               LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
-               LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
-               WHERE t.org_id = $1 AND ($2::uuid IS NULL OR t.id > $2)
-               ORDER BY t.id LIMIT $3"#,
-            org.uuid(),
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::tokens::list(&mut conn, org.uuid(), &page).await?;
         Ok(page.page(rows.into_iter().map(TokenRow::into_view).collect(), |t| t.id.uuid()))
     }
 
     /// `token_view`: one token.
     pub async fn token_view(&self, ctx: &RequestContext, org: OrgId, id: TokenId) -> Result<TokenView> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
-        sqlx::query_as!(
-            TokenRow,
-            r#"SELECT t.id, t.name, t.kind, t.service_account_id, t.user_id, t.project_id, t.scopes,
-                      COALESCE(sa.role, m.role, t.role) AS "role!", t.token_hint, t.created_at, t.expires_at,
-                      t.last_used_at, t.revoked_at
-               FROM api_tokens t
-               LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
-               LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
-               WHERE t.org_id = $1 AND t.id = $2"#,
-            org.uuid(),
-            id.uuid(),
-        )
-        .fetch_optional(self.db())
-        .await?
-        .map(TokenRow::into_view)
-        .ok_or_else(|| Error::not_found("token", id.to_string()))
+        let mut conn = self.db().acquire().await?;
+        store::tokens::find(&mut conn, org.uuid(), id.uuid())
+            .await?
+            .map(TokenRow::into_view)
+            .ok_or_else(|| Error::not_found("token", id.to_string()))
     }
 
     /// `token_delete`: revokes a token; the next request made with it is refused.
@@ -440,32 +372,15 @@ impl App {
 
     async fn revoke_token(&self, ctx: &RequestContext, org: OrgId, id: TokenId) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let owner = sqlx::query!(
-            r#"SELECT t.service_account_id, t.user_id, t.revoked_at,
-                      COALESCE(sa.role, m.role, t.role) AS "role!"
-               FROM api_tokens t
-               LEFT JOIN service_accounts sa ON sa.id = t.service_account_id
-               LEFT JOIN memberships m ON m.user_id = t.user_id AND m.org_id = t.org_id
-               WHERE t.org_id = $1 AND t.id = $2 FOR UPDATE OF t"#,
-            org.uuid(),
-            id.uuid(),
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| Error::not_found("token", id.to_string()))?;
+        let owner = store::tokens::lock_owner(&mut tx, org.uuid(), id.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("token", id.to_string()))?;
         // Nobody changes the credentials of a principal above their own role.
         let own = owner.user_id == Some(ctx.principal.id);
         if !own && !moke_iam::may_grant(&ctx.principal, OrgRole::parse(&owner.role).unwrap_or(OrgRole::Owner)) {
             return Err(Error::refused("exceeds_credential", "refused: the token's owner has a role above your own"));
         }
-        let row = sqlx::query!(
-            "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
-             WHERE org_id = $1 AND id = $2 RETURNING name",
-            org.uuid(),
-            id.uuid(),
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let name = store::tokens::revoke(&mut tx, org.uuid(), id.uuid()).await?;
         if owner.revoked_at.is_none() {
             // What the token may have obtained from hosted clusters ends with it.
             let (principal, text) = match (owner.user_id, owner.service_account_id) {
@@ -492,7 +407,7 @@ impl App {
                 action: "token.revoke",
                 resource_type: "token",
                 resource_id: Some(id.to_string()),
-                details: json!({ "name": row.name }),
+                details: json!({ "name": name }),
             },
         )
         .await?;

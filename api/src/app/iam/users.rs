@@ -7,21 +7,17 @@ use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::app::error::{Validator, or_unique};
+use crate::app::authz::Lock;
+use crate::app::error::Validator;
 use crate::app::iam::sessions::SessionMethod;
+use crate::app::iam::store;
+use crate::app::iam::store::eviction::{made_by, reached_orgs};
+use crate::app::iam::store::users::UserRow;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::mail::Mail;
 use crate::app::{App, Error, RequestContext, Result, validate};
 use crate::ids::{OrgId, UserId};
 use crate::model::*;
-
-pub(in crate::app) struct UserRow {
-    pub id: Uuid,
-    pub email: String,
-    pub display_name: String,
-    pub email_verified_at: Option<chrono::DateTime<Utc>>,
-    pub created_at: chrono::DateTime<Utc>,
-}
 
 impl UserRow {
     pub fn into_view(self) -> UserView {
@@ -50,15 +46,7 @@ pub(in crate::app) async fn email_token(
     lifetime: chrono::Duration,
 ) -> Result<String> {
     let secret = random_secret(43);
-    sqlx::query!(
-        "INSERT INTO email_tokens (token_hash, user_id, purpose, expires_at) VALUES ($1, $2, $3, $4)",
-        &plain_hash(&secret)[..],
-        user,
-        purpose,
-        Utc::now() + lifetime,
-    )
-    .execute(tx)
-    .await?;
+    store::users::insert_email_token(tx, &plain_hash(&secret)[..], user, purpose, Utc::now() + lifetime).await?;
     Ok(secret)
 }
 
@@ -71,16 +59,9 @@ const SIGNUP_CONFIRM_ATTEMPTS: i32 = 5;
 
 /// Spends a single-use e-mail token; its user, or an invalid-field error.
 async fn spend_email_token(tx: &mut PgConnection, token: &str, purpose: &str) -> Result<Uuid> {
-    sqlx::query_scalar!(
-        "UPDATE email_tokens SET used_at = now()
-         WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()
-         RETURNING user_id",
-        &plain_hash(token)[..],
-        purpose,
-    )
-    .fetch_optional(tx)
-    .await?
-    .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link"))
+    store::users::spend_email_token(tx, &plain_hash(token)[..], purpose)
+        .await?
+        .ok_or_else(|| Error::invalid_field("token", "invalid_token", "unknown, used or expired link"))
 }
 
 impl App {
@@ -101,9 +82,7 @@ impl App {
         validate::name(&mut v, "organization_name", &input.organization_name);
         v.finish()?;
         // Organization names are public in sign-in URLs; a taken one says nothing about any account.
-        let taken = sqlx::query_scalar!("SELECT id FROM organizations WHERE name = $1", input.organization_name)
-            .fetch_optional(self.db())
-            .await?;
+        let taken = store::orgs::id_by_name(&mut *self.db().acquire().await?, &input.organization_name).await?;
         if taken.is_some() {
             return Err(Error::invalid_field("organization_name", "taken", "an organization with this name exists"));
         }
@@ -111,34 +90,24 @@ impl App {
         let parted = tokio::time::Instant::now();
         let hours = self.config().auth.email_verification_hours;
         let mut tx = self.db().begin().await?;
-        let existing =
-            sqlx::query!("SELECT id, display_name FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
+        let existing = store::users::find_by_email(&mut tx, &email, Lock::None).await?;
         let public_url = &self.config().http.public_url;
-        let recent = sqlx::query_scalar!(
-            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1
-               AND kind IN ('signup', 'signup_existing') AND created_at > now() - interval '1 hour'"#,
-            email
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let recent = store::signups::mails_this_hour(&mut tx, &email).await?;
         match &existing {
             _ if recent >= SIGNUP_MAILS_PER_HOUR => {
                 tracing::info!("sign-up mail not sent: this address was mailed enough this hour");
             }
             None => {
                 let token = random_secret(43);
-                sqlx::query!(
-                    "INSERT INTO signup_requests (token_hash, email, display_name, password_hash, organization_name,
-                         expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
-                    &plain_hash(&token)[..],
-                    email,
-                    input.display_name.trim(),
-                    password_hash,
-                    input.organization_name,
-                    Utc::now() + chrono::Duration::hours(hours),
-                )
-                .execute(&mut *tx)
-                .await?;
+                let new = store::signups::NewSignup {
+                    token_hash: &plain_hash(&token)[..],
+                    email: &email,
+                    display_name: input.display_name.trim(),
+                    password_hash: &password_hash,
+                    organization_name: &input.organization_name,
+                    expires_at: Utc::now() + chrono::Duration::hours(hours),
+                };
+                store::signups::insert(&mut tx, new).await?;
                 let body = format!(
                     "Hello {},\n\nConfirm your address to create your Moke account and the organization {} \
                      (the link is valid for {hours} hours):\n\n{public_url}/signup/confirm?token={token}\n\n\
@@ -204,14 +173,7 @@ impl App {
             v.finish()?;
         }
         let mut tx = self.db().begin().await?;
-        let request = sqlx::query!(
-            "SELECT email, display_name, password_hash, organization_name FROM signup_requests
-             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() FOR UPDATE",
-            &plain_hash(&input.token)[..],
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| {
+        let request = store::signups::lock_live(&mut tx, &plain_hash(&input.token)[..]).await?.ok_or_else(|| {
             Error::invalid_field("token", "invalid_token", "unknown, used or expired link; sign up again")
         })?;
         // Only whoever chose the password may finish: an address's owner
@@ -221,15 +183,7 @@ impl App {
             .await
             .map_err(|e| Error::Internal(anyhow::anyhow!("password check task: {e}")))?;
         if !matches {
-            sqlx::query!(
-                "UPDATE signup_requests SET attempts = attempts + 1,
-                     used_at = CASE WHEN attempts + 1 >= $2 THEN now() END
-                 WHERE token_hash = $1",
-                &plain_hash(&input.token)[..],
-                SIGNUP_CONFIRM_ATTEMPTS,
-            )
-            .execute(&mut *tx)
-            .await?;
+            store::signups::wrong_password(&mut tx, &plain_hash(&input.token)[..], SIGNUP_CONFIRM_ATTEMPTS).await?;
             tx.commit().await?;
             return Err(Error::invalid_field(
                 "password",
@@ -237,45 +191,19 @@ impl App {
                 "not the password chosen when signing up (after 5 wrong ones the link ends)",
             ));
         }
-        sqlx::query!("UPDATE signup_requests SET used_at = now() WHERE token_hash = $1", &plain_hash(&input.token)[..])
-            .execute(&mut *tx)
-            .await?;
+        store::signups::spend(&mut tx, &plain_hash(&input.token)[..]).await?;
         let organization_name = input.organization_name.clone().unwrap_or(request.organization_name);
         let user_id = UserId::generate();
-        let user = sqlx::query_as!(
-            UserRow,
-            "INSERT INTO users (id, email, display_name, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, now())
-             RETURNING id, email, display_name, email_verified_at, created_at",
+        let user = store::users::insert_verified(
+            &mut tx,
             user_id.uuid(),
-            request.email,
-            request.display_name,
-            request.password_hash,
+            &request.email,
+            &request.display_name,
+            &request.password_hash,
         )
-        .fetch_one(&mut *tx)
-        .await
-        // Only the address's owner holds this link, so saying so reveals nothing.
-        .map_err(or_unique(|| {
-            Error::conflict("email_taken", "an account with this e-mail address exists; sign in instead")
-        }))?;
-        let org = sqlx::query!(
-            "INSERT INTO organizations (id, name, display_name) VALUES ($1, $2, $3) RETURNING id",
-            OrgId::generate().uuid(),
-            organization_name,
-            organization_name,
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(or_unique(|| {
-            Error::invalid_field(
-                "organization_name",
-                "taken",
-                "an organization with this name was made meanwhile; confirm again with another organization_name",
-            )
-        }))?
-        .id;
-        sqlx::query!("INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')", org, user.id)
-            .execute(&mut *tx)
-            .await?;
+        .await?;
+        let org = store::orgs::insert_for_signup(&mut tx, OrgId::generate().uuid(), &organization_name).await?;
+        store::memberships::insert_owner(&mut tx, org, user.id).await?;
         let actor = self.user_context(ctx, user.id, org, OrgRole::Owner);
         audit::record(
             &mut tx,
@@ -322,25 +250,14 @@ impl App {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let mut tx = self.db().begin().await?;
         let user = spend_email_token(&mut tx, &input.token, "verify_email").await?;
-        let was_verified = sqlx::query_scalar!("SELECT email_verified_at FROM users WHERE id = $1 FOR UPDATE", user)
-            .fetch_one(&mut *tx)
-            .await?
-            .is_some();
+        let was_verified = store::users::lock_verified(&mut tx, user).await?;
         if !was_verified {
             // Whoever made this account before its address was proven may
             // hold its password, sessions and tokens (a pre-hijack): all end,
             // and the owner sets a password by resetting it.
             self.evict_everyone_but_the_owner(&mut tx, ctx, user).await?;
         }
-        let row = sqlx::query_as!(
-            UserRow,
-            "UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now(),
-                 made_through_sso_org = NULL, made_through_sso_issuer = NULL
-             WHERE id = $1 RETURNING id, email, display_name, email_verified_at, created_at",
-            user,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = store::users::mark_verified(&mut tx, user).await?;
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.email_verified", "success", json!({})).await?;
         tx.commit().await?;
         Ok(row.into_view())
@@ -357,15 +274,8 @@ impl App {
         v.finish()?;
         let parted = tokio::time::Instant::now();
         let mut tx = self.db().begin().await?;
-        let recent = sqlx::query_scalar!(
-            r#"SELECT count(*) AS "n!" FROM mail_outbox WHERE to_address = $1
-               AND kind IN ('password_reset', 'password_reset_unknown') AND created_at > now() - interval '1 hour'"#,
-            email
-        )
-        .fetch_one(&mut *tx)
-        .await?;
-        let user =
-            sqlx::query!("SELECT id, display_name FROM users WHERE email = $1", email).fetch_optional(&mut *tx).await?;
+        let recent = store::users::reset_mails_this_hour(&mut tx, &email).await?;
+        let user = store::users::find_by_email(&mut tx, &email, Lock::None).await?;
         let public_url = &self.config().http.public_url;
         if recent >= RESET_MAILS_PER_HOUR {
             tracing::info!("password reset mail not sent: this address was mailed enough this hour");
@@ -433,44 +343,25 @@ impl App {
         self.rate_limits().check_login(ctx.source_ip.as_deref())?;
         let mut tx = self.db().begin().await?;
         let user = spend_email_token(&mut tx, &input.token, "password_reset").await?;
-        let email = sqlx::query_scalar!("SELECT email FROM users WHERE id = $1", user).fetch_one(&mut *tx).await?;
+        let email = store::users::email(&mut tx, user).await?;
         let mut v = Validator::new();
         if let Err(reason) = password::check_policy(&input.password, &email) {
             v.push("password", "weak_password", reason);
         }
         v.finish()?;
         let hash = hash_password(input.password.clone()).await?;
-        let was_verified = sqlx::query_scalar!("SELECT email_verified_at FROM users WHERE id = $1 FOR UPDATE", user)
-            .fetch_one(&mut *tx)
-            .await?
-            .is_some();
+        let was_verified = store::users::lock_verified(&mut tx, user).await?;
         if !was_verified {
             // Whoever made this account before its address was proven may
             // hold credentials and have set things up with it (a
             // pre-hijack): they all end, as when the address is proven.
             self.evict_everyone_but_the_owner(&mut tx, ctx, user).await?;
         }
-        sqlx::query!(
-            "UPDATE users SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, now()),
-                 made_through_sso_org = NULL, made_through_sso_issuer = NULL,
-                 updated_at = now(), version = version + 1
-             WHERE id = $1",
-            user,
-            hash,
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!(
-            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'password_reset'
-             WHERE user_id = $1 AND revoked_at IS NULL",
-            user,
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!("DELETE FROM login_failures WHERE email = $1", email).execute(&mut *tx).await?;
+        store::users::set_password_from_reset(&mut tx, user, &hash).await?;
+        store::sessions::revoke_all_of_user(&mut tx, user, "password_reset").await?;
+        store::users::clear_login_failures(&mut tx, &email).await?;
         // Whoever held the account may hold kubeconfigs from it: they end too.
-        let orgs =
-            sqlx::query_scalar!("SELECT org_id FROM memberships WHERE user_id = $1", user).fetch_all(&mut *tx).await?;
+        let orgs = store::memberships::org_ids_of_user(&mut tx, user).await?;
         for org in orgs {
             let text = UserId::from_uuid(user).to_string();
             let reach = crate::app::infra::clusters::pki::Reach::Organization;
@@ -518,23 +409,9 @@ impl App {
     ) -> Result<()> {
         let made = self.evict_maker(tx, ctx, user).await?;
         for account in made {
-            sqlx::query!(
-                "UPDATE users SET password_hash = NULL, email_verified_at = NULL, version = version + 1
-                 WHERE id = $1",
-                account
-            )
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query!(
-                "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
-                 WHERE user_id = $1 AND revoked_at IS NULL",
-                account
-            )
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", account)
-                .execute(&mut *tx)
-                .await?;
+            store::users::unprove(&mut *tx, account).await?;
+            store::sessions::revoke_all_of_user(&mut *tx, account, "address_proven").await?;
+            store::tokens::revoke_personal(&mut *tx, account).await?;
             self.revoke_user_cluster_credentials(tx, ctx, account, None, "address_proven").await?;
             let details = json!({ "reason": "made_through_an_evicted_identity_provider" });
             self.audit_in_user_orgs(tx, ctx, account, "user.address_unproven", "success", details).await?;
@@ -545,9 +422,7 @@ impl App {
     /// The maker's share of [`App::evict_everyone_but_the_owner`]; answers
     /// the accounts the identity providers it set up made.
     async fn evict_maker(&self, tx: &mut PgConnection, ctx: &RequestContext, user: Uuid) -> Result<Vec<Uuid>> {
-        sqlx::query!("UPDATE users SET password_hash = NULL, version = version + 1 WHERE id = $1", user)
-            .execute(&mut *tx)
-            .await?;
+        store::users::clear_password(&mut *tx, user).await?;
         // Hold every organization the maker reached (as
         // principals::hold_live_credential does) before reading what they
         // made: nothing made there meanwhile escapes the eviction.
@@ -560,124 +435,40 @@ impl App {
         let account_ids: Vec<Uuid> = accounts.iter().map(|(account, _)| *account).collect();
         let makers: Vec<Uuid> = std::iter::once(user).chain(account_ids.iter().copied()).collect();
         let orgs = reached_orgs(&mut *tx, user, &makers).await?;
-        sqlx::query!(
-            "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
-             WHERE user_id = $1 AND revoked_at IS NULL",
-            user
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!(
-            "UPDATE api_tokens SET revoked_at = now()
-             WHERE (user_id = $1 OR created_by = $1 OR service_account_id = ANY($2)) AND revoked_at IS NULL",
-            user,
-            &account_ids,
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!(
-            "DELETE FROM trust_policies WHERE created_by = ANY($1) OR service_account_id = ANY($2)",
-            &makers,
-            &account_ids
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query!(
-            "UPDATE exchanged_tokens SET revoked_at = now() WHERE service_account_id = ANY($1) AND revoked_at IS NULL",
-            &account_ids
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::sessions::revoke_all_of_user(&mut *tx, user, "address_proven").await?;
+        store::tokens::revoke_held_or_made_by(&mut *tx, user, &account_ids).await?;
+        store::service_accounts::delete_trust_policies_made_by(&mut *tx, &makers, &account_ids).await?;
+        store::service_accounts::revoke_exchanged_tokens(&mut *tx, &account_ids).await?;
         // Who may sign in to an organization, and as what: settings the
         // maker made go (single sign-on is off until an owner sets it again).
         // Domains first, in the order `domain_delete` takes them.
-        let domains =
-            sqlx::query!("DELETE FROM org_domains WHERE verified_by = ANY($1) RETURNING org_id, domain", &makers)
-                .fetch_all(&mut *tx)
-                .await?;
+        let domains = store::domains::delete_verified_by(&mut *tx, &makers).await?;
         // Pending link requests before the settings, in the order a link
         // confirmation takes them.
-        sqlx::query!(
-            "DELETE FROM sso_link_requests r USING sso_providers p
-             WHERE p.updated_by = ANY($1) AND r.org_id = p.org_id AND r.issuer = p.issuer",
-            &makers
-        )
-        .execute(&mut *tx)
-        .await?;
-        let sso =
-            sqlx::query!("DELETE FROM sso_providers WHERE updated_by = ANY($1) RETURNING org_id, issuer", &makers)
-                .fetch_all(&mut *tx)
-                .await?;
+        store::sso::delete_link_requests_made_by(&mut *tx, &makers).await?;
+        let sso = store::sso::delete_made_by(&mut *tx, &makers).await?;
         // Whoever signed in through the maker's identity provider signs in
         // that way no more: their links and single sign-on sessions end.
         let mut through_sso: Vec<(Uuid, Uuid)> = Vec::new();
         let mut made_through_sso: Vec<Uuid> = Vec::new();
         for provider in &sso {
-            let users = sqlx::query_scalar!(
-                "DELETE FROM sso_identities WHERE org_id = $1 AND issuer = $2 RETURNING user_id",
-                provider.org_id,
-                provider.issuer,
-            )
-            .fetch_all(&mut *tx)
-            .await?;
-            sqlx::query!(
-                "UPDATE sessions SET revoked_at = now(), revoked_reason = 'address_proven'
-                 WHERE sso_org_id = $1 AND revoked_at IS NULL",
-                provider.org_id,
-            )
-            .execute(&mut *tx)
-            .await?;
+            let users = store::sso::delete_identities_of(&mut *tx, provider.org_id, &provider.issuer).await?;
+            store::sessions::revoke_through_sso(&mut *tx, provider.org_id).await?;
             through_sso.extend(users.into_iter().filter(|u| *u != user).map(|u| (provider.org_id, u)));
-            made_through_sso.extend(
-                sqlx::query_scalar!(
-                    "SELECT id FROM users WHERE made_through_sso_org = $1 AND made_through_sso_issuer = $2 AND id <> $3",
-                    provider.org_id,
-                    provider.issuer,
-                    user,
-                )
-                .fetch_all(&mut *tx)
-                .await?,
-            );
+            made_through_sso
+                .extend(store::users::made_through_sso(&mut *tx, provider.org_id, &provider.issuer, user).await?);
         }
-        sqlx::query!("DELETE FROM sso_identities WHERE user_id = $1", user).execute(&mut *tx).await?;
-        let invitations = sqlx::query!(
-            "UPDATE invitations SET revoked_at = now()
-             WHERE invited_by = ANY($1) AND accepted_at IS NULL AND revoked_at IS NULL RETURNING org_id",
-            &makers
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        let joined = sqlx::query!(
-            "SELECT org_id, accepted_by FROM invitations WHERE invited_by = ANY($1) AND accepted_by IS NOT NULL",
-            &makers
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        let hooks = sqlx::query!(
-            "DELETE FROM deploy_hooks WHERE created_by = ANY($1) OR secret_issued_to = ANY($1) RETURNING id, org_id",
-            &makers
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        store::sso::delete_identities_of_user(&mut *tx, user).await?;
+        let invitations = store::invitations::revoke_sent_by(&mut *tx, &makers).await?;
+        let joined = store::invitations::joined_through(&mut *tx, &makers).await?;
+        let hooks = store::eviction::delete_hooks(&mut *tx, &makers).await?;
         // A secret the maker held before someone else rotated it stops now,
         // not when its grace period would have ended.
-        let old_secrets = sqlx::query!(
-            "UPDATE deploy_hooks SET previous_secret_enc = NULL, previous_secret_expires_at = NULL,
-                 previous_secret_issued_to = NULL
-             WHERE previous_secret_issued_to = ANY($1) RETURNING id, org_id",
-            &makers
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        let old_secrets = store::eviction::end_previous_hook_secrets(&mut *tx, &makers).await?;
         for hook in hooks.iter().map(|h| h.id).chain(old_secrets.iter().map(|h| h.id)) {
             self.hook_secrets.forget(hook);
         }
-        let endpoints = sqlx::query!(
-            "SELECT id, org_id, url FROM webhook_endpoints WHERE created_by = ANY($1) AND disabled_at IS NULL",
-            &makers
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        let endpoints = store::eviction::endpoints(&mut *tx, &makers).await?;
         for endpoint in &endpoints {
             let reason = "made by whoever held an account before its address was proven";
             self.disable_endpoint(&mut *tx, endpoint.org_id, endpoint.id, &endpoint.url, reason).await?;
@@ -711,7 +502,7 @@ impl App {
                     details: json!({
                         "service_accounts_revoked": accounts.iter().filter(|(_, o)| in_org(o))
                             .map(|(a, _)| crate::ids::ServiceAccountId::from_uuid(*a)).collect::<Vec<_>>(),
-                        "invitations_revoked": invitations.iter().filter(|i| in_org(&i.org_id)).count(),
+                        "invitations_revoked": invitations.iter().filter(|o| in_org(o)).count(),
                         "deploy_hooks_deleted": hooks.iter().filter(|h| in_org(&h.org_id))
                             .map(|h| crate::ids::DeployHookId::from_uuid(h.id)).collect::<Vec<_>>(),
                         "webhook_endpoints_disabled": endpoints.iter().filter(|e| in_org(&e.org_id))
@@ -744,8 +535,7 @@ impl App {
         outcome: &str,
         details: serde_json::Value,
     ) -> Result<()> {
-        let orgs =
-            sqlx::query!("SELECT org_id, role FROM memberships WHERE user_id = $1", user).fetch_all(&mut *tx).await?;
+        let orgs = store::memberships::of_user(&mut *tx, user).await?;
         let record = |details: serde_json::Value| AuditRecord {
             action,
             resource_type: "user",
@@ -770,35 +560,23 @@ impl App {
         let principal = &ctx.principal;
         let (kind, user, memberships) = match principal.kind {
             PrincipalKind::User => {
-                let user = sqlx::query_as!(
-                    UserRow,
-                    "SELECT id, email, display_name, email_verified_at, created_at FROM users WHERE id = $1",
-                    principal.id,
-                )
-                .fetch_optional(self.db())
-                .await?
-                .ok_or(Error::Unauthenticated)?;
+                let mut conn = self.db().acquire().await?;
+                let user = store::users::find(&mut conn, principal.id).await?.ok_or(Error::Unauthenticated)?;
                 // A session from an identity provider, and an API token (which
                 // acts in one organization), see only that organization.
                 let bound = match principal.credential {
                     moke_iam::Credential::Session { sso_org, .. } => sso_org,
                     _ => Some(principal.org_id),
                 };
-                let memberships = sqlx::query!(
-                    "SELECT m.org_id, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
-                     WHERE m.user_id = $1 AND ($2::uuid IS NULL OR m.org_id = $2) ORDER BY m.created_at",
-                    principal.id,
-                    bound,
-                )
-                .fetch_all(self.db())
-                .await?
-                .into_iter()
-                .map(|m| MembershipSummary {
-                    organization: OrgId::from_uuid(m.org_id),
-                    organization_name: m.name,
-                    role: OrgRole::parse(&m.role).unwrap_or(OrgRole::Viewer),
-                })
-                .collect();
+                let memberships = store::memberships::summaries(&mut conn, principal.id, bound)
+                    .await?
+                    .into_iter()
+                    .map(|m| MembershipSummary {
+                        organization: OrgId::from_uuid(m.org_id),
+                        organization_name: m.name,
+                        role: OrgRole::parse(&m.role).unwrap_or(OrgRole::Viewer),
+                    })
+                    .collect();
                 ("user", Some(user.into_view()), memberships)
             }
             _ => ("service_account", None, Vec::new()),
@@ -812,53 +590,4 @@ impl App {
             memberships,
         })
     }
-}
-
-/// Every organization where `user` is a member or `makers` made something
-/// an eviction ends, in lock order.
-async fn reached_orgs(conn: &mut PgConnection, user: Uuid, makers: &[Uuid]) -> Result<Vec<Uuid>> {
-    Ok(sqlx::query_scalar!(
-        r#"SELECT org_id AS "org_id!" FROM (
-               SELECT org_id FROM memberships WHERE user_id = $1
-               UNION SELECT org_id FROM service_accounts WHERE id = ANY($2)
-               UNION SELECT org_id FROM deploy_hooks
-                     WHERE created_by = ANY($2) OR secret_issued_to = ANY($2) OR previous_secret_issued_to = ANY($2)
-               UNION SELECT org_id FROM webhook_endpoints WHERE created_by = ANY($2) AND disabled_at IS NULL
-               UNION SELECT org_id FROM invitations
-                     WHERE invited_by = ANY($2) AND (accepted_by IS NOT NULL OR revoked_at IS NULL)
-               UNION SELECT org_id FROM sso_providers WHERE updated_by = ANY($2)
-               UNION SELECT org_id FROM org_domains WHERE verified_by = ANY($2)
-           ) reached ORDER BY org_id"#,
-        user,
-        makers,
-    )
-    .fetch_all(conn)
-    .await?)
-}
-
-/// The service accounts `user` made or gave a credential (a token, a trust
-/// policy), and those such service accounts did the same for, with their
-/// organizations.
-async fn made_by(conn: &mut PgConnection, user: Uuid) -> Result<Vec<(Uuid, Uuid)>> {
-    Ok(sqlx::query!(
-        r#"WITH RECURSIVE reached(id) AS (
-               SELECT $1::uuid
-               UNION
-               SELECT next.id FROM reached r, LATERAL (
-                   SELECT s.id FROM service_accounts s WHERE s.created_by = r.id
-                   UNION ALL
-                   SELECT t.service_account_id FROM api_tokens t
-                   WHERE t.created_by = r.id AND t.service_account_id IS NOT NULL
-                   UNION ALL
-                   SELECT p.service_account_id FROM trust_policies p WHERE p.created_by = r.id
-               ) next(id)
-           )
-           SELECT sa.id, sa.org_id FROM reached r JOIN service_accounts sa ON sa.id = r.id"#,
-        user
-    )
-    .fetch_all(conn)
-    .await?
-    .into_iter()
-    .map(|row| (row.id, row.org_id))
-    .collect())
 }
