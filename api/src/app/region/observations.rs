@@ -133,6 +133,7 @@ impl App {
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
         use crate::app::infra::store::{clusters, node_pools};
+        use crate::app::workloads::store::deployments;
         let status = jsonb::to_column(&ObservedStored {
             phase: report.phase.clone(),
             conditions: report.conditions.iter().map(ConditionStored::from).collect(),
@@ -158,36 +159,14 @@ impl App {
                     .await?
             }
             (ResourceKind::Deployment, true) => {
-                sqlx::query!(
-                    "DELETE FROM deployments d USING clusters c
-                     WHERE d.id = $1 AND d.deletion_requested_at IS NOT NULL AND c.id = d.cluster_id AND c.region = $2",
-                    report.resource_id,
-                    report.region,
-                )
-                .execute(&mut *tx)
-                .await?;
+                deployments::remove_gone(&mut tx, report.resource_id, &report.region).await?
             }
             (ResourceKind::Deployment, false) => {
                 // A report that the current pod template runs everywhere makes it the last good one.
                 let rolled_out = report.phase == "running";
                 let revision = report.workload.as_ref().map(|w| w.revision);
-                sqlx::query!(
-                    "UPDATE deployments d SET status = $2, observed_generation = $3, observed_at = now(),
-                         last_good_revision = CASE WHEN $4 AND d.template_revision = $5 AND d.generation = $3
-                             THEN d.template_revision ELSE d.last_good_revision END,
-                         rollout_operation_id = CASE WHEN $4 AND d.generation = $3
-                             THEN NULL ELSE d.rollout_operation_id END
-                     FROM clusters c
-                     WHERE d.id = $1 AND d.observed_generation <= $3 AND c.id = d.cluster_id AND c.region = $6",
-                    report.resource_id,
-                    status,
-                    report.observed_generation,
-                    rolled_out,
-                    revision,
-                    report.region,
-                )
-                .execute(&mut *tx)
-                .await?;
+                let (id, generation) = (report.resource_id, report.observed_generation);
+                deployments::observe(&mut tx, id, &report.region, status, generation, rolled_out, revision).await?
             }
         }
         tx.commit().await?;

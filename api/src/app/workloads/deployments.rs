@@ -5,20 +5,23 @@
 //! failed and, when the deployment asks for it, rolled back to the last
 //! revision that rolled out fully.
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use moke_iam::Action;
 use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::app::authz::Lock;
-use crate::app::error::{Validator, or_unique};
+use crate::app::authz::{Authorized, Lock};
+use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::region::observed::ObservedStored;
-use crate::app::workloads::store::DeploymentSpecStored;
+use crate::app::workloads::store::deployments::{
+    self as store, DeploymentRow, NewDeployment, ProjectDeploymentKey, SpecChange,
+};
+use crate::app::workloads::store::revisions::{self, NewRevision};
 use crate::app::{
     App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
     workloads::workload_spec,
@@ -27,35 +30,7 @@ use crate::ids::{ClusterId, ClusterKind, DeploymentId, DeploymentKind, ProjectKi
 use crate::model::*;
 use moke_proto::region as pb;
 
-struct DeploymentRow {
-    id: Uuid,
-    org_id: Uuid,
-    cluster_id: Uuid,
-    namespace: String,
-    name: String,
-    labels: serde_json::Value,
-    spec: serde_json::Value,
-    generation: i64,
-    version: i64,
-    revision: i64,
-    template_revision: i64,
-    last_good_revision: Option<i64>,
-    requested_cpu_millis: i64,
-    rollout_operation_id: Option<Uuid>,
-    last_error: Option<serde_json::Value>,
-    status: serde_json::Value,
-    observed_generation: i64,
-    observed_at: Option<DateTime<Utc>>,
-    deletion_requested_at: Option<DateTime<Utc>>,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
-}
-
 impl DeploymentRow {
-    fn spec(&self) -> Result<DeploymentSpec> {
-        read_spec(&self.spec)
-    }
-
     fn into_view(self, region_silent: bool) -> Result<DeploymentView> {
         let spec = self.spec()?;
         let status: ObservedStored = jsonb::from_column("deployment status", &self.status)?;
@@ -102,60 +77,18 @@ impl DeploymentRow {
     }
 }
 
-/// Finds a deployment of a cluster's namespace, by id or name.
+/// A deployment in a namespace of a cluster the caller has already looked
+/// up (and so may act on).
 async fn find(
     conn: &mut PgConnection,
-    cluster: &ClusterRow,
+    cluster: &Authorized<ClusterRow>,
     namespace: &str,
     deployment: &ResourceRef<DeploymentKind>,
-    lock: bool,
+    lock: Lock,
 ) -> Result<DeploymentRow> {
-    let row = if lock {
-        sqlx::query_as!(
-            DeploymentRow,
-            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)
-             FOR UPDATE",
-            cluster.id,
-            namespace,
-            deployment.id(),
-            deployment.name(),
-        )
-        .fetch_optional(conn)
+    store::find(conn, cluster.id, namespace, deployment.id(), deployment.name(), lock)
         .await?
-    } else {
-        sqlx::query_as!(
-            DeploymentRow,
-            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)",
-            cluster.id,
-            namespace,
-            deployment.id(),
-            deployment.name(),
-        )
-        .fetch_optional(conn)
-        .await?
-    };
-    row.ok_or_else(|| Error::not_found("deployment", deployment.describe()))
-}
-
-/// Locks a deployment by id, for the server's own work (rollout deadlines,
-/// webhook deliveries); callers check whose it is.
-async fn lock_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<DeploymentRow>> {
-    Ok(sqlx::query_as!(
-        DeploymentRow,
-        "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
-                observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-         FROM deployments WHERE id = $1 FOR UPDATE",
-        id
-    )
-    .fetch_optional(conn)
-    .await?)
+        .ok_or_else(|| Error::not_found("deployment", deployment.describe()))
 }
 
 fn requested_cpu(spec: &DeploymentSpec) -> i64 {
@@ -202,13 +135,7 @@ impl App {
         added: i64,
         cpu_delta: i64,
     ) -> Result<()> {
-        let usage = sqlx::query!(
-            r#"SELECT count(*) AS "deployments!", COALESCE(sum(requested_cpu_millis), 0)::bigint AS "cpu!"
-               FROM deployments WHERE cluster_id = $1"#,
-            cluster.id
-        )
-        .fetch_one(tx)
-        .await?;
+        let usage = store::usage(tx, cluster.id).await?;
         let limits = &self.config().workload_quotas;
         if added > 0 && usage.deployments + added > limits.max_deployments_per_cluster {
             return Err(Error::QuotaExceeded {
@@ -218,11 +145,11 @@ impl App {
                 requested: added,
             });
         }
-        if cpu_delta > 0 && usage.cpu + cpu_delta > limits.max_requested_cpu_millis_per_cluster {
+        if cpu_delta > 0 && usage.cpu_millis + cpu_delta > limits.max_requested_cpu_millis_per_cluster {
             return Err(Error::QuotaExceeded {
                 quota: "requested_cpu_millis_per_cluster",
                 limit: limits.max_requested_cpu_millis_per_cluster,
-                usage: usage.cpu,
+                usage: usage.cpu_millis,
                 requested: cpu_delta,
             });
         }
@@ -245,7 +172,6 @@ impl App {
         command::workload(header, id, namespace, spec, template_revision)
     }
 
-    /// `deployment_create`.
     pub async fn deployment_create(
         &self,
         ctx: &RequestContext,
@@ -273,28 +199,18 @@ impl App {
             }
             self.check_workload_quotas(&mut tx, &cluster_row, 1, requested_cpu(&spec)).await?;
             let id = DeploymentId::generate();
-            sqlx::query!(
-                "INSERT INTO deployments (id, org_id, project_id, cluster_id, namespace, name, labels, spec,
-                     requested_cpu_millis)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                id.uuid(),
-                cluster_row.org_id,
-                cluster_row.project_id,
-                cluster_row.id,
-                at.namespace,
-                input.name,
-                json!(input.labels),
-                write_spec(&spec),
-                requested_cpu(&spec),
-            )
-            .execute(&mut *tx)
-            .await
-            .map_err(or_unique(|| {
-                Error::conflict(
-                    "already_exists",
-                    format!("a deployment named {:?} already exists in namespace {:?}", input.name, at.namespace),
-                )
-            }))?;
+            let new = NewDeployment {
+                id: id.uuid(),
+                org: cluster_row.org_id,
+                project: cluster_row.project_id,
+                cluster: cluster_row.id,
+                namespace: at.namespace,
+                name: &input.name,
+                labels: &input.labels,
+                spec: &spec,
+                requested_cpu_millis: requested_cpu(&spec),
+            };
+            store::insert(&mut tx, new).await?;
             insert_revision(&mut tx, id.uuid(), 1, &spec, "create", ctx).await?;
             let region = cluster_row.spec()?.region;
             let op = self
@@ -325,7 +241,7 @@ impl App {
                     },
                 )
                 .await?;
-            set_rollout(&mut tx, id.uuid(), &op).await?;
+            store::set_rollout(&mut tx, id.uuid(), op.id.uuid()).await?;
             claim.complete(&mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
@@ -333,7 +249,6 @@ impl App {
         .await
     }
 
-    /// `deployment_list`.
     pub async fn deployment_list(
         &self,
         ctx: &RequestContext,
@@ -343,20 +258,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         super::namespaces::exists(&mut conn, &cluster_row, at.namespace).await?;
-        let rows = sqlx::query_as!(
-            DeploymentRow,
-            "SELECT id, org_id, cluster_id, namespace, name, labels, spec, generation, version, revision,
-                    template_revision, last_good_revision, requested_cpu_millis, rollout_operation_id, last_error, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
-             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND ($3::uuid IS NULL OR id > $3)
-             ORDER BY id LIMIT $4",
-            cluster_row.id,
-            at.namespace,
-            page.after,
-            page.fetch_limit(),
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let rows = store::list(&mut conn, cluster_row.id, at.namespace, &page).await?;
         let silent = self.region_silent(&cluster_row.region()?);
         let views = rows.into_iter().map(|row| row.into_view(silent)).collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |d| d.id.uuid()))
@@ -371,7 +273,7 @@ impl App {
     ) -> Result<DeploymentView> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
-        let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
+        let row = find(&mut conn, &cluster_row, at.namespace, deployment, Lock::None).await?;
         row.into_view(self.region_silent(&cluster_row.region()?))
     }
 
@@ -384,19 +286,13 @@ impl App {
     ) -> Result<Vec<RevisionView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
-        let row = find(&mut conn, &cluster_row, at.namespace, deployment, false).await?;
-        let rows = sqlx::query!(
-            "SELECT revision, spec, cause, created_by, created_at FROM deployment_revisions
-             WHERE deployment_id = $1 ORDER BY revision DESC",
-            row.id
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let row = find(&mut conn, &cluster_row, at.namespace, deployment, Lock::None).await?;
+        let rows = revisions::list(&mut conn, row.id).await?;
         rows.into_iter()
             .map(|r| {
                 Ok(RevisionView {
                     revision: r.revision,
-                    spec: read_spec(&r.spec)?,
+                    spec: r.spec()?,
                     cause: r.cause,
                     created_by: r.created_by,
                     created_at: r.created_at,
@@ -418,7 +314,7 @@ impl App {
         let mut tx = self.db().begin().await?;
         let cluster_row =
             clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
+        let row = find(&mut tx, &cluster_row, at.namespace, deployment, Lock::ForUpdate).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the deployment or its cluster is being deleted"));
@@ -483,22 +379,16 @@ impl App {
         let revision = row.revision + i64::from(changed);
         let template_revision =
             if workload_spec::same_template(&spec, current) { row.template_revision } else { revision };
-        sqlx::query!(
-            "UPDATE deployments SET labels = COALESCE($2, labels), spec = $3, generation = $4, revision = $5,
-                 template_revision = $6, requested_cpu_millis = $7, last_error = CASE WHEN $8 THEN NULL ELSE last_error END,
-                 version = version + 1, updated_at = now()
-             WHERE id = $1",
-            row.id,
-            labels.as_ref().map(|l| json!(l)),
-            write_spec(&spec),
+        let next = SpecChange {
+            labels: labels.as_ref(),
+            spec: &spec,
             generation,
             revision,
             template_revision,
-            requested_cpu(&spec),
+            requested_cpu_millis: requested_cpu(&spec),
             changed,
-        )
-        .execute(&mut *tx)
-        .await?;
+        };
+        store::update_spec(tx, row.id, next).await?;
         if changed {
             insert_revision(tx, row.id, revision, &spec, cause, ctx).await?;
         }
@@ -533,7 +423,7 @@ impl App {
             )
             .await?;
         if changed {
-            set_rollout(tx, row.id, &op).await?;
+            store::set_rollout(tx, row.id, op.id.uuid()).await?;
         }
         Ok(op)
     }
@@ -549,15 +439,10 @@ impl App {
         let mut tx = self.db().begin().await?;
         let cluster_row =
             clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let row = find(&mut tx, &cluster_row, at.namespace, deployment, true).await?;
+        let row = find(&mut tx, &cluster_row, at.namespace, deployment, Lock::ForUpdate).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
-            let existing = sqlx::query_scalar!(
-                "SELECT id FROM operations WHERE target_id = $1 AND kind = 'deployment_delete' ORDER BY id DESC LIMIT 1",
-                row.id
-            )
-            .fetch_optional(&mut *tx)
-            .await?;
+            let existing = store::pending_delete_operation(&mut tx, row.id).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
@@ -565,15 +450,7 @@ impl App {
         }
         let spec = row.spec()?;
         let generation = row.generation + 1;
-        sqlx::query!(
-            "UPDATE deployments SET deletion_requested_at = now(), generation = $2, rollout_operation_id = NULL,
-                 version = version + 1, updated_at = now()
-             WHERE id = $1",
-            row.id,
-            generation,
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::request_deletion(&mut tx, row.id, generation).await?;
         let region = cluster_row.spec()?.region;
         let op = self
             .record_change(
@@ -612,17 +489,8 @@ impl App {
     /// in a silent region are left alone: nothing can be known of them.
     /// Returns how many rollouts were failed.
     pub async fn enforce_rollout_deadlines_once(&self) -> Result<usize> {
-        let overdue = sqlx::query!(
-            r#"SELECT d.id, d.rollout_operation_id AS "operation_id!", c.spec->>'region' AS "region!"
-               FROM deployments d
-               JOIN operations o ON o.id = d.rollout_operation_id
-               JOIN clusters c ON c.id = d.cluster_id
-               WHERE o.status IN ('pending', 'running')
-                 AND o.created_at + make_interval(secs => (d.spec->'strategy'->>'progress_deadline_seconds')::float8)
-                     < now()"#
-        )
-        .fetch_all(self.db())
-        .await?;
+        // The connection goes back before each failure takes its own.
+        let overdue = store::overdue_rollouts(&mut *self.db().acquire().await?).await?;
         let mut failed = 0;
         for item in overdue.into_iter().filter(|item| !self.region_silent(&item.region)) {
             failed += usize::from(self.fail_rollout(item.id, item.operation_id).await?);
@@ -633,7 +501,7 @@ impl App {
     async fn fail_rollout(&self, deployment: Uuid, operation: Uuid) -> Result<bool> {
         let mut tx = self.db().begin().await?;
         let Some(row) =
-            lock_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
+            store::find_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
         else {
             return Ok(false);
         };
@@ -647,26 +515,10 @@ impl App {
             rollback_to.map(|r| format!("; rolled back to revision {r}")).unwrap_or_default()
         );
         let error = OperationError { code: "progress_deadline_exceeded".into(), message };
-        let finished = sqlx::query!(
-            "UPDATE operations SET status = 'failed', step = 'progress_deadline_exceeded', progress = 100,
-                 error = $2, updated_at = now(), finished_at = now()
-             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')",
-            operation,
-            json!(error),
-        )
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if finished == 0 {
+        if !store::fail_rollout_operation(&mut tx, operation, &error).await? {
             return Ok(false);
         }
-        sqlx::query!(
-            "UPDATE deployments SET last_error = $2, rollout_operation_id = NULL WHERE id = $1",
-            row.id,
-            json!(error)
-        )
-        .execute(&mut *tx)
-        .await?;
+        store::rollout_failed(&mut tx, row.id, &error).await?;
         let ctx = RequestContext::system(row.org_id);
         crate::app::kernel::audit::record(
             &mut tx,
@@ -696,9 +548,7 @@ impl App {
             )
             .await?;
             // The failure stays visible until a person changes the deployment.
-            sqlx::query!("UPDATE deployments SET last_error = $2 WHERE id = $1", row.id, json!(error))
-                .execute(&mut *tx)
-                .await?;
+            store::set_last_error(&mut tx, row.id, &error).await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -714,20 +564,15 @@ pub(in crate::app) async fn find_in_project(
 ) -> Result<Uuid> {
     let cluster = ResourceRef::<ClusterKind>::parse(&target.cluster);
     let deployment = ResourceRef::<DeploymentKind>::parse(&target.deployment);
-    sqlx::query_scalar!(
-        "SELECT d.id FROM deployments d JOIN clusters c ON c.id = d.cluster_id
-         WHERE c.project_id = $1 AND (c.id = $2 OR c.name = $3) AND d.namespace = $4
-           AND (d.id = $5 OR d.name = $6) AND d.deletion_requested_at IS NULL",
-        project_id,
-        cluster.id(),
-        cluster.name(),
-        target.namespace,
-        deployment.id(),
-        deployment.name(),
-    )
-    .fetch_optional(conn)
-    .await?
-    .ok_or_else(|| {
+    let key = ProjectDeploymentKey {
+        project: project_id,
+        cluster_id: cluster.id(),
+        cluster_name: cluster.name(),
+        namespace: &target.namespace,
+        deployment_id: deployment.id(),
+        deployment_name: deployment.name(),
+    };
+    store::id_in_project(conn, key).await?.ok_or_else(|| {
         Error::not_found("deployment", format!("{}/{}/{}", target.cluster, target.namespace, target.deployment))
     })
 }
@@ -735,11 +580,10 @@ pub(in crate::app) async fn find_in_project(
 impl App {
     /// The image a deployment runs now (for a delivery naming only a tag or digest).
     pub(in crate::app) async fn deployment_image(&self, deployment: Uuid) -> Result<String> {
-        let spec = sqlx::query_scalar!("SELECT spec FROM deployments WHERE id = $1", deployment)
-            .fetch_optional(self.db())
+        let spec = store::spec_of(&mut *self.db().acquire().await?, deployment)
             .await?
             .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
-        Ok(read_spec(&spec)?.image)
+        Ok(spec.image)
     }
 
     /// Rolls out `image` on a deployment in `tx`, as `ctx` (a webhook acts
@@ -753,7 +597,7 @@ impl App {
         image: &str,
         cause: &str,
     ) -> Result<OperationView> {
-        let row = lock_by_id(&mut *tx, deployment)
+        let row = store::find_by_id(&mut *tx, deployment)
             .await?
             .filter(|row| row.org_id == ctx.principal.org_id)
             .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
@@ -771,6 +615,8 @@ impl App {
     }
 }
 
+/// Records a deployment's revision as made by `ctx` (`system` for the
+/// server's own changes).
 async fn insert_revision(
     tx: &mut PgConnection,
     deployment: Uuid,
@@ -783,45 +629,14 @@ async fn insert_revision(
         moke_iam::PrincipalKind::System => "system".to_string(),
         _ => crate::app::principal_ref(&ctx.principal),
     };
-    sqlx::query!(
-        "INSERT INTO deployment_revisions (deployment_id, revision, spec, cause, created_by) VALUES ($1, $2, $3, $4, $5)",
-        deployment,
-        revision,
-        write_spec(spec),
-        cause,
-        created_by,
-    )
-    .execute(tx)
-    .await?;
-    Ok(())
+    revisions::insert(tx, NewRevision { deployment, revision, spec, cause, created_by: &created_by }).await
 }
 
+/// The spec of a deployment's revision; one it never had is an invalid
+/// `revision` field.
 async fn revision_spec(tx: &mut PgConnection, deployment: Uuid, revision: i64) -> Result<DeploymentSpec> {
-    let spec = sqlx::query_scalar!(
-        "SELECT spec FROM deployment_revisions WHERE deployment_id = $1 AND revision = $2",
-        deployment,
-        revision
-    )
-    .fetch_optional(tx)
-    .await?
-    .ok_or_else(|| Error::invalid_field("revision", "not_found", format!("revision {revision} does not exist")))?;
-    read_spec(&spec)
-}
-
-/// A stored deployment spec (of a deployment or a revision).
-fn read_spec(column: &serde_json::Value) -> Result<DeploymentSpec> {
-    jsonb::from_column::<DeploymentSpecStored>("deployment spec", column).map(DeploymentSpec::from)
-}
-
-/// A deployment spec as stored.
-fn write_spec(spec: &DeploymentSpec) -> serde_json::Value {
-    jsonb::to_column(&DeploymentSpecStored::from(spec))
-}
-
-/// Watches `op` as the deployment's rollout (for its progress deadline).
-async fn set_rollout(tx: &mut PgConnection, deployment: Uuid, op: &OperationView) -> Result<()> {
-    sqlx::query!("UPDATE deployments SET rollout_operation_id = $2 WHERE id = $1", deployment, op.id.uuid())
-        .execute(tx)
-        .await?;
-    Ok(())
+    revisions::find(tx, deployment, revision)
+        .await?
+        .ok_or_else(|| Error::invalid_field("revision", "not_found", format!("revision {revision} does not exist")))?
+        .spec()
 }

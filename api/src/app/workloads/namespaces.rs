@@ -5,9 +5,10 @@ use moke_iam::Action;
 use serde_json::json;
 use sqlx::PgConnection;
 
-use crate::app::authz::Lock;
-use crate::app::error::{Validator, or_unique};
+use crate::app::authz::{Authorized, Lock};
+use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::workloads::store::namespaces as store;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
 use crate::ids::{ClusterId, ClusterKind, ProjectKind};
 use crate::model::{NamespaceCreate, NamespaceView};
@@ -15,20 +16,18 @@ use crate::model::{NamespaceCreate, NamespaceView};
 /// Namespaces Moke keeps for the cluster's own use.
 const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
 
-/// Fails with 404 unless the cluster has the namespace.
-pub(in crate::app) async fn exists(conn: &mut PgConnection, cluster: &ClusterRow, namespace: &str) -> Result<()> {
-    let found = sqlx::query_scalar!(
-        "SELECT 1 AS one FROM namespaces WHERE cluster_id = $1 AND name = $2",
-        cluster.id,
-        namespace
-    )
-    .fetch_optional(conn)
-    .await?;
+/// Fails with 404 unless the cluster (already looked up, and so one the
+/// caller may act in) has the namespace.
+pub(in crate::app) async fn exists(
+    conn: &mut PgConnection,
+    cluster: &Authorized<ClusterRow>,
+    namespace: &str,
+) -> Result<()> {
+    let found = store::find(conn, cluster.id, namespace, Lock::None).await?;
     found.map(|_| ()).ok_or_else(|| Error::not_found("namespace", namespace))
 }
 
 impl App {
-    /// `namespace_list`.
     pub async fn namespace_list(
         &self,
         ctx: &RequestContext,
@@ -37,10 +36,7 @@ impl App {
     ) -> Result<Vec<NamespaceView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let rows =
-            sqlx::query!("SELECT name, created_at FROM namespaces WHERE cluster_id = $1 ORDER BY name", cluster_row.id)
-                .fetch_all(&mut *conn)
-                .await?;
+        let rows = store::list(&mut conn, cluster_row.id).await?;
         Ok(rows
             .into_iter()
             .map(|r| NamespaceView {
@@ -51,7 +47,6 @@ impl App {
             .collect())
     }
 
-    /// `namespace_create`.
     pub async fn namespace_create(
         &self,
         ctx: &RequestContext,
@@ -73,15 +68,7 @@ impl App {
         let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
         crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)
             .await?;
-        let created_at = sqlx::query_scalar!(
-            "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING created_at",
-            cluster_row.id,
-            cluster_row.org_id,
-            input.name,
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(or_unique(|| Error::conflict("already_exists", format!("namespace {:?} exists", input.name))))?;
+        let row = store::insert(&mut tx, cluster_row.id, cluster_row.org_id, &input.name).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -94,7 +81,11 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        Ok(NamespaceView { name: input.name, cluster_id: ClusterId::from_uuid(cluster_row.id), created_at })
+        Ok(NamespaceView {
+            name: row.name,
+            cluster_id: ClusterId::from_uuid(cluster_row.id),
+            created_at: row.created_at,
+        })
     }
 
     /// `namespace_delete`: only an empty namespace other than `default`.
@@ -111,23 +102,14 @@ impl App {
         if namespace == "default" {
             return Err(Error::conflict("protected", "the default namespace cannot be deleted"));
         }
-        let in_use: i64 = sqlx::query_scalar!(
-            r#"SELECT (SELECT count(*) FROM deployments WHERE cluster_id = $1 AND namespace = $2)
-                    + (SELECT count(*) FROM services WHERE cluster_id = $1 AND namespace = $2) AS "n!""#,
-            cluster_row.id,
-            namespace
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let in_use = store::resource_count(&mut tx, cluster_row.id, namespace).await?;
         if in_use > 0 {
             return Err(Error::conflict(
                 "not_empty",
                 format!("namespace {namespace:?} still has {in_use} deployment(s) or service(s)"),
             ));
         }
-        sqlx::query!("DELETE FROM namespaces WHERE cluster_id = $1 AND name = $2", cluster_row.id, namespace)
-            .execute(&mut *tx)
-            .await?;
+        store::delete(&mut tx, cluster_row.id, namespace).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,

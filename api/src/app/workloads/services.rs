@@ -3,7 +3,6 @@
 //! ports) from the cluster's service network, and shown with their
 //! endpoints: the observed pods whose labels the selector matches.
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use moke_iam::Action;
@@ -11,12 +10,12 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::app::authz::Lock;
-use crate::app::error::{Validator, or_unique};
+use crate::app::authz::{Authorized, Lock};
+use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
-use crate::app::kernel::jsonb;
 use crate::app::workloads::deployments::DeploymentPath;
-use crate::app::workloads::store::ServiceSpecStored;
+use crate::app::workloads::store::deployments as deployment_store;
+use crate::app::workloads::store::services::{self as store, NewService, ServiceRow};
 use crate::app::{
     App, Error, RequestContext, ResourceRef, Result, check_if_match, etag, validate, workloads::workload_spec,
 };
@@ -29,25 +28,6 @@ const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
 const FIRST_IP_INDEX: i32 = 10;
 /// The last host number of 10.96.0.0/12 (its broadcast address excluded).
 const LAST_IP_INDEX: i32 = 0x0f_fffe;
-
-struct ServiceRow {
-    id: Uuid,
-    cluster_id: Uuid,
-    namespace: String,
-    name: String,
-    labels: Value,
-    spec: Value,
-    ip_index: i32,
-    version: i64,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
-}
-
-impl ServiceRow {
-    fn spec(&self) -> Result<ServiceSpec> {
-        jsonb::from_column::<ServiceSpecStored>("service spec", &self.spec).map(ServiceSpec::from)
-    }
-}
 
 /// The address of host number `index` in 10.96.0.0/12.
 fn cluster_ip(index: i32) -> String {
@@ -146,14 +126,7 @@ async fn allocate_node_ports(
     if spec.service_type != "NodePort" {
         return Ok(());
     }
-    let used: Vec<i64> = sqlx::query_scalar!(
-        r#"SELECT (p->>'node_port')::bigint AS "port!" FROM services, jsonb_array_elements(spec->'ports') p
-           WHERE cluster_id = $1 AND p ? 'node_port' AND ($2::uuid IS NULL OR id <> $2)"#,
-        cluster,
-        except,
-    )
-    .fetch_all(&mut *tx)
-    .await?;
+    let used = store::node_ports_in(tx, cluster, except).await?;
     let mut taken: std::collections::BTreeSet<i64> = used.into_iter().collect();
     for (i, port) in spec.ports.iter_mut().enumerate() {
         match port.node_port {
@@ -182,23 +155,14 @@ impl App {
     /// A service's view with endpoints from the observed pods of its namespace.
     async fn service_view(&self, conn: &mut PgConnection, row: ServiceRow) -> Result<ServiceView> {
         let spec = row.spec()?;
-        let deployments = sqlx::query!(
-            "SELECT spec->'pod_labels' AS pod_labels, status->'workload'->'pods' AS pods
-             FROM deployments WHERE cluster_id = $1 AND namespace = $2 AND deletion_requested_at IS NULL
-             ORDER BY name",
-            row.cluster_id,
-            row.namespace
-        )
-        .fetch_all(conn)
-        .await?;
+        let deployments = deployment_store::pods_in_namespace(conn, row.cluster_id, &row.namespace).await?;
         let mut endpoints = Vec::new();
         for deployment in deployments {
-            let labels: Labels = deployment.pod_labels.and_then(|l| serde_json::from_value(l).ok()).unwrap_or_default();
+            let labels = &deployment.pod_labels;
             if !spec.selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
                 continue;
             }
-            let pods: Vec<PodView> = deployment.pods.and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
-            for pod in pods.into_iter().filter(|p| !p.node.is_empty() && !p.ip.is_empty()) {
+            for pod in deployment.pods.into_iter().filter(|p| !p.node.is_empty() && !p.ip.is_empty()) {
                 for port in &spec.ports {
                     endpoints.push(EndpointView {
                         ip: pod.ip.clone(),
@@ -226,40 +190,24 @@ impl App {
         })
     }
 
+    /// A service of a cluster the caller has already looked up (and so may
+    /// act on); not locked, creates and updates lock the cluster instead.
     async fn find_service(
         &self,
         conn: &mut PgConnection,
-        cluster: &ClusterRow,
+        cluster: &Authorized<ClusterRow>,
         namespace: &str,
         service: &ResourceRef<ServiceKind>,
     ) -> Result<ServiceRow> {
-        sqlx::query_as!(
-            ServiceRow,
-            "SELECT id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at
-             FROM services WHERE cluster_id = $1 AND namespace = $2 AND (id = $3 OR name = $4)",
-            cluster.id,
-            namespace,
-            service.id(),
-            service.name(),
-        )
-        .fetch_optional(conn)
-        .await?
-        .ok_or_else(|| Error::not_found("service", service.describe()))
+        store::find(conn, cluster.id, namespace, service.id(), service.name(), Lock::None)
+            .await?
+            .ok_or_else(|| Error::not_found("service", service.describe()))
     }
 
-    /// `service_list`.
     pub async fn service_list(&self, ctx: &RequestContext, at: &DeploymentPath<'_>) -> Result<Vec<ServiceView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
-        let rows = sqlx::query_as!(
-            ServiceRow,
-            "SELECT id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at
-             FROM services WHERE cluster_id = $1 AND namespace = $2 ORDER BY name",
-            cluster_row.id,
-            at.namespace,
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let rows = store::list(&mut conn, cluster_row.id, at.namespace).await?;
         let mut views = Vec::with_capacity(rows.len());
         for row in rows {
             views.push(self.service_view(&mut conn, row).await?);
@@ -280,7 +228,6 @@ impl App {
         self.service_view(&mut conn, row).await
     }
 
-    /// `service_create`.
     pub async fn service_create(
         &self,
         ctx: &RequestContext,
@@ -291,16 +238,7 @@ impl App {
         // Locked: addresses and node ports are allocated per cluster.
         let cluster_row =
             clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let exists = sqlx::query_scalar!(
-            "SELECT 1 AS one FROM namespaces WHERE cluster_id = $1 AND name = $2",
-            cluster_row.id,
-            at.namespace
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
-        if exists.is_none() {
-            return Err(Error::not_found("namespace", at.namespace));
-        }
+        super::namespaces::exists(&mut tx, &cluster_row, at.namespace).await?;
         let mut spec = match (&input.spec, &input.manifest) {
             (Some(spec), None) => spec.clone(),
             (None, Some(manifest)) => from_manifest(manifest, &input.name)?,
@@ -312,47 +250,27 @@ impl App {
         check(&mut v, &spec);
         v.finish()?;
         allocate_node_ports(&mut tx, cluster_row.id, None, &mut spec).await?;
-        let mut ip_index: i32 = sqlx::query_scalar!(
-            r#"SELECT COALESCE(max(ip_index) + 1, $2) AS "next!" FROM services WHERE cluster_id = $1"#,
-            cluster_row.id,
-            FIRST_IP_INDEX,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let mut ip_index = store::next_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX).await?;
         if ip_index > LAST_IP_INDEX {
             // The top of the network is used: take the lowest address a deleted service freed.
-            ip_index = sqlx::query_scalar!(
-                "SELECT min(i) FROM generate_series($2::int, $3::int) AS i
-                 WHERE NOT EXISTS (SELECT 1 FROM services WHERE cluster_id = $1 AND ip_index = i)",
-                cluster_row.id,
-                FIRST_IP_INDEX,
-                LAST_IP_INDEX,
-            )
-            .fetch_one(&mut *tx)
-            .await?
-            .ok_or_else(|| Error::conflict("exhausted", "every address of the cluster's service network is in use"))?;
+            let free = store::lowest_free_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX, LAST_IP_INDEX).await?;
+            ip_index = free.ok_or_else(|| {
+                Error::conflict("exhausted", "every address of the cluster's service network is in use")
+            })?;
         }
         let id = ServiceId::generate();
-        let row = sqlx::query_as!(
-            ServiceRow,
-            "INSERT INTO services (id, org_id, project_id, cluster_id, namespace, name, labels, spec, ip_index)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-             RETURNING id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at",
-            id.uuid(),
-            cluster_row.org_id,
-            cluster_row.project_id,
-            cluster_row.id,
-            at.namespace,
-            input.name,
-            json!(input.labels),
-            jsonb::to_column(&ServiceSpecStored::from(&spec)),
+        let new = NewService {
+            id: id.uuid(),
+            org: cluster_row.org_id,
+            project: cluster_row.project_id,
+            cluster: cluster_row.id,
+            namespace: at.namespace,
+            name: &input.name,
+            labels: &input.labels,
+            spec: &spec,
             ip_index,
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(or_unique(|| {
-            Error::conflict("already_exists", format!("service {:?} exists in this namespace", input.name))
-        }))?;
+        };
+        let row = store::insert(&mut tx, new).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -403,17 +321,7 @@ impl App {
         check(&mut v, &spec);
         v.finish()?;
         allocate_node_ports(&mut tx, cluster_row.id, Some(row.id), &mut spec).await?;
-        let row = sqlx::query_as!(
-            ServiceRow,
-            "UPDATE services SET labels = COALESCE($2, labels), spec = $3, version = version + 1, updated_at = now()
-             WHERE id = $1
-             RETURNING id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at",
-            row.id,
-            update.labels.as_ref().map(|l| json!(l)),
-            jsonb::to_column(&ServiceSpecStored::from(&spec)),
-        )
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = store::update(&mut tx, row.id, update.labels.as_ref(), &spec).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -430,7 +338,6 @@ impl App {
         Ok(view)
     }
 
-    /// `service_delete`.
     pub async fn service_delete(
         &self,
         ctx: &RequestContext,
@@ -443,7 +350,7 @@ impl App {
             clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::None).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
-        sqlx::query!("DELETE FROM services WHERE id = $1", row.id).execute(&mut *tx).await?;
+        store::delete(&mut tx, row.id).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,

@@ -30,12 +30,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
         let pools = crate::app::infra::store::node_pools::live_in(&mut conn, cluster_row.id).await?;
-        let deployments = sqlx::query!(
-            "SELECT namespace, name, spec, status FROM deployments WHERE cluster_id = $1 ORDER BY namespace, name",
-            cluster_row.id
-        )
-        .fetch_all(&mut *conn)
-        .await?;
+        let deployments = crate::app::workloads::store::deployments::all_in_cluster(&mut conn, cluster_row.id).await?;
         let mut nodes: BTreeMap<String, NodeView> = BTreeMap::new();
         for pool in pools {
             let machine = self.config().catalog.machine_type(&pool.spec()?.machine_type);

@@ -1,0 +1,84 @@
+//! The `namespaces` table (every cluster's `default` is made by a trigger
+//! when the cluster is inserted).
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::authz::Lock;
+use crate::app::error::or_unique;
+use crate::app::{Error, Result};
+
+/// A stored namespace; the cluster names it.
+pub(in crate::app) struct NamespaceRow {
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `sqlx::query_as!` over `namespaces` with `NamespaceRow`'s columns and
+/// the rest of the statement given; `locked` adds `FOR UPDATE`.
+macro_rules! select {
+    (locked $rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(NamespaceRow, "SELECT name, created_at FROM namespaces " + $rest + " FOR UPDATE" $(, $arg)*)
+    };
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(NamespaceRow, "SELECT name, created_at FROM namespaces " + $rest $(, $arg)*)
+    };
+}
+
+/// A namespace of a cluster by name.
+pub(in crate::app::workloads) async fn find(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    name: &str,
+    lock: Lock,
+) -> Result<Option<NamespaceRow>> {
+    Ok(match lock {
+        Lock::None => select!("WHERE cluster_id = $1 AND name = $2", cluster, name).fetch_optional(conn).await?,
+        Lock::ForUpdate => {
+            select!(locked "WHERE cluster_id = $1 AND name = $2", cluster, name).fetch_optional(conn).await?
+        }
+    })
+}
+
+/// Every namespace of a cluster, by name.
+pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid) -> Result<Vec<NamespaceRow>> {
+    Ok(select!("WHERE cluster_id = $1 ORDER BY name", cluster).fetch_all(conn).await?)
+}
+
+/// A new namespace; a name the cluster has is `409 already_exists`.
+pub(in crate::app) async fn insert(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    org: Uuid,
+    name: &str,
+) -> Result<NamespaceRow> {
+    sqlx::query_as!(
+        NamespaceRow,
+        "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING name, created_at",
+        cluster,
+        org,
+        name,
+    )
+    .fetch_one(conn)
+    .await
+    .map_err(or_unique(|| Error::conflict("already_exists", format!("namespace {name:?} exists"))))
+}
+
+/// How many deployments and services (those being deleted included) the
+/// namespace holds.
+pub(in crate::app) async fn resource_count(conn: &mut PgConnection, cluster: Uuid, name: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT (SELECT count(*) FROM deployments WHERE cluster_id = $1 AND namespace = $2)
+                + (SELECT count(*) FROM services WHERE cluster_id = $1 AND namespace = $2) AS "n!""#,
+        cluster,
+        name
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+pub(in crate::app) async fn delete(conn: &mut PgConnection, cluster: Uuid, name: &str) -> Result<()> {
+    sqlx::query!("DELETE FROM namespaces WHERE cluster_id = $1 AND name = $2", cluster, name).execute(conn).await?;
+    Ok(())
+}
