@@ -1,14 +1,19 @@
-//! The authorization matrix: every route × every organization role × own
-//! organization and another one. What a role may do comes from the one
-//! permission table (`moke_iam::role_allows`); the route list comes from the
-//! OpenAPI document, so a new route without an entry here fails the test.
+//! The authorization matrix: one table of rows (route, the permission it
+//! needs, how to call it) played by every kind of caller: each
+//! organization role as a person and as a service-account token, tokens
+//! limited to one project or to reading, and members of another
+//! organization. What a caller may do comes from the one permission table
+//! (`moke_iam::role_allows`) and the scope rules of `moke_iam::authorize`;
+//! the route list comes from the OpenAPI document, so a new route without a
+//! row fails [`every_route_has_a_row_or_a_reason`].
 
+use moke_api::model::{DeployHookCreated, DomainView, InvitationView, TrustPolicyView, WebhookEndpointCreated};
 use moke_iam::{Action, OrgRole};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{OidcProvider, Tenant, TestApp};
+use crate::common::{Client, OidcProvider, Tenant, TestApp};
 
 /// Routes outside the matrix, and why.
 const OUTSIDE: [(&str, &str); 21] = [
@@ -34,6 +39,8 @@ const OUTSIDE: [(&str, &str); 21] = [
     ("GET /v1/me/tokens", "the caller's own tokens"),
     ("POST /v1/me/tokens", "the caller's own tokens"),
 ];
+
+/// Routes about the caller's own things (isolation.rs checks them).
 const SELF_ONLY: [&str; 7] = [
     "DELETE /v1/me/tokens/{token}",
     "POST /v1/invitations/accept",
@@ -44,9 +51,10 @@ const SELF_ONLY: [&str; 7] = [
     "GET /v1/me/security-events",
 ];
 
-/// Something made fresh by the owner before a request, because the request
-/// (in an allowed role) consumes it.
-#[derive(Clone, Copy)]
+/// Something the owner makes fresh before each request, because the
+/// request (when allowed) consumes it. It fills the route's placeholder
+/// named by [`Fresh::placeholder`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Fresh {
     Nothing,
     Token,
@@ -56,6 +64,7 @@ enum Fresh {
     TrustPolicy,
     Invitation,
     ProjectGrant,
+    /// Single sign-on configured (it fills no placeholder).
     Sso,
     Namespace,
     Hook,
@@ -64,564 +73,385 @@ enum Fresh {
     Domain,
 }
 
-struct Case {
-    route: &'static str,
-    action: Action,
-    path: String,
-    body: Option<Value>,
-    fresh: Fresh,
+impl Fresh {
+    fn placeholder(self) -> Option<&'static str> {
+        use Fresh::*;
+        Some(match self {
+            Nothing | Sso => return None,
+            Token => "{token}",
+            Project => "{project}",
+            Member => "{user}",
+            ServiceAccount => "{service_account}",
+            TrustPolicy => "{policy}",
+            Invitation => "{invitation}",
+            ProjectGrant => "{principal}",
+            Namespace => "{namespace}",
+            Hook => "{hook}",
+            Webhook => "{endpoint}",
+            Service => "{service}",
+            Domain => "{domain}",
+        })
+    }
 }
 
-struct World {
-    org: Tenant,
+/// One row of the matrix. The path is the route's own template with its
+/// placeholders filled from the [`World`] (or the [`Fresh`] thing); the
+/// body may use the same placeholders, and `{n}` for a name no other
+/// request used.
+struct Row {
+    /// `METHOD /path/{placeholder}` exactly as in the OpenAPI document.
+    route: &'static str,
+    /// The permission the route needs.
+    action: Action,
+    /// Appended to the path, e.g. `?format=ndjson`.
+    query: &'static str,
+    body: Option<Value>,
+    fresh: Fresh,
+    /// The request gives a principal a role or a credential, so it must
+    /// confer no more than the caller's credential reaches
+    /// (`moke_iam::may_confer`).
+    confers: bool,
+}
+
+fn row(route: &'static str, action: Action) -> Row {
+    Row { route, action, query: "", body: None, fresh: Fresh::Nothing, confers: false }
+}
+
+impl Row {
+    fn body(self, body: Value) -> Row {
+        Row { body: Some(body), ..self }
+    }
+    fn fresh(self, fresh: Fresh) -> Row {
+        Row { fresh, ..self }
+    }
+    fn query(self, query: &'static str) -> Row {
+        Row { query, ..self }
+    }
+    fn confers(self) -> Row {
+        Row { confers: true, ..self }
+    }
+    fn method(&self) -> Method {
+        Method::from_bytes(self.route.split(' ').next().unwrap().as_bytes()).unwrap()
+    }
+    /// True when the route acts inside one project (so a project-limited
+    /// credential reaches it only in its own project).
+    fn in_project(&self) -> bool {
+        self.route.contains("{project}") || self.route.contains("{operation}")
+    }
+}
+
+/// The matrix. Within a cluster the deletes come last: a deleting
+/// deployment, pool or cluster still answers (409 or 202) to later rows
+/// and later callers.
+fn rows() -> Vec<Row> {
+    use Action::*;
+    use Fresh::*;
+    vec![
+        row("GET /v1/orgs/{org}", Read),
+        row("GET /v1/orgs/{org}/quotas", ReadQuotas),
+        row("GET /v1/orgs/{org}/audit-events", ReadAudit),
+        row("GET /v1/orgs/{org}/audit-events/export", ReadAudit).query("?format=ndjson"),
+        row("GET /v1/orgs/{org}/tokens", ReadCredentials),
+        row("POST /v1/orgs/{org}/tokens", ManageCredentials).body(json!({ "name": "m", "role": "viewer" })).confers(),
+        row("GET /v1/orgs/{org}/tokens/{token}", ReadCredentials),
+        row("DELETE /v1/orgs/{org}/tokens/{token}", ManageCredentials).fresh(Token),
+        row("GET /v1/orgs/{org}/projects", Read),
+        row("POST /v1/orgs/{org}/projects", ManageResources).body(json!({ "name": "{n}" })),
+        row("GET /v1/projects/{project}", Read),
+        row("PATCH /v1/projects/{project}", ManageResources).body(json!({ "labels": { "a": "b" } })),
+        row("DELETE /v1/projects/{project}", ManageResources).fresh(Project),
+        row("GET /v1/projects/{project}/clusters", Read),
+        row("GET /v1/projects/{project}/deploy-policy", Read),
+        row("PUT /v1/projects/{project}/deploy-policy", ManageCredentials)
+            .body(json!({ "allowed_image_prefixes": ["registry.example/a/"], "allowed_branches": ["main"] })),
+        row("GET /v1/projects/{project}/hooks", ReadCredentials),
+        row("POST /v1/projects/{project}/hooks", ManageCredentials)
+            .body(json!({ "name": "{n}", "target": { "cluster": "{cluster}", "deployment": "hooked" } })),
+        row("DELETE /v1/projects/{project}/hooks/{hook}", ManageCredentials).fresh(Hook),
+        row("POST /v1/projects/{project}/hooks/{hook}/rotate-secret", ManageCredentials)
+            .body(json!({ "previous_secret_valid_seconds": 60 }))
+            .fresh(Hook),
+        row("POST /v1/projects/{project}/clusters", ManageResources)
+            .body(json!({ "name": "{n}", "spec": { "region": "eu-central-1" } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}", Read),
+        row("PATCH /v1/projects/{project}/clusters/{cluster}", ManageResources).body(json!({ "labels": { "a": "b" } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/metrics", Read),
+        row("POST /v1/projects/{project}/clusters/{cluster}/credentials", Read),
+        row("POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke", AdministerClusters),
+        row("POST /v1/projects/{project}/clusters/{cluster}/node-pools", ManageResources)
+            .body(json!({ "name": "{n}", "spec": { "machine_type": "bm.small", "count": 1 } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", Read),
+        row("PATCH /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", ManageResources)
+            .body(json!({ "labels": { "a": "b" } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/namespaces", Read),
+        row("POST /v1/projects/{project}/clusters/{cluster}/namespaces", ManageResources)
+            .body(json!({ "name": "{n}" })),
+        row("DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}", ManageResources)
+            .fresh(Namespace),
+        row("GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments", Read),
+        row("POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments", ManageResources)
+            .body(json!({ "name": "{n}", "spec": { "image": "registry.example/app:1" } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services", Read),
+        row("POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services", ManageResources)
+            .body(json!({ "name": "{n}", "spec": { "selector": { "app": "x" }, "ports": [{ "port": 80 }] } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}", Read),
+        row(
+            "PATCH /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+            ManageResources,
+        )
+        .body(json!({ "labels": { "a": "b" } })),
+        row(
+            "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
+            ManageResources,
+        )
+        .fresh(Service),
+        row("GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}", Read),
+        row(
+            "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/revisions",
+            Read,
+        ),
+        row(
+            "PATCH /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+            ManageResources,
+        )
+        .body(json!({ "labels": { "a": "b" } })),
+        row(
+            "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/scale",
+            ManageResources,
+        )
+        .body(json!({ "replicas": 2 })),
+        row(
+            "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/rollback",
+            ManageResources,
+        )
+        .body(json!({ "revision": 1 })),
+        row(
+            "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/pause",
+            ManageResources,
+        ),
+        row(
+            "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/resume",
+            ManageResources,
+        ),
+        row(
+            "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/restart",
+            ManageResources,
+        ),
+        row(
+            "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
+            ManageResources,
+        ),
+        row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", ManageResources),
+        row("DELETE /v1/projects/{project}/clusters/{cluster}", ManageResources),
+        row("GET /v1/operations/{operation}", Read),
+        row("GET /v1/orgs/{org}/webhooks", ReadCredentials),
+        row("POST /v1/orgs/{org}/webhooks", ManageCredentials)
+            .body(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
+        row("GET /v1/orgs/{org}/webhooks/{endpoint}/deliveries", ReadCredentials).fresh(Webhook),
+        row("POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries", ManageCredentials)
+            .body(json!({ "event_id": "{event}" }))
+            .fresh(Webhook),
+        row("DELETE /v1/orgs/{org}/webhooks/{endpoint}", ManageCredentials).fresh(Webhook),
+        row("GET /v1/orgs/{org}/members", ReadMembers),
+        row("PATCH /v1/orgs/{org}/members/{user}", ManageMembers)
+            .body(json!({ "role": "viewer" }))
+            .fresh(Member)
+            .confers(),
+        row("DELETE /v1/orgs/{org}/members/{user}", ManageMembers).fresh(Member),
+        row("GET /v1/orgs/{org}/invitations", ReadMembers),
+        row("POST /v1/orgs/{org}/invitations", ManageMembers)
+            .body(json!({ "email": "{n}@x.test", "role": "viewer" }))
+            .confers(),
+        row("DELETE /v1/orgs/{org}/invitations/{invitation}", ManageMembers).fresh(Invitation),
+        row("GET /v1/orgs/{org}/service-accounts", ReadCredentials),
+        row("POST /v1/orgs/{org}/service-accounts", ManageCredentials)
+            .body(json!({ "name": "{n}", "role": "viewer" }))
+            .confers(),
+        row("GET /v1/orgs/{org}/service-accounts/{service_account}", ReadCredentials),
+        row("DELETE /v1/orgs/{org}/service-accounts/{service_account}", ManageCredentials).fresh(ServiceAccount),
+        row("POST /v1/orgs/{org}/service-accounts/{service_account}/tokens", ManageCredentials)
+            .body(json!({ "name": "t" }))
+            .confers(),
+        row("GET /v1/orgs/{org}/service-accounts/{service_account}/trust-policies", ReadCredentials),
+        row("POST /v1/orgs/{org}/service-accounts/{service_account}/trust-policies", ManageCredentials)
+            .body(json!({ "issuer": "https://ci.example", "audience": "a", "claims": { "repository": "r" } }))
+            .confers(),
+        row("DELETE /v1/orgs/{org}/service-accounts/{service_account}/trust-policies/{policy}", ManageCredentials)
+            .fresh(TrustPolicy),
+        row("GET /v1/orgs/{org}/sso", Read).fresh(Sso),
+        row("PUT /v1/orgs/{org}/sso", ManageSso)
+            .body(json!({
+                "issuer": "{idp}", "client_id": "moke-sso", "client_secret": "moke-sso-secret",
+                "allowed_domains": [], "default_role": "viewer",
+            }))
+            .confers(),
+        row("DELETE /v1/orgs/{org}/sso", ManageSso).fresh(Sso),
+        row("GET /v1/orgs/{org}/domains", Read),
+        row("POST /v1/orgs/{org}/domains", ManageSso).body(json!({ "domain": "{n}.example.com" })),
+        row("POST /v1/orgs/{org}/domains/{domain}/verify", ManageSso).fresh(Domain),
+        row("DELETE /v1/orgs/{org}/domains/{domain}", ManageSso).fresh(Domain),
+        row("GET /v1/orgs/{org}/credential-policy", Read),
+        row("PUT /v1/orgs/{org}/credential-policy", ManageSso).body(json!({ "max_token_lifetime_seconds": null })),
+        row("GET /v1/projects/{project}/members", Read),
+        row("PUT /v1/projects/{project}/members/{principal}", ManageProjectMembers)
+            .body(json!({ "role": "developer" }))
+            .fresh(ProjectGrant)
+            .confers(),
+        row("DELETE /v1/projects/{project}/members/{principal}", ManageProjectMembers).fresh(ProjectGrant),
+    ]
+}
+
+/// One project's resources the rows name.
+#[derive(Clone)]
+struct ProjectWorld {
     project: String,
     cluster: String,
     pool: String,
     deployment: String,
-    event: String,
+    /// The cluster's create operation.
     op: String,
+}
+
+/// An organization with everything the rows name. `project` is the one
+/// the rows act in.
+#[derive(Clone)]
+struct World {
+    org: Tenant,
+    project: ProjectWorld,
+    /// An event of the organization, to redeliver.
+    event: String,
     token: String,
     account: String,
+    /// The issuer of the identity provider single sign-on points at.
     idp: String,
 }
 
-async fn make(t: &TestApp, fresh: Fresh, w: &World, n: usize) -> String {
-    let org = &w.org.org;
-    let owner = &w.org.token;
-    let id = |v: &Value| v["id"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
-    match fresh {
-        Fresh::Nothing => String::new(),
-        Fresh::Token => {
-            id(&t.post(&format!("/v1/orgs/{org}/tokens"), owner, json!({ "name": "t", "role": "viewer" })).await.1)
+impl World {
+    /// `template` with the world's names filled in; `fresh` fills the
+    /// placeholder of `kind`, `{n}` becomes `n{n}`.
+    fn fill(&self, template: &str, kind: Fresh, fresh: &str, n: usize) -> String {
+        let mut text = template.to_string();
+        if let Some(placeholder) = kind.placeholder() {
+            text = text.replace(placeholder, fresh);
         }
-        Fresh::Project => {
-            id(&t.post(&format!("/v1/orgs/{org}/projects"), owner, json!({ "name": format!("gone-{n}") })).await.1)
+        let p = &self.project;
+        for (placeholder, value) in [
+            ("{org}", self.org.org.as_str()),
+            ("{project}", &p.project),
+            ("{cluster}", &p.cluster),
+            ("{node_pool}", &p.pool),
+            ("{namespace}", "default"),
+            ("{deployment}", &p.deployment),
+            ("{service}", "svc"),
+            ("{operation}", &p.op),
+            ("{token}", &self.token),
+            ("{service_account}", &self.account),
+            ("{event}", &self.event),
+            ("{idp}", &self.idp),
+            ("{n}", &format!("n{n}")),
+        ] {
+            text = text.replace(placeholder, value);
         }
-        Fresh::Member => t.member(&w.org, &format!("fresh-{n}@{org}.test"), "viewer").await.0,
-        Fresh::ServiceAccount => id(&t
-            .post(
-                &format!("/v1/orgs/{org}/service-accounts"),
-                owner,
-                json!({ "name": format!("sa-{n}"), "role": "viewer" }),
-            )
-            .await
-            .1),
-        Fresh::TrustPolicy => id(&t
-            .post(
-                &format!("/v1/orgs/{org}/service-accounts/{}/trust-policies", w.account),
-                owner,
-                json!({ "issuer": "https://ci.example", "audience": "a", "claims": { "repository": "r" } }),
-            )
-            .await
-            .1),
-        Fresh::Invitation => id(&t
-            .post(
-                &format!("/v1/orgs/{org}/invitations"),
-                owner,
-                json!({ "email": format!("i{n}@x.test"), "role": "viewer" }),
-            )
-            .await
-            .1),
-        Fresh::ProjectGrant => {
-            let (user, _) = t.member(&w.org, &format!("grant-{n}@{org}.test"), "viewer").await;
-            let request = t
-                .request(Method::PUT, &format!("/v1/projects/{}/members/{user}", w.project), owner)
-                .json(&json!({ "role": "viewer" }));
-            assert_eq!(t.send(request).await.0, StatusCode::OK);
-            user
-        }
-        Fresh::Service => {
-            let path = format!("/v1/projects/{}/clusters/{}/namespaces/default/services", w.project, w.cluster);
-            let body = json!({ "name": format!("svc-{n}"), "spec": { "selector": { "app": "x" }, "ports": [{ "port": 80 }] } });
-            id(&t.post(&path, owner, body).await.1)
-        }
-        Fresh::Webhook => {
-            let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
-            id(&t.post(&format!("/v1/orgs/{org}/webhooks"), owner, body).await.1)
-        }
-        Fresh::Hook => {
-            let path = format!("/v1/projects/{}/hooks", w.project);
-            let body =
-                json!({ "name": format!("hook-{n}"), "target": { "cluster": w.cluster, "deployment": "hooked" } });
-            let (status, created) = t.post(&path, owner, body).await;
-            assert_eq!(status, StatusCode::CREATED, "{created}");
-            id(&created)
-        }
-        Fresh::Namespace => {
-            let path = format!("/v1/projects/{}/clusters/{}/namespaces", w.project, w.cluster);
-            let (status, body) = t.post(&path, owner, json!({ "name": format!("ns-{n}") })).await;
-            assert_eq!(status, StatusCode::CREATED, "{body}");
-            format!("ns-{n}")
-        }
-        Fresh::Domain => {
-            let (status, body) = t
-                .post(&format!("/v1/orgs/{org}/domains"), owner, json!({ "domain": format!("d{n}.example.com") }))
-                .await;
-            assert_eq!(status, StatusCode::CREATED, "{body}");
-            body["domain"].as_str().unwrap().to_string()
-        }
-        Fresh::Sso => {
-            let request = t.request(Method::PUT, &format!("/v1/orgs/{org}/sso"), owner).json(&json!({
-                "issuer": w.idp, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
-                "allowed_domains": [], "default_role": "viewer",
-            }));
-            let (status, body) = t.send(request).await;
-            assert_eq!(status, StatusCode::OK, "{body}");
-            String::new()
+        let unfilled = text.match_indices('{').any(|(i, _)| {
+            text[i + 1..]
+                .split_once('}')
+                .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        });
+        assert!(!unfilled, "unfilled placeholder in {text}");
+        text
+    }
+
+    /// Makes `fresh` as the owner and returns what fills its placeholder.
+    async fn make(&self, t: &TestApp, fresh: Fresh, n: usize) -> String {
+        let owner = t.client(&self.org);
+        let (org, project, cluster) = (&self.org.org, &self.project.project, &self.project.cluster);
+        match fresh {
+            Fresh::Nothing => String::new(),
+            Fresh::Token => owner.create_token("t", "viewer").await.view.id.to_string(),
+            Fresh::Project => owner.create_project(&format!("gone-{n}")).await.id.to_string(),
+            Fresh::Member => t.member(&self.org, &format!("fresh-{n}@{org}.test"), "viewer").await.0,
+            Fresh::ServiceAccount => owner.create_service_account(&format!("sa-{n}"), "viewer").await.id.to_string(),
+            Fresh::TrustPolicy => {
+                let body = json!({ "issuer": "https://ci.example", "audience": "a", "claims": { "repository": "r" } });
+                let path = owner.org_path(&format!("/service-accounts/{}/trust-policies", self.account));
+                owner.post::<TrustPolicyView>(&path, body).await.ok().id.to_string()
+            }
+            Fresh::Invitation => {
+                let body = json!({ "email": format!("i{n}@x.test"), "role": "viewer" });
+                owner.post::<InvitationView>(&owner.org_path("/invitations"), body).await.ok().id.to_string()
+            }
+            Fresh::ProjectGrant => {
+                let (user, _) = t.member(&self.org, &format!("grant-{n}@{org}.test"), "viewer").await;
+                owner.grant_project_role(project, &user, "viewer").await;
+                user
+            }
+            Fresh::Service => {
+                let spec = json!({ "selector": { "app": "x" }, "ports": [{ "port": 80 }] });
+                owner.create_service(project, cluster, &format!("svc-{n}"), spec).await.id.to_string()
+            }
+            Fresh::Webhook => {
+                let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
+                let made = owner.post::<WebhookEndpointCreated>(&owner.org_path("/webhooks"), body).await.ok();
+                made.endpoint.id.to_string()
+            }
+            Fresh::Hook => {
+                let body =
+                    json!({ "name": format!("hook-{n}"), "target": { "cluster": cluster, "deployment": "hooked" } });
+                let path = format!("/v1/projects/{project}/hooks");
+                owner.post::<DeployHookCreated>(&path, body).await.expect(StatusCode::CREATED).hook.id.to_string()
+            }
+            Fresh::Namespace => {
+                let path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces");
+                owner.post::<Value>(&path, json!({ "name": format!("ns-{n}") })).await.expect(StatusCode::CREATED);
+                format!("ns-{n}")
+            }
+            Fresh::Domain => {
+                let body = json!({ "domain": format!("d{n}.example.com") });
+                owner.post::<DomainView>(&owner.org_path("/domains"), body).await.expect(StatusCode::CREATED).domain
+            }
+            Fresh::Sso => {
+                let body = json!({
+                    "issuer": self.idp, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
+                    "allowed_domains": [], "default_role": "viewer",
+                });
+                owner.put::<Value>(&owner.org_path("/sso"), body).await.expect(StatusCode::OK);
+                String::new()
+            }
         }
     }
 }
 
-fn cases(w: &World) -> Vec<Case> {
-    let (org, p, c, np, dep) = (&w.org.org, &w.project, &w.cluster, &w.pool, &w.deployment);
-    let mut all = Vec::new();
-    let mut case = |route: &'static str, action: Action, path: String, body: Option<Value>, fresh: Fresh| {
-        all.push(Case { route, action, path, body, fresh });
-    };
-    use Action::*;
-    use Fresh::*;
-    case("GET /v1/orgs/{org}", Read, format!("/v1/orgs/{org}"), None, Nothing);
-    case("GET /v1/orgs/{org}/quotas", ReadQuotas, format!("/v1/orgs/{org}/quotas"), None, Nothing);
-    case("GET /v1/orgs/{org}/audit-events", ReadAudit, format!("/v1/orgs/{org}/audit-events"), None, Nothing);
-    case(
-        "GET /v1/orgs/{org}/audit-events/export",
-        ReadAudit,
-        format!("/v1/orgs/{org}/audit-events/export?format=ndjson"),
-        None,
-        Nothing,
-    );
-    case("GET /v1/orgs/{org}/tokens", ReadCredentials, format!("/v1/orgs/{org}/tokens"), None, Nothing);
-    case(
-        "POST /v1/orgs/{org}/tokens",
-        ManageCredentials,
-        format!("/v1/orgs/{org}/tokens"),
-        Some(json!({ "name": "m", "role": "viewer" })),
-        Nothing,
-    );
-    case(
-        "GET /v1/orgs/{org}/tokens/{token}",
-        ReadCredentials,
-        format!("/v1/orgs/{org}/tokens/{}", w.token),
-        None,
-        Nothing,
-    );
-    case(
-        "DELETE /v1/orgs/{org}/tokens/{token}",
-        ManageCredentials,
-        format!("/v1/orgs/{org}/tokens/{{fresh}}"),
-        None,
-        Token,
-    );
-    case("GET /v1/orgs/{org}/projects", Read, format!("/v1/orgs/{org}/projects"), None, Nothing);
-    case(
-        "POST /v1/orgs/{org}/projects",
-        ManageResources,
-        format!("/v1/orgs/{org}/projects"),
-        Some(json!({ "name": "{n}" })),
-        Nothing,
-    );
-    case("GET /v1/projects/{project}", Read, format!("/v1/projects/{p}"), None, Nothing);
-    case(
-        "PATCH /v1/projects/{project}",
-        ManageResources,
-        format!("/v1/projects/{p}"),
-        Some(json!({ "labels": { "a": "b" } })),
-        Nothing,
-    );
-    case("DELETE /v1/projects/{project}", ManageResources, "/v1/projects/{fresh}".into(), None, Project);
-    case("GET /v1/projects/{project}/clusters", Read, format!("/v1/projects/{p}/clusters"), None, Nothing);
-    case("GET /v1/projects/{project}/deploy-policy", Read, format!("/v1/projects/{p}/deploy-policy"), None, Nothing);
-    case(
-        "PUT /v1/projects/{project}/deploy-policy",
-        ManageCredentials,
-        format!("/v1/projects/{p}/deploy-policy"),
-        Some(json!({ "allowed_image_prefixes": ["registry.example/a/"], "allowed_branches": ["main"] })),
-        Nothing,
-    );
-    case("GET /v1/projects/{project}/hooks", ReadCredentials, format!("/v1/projects/{p}/hooks"), None, Nothing);
-    case(
-        "POST /v1/projects/{project}/hooks",
-        ManageCredentials,
-        format!("/v1/projects/{p}/hooks"),
-        Some(json!({ "name": "{n}", "target": { "cluster": c, "deployment": "hooked" } })),
-        Nothing,
-    );
-    case(
-        "DELETE /v1/projects/{project}/hooks/{hook}",
-        ManageCredentials,
-        format!("/v1/projects/{p}/hooks/{{fresh}}"),
-        None,
-        Hook,
-    );
-    case(
-        "POST /v1/projects/{project}/hooks/{hook}/rotate-secret",
-        ManageCredentials,
-        format!("/v1/projects/{p}/hooks/{{fresh}}/rotate-secret"),
-        Some(json!({ "previous_secret_valid_seconds": 60 })),
-        Hook,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters",
-        ManageResources,
-        format!("/v1/projects/{p}/clusters"),
-        Some(json!({ "name": "{n}", "spec": { "region": "eu-central-1" } })),
-        Nothing,
-    );
-    let cp = format!("/v1/projects/{p}/clusters/{c}");
-    case("GET /v1/projects/{project}/clusters/{cluster}", Read, cp.clone(), None, Nothing);
-    case(
-        "PATCH /v1/projects/{project}/clusters/{cluster}",
-        ManageResources,
-        cp.clone(),
-        Some(json!({ "labels": { "a": "b" } })),
-        Nothing,
-    );
-    case("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read, format!("{cp}/node-pools"), None, Nothing);
-    case("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read, format!("{cp}/kubeconfig"), None, Nothing);
-    case("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read, format!("{cp}/nodes"), None, Nothing);
-    case("GET /v1/projects/{project}/clusters/{cluster}/metrics", Read, format!("{cp}/metrics"), None, Nothing);
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/credentials",
-        Read,
-        format!("{cp}/credentials"),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke",
-        AdministerClusters,
-        format!("{cp}/credentials/revoke"),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/node-pools",
-        ManageResources,
-        format!("{cp}/node-pools"),
-        Some(json!({ "name": "{n}", "spec": { "machine_type": "bm.small", "count": 1 } })),
-        Nothing,
-    );
-    let pp = format!("{cp}/node-pools/{np}");
-    case("GET /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", Read, pp.clone(), None, Nothing);
-    case(
-        "PATCH /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}",
-        ManageResources,
-        pp.clone(),
-        Some(json!({ "labels": { "a": "b" } })),
-        Nothing,
-    );
-    let ns = format!("{cp}/namespaces");
-    case("GET /v1/projects/{project}/clusters/{cluster}/namespaces", Read, ns.clone(), None, Nothing);
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces",
-        ManageResources,
-        ns.clone(),
-        Some(json!({ "name": "{n}" })),
-        Nothing,
-    );
-    case(
-        "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}",
-        ManageResources,
-        format!("{ns}/{{fresh}}"),
-        None,
-        Namespace,
-    );
-    let deps = format!("{ns}/default/deployments");
-    case(
-        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments",
-        Read,
-        deps.clone(),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments",
-        ManageResources,
-        deps.clone(),
-        Some(json!({ "name": "{n}", "spec": { "image": "registry.example/app:1" } })),
-        Nothing,
-    );
-    let svcs = format!("{ns}/default/services");
-    case(
-        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
-        Read,
-        svcs.clone(),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
-        ManageResources,
-        svcs.clone(),
-        Some(json!({ "name": "{n}", "spec": { "selector": { "app": "x" }, "ports": [{ "port": 80 }] } })),
-        Nothing,
-    );
-    let sp = format!("{svcs}/svc");
-    case(
-        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
-        Read,
-        sp.clone(),
-        None,
-        Nothing,
-    );
-    case(
-        "PATCH /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
-        ManageResources,
-        sp.clone(),
-        Some(json!({ "labels": { "a": "b" } })),
-        Nothing,
-    );
-    case(
-        "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
-        ManageResources,
-        format!("{svcs}/{{fresh}}"),
-        None,
-        Service,
-    );
-    let dp = format!("{deps}/{dep}");
-    case(
-        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
-        Read,
-        dp.clone(),
-        None,
-        Nothing,
-    );
-    case(
-        "GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/revisions",
-        Read,
-        format!("{dp}/revisions"),
-        None,
-        Nothing,
-    );
-    case(
-        "PATCH /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
-        ManageResources,
-        dp.clone(),
-        Some(json!({ "labels": { "a": "b" } })),
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/scale",
-        ManageResources,
-        format!("{dp}/scale"),
-        Some(json!({ "replicas": 2 })),
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/rollback",
-        ManageResources,
-        format!("{dp}/rollback"),
-        Some(json!({ "revision": 1 })),
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/pause",
-        ManageResources,
-        format!("{dp}/pause"),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/resume",
-        ManageResources,
-        format!("{dp}/resume"),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}/restart",
-        ManageResources,
-        format!("{dp}/restart"),
-        None,
-        Nothing,
-    );
-    // Deletes last among the cluster's cases: a deleting pool or cluster still answers (409 or 202).
-    case(
-        "DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments/{deployment}",
-        ManageResources,
-        dp,
-        None,
-        Nothing,
-    );
-    case("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", ManageResources, pp, None, Nothing);
-    case("DELETE /v1/projects/{project}/clusters/{cluster}", ManageResources, cp, None, Nothing);
-    case("GET /v1/operations/{operation}", Read, format!("/v1/operations/{}", w.op), None, Nothing);
-    let hooks = format!("/v1/orgs/{org}/webhooks");
-    case("GET /v1/orgs/{org}/webhooks", ReadCredentials, hooks.clone(), None, Nothing);
-    case(
-        "POST /v1/orgs/{org}/webhooks",
-        ManageCredentials,
-        hooks.clone(),
-        Some(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
-        Nothing,
-    );
-    case(
-        "GET /v1/orgs/{org}/webhooks/{endpoint}/deliveries",
-        ReadCredentials,
-        format!("{hooks}/{{fresh}}/deliveries"),
-        None,
-        Webhook,
-    );
-    case(
-        "POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries",
-        ManageCredentials,
-        format!("{hooks}/{{fresh}}/redeliveries"),
-        Some(json!({ "event_id": w.event })),
-        Webhook,
-    );
-    case("DELETE /v1/orgs/{org}/webhooks/{endpoint}", ManageCredentials, format!("{hooks}/{{fresh}}"), None, Webhook);
-    case("GET /v1/orgs/{org}/members", ReadMembers, format!("/v1/orgs/{org}/members"), None, Nothing);
-    case(
-        "PATCH /v1/orgs/{org}/members/{user}",
-        ManageMembers,
-        format!("/v1/orgs/{org}/members/{{fresh}}"),
-        Some(json!({ "role": "viewer" })),
-        Member,
-    );
-    case(
-        "DELETE /v1/orgs/{org}/members/{user}",
-        ManageMembers,
-        format!("/v1/orgs/{org}/members/{{fresh}}"),
-        None,
-        Member,
-    );
-    case("GET /v1/orgs/{org}/invitations", ReadMembers, format!("/v1/orgs/{org}/invitations"), None, Nothing);
-    case(
-        "POST /v1/orgs/{org}/invitations",
-        ManageMembers,
-        format!("/v1/orgs/{org}/invitations"),
-        Some(json!({ "email": "{n}@x.test", "role": "viewer" })),
-        Nothing,
-    );
-    case(
-        "DELETE /v1/orgs/{org}/invitations/{invitation}",
-        ManageMembers,
-        format!("/v1/orgs/{org}/invitations/{{fresh}}"),
-        None,
-        Invitation,
-    );
-    let sa = format!("/v1/orgs/{org}/service-accounts");
-    case("GET /v1/orgs/{org}/service-accounts", ReadCredentials, sa.clone(), None, Nothing);
-    case(
-        "POST /v1/orgs/{org}/service-accounts",
-        ManageCredentials,
-        sa.clone(),
-        Some(json!({ "name": "{n}", "role": "viewer" })),
-        Nothing,
-    );
-    case(
-        "GET /v1/orgs/{org}/service-accounts/{service_account}",
-        ReadCredentials,
-        format!("{sa}/{}", w.account),
-        None,
-        Nothing,
-    );
-    case(
-        "DELETE /v1/orgs/{org}/service-accounts/{service_account}",
-        ManageCredentials,
-        format!("{sa}/{{fresh}}"),
-        None,
-        ServiceAccount,
-    );
-    case(
-        "POST /v1/orgs/{org}/service-accounts/{service_account}/tokens",
-        ManageCredentials,
-        format!("{sa}/{}/tokens", w.account),
-        Some(json!({ "name": "t" })),
-        Nothing,
-    );
-    let tp = format!("{sa}/{}/trust-policies", w.account);
-    case(
-        "GET /v1/orgs/{org}/service-accounts/{service_account}/trust-policies",
-        ReadCredentials,
-        tp.clone(),
-        None,
-        Nothing,
-    );
-    case(
-        "POST /v1/orgs/{org}/service-accounts/{service_account}/trust-policies",
-        ManageCredentials,
-        tp.clone(),
-        Some(json!({ "issuer": "https://ci.example", "audience": "a", "claims": { "repository": "r" } })),
-        Nothing,
-    );
-    case(
-        "DELETE /v1/orgs/{org}/service-accounts/{service_account}/trust-policies/{policy}",
-        ManageCredentials,
-        format!("{tp}/{{fresh}}"),
-        None,
-        TrustPolicy,
-    );
-    case("GET /v1/orgs/{org}/sso", Read, format!("/v1/orgs/{org}/sso"), None, Sso);
-    case(
-        "PUT /v1/orgs/{org}/sso",
-        ManageSso,
-        format!("/v1/orgs/{org}/sso"),
-        Some(json!({ "issuer": w.idp, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
-                     "allowed_domains": [], "default_role": "viewer" })),
-        Nothing,
-    );
-    case("DELETE /v1/orgs/{org}/sso", ManageSso, format!("/v1/orgs/{org}/sso"), None, Sso);
-    case("GET /v1/orgs/{org}/domains", Read, format!("/v1/orgs/{org}/domains"), None, Nothing);
-    case(
-        "POST /v1/orgs/{org}/domains",
-        ManageSso,
-        format!("/v1/orgs/{org}/domains"),
-        Some(json!({ "domain": "{n}.example.com" })),
-        Nothing,
-    );
-    case(
-        "POST /v1/orgs/{org}/domains/{domain}/verify",
-        ManageSso,
-        format!("/v1/orgs/{org}/domains/{{fresh}}/verify"),
-        None,
-        Domain,
-    );
-    case(
-        "DELETE /v1/orgs/{org}/domains/{domain}",
-        ManageSso,
-        format!("/v1/orgs/{org}/domains/{{fresh}}"),
-        None,
-        Domain,
-    );
-    case("GET /v1/orgs/{org}/credential-policy", Read, format!("/v1/orgs/{org}/credential-policy"), None, Nothing);
-    case(
-        "PUT /v1/orgs/{org}/credential-policy",
-        ManageSso,
-        format!("/v1/orgs/{org}/credential-policy"),
-        Some(json!({ "max_token_lifetime_seconds": null })),
-        Nothing,
-    );
-    case("GET /v1/projects/{project}/members", Read, format!("/v1/projects/{p}/members"), None, Nothing);
-    case(
-        "PUT /v1/projects/{project}/members/{principal}",
-        ManageProjectMembers,
-        format!("/v1/projects/{p}/members/{{fresh}}"),
-        Some(json!({ "role": "developer" })),
-        ProjectGrant,
-    );
-    case(
-        "DELETE /v1/projects/{project}/members/{principal}",
-        ManageProjectMembers,
-        format!("/v1/projects/{p}/members/{{fresh}}"),
-        None,
-        ProjectGrant,
-    );
-    all
+/// A project with a cluster, a node pool, deployments `app` and `hooked`
+/// (no row deletes the latter, so hooks can point at it) and service `svc`.
+async fn project_world(owner: &Client<'_>, name: &str) -> ProjectWorld {
+    let project = owner.create_project(name).await.id.to_string();
+    let (cluster, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let cluster = cluster.id.to_string();
+    let (pool, _) = owner.create_node_pool(&project, &cluster, "pool", 1).await;
+    let image = json!({ "image": "registry.example/app:1" });
+    let (deployment, _) = owner.create_deployment(&project, &cluster, "app", image.clone()).await;
+    owner.create_deployment(&project, &cluster, "hooked", image).await;
+    let spec = json!({ "selector": { "app": "app" }, "ports": [{ "port": 80 }] });
+    owner.create_service(&project, &cluster, "svc", spec).await;
+    ProjectWorld {
+        project,
+        cluster,
+        pool: pool.id.to_string(),
+        deployment: deployment.id.to_string(),
+        op: op.id.to_string(),
+    }
 }
 
 async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     let org = t.tenant(name).await;
-    let project = t.project(&org, "web").await;
-    let (cluster, op) = t.cluster(&org, &project, "prod").await;
-    let (pool, _) = t.node_pool(&org, &project, &cluster, "pool", 1).await;
-    let (deployment, _) =
-        t.deployment(&org, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
+    let owner = t.client(&org);
+    let project = project_world(&owner, "web").await;
     // A finished Operation (a label change), so the organization has an event to redeliver.
-    let (status, _) = t
-        .patch(&format!("/v1/projects/{project}/clusters/{cluster}"), &org.token, json!({ "labels": { "x": "y" } }))
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    let path = format!("/v1/projects/{}/clusters/{}", project.project, project.cluster);
+    owner.patch::<Value>(&path, json!({ "labels": { "x": "y" } })).await.expect(StatusCode::ACCEPTED);
     let event: uuid::Uuid = sqlx::query_scalar(
         "SELECT id FROM events WHERE org_id = (SELECT id FROM organizations WHERE name = $1) LIMIT 1",
     )
@@ -629,46 +459,134 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     .fetch_one(&t.pool)
     .await
     .unwrap();
-    let event = moke_api::ids::EventId::from_uuid(event).to_string();
-    // A service the read and update cases use (deletes take fresh ones).
-    let (status, body) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/services"),
-            &org.token,
-            json!({ "name": "svc", "spec": { "selector": { "app": "app" }, "ports": [{ "port": 80 }] } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    // Hooks point at a deployment no case deletes.
-    t.deployment(&org, &project, &cluster, "hooked", json!({ "image": "registry.example/app:1" })).await;
-    let (_, token) =
-        t.post(&format!("/v1/orgs/{}/tokens", org.org), &org.token, json!({ "name": "x", "role": "viewer" })).await;
-    let (_, account) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts", org.org),
-            &org.token,
-            json!({ "name": "robot", "role": "viewer" }),
-        )
-        .await;
-    let account = account["id"].as_str().unwrap().to_string();
+    let token = owner.create_token("x", "viewer").await.view.id.to_string();
+    let account = owner.create_service_account("robot", "viewer").await.id.to_string();
     World {
         project,
-        cluster,
-        pool,
-        deployment,
-        event,
-        op: op["id"].as_str().unwrap().to_string(),
-        token: token["id"].as_str().unwrap().to_string(),
+        event: moke_api::ids::EventId::from_uuid(event).to_string(),
+        token,
         account,
         idp: idp.to_string(),
         org,
     }
 }
 
-#[sqlx::test(migrator = "moke_api::MIGRATOR")]
-async fn every_route_for_every_role_in_own_and_other_org(options: PgPoolOptions, connect: PgConnectOptions) {
-    let idp = OidcProvider::start().await;
-    let t = TestApp::start_with(options, connect, |c| {
+/// Who calls, and with what limits.
+struct Caller {
+    /// For failure messages, e.g. `viewer (service-account token)`.
+    label: String,
+    token: String,
+    role: OrgRole,
+    /// False for members of another organization.
+    own_org: bool,
+    /// The only project the credential reaches.
+    project: Option<String>,
+    /// The credential may only read (`scopes: ["read"]`).
+    read_only: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// A success, or 409 (the state forbids it, e.g. the cluster is being deleted).
+    Allowed,
+    Forbidden,
+    NotFound,
+}
+
+impl Caller {
+    /// What `row` must answer this caller in `world`: the order of
+    /// `moke_iam::authorize` (organization, project limit, scopes, role).
+    fn expects(&self, row: &Row, world: &World) -> Expect {
+        if !self.own_org {
+            return Expect::NotFound;
+        }
+        if let Some(project) = &self.project {
+            if row.in_project() {
+                if row.fresh == Fresh::Project || world.project.project != *project {
+                    return Expect::NotFound;
+                }
+            } else if row.action != Action::Read {
+                return Expect::Forbidden;
+            }
+            // What it would give reaches beyond the credential's project:
+            // an organization's person or account is not limited to one.
+            if row.confers {
+                return Expect::Forbidden;
+            }
+        }
+        if self.read_only && row.action != Action::Read {
+            return Expect::Forbidden;
+        }
+        if moke_iam::role_allows(self.role, row.action) { Expect::Allowed } else { Expect::Forbidden }
+    }
+}
+
+/// A person of `world`'s organization with `role`, signed in.
+async fn person(t: &TestApp, world: &World, role: OrgRole) -> Caller {
+    let email = format!("{}@{}.test", role.as_str(), world.org.org);
+    let (_, token) = t.member(&world.org, &email, role.as_str()).await;
+    Caller { label: format!("{} (person)", role.as_str()), token, role, own_org: true, project: None, read_only: false }
+}
+
+/// A token of a service account of `world`'s organization with `role`,
+/// narrowed by `limits` (`project`, `scopes`).
+async fn account(t: &TestApp, world: &World, role: OrgRole, limits: Value) -> Caller {
+    let owner = t.client(&world.org);
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let account = owner.create_service_account(&format!("{}-{n}", role.as_str()), role.as_str()).await;
+    let made = owner.create_account_token(&account.id.to_string(), "matrix", limits.clone()).await;
+    Caller {
+        label: format!("{} (service-account token {limits})", role.as_str()),
+        token: made.token,
+        role,
+        own_org: true,
+        project: made.view.project.map(|p| p.to_string()),
+        read_only: made.view.scopes.is_some_and(|s| s == [Action::Read]),
+    }
+}
+
+/// Plays `rows` (in order) for each caller (in order) against `world`, and
+/// fails listing every row that answered other than the caller's expectation.
+async fn play(t: &TestApp, world: &World, callers: &[Caller], rows: &[Row], n: &mut usize) {
+    let mut failures = Vec::new();
+    let mut requests = 0;
+    for caller in callers {
+        let client = t.client(&world.org).with_token(&caller.token);
+        for row in rows {
+            *n += 1;
+            requests += 1;
+            let fresh = world.make(t, row.fresh, *n).await;
+            let path =
+                world.fill(&format!("{}{}", row.route.split_once(' ').unwrap().1, row.query), row.fresh, &fresh, *n);
+            let body = row
+                .body
+                .as_ref()
+                .map(|b| serde_json::from_str::<Value>(&world.fill(&b.to_string(), row.fresh, &fresh, *n)).unwrap());
+            let answer = client.call::<Value>(row.method(), &path, body.as_ref()).await;
+            let expected = caller.expects(row, world);
+            let status = answer.status;
+            let ok = match expected {
+                Expect::Allowed => status.is_success() || status == StatusCode::CONFLICT,
+                Expect::Forbidden => status == StatusCode::FORBIDDEN,
+                Expect::NotFound => status == StatusCode::NOT_FOUND,
+            };
+            if !ok {
+                failures.push(format!("row {} as {}: expected {expected:?}, {answer:?}", row.route, caller.label));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {requests} requests broke the permission table:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A gateway whose quotas and rate limits let the matrix run.
+async fn start(options: PgPoolOptions, connect: PgConnectOptions) -> TestApp {
+    TestApp::start_with(options, connect, |c| {
         c.auth.allow_insecure_issuers = true;
         c.rate_limits.login_burst = 10_000;
         c.rate_limits.per_principal_burst = 10_000;
@@ -681,62 +599,88 @@ async fn every_route_for_every_role_in_own_and_other_org(options: PgPoolOptions,
         // Nothing answers DNS here: a verification fails fast (409), as the matrix allows.
         c.auth.dns_resolver = "127.0.0.1:9".into();
     })
-    .await;
-    let own = world(&t, "acme", &idp.issuer).await;
-    let other = world(&t, "other", &idp.issuer).await;
-    let all = cases(&own);
+    .await
+}
 
-    // The matrix covers every route.
+/// Each role as a person and as a service-account token of that role.
+async fn every_role(t: &TestApp, world: &World) -> Vec<Caller> {
+    let mut callers = Vec::new();
+    for role in OrgRole::ALL {
+        callers.push(person(t, world, role).await);
+        callers.push(account(t, world, role, json!({})).await);
+    }
+    callers
+}
+
+#[test]
+fn every_route_has_a_row_or_a_reason() {
+    let rows = rows();
     let spec = serde_json::to_value(moke_api::http::openapi()).unwrap();
     for (path, item) in spec["paths"].as_object().unwrap() {
         for method in item.as_object().unwrap().keys() {
             let route = format!("{} {path}", method.to_uppercase());
             let known = OUTSIDE.iter().any(|(r, _)| *r == route)
                 || SELF_ONLY.contains(&route.as_str())
-                || all.iter().any(|c| c.route == route);
-            assert!(known, "route {route} has no authorization-matrix entry: add one");
+                || rows.iter().any(|r| r.route == route);
+            assert!(known, "route {route} has no authorization-matrix row: add one");
         }
     }
+}
 
-    let mut n = 0;
-    let mut failures = Vec::new();
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn roles_on_organization_resources(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = start(options, connect).await;
+    let own = world(&t, "acme", &idp.issuer).await;
+    let callers = every_role(&t, &own).await;
+    let rows: Vec<Row> = rows().into_iter().filter(|r| !r.in_project()).collect();
+    play(&t, &own, &callers, &rows, &mut 0).await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn roles_on_project_resources(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = start(options, connect).await;
+    let own = world(&t, "acme", "https://idp.example.invalid").await;
+    let callers = every_role(&t, &own).await;
+    let rows: Vec<Row> = rows().into_iter().filter(Row::in_project).collect();
+    play(&t, &own, &callers, &rows, &mut 0).await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn another_orgs_members_find_nothing_whatever_their_role(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = start(options, connect).await;
+    let own = world(&t, "acme", &idp.issuer).await;
+    let other = world(&t, "other", &idp.issuer).await;
+    let mut strangers = Vec::new();
     for role in OrgRole::ALL {
-        let (_, mine) = t.member(&own.org, &format!("{}@acme.test", role.as_str()), role.as_str()).await;
-        let (_, theirs) = t.member(&other.org, &format!("{}@other.test", role.as_str()), role.as_str()).await;
-        for case in &all {
-            for (token, own_org) in [(&mine, true), (&theirs, false)] {
-                n += 1;
-                let fresh = make(&t, case.fresh, &own, n).await;
-                let path = case.path.replace("{fresh}", &fresh);
-                let method = Method::from_bytes(case.route.split(' ').next().unwrap().as_bytes()).unwrap();
-                let mut request = t.request(method, &path, token);
-                if let Some(body) = &case.body {
-                    request = request.json(
-                        &serde_json::from_str::<Value>(&body.to_string().replace("{n}", &format!("n{n}"))).unwrap(),
-                    );
-                }
-                let (status, body) = t.send(request).await;
-                let allowed = moke_iam::role_allows(role, case.action);
-                let ok = match (own_org, allowed) {
-                    (false, _) => status == StatusCode::NOT_FOUND,
-                    (true, false) => status == StatusCode::FORBIDDEN,
-                    (true, true) => status.is_success() || status == StatusCode::CONFLICT,
-                };
-                if !ok {
-                    failures.push(format!(
-                        "{} as {} of {} org: {status} {body}",
-                        case.route,
-                        role.as_str(),
-                        if own_org { "own" } else { "other" }
-                    ));
-                }
-            }
-        }
+        let mut stranger = person(&t, &other, role).await;
+        stranger.own_org = false;
+        strangers.push(stranger);
+        let mut stranger = account(&t, &other, role, json!({})).await;
+        stranger.own_org = false;
+        strangers.push(stranger);
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {n} requests broke the permission table:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    play(&t, &own, &strangers, &rows(), &mut 0).await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn scoped_tokens_reach_one_project_and_only_their_actions(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = start(options, connect).await;
+    let web = world(&t, "acme", &idp.issuer).await;
+    // The same organization acting in its second project.
+    let data = World { project: project_world(&t.client(&web.org), "data").await, ..web.clone() };
+    let project = web.project.project.clone();
+    let callers = [
+        account(&t, &web, OrgRole::Owner, json!({ "project": project })).await,
+        account(&t, &web, OrgRole::Owner, json!({ "scopes": ["read"] })).await,
+        account(&t, &web, OrgRole::Admin, json!({ "project": project, "scopes": ["read"] })).await,
+    ];
+    assert_eq!(callers[0].project.as_deref(), Some(project.as_str()), "the token names its project");
+    assert!(callers[1].read_only && callers[2].read_only, "the tokens name their scopes");
+    let mut n = 0;
+    // The other project first, while its own is whole; then its own.
+    play(&t, &data, &callers, &rows(), &mut n).await;
+    play(&t, &web, &callers, &rows(), &mut n).await;
 }

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use moke_api::app::App;
 use moke_api::config::Config;
-use reqwest::{Method, RequestBuilder, StatusCode};
 use moke_api::model::{
     ClusterView, DeploymentView, NodePoolView, OperationView, ProjectMemberView, ProjectView, ServiceAccountView,
     ServiceView, TokenCreated,
 };
+use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -352,31 +352,31 @@ impl<T> std::fmt::Debug for Answer<T> {
 impl<T: DeserializeOwned> Answer<T> {
     /// The view, after checking the status is exactly `expected`.
     #[track_caller]
-    pub fn expect(self, expected: StatusCode) -> T {
+    pub fn expect(&self, expected: StatusCode) -> T {
         assert_eq!(self.status, expected, "{self:?}");
         self.view()
     }
 
     /// The view of any success (2xx).
     #[track_caller]
-    pub fn ok(self) -> T {
+    pub fn ok(&self) -> T {
         assert!(self.status.is_success(), "{self:?}");
         self.view()
     }
 
     /// The problem, after checking the answer is a refusal with `expected` status.
     #[track_caller]
-    pub fn refused(self, expected: StatusCode) -> Problem {
+    pub fn refused(&self, expected: StatusCode) -> Problem {
         assert_eq!(self.status, expected, "{self:?}");
-        let problem: Problem = serde_json::from_value(self.body.clone())
-            .unwrap_or_else(|e| panic!("not problem+json ({e}): {self:?}"));
+        let problem: Problem =
+            serde_json::from_value(self.body.clone()).unwrap_or_else(|e| panic!("not problem+json ({e}): {self:?}"));
         assert_eq!(problem.status, expected.as_u16(), "the problem's status is the answer's: {self:?}");
         problem
     }
 
     /// The problem, after checking its status and machine code.
     #[track_caller]
-    pub fn refused_with(self, expected: StatusCode, code: &str) -> Problem {
+    pub fn refused_with(&self, expected: StatusCode, code: &str) -> Problem {
         let problem = self.refused(expected);
         assert_eq!(problem.code, code, "{problem:?}");
         problem
@@ -477,7 +477,8 @@ impl<'a> Client<'a> {
     /// operation the create answered with (202).
     pub async fn create_cluster(&self, project: &str, name: &str, spec: Value) -> (ClusterView, OperationView) {
         let path = format!("/v1/projects/{project}/clusters");
-        let op: OperationView = self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::ACCEPTED);
+        let op: OperationView =
+            self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::ACCEPTED);
         let cluster = self.get(&format!("{path}/{}", op.target.id)).await.expect(StatusCode::OK);
         (cluster, op)
     }
@@ -508,7 +509,8 @@ impl<'a> Client<'a> {
         spec: Value,
     ) -> (DeploymentView, OperationView) {
         let path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments");
-        let op: OperationView = self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::ACCEPTED);
+        let op: OperationView =
+            self.post(&path, json!({ "name": name, "spec": spec })).await.expect(StatusCode::ACCEPTED);
         let deployment = self.get(&format!("{path}/{}", op.target.id)).await.expect(StatusCode::OK);
         (deployment, op)
     }
@@ -537,7 +539,9 @@ impl<'a> Client<'a> {
         if let (Some(body), Some(limits)) = (body.as_object_mut(), limits.as_object()) {
             body.extend(limits.clone());
         }
-        self.post(&self.org_path(&format!("/service-accounts/{account}/tokens")), body).await.expect(StatusCode::CREATED)
+        self.post(&self.org_path(&format!("/service-accounts/{account}/tokens")), body)
+            .await
+            .expect(StatusCode::CREATED)
     }
 
     /// Gives `principal` (a user or service account id) `role` in `project` (200).

@@ -4,69 +4,104 @@
 use std::collections::HashSet;
 
 use moke_api::app::region::observations::{OperationProgress, ResourceObservation};
-use moke_api::model::OperationStatus;
+use moke_api::ids::ClusterId;
+use moke_api::model::{
+    ClusterView, NodePoolView, OperationStatus, OperationView, Page, ProjectView, QuotasView, TokenCreated,
+};
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{TestApp, bad_fields};
+use crate::common::TestApp;
+
+/// Redactions for a whole answer in a snapshot: ids, ETags and times
+/// differ on every run; nulls stay visible as nulls.
+macro_rules! snapshot {
+    ($name:literal, $value:expr) => {
+        insta::assert_json_snapshot!($name, $value, {
+            ".id" => "[id]",
+            ".org_id" => "[org id]",
+            ".project_id" => "[project id]",
+            ".target.id" => "[target id]",
+            ".etag" => "[etag]",
+            ".created_at" => "[time]",
+            ".updated_at" => "[time]",
+        })
+    };
+}
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn project_crud(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let org = &acme.org;
+    let owner = t.client(&acme);
 
-    let (status, created) = t
-        .post(
-            &format!("/v1/orgs/{org}/projects"),
-            &acme.token,
+    let answer = owner
+        .post::<ProjectView>(
+            &owner.org_path("/projects"),
             json!({ "name": "web", "labels": { "team": "edge" }, "spec": { "description": "storefront" } }),
         )
         .await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    let id = created["id"].as_str().unwrap();
+    let created = answer.expect(StatusCode::CREATED);
+    snapshot!("created_project", answer.body);
+    let id = created.id.to_string();
     assert!(id.starts_with("prj_"));
-    assert_eq!(created["generation"], 1);
+    assert_eq!(created.generation, 1);
 
     // By id and by name.
-    let (status, by_id) = t.get(&format!("/v1/projects/{id}"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    let (_, by_name) = t.get("/v1/projects/web", &acme.token).await;
-    assert_eq!(by_id, by_name);
+    let by_id = owner.get::<ProjectView>(&format!("/v1/projects/{id}")).await;
+    by_id.expect(StatusCode::OK);
+    let by_name = owner.get::<ProjectView>("/v1/projects/web").await;
+    assert_eq!(by_id.body, by_name.body);
 
-    let (status, body) = t.post(&format!("/v1/orgs/{org}/projects"), &acme.token, json!({ "name": "web" })).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("already_exists")));
+    owner
+        .post::<ProjectView>(&owner.org_path("/projects"), json!({ "name": "web" }))
+        .await
+        .refused_with(StatusCode::CONFLICT, "already_exists");
 
-    let (status, updated) =
-        t.patch(&format!("/v1/projects/{id}"), &acme.token, json!({ "spec": { "description": "shop" } })).await;
-    assert_eq!(status, StatusCode::OK, "{updated}");
-    assert_eq!(updated["spec"]["description"], "shop");
-    assert_eq!(updated["generation"], 2);
-    assert_eq!(updated["labels"]["team"], "edge", "labels untouched by a spec-only patch");
-    assert_ne!(updated["etag"], created["etag"]);
+    let updated: ProjectView = owner
+        .patch(&format!("/v1/projects/{id}"), json!({ "spec": { "description": "shop" } }))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(updated.spec.description, "shop");
+    assert_eq!(updated.generation, 2);
+    assert_eq!(updated.labels["team"], "edge", "labels untouched by a spec-only patch");
+    assert_ne!(updated.etag, created.etag);
 
-    let (status, list) = t.get(&format!("/v1/orgs/{org}/projects"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(list["items"].as_array().unwrap().len(), 1);
-    assert!(list["next_page"].is_null());
+    let list: Page<ProjectView> = owner.get(&owner.org_path("/projects")).await.expect(StatusCode::OK);
+    assert_eq!(list.items.len(), 1);
+    assert!(list.next_page.is_none());
 
-    let (status, _) = t.delete(&format!("/v1/projects/{id}"), &acme.token).await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
-    let (status, body) = t.get(&format!("/v1/projects/{id}"), &acme.token).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    owner.delete::<()>(&format!("/v1/projects/{id}")).await.expect(StatusCode::NO_CONTENT);
+    owner.get::<ProjectView>(&format!("/v1/projects/{id}")).await.refused_with(StatusCode::NOT_FOUND, "not_found");
+}
+
+/// The region's word that `cluster` is now `phase` at `generation` (`gone` when deleted).
+fn cluster_observed(cluster: ClusterId, generation: i64, phase: &str, gone: bool) -> ResourceObservation {
+    ResourceObservation {
+        region: "eu-central-1".into(),
+        kind: moke_api::app::region::command::ResourceKind::Cluster,
+        resource_id: cluster.uuid(),
+        observed_generation: generation,
+        phase: phase.into(),
+        conditions: vec![],
+        gone,
+        endpoint: None,
+        workload: None,
+        nodes: None,
+    }
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
 
-    let (status, op) = t
-        .post(
+    let answer = owner
+        .post::<OperationView>(
             &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
             json!({
                 "name": "prod",
                 "labels": { "env": "prod" },
@@ -79,35 +114,35 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             }),
         )
         .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    assert_eq!(op["kind"], "cluster_create");
-    assert_eq!(op["status"], "pending");
-    let cluster = op["target"]["id"].as_str().unwrap().to_string();
+    let op = answer.expect(StatusCode::ACCEPTED);
+    snapshot!("cluster_create_operation", answer.body);
+    assert_eq!(op.kind, "cluster_create");
+    assert_eq!(op.status, OperationStatus::Pending);
+    let cluster = op.target.id.clone();
     assert!(cluster.starts_with("cl_"));
 
-    let (status, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(view["spec"]["region"], "eu-central-1");
-    assert_eq!(view["spec"]["control_plane"]["replicas"], 1);
-    assert_eq!(view["spec"]["deletion_protection"], false);
-    assert_eq!(view["status"]["phase"], "pending");
-    assert_eq!(view["status"]["observed_generation"], 0);
-    assert!(view["status"]["observed_at"].is_null());
+    let answer = owner.get::<ClusterView>(&format!("/v1/projects/{project}/clusters/{cluster}")).await;
+    let view = answer.expect(StatusCode::OK);
+    snapshot!("pending_cluster", answer.body);
+    assert_eq!(view.spec.region, "eu-central-1");
+    assert_eq!(view.spec.control_plane.replicas, 1);
+    assert!(!view.spec.deletion_protection);
+    assert_eq!(view.status.phase, "pending");
+    assert_eq!(view.status.observed_generation, 0);
+    assert!(view.status.observed_at.is_none());
 
     // Defaults: the catalog's default version and an HA control plane.
-    let (_, op2) = t.cluster(&acme, &project, "dev").await;
-    let (_, dev) = t.get(&format!("/v1/projects/{project}/clusters/dev"), &acme.token).await;
-    assert_eq!(dev["spec"]["kubernetes_version"], "1.33");
-    assert_eq!(dev["spec"]["control_plane"]["replicas"], 3);
-    assert_ne!(op["id"], op2["id"]);
+    let (dev, op2) = owner.create_cluster(&project, "dev", json!({ "region": "eu-central-1" })).await;
+    assert_eq!(dev.spec.kubernetes_version, "1.33");
+    assert_eq!(dev.spec.control_plane.replicas, 3);
+    assert_ne!(op.id, op2.id);
 
     // The region reports progress and observations.
-    let op_id: moke_api::ids::OperationId = op["id"].as_str().unwrap().parse().unwrap();
-    let cluster_id: moke_api::ids::ClusterId = cluster.parse().unwrap();
+    let cluster_id: ClusterId = cluster.parse().unwrap();
     t.app
         .record_operation_progress(OperationProgress {
             region: None,
-            operation_id: op_id.uuid(),
+            operation_id: op.id.uuid(),
             status: OperationStatus::Succeeded,
             step: "done".into(),
             progress: 100,
@@ -115,57 +150,33 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
         })
         .await
         .unwrap();
-    t.app
-        .record_observation(ResourceObservation {
-            region: "eu-central-1".into(),
-            kind: moke_api::app::region::command::ResourceKind::Cluster,
-            resource_id: cluster_id.uuid(),
-            observed_generation: 1,
-            phase: "running".into(),
-            conditions: vec![],
-            gone: false,
-            endpoint: None,
-            workload: None,
-            nodes: None,
-        })
-        .await
-        .unwrap();
-    let (_, op_view) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
-    assert_eq!(op_view["status"], "succeeded");
-    assert!(op_view["finished_at"].is_string());
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/prod"), &acme.token).await;
-    assert_eq!(view["status"]["phase"], "running");
-    assert_eq!(view["status"]["observed_generation"], 1);
-    assert_eq!(view["status"]["stale"], false);
+    t.app.record_observation(cluster_observed(cluster_id, 1, "running", false)).await.unwrap();
+    let op_view = owner.operation(op.id).await;
+    assert_eq!(op_view.status, OperationStatus::Succeeded);
+    assert!(op_view.finished_at.is_some());
+    let prod_path = format!("/v1/projects/{project}/clusters/prod");
+    let view: ClusterView = owner.get(&prod_path).await.expect(StatusCode::OK);
+    assert_eq!(view.status.phase, "running");
+    assert_eq!(view.status.observed_generation, 1);
+    assert!(!view.status.stale);
 
     // Upgrade by one minor version bumps the generation and queues work.
-    let (status, upgrade) = t
-        .patch(
-            &format!("/v1/projects/{project}/clusters/prod"),
-            &acme.token,
-            json!({ "spec": { "kubernetes_version": "1.33", "deletion_protection": true } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{upgrade}");
-    assert_eq!(upgrade["target"]["generation"], 2);
-    assert_eq!(upgrade["status"], "pending");
+    let upgrade: OperationView = owner
+        .patch(&prod_path, json!({ "spec": { "kubernetes_version": "1.33", "deletion_protection": true } }))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    assert_eq!(upgrade.target.generation, 2);
+    assert_eq!(upgrade.status, OperationStatus::Pending);
     // Labels alone complete at once.
-    let (status, relabel) = t
-        .patch(
-            &format!("/v1/projects/{project}/clusters/prod"),
-            &acme.token,
-            json!({ "labels": { "env": "production" } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    assert_eq!(relabel["status"], "succeeded");
-    assert_eq!(relabel["target"]["generation"], 2);
+    let relabel: OperationView =
+        owner.patch(&prod_path, json!({ "labels": { "env": "production" } })).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(relabel.status, OperationStatus::Succeeded);
+    assert_eq!(relabel.target.generation, 2);
 
     // Node pools.
-    let (status, np_op) = t
+    let np_op: OperationView = owner
         .post(
-            &format!("/v1/projects/{project}/clusters/prod/node-pools"),
-            &acme.token,
+            &format!("{prod_path}/node-pools"),
             json!({
                 "name": "workers",
                 "spec": {
@@ -178,89 +189,65 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
                 }
             }),
         )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{np_op}");
-    let pool = np_op["target"]["id"].as_str().unwrap().to_string();
+        .await
+        .expect(StatusCode::ACCEPTED);
+    let pool = np_op.target.id.clone();
     assert!(pool.starts_with("np_"));
-    let pool_path = format!("/v1/projects/{project}/clusters/prod/node-pools/{pool}");
-    let (status, np) = t.get(&pool_path, &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(np["spec"]["zones"], json!(["eu-central-1a", "eu-central-1b"]));
-    let (_, np_default_zones) = {
-        let (_, _) = t.node_pool(&acme, &project, "prod", "small", 1).await;
-        t.get(&format!("/v1/projects/{project}/clusters/prod/node-pools/small"), &acme.token).await
-    };
-    assert_eq!(np_default_zones["spec"]["zones"].as_array().unwrap().len(), 3);
+    let pool_path = format!("{prod_path}/node-pools/{pool}");
+    let np: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!(np.spec.zones, ["eu-central-1a", "eu-central-1b"]);
+    owner.create_node_pool(&project, "prod", "small", 1).await;
+    let small: NodePoolView = owner.get(&format!("{prod_path}/node-pools/small")).await.expect(StatusCode::OK);
+    assert_eq!(small.spec.zones.len(), 3);
 
-    let (_, quotas) = t.get(&format!("/v1/orgs/{}/quotas", acme.org), &acme.token).await;
-    assert_eq!(quotas["clusters"]["usage"], 2);
-    assert_eq!(quotas["nodes"]["usage"], 7, "autoscaling max 6 + 1");
-    assert_eq!(quotas["vcpus"]["usage"], 6 * 32 + 8);
-    assert_eq!(quotas["node_pools_per_cluster"]["usage"], 2);
+    let quotas: QuotasView = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
+    assert_eq!(quotas.clusters.usage, 2);
+    assert_eq!(quotas.nodes.usage, 7, "autoscaling max 6 + 1");
+    assert_eq!(quotas.vcpus.usage, 6 * 32 + 8);
+    assert_eq!(quotas.node_pools_per_cluster.usage, 2);
 
-    let (status, scaled) = t.patch(&pool_path, &acme.token, json!({ "spec": { "count": 5 } })).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{scaled}");
-    let (status, bad) =
-        t.patch(&pool_path, &acme.token, json!({ "spec": { "machine_type": "bm.large", "count": 9 } })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&bad), ["spec.machine_type", "spec.count"]);
+    owner.patch::<OperationView>(&pool_path, json!({ "spec": { "count": 5 } })).await.expect(StatusCode::ACCEPTED);
+    let bad = owner
+        .patch::<OperationView>(&pool_path, json!({ "spec": { "machine_type": "bm.large", "count": 9 } }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(bad.fields(), ["spec.machine_type", "spec.count"]);
 
-    let (_, pools) = t.get(&format!("/v1/projects/{project}/clusters/prod/node-pools"), &acme.token).await;
-    assert_eq!(pools["items"].as_array().unwrap().len(), 2);
+    let pools: Page<NodePoolView> = owner.get(&format!("{prod_path}/node-pools")).await.expect(StatusCode::OK);
+    assert_eq!(pools.items.len(), 2);
 
-    let (status, np_delete) = t.delete(&pool_path, &acme.token).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    assert_eq!(np_delete["kind"], "node_pool_delete");
-    let (_, pending_delete) = t.get(&pool_path, &acme.token).await;
-    assert!(pending_delete["deletion_requested_at"].is_string());
+    let np_delete: OperationView = owner.delete(&pool_path).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(np_delete.kind, "node_pool_delete");
+    let pending_delete: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert!(pending_delete.deletion_requested_at.is_some());
 
     // Deletion protection, then delete; the region confirms and it is gone.
-    let (status, refused) = t.delete(&format!("/v1/projects/{project}/clusters/prod"), &acme.token).await;
-    assert_eq!((status, refused["code"].as_str()), (StatusCode::CONFLICT, Some("deletion_protected")));
-    t.patch(
-        &format!("/v1/projects/{project}/clusters/prod"),
-        &acme.token,
-        json!({ "spec": { "deletion_protection": false } }),
-    )
-    .await;
-    let (status, del) = t.delete(&format!("/v1/projects/{project}/clusters/prod"), &acme.token).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{del}");
-    let (status, again) = t.delete(&format!("/v1/projects/{project}/clusters/prod"), &acme.token).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    assert_eq!(again["id"], del["id"], "a repeated delete answers with the same operation");
-    let (status, _) = t.delete(&format!("/v1/projects/{project}"), &acme.token).await;
-    assert_eq!(status, StatusCode::CONFLICT, "a project with clusters cannot be deleted");
-    t.app
-        .record_observation(ResourceObservation {
-            region: "eu-central-1".into(),
-            kind: moke_api::app::region::command::ResourceKind::Cluster,
-            resource_id: cluster_id.uuid(),
-            observed_generation: 5,
-            phase: "deleted".into(),
-            conditions: vec![],
-            gone: true,
-            endpoint: None,
-            workload: None,
-            nodes: None,
-        })
+    owner.delete::<OperationView>(&prod_path).await.refused_with(StatusCode::CONFLICT, "deletion_protected");
+    owner
+        .patch::<OperationView>(&prod_path, json!({ "spec": { "deletion_protection": false } }))
         .await
-        .unwrap();
-    let (status, _) = t.get(&format!("/v1/projects/{project}/clusters/prod"), &acme.token).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = t.get(&pool_path, &acme.token).await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "node pools go with their cluster");
+        .expect(StatusCode::ACCEPTED);
+    let del: OperationView = owner.delete(&prod_path).await.expect(StatusCode::ACCEPTED);
+    let again: OperationView = owner.delete(&prod_path).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(again.id, del.id, "a repeated delete answers with the same operation");
+    owner.delete::<()>(&format!("/v1/projects/{project}")).await.refused(StatusCode::CONFLICT);
+    t.app.record_observation(cluster_observed(cluster_id, 5, "deleted", true)).await.unwrap();
+    owner.get::<ClusterView>(&prod_path).await.refused(StatusCode::NOT_FOUND);
+    let gone = owner.get::<NodePoolView>(&pool_path).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "node pools go with their cluster");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn validation_lists_every_bad_field(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let clusters = format!("/v1/projects/{project}/clusters");
 
-    let (status, problem) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
+    let answer = owner
+        .post::<OperationView>(
+            &clusters,
             json!({
                 "name": "Bad_Name",
                 "labels": { "ok": "yes", "bad key": "x" },
@@ -273,10 +260,9 @@ async fn validation_lists_every_bad_field(options: PgPoolOptions, connect: PgCon
             }),
         )
         .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(problem["code"], "invalid_request");
+    let problem = answer.refused_with(StatusCode::BAD_REQUEST, "invalid_request");
     assert_eq!(
-        bad_fields(&problem),
+        problem.fields(),
         [
             "name",
             "labels.bad key",
@@ -288,51 +274,44 @@ async fn validation_lists_every_bad_field(options: PgPoolOptions, connect: PgCon
             "spec.maintenance_window.duration_hours",
         ]
     );
-    assert_eq!(problem["errors"][2]["code"], "unknown_region");
+    assert_eq!(problem.errors[2].code, "unknown_region");
+    // The whole problem+json answer, every message included.
+    insta::assert_json_snapshot!("invalid_cluster_problem", answer.body);
 
     // End-of-life versions are listed but refused.
-    let (status, problem) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
+    let problem = owner
+        .post::<OperationView>(
+            &clusters,
             json!({ "name": "old", "spec": { "region": "eu-central-1", "kubernetes_version": "1.31" } }),
         )
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(problem["errors"][0]["code"], "end_of_life");
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.errors[0].code, "end_of_life");
 
     // Unknown fields and wrong types are named.
-    let (status, problem) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
-            json!({ "name": "x", "spec": { "region": "eu-central-1", "nodes": 3 } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["spec.nodes"]);
-    assert_eq!(problem["errors"][0]["code"], "unknown_field");
-    let (status, problem) =
-        t.post(&format!("/v1/projects/{project}/clusters"), &acme.token, json!({ "name": 5, "spec": {} })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["name"]);
+    let problem = owner
+        .post::<OperationView>(&clusters, json!({ "name": "x", "spec": { "region": "eu-central-1", "nodes": 3 } }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["spec.nodes"]);
+    assert_eq!(problem.errors[0].code, "unknown_field");
+    let problem =
+        owner.post::<OperationView>(&clusters, json!({ "name": 5, "spec": {} })).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["name"]);
 
     // Not JSON at all.
-    let (status, problem) = t
-        .send(
-            t.request(Method::POST, &format!("/v1/projects/{project}/clusters"), &acme.token)
-                .header("content-type", "application/json")
-                .body("{nope"),
+    owner
+        .send::<OperationView>(
+            owner.request(Method::POST, &clusters).header("content-type", "application/json").body("{nope"),
         )
-        .await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::BAD_REQUEST, Some("malformed_request")));
+        .await
+        .refused_with(StatusCode::BAD_REQUEST, "malformed_request");
 
     // Node pools: unknown machine type, foreign zone, count out of range, bad taint.
-    t.cluster(&acme, &project, "prod").await;
-    let (status, problem) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters/prod/node-pools"),
-            &acme.token,
+    owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let problem = owner
+        .post::<OperationView>(
+            &format!("{clusters}/prod/node-pools"),
             json!({
                 "name": "w",
                 "spec": {
@@ -343,82 +322,81 @@ async fn validation_lists_every_bad_field(options: PgPoolOptions, connect: PgCon
                 }
             }),
         )
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
+        .await
+        .refused(StatusCode::BAD_REQUEST);
     assert_eq!(
-        bad_fields(&problem),
+        problem.fields(),
         ["spec.machine_type", "spec.zones[0]", "spec.zones[2]", "spec.count", "spec.taints[0].effect"]
     );
 
     // Paging parameters too.
-    let (status, problem) = t.get(&format!("/v1/orgs/{}/projects?limit=0&page_token=zz", acme.org), &acme.token).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["limit", "page_token"]);
-    let (status, problem) = t.get(&format!("/v1/orgs/{}/projects?limit=many", acme.org), &acme.token).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["limit"]);
+    let problem = owner
+        .get::<Page<ProjectView>>(&owner.org_path("/projects?limit=0&page_token=zz"))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["limit", "page_token"]);
+    let problem =
+        owner.get::<Page<ProjectView>>(&owner.org_path("/projects?limit=many")).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["limit"]);
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn upgrades_go_one_minor_forward(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    t.cluster(&acme, &project, "prod").await; // 1.33
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await; // 1.33
     let path = format!("/v1/projects/{project}/clusters/prod");
-    let (status, problem) =
-        t.patch(&path, &acme.token, json!({ "spec": { "kubernetes_version": "1.32", "region": "us-east-1" } })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["spec.region", "spec.kubernetes_version"]);
-    assert_eq!(problem["errors"][1]["code"], "downgrade");
+    let problem = owner
+        .patch::<OperationView>(&path, json!({ "spec": { "kubernetes_version": "1.32", "region": "us-east-1" } }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["spec.region", "spec.kubernetes_version"]);
+    assert_eq!(problem.code_of("spec.kubernetes_version"), "downgrade");
+    assert_eq!(problem.errors[1].code, "downgrade");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn if_match_guards_updates(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
 
     for path in [format!("/v1/projects/{project}"), format!("/v1/projects/{project}/clusters/prod")] {
-        let response = t.request(Method::GET, &path, &acme.token).send().await.unwrap();
-        let etag = response.headers()["etag"].to_str().unwrap().to_string();
-        let body: serde_json::Value = response.json().await.unwrap();
-        assert_eq!(body["etag"], etag.as_str());
+        let read = owner.get::<Value>(&path).await;
+        let etag = read.headers["etag"].to_str().unwrap().to_string();
+        assert_eq!(read.expect(StatusCode::OK)["etag"], etag.as_str());
 
-        let fresh = t
-            .send(
-                t.request(Method::PATCH, &path, &acme.token)
-                    .header("if-match", &etag)
-                    .json(&json!({ "labels": { "a": "1" } })),
-            )
-            .await;
-        assert!(fresh.0.is_success(), "{fresh:?}");
+        let labels = |a: &str| json!({ "labels": { "a": a } });
+        owner
+            .send::<Value>(owner.request(Method::PATCH, &path).header("if-match", &etag).json(&labels("1")))
+            .await
+            .ok();
         // The same ETag is now stale.
-        let (status, problem) = t
-            .send(
-                t.request(Method::PATCH, &path, &acme.token)
-                    .header("if-match", &etag)
-                    .json(&json!({ "labels": { "a": "2" } })),
-            )
-            .await;
-        assert_eq!(status, StatusCode::PRECONDITION_FAILED);
-        assert_eq!(problem["code"], "precondition_failed");
-        let (status, _) = t.send(t.request(Method::DELETE, &path, &acme.token).header("if-match", &etag)).await;
-        assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+        owner
+            .send::<Value>(owner.request(Method::PATCH, &path).header("if-match", &etag).json(&labels("2")))
+            .await
+            .refused_with(StatusCode::PRECONDITION_FAILED, "precondition_failed");
+        owner
+            .send::<Value>(owner.request(Method::DELETE, &path).header("if-match", &etag))
+            .await
+            .refused(StatusCode::PRECONDITION_FAILED);
     }
-    let (_, view) = t.get(&format!("/v1/projects/{project}"), &acme.token).await;
-    assert_eq!(view["labels"]["a"], "1", "the stale update changed nothing");
+    let view: ProjectView = owner.get(&format!("/v1/projects/{project}")).await.expect(StatusCode::OK);
+    assert_eq!(view.labels["a"], "1", "the stale update changed nothing");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn pagination_is_stable_under_inserts(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let org = &acme.org;
+    let owner = t.client(&acme);
     let mut originals = HashSet::new();
     for i in 0..250 {
-        originals.insert(t.project(&acme, &format!("p{i:03}")).await);
+        originals.insert(owner.create_project(&format!("p{i:03}")).await.id);
     }
     let mut seen = Vec::new();
     let mut token: Option<String> = None;
@@ -429,19 +407,17 @@ async fn pagination_is_stable_under_inserts(options: PgPoolOptions, connect: PgC
             Some(token) => format!("?limit=40&page_token={token}"),
             None => "?limit=40".to_string(),
         };
-        let (status, page) = t.get(&format!("/v1/orgs/{org}/projects{query}"), &acme.token).await;
-        assert_eq!(status, StatusCode::OK);
+        let page: Page<ProjectView> =
+            owner.get(&owner.org_path(&format!("/projects{query}"))).await.expect(StatusCode::OK);
         inserted_before_last_page = inserted;
-        for item in page["items"].as_array().unwrap() {
-            seen.push(item["id"].as_str().unwrap().to_string());
-        }
+        seen.extend(page.items.iter().map(|p| p.id));
         // Others keep creating projects while we page.
         for _ in 0..3 {
-            t.project(&acme, &format!("late{inserted}")).await;
+            owner.create_project(&format!("late{inserted}")).await;
             inserted += 1;
         }
-        match page["next_page"].as_str() {
-            Some(next) => token = Some(next.to_string()),
+        match page.next_page {
+            Some(next) => token = Some(next),
             None => break,
         }
     }
@@ -455,27 +431,26 @@ async fn pagination_is_stable_under_inserts(options: PgPoolOptions, connect: PgC
 async fn operations_long_poll_until_done(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (_, op) = t.cluster(&acme, &project, "prod").await;
-    let op_path = format!("/v1/operations/{}", op["id"].as_str().unwrap());
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (_, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let op_path = format!("/v1/operations/{}", op.id);
 
     let started = std::time::Instant::now();
-    let (status, body) = t.get(&format!("{op_path}?wait=1s"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(body["status"], "pending");
+    let waited: OperationView = owner.get(&format!("{op_path}?wait=1s")).await.expect(StatusCode::OK);
+    assert_eq!(waited.status, OperationStatus::Pending);
     assert!(started.elapsed() >= std::time::Duration::from_millis(900), "waited for the deadline");
 
     let waiter = {
-        let request = t.request(Method::GET, &format!("{op_path}?wait=30s"), &acme.token);
-        tokio::spawn(async move { request.send().await.unwrap().json::<serde_json::Value>().await.unwrap() })
+        let request = owner.request(Method::GET, &format!("{op_path}?wait=30s"));
+        tokio::spawn(async move { request.send().await.unwrap().json::<OperationView>().await.unwrap() })
     };
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let op_id: moke_api::ids::OperationId = op["id"].as_str().unwrap().parse().unwrap();
     let started = std::time::Instant::now();
     t.app
         .record_operation_progress(OperationProgress {
             region: None,
-            operation_id: op_id.uuid(),
+            operation_id: op.id.uuid(),
             status: OperationStatus::Failed,
             step: "provisioning_control_plane".into(),
             progress: 40,
@@ -484,13 +459,12 @@ async fn operations_long_poll_until_done(options: PgPoolOptions, connect: PgConn
         .await
         .unwrap();
     let done = waiter.await.unwrap();
-    assert_eq!(done["status"], "failed");
-    assert_eq!(done["error"]["code"], "no_capacity");
+    assert_eq!(done.status, OperationStatus::Failed);
+    assert_eq!(done.error.map(|e| e.code).as_deref(), Some("no_capacity"));
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "woken by the notification");
 
-    let (status, problem) = t.get(&format!("{op_path}?wait=forever"), &acme.token).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["wait"]);
+    let problem = owner.get::<OperationView>(&format!("{op_path}?wait=forever")).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["wait"]);
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -544,28 +518,24 @@ async fn catalog_health_and_problem_answers(options: PgPoolOptions, connect: PgC
 async fn viewer_tokens_read_but_cannot_change(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (status, viewer) = t
-        .post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "dashboards", "role": "viewer" }))
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{viewer}");
-    let viewer_token = viewer["token"].as_str().unwrap();
-    assert!(viewer_token.starts_with("moke_"));
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let viewer: TokenCreated = owner.create_token("dashboards", "viewer").await;
+    assert!(viewer.token.starts_with("moke_"));
+    let viewer = owner.with_token(&viewer.token);
 
-    let (status, _) = t.get(&format!("/v1/projects/{project}"), viewer_token).await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, problem) = t
-        .post(
+    viewer.get::<ProjectView>(&format!("/v1/projects/{project}")).await.expect(StatusCode::OK);
+    viewer
+        .post::<OperationView>(
             &format!("/v1/projects/{project}/clusters"),
-            viewer_token,
             json!({ "name": "x", "spec": { "region": "eu-central-1" } }),
         )
-        .await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")));
-    let (status, _) = t.get(&format!("/v1/orgs/{}/tokens", acme.org), viewer_token).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+        .await
+        .refused_with(StatusCode::FORBIDDEN, "forbidden");
+    viewer.get::<Value>(&viewer.org_path("/tokens")).await.refused(StatusCode::FORBIDDEN);
     // Nobody mints a token stronger than themselves.
-    let (status, _) =
-        t.post(&format!("/v1/orgs/{}/tokens", acme.org), viewer_token, json!({ "name": "x", "role": "owner" })).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    viewer
+        .post::<TokenCreated>(&viewer.org_path("/tokens"), json!({ "name": "x", "role": "owner" }))
+        .await
+        .refused(StatusCode::FORBIDDEN);
 }

@@ -3,54 +3,70 @@
 //! replayed, malformed and disallowed deliveries change nothing.
 
 use moke_api::app::integrations::signing::{github_signature, sign};
+use moke_api::model::{
+    DeployHookCreated, DeployHookView, DeployPolicy, DeploymentView, OperationStatus, OperationView, RevisionView,
+    WebhookEndpointCreated,
+};
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{BackgroundAgent, Receiver, Tenant, TestApp, bad_fields, zones};
+use crate::common::{BackgroundAgent, Client, Receiver, TestApp, bad_fields, zones};
 
-struct Setup {
-    acme: Tenant,
+struct Setup<'a> {
+    owner: Client<'a>,
     project: String,
     deployment_path: String,
     _region: BackgroundAgent,
 }
 
+impl Setup<'_> {
+    /// The deployment `web` as it stands now.
+    async fn web(&self) -> DeploymentView {
+        self.owner.get(&self.deployment_path).await.expect(StatusCode::OK)
+    }
+}
+
 /// A running deployment `web` on `registry.example.com/shop/web:1`, and a
 /// policy allowing that registry path and the `main` branch.
-async fn setup(t: &TestApp) -> Setup {
+async fn setup(t: &TestApp) -> Setup<'_> {
     let region = BackgroundAgent::start(
         AgentConfig::new("eu-central-1", zones("eu-central-1")),
         Transport::Postgres(t.pool.clone()),
     );
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "shop").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    let (_, op) = t.node_pool(&acme, &project, &cluster, "workers", 3).await;
-    wait(t, &acme, &op).await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("shop").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let cluster = cluster.id.to_string();
+    let (_, op) = owner.create_node_pool(&project, &cluster, "workers", 3).await;
+    wait(&owner, &op).await;
     let spec = json!({ "image": "registry.example.com/shop/web:1", "replicas": 2 });
-    let (_, op) = t.deployment(&acme, &project, &cluster, "web", spec).await;
-    assert_eq!(wait(t, &acme, &op).await["status"], "succeeded");
-    let request = t
-        .request(reqwest::Method::PUT, &format!("/v1/projects/{project}/deploy-policy"), &acme.token)
-        .json(&json!({ "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": ["main"] }));
-    let (status, body) = t.send(request).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, op) = owner.create_deployment(&project, &cluster, "web", spec).await;
+    assert_eq!(wait(&owner, &op).await.status, OperationStatus::Succeeded);
+    let policy = json!({ "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": ["main"] });
+    owner.put::<DeployPolicy>(&format!("/v1/projects/{project}/deploy-policy"), policy).await.expect(StatusCode::OK);
     let deployment_path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/web");
-    Setup { acme, project, deployment_path, _region: region }
+    Setup { owner, project, deployment_path, _region: region }
 }
 
-async fn wait(t: &TestApp, tenant: &Tenant, op: &Value) -> Value {
-    t.get(&format!("/v1/operations/{}?wait=60s", op["id"].as_str().unwrap_or_else(|| panic!("{op}"))), &tenant.token)
-        .await
-        .1
+/// `op` once it has finished (waiting up to 60 s on the server).
+async fn wait(owner: &Client<'_>, op: &OperationView) -> OperationView {
+    owner.get(&format!("/v1/operations/{}?wait=60s", op.id)).await.expect(StatusCode::OK)
 }
 
-async fn hook(t: &TestApp, s: &Setup, body: Value) -> (String, String) {
-    let (status, created) = t.post(&format!("/v1/projects/{}/hooks", s.project), &s.acme.token, body).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    (created["url"].as_str().unwrap().to_string(), created["secret"].as_str().unwrap().to_string())
+/// The operation a delivery answered with (202).
+fn accepted(status: StatusCode, body: &Value) -> OperationView {
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("not an operation ({e}): {body}"))
+}
+
+/// A new deploy hook: its delivery URL and signing secret.
+async fn hook(s: &Setup<'_>, body: Value) -> (String, String) {
+    let created: DeployHookCreated =
+        s.owner.post(&format!("/v1/projects/{}/hooks", s.project), body).await.expect(StatusCode::CREATED);
+    (created.hook.url, created.secret)
 }
 
 /// A Standard Webhooks delivery, signed at `timestamp` with `secret`.
@@ -84,41 +100,38 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
     let s = setup(&t).await;
     // The customer listens for rollouts.
     let receiver = Receiver::start(vec![]).await;
-    let (status, listener) = t
-        .post(
-            &format!("/v1/orgs/{}/webhooks", s.acme.org),
-            &s.acme.token,
-            json!({ "url": receiver.url, "event_types": ["deployment.rollout.*"] }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{listener}");
-    let listener_secret = listener["secret"].as_str().unwrap().to_string();
-    let (url, secret) =
-        hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    let listener: WebhookEndpointCreated = s
+        .owner
+        .post(&s.owner.org_path("/webhooks"), json!({ "url": receiver.url, "event_types": ["deployment.rollout.*"] }))
+        .await
+        .expect(StatusCode::CREATED);
+    let listener_secret = listener.secret;
+    let (url, secret) = hook(&s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
     assert!(secret.starts_with("whsec_"));
     let stored: String = sqlx::query_scalar("SELECT secret_enc FROM deploy_hooks").fetch_one(&t.pool).await.unwrap();
     assert!(stored.starts_with("vault:v") && !stored.contains(&secret), "only Vault ciphertext is stored");
-    let (_, listed) = t.get(&format!("/v1/projects/{}/hooks", s.project), &s.acme.token).await;
-    assert!(listed[0].get("secret").is_none(), "the secret is shown once: {listed}");
+    let listed = s.owner.get::<Vec<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
+    assert!(listed.body[0].get("secret").is_none(), "the secret is shown once: {listed:?}");
 
     let (status, op) =
         standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    let op = accepted(status, &op);
     // What a CI step does: block until the rollout is done.
-    assert_eq!(wait(&t, &s.acme, &op).await["status"], "succeeded");
-    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
-    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:2");
-    assert!(web["status"]["pods"].as_array().unwrap().iter().all(|p| p["revision"] == 2), "{web}");
-    let (_, revisions) = t.get(&format!("{}/revisions", s.deployment_path), &s.acme.token).await;
-    assert_eq!(revisions[0]["cause"], "webhook ci (standard deploy)");
+    assert_eq!(wait(&s.owner, &op).await.status, OperationStatus::Succeeded);
+    let web = s.web().await;
+    assert_eq!(web.spec.image, "registry.example.com/shop/web:2");
+    assert!(web.status.pods.iter().all(|p| p.revision == 2), "{web:?}");
+    let revisions: Vec<RevisionView> =
+        s.owner.get(&format!("{}/revisions", s.deployment_path)).await.expect(StatusCode::OK);
+    assert_eq!(revisions[0].cause, "webhook ci (standard deploy)");
     // ... and the customer's receiver hears that the rollout succeeded, signed.
     let heard = receiver.event("deployment.rollout.succeeded").await;
     assert!(heard.signed_with(&listener_secret));
     let heard_op = receiver
         .requests()
         .into_iter()
-        .find(|r| r.json()["data"]["operation"]["id"] == op["id"])
-        .unwrap_or_else(|| panic!("no rollout event for {op}"));
+        .find(|r| r.json()["data"]["operation"]["id"] == op.id.to_string().as_str())
+        .unwrap_or_else(|| panic!("no rollout event for {op:?}"));
     assert_eq!(heard_op.json()["type"], "deployment.rollout.succeeded");
 
     // The same delivery again is refused and changes nothing.
@@ -128,12 +141,10 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
 
     // A tag, or a digest, applies to the deployment's repository.
     let (status, op) = standard(&t, &url, &secret, "msg_2", now(), r#"{"tag": "3"}"#).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    wait(&t, &s.acme, &op).await;
-    let (_, op) = standard(&t, &url, &secret, "msg_3", now(), r#"{"digest": "sha256:0123abcd"}"#).await;
-    wait(&t, &s.acme, &op).await;
-    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
-    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web@sha256:0123abcd");
+    wait(&s.owner, &accepted(status, &op)).await;
+    let (status, op) = standard(&t, &url, &secret, "msg_3", now(), r#"{"digest": "sha256:0123abcd"}"#).await;
+    wait(&s.owner, &accepted(status, &op)).await;
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web@sha256:0123abcd");
 
     // A ping answers 200 and deploys nothing.
     let (status, pong) = standard(&t, &url, &secret, "msg_4", now(), r#"{"type": "ping"}"#).await;
@@ -147,8 +158,7 @@ async fn forged_stale_malformed_and_disallowed_deliveries_change_nothing(
 ) {
     let t = TestApp::start(options, connect).await;
     let s = setup(&t).await;
-    let (url, secret) =
-        hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    let (url, secret) = hook(&s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
     let revisions = async || t.count("deployment_revisions").await;
     let before = revisions().await;
     let body = r#"{"image": "registry.example.com/shop/web:2"}"#;
@@ -182,8 +192,7 @@ async fn forged_stale_malformed_and_disallowed_deliveries_change_nothing(
 
     // A deleted hook is gone.
     let hook_id = url.rsplit('/').next().unwrap();
-    let (status, _) = t.delete(&format!("/v1/projects/{}/hooks/{hook_id}", s.project), &s.acme.token).await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
+    s.owner.delete::<()>(&format!("/v1/projects/{}/hooks/{hook_id}", s.project)).await.expect(StatusCode::NO_CONTENT);
     assert_eq!(standard(&t, &url, &secret, "m8", now(), body).await.0, StatusCode::NOT_FOUND);
 }
 
@@ -194,34 +203,36 @@ async fn a_rotated_secret_works_at_once_and_the_old_one_until_it_expires(
 ) {
     let t = TestApp::start(options, connect).await;
     let s = setup(&t).await;
-    let (url, old) = hook(&t, &s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    let (url, old) = hook(&s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
     let hook_id = url.rsplit('/').next().unwrap();
     let rotate = format!("/v1/projects/{}/hooks/{hook_id}/rotate-secret", s.project);
     let image = |n: u32| format!(r#"{{"image": "registry.example.com/shop/web:{n}"}}"#);
 
-    let (status, problem) = t.post(&rotate, &s.acme.token, json!({ "previous_secret_valid_seconds": 604_801 })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["previous_secret_valid_seconds"]);
+    let problem = s
+        .owner
+        .post::<DeployHookCreated>(&rotate, json!({ "previous_secret_valid_seconds": 604_801 }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["previous_secret_valid_seconds"]);
 
-    let (status, rotated) = t.post(&rotate, &s.acme.token, json!({})).await;
-    assert_eq!(status, StatusCode::OK, "{rotated}");
-    let new = rotated["secret"].as_str().unwrap().to_string();
+    let rotated: DeployHookCreated = s.owner.post(&rotate, json!({})).await.expect(StatusCode::OK);
+    let new = rotated.secret.clone();
     assert_ne!(new, old);
-    let until = chrono::DateTime::parse_from_rfc3339(rotated["previous_secret_expires_at"].as_str().unwrap()).unwrap();
-    let hours = (until.to_utc() - chrono::Utc::now()).num_minutes() as f64 / 60.0;
+    let until = rotated.hook.previous_secret_expires_at.unwrap_or_else(|| panic!("{rotated:?}"));
+    let hours = (until - chrono::Utc::now()).num_minutes() as f64 / 60.0;
     assert!((23.9..=24.0).contains(&hours), "the old secret stays valid for 24 h by default: {hours}");
     // During the switch-over both are accepted: CI updates its secret without a refused deploy.
     assert_eq!(standard(&t, &url, &new, "r1", now(), &image(2)).await.0, StatusCode::ACCEPTED);
     assert_eq!(standard(&t, &url, &old, "r2", now(), &image(3)).await.0, StatusCode::ACCEPTED);
-    let (_, listed) = t.get(&format!("/v1/projects/{}/hooks", s.project), &s.acme.token).await;
-    assert_eq!(listed[0]["previous_secret_expires_at"], rotated["previous_secret_expires_at"]);
-    assert!(listed[0].get("secret").is_none(), "secrets are shown only when made: {listed}");
+    let listed = s.owner.get::<Vec<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
+    assert_eq!(listed.expect(StatusCode::OK)[0].previous_secret_expires_at, rotated.hook.previous_secret_expires_at);
+    assert!(listed.body[0].get("secret").is_none(), "secrets are shown only when made: {listed:?}");
 
     // A leaked secret is revoked at once; the one before it is gone too.
-    let (status, revoked) = t.post(&rotate, &s.acme.token, json!({ "previous_secret_valid_seconds": 0 })).await;
-    assert_eq!(status, StatusCode::OK);
-    let newest = revoked["secret"].as_str().unwrap();
-    assert!(revoked["previous_secret_expires_at"].is_null());
+    let revoked: DeployHookCreated =
+        s.owner.post(&rotate, json!({ "previous_secret_valid_seconds": 0 })).await.expect(StatusCode::OK);
+    let newest = revoked.secret.as_str();
+    assert!(revoked.hook.previous_secret_expires_at.is_none(), "{revoked:?}");
     for (id, secret) in [("r3", &old), ("r4", &new)] {
         assert_eq!(standard(&t, &url, secret, id, now(), &image(4)).await.0, StatusCode::UNAUTHORIZED);
     }
@@ -242,7 +253,6 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
     let t = TestApp::start(options, connect).await;
     let s = setup(&t).await;
     let (url, secret) = hook(
-        &t,
         &s,
         json!({
             "name": "repos",
@@ -274,8 +284,7 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
     let (status, _) = github("registry_package", "d1", package.clone(), "not the secret").await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, op) = github("registry_package", "d1", package.clone(), &secret).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    assert_eq!(wait(&t, &s.acme, &op).await["status"], "succeeded");
+    assert_eq!(wait(&s.owner, &accepted(status, &op)).await.status, OperationStatus::Succeeded);
     let (status, _) = github("registry_package", "d1", package.clone(), &secret).await;
     assert_eq!(status, StatusCode::CONFLICT, "de-duplicated by X-GitHub-Delivery");
     // GitHub's signature does not cover the delivery id: a captured body
@@ -290,10 +299,8 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
     let (status, ignored) = github("workflow_run", "d2", run("feature/x"), &secret).await;
     assert_eq!((status, ignored["outcome"].as_str()), (StatusCode::OK, Some("ignored")), "{ignored}");
     let (status, op) = github("workflow_run", "d3", run("main"), &secret).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    wait(&t, &s.acme, &op).await;
-    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
-    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:abc123");
+    wait(&s.owner, &accepted(status, &op)).await;
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:abc123");
     let other_repo = json!({ "action": "completed", "repository": { "full_name": "acme/other" },
         "workflow_run": { "conclusion": "success", "head_branch": "main", "head_sha": "abc" } });
     let (status, problem) = github("workflow_run", "d4", other_repo, &secret).await;
@@ -312,10 +319,8 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
     };
     assert_eq!(t.send(gitlab("wrong")).await.0, StatusCode::UNAUTHORIZED);
     let (status, op) = t.send(gitlab(&secret)).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    wait(&t, &s.acme, &op).await;
-    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
-    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:def456");
+    wait(&s.owner, &accepted(status, &op)).await;
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:def456");
     let tag_push = json!({ "object_kind": "tag_push", "ref": "refs/tags/v2.0.0", "checkout_sha": "0ff1ce",
         "project": { "path_with_namespace": "acme/web" } })
     .to_string();
@@ -329,8 +334,6 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
         .header("webhook-signature", sign(&secret, "gl-1", timestamp, tag_push.as_bytes()))
         .body(tag_push);
     let (status, op) = t.send(signed).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    wait(&t, &s.acme, &op).await;
-    let (_, web) = t.get(&s.deployment_path, &s.acme.token).await;
-    assert_eq!(web["spec"]["image"], "registry.example.com/shop/web:0ff1ce");
+    wait(&s.owner, &accepted(status, &op)).await;
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:0ff1ce");
 }

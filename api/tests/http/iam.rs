@@ -11,12 +11,29 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{MEMBER_PASSWORD, OidcProvider, TestApp, VaultProxy, bad_fields, eventually};
+use moke_api::model::{
+    AuditEventView, InvitationView, MeView, MemberView, MembershipSummary, OperationView, Page, ProjectMemberView,
+    ProjectView, ServiceAccountView, SessionTokens, SignupResponse, TokenCreated,
+};
+use moke_iam::{Action, OrgRole, ProjectRole};
+
+use crate::common::{MEMBER_PASSWORD, OidcProvider, Tenant, TestApp, VaultProxy, bad_fields, eventually};
 
 const PASSWORD: &str = "plum tractor velvet 1987";
 
-async fn signup(t: &TestApp, email: &str, org: &str) -> Value {
-    t.sign_up(email, PASSWORD, org).await
+/// A person who signed up (and confirmed the mailed link): user, organization, session.
+async fn signup(t: &TestApp, email: &str, org: &str) -> SignupResponse {
+    serde_json::from_value(t.sign_up(email, PASSWORD, org).await).expect("a sign-up answer")
+}
+
+/// The organization a sign-up made, with the new owner's session as the credential.
+fn signed_in(made: &SignupResponse) -> Tenant {
+    Tenant { org: made.organization.id.to_string(), token: made.session.access_token.clone() }
+}
+
+/// Signs in to `org` (or the default organization) and returns the session.
+async fn session(t: &TestApp, email: &str, password: &str, org: Option<&str>) -> SessionTokens {
+    serde_json::from_value(t.login(email, password, org).await).expect("a session")
 }
 
 async fn mailed_token(t: &TestApp, kind: &str, to: &str) -> String {
@@ -27,13 +44,12 @@ async fn mailed_token(t: &TestApp, kind: &str, to: &str) -> String {
 async fn signup_confirms_the_address_and_signs_in(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let made = signup(&t, " Ada@Example.COM ", "ada-labs").await;
-    assert_eq!(made["user"]["email"], "ada@example.com");
-    assert_eq!(made["user"]["email_verified"], true, "following the mailed link proved the address");
-    let access = made["session"]["access_token"].as_str().unwrap();
-    let (status, me) = t.get("/v1/me", access).await;
-    assert_eq!(status, StatusCode::OK, "{me}");
-    assert_eq!(me["role"], "owner");
-    assert_eq!(me["organization"], made["organization"]["id"]);
+    assert_eq!(made.user.email, "ada@example.com");
+    assert!(made.user.email_verified, "following the mailed link proved the address");
+    let ada = t.client(&signed_in(&made));
+    let me: MeView = ada.get("/v1/me").await.expect(StatusCode::OK);
+    assert_eq!(me.role, OrgRole::Owner);
+    assert_eq!(me.organization, made.organization.id);
 
     // The mail carries what an SMTP sender needs, and keeps no body once sent.
     let mail = t.mails("signup", "ada@example.com").pop().unwrap();
@@ -75,10 +91,8 @@ async fn signup_confirms_the_address_and_signs_in(options: PgPoolOptions, connec
     }
     let stored: String = sqlx::query_scalar("SELECT password_hash FROM users").fetch_one(&t.pool).await.unwrap();
     assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
-    let (_, events) =
-        t.get(&format!("/v1/orgs/{}/audit-events", made["organization"]["id"].as_str().unwrap()), access).await;
-    let actions: Vec<&str> =
-        events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    let events: Page<AuditEventView> = ada.get(&ada.org_path("/audit-events")).await.expect(StatusCode::OK);
+    let actions: Vec<&str> = events.items.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(actions, ["user.signup"]);
 }
 
@@ -86,7 +100,7 @@ async fn signup_confirms_the_address_and_signs_in(options: PgPoolOptions, connec
 async fn password_reset_is_single_use_and_ends_sessions(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let made = signup(&t, "ada@example.com", "ada-labs").await;
-    let old_access = made["session"]["access_token"].as_str().unwrap();
+    let old_access = made.session.access_token.as_str();
 
     // Unknown addresses get the same answer, and a note instead of a link.
     let (status, _) = t.post_public("/v1/auth/password-reset", json!({ "email": "nobody@example.com" })).await;
@@ -115,11 +129,12 @@ async fn password_reset_is_single_use_and_ends_sessions(options: PgPoolOptions, 
 async fn refresh_tokens_rotate_and_reuse_revokes_the_family(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     signup(&t, "ada@example.com", "ada-labs").await;
-    let first = t.login("ada@example.com", PASSWORD, None).await;
-    let r1 = first["refresh_token"].as_str().unwrap();
+    let first = session(&t, "ada@example.com", PASSWORD, None).await;
+    let r1 = first.refresh_token.as_str();
     let (status, second) = t.post_public("/v1/auth/refresh", json!({ "refresh_token": r1 })).await;
     assert_eq!(status, StatusCode::OK, "{second}");
-    let (r2, a2) = (second["refresh_token"].as_str().unwrap(), second["access_token"].as_str().unwrap());
+    let second: SessionTokens = serde_json::from_value(second).unwrap();
+    let (r2, a2) = (second.refresh_token.as_str(), second.access_token.as_str());
     assert_ne!(r1, r2);
     assert_eq!(t.get("/v1/me", a2).await.0, StatusCode::OK);
 
@@ -136,16 +151,15 @@ async fn refresh_tokens_rotate_and_reuse_revokes_the_family(options: PgPoolOptio
     assert_eq!(reason, "refresh_token_reuse");
 
     // Logout ends a session; ending it again succeeds.
-    let third = t.login("ada@example.com", PASSWORD, None).await;
-    let (a3, r3) = (third["access_token"].as_str().unwrap(), third["refresh_token"].as_str().unwrap());
+    let third = session(&t, "ada@example.com", PASSWORD, None).await;
+    let (a3, r3) = (third.access_token.as_str(), third.refresh_token.as_str());
     let (status, _) = t.post_public("/v1/auth/logout", json!({ "refresh_token": r3 })).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     assert_eq!(t.get("/v1/me", a3).await.0, StatusCode::UNAUTHORIZED);
     assert_eq!(t.post_public("/v1/auth/refresh", json!({ "refresh_token": r3 })).await.0, StatusCode::UNAUTHORIZED);
     assert_eq!(t.post_public("/v1/auth/logout", json!({ "refresh_token": r3 })).await.0, StatusCode::NO_CONTENT);
     // Logout by access token alone.
-    let fourth = t.login("ada@example.com", PASSWORD, None).await;
-    let a4 = fourth["access_token"].as_str().unwrap();
+    let a4 = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
     assert_eq!(t.post("/v1/auth/logout", a4, json!({})).await.0, StatusCode::NO_CONTENT);
     assert_eq!(t.get("/v1/me", a4).await.0, StatusCode::UNAUTHORIZED);
 }
@@ -163,8 +177,7 @@ fn forge(header: Value, claims: &Value, signature: &[u8]) -> String {
 async fn forged_and_invalid_access_tokens_are_refused(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     signup(&t, "ada@example.com", "ada-labs").await;
-    let session = t.login("ada@example.com", PASSWORD, None).await;
-    let good = session["access_token"].as_str().unwrap();
+    let good = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
     assert_eq!(t.get("/v1/me", good).await.0, StatusCode::OK);
     let header: Value =
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(good.split('.').next().unwrap()).unwrap()).unwrap();
@@ -235,15 +248,13 @@ async fn forged_and_invalid_access_tokens_are_refused(options: PgPoolOptions, co
 async fn rotated_keys_keep_old_tokens_valid_until_expiry(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     signup(&t, "ada@example.com", "ada-labs").await;
-    let before = t.login("ada@example.com", PASSWORD, None).await;
-    let old = before["access_token"].as_str().unwrap();
+    let old = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
     let kid_of = |token: &str| jsonwebtoken::decode_header(token).unwrap().kid.unwrap();
     let old_kid = kid_of(old);
 
     let rotated = t.app.rotate_signing_key().await.unwrap();
     assert_ne!(rotated.kid, old_kid);
-    let after = t.login("ada@example.com", PASSWORD, None).await;
-    let new = after["access_token"].as_str().unwrap();
+    let new = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
     assert_eq!(kid_of(new), rotated.kid, "new tokens use the new key");
     assert_eq!(t.get("/v1/me", new).await.0, StatusCode::OK);
     assert_eq!(t.get("/v1/me", old).await.0, StatusCode::OK, "old tokens stay valid");
@@ -277,27 +288,31 @@ async fn vault_outage_keeps_verification_and_refuses_what_needs_vault(
     })
     .await;
     let made = signup(&t, "ada@example.com", "ada-labs").await;
-    let org = made["organization"]["id"].as_str().unwrap();
-    let access = made["session"]["access_token"].as_str().unwrap();
-    let (_, pat) = t.post("/v1/me/tokens", access, json!({ "name": "laptop" })).await;
-    let pat = pat["token"].as_str().unwrap();
+    let org = made.organization.id.to_string();
+    let access = made.session.access_token.as_str();
+    let pat: TokenCreated = t
+        .client(&signed_in(&made))
+        .post("/v1/me/tokens", json!({ "name": "laptop" }))
+        .await
+        .expect(StatusCode::CREATED);
+    let pat = pat.token.as_str();
     assert!(pat.starts_with("moke_pat_"));
 
     proxy.cut();
     assert_eq!(t.get("/v1/me", access).await.0, StatusCode::OK, "JWTs verify from cached keys");
     assert_eq!(t.get("/v1/me", pat).await.0, StatusCode::OK, "API tokens hash with the cached pepper");
-    let fresh = t.login("ada@example.com", PASSWORD, None).await;
-    assert_eq!(t.get("/v1/me", fresh["access_token"].as_str().unwrap()).await.0, StatusCode::OK);
+    let fresh = session(&t, "ada@example.com", PASSWORD, None).await;
+    assert_eq!(t.get("/v1/me", &fresh.access_token).await.0, StatusCode::OK);
 
     // Storing an SSO client secret needs Vault's transit engine.
-    let (status, problem) = t
-        .send(t.request(Method::PUT, &format!("/v1/orgs/{org}/sso"), access).json(&json!({
-            "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
-            "allowed_domains": [], "default_role": "member",
-        })))
-        .await;
-    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{problem}");
-    assert_eq!(problem["code"], "vault_unavailable");
+    let ada = t.client(&signed_in(&made));
+    let sso = json!({
+        "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
+        "allowed_domains": [], "default_role": "member",
+    });
+    ada.put::<Value>(&format!("/v1/orgs/{org}/sso"), sso)
+        .await
+        .refused_with(StatusCode::SERVICE_UNAVAILABLE, "vault_unavailable");
     assert!(t.app.rotate_signing_key().await.is_err());
 }
 
@@ -374,177 +389,157 @@ async fn rate_limits_answer_429_with_headers(options: PgPoolOptions, connect: Pg
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn members_invitations_and_the_last_owner(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
-    let owner_signup = signup(&t, "ada@example.com", "ada-labs").await;
-    let org = owner_signup["organization"]["id"].as_str().unwrap().to_string();
-    let owner = owner_signup["session"]["access_token"].as_str().unwrap().to_string();
-    let owner_id = owner_signup["user"]["id"].as_str().unwrap().to_string();
+    let ada_signup = signup(&t, "ada@example.com", "ada-labs").await;
+    let ada = t.client(&signed_in(&ada_signup));
+    let org = ada.org.clone();
+    let ada_id = ada_signup.user.id.to_string();
+    let member = |id: &str| format!("/v1/orgs/{org}/members/{id}");
 
     // The last owner can neither step down nor leave.
-    let (status, body) =
-        t.patch(&format!("/v1/orgs/{org}/members/{owner_id}"), &owner, json!({ "role": "admin" })).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("last_owner")));
-    let (status, body) = t.delete(&format!("/v1/orgs/{org}/members/{owner_id}"), &owner).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("last_owner")));
+    ada.patch::<MemberView>(&member(&ada_id), json!({ "role": "admin" }))
+        .await
+        .refused_with(StatusCode::CONFLICT, "last_owner");
+    ada.delete::<()>(&member(&ada_id)).await.refused_with(StatusCode::CONFLICT, "last_owner");
 
     // An invitation by e-mail, accepted once by that address.
-    let (status, invitation) = t
-        .post(&format!("/v1/orgs/{org}/invitations"), &owner, json!({ "email": "Bob@Example.com", "role": "admin" }))
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{invitation}");
+    ada.post::<InvitationView>(&ada.org_path("/invitations"), json!({ "email": "Bob@Example.com", "role": "admin" }))
+        .await
+        .expect(StatusCode::CREATED);
     let token = mailed_token(&t, "invitation", "bob@example.com").await;
     let bob_signup = signup(&t, "bob@example.com", "bob-home").await;
-    let bob_home = bob_signup["session"]["access_token"].as_str().unwrap().to_string();
-    let mallory = signup(&t, "mallory@example.com", "mallory-home").await;
-    let mallory = mallory["session"]["access_token"].as_str().unwrap().to_string();
-    let (status, body) = t.post("/v1/invitations/accept", &mallory, json!({ "token": token })).await;
-    assert_eq!((status, bad_fields(&body)), (StatusCode::BAD_REQUEST, vec!["token".to_string()]));
-    let (status, joined) = t.post("/v1/invitations/accept", &bob_home, json!({ "token": token })).await;
-    assert_eq!(status, StatusCode::OK, "{joined}");
-    assert_eq!(joined["role"], "admin");
-    assert_eq!(t.post("/v1/invitations/accept", &bob_home, json!({ "token": token })).await.0, StatusCode::BAD_REQUEST);
-    let bob = t.login("bob@example.com", PASSWORD, Some(&org)).await;
-    let bob = bob["access_token"].as_str().unwrap().to_string();
-    let bob_id = bob_signup["user"]["id"].as_str().unwrap().to_string();
-    let (_, me) = t.get("/v1/me", &bob).await;
-    assert_eq!((me["organization"].as_str(), me["role"].as_str()), (Some(org.as_str()), Some("admin")));
-    assert_eq!(me["memberships"].as_array().unwrap().len(), 2);
+    let bob_home = t.client(&signed_in(&bob_signup));
+    let mallory = t.client(&signed_in(&signup(&t, "mallory@example.com", "mallory-home").await));
+    let accept = json!({ "token": token });
+    let problem = mallory
+        .post::<MembershipSummary>("/v1/invitations/accept", accept.clone())
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["token"]);
+    let joined: MembershipSummary =
+        bob_home.post("/v1/invitations/accept", accept.clone()).await.expect(StatusCode::OK);
+    assert_eq!(joined.role, OrgRole::Admin);
+    bob_home.post::<MembershipSummary>("/v1/invitations/accept", accept).await.refused(StatusCode::BAD_REQUEST);
+    let bob = ada.with_token(&session(&t, "bob@example.com", PASSWORD, Some(&org)).await.access_token);
+    let bob_id = bob_signup.user.id.to_string();
+    let me: MeView = bob.get("/v1/me").await.expect(StatusCode::OK);
+    assert_eq!((me.organization.to_string(), me.role), (org.clone(), OrgRole::Admin));
+    assert_eq!(me.memberships.len(), 2);
 
     // An admin cannot make owners or touch owners.
-    let (status, body) = t.patch(&format!("/v1/orgs/{org}/members/{bob_id}"), &bob, json!({ "role": "owner" })).await;
-    assert_eq!((status, bad_fields(&body)), (StatusCode::BAD_REQUEST, vec!["role".to_string()]));
-    let (status, _) = t.patch(&format!("/v1/orgs/{org}/members/{owner_id}"), &bob, json!({ "role": "viewer" })).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    let problem =
+        bob.patch::<MemberView>(&member(&bob_id), json!({ "role": "owner" })).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["role"]);
+    bob.patch::<MemberView>(&member(&ada_id), json!({ "role": "viewer" })).await.refused(StatusCode::FORBIDDEN);
     // The owner promotes bob; now ada may step down, and the change applies on bob's next request.
-    let (status, _) = t.patch(&format!("/v1/orgs/{org}/members/{bob_id}"), &owner, json!({ "role": "owner" })).await;
-    assert_eq!(status, StatusCode::OK);
-    let (_, me) = t.get("/v1/me", &bob).await;
-    assert_eq!(me["role"], "owner");
-    let (status, _) = t.patch(&format!("/v1/orgs/{org}/members/{owner_id}"), &owner, json!({ "role": "viewer" })).await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, _) = t.post(&format!("/v1/orgs/{org}/projects"), &owner, json!({ "name": "web" })).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "a viewer now");
+    ada.patch::<MemberView>(&member(&bob_id), json!({ "role": "owner" })).await.expect(StatusCode::OK);
+    let me: MeView = bob.get("/v1/me").await.expect(StatusCode::OK);
+    assert_eq!(me.role, OrgRole::Owner);
+    ada.patch::<MemberView>(&member(&ada_id), json!({ "role": "viewer" })).await.expect(StatusCode::OK);
+    let refused = ada.post::<ProjectView>(&ada.org_path("/projects"), json!({ "name": "web" })).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "a viewer now: {refused:?}");
     // Leaving: ada leaves; bob, the last owner, cannot.
-    assert_eq!(t.delete(&format!("/v1/orgs/{org}/members/{owner_id}"), &owner).await.0, StatusCode::NO_CONTENT);
-    assert_eq!(t.get("/v1/me", &owner).await.0, StatusCode::UNAUTHORIZED, "no longer a member");
-    assert_eq!(t.delete(&format!("/v1/orgs/{org}/members/{bob_id}"), &bob).await.0, StatusCode::CONFLICT);
+    ada.delete::<()>(&member(&ada_id)).await.expect(StatusCode::NO_CONTENT);
+    let gone = ada.get::<MeView>("/v1/me").await;
+    assert_eq!(gone.status, StatusCode::UNAUTHORIZED, "no longer a member: {gone:?}");
+    bob.delete::<()>(&member(&bob_id)).await.refused(StatusCode::CONFLICT);
 
-    let (_, events) = t.get(&format!("/v1/orgs/{org}/audit-events?limit=100"), &bob).await;
-    let actions: Vec<&str> =
-        events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    let events: Page<AuditEventView> = bob.get(&bob.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
+    let actions: Vec<&str> = events.items.iter().map(|e| e.action.as_str()).collect();
     for expected in ["invitation.create", "invitation.accept", "member.role_change", "member.leave"] {
         assert!(actions.contains(&expected), "{expected} missing from {actions:?}");
     }
-    let change = events["items"].as_array().unwrap().iter().find(|e| e["action"] == "member.role_change").unwrap();
-    assert_eq!(change["principal"]["kind"], "user");
-    assert_eq!(change["source_ip"], "127.0.0.1");
+    let change = events.items.iter().find(|e| e.action == "member.role_change").unwrap();
+    assert_eq!(change.principal.kind, "user");
+    assert_eq!(change.source_ip.as_deref(), Some("127.0.0.1"));
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn project_roles_and_scoped_tokens_narrow_access(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let web = t.project(&acme, "web").await;
-    t.project(&acme, "data").await;
+    let owner = t.client(&acme);
+    let web = owner.create_project("web").await.id.to_string();
+    owner.create_project("data").await;
     let (dev_id, dev) = t.member(&acme, "dev@acme.test", "viewer").await;
+    let dev = owner.with_token(&dev);
     let cluster = json!({ "name": "c1", "spec": { "region": "eu-central-1" } });
 
-    assert_eq!(t.post("/v1/projects/web/clusters", &dev, cluster.clone()).await.0, StatusCode::FORBIDDEN);
-    let (status, _) = t
-        .send(
-            t.request(Method::PUT, &format!("/v1/projects/web/members/{dev_id}"), &acme.token)
-                .json(&json!({ "role": "developer" })),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        t.post("/v1/projects/web/clusters", &dev, cluster.clone()).await.0,
-        StatusCode::ACCEPTED,
-        "role applies at once"
-    );
-    assert_eq!(t.post("/v1/projects/data/clusters", &dev, cluster.clone()).await.0, StatusCode::FORBIDDEN);
-    let (_, members) = t.get("/v1/projects/web/members", &dev).await;
-    assert_eq!(members[0]["principal"], dev_id.as_str());
-    assert_eq!(members[0]["role"], "developer");
+    dev.post::<OperationView>("/v1/projects/web/clusters", cluster.clone()).await.refused(StatusCode::FORBIDDEN);
+    owner.grant_project_role("web", &dev_id, "developer").await;
+    let created = dev.post::<OperationView>("/v1/projects/web/clusters", cluster.clone()).await;
+    assert_eq!(created.status, StatusCode::ACCEPTED, "role applies at once: {created:?}");
+    dev.post::<OperationView>("/v1/projects/data/clusters", cluster.clone()).await.refused(StatusCode::FORBIDDEN);
+    let members: Vec<ProjectMemberView> = dev.get("/v1/projects/web/members").await.expect(StatusCode::OK);
+    assert_eq!(members[0].principal, dev_id);
+    assert_eq!(members[0].role, ProjectRole::Developer);
 
     // A service-account token limited to one project and to reading.
-    let (_, account) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts", acme.org),
-            &acme.token,
-            json!({ "name": "deployer", "role": "member" }),
-        )
-        .await;
-    let account = account["id"].as_str().unwrap();
-    let (status, scoped) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts/{account}/tokens", acme.org),
-            &acme.token,
+    let account: ServiceAccountView = owner.create_service_account("deployer", "member").await;
+    let account = account.id.to_string();
+    let answer = owner
+        .post::<TokenCreated>(
+            &owner.org_path(&format!("/service-accounts/{account}/tokens")),
             json!({ "name": "ro", "project": "web", "scopes": ["read"], "expires_in_seconds": 3600 }),
         )
         .await;
-    assert_eq!(status, StatusCode::CREATED, "{scoped}");
-    assert_eq!(scoped["project"], web.as_str());
-    let secret = scoped["token"].as_str().unwrap();
+    let scoped = answer.expect(StatusCode::CREATED);
+    // The whole answer: the secret shown once, the limits it carries.
+    insta::assert_json_snapshot!("scoped_service_account_token", answer.body, {
+        ".id" => "[id]",
+        ".service_account" => "[service account id]",
+        ".project" => "[project id]",
+        ".token" => "[secret]",
+        ".hint" => "[hint]",
+        ".created_at" => "[time]",
+        ".expires_at" => "[time]",
+    });
+    assert_eq!(scoped.view.project.map(|p| p.to_string()), Some(web.clone()));
+    assert_eq!(scoped.view.scopes, Some(vec![Action::Read]));
+    let secret = scoped.token.as_str();
     assert!(secret.starts_with("moke_sat_") && moke_iam::token::parse(secret).is_some());
-    assert_eq!(t.get("/v1/projects/web", secret).await.0, StatusCode::OK);
-    assert_eq!(t.get("/v1/projects/data", secret).await.0, StatusCode::NOT_FOUND);
-    let (_, listed) = t.get(&format!("/v1/orgs/{}/projects", acme.org), secret).await;
-    assert_eq!(listed["items"].as_array().unwrap().len(), 1);
-    assert_eq!(t.post("/v1/projects/web/clusters", secret, cluster.clone()).await.0, StatusCode::FORBIDDEN);
-    let (status, body) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts/{account}/tokens", acme.org),
-            &acme.token,
+    let ro = owner.with_token(secret);
+    ro.get::<ProjectView>("/v1/projects/web").await.expect(StatusCode::OK);
+    ro.get::<ProjectView>("/v1/projects/data").await.refused(StatusCode::NOT_FOUND);
+    let listed: Page<ProjectView> = ro.get(&ro.org_path("/projects")).await.expect(StatusCode::OK);
+    assert_eq!(listed.items.len(), 1);
+    ro.post::<OperationView>("/v1/projects/web/clusters", cluster.clone()).await.refused(StatusCode::FORBIDDEN);
+    let problem = owner
+        .post::<TokenCreated>(
+            &owner.org_path(&format!("/service-accounts/{account}/tokens")),
             json!({ "name": "bad", "project": "nope", "scopes": ["fly"] }),
         )
-        .await;
-    assert_eq!(
-        (status, bad_fields(&body)),
-        (StatusCode::BAD_REQUEST, vec!["scopes".to_string(), "project".to_string()])
-    );
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["scopes", "project"]);
 
     // Revoked: refused on the next request. Deleting the account ends all its tokens.
-    let (_, second) = t
-        .post(&format!("/v1/orgs/{}/service-accounts/{account}/tokens", acme.org), &acme.token, json!({ "name": "rw" }))
-        .await;
-    let second = second["token"].as_str().unwrap();
-    assert_eq!(
-        t.post(&format!("/v1/orgs/{}/projects", acme.org), second, json!({ "name": "ops" })).await.0,
-        StatusCode::CREATED
-    );
-    let scoped_id = scoped["id"].as_str().unwrap();
-    assert_eq!(
-        t.delete(&format!("/v1/orgs/{}/tokens/{scoped_id}", acme.org), &acme.token).await.0,
-        StatusCode::NO_CONTENT
-    );
-    assert_eq!(t.get("/v1/projects/web", secret).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(
-        t.delete(&format!("/v1/orgs/{}/service-accounts/{account}", acme.org), &acme.token).await.0,
-        StatusCode::NO_CONTENT
-    );
-    assert_eq!(t.get("/v1/projects/web", second).await.0, StatusCode::UNAUTHORIZED);
+    let second = owner.create_account_token(&account, "rw", json!({})).await;
+    let rw = owner.with_token(&second.token);
+    rw.post::<ProjectView>(&rw.org_path("/projects"), json!({ "name": "ops" })).await.expect(StatusCode::CREATED);
+    owner.delete::<()>(&owner.org_path(&format!("/tokens/{}", scoped.view.id))).await.expect(StatusCode::NO_CONTENT);
+    ro.get::<ProjectView>("/v1/projects/web").await.refused(StatusCode::UNAUTHORIZED);
+    owner.delete::<()>(&owner.org_path(&format!("/service-accounts/{account}"))).await.expect(StatusCode::NO_CONTENT);
+    rw.get::<ProjectView>("/v1/projects/web").await.refused(StatusCode::UNAUTHORIZED);
 
     // Personal tokens act as their person, with their person's roles.
-    let (_, pat) = t.post("/v1/me/tokens", &dev, json!({ "name": "laptop" })).await;
-    let pat_secret = pat["token"].as_str().unwrap();
-    assert!(pat_secret.starts_with("moke_pat_"));
-    assert_eq!(pat["user"], dev_id.as_str());
-    assert_eq!(
-        t.post("/v1/projects/web/clusters", pat_secret, json!({ "name": "c2", "spec": { "region": "eu-central-1" } }))
-            .await
-            .0,
-        StatusCode::ACCEPTED
-    );
-    assert_eq!(t.post("/v1/projects/data/clusters", pat_secret, cluster).await.0, StatusCode::FORBIDDEN);
-    assert_eq!(
-        t.delete(&format!("/v1/me/tokens/{}", pat["id"].as_str().unwrap()), &dev).await.0,
-        StatusCode::NO_CONTENT
-    );
-    assert_eq!(t.get("/v1/me", pat_secret).await.0, StatusCode::UNAUTHORIZED);
+    let pat: TokenCreated = dev.post("/v1/me/tokens", json!({ "name": "laptop" })).await.expect(StatusCode::CREATED);
+    assert!(pat.token.starts_with("moke_pat_"));
+    assert_eq!(pat.view.user.map(|u| u.to_string()), Some(dev_id.clone()));
+    let laptop = owner.with_token(&pat.token);
+    laptop
+        .post::<OperationView>(
+            "/v1/projects/web/clusters",
+            json!({ "name": "c2", "spec": { "region": "eu-central-1" } }),
+        )
+        .await
+        .expect(StatusCode::ACCEPTED);
+    laptop.post::<OperationView>("/v1/projects/data/clusters", cluster).await.refused(StatusCode::FORBIDDEN);
+    dev.delete::<()>(&format!("/v1/me/tokens/{}", pat.view.id)).await.expect(StatusCode::NO_CONTENT);
+    laptop.get::<MeView>("/v1/me").await.refused(StatusCode::UNAUTHORIZED);
     // Stored only as a peppered hash.
     let hashes: Vec<Vec<u8>> =
         sqlx::query_scalar("SELECT token_hash FROM api_tokens WHERE kind = 'pat'").fetch_all(&t.pool).await.unwrap();
-    assert_ne!(hashes[0], moke_iam::token::plain_hash(pat_secret).to_vec());
+    assert_ne!(hashes[0], moke_iam::token::plain_hash(&pat.token).to_vec());
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -563,19 +558,17 @@ async fn foundation_tokens_keep_working_as_service_accounts(options: PgPoolOptio
     .execute(&t.pool)
     .await
     .unwrap();
-    assert_eq!(
-        t.post(&format!("/v1/orgs/{}/projects", acme.org), &legacy, json!({ "name": "web" })).await.0,
-        StatusCode::CREATED
-    );
-    let (_, me) = t.get("/v1/me", &legacy).await;
-    assert_eq!((me["kind"].as_str(), me["role"].as_str()), (Some("service_account"), Some("member")));
+    let owner = t.client(&acme);
+    let old = owner.with_token(&legacy);
+    old.post::<ProjectView>(&old.org_path("/projects"), json!({ "name": "web" })).await.expect(StatusCode::CREATED);
+    let me: MeView = old.get("/v1/me").await.expect(StatusCode::OK);
+    assert_eq!((me.kind.as_str(), me.role), ("service_account", OrgRole::Member));
     // The old endpoint still makes tokens, now backed by a service account.
-    let (status, made) =
-        t.post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "ci", "role": "viewer" })).await;
-    assert_eq!(status, StatusCode::CREATED);
-    assert_eq!(made["kind"], "service_account");
-    assert!(made["service_account"].as_str().unwrap().starts_with("sa_"));
-    let (_, accounts) = t.get(&format!("/v1/orgs/{}/service-accounts", acme.org), &acme.token).await;
-    let names: Vec<&str> = accounts["items"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    let made = owner.create_token("ci", "viewer").await;
+    assert_eq!(made.view.kind, "service_account");
+    assert!(made.view.service_account.unwrap().to_string().starts_with("sa_"));
+    let accounts: Page<ServiceAccountView> =
+        owner.get(&owner.org_path("/service-accounts")).await.expect(StatusCode::OK);
+    let names: Vec<&str> = accounts.items.iter().map(|a| a.name.as_str()).collect();
     assert!(names.contains(&"ci"), "{names:?}");
 }

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use moke_api::app::FaultPoint;
 use moke_api::app::region::outbox::{OutboxConsumer, OutboxMessage};
 use moke_api::config::QuotaDefaults;
+use moke_api::model::{AuditEventView, ClusterView, OperationView, Page, QuotaItem, QuotasView};
 use prost::Message;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -54,29 +55,23 @@ async fn a_hundred_concurrent_creates_respect_a_quota_of_ten(options: PgPoolOpti
     assert_eq!((accepted, refused), (10, 90));
     assert_eq!(t.count("clusters").await, 10);
     assert_eq!(t.count("outbox").await, 10);
-    let (_, quotas) = t.get(&format!("/v1/orgs/{}/quotas", acme.org), &acme.token).await;
-    assert_eq!(quotas["clusters"], json!({ "limit": 10, "usage": 10 }));
+    let owner = t.client(&acme);
+    let quotas: QuotasView = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
+    assert_eq!(quotas.clusters, QuotaItem { limit: 10, usage: 10 });
 
     // Node and vCPU quotas too: 100 nodes allowed, 8 vCPUs each on bm.small.
-    let (_, listed) = t.get(&format!("/v1/projects/{project}/clusters?limit=1"), &acme.token).await;
-    let cluster = listed["items"][0]["name"].as_str().unwrap().to_string();
-    let (status, problem) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters/{cluster}/node-pools"),
-            &acme.token,
-            json!({ "name": "big", "spec": { "machine_type": "bm.small", "count": 101 } }),
-        )
-        .await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("quota_exceeded")), "{problem}");
-    let (status, problem) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters/{cluster}/node-pools"),
-            &acme.token,
-            json!({ "name": "wide", "spec": { "machine_type": "bm.large", "count": 13 } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert!(problem["detail"].as_str().unwrap().contains("vcpus"), "{problem}");
+    let listed: Page<ClusterView> =
+        owner.get(&format!("/v1/projects/{project}/clusters?limit=1")).await.expect(StatusCode::OK);
+    let pools = format!("/v1/projects/{project}/clusters/{}/node-pools", listed.items[0].name);
+    owner
+        .post::<OperationView>(&pools, json!({ "name": "big", "spec": { "machine_type": "bm.small", "count": 101 } }))
+        .await
+        .refused_with(StatusCode::CONFLICT, "quota_exceeded");
+    let problem = owner
+        .post::<OperationView>(&pools, json!({ "name": "wide", "spec": { "machine_type": "bm.large", "count": 13 } }))
+        .await
+        .refused(StatusCode::CONFLICT);
+    assert!(problem.detail.contains("vcpus"), "{problem:?}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -136,9 +131,10 @@ impl OutboxConsumer for Recorder {
 async fn outbox_delivers_commands_at_least_once(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
-    t.node_pool(&acme, &project, &cluster, "workers", 2).await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    owner.create_node_pool(&project, &cluster.id.to_string(), "workers", 2).await;
     assert_eq!(t.app.outbox_backlog().await.unwrap().pending, 2);
 
     let consumer = Recorder::default();
@@ -160,7 +156,7 @@ async fn outbox_delivers_commands_at_least_once(options: PgPoolOptions, connect:
     assert_eq!(delivered[0].kind, "cluster_create");
     assert_eq!(delivered[0].region, "eu-central-1");
     let command = moke_proto::region::Command::decode(delivered[0].command.as_deref().unwrap()).unwrap();
-    assert_eq!(command.operation_id, op["id"].as_str().unwrap());
+    assert_eq!(command.operation_id, op.id.to_string());
     assert_eq!(command.cluster.map(|c| c.control_plane_replicas), Some(3));
     assert_eq!(delivered[1].kind, "node_pool_create");
     assert!(delivered[0].id < delivered[1].id, "in commit order");
@@ -181,22 +177,24 @@ async fn audit_events_record_who_what_when_where(options: PgPoolOptions, connect
     assert_eq!(status, StatusCode::CREATED);
     t.cluster(&acme, "web", "prod").await;
 
-    let (status, events) = t.get(&format!("/v1/orgs/{}/audit-events?limit=100", acme.org), &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    let actions: Vec<&str> =
-        events["items"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    let owner = t.client(&acme);
+    let events: Page<AuditEventView> =
+        owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
+    let actions: Vec<&str> = events.items.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(
         actions,
         ["org.bootstrap", "service_account.create", "token.create", "project.create", "cluster.create"]
     );
-    let project_event = &events["items"][3];
-    assert_eq!(project_event["request_id"], "trace-me-1");
-    assert_eq!(project_event["source_ip"], "127.0.0.1");
-    assert_eq!(project_event["user_agent"], "moke-tests/1");
-    assert_eq!(project_event["principal"]["kind"], "service_account");
-    assert!(project_event["principal"]["id"].as_str().unwrap().starts_with("sa_"));
-    assert!(project_event["resource_id"].as_str().unwrap().starts_with("prj_"));
-    assert!(events["items"][4]["details"]["operation_id"].as_str().unwrap().starts_with("op_"));
+    let project_event = &events.items[3];
+    assert_eq!(project_event.request_id.as_deref(), Some("trace-me-1"));
+    assert_eq!(project_event.source_ip.as_deref(), Some("127.0.0.1"));
+    assert_eq!(project_event.user_agent.as_deref(), Some("moke-tests/1"));
+    assert_eq!(project_event.principal.kind, "service_account");
+    assert!(project_event.principal.id.as_deref().is_some_and(|id| id.starts_with("sa_")), "{project_event:?}");
+    assert!(project_event.resource_id.as_deref().is_some_and(|id| id.starts_with("prj_")), "{project_event:?}");
+    let cluster_event = &events.items[4];
+    let operation = cluster_event.details["operation_id"].as_str();
+    assert!(operation.is_some_and(|id| id.starts_with("op_")), "{cluster_event:?}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

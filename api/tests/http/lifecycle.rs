@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use moke_api::model::{AuditEventView, OrgView, Page, TokenCreated, TokenView};
 use reqwest::StatusCode;
 use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -16,23 +17,20 @@ use crate::common::TestApp;
 async fn token_revocation_takes_effect_on_the_next_request(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let (status, created) = t
-        .post(
-            &format!("/v1/orgs/{}/tokens", acme.org),
-            &acme.token,
-            json!({ "name": "ci", "role": "member", "expires_in_seconds": 3600 }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let secret = created["token"].as_str().unwrap();
-    let id = created["id"].as_str().unwrap();
-    assert!(created["expires_at"].is_string());
+    let owner = t.client(&acme);
+    let created: TokenCreated = owner
+        .post(&owner.org_path("/tokens"), json!({ "name": "ci", "role": "member", "expires_in_seconds": 3600 }))
+        .await
+        .expect(StatusCode::CREATED);
+    let secret = created.token.as_str();
+    let id = created.view.id;
+    assert!(created.view.expires_at.is_some());
+    let ci = owner.with_token(secret);
 
-    let (status, _) = t.get(&format!("/v1/orgs/{}", acme.org), secret).await;
-    assert_eq!(status, StatusCode::OK);
-    let (_, listed) = t.get(&format!("/v1/orgs/{}/tokens/{id}", acme.org), &acme.token).await;
-    assert!(listed["last_used_at"].is_string(), "use is recorded");
-    assert!(listed.get("token").is_none(), "the secret is never shown again");
+    ci.get::<OrgView>(&ci.org_path("")).await.expect(StatusCode::OK);
+    let listed = owner.get::<TokenView>(&owner.org_path(&format!("/tokens/{id}"))).await;
+    assert!(listed.expect(StatusCode::OK).last_used_at.is_some(), "use is recorded");
+    assert!(listed.body.get("token").is_none(), "the secret is never shown again");
     let stored: Vec<u8> = sqlx::query_scalar("SELECT token_hash FROM api_tokens WHERE token_hint = $1")
         .bind(&secret[..13])
         .fetch_one(&t.pool)
@@ -40,26 +38,22 @@ async fn token_revocation_takes_effect_on_the_next_request(options: PgPoolOption
         .unwrap();
     assert_ne!(stored, secret.as_bytes(), "only a hash is stored");
 
-    let (status, _) = t.delete(&format!("/v1/orgs/{}/tokens/{id}", acme.org), &acme.token).await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
-    let (status, problem) = t.get(&format!("/v1/orgs/{}", acme.org), secret).await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthenticated")));
+    owner.delete::<()>(&owner.org_path(&format!("/tokens/{id}"))).await.expect(StatusCode::NO_CONTENT);
+    ci.get::<OrgView>(&ci.org_path("")).await.refused_with(StatusCode::UNAUTHORIZED, "unauthenticated");
 
-    let (_, events) = t.get(&format!("/v1/orgs/{}/audit-events", acme.org), &acme.token).await;
-    let last = events["items"].as_array().unwrap().last().unwrap().clone();
-    assert_eq!(last["action"], "auth.token_rejected");
-    assert_eq!(last["outcome"], "failure");
-    assert_eq!(last["details"]["reason"], "revoked");
+    let events: Page<AuditEventView> = owner.get(&owner.org_path("/audit-events")).await.expect(StatusCode::OK);
+    let last = events.items.last().unwrap();
+    assert_eq!(last.action, "auth.token_rejected");
+    assert_eq!(last.outcome, "failure");
+    assert_eq!(last.details["reason"], "revoked");
 
     // Expired tokens are refused too.
     sqlx::query("UPDATE api_tokens SET revoked_at = NULL, expires_at = now() - interval '1 second'")
         .execute(&t.pool)
         .await
         .unwrap();
-    let (status, _) = t.get(&format!("/v1/orgs/{}", acme.org), secret).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = t.get(&format!("/v1/orgs/{}", acme.org), "moke_not-a-real-token").await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    ci.get::<OrgView>(&ci.org_path("")).await.refused(StatusCode::UNAUTHORIZED);
+    owner.with_token("moke_not-a-real-token").get::<OrgView>(&ci.org_path("")).await.refused(StatusCode::UNAUTHORIZED);
 }
 
 fn database_url(connect: &PgConnectOptions) -> String {

@@ -3,12 +3,13 @@
 //! region, and its reports come back as finished Operations and observed
 //! state.
 
+use moke_api::model::{ClusterView, NodePoolView, OperationStatus, OperationView, RegionView};
 use moke_region::{Agent, AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{TestApp, drop_nats_streams, nats_url, start_on_nats, unique};
+use crate::common::{Client, TestApp, drop_nats_streams, nats_url, start_on_nats, unique};
 
 fn agent(t: &TestApp, state_file: Option<std::path::PathBuf>) -> Agent {
     let zones = crate::common::zones("eu-central-1");
@@ -31,27 +32,35 @@ async fn settle(t: &TestApp, agent: &Agent) {
     }
 }
 
+/// A cluster in eu-central-1: its id and the create's operation.
+async fn create_cluster(owner: &Client<'_>, project: &str, name: &str) -> (String, OperationView) {
+    let (cluster, op) = owner.create_cluster(project, name, json!({ "region": "eu-central-1" })).await;
+    (cluster.id.to_string(), op)
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_cluster_becomes_running_with_its_control_plane_spread(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", unique()));
     let region = agent(&t, Some(state_file.clone()));
 
-    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
-    let (_, _pool_op) = t.node_pool(&acme, &project, &cluster, "workers", 5).await;
+    let (cluster, op) = create_cluster(&owner, &project, "prod").await;
+    owner.create_node_pool(&project, &cluster, "workers", 5).await;
     settle(&t, &region).await;
 
-    let (_, done) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
-    assert_eq!(done["status"], "succeeded", "{done}");
-    assert_eq!(done["progress"], 100);
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(view["status"]["phase"], "running", "{view}");
-    assert_eq!(view["status"]["observed_generation"], 1);
-    assert_eq!(view["status"]["conditions"][0]["type"], "Ready");
-    let (_, pool) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}/node-pools/workers"), &acme.token).await;
-    assert_eq!(pool["status"]["phase"], "running");
+    let done = owner.operation(op.id).await;
+    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
+    assert_eq!(done.progress, 100);
+    let cluster_path = format!("/v1/projects/{project}/clusters/{cluster}");
+    let view: ClusterView = owner.get(&cluster_path).await.expect(StatusCode::OK);
+    assert_eq!(view.status.phase, "running", "{view:?}");
+    assert_eq!(view.status.observed_generation, 1);
+    assert_eq!(view.status.conditions[0].condition_type, "Ready");
+    let pool: NodePoolView = owner.get(&format!("{cluster_path}/node-pools/workers")).await.expect(StatusCode::OK);
+    assert_eq!(pool.status.phase, "running");
 
     // Placement: a cell, etcd one member per zone, nodes spread with skew ≤ 1.
     let state = region.state();
@@ -85,33 +94,27 @@ async fn a_cluster_becomes_running_with_its_control_plane_spread(options: PgPool
     assert_eq!(region.state().node_pools, state.node_pools);
 
     // A newer generation applies; replaying the older one afterwards does not undo it.
-    let (status, _) = t
-        .patch(
-            &format!("/v1/projects/{project}/clusters/{cluster}"),
-            &acme.token,
-            json!({ "spec": { "control_plane": { "replicas": 1 } } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    owner
+        .patch::<OperationView>(&cluster_path, json!({ "spec": { "control_plane": { "replicas": 1 } } }))
+        .await
+        .expect(StatusCode::ACCEPTED);
     settle(&t, &region).await;
     assert_eq!(region.state().clusters[&cluster].api_servers.len(), 1);
     sqlx::query("UPDATE outbox SET delivered_at = NULL WHERE kind = 'cluster_create'").execute(&t.pool).await.unwrap();
     settle(&t, &region).await;
     assert_eq!(region.state().clusters[&cluster].generation, 2, "a stale generation is ignored");
     assert_eq!(region.state().clusters[&cluster].api_servers.len(), 1);
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(view["status"]["observed_generation"], 2);
+    let view: ClusterView = owner.get(&cluster_path).await.expect(StatusCode::OK);
+    assert_eq!(view.status.observed_generation, 2);
 
     // A restarted agent picks up where the last one stopped.
     let restarted = agent(&t, Some(state_file.clone()));
     assert_eq!(restarted.state(), region.state());
 
     // Delete: the region confirms and the cluster is gone.
-    let (status, _) = t.delete(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    owner.delete::<OperationView>(&cluster_path).await.expect(StatusCode::ACCEPTED);
     settle(&t, &restarted).await;
-    let (status, _) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    owner.get::<ClusterView>(&cluster_path).await.refused(StatusCode::NOT_FOUND);
     let _ = std::fs::remove_file(state_file);
 }
 
@@ -119,20 +122,14 @@ async fn a_cluster_becomes_running_with_its_control_plane_spread(options: PgPool
 async fn an_agent_serves_only_its_own_region(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (status, op) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
-            json!({ "name": "us", "spec": { "region": "us-east-1" } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (_, op) = owner.create_cluster(&project, "us", json!({ "region": "us-east-1" })).await;
     let frankfurt = agent(&t, None);
     settle(&t, &frankfurt).await;
     assert!(frankfurt.state().clusters.is_empty());
-    let (_, pending) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
-    assert_eq!(pending["status"], "pending", "work for another region waits for its own agent");
+    let pending = owner.operation(op.id).await;
+    assert_eq!(pending.status, OperationStatus::Pending, "work for another region waits for its own agent");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -140,12 +137,13 @@ async fn the_gateway_ingests_reports_as_they_arrive(options: PgPoolOptions, conn
     // The server's own ingest loop (woken by NOTIFY moke_status) finishes the operation.
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (_, op) = t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (_, op) = create_cluster(&owner, &project, "prod").await;
     let region = agent(&t, None);
     while region.run_once().await.unwrap() > 0 {}
-    let (_, done) = t.get(&format!("/v1/operations/{}?wait=10s", op["id"].as_str().unwrap()), &acme.token).await;
-    assert_eq!(done["status"], "succeeded", "{done}");
+    let done: OperationView = owner.get(&format!("/v1/operations/{}?wait=10s", op.id)).await.expect(StatusCode::OK);
+    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
     // Each command carried when it was written: the agent knows its queue lag.
     let lags = region.take_command_lags();
     assert!(!lags.is_empty() && lags.iter().all(|lag| *lag < std::time::Duration::from_secs(60)), "{lags:?}");
@@ -156,30 +154,21 @@ async fn the_gateway_ingests_reports_as_they_arrive(options: PgPoolOptions, conn
 async fn a_backlogged_region_refuses_new_work_while_others_go_on(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start_with(options, connect, |config| config.outbox.max_backlog_per_region = 2).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let clusters = format!("/v1/projects/{project}/clusters");
     let create = |name: &str, region: &str| json!({ "name": name, "spec": { "region": region } });
     for name in ["a", "b"] {
-        let (status, _) =
-            t.post(&format!("/v1/projects/{project}/clusters"), &acme.token, create(name, "us-east-1")).await;
-        assert_eq!(status, StatusCode::ACCEPTED);
+        owner.post::<OperationView>(&clusters, create(name, "us-east-1")).await.expect(StatusCode::ACCEPTED);
     }
     // us-east-1 has no agent: its queue is full.
-    let response = t
-        .request(reqwest::Method::POST, &format!("/v1/projects/{project}/clusters"), &acme.token)
-        .json(&create("c", "us-east-1"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(response.headers()["retry-after"], "30");
-    let problem: serde_json::Value = response.json().await.unwrap();
-    assert_eq!(problem["code"], "unavailable");
+    let refused = owner.post::<OperationView>(&clusters, create("c", "us-east-1")).await;
+    refused.refused_with(StatusCode::SERVICE_UNAVAILABLE, "unavailable");
+    assert_eq!(refused.headers["retry-after"], "30");
     assert_eq!(t.count("clusters").await, 2, "nothing of the refused change was written");
 
     // eu-central-1 is unaffected, and its agent reports in.
-    let (status, _) =
-        t.post(&format!("/v1/projects/{project}/clusters"), &acme.token, create("d", "eu-central-1")).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    owner.post::<OperationView>(&clusters, create("d", "eu-central-1")).await.expect(StatusCode::ACCEPTED);
     let frankfurt = agent(&t, None);
     frankfurt.heartbeat().await.unwrap();
     // Until the control plane has asked for, and received, its certificate.
@@ -191,25 +180,26 @@ async fn a_backlogged_region_refuses_new_work_while_others_go_on(options: PgPool
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let (_, regions) = t.send(t.client.get(format!("{}/v1/regions", t.base))).await;
-    let health = |name: &str| regions.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["health"].clone();
-    assert_eq!(health("eu-central-1")["status"], "healthy", "{regions}");
-    assert_eq!(health("eu-central-1")["pending_commands"], 0);
-    assert_eq!(health("us-east-1")["status"], "unknown");
-    assert_eq!(health("us-east-1")["pending_commands"], 2);
+    let regions: Vec<RegionView> = owner.get("/v1/regions").await.expect(StatusCode::OK);
+    let health = |name: &str| regions.iter().find(|r| r.name == name).unwrap().health.clone();
+    assert_eq!(health("eu-central-1").status, "healthy", "{regions:?}");
+    assert_eq!(health("eu-central-1").pending_commands, 0);
+    assert_eq!(health("us-east-1").status, "unknown");
+    assert_eq!(health("us-east-1").pending_commands, 2);
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect: PgConnectOptions) {
     let (t, prefix) = start_on_nats(options, connect, |_| {}).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let zones = crate::common::zones("eu-central-1");
     let link = moke_region::NatsLink::connect(&nats_url(), &prefix, "eu-central-1").await.unwrap();
     let region = Agent::new(AgentConfig::new("eu-central-1", zones), Transport::Nats(Box::new(link))).unwrap();
 
-    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
-    let (_, pool_op) = t.node_pool(&acme, &project, &cluster, "workers", 4).await;
+    let (cluster, op) = create_cluster(&owner, &project, "prod").await;
+    let (_, pool_op) = owner.create_node_pool(&project, &cluster, "workers", 4).await;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let mut applied = 0;
     while applied < 2 {
@@ -217,11 +207,12 @@ async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect:
         assert!(std::time::Instant::now() < deadline, "commands did not arrive over NATS");
     }
     for op in [&op, &pool_op] {
-        let (_, done) = t.get(&format!("/v1/operations/{}?wait=10s", op["id"].as_str().unwrap()), &acme.token).await;
-        assert_eq!(done["status"], "succeeded", "{done}");
+        let done: OperationView = owner.get(&format!("/v1/operations/{}?wait=10s", op.id)).await.expect(StatusCode::OK);
+        assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
     }
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(view["status"]["phase"], "running", "{view}");
+    let view: ClusterView =
+        owner.get(&format!("/v1/projects/{project}/clusters/{cluster}")).await.expect(StatusCode::OK);
+    assert_eq!(view.status.phase, "running", "{view:?}");
     // The control plane asks for its certificate and gets it over the same stream.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while region.state().clusters[&cluster].endpoint.is_none() {
@@ -250,8 +241,10 @@ async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect:
 async fn anti_entropy_repairs_a_lost_command(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, op) = create_cluster(&owner, &project, "prod").await;
+    let cluster_path = format!("/v1/projects/{project}/clusters/{cluster}");
     // The command is lost: marked delivered long ago, never applied.
     sqlx::query(
         "UPDATE outbox SET delivered_at = now() - interval '10 minutes', created_at = now() - interval '10 minutes'",
@@ -264,16 +257,15 @@ async fn anti_entropy_repairs_a_lost_command(options: PgPoolOptions, connect: Pg
     assert!(region.state().clusters.is_empty(), "nothing arrived");
 
     assert_eq!(t.app.repair_drift_once().await.unwrap(), 1);
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(view["status"]["conditions"][0]["type"], "Drifted", "{view}");
+    let view: ClusterView = owner.get(&cluster_path).await.expect(StatusCode::OK);
+    assert_eq!(view.status.conditions[0].condition_type, "Drifted", "{view:?}");
     assert_eq!(t.app.repair_drift_once().await.unwrap(), 0, "a repair in flight is not sent twice");
 
     settle(&t, &region).await;
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-    assert_eq!(view["status"]["phase"], "running", "{view}");
-    assert_eq!(view["status"]["conditions"][0]["type"], "Ready", "the region's report replaces the drift mark");
-    let (_, done) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
-    assert_eq!(done["status"], "succeeded");
+    let view: ClusterView = owner.get(&cluster_path).await.expect(StatusCode::OK);
+    assert_eq!(view.status.phase, "running", "{view:?}");
+    assert_eq!(view.status.conditions[0].condition_type, "Ready", "the region's report replaces the drift mark");
+    assert_eq!(owner.operation(op.id).await.status, OperationStatus::Succeeded);
     assert_eq!(t.app.repair_drift_once().await.unwrap(), 0, "nothing left behind");
 }
 
@@ -281,16 +273,18 @@ async fn anti_entropy_repairs_a_lost_command(options: PgPoolOptions, connect: Pg
 async fn a_poison_command_is_dead_lettered_and_fails_its_operation(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (_, op) = t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (_, op) = create_cluster(&owner, &project, "prod").await;
     sqlx::query("UPDATE outbox SET command = '\\xdeadbeefdeadbeef'::bytea").execute(&t.pool).await.unwrap();
     let region = agent(&t, None);
     settle(&t, &region).await;
 
-    let (_, failed) = t.get(&format!("/v1/operations/{}", op["id"].as_str().unwrap()), &acme.token).await;
-    assert_eq!(failed["status"], "failed", "{failed}");
-    assert_eq!(failed["error"]["code"], "command_dead_lettered");
-    assert!(failed["error"]["message"].as_str().unwrap().contains("undecodable"), "the evidence is kept: {failed}");
+    let failed = owner.operation(op.id).await;
+    assert_eq!(failed.status, OperationStatus::Failed, "{failed:?}");
+    let error = failed.error.clone().unwrap_or_else(|| panic!("{failed:?}"));
+    assert_eq!(error.code, "command_dead_lettered");
+    assert!(error.message.contains("undecodable"), "the evidence is kept: {failed:?}");
     let dead: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE dead_lettered_at IS NOT NULL")
         .fetch_one(&t.pool)
         .await
@@ -304,9 +298,10 @@ async fn a_batch_of_reports_applies_as_if_one_by_one(options: PgPoolOptions, con
     use moke_proto::region as pb;
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, op) = t.cluster(&acme, &project, "prod").await;
-    let op = op["id"].as_str().unwrap().to_string();
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, op) = create_cluster(&owner, &project, "prod").await;
+    let op = op.id.to_string();
     let report = |message| pb::Status { region: "eu-central-1".into(), message: Some(message) };
     let observed = |phase: &str, generation: i64| {
         report(pb::status::Message::Observation(pb::Observation {
@@ -339,8 +334,8 @@ async fn a_batch_of_reports_applies_as_if_one_by_one(options: PgPoolOptions, con
         ])
         .await
         .unwrap();
-    let (_, done) = t.get(&format!("/v1/operations/{op}"), &acme.token).await;
-    assert_eq!((done["status"].as_str(), done["progress"].as_i64()), (Some("succeeded"), Some(100)), "{done}");
+    let done = owner.operation(&op).await;
+    assert_eq!((done.status, done.progress), (OperationStatus::Succeeded, 100), "{done:?}");
     let phase: String = sqlx::query_scalar("SELECT status->>'phase' FROM clusters").fetch_one(&t.pool).await.unwrap();
     assert_eq!(phase, "running", "an observation of an older generation changes nothing");
 }

@@ -5,35 +5,45 @@
 use std::time::Duration;
 
 use moke_api::config::Config;
+use moke_api::model::{OperationView, WebhookDeliveryView, WebhookEndpointCreated, WebhookEndpointView};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{Receiver, Tenant, TestApp, bad_fields, eventually};
+use crate::common::{Client, Receiver, TestApp, eventually};
 
 /// Fast retries (the harness lets the outbound guard reach local receivers).
 fn fast(config: &mut Config) {
     config.webhooks.retry_schedule_seconds = vec![0.0, 0.2, 0.2, 0.2, 0.2];
 }
 
-async fn endpoint(t: &TestApp, tenant: &Tenant, url: &str, types: Value) -> (String, String) {
-    let (status, created) = t
-        .post(&format!("/v1/orgs/{}/webhooks", tenant.org), &tenant.token, json!({ "url": url, "event_types": types }))
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    (created["id"].as_str().unwrap().to_string(), created["secret"].as_str().unwrap().to_string())
+/// A new endpoint for `types` at `url`: its id and signing secret.
+async fn endpoint(owner: &Client<'_>, url: &str, types: Value) -> (String, String) {
+    let body = json!({ "url": url, "event_types": types });
+    let created: WebhookEndpointCreated =
+        owner.post(&owner.org_path("/webhooks"), body).await.expect(StatusCode::CREATED);
+    (created.endpoint.id.to_string(), created.secret)
+}
+
+/// A project with a cluster `prod`: (project id, cluster id).
+async fn cluster(owner: &Client<'_>) -> (String, String) {
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    (project, cluster.id.to_string())
 }
 
 /// A finished Operation (a label change completes at once), hence events.
-async fn some_event(t: &TestApp, tenant: &Tenant, project: &str, cluster: &str) {
-    let (status, _) = t
-        .patch(&format!("/v1/projects/{project}/clusters/{cluster}"), &tenant.token, json!({ "labels": { "n": "1" } }))
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+async fn some_event(owner: &Client<'_>, project: &str, cluster: &str) {
+    let path = format!("/v1/projects/{project}/clusters/{cluster}");
+    owner.patch::<OperationView>(&path, json!({ "labels": { "n": "1" } })).await.expect(StatusCode::ACCEPTED);
 }
 
-async fn deliveries(t: &TestApp, tenant: &Tenant, endpoint: &str) -> Value {
-    t.get(&format!("/v1/orgs/{}/webhooks/{endpoint}/deliveries", tenant.org), &tenant.token).await.1
+async fn deliveries(owner: &Client<'_>, endpoint: &str) -> Vec<WebhookDeliveryView> {
+    owner.get(&owner.org_path(&format!("/webhooks/{endpoint}/deliveries"))).await.expect(StatusCode::OK)
+}
+
+async fn endpoints(owner: &Client<'_>) -> Vec<WebhookEndpointView> {
+    owner.get(&owner.org_path("/webhooks")).await.expect(StatusCode::OK)
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -43,15 +53,15 @@ async fn deliveries_are_signed_and_retried_until_the_receiver_recovers(
 ) {
     let t = TestApp::start_with(options, connect, fast).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let (project, cluster) = cluster(&owner).await;
     let receiver = Receiver::start(vec![(500, None), (500, None), (503, None)]).await;
-    let (id, secret) = endpoint(&t, &acme, &receiver.url, json!(["operation.*"])).await;
+    let (id, secret) = endpoint(&owner, &receiver.url, json!(["operation.*"])).await;
     let stored: String =
         sqlx::query_scalar("SELECT secret_enc FROM webhook_endpoints").fetch_one(&t.pool).await.unwrap();
     assert!(stored.starts_with("vault:v") && !stored.contains(&secret));
 
-    some_event(&t, &acme, &project, &cluster).await;
+    some_event(&owner, &project, &cluster).await;
     eventually(20, "four attempts", async || receiver.requests().len() >= 4).await;
     let requests = receiver.requests();
     assert!(requests.iter().all(|r| r.signed_with(&secret)), "every attempt is signed");
@@ -60,25 +70,21 @@ async fn deliveries_are_signed_and_retried_until_the_receiver_recovers(
     assert_eq!(requests[0].json()["data"]["operation"]["kind"], "cluster_update");
 
     eventually(10, "the delivery to be recorded as succeeded", async || {
-        deliveries(&t, &acme, &id).await[0]["status"] == "succeeded"
+        deliveries(&owner, &id).await.first().is_some_and(|d| d.status == "succeeded")
     })
     .await;
-    let list = deliveries(&t, &acme, &id).await;
-    let codes: Vec<i64> =
-        list[0]["attempts"].as_array().unwrap().iter().map(|a| a["status_code"].as_i64().unwrap()).collect();
-    assert_eq!(codes, [500, 500, 503, 200]);
-    assert!(list[0]["attempts"].as_array().unwrap().iter().all(|a| a["latency_ms"].as_i64().unwrap() >= 0));
-    assert_eq!(list[0]["event_id"], requests[0].header("webhook-id").unwrap());
+    let list = deliveries(&owner, &id).await;
+    let codes: Vec<Option<i32>> = list[0].attempts.iter().map(|a| a.status_code).collect();
+    assert_eq!(codes, [Some(500), Some(500), Some(503), Some(200)]);
+    assert!(list[0].attempts.iter().all(|a| a.latency_ms >= 0));
+    assert_eq!(Some(list[0].event_id.to_string().as_str()), requests[0].header("webhook-id"));
 
     // Any message can be sent again.
-    let (status, again) = t
-        .post(
-            &format!("/v1/orgs/{}/webhooks/{id}/redeliveries", acme.org),
-            &acme.token,
-            json!({ "event_id": list[0]["event_id"] }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{again}");
+    let redeliver = json!({ "event_id": list[0].event_id });
+    owner
+        .post::<Value>(&owner.org_path(&format!("/webhooks/{id}/redeliveries")), redeliver)
+        .await
+        .expect(StatusCode::ACCEPTED);
     eventually(10, "the redelivery", async || receiver.requests().len() == 5).await;
     assert_eq!(receiver.requests()[4].header("webhook-id"), requests[0].header("webhook-id"));
 }
@@ -87,14 +93,14 @@ async fn deliveries_are_signed_and_retried_until_the_receiver_recovers(
 async fn retry_after_is_honoured_and_gone_disables_the_endpoint(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start_with(options, connect, fast).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let (project, cluster) = cluster(&owner).await;
     let receiver = Receiver::start(vec![(429, Some("2")), (410, None)]).await;
     let watcher = Receiver::start(vec![]).await;
-    let (id, _) = endpoint(&t, &acme, &receiver.url, json!(["operation.succeeded"])).await;
-    let (_, watcher_secret) = endpoint(&t, &acme, &watcher.url, json!(["webhook_endpoint.*"])).await;
+    let (id, _) = endpoint(&owner, &receiver.url, json!(["operation.succeeded"])).await;
+    let (_, watcher_secret) = endpoint(&owner, &watcher.url, json!(["webhook_endpoint.*"])).await;
 
-    some_event(&t, &acme, &project, &cluster).await;
+    some_event(&owner, &project, &cluster).await;
     eventually(20, "two attempts", async || receiver.requests().len() >= 2).await;
     let requests = receiver.requests();
     let gap = requests[1].at - requests[0].at;
@@ -104,13 +110,12 @@ async fn retry_after_is_honoured_and_gone_disables_the_endpoint(options: PgPoolO
     let told = watcher.event("webhook_endpoint.disabled").await;
     assert!(told.signed_with(&watcher_secret));
     assert_eq!(told.json()["data"]["endpoint"]["id"], id);
-    let (_, endpoints) = t.get(&format!("/v1/orgs/{}/webhooks", acme.org), &acme.token).await;
-    let disabled = endpoints.as_array().unwrap().iter().find(|e| e["id"] == id).unwrap().clone();
-    assert!(disabled["disabled_at"].is_string(), "{disabled}");
-    assert_eq!(disabled["disabled_reason"], "the endpoint answered 410 Gone");
+    let disabled = endpoints(&owner).await.into_iter().find(|e| e.id.to_string() == id).unwrap();
+    assert!(disabled.disabled_at.is_some(), "{disabled:?}");
+    assert_eq!(disabled.disabled_reason.as_deref(), Some("the endpoint answered 410 Gone"));
 
     // A disabled endpoint gets nothing more.
-    some_event(&t, &acme, &project, &cluster).await;
+    some_event(&owner, &project, &cluster).await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(receiver.requests().len(), 2);
 }
@@ -119,18 +124,18 @@ async fn retry_after_is_honoured_and_gone_disables_the_endpoint(options: PgPoolO
 async fn an_endpoint_failing_for_five_days_is_disabled(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start_with(options, connect, fast).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let owner = t.client(&acme);
+    let (project, cluster) = cluster(&owner).await;
     let broken = Receiver::start(vec![(500, None); 10]).await;
-    let (id, _) = endpoint(&t, &acme, &broken.url, json!(["operation.*"])).await;
+    let (id, _) = endpoint(&owner, &broken.url, json!(["operation.*"])).await;
     sqlx::query("UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours'")
         .execute(&t.pool)
         .await
         .unwrap();
-    some_event(&t, &acme, &project, &cluster).await;
+    some_event(&owner, &project, &cluster).await;
     eventually(20, "the endpoint to be disabled", async || {
-        let (_, endpoints) = t.get(&format!("/v1/orgs/{}/webhooks", acme.org), &acme.token).await;
-        endpoints[0]["disabled_reason"] == "deliveries failed for 120 hours"
+        let reason = endpoints(&owner).await.first().and_then(|e| e.disabled_reason.clone());
+        reason.as_deref() == Some("deliveries failed for 120 hours")
     })
     .await;
     assert_eq!(broken.requests().len(), 1, "no retries after disabling");
@@ -140,7 +145,7 @@ async fn an_endpoint_failing_for_five_days_is_disabled(options: PgPoolOptions, c
             .await
             .unwrap();
     assert_eq!(events, ["webhook_endpoint.disabled"]);
-    assert_eq!(deliveries(&t, &acme, &id).await[0]["status"], "failed");
+    assert_eq!(deliveries(&owner, &id).await[0].status, "failed");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -148,9 +153,9 @@ async fn private_targets_are_refused(options: PgPoolOptions, connect: PgConnectO
     // No allow-list: the default.
     let t = TestApp::start_with(options, connect, |c| c.outbound.allow_private_targets.clear()).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    let hooks = format!("/v1/orgs/{}/webhooks", acme.org);
+    let owner = t.client(&acme);
+    let (project, cluster) = cluster(&owner).await;
+    let hooks = owner.org_path("/webhooks");
     for url in [
         "http://127.0.0.1:8080/hook",
         "https://10.1.2.3/hook",
@@ -158,26 +163,28 @@ async fn private_targets_are_refused(options: PgPoolOptions, connect: PgConnectO
         "https://[::1]/hook",
         "https://localhost/hook",
     ] {
-        let (status, problem) = t.post(&hooks, &acme.token, json!({ "url": url, "event_types": ["*"] })).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{url}: {problem}");
-        assert_eq!(bad_fields(&problem), ["url"], "{url}");
+        let refused = owner.post::<WebhookEndpointCreated>(&hooks, json!({ "url": url, "event_types": ["*"] })).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{url}: {refused:?}");
+        assert_eq!(refused.refused(StatusCode::BAD_REQUEST).fields(), ["url"], "{url}");
     }
-    let (status, _) = t.post(&hooks, &acme.token, json!({ "url": "ftp://example.com/", "event_types": ["*"] })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    let (status, _) =
-        t.post(&hooks, &acme.token, json!({ "url": "https://example.com/", "event_types": ["invoice.*"] })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "invoices do not exist yet");
+    owner
+        .post::<WebhookEndpointCreated>(&hooks, json!({ "url": "ftp://example.com/", "event_types": ["*"] }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    let refused = owner
+        .post::<WebhookEndpointCreated>(&hooks, json!({ "url": "https://example.com/", "event_types": ["invoice.*"] }))
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "invoices do not exist yet: {refused:?}");
 
     // A name that turns private after it was accepted is refused when resolved.
-    let (id, _) = endpoint(&t, &acme, "https://hooks.example.invalid/x", json!(["operation.*"])).await;
+    let (id, _) = endpoint(&owner, "https://hooks.example.invalid/x", json!(["operation.*"])).await;
     sqlx::query("UPDATE webhook_endpoints SET url = 'https://localhost:9/x'").execute(&t.pool).await.unwrap();
-    some_event(&t, &acme, &project, &cluster).await;
+    some_event(&owner, &project, &cluster).await;
     eventually(20, "a refused attempt", async || {
-        let list = deliveries(&t, &acme, &id).await;
-        list[0]["attempts"].as_array().is_some_and(|a| !a.is_empty())
+        deliveries(&owner, &id).await.first().is_some_and(|d| !d.attempts.is_empty())
     })
     .await;
-    let attempt = deliveries(&t, &acme, &id).await[0]["attempts"][0].clone();
-    assert!(attempt["status_code"].is_null(), "{attempt}");
-    assert_eq!(attempt["error"], "could not connect to a public address", "{attempt}");
+    let attempt = deliveries(&owner, &id).await[0].attempts[0].clone();
+    assert!(attempt.status_code.is_none(), "{attempt:?}");
+    assert_eq!(attempt.error.as_deref(), Some("could not connect to a public address"), "{attempt:?}");
 }
