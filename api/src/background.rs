@@ -92,7 +92,7 @@ pub(crate) fn dead_lettered(queue: &'static str, item: &str, reason: &str) {
 pub fn start(app: Arc<App>) -> JoinSet<()> {
     let mut tasks = JoinSet::new();
     // Region reports, certificate requests, customer webhooks and mail.
-    let drains: [(Drain, fn(Arc<App>) -> DrainRound); 3] = [
+    let drains: [(Drain, RoundFn); 3] = [
         (Drain { name: "region_status_ingest", wake: |app| Some(app.status_arrived()), poll: secs(1) }, |app| {
             Box::pin(async move { app.ingest_region_status_once().await })
         }),
@@ -116,7 +116,7 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
     tasks.spawn(app.vault_handle().maintain(app.shutdown_token().clone()));
 
     let repair_every = secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
-    let periodics: [(&'static str, Duration, fn(Arc<App>) -> JobRound); 6] = [
+    let periodics: [(&'static str, Duration, JobFn); 6] = [
         ("rollout_deadlines", secs(1), |app| {
             Box::pin(async move { app.enforce_rollout_deadlines_once().await.map(drop) })
         }),
@@ -150,8 +150,10 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
     tasks
 }
 
-type DrainRound = std::pin::Pin<Box<dyn Future<Output = Result<usize>> + Send>>;
-type JobRound = std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send>>;
+/// One round of a drain, as the table in [`start`] lists it.
+type RoundFn = fn(Arc<App>) -> std::pin::Pin<Box<dyn Future<Output = Result<usize>> + Send>>;
+/// One run of a periodic job, as the table in [`start`] lists it.
+type JobFn = fn(Arc<App>) -> std::pin::Pin<Box<dyn Future<Output = Result<()>> + Send>>;
 
 fn secs(seconds: u64) -> Duration {
     Duration::from_secs(seconds)

@@ -94,10 +94,8 @@ impl ProjectView {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, ClusterView>> {
-        let result = app(ctx)
-            .cluster_list(caller(ctx)?, &ResourceRef::Id(self.id), page(first, after)?)
-            .await
-            .map_err(error)?;
+        let result =
+            app(ctx).cluster_list(caller(ctx)?, &ResourceRef::Id(self.id), page(first, after)?).await.map_err(error)?;
         Ok(connection(result, |c| c.id.uuid()))
     }
 }
@@ -232,7 +230,7 @@ impl Query {
     }
 
     async fn org(&self, ctx: &Context<'_>, id: ID) -> Result<OrgView> {
-        Ok(app(ctx).org_view(caller(ctx)?, self::id(&id)?).await.map_err(error)?)
+        app(ctx).org_view(caller(ctx)?, self::id(&id)?).await.map_err(error)
     }
 
     /// A project by id or name.
@@ -270,7 +268,7 @@ impl Query {
     }
 
     async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
-        Ok(app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)?)
+        app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)
     }
 }
 
@@ -286,7 +284,7 @@ impl Mutation {
         idempotency_key: Option<String>,
     ) -> Result<ProjectView> {
         let caller = caller_with_key(ctx, idempotency_key)?;
-        Ok(app(ctx).project_create(&caller, id(&org)?, input).await.map_err(error)?)
+        app(ctx).project_create(&caller, id(&org)?, input).await.map_err(error)
     }
 
     async fn update_project(

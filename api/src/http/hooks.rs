@@ -11,8 +11,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{Ctx, Json};
-use super::problem::Problems;
 use super::orgs::path_id;
+use super::problem::Problems;
 use super::{ApiResult, accepted};
 use crate::app::integrations::deploy_hooks::{Delivery, HookOutcome};
 use crate::app::{App, ResourceRef};

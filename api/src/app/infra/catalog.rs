@@ -39,12 +39,10 @@ impl App {
             .collect())
     }
 
-    /// `kubernetes_version_list`.
     pub fn kubernetes_version_list(&self) -> Vec<KubernetesVersionEntry> {
         self.config().catalog.kubernetes_versions.clone()
     }
 
-    /// `machine_type_list`.
     pub fn machine_type_list(&self) -> Vec<MachineTypeEntry> {
         self.config().catalog.machine_types.clone()
     }

@@ -78,7 +78,6 @@ impl App {
         validate::reserved_nodes(spec) * per_node
     }
 
-    /// `node_pool_create`.
     pub async fn node_pool_create(
         &self,
         ctx: &RequestContext,
@@ -155,7 +154,6 @@ impl App {
         .await
     }
 
-    /// `node_pool_list`.
     pub async fn node_pool_list(
         &self,
         ctx: &RequestContext,
@@ -191,7 +189,6 @@ impl App {
         Ok(by_cluster)
     }
 
-    /// `node_pool_view`.
     pub async fn node_pool_view(
         &self,
         ctx: &RequestContext,

@@ -71,7 +71,6 @@ async fn find(
 }
 
 impl App {
-    /// `project_create`.
     pub async fn project_create(&self, ctx: &RequestContext, org: OrgId, input: ProjectCreate) -> Result<ProjectView> {
         self.org_authorized(ctx, org, Action::ManageResources).await?;
         let mut v = Validator::new();
@@ -112,7 +111,6 @@ impl App {
         Ok(page.page(rows.into_iter().map(ProjectRow::into_view).collect::<Result<Vec<_>>>()?, |p| p.id.uuid()))
     }
 
-    /// `project_view`.
     pub async fn project_view(&self, ctx: &RequestContext, project: &ResourceRef<ProjectKind>) -> Result<ProjectView> {
         let mut conn = self.db().acquire().await?;
         let row = lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?.into_inner();

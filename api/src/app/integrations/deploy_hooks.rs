@@ -269,7 +269,6 @@ impl App {
         Ok(keys)
     }
 
-    /// `deploy_policy_view`.
     pub async fn deploy_policy_view(
         &self,
         ctx: &RequestContext,
@@ -324,7 +323,6 @@ impl App {
         Ok(policy)
     }
 
-    /// `deploy_hook_list`.
     pub async fn deploy_hook_list(
         &self,
         ctx: &RequestContext,
@@ -455,7 +453,6 @@ impl App {
         Ok(DeployHookCreated { hook: row.into_view()?, secret })
     }
 
-    /// `deploy_hook_delete`.
     pub async fn deploy_hook_delete(
         &self,
         ctx: &RequestContext,
@@ -489,7 +486,9 @@ impl App {
     /// event that does not deploy.
     pub async fn hook_deliver(&self, hook: DeployHookId, delivery: Delivery<'_>) -> Result<HookOutcome> {
         let mut conn = self.db().acquire().await?;
-        let row = store::find(&mut conn, hook.uuid()).await?.ok_or_else(|| Error::not_found("deploy hook", hook.to_string()))?;
+        let row = store::find(&mut conn, hook.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("deploy hook", hook.to_string()))?;
         drop(conn);
         let keys = self.hook_secret(&row).await?;
         let secrets = keys.valid();

@@ -257,7 +257,9 @@ impl App {
                     };
                     sender.send(&message).await.map_err(|error| (classify(&error), error))
                 }
-                Err(error) => Err((Failure::Outage, anyhow::Error::from(error).context("the body could not be decrypted"))),
+                Err(error) => {
+                    Err((Failure::Outage, anyhow::Error::from(error).context("the body could not be decrypted")))
+                }
             };
             let (failure, error) = match outcome {
                 Ok(()) => {
@@ -285,8 +287,11 @@ impl App {
                 .await?;
                 continue;
             }
-            let backoff =
-                crate::app::region::outbox::retry_delay(row.attempts, config.retry_base_seconds, config.retry_max_seconds);
+            let backoff = crate::app::region::outbox::retry_delay(
+                row.attempts,
+                config.retry_base_seconds,
+                config.retry_max_seconds,
+            );
             tracing::warn!(mail_id = row.id, attempts = row.attempts + 1, error = %reason,
                 "sending mail failed; it and the rest of this round will retry");
             sqlx::query!(

@@ -5,9 +5,9 @@
 //! with a `Drifted` condition and gets its latest command again; agents apply
 //! commands idempotently, so a repair that was not needed changes nothing.
 
-use chrono::Utc;
 use crate::app::kernel::jsonb;
 use crate::app::region::observed::ConditionStored;
+use chrono::Utc;
 
 use crate::app::region::command::ResourceKind;
 use crate::app::{App, Result};

@@ -11,8 +11,8 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
-use crate::app::infra::store::clusters::{self as store, ClusterKey, NewCluster};
 pub(in crate::app) use crate::app::infra::store::clusters::ClusterRow;
+use crate::app::infra::store::clusters::{self as store, ClusterKey, NewCluster};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};

@@ -16,12 +16,12 @@ use uuid::Uuid;
 
 use crate::app::authz::Lock;
 use crate::app::infra::store::cluster_cas::{self as store, Holder};
-use crate::app::region::outbox;
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::region::observed::ObservedStored;
+use crate::app::region::outbox;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::{ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationView};
@@ -396,8 +396,13 @@ impl App {
                 serving_error: None,
             };
             let mut tx = self.db().begin().await?;
-            if !store::store_serving_certificate(&mut tx, row.cluster_id, &row.serving_csr, &certificate.certificate_pem)
-                .await?
+            if !store::store_serving_certificate(
+                &mut tx,
+                row.cluster_id,
+                &row.serving_csr,
+                &certificate.certificate_pem,
+            )
+            .await?
             {
                 continue;
             }

@@ -42,7 +42,11 @@ pub(in crate::app) struct IssuingCa {
 }
 
 /// A live cluster's CA; `serving_error` shows only after `attempts` refusals.
-pub(in crate::app) async fn issuing(conn: &mut PgConnection, cluster: Uuid, attempts: i32) -> Result<Option<IssuingCa>> {
+pub(in crate::app) async fn issuing(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    attempts: i32,
+) -> Result<Option<IssuingCa>> {
     Ok(sqlx::query_as!(
         IssuingCa,
         "SELECT mount, issuer_id, certificate_pem, credentials_generation, serving_certificate_pem,

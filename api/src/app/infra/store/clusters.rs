@@ -82,7 +82,11 @@ pub(in crate::app) struct ClusterKey<'a> {
 
 /// A cluster by [`ClusterKey`], the project resolved in the same query
 /// (one round trip on the hot path).
-pub(in crate::app::infra) async fn find(conn: &mut PgConnection, key: ClusterKey<'_>, lock: Lock) -> Result<Option<ClusterRow>> {
+pub(in crate::app::infra) async fn find(
+    conn: &mut PgConnection,
+    key: ClusterKey<'_>,
+    lock: Lock,
+) -> Result<Option<ClusterRow>> {
     let ClusterKey { org, project_id, project_name, cluster_id, cluster_name, only_project } = key;
     Ok(match lock {
         Lock::None => {
@@ -90,7 +94,12 @@ pub(in crate::app::infra) async fn find(conn: &mut PgConnection, key: ClusterKey
                 "JOIN projects p ON p.id = c.project_id
                  WHERE p.org_id = $1 AND (p.id = $2 OR p.name = $3) AND (c.id = $4 OR c.name = $5)
                    AND ($6::uuid IS NULL OR p.id = $6)",
-                org, project_id, project_name, cluster_id, cluster_name, only_project,
+                org,
+                project_id,
+                project_name,
+                cluster_id,
+                cluster_name,
+                only_project,
             )
             .fetch_optional(conn)
             .await?
@@ -109,7 +118,11 @@ pub(in crate::app::infra) async fn find(conn: &mut PgConnection, key: ClusterKey
 }
 
 /// A page of a project's clusters in id order.
-pub(in crate::app) async fn list(conn: &mut PgConnection, project: Uuid, page: &PageRequest) -> Result<Vec<ClusterRow>> {
+pub(in crate::app) async fn list(
+    conn: &mut PgConnection,
+    project: Uuid,
+    page: &PageRequest,
+) -> Result<Vec<ClusterRow>> {
     Ok(select!(
         "WHERE c.project_id = $1 AND ($2::uuid IS NULL OR c.id > $2) ORDER BY c.id LIMIT $3",
         project,
@@ -222,8 +235,12 @@ pub(in crate::app) async fn observe(
 /// Removes a cluster its region reports gone, if its deletion was requested
 /// (a region cannot delete what no one asked to delete) and it lives there.
 pub(in crate::app) async fn remove_gone(conn: &mut PgConnection, id: Uuid, region: &str) -> Result<()> {
-    sqlx::query!("DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2", id, region)
-        .execute(conn)
-        .await?;
+    sqlx::query!(
+        "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2",
+        id,
+        region
+    )
+    .execute(conn)
+    .await?;
     Ok(())
 }

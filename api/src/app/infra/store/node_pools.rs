@@ -81,7 +81,11 @@ pub(in crate::app::infra) async fn find(
 }
 
 /// A page of a cluster's pools in id order.
-pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid, page: &PageRequest) -> Result<Vec<NodePoolRow>> {
+pub(in crate::app) async fn list(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    page: &PageRequest,
+) -> Result<Vec<NodePoolRow>> {
     Ok(select!(
         "WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
         cluster,
@@ -94,7 +98,9 @@ pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid, page: &
 
 /// A cluster's pools not being deleted, by name.
 pub(in crate::app) async fn live_in(conn: &mut PgConnection, cluster: Uuid) -> Result<Vec<NodePoolRow>> {
-    Ok(select!("WHERE cluster_id = $1 AND deletion_requested_at IS NULL ORDER BY name", cluster).fetch_all(conn).await?)
+    Ok(select!("WHERE cluster_id = $1 AND deletion_requested_at IS NULL ORDER BY name", cluster)
+        .fetch_all(conn)
+        .await?)
 }
 
 /// Every pool of the given clusters of `org`, with each cluster's region.

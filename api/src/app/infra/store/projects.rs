@@ -62,9 +62,15 @@ pub(in crate::app::infra) async fn find(
 ) -> Result<Option<ProjectRow>> {
     Ok(match lock {
         Lock::None => {
-            select!("WHERE org_id = $1 AND (id = $2 OR name = $3) AND ($4::uuid IS NULL OR id = $4)", org, id, name, only)
-                .fetch_optional(conn)
-                .await?
+            select!(
+                "WHERE org_id = $1 AND (id = $2 OR name = $3) AND ($4::uuid IS NULL OR id = $4)",
+                org,
+                id,
+                name,
+                only
+            )
+            .fetch_optional(conn)
+            .await?
         }
         Lock::ForUpdate => {
             select!(locked "WHERE org_id = $1 AND (id = $2 OR name = $3) AND ($4::uuid IS NULL OR id = $4)",
@@ -144,7 +150,9 @@ pub(in crate::app) async fn update(
 
 /// How many clusters the project holds (deleted ones included until gone).
 pub(in crate::app) async fn cluster_count(conn: &mut PgConnection, id: Uuid) -> Result<i64> {
-    Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM clusters WHERE project_id = $1"#, id).fetch_one(conn).await?)
+    Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM clusters WHERE project_id = $1"#, id)
+        .fetch_one(conn)
+        .await?)
 }
 
 pub(in crate::app) async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<()> {

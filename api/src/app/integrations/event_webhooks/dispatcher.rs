@@ -56,7 +56,7 @@ impl App {
         let mut ready = Vec::with_capacity(due.len());
         let mut unsignable = Vec::new();
         for delivery in due {
-            if !secrets.contains_key(&delivery.endpoint_id) {
+            if let std::collections::hash_map::Entry::Vacant(entry) = secrets.entry(delivery.endpoint_id) {
                 let secret = match self.vault().decrypt(delivery.org_id, &delivery.secret_enc).await {
                     Ok(secret) => Some(secret),
                     Err(error) if !self.vault().healthy().await => return Err(error.into()),
@@ -66,7 +66,7 @@ impl App {
                         None
                     }
                 };
-                secrets.insert(delivery.endpoint_id, secret);
+                entry.insert(secret);
             }
             match secrets.get(&delivery.endpoint_id) {
                 Some(Some(secret)) => ready.push((delivery, secret.clone())),
@@ -74,8 +74,12 @@ impl App {
             }
         }
         for delivery in unsignable {
-            let attempt =
-                Attempt { status_code: None, error: Some("signing_unavailable".into()), latency_ms: 0, retry_after: None };
+            let attempt = Attempt {
+                status_code: None,
+                error: Some("signing_unavailable".into()),
+                latency_ms: 0,
+                retry_after: None,
+            };
             self.record_attempt(&delivery, attempt).await?;
         }
         let results: Vec<Result<()>> = futures::stream::iter(ready)

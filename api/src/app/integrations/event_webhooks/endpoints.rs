@@ -54,7 +54,6 @@ impl App {
         }
     }
 
-    /// `webhook_endpoint_list`.
     pub async fn webhook_endpoint_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<WebhookEndpointView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let mut conn = self.db().acquire().await?;
@@ -121,8 +120,12 @@ impl App {
         Ok(WebhookEndpointCreated { endpoint: Self::endpoint_view(row), secret })
     }
 
-    /// `webhook_endpoint_delete`.
-    pub async fn webhook_endpoint_delete(&self, ctx: &RequestContext, org: OrgId, endpoint: WebhookEndpointId) -> Result<()> {
+    pub async fn webhook_endpoint_delete(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        endpoint: WebhookEndpointId,
+    ) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageCredentials).await?;
         let org = org.uuid();
         let id = endpoint;

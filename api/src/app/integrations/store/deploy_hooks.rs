@@ -96,9 +96,13 @@ pub(in crate::app) async fn insert(conn: &mut PgConnection, new: NewHook<'_>) ->
 
 /// Locks a hook of `project` and answers its current secret's ciphertext.
 pub(in crate::app) async fn lock_secret(conn: &mut PgConnection, id: Uuid, project: Uuid) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar!("SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE", id, project)
-        .fetch_optional(conn)
-        .await?)
+    Ok(sqlx::query_scalar!(
+        "SELECT secret_enc FROM deploy_hooks WHERE id = $1 AND project_id = $2 FOR UPDATE",
+        id,
+        project
+    )
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// Makes `secret_enc` (issued to `issued_to`) the hook's secret; `current`
@@ -213,7 +217,12 @@ pub(in crate::app) async fn policy(conn: &mut PgConnection, project: Uuid) -> Re
     }))
 }
 
-pub(in crate::app) async fn set_policy(conn: &mut PgConnection, org: Uuid, project: Uuid, policy: &DeployPolicy) -> Result<()> {
+pub(in crate::app) async fn set_policy(
+    conn: &mut PgConnection,
+    org: Uuid,
+    project: Uuid,
+    policy: &DeployPolicy,
+) -> Result<()> {
     sqlx::query!(
         "INSERT INTO project_deploy_policies (project_id, org_id, allowed_image_prefixes, allowed_branches)
          VALUES ($1, $2, $3, $4)
