@@ -260,6 +260,12 @@ impl App {
         let row = store::users::mark_verified(&mut tx, user).await?;
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.email_verified", "success", json!({})).await?;
         tx.commit().await?;
+        if !was_verified {
+            // Other gateways learn of the eviction by notification; this one
+            // forgets at once, so the next request here already sees it (the
+            // accounts and service accounts it reached are many: all go).
+            self.principal_cache().clear();
+        }
         Ok(row.into_view())
     }
 
@@ -379,6 +385,13 @@ impl App {
         }
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.password_reset", "success", json!({})).await?;
         tx.commit().await?;
+        // The sessions just ended (and an evicted maker's credentials) stop
+        // here at once, not when the notification arrives.
+        if was_verified {
+            self.principal_cache().evict(user);
+        } else {
+            self.principal_cache().clear();
+        }
         Ok(())
     }
 
