@@ -10,7 +10,7 @@ pub mod rate_limit;
 pub mod service_accounts;
 pub mod sessions;
 pub mod sso;
-pub(in crate::app) mod store;
+pub(in crate::app::iam) mod store;
 pub mod token_exchange;
 pub mod tokens;
 pub mod users;

@@ -175,7 +175,7 @@ impl App {
             return Err(Error::Forbidden);
         }
         store::memberships::delete_project_roles_in(&mut tx, org.uuid(), id.uuid()).await?;
-        store::service_accounts::delete(&mut tx, id.uuid()).await?;
+        store::service_accounts::delete(&mut tx, org.uuid(), id.uuid()).await?;
         crate::app::infra::clusters::pki::revoke_principal_credentials(
             self,
             &mut tx,

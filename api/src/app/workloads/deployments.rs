@@ -501,7 +501,7 @@ impl App {
     async fn fail_rollout(&self, deployment: Uuid, operation: Uuid) -> Result<bool> {
         let mut tx = self.db().begin().await?;
         let Some(row) =
-            store::find_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
+            store::lock_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
         else {
             return Ok(false);
         };
@@ -597,7 +597,7 @@ impl App {
         image: &str,
         cause: &str,
     ) -> Result<OperationView> {
-        let row = store::find_by_id(&mut *tx, deployment)
+        let row = store::lock_by_id(&mut *tx, deployment)
             .await?
             .filter(|row| row.org_id == ctx.principal.org_id)
             .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;

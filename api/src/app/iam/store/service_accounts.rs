@@ -114,8 +114,8 @@ pub(in crate::app) async fn insert_with_free_name(
 }
 
 /// Deletes a service account (its tokens and trust policies go with it).
-pub(in crate::app) async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<()> {
-    sqlx::query!("DELETE FROM service_accounts WHERE id = $1", id).execute(conn).await?;
+pub(in crate::app) async fn delete(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<()> {
+    sqlx::query!("DELETE FROM service_accounts WHERE id = $1 AND org_id = $2", id, org).execute(conn).await?;
     Ok(())
 }
 

@@ -106,12 +106,12 @@ pub(in crate::app::workloads) async fn find(
 
 /// Locks a deployment by id, for the server's own work (rollout deadlines,
 /// webhook deliveries); callers check whose it is.
-pub(in crate::app::workloads) async fn find_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<DeploymentRow>> {
+pub(in crate::app::workloads) async fn lock_by_id(conn: &mut PgConnection, id: Uuid) -> Result<Option<DeploymentRow>> {
     Ok(select!(locked "WHERE id = $1", id).fetch_optional(conn).await?)
 }
 
 /// A page of a namespace's deployments in id order.
-pub(in crate::app) async fn list(
+pub(in crate::app::workloads) async fn list(
     conn: &mut PgConnection,
     cluster: Uuid,
     namespace: &str,
@@ -205,7 +205,11 @@ pub(in crate::app) struct SpecChange<'a> {
     pub changed: bool,
 }
 
-pub(in crate::app) async fn update_spec(conn: &mut PgConnection, id: Uuid, change: SpecChange<'_>) -> Result<()> {
+pub(in crate::app::workloads) async fn update_spec(
+    conn: &mut PgConnection,
+    id: Uuid,
+    change: SpecChange<'_>,
+) -> Result<()> {
     sqlx::query!(
         "UPDATE deployments SET labels = COALESCE($2, labels), spec = $3, generation = $4, revision = $5,
              template_revision = $6, requested_cpu_millis = $7, last_error = CASE WHEN $8 THEN NULL ELSE last_error END,
@@ -226,14 +230,18 @@ pub(in crate::app) async fn update_spec(conn: &mut PgConnection, id: Uuid, chang
 }
 
 /// Watches `operation` as the deployment's rollout (for its progress deadline).
-pub(in crate::app) async fn set_rollout(conn: &mut PgConnection, id: Uuid, operation: Uuid) -> Result<()> {
+pub(in crate::app::workloads) async fn set_rollout(conn: &mut PgConnection, id: Uuid, operation: Uuid) -> Result<()> {
     sqlx::query!("UPDATE deployments SET rollout_operation_id = $2 WHERE id = $1", id, operation).execute(conn).await?;
     Ok(())
 }
 
 /// Marks the deployment as being deleted, at `generation`; its rollout is
 /// no longer watched.
-pub(in crate::app) async fn request_deletion(conn: &mut PgConnection, id: Uuid, generation: i64) -> Result<()> {
+pub(in crate::app::workloads) async fn request_deletion(
+    conn: &mut PgConnection,
+    id: Uuid,
+    generation: i64,
+) -> Result<()> {
     sqlx::query!(
         "UPDATE deployments SET deletion_requested_at = now(), generation = $2, rollout_operation_id = NULL,
              version = version + 1, updated_at = now()

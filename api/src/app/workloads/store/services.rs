@@ -175,7 +175,7 @@ pub(in crate::app) async fn insert(conn: &mut PgConnection, new: NewService<'_>)
 }
 
 /// Sets the labels (if given) and the spec.
-pub(in crate::app) async fn update(
+pub(in crate::app::workloads) async fn update(
     conn: &mut PgConnection,
     id: Uuid,
     labels: Option<&Labels>,
@@ -194,7 +194,7 @@ pub(in crate::app) async fn update(
     .await?)
 }
 
-pub(in crate::app) async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+pub(in crate::app::workloads) async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<()> {
     sqlx::query!("DELETE FROM services WHERE id = $1", id).execute(conn).await?;
     Ok(())
 }
