@@ -195,24 +195,36 @@ fn sqlx_prepare() -> Result<()> {
     Ok(())
 }
 
+/// The API benchmark. With `BENCH_BASELINE_BIN` (a `moke-server` built from
+/// another commit), that binary is benchmarked first in the same run, each
+/// on a fresh database, so the two sets of ratios compare like for like.
 fn bench_api(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Bench)?;
-    db.recreate_database("moke_bench")?;
     let pgbench = postgres::tool("pgbench")?;
     let vault = vault::ensure()?;
     run(cargo()
         .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
         .env("SQLX_OFFLINE", "true"))?;
     let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
-    let mut command = Command::new(target.join("release/api-bench"));
-    command
-        .args(args)
-        .env("DATABASE_URL", db.url("moke_bench"))
-        .env("BENCH_SERVER_BIN", target.join("release/moke-server"))
-        .env("PGBENCH", pgbench)
-        .env("PGBENCH_URL", db.url("moke_bench"));
-    vault.apply(&mut command);
-    run(&mut command)
+    let mut servers = Vec::new();
+    if let Ok(baseline) = env::var("BENCH_BASELINE_BIN") {
+        servers.push(("baseline", PathBuf::from(baseline)));
+    }
+    servers.push(("this tree", target.join("release/moke-server")));
+    for (label, server) in servers {
+        println!("xtask: bench api with {label}: {}", server.display());
+        db.recreate_database("moke_bench")?;
+        let mut command = Command::new(target.join("release/api-bench"));
+        command
+            .args(args)
+            .env("DATABASE_URL", db.url("moke_bench"))
+            .env("BENCH_SERVER_BIN", server)
+            .env("PGBENCH", &pgbench)
+            .env("PGBENCH_URL", db.url("moke_bench"));
+        vault.apply(&mut command);
+        run(&mut command)?;
+    }
+    Ok(())
 }
 
 /// A benchmark that hosts the gateway in its own process, on a fresh database.
