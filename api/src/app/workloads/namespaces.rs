@@ -97,7 +97,10 @@ impl App {
         namespace: &str,
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::None).await?;
+        // The cluster lock orders this delete with the creates in the
+        // namespace (they take it too): none lands in a namespace going away.
+        let cluster_row =
+            clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
         exists(&mut tx, &cluster_row, namespace).await?;
         if namespace == "default" {
             return Err(Error::conflict("protected", "the default namespace cannot be deleted"));

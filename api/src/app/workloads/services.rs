@@ -347,7 +347,7 @@ impl App {
     ) -> Result<()> {
         let mut tx = self.db().begin().await?;
         let cluster_row =
-            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::None).await?;
+            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         store::delete(&mut tx, row.id).await?;
