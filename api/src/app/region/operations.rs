@@ -149,6 +149,22 @@ impl OperationWatch {
     }
 }
 
+/// The newest Operation of `kind` on `target` (a repeated delete answers
+/// with the delete already under way).
+pub(in crate::app) async fn latest_of_kind(
+    conn: &mut sqlx::PgConnection,
+    target: Uuid,
+    kind: crate::app::region::command::ChangeKind,
+) -> Result<Option<Uuid>> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM operations WHERE target_id = $1 AND kind = $2 ORDER BY id DESC LIMIT 1",
+        target,
+        kind.operation_kind(),
+    )
+    .fetch_optional(conn)
+    .await?)
+}
+
 impl App {
     async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
         let row = sqlx::query_as!(

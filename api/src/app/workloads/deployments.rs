@@ -442,7 +442,8 @@ impl App {
         let row = find(&mut tx, &cluster_row, at.namespace, deployment, Lock::ForUpdate).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
-            let existing = store::pending_delete_operation(&mut tx, row.id).await?;
+            let existing =
+                crate::app::region::operations::latest_of_kind(&mut tx, row.id, ChangeKind::DeploymentDelete).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;

@@ -339,7 +339,8 @@ impl App {
         }
         if row.deletion_requested_at.is_some() {
             // Already being deleted: answer with the pending delete operation.
-            let existing = store::pending_delete_operation(&mut tx, row.id).await?;
+            let existing =
+                crate::app::region::operations::latest_of_kind(&mut tx, row.id, ChangeKind::ClusterDelete).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;

@@ -200,16 +200,6 @@ pub(in crate::app) async fn request_deletion(conn: &mut PgConnection, id: Uuid, 
     Ok(())
 }
 
-/// The newest delete Operation of the pool, if one was made.
-pub(in crate::app) async fn pending_delete_operation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>> {
-    Ok(sqlx::query_scalar!(
-        "SELECT id FROM operations WHERE target_id = $1 AND kind = 'node_pool_delete' ORDER BY id DESC LIMIT 1",
-        id
-    )
-    .fetch_optional(conn)
-    .await?)
-}
-
 /// Records what `region` observed of a pool at `generation`; a report older
 /// than one recorded, or from a region its cluster is not in, changes nothing.
 pub(in crate::app) async fn observe(

@@ -254,16 +254,6 @@ pub(in crate::app::workloads) async fn request_deletion(
     Ok(())
 }
 
-/// The newest delete Operation of the deployment, if one was made.
-pub(in crate::app) async fn pending_delete_operation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>> {
-    Ok(sqlx::query_scalar!(
-        "SELECT id FROM operations WHERE target_id = $1 AND kind = 'deployment_delete' ORDER BY id DESC LIMIT 1",
-        id
-    )
-    .fetch_optional(conn)
-    .await?)
-}
-
 /// A watched rollout whose Operation is unfinished past the deployment's
 /// progress deadline.
 pub(in crate::app) struct OverdueRollout {
