@@ -501,11 +501,10 @@ impl App {
 
     async fn fail_rollout(&self, deployment: Uuid, operation: Uuid) -> Result<bool> {
         let mut tx = self.db().begin().await?;
-        let Some(row) =
-            store::lock_by_id(&mut tx, deployment).await?.filter(|row| row.rollout_operation_id == Some(operation))
-        else {
+        let Some((cluster_row, row)) = lock_with_cluster(&mut tx, deployment).await? else { return Ok(false) };
+        if row.rollout_operation_id != Some(operation) {
             return Ok(false);
-        };
+        }
         let spec = row.spec()?;
         let rollback_to =
             row.last_good_revision.filter(|good| spec.strategy.auto_rollback && *good != row.template_revision);
@@ -533,7 +532,6 @@ impl App {
         )
         .await?;
         if let Some(good) = rollback_to {
-            let cluster_row = clusters::find_by_id(&mut tx, row.cluster_id).await?;
             let target = revision_spec(&mut tx, row.id, good).await?;
             let restored = workload_spec::with_template_of(&spec, &target);
             self.commit_change(
@@ -554,6 +552,17 @@ impl App {
         tx.commit().await?;
         Ok(true)
     }
+}
+
+/// Locks a deployment by id for the server's own work, its cluster first:
+/// every path that changes a deployment locks the cluster and then the
+/// deployment, so no two of them can wait on each other in a cycle. A
+/// deployment never moves between clusters, so the unlocked read of its
+/// cluster stays true.
+async fn lock_with_cluster(conn: &mut PgConnection, deployment: Uuid) -> Result<Option<(ClusterRow, DeploymentRow)>> {
+    let Some(cluster) = store::cluster_of(&mut *conn, deployment).await? else { return Ok(None) };
+    let cluster_row = clusters::find_by_id(&mut *conn, cluster).await?;
+    Ok(store::lock_by_id(conn, deployment).await?.map(|row| (cluster_row, row)))
 }
 
 /// The id of a project's deployment named by cluster, namespace and
@@ -598,14 +607,13 @@ impl App {
         image: &str,
         cause: &str,
     ) -> Result<OperationView> {
-        let row = store::lock_by_id(&mut *tx, deployment)
+        let (cluster_row, row) = lock_with_cluster(&mut *tx, deployment)
             .await?
-            .filter(|row| row.org_id == ctx.principal.org_id)
+            .filter(|(_, row)| row.org_id == ctx.principal.org_id)
             .ok_or_else(|| Error::not_found("deployment", DeploymentId::from_uuid(deployment).to_string()))?;
         if row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the deployment is being deleted"));
         }
-        let cluster_row = clusters::find_by_id(&mut *tx, row.cluster_id).await?;
         let current = row.spec()?;
         let spec = DeploymentSpec { image: image.to_string(), ..current.clone() };
         let mut v = Validator::new();

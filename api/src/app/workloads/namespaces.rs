@@ -63,7 +63,10 @@ impl App {
             "kube-* namespaces belong to the cluster",
         );
         let mut tx = self.db().begin().await?;
-        let cluster_row = clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::None).await?;
+        // Locked before the organization (the quota check), as node pools
+        // and deployments lock them: one order, so no deadlock.
+        let cluster_row =
+            clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
         v.finish()?;
         let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
         crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)

@@ -239,6 +239,9 @@ impl App {
         let cluster_row =
             clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         super::namespaces::exists(&mut tx, &cluster_row, at.namespace).await?;
+        if cluster_row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the cluster is being deleted"));
+        }
         let mut spec = match (&input.spec, &input.manifest) {
             (Some(spec), None) => spec.clone(),
             (None, Some(manifest)) => from_manifest(manifest, &input.name)?,

@@ -110,6 +110,11 @@ pub(in crate::app::workloads) async fn lock_by_id(conn: &mut PgConnection, id: U
     Ok(select!(locked "WHERE id = $1", id).fetch_optional(conn).await?)
 }
 
+/// The cluster a deployment belongs to, unlocked (see `lock_with_cluster`).
+pub(in crate::app::workloads) async fn cluster_of(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>> {
+    Ok(sqlx::query_scalar!("SELECT cluster_id FROM deployments WHERE id = $1", id).fetch_optional(conn).await?)
+}
+
 /// A page of a namespace's deployments in id order.
 pub(in crate::app::workloads) async fn list(
     conn: &mut PgConnection,
