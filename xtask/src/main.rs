@@ -6,6 +6,7 @@
 //! - `lint`: rustfmt, clippy and `cargo deny` (licenses, bans, sources) as CI runs them.
 //! - `schemas`: regenerate `openapi/moke.json` and `graphql/schema.graphql` from the code.
 //! - `sqlx-prepare`: regenerate the offline query data in `.sqlx/`.
+//! - `fuzz-api`: schemathesis over the served OpenAPI document, against a fresh dev gateway.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
 //! - `bench region`: commit-to-agent latency and a 10 000-update release wave on each queue transport.
 //!
@@ -15,6 +16,7 @@ mod deny;
 mod nats;
 mod oidc;
 mod postgres;
+mod schemathesis;
 mod smtp;
 mod vault;
 
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("schemas") => schemas(),
         Some("sqlx-prepare") => sqlx_prepare(),
+        Some("fuzz-api") => schemathesis::fuzz_api(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("region") => bench_region(),
         Some("bench") if args.get(1).map(String::as_str) == Some("auth") => {
@@ -42,7 +45,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | schemas | sqlx-prepare | bench api | bench auth | bench region | bench webhooks>"
+                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | sqlx-prepare | bench api | bench auth | bench region | bench webhooks>"
             );
             return ExitCode::from(2);
         }
@@ -64,6 +67,11 @@ pub fn root() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     manifest_dir.parent().map(Path::to_path_buf).expect("xtask lives in the workspace")
+}
+
+/// Where cargo puts what it builds (`CARGO_TARGET_DIR`, else `target/`).
+pub fn target_dir() -> PathBuf {
+    env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"))
 }
 
 fn cargo() -> Command {
@@ -205,7 +213,7 @@ fn bench_api(args: &[String]) -> Result<()> {
     run(cargo()
         .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
         .env("SQLX_OFFLINE", "true"))?;
-    let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
+    let target = target_dir();
     let mut servers = Vec::new();
     if let Ok(baseline) = env::var("BENCH_BASELINE_BIN") {
         servers.push(("baseline", PathBuf::from(baseline)));
@@ -237,7 +245,7 @@ fn bench_in_process_with(bin: &str, database: &str, args: &[&str], envs: &[(&str
     db.recreate_database(database)?;
     let vault = vault::ensure()?;
     run(cargo().args(["build", "--release", "--package", "moke-loadtests", "--bin", bin]).env("SQLX_OFFLINE", "true"))?;
-    let target = env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root().join("target"));
+    let target = target_dir();
     let mut command = Command::new(target.join("release").join(bin));
     command.args(args).env("DATABASE_URL", db.url(database)).env("MOKE_TELEMETRY__LOG_FILTER", "warn");
     command.envs(envs.iter().map(|(k, v)| (k, v)));
