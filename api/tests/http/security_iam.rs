@@ -801,9 +801,10 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let owners_rotation: DeployHookCreated =
         owner.post(&rotate, json!({ "previous_secret_valid_seconds": 604800 })).await.expect(StatusCode::OK);
     let delivery = r#"{"image": "registry.example/app:2"}"#;
-    let (status, _) =
-        crate::hooks::standard(&t, &kept_url, &makers_secret, "m1", chrono::Utc::now().timestamp(), delivery).await;
-    assert_ne!(status, StatusCode::UNAUTHORIZED, "still valid before the eviction (and now cached)");
+    let answer =
+        crate::hooks::standard::<Value>(&t, &kept_url, &makers_secret, "m1", chrono::Utc::now().timestamp(), delivery)
+            .await;
+    assert_ne!(answer.status, StatusCode::UNAUTHORIZED, "still valid before the eviction (and now cached): {answer:?}");
     // A CI identity the maker trusts, and a token exchanged through it.
     let robot = maker.create_service_account("robot", "admin").await.id.to_string();
     maker
@@ -861,10 +862,12 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     assert_eq!(hooks.len(), 1, "the maker's and the one it holds go: {hooks:?}");
     assert!(hooks[0].previous_secret_expires_at.is_none(), "the maker's previous secret ends: {hooks:?}");
     let now = chrono::Utc::now().timestamp();
-    let (status, _) = crate::hooks::standard(&t, &kept_url, &makers_secret, "m2", now, delivery).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "the maker's old secret signs nothing");
-    let (status, _) = crate::hooks::standard(&t, &kept_url, &owners_rotation.secret, "o1", now, delivery).await;
-    assert_ne!(status, StatusCode::UNAUTHORIZED, "the owner's own secret still works");
+    crate::hooks::standard::<Value>(&t, &kept_url, &makers_secret, "m2", now, delivery)
+        .await
+        .about("the maker's old secret signs nothing")
+        .refused(StatusCode::UNAUTHORIZED);
+    let answer = crate::hooks::standard::<Value>(&t, &kept_url, &owners_rotation.secret, "o1", now, delivery).await;
+    assert_ne!(answer.status, StatusCode::UNAUTHORIZED, "the owner's own secret still works: {answer:?}");
     owner
         .get::<SsoConfigView>(&owner.org_path("/sso"))
         .await
