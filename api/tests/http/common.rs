@@ -220,27 +220,6 @@ impl TestApp {
         (op["target"]["id"].as_str().unwrap().to_string(), op)
     }
 
-    /// Creates a deployment in `cluster`'s default namespace and returns
-    /// (deployment id, operation).
-    pub async fn deployment(
-        &self,
-        tenant: &Tenant,
-        project: &str,
-        cluster: &str,
-        name: &str,
-        spec: Value,
-    ) -> (String, Value) {
-        let (status, op) = self
-            .post(
-                &format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments"),
-                &tenant.token,
-                json!({ "name": name, "spec": spec }),
-            )
-            .await;
-        assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-        (op["target"]["id"].as_str().unwrap().to_string(), op)
-    }
-
     /// A person added to `tenant` as a member with `role` and signed in
     /// there: (user id, access token).
     pub async fn member(&self, tenant: &Tenant, email: &str, role: &str) -> (String, String) {
