@@ -9,7 +9,7 @@ use moke_api::app::App;
 use moke_api::config::Config;
 use moke_api::model::{
     ClusterView, DeploymentView, NodePoolView, OperationView, ProjectMemberView, ProjectView, ServiceAccountView,
-    ServiceView, TokenCreated,
+    ServiceView, SessionTokens, SignupResponse, TokenCreated,
 };
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
@@ -131,6 +131,18 @@ impl TestApp {
         made
     }
 
+    /// [`TestApp::sign_up`], read as the sign-up answer.
+    pub async fn signed_up(&self, email: &str, password: &str, org: &str) -> SignupResponse {
+        let made = self.sign_up(email, password, org).await;
+        serde_json::from_value(made.clone()).unwrap_or_else(|e| panic!("not a sign-up answer ({e}): {made}"))
+    }
+
+    /// [`TestApp::login`], read as the session it opens.
+    pub async fn session(&self, email: &str, password: &str, org: Option<&str>) -> SessionTokens {
+        let session = self.login(email, password, org).await;
+        serde_json::from_value(session.clone()).unwrap_or_else(|e| panic!("not a session ({e}): {session}"))
+    }
+
     /// A new organization with an owner token.
     pub async fn tenant(&self, name: &str) -> Tenant {
         let made = self.app.bootstrap_org(name, name).await.expect("bootstrap");
@@ -202,27 +214,6 @@ impl TestApp {
                 &format!("/v1/projects/{project}/clusters/{cluster}/node-pools"),
                 &tenant.token,
                 json!({ "name": name, "spec": { "machine_type": "bm.small", "count": count } }),
-            )
-            .await;
-        assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-        (op["target"]["id"].as_str().unwrap().to_string(), op)
-    }
-
-    /// Creates a deployment in `cluster`'s default namespace and returns
-    /// (deployment id, operation).
-    pub async fn deployment(
-        &self,
-        tenant: &Tenant,
-        project: &str,
-        cluster: &str,
-        name: &str,
-        spec: Value,
-    ) -> (String, Value) {
-        let (status, op) = self
-            .post(
-                &format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments"),
-                &tenant.token,
-                json!({ "name": name, "spec": spec }),
             )
             .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{op}");
@@ -378,8 +369,24 @@ impl<T: DeserializeOwned> Answer<T> {
     #[track_caller]
     pub fn refused_with(&self, expected: StatusCode, code: &str) -> Problem {
         let problem = self.refused(expected);
-        assert_eq!(problem.code, code, "{problem:?}");
+        assert_eq!(problem.code, code, "{self:?}");
         problem
+    }
+
+    /// The machine code of a refusal, if this answer is one (for polling
+    /// until a refusal starts, where a success is not yet a failure).
+    pub fn code(&self) -> Option<String> {
+        if self.status.is_success() {
+            return None;
+        }
+        serde_json::from_value::<Problem>(self.body.clone()).ok().map(|problem| problem.code)
+    }
+
+    /// The same answer, its failure messages starting with `what` (what the
+    /// request stands for in the test).
+    pub fn about(mut self, what: impl std::fmt::Display) -> Self {
+        self.request = format!("{what}: {}", self.request);
+        self
     }
 
     #[track_caller]
@@ -404,6 +411,12 @@ impl TestApp {
     pub fn client(&self, tenant: &Tenant) -> Client<'_> {
         Client { t: self, org: tenant.org.clone(), token: tenant.token.clone() }
     }
+
+    /// A caller without a credential (sign-up, sign-in, mailed links), as a
+    /// typed client; it names no organization.
+    pub fn anonymous(&self) -> Client<'_> {
+        Client { t: self, org: String::new(), token: String::new() }
+    }
 }
 
 impl<'a> Client<'a> {
@@ -420,6 +433,9 @@ impl<'a> Client<'a> {
 
     /// A request with this client's credential, for headers the typed calls do not set.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        if self.token.is_empty() {
+            return self.t.client.request(method, format!("{}{path}", self.t.base));
+        }
         self.t.request(method, path, &self.token)
     }
 

@@ -4,9 +4,11 @@
 use std::collections::HashSet;
 
 use moke_api::app::region::observations::{OperationProgress, ResourceObservation};
+use moke_api::config::{KubernetesVersionEntry, MachineTypeEntry};
 use moke_api::ids::ClusterId;
 use moke_api::model::{
-    ClusterView, NodePoolView, OperationStatus, OperationView, Page, ProjectView, QuotasView, TokenCreated,
+    ClusterView, NodePoolView, OperationStatus, OperationView, OrgView, Page, ProjectView, QuotasView, RegionView,
+    TokenCreated,
 };
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -470,13 +472,13 @@ async fn operations_long_poll_until_done(options: PgPoolOptions, connect: PgConn
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn catalog_health_and_problem_answers(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
-    let (status, regions) = t.send(t.client.get(format!("{}/v1/regions", t.base))).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(regions[0]["name"], "eu-central-1");
-    let (_, versions) = t.send(t.client.get(format!("{}/v1/kubernetes-versions", t.base))).await;
-    assert_eq!(versions.as_array().unwrap().iter().filter(|v| v["default"] == true).count(), 1);
-    let (_, machines) = t.send(t.client.get(format!("{}/v1/machine-types", t.base))).await;
-    assert_eq!(machines[0]["vcpus"], 8);
+    let anonymous = t.anonymous();
+    let regions: Vec<RegionView> = anonymous.get("/v1/regions").await.expect(StatusCode::OK);
+    assert_eq!(regions[0].name, "eu-central-1");
+    let versions: Vec<KubernetesVersionEntry> = anonymous.get("/v1/kubernetes-versions").await.expect(StatusCode::OK);
+    assert_eq!(versions.iter().filter(|v| v.default).count(), 1);
+    let machines: Vec<MachineTypeEntry> = anonymous.get("/v1/machine-types").await.expect(StatusCode::OK);
+    assert_eq!(machines[0].vcpus, 8);
 
     let ready = t.client.get(format!("{}/readyz", t.base)).send().await.unwrap();
     assert_eq!(ready.status(), StatusCode::OK);
@@ -489,19 +491,21 @@ async fn catalog_health_and_problem_answers(options: PgPoolOptions, connect: PgC
     let response = t.client.get(format!("{}/healthz", t.base)).send().await.unwrap();
     assert!(!response.headers()["x-request-id"].is_empty());
 
-    let response = t.client.get(format!("{}/v1/orgs", t.base)).send().await.unwrap();
-    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(response.headers()["content-type"], "application/problem+json");
-    assert_eq!(response.headers()["www-authenticate"], "Bearer");
-    let response = t.client.get(format!("{}/v1/nothing", t.base)).send().await.unwrap();
-    assert_eq!(response.status(), StatusCode::NOT_FOUND);
-    assert_eq!(response.headers()["content-type"], "application/problem+json");
+    let answer = anonymous.get::<Page<OrgView>>("/v1/orgs").await;
+    answer.refused(StatusCode::UNAUTHORIZED);
+    assert_eq!(answer.headers["content-type"], "application/problem+json");
+    assert_eq!(answer.headers["www-authenticate"], "Bearer");
+    let answer = anonymous.get::<Value>("/v1/nothing").await;
+    answer.refused(StatusCode::NOT_FOUND);
+    assert_eq!(answer.headers["content-type"], "application/problem+json");
 
     // Oversized bodies are refused before parsing.
     let acme = t.tenant("acme").await;
     let huge = json!({ "name": "x", "spec": { "description": "d".repeat(2 * 1024 * 1024) } });
-    let (status, _) = t.post(&format!("/v1/orgs/{}/projects", acme.org), &acme.token, huge).await;
-    assert!(status == StatusCode::PAYLOAD_TOO_LARGE || status == StatusCode::BAD_REQUEST, "{status}");
+    let owner = t.client(&acme);
+    let answer = owner.post::<ProjectView>(&owner.org_path("/projects"), huge).await;
+    let status = answer.status;
+    assert!(status == StatusCode::PAYLOAD_TOO_LARGE || status == StatusCode::BAD_REQUEST, "{answer:?}");
 
     let metrics = t.client.get(format!("{}/metrics", t.base)).send().await.unwrap().text().await.unwrap();
     assert!(metrics.contains("http_requests_total"), "{metrics}");

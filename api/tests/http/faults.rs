@@ -6,18 +6,25 @@
 
 use std::time::Duration;
 
+use moke_api::model::{ClusterView, NodePoolView, OperationStatus, OperationView, RegionView, SignupAccepted};
 use moke_region::{AgentConfig, NatsLink, SimState, Transport};
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::common::{
-    BackgroundAgent, Tenant, TestApp, drop_nats_streams, eventually, nats_url, start_on_nats, unique, zones,
+    BackgroundAgent, Client, TestApp, drop_nats_streams, eventually, nats_url, start_on_nats, unique, zones,
 };
 
-async fn operation(t: &TestApp, tenant: &Tenant, op: &Value, wait: &str) -> Value {
-    let (_, view) = t.get(&format!("/v1/operations/{}?wait={wait}", op["id"].as_str().unwrap()), &tenant.token).await;
-    view
+/// `op` as it stands after waiting up to `wait` for it to finish.
+async fn operation(owner: &Client<'_>, op: &OperationView, wait: &str) -> OperationView {
+    owner.get(&format!("/v1/operations/{}?wait={wait}", op.id)).await.expect(StatusCode::OK)
+}
+
+/// A cluster in `region`: its id, and the create's operation.
+async fn cluster_in(owner: &Client<'_>, project: &str, name: &str, region: &str) -> (String, OperationView) {
+    let (cluster, op) = owner.create_cluster(project, name, json!({ "region": region })).await;
+    (cluster.id.to_string(), op)
 }
 
 fn saved(path: &std::path::Path) -> Option<SimState> {
@@ -30,17 +37,18 @@ fn saved(path: &std::path::Path) -> Option<SimState> {
 /// again and finishes it without a second set of nodes.
 async fn killed_mid_reconcile(t: &TestApp, transport: impl AsyncFn() -> Transport) {
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", unique()));
     let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
     config.state_file = Some(state_file.clone());
     config.ack_wait = Duration::from_secs(2);
 
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
+    let (cluster, _) = cluster_in(&owner, &project, "prod", "eu-central-1").await;
     let first = BackgroundAgent::start(config.clone(), transport().await);
     eventually(20, "the cluster to be running", async || {
-        let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}"), &acme.token).await;
-        view["status"]["phase"] == "running"
+        let view: ClusterView = owner.get(&format!("/v1/projects/{project}/clusters/{cluster}")).await.ok();
+        view.status.phase == "running"
     })
     .await;
     first.kill();
@@ -48,19 +56,20 @@ async fn killed_mid_reconcile(t: &TestApp, transport: impl AsyncFn() -> Transpor
     // Provisioning now takes long enough to kill the agent in the middle.
     let mut slow = config.clone();
     slow.step_delay = Duration::from_secs(60);
-    let (pool, pool_op) = t.node_pool(&acme, &project, &cluster, "workers", 5).await;
+    let (pool, pool_op) = owner.create_node_pool(&project, &cluster, "workers", 5).await;
+    let pool = pool.id.to_string();
     let second = BackgroundAgent::start(slow, transport().await);
     eventually(20, "the node pool to be applied and saved", async || {
         saved(&state_file).is_some_and(|s| s.node_pools.get(&pool).is_some_and(|p| p.nodes.len() == 5))
     })
     .await;
     second.kill();
-    let unfinished = operation(t, &acme, &pool_op, "0s").await;
-    assert_ne!(unfinished["status"], "succeeded", "killed before it acknowledged: {unfinished}");
+    let unfinished = operation(&owner, &pool_op, "0s").await;
+    assert_ne!(unfinished.status, OperationStatus::Succeeded, "killed before it acknowledged: {unfinished:?}");
 
     let third = BackgroundAgent::start(config, transport().await);
-    let done = operation(t, &acme, &pool_op, "30s").await;
-    assert_eq!(done["status"], "succeeded", "{done}");
+    let done = operation(&owner, &pool_op, "30s").await;
+    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
     let state = third.agent.state();
     let nodes = &state.node_pools[&pool].nodes;
     let names: std::collections::BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
@@ -109,66 +118,60 @@ async fn a_silent_region_serves_stale_reads_and_queues_writes_while_others_work(
 ) {
     let t = TestApp::start_with(options, connect, |config| config.outbox.region_stale_after_seconds = 1).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let frankfurt = BackgroundAgent::start(
         AgentConfig::new("eu-central-1", zones("eu-central-1")),
         Transport::Postgres(t.pool.clone()),
     );
     let ashburn =
         BackgroundAgent::start(AgentConfig::new("us-east-1", zones("us-east-1")), Transport::Postgres(t.pool.clone()));
-    let (eu, eu_op) = t.cluster(&acme, &project, "eu").await;
-    let (status, us_op) = t
-        .post(
-            &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
-            json!({ "name": "us", "spec": { "region": "us-east-1" } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    let us = us_op["target"]["id"].as_str().unwrap().to_string();
+    let (eu, eu_op) = cluster_in(&owner, &project, "eu", "eu-central-1").await;
+    let (us, us_op) = cluster_in(&owner, &project, "us", "us-east-1").await;
     for op in [&eu_op, &us_op] {
-        assert_eq!(operation(&t, &acme, op, "20s").await["status"], "succeeded");
+        assert_eq!(operation(&owner, op, "20s").await.status, OperationStatus::Succeeded);
     }
 
     // us-east-1 loses its link: it neither takes work nor reports.
     ashburn.agent.faults().drop_link(Duration::from_secs(600));
+    let anonymous = t.anonymous();
     let region_status = async |name: &str| {
-        let (_, regions) = t.send(t.client.get(format!("{}/v1/regions", t.base))).await;
-        regions.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["health"]["status"].clone()
+        let regions: Vec<RegionView> = anonymous.get("/v1/regions").await.expect(StatusCode::OK);
+        let region = regions.into_iter().find(|r| r.name == name).unwrap_or_else(|| panic!("no region {name}"));
+        region.health.status
     };
     eventually(10, "us-east-1 to be marked stale", async || region_status("us-east-1").await == "stale").await;
     assert_eq!(region_status("eu-central-1").await, "healthy");
 
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{us}"), &acme.token).await;
-    assert_eq!(view["status"]["stale"], true, "{view}");
-    assert_eq!(view["status"]["phase"], "running", "the last observation is still served: {view}");
-    assert!(view["status"]["observed_at"].is_string());
-    let (_, view) = t.get(&format!("/v1/projects/{project}/clusters/{eu}"), &acme.token).await;
-    assert_eq!(view["status"]["stale"], false);
+    let view: ClusterView = owner.get(&format!("/v1/projects/{project}/clusters/{us}")).await.expect(StatusCode::OK);
+    assert!(view.status.stale, "{view:?}");
+    assert_eq!(view.status.phase, "running", "the last observation is still served: {view:?}");
+    assert!(view.status.observed_at.is_some(), "{view:?}");
+    let view: ClusterView = owner.get(&format!("/v1/projects/{project}/clusters/{eu}")).await.expect(StatusCode::OK);
+    assert!(!view.status.stale, "{view:?}");
 
     // Writes to the silent region are accepted and queue up.
-    let (status, us_pool_op) = t
+    let us_pool_op: OperationView = owner
         .post(
             &format!("/v1/projects/{project}/clusters/{us}/node-pools"),
-            &acme.token,
             json!({ "name": "workers", "spec": { "machine_type": "bm.small", "count": 2 } }),
         )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+        .await
+        .expect(StatusCode::ACCEPTED);
     // The other region is not slowed down.
     let started = std::time::Instant::now();
-    let (_, eu_pool_op) = t.node_pool(&acme, &project, &eu, "workers", 3).await;
-    assert_eq!(operation(&t, &acme, &eu_pool_op, "20s").await["status"], "succeeded");
+    let (_, eu_pool_op) = owner.create_node_pool(&project, &eu, "workers", 3).await;
+    assert_eq!(operation(&owner, &eu_pool_op, "20s").await.status, OperationStatus::Succeeded);
     assert!(started.elapsed() < Duration::from_secs(5), "eu-central-1 took {:?}", started.elapsed());
-    assert_eq!(operation(&t, &acme, &us_pool_op, "0s").await["status"], "pending");
+    assert_eq!(operation(&owner, &us_pool_op, "0s").await.status, OperationStatus::Pending);
 
     // Back online: the queued write is applied and reads are fresh again.
     ashburn.agent.faults().drop_link(Duration::ZERO);
-    assert_eq!(operation(&t, &acme, &us_pool_op, "20s").await["status"], "succeeded");
+    assert_eq!(operation(&owner, &us_pool_op, "20s").await.status, OperationStatus::Succeeded);
     eventually(10, "us-east-1 to be healthy", async || region_status("us-east-1").await == "healthy").await;
     // (Views read the region clock through a one-second cache.)
     eventually(5, "fresh reads", async || {
-        t.get(&format!("/v1/projects/{project}/clusters/{us}"), &acme.token).await.1["status"]["stale"] == false
+        !owner.get::<ClusterView>(&format!("/v1/projects/{project}/clusters/{us}")).await.ok().status.stale
     })
     .await;
     drop(frankfurt);
@@ -181,7 +184,8 @@ async fn faults_injected_through_the_admin_endpoint_are_seen_and_repaired(
 ) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
     config.admin_token = Some("admin-token-of-this-test".into());
     let region = BackgroundAgent::start(config, Transport::Postgres(t.pool.clone()));
@@ -206,20 +210,21 @@ async fn faults_injected_through_the_admin_endpoint_are_seen_and_repaired(
             .unwrap()
     };
 
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    let (pool, op) = t.node_pool(&acme, &project, &cluster, "workers", 3).await;
-    assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    let (cluster, _) = cluster_in(&owner, &project, "prod", "eu-central-1").await;
+    let (pool, op) = owner.create_node_pool(&project, &cluster, "workers", 3).await;
+    let pool = pool.id.to_string();
+    assert_eq!(operation(&owner, &op, "20s").await.status, OperationStatus::Succeeded);
     let seen = state().await;
     assert!(!seen.clusters.is_empty());
     assert!(seen.clusters.values().all(|c| c.pki.serving_key_pem.is_empty()), "the admin state shows no private key");
     let pool_path = format!("/v1/projects/{project}/clusters/{cluster}/node-pools/{pool}");
-    let phase = async || t.get(&pool_path, &acme.token).await.1["status"]["phase"].clone();
+    let phase = async || owner.get::<NodePoolView>(&pool_path).await.ok().status.phase;
 
     // A zone goes down: its node is not ready and nothing replaces it there.
     assert_eq!(post("/faults/zones/eu-central-1a/fail").await, StatusCode::NO_CONTENT);
     eventually(10, "the pool to be degraded", async || phase().await == "degraded").await;
-    let (_, view) = t.get(&pool_path, &acme.token).await;
-    assert_eq!(view["status"]["conditions"][0]["message"], "2 of 3 node(s) ready", "{view}");
+    let view: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!(view.status.conditions.first().map(|c| c.message.as_str()), Some("2 of 3 node(s) ready"), "{view:?}");
     assert_eq!(post("/faults/zones/eu-central-1a/restore").await, StatusCode::NO_CONTENT);
     eventually(10, "the pool to recover", async || phase().await == "running").await;
 
@@ -235,12 +240,12 @@ async fn faults_injected_through_the_admin_endpoint_are_seen_and_repaired(
 
     // A stalled provider takes no command until it resumes.
     assert_eq!(post("/faults/provider/stall?seconds=600").await, StatusCode::NO_CONTENT);
-    let (status, op) = t.patch(&pool_path, &acme.token, json!({ "spec": { "count": 4 } })).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    let op: OperationView =
+        owner.patch(&pool_path, json!({ "spec": { "count": 4 } })).await.expect(StatusCode::ACCEPTED);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_ne!(operation(&t, &acme, &op, "0s").await["status"], "succeeded");
+    assert_ne!(operation(&owner, &op, "0s").await.status, OperationStatus::Succeeded);
     assert_eq!(post("/faults/provider/stall?seconds=0").await, StatusCode::NO_CONTENT);
-    assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    assert_eq!(operation(&owner, &op, "20s").await.status, OperationStatus::Succeeded);
     assert_eq!(state().await.node_pools[&pool].nodes.len(), 4);
 
     // Unknown targets are 404s.
@@ -255,7 +260,8 @@ async fn in_progress_acks_keep_a_long_command_from_being_redelivered(
 ) {
     let (t, prefix) = start_on_nats(options, connect, |_| {}).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
     // Each command takes three times as long as JetStream waits for an ack.
     config.ack_wait = Duration::from_secs(1);
@@ -267,8 +273,8 @@ async fn in_progress_acks_keep_a_long_command_from_being_redelivered(
         let link = NatsLink::connect(&nats_url(), &prefix, "eu-central-1").await.unwrap();
         agents.push(BackgroundAgent::start(config.clone(), Transport::Nats(Box::new(link))));
     }
-    let (_, op) = t.cluster(&acme, &project, "prod").await;
-    assert_eq!(operation(&t, &acme, &op, "30s").await["status"], "succeeded");
+    let (_, op) = cluster_in(&owner, &project, "prod", "eu-central-1").await;
+    assert_eq!(operation(&owner, &op, "30s").await.status, OperationStatus::Succeeded);
     // The cluster's certificate command follows; let it finish too.
     eventually(30, "the control plane's certificate", async || {
         agents.iter().any(|a| a.agent.state().clusters.values().any(|c| c.pki.ready()))
@@ -284,13 +290,14 @@ async fn in_progress_acks_keep_a_long_command_from_being_redelivered(
 async fn regions_report_usage_once_per_sample(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
     config.layout.usage_sample_every_seconds = 1;
     let _region = BackgroundAgent::start(config, Transport::Postgres(t.pool.clone()));
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    let (_, op) = t.node_pool(&acme, &project, &cluster, "workers", 2).await;
-    assert_eq!(operation(&t, &acme, &op, "20s").await["status"], "succeeded");
+    let (cluster, _) = cluster_in(&owner, &project, "prod", "eu-central-1").await;
+    let (_, op) = owner.create_node_pool(&project, &cluster, "workers", 2).await;
+    assert_eq!(operation(&owner, &op, "20s").await.status, OperationStatus::Succeeded);
     eventually(20, "usage with node time", async || {
         t.count("usage_samples WHERE (node_seconds->>'bm.small')::float8 > 0").await >= 2
     })
@@ -346,14 +353,14 @@ async fn an_unsendable_mail_is_dead_lettered_and_holds_up_no_other(options: PgPo
     .execute(&t.pool)
     .await
     .unwrap();
-    let (status, _) = t
-        .post_public(
+    t.anonymous()
+        .post::<SignupAccepted>(
             "/v1/signup",
             json!({ "email": "behind@example.test", "password": "violet kettle orbit 42",
             "display_name": "Behind", "organization_name": "behind" }),
         )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+        .await
+        .expect(StatusCode::ACCEPTED);
     smtp.token("behind@example.test", "signup/confirm").await;
     let (dead, error, body): (Option<chrono::DateTime<chrono::Utc>>, Option<String>, Option<String>) =
         sqlx::query_as("SELECT dead_at, last_error, text_body FROM mail_outbox WHERE to_address = 'not an address'")

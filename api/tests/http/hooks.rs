@@ -4,15 +4,15 @@
 
 use moke_api::app::integrations::signing::{github_signature, sign};
 use moke_api::model::{
-    DeployHookCreated, DeployHookView, DeployPolicy, DeploymentView, OperationStatus, OperationView, RevisionView,
-    WebhookEndpointCreated,
+    DeployHookCreated, DeployHookView, DeployPolicy, DeploymentView, HookAnswer, OperationStatus, OperationView,
+    RevisionView, WebhookEndpointCreated,
 };
 use moke_region::{AgentConfig, Transport};
-use reqwest::StatusCode;
+use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{BackgroundAgent, Client, Receiver, TestApp, bad_fields, zones};
+use crate::common::{Answer, BackgroundAgent, Client, Receiver, TestApp, zones};
 
 struct Setup<'a> {
     owner: Client<'a>,
@@ -56,12 +56,6 @@ async fn wait(owner: &Client<'_>, op: &OperationView) -> OperationView {
     owner.get(&format!("/v1/operations/{}?wait=60s", op.id)).await.expect(StatusCode::OK)
 }
 
-/// The operation a delivery answered with (202).
-fn accepted(status: StatusCode, body: &Value) -> OperationView {
-    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-    serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("not an operation ({e}): {body}"))
-}
-
 /// A new deploy hook: its delivery URL and signing secret.
 async fn hook(s: &Setup<'_>, body: Value) -> (String, String) {
     let created: DeployHookCreated =
@@ -69,24 +63,21 @@ async fn hook(s: &Setup<'_>, body: Value) -> (String, String) {
     (created.hook.url, created.secret)
 }
 
-/// A Standard Webhooks delivery, signed at `timestamp` with `secret`.
-pub async fn standard(
-    t: &TestApp,
-    url: &str,
-    secret: &str,
-    id: &str,
-    timestamp: i64,
-    body: &str,
-) -> (StatusCode, Value) {
-    let request = t
-        .client
-        .post(format!("{}{url}", t.base))
+/// A delivery to a hook's `url` (no bearer credential: the signature is one).
+fn delivery(t: &TestApp, url: &str) -> RequestBuilder {
+    t.anonymous().request(Method::POST, url)
+}
+
+/// A Standard Webhooks delivery, signed at `timestamp` with `secret`: the
+/// rollout's operation (202), a [`HookAnswer`] (200), or a refusal.
+pub async fn standard<T>(t: &TestApp, url: &str, secret: &str, id: &str, timestamp: i64, body: &str) -> Answer<T> {
+    let request = delivery(t, url)
         .header("webhook-id", id)
         .header("webhook-timestamp", timestamp.to_string())
         .header("webhook-signature", sign(secret, id, timestamp, body.as_bytes()))
         .header("content-type", "application/json")
         .body(body.to_string());
-    t.send(request).await
+    t.anonymous().send(request).await
 }
 
 fn now() -> i64 {
@@ -113,9 +104,10 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
     let listed = s.owner.get::<Vec<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
     assert!(listed.body[0].get("secret").is_none(), "the secret is shown once: {listed:?}");
 
-    let (status, op) =
-        standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#).await;
-    let op = accepted(status, &op);
+    let op: OperationView =
+        standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#)
+            .await
+            .expect(StatusCode::ACCEPTED);
     // What a CI step does: block until the rollout is done.
     assert_eq!(wait(&s.owner, &op).await.status, OperationStatus::Succeeded);
     let web = s.web().await;
@@ -135,20 +127,23 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
     assert_eq!(heard_op.json()["type"], "deployment.rollout.succeeded");
 
     // The same delivery again is refused and changes nothing.
-    let (status, problem) =
-        standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#).await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("duplicate_delivery")));
+    standard::<OperationView>(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#)
+        .await
+        .refused_with(StatusCode::CONFLICT, "duplicate_delivery");
 
     // A tag, or a digest, applies to the deployment's repository.
-    let (status, op) = standard(&t, &url, &secret, "msg_2", now(), r#"{"tag": "3"}"#).await;
-    wait(&s.owner, &accepted(status, &op)).await;
-    let (status, op) = standard(&t, &url, &secret, "msg_3", now(), r#"{"digest": "sha256:0123abcd"}"#).await;
-    wait(&s.owner, &accepted(status, &op)).await;
+    let op = standard(&t, &url, &secret, "msg_2", now(), r#"{"tag": "3"}"#).await.expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
+    let op = standard(&t, &url, &secret, "msg_3", now(), r#"{"digest": "sha256:0123abcd"}"#)
+        .await
+        .expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
     assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web@sha256:0123abcd");
 
     // A ping answers 200 and deploys nothing.
-    let (status, pong) = standard(&t, &url, &secret, "msg_4", now(), r#"{"type": "ping"}"#).await;
-    assert_eq!((status, pong["outcome"].as_str()), (StatusCode::OK, Some("pong")));
+    let pong: HookAnswer =
+        standard(&t, &url, &secret, "msg_4", now(), r#"{"type": "ping"}"#).await.expect(StatusCode::OK);
+    assert_eq!(pong.outcome, "pong");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -164,36 +159,44 @@ async fn forged_stale_malformed_and_disallowed_deliveries_change_nothing(
     let body = r#"{"image": "registry.example.com/shop/web:2"}"#;
 
     let forged = "whsec_c29tZW9uZSBlbHNlJ3Mgc2VjcmV0IGtleSEhIQ==";
-    let (status, problem) = standard(&t, &url, forged, "m1", now(), body).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(!problem.to_string().contains("signature"), "no detail that helps an attacker: {problem}");
-    let (status, _) = standard(&t, &url, &secret, "m2", now() - 301, body).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "older than the 5-minute tolerance");
-    let (status, _) = standard(&t, &url, &secret, "m3", now() + 301, body).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "newer than the 5-minute tolerance");
-    let unsigned = t.client.post(format!("{}{url}", t.base)).body(body.to_string());
-    assert_eq!(t.send(unsigned).await.0, StatusCode::UNAUTHORIZED);
+    let answer = standard::<OperationView>(&t, &url, forged, "m1", now(), body).await;
+    answer.refused(StatusCode::UNAUTHORIZED);
+    // The raw answer, every field of it.
+    assert!(!answer.body.to_string().contains("signature"), "no detail that helps an attacker: {answer:?}");
+    standard::<OperationView>(&t, &url, &secret, "m2", now() - 301, body)
+        .await
+        .about("older than the 5-minute tolerance")
+        .refused(StatusCode::UNAUTHORIZED);
+    standard::<OperationView>(&t, &url, &secret, "m3", now() + 301, body)
+        .await
+        .about("newer than the 5-minute tolerance")
+        .refused(StatusCode::UNAUTHORIZED);
+    let unsigned = delivery(&t, &url).body(body.to_string());
+    t.anonymous().send::<OperationView>(unsigned).await.refused(StatusCode::UNAUTHORIZED);
 
-    let (status, _) = standard(&t, "/v1/hooks/hk_01a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6", &secret, "m4", now(), body).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = standard(&t, "/v1/hooks/nonsense", &secret, "m4", now(), body).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    standard::<OperationView>(&t, "/v1/hooks/hk_01a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6", &secret, "m4", now(), body)
+        .await
+        .refused(StatusCode::NOT_FOUND);
+    standard::<OperationView>(&t, "/v1/hooks/nonsense", &secret, "m4", now(), body)
+        .await
+        .refused(StatusCode::NOT_FOUND);
 
-    let (status, problem) = standard(&t, &url, &secret, "m5", now(), "{not json").await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
-    let (status, problem) = standard(&t, &url, &secret, "m6", now(), r#"{"image": "docker.io/evil/miner:1"}"#).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["image"], "{problem}");
-    let (status, problem) = standard(&t, &url, &secret, "m7", now(), r#"{"tag": "1", "digest": "sha256:00"}"#).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(bad_fields(&problem), ["image"]);
+    standard::<OperationView>(&t, &url, &secret, "m5", now(), "{not json").await.refused(StatusCode::BAD_REQUEST);
+    let problem = standard::<OperationView>(&t, &url, &secret, "m6", now(), r#"{"image": "docker.io/evil/miner:1"}"#)
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["image"], "{problem:?}");
+    let problem = standard::<OperationView>(&t, &url, &secret, "m7", now(), r#"{"tag": "1", "digest": "sha256:00"}"#)
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["image"]);
     assert_eq!(revisions().await, before, "nothing was half-applied");
     assert_eq!(t.count("hook_deliveries").await, 0, "refused deliveries are not recorded as received");
 
     // A deleted hook is gone.
     let hook_id = url.rsplit('/').next().unwrap();
     s.owner.delete::<()>(&format!("/v1/projects/{}/hooks/{hook_id}", s.project)).await.expect(StatusCode::NO_CONTENT);
-    assert_eq!(standard(&t, &url, &secret, "m8", now(), body).await.0, StatusCode::NOT_FOUND);
+    standard::<OperationView>(&t, &url, &secret, "m8", now(), body).await.refused(StatusCode::NOT_FOUND);
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -222,8 +225,8 @@ async fn a_rotated_secret_works_at_once_and_the_old_one_until_it_expires(
     let hours = (until - chrono::Utc::now()).num_minutes() as f64 / 60.0;
     assert!((23.9..=24.0).contains(&hours), "the old secret stays valid for 24 h by default: {hours}");
     // During the switch-over both are accepted: CI updates its secret without a refused deploy.
-    assert_eq!(standard(&t, &url, &new, "r1", now(), &image(2)).await.0, StatusCode::ACCEPTED);
-    assert_eq!(standard(&t, &url, &old, "r2", now(), &image(3)).await.0, StatusCode::ACCEPTED);
+    standard::<OperationView>(&t, &url, &new, "r1", now(), &image(2)).await.expect(StatusCode::ACCEPTED);
+    standard::<OperationView>(&t, &url, &old, "r2", now(), &image(3)).await.expect(StatusCode::ACCEPTED);
     let listed = s.owner.get::<Vec<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
     assert_eq!(listed.expect(StatusCode::OK)[0].previous_secret_expires_at, rotated.hook.previous_secret_expires_at);
     assert!(listed.body[0].get("secret").is_none(), "secrets are shown only when made: {listed:?}");
@@ -234,9 +237,9 @@ async fn a_rotated_secret_works_at_once_and_the_old_one_until_it_expires(
     let newest = revoked.secret.as_str();
     assert!(revoked.hook.previous_secret_expires_at.is_none(), "{revoked:?}");
     for (id, secret) in [("r3", &old), ("r4", &new)] {
-        assert_eq!(standard(&t, &url, secret, id, now(), &image(4)).await.0, StatusCode::UNAUTHORIZED);
+        standard::<OperationView>(&t, &url, secret, id, now(), &image(4)).await.refused(StatusCode::UNAUTHORIZED);
     }
-    assert_eq!(standard(&t, &url, newest, "r5", now(), &image(4)).await.0, StatusCode::ACCEPTED);
+    standard::<OperationView>(&t, &url, newest, "r5", now(), &image(4)).await.expect(StatusCode::ACCEPTED);
     let stored: Vec<Option<String>> =
         sqlx::query_scalar("SELECT previous_secret_enc FROM deploy_hooks").fetch_all(&t.pool).await.unwrap();
     assert_eq!(stored, [None]);
@@ -261,79 +264,83 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
         }),
     )
     .await;
-    let github = async |event: &str, delivery: &str, body: Value, key: &str| {
+    let ci = t.anonymous();
+    let github = |event: &str, id: &str, body: Value, key: &str| {
         let body = body.to_string();
-        let request = t
-            .client
-            .post(format!("{}{url}", t.base))
+        delivery(&t, &url)
             .header("x-github-event", event)
-            .header("x-github-delivery", delivery)
+            .header("x-github-delivery", id)
             .header("x-hub-signature-256", github_signature(key, body.as_bytes()))
-            .body(body);
-        t.send(request).await
+            .body(body)
     };
     let repository = json!({ "full_name": "acme/web" });
 
-    let (status, pong) = github("ping", "d0", json!({ "zen": "Design for failure." }), &secret).await;
-    assert_eq!((status, pong["outcome"].as_str()), (StatusCode::OK, Some("pong")));
+    let pong: HookAnswer =
+        ci.send(github("ping", "d0", json!({ "zen": "Design for failure." }), &secret)).await.expect(StatusCode::OK);
+    assert_eq!(pong.outcome, "pong");
     let package = json!({
         "action": "published",
         "repository": repository,
         "registry_package": { "package_version": { "package_url": "registry.example.com/shop/web:gh-1" } },
     });
-    let (status, _) = github("registry_package", "d1", package.clone(), "not the secret").await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, op) = github("registry_package", "d1", package.clone(), &secret).await;
-    assert_eq!(wait(&s.owner, &accepted(status, &op)).await.status, OperationStatus::Succeeded);
-    let (status, _) = github("registry_package", "d1", package.clone(), &secret).await;
-    assert_eq!(status, StatusCode::CONFLICT, "de-duplicated by X-GitHub-Delivery");
+    ci.send::<OperationView>(github("registry_package", "d1", package.clone(), "not the secret"))
+        .await
+        .refused(StatusCode::UNAUTHORIZED);
+    let op = ci.send(github("registry_package", "d1", package.clone(), &secret)).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(wait(&s.owner, &op).await.status, OperationStatus::Succeeded);
+    ci.send::<OperationView>(github("registry_package", "d1", package.clone(), &secret))
+        .await
+        .about("de-duplicated by X-GitHub-Delivery")
+        .refused(StatusCode::CONFLICT);
     // GitHub's signature does not cover the delivery id: a captured body
     // replayed under a fresh id is refused too.
-    let (status, replay) = github("registry_package", "d1-replayed", package, &secret).await;
-    assert_eq!((status, replay["code"].as_str()), (StatusCode::CONFLICT, Some("duplicate_delivery")), "{replay}");
+    ci.send::<OperationView>(github("registry_package", "d1-replayed", package, &secret))
+        .await
+        .refused_with(StatusCode::CONFLICT, "duplicate_delivery");
 
     let run = |branch: &str| {
         json!({ "action": "completed", "repository": repository,
                 "workflow_run": { "conclusion": "success", "head_branch": branch, "head_sha": "abc123" } })
     };
-    let (status, ignored) = github("workflow_run", "d2", run("feature/x"), &secret).await;
-    assert_eq!((status, ignored["outcome"].as_str()), (StatusCode::OK, Some("ignored")), "{ignored}");
-    let (status, op) = github("workflow_run", "d3", run("main"), &secret).await;
-    wait(&s.owner, &accepted(status, &op)).await;
+    let ignored: HookAnswer =
+        ci.send(github("workflow_run", "d2", run("feature/x"), &secret)).await.expect(StatusCode::OK);
+    assert_eq!(ignored.outcome, "ignored", "{ignored:?}");
+    let op = ci.send(github("workflow_run", "d3", run("main"), &secret)).await.expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
     assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:abc123");
     let other_repo = json!({ "action": "completed", "repository": { "full_name": "acme/other" },
         "workflow_run": { "conclusion": "success", "head_branch": "main", "head_sha": "abc" } });
-    let (status, problem) = github("workflow_run", "d4", other_repo, &secret).await;
-    assert_eq!((status, bad_fields(&problem)), (StatusCode::BAD_REQUEST, vec!["repository".to_string()]));
+    let problem = ci
+        .send::<OperationView>(github("workflow_run", "d4", other_repo, &secret))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["repository"]);
 
     // GitLab: the secret token, and the signed form.
     let pipeline = json!({ "object_kind": "pipeline", "project": { "path_with_namespace": "acme/web" },
         "object_attributes": { "status": "success", "ref": "main", "sha": "def456", "tag": false } });
     let gitlab = |token: &str| {
-        t.client
-            .post(format!("{}{url}", t.base))
+        delivery(&t, &url)
             .header("x-gitlab-event", "Pipeline Hook")
             .header("x-gitlab-event-uuid", format!("uuid-{token}"))
             .header("x-gitlab-token", token)
             .body(pipeline.to_string())
     };
-    assert_eq!(t.send(gitlab("wrong")).await.0, StatusCode::UNAUTHORIZED);
-    let (status, op) = t.send(gitlab(&secret)).await;
-    wait(&s.owner, &accepted(status, &op)).await;
+    ci.send::<OperationView>(gitlab("wrong")).await.refused(StatusCode::UNAUTHORIZED);
+    let op = ci.send(gitlab(&secret)).await.expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
     assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:def456");
     let tag_push = json!({ "object_kind": "tag_push", "ref": "refs/tags/v2.0.0", "checkout_sha": "0ff1ce",
         "project": { "path_with_namespace": "acme/web" } })
     .to_string();
     let timestamp = now();
-    let signed = t
-        .client
-        .post(format!("{}{url}", t.base))
+    let signed = delivery(&t, &url)
         .header("x-gitlab-event", "Tag Push Hook")
         .header("webhook-id", "gl-1")
         .header("webhook-timestamp", timestamp.to_string())
         .header("webhook-signature", sign(&secret, "gl-1", timestamp, tag_push.as_bytes()))
         .body(tag_push);
-    let (status, op) = t.send(signed).await;
-    wait(&s.owner, &accepted(status, &op)).await;
+    let op = ci.send(signed).await.expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
     assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:0ff1ce");
 }

@@ -13,11 +13,11 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use moke_api::model::{
     AuditEventView, InvitationView, MeView, MemberView, MembershipSummary, OperationView, Page, ProjectMemberView,
-    ProjectView, ServiceAccountView, SessionTokens, SignupResponse, TokenCreated,
+    ProjectView, ServiceAccountView, SessionTokens, SignupAccepted, SignupResponse, TokenCreated,
 };
 use moke_iam::{Action, OrgRole, ProjectRole};
 
-use crate::common::{MEMBER_PASSWORD, OidcProvider, Tenant, TestApp, VaultProxy, bad_fields, eventually};
+use crate::common::{Answer, MEMBER_PASSWORD, OidcProvider, Tenant, TestApp, VaultProxy, eventually};
 
 const PASSWORD: &str = "plum tractor velvet 1987";
 
@@ -38,6 +38,11 @@ async fn session(t: &TestApp, email: &str, password: &str, org: Option<&str>) ->
 
 async fn mailed_token(t: &TestApp, kind: &str, to: &str) -> String {
     t.mailed_token(kind, to).await
+}
+
+/// `GET /v1/me` with `token`.
+async fn me(t: &TestApp, token: &str) -> Answer<MeView> {
+    t.anonymous().with_token(token).get("/v1/me").await
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -64,30 +69,36 @@ async fn signup_confirms_the_address_and_signs_in(options: PgPoolOptions, connec
     // The link works once.
     let token =
         mail[mail.find("token=").unwrap() + 6..].chars().take_while(char::is_ascii_alphanumeric).collect::<String>();
-    let (status, again) = t.post_public("/v1/signup/confirm", json!({ "token": token, "password": PASSWORD })).await;
-    assert_eq!((status, bad_fields(&again)), (StatusCode::BAD_REQUEST, vec!["token".to_string()]));
+    let anonymous = t.anonymous();
+    let problem = anonymous
+        .post::<SignupResponse>("/v1/signup/confirm", json!({ "token": token, "password": PASSWORD }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["token"]);
 
     // One account per address, whatever its case: the owner is mailed a
     // note, and the answer is the one a new address gets.
-    let (status, again) = t
-        .post_public(
+    anonymous
+        .post::<SignupAccepted>(
             "/v1/signup",
             json!({ "email": "ADA@example.com", "password": PASSWORD, "display_name": "A", "organization_name": "other" }),
         )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{again}");
+        .await
+        .expect(StatusCode::ACCEPTED);
     eventually(10, "the note to the existing account", async || {
         !t.mails("signup_existing", "ada@example.com").is_empty()
     })
     .await;
     for weak in ["short", "1q2w3e4r5t6y", "Password123456!"] {
-        let (status, body) = t
-            .post_public(
+        let problem = anonymous
+            .post::<SignupAccepted>(
                 "/v1/signup",
                 json!({ "email": "new@example.com", "password": weak, "display_name": "N", "organization_name": "n" }),
             )
-            .await;
-        assert_eq!((status, bad_fields(&body)), (StatusCode::BAD_REQUEST, vec!["password".to_string()]), "{weak}");
+            .await
+            .about(weak)
+            .refused(StatusCode::BAD_REQUEST);
+        assert_eq!(problem.fields(), ["password"], "{weak}");
     }
     let stored: String = sqlx::query_scalar("SELECT password_hash FROM users").fetch_one(&t.pool).await.unwrap();
     assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
@@ -103,26 +114,28 @@ async fn password_reset_is_single_use_and_ends_sessions(options: PgPoolOptions, 
     let old_access = made.session.access_token.as_str();
 
     // Unknown addresses get the same answer, and a note instead of a link.
-    let (status, _) = t.post_public("/v1/auth/password-reset", json!({ "email": "nobody@example.com" })).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    let anonymous = t.anonymous();
+    let reset = async |email: &str| anonymous.post::<()>("/v1/auth/password-reset", json!({ "email": email })).await;
+    reset("nobody@example.com").await.expect(StatusCode::ACCEPTED);
     assert_eq!(t.count("mail_outbox WHERE kind = 'password_reset'").await, 0);
     assert_eq!(t.count("mail_outbox WHERE kind = 'password_reset_unknown'").await, 1);
-    let (status, _) = t.post_public("/v1/auth/password-reset", json!({ "email": "ada@example.com" })).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    reset("ada@example.com").await.expect(StatusCode::ACCEPTED);
     let token = mailed_token(&t, "password_reset", "ada@example.com").await;
     let new_password = "quiet harbor lantern 55";
-    let (status, body) =
-        t.post_public("/v1/auth/password-reset/confirm", json!({ "token": token, "password": new_password })).await;
-    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
-    let (status, _) =
-        t.post_public("/v1/auth/password-reset/confirm", json!({ "token": token, "password": new_password })).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "the token works once");
+    let confirm = json!({ "token": token, "password": new_password });
+    anonymous.post::<()>("/v1/auth/password-reset/confirm", confirm.clone()).await.expect(StatusCode::NO_CONTENT);
+    anonymous
+        .post::<()>("/v1/auth/password-reset/confirm", confirm)
+        .await
+        .about("the token works once")
+        .refused(StatusCode::BAD_REQUEST);
 
-    assert_eq!(t.get("/v1/me", old_access).await.0, StatusCode::UNAUTHORIZED, "sessions ended");
-    let (status, _) =
-        t.post_public("/v1/auth/login", json!({ "email": "ada@example.com", "password": PASSWORD })).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    t.login("ada@example.com", new_password, None).await;
+    me(&t, old_access).await.about("sessions ended").refused(StatusCode::UNAUTHORIZED);
+    anonymous
+        .post::<SessionTokens>("/v1/auth/login", json!({ "email": "ada@example.com", "password": PASSWORD }))
+        .await
+        .refused(StatusCode::UNAUTHORIZED);
+    session(&t, "ada@example.com", new_password, None).await;
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -131,19 +144,20 @@ async fn refresh_tokens_rotate_and_reuse_revokes_the_family(options: PgPoolOptio
     signup(&t, "ada@example.com", "ada-labs").await;
     let first = session(&t, "ada@example.com", PASSWORD, None).await;
     let r1 = first.refresh_token.as_str();
-    let (status, second) = t.post_public("/v1/auth/refresh", json!({ "refresh_token": r1 })).await;
-    assert_eq!(status, StatusCode::OK, "{second}");
-    let second: SessionTokens = serde_json::from_value(second).unwrap();
+    let anonymous = t.anonymous();
+    let refresh = async |token: &str| {
+        anonymous.post::<SessionTokens>("/v1/auth/refresh", json!({ "refresh_token": token })).await
+    };
+    let logout = async |token: &str| anonymous.post::<()>("/v1/auth/logout", json!({ "refresh_token": token })).await;
+    let second = refresh(r1).await.expect(StatusCode::OK);
     let (r2, a2) = (second.refresh_token.as_str(), second.access_token.as_str());
     assert_ne!(r1, r2);
-    assert_eq!(t.get("/v1/me", a2).await.0, StatusCode::OK);
+    me(&t, a2).await.expect(StatusCode::OK);
 
     // r1 again: a thief or a replay. The whole session ends.
-    let (status, _) = t.post_public("/v1/auth/refresh", json!({ "refresh_token": r1 })).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = t.post_public("/v1/auth/refresh", json!({ "refresh_token": r2 })).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "the rotated token died with its family");
-    assert_eq!(t.get("/v1/me", a2).await.0, StatusCode::UNAUTHORIZED, "and so did its access tokens");
+    refresh(r1).await.refused(StatusCode::UNAUTHORIZED);
+    refresh(r2).await.about("the rotated token died with its family").refused(StatusCode::UNAUTHORIZED);
+    me(&t, a2).await.about("and so did its access tokens").refused(StatusCode::UNAUTHORIZED);
     let reason: String = sqlx::query_scalar("SELECT revoked_reason FROM sessions WHERE revoked_at IS NOT NULL")
         .fetch_one(&t.pool)
         .await
@@ -153,15 +167,14 @@ async fn refresh_tokens_rotate_and_reuse_revokes_the_family(options: PgPoolOptio
     // Logout ends a session; ending it again succeeds.
     let third = session(&t, "ada@example.com", PASSWORD, None).await;
     let (a3, r3) = (third.access_token.as_str(), third.refresh_token.as_str());
-    let (status, _) = t.post_public("/v1/auth/logout", json!({ "refresh_token": r3 })).await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
-    assert_eq!(t.get("/v1/me", a3).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(t.post_public("/v1/auth/refresh", json!({ "refresh_token": r3 })).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(t.post_public("/v1/auth/logout", json!({ "refresh_token": r3 })).await.0, StatusCode::NO_CONTENT);
+    logout(r3).await.expect(StatusCode::NO_CONTENT);
+    me(&t, a3).await.refused(StatusCode::UNAUTHORIZED);
+    refresh(r3).await.refused(StatusCode::UNAUTHORIZED);
+    logout(r3).await.expect(StatusCode::NO_CONTENT);
     // Logout by access token alone.
     let a4 = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
-    assert_eq!(t.post("/v1/auth/logout", a4, json!({})).await.0, StatusCode::NO_CONTENT);
-    assert_eq!(t.get("/v1/me", a4).await.0, StatusCode::UNAUTHORIZED);
+    anonymous.with_token(a4).post::<()>("/v1/auth/logout", json!({})).await.expect(StatusCode::NO_CONTENT);
+    me(&t, a4).await.refused(StatusCode::UNAUTHORIZED);
 }
 
 fn forge(header: Value, claims: &Value, signature: &[u8]) -> String {
@@ -178,7 +191,7 @@ async fn forged_and_invalid_access_tokens_are_refused(options: PgPoolOptions, co
     let t = TestApp::start(options, connect).await;
     signup(&t, "ada@example.com", "ada-labs").await;
     let good = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
-    assert_eq!(t.get("/v1/me", good).await.0, StatusCode::OK);
+    me(&t, good).await.expect(StatusCode::OK);
     let header: Value =
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(good.split('.').next().unwrap()).unwrap()).unwrap();
     assert_eq!((header["alg"].as_str(), header["typ"].as_str()), (Some("ES256"), Some("at+jwt")));
@@ -201,7 +214,7 @@ async fn forged_and_invalid_access_tokens_are_refused(options: PgPoolOptions, co
         ("wrong issuer", ring.sign(&with(&|c| c.iss = "https://evil.example".into()))),
         ("wrong audience", ring.sign(&with(&|c| c.aud = "another-api".into()))),
     ];
-    let jwks = t.get("/.well-known/jwks.json", "").await.1;
+    let jwks = t.anonymous().get::<Value>("/.well-known/jwks.json").await.expect(StatusCode::OK);
     let jwk = &jwks["keys"][0];
     let public_bytes = format!("{}{}", jwk["x"].as_str().unwrap(), jwk["y"].as_str().unwrap());
     let hs256 = {
@@ -238,9 +251,10 @@ async fn forged_and_invalid_access_tokens_are_refused(options: PgPoolOptions, co
         ("garbage", "not.a.jwt".to_string()),
     ]);
     for (name, token) in attacks {
-        let (status, body) = t.get("/v1/me", &token).await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED, "{name} was accepted: {body}");
-        assert_eq!(body["code"], "unauthenticated");
+        me(&t, &token)
+            .await
+            .about(format!("{name} was accepted"))
+            .refused_with(StatusCode::UNAUTHORIZED, "unauthenticated");
     }
 }
 
@@ -256,17 +270,17 @@ async fn rotated_keys_keep_old_tokens_valid_until_expiry(options: PgPoolOptions,
     assert_ne!(rotated.kid, old_kid);
     let new = &session(&t, "ada@example.com", PASSWORD, None).await.access_token;
     assert_eq!(kid_of(new), rotated.kid, "new tokens use the new key");
-    assert_eq!(t.get("/v1/me", new).await.0, StatusCode::OK);
-    assert_eq!(t.get("/v1/me", old).await.0, StatusCode::OK, "old tokens stay valid");
-    let (_, jwks) = t.get("/.well-known/jwks.json", "").await;
+    me(&t, new).await.expect(StatusCode::OK);
+    me(&t, old).await.about("old tokens stay valid").expect(StatusCode::OK);
+    let jwks = t.anonymous().get::<Value>("/.well-known/jwks.json").await.expect(StatusCode::OK);
     let kids: Vec<&str> = jwks["keys"].as_array().unwrap().iter().map(|k| k["kid"].as_str().unwrap()).collect();
     assert!(kids.contains(&old_kid.as_str()) && kids.contains(&rotated.kid.as_str()));
     assert!(jwks["keys"].as_array().unwrap().iter().all(|k| k["alg"] == "ES256" && k.get("d").is_none()));
 
     // Another gateway of the same deployment picks the rotation up from Vault.
     let second = TestApp::start_with(PgPoolOptions::new(), t_connect(&t), |_| {}).await;
-    assert_eq!(second.get("/v1/me", new).await.0, StatusCode::OK);
-    assert_eq!(second.get("/v1/me", old).await.0, StatusCode::OK);
+    me(&second, new).await.expect(StatusCode::OK);
+    me(&second, old).await.expect(StatusCode::OK);
 }
 
 fn t_connect(t: &TestApp) -> PgConnectOptions {
@@ -299,10 +313,10 @@ async fn vault_outage_keeps_verification_and_refuses_what_needs_vault(
     assert!(pat.starts_with("moke_pat_"));
 
     proxy.cut();
-    assert_eq!(t.get("/v1/me", access).await.0, StatusCode::OK, "JWTs verify from cached keys");
-    assert_eq!(t.get("/v1/me", pat).await.0, StatusCode::OK, "API tokens hash with the cached pepper");
+    me(&t, access).await.about("JWTs verify from cached keys").expect(StatusCode::OK);
+    me(&t, pat).await.about("API tokens hash with the cached pepper").expect(StatusCode::OK);
     let fresh = session(&t, "ada@example.com", PASSWORD, None).await;
-    assert_eq!(t.get("/v1/me", &fresh.access_token).await.0, StatusCode::OK);
+    me(&t, &fresh.access_token).await.expect(StatusCode::OK);
 
     // Storing an SSO client secret needs Vault's transit engine.
     let ada = t.client(&signed_in(&made));
@@ -342,7 +356,7 @@ async fn rate_limits_answer_429_with_headers(options: PgPoolOptions, connect: Pg
     .await;
     let acme = t.tenant("acme").await;
     for _ in 0..3 {
-        assert_eq!(t.get("/v1/me", &acme.token).await.0, StatusCode::OK);
+        me(&t, &acme.token).await.expect(StatusCode::OK);
     }
     let response = t.request(Method::GET, "/v1/me", &acme.token).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
@@ -352,17 +366,21 @@ async fn rate_limits_answer_429_with_headers(options: PgPoolOptions, connect: Pg
     assert_eq!(header("ratelimit-policy").as_deref(), Some("1;w=1"));
     assert!(header("retry-after").unwrap().parse::<u64>().unwrap() >= 1);
     assert!(header("ratelimit-reset").is_some());
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["code"], "rate_limited");
+    let problem: crate::common::Problem = response.json().await.unwrap();
+    assert_eq!(problem.code, "rate_limited", "{problem:?}");
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    assert_eq!(t.get("/v1/me", &acme.token).await.0, StatusCode::OK, "the limit refills");
+    me(&t, &acme.token).await.about("the limit refills").expect(StatusCode::OK);
 
     // Wrong passwords back the account off, even for the right one next.
     t.member(&acme, "bob@acme.test", "member").await;
     for _ in 0..2 {
-        let (status, _) =
-            t.post_public("/v1/auth/login", json!({ "email": "bob@acme.test", "password": "wrong wrong wrong" })).await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        t.anonymous()
+            .post::<SessionTokens>(
+                "/v1/auth/login",
+                json!({ "email": "bob@acme.test", "password": "wrong wrong wrong" }),
+            )
+            .await
+            .refused(StatusCode::UNAUTHORIZED);
     }
     let response = t
         .client
@@ -374,8 +392,10 @@ async fn rate_limits_answer_429_with_headers(options: PgPoolOptions, connect: Pg
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(response.headers().contains_key("retry-after"));
     // Sign-in attempts per address of origin: the fifth in the burst is refused.
-    let (status, _) = t.post_public("/v1/auth/login", json!({ "email": "x@acme.test", "password": "p" })).await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    t.anonymous()
+        .post::<SessionTokens>("/v1/auth/login", json!({ "email": "x@acme.test", "password": "p" }))
+        .await
+        .refused(StatusCode::TOO_MANY_REQUESTS);
     // Every failure is audited with the address it came from.
     let failures: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM audit_events WHERE action = 'auth.login' AND outcome = 'failure' AND source_ip = '127.0.0.1'",

@@ -1,76 +1,67 @@
 //! `Idempotency-Key`: replays, mismatches, in-flight duplicates, release on
 //! failure, and a storm of concurrent retries.
 
+use moke_api::model::{OperationView, ProjectView};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::TestApp;
+use crate::common::{Answer, Problem, TestApp};
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn replay_mismatch_and_release(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let projects = format!("/v1/orgs/{}/projects", acme.org);
-    let post = |key: &str, body: Value| {
-        t.send(t.request(Method::POST, &projects, &acme.token).header("idempotency-key", key).json(&body))
+    let owner = t.client(&acme);
+    let projects = owner.org_path("/projects");
+    let post = async |key: &str, body: Value| -> Answer<ProjectView> {
+        owner.send(owner.request(Method::POST, &projects).header("idempotency-key", key).json(&body)).await
     };
 
     let first = post("k1", json!({ "name": "web" })).await;
-    assert_eq!(first.0, StatusCode::CREATED);
+    let project = first.expect(StatusCode::CREATED);
     let replay = post("k1", json!({ "name": "web" })).await;
-    assert_eq!(replay, first, "same key and body: the stored answer");
-    let other = post("k1", json!({ "name": "api" })).await;
-    assert_eq!((other.0, other.1["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("idempotency_key_reused")));
+    assert_eq!((replay.status, &replay.body), (first.status, &first.body), "same key and body: the stored answer");
+    post("k1", json!({ "name": "api" })).await.refused_with(StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused");
     assert_eq!(t.count("projects").await, 1);
 
     // A failed request frees its key for a corrected one.
-    let clash = post("k2", json!({ "name": "web" })).await;
-    assert_eq!(clash.0, StatusCode::CONFLICT);
-    let fixed = post("k2", json!({ "name": "web2" })).await;
-    assert_eq!(fixed.0, StatusCode::CREATED);
+    post("k2", json!({ "name": "web" })).await.refused(StatusCode::CONFLICT);
+    post("k2", json!({ "name": "web2" })).await.expect(StatusCode::CREATED);
 
     // Keys belong to their principal: another token may reuse the text.
-    let (_, other_token) =
-        t.post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "ci", "role": "member" })).await;
-    let other_token = other_token["token"].as_str().unwrap();
-    let (status, _) = t
-        .send(
-            t.request(Method::POST, &projects, other_token)
-                .header("idempotency-key", "k1")
-                .json(&json!({ "name": "api" })),
+    let other = owner.with_token(&owner.create_token("ci", "member").await.token);
+    other
+        .send::<ProjectView>(
+            other.request(Method::POST, &projects).header("idempotency-key", "k1").json(&json!({ "name": "api" })),
         )
-        .await;
-    assert_eq!(status, StatusCode::CREATED);
+        .await
+        .expect(StatusCode::CREATED);
 
     // Cluster creates replay the same Operation.
-    let clusters = format!("/v1/projects/{}/clusters", first.1["id"].as_str().unwrap());
+    let clusters = format!("/v1/projects/{}/clusters", project.id);
     let body = json!({ "name": "prod", "spec": { "region": "eu-central-1" } });
-    let a = t.send(t.request(Method::POST, &clusters, &acme.token).header("idempotency-key", "c1").json(&body)).await;
-    let b = t.send(t.request(Method::POST, &clusters, &acme.token).header("idempotency-key", "c1").json(&body)).await;
-    assert_eq!(a.0, StatusCode::ACCEPTED);
-    assert_eq!(a, b);
+    let create = || owner.request(Method::POST, &clusters).header("idempotency-key", "c1").json(&body);
+    let a = owner.send::<OperationView>(create()).await;
+    let b = owner.send::<OperationView>(create()).await;
+    a.expect(StatusCode::ACCEPTED);
+    assert_eq!((a.status, &a.body), (b.status, &b.body));
     assert_eq!(t.count("clusters").await, 1);
     assert_eq!(t.count("outbox").await, 1);
 
-    let (status, problem) = t
-        .send(
-            t.request(Method::POST, &projects, &acme.token)
-                .header("idempotency-key", "x".repeat(300))
-                .json(&json!({ "name": "long" })),
-        )
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(problem["errors"][0]["field"], "Idempotency-Key");
+    let problem = post(&"x".repeat(300), json!({ "name": "long" })).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.errors.first().map(|e| e.field.as_str()), Some("Idempotency-Key"), "{problem:?}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_duplicate_in_flight_is_refused(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id;
     let clusters = format!("/v1/projects/{project}/clusters");
     let body = json!({ "name": "prod", "spec": { "region": "eu-central-1" } });
+    let create = || owner.request(Method::POST, &clusters).header("idempotency-key", "slow").json(&body);
 
     // Hold the organization's quota lock so the first request stalls mid-transaction.
     let org_id: moke_api::ids::OrgId = acme.org.parse().unwrap();
@@ -81,36 +72,34 @@ async fn a_duplicate_in_flight_is_refused(options: PgPoolOptions, connect: PgCon
         .await
         .unwrap();
     let first = {
-        let request = t.request(Method::POST, &clusters, &acme.token).header("idempotency-key", "slow").json(&body);
+        let request = create();
         tokio::spawn(async move {
             let response = request.send().await.unwrap();
             (response.status(), response.json::<Value>().await.unwrap())
         })
     };
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let (status, problem) =
-        t.send(t.request(Method::POST, &clusters, &acme.token).header("idempotency-key", "slow").json(&body)).await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("idempotency_key_in_flight")));
+    owner.send::<OperationView>(create()).await.refused_with(StatusCode::CONFLICT, "idempotency_key_in_flight");
     blocker.rollback().await.unwrap();
     let (status, op) = first.await.unwrap();
-    assert_eq!(status, StatusCode::ACCEPTED);
-    let replay =
-        t.send(t.request(Method::POST, &clusters, &acme.token).header("idempotency-key", "slow").json(&body)).await;
-    assert_eq!(replay, (StatusCode::ACCEPTED, op));
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    let replay = owner.send::<OperationView>(create()).await;
+    replay.expect(StatusCode::ACCEPTED);
+    assert_eq!(replay.body, op, "the stored answer");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn fifty_concurrent_retries_make_one_resource(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id;
     let clusters = format!("/v1/projects/{project}/clusters");
     let body = json!({ "name": "prod", "spec": { "region": "eu-central-1" } });
 
     let attempts: Vec<_> = (0..50)
         .map(|_| {
-            let request =
-                t.request(Method::POST, &clusters, &acme.token).header("idempotency-key", "storm").json(&body);
+            let request = owner.request(Method::POST, &clusters).header("idempotency-key", "storm").json(&body);
             tokio::spawn(async move {
                 let response = request.send().await.unwrap();
                 (response.status(), response.json::<Value>().await.unwrap())
@@ -122,9 +111,15 @@ async fn fifty_concurrent_retries_make_one_resource(options: PgPoolOptions, conn
         let (status, body) = attempt.await.unwrap();
         match status {
             StatusCode::ACCEPTED => {
-                operations.insert(body["id"].as_str().unwrap().to_string());
+                let op: OperationView =
+                    serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("not an operation ({e}): {body}"));
+                operations.insert(op.id);
             }
-            StatusCode::CONFLICT => assert_eq!(body["code"], "idempotency_key_in_flight"),
+            StatusCode::CONFLICT => {
+                let problem: Problem =
+                    serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("not a problem ({e}): {body}"));
+                assert_eq!(problem.code, "idempotency_key_in_flight", "{problem:?}");
+            }
             other => panic!("unexpected {other}: {body}"),
         }
     }

@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use moke_api::model::{
+    AuditEventView, ClusterView, ExecCredential, KubeconfigView, OperationStatus, OperationView, Page,
+};
 use moke_region::{Agent, AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -33,12 +36,13 @@ pub async fn until(t: &TestApp, region: &Agent, what: &str, done: impl AsyncFn()
 
 /// A cluster with a node pool whose control plane serves; returns its path.
 pub async fn serving_cluster(t: &TestApp, region: &Agent, tenant: &Tenant, project: &str, name: &str) -> String {
-    let (cluster, _) = t.cluster(tenant, project, name).await;
-    t.node_pool(tenant, project, &cluster, "workers", 4).await;
+    let owner = t.client(tenant);
+    let (cluster, _) = owner.create_cluster(project, name, json!({ "region": "eu-central-1" })).await;
+    let cluster = cluster.id.to_string();
+    owner.create_node_pool(project, &cluster, "workers", 4).await;
     let path = format!("/v1/projects/{project}/clusters/{cluster}");
     until(t, region, "the control plane to serve", async || {
-        let (_, view) = t.get(&path, &tenant.token).await;
-        view["status"]["endpoint"].is_string()
+        owner.get::<ClusterView>(&path).await.ok().status.endpoint.is_some()
     })
     .await;
     path
@@ -98,14 +102,15 @@ async fn kubectl_works_with_a_downloaded_kubeconfig(options: PgPoolOptions, conn
     let t = TestApp::start(options, connect).await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
     let kubectl = Kubectl::new();
 
-    let (status, view) = t.get(&format!("{cluster}/kubeconfig?expiry_seconds=3600"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK, "{view}");
-    assert_eq!(view["groups"], json!(["moke:cluster-admins"]));
-    let kubeconfig = view["kubeconfig"].as_str().unwrap();
+    let view: KubeconfigView =
+        owner.get(&format!("{cluster}/kubeconfig?expiry_seconds=3600")).await.expect(StatusCode::OK);
+    assert_eq!(view.groups, ["moke:cluster-admins"]);
+    let kubeconfig = view.kubeconfig.as_str();
     let file = kubectl.write("admin.yaml", kubeconfig);
     let (ok, raw, err) = kubectl.run(&file, &["config", "view", "--raw", "-o", "json"]).await;
     assert!(ok, "{err}");
@@ -149,22 +154,26 @@ async fn kubectl_works_with_a_downloaded_kubeconfig(options: PgPoolOptions, conn
         .output()
         .unwrap();
     assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
-    let expires: chrono::DateTime<chrono::Utc> = view["expires_at"].as_str().unwrap().parse().unwrap();
+    let expires = view.expires_at.unwrap_or_else(|| panic!("no expiry: {view:?}"));
     let lifetime = (expires - chrono::Utc::now()).num_seconds();
     assert!((3500..=3600).contains(&lifetime), "expires in {lifetime} s");
-    let (_, events) = t.get(&format!("/v1/orgs/{}/audit-events?limit=100", acme.org), &acme.token).await;
-    let issued =
-        events["items"].as_array().unwrap().iter().find(|e| e["action"] == "cluster.credentials_issue").unwrap();
-    assert!(issued["details"]["serial_number"].is_string());
-    assert_eq!(issued["details"]["groups"], json!(["moke:cluster-admins"]));
+    let events: Page<AuditEventView> =
+        owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
+    let issued = events
+        .items
+        .iter()
+        .find(|e| e.action == "cluster.credentials_issue")
+        .unwrap_or_else(|| panic!("no credentials issued: {events:?}"));
+    assert!(issued.details["serial_number"].is_string(), "{issued:?}");
+    assert_eq!(issued.details["groups"], json!(["moke:cluster-admins"]));
 
     // The exec variant and its credential endpoint.
-    let (_, exec) = t.get(&format!("{cluster}/kubeconfig?format=exec"), &acme.token).await;
-    assert!(exec["kubeconfig"].as_str().unwrap().contains("command: moke"));
-    let (status, credential) = t.post(&format!("{cluster}/credentials?access=view"), &acme.token, json!({})).await;
-    assert_eq!(status, StatusCode::OK, "{credential}");
-    assert_eq!(credential["kind"], "ExecCredential");
-    assert!(credential["status"]["clientCertificateData"].as_str().unwrap().contains("BEGIN CERTIFICATE"));
+    let exec: KubeconfigView = owner.get(&format!("{cluster}/kubeconfig?format=exec")).await.expect(StatusCode::OK);
+    assert!(exec.kubeconfig.contains("command: moke"), "{exec:?}");
+    let credential: ExecCredential =
+        owner.post(&format!("{cluster}/credentials?access=view"), json!({})).await.expect(StatusCode::OK);
+    assert_eq!(credential.kind, "ExecCredential");
+    assert!(credential.status.client_certificate_data.contains("BEGIN CERTIFICATE"));
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -175,30 +184,34 @@ async fn roles_decide_groups_and_credentials_stay_with_their_cluster(
     let t = TestApp::start(options, connect).await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let a = serving_cluster(&t, &region, &acme, &project, "a").await;
     let b = serving_cluster(&t, &region, &acme, &project, "b").await;
     let kubectl = Kubectl::new();
 
     // Viewers get view groups and cannot ask for more; members edit.
     let (_, viewer) = t.member(&acme, "viewer@acme.test", "viewer").await;
-    let (status, view) = t.get(&format!("{a}/kubeconfig"), &viewer).await;
-    assert_eq!((status, &view["groups"]), (StatusCode::OK, &json!(["moke:viewers"])));
-    assert_eq!(t.get(&format!("{a}/kubeconfig?access=admin"), &viewer).await.0, StatusCode::FORBIDDEN);
+    let viewer = owner.with_token(&viewer);
+    let view: KubeconfigView = viewer.get(&format!("{a}/kubeconfig")).await.expect(StatusCode::OK);
+    assert_eq!(view.groups, ["moke:viewers"]);
+    viewer.get::<KubeconfigView>(&format!("{a}/kubeconfig?access=admin")).await.refused(StatusCode::FORBIDDEN);
     let (_, member) = t.member(&acme, "member@acme.test", "member").await;
-    assert_eq!(t.get(&format!("{a}/kubeconfig"), &member).await.1["groups"], json!(["moke:editors"]));
-    let file = kubectl.write("viewer.yaml", view["kubeconfig"].as_str().unwrap());
+    let member_view: KubeconfigView =
+        owner.with_token(&member).get(&format!("{a}/kubeconfig")).await.expect(StatusCode::OK);
+    assert_eq!(member_view.groups, ["moke:editors"]);
+    let file = kubectl.write("viewer.yaml", &view.kubeconfig);
     let (ok, who, err) = kubectl.run(&file, &["auth", "whoami", "-o", "json"]).await;
     assert!(ok, "{err}");
     assert!(who.contains("moke:viewers") && who.contains("usr_"), "{who}");
 
     // A's certificate at B's endpoint (trusting B's serving certificate): refused in the handshake.
-    let (_, for_a) = t.get(&format!("{a}/kubeconfig"), &acme.token).await;
-    let (_, for_b) = t.get(&format!("{b}/kubeconfig"), &acme.token).await;
+    let for_a: KubeconfigView = owner.get(&format!("{a}/kubeconfig")).await.expect(StatusCode::OK);
+    let for_b: KubeconfigView = owner.get(&format!("{b}/kubeconfig")).await.expect(StatusCode::OK);
     let server = |k: &str| k.lines().find(|l| l.trim_start().starts_with("server:")).unwrap().to_string();
     let ca_line =
         |k: &str| k.lines().find(|l| l.trim_start().starts_with("certificate-authority-data:")).unwrap().to_string();
-    let (ka, kb) = (for_a["kubeconfig"].as_str().unwrap(), for_b["kubeconfig"].as_str().unwrap());
+    let (ka, kb) = (for_a.kubeconfig.as_str(), for_b.kubeconfig.as_str());
     let crossed = ka.replace(&server(ka), &server(kb)).replace(&ca_line(ka), &ca_line(kb));
     let file = kubectl.write("crossed.yaml", &crossed);
     let (ok, _, err) = kubectl.run(&file, &["get", "nodes"]).await;
@@ -208,15 +221,15 @@ async fn roles_decide_groups_and_credentials_stay_with_their_cluster(
     // Revocation: every earlier credential stops working; new ones work.
     let old = kubectl.write("old.yaml", ka);
     assert!(kubectl.run(&old, &["get", "nodes"]).await.0);
-    let (status, op) = t.post(&format!("{a}/credentials/revoke"), &acme.token, json!({})).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    assert_eq!(t.post(&format!("{a}/credentials/revoke"), &viewer, json!({})).await.0, StatusCode::FORBIDDEN);
-    let op_path = format!("/v1/operations/{}", op["id"].as_str().unwrap());
-    until(&t, &region, "the revocation", async || t.get(&op_path, &acme.token).await.1["status"] == "succeeded").await;
+    let op: OperationView =
+        owner.post(&format!("{a}/credentials/revoke"), json!({})).await.expect(StatusCode::ACCEPTED);
+    viewer.post::<OperationView>(&format!("{a}/credentials/revoke"), json!({})).await.refused(StatusCode::FORBIDDEN);
+    until(&t, &region, "the revocation", async || owner.operation(op.id).await.status == OperationStatus::Succeeded)
+        .await;
     let (ok, _, err) = kubectl.run(&old, &["get", "nodes"]).await;
     assert!(!ok && err.contains("Unauthorized"), "{err}");
-    let (_, fresh) = t.get(&format!("{a}/kubeconfig"), &acme.token).await;
-    let fresh = kubectl.write("fresh.yaml", fresh["kubeconfig"].as_str().unwrap());
+    let fresh: KubeconfigView = owner.get(&format!("{a}/kubeconfig")).await.expect(StatusCode::OK);
+    let fresh = kubectl.write("fresh.yaml", &fresh.kubeconfig);
     assert!(kubectl.run(&fresh, &["get", "nodes"]).await.0);
     // Cluster B never noticed.
     let b_file = kubectl.write("b.yaml", kb);
@@ -237,7 +250,8 @@ async fn cluster_cas_live_and_die_with_their_clusters_and_fail_closed(
     .await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
     assert_eq!(t.count("cluster_cas WHERE destroyed_at IS NULL").await, 1);
     // Nothing secret is stored: the CA's key stays in Vault, the serving key in the region.
@@ -250,17 +264,18 @@ async fn cluster_cas_live_and_die_with_their_clusters_and_fail_closed(
     assert!(columns.iter().all(|c| !c.contains("key_pem") && !c.contains("private")), "{columns:?}");
 
     proxy.cut();
-    let (status, problem) = t.get(&format!("{cluster}/kubeconfig"), &acme.token).await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("vault_unavailable")));
-    assert_eq!(t.get(&cluster, &acme.token).await.0, StatusCode::OK, "reads need no Vault");
-    let (status, problem) = t
-        .post(
+    owner
+        .get::<KubeconfigView>(&format!("{cluster}/kubeconfig"))
+        .await
+        .refused_with(StatusCode::SERVICE_UNAVAILABLE, "vault_unavailable");
+    owner.get::<ClusterView>(&cluster).await.about("reads need no Vault").expect(StatusCode::OK);
+    owner
+        .post::<OperationView>(
             &format!("/v1/projects/{project}/clusters"),
-            &acme.token,
             json!({ "name": "next", "spec": { "region": "eu-central-1" } }),
         )
-        .await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("vault_unavailable")));
+        .await
+        .refused_with(StatusCode::SERVICE_UNAVAILABLE, "vault_unavailable");
     assert_eq!(t.count("clusters").await, 1, "no cluster without its CA");
 }
 
@@ -269,12 +284,16 @@ async fn a_deleted_clusters_ca_is_destroyed(options: PgPoolOptions, connect: PgC
     let t = TestApp::start(options, connect).await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "short-lived").await;
-    let path = format!("/v1/projects/{project}/clusters/{cluster}");
-    assert_eq!(t.delete(&path, &acme.token).await.0, StatusCode::ACCEPTED);
-    until(&t, &region, "the cluster to be gone", async || t.get(&path, &acme.token).await.0 == StatusCode::NOT_FOUND)
-        .await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "short-lived", json!({ "region": "eu-central-1" })).await;
+    let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
+    owner.delete::<OperationView>(&path).await.expect(StatusCode::ACCEPTED);
+    until(&t, &region, "the cluster to be gone", async || {
+        owner.get::<ClusterView>(&path).await.status == StatusCode::NOT_FOUND
+    })
+    .await;
+    owner.get::<ClusterView>(&path).await.refused_with(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(t.app.destroy_orphaned_cluster_cas_once().await.unwrap(), 1);
     assert_eq!(t.count("cluster_cas WHERE destroyed_at IS NOT NULL").await, 1);
     assert_eq!(t.app.destroy_orphaned_cluster_cas_once().await.unwrap(), 0);
@@ -291,9 +310,10 @@ async fn an_unsignable_certificate_request_holds_up_no_other_cluster(
     let t = TestApp::start(options, connect).await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (broken, _) = t.cluster(&acme, &project, "broken").await;
-    let broken_id = broken.parse::<moke_api::ids::ClusterId>().unwrap().uuid();
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (broken, _) = owner.create_cluster(&project, "broken", json!({ "region": "eu-central-1" })).await;
+    let (broken_id, broken) = (broken.id.uuid(), broken.id.to_string());
     sqlx::query("UPDATE cluster_cas SET issuer_id = 'gone' WHERE cluster_id = $1")
         .bind(broken_id)
         .execute(&t.pool)
@@ -316,8 +336,7 @@ async fn an_unsignable_certificate_request_holds_up_no_other_cluster(
 
     // Another cluster's request is signed meanwhile, and kubectl can use it.
     let prod = serving_cluster(&t, &region, &acme, &project, "prod").await;
-    let (status, view) = t.get(&format!("{prod}/kubeconfig"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK, "{view}");
+    owner.get::<KubeconfigView>(&format!("{prod}/kubeconfig")).await.expect(StatusCode::OK);
 
     // After its last attempt the broken request is set aside, and says why.
     sqlx::query("UPDATE cluster_cas SET serving_attempts = 9, serving_retry_at = now() WHERE cluster_id = $1")
@@ -328,10 +347,9 @@ async fn an_unsignable_certificate_request_holds_up_no_other_cluster(
     t.app.sign_serving_certificates_once().await.unwrap();
     assert_eq!(attempts().await.0, 10);
     let path = format!("/v1/projects/{project}/clusters/{broken}/kubeconfig");
-    let (status, problem) = t.get(&path, &acme.token).await;
-    assert_eq!(status, StatusCode::CONFLICT, "{problem}");
-    let detail = problem["detail"].as_str().unwrap();
-    assert!(detail.contains("could not be signed") && !detail.contains("sign-verbatim"), "{problem}");
+    let problem = owner.get::<KubeconfigView>(&path).await.refused(StatusCode::CONFLICT);
+    let detail = &problem.detail;
+    assert!(detail.contains("could not be signed") && !detail.contains("sign-verbatim"), "{problem:?}");
     let audited: i64 =
         sqlx::query_scalar("SELECT count(*) FROM audit_events WHERE action = 'cluster.serving_certificate_failed'")
             .fetch_one(&t.pool)

@@ -5,11 +5,16 @@
 
 use std::collections::HashMap;
 
-use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use moke_api::model::{
+    AuditEventView, ExchangedToken, MeView, OperationStatus, OperationView, Page, SessionTokens, SsoConfigView,
+    SsoLinkPending, TrustPolicyView,
+};
+use moke_iam::OrgRole;
+use reqwest::StatusCode;
+use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{OidcProvider, SSO_REDIRECT, Tenant, TestApp};
+use crate::common::{Answer, OidcProvider, SSO_REDIRECT, Tenant, TestApp};
 
 async fn app_with(idp: &OidcProvider, options: PgPoolOptions, connect: PgConnectOptions) -> TestApp {
     let _ = idp;
@@ -42,13 +47,12 @@ pub async fn configure_sso_for(t: &TestApp, tenant: &Tenant, issuer: &str, clien
     for domain in domains {
         verified_domain(t, tenant, domain).await;
     }
-    let (status, body) = t
-        .send(t.request(Method::PUT, &format!("/v1/orgs/{}/sso", tenant.org), &tenant.token).json(&json!({
-            "issuer": issuer, "client_id": client, "client_secret": format!("{client}-secret"),
-            "allowed_domains": domains, "default_role": "member",
-        })))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let owner = t.client(tenant);
+    let body = json!({
+        "issuer": issuer, "client_id": client, "client_secret": format!("{client}-secret"),
+        "allowed_domains": domains, "default_role": "member",
+    });
+    owner.put::<SsoConfigView>(&owner.org_path("/sso"), body).await.expect(StatusCode::OK);
 }
 
 async fn configure_sso(t: &TestApp, tenant: &Tenant, issuer: &str, client: &str) {
@@ -75,22 +79,22 @@ pub async fn start(t: &TestApp, org: &str) -> Login {
     Login { url: url.unwrap(), cookie }
 }
 
-/// The provider's redirect back, arriving in the browser that started `login`.
-pub async fn callback(t: &TestApp, login: &Login, back: &HashMap<String, String>) -> (StatusCode, Value) {
+/// The provider's redirect back, arriving in the browser that started
+/// `login`: a session ([`SessionTokens`], 200) or a link to confirm
+/// ([`SsoLinkPending`], 202).
+pub async fn callback<T>(t: &TestApp, login: &Login, back: &HashMap<String, String>) -> Answer<T> {
     callback_with_cookie(t, Some(&login.cookie), back).await
 }
 
-pub async fn callback_with_cookie(
-    t: &TestApp,
-    cookie: Option<&str>,
-    back: &HashMap<String, String>,
-) -> (StatusCode, Value) {
+/// The provider's redirect back, arriving in a browser holding `cookie` (or none).
+pub async fn callback_with_cookie<T>(t: &TestApp, cookie: Option<&str>, back: &HashMap<String, String>) -> Answer<T> {
     let query: Vec<(&str, &str)> = back.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let mut request = t.client.get(format!("{}/v1/sso/callback", t.base)).query(&query);
+    let browser = t.anonymous();
+    let mut request = browser.request(reqwest::Method::GET, "/v1/sso/callback").query(&query);
     if let Some(cookie) = cookie {
         request = request.header("cookie", cookie);
     }
-    t.send(request).await
+    browser.send(request).await
 }
 
 fn param(url: &str, name: &str) -> String {
@@ -122,12 +126,15 @@ async fn sso_signs_people_in_and_refuses_forgeries(options: PgPoolOptions, conne
     let idp = OidcProvider::start().await;
     let t = app_with(&idp, options, connect).await;
     let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
     configure_sso(&t, &acme, &idp.issuer, "moke-sso").await;
     let stored: String =
         sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_one(&t.pool).await.unwrap();
     assert!(stored.starts_with("vault:v") && !stored.contains("moke-sso-secret"), "encrypted by Vault");
-    let (_, view) = t.get(&format!("/v1/orgs/{}/sso", acme.org), &acme.token).await;
-    assert!(view.get("client_secret").is_none());
+    let view = owner.get::<SsoConfigView>(&owner.org_path("/sso")).await;
+    view.expect(StatusCode::OK);
+    // The raw answer, since the view type cannot show a field it lacks.
+    assert!(view.body.get("client_secret").is_none(), "{view:?}");
 
     // A complete login: PKCE, state, nonce; alice joins acme as a member.
     let login = start(&t, "acme").await;
@@ -135,52 +142,50 @@ async fn sso_signs_people_in_and_refuses_forgeries(options: PgPoolOptions, conne
     assert_eq!(param(&login.url, "code_challenge_method"), "S256");
     let back = idp.sign_in(&login.url, "alice@acme.test").await;
     assert_eq!(back["iss"], idp.issuer);
-    let (status, session) = callback(&t, &login, &back).await;
-    assert_eq!(status, StatusCode::OK, "{session}");
-    let access = session["access_token"].as_str().unwrap();
-    let (_, me) = t.get("/v1/me", access).await;
-    assert_eq!(me["user"]["email"], "alice@acme.test");
-    assert_eq!((me["organization"].as_str(), me["role"].as_str()), (Some(acme.org.as_str()), Some("member")));
+    let session: SessionTokens = callback(&t, &login, &back).await.expect(StatusCode::OK);
+    let me: MeView = owner.with_token(&session.access_token).get("/v1/me").await.expect(StatusCode::OK);
+    assert_eq!(me.user.as_ref().map(|u| u.email.as_str()), Some("alice@acme.test"), "{me:?}");
+    assert_eq!((me.organization.to_string(), me.role), (acme.org.clone(), OrgRole::Member));
     // The same answer twice: the state is spent.
-    let (status, body) = callback(&t, &login, &back).await;
-    assert_eq!((status, body["errors"][0]["field"].as_str()), (StatusCode::BAD_REQUEST, Some("state")));
+    let problem = callback::<SessionTokens>(&t, &login, &back).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.errors.first().map(|e| e.field.as_str()), Some("state"), "{problem:?}");
 
     // A state the gateway never issued.
     let login = start(&t, "acme").await;
     let mut back = idp.sign_in(&login.url, "alice@acme.test").await;
     back.insert("state".into(), "forged-state".into());
-    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::BAD_REQUEST);
+    callback::<SessionTokens>(&t, &login, &back).await.refused(StatusCode::BAD_REQUEST);
 
     // A replayed nonce: the provider is asked to put an old login's nonce in the token.
     let first = start(&t, "acme").await;
     let second = start(&t, "acme").await;
     let replayed = with_param(&second.url, "nonce", &param(&first.url, "nonce"));
     let back = idp.sign_in(&replayed, "alice@acme.test").await;
-    assert_eq!(callback(&t, &second, &back).await.0, StatusCode::UNAUTHORIZED);
+    callback::<SessionTokens>(&t, &second, &back).await.refused(StatusCode::UNAUTHORIZED);
 
     // A code issued to another client (its ID token is for another audience).
     let login = start(&t, "acme").await;
     let url = with_param(&login.url, "client_id", "other-ci");
     let back = idp.sign_in(&url, "alice@acme.test").await;
-    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
+    callback::<SessionTokens>(&t, &login, &back).await.refused(StatusCode::UNAUTHORIZED);
 
     // A response claiming another issuer (mix-up).
     let login = start(&t, "acme").await;
     let mut back = idp.sign_in(&login.url, "alice@acme.test").await;
     back.insert("iss".into(), "http://127.0.0.1:1/evil".into());
-    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
+    callback::<SessionTokens>(&t, &login, &back).await.refused(StatusCode::UNAUTHORIZED);
 
     // Someone outside the allowed domains: no session, and the answer any
     // unknown identity gets (a link only an account's owner could confirm).
     let login = start(&t, "acme").await;
     let back = idp.sign_in(&login.url, "mallory@evil.test").await;
-    let (status, answer) = callback(&t, &login, &back).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{answer}");
-    assert!(answer.get("access_token").is_none());
+    let answer = callback::<SsoLinkPending>(&t, &login, &back).await;
+    answer.expect(StatusCode::ACCEPTED);
+    assert!(answer.body.get("access_token").is_none(), "{answer:?}");
     // An address the provider did not verify.
     let login = start(&t, "acme").await;
     let back = idp.sign_in(&login.url, "unverified@acme.test").await;
-    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
+    callback::<SessionTokens>(&t, &login, &back).await.refused(StatusCode::UNAUTHORIZED);
 
     // An expired ID token, from a provider whose clock runs two hours behind.
     let late = OidcProvider::start_with_clock_offset(-7200).await;
@@ -188,7 +193,7 @@ async fn sso_signs_people_in_and_refuses_forgeries(options: PgPoolOptions, conne
     configure_sso_for(&t, &expiring, &late.issuer, "moke-sso", &[]).await;
     let login = start(&t, "acme-expired").await;
     let back = late.sign_in(&login.url, "bob@acme.test").await;
-    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::UNAUTHORIZED);
+    callback::<SessionTokens>(&t, &login, &back).await.refused(StatusCode::UNAUTHORIZED);
 
     let reasons = refusal_reasons(&t, "auth.sso_login").await;
     assert_eq!(
@@ -196,8 +201,9 @@ async fn sso_signs_people_in_and_refuses_forgeries(options: PgPoolOptions, conne
         ["nonce_mismatch", "code_exchange_failed", "wrong_issuer", "email_not_verified", "id_token_expired"]
     );
     assert_eq!(t.count("memberships").await, 1, "only alice joined");
-    let (_, events) = t.get(&format!("/v1/orgs/{}/audit-events?limit=100", acme.org), &acme.token).await;
-    assert!(events["items"].as_array().unwrap().iter().any(|e| e["action"] == "sso.configure"));
+    let events: Page<AuditEventView> =
+        owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
+    assert!(events.items.iter().any(|e| e.action == "sso.configure"), "{events:?}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -205,74 +211,54 @@ async fn ci_tokens_exchange_for_service_account_tokens(options: PgPoolOptions, c
     let idp = OidcProvider::start().await;
     let t = app_with(&idp, options, connect).await;
     let acme = t.tenant("acme").await;
-    let (_, account) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts", acme.org),
-            &acme.token,
-            json!({ "name": "deployer", "role": "member" }),
-        )
-        .await;
-    let account = account["id"].as_str().unwrap().to_string();
-    let (status, policy) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts/{account}/trust-policies", acme.org),
-            &acme.token,
+    let owner = t.client(&acme);
+    let account = owner.create_service_account("deployer", "member").await.id.to_string();
+    let policies = owner.org_path(&format!("/service-accounts/{account}/trust-policies"));
+    owner
+        .post::<TrustPolicyView>(
+            &policies,
             json!({ "issuer": idp.issuer, "audience": "moke-ci",
                     "claims": { "repository": "acme/web", "ref": "refs/heads/main", "environment": "production" } }),
         )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{policy}");
+        .await
+        .expect(StatusCode::CREATED);
     let late = OidcProvider::start_with_clock_offset(-7200).await;
-    let (status, _) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts/{account}/trust-policies", acme.org),
-            &acme.token,
+    owner
+        .post::<TrustPolicyView>(
+            &policies,
             json!({ "issuer": late.issuer, "audience": "moke-ci",
                     "claims": { "repository": "acme/web", "ref": "refs/heads/main", "environment": "production" } }),
         )
-        .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let exchange = |token: String, account: String| {
-        let t = &t;
-        async move {
-            t.post_public("/v1/auth/token-exchange", json!({ "subject_token": token, "service_account": account }))
-                .await
-        }
+        .await
+        .expect(StatusCode::CREATED);
+    let anonymous = t.anonymous();
+    let exchange = async |token: String, account: String| -> Answer<ExchangedToken> {
+        anonymous.post("/v1/auth/token-exchange", json!({ "subject_token": token, "service_account": account })).await
     };
 
     let id_token = idp.id_token("moke-ci", "ci-main").await;
-    let (status, exchanged) = exchange(id_token.clone(), account.clone()).await;
-    assert_eq!(status, StatusCode::OK, "{exchanged}");
-    assert_eq!(exchanged["expires_in"], 900);
-    let access = exchanged["access_token"].as_str().unwrap();
-    let (_, me) = t.get("/v1/me", access).await;
-    assert_eq!((me["kind"].as_str(), me["id"].as_str()), (Some("service_account"), Some(account.as_str())));
-    assert_eq!(
-        t.post(&format!("/v1/orgs/{}/projects", acme.org), access, json!({ "name": "web" })).await.0,
-        StatusCode::CREATED
-    );
+    let exchanged = exchange(id_token.clone(), account.clone()).await.expect(StatusCode::OK);
+    assert_eq!(exchanged.expires_in, 900);
+    let robot = owner.with_token(&exchanged.access_token);
+    let me: MeView = robot.get("/v1/me").await.expect(StatusCode::OK);
+    assert_eq!((me.kind.as_str(), me.id.as_str()), ("service_account", account.as_str()));
+    robot.create_project("web").await;
 
     // Refusals: the same token again, another branch, another audience, expired, no policy.
-    assert_eq!(exchange(id_token, account.clone()).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(exchange(idp.id_token("moke-ci", "ci-branch").await, account.clone()).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(exchange(idp.id_token("other-ci", "ci-main").await, account.clone()).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(exchange(late.id_token("moke-ci", "ci-main").await, account.clone()).await.0, StatusCode::UNAUTHORIZED);
-    let (_, other) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts", acme.org),
-            &acme.token,
-            json!({ "name": "idle", "role": "viewer" }),
-        )
-        .await;
+    exchange(id_token, account.clone()).await.refused(StatusCode::UNAUTHORIZED);
+    exchange(idp.id_token("moke-ci", "ci-branch").await, account.clone()).await.refused(StatusCode::UNAUTHORIZED);
+    exchange(idp.id_token("other-ci", "ci-main").await, account.clone()).await.refused(StatusCode::UNAUTHORIZED);
+    exchange(late.id_token("moke-ci", "ci-main").await, account.clone()).await.refused(StatusCode::UNAUTHORIZED);
+    let other = owner.create_service_account("idle", "viewer").await.id.to_string();
     let fresh = idp.id_token("moke-ci", "ci-main").await;
-    assert_eq!(exchange(fresh.clone(), other["id"].as_str().unwrap().to_string()).await.0, StatusCode::UNAUTHORIZED);
-    assert_eq!(exchange("not-a-jwt".into(), account.clone()).await.0, StatusCode::UNAUTHORIZED);
+    exchange(fresh.clone(), other).await.refused(StatusCode::UNAUTHORIZED);
+    exchange("not-a-jwt".into(), account.clone()).await.refused(StatusCode::UNAUTHORIZED);
     assert_eq!(
         refusal_reasons(&t, "auth.token_exchange").await,
         ["replayed_jti", "claims_mismatch", "wrong_audience", "expired", "malformed"]
     );
     // The refusals did not spend the fresh token.
-    assert_eq!(exchange(fresh, account).await.0, StatusCode::OK);
+    exchange(fresh, account).await.expect(StatusCode::OK);
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -326,14 +312,12 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     // The rewrapped secret still works: a complete SSO login.
     let login = start(&t, "acme").await;
     let back = idp.sign_in(&login.url, "alice@acme.test").await;
-    assert_eq!(callback(&t, &login, &back).await.0, StatusCode::OK);
+    callback::<SessionTokens>(&t, &login, &back).await.expect(StatusCode::OK);
     // Each organization sees its own rewrap Operation, and only its own.
     let mine = operations.iter().find(|op| op.target.id == acme.org).expect("an Operation on acme");
     let theirs = operations.iter().find(|op| op.target.id == globex.org).expect("an Operation on globex");
-    let (status, op) = t.get(&format!("/v1/operations/{}", mine.id), &acme.token).await;
-    assert_eq!(
-        (status, op["kind"].as_str(), op["status"].as_str()),
-        (StatusCode::OK, Some("secrets_rewrap"), Some("succeeded"))
-    );
-    assert_eq!(t.get(&format!("/v1/operations/{}", theirs.id), &acme.token).await.0, StatusCode::NOT_FOUND);
+    let owner = t.client(&acme);
+    let op = owner.operation(mine.id).await;
+    assert_eq!((op.kind.as_str(), op.status), ("secrets_rewrap", OperationStatus::Succeeded));
+    owner.get::<OperationView>(&format!("/v1/operations/{}", theirs.id)).await.refused(StatusCode::NOT_FOUND);
 }

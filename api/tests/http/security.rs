@@ -9,22 +9,37 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::{SinkExt, StreamExt};
+use moke_api::model::{
+    DeployHookCreated, ExecCredential, KubeconfigView, MemberView, Page, ProjectView, QuotasView, ServiceAccountView,
+    SessionTokens, SessionsEnded, SignupResponse, TokenCreated, TrustPolicyView, WebhookEndpointCreated,
+};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::common::{OidcProvider, SmtpServer, Tenant, TestApp, eventually, unique};
+use crate::common::{Client, OidcProvider, SmtpServer, TestApp, eventually, unique};
 use crate::kubeconfig::{Kubectl, agent, serving_cluster, until};
 
-/// A personal token of an owner, limited to `project`, to reading, and to ten minutes.
-async fn narrowed_token(t: &TestApp, tenant: &Tenant, project: &str) -> String {
-    let (_, session) = t.member(tenant, &format!("narrow-{}@acme.test", unique()), "owner").await;
+/// A personal token of an owner of `owner`'s organization, limited to `project`, to reading, and to ten minutes.
+async fn narrowed_token(t: &TestApp, owner: &Client<'_>, project: &str) -> String {
+    let tenant = crate::common::Tenant { org: owner.org.clone(), token: owner.token.clone() };
+    let (_, session) = t.member(&tenant, &format!("narrow-{}@acme.test", unique()), "owner").await;
     let body = json!({ "name": "narrow", "project": project, "scopes": ["read"], "expires_in_seconds": 600 });
-    let (status, created) = t.post("/v1/me/tokens", &session, body).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    created["token"].as_str().unwrap().to_string()
+    personal_token(&owner.with_token(&session), body).await.token
+}
+
+/// Creates a personal token as `caller` (201).
+async fn personal_token(caller: &Client<'_>, body: Value) -> TokenCreated {
+    caller.post("/v1/me/tokens", body).await.expect(StatusCode::CREATED)
+}
+
+/// A JSON answer of the `moke-server` under test, read as the view it promises.
+#[track_caller]
+fn view<T: serde::de::DeserializeOwned>(answer: Value) -> T {
+    serde_json::from_value(answer.clone())
+        .unwrap_or_else(|e| panic!("not a {} ({e}): {answer}", std::any::type_name::<T>()))
 }
 
 /// Whether an operation of the OpenAPI document creates or widens a
@@ -84,27 +99,21 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
     let idp = OidcProvider::start().await;
     let t = TestApp::start_with(options, connect, |c| c.auth.allow_insecure_issuers = true).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    t.deployment(&acme, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
-    let (_, account) = t
-        .post(
-            &format!("/v1/orgs/{}/service-accounts", acme.org),
-            &acme.token,
-            json!({ "name": "robot", "role": "viewer" }),
-        )
-        .await;
-    let account = account["id"].as_str().unwrap().to_string();
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let cluster = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await.0.id.to_string();
+    owner.create_deployment(&project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
+    let account = owner.create_service_account("robot", "viewer").await.id.to_string();
     let (person, _) = t.member(&acme, "person@acme.test", "viewer").await;
-    let (_, hook) = t
+    let hook: DeployHookCreated = owner
         .post(
             &format!("/v1/projects/{project}/hooks"),
-            &acme.token,
             json!({ "name": "ci", "target": { "cluster": cluster, "deployment": "app" } }),
         )
-        .await;
-    let hook = hook["id"].as_str().unwrap().to_string();
-    let narrow = narrowed_token(&t, &acme, &project).await;
+        .await
+        .expect(StatusCode::CREATED);
+    let hook = hook.hook.id.to_string();
+    let narrow = owner.with_token(&narrowed_token(&t, &owner, &project).await);
     let org = &acme.org;
     let cp = format!("/v1/projects/{project}/clusters/{cluster}");
 
@@ -203,15 +212,14 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
     assert!(conferring.len() >= 15, "the classifier found {conferring:?}");
 
     for (id, method, path, body) in refused {
-        let mut request = t.request(method, &path, &narrow);
-        if !body.is_null() {
-            request = request.json(&body);
-        }
-        let (status, answer) = t.send(request).await;
+        let answer = narrow.call::<Value>(method, &path, (!body.is_null()).then_some(&body)).await;
+        let status = answer.status;
+        let problem = answer.about(format!("{id} with a narrowed credential")).refused(status);
         assert!(
             matches!(status, StatusCode::FORBIDDEN | StatusCode::NOT_FOUND)
-                || (status == StatusCode::BAD_REQUEST && answer["errors"][0]["code"] == "exceeds_credential"),
-            "{id} with a narrowed credential answered {status}: {answer}"
+                || (status == StatusCode::BAD_REQUEST
+                    && problem.errors.first().map(|e| e.code.as_str()) == Some("exceeds_credential")),
+            "{id} with a narrowed credential answered {status}: {problem:?}"
         );
     }
     assert_eq!(t.count("api_tokens WHERE name IN ('wider', 'x')").await, 0);
@@ -221,9 +229,9 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
 
     // A wide credential that expires: nothing it makes lasts longer than it.
     let (_, wide_session) = t.member(&acme, "wide@acme.test", "owner").await;
-    let (_, expiring) =
-        t.post("/v1/me/tokens", &wide_session, json!({ "name": "expiring", "expires_in_seconds": 600 })).await;
-    let expiring = expiring["token"].as_str().unwrap().to_string();
+    let wide_session = owner.with_token(&wide_session);
+    let expiring = personal_token(&wide_session, json!({ "name": "expiring", "expires_in_seconds": 600 })).await;
+    let expiring = owner.with_token(&expiring.token);
     let lasting: Vec<(&str, Method, String, Value)> = vec![
         ("personal_token_create", Method::POST, "/v1/me/tokens".into(), json!({ "name": "forever" })),
         (
@@ -278,39 +286,36 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
         ),
     ];
     for (id, method, path, body) in lasting {
-        let (status, answer) = t.send(t.request(method, &path, &expiring).json(&body)).await;
-        assert_eq!(
-            (status, answer["code"].as_str()),
-            (StatusCode::FORBIDDEN, Some("exceeds_credential")),
-            "{id}: {answer}"
-        );
+        expiring
+            .call::<Value>(method, &path, Some(&body))
+            .await
+            .about(id)
+            .refused_with(StatusCode::FORBIDDEN, "exceeds_credential");
     }
     // A credential limited to managing credentials may not make a hook,
     // whose secret deploys (manage_resources).
-    let (_, keeper) = t
-        .post("/v1/me/tokens", &wide_session, json!({ "name": "keeper", "scopes": ["read", "manage_credentials"] }))
-        .await;
+    let keeper =
+        personal_token(&wide_session, json!({ "name": "keeper", "scopes": ["read", "manage_credentials"] })).await;
     let body = json!({ "name": "deployer", "target": { "cluster": cluster, "deployment": "app" } });
-    let (status, answer) =
-        t.post(&format!("/v1/projects/{project}/hooks"), keeper["token"].as_str().unwrap(), body).await;
-    assert_eq!((status, answer["code"].as_str()), (StatusCode::FORBIDDEN, Some("exceeds_credential")), "{answer}");
+    owner
+        .with_token(&keeper.token)
+        .post::<DeployHookCreated>(&format!("/v1/projects/{project}/hooks"), body)
+        .await
+        .refused_with(StatusCode::FORBIDDEN, "exceeds_credential");
     // A trust policy it makes ends with it.
-    let (status, policy) = t
+    let policy: TrustPolicyView = expiring
         .post(
             &format!("/v1/orgs/{org}/service-accounts/{account}/trust-policies"),
-            &expiring,
             json!({ "issuer": "https://ci.example", "audience": "moke", "claims": { "repository": "acme/web" } }),
         )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{policy}");
-    assert!(policy["expires_at"].is_string(), "{policy}");
+        .await
+        .expect(StatusCode::CREATED);
+    assert!(policy.expires_at.is_some(), "{policy:?}");
 
     // Exec credentials end with the credential that asked for them (ten minutes, not an hour).
     let narrow_expires = chrono::Utc::now() + chrono::Duration::seconds(600);
-    let (status, credential) = t.post(&format!("{cp}/credentials"), &narrow, json!({})).await;
-    assert_eq!(status, StatusCode::OK, "{credential}");
-    let expires: chrono::DateTime<chrono::Utc> =
-        serde_json::from_value(credential["status"]["expirationTimestamp"].clone()).unwrap();
+    let credential: ExecCredential = narrow.post(&format!("{cp}/credentials"), json!({})).await.expect(StatusCode::OK);
+    let expires = credential.status.expiration_timestamp;
     assert!(expires <= narrow_expires + chrono::Duration::seconds(1), "{expires} outlives {narrow_expires}");
 }
 
@@ -321,33 +326,29 @@ async fn removed_and_demoted_principals_lose_cluster_access(options: PgPoolOptio
     let t = TestApp::start(options, connect).await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
     let kubectl = Kubectl::new();
     let kubeconfig = async |token: &str, name: &str| {
-        let (status, view) = t.get(&format!("{cluster}/kubeconfig"), token).await;
-        assert_eq!(status, StatusCode::OK, "{view}");
+        let view: KubeconfigView =
+            owner.with_token(token).get(&format!("{cluster}/kubeconfig")).await.expect(StatusCode::OK);
         // Certificates live a day unless asked otherwise.
-        let expires: chrono::DateTime<chrono::Utc> = serde_json::from_value(view["expires_at"].clone()).unwrap();
+        let expires = view.expires_at.unwrap_or_else(|| panic!("no expiry: {view:?}"));
         assert!(expires <= chrono::Utc::now() + chrono::Duration::seconds(86_400 + 60), "{expires}");
-        kubectl.write(name, view["kubeconfig"].as_str().unwrap())
+        kubectl.write(name, &view.kubeconfig)
     };
     let works = async |file: &std::path::Path| kubectl.run(file, &["get", "nodes", "-o", "name"]).await.0;
 
     let (leaver, leaver_token) = t.member(&acme, "leaver@acme.test", "admin").await;
     let (demoted, demoted_token) = t.member(&acme, "demoted@acme.test", "admin").await;
     let (_, stayer_token) = t.member(&acme, "stayer@acme.test", "admin").await;
-    let (_, account) = t
-        .post(&format!("/v1/orgs/{}/service-accounts", acme.org), &acme.token, json!({ "name": "ci", "role": "admin" }))
-        .await;
-    let account = account["id"].as_str().unwrap().to_string();
-    let (_, sat) = t
-        .post(&format!("/v1/orgs/{}/service-accounts/{account}/tokens", acme.org), &acme.token, json!({ "name": "ci" }))
-        .await;
+    let account = owner.create_service_account("ci", "admin").await.id.to_string();
+    let sat = owner.create_account_token(&account, "ci", json!({})).await;
     let files = [
         kubeconfig(&leaver_token, "leaver.yaml").await,
         kubeconfig(&demoted_token, "demoted.yaml").await,
-        kubeconfig(sat["token"].as_str().unwrap(), "robot.yaml").await,
+        kubeconfig(&sat.token, "robot.yaml").await,
         kubeconfig(&stayer_token, "stayer.yaml").await,
     ];
     for file in &files {
@@ -355,18 +356,12 @@ async fn removed_and_demoted_principals_lose_cluster_access(options: PgPoolOptio
     }
 
     let removed = Instant::now();
-    assert_eq!(
-        t.delete(&format!("/v1/orgs/{}/members/{leaver}", acme.org), &acme.token).await.0,
-        StatusCode::NO_CONTENT
-    );
-    let (status, _) =
-        t.patch(&format!("/v1/orgs/{}/members/{demoted}", acme.org), &acme.token, json!({ "role": "viewer" })).await;
-    assert_eq!(status, StatusCode::OK);
-    let sat_id = sat["id"].as_str().unwrap();
-    assert_eq!(
-        t.delete(&format!("/v1/orgs/{}/tokens/{sat_id}", acme.org), &acme.token).await.0,
-        StatusCode::NO_CONTENT
-    );
+    owner.delete::<()>(&owner.org_path(&format!("/members/{leaver}"))).await.expect(StatusCode::NO_CONTENT);
+    owner
+        .patch::<MemberView>(&owner.org_path(&format!("/members/{demoted}")), json!({ "role": "viewer" }))
+        .await
+        .expect(StatusCode::OK);
+    owner.delete::<()>(&owner.org_path(&format!("/tokens/{}", sat.view.id))).await.expect(StatusCode::NO_CONTENT);
     for file in &files[..3] {
         until(&t, &region, &format!("{file:?} refused"), async || !works(file).await).await;
     }
@@ -378,7 +373,11 @@ async fn removed_and_demoted_principals_lose_cluster_access(options: PgPoolOptio
     // The demoted member's new kubeconfig carries the new role and works.
     let fresh = kubeconfig(&demoted_token, "demoted-again.yaml").await;
     assert!(works(&fresh).await);
-    assert_eq!(t.get(&format!("{cluster}/kubeconfig?access=admin"), &demoted_token).await.0, StatusCode::FORBIDDEN);
+    owner
+        .with_token(&demoted_token)
+        .get::<KubeconfigView>(&format!("{cluster}/kubeconfig?access=admin"))
+        .await
+        .refused(StatusCode::FORBIDDEN);
 }
 
 /// A member moved to billing (fewer cluster rights, though billing is not
@@ -390,26 +389,24 @@ async fn billing_session_ends_and_resets_end_cluster_access(options: PgPoolOptio
     let t = TestApp::start(options, connect).await;
     let region = agent(&t);
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
     let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
     let kubectl = Kubectl::new();
     let kubeconfig = async |token: &str, name: &str| {
-        let (status, view) = t.get(&format!("{cluster}/kubeconfig"), token).await;
-        assert_eq!(status, StatusCode::OK, "{view}");
-        kubectl.write(name, view["kubeconfig"].as_str().unwrap())
+        let view: KubeconfigView =
+            owner.with_token(token).get(&format!("{cluster}/kubeconfig")).await.expect(StatusCode::OK);
+        kubectl.write(name, &view.kubeconfig)
     };
     let works = async |file: &std::path::Path| kubectl.run(file, &["get", "nodes", "-o", "name"]).await.0;
 
     let (editor, editor_token) = t.member(&acme, "editor@acme.test", "member").await;
     let (_, stolen_session) = t.member(&acme, "traveller@acme.test", "admin").await;
-    let own_session = t.login("traveller@acme.test", crate::common::MEMBER_PASSWORD, Some(&acme.org)).await;
+    let own_session = t.session("traveller@acme.test", crate::common::MEMBER_PASSWORD, Some(&acme.org)).await;
     let (_, resetter_token) = t.member(&acme, "resetter@acme.test", "member").await;
     // A viewer who administers the project's clusters through a project role.
     let (project_admin, project_admin_token) = t.member(&acme, "lead@acme.test", "viewer").await;
-    let grant = t
-        .request(Method::PUT, &format!("/v1/projects/{project}/members/{project_admin}"), &acme.token)
-        .json(&json!({ "role": "admin" }));
-    assert_eq!(t.send(grant).await.0, StatusCode::OK);
+    owner.grant_project_role(&project, &project_admin, "admin").await;
     let files = [
         kubeconfig(&editor_token, "editor.yaml").await,
         kubeconfig(&stolen_session, "stolen.yaml").await,
@@ -419,27 +416,25 @@ async fn billing_session_ends_and_resets_end_cluster_access(options: PgPoolOptio
     for file in &files {
         assert!(works(file).await, "{file:?} works before");
     }
-    let (status, _) =
-        t.patch(&format!("/v1/orgs/{}/members/{editor}", acme.org), &acme.token, json!({ "role": "billing" })).await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, ended) = t.delete("/v1/me/sessions", own_session["access_token"].as_str().unwrap()).await;
-    assert_eq!((status, ended["ended"].as_u64()), (StatusCode::OK, Some(1)), "{ended}");
-    assert_eq!(
-        t.post_public("/v1/auth/password-reset", json!({ "email": "resetter@acme.test" })).await.0,
-        StatusCode::ACCEPTED
-    );
+    owner
+        .patch::<MemberView>(&owner.org_path(&format!("/members/{editor}")), json!({ "role": "billing" }))
+        .await
+        .expect(StatusCode::OK);
+    let ended: SessionsEnded =
+        owner.with_token(&own_session.access_token).delete("/v1/me/sessions").await.expect(StatusCode::OK);
+    assert_eq!(ended.ended, 1, "{ended:?}");
+    let anonymous = t.anonymous();
+    anonymous
+        .post::<()>("/v1/auth/password-reset", json!({ "email": "resetter@acme.test" }))
+        .await
+        .expect(StatusCode::ACCEPTED);
     let reset = t.mailed_token("password_reset", "resetter@acme.test").await;
-    let (status, problem) = t
-        .post_public(
-            "/v1/auth/password-reset/confirm",
-            json!({ "token": reset, "password": "a brand new long secret" }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::NO_CONTENT, "a reset works in an organization with clusters: {problem}");
-    let lower = t
-        .request(Method::PUT, &format!("/v1/projects/{project}/members/{project_admin}"), &acme.token)
-        .json(&json!({ "role": "viewer" }));
-    assert_eq!(t.send(lower).await.0, StatusCode::OK);
+    anonymous
+        .post::<()>("/v1/auth/password-reset/confirm", json!({ "token": reset, "password": "a brand new long secret" }))
+        .await
+        .about("a reset works in an organization with clusters")
+        .expect(StatusCode::NO_CONTENT);
+    owner.grant_project_role(&project, &project_admin, "viewer").await;
     for file in &files {
         until(&t, &region, &format!("{file:?} refused"), async || !works(file).await).await;
     }
@@ -456,9 +451,10 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
     use moke_proto::region::{self as pb, status::Message as StatusMessage};
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    let id = cluster.parse::<moke_api::ids::ClusterId>().unwrap().uuid();
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let (id, cluster) = (cluster.id.uuid(), cluster.id.to_string());
     let report = |region: &str, endpoint: &str| ResourceObservation {
         region: region.into(),
         kind: moke_api::app::region::command::ResourceKind::Cluster,
@@ -477,13 +473,11 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
     t.app.record_observation(report("eu-central-1", hostile)).await.unwrap();
     t.app.record_observation(report("eu-central-1", "http://plain.example:80")).await.unwrap();
     t.app.record_observation(report("us-east-1", "https://127.0.0.1:6443")).await.unwrap();
-    let (status, problem) = t.get(&kubeconfig, &acme.token).await;
-    assert_eq!((status, problem["code"].as_str()), (StatusCode::CONFLICT, Some("not_ready")), "{problem}");
+    owner.get::<KubeconfigView>(&kubeconfig).await.refused_with(StatusCode::CONFLICT, "not_ready");
     // The region's own, plain endpoint: a kubeconfig of one cluster and one user.
     t.app.record_observation(report("eu-central-1", "https://127.0.0.1:6443")).await.unwrap();
-    let (status, view) = t.get(&kubeconfig, &acme.token).await;
-    assert_eq!(status, StatusCode::OK, "{view}");
-    let text = view["kubeconfig"].as_str().unwrap();
+    let view: KubeconfigView = owner.get(&kubeconfig).await.expect(StatusCode::OK);
+    let text = view.kubeconfig.as_str();
     assert!(!text.contains("evil") && !text.contains("stolen"), "{text}");
     let parsed: Value = serde_norway::from_str(text).unwrap();
     assert_eq!(parsed["clusters"][0]["cluster"]["server"], "https://127.0.0.1:6443");
@@ -526,18 +520,18 @@ async fn what_tenants_create_is_limited(options: PgPoolOptions, connect: PgConne
         ..t.app.config().quotas
     };
     t.app.set_quota_overrides(org, limits).await.unwrap();
-    let project = t.project(&acme, "web").await;
-    let (cluster, _) = t.cluster(&acme, &project, "prod").await;
-    t.deployment(&acme, &project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let cluster = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await.0.id.to_string();
+    owner.create_deployment(&project, &cluster, "app", json!({ "image": "registry.example/app:1" })).await;
     let o = &acme.org;
     let exceeded = async |path: String, bodies: Vec<Value>, quota: &str| {
-        let mut last = (StatusCode::OK, Value::Null);
+        let mut last = None;
         for body in bodies {
-            last = t.post(&path, &acme.token, body).await;
+            last = Some(owner.post::<Value>(&path, body).await);
         }
-        assert_eq!(last.0, StatusCode::CONFLICT, "{path}: {}", last.1);
-        assert_eq!(last.1["code"], "quota_exceeded");
-        assert!(last.1["detail"].as_str().unwrap().contains(quota), "{}", last.1);
+        let problem = last.expect("a request").refused_with(StatusCode::CONFLICT, "quota_exceeded");
+        assert!(problem.detail.contains(quota), "{problem:?}");
     };
     // The bootstrap owner is one service account with one token already.
     exceeded(
@@ -546,8 +540,9 @@ async fn what_tenants_create_is_limited(options: PgPoolOptions, connect: PgConne
         "service_accounts",
     )
     .await;
-    let (_, account) = t.get(&format!("/v1/orgs/{o}/service-accounts"), &acme.token).await;
-    let account = account["items"].as_array().unwrap().last().unwrap()["id"].as_str().unwrap().to_string();
+    let accounts: Page<ServiceAccountView> =
+        owner.get(&format!("/v1/orgs/{o}/service-accounts")).await.expect(StatusCode::OK);
+    let account = accounts.items.last().expect("a service account").id.to_string();
     exceeded(
         format!("/v1/orgs/{o}/service-accounts/{account}/tokens"),
         vec![json!({ "name": "t1" }), json!({ "name": "t2" })],
@@ -574,23 +569,18 @@ async fn what_tenants_create_is_limited(options: PgPoolOptions, connect: PgConne
     let invite = |n: u32| json!({ "email": format!("i{n}@example.com"), "role": "viewer" });
     exceeded(format!("/v1/orgs/{o}/invitations"), vec![invite(1), invite(2), invite(3)], "invitations_per_hour").await;
 
-    let (status, quotas) = t.get(&format!("/v1/orgs/{o}/quotas"), &acme.token).await;
-    assert_eq!(status, StatusCode::OK);
-    for (quota, limit, usage) in [
-        ("webhook_endpoints", 1, 1),
-        ("service_accounts", 2, 2),
-        ("api_tokens", 2, 2),
-        ("trust_policies", 1, 1),
-        ("deploy_hooks", 1, 1),
-        ("namespaces_per_cluster", 2, 2),
-        ("invitations_per_hour", 2, 2),
-        ("pending_invitations", 5, 2),
+    let quotas: QuotasView = owner.get(&format!("/v1/orgs/{o}/quotas")).await.expect(StatusCode::OK);
+    for (quota, item, limit, usage) in [
+        ("webhook_endpoints", &quotas.webhook_endpoints, 1, 1),
+        ("service_accounts", &quotas.service_accounts, 2, 2),
+        ("api_tokens", &quotas.api_tokens, 2, 2),
+        ("trust_policies", &quotas.trust_policies, 1, 1),
+        ("deploy_hooks", &quotas.deploy_hooks, 1, 1),
+        ("namespaces_per_cluster", &quotas.namespaces_per_cluster, 2, 2),
+        ("invitations_per_hour", &quotas.invitations_per_hour, 2, 2),
+        ("pending_invitations", &quotas.pending_invitations, 5, 2),
     ] {
-        assert_eq!(
-            (quotas[quota]["limit"].as_i64(), quotas[quota]["usage"].as_i64()),
-            (Some(limit), Some(usage)),
-            "{quota}: {quotas}"
-        );
+        assert_eq!((item.limit, item.usage), (limit, usage), "{quota}: {quotas:?}");
     }
 }
 
@@ -685,30 +675,22 @@ async fn secrets_never_reach_the_logs_or_the_database(_options: PgPoolOptions, c
     )
     .await;
     let signup = smtp.token("ada@example.com", "signup/confirm").await;
-    let made = call(Method::POST, "/v1/signup/confirm", None, json!({ "token": signup, "password": password })).await;
-    secrets.extend([
-        signup,
-        made["session"]["access_token"].as_str().unwrap().into(),
-        made["session"]["refresh_token"].as_str().unwrap().into(),
-    ]);
+    let made: SignupResponse =
+        view(call(Method::POST, "/v1/signup/confirm", None, json!({ "token": signup, "password": password })).await);
+    secrets.extend([signup, made.session.access_token, made.session.refresh_token]);
     call(Method::POST, "/v1/auth/password-reset", None, json!({ "email": "ada@example.com" })).await;
     let reset = smtp.token("ada@example.com", "reset-password").await;
     call(Method::POST, "/v1/auth/password-reset/confirm", None, json!({ "token": reset, "password": new_password }))
         .await;
-    let session =
+    let session: SessionTokens = view(
         call(Method::POST, "/v1/auth/login", None, json!({ "email": "ada@example.com", "password": new_password }))
-            .await;
-    let refreshed =
-        call(Method::POST, "/v1/auth/refresh", None, json!({ "refresh_token": session["refresh_token"] })).await;
-    let access = refreshed["access_token"].as_str().unwrap().to_string();
-    secrets.extend([
-        reset,
-        session["access_token"].as_str().unwrap().into(),
-        session["refresh_token"].as_str().unwrap().into(),
-        access.clone(),
-        refreshed["refresh_token"].as_str().unwrap().into(),
-    ]);
-    let ada_org = refreshed["organization"].as_str().unwrap().to_string();
+            .await,
+    );
+    let refreshed: SessionTokens =
+        view(call(Method::POST, "/v1/auth/refresh", None, json!({ "refresh_token": session.refresh_token })).await);
+    let access = refreshed.access_token.clone();
+    secrets.extend([reset, session.access_token, session.refresh_token, access.clone(), refreshed.refresh_token]);
+    let ada_org = refreshed.organization.to_string();
 
     // An invitation, tokens, a hook, a webhook endpoint, SSO.
     call(
@@ -719,25 +701,30 @@ async fn secrets_never_reach_the_logs_or_the_database(_options: PgPoolOptions, c
     )
     .await;
     secrets.push(smtp.token("bob@example.com", "invitations/accept").await);
-    let pat = call(Method::POST, "/v1/me/tokens", Some(&access), json!({ "name": "laptop" })).await;
-    secrets.push(pat["token"].as_str().unwrap().into());
-    let account = call(
-        Method::POST,
-        &format!("/v1/orgs/{org}/service-accounts"),
-        Some(&owner),
-        json!({ "name": "ci", "role": "member" }),
-    )
-    .await;
-    let sat = call(
-        Method::POST,
-        &format!("/v1/orgs/{org}/service-accounts/{}/tokens", account["id"].as_str().unwrap()),
-        Some(&owner),
-        json!({ "name": "ci" }),
-    )
-    .await;
-    secrets.push(sat["token"].as_str().unwrap().into());
-    let project = call(Method::POST, &format!("/v1/orgs/{org}/projects"), Some(&owner), json!({ "name": "web" })).await;
-    let project = project["id"].as_str().unwrap();
+    let pat: TokenCreated = view(call(Method::POST, "/v1/me/tokens", Some(&access), json!({ "name": "laptop" })).await);
+    secrets.push(pat.token);
+    let account: ServiceAccountView = view(
+        call(
+            Method::POST,
+            &format!("/v1/orgs/{org}/service-accounts"),
+            Some(&owner),
+            json!({ "name": "ci", "role": "member" }),
+        )
+        .await,
+    );
+    let sat: TokenCreated = view(
+        call(
+            Method::POST,
+            &format!("/v1/orgs/{org}/service-accounts/{}/tokens", account.id),
+            Some(&owner),
+            json!({ "name": "ci" }),
+        )
+        .await,
+    );
+    secrets.push(sat.token);
+    let project: ProjectView =
+        view(call(Method::POST, &format!("/v1/orgs/{org}/projects"), Some(&owner), json!({ "name": "web" })).await);
+    let project = project.id;
     call(
         Method::POST,
         &format!("/v1/projects/{project}/clusters"),
@@ -752,30 +739,36 @@ async fn secrets_never_reach_the_logs_or_the_database(_options: PgPoolOptions, c
         json!({ "name": "web", "spec": { "image": "registry.example/web:1" } }),
     )
     .await;
-    let hook = call(
-        Method::POST,
-        &format!("/v1/projects/{project}/hooks"),
-        Some(&owner),
-        json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } }),
-    )
-    .await;
-    secrets.push(hook["secret"].as_str().unwrap().into());
-    let rotated = call(
-        Method::POST,
-        &format!("/v1/projects/{project}/hooks/{}/rotate-secret", hook["id"].as_str().unwrap()),
-        Some(&owner),
-        json!({}),
-    )
-    .await;
-    secrets.push(rotated["secret"].as_str().unwrap().into());
-    let endpoint = call(
-        Method::POST,
-        &format!("/v1/orgs/{org}/webhooks"),
-        Some(&owner),
-        json!({ "url": "https://hooks.example.com/x", "event_types": ["*"] }),
-    )
-    .await;
-    secrets.push(endpoint["secret"].as_str().unwrap().into());
+    let hook: DeployHookCreated = view(
+        call(
+            Method::POST,
+            &format!("/v1/projects/{project}/hooks"),
+            Some(&owner),
+            json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } }),
+        )
+        .await,
+    );
+    secrets.push(hook.secret);
+    let rotated: DeployHookCreated = view(
+        call(
+            Method::POST,
+            &format!("/v1/projects/{project}/hooks/{}/rotate-secret", hook.hook.id),
+            Some(&owner),
+            json!({}),
+        )
+        .await,
+    );
+    secrets.push(rotated.secret);
+    let endpoint: WebhookEndpointCreated = view(
+        call(
+            Method::POST,
+            &format!("/v1/orgs/{org}/webhooks"),
+            Some(&owner),
+            json!({ "url": "https://hooks.example.com/x", "event_types": ["*"] }),
+        )
+        .await,
+    );
+    secrets.push(endpoint.secret);
     let request = client.put(format!("{base}/v1/orgs/{org}/sso")).bearer_auth(&owner).json(&json!({
         "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "moke-sso-secret", "allowed_domains": [], "default_role": "viewer" }));
     assert_eq!(request.send().await.unwrap().status(), StatusCode::OK);
@@ -924,12 +917,11 @@ async fn next_text(incoming: &mut Incoming) -> Option<Value> {
 async fn graphql_subscriptions_end_with_their_credential(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
-    let project = t.project(&acme, "web").await;
-    let (_, op) = t.cluster(&acme, &project, "prod").await;
-    let op_id = op["id"].as_str().unwrap().to_string();
-    let (status, created) =
-        t.post(&format!("/v1/orgs/{}/tokens", acme.org), &acme.token, json!({ "name": "ws", "role": "viewer" })).await;
-    assert_eq!(status, StatusCode::CREATED);
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (_, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let op_id = op.id.to_string();
+    let created = owner.create_token("ws", "viewer").await;
     let connect_socket = async |token: &str| {
         let mut request = format!("{}/graphql/ws", t.base.replace("http", "ws")).into_client_request().unwrap();
         request.headers_mut().insert("sec-websocket-protocol", "graphql-transport-ws".parse().unwrap());
@@ -951,12 +943,11 @@ async fn graphql_subscriptions_end_with_their_credential(options: PgPoolOptions,
     };
 
     // A revoked token ends the stream it had started.
-    let (mut out, mut incoming) = connect_socket(created["token"].as_str().unwrap()).await;
+    let (mut out, mut incoming) = connect_socket(&created.token).await;
     out.send(subscribe(1)).await.unwrap();
     let first = next_text(&mut incoming).await.unwrap();
     assert_eq!(first["payload"]["data"]["operation"]["status"], "PENDING", "{first}");
-    let revoke = format!("/v1/orgs/{}/tokens/{}", acme.org, created["id"].as_str().unwrap());
-    assert_eq!(t.delete(&revoke, &acme.token).await.0, StatusCode::NO_CONTENT);
+    owner.delete::<()>(&owner.org_path(&format!("/tokens/{}", created.view.id))).await.expect(StatusCode::NO_CONTENT);
     let ended = next_text(&mut incoming).await;
     assert!(ended.as_ref().is_none_or(|m| m["type"] == "complete" || m["type"] == "error"), "{ended:?}");
     // Queries and mutations over the socket find no caller: they belong on
