@@ -88,7 +88,8 @@ impl Fresh {
             Namespace => "{namespace}",
             Hook => "{hook}",
             Webhook => "{endpoint}",
-            Service => "{service}",
+            // In the spare cluster, which outlives the deletes of the main one.
+            Service => "{cluster}/namespaces/{namespace}/services/{service}",
             Domain => "{domain}",
         })
     }
@@ -311,6 +312,9 @@ struct ProjectWorld {
     cluster: String,
     pool: String,
     deployment: String,
+    /// A cluster no row deletes, where fresh services are made: no
+    /// service is created in a cluster being deleted.
+    spare: String,
     /// The cluster's create operation.
     op: String,
 }
@@ -390,7 +394,9 @@ impl World {
             }
             Fresh::Service => {
                 let spec = json!({ "selector": { "app": "x" }, "ports": [{ "port": 80 }] });
-                owner.create_service(project, cluster, &format!("svc-{n}"), spec).await.id.to_string()
+                let spare = &self.project.spare;
+                owner.create_service(project, spare, &format!("svc-{n}"), spec).await;
+                format!("{spare}/namespaces/default/services/svc-{n}")
             }
             Fresh::Webhook => {
                 let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
@@ -436,7 +442,9 @@ async fn project_world(owner: &Client<'_>, name: &str) -> ProjectWorld {
     owner.create_deployment(&project, &cluster, "hooked", image).await;
     let spec = json!({ "selector": { "app": "app" }, "ports": [{ "port": 80 }] });
     owner.create_service(&project, &cluster, "svc", spec).await;
+    let (spare, _) = owner.create_cluster(&project, "spare", json!({ "region": "eu-central-1" })).await;
     ProjectWorld {
+        spare: spare.id.to_string(),
         project,
         cluster,
         pool: pool.id.to_string(),
