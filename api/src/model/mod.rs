@@ -8,14 +8,84 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
+mod iam;
+pub use iam::*;
+
 use crate::ids::{
     AuditEventId, ClusterId, DeployHookId, DeploymentId, EventId, InvitationId, NodePoolId, OperationId, OrgId,
     ProjectId, ServiceAccountId, ServiceId, SessionId, TokenId, TrustPolicyId, UserId, WebhookDeliveryId,
     WebhookEndpointId,
 };
 
+/// The most labels a resource may carry.
+pub const MAX_LABELS: usize = 64;
+
 /// Key/value labels for organising resources (Kubernetes label rules).
 pub type Labels = BTreeMap<String, String>;
+
+/// The OpenAPI schema of control-plane replicas: 1 or 3.
+pub struct ControlPlaneReplicas;
+
+impl utoipa::PartialSchema for ControlPlaneReplicas {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Int64)))
+            .description(Some("API server replicas: 1 (development) or 3 (highly available)."))
+            .enum_values(Some([1, 3]))
+            .into()
+    }
+}
+
+impl ToSchema for ControlPlaneReplicas {}
+
+/// The OpenAPI schema of [`Labels`] (`#[schema(value_type = LabelMap)]`):
+/// the rules `validate::labels` enforces.
+pub struct LabelMap;
+
+/// A label key: an optional DNS-subdomain-like prefix (at most 253
+/// characters) and `/`, then a name of 1-63 alphanumerics, `-`, `_` or `.`
+/// that starts and ends alphanumeric.
+pub const LABEL_KEY_PATTERN: &str = r"^([A-Za-z0-9]([-A-Za-z0-9_]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9_]{0,61}[A-Za-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
+/// A label value: empty, or up to 63 alphanumerics, `-`, `_` or `.` that
+/// start and end alphanumeric.
+pub const LABEL_VALUE_PATTERN: &str = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$";
+
+impl utoipa::PartialSchema for LabelMap {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        let key = ObjectBuilder::new().schema_type(Type::String).pattern(Some(LABEL_KEY_PATTERN));
+        let value = ObjectBuilder::new().schema_type(Type::String).pattern(Some(LABEL_VALUE_PATTERN));
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63 characters."))
+            .property_names(Some(key))
+            .additional_properties(Some(value))
+            .max_properties(Some(MAX_LABELS))
+            .into()
+    }
+}
+
+impl ToSchema for LabelMap {}
+
+/// The OpenAPI schema of a label selector: [`LabelMap`] with at least one label.
+pub struct SelectorMap;
+
+impl utoipa::PartialSchema for SelectorMap {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        match LabelMap::schema() {
+            utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::Object(mut object)) => {
+                object.min_properties = Some(1);
+                object.description = Some("Labels the selected pods all carry: at least one.".into());
+                utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::Object(object))
+            }
+            other => other,
+        }
+    }
+}
+
+impl ToSchema for SelectorMap {}
 
 /// Deserializes a field that distinguishes "absent" (`None`) from "null"
 /// (`Some(None)`), so a PATCH can clear a value.
@@ -103,6 +173,7 @@ pub struct OrgView {
     pub name: String,
     pub display_name: String,
     #[graphql(skip)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub etag: String,
     pub created_at: DateTime<Utc>,
@@ -146,9 +217,11 @@ pub struct QuotasView {
 #[serde(deny_unknown_fields)]
 pub struct ProjectCreate {
     /// DNS label: lowercase letters, digits and `-`, 1–63 characters, unique in the organization.
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     #[serde(default)]
     #[graphql(default)]
@@ -172,12 +245,14 @@ pub struct ProjectSpec {
     /// Free text, up to 1024 characters.
     #[serde(default)]
     #[graphql(default)]
+    #[schema(max_length = 1024)]
     pub description: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectUpdate {
+    #[schema(value_type = Option<LabelMap>)]
     pub labels: Option<Labels>,
     pub spec: Option<ProjectSpec>,
 }
@@ -189,6 +264,7 @@ pub struct ProjectView {
     pub org_id: OrgId,
     pub name: String,
     #[graphql(skip)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: ProjectSpec,
     pub generation: i64,
@@ -203,9 +279,11 @@ pub struct ProjectView {
 #[serde(deny_unknown_fields)]
 pub struct ClusterCreate {
     /// DNS label, unique in the project.
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: ClusterSpecInput,
 }
@@ -228,6 +306,7 @@ pub struct ClusterSpecInput {
 #[serde(deny_unknown_fields)]
 pub struct ControlPlaneInput {
     /// API server replicas: 1 (development) or 3 (highly available, the default).
+    #[schema(value_type = ControlPlaneReplicas)]
     pub replicas: i64,
 }
 
@@ -239,10 +318,13 @@ pub struct ControlPlaneInput {
 #[graphql(input_name = "MaintenanceWindowInput")]
 pub struct MaintenanceWindow {
     /// `monday` … `sunday`.
+    #[schema(pattern = "^(monday|tuesday|wednesday|thursday|friday|saturday|sunday)$")]
     pub day: String,
     /// Start in UTC, `HH:MM`.
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub start_time: String,
     /// 1 to 24.
+    #[schema(minimum = 1, maximum = 24)]
     pub duration_hours: i64,
 }
 
@@ -265,6 +347,7 @@ pub struct ControlPlaneSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterUpdate {
+    #[schema(value_type = Option<LabelMap>)]
     pub labels: Option<Labels>,
     pub spec: Option<ClusterSpecPatch>,
 }
@@ -291,6 +374,7 @@ pub struct ClusterView {
     pub project_id: ProjectId,
     pub name: String,
     #[graphql(skip)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: ClusterSpec,
     pub generation: i64,
@@ -308,9 +392,11 @@ pub struct ClusterView {
 #[serde(deny_unknown_fields)]
 pub struct NodePoolCreate {
     /// DNS label, unique in the cluster.
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: NodePoolSpecInput,
 }
@@ -321,6 +407,7 @@ pub struct NodePoolSpecInput {
     /// A machine type from `GET /v1/machine-types`. Cannot change later.
     pub machine_type: String,
     /// Nodes to run, 0 to 500 (within the autoscaling range when set).
+    #[schema(minimum = 0, maximum = 500)]
     pub count: i64,
     pub autoscaling: Option<Autoscaling>,
     /// Zones of the cluster's region to spread over; all of them if omitted. Cannot change later.
@@ -328,6 +415,7 @@ pub struct NodePoolSpecInput {
     /// Kubernetes labels put on every node.
     #[serde(default)]
     #[graphql(default)]
+    #[schema(value_type = LabelMap)]
     pub node_labels: Labels,
     #[serde(default)]
     #[graphql(default)]
@@ -340,7 +428,9 @@ pub struct NodePoolSpecInput {
 #[serde(deny_unknown_fields)]
 #[graphql(input_name = "AutoscalingInput")]
 pub struct Autoscaling {
+    #[schema(minimum = 0, maximum = 500)]
     pub min_count: i64,
+    #[schema(minimum = 1, maximum = 500)]
     pub max_count: i64,
 }
 
@@ -350,11 +440,16 @@ pub struct Autoscaling {
 #[serde(deny_unknown_fields)]
 #[graphql(input_name = "TaintInput")]
 pub struct Taint {
+    #[schema(
+        pattern = r"^([A-Za-z0-9]([-A-Za-z0-9_]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9_]{0,61}[A-Za-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+    )]
     pub key: String,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(pattern = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")]
     pub value: String,
     /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    #[schema(pattern = "^(NoSchedule|PreferNoSchedule|NoExecute)$")]
     pub effect: String,
 }
 
@@ -364,6 +459,7 @@ pub struct NodePoolSpec {
     pub count: i64,
     pub autoscaling: Option<Autoscaling>,
     pub zones: Vec<String>,
+    #[schema(value_type = LabelMap)]
     pub node_labels: Labels,
     pub taints: Vec<Taint>,
 }
@@ -371,6 +467,7 @@ pub struct NodePoolSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodePoolUpdate {
+    #[schema(value_type = Option<LabelMap>)]
     pub labels: Option<Labels>,
     pub spec: Option<NodePoolSpecPatch>,
 }
@@ -380,6 +477,7 @@ pub struct NodePoolUpdate {
 pub struct NodePoolSpecPatch {
     /// Immutable: create a new pool to change machine type.
     pub machine_type: Option<String>,
+    #[schema(minimum = 0, maximum = 500)]
     pub count: Option<i64>,
     /// `null` turns autoscaling off.
     #[serde(default, deserialize_with = "double_option")]
@@ -387,6 +485,7 @@ pub struct NodePoolSpecPatch {
     pub autoscaling: Option<Option<Autoscaling>>,
     /// Immutable.
     pub zones: Option<Vec<String>>,
+    #[schema(value_type = Option<LabelMap>)]
     pub node_labels: Option<Labels>,
     pub taints: Option<Vec<Taint>>,
 }
@@ -398,6 +497,7 @@ pub struct NodePoolView {
     pub cluster_id: ClusterId,
     pub name: String,
     #[graphql(skip)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: NodePoolSpec,
     pub generation: i64,
@@ -473,551 +573,6 @@ pub struct OperationView {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
-}
-
-// ---------------------------------------------------------------- tokens
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
-#[serde(deny_unknown_fields)]
-pub struct TokenCreate {
-    /// What the token is for, e.g. `ci-deploy`.
-    pub name: String,
-    /// Role in the organization: `owner`, `admin`, `billing`, `member` or `viewer`.
-    /// Cannot exceed the creator's own role.
-    pub role: String,
-    /// Lifetime in seconds, 300 to 31536000 (one year); never expires if omitted.
-    pub expires_in_seconds: Option<i64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TokenView {
-    pub id: TokenId,
-    pub name: String,
-    /// `service_account` (`moke_sat_…`), `personal` (`moke_pat_…`) or `legacy` (`moke_…`).
-    pub kind: String,
-    /// The service account the token acts as.
-    pub service_account: Option<ServiceAccountId>,
-    /// The person the token acts as (personal tokens).
-    pub user: Option<UserId>,
-    /// The organization role of the token's owner.
-    pub role: moke_iam::OrgRole,
-    /// The only project the token can reach, if it is limited to one.
-    pub project: Option<ProjectId>,
-    /// The only actions the token may perform, if limited.
-    pub scopes: Option<Vec<moke_iam::Action>>,
-    /// The first characters of the token, to recognise it.
-    pub hint: String,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub last_used_at: Option<DateTime<Utc>>,
-    pub revoked_at: Option<DateTime<Utc>>,
-}
-
-/// A new token; `token` is shown only in this answer.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TokenCreated {
-    #[serde(flatten)]
-    pub view: TokenView,
-    /// The secret. Store it now: it cannot be shown again.
-    pub token: String,
-}
-
-// ---------------------------------------------------------------- audit
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct AuditEventView {
-    pub id: AuditEventId,
-    pub occurred_at: DateTime<Utc>,
-    /// e.g. `cluster.create`, `token.revoke`, `auth.token_rejected`.
-    pub action: String,
-    /// `success` or `failure`.
-    pub outcome: String,
-    pub principal: AuditPrincipal,
-    /// The credential the actor used, when it had one.
-    pub credential: Option<AuditCredential>,
-    pub resource_type: String,
-    pub resource_id: Option<String>,
-    pub request_id: Option<String>,
-    pub source_ip: Option<String>,
-    pub user_agent: Option<String>,
-    #[schema(value_type = Object)]
-    pub details: serde_json::Value,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct AuditPrincipal {
-    /// `user`, `service_account`, `system` (or `api_token` on events recorded before service accounts).
-    pub kind: String,
-    pub id: Option<String>,
-}
-
-/// The credential behind an audit event.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct AuditCredential {
-    /// `tok_…` (API token), `ses_…` (session), or `jti:…` (exchanged CI token).
-    pub id: Option<String>,
-    /// `api_token`, `password`, `sso` or `token_exchange`.
-    pub method: String,
-}
-
-// ---------------------------------------------------------------- identity
-
-/// `POST /v1/signup`: a person, their organization, and them as its owner.
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SignupRequest {
-    pub email: String,
-    /// At least 12 characters, not a common password.
-    pub password: String,
-    pub display_name: String,
-    /// Name of the new organization (lowercase letters, digits and '-').
-    pub organization_name: String,
-}
-
-/// `Debug` that shows nothing of a request carrying a password or a token,
-/// so no log line or panic message can.
-macro_rules! redacted_debug {
-    ($($name:ident),* $(,)?) => {
-        $(impl std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(concat!(stringify!($name), " { <redacted> }"))
-            }
-        })*
-    };
-}
-
-redacted_debug!(
-    SignupRequest,
-    SignupConfirm,
-    LoginRequest,
-    RefreshRequest,
-    LogoutRequest,
-    LinkToken,
-    PasswordResetConfirm,
-    TokenExchangeRequest,
-);
-
-#[cfg(test)]
-mod redaction_tests {
-    #[test]
-    fn requests_carrying_secrets_print_nothing_of_them() {
-        let login = super::LoginRequest {
-            email: "ada@example.com".into(),
-            password: "hunter2 hunter2".into(),
-            organization: None,
-        };
-        let printed = format!("{login:?}");
-        assert!(!printed.contains("hunter2") && !printed.contains("ada@"), "{printed}");
-        let link = super::LinkToken { token: "secret-link-token".into() };
-        assert!(!format!("{link:?}").contains("secret-link-token"));
-    }
-}
-
-/// A sign-up waiting for its address to be confirmed.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SignupAccepted {
-    /// Where the confirmation link was sent.
-    pub email: String,
-    pub detail: String,
-}
-
-/// The token from the sign-up e-mail, and the password chosen when signing
-/// up (so a link someone else asked for cannot make an account whose
-/// password they know).
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SignupConfirm {
-    pub token: String,
-    pub password: String,
-    /// Another name for the new organization, if the one asked for was taken meanwhile.
-    #[serde(default)]
-    pub organization_name: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SignupResponse {
-    pub user: UserView,
-    pub organization: OrgView,
-    pub session: SessionTokens,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct UserView {
-    pub id: UserId,
-    pub email: String,
-    pub display_name: String,
-    pub email_verified: bool,
-    pub created_at: DateTime<Utc>,
-}
-
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LoginRequest {
-    pub email: String,
-    pub password: String,
-    /// Organization (id or name) to act in; the oldest membership if omitted.
-    pub organization: Option<String>,
-}
-
-/// A signed-in session: a short-lived access token and a refresh token.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SessionTokens {
-    /// ES256 JWT; send as `Authorization: Bearer …`.
-    pub access_token: String,
-    /// Always `Bearer`.
-    pub token_type: String,
-    /// Seconds until `access_token` expires.
-    pub expires_in: i64,
-    /// Opaque, single use: exchange it at `/v1/auth/refresh` for a new pair.
-    pub refresh_token: String,
-    pub organization: OrgId,
-    pub session: SessionId,
-}
-
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RefreshRequest {
-    pub refresh_token: String,
-    /// Switch to another of your organizations (id or name).
-    pub organization: Option<String>,
-}
-
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LogoutRequest {
-    /// The session's refresh token; without it, the session of the bearer access token ends.
-    pub refresh_token: Option<String>,
-}
-
-/// A single-use token from an e-mail or invitation link.
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LinkToken {
-    pub token: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PasswordResetRequest {
-    pub email: String,
-}
-
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PasswordResetConfirm {
-    pub token: String,
-    pub password: String,
-}
-
-/// One of your sign-in sessions.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SessionView {
-    pub id: SessionId,
-    /// The session making this request.
-    pub current: bool,
-    /// `password` or `sso`.
-    pub method: String,
-    /// Where it acts now.
-    pub organization: OrgId,
-    pub organization_name: String,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: DateTime<Utc>,
-    /// The last sign-in or token refresh.
-    pub last_used_at: Option<DateTime<Utc>>,
-    pub created_from_ip: Option<String>,
-    pub last_ip: Option<String>,
-    pub user_agent: Option<String>,
-}
-
-/// How many sessions were ended.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SessionsEnded {
-    pub ended: usize,
-}
-
-/// Who the caller is and where it may act.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct MeView {
-    /// `user` or `service_account`.
-    pub kind: String,
-    /// `usr_…` or `sa_…`.
-    pub id: String,
-    pub user: Option<UserView>,
-    pub organization: OrgId,
-    pub role: moke_iam::OrgRole,
-    pub memberships: Vec<MembershipSummary>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct MembershipSummary {
-    pub organization: OrgId,
-    pub organization_name: String,
-    pub role: moke_iam::OrgRole,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct MemberView {
-    pub user: UserId,
-    pub email: String,
-    pub display_name: String,
-    pub role: moke_iam::OrgRole,
-    pub joined_at: DateTime<Utc>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MemberUpdate {
-    /// `owner`, `admin`, `billing`, `member` or `viewer`.
-    pub role: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct InvitationCreate {
-    pub email: String,
-    /// Role the person gets on accepting; not above your own.
-    pub role: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct InvitationView {
-    pub id: InvitationId,
-    pub email: String,
-    pub role: moke_iam::OrgRole,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: DateTime<Utc>,
-    pub accepted_at: Option<DateTime<Utc>>,
-    pub revoked_at: Option<DateTime<Utc>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ProjectMemberView {
-    /// `usr_…` or `sa_…`.
-    pub principal: String,
-    pub role: moke_iam::ProjectRole,
-    pub created_at: DateTime<Utc>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProjectMemberSet {
-    /// `admin`, `developer` or `viewer`.
-    pub role: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ServiceAccountCreate {
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    /// Organization role; not above your own.
-    pub role: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ServiceAccountView {
-    pub id: ServiceAccountId,
-    pub name: String,
-    pub description: String,
-    pub role: moke_iam::OrgRole,
-    pub created_at: DateTime<Utc>,
-}
-
-/// A token for a service account or for yourself, optionally narrowed.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ScopedTokenCreate {
-    pub name: String,
-    /// Limit the token to one project (id or name).
-    pub project: Option<String>,
-    /// Limit the token to these actions (see `iam/PERMISSIONS.md`).
-    pub scopes: Option<Vec<String>>,
-    /// Lifetime in seconds, 300 to 31536000; never expires if omitted.
-    pub expires_in_seconds: Option<i64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TrustPolicyCreate {
-    /// The CI system's OpenID issuer, e.g. `https://token.actions.githubusercontent.com`.
-    pub issuer: String,
-    /// The `aud` the CI job requests for its ID token.
-    pub audience: String,
-    /// Claims that must match exactly, e.g. `repository`, `ref`, `environment`.
-    pub claims: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct TrustPolicyView {
-    pub id: TrustPolicyId,
-    pub service_account: ServiceAccountId,
-    pub issuer: String,
-    pub audience: String,
-    pub claims: BTreeMap<String, String>,
-    pub created_at: DateTime<Utc>,
-    /// Set when an expiring credential made it: it ends with that credential.
-    pub expires_at: Option<DateTime<Utc>>,
-}
-
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TokenExchangeRequest {
-    /// The CI system's OIDC ID token.
-    pub subject_token: String,
-    /// The service account to act as (`sa_…`).
-    pub service_account: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ExchangedToken {
-    pub access_token: String,
-    pub token_type: String,
-    pub expires_in: i64,
-    pub service_account: ServiceAccountId,
-    pub organization: OrgId,
-}
-
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SsoConfigSet {
-    /// The identity provider's issuer URL (discovery is read from it).
-    pub issuer: String,
-    pub client_id: String,
-    /// Stored encrypted by Vault; never shown again.
-    pub client_secret: String,
-    /// People with addresses in these domains join the organization on
-    /// first sign-in. Each must be a domain the organization verified
-    /// (`/v1/orgs/{org}/domains`); may be empty (only linked accounts sign in).
-    pub allowed_domains: Vec<String>,
-    /// Role given to people who join through SSO: `member` or `viewer` and so on (not `owner`).
-    pub default_role: String,
-}
-
-/// Never prints the client secret.
-impl std::fmt::Debug for SsoConfigSet {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SsoConfigSet")
-            .field("issuer", &self.issuer)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &"<redacted>")
-            .field("allowed_domains", &self.allowed_domains)
-            .field("default_role", &self.default_role)
-            .finish()
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SsoConfigView {
-    pub issuer: String,
-    pub client_id: String,
-    pub allowed_domains: Vec<String>,
-    pub default_role: moke_iam::OrgRole,
-    /// Where people start signing in.
-    pub login_url: String,
-    pub redirect_uri: String,
-    pub updated_at: DateTime<Utc>,
-}
-
-/// What an organization demands of its members' credentials.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CredentialPolicy {
-    /// The longest lifetime a new API token may have, in seconds (300 to
-    /// 31 536 000); a token asked for without an expiry gets this one. Null: no limit.
-    #[serde(default)]
-    pub max_token_lifetime_seconds: Option<i64>,
-    /// Members other than owners act here only through the organization's
-    /// single sign-on (password sessions, and personal tokens made from
-    /// them, are refused). Needs SSO configured.
-    #[serde(default)]
-    pub require_sso: bool,
-    /// Members act here only with a verified e-mail address.
-    #[serde(default)]
-    pub require_verified_email: bool,
-}
-
-/// An organization's credential policy.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct CredentialPolicyView {
-    pub max_token_lifetime_seconds: Option<i64>,
-    pub require_sso: bool,
-    pub require_verified_email: bool,
-    /// Send as `If-Match` to update.
-    pub etag: String,
-    /// Null while the organization has never set one.
-    pub updated_at: Option<DateTime<Utc>>,
-}
-
-/// `POST /v1/orgs/{org}/domains`: a domain to prove the organization owns.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DomainCreate {
-    /// A domain name such as `example.com`.
-    pub domain: String,
-}
-
-/// The DNS record that proves a domain.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct DomainVerificationRecord {
-    /// e.g. `_moke-challenge.example.com`.
-    pub name: String,
-    /// Always `TXT`.
-    pub record_type: String,
-    /// The record's text, `moke-domain-verification=…`.
-    pub value: String,
-}
-
-/// A domain an organization claims, verified or not.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct DomainView {
-    pub id: crate::ids::DomainId,
-    pub domain: String,
-    /// Publish this record, then `POST …/domains/{domain}/verify`.
-    pub verification: DomainVerificationRecord,
-    pub verified: bool,
-    pub verified_at: Option<DateTime<Utc>>,
-    pub last_checked_at: Option<DateTime<Utc>>,
-    /// Why the last check failed.
-    pub last_error: Option<String>,
-    pub created_at: DateTime<Utc>,
-}
-
-/// How an SSO sign-in ended: a session, or a link its account's owner must confirm first.
-#[derive(Debug, Clone)]
-pub enum SsoOutcome {
-    SignedIn(SessionTokens),
-    LinkRequired(SsoLinkPending),
-}
-
-/// An SSO identity matched an existing account by its address: it signs in
-/// only once the account's owner confirms.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SsoLinkPending {
-    /// Confirm with this while signed in to the account (`POST /v1/me/sso-links/confirm`).
-    pub link_token: String,
-    pub detail: String,
-}
-
-/// An SSO identity now linked to your account.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SsoLinkView {
-    /// The organization whose identity provider may sign you in (there only).
-    pub organization: OrgId,
-    pub organization_name: String,
-    pub issuer: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SsoLoginStart {
-    /// Send the browser here.
-    pub authorization_url: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct SigningKeyRotated {
-    /// The key id (`kid`) new tokens are signed with.
-    pub kid: String,
 }
 
 // ---------------------------------------------------------------- cluster credentials
@@ -1112,6 +667,7 @@ pub struct NamespaceView {
 #[serde(deny_unknown_fields)]
 pub struct NamespaceCreate {
     /// A DNS label; `kube-*` names are reserved.
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
 }
 
@@ -1122,13 +678,16 @@ pub struct NamespaceCreate {
 #[serde(deny_unknown_fields)]
 pub struct DeploymentSpec {
     /// Container image reference, e.g. `registry.example.com/web:1.4.2` or `...@sha256:…`.
+    #[schema(pattern = r"^[a-z0-9._/-][a-z0-9._/:-]*(:[^\s/:@]*)?(@\S*)?$", max_length = 512)]
     pub image: String,
     /// Pods to run, 0 to 1000.
     #[serde(default = "defaults::replicas")]
+    #[schema(minimum = 0, maximum = 1000)]
     pub replicas: i64,
     #[serde(default)]
     pub ports: Vec<ContainerPort>,
     #[serde(default)]
+    #[schema(max_items = 256)]
     pub env: Vec<EnvVar>,
     #[serde(default)]
     pub resources: ResourceRequests,
@@ -1138,9 +697,11 @@ pub struct DeploymentSpec {
     pub strategy: RolloutStrategy,
     /// Labels of every pod (what Services select); `app: <deployment name>` if none are given.
     #[serde(default)]
+    #[schema(value_type = LabelMap)]
     pub pod_labels: Labels,
     /// Pods run only on nodes with all these labels.
     #[serde(default)]
+    #[schema(value_type = LabelMap)]
     pub node_selector: Labels,
     #[serde(default)]
     pub tolerations: Vec<Toleration>,
@@ -1187,15 +748,18 @@ mod defaults {
 pub struct ContainerPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[schema(minimum = 1, maximum = 65535)]
     pub container_port: i64,
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default = "defaults::protocol")]
+    #[schema(pattern = "^(TCP|UDP|SCTP)$")]
     pub protocol: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EnvVar {
+    #[schema(pattern = r"^[-._A-Za-z][-._A-Za-z0-9]*$")]
     pub name: String,
     #[serde(default)]
     pub value: String,
@@ -1207,9 +771,11 @@ pub struct EnvVar {
 pub struct ResourceRequests {
     /// Thousandths of a CPU (Kubernetes `250m` = 250).
     #[serde(default = "defaults::cpu_millis")]
+    #[schema(minimum = 1, maximum = 256000)]
     pub cpu_millis: i64,
     /// Mebibytes (Kubernetes `512Mi` = 512).
     #[serde(default = "defaults::memory_mib")]
+    #[schema(minimum = 1, maximum = 4194304)]
     pub memory_mib: i64,
 }
 
@@ -1233,11 +799,15 @@ pub struct Probes {
 #[serde(deny_unknown_fields)]
 pub struct Probe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^/")]
     pub http_path: Option<String>,
+    #[schema(minimum = 1, maximum = 65535)]
     pub port: i64,
     #[serde(default)]
+    #[schema(minimum = 0)]
     pub initial_delay_seconds: i64,
     #[serde(default = "defaults::period_seconds")]
+    #[schema(minimum = 1)]
     pub period_seconds: i64,
 }
 
@@ -1247,12 +817,15 @@ pub struct Probe {
 pub struct RolloutStrategy {
     /// Extra pods allowed during a rollout: a count (`"1"`) or a percentage of replicas (`"25%"`, rounded up).
     #[serde(default = "defaults::surge")]
+    #[schema(pattern = "^(0*[0-9]{1,18}|0*([0-9]{1,2}|100)%)$")]
     pub max_surge: String,
     /// Pods that may be unavailable during a rollout: a count or a percentage (rounded down).
     #[serde(default = "defaults::surge")]
+    #[schema(pattern = "^(0*[0-9]{1,18}|0*([0-9]{1,2}|100)%)$")]
     pub max_unavailable: String,
     /// A rollout not finished after this long is marked failed.
     #[serde(default = "defaults::progress_deadline_seconds")]
+    #[schema(minimum = 1, maximum = 86400)]
     pub progress_deadline_seconds: i64,
     /// Roll back to the last revision that rolled out fully when a rollout fails.
     #[serde(default)]
@@ -1279,11 +852,13 @@ pub struct Toleration {
     pub key: String,
     /// `Equal` or `Exists`.
     #[serde(default = "defaults::equal")]
+    #[schema(pattern = "^(Equal|Exists)$")]
     pub operator: String,
     #[serde(default)]
     pub value: String,
     /// `NoSchedule`, `PreferNoSchedule`, `NoExecute`, or empty for all.
     #[serde(default)]
+    #[schema(pattern = "^(NoSchedule|PreferNoSchedule|NoExecute)?$")]
     pub effect: String,
 }
 
@@ -1292,8 +867,10 @@ pub struct Toleration {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeploymentCreate {
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: Option<DeploymentSpec>,
     #[schema(value_type = Option<Object>)]
@@ -1305,6 +882,7 @@ pub struct DeploymentCreate {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeploymentUpdate {
+    #[schema(value_type = Option<LabelMap>)]
     pub labels: Option<Labels>,
     #[schema(value_type = Option<Object>)]
     pub spec: Option<serde_json::Value>,
@@ -1315,6 +893,7 @@ pub struct DeploymentUpdate {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScaleRequest {
+    #[schema(minimum = 0, maximum = 1000)]
     pub replicas: i64,
 }
 
@@ -1366,6 +945,7 @@ pub struct DeploymentView {
     pub cluster_id: ClusterId,
     pub namespace: String,
     pub name: String,
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: DeploymentSpec,
     pub generation: i64,
@@ -1441,9 +1021,11 @@ pub struct DeployHookCreate {
     pub name: String,
     pub target: Option<HookTarget>,
     #[serde(default)]
+    #[schema(max_items = 100)]
     pub rules: Vec<HookRule>,
     /// For events that name a commit or tag but no image: `{sha}`, `{tag}` and `{branch}` are filled in,
     /// e.g. `registry.example.com/shop/web:{sha}`.
+    #[schema(pattern = r"^[^\s]*\{[^\s]*$")]
     pub image_template: Option<String>,
 }
 
@@ -1469,6 +1051,7 @@ pub struct DeployHookView {
 pub struct DeployHookSecretRotate {
     /// How long the previous secret keeps being accepted, in seconds: 0 revokes it at once (it leaked),
     /// at most 604800 (7 days); 86400 when not given.
+    #[schema(minimum = 0, maximum = 604800)]
     pub previous_secret_valid_seconds: Option<i64>,
 }
 
@@ -1491,16 +1074,34 @@ pub struct HookAnswer {
 
 // ---------------------------------------------------------------- event webhooks
 
+/// An event type or a pattern of them (`*` matches the rest).
+pub struct EventTypePattern;
+
+impl utoipa::PartialSchema for EventTypePattern {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(r"^(\*|(cluster|nodepool|deployment|operation|webhook_endpoint)\.[a-z._*]*)$"))
+            .into()
+    }
+}
+
+impl ToSchema for EventTypePattern {}
+
 /// Subscribe a URL to events of the organization.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookEndpointCreate {
     /// `https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and
     /// link-local addresses are refused.
+    #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", max_length = 2048)]
     pub url: String,
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub description: String,
     /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`.
+    #[schema(min_items = 1, value_type = Vec<EventTypePattern>)]
     pub event_types: Vec<String>,
 }
 
@@ -1556,6 +1157,7 @@ pub struct WebhookDeliveryView {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedeliveryCreate {
+    #[schema(pattern = "^msg_[0-9a-f]{32}$")]
     pub event_id: String,
 }
 
@@ -1613,9 +1215,12 @@ pub struct ClusterMetrics {
 pub struct ServiceSpec {
     /// `ClusterIP` (default) or `NodePort`.
     #[serde(rename = "type", default = "defaults::cluster_ip")]
+    #[schema(pattern = "^(ClusterIP|NodePort)$")]
     pub service_type: String,
     /// Pods with all these labels are the Service's endpoints.
+    #[schema(value_type = SelectorMap)]
     pub selector: Labels,
+    #[schema(min_items = 1)]
     pub ports: Vec<ServicePort>,
 }
 
@@ -1624,14 +1229,18 @@ pub struct ServiceSpec {
 pub struct ServicePort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[schema(minimum = 1, maximum = 65535)]
     pub port: i64,
     /// The pods' port; `port` if omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 65535)]
     pub target_port: Option<i64>,
     #[serde(default = "defaults::protocol")]
+    #[schema(pattern = "^(TCP|UDP|SCTP)$")]
     pub protocol: String,
     /// `NodePort` services: the port on every node (allocated from 30000-32767 when omitted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 30000, maximum = 32767)]
     pub node_port: Option<i64>,
 }
 
@@ -1639,8 +1248,10 @@ pub struct ServicePort {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceCreate {
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: Option<ServiceSpec>,
     #[schema(value_type = Option<Object>)]
@@ -1651,6 +1262,7 @@ pub struct ServiceCreate {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceUpdate {
+    #[schema(value_type = Option<LabelMap>)]
     pub labels: Option<Labels>,
     #[schema(value_type = Option<Object>)]
     pub spec: Option<serde_json::Value>,
@@ -1676,6 +1288,7 @@ pub struct ServiceView {
     pub cluster_id: ClusterId,
     pub namespace: String,
     pub name: String,
+    #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: ServiceSpec,
     pub cluster_ip: String,
