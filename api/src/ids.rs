@@ -13,6 +13,8 @@ use uuid::Uuid;
 pub trait IdKind: Send + Sync + 'static {
     const PREFIX: &'static str;
     const KIND: &'static str;
+    /// The name of this kind's id schema in the OpenAPI document, e.g. `OrgId`.
+    const SCHEMA: &'static str;
 }
 
 /// A prefixed identifier of resource kind `K`.
@@ -123,16 +125,22 @@ impl<K: IdKind> utoipa::PartialSchema for Id<K> {
     }
 }
 
-impl<K: IdKind> utoipa::ToSchema for Id<K> {}
+/// One schema per kind, so an `sa_…` value never meets the pattern of an `org_…` one.
+impl<K: IdKind> utoipa::ToSchema for Id<K> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        K::SCHEMA.into()
+    }
+}
 
 macro_rules! id_kinds {
-    ($($(#[$doc:meta])* $kind:ident => $prefix:literal, $name:literal;)*) => {
+    ($($(#[$doc:meta])* $kind:ident => $prefix:literal, $name:literal, $schema:literal;)*) => {
         $(
             $(#[$doc])*
             pub enum $kind {}
             impl IdKind for $kind {
                 const PREFIX: &'static str = $prefix;
                 const KIND: &'static str = $name;
+                const SCHEMA: &'static str = $schema;
             }
         )*
     };
@@ -140,43 +148,43 @@ macro_rules! id_kinds {
 
 id_kinds! {
     /// An organization.
-    OrgKind => "org", "organization";
+    OrgKind => "org", "organization", "OrgId";
     /// A project.
-    ProjectKind => "prj", "project";
+    ProjectKind => "prj", "project", "ProjectId";
     /// A hosted Kubernetes cluster.
-    ClusterKind => "cl", "cluster";
+    ClusterKind => "cl", "cluster", "ClusterId";
     /// A node pool of a cluster.
-    NodePoolKind => "np", "node pool";
+    NodePoolKind => "np", "node pool", "NodePoolId";
     /// A long-running operation.
-    OperationKind => "op", "operation";
+    OperationKind => "op", "operation", "OperationId";
     /// An API token.
-    TokenKind => "tok", "API token";
+    TokenKind => "tok", "API token", "TokenId";
     /// An audit event.
-    AuditEventKind => "aud", "audit event";
+    AuditEventKind => "aud", "audit event", "AuditEventId";
     /// A person.
-    UserKind => "usr", "user";
+    UserKind => "usr", "user", "UserId";
     /// A service account.
-    ServiceAccountKind => "sa", "service account";
+    ServiceAccountKind => "sa", "service account", "ServiceAccountId";
     /// A login session.
-    SessionKind => "ses", "session";
+    SessionKind => "ses", "session", "SessionId";
     /// An invitation to join an organization.
-    InvitationKind => "inv", "invitation";
+    InvitationKind => "inv", "invitation", "InvitationId";
     /// A CI workload-identity trust policy.
-    TrustPolicyKind => "tp", "trust policy";
+    TrustPolicyKind => "tp", "trust policy", "TrustPolicyId";
     /// A Deployment in a hosted cluster.
-    DeploymentKind => "dep", "deployment";
+    DeploymentKind => "dep", "deployment", "DeploymentId";
     /// A Service in a hosted cluster.
-    ServiceKind => "svc", "service";
+    ServiceKind => "svc", "service", "ServiceId";
     /// An inbound CI/CD deploy webhook.
-    DeployHookKind => "hk", "deploy hook";
+    DeployHookKind => "hk", "deploy hook", "DeployHookId";
     /// A customer's event webhook endpoint.
-    WebhookEndpointKind => "whe", "webhook endpoint";
+    WebhookEndpointKind => "whe", "webhook endpoint", "WebhookEndpointId";
     /// An event (a message sent to webhook endpoints).
-    EventKind => "msg", "event";
+    EventKind => "msg", "event", "EventId";
     /// One event's delivery to one endpoint.
-    WebhookDeliveryKind => "whd", "webhook delivery";
+    WebhookDeliveryKind => "whd", "webhook delivery", "WebhookDeliveryId";
     /// A domain an organization claims.
-    DomainKind => "dom", "domain";
+    DomainKind => "dom", "domain", "DomainId";
 }
 
 pub type OrgId = Id<OrgKind>;

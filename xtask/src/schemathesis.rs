@@ -76,7 +76,9 @@ pub fn fuzz_api(args: &[String]) -> Result<()> {
     let token = owner_token(&mut server.0)?;
     wait_ready(&base)?;
     let mut run = Command::new(&schemathesis);
-    run.arg("run")
+    run.arg("--config-file")
+        .arg(crate::root().join("openapi/schemathesis.toml"))
+        .arg("run")
         .arg(format!("{base}/openapi.json"))
         .args(["--checks", "all", "--seed", "20261204", "--no-color", "--max-examples", "25"])
         .args(["--header", &format!("Authorization: Bearer {token}")])

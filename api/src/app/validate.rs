@@ -8,7 +8,6 @@ use super::error::Validator;
 use crate::config::Catalog;
 use crate::model::*;
 
-pub const MAX_LABELS: usize = 64;
 const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 pub const MAX_NODES_PER_POOL: i64 = 500;
@@ -343,7 +342,7 @@ pub fn reserved_nodes(spec: &NodePoolSpec) -> i64 {
 /// maps to one account whatever its spelling.
 pub fn email(v: &mut Validator, field: &str, text: &str) -> String {
     let normalized = text.trim().to_lowercase();
-    let ok = normalized.len() <= 254
+    let ok = normalized.chars().count() <= 254
         && match normalized.split_once('@') {
             Some((local, domain)) => {
                 !local.is_empty()

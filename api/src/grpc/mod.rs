@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::extract::ConnectInfo;
 use tonic::{Code, Status};
-use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, RetryInfo, StatusExt};
+use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, QuotaFailure, QuotaViolation, RetryInfo, StatusExt};
 
 use crate::app::{App, Error, PageRequest, RequestContext, RequestMeta};
 
@@ -101,6 +101,20 @@ pub fn status(error: Error) -> Status {
                 retry_after_seconds,
             )))));
             detail
+        }
+        Error::QuotaExceeded { quota, limit, usage, requested } => {
+            let message = error.to_string();
+            let violation = QuotaViolation {
+                subject: "organization".into(),
+                description: format!("{usage} in use of {limit}; the request asks for {requested} more"),
+                quota_metric: quota.to_string(),
+                quota_id: quota.to_string(),
+                quota_dimensions: HashMap::from([("requested".to_string(), requested.to_string())]),
+                quota_value: limit,
+                ..QuotaViolation::default()
+            };
+            details.push(ErrorDetail::QuotaFailure(QuotaFailure::new(vec![violation])));
+            message
         }
         Error::Internal(_) => "an internal error occurred; it has been logged".to_string(),
         other => other.to_string(),

@@ -185,11 +185,16 @@ fn cookie<'a>(headers: &'a axum::http::HeaderMap, name: &str) -> Option<&'a str>
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct SsoCallbackParams {
+    /// The authorization code (required unless the provider reports `error`).
+    #[param(required = true)]
     code: Option<String>,
+    /// The `state` of the sign-in this browser started (required unless the provider reports `error`).
+    #[param(required = true)]
     state: Option<String>,
     /// The issuer of the response (RFC 9207).
     iss: Option<String>,
-    /// An error the provider reports instead of a code.
+    /// An error the provider reports instead of a code; the sign-in is then
+    /// refused (400).
     error: Option<String>,
 }
 

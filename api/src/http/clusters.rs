@@ -7,7 +7,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::problem::Problems;
 use super::{ApiResult, accepted, with_etag};
 use crate::app::{App, ResourceRef};
@@ -61,6 +61,7 @@ async fn cluster_metrics_view(
 #[into_params(parameter_in = Query)]
 struct KubeconfigParams {
     /// Lifetime of the client certificate, 600 to 2592000 (default 604800, 7 days).
+    #[param(minimum = 600, maximum = 2592000)]
     expiry_seconds: Option<i64>,
     /// `admin`, `edit` or `view`; the highest your roles allow if omitted.
     access: Option<ClusterAccess>,
@@ -156,7 +157,7 @@ async fn cluster_list(
 /// Create a cluster; answers with the Operation that builds it.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters", operation_id = "cluster_create", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+           IdempotencyKeyHeader),
     request_body = ClusterCreate, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn cluster_create(
@@ -187,7 +188,7 @@ async fn cluster_view(
 #[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}", operation_id = "cluster_update", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read; 412 if the cluster changed since")),
+           IfMatchHeader),
     request_body = ClusterUpdate, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn cluster_update(
@@ -207,7 +208,7 @@ async fn cluster_update(
 #[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}", operation_id = "cluster_delete", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn cluster_delete(
@@ -245,7 +246,7 @@ async fn node_pool_list(
     tag = "node-pools",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+           IdempotencyKeyHeader),
     request_body = NodePoolCreate, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn node_pool_create(
@@ -283,7 +284,7 @@ async fn node_pool_view(
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("node_pool" = String, Path, description = "Node pool id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     request_body = NodePoolUpdate, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn node_pool_update(
@@ -312,7 +313,7 @@ async fn node_pool_update(
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("node_pool" = String, Path, description = "Node pool id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn node_pool_delete(

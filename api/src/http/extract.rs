@@ -19,6 +19,37 @@ fn header_text(parts: &Parts, name: &str) -> Option<String> {
     parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
+/// A header that changes what a request does: sent but not visible ASCII,
+/// it is kept as U+FFFD, which no ETag or idempotency key accepts, so it is
+/// refused instead of being taken as absent.
+fn control_header(parts: &Parts, name: &str) -> Option<String> {
+    parts.headers.get(name).map(|v| v.to_str().map_or_else(|_| "\u{fffd}".to_string(), str::to_string))
+}
+
+/// The `Idempotency-Key` header as the OpenAPI document states it.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IdempotencyKeyHeader {
+    /// Any 1-255 printable ASCII characters, unique per intended change (a
+    /// UUID is good). A retry with the same key and body within 24 hours
+    /// gets the first answer again and changes nothing; the same key with
+    /// another body is refused (422); while the first is still running, 409.
+    #[serde(rename = "Idempotency-Key")]
+    #[param(pattern = "^[ -~]*[!-~][ -~]*$", max_length = 255)]
+    pub idempotency_key: Option<String>,
+}
+
+/// The `If-Match` header as the OpenAPI document states it.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IfMatchHeader {
+    /// The `etag` of the resource as last read (or a comma-separated list
+    /// of them, or `*`): the change is made only if the resource is still
+    /// at one of them, else 412 with the current ETag.
+    #[serde(rename = "If-Match")]
+    pub if_match: Option<String>,
+}
+
 /// Request metadata without a caller: for sign-up, sign-in and the other
 /// routes that take no bearer token. Audit events name no principal.
 pub struct Meta(pub RequestContext);
@@ -31,7 +62,7 @@ fn metadata(parts: &Parts) -> RequestContext {
         request_id: header_text(parts, "x-request-id"),
         source_ip: parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip().to_string()),
         user_agent: header_text(parts, header::USER_AGENT.as_str()),
-        idempotency_key: header_text(parts, "idempotency-key"),
+        idempotency_key: control_header(parts, "idempotency-key"),
     })
 }
 
@@ -42,7 +73,11 @@ fn authorization(parts: &Parts) -> Option<String> {
 }
 
 async fn authenticated(parts: &Parts, app: &App, authorization: &str) -> Result<RequestContext, ApiError> {
-    Ok(app.authenticate_request(authorization, metadata(parts)).await?)
+    let (ctx, allowance) = app.authenticate_request_counted(authorization, metadata(parts)).await?;
+    if let Some(seen) = parts.extensions.get::<super::RateLimitSeen>() {
+        seen.principal(allowance);
+    }
+    Ok(ctx)
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Meta {
@@ -95,7 +130,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(IfMatch(header_text(parts, header::IF_MATCH.as_str())))
+        Ok(IfMatch(control_header(parts, header::IF_MATCH.as_str())))
     }
 }
 
@@ -124,8 +159,10 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
 #[into_params(parameter_in = Query)]
 pub struct ListParams {
     /// Items per page, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-    /// `next_page` of the previous page.
+    /// `next_page` of the previous page (opaque; empty means the first page).
+    #[param(pattern = "^([A-Za-z0-9_-]{21}[AQgw])?$")]
     pub page_token: Option<String>,
 }
 
@@ -164,14 +201,12 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
 
 /// Parses JSON, naming the offending field on failure.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+    let mut document: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| ApiError(Error::Malformed(format!("invalid JSON: {e}"))))?;
+    integral_numbers_as_integers(&mut document);
+    let value = serde_path_to_error::deserialize(document).map_err(|error| {
         let path = error.path().to_string();
-        let inner = error.into_inner();
-        if inner.is_syntax() || inner.is_eof() || inner.is_io() {
-            return ApiError(Error::Malformed(format!("invalid JSON: {inner}")));
-        }
-        let message = inner.to_string();
+        let message = error.into_inner().to_string();
         // Serde names an unknown field in its message, not in the path.
         let field = match message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
             Some(unknown) if path == "." => unknown.to_string(),
@@ -192,8 +227,27 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         };
         ApiError(Error::Invalid(vec![FieldError::new(field, code, message)]))
     })?;
-    deserializer.end().map_err(|e| ApiError(Error::Malformed(format!("invalid JSON: {e}"))))?;
     Ok(value)
+}
+
+/// JSON does not tell `3` from `3.0`, and neither does JSON Schema's
+/// `integer`: a number with no fractional part that fits an `i64` becomes an
+/// integer, so clients whose JSON encoders write `3.0` are understood.
+fn integral_numbers_as_integers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(number) if number.is_f64() => {
+            if let Some(float) = number.as_f64()
+                && float.fract() == 0.0
+                && float >= i64::MIN as f64
+                && float < i64::MAX as f64
+            {
+                *value = serde_json::Value::from(float as i64);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_numbers_as_integers),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(integral_numbers_as_integers),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -219,5 +273,14 @@ mod tests {
     fn wrong_types_and_missing_fields_are_named() {
         assert_eq!(fields(r#"{"name":"a","spec":{"region":7}}"#), ["spec.region"]);
         assert_eq!(fields(r#"{"name":"a"}"#), ["body"]);
+    }
+
+    #[test]
+    fn integers_may_be_written_with_a_zero_fraction() {
+        assert!(fields(r#"{"name":"a","spec":{"region":"r","control_plane":{"replicas":3.0}}}"#).is_empty());
+        assert_eq!(
+            fields(r#"{"name":"a","spec":{"region":"r","control_plane":{"replicas":3.5}}}"#),
+            ["spec.control_plane.replicas"]
+        );
     }
 }

@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
 use super::{ApiResult, created};
@@ -97,7 +97,7 @@ async fn invitation_list(
 /// Invite someone by e-mail; the link expires and works once.
 #[utoipa::path(post, path = "/v1/orgs/{org}/invitations", operation_id = "invitation_create", tag = "members",
     params(("org" = String, Path, description = "Organization id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+           IdempotencyKeyHeader),
     request_body = InvitationCreate, security(("bearer" = [])),
     responses((status = 201, body = InvitationView), Problems))]
 async fn invitation_create(
@@ -142,7 +142,7 @@ async fn service_account_list(
 /// Create a service account with an organization role (not above your own).
 #[utoipa::path(post, path = "/v1/orgs/{org}/service-accounts", operation_id = "service_account_create", tag = "service-accounts",
     params(("org" = String, Path, description = "Organization id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+           IdempotencyKeyHeader),
     request_body = ServiceAccountCreate, security(("bearer" = [])),
     responses((status = 201, body = ServiceAccountView), Problems))]
 async fn service_account_create(
@@ -185,10 +185,11 @@ async fn service_account_delete(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-/// Create a token (`moke_sat_…`) for a service account. The secret is in this answer only.
+/// Create a token (`moke_sat_…`) for a service account. The secret is in
+/// this answer only (a replay of the same `Idempotency-Key` omits it).
 #[utoipa::path(post, path = "/v1/orgs/{org}/service-accounts/{service_account}/tokens", operation_id = "service_account_token_create", tag = "service-accounts",
     params(("org" = String, Path, description = "Organization id"), ("service_account" = String, Path, description = "Service account id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe; a replay omits the secret")),
+           IdempotencyKeyHeader),
     request_body = ScopedTokenCreate, security(("bearer" = [])),
     responses((status = 201, body = TokenCreated), Problems))]
 async fn service_account_token_create(
@@ -220,7 +221,7 @@ async fn trust_policy_list(
 /// Let CI jobs whose ID tokens match (issuer, audience, claims) act as the service account.
 #[utoipa::path(post, path = "/v1/orgs/{org}/service-accounts/{service_account}/trust-policies", operation_id = "trust_policy_create", tag = "service-accounts",
     params(("org" = String, Path, description = "Organization id"), ("service_account" = String, Path, description = "Service account id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+           IdempotencyKeyHeader),
     request_body = TrustPolicyCreate, security(("bearer" = [])),
     responses((status = 201, body = TrustPolicyView), Problems))]
 async fn trust_policy_create(
@@ -349,7 +350,7 @@ async fn credential_policy_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path
 /// working at once.
 #[utoipa::path(put, path = "/v1/orgs/{org}/credential-policy", operation_id = "credential_policy_update", tag = "sso",
     params(("org" = String, Path, description = "Organization id"),
-           ("If-Match" = Option<String>, Header, description = "The ETag last read; 412 when it changed")),
+           IfMatchHeader),
     request_body = CredentialPolicy, security(("bearer" = [])),
     responses((status = 200, body = CredentialPolicyView), Problems))]
 async fn credential_policy_update(

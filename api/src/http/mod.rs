@@ -31,6 +31,7 @@ use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::app::iam::rate_limit::Allowance;
 use crate::app::{App, Error};
 use crate::model::OperationView;
 use problem::ApiError;
@@ -127,6 +128,7 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
         .fallback(|| async { ApiError(Error::not_found("route", "requested")) });
     let hsts = config.public_url.starts_with("https://");
     api.layer(axum::middleware::from_fn_with_state(limiter, limit_by_ip))
+        .layer(axum::middleware::from_fn(problem_request_id))
         .layer(axum::middleware::from_fn(record_metrics))
         .layer(axum::middleware::from_fn_with_state(hsts, security_headers))
         .layer(
@@ -152,6 +154,30 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
     // Outermost: a client's request id is kept only when it is short and
     // plain (it reaches logs and the audit log); otherwise one is made.
     .layer(axum::middleware::from_fn(plain_request_id))
+}
+
+/// Adds the request's id to every problem+json answer (`request_id`), so a
+/// customer can quote it and an operator can find the request's log lines.
+async fn problem_request_id(request: Request, next: Next) -> Response {
+    let request_id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let response = next.run(request).await;
+    let is_problem =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes() == problem::PROBLEM_JSON.as_bytes());
+    let Some(request_id) = request_id.filter(|_| is_problem) else { return response };
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let mut problem: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(problem) => problem,
+        Err(_) => return Response::from_parts(parts, axum::body::Body::from(bytes)),
+    };
+    if let Some(fields) = problem.as_object_mut() {
+        fields.insert("request_id".into(), serde_json::Value::String(request_id));
+    }
+    let body = serde_json::to_vec(&problem).unwrap_or_else(|_| bytes.to_vec());
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(body))
 }
 
 /// Drops an `x-request-id` that is longer than 128 characters or holds
@@ -180,22 +206,49 @@ pub fn rate_limit_headers(headers: &mut axum::http::HeaderMap, limit: u32, windo
     }
 }
 
-/// Refuses clients over the per-IP rate limit with 429 before any work.
+/// The rate limit a request was counted against, for its answer's
+/// `RateLimit-*` headers: the caller's own once it is authenticated, else
+/// its address's.
+#[derive(Clone, Default)]
+pub(crate) struct RateLimitSeen(Arc<std::sync::Mutex<Option<Allowance>>>);
+
+impl RateLimitSeen {
+    /// Records the authenticated caller's allowance (it overrides the address's).
+    pub(crate) fn principal(&self, allowance: Allowance) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(allowance);
+    }
+
+    fn get(&self) -> Option<Allowance> {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Refuses clients over the per-IP rate limit with 429 before any work, and
+/// tells every answer how much of its limit is left (`RateLimit-*`).
 async fn limit_by_ip(
     axum::extract::State(app): axum::extract::State<Arc<App>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let ip = request
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|axum::extract::ConnectInfo(addr)| addr.ip());
-    if let Some(ip) = ip
-        && let Err(error) = app.rate_limits().check_ip(ip)
+    let by_address = match ip.map(|ip| app.rate_limits().check_ip(ip)) {
+        Some(Err(error)) => return ApiError(error).into_response(),
+        Some(Ok(allowance)) => Some(allowance),
+        None => None,
+    };
+    let seen = RateLimitSeen::default();
+    request.extensions_mut().insert(seen.clone());
+    let mut response = next.run(request).await;
+    if !response.headers().contains_key("ratelimit-limit")
+        && let Some(allowance) = seen.get().or(by_address)
     {
-        return ApiError(error).into_response();
+        let window = allowance.window_seconds;
+        rate_limit_headers(response.headers_mut(), allowance.limit, window, allowance.remaining, window);
     }
-    next.run(request).await
+    response
 }
 
 /// The Content-Security-Policy of an HTML page that may load scripts and

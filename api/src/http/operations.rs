@@ -22,26 +22,24 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct WaitParams {
-    /// Block until the operation finishes or this long passes, e.g. `30s` or `1m`
-    /// (at most the server's `http.max_wait_seconds`, 60 s by default).
+    /// Block until the operation finishes or this long passes: seconds, or
+    /// minutes with `m` (`30s`, `30`, `1m`). Longer waits are cut to the
+    /// server's `http.max_wait_seconds` (60 s by default).
+    #[param(pattern = r"^[0-9]{1,6}[sm]?$")]
     pub wait: Option<String>,
 }
 
-/// Parses `30s`, `30` or `1m`.
+/// Parses `30s`, `30` or `1m` (1 to 6 digits), cut to `max_seconds`.
 fn parse_wait(text: &str, max_seconds: u64) -> Result<Duration, ApiError> {
-    let seconds = if let Some(minutes) = text.strip_suffix('m') {
-        minutes.parse::<u64>().ok().map(|m| m.saturating_mul(60))
-    } else {
-        text.strip_suffix('s').unwrap_or(text).parse::<u64>().ok()
+    let (digits, unit) = match text.strip_suffix('m') {
+        Some(minutes) => (minutes, 60),
+        None => (text.strip_suffix('s').unwrap_or(text), 1),
     };
-    match seconds {
-        Some(s) if s <= max_seconds => Ok(Duration::from_secs(s)),
-        _ => Err(ApiError(Error::invalid_field(
-            "wait",
-            "invalid",
-            format!("must be a duration like 30s or 1m, at most {max_seconds}s"),
-        ))),
+    if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError(Error::invalid_field("wait", "invalid", "must be a duration like 30s or 1m")));
     }
+    let seconds = digits.parse::<u64>().unwrap_or(u64::MAX).saturating_mul(unit);
+    Ok(Duration::from_secs(seconds.min(max_seconds)))
 }
 
 /// View an operation; with `wait`, answer when it finishes or the wait runs out.
@@ -68,7 +66,9 @@ mod tests {
         assert_eq!(parse_wait("30s", 60).unwrap().as_secs(), 30);
         assert_eq!(parse_wait("5", 60).unwrap().as_secs(), 5);
         assert_eq!(parse_wait("1m", 60).unwrap().as_secs(), 60);
-        assert!(parse_wait("2m", 60).is_err());
+        assert_eq!(parse_wait("2m", 60).unwrap().as_secs(), 60, "cut to the most the server waits");
+        assert!(parse_wait("1234567", 60).is_err());
+        assert!(parse_wait("", 60).is_err());
         assert!(parse_wait("soon", 60).is_err());
     }
 }

@@ -9,7 +9,7 @@ use futures::StreamExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, CtxWithBearer, Json, ListParams, Query};
+use super::extract::{Ctx, CtxWithBearer, IdempotencyKeyHeader, Json, ListParams, Query};
 use super::problem::{ApiError, Problems};
 use super::{ApiResult, created, with_etag};
 use crate::app::App;
@@ -79,6 +79,7 @@ async fn audit_event_list(
 #[into_params(parameter_in = Query)]
 struct ExportFormat {
     /// `csv` (default) or `ndjson`.
+    #[param(pattern = "^(csv|ndjson)$")]
     format: Option<String>,
 }
 
@@ -90,7 +91,8 @@ struct ExportFormat {
 #[utoipa::path(get, path = "/v1/orgs/{org}/audit-events/export", operation_id = "audit_event_export", tag = "orgs",
     params(("org" = String, Path, description = "Organization id"), ExportFormat, AuditFilter),
     security(("bearer" = [])),
-    responses((status = 200, description = "CSV (text/csv) or NDJSON (application/x-ndjson)", body = String), Problems))]
+    responses((status = 200, description = "CSV (`format=csv`) or NDJSON (`format=ndjson`)",
+        content((String = "text/csv"), (String = "application/x-ndjson"))), Problems))]
 async fn audit_event_export(
     State(app): State<Arc<App>>,
     CtxWithBearer(ctx, bearer): CtxWithBearer,
@@ -255,10 +257,11 @@ async fn token_list(
     Ok(axum::Json(app.token_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
 }
 
-/// Create an API token. The secret is in this answer only.
+/// Create an API token. The secret is in this answer only (a replay of
+/// the same `Idempotency-Key` omits it).
 #[utoipa::path(post, path = "/v1/orgs/{org}/tokens", operation_id = "token_create", tag = "tokens",
     params(("org" = String, Path, description = "Organization id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe; a replay omits the secret")),
+           IdempotencyKeyHeader),
     request_body = TokenCreate, security(("bearer" = [])),
     responses((status = 201, body = TokenCreated), Problems))]
 async fn token_create(

@@ -27,6 +27,24 @@ pub struct Problem {
     /// Every bad field, for `invalid_request`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldErrorDoc>,
+    /// The limit that was reached, for `quota_exceeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<QuotaFailure>,
+    /// The request's `x-request-id`: quote it when you ask for help.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// Which quota a request would exceed, and by how much.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotaFailure {
+    /// The quota's name, as in `GET /v1/orgs/{org}/quotas` (e.g. `clusters`).
+    pub resource: String,
+    pub limit: i64,
+    /// What is in use now.
+    pub usage: i64,
+    /// What the request asked for on top.
+    pub requested: i64,
 }
 
 /// One bad field in a [`Problem`].
@@ -98,6 +116,12 @@ impl IntoResponse for ApiError {
             Error::Internal(_) => "an internal error occurred; it has been logged with this request's id".to_string(),
             other => other.to_string(),
         };
+        let quota = match &error {
+            Error::QuotaExceeded { quota, limit, usage, requested } => {
+                Some(QuotaFailure { resource: quota.to_string(), limit: *limit, usage: *usage, requested: *requested })
+            }
+            _ => None,
+        };
         let errors = match error {
             Error::Invalid(errors) => errors.into_iter().map(FieldErrorDoc::from).collect(),
             _ => Vec::new(),
@@ -109,6 +133,9 @@ impl IntoResponse for ApiError {
             detail,
             code: code.to_string(),
             errors,
+            quota,
+            // Filled in on the way out by `problem_request_id`, which knows the request.
+            request_id: None,
         };
         let mut response = (status, axum::Json(problem)).into_response();
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));

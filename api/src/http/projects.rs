@@ -8,7 +8,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
 use super::{ApiResult, created, with_etag};
@@ -39,7 +39,7 @@ async fn project_list(
 /// Create a project.
 #[utoipa::path(post, path = "/v1/orgs/{org}/projects", operation_id = "project_create", tag = "projects",
     params(("org" = String, Path, description = "Organization id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+           IdempotencyKeyHeader),
     request_body = ProjectCreate, security(("bearer" = [])),
     responses((status = 201, body = ProjectView), Problems))]
 async fn project_create(
@@ -64,7 +64,7 @@ async fn project_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(project):
 /// Change a project's labels or spec.
 #[utoipa::path(patch, path = "/v1/projects/{project}", operation_id = "project_update", tag = "projects",
     params(("project" = String, Path, description = "Project id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read; 412 if the project changed since")),
+           IfMatchHeader),
     request_body = ProjectUpdate, security(("bearer" = [])),
     responses((status = 200, body = ProjectView), Problems))]
 async fn project_update(
@@ -81,7 +81,7 @@ async fn project_update(
 /// Delete an empty project.
 #[utoipa::path(delete, path = "/v1/projects/{project}", operation_id = "project_delete", tag = "projects",
     params(("project" = String, Path, description = "Project id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     security(("bearer" = [])),
     responses((status = 204, description = "Deleted"), Problems))]
 async fn project_delete(

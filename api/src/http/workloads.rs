@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, IfMatch, Json, ListParams, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::problem::Problems;
 use super::{ApiResult, accepted, with_etag};
 use crate::app::workloads::deployments::{DeploymentChange, DeploymentPath};
@@ -63,7 +63,8 @@ async fn service_list(
     operation_id = "service_create", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
-           ("namespace" = String, Path, description = "Namespace name")),
+           ("namespace" = String, Path, description = "Namespace name"),
+           IdempotencyKeyHeader),
     request_body = ServiceCreate, security(("bearer" = [])),
     responses((status = 201, body = ServiceView), Problems))]
 async fn service_create(
@@ -102,7 +103,7 @@ async fn service_view(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("service" = String, Path, description = "Service id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     request_body = ServiceUpdate, security(("bearer" = [])),
     responses((status = 200, body = ServiceView), Problems))]
 async fn service_update(
@@ -125,7 +126,7 @@ async fn service_update(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("service" = String, Path, description = "Service id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     security(("bearer" = [])), responses((status = 204), Problems))]
 async fn service_delete(
     State(app): State<Arc<App>>,
@@ -175,7 +176,8 @@ async fn namespace_list(
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces", operation_id = "namespace_create",
     tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
-           ("cluster" = String, Path, description = "Cluster id or name")),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           IdempotencyKeyHeader),
     request_body = NamespaceCreate, security(("bearer" = [])),
     responses((status = 201, body = NamespaceView), Problems))]
 async fn namespace_create(
@@ -229,7 +231,7 @@ async fn deployment_list(
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe for 24 hours")),
+           IdempotencyKeyHeader),
     request_body = DeploymentCreate, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn deployment_create(
@@ -269,7 +271,7 @@ async fn deployment_view(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     request_body = DeploymentUpdate, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn deployment_update(
@@ -289,7 +291,7 @@ async fn deployment_update(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader),
     security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
 async fn deployment_delete(
     State(app): State<Arc<App>>,
@@ -330,7 +332,7 @@ async fn deployment_revision_list(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader, IdempotencyKeyHeader),
     request_body = ScaleRequest, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn deployment_scale(
@@ -351,7 +353,7 @@ async fn deployment_scale(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader, IdempotencyKeyHeader),
     security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
 async fn deployment_pause(
     State(app): State<Arc<App>>,
@@ -370,7 +372,7 @@ async fn deployment_pause(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader, IdempotencyKeyHeader),
     security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
 async fn deployment_resume(
     State(app): State<Arc<App>>,
@@ -389,7 +391,7 @@ async fn deployment_resume(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader, IdempotencyKeyHeader),
     security(("bearer" = [])), responses((status = 202, body = OperationView), Problems))]
 async fn deployment_restart(
     State(app): State<Arc<App>>,
@@ -408,7 +410,7 @@ async fn deployment_restart(
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
            ("deployment" = String, Path, description = "Deployment id or name"),
-           ("If-Match" = Option<String>, Header, description = "ETag from a read")),
+           IfMatchHeader, IdempotencyKeyHeader),
     request_body = RollbackRequest, security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn deployment_rollback(

@@ -6,6 +6,7 @@ mod common;
 mod scenario;
 
 mod authz;
+mod conventions;
 mod crud;
 mod faults;
 mod graphql;

@@ -267,9 +267,19 @@ impl App {
     /// (`Bearer <token>`), within its rate limit: how every surface learns
     /// who is calling.
     pub async fn authenticate_request(&self, authorization: &str, ctx: RequestContext) -> Result<RequestContext> {
+        Ok(self.authenticate_request_counted(authorization, ctx).await?.0)
+    }
+
+    /// [`App::authenticate_request`], with what the caller's rate limit still
+    /// allows (for the `RateLimit-*` headers of the answer).
+    pub async fn authenticate_request_counted(
+        &self,
+        authorization: &str,
+        ctx: RequestContext,
+    ) -> Result<(RequestContext, crate::app::iam::rate_limit::Allowance)> {
         let principal = self.authenticate(bearer_of(authorization)?, &ctx).await?;
-        self.rate_limits().check_principal(principal.id)?;
-        Ok(RequestContext { principal, ..ctx })
+        let allowance = self.rate_limits().check_principal(principal.id)?;
+        Ok((RequestContext { principal, ..ctx }, allowance))
     }
 
     /// Turns a bearer credential into a principal. Unknown, revoked and

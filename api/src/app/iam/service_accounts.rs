@@ -231,9 +231,9 @@ impl App {
         let mut v = Validator::new();
         let https = input.issuer.starts_with("https://")
             || (self.config().auth.allow_insecure_issuers && input.issuer.starts_with("http://"));
-        v.check(https && input.issuer.len() <= 500, "issuer", "invalid", "must be an https:// URL");
+        v.check(https && input.issuer.chars().count() <= 500, "issuer", "invalid", "must be an https:// URL");
         v.check(
-            !input.audience.is_empty() && input.audience.len() <= 200,
+            !input.audience.is_empty() && input.audience.chars().count() <= 200,
             "audience",
             "invalid",
             "must be 1-200 characters",
@@ -246,7 +246,7 @@ impl App {
         );
         for (key, value) in &input.claims {
             v.check(
-                !key.is_empty() && !value.is_empty() && key.len() <= 100 && value.len() <= 500,
+                !key.is_empty() && !value.is_empty() && key.chars().count() <= 100 && value.chars().count() <= 500,
                 format!("claims.{key}"),
                 "invalid",
                 "names and values must be non-empty",

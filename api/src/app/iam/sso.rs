@@ -90,13 +90,13 @@ impl App {
             || (self.config().auth.allow_insecure_issuers && input.issuer.starts_with("http://"));
         v.check(secure, "issuer", "invalid", "must be an https:// URL");
         v.check(
-            !input.client_id.is_empty() && input.client_id.len() <= 255,
+            !input.client_id.is_empty() && input.client_id.chars().count() <= 255,
             "client_id",
             "invalid",
             "1-255 characters",
         );
         v.check(
-            !input.client_secret.is_empty() && input.client_secret.len() <= 1024,
+            !input.client_secret.is_empty() && input.client_secret.chars().count() <= 1024,
             "client_secret",
             "invalid",
             "1-1024 characters",

@@ -179,7 +179,7 @@ pub(in crate::app) async fn project_roles_of(app: &App, principal: Uuid) -> Resu
 
 /// Checks a token's name and lifetime.
 fn check_name_and_lifetime(v: &mut Validator, name: &str, expires_in_seconds: Option<i64>) -> Option<DateTime<Utc>> {
-    v.check(!name.trim().is_empty() && name.len() <= 100, "name", "invalid", "must be 1-100 characters");
+    v.check(!name.trim().is_empty() && name.chars().count() <= 100, "name", "invalid", "must be 1-100 characters");
     let seconds = expires_in_seconds?;
     v.check(
         (MIN_LIFETIME_SECONDS..=MAX_LIFETIME_SECONDS).contains(&seconds),

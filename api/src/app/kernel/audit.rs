@@ -79,16 +79,20 @@ pub async fn insert(
 #[into_params(parameter_in = Query)]
 pub struct AuditFilter {
     /// Who acted: a `usr_…`, `sa_…` or (older events) `tok_…` id.
+    #[param(pattern = "^(usr|sa|tok)_[0-9a-fA-F]{32}$")]
     pub actor: Option<String>,
-    /// An action (`member.remove`), or a family of them (`member.*`).
+    /// An action (`member.remove`), or a family of them (`member.*`): 1 to
+    /// 100 lowercase letters, '.' or '_', a '*' only at the end.
+    #[param(pattern = r"^[a-z._]{0,99}[a-z._*]$", max_length = 100)]
     pub action: Option<String>,
     /// `success` or `failure`.
+    #[param(pattern = "^(success|failure)$")]
     pub outcome: Option<String>,
     /// The id of the resource acted on.
     pub resource: Option<String>,
     /// Events at or after this time (RFC 3339).
     pub since: Option<chrono::DateTime<chrono::Utc>>,
-    /// Events before this time (RFC 3339).
+    /// Events before this time (RFC 3339); must be after `since`.
     pub until: Option<chrono::DateTime<chrono::Utc>>,
 }
 

@@ -96,6 +96,7 @@ fn requested_cpu(spec: &DeploymentSpec) -> i64 {
 }
 
 /// What changes a deployment, and how its revision is named.
+#[derive(Clone, serde::Serialize)]
 pub enum DeploymentChange {
     Update(DeploymentUpdate),
     Scale(i64),
@@ -311,47 +312,58 @@ impl App {
         if_match: Option<&str>,
         change: DeploymentChange,
     ) -> Result<OperationView> {
-        let mut tx = self.db().begin().await?;
-        let cluster_row =
-            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let row = find(&mut tx, &cluster_row, at.namespace, deployment, Lock::ForUpdate).await?;
-        check_if_match(if_match, &etag(row.id, row.version))?;
-        if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
-            return Err(Error::conflict("deleting", "the deployment or its cluster is being deleted"));
-        }
-        let current = row.spec()?;
         let kind = change.kind();
-        let (spec, cause, labels) = match change {
-            DeploymentChange::Update(update) => {
-                let mut v = Validator::new();
-                if let Some(labels) = &update.labels {
-                    validate::labels(&mut v, "labels", labels);
+        let request_key = (at.project.describe(), at.cluster.describe(), at.namespace, deployment.describe());
+        let change = &change;
+        self.idempotent(ctx, kind.operation_kind(), &(request_key, if_match, change), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let cluster_row =
+                clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate)
+                    .await?;
+            let row = find(&mut tx, &cluster_row, at.namespace, deployment, Lock::ForUpdate).await?;
+            check_if_match(if_match, &etag(row.id, row.version))?;
+            if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
+                return Err(Error::conflict("deleting", "the deployment or its cluster is being deleted"));
+            }
+            let current = row.spec()?;
+            let (spec, cause, labels) = match change.clone() {
+                DeploymentChange::Update(update) => {
+                    let mut v = Validator::new();
+                    if let Some(labels) = &update.labels {
+                        validate::labels(&mut v, "labels", labels);
+                    }
+                    v.finish()?;
+                    (workload_spec::of_update(&current, &update, &row.name)?, "update".to_string(), update.labels)
                 }
-                v.finish()?;
-                (workload_spec::of_update(&current, &update, &row.name)?, "update".to_string(), update.labels)
-            }
-            DeploymentChange::Scale(replicas) => (DeploymentSpec { replicas, ..current.clone() }, "scale".into(), None),
-            DeploymentChange::Pause => (DeploymentSpec { paused: true, ..current.clone() }, "pause".into(), None),
-            DeploymentChange::Resume => (DeploymentSpec { paused: false, ..current.clone() }, "resume".into(), None),
-            DeploymentChange::Restart => {
-                (DeploymentSpec { restarted_at: Some(Utc::now()), ..current.clone() }, "restart".into(), None)
-            }
-            DeploymentChange::Rollback(to) => {
-                let to = to.or(row.last_good_revision).ok_or_else(|| {
-                    Error::conflict("no_good_revision", "no revision has rolled out fully yet; name one")
-                })?;
-                let target = revision_spec(&mut tx, row.id, to).await?;
-                (workload_spec::with_template_of(&current, &target), format!("rollback to {to}"), None)
-            }
-        };
-        let mut spec = spec;
-        workload_spec::label_pods(&mut spec, &row.name);
-        let mut v = Validator::new();
-        workload_spec::check(&mut v, "spec", &spec);
-        v.finish()?;
-        let op = self.commit_change(&mut tx, ctx, &cluster_row, &row, &current, spec, kind, &cause, labels).await?;
-        tx.commit().await?;
-        Ok(op)
+                DeploymentChange::Scale(replicas) => {
+                    (DeploymentSpec { replicas, ..current.clone() }, "scale".into(), None)
+                }
+                DeploymentChange::Pause => (DeploymentSpec { paused: true, ..current.clone() }, "pause".into(), None),
+                DeploymentChange::Resume => {
+                    (DeploymentSpec { paused: false, ..current.clone() }, "resume".into(), None)
+                }
+                DeploymentChange::Restart => {
+                    (DeploymentSpec { restarted_at: Some(Utc::now()), ..current.clone() }, "restart".into(), None)
+                }
+                DeploymentChange::Rollback(to) => {
+                    let to = to.or(row.last_good_revision).ok_or_else(|| {
+                        Error::conflict("no_good_revision", "no revision has rolled out fully yet; name one")
+                    })?;
+                    let target = revision_spec(&mut tx, row.id, to).await?;
+                    (workload_spec::with_template_of(&current, &target), format!("rollback to {to}"), None)
+                }
+            };
+            let mut spec = spec;
+            workload_spec::label_pods(&mut spec, &row.name);
+            let mut v = Validator::new();
+            workload_spec::check(&mut v, "spec", &spec);
+            v.finish()?;
+            let op = self.commit_change(&mut tx, ctx, &cluster_row, &row, &current, spec, kind, &cause, labels).await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
     }
 
     /// Writes a deployment change (revision, row, Operation, command,

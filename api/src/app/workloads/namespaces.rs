@@ -62,33 +62,40 @@ impl App {
             "reserved",
             "kube-* namespaces belong to the cluster",
         );
-        let mut tx = self.db().begin().await?;
-        // Locked before the organization (the quota check), as node pools
-        // and deployments lock them: one order, so no deadlock.
-        let cluster_row =
-            clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        v.finish()?;
-        let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
-        crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)
+        let input = &input;
+        let request_key = (project.describe(), cluster.describe());
+        self.idempotent(ctx, "namespace_create", &(request_key, input), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            // Locked before the organization (the quota check), as node pools
+            // and deployments lock them: one order, so no deadlock.
+            let cluster_row =
+                clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
+            v.finish()?;
+            let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
+            crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)
+                .await?;
+            let row = store::insert(&mut tx, cluster_row.id, cluster_row.org_id, &input.name).await?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                ctx,
+                crate::app::kernel::audit::AuditRecord {
+                    action: "namespace.create",
+                    resource_type: "namespace",
+                    resource_id: Some(format!("{}/{}", ClusterId::from_uuid(cluster_row.id), input.name)),
+                    details: json!({ "name": input.name }),
+                },
+            )
             .await?;
-        let row = store::insert(&mut tx, cluster_row.id, cluster_row.org_id, &input.name).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "namespace.create",
-                resource_type: "namespace",
-                resource_id: Some(format!("{}/{}", ClusterId::from_uuid(cluster_row.id), input.name)),
-                details: json!({ "name": input.name }),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(NamespaceView {
-            name: row.name,
-            cluster_id: ClusterId::from_uuid(cluster_row.id),
-            created_at: row.created_at,
+            let view = NamespaceView {
+                name: row.name,
+                cluster_id: ClusterId::from_uuid(cluster_row.id),
+                created_at: row.created_at,
+            };
+            claim.complete(&mut tx, 201, &view).await?;
+            tx.commit().await?;
+            Ok(view)
         })
+        .await
     }
 
     /// `namespace_delete`: only an empty namespace other than `default`.

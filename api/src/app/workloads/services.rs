@@ -234,60 +234,67 @@ impl App {
         at: &DeploymentPath<'_>,
         input: ServiceCreate,
     ) -> Result<ServiceView> {
-        let mut tx = self.db().begin().await?;
-        // Locked: addresses and node ports are allocated per cluster.
-        let cluster_row =
-            clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        super::namespaces::exists(&mut tx, &cluster_row, at.namespace).await?;
-        if cluster_row.deletion_requested_at.is_some() {
-            return Err(Error::conflict("deleting", "the cluster is being deleted"));
-        }
-        let mut spec = match (&input.spec, &input.manifest) {
-            (Some(spec), None) => spec.clone(),
-            (None, Some(manifest)) => from_manifest(manifest, &input.name)?,
-            _ => return Err(Error::invalid_field("spec", "required", "give either spec or manifest")),
-        };
-        let mut v = Validator::new();
-        validate::name(&mut v, "name", &input.name);
-        validate::labels(&mut v, "labels", &input.labels);
-        check(&mut v, &spec);
-        v.finish()?;
-        allocate_node_ports(&mut tx, cluster_row.id, None, &mut spec).await?;
-        let mut ip_index = store::next_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX).await?;
-        if ip_index > LAST_IP_INDEX {
-            // The top of the network is used: take the lowest address a deleted service freed.
-            let free = store::lowest_free_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX, LAST_IP_INDEX).await?;
-            ip_index = free.ok_or_else(|| {
-                Error::conflict("exhausted", "every address of the cluster's service network is in use")
-            })?;
-        }
-        let id = ServiceId::generate();
-        let new = NewService {
-            id: id.uuid(),
-            org: cluster_row.org_id,
-            project: cluster_row.project_id,
-            cluster: cluster_row.id,
-            namespace: at.namespace,
-            name: &input.name,
-            labels: &input.labels,
-            spec: &spec,
-            ip_index,
-        };
-        let row = store::insert(&mut tx, new).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "service.create",
-                resource_type: "service",
-                resource_id: Some(id.to_string()),
-                details: json!({ "name": input.name, "namespace": at.namespace, "spec": spec }),
-            },
-        )
-        .await?;
-        let view = self.service_view(&mut tx, row).await?;
-        tx.commit().await?;
-        Ok(view)
+        let input = &input;
+        let request_key = (at.project.describe(), at.cluster.describe(), at.namespace);
+        self.idempotent(ctx, "service_create", &(request_key, input), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            // Locked: addresses and node ports are allocated per cluster.
+            let cluster_row =
+                clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate)
+                    .await?;
+            super::namespaces::exists(&mut tx, &cluster_row, at.namespace).await?;
+            if cluster_row.deletion_requested_at.is_some() {
+                return Err(Error::conflict("deleting", "the cluster is being deleted"));
+            }
+            let mut spec = match (&input.spec, &input.manifest) {
+                (Some(spec), None) => spec.clone(),
+                (None, Some(manifest)) => from_manifest(manifest, &input.name)?,
+                _ => return Err(Error::invalid_field("spec", "required", "give either spec or manifest")),
+            };
+            let mut v = Validator::new();
+            validate::name(&mut v, "name", &input.name);
+            validate::labels(&mut v, "labels", &input.labels);
+            check(&mut v, &spec);
+            v.finish()?;
+            allocate_node_ports(&mut tx, cluster_row.id, None, &mut spec).await?;
+            let mut ip_index = store::next_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX).await?;
+            if ip_index > LAST_IP_INDEX {
+                // The top of the network is used: take the lowest address a deleted service freed.
+                let free = store::lowest_free_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX, LAST_IP_INDEX).await?;
+                ip_index = free.ok_or_else(|| {
+                    Error::conflict("exhausted", "every address of the cluster's service network is in use")
+                })?;
+            }
+            let id = ServiceId::generate();
+            let new = NewService {
+                id: id.uuid(),
+                org: cluster_row.org_id,
+                project: cluster_row.project_id,
+                cluster: cluster_row.id,
+                namespace: at.namespace,
+                name: &input.name,
+                labels: &input.labels,
+                spec: &spec,
+                ip_index,
+            };
+            let row = store::insert(&mut tx, new).await?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                ctx,
+                crate::app::kernel::audit::AuditRecord {
+                    action: "service.create",
+                    resource_type: "service",
+                    resource_id: Some(id.to_string()),
+                    details: json!({ "name": input.name, "namespace": at.namespace, "spec": spec }),
+                },
+            )
+            .await?;
+            let view = self.service_view(&mut tx, row).await?;
+            claim.complete(&mut tx, 201, &view).await?;
+            tx.commit().await?;
+            Ok(view)
+        })
+        .await
     }
 
     /// `service_update`: labels, and the spec as a merge patch or a manifest.

@@ -76,7 +76,7 @@ pub(in crate::app) async fn insert(
     )
     .fetch_one(conn)
     .await
-    .map_err(or_unique(|| Error::invalid_field("domain", "taken", "this organization already claims it")))
+    .map_err(or_unique(|| Error::conflict("already_exists", "this organization already claims this domain")))
 }
 
 /// Records a check of the challenge: `problem` if it failed; otherwise the

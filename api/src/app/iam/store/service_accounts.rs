@@ -80,7 +80,7 @@ pub(in crate::app) async fn insert(
     )
     .fetch_one(conn)
     .await
-    .map_err(or_unique(|| Error::invalid_field("name", "taken", "a service account with this name exists")))
+    .map_err(or_unique(|| Error::conflict("already_exists", "a service account with this name exists")))
 }
 
 /// A new service account named `name`, or `name-2`, `name-3`… up to

@@ -73,7 +73,7 @@ impl App {
         crate::app::check_lasting(ctx, moke_iam::Target::org(org.uuid()), &[Action::Read])?;
         let org = org.uuid();
         let mut v = Validator::new();
-        v.check(input.url.len() <= 2048, "url", "too_long", "at most 2048 characters");
+        v.check(input.url.chars().count() <= 2048, "url", "too_long", "at most 2048 characters");
         if let Err(problem) = check_url(self.outbound(), &input.url) {
             v.push("url", "invalid", problem);
         }
@@ -86,7 +86,7 @@ impl App {
                 "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.* (or a type within them), or *",
             );
         }
-        v.check(input.description.len() <= 500, "description", "too_long", "at most 500 characters");
+        v.check(input.description.chars().count() <= 500, "description", "too_long", "at most 500 characters");
         v.finish()?;
         let secret = signing::new_secret();
         let secret_enc = self.vault().encrypt(org, &secret).await?;
