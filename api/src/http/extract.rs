@@ -201,8 +201,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
 
 /// Parses JSON, naming the offending field on failure.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let mut document: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| ApiError(Error::Malformed(format!("invalid JSON: {e}"))))?;
+    let mut document = serde_json::from_slice::<UniqueKeys>(bytes)
+        .map_err(|e| ApiError(Error::Malformed(format!("invalid JSON: {e}"))))?
+        .0;
     integral_numbers_as_integers(&mut document);
     let value = serde_path_to_error::deserialize(document).map_err(|error| {
         let path = error.path().to_string();
@@ -228,6 +229,74 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         ApiError(Error::Invalid(vec![FieldError::new(field, code, message)]))
     })?;
     Ok(value)
+}
+
+/// A JSON document in which no object names a key twice: parsers differ on
+/// which of two values wins, so a gateway and a proxy in front of it could
+/// read different requests from the same bytes.
+struct UniqueKeys(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueKeysVisitor).map(UniqueKeys)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = serde_json::Map::new();
+        while let Some((key, UniqueKeys(value))) = map.next_entry::<String, UniqueKeys>()? {
+            if fields.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!("the key {key:?} appears twice")));
+            }
+            fields.insert(key, value);
+        }
+        Ok(serde_json::Value::Object(fields))
+    }
 }
 
 /// JSON does not tell `3` from `3.0`, and neither does JSON Schema's
@@ -273,6 +342,12 @@ mod tests {
     fn wrong_types_and_missing_fields_are_named() {
         assert_eq!(fields(r#"{"name":"a","spec":{"region":7}}"#), ["spec.region"]);
         assert_eq!(fields(r#"{"name":"a"}"#), ["body"]);
+    }
+
+    #[test]
+    fn a_key_named_twice_is_refused() {
+        let twice = r#"{"name":"a","spec":{"region":"r","control_plane":{"replicas":1,"replicas":3}}}"#;
+        assert!(matches!(parse_json::<ClusterCreate>(twice.as_bytes()), Err(ApiError(Error::Malformed(_)))));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, Json};
+use super::extract::{Ctx, IdempotencyKeyHeader, Json};
 use super::orgs::path_id;
 use super::problem::Problems;
 use super::{ApiResult, accepted};
@@ -57,8 +57,9 @@ async fn deploy_hook_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(proje
 }
 
 /// Create a deploy webhook; the answer holds its secret, shown only once.
+/// A retry with the same Idempotency-Key answers the hook again, without its secret.
 #[utoipa::path(post, path = "/v1/projects/{project}/hooks", operation_id = "deploy_hook_create", tag = "deploy-hooks",
-    params(("project" = String, Path, description = "Project id or name")),
+    params(("project" = String, Path, description = "Project id or name"), IdempotencyKeyHeader),
     request_body = DeployHookCreate, security(("bearer" = [])),
     responses((status = 201, body = DeployHookCreated), Problems))]
 async fn deploy_hook_create(

@@ -166,7 +166,17 @@ async fn problem_request_id(request: Request, next: Next) -> Response {
     let Some(request_id) = request_id.filter(|_| is_problem) else { return response };
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
-        return Response::from_parts(parts, axum::body::Body::empty());
+        // Too large to amend (or unreadable): a short problem that still names the request.
+        parts.headers.remove(header::CONTENT_LENGTH);
+        let problem = serde_json::json!({
+            "type": "https://docs.moke.dev/problems/problem_too_large",
+            "title": parts.status.canonical_reason().unwrap_or("Error"),
+            "status": parts.status.as_u16(),
+            "detail": "the error is too large to show; send fewer fields at once",
+            "code": "problem_too_large",
+            "request_id": request_id,
+        });
+        return Response::from_parts(parts, axum::body::Body::from(problem.to_string()));
     };
     let mut problem: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(problem) => problem,

@@ -10,7 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::ApiResult;
-use super::extract::{Ctx, Json};
+use super::extract::{Ctx, IdempotencyKeyHeader, Json};
 use super::orgs::path_id;
 use super::problem::Problems;
 use crate::app::App;
@@ -33,8 +33,9 @@ async fn webhook_endpoint_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(
 }
 
 /// Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
+/// A retry with the same Idempotency-Key answers the endpoint again, without its secret.
 #[utoipa::path(post, path = "/v1/orgs/{org}/webhooks", operation_id = "webhook_endpoint_create", tag = "webhooks",
-    params(("org" = String, Path, description = "Organization id")),
+    params(("org" = String, Path, description = "Organization id"), IdempotencyKeyHeader),
     request_body = WebhookEndpointCreate, security(("bearer" = [])),
     responses((status = 201, body = WebhookEndpointCreated), Problems))]
 async fn webhook_endpoint_create(

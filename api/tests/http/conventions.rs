@@ -3,7 +3,7 @@
 //! they hit, idempotent creates and actions, and control headers that are
 //! refused rather than ignored when they are not text.
 
-use moke_api::model::{NamespaceView, OperationView, ServiceAccountView};
+use moke_api::model::{NamespaceView, OperationView, ServiceAccountView, WebhookEndpointCreated};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -112,4 +112,35 @@ async fn control_headers_that_are_not_text_are_refused(options: PgPoolOptions, c
         .header("if-match", not_text)
         .json(&json!({ "labels": { "a": "b" } }));
     owner.send::<Value>(request).await.refused_with(StatusCode::PRECONDITION_FAILED, "precondition_failed");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_retried_secret_bearing_create_never_shows_the_secret_again(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let owner = t.client(&t.tenant("acme").await);
+    let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
+    let send = || {
+        owner
+            .request(reqwest::Method::POST, &owner.org_path("/webhooks"))
+            .header("idempotency-key", "endpoint-1")
+            .json(&body)
+    };
+    let first: WebhookEndpointCreated = owner.send(send()).await.expect(StatusCode::CREATED);
+    let again: WebhookEndpointCreated = owner.send(send()).await.expect(StatusCode::CREATED);
+    assert!(first.secret.starts_with("whsec_"), "the first answer holds the secret");
+    assert_eq!(again.endpoint.id, first.endpoint.id, "the retry names the same endpoint");
+    assert!(again.secret.is_empty(), "the stored answer never held the secret");
+    assert_eq!(t.count("webhook_endpoints").await, 1);
+}
+
+#[test]
+fn a_body_naming_a_key_twice_is_refused() {
+    // (The extractor's unit test covers the parser; this pins the behaviour
+    // a proxy in front of the gateway relies on.)
+    let twice = br#"{"name":"web","name":"other"}"#;
+    let parsed = moke_api::http::extract::parse_json::<moke_api::model::ProjectCreate>(twice);
+    assert!(parsed.is_err());
 }

@@ -372,38 +372,47 @@ impl App {
             deployments::find_in_project(&mut conn, project_row.id, &rule.target).await?;
         }
         drop(conn);
-        let secret = signing::new_secret();
-        let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
-        let id = DeployHookId::generate();
-        let mut tx = self.db().begin().await?;
-        let hooks = crate::app::kernel::quotas::Counted::DeployHooks;
-        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
-        crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1).await?;
-        let new = NewHook {
-            id: id.uuid(),
-            org: project_row.org_id,
-            project: project_row.id,
-            name: &input.name,
-            deployment: deployment_id,
-            rules: &input.rules,
-            image_template: input.image_template.as_deref(),
-            secret_enc: &secret_enc,
-            created_by: ctx.principal.id,
-        };
-        let row = store::insert(&mut tx, new).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "deploy_hook.create",
-                resource_type: "deploy_hook",
-                resource_id: Some(id.to_string()),
-                details: json!({ "name": input.name, "target": input.target, "rules": input.rules }),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(DeployHookCreated { hook: row.into_view()?, secret })
+        let (input, project_row) = (&input, &project_row);
+        self.idempotent(ctx, "deploy_hook_create", &(project_row.id, input), |claim| async move {
+            let secret = signing::new_secret();
+            let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
+            let id = DeployHookId::generate();
+            let mut tx = claim.begin(self.db()).await?;
+            let hooks = crate::app::kernel::quotas::Counted::DeployHooks;
+            crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
+            crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1)
+                .await?;
+            let new = NewHook {
+                id: id.uuid(),
+                org: project_row.org_id,
+                project: project_row.id,
+                name: &input.name,
+                deployment: deployment_id,
+                rules: &input.rules,
+                image_template: input.image_template.as_deref(),
+                secret_enc: &secret_enc,
+                created_by: ctx.principal.id,
+            };
+            let row = store::insert(&mut tx, new).await?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                ctx,
+                crate::app::kernel::audit::AuditRecord {
+                    action: "deploy_hook.create",
+                    resource_type: "deploy_hook",
+                    resource_id: Some(id.to_string()),
+                    details: json!({ "name": input.name, "target": input.target, "rules": input.rules }),
+                },
+            )
+            .await?;
+            let created = DeployHookCreated { hook: row.into_view()?, secret };
+            // The stored replay never holds the secret: a retry learns the hook only.
+            let replay = DeployHookCreated { secret: String::new(), ..created.clone() };
+            claim.complete(&mut tx, 201, &replay).await?;
+            tx.commit().await?;
+            Ok(created)
+        })
+        .await
     }
 
     /// `deploy_hook_secret_rotate`: a new secret, shown only in the answer;

@@ -140,11 +140,12 @@ impl App {
         let Some(key) = ctx.idempotency_key.as_deref() else {
             return mutation(Claim(None)).await;
         };
-        if key.is_empty() || key.len() > MAX_KEY_LEN || !key.is_ascii() {
+        let printable = key.bytes().all(|b| (b' '..=b'~').contains(&b)) && key.bytes().any(|b| b != b' ');
+        if key.len() > MAX_KEY_LEN || !printable {
             return Err(Error::invalid_field(
                 "Idempotency-Key",
                 "invalid",
-                format!("must be 1-{MAX_KEY_LEN} ASCII characters"),
+                format!("must be 1-{MAX_KEY_LEN} printable ASCII characters"),
             ));
         }
         let mut hasher = Sha256::new();

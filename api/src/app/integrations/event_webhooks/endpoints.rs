@@ -88,36 +88,44 @@ impl App {
         }
         v.check(input.description.chars().count() <= 500, "description", "too_long", "at most 500 characters");
         v.finish()?;
-        let secret = signing::new_secret();
-        let secret_enc = self.vault().encrypt(org, &secret).await?;
-        let id = WebhookEndpointId::generate();
-        let mut tx = self.db().begin().await?;
-        let endpoints = crate::app::kernel::quotas::Counted::WebhookEndpoints;
-        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org).await?;
-        crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, org, endpoints, 1).await?;
-        let new = NewEndpoint {
-            id: id.uuid(),
-            org,
-            url: &input.url,
-            description: &input.description,
-            event_types: &input.event_types,
-            secret_enc: &secret_enc,
-            created_by: ctx.principal.id,
-        };
-        let row = store::insert(&mut tx, new).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "webhook_endpoint.create",
-                resource_type: "webhook_endpoint",
-                resource_id: Some(id.to_string()),
-                details: json!({ "url": input.url, "event_types": input.event_types }),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(WebhookEndpointCreated { endpoint: Self::endpoint_view(row), secret })
+        let input = &input;
+        self.idempotent(ctx, "webhook_endpoint_create", &(org, input), |claim| async move {
+            let secret = signing::new_secret();
+            let secret_enc = self.vault().encrypt(org, &secret).await?;
+            let id = WebhookEndpointId::generate();
+            let mut tx = claim.begin(self.db()).await?;
+            let endpoints = crate::app::kernel::quotas::Counted::WebhookEndpoints;
+            crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org).await?;
+            crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, org, endpoints, 1).await?;
+            let new = NewEndpoint {
+                id: id.uuid(),
+                org,
+                url: &input.url,
+                description: &input.description,
+                event_types: &input.event_types,
+                secret_enc: &secret_enc,
+                created_by: ctx.principal.id,
+            };
+            let row = store::insert(&mut tx, new).await?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                ctx,
+                crate::app::kernel::audit::AuditRecord {
+                    action: "webhook_endpoint.create",
+                    resource_type: "webhook_endpoint",
+                    resource_id: Some(id.to_string()),
+                    details: json!({ "url": input.url, "event_types": input.event_types }),
+                },
+            )
+            .await?;
+            let created = WebhookEndpointCreated { endpoint: Self::endpoint_view(row), secret };
+            // The stored replay never holds the secret: a retry learns the endpoint only.
+            let replay = WebhookEndpointCreated { secret: String::new(), ..created.clone() };
+            claim.complete(&mut tx, 201, &replay).await?;
+            tx.commit().await?;
+            Ok(created)
+        })
+        .await
     }
 
     pub async fn webhook_endpoint_delete(
