@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, Json, ListParams, MaybeCtx, Meta, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, Json, ListParams, MaybeCtx, Meta, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
 use super::{ApiResult, created};
@@ -307,6 +307,7 @@ async fn personal_token_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Query(l
 /// Create a personal token (`moke_pat_…`) acting as you in the current
 /// organization, optionally limited to a project and some actions.
 #[utoipa::path(post, path = "/v1/me/tokens", operation_id = "personal_token_create", tag = "tokens",
+    params(IdempotencyKeyHeader),
     request_body = ScopedTokenCreate, security(("bearer" = [])),
     responses((status = 201, body = TokenCreated), Problems))]
 async fn personal_token_create(

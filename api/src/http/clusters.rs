@@ -105,7 +105,9 @@ struct CredentialParams {
 }
 
 /// Short-lived cluster credentials as a kubectl ExecCredential (what an
-/// exec-format kubeconfig's `moke kubeconfig token` prints).
+/// exec-format kubeconfig's `moke kubeconfig token` prints). Safe to retry
+/// without an `Idempotency-Key`: nothing is stored, and each call signs a
+/// fresh short-lived certificate (a stored replay could not hold its key).
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/credentials", operation_id = "cluster_credentials_create",
     tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
@@ -129,7 +131,7 @@ async fn cluster_credentials_create(
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/credentials/revoke",
     operation_id = "cluster_credentials_revoke", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
-           ("cluster" = String, Path, description = "Cluster id or name")),
+           ("cluster" = String, Path, description = "Cluster id or name"), IdempotencyKeyHeader),
     security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]
 async fn cluster_credentials_revoke(

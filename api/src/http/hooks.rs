@@ -79,7 +79,8 @@ async fn deploy_hook_create(
 /// CI can switch over without a refused delivery.
 #[utoipa::path(post, path = "/v1/projects/{project}/hooks/{hook}/rotate-secret",
     operation_id = "deploy_hook_secret_rotate", tag = "deploy-hooks",
-    params(("project" = String, Path, description = "Project id or name"), ("hook" = String, Path, description = "Hook id")),
+    params(("project" = String, Path, description = "Project id or name"), ("hook" = String, Path, description = "Hook id"),
+           IdempotencyKeyHeader),
     request_body = DeployHookSecretRotate, security(("bearer" = [])),
     responses((status = 200, body = DeployHookCreated), Problems))]
 async fn deploy_hook_secret_rotate(

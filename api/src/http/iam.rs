@@ -295,7 +295,7 @@ async fn domain_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path
 /// Claim a domain (owners): the answer names the DNS TXT record to publish
 /// before verifying it.
 #[utoipa::path(post, path = "/v1/orgs/{org}/domains", operation_id = "domain_create", tag = "sso",
-    params(("org" = String, Path, description = "Organization id")),
+    params(("org" = String, Path, description = "Organization id"), IdempotencyKeyHeader),
     request_body = DomainCreate, security(("bearer" = [])),
     responses((status = 201, body = DomainView), Problems))]
 async fn domain_create(

@@ -81,7 +81,7 @@ async fn webhook_delivery_list(
 #[utoipa::path(post, path = "/v1/orgs/{org}/webhooks/{endpoint}/redeliveries",
     operation_id = "webhook_redelivery_create", tag = "webhooks",
     params(("org" = String, Path, description = "Organization id"),
-           ("endpoint" = String, Path, description = "Webhook endpoint id")),
+           ("endpoint" = String, Path, description = "Webhook endpoint id"), IdempotencyKeyHeader),
     request_body = RedeliveryCreate, security(("bearer" = [])),
     responses((status = 202, body = WebhookDeliveryView), Problems))]
 async fn webhook_redelivery_create(

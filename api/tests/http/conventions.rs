@@ -144,3 +144,19 @@ fn a_body_naming_a_key_twice_is_refused() {
     let parsed = moke_api::http::extract::parse_json::<moke_api::model::ProjectCreate>(twice);
     assert!(parsed.is_err());
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_retried_credentials_revoke_is_the_same_revoke(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let owner = t.client(&t.tenant("acme").await);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let revoke = format!("/v1/projects/{project}/clusters/{}/credentials/revoke", cluster.id);
+    let send = || owner.request(reqwest::Method::POST, &revoke).header("idempotency-key", "revoke-1");
+    let first: OperationView = owner.send(send()).await.expect(StatusCode::ACCEPTED);
+    let again: OperationView = owner.send(send()).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(first.id, again.id, "a retried revoke is the same revoke");
+    let other: OperationView =
+        owner.send(owner.request(reqwest::Method::POST, &revoke)).await.expect(StatusCode::ACCEPTED);
+    assert_ne!(other.id, first.id, "without the key, a second revoke is a new one");
+}

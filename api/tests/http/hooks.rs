@@ -344,3 +344,29 @@ async fn github_and_gitlab_deliveries(options: PgPoolOptions, connect: PgConnect
     wait(&s.owner, &op).await;
     assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:0ff1ce");
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_retried_rotation_rotates_once_and_never_shows_the_secret_again(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let (url, old) = hook(&s, json!({ "name": "ci", "target": { "cluster": "prod", "deployment": "web" } })).await;
+    let hook_id = url.rsplit('/').next().unwrap();
+    let rotate = format!("/v1/projects/{}/hooks/{hook_id}/rotate-secret", s.project);
+    let send = || {
+        s.owner
+            .request(Method::POST, &rotate)
+            .header("idempotency-key", "rotate-1")
+            .json(&json!({ "previous_secret_valid_seconds": 0 }))
+    };
+    let first: DeployHookCreated = s.owner.send(send()).await.expect(StatusCode::OK);
+    let again: DeployHookCreated = s.owner.send(send()).await.expect(StatusCode::OK);
+    assert!(again.secret.is_empty(), "the stored answer never held the secret");
+    assert_eq!(again.hook.id, first.hook.id);
+    // One rotation, not two: the first answer's secret is the one in force.
+    let image = r#"{"image": "registry.example.com/shop/web:2"}"#;
+    standard::<OperationView>(&t, &url, &first.secret, "r1", now(), image).await.expect(StatusCode::ACCEPTED);
+    standard::<Value>(&t, &url, &old, "r2", now(), image).await.refused(StatusCode::UNAUTHORIZED);
+}

@@ -435,31 +435,43 @@ impl App {
             "between 0 (revoke now) and 604800 (7 days)",
         );
         v.finish()?;
-        let mut tx = self.db().begin().await?;
-        let project_row = projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::None).await?;
-        let on = moke_iam::Target::project(project_row.org_id, project_row.id);
-        crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
-        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
-        let current = store::lock_secret(&mut tx, hook.uuid(), project_row.id)
-            .await?
-            .ok_or_else(|| Error::not_found("deploy hook", hook.to_string()))?;
-        let secret = signing::new_secret();
-        let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
-        let row = store::rotate_secret(&mut tx, hook.uuid(), &secret_enc, &current, keep, ctx.principal.id).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "deploy_hook.rotate_secret",
-                resource_type: "deploy_hook",
-                resource_id: Some(hook.to_string()),
-                details: json!({ "previous_secret_valid_seconds": keep }),
-            },
-        )
-        .await?;
-        tx.commit().await?;
+        let request = (hook, keep);
+        let rotated = self
+            .idempotent(ctx, "deploy_hook_secret_rotate", &request, |claim| async move {
+                let mut tx = claim.begin(self.db()).await?;
+                let project_row =
+                    projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::None).await?;
+                let on = moke_iam::Target::project(project_row.org_id, project_row.id);
+                crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
+                crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
+                let current = store::lock_secret(&mut tx, hook.uuid(), project_row.id)
+                    .await?
+                    .ok_or_else(|| Error::not_found("deploy hook", hook.to_string()))?;
+                let secret = signing::new_secret();
+                let secret_enc = self.vault().encrypt(project_row.org_id, &secret).await?;
+                let row =
+                    store::rotate_secret(&mut tx, hook.uuid(), &secret_enc, &current, keep, ctx.principal.id).await?;
+                crate::app::kernel::audit::record(
+                    &mut tx,
+                    ctx,
+                    crate::app::kernel::audit::AuditRecord {
+                        action: "deploy_hook.rotate_secret",
+                        resource_type: "deploy_hook",
+                        resource_id: Some(hook.to_string()),
+                        details: json!({ "previous_secret_valid_seconds": keep }),
+                    },
+                )
+                .await?;
+                let rotated = DeployHookCreated { hook: row.into_view()?, secret };
+                // The stored replay never holds the secret: a retry learns the hook only.
+                let replay = DeployHookCreated { secret: String::new(), ..rotated.clone() };
+                claim.complete(&mut tx, 200, &replay).await?;
+                tx.commit().await?;
+                Ok(rotated)
+            })
+            .await?;
         self.hook_secrets.forget(hook.uuid());
-        Ok(DeployHookCreated { hook: row.into_view()?, secret })
+        Ok(rotated)
     }
 
     pub async fn deploy_hook_delete(

@@ -318,35 +318,41 @@ impl App {
             Action::AdministerClusters,
             Target::project(target.org_id, target.project_id),
         )?;
-        let mut tx = self.db().begin().await?;
-        let generation = store::next_credentials_generation(&mut tx, target.cluster_id).await?;
-        let op = self
-            .record_change(
-                &mut tx,
-                ctx,
-                RegionalChange {
-                    kind: ChangeKind::ClusterCertificate,
-                    action: "cluster.credentials_revoke",
-                    target_id: target.cluster_id,
-                    target_ref: ClusterId::from_uuid(target.cluster_id).to_string(),
-                    target_name: &target.name,
-                    generation: target.generation,
-                    region: &target.region,
-                    needs_region: true,
-                    details: json!({ "credentials_generation": generation }),
-                },
-                |op| {
-                    certificate_command(
-                        op,
-                        &target,
-                        target.serving_certificate_pem.as_deref().unwrap_or_default(),
-                        generation,
-                    )
-                },
-            )
-            .await?;
-        tx.commit().await?;
-        Ok(op)
+        let target = &target;
+        let request = (target.cluster_id, "revoke");
+        self.idempotent(ctx, "cluster_credentials_revoke", &request, |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let generation = store::next_credentials_generation(&mut tx, target.cluster_id).await?;
+            let op = self
+                .record_change(
+                    &mut tx,
+                    ctx,
+                    RegionalChange {
+                        kind: ChangeKind::ClusterCertificate,
+                        action: "cluster.credentials_revoke",
+                        target_id: target.cluster_id,
+                        target_ref: ClusterId::from_uuid(target.cluster_id).to_string(),
+                        target_name: &target.name,
+                        generation: target.generation,
+                        region: &target.region,
+                        needs_region: true,
+                        details: json!({ "credentials_generation": generation }),
+                    },
+                    |op| {
+                        certificate_command(
+                            op,
+                            target,
+                            target.serving_certificate_pem.as_deref().unwrap_or_default(),
+                            generation,
+                        )
+                    },
+                )
+                .await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
     }
 
     /// Signs the control planes' pending certificate requests and sends the

@@ -200,41 +200,47 @@ impl App {
         let endpoint_id = endpoint;
         let event_id = crate::app::parse_id::<EventKind>(&input.event_id)
             .map_err(|_| Error::invalid_field("event_id", "not_found", "no such event"))?;
-        let mut tx = self.db().begin().await?;
-        let disabled = store::find(&mut tx, org, endpoint_id.uuid())
-            .await?
-            .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?
-            .disabled_at;
-        if disabled.is_some() {
-            return Err(Error::conflict("disabled", "the endpoint is disabled"));
-        }
-        let event_type = store::event_type(&mut tx, org, event_id.uuid())
-            .await?
-            .ok_or_else(|| Error::invalid_field("event_id", "not_found", "no such event"))?;
-        let id = WebhookDeliveryId::generate();
-        let created_at = store::insert_delivery(&mut tx, id.uuid(), event_id.uuid(), endpoint_id.uuid()).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "webhook_endpoint.redeliver",
-                resource_type: "webhook_endpoint",
-                resource_id: Some(endpoint_id.to_string()),
-                details: json!({ "event_id": event_id }),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(WebhookDeliveryView {
-            id,
-            event_id,
-            event_type,
-            status: "pending".into(),
-            next_attempt_at: Some(created_at),
-            attempts: Vec::new(),
-            created_at,
-            finished_at: None,
+        let input = &input;
+        self.idempotent(ctx, "webhook_redelivery_create", &(org, endpoint_id, input), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let disabled = store::find(&mut tx, org, endpoint_id.uuid())
+                .await?
+                .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?
+                .disabled_at;
+            if disabled.is_some() {
+                return Err(Error::conflict("disabled", "the endpoint is disabled"));
+            }
+            let event_type = store::event_type(&mut tx, org, event_id.uuid())
+                .await?
+                .ok_or_else(|| Error::invalid_field("event_id", "not_found", "no such event"))?;
+            let id = WebhookDeliveryId::generate();
+            let created_at = store::insert_delivery(&mut tx, id.uuid(), event_id.uuid(), endpoint_id.uuid()).await?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                ctx,
+                crate::app::kernel::audit::AuditRecord {
+                    action: "webhook_endpoint.redeliver",
+                    resource_type: "webhook_endpoint",
+                    resource_id: Some(endpoint_id.to_string()),
+                    details: json!({ "event_id": event_id }),
+                },
+            )
+            .await?;
+            let view = WebhookDeliveryView {
+                id,
+                event_id,
+                event_type,
+                status: "pending".into(),
+                next_attempt_at: Some(created_at),
+                attempts: Vec::new(),
+                created_at,
+                finished_at: None,
+            };
+            claim.complete(&mut tx, 202, &view).await?;
+            tx.commit().await?;
+            Ok(view)
         })
+        .await
     }
 
     /// Disables an endpoint, stops its pending deliveries, and tells the
