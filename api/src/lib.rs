@@ -20,5 +20,12 @@ pub mod server;
 pub mod telemetry;
 pub mod vault;
 
+/// Makes ring the process's TLS crypto provider (reqwest and rustls are
+/// built without one); call before building the first HTTP client. Harmless
+/// when a provider is already installed.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The schema migrations under `api/migrations`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

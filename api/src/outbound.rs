@@ -175,6 +175,7 @@ pub struct OutboundClient {
 
 impl OutboundClient {
     pub fn new(config: &OutboundConfig, user_agent: &str) -> OutboundClient {
+        crate::install_crypto_provider();
         let policy = TargetPolicy::new(config);
         let resolver = match hickory_resolver::TokioResolver::builder_tokio().and_then(|builder| builder.build()) {
             Ok(resolver) => Some(Arc::new(resolver)),
@@ -289,11 +290,10 @@ impl<'c> openidconnect::AsyncHttpClient<'c> for OutboundClient {
 
     fn call(&'c self, request: openidconnect::HttpRequest) -> Self::Future {
         Box::pin(async move {
-            let request: reqwest::Request = request
-                .try_into()
-                .map_err(|e: reqwest::Error| openidconnect::HttpClientError::Reqwest(Box::new(e.into())))?;
+            let request: reqwest::Request =
+                request.try_into().map_err(|e: reqwest::Error| openidconnect::HttpClientError::Other(e.to_string()))?;
             let (status, headers, body) =
-                self.execute(request).await.map_err(|e| openidconnect::HttpClientError::Reqwest(Box::new(e)))?;
+                self.execute(request).await.map_err(|e| openidconnect::HttpClientError::Other(e.to_string()))?;
             let mut builder = http::Response::builder().status(status);
             for (name, value) in headers.iter() {
                 builder = builder.header(name, value);

@@ -105,8 +105,7 @@ impl Vault {
     /// Logs in with AppRole and loads (or creates) the keys and pepper.
     /// Any failure is one clear error naming what to fix.
     pub async fn connect(config: &Config) -> anyhow::Result<Arc<Vault>> {
-        // reqwest's rustls needs a process-wide crypto provider; ring is the one we build.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::install_crypto_provider();
         let v = &config.vault;
         if v.role_id.is_empty() || v.secret_id.expose().is_empty() {
             anyhow::bail!(

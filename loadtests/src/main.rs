@@ -38,6 +38,7 @@ fn pgbench(args: &[&str]) -> Result<(f64, f64)> {
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    moke_api::install_crypto_provider();
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let connections: usize = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
     let duration = Duration::from_secs(seconds);

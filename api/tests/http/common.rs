@@ -82,6 +82,7 @@ impl TestApp {
         tokio::spawn(moke_api::server::serve(app.clone(), listener, async move {
             let _ = stopped.await;
         }));
+        moke_api::install_crypto_provider();
         TestApp { base, app, pool, client: reqwest::Client::new(), mail_dir, stop: Some(stop) }
     }
 

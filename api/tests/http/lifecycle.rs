@@ -124,6 +124,7 @@ async fn start_gateway(connect: &PgConnectOptions, org_name: &str) -> Gateway {
     }
     assert!(org.starts_with("org_") && token.starts_with("moke_"), "dev printed {org} {token}");
     let base = format!("http://127.0.0.1:{port}");
+    moke_api::install_crypto_provider();
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(10);
     while client.get(format!("{base}/readyz")).send().await.is_err() {
@@ -138,6 +139,7 @@ async fn sigterm_finishes_the_request_in_flight(_options: PgPoolOptions, connect
     let mut gateway = start_gateway(&connect, "shutdown-test").await;
     let (base, org, token) = (gateway.base.clone(), gateway.org.clone(), gateway.token.clone());
     let child = &mut gateway.child;
+    moke_api::install_crypto_provider();
     let client = reqwest::Client::new();
     let project: serde_json::Value = client
         .post(format!("{base}/v1/orgs/{org}/projects"))
@@ -223,6 +225,7 @@ async fn revocation_reaches_every_gateway(options: PgPoolOptions, connect: PgCon
 async fn a_killed_gateway_leaves_no_idempotency_key_held(options: PgPoolOptions, connect: PgConnectOptions) {
     let pool = options.connect_with(connect.clone()).await.unwrap();
     let mut first = start_gateway(&connect, "crash-test").await;
+    moke_api::install_crypto_provider();
     let client = reqwest::Client::new();
     let project: serde_json::Value = client
         .post(format!("{}/v1/orgs/{}/projects", first.base, first.org))

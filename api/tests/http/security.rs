@@ -632,6 +632,7 @@ async fn secrets_never_reach_the_logs_or_the_database(_options: PgPoolOptions, c
         });
     }
     let base = format!("http://127.0.0.1:{port}");
+    moke_api::install_crypto_provider();
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(30);
     while client.get(format!("{base}/readyz")).send().await.ok().map(|r| r.status()) != Some(StatusCode::OK) {

@@ -123,6 +123,7 @@ async fn send_change(gateway: &Gateway, method: reqwest::Method, path: &str, bod
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    moke_api::install_crypto_provider();
     let backend = std::env::args().nth(1).unwrap_or_else(|| "postgres".into());
     let clusters = setting("BENCH_CLUSTERS", 10);
     let deployments = setting("BENCH_DEPLOYMENTS", 10_000);

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    moke_api::install_crypto_provider();
     let rate: u64 = std::env::var("BENCH_RATE").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let deployments: usize = std::env::var("BENCH_DEPLOYMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
