@@ -27,18 +27,20 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
 }
 
 /// The cluster's worker nodes as its region last observed them, with the pods placed on each.
+/// Nodes come grouped by the first 8 bytes of their names (a pool's nodes together).
 #[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/nodes", operation_id = "cluster_node_list",
     tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
-           ("cluster" = String, Path, description = "Cluster id or name")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<NodeView>), Problems))]
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<NodeView>), Problems))]
 async fn cluster_node_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult {
-    let nodes = app.cluster_node_list(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
-    Ok(axum::Json(nodes).into_response())
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.cluster_node_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
 }
 
 /// Capacity against the CPU and memory the cluster's pods request, cluster-wide and per deployment.

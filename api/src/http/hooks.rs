@@ -10,10 +10,10 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, IdempotencyKeyHeader, Json};
+use super::extract::{Ctx, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
-use super::{ApiResult, accepted};
+use super::{ApiResult, accepted, with_etag};
 use crate::app::integrations::deploy_hooks::{Delivery, HookOutcome};
 use crate::app::{App, ResourceRef};
 use crate::model::*;
@@ -30,30 +30,39 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
 /// The project's deploy policy: registries and branches webhooks may deploy from.
 #[utoipa::path(get, path = "/v1/projects/{project}/deploy-policy", operation_id = "deploy_policy_view",
     tag = "deploy-hooks", params(("project" = String, Path, description = "Project id or name")),
-    security(("bearer" = [])), responses((status = 200, body = DeployPolicy), Problems))]
+    security(("bearer" = [])), responses((status = 200, body = DeployPolicyView), Problems))]
 async fn deploy_policy_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(project): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.deploy_policy_view(&ctx, &ResourceRef::parse(&project)).await?).into_response())
+    let view = app.deploy_policy_view(&ctx, &ResourceRef::parse(&project)).await?;
+    Ok(with_etag(&view.etag.clone(), view))
 }
 
 /// Replace the project's deploy policy.
 #[utoipa::path(put, path = "/v1/projects/{project}/deploy-policy", operation_id = "deploy_policy_update",
-    tag = "deploy-hooks", params(("project" = String, Path, description = "Project id or name")),
-    request_body = DeployPolicy, security(("bearer" = [])), responses((status = 200, body = DeployPolicy), Problems))]
+    tag = "deploy-hooks", params(("project" = String, Path, description = "Project id or name"), IfMatchHeader),
+    request_body = DeployPolicy, security(("bearer" = [])),
+    responses((status = 200, body = DeployPolicyView), Problems))]
 async fn deploy_policy_update(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path(project): Path<String>,
+    IfMatch(if_match): IfMatch,
     Json(policy): Json<DeployPolicy>,
 ) -> ApiResult {
-    Ok(axum::Json(app.deploy_policy_update(&ctx, &ResourceRef::parse(&project), policy).await?).into_response())
+    let view = app.deploy_policy_update(&ctx, &ResourceRef::parse(&project), policy, if_match.as_deref()).await?;
+    Ok(with_etag(&view.etag.clone(), view))
 }
 
 /// List the project's deploy webhooks (never their secrets).
 #[utoipa::path(get, path = "/v1/projects/{project}/hooks", operation_id = "deploy_hook_list", tag = "deploy-hooks",
-    params(("project" = String, Path, description = "Project id or name")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<DeployHookView>), Problems))]
-async fn deploy_hook_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(project): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.deploy_hook_list(&ctx, &ResourceRef::parse(&project)).await?).into_response())
+    params(("project" = String, Path, description = "Project id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<DeployHookView>), Problems))]
+async fn deploy_hook_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(project): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.deploy_hook_list(&ctx, &ResourceRef::parse(&project), list.page()?).await?).into_response())
 }
 
 /// Create a deploy webhook; the answer holds its secret, shown only once.

@@ -12,7 +12,7 @@ use utoipa_axum::routes;
 use super::extract::{Ctx, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
-use super::{ApiResult, created};
+use super::{ApiResult, created, with_etag};
 use crate::app::{App, ResourceRef};
 use crate::ids::{InvitationId, OrgId, ServiceAccountId, TrustPolicyId, UserId};
 use crate::model::*;
@@ -53,17 +53,20 @@ async fn member_list(
 /// Change a member's role (not above your own; only owners change owners;
 /// the last owner stays owner).
 #[utoipa::path(patch, path = "/v1/orgs/{org}/members/{user}", operation_id = "member_update", tag = "members",
-    params(("org" = String, Path, description = "Organization id"), ("user" = String, Path, description = "User id (`usr_…`)")),
+    params(("org" = String, Path, description = "Organization id"), ("user" = String, Path, description = "User id (`usr_…`)"),
+           IfMatchHeader),
     request_body = MemberUpdate, security(("bearer" = [])),
     responses((status = 200, body = MemberView), Problems))]
 async fn member_update(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((org, user)): Path<(String, String)>,
+    IfMatch(if_match): IfMatch,
     Json(input): Json<MemberUpdate>,
 ) -> ApiResult {
     let user: UserId = path_id(&user)?;
-    Ok(axum::Json(app.member_update(&ctx, path_id(&org)?, user, input).await?).into_response())
+    let view = app.member_update(&ctx, path_id(&org)?, user, if_match.as_deref(), input).await?;
+    Ok(with_etag(&view.etag.clone(), view))
 }
 
 /// Remove a member, or leave (your own id). The last owner cannot leave.
@@ -206,16 +209,18 @@ async fn service_account_token_create(
 
 /// List a service account's CI trust policies.
 #[utoipa::path(get, path = "/v1/orgs/{org}/service-accounts/{service_account}/trust-policies", operation_id = "trust_policy_list", tag = "service-accounts",
-    params(("org" = String, Path, description = "Organization id"), ("service_account" = String, Path, description = "Service account id")),
+    params(("org" = String, Path, description = "Organization id"), ("service_account" = String, Path, description = "Service account id"),
+           ListParams),
     security(("bearer" = [])),
-    responses((status = 200, body = Vec<TrustPolicyView>), Problems))]
+    responses((status = 200, body = Page<TrustPolicyView>), Problems))]
 async fn trust_policy_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((org, account)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult {
     let account: ServiceAccountId = path_id(&account)?;
-    Ok(axum::Json(app.trust_policy_list(&ctx, path_id(&org)?, account).await?).into_response())
+    Ok(axum::Json(app.trust_policy_list(&ctx, path_id(&org)?, account, list.page()?).await?).into_response())
 }
 
 /// Let CI jobs whose ID tokens match (issuer, audience, claims) act as the service account.
@@ -258,21 +263,25 @@ async fn trust_policy_delete(
     params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
     responses((status = 200, body = SsoConfigView), Problems))]
 async fn sso_config_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.sso_config_view(&ctx, path_id(&org)?).await?).into_response())
+    let view = app.sso_config_view(&ctx, path_id(&org)?).await?;
+    Ok(with_etag(&view.etag.clone(), view))
 }
 
 /// Configure single sign-on (owners). The client secret is encrypted by Vault.
 #[utoipa::path(put, path = "/v1/orgs/{org}/sso", operation_id = "sso_config_update", tag = "sso",
-    params(("org" = String, Path, description = "Organization id")),
+    params(("org" = String, Path, description = "Organization id"),
+           IfMatchHeader),
     request_body = SsoConfigSet, security(("bearer" = [])),
     responses((status = 200, body = SsoConfigView), Problems))]
 async fn sso_config_set(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path(org): Path<String>,
+    IfMatch(if_match): IfMatch,
     Json(input): Json<SsoConfigSet>,
 ) -> ApiResult {
-    Ok(axum::Json(app.sso_config_set(&ctx, path_id(&org)?, input).await?).into_response())
+    let view = app.sso_config_set(&ctx, path_id(&org)?, if_match.as_deref(), input).await?;
+    Ok(with_etag(&view.etag.clone(), view))
 }
 
 /// Turn single sign-on off.
@@ -286,10 +295,15 @@ async fn sso_config_delete(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org)
 
 /// List the domains the organization claims, with the DNS record that proves each.
 #[utoipa::path(get, path = "/v1/orgs/{org}/domains", operation_id = "domain_list", tag = "sso",
-    params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
-    responses((status = 200, body = Vec<DomainView>), Problems))]
-async fn domain_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.domain_list(&ctx, path_id(&org)?).await?).into_response())
+    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<DomainView>), Problems))]
+async fn domain_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.domain_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
 }
 
 /// Claim a domain (owners): the answer names the DNS TXT record to publish
@@ -342,7 +356,7 @@ async fn domain_delete(
     responses((status = 200, body = CredentialPolicyView), Problems))]
 async fn credential_policy_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
     let policy = app.credential_policy_view(&ctx, path_id(&org)?).await?;
-    Ok(super::with_etag(&policy.etag.clone(), policy))
+    Ok(with_etag(&policy.etag.clone(), policy))
 }
 
 /// Set the longest token lifetime, and whether members must use SSO or a
@@ -361,30 +375,38 @@ async fn credential_policy_update(
     Json(input): Json<CredentialPolicy>,
 ) -> ApiResult {
     let policy = app.credential_policy_update(&ctx, path_id(&org)?, input, if_match.as_deref()).await?;
-    Ok(super::with_etag(&policy.etag.clone(), policy))
+    Ok(with_etag(&policy.etag.clone(), policy))
 }
 
 /// List who holds a role in a project.
 #[utoipa::path(get, path = "/v1/projects/{project}/members", operation_id = "project_member_list", tag = "members",
-    params(("project" = String, Path, description = "Project id or name")), security(("bearer" = [])),
-    responses((status = 200, body = Vec<ProjectMemberView>), Problems))]
-async fn project_member_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(project): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.project_member_list(&ctx, &ResourceRef::parse(&project)).await?).into_response())
+    params(("project" = String, Path, description = "Project id or name"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<ProjectMemberView>), Problems))]
+async fn project_member_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(project): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.project_member_list(&ctx, &ResourceRef::parse(&project), list.page()?).await?).into_response())
 }
 
 /// Give a member or service account a project role (`admin`, `developer`, `viewer`).
 #[utoipa::path(put, path = "/v1/projects/{project}/members/{principal}", operation_id = "project_member_update", tag = "members",
-    params(("project" = String, Path, description = "Project id or name"), ("principal" = String, Path, description = "`usr_…` or `sa_…`")),
+    params(("project" = String, Path, description = "Project id or name"), ("principal" = String, Path, description = "`usr_…` or `sa_…`"),
+           IfMatchHeader),
     request_body = ProjectMemberSet, security(("bearer" = [])),
     responses((status = 200, body = ProjectMemberView), Problems))]
 async fn project_member_set(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, principal)): Path<(String, String)>,
+    IfMatch(if_match): IfMatch,
     Json(input): Json<ProjectMemberSet>,
 ) -> ApiResult {
-    let view = app.project_member_set(&ctx, &ResourceRef::parse(&project), &principal, input).await?;
-    Ok(axum::Json(view).into_response())
+    let view =
+        app.project_member_set(&ctx, &ResourceRef::parse(&project), &principal, if_match.as_deref(), input).await?;
+    Ok(with_etag(&view.etag.clone(), view))
 }
 
 /// Take a project role away.

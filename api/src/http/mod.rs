@@ -50,7 +50,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         license(name = "Apache-2.0")
     ),
     modifiers(&BearerAuth),
-    components(schemas(problem::Problem, problem::FieldErrorDoc)),
+    components(schemas(problem::Problem, problem::FieldErrorDoc, crate::model::ClusterAccess, crate::model::KubeconfigFormat)),
     tags(
         (name = "auth", description = "Sign-up, sign-in, sessions, CI token exchange, single sign-on"),
         (name = "orgs", description = "Organizations, their quotas and audit log"),

@@ -10,7 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::ApiResult;
-use super::extract::{Ctx, IdempotencyKeyHeader, Json};
+use super::extract::{Ctx, IdempotencyKeyHeader, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
 use crate::app::App;
@@ -26,10 +26,15 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
 
 /// List the organization's webhook endpoints (never their secrets).
 #[utoipa::path(get, path = "/v1/orgs/{org}/webhooks", operation_id = "webhook_endpoint_list", tag = "webhooks",
-    params(("org" = String, Path, description = "Organization id")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<WebhookEndpointView>), Problems))]
-async fn webhook_endpoint_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
-    Ok(axum::Json(app.webhook_endpoint_list(&ctx, path_id(&org)?).await?).into_response())
+    params(("org" = String, Path, description = "Organization id"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<WebhookEndpointView>), Problems))]
+async fn webhook_endpoint_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.webhook_endpoint_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
 }
 
 /// Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
@@ -63,18 +68,20 @@ async fn webhook_endpoint_delete(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-/// The endpoint's latest deliveries, each with its attempts (status and latency).
+/// The endpoint's deliveries, newest first, each with its attempts (status and latency).
 #[utoipa::path(get, path = "/v1/orgs/{org}/webhooks/{endpoint}/deliveries", operation_id = "webhook_delivery_list",
     tag = "webhooks",
     params(("org" = String, Path, description = "Organization id"),
-           ("endpoint" = String, Path, description = "Webhook endpoint id")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<WebhookDeliveryView>), Problems))]
+           ("endpoint" = String, Path, description = "Webhook endpoint id"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<WebhookDeliveryView>), Problems))]
 async fn webhook_delivery_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((org, endpoint)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult {
-    Ok(axum::Json(app.webhook_delivery_list(&ctx, path_id(&org)?, path_id(&endpoint)?).await?).into_response())
+    let page = app.webhook_delivery_list(&ctx, path_id(&org)?, path_id(&endpoint)?, list.page()?).await?;
+    Ok(axum::Json(page).into_response())
 }
 
 /// Send an event to the endpoint again.

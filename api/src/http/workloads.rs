@@ -42,20 +42,21 @@ fn place<'a>(
     DeploymentPath { project, cluster, namespace }
 }
 
-/// List the services of a namespace, each with its endpoints.
+/// List the services of a namespace in creation order, each with its endpoints.
 #[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
     operation_id = "service_list", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
-           ("namespace" = String, Path, description = "Namespace name")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<ServiceView>), Problems))]
+           ("namespace" = String, Path, description = "Namespace name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<ServiceView>), Problems))]
 async fn service_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, cluster, namespace)): Path<(String, String, String)>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
-    Ok(axum::Json(app.service_list(&ctx, &place(&project, &cluster, &namespace)).await?).into_response())
+    Ok(axum::Json(app.service_list(&ctx, &place(&project, &cluster, &namespace), list.page()?).await?).into_response())
 }
 
 /// Create a service from the portable `spec` or a Kubernetes `manifest`.
@@ -157,19 +158,20 @@ async fn change(
     Ok(accepted(op))
 }
 
-/// List the cluster's namespaces.
+/// List the cluster's namespaces in creation order (`default` first).
 #[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces", operation_id = "namespace_list",
     tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
-           ("cluster" = String, Path, description = "Cluster id or name")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<NamespaceView>), Problems))]
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<NamespaceView>), Problems))]
 async fn namespace_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult {
-    let list = app.namespace_list(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
-    Ok(axum::Json(list).into_response())
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.namespace_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
 }
 
 /// Create a namespace.
@@ -312,16 +314,18 @@ async fn deployment_delete(
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("namespace" = String, Path, description = "Namespace name"),
-           ("deployment" = String, Path, description = "Deployment id or name")),
-    security(("bearer" = [])), responses((status = 200, body = Vec<RevisionView>), Problems))]
+           ("deployment" = String, Path, description = "Deployment id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<RevisionView>), Problems))]
 async fn deployment_revision_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, cluster, namespace, deployment)): Path<DeploymentPathParams>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
     let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &namespace };
-    Ok(axum::Json(app.deployment_revision_list(&ctx, &at, &ResourceRef::parse(&deployment)).await?).into_response())
+    let page = app.deployment_revision_list(&ctx, &at, &ResourceRef::parse(&deployment), list.page()?).await?;
+    Ok(axum::Json(page).into_response())
 }
 
 /// Set the number of pods.

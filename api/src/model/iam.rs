@@ -331,6 +331,8 @@ pub struct MemberView {
     pub email: String,
     pub display_name: String,
     pub role: moke_iam::OrgRole,
+    /// Send as `If-Match` to update.
+    pub etag: String,
     pub joined_at: DateTime<Utc>,
 }
 
@@ -373,6 +375,8 @@ pub struct ProjectMemberView {
     /// `usr_…` or `sa_…`.
     pub principal: String,
     pub role: moke_iam::ProjectRole,
+    /// Send as `If-Match` to update.
+    pub etag: String,
     pub created_at: DateTime<Utc>,
 }
 
@@ -549,6 +553,8 @@ pub struct SsoConfigView {
     /// Where people start signing in.
     pub login_url: String,
     pub redirect_uri: String,
+    /// Send as `If-Match` to update.
+    pub etag: String,
     pub updated_at: DateTime<Utc>,
 }
 

@@ -986,6 +986,19 @@ pub struct DeployPolicy {
     pub allowed_branches: Vec<String>,
 }
 
+/// A project's deploy policy.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct DeployPolicyView {
+    /// Images must start with one of these. Empty: webhooks deploy nothing.
+    pub allowed_image_prefixes: Vec<String>,
+    /// Branches whose CI runs and pushes may deploy.
+    pub allowed_branches: Vec<String>,
+    /// Send as `If-Match` to update.
+    pub etag: String,
+    /// Null while the project has never set one.
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
 /// The deployment a webhook (or one of its rules) changes.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -484,6 +484,29 @@ impl<'a> Client<'a> {
         self.call(Method::DELETE, path, None).await
     }
 
+    /// Walks the list at `path` (no query string) a page of one at a time
+    /// and checks it is the whole list, in the list's order, and that a
+    /// garbage `page_token` is refused naming it. Returns the items.
+    pub async fn walk_pages(&self, path: &str) -> Vec<Value> {
+        let all: moke_api::model::Page<Value> = self.get(path).await.expect(StatusCode::OK);
+        assert_eq!(all.next_page, None, "{path}: the first page of the default size holds all");
+        let mut paged = Vec::new();
+        let mut url = format!("{path}?limit=1");
+        loop {
+            let page: moke_api::model::Page<Value> = self.get(&url).await.expect(StatusCode::OK);
+            assert_eq!(page.items.len(), 1, "{url}");
+            paged.extend(page.items);
+            match page.next_page {
+                Some(token) => url = format!("{path}?limit=1&page_token={token}"),
+                None => break,
+            }
+        }
+        assert_eq!(paged, all.items, "{path}: pages of one hold the whole list, in its order");
+        let problem = self.get::<Value>(&format!("{path}?page_token=garbage")).await;
+        assert_eq!(problem.refused_with(StatusCode::BAD_REQUEST, "invalid_request").fields(), ["page_token"], "{path}");
+        paged
+    }
+
     /// A new project named `name` (201).
     pub async fn create_project(&self, name: &str) -> ProjectView {
         self.post(&self.org_path("/projects"), json!({ "name": name })).await.expect(StatusCode::CREATED)
@@ -828,6 +851,8 @@ impl OidcProvider {
             .spawn()
             .expect("node");
         let issuer = format!("http://127.0.0.1:{port}");
+        // Tests start their provider before their gateway (which installs it too).
+        moke_api::install_crypto_provider();
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         for _ in 0..100 {
             if http.get(format!("{issuer}/.well-known/openid-configuration")).send().await.is_ok() {

@@ -3,12 +3,15 @@
 //! they hit, idempotent creates and actions, and control headers that are
 //! refused rather than ignored when they are not text.
 
-use moke_api::model::{NamespaceView, OperationView, ServiceAccountView, WebhookEndpointCreated};
-use reqwest::StatusCode;
+use moke_api::model::{
+    DomainView, MemberView, NamespaceView, OperationView, Page, ServiceAccountView, SsoConfigView, TrustPolicyView,
+    WebhookEndpointCreated,
+};
+use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::TestApp;
+use crate::common::{Client, OidcProvider, TestApp};
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn every_answer_tells_the_rate_limit_left(options: PgPoolOptions, connect: PgConnectOptions) {
@@ -159,4 +162,119 @@ async fn a_retried_credentials_revoke_is_the_same_revoke(options: PgPoolOptions,
     let other: OperationView =
         owner.send(owner.request(reqwest::Method::POST, &revoke)).await.expect(StatusCode::ACCEPTED);
     assert_ne!(other.id, first.id, "without the key, a second revoke is a new one");
+}
+
+/// Walks an update guarded by `If-Match` from the ETag `first`, where
+/// `update(etag, n)` makes the request that sets the `n`th of two values: a
+/// stale ETag is refused with 412 naming the current one, the current one is
+/// taken, the answer sends the new ETag (in the header and the body), and the
+/// old one is stale from then on. Returns the ETag the resource ends at.
+async fn walk_if_match(client: &Client<'_>, update: impl Fn(&str, usize) -> RequestBuilder, first: &str) -> String {
+    let stale = |answer: crate::common::Answer<Value>, current: &str| {
+        let problem = answer.refused_with(StatusCode::PRECONDITION_FAILED, "precondition_failed");
+        assert!(problem.detail.contains(current), "the refusal names the current ETag {current}: {problem:?}");
+    };
+    stale(client.send(update("\"stale\"", 0)).await, first);
+    let answer = client.send::<Value>(update(first, 0)).await;
+    let second = answer.expect(StatusCode::OK)["etag"].as_str().unwrap().to_string();
+    assert_eq!(answer.headers["etag"].to_str().unwrap(), second, "the ETag header is the body's etag");
+    assert_ne!(second, first, "an update moves the ETag");
+    stale(client.send(update(first, 1)).await, &second);
+    let answer = client.send::<Value>(update(&second, 1)).await;
+    let third = answer.expect(StatusCode::OK)["etag"].as_str().unwrap().to_string();
+    assert_ne!(third, second, "every update moves the ETag");
+    third
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn iam_updates_are_guarded_by_if_match(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = OidcProvider::start().await;
+    let t = TestApp::start_with(options, connect, |c| c.auth.allow_insecure_issuers = true).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (dev, _) = t.member(&acme, "dev@acme.test", "viewer").await;
+
+    // member_update: the list shows each member's ETag.
+    let member_etag = async || -> String {
+        let members: Page<MemberView> = owner.get(&owner.org_path("/members")).await.expect(StatusCode::OK);
+        members.items.into_iter().find(|m| m.user.to_string() == dev).expect("dev is a member").etag
+    };
+    let first = member_etag().await;
+    let path = owner.org_path(&format!("/members/{dev}"));
+    let roles = ["member", "billing"];
+    let update = |etag: &str, n: usize| {
+        owner.request(Method::PATCH, &path).header("if-match", etag).json(&json!({ "role": roles[n] }))
+    };
+    let last = walk_if_match(&owner, update, &first).await;
+    assert_eq!(member_etag().await, last, "the list shows the ETag the last update answered");
+
+    // project_member_update: a grant answers its ETag; changes are guarded.
+    let project = owner.create_project("web").await.id.to_string();
+    let granted = owner
+        .send::<Value>(
+            owner
+                .request(Method::PUT, &format!("/v1/projects/{project}/members/{dev}"))
+                .json(&json!({ "role": "viewer" })),
+        )
+        .await;
+    let first = granted.expect(StatusCode::OK)["etag"].as_str().unwrap().to_string();
+    assert_eq!(granted.headers["etag"].to_str().unwrap(), first);
+    let path = format!("/v1/projects/{project}/members/{dev}");
+    let roles = ["developer", "admin"];
+    let update = |etag: &str, n: usize| {
+        owner.request(Method::PUT, &path).header("if-match", etag).json(&json!({ "role": roles[n] }))
+    };
+    let last = walk_if_match(&owner, update, &first).await;
+    let members: Page<Value> = owner.get(&format!("/v1/projects/{project}/members")).await.expect(StatusCode::OK);
+    assert_eq!(members.items[0]["etag"], last.as_str(), "the list shows the ETag the last update answered");
+    assert_eq!(members.items[0]["role"], "admin");
+
+    // sso_config_update: the view sends its ETag.
+    let sso = |role: &str| {
+        json!({ "issuer": idp.issuer, "client_id": "moke-sso", "client_secret": "moke-sso-secret",
+                "allowed_domains": [], "default_role": role })
+    };
+    owner.put::<SsoConfigView>(&owner.org_path("/sso"), sso("viewer")).await.expect(StatusCode::OK);
+    let view = owner.get::<SsoConfigView>(&owner.org_path("/sso")).await;
+    let first = view.expect(StatusCode::OK).etag;
+    assert_eq!(view.headers["etag"].to_str().unwrap(), first, "a GET sends the ETag");
+    let path = owner.org_path("/sso");
+    let roles = ["member", "viewer"];
+    let update = |etag: &str, n: usize| owner.request(Method::PUT, &path).header("if-match", etag).json(&sso(roles[n]));
+    let last = walk_if_match(&owner, update, &first).await;
+    let view: SsoConfigView = owner.get(&owner.org_path("/sso")).await.expect(StatusCode::OK);
+    assert_eq!((view.etag, view.default_role), (last, moke_iam::OrgRole::Viewer));
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn iam_lists_page(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    for name in ["b", "a", "c"] {
+        let domain = json!({ "domain": format!("{name}.example.com") });
+        owner.post::<DomainView>(&owner.org_path("/domains"), domain).await.expect(StatusCode::CREATED);
+    }
+    let account = owner.create_service_account("deployer", "member").await.id.to_string();
+    let policies = owner.org_path(&format!("/service-accounts/{account}/trust-policies"));
+    for repository in ["acme/web", "acme/api", "acme/cli"] {
+        let policy =
+            json!({ "issuer": "https://ci.example", "audience": "moke", "claims": { "repository": repository } });
+        owner.post::<TrustPolicyView>(&policies, policy).await.expect(StatusCode::CREATED);
+    }
+    let project = owner.create_project("web").await.id.to_string();
+    for i in 0..2 {
+        let (user, _) = t.member(&acme, &format!("dev{i}@acme.test"), "member").await;
+        owner.grant_project_role(&project, &user, "viewer").await;
+    }
+    owner.grant_project_role(&project, &account, "developer").await;
+
+    for path in [owner.org_path("/domains"), policies, format!("/v1/projects/{project}/members")] {
+        assert_eq!(owner.walk_pages(&path).await.len(), 3, "{path}");
+        let problem = owner
+            .get::<Value>(&format!("{path}?limit=0"))
+            .await
+            .refused_with(StatusCode::BAD_REQUEST, "invalid_request");
+        assert_eq!(problem.fields(), ["limit"], "{path}");
+    }
 }

@@ -4,8 +4,8 @@
 
 use moke_api::app::integrations::signing::{github_signature, sign};
 use moke_api::model::{
-    DeployHookCreated, DeployHookView, DeployPolicy, DeploymentView, HookAnswer, OperationStatus, OperationView,
-    RevisionView, WebhookEndpointCreated,
+    DeployHookCreated, DeployHookView, DeployPolicyView, DeploymentView, HookAnswer, OperationStatus, OperationView,
+    Page, RevisionView, WebhookEndpointCreated,
 };
 use moke_region::{AgentConfig, Transport};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -46,7 +46,10 @@ async fn setup(t: &TestApp) -> Setup<'_> {
     let (_, op) = owner.create_deployment(&project, &cluster, "web", spec).await;
     assert_eq!(wait(&owner, &op).await.status, OperationStatus::Succeeded);
     let policy = json!({ "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": ["main"] });
-    owner.put::<DeployPolicy>(&format!("/v1/projects/{project}/deploy-policy"), policy).await.expect(StatusCode::OK);
+    owner
+        .put::<DeployPolicyView>(&format!("/v1/projects/{project}/deploy-policy"), policy)
+        .await
+        .expect(StatusCode::OK);
     let deployment_path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/web");
     Setup { owner, project, deployment_path, _region: region }
 }
@@ -101,8 +104,9 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
     assert!(secret.starts_with("whsec_"));
     let stored: String = sqlx::query_scalar("SELECT secret_enc FROM deploy_hooks").fetch_one(&t.pool).await.unwrap();
     assert!(stored.starts_with("vault:v") && !stored.contains(&secret), "only Vault ciphertext is stored");
-    let listed = s.owner.get::<Vec<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
-    assert!(listed.body[0].get("secret").is_none(), "the secret is shown once: {listed:?}");
+    let listed = s.owner.get::<Page<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
+    assert_eq!(listed.expect(StatusCode::OK).items.len(), 1);
+    assert!(listed.body["items"][0].get("secret").is_none(), "the secret is shown once: {listed:?}");
 
     let op: OperationView =
         standard(&t, &url, &secret, "msg_1", now(), r#"{"image": "registry.example.com/shop/web:2"}"#)
@@ -113,9 +117,9 @@ async fn a_signed_delivery_rolls_out_and_ci_waits_for_it(options: PgPoolOptions,
     let web = s.web().await;
     assert_eq!(web.spec.image, "registry.example.com/shop/web:2");
     assert!(web.status.pods.iter().all(|p| p.revision == 2), "{web:?}");
-    let revisions: Vec<RevisionView> =
+    let revisions: Page<RevisionView> =
         s.owner.get(&format!("{}/revisions", s.deployment_path)).await.expect(StatusCode::OK);
-    assert_eq!(revisions[0].cause, "webhook ci (standard deploy)");
+    assert_eq!(revisions.items[0].cause, "webhook ci (standard deploy)");
     // ... and the customer's receiver hears that the rollout succeeded, signed.
     let heard = receiver.event("deployment.rollout.succeeded").await;
     assert!(heard.signed_with(&listener_secret));
@@ -227,9 +231,10 @@ async fn a_rotated_secret_works_at_once_and_the_old_one_until_it_expires(
     // During the switch-over both are accepted: CI updates its secret without a refused deploy.
     standard::<OperationView>(&t, &url, &new, "r1", now(), &image(2)).await.expect(StatusCode::ACCEPTED);
     standard::<OperationView>(&t, &url, &old, "r2", now(), &image(3)).await.expect(StatusCode::ACCEPTED);
-    let listed = s.owner.get::<Vec<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
-    assert_eq!(listed.expect(StatusCode::OK)[0].previous_secret_expires_at, rotated.hook.previous_secret_expires_at);
-    assert!(listed.body[0].get("secret").is_none(), "secrets are shown only when made: {listed:?}");
+    let listed = s.owner.get::<Page<DeployHookView>>(&format!("/v1/projects/{}/hooks", s.project)).await;
+    let first = &listed.expect(StatusCode::OK).items[0];
+    assert_eq!(first.previous_secret_expires_at, rotated.hook.previous_secret_expires_at);
+    assert!(listed.body["items"][0].get("secret").is_none(), "secrets are shown only when made: {listed:?}");
 
     // A leaked secret is revoked at once; the one before it is gone too.
     let revoked: DeployHookCreated =
@@ -369,4 +374,62 @@ async fn a_retried_rotation_rotates_once_and_never_shows_the_secret_again(
     let image = r#"{"image": "registry.example.com/shop/web:2"}"#;
     standard::<OperationView>(&t, &url, &first.secret, "r1", now(), image).await.expect(StatusCode::ACCEPTED);
     standard::<Value>(&t, &url, &old, "r2", now(), image).await.refused(StatusCode::UNAUTHORIZED);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_deploy_policy_is_guarded_by_if_match(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let owner = t.client(&t.tenant("acme").await);
+    let project = owner.create_project("shop").await.id.to_string();
+    let path = format!("/v1/projects/{project}/deploy-policy");
+    let policy = |branch: &str| json!({ "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": [branch] });
+    let put =
+        |etag: &str, branch: &str| owner.request(Method::PUT, &path).header("if-match", etag).json(&policy(branch));
+    let stale = |answer: Answer<Value>, current: &str| {
+        let problem = answer.refused_with(StatusCode::PRECONDITION_FAILED, "precondition_failed");
+        assert!(problem.detail.contains(current), "the refusal names the current ETag {current}: {problem:?}");
+    };
+
+    // Never set: the default policy, with an ETag a first update can match.
+    let view = owner.get::<DeployPolicyView>(&path).await;
+    let unset = view.expect(StatusCode::OK);
+    assert_eq!((unset.allowed_branches.as_slice(), unset.updated_at), (["main".to_string()].as_slice(), None));
+    assert_eq!(view.headers["etag"].to_str().unwrap(), unset.etag, "a GET sends the ETag");
+    stale(owner.send(put("\"stale\"", "main")).await, &unset.etag);
+    let answer = owner.send::<DeployPolicyView>(put(&unset.etag, "main")).await;
+    let first = answer.expect(StatusCode::OK);
+    assert_eq!(answer.headers["etag"].to_str().unwrap(), first.etag, "the ETag header is the body's etag");
+    assert_ne!(first.etag, unset.etag);
+
+    // A stale ETag is refused naming the current one and changes nothing; the current one is taken.
+    stale(owner.send(put(&unset.etag, "release")).await, &first.etag);
+    let answer = owner.send::<DeployPolicyView>(put(&first.etag, "release")).await;
+    let second = answer.expect(StatusCode::OK);
+    assert_ne!(second.etag, first.etag, "every update moves the ETag");
+    assert_eq!(second.allowed_branches, ["release"]);
+    stale(owner.send(put(&first.etag, "main")).await, &second.etag);
+    let view = owner.get::<DeployPolicyView>(&path).await;
+    assert_eq!(view.expect(StatusCode::OK), second, "the refused updates changed nothing");
+    assert_eq!(view.headers["etag"].to_str().unwrap(), second.etag);
+
+    // Without If-Match an update is unconditional.
+    let third: DeployPolicyView = owner.put(&path, policy("main")).await.expect(StatusCode::OK);
+    assert_ne!(third.etag, second.etag);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn deploy_hooks_page(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let owner = t.client(&t.tenant("acme").await);
+    let project = owner.create_project("shop").await.id.to_string();
+    let cluster = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await.0.id.to_string();
+    owner.create_deployment(&project, &cluster, "web", json!({ "image": "registry.example/web:1" })).await;
+    let hooks = format!("/v1/projects/{project}/hooks");
+    for name in ["ci-b", "ci-a", "ci-c"] {
+        let body = json!({ "name": name, "target": { "cluster": "prod", "deployment": "web" } });
+        owner.post::<DeployHookCreated>(&hooks, body).await.expect(StatusCode::CREATED);
+    }
+    let names: Vec<String> =
+        owner.walk_pages(&hooks).await.iter().map(|h| h["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(names, ["ci-b", "ci-a", "ci-c"], "in creation order");
 }

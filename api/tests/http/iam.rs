@@ -489,9 +489,9 @@ async fn project_roles_and_scoped_tokens_narrow_access(options: PgPoolOptions, c
     let created = dev.post::<OperationView>("/v1/projects/web/clusters", cluster.clone()).await;
     assert_eq!(created.status, StatusCode::ACCEPTED, "role applies at once: {created:?}");
     dev.post::<OperationView>("/v1/projects/data/clusters", cluster.clone()).await.refused(StatusCode::FORBIDDEN);
-    let members: Vec<ProjectMemberView> = dev.get("/v1/projects/web/members").await.expect(StatusCode::OK);
-    assert_eq!(members[0].principal, dev_id);
-    assert_eq!(members[0].role, ProjectRole::Developer);
+    let members: Page<ProjectMemberView> = dev.get("/v1/projects/web/members").await.expect(StatusCode::OK);
+    assert_eq!(members.items[0].principal, dev_id);
+    assert_eq!(members.items[0].role, ProjectRole::Developer);
 
     // A service-account token limited to one project and to reading.
     let account: ServiceAccountView = owner.create_service_account("deployer", "member").await;

@@ -29,6 +29,18 @@ fn operation_ids_follow_resource_action() {
     assert_eq!(spec["openapi"], "3.1.0");
 }
 
+/// Generators stop at a reference to a schema the document does not hold.
+#[test]
+fn every_schema_reference_resolves() {
+    let spec = serde_json::to_value(moke_api::http::openapi()).unwrap();
+    let text = spec.to_string();
+    let schemas = spec["components"]["schemas"].as_object().unwrap();
+    for reference in text.split("\"#/components/schemas/").skip(1) {
+        let name = reference.split('"').next().unwrap();
+        assert!(schemas.contains_key(name), "#/components/schemas/{name} is referenced but not defined");
+    }
+}
+
 #[test]
 fn checked_in_graphql_schema_matches_the_code() {
     let generated = moke_api::graphql::sdl();

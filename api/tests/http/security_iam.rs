@@ -861,11 +861,11 @@ async fn a_legacy_makers_setup_ends_with_them(options: PgPoolOptions, connect: P
     let invitations: Page<InvitationView> = owner.get(&owner.org_path("/invitations")).await.expect(StatusCode::OK);
     let pending = invitations.items.iter().filter(|i| i.revoked_at.is_none()).count();
     assert_eq!(pending, 0, "{invitations:?}");
-    let endpoints: Vec<WebhookEndpointView> = owner.get(&owner.org_path("/webhooks")).await.expect(StatusCode::OK);
-    assert!(endpoints[0].disabled_at.is_some(), "{endpoints:?}");
-    let hooks: Vec<DeployHookView> = owner.get(&hooks_path).await.expect(StatusCode::OK);
-    assert_eq!(hooks.len(), 1, "the maker's and the one it holds go: {hooks:?}");
-    assert!(hooks[0].previous_secret_expires_at.is_none(), "the maker's previous secret ends: {hooks:?}");
+    let endpoints: Page<WebhookEndpointView> = owner.get(&owner.org_path("/webhooks")).await.expect(StatusCode::OK);
+    assert!(endpoints.items[0].disabled_at.is_some(), "{endpoints:?}");
+    let hooks: Page<DeployHookView> = owner.get(&hooks_path).await.expect(StatusCode::OK);
+    assert_eq!(hooks.items.len(), 1, "the maker's and the one it holds go: {hooks:?}");
+    assert!(hooks.items[0].previous_secret_expires_at.is_none(), "the maker's previous secret ends: {hooks:?}");
     let now = chrono::Utc::now().timestamp();
     crate::hooks::standard::<Value>(&t, &kept_url, &makers_secret, "m2", now, delivery)
         .await

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use moke_api::config::Config;
-use moke_api::model::{OperationView, WebhookDeliveryView, WebhookEndpointCreated, WebhookEndpointView};
+use moke_api::model::{OperationView, Page, WebhookDeliveryView, WebhookEndpointCreated, WebhookEndpointView};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -38,12 +38,17 @@ async fn some_event(owner: &Client<'_>, project: &str, cluster: &str) {
     owner.patch::<OperationView>(&path, json!({ "labels": { "n": "1" } })).await.expect(StatusCode::ACCEPTED);
 }
 
+/// The first page of an endpoint's deliveries, newest first.
 async fn deliveries(owner: &Client<'_>, endpoint: &str) -> Vec<WebhookDeliveryView> {
-    owner.get(&owner.org_path(&format!("/webhooks/{endpoint}/deliveries"))).await.expect(StatusCode::OK)
+    let page: Page<WebhookDeliveryView> =
+        owner.get(&owner.org_path(&format!("/webhooks/{endpoint}/deliveries"))).await.expect(StatusCode::OK);
+    page.items
 }
 
+/// The first page of the organization's endpoints.
 async fn endpoints(owner: &Client<'_>) -> Vec<WebhookEndpointView> {
-    owner.get(&owner.org_path("/webhooks")).await.expect(StatusCode::OK)
+    let page: Page<WebhookEndpointView> = owner.get(&owner.org_path("/webhooks")).await.expect(StatusCode::OK);
+    page.items
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -187,4 +192,34 @@ async fn private_targets_are_refused(options: PgPoolOptions, connect: PgConnectO
     let attempt = deliveries(&owner, &id).await[0].attempts[0].clone();
     assert!(attempt.status_code.is_none(), "{attempt:?}");
     assert_eq!(attempt.error.as_deref(), Some("could not connect to a public address"), "{attempt:?}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn endpoints_and_deliveries_page(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start_with(options, connect, fast).await;
+    let owner = t.client(&t.tenant("acme").await);
+    let (project, cluster) = cluster(&owner).await;
+    let receiver = Receiver::start(vec![]).await;
+    let (id, _) = endpoint(&owner, &receiver.url, json!(["*"])).await;
+    let (quiet, _) = endpoint(&owner, "https://hooks.example.invalid/quiet", json!(["webhook_endpoint.*"])).await;
+    let ids: Vec<String> =
+        owner.walk_pages(&owner.org_path("/webhooks")).await.iter().map(|e| e["id"].as_str().unwrap().into()).collect();
+    assert_eq!(ids, [id.clone(), quiet], "in creation order");
+
+    // Each change finishes an Operation: two events (operation.succeeded and
+    // cluster.update.succeeded) made in one transaction, so at one instant.
+    for n in ["1", "2"] {
+        let path = format!("/v1/projects/{project}/clusters/{cluster}");
+        owner.patch::<OperationView>(&path, json!({ "labels": { "n": n } })).await.expect(StatusCode::ACCEPTED);
+    }
+    eventually(20, "four deliveries, delivered", async || {
+        let list = deliveries(&owner, &id).await;
+        list.len() == 4 && list.iter().all(|d| d.status == "succeeded")
+    })
+    .await;
+    let paged = owner.walk_pages(&owner.org_path(&format!("/webhooks/{id}/deliveries"))).await;
+    let made: Vec<chrono::DateTime<chrono::Utc>> =
+        paged.iter().map(|d| d["created_at"].as_str().unwrap().parse().unwrap()).collect();
+    assert!(made.windows(2).all(|w| w[0] >= w[1]), "newest first: {made:?}");
+    assert_eq!(made[0], made[1], "two deliveries made at one instant page apart: {made:?}");
 }

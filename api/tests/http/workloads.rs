@@ -3,7 +3,8 @@
 //! rolls out, rollouts past their deadline fail and roll back, quotas hold.
 
 use moke_api::model::{
-    ClusterMetrics, DeploymentView, NamespaceView, NodeView, OperationStatus, OperationView, RevisionView, ServiceView,
+    ClusterMetrics, DeploymentView, NamespaceView, NodeView, OperationStatus, OperationView, Page, RevisionView,
+    ServiceView,
 };
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
@@ -204,8 +205,10 @@ async fn every_change_is_a_revision_the_region_rolls_out(options: PgPoolOptions,
     assert_eq!(web.last_good_revision, Some(1));
     // Nodes and requests as the region observes them.
     let cluster_path = format!("/v1/projects/{project}/clusters/{cluster}");
-    let nodes: Vec<NodeView> = owner.get(&format!("{cluster_path}/nodes")).await.expect(StatusCode::OK);
+    let nodes: Page<NodeView> = owner.get(&format!("{cluster_path}/nodes")).await.expect(StatusCode::OK);
+    let nodes = nodes.items;
     assert_eq!(nodes.len(), 3, "{nodes:?}");
+    owner.walk_pages(&format!("{cluster_path}/nodes")).await;
     assert!(nodes.iter().all(|n| n.ready && n.allocatable_cpu_millis == 7750 && n.pods == 1), "{nodes:?}");
     let metrics: ClusterMetrics = owner.get(&format!("{cluster_path}/metrics")).await.expect(StatusCode::OK);
     assert_eq!(metrics.nodes, 3);
@@ -257,9 +260,12 @@ async fn every_change_is_a_revision_the_region_rolls_out(options: PgPoolOptions,
     let web = view().await;
     assert!(web.status.pods.iter().all(|p| !before.contains(&p.name)), "{web:?}");
 
-    let revisions: Vec<RevisionView> = owner.get(&format!("{path}/revisions")).await.expect(StatusCode::OK);
-    let causes: Vec<&str> = revisions.iter().map(|r| r.cause.as_str()).collect();
+    let revisions: Page<RevisionView> = owner.get(&format!("{path}/revisions")).await.expect(StatusCode::OK);
+    let causes: Vec<&str> = revisions.items.iter().map(|r| r.cause.as_str()).collect();
     assert_eq!(causes, ["restart", "resume", "update", "pause", "rollback to 1", "scale", "update", "create"]);
+    let numbers: Vec<i64> =
+        owner.walk_pages(&format!("{path}/revisions")).await.iter().map(|r| r["revision"].as_i64().unwrap()).collect();
+    assert_eq!(numbers, [8, 7, 6, 5, 4, 3, 2, 1], "newest first, page by page");
 
     // If-Match guards changes like everywhere else.
     let request = owner
@@ -315,9 +321,9 @@ async fn a_rollout_past_its_deadline_fails_and_rolls_back(options: PgPoolOptions
     assert_eq!(web.spec.resources.cpu_millis, 100);
     assert_eq!(web.status.phase, "failed", "the failure stays visible: {web:?}");
     assert_eq!(web.status.last_error.as_ref().map(|e| e.code.as_str()), Some("progress_deadline_exceeded"));
-    let revisions: Vec<RevisionView> = owner.get(&format!("{path}/revisions")).await.expect(StatusCode::OK);
-    assert_eq!(revisions[0].cause, "automatic rollback to 1");
-    assert_eq!(revisions[0].created_by, "system");
+    let revisions: Page<RevisionView> = owner.get(&format!("{path}/revisions")).await.expect(StatusCode::OK);
+    assert_eq!(revisions.items[0].cause, "automatic rollback to 1");
+    assert_eq!(revisions.items[0].created_by, "system");
     let audited: i64 =
         sqlx::query_scalar("SELECT count(*) FROM audit_events WHERE action = 'deployment.rollout_failed'")
             .fetch_one(&t.pool)
@@ -368,9 +374,10 @@ async fn workload_quotas_hold_per_cluster(options: PgPoolOptions, connect: PgCon
     // Namespaces hold deployments; default cannot go, a non-empty one neither.
     let namespaces = format!("/v1/projects/{project}/clusters/{cluster}/namespaces");
     owner.post::<NamespaceView>(&namespaces, json!({ "name": "staging" })).await.expect(StatusCode::CREATED);
-    let list: Vec<NamespaceView> = owner.get(&namespaces).await.expect(StatusCode::OK);
-    let names: Vec<&str> = list.iter().map(|n| n.name.as_str()).collect();
-    assert_eq!(names, ["default", "staging"]);
+    let list: Page<NamespaceView> = owner.get(&namespaces).await.expect(StatusCode::OK);
+    let names: Vec<&str> = list.items.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["default", "staging"], "in creation order");
+    owner.walk_pages(&namespaces).await;
     owner.delete::<()>(&format!("{namespaces}/default")).await.refused_with(StatusCode::CONFLICT, "protected");
     owner.delete::<()>(&format!("{namespaces}/staging")).await.expect(StatusCode::NO_CONTENT);
 }
@@ -430,7 +437,10 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
         assert!(fields.contains(&field), "{field}: {fields:?}");
     }
 
+    let names: Vec<String> =
+        owner.walk_pages(&services).await.iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(names, ["web", "web-k8s"], "in creation order");
     owner.delete::<()>(&format!("{services}/web")).await.expect(StatusCode::NO_CONTENT);
-    let list: Vec<ServiceView> = owner.get(&services).await.expect(StatusCode::OK);
-    assert_eq!(list.len(), 1);
+    let list: Page<ServiceView> = owner.get(&services).await.expect(StatusCode::OK);
+    assert_eq!(list.items.len(), 1);
 }

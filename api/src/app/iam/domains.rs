@@ -12,9 +12,9 @@ use crate::app::error::Validator;
 use crate::app::iam::store;
 use crate::app::iam::store::domains::DomainRow;
 use crate::app::kernel::audit::{self, AuditRecord};
-use crate::app::{App, Error, RequestContext, Result};
+use crate::app::{App, Error, PageRequest, RequestContext, Result};
 use crate::ids::{DomainId, OrgId};
-use crate::model::{DomainCreate, DomainVerificationRecord, DomainView};
+use crate::model::{DomainCreate, DomainVerificationRecord, DomainView, Page};
 
 /// The label under the domain that carries the challenge.
 pub const CHALLENGE_LABEL: &str = "_moke-challenge";
@@ -134,11 +134,12 @@ impl App {
         .await
     }
 
-    pub async fn domain_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<DomainView>> {
+    /// `domain_list`: the domains the organization claims, oldest first.
+    pub async fn domain_list(&self, ctx: &RequestContext, org: OrgId, page: PageRequest) -> Result<Page<DomainView>> {
         self.org_authorized(ctx, org, Action::Read).await?;
         let mut conn = self.db().acquire().await?;
-        let rows = store::domains::list(&mut conn, org.uuid()).await?;
-        Ok(rows.into_iter().map(DomainRow::into_view).collect())
+        let rows = store::domains::list(&mut conn, org.uuid(), &page).await?;
+        Ok(page.page(rows.into_iter().map(DomainRow::into_view).collect(), |d| d.id.uuid()))
     }
 
     /// `domain_verify`: looks up the challenge record now. A domain already

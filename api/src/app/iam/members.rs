@@ -12,7 +12,7 @@ use crate::app::iam::store;
 use crate::app::iam::store::memberships::MemberRow;
 use crate::app::infra::clusters::pki::Reach;
 use crate::app::kernel::audit::{self, AuditRecord};
-use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result};
+use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag};
 use crate::ids::{OrgId, ProjectKind, ServiceAccountId, UserId};
 use crate::model::*;
 
@@ -67,15 +67,29 @@ fn check_project_role_grant(ctx: &RequestContext, project: Uuid, role: ProjectRo
     Ok(moke_iam::may_confer(&ctx.principal, &grantee)?)
 }
 
-/// A member's current role and the organization's owner count, with the
-/// organization locked against concurrent owner changes.
-async fn lock_member(tx: &mut PgConnection, org: OrgId, user: UserId) -> Result<(OrgRole, i64)> {
+/// A member as it stands, locked until the transaction ends.
+struct LockedMember {
+    role: OrgRole,
+    /// The membership's ETag.
+    etag: String,
+    /// The organization's owner count.
+    owners: i64,
+}
+
+/// A member's current role and ETag and the organization's owner count,
+/// with the organization locked against concurrent owner changes and the
+/// membership against any other change.
+async fn lock_member(tx: &mut PgConnection, org: OrgId, user: UserId) -> Result<LockedMember> {
     store::orgs::lock_for_owner_change(&mut *tx, org.uuid()).await?;
     let owners = store::memberships::owner_count(&mut *tx, org.uuid()).await?;
-    let current = store::memberships::role(&mut *tx, org.uuid(), user.uuid())
+    let (role, version) = store::memberships::lock(&mut *tx, org.uuid(), user.uuid())
         .await?
         .ok_or_else(|| Error::not_found("member", user.to_string()))?;
-    Ok((OrgRole::parse(&current).unwrap_or(OrgRole::Viewer), owners))
+    Ok(LockedMember {
+        role: OrgRole::parse(&role).unwrap_or(OrgRole::Viewer),
+        etag: etag(user.uuid(), version),
+        owners,
+    })
 }
 
 impl MemberRow {
@@ -85,6 +99,7 @@ impl MemberRow {
             email: self.email,
             display_name: self.display_name,
             role: OrgRole::parse(&self.role).unwrap_or(OrgRole::Viewer),
+            etag: etag(self.user_id, self.version),
             joined_at: self.created_at,
         }
     }
@@ -123,12 +138,13 @@ impl App {
         Ok(page.page(rows.into_iter().map(MemberRow::into_view).collect(), |m| m.user.uuid()))
     }
 
-    /// `member_update`: changes a member's role.
+    /// `member_update`: changes a member's role; `if_match` guards against lost updates.
     pub async fn member_update(
         &self,
         ctx: &RequestContext,
         org: OrgId,
         user: UserId,
+        if_match: Option<&str>,
         input: MemberUpdate,
     ) -> Result<MemberView> {
         self.org_authorized(ctx, org, Action::ManageMembers).await?;
@@ -138,10 +154,11 @@ impl App {
         let role = role.expect("validated");
         check_role_grant(ctx, role)?;
         let mut tx = self.db().begin().await?;
-        let (current, owners) = lock_member(&mut tx, org, user).await?;
+        let LockedMember { role: current, etag: current_etag, owners } = lock_member(&mut tx, org, user).await?;
         if !moke_iam::may_change_holder_of(&ctx.principal, current) {
             return Err(Error::Forbidden);
         }
+        check_if_match(if_match, &current_etag)?;
         if current == OrgRole::Owner && role != OrgRole::Owner && owners <= 1 {
             return Err(Error::conflict(
                 "last_owner",
@@ -194,7 +211,7 @@ impl App {
             ));
         }
         let mut tx = self.db().begin().await?;
-        let (current, owners) = lock_member(&mut tx, org, user).await?;
+        let LockedMember { role: current, owners, .. } = lock_member(&mut tx, org, user).await?;
         if !leaving && !moke_iam::may_change_holder_of(&ctx.principal, current) {
             return Err(Error::Forbidden);
         }
@@ -231,33 +248,39 @@ impl App {
         Ok(())
     }
 
-    /// `project_member_list`: who holds a role in the project.
+    /// `project_member_list`: who holds a role in the project, in principal-id order.
     pub async fn project_member_list(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
-    ) -> Result<Vec<ProjectMemberView>> {
+        page: PageRequest,
+    ) -> Result<Page<ProjectMemberView>> {
         let mut conn = self.db().acquire().await?;
         let row = crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
 
-        let members = store::memberships::project_members(&mut conn, row.id).await?;
-        Ok(members
+        let members = store::memberships::project_members(&mut conn, row.id, &page).await?;
+        let Page { items, next_page } = page.page(members, |m| m.principal_id);
+        let items = items
             .into_iter()
             .map(|m| ProjectMemberView {
                 principal: principal_text(m.is_user, m.principal_id),
                 role: ProjectRole::parse(&m.role).unwrap_or(ProjectRole::Viewer),
+                etag: etag(m.principal_id, m.version),
                 created_at: m.created_at,
             })
-            .collect())
+            .collect();
+        Ok(Page { items, next_page })
     }
 
     /// `project_member_set`: grants (or changes) a project role of a member
-    /// or service account of the organization.
+    /// or service account of the organization; `if_match` guards against
+    /// lost updates (a role not granted yet has version 0).
     pub async fn project_member_set(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
         principal: &str,
+        if_match: Option<&str>,
         input: ProjectMemberSet,
     ) -> Result<ProjectMemberView> {
         let mut conn = self.db().acquire().await?;
@@ -270,11 +293,10 @@ impl App {
         check_project_role_grant(ctx, row.id, role)?;
         let mut tx = self.db().begin().await?;
         let member = org_principal(&mut tx, ctx, principal).await?;
-        let previous = store::memberships::lock_project_role(&mut tx, row.id, member)
-            .await?
-            .and_then(|role| ProjectRole::parse(&role));
-        let created_at =
-            store::memberships::set_project_role(&mut tx, row.id, row.org_id, member, role.as_str()).await?;
+        let locked = store::memberships::lock_project_role(&mut tx, row.id, member).await?;
+        check_if_match(if_match, &etag(member, locked.as_ref().map_or(0, |(_, version)| *version)))?;
+        let previous = locked.and_then(|(role, _)| ProjectRole::parse(&role));
+        let set = store::memberships::set_project_role(&mut tx, row.id, row.org_id, member, role.as_str()).await?;
         // A permission taken away: certificates issued under the old role stop working.
         if moke_iam::project_role_loses(previous, Some(role)) {
             crate::app::infra::clusters::pki::revoke_principal_credentials(
@@ -302,7 +324,12 @@ impl App {
         .await?;
         tx.commit().await?;
         self.principal_cache().evict(member);
-        Ok(ProjectMemberView { principal: principal.to_string(), role, created_at })
+        Ok(ProjectMemberView {
+            principal: principal.to_string(),
+            role,
+            etag: etag(member, set.version),
+            created_at: set.created_at,
+        })
     }
 
     /// `project_member_remove`: takes a project role away.

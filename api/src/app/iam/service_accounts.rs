@@ -302,16 +302,18 @@ impl App {
         .await
     }
 
+    /// `trust_policy_list`: a service account's trust policies, oldest first.
     pub async fn trust_policy_list(
         &self,
         ctx: &RequestContext,
         org: OrgId,
         account: ServiceAccountId,
-    ) -> Result<Vec<TrustPolicyView>> {
+        page: PageRequest,
+    ) -> Result<Page<TrustPolicyView>> {
         self.service_account_view(ctx, org, account).await?;
         let mut conn = self.db().acquire().await?;
-        let rows = store::service_accounts::trust_policies(&mut conn, org.uuid(), account.uuid()).await?;
-        Ok(rows.into_iter().map(PolicyRow::into_view).collect())
+        let rows = store::service_accounts::trust_policies(&mut conn, org.uuid(), account.uuid(), &page).await?;
+        Ok(page.page(rows.into_iter().map(PolicyRow::into_view).collect(), |p| p.id.uuid()))
     }
 
     pub async fn trust_policy_delete(

@@ -78,12 +78,21 @@ impl App {
             default_role: OrgRole::parse(&row.default_role).unwrap_or(OrgRole::Viewer),
             login_url: format!("{}/v1/sso/{org_name}/login", self.config().http.public_url),
             redirect_uri: self.config().auth.sso_redirect_uri.clone(),
+            etag: crate::app::etag(row.org_id, row.version),
             updated_at: row.updated_at,
         }
     }
 
-    /// `sso_config_set`: configures (or replaces) the organization's identity provider.
-    pub async fn sso_config_set(&self, ctx: &RequestContext, org: OrgId, input: SsoConfigSet) -> Result<SsoConfigView> {
+    /// `sso_config_set`: configures (or replaces) the organization's identity
+    /// provider; `if_match` guards against lost updates (no configuration yet
+    /// has version 0).
+    pub async fn sso_config_set(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        if_match: Option<&str>,
+        input: SsoConfigSet,
+    ) -> Result<SsoConfigView> {
         self.org_authorized(ctx, org, Action::ManageSso).await?;
         let mut v = Validator::new();
         let secure = input.issuer.starts_with("https://")
@@ -149,6 +158,8 @@ impl App {
         // Who may sign in, and as what, lasts: set only while the caller's
         // credential does (discovery above may have taken a while).
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
+        let version = store::sso::lock_version(&mut tx, org.uuid()).await?;
+        crate::app::check_if_match(if_match, &crate::app::etag(org.uuid(), version.unwrap_or(0)))?;
         let new = store::sso::NewProvider {
             org: org.uuid(),
             issuer: input.issuer.trim_end_matches('/'),

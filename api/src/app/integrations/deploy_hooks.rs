@@ -19,7 +19,7 @@ use crate::app::error::Validator;
 use crate::app::infra::projects;
 use crate::app::integrations::signing;
 use crate::app::integrations::store::deploy_hooks::{self as store, HookRow, NewDelivery, NewHook};
-use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate, workloads::deployments};
+use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, validate, workloads::deployments};
 use crate::ids::{DeployHookId, DeploymentId, ProjectId, ProjectKind};
 use crate::model::*;
 
@@ -269,24 +269,29 @@ impl App {
         Ok(keys)
     }
 
+    /// `deploy_policy_view`: with its ETag (a project that never set one is at version 0).
     pub async fn deploy_policy_view(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
-    ) -> Result<DeployPolicy> {
+    ) -> Result<DeployPolicyView> {
         let mut conn = self.db().acquire().await?;
         let project_row = projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
-        policy_of(&mut conn, project_row.id).await
+        policy_view(&mut conn, project_row.id).await
     }
 
-    /// `deploy_policy_update`: replaces the project's webhook policy.
+    /// `deploy_policy_update`: replaces the project's webhook policy, if
+    /// `if_match` (when given) is its current ETag.
     pub async fn deploy_policy_update(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
         policy: DeployPolicy,
-    ) -> Result<DeployPolicy> {
+        if_match: Option<&str>,
+    ) -> Result<DeployPolicyView> {
         let mut tx = self.db().begin().await?;
+        // The project's row lock orders concurrent updates: the check below
+        // sees the version the write replaces.
         let project_row = projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::ForUpdate).await?;
         let mut v = Validator::new();
         for (i, prefix) in policy.allowed_image_prefixes.iter().enumerate() {
@@ -307,7 +312,9 @@ impl App {
             );
         }
         v.finish()?;
-        store::set_policy(&mut tx, project_row.org_id, project_row.id, &policy).await?;
+        let current = policy_view(&mut tx, project_row.id).await?;
+        crate::app::check_if_match(if_match, &current.etag)?;
+        let row = store::set_policy(&mut tx, project_row.org_id, project_row.id, &policy).await?;
         crate::app::kernel::audit::record(
             &mut tx,
             ctx,
@@ -320,18 +327,21 @@ impl App {
         )
         .await?;
         tx.commit().await?;
-        Ok(policy)
+        Ok(policy_view_of(project_row.id, Some(row)))
     }
 
+    /// `deploy_hook_list`: in id (creation) order.
     pub async fn deploy_hook_list(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
-    ) -> Result<Vec<DeployHookView>> {
+        page: PageRequest,
+    ) -> Result<Page<DeployHookView>> {
         let mut conn = self.db().acquire().await?;
         let project_row = projects::lookup(&mut conn, ctx, project, Action::ReadCredentials, Lock::None).await?;
-        let rows = store::list(&mut conn, project_row.id).await?;
-        rows.into_iter().map(HookRow::into_view).collect()
+        let rows = store::list(&mut conn, project_row.id, &page).await?;
+        let views = rows.into_iter().map(HookRow::into_view).collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |h| h.id.uuid()))
     }
 
     /// `deploy_hook_create`: the secret is in the answer and nowhere else.
@@ -677,12 +687,32 @@ impl App {
     }
 }
 
-/// A project's deploy policy; without one, no image is allowed and only
+/// The policy a project without one has: no image is allowed and only
 /// `main` deploys.
+fn default_policy() -> DeployPolicy {
+    DeployPolicy { allowed_image_prefixes: Vec::new(), allowed_branches: vec!["main".into()] }
+}
+
+/// A project's deploy policy (the default without one).
 async fn policy_of(conn: &mut sqlx::PgConnection, project: Uuid) -> Result<DeployPolicy> {
-    Ok(store::policy(conn, project)
-        .await?
-        .unwrap_or_else(|| DeployPolicy { allowed_image_prefixes: Vec::new(), allowed_branches: vec!["main".into()] }))
+    Ok(store::policy(conn, project).await?.map_or_else(default_policy, store::PolicyRow::policy))
+}
+
+/// A project's deploy policy with its ETag.
+async fn policy_view(conn: &mut sqlx::PgConnection, project: Uuid) -> Result<DeployPolicyView> {
+    Ok(policy_view_of(project, store::policy(conn, project).await?))
+}
+
+/// The view of a project's stored policy; without one, the default at version 0.
+fn policy_view_of(project: Uuid, row: Option<store::PolicyRow>) -> DeployPolicyView {
+    let (version, updated_at) = row.as_ref().map_or((0, None), |row| (row.version, Some(row.updated_at)));
+    let policy = row.map_or_else(default_policy, store::PolicyRow::policy);
+    DeployPolicyView {
+        allowed_image_prefixes: policy.allowed_image_prefixes,
+        allowed_branches: policy.allowed_branches,
+        etag: crate::app::etag(project, version),
+        updated_at,
+    }
 }
 
 #[cfg(test)]

@@ -95,6 +95,17 @@ fn requested_cpu(spec: &DeploymentSpec) -> i64 {
     spec.replicas * spec.resources.cpu_millis
 }
 
+/// The 16 bytes a revision list's page token holds: the revision number.
+fn revision_key(revision: i64) -> Uuid {
+    Uuid::from_u128(u128::try_from(revision).unwrap_or(0))
+}
+
+/// The revision a page token continues below; any 16 bytes are a token, so
+/// a number past the largest revision is the largest.
+fn revision_of_key(key: Uuid) -> i64 {
+    i64::try_from(key.as_u128()).unwrap_or(i64::MAX)
+}
+
 /// What changes a deployment, and how its revision is named.
 #[derive(Clone, serde::Serialize)]
 pub enum DeploymentChange {
@@ -284,12 +295,15 @@ impl App {
         ctx: &RequestContext,
         at: &DeploymentPath<'_>,
         deployment: &ResourceRef<DeploymentKind>,
-    ) -> Result<Vec<RevisionView>> {
+        page: PageRequest,
+    ) -> Result<Page<RevisionView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let row = find(&mut conn, &cluster_row, at.namespace, deployment, Lock::None).await?;
-        let rows = revisions::list(&mut conn, row.id).await?;
-        rows.into_iter()
+        let before = page.after.map(revision_of_key);
+        let rows = revisions::list(&mut conn, row.id, before, page.fetch_limit()).await?;
+        let views = rows
+            .into_iter()
             .map(|r| {
                 Ok(RevisionView {
                     revision: r.revision,
@@ -299,7 +313,8 @@ impl App {
                     created_at: r.created_at,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |r| revision_key(r.revision)))
     }
 
     /// `deployment_update` and the actions (`scale`, `pause`, `resume`,

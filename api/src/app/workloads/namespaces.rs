@@ -9,9 +9,9 @@ use crate::app::authz::{Authorized, Lock};
 use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::workloads::store::namespaces as store;
-use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
+use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, validate};
 use crate::ids::{ClusterId, ClusterKind, ProjectKind};
-use crate::model::{NamespaceCreate, NamespaceView};
+use crate::model::{NamespaceCreate, NamespaceView, Page};
 
 /// Namespaces Moke keeps for the cluster's own use.
 const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
@@ -28,23 +28,29 @@ pub(in crate::app) async fn exists(
 }
 
 impl App {
+    /// `namespace_list`: in creation order (`default` first).
     pub async fn namespace_list(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
         cluster: &ResourceRef<ClusterKind>,
-    ) -> Result<Vec<NamespaceView>> {
+        page: PageRequest,
+    ) -> Result<Page<NamespaceView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let rows = store::list(&mut conn, cluster_row.id).await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| NamespaceView {
-                name: r.name,
-                cluster_id: ClusterId::from_uuid(cluster_row.id),
-                created_at: r.created_at,
-            })
-            .collect())
+        let rows = page.page(store::list(&mut conn, cluster_row.id, &page).await?, |r| r.id);
+        Ok(Page {
+            items: rows
+                .items
+                .into_iter()
+                .map(|r| NamespaceView {
+                    name: r.name,
+                    cluster_id: ClusterId::from_uuid(cluster_row.id),
+                    created_at: r.created_at,
+                })
+                .collect(),
+            next_page: rows.next_page,
+        })
     }
 
     pub async fn namespace_create(

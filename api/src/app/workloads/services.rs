@@ -17,7 +17,8 @@ use crate::app::workloads::deployments::DeploymentPath;
 use crate::app::workloads::store::deployments as deployment_store;
 use crate::app::workloads::store::services::{self as store, NewService, ServiceRow};
 use crate::app::{
-    App, Error, RequestContext, ResourceRef, Result, check_if_match, etag, validate, workloads::workload_spec,
+    App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
+    workloads::workload_spec,
 };
 use crate::ids::{ClusterId, ServiceId, ServiceKind};
 use crate::model::*;
@@ -204,15 +205,21 @@ impl App {
             .ok_or_else(|| Error::not_found("service", service.describe()))
     }
 
-    pub async fn service_list(&self, ctx: &RequestContext, at: &DeploymentPath<'_>) -> Result<Vec<ServiceView>> {
+    /// `service_list`: in id (creation) order, like deployments.
+    pub async fn service_list(
+        &self,
+        ctx: &RequestContext,
+        at: &DeploymentPath<'_>,
+        page: PageRequest,
+    ) -> Result<Page<ServiceView>> {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
-        let rows = store::list(&mut conn, cluster_row.id, at.namespace).await?;
-        let mut views = Vec::with_capacity(rows.len());
-        for row in rows {
-            views.push(self.service_view(&mut conn, row).await?);
+        let rows = page.page(store::list(&mut conn, cluster_row.id, at.namespace, &page).await?, |r| r.id);
+        let mut items = Vec::with_capacity(rows.items.len());
+        for row in rows.items {
+            items.push(self.service_view(&mut conn, row).await?);
         }
-        Ok(views)
+        Ok(Page { items, next_page: rows.next_page })
     }
 
     /// `service_view`.

@@ -5,7 +5,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::error::or_unique;
-use crate::app::{Error, Result};
+use crate::app::{Error, PageRequest, Result};
 
 /// A claimed domain and the state of its proof.
 pub(in crate::app) struct DomainRow {
@@ -37,9 +37,16 @@ pub(in crate::app) async fn find(conn: &mut PgConnection, org: Uuid, domain: &st
     Ok(select!("WHERE org_id = $1 AND domain = $2", org, domain).fetch_optional(conn).await?)
 }
 
-/// Every domain `org` claims, by name.
-pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid) -> Result<Vec<DomainRow>> {
-    Ok(select!("WHERE org_id = $1 ORDER BY domain", org).fetch_all(conn).await?)
+/// A page of the domains `org` claims, in id (claim) order.
+pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid, page: &PageRequest) -> Result<Vec<DomainRow>> {
+    Ok(select!(
+        "WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        org,
+        page.after,
+        page.fetch_limit()
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// The domains `org` proved.

@@ -13,6 +13,8 @@ pub(in crate::app) struct MemberRow {
     pub email: String,
     pub display_name: String,
     pub role: String,
+    /// Moves on every change (the ETag is made from it).
+    pub version: i64,
     pub created_at: DateTime<Utc>,
 }
 
@@ -20,7 +22,7 @@ pub(in crate::app) struct MemberRow {
 pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid, page: &PageRequest) -> Result<Vec<MemberRow>> {
     Ok(sqlx::query_as!(
         MemberRow,
-        "SELECT m.user_id, u.email, u.display_name, m.role, m.created_at
+        "SELECT m.user_id, u.email, u.display_name, m.role, m.version, m.created_at
          FROM memberships m JOIN users u ON u.id = m.user_id
          WHERE m.org_id = $1 AND ($2::uuid IS NULL OR m.user_id > $2)
          ORDER BY m.user_id LIMIT $3",
@@ -37,6 +39,15 @@ pub(in crate::app) async fn role(conn: &mut PgConnection, org: Uuid, user: Uuid)
     Ok(sqlx::query_scalar!("SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2", org, user)
         .fetch_optional(conn)
         .await?)
+}
+
+/// `user`'s role in `org` and its version, if a member, locked `FOR UPDATE`
+/// until the transaction ends (the membership is about to change).
+pub(in crate::app) async fn lock(conn: &mut PgConnection, org: Uuid, user: Uuid) -> Result<Option<(String, i64)>> {
+    Ok(sqlx::query!("SELECT role, version FROM memberships WHERE org_id = $1 AND user_id = $2 FOR UPDATE", org, user)
+        .fetch_optional(conn)
+        .await?
+        .map(|row| (row.role, row.version)))
 }
 
 /// `user`'s role in `org`, held `FOR SHARE` until the transaction ends: a
@@ -62,15 +73,16 @@ pub(in crate::app) async fn owner_count(conn: &mut PgConnection, org: Uuid) -> R
         .await?)
 }
 
-/// Sets a member's role; the member as it now is.
+/// Sets a member's role and moves its version; the member as it now is.
 pub(in crate::app) async fn set_role(conn: &mut PgConnection, org: Uuid, user: Uuid, role: &str) -> Result<MemberRow> {
     Ok(sqlx::query_as!(
         MemberRow,
         "WITH changed AS (
-             UPDATE memberships SET role = $3, updated_at = now() WHERE org_id = $1 AND user_id = $2
-             RETURNING user_id, role, created_at
+             UPDATE memberships SET role = $3, version = version + 1, updated_at = now()
+             WHERE org_id = $1 AND user_id = $2
+             RETURNING user_id, role, version, created_at
          )
-         SELECT c.user_id, u.email, u.display_name, c.role, c.created_at
+         SELECT c.user_id, u.email, u.display_name, c.role, c.version, c.created_at
          FROM changed c JOIN users u ON u.id = c.user_id",
         org,
         user,
@@ -216,50 +228,70 @@ pub(in crate::app) async fn password_sign_in_orgs(
 pub(in crate::app) struct ProjectMemberRow {
     pub principal_id: Uuid,
     pub role: String,
+    /// Moves on every change (the ETag is made from it).
+    pub version: i64,
     pub created_at: DateTime<Utc>,
     pub is_user: bool,
 }
 
-/// Who holds a role in `project`, oldest first.
-pub(in crate::app) async fn project_members(conn: &mut PgConnection, project: Uuid) -> Result<Vec<ProjectMemberRow>> {
+/// A page of who holds a role in `project`, in principal-id order.
+pub(in crate::app) async fn project_members(
+    conn: &mut PgConnection,
+    project: Uuid,
+    page: &PageRequest,
+) -> Result<Vec<ProjectMemberRow>> {
     Ok(sqlx::query_as!(
         ProjectMemberRow,
-        r#"SELECT pm.principal_id, pm.role, pm.created_at,
+        r#"SELECT pm.principal_id, pm.role, pm.version, pm.created_at,
                   EXISTS (SELECT 1 FROM users u WHERE u.id = pm.principal_id) AS "is_user!"
-           FROM project_members pm WHERE pm.project_id = $1 ORDER BY pm.created_at"#,
+           FROM project_members pm
+           WHERE pm.project_id = $1 AND ($2::uuid IS NULL OR pm.principal_id > $2)
+           ORDER BY pm.principal_id LIMIT $3"#,
         project,
+        page.after,
+        page.fetch_limit(),
     )
     .fetch_all(conn)
     .await?)
 }
 
-/// Locks `principal`'s role in `project`, if any, before it changes.
+/// Locks `principal`'s role in `project` and its version, if any, before it changes.
 pub(in crate::app) async fn lock_project_role(
     conn: &mut PgConnection,
     project: Uuid,
     principal: Uuid,
-) -> Result<Option<String>> {
-    Ok(sqlx::query_scalar!(
-        "SELECT role FROM project_members WHERE project_id = $1 AND principal_id = $2 FOR UPDATE",
+) -> Result<Option<(String, i64)>> {
+    Ok(sqlx::query!(
+        "SELECT role, version FROM project_members WHERE project_id = $1 AND principal_id = $2 FOR UPDATE",
         project,
         principal
     )
     .fetch_optional(conn)
-    .await?)
+    .await?
+    .map(|row| (row.role, row.version)))
 }
 
-/// Grants or changes a project role; answers when it was first granted.
+/// A project role as it stands after a grant.
+pub(in crate::app) struct ProjectRoleSet {
+    /// When it was first granted.
+    pub created_at: DateTime<Utc>,
+    pub version: i64,
+}
+
+/// Grants a project role (version 1) or changes it (its version moves).
 pub(in crate::app) async fn set_project_role(
     conn: &mut PgConnection,
     project: Uuid,
     org: Uuid,
     principal: Uuid,
     role: &str,
-) -> Result<DateTime<Utc>> {
-    Ok(sqlx::query_scalar!(
+) -> Result<ProjectRoleSet> {
+    Ok(sqlx::query_as!(
+        ProjectRoleSet,
         "INSERT INTO project_members (project_id, org_id, principal_id, role) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (project_id, principal_id) DO UPDATE SET role = EXCLUDED.role
-         RETURNING created_at",
+         ON CONFLICT (project_id, principal_id)
+             DO UPDATE SET role = EXCLUDED.role, version = project_members.version + 1
+         RETURNING created_at, version",
         project,
         org,
         principal,

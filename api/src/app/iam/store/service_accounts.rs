@@ -200,18 +200,21 @@ pub(in crate::app) async fn insert_trust_policy(conn: &mut PgConnection, new: Ne
     .await?)
 }
 
-/// A service account's trust policies in id order.
+/// A page of a service account's trust policies in id order.
 pub(in crate::app) async fn trust_policies(
     conn: &mut PgConnection,
     org: Uuid,
     account: Uuid,
+    page: &PageRequest,
 ) -> Result<Vec<PolicyRow>> {
     Ok(sqlx::query_as!(
         PolicyRow,
         "SELECT id, service_account_id, issuer, audience, claims, created_at, expires_at FROM trust_policies
-         WHERE org_id = $1 AND service_account_id = $2 ORDER BY id",
+         WHERE org_id = $1 AND service_account_id = $2 AND ($3::uuid IS NULL OR id > $3) ORDER BY id LIMIT $4",
         org,
         account,
+        page.after,
+        page.fetch_limit(),
     )
     .fetch_all(conn)
     .await?)

@@ -94,6 +94,14 @@ pub(in crate::app) async fn upsert(conn: &mut PgConnection, new: NewProvider<'_>
     .await?)
 }
 
+/// The settings' version, if any, locked `FOR UPDATE` until the transaction
+/// ends: they are about to be replaced.
+pub(in crate::app) async fn lock_version(conn: &mut PgConnection, org: Uuid) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar!("SELECT version FROM sso_providers WHERE org_id = $1 FOR UPDATE", org)
+        .fetch_optional(conn)
+        .await?)
+}
+
 /// Turns an organization's single sign-on off; false if it was not on.
 pub(in crate::app) async fn delete(conn: &mut PgConnection, org: Uuid) -> Result<bool> {
     Ok(sqlx::query!("DELETE FROM sso_providers WHERE org_id = $1 RETURNING org_id", org)

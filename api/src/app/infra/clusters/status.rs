@@ -4,15 +4,30 @@
 use std::collections::BTreeMap;
 
 use moke_iam::Action;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
 
 use crate::app::authz::Lock;
 use crate::app::infra::node_pools::{RESERVED_CPU_MILLIS, RESERVED_MEMORY_MIB};
 use crate::app::kernel::jsonb;
 use crate::app::region::observed::ObservedStored;
 use crate::app::workloads::store::DeploymentSpecStored;
-use crate::app::{App, RequestContext, ResourceRef, Result, infra::clusters};
+use crate::app::{App, PageRequest, RequestContext, ResourceRef, Result, infra::clusters};
 use crate::ids::{ClusterKind, ProjectKind};
 use crate::model::*;
+
+/// The 16 bytes that order a node list and continue it in a page token: the
+/// name's first 8 bytes (zero-padded), then 8 bytes of its SHA-256. Nodes
+/// come grouped by the start of their names (a pool's nodes together), and
+/// two names never share a key, so a page never skips or repeats a node
+/// that stayed.
+fn node_key(name: &str) -> Uuid {
+    let mut key = [0u8; 16];
+    let prefix = &name.as_bytes()[..name.len().min(8)];
+    key[..prefix.len()].copy_from_slice(prefix);
+    key[8..].copy_from_slice(&Sha256::digest(name.as_bytes())[..8]);
+    Uuid::from_bytes(key)
+}
 
 /// A cluster's observed nodes and pods, joined.
 struct Observed {
@@ -87,14 +102,18 @@ impl App {
         Ok(Observed { nodes: nodes.into_values().collect(), deployments: metrics })
     }
 
-    /// `cluster_node_list`: the worker nodes as last observed.
+    /// `cluster_node_list`: the worker nodes as last observed, in the order
+    /// of [`node_key`].
     pub async fn cluster_node_list(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
         cluster: &ResourceRef<ClusterKind>,
-    ) -> Result<Vec<NodeView>> {
-        Ok(self.observe(ctx, project, cluster).await?.nodes)
+        page: PageRequest,
+    ) -> Result<Page<NodeView>> {
+        let mut nodes = self.observe(ctx, project, cluster).await?.nodes;
+        nodes.sort_by_cached_key(|n| node_key(&n.name));
+        Ok(page.page_sorted(nodes, |n| node_key(&n.name)))
     }
 
     /// `cluster_metrics_view`: capacity against requests, cluster-wide and per deployment.
@@ -118,5 +137,18 @@ impl App {
             ready_pods: observed.deployments.iter().map(|d| d.ready_pods).sum(),
             deployments: observed.deployments,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::node_key;
+
+    #[test]
+    fn node_keys_sort_by_the_start_of_the_name_and_never_collide() {
+        assert!(node_key("a-node-1") < node_key("b-node-1"));
+        assert!(node_key("short") < node_key("shorter"), "zero padding sorts a prefix first");
+        assert_ne!(node_key("workers-node-1"), node_key("workers-node-2"));
+        assert_eq!(&node_key("workers-node-1").as_bytes()[..8], b"workers-");
     }
 }

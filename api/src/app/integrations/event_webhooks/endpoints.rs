@@ -1,13 +1,14 @@
 //! Event webhook endpoints (which events go where, with which secret),
 //! their delivery history and redeliveries, and disabling one.
 
+use chrono::{DateTime, Utc};
 use moke_iam::Action;
 use serde_json::json;
 use uuid::Uuid;
 
 use crate::app::error::Validator;
 use crate::app::integrations::store::webhooks::{self as store, EndpointRow, NewEndpoint};
-use crate::app::{App, Error, RequestContext, Result, integrations::signing};
+use crate::app::{App, Error, PageRequest, RequestContext, Result, integrations::signing};
 use crate::ids::{EventId, EventKind, OrgId, WebhookDeliveryId, WebhookEndpointId};
 use crate::model::*;
 use crate::outbound::OutboundClient;
@@ -34,6 +35,32 @@ fn check_url(outbound: &OutboundClient, url: &str) -> std::result::Result<reqwes
     }
 }
 
+/// The 16 bytes a delivery list's page token holds: when the delivery was
+/// made (Unix microseconds, big-endian) and the first 8 bytes of its id.
+/// Deliveries list newest first; ids made by the database are random, so
+/// the time leads.
+fn delivery_key(created_at: DateTime<Utc>, id: Uuid) -> Uuid {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&created_at.timestamp_micros().to_be_bytes());
+    key[8..].copy_from_slice(&id.as_bytes()[..8]);
+    Uuid::from_bytes(key)
+}
+
+/// Where a delivery list continues: before this time and id. Any 16 bytes
+/// are a token: a time outside years 1-9999 is taken as the nearest of them.
+fn delivery_of_key(key: Uuid) -> (DateTime<Utc>, Uuid) {
+    let bytes = key.as_bytes();
+    let micros = i64::from_be_bytes(bytes[..8].try_into().expect("8 bytes"));
+    const FIRST: i64 = -62_135_596_800_000_000; // 0001-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799_999_999; // 9999-12-31T23:59:59.999999Z
+    let at = DateTime::from_timestamp_micros(micros.clamp(FIRST, LAST)).expect("within years 1-9999");
+    // The last page's delivery had an id starting with these 8 bytes: the
+    // list goes on below the smallest such id.
+    let mut id = [0u8; 16];
+    id[..8].copy_from_slice(&bytes[8..]);
+    (at, Uuid::from_bytes(id))
+}
+
 fn event_type_ok(pattern: &str) -> bool {
     pattern == "*"
         || EVENT_FAMILIES.iter().any(|family| pattern.starts_with(family))
@@ -54,11 +81,17 @@ impl App {
         }
     }
 
-    pub async fn webhook_endpoint_list(&self, ctx: &RequestContext, org: OrgId) -> Result<Vec<WebhookEndpointView>> {
+    /// `webhook_endpoint_list`: in id (creation) order.
+    pub async fn webhook_endpoint_list(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        page: PageRequest,
+    ) -> Result<Page<WebhookEndpointView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let mut conn = self.db().acquire().await?;
-        let rows = store::list(&mut conn, org.uuid()).await?;
-        Ok(rows.into_iter().map(Self::endpoint_view).collect())
+        let rows = store::list(&mut conn, org.uuid(), &page).await?;
+        Ok(page.page(rows.into_iter().map(Self::endpoint_view).collect(), |e| e.id.uuid()))
     }
 
     /// `webhook_endpoint_create`: the secret is in the answer and nowhere else.
@@ -163,15 +196,18 @@ impl App {
         ctx: &RequestContext,
         org: OrgId,
         endpoint: WebhookEndpointId,
-    ) -> Result<Vec<WebhookDeliveryView>> {
+        page: PageRequest,
+    ) -> Result<Page<WebhookDeliveryView>> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let org = org.uuid();
         let mut conn = self.db().acquire().await?;
         if store::find(&mut conn, org, endpoint.uuid()).await?.is_none() {
             return Err(Error::not_found("webhook endpoint", endpoint.to_string()));
         }
-        let rows = store::deliveries(&mut conn, endpoint.uuid()).await?;
-        rows.into_iter()
+        let before = page.after.map(delivery_of_key);
+        let rows = store::deliveries(&mut conn, endpoint.uuid(), before, page.fetch_limit()).await?;
+        let views = rows
+            .into_iter()
             .map(|r| {
                 Ok(WebhookDeliveryView {
                     id: WebhookDeliveryId::from_uuid(r.id),
@@ -184,7 +220,8 @@ impl App {
                     finished_at: r.finished_at,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |d| delivery_key(d.created_at, d.id.uuid())))
     }
 
     /// `webhook_redelivery_create`: sends an event to the endpoint again, as a new delivery.
@@ -287,5 +324,19 @@ mod tests {
         assert!(event_type_ok("*"));
         assert!(!event_type_ok("invoice.*"));
         assert!(!event_type_ok("cluster.%"));
+    }
+
+    #[test]
+    fn delivery_page_keys() {
+        let at = DateTime::from_timestamp_micros(1_800_000_000_123_456).unwrap();
+        let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677);
+        let (back_at, back_id) = delivery_of_key(delivery_key(at, id));
+        assert_eq!(back_at, at, "to the microsecond");
+        assert_eq!(back_id, Uuid::from_u128(0x0123_4567_89ab_cdef_0000_0000_0000_0000));
+        assert!(back_id <= id, "the delivery itself is not after its own key");
+        // Any 16 bytes continue somewhere.
+        let (first, _) = delivery_of_key(Uuid::from_bytes([0x80; 16]));
+        let (last, _) = delivery_of_key(Uuid::from_bytes([0x7f; 16]));
+        assert!(first < last);
     }
 }

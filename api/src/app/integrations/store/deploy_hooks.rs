@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::HookRuleStored;
 use crate::app::error::or_unique;
 use crate::app::kernel::jsonb::{from_column, to_column};
-use crate::app::{Error, Result};
+use crate::app::{Error, PageRequest, Result};
 use crate::model::{DeployPolicy, HookRule};
 
 /// A stored hook; the secrets are Vault transit ciphertext.
@@ -52,9 +52,16 @@ pub(in crate::app) async fn find(conn: &mut PgConnection, id: Uuid) -> Result<Op
     Ok(select!("WHERE id = $1", id).fetch_optional(conn).await?)
 }
 
-/// Every hook of a project, in id order.
-pub(in crate::app) async fn list(conn: &mut PgConnection, project: Uuid) -> Result<Vec<HookRow>> {
-    Ok(select!("WHERE project_id = $1 ORDER BY id", project).fetch_all(conn).await?)
+/// A page of a project's hooks, in id order.
+pub(in crate::app) async fn list(conn: &mut PgConnection, project: Uuid, page: &PageRequest) -> Result<Vec<HookRow>> {
+    Ok(select!(
+        "WHERE project_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        project,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// A new hook; a taken name is `409 already_exists`.
@@ -203,36 +210,51 @@ pub(in crate::app) async fn touch_if_still_valid(conn: &mut PgConnection, id: Uu
     Ok(touched.is_some())
 }
 
+/// A stored deploy policy; its version moves with every update (the etag).
+pub(in crate::app) struct PolicyRow {
+    pub allowed_image_prefixes: Vec<String>,
+    pub allowed_branches: Vec<String>,
+    pub version: i64,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl PolicyRow {
+    pub fn policy(self) -> DeployPolicy {
+        DeployPolicy { allowed_image_prefixes: self.allowed_image_prefixes, allowed_branches: self.allowed_branches }
+    }
+}
+
 /// A project's deploy policy, if one was ever set.
-pub(in crate::app) async fn policy(conn: &mut PgConnection, project: Uuid) -> Result<Option<DeployPolicy>> {
-    let row = sqlx::query!(
-        "SELECT allowed_image_prefixes, allowed_branches FROM project_deploy_policies WHERE project_id = $1",
+pub(in crate::app) async fn policy(conn: &mut PgConnection, project: Uuid) -> Result<Option<PolicyRow>> {
+    Ok(sqlx::query_as!(
+        PolicyRow,
+        "SELECT allowed_image_prefixes, allowed_branches, version, updated_at
+         FROM project_deploy_policies WHERE project_id = $1",
         project
     )
     .fetch_optional(conn)
-    .await?;
-    Ok(row.map(|row| DeployPolicy {
-        allowed_image_prefixes: row.allowed_image_prefixes,
-        allowed_branches: row.allowed_branches,
-    }))
+    .await?)
 }
 
+/// Sets (or replaces) the project's policy; its version moves.
 pub(in crate::app) async fn set_policy(
     conn: &mut PgConnection,
     org: Uuid,
     project: Uuid,
     policy: &DeployPolicy,
-) -> Result<()> {
-    sqlx::query!(
+) -> Result<PolicyRow> {
+    Ok(sqlx::query_as!(
+        PolicyRow,
         "INSERT INTO project_deploy_policies (project_id, org_id, allowed_image_prefixes, allowed_branches)
          VALUES ($1, $2, $3, $4)
-         ON CONFLICT (project_id) DO UPDATE SET allowed_image_prefixes = $3, allowed_branches = $4, updated_at = now()",
+         ON CONFLICT (project_id) DO UPDATE SET allowed_image_prefixes = $3, allowed_branches = $4,
+             version = project_deploy_policies.version + 1, updated_at = now()
+         RETURNING allowed_image_prefixes, allowed_branches, version, updated_at",
         project,
         org,
         &policy.allowed_image_prefixes,
         &policy.allowed_branches,
     )
-    .execute(conn)
-    .await?;
-    Ok(())
+    .fetch_one(conn)
+    .await?)
 }

@@ -6,7 +6,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::error::or_unique;
-use crate::app::{Error, Result};
+use crate::app::{Error, PageRequest, Result};
 
 /// A stored endpoint, without its secret.
 pub(in crate::app) struct EndpointRow {
@@ -33,9 +33,16 @@ macro_rules! select {
     };
 }
 
-/// Every endpoint of `org`, in id order.
-pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid) -> Result<Vec<EndpointRow>> {
-    Ok(select!("WHERE org_id = $1 ORDER BY id", org).fetch_all(conn).await?)
+/// A page of `org`'s endpoints, in id order.
+pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid, page: &PageRequest) -> Result<Vec<EndpointRow>> {
+    Ok(select!(
+        "WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        org,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// An endpoint of `org`.
@@ -94,8 +101,15 @@ pub(in crate::app) struct DeliveryRow {
     pub attempts: serde_json::Value,
 }
 
-/// An endpoint's latest 100 deliveries, newest first.
-pub(in crate::app) async fn deliveries(conn: &mut PgConnection, endpoint: Uuid) -> Result<Vec<DeliveryRow>> {
+/// Up to `limit` of an endpoint's deliveries, newest first (by `created_at`,
+/// then id, both descending): those before `before` when given.
+pub(in crate::app) async fn deliveries(
+    conn: &mut PgConnection,
+    endpoint: Uuid,
+    before: Option<(DateTime<Utc>, Uuid)>,
+    limit: i64,
+) -> Result<Vec<DeliveryRow>> {
+    let (before_at, before_id) = before.unzip();
     Ok(sqlx::query_as!(
         DeliveryRow,
         r#"SELECT d.id, d.event_id, e.event_type, d.status, d.next_attempt_at, d.created_at, d.finished_at,
@@ -105,10 +119,14 @@ pub(in crate::app) async fn deliveries(conn: &mut PgConnection, endpoint: Uuid) 
            FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
            LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
            WHERE d.endpoint_id = $1
+             AND ($2::timestamptz IS NULL OR (d.created_at, d.id) < ($2, $3::uuid))
            GROUP BY d.id, e.event_type
-           ORDER BY d.created_at DESC, d.id
-           LIMIT 100"#,
-        endpoint
+           ORDER BY d.created_at DESC, d.id DESC
+           LIMIT $4"#,
+        endpoint,
+        before_at,
+        before_id,
+        limit,
     )
     .fetch_all(conn)
     .await?)

@@ -7,10 +7,12 @@ use uuid::Uuid;
 
 use crate::app::authz::Lock;
 use crate::app::error::or_unique;
-use crate::app::{Error, Result};
+use crate::app::{Error, PageRequest, Result};
 
-/// A stored namespace; the cluster names it.
+/// A stored namespace; the cluster names it. Its id orders the list and
+/// never leaves the gateway.
 pub(in crate::app) struct NamespaceRow {
+    pub id: Uuid,
     pub name: String,
     pub created_at: DateTime<Utc>,
 }
@@ -19,10 +21,10 @@ pub(in crate::app) struct NamespaceRow {
 /// the rest of the statement given; `locked` adds `FOR UPDATE`.
 macro_rules! select {
     (locked $rest:tt $(, $arg:expr)* $(,)?) => {
-        sqlx::query_as!(NamespaceRow, "SELECT name, created_at FROM namespaces " + $rest + " FOR UPDATE" $(, $arg)*)
+        sqlx::query_as!(NamespaceRow, "SELECT id, name, created_at FROM namespaces " + $rest + " FOR UPDATE" $(, $arg)*)
     };
     ($rest:tt $(, $arg:expr)* $(,)?) => {
-        sqlx::query_as!(NamespaceRow, "SELECT name, created_at FROM namespaces " + $rest $(, $arg)*)
+        sqlx::query_as!(NamespaceRow, "SELECT id, name, created_at FROM namespaces " + $rest $(, $arg)*)
     };
 }
 
@@ -41,9 +43,20 @@ pub(in crate::app::workloads) async fn find(
     })
 }
 
-/// Every namespace of a cluster, by name.
-pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid) -> Result<Vec<NamespaceRow>> {
-    Ok(select!("WHERE cluster_id = $1 ORDER BY name", cluster).fetch_all(conn).await?)
+/// A page of a cluster's namespaces in id (creation) order.
+pub(in crate::app) async fn list(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    page: &PageRequest,
+) -> Result<Vec<NamespaceRow>> {
+    Ok(select!(
+        "WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        cluster,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// A new namespace; a name the cluster has is `409 already_exists`.
@@ -55,7 +68,7 @@ pub(in crate::app) async fn insert(
 ) -> Result<NamespaceRow> {
     sqlx::query_as!(
         NamespaceRow,
-        "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING name, created_at",
+        "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING id, name, created_at",
         cluster,
         org,
         name,

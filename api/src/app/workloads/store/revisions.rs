@@ -45,9 +45,22 @@ pub(in crate::app) async fn find(
     Ok(select!("WHERE deployment_id = $1 AND revision = $2", deployment, revision).fetch_optional(conn).await?)
 }
 
-/// Every revision of a deployment, newest first.
-pub(in crate::app) async fn list(conn: &mut PgConnection, deployment: Uuid) -> Result<Vec<RevisionRow>> {
-    Ok(select!("WHERE deployment_id = $1 ORDER BY revision DESC", deployment).fetch_all(conn).await?)
+/// Up to `limit` revisions of a deployment older than `before` (all when
+/// `None`), newest first.
+pub(in crate::app) async fn list(
+    conn: &mut PgConnection,
+    deployment: Uuid,
+    before: Option<i64>,
+    limit: i64,
+) -> Result<Vec<RevisionRow>> {
+    Ok(select!(
+        "WHERE deployment_id = $1 AND ($2::bigint IS NULL OR revision < $2) ORDER BY revision DESC LIMIT $3",
+        deployment,
+        before,
+        limit,
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// A new revision of a deployment.

@@ -9,7 +9,7 @@ use super::ServiceSpecStored;
 use crate::app::authz::Lock;
 use crate::app::error::or_unique;
 use crate::app::kernel::jsonb;
-use crate::app::{Error, Result};
+use crate::app::{Error, PageRequest, Result};
 use crate::model::{Labels, ServiceSpec};
 
 /// A stored service; `ip_index` is its cluster IP's host number in the
@@ -82,9 +82,22 @@ pub(in crate::app::workloads) async fn find(
     })
 }
 
-/// Every service of a namespace, by name.
-pub(in crate::app) async fn list(conn: &mut PgConnection, cluster: Uuid, namespace: &str) -> Result<Vec<ServiceRow>> {
-    Ok(select!("WHERE cluster_id = $1 AND namespace = $2 ORDER BY name", cluster, namespace).fetch_all(conn).await?)
+/// A page of a namespace's services in id order.
+pub(in crate::app) async fn list(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    namespace: &str,
+    page: &PageRequest,
+) -> Result<Vec<ServiceRow>> {
+    Ok(select!(
+        "WHERE cluster_id = $1 AND namespace = $2 AND ($3::uuid IS NULL OR id > $3) ORDER BY id LIMIT $4",
+        cluster,
+        namespace,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
 }
 
 /// The node ports the cluster's services hold, but for `except`'s.
