@@ -17,6 +17,7 @@ mod nats;
 mod oidc;
 mod postgres;
 mod schemathesis;
+mod sdks;
 mod smtp;
 mod vault;
 
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("lint") => lint(),
         Some("schemas") => schemas(),
+        Some("generate") => generate(&args[1..]),
         Some("sqlx-prepare") => sqlx_prepare(),
         Some("fuzz-api") => schemathesis::fuzz_api(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("api") => bench_api(&args[2..]),
@@ -45,7 +47,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | sqlx-prepare | bench api | bench auth | bench region | bench webhooks>"
+                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks>"
             );
             return ExitCode::from(2);
         }
@@ -125,6 +127,7 @@ fn test(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Test)?;
     let nats = nats::ensure()?;
     let vault = vault::ensure()?;
+    let sdk_tools = sdks::ensure()?;
     let mut command = cargo();
     command
         .args(["test", "--workspace", "--all-targets"])
@@ -137,6 +140,9 @@ fn test(args: &[String]) -> Result<()> {
         .env("OIDC_PROVIDER_DIR", oidc::ensure()?)
         // The mail tests deliver to aiosmtpd on loopback.
         .env("SMTP_TEST_PYTHON", smtp::ensure()?)
+        // The TypeScript and Python SDK scenarios run with these.
+        .env("SDK_TEST_NODE_MODULES", &sdk_tools.node_modules)
+        .env("SDK_TEST_PYTHON", &sdk_tools.python)
         .env("SQLX_OFFLINE", "true");
     vault.apply(&mut command);
     run(&mut command)
@@ -178,6 +184,22 @@ fn schemas() -> Result<()> {
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// Regenerates the SDKs from `openapi/moke.json`; with `--check`, writes
+/// nothing and fails when a checked-in SDK differs from what the document
+/// generates (CI runs that).
+fn generate(args: &[String]) -> Result<()> {
+    let check = args.iter().any(|arg| arg == "--check");
+    let mut codegen = cargo();
+    codegen.args(["run", "--quiet", "--package", "moke-codegen", "--"]);
+    if check {
+        codegen.arg("--check");
+    }
+    // Both, whatever the first says: a --check names every stale SDK.
+    let rust = run(&mut codegen);
+    let others = sdks::generate(check);
+    rust.and(others)
 }
 
 /// Rebuilds the API crate against a freshly migrated database with

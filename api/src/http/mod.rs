@@ -100,7 +100,26 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
 
 /// The OpenAPI document the code describes (checked in as `openapi/moke.json`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    api_router().split_for_parts().1
+    let (_, mut spec) = api_router().split_for_parts();
+    refer_page_items(&mut spec);
+    spec
+}
+
+/// utoipa inlines a generic's argument, so `Page_ProjectView` would hold a
+/// copy of `ProjectView`; generated clients then get a second type per
+/// resource. Each page refers to its item's named schema instead.
+fn refer_page_items(spec: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::ArrayItems;
+    use utoipa::openapi::{RefOr, Schema};
+    let Some(components) = spec.components.as_mut() else { return };
+    let named: Vec<String> = components.schemas.keys().cloned().collect();
+    for (name, schema) in components.schemas.iter_mut() {
+        let Some(item) = name.strip_prefix("Page_").filter(|item| named.iter().any(|n| n == item)) else { continue };
+        let RefOr::T(Schema::Object(page)) = schema else { continue };
+        if let Some(RefOr::T(Schema::Array(items))) = page.properties.get_mut("items") {
+            items.items = ArrayItems::RefOrSchema(Box::new(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(item))));
+        }
+    }
 }
 
 /// The whole HTTP application: API, docs, health, metrics, middleware.
@@ -111,7 +130,8 @@ pub fn router(app: Arc<App>) -> Router {
 /// [`router`] with `extra` routes behind the same middleware (the load tests
 /// use it to measure a route without authentication beside the real ones).
 pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
-    let (api, spec) = api_router().split_for_parts();
+    let (api, mut spec) = api_router().split_for_parts();
+    refer_page_items(&mut spec);
     let spec = Arc::new(spec);
     let config = app.config().http.clone();
     let limiter = app.clone();

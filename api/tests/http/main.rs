@@ -6,6 +6,7 @@ mod common;
 mod scenario;
 
 mod authz;
+mod cli;
 mod conventions;
 mod crud;
 mod faults;
@@ -21,6 +22,8 @@ mod lifecycle;
 mod oidc;
 mod openapi;
 mod regions;
+mod sdk;
+mod sdk_scripts;
 mod security;
 mod security_iam;
 mod security_sso;

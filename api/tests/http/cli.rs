@@ -1,0 +1,192 @@
+//! The `moke` CLI as a customer runs it, a process against a live gateway
+//! and region: sign up, sign in, create a project, a cluster and a node pool with
+//! `--wait`, save a kubeconfig, run real `kubectl get nodes` through the
+//! exec credential plugin, deploy a Deployment YAML, sign out.
+//!
+//! The binary is the workspace's `moke` (`cargo xtask test` builds every
+//! target first); its config and kubeconfig live in a temporary HOME.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use moke_region::{AgentConfig, Transport};
+use serde_json::Value;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::{BackgroundAgent, TestApp, eventually, zones};
+
+/// The `moke` binary beside this test binary's folder (`target/debug/moke`).
+fn moke_binary() -> PathBuf {
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    let binary = deps.parent().unwrap().join("moke");
+    assert!(binary.exists(), "{} is missing: build it with `cargo build -p moke-cli`", binary.display());
+    binary
+}
+
+struct Cli {
+    binary: PathBuf,
+    home: tempfile::TempDir,
+}
+
+impl Cli {
+    /// Runs `moke args…` (with `stdin`); returns (succeeded, stdout, stderr).
+    async fn run(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+        let path = format!("{}:{}", self.binary.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+        let output = tokio::process::Command::new(&self.binary)
+            .args(args)
+            .env_clear()
+            .env("HOME", self.home.path())
+            .env("PATH", path)
+            .envs(env.iter().copied())
+            .kill_on_drop(true)
+            .output();
+        let output = tokio::time::timeout(Duration::from_secs(180), output).await.expect("moke finished").unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        );
+        (output.status.success(), out, err)
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        let (ok, out, err) = self.run(args, &[]).await;
+        assert!(ok, "moke {args:?} failed:\n{out}\n{err}");
+        out
+    }
+
+    async fn json(&self, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.extend(["-o", "json"]);
+        let out = self.ok(&args).await;
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("moke {args:?} printed no JSON ({e}): {out}"))
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.home.path().join(relative)
+    }
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let (email, password) = ("ada@example.com", "correct horse battery staple");
+    let cli = Cli { binary: moke_binary(), home: tempfile::tempdir().unwrap() };
+
+    // Sign up (passwords travel in files, not in the process list) and
+    // confirm with the mailed token.
+    let signup = cli.path("signup.json");
+    let body =
+        serde_json::json!({ "email": email, "password": password, "display_name": "Ada", "organization_name": "acme" });
+    std::fs::write(&signup, body.to_string()).unwrap();
+    let anonymous = [("MOKE_HOST", t.base.as_str())];
+    let (ok, out, err) = cli.run(&["account", "create", "--json-body", signup.to_str().unwrap()], &anonymous).await;
+    assert!(ok, "{out}\n{err}");
+    let token = t.mailed_token("signup", email).await;
+    std::fs::write(&signup, serde_json::json!({ "token": token, "password": password }).to_string()).unwrap();
+    let (ok, out, err) = cli.run(&["account", "confirm", "--json-body", signup.to_str().unwrap()], &anonymous).await;
+    assert!(ok, "{out}\n{err}");
+
+    // Sign in: a personal token for the CLI, in a file only its owner reads.
+    let (ok, out, err) =
+        cli.run(&["auth", "login", "--host", &t.base, "--email", email], &[("MOKE_PASSWORD", password)]).await;
+    assert!(ok, "{out}\n{err}");
+    assert!(err.contains("signed in as ada@example.com"), "{err}");
+    let credentials = cli.path(".config/moke/credentials.toml");
+    assert_eq!(mode(&credentials), 0o600);
+    assert!(std::fs::read_to_string(&credentials).unwrap().contains("moke_pat_"));
+    let status = cli.json(&["auth", "status"]).await;
+    assert_eq!(status["credential"], "valid", "{status}");
+
+    // A project, a cluster and a node pool, each waited for.
+    let project = cli.json(&["project", "create", "--name", "shop"]).await;
+    let project_id = project["id"].as_str().unwrap().to_string();
+    let cluster = cli
+        .json(&["cluster", "create", "--project", "shop", "--name", "prod", "--region", "eu-central-1", "--wait"])
+        .await;
+    assert_eq!(cluster["status"], "succeeded", "{cluster}");
+    let pool = cli
+        .json(&[
+            "node-pool",
+            "create",
+            "--project",
+            "shop",
+            "--cluster",
+            "prod",
+            "--name",
+            "workers",
+            "--machine-type",
+            "bm.small",
+            "--count",
+            "2",
+            "--wait",
+        ])
+        .await;
+    assert_eq!(pool["status"], "succeeded", "{pool}");
+    let table = cli.ok(&["cluster", "list", "--project", "shop"]).await;
+    assert!(table.starts_with("ID") && table.contains("prod"), "{table}");
+
+    // A kubeconfig in ~/.kube/config whose user is the exec plugin.
+    let mut cluster_id = String::new();
+    eventually(30, "the control plane to serve", async || {
+        let view = cli.json(&["cluster", "view", "--project", "shop", "--cluster", "prod"]).await;
+        cluster_id = view["id"].as_str().unwrap_or_default().to_string();
+        view["status"]["endpoint"].is_string()
+    })
+    .await;
+    cli.ok(&["kubeconfig", "save", "--project", "shop", "--cluster", "prod"]).await;
+    let kubeconfig = cli.path(".kube/config");
+    assert_eq!(mode(&kubeconfig), 0o600);
+    assert!(std::fs::read_to_string(&kubeconfig).unwrap().contains("command: moke"));
+
+    // kubectl runs `moke kubeconfig token`, which caches its credential.
+    let kubectl = tokio::process::Command::new("kubectl")
+        .args(["get", "nodes", "-o", "json"])
+        .env("HOME", cli.home.path())
+        .env("KUBECONFIG", &kubeconfig)
+        .env("PATH", format!("{}:{}", cli.binary.parent().unwrap().display(), std::env::var("PATH").unwrap()))
+        .output()
+        .await
+        .expect("kubectl");
+    let nodes: Value = serde_json::from_slice(&kubectl.stdout)
+        .unwrap_or_else(|_| panic!("kubectl: {}", String::from_utf8_lossy(&kubectl.stderr)));
+    assert_eq!(nodes["items"].as_array().unwrap().len(), 2, "{nodes}");
+    let cache = cli.path(&format!(".config/moke/cache/exec-{project_id}-{cluster_id}-admin.json"));
+    assert_eq!(mode(&cache), 0o600, "the exec credential is cached for its owner only");
+
+    // A Deployment YAML, rolled out and waited for.
+    let manifest = cli.path("app.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: registry.example.com/shop/web:1.0.0\n",
+    )
+    .unwrap();
+    let manifest = manifest.to_str().unwrap();
+    let rolled = cli.json(&["deploy", "-f", manifest, "--project", "shop", "--cluster", "prod", "--wait"]).await;
+    assert_eq!(rolled[0]["status"], "succeeded", "{rolled}");
+    // Again: an update of the same Deployment, not a second one.
+    cli.ok(&["deploy", "-f", manifest, "--project", "shop", "--cluster", "prod", "--wait"]).await;
+    let deployments =
+        cli.json(&["deployment", "list", "--project", "shop", "--cluster", "prod", "--namespace", "default"]).await;
+    assert_eq!(deployments.as_array().unwrap().len(), 1, "{deployments}");
+
+    // A refusal names the field, on stderr, with a non-zero exit.
+    let (ok, _, err) =
+        cli.run(&["cluster", "create", "--project", "shop", "--name", "moon", "--region", "mars-north-1"], &[]).await;
+    assert!(!ok && err.contains("spec.region"), "{err}");
+
+    // Signing out revokes the CLI's token.
+    let token = std::fs::read_to_string(&credentials).unwrap();
+    let token = token.split('"').find(|s| s.starts_with("moke_pat_")).unwrap().to_string();
+    cli.ok(&["auth", "logout"]).await;
+    let (status, _) = t.get("/v1/me", &token).await;
+    assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED);
+}

@@ -1,0 +1,241 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.webhook_endpoint_create import WebhookEndpointCreate
+from ...models.webhook_endpoint_created import WebhookEndpointCreated
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    org: str,
+    *,
+    body: WebhookEndpointCreate,
+    idempotency_key: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/orgs/{org}/webhooks".format(
+            org=quote(str(org), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | WebhookEndpointCreated | None:
+    if response.status_code == 201:
+        response_201 = WebhookEndpointCreated.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | WebhookEndpointCreated]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: WebhookEndpointCreate,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Response[Problem | WebhookEndpointCreated]:
+    """Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
+    A retry with the same Idempotency-Key answers the endpoint again, without its secret.
+
+    Args:
+        org (str):
+        idempotency_key (None | str | Unset):
+        body (WebhookEndpointCreate): Subscribe a URL to events of the organization.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | WebhookEndpointCreated]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: WebhookEndpointCreate,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Problem | WebhookEndpointCreated | None:
+    """Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
+    A retry with the same Idempotency-Key answers the endpoint again, without its secret.
+
+    Args:
+        org (str):
+        idempotency_key (None | str | Unset):
+        body (WebhookEndpointCreate): Subscribe a URL to events of the organization.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | WebhookEndpointCreated
+    """
+
+    return sync_detailed(
+        org=org,
+        client=client,
+        body=body,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: WebhookEndpointCreate,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Response[Problem | WebhookEndpointCreated]:
+    """Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
+    A retry with the same Idempotency-Key answers the endpoint again, without its secret.
+
+    Args:
+        org (str):
+        idempotency_key (None | str | Unset):
+        body (WebhookEndpointCreate): Subscribe a URL to events of the organization.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | WebhookEndpointCreated]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: WebhookEndpointCreate,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Problem | WebhookEndpointCreated | None:
+    """Subscribe an endpoint to events; the answer holds its signing secret, shown only once.
+    A retry with the same Idempotency-Key answers the endpoint again, without its secret.
+
+    Args:
+        org (str):
+        idempotency_key (None | str | Unset):
+        body (WebhookEndpointCreate): Subscribe a URL to events of the organization.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | WebhookEndpointCreated
+    """
+
+    return (
+        await asyncio_detailed(
+            org=org,
+            client=client,
+            body=body,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

@@ -1,0 +1,337 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .action import Action
+from .audit_credential import AuditCredential
+from .audit_event_view import AuditEventView
+from .audit_event_view_details import AuditEventViewDetails
+from .audit_principal import AuditPrincipal
+from .autoscaling import Autoscaling
+from .cluster_access import ClusterAccess
+from .cluster_create import ClusterCreate
+from .cluster_metrics import ClusterMetrics
+from .cluster_spec import ClusterSpec
+from .cluster_spec_input import ClusterSpecInput
+from .cluster_spec_patch import ClusterSpecPatch
+from .cluster_update import ClusterUpdate
+from .cluster_view import ClusterView
+from .condition import Condition
+from .container_port import ContainerPort
+from .control_plane_input import ControlPlaneInput
+from .control_plane_replicas import ControlPlaneReplicas
+from .control_plane_spec import ControlPlaneSpec
+from .credential_policy import CredentialPolicy
+from .credential_policy_view import CredentialPolicyView
+from .deploy_hook_create import DeployHookCreate
+from .deploy_hook_created import DeployHookCreated
+from .deploy_hook_secret_rotate import DeployHookSecretRotate
+from .deploy_hook_view import DeployHookView
+from .deploy_policy import DeployPolicy
+from .deploy_policy_view import DeployPolicyView
+from .deployment_create import DeploymentCreate
+from .deployment_create_manifest_type_0 import DeploymentCreateManifestType0
+from .deployment_metrics import DeploymentMetrics
+from .deployment_spec import DeploymentSpec
+from .deployment_status import DeploymentStatus
+from .deployment_update import DeploymentUpdate
+from .deployment_update_manifest_type_0 import DeploymentUpdateManifestType0
+from .deployment_update_spec_type_0 import DeploymentUpdateSpecType0
+from .deployment_view import DeploymentView
+from .domain_create import DomainCreate
+from .domain_verification_record import DomainVerificationRecord
+from .domain_view import DomainView
+from .endpoint_view import EndpointView
+from .env_var import EnvVar
+from .exchanged_token import ExchangedToken
+from .exec_credential import ExecCredential
+from .exec_credential_status import ExecCredentialStatus
+from .field_error_doc import FieldErrorDoc
+from .hook_answer import HookAnswer
+from .hook_rule import HookRule
+from .hook_target import HookTarget
+from .invitation_create import InvitationCreate
+from .invitation_view import InvitationView
+from .kubeconfig_format import KubeconfigFormat
+from .kubeconfig_view import KubeconfigView
+from .kubernetes_version_entry import KubernetesVersionEntry
+from .label_map import LabelMap
+from .link_token import LinkToken
+from .login_request import LoginRequest
+from .logout_request import LogoutRequest
+from .machine_type_entry import MachineTypeEntry
+from .maintenance_window import MaintenanceWindow
+from .me_view import MeView
+from .member_update import MemberUpdate
+from .member_view import MemberView
+from .membership_summary import MembershipSummary
+from .namespace_create import NamespaceCreate
+from .namespace_view import NamespaceView
+from .node_pool_create import NodePoolCreate
+from .node_pool_spec import NodePoolSpec
+from .node_pool_spec_input import NodePoolSpecInput
+from .node_pool_spec_patch import NodePoolSpecPatch
+from .node_pool_update import NodePoolUpdate
+from .node_pool_view import NodePoolView
+from .node_view import NodeView
+from .observed_status import ObservedStatus
+from .operation_error import OperationError
+from .operation_status import OperationStatus
+from .operation_target import OperationTarget
+from .operation_view import OperationView
+from .org_role import OrgRole
+from .org_view import OrgView
+from .page_audit_event_view import PageAuditEventView
+from .page_cluster_view import PageClusterView
+from .page_deploy_hook_view import PageDeployHookView
+from .page_deployment_view import PageDeploymentView
+from .page_domain_view import PageDomainView
+from .page_invitation_view import PageInvitationView
+from .page_member_view import PageMemberView
+from .page_namespace_view import PageNamespaceView
+from .page_node_pool_view import PageNodePoolView
+from .page_node_view import PageNodeView
+from .page_org_view import PageOrgView
+from .page_project_member_view import PageProjectMemberView
+from .page_project_view import PageProjectView
+from .page_revision_view import PageRevisionView
+from .page_service_account_view import PageServiceAccountView
+from .page_service_view import PageServiceView
+from .page_session_view import PageSessionView
+from .page_token_view import PageTokenView
+from .page_trust_policy_view import PageTrustPolicyView
+from .page_webhook_delivery_view import PageWebhookDeliveryView
+from .page_webhook_endpoint_view import PageWebhookEndpointView
+from .password_reset_confirm import PasswordResetConfirm
+from .password_reset_request import PasswordResetRequest
+from .pod_view import PodView
+from .probe import Probe
+from .probes import Probes
+from .problem import Problem
+from .project_create import ProjectCreate
+from .project_member_set import ProjectMemberSet
+from .project_member_view import ProjectMemberView
+from .project_role import ProjectRole
+from .project_spec import ProjectSpec
+from .project_update import ProjectUpdate
+from .project_view import ProjectView
+from .quota_failure import QuotaFailure
+from .quota_item import QuotaItem
+from .quotas_view import QuotasView
+from .redelivery_create import RedeliveryCreate
+from .refresh_request import RefreshRequest
+from .region_health import RegionHealth
+from .region_view import RegionView
+from .resource_requests import ResourceRequests
+from .revision_view import RevisionView
+from .rollback_request import RollbackRequest
+from .rollout_strategy import RolloutStrategy
+from .scale_request import ScaleRequest
+from .scoped_token_create import ScopedTokenCreate
+from .selector_map import SelectorMap
+from .service_account_create import ServiceAccountCreate
+from .service_account_view import ServiceAccountView
+from .service_create import ServiceCreate
+from .service_create_manifest_type_0 import ServiceCreateManifestType0
+from .service_port import ServicePort
+from .service_spec import ServiceSpec
+from .service_update import ServiceUpdate
+from .service_update_manifest_type_0 import ServiceUpdateManifestType0
+from .service_update_spec_type_0 import ServiceUpdateSpecType0
+from .service_view import ServiceView
+from .session_tokens import SessionTokens
+from .session_view import SessionView
+from .sessions_ended import SessionsEnded
+from .signing_key_list_response_200 import SigningKeyListResponse200
+from .signup_accepted import SignupAccepted
+from .signup_confirm import SignupConfirm
+from .signup_request import SignupRequest
+from .signup_response import SignupResponse
+from .sso_config_set import SsoConfigSet
+from .sso_config_view import SsoConfigView
+from .sso_link_pending import SsoLinkPending
+from .sso_link_view import SsoLinkView
+from .sso_login_start import SsoLoginStart
+from .taint import Taint
+from .token_create import TokenCreate
+from .token_created import TokenCreated
+from .token_exchange_request import TokenExchangeRequest
+from .token_view import TokenView
+from .toleration import Toleration
+from .trust_policy_create import TrustPolicyCreate
+from .trust_policy_create_claims import TrustPolicyCreateClaims
+from .trust_policy_view import TrustPolicyView
+from .trust_policy_view_claims import TrustPolicyViewClaims
+from .user_view import UserView
+from .webhook_attempt_view import WebhookAttemptView
+from .webhook_delivery_view import WebhookDeliveryView
+from .webhook_endpoint_create import WebhookEndpointCreate
+from .webhook_endpoint_created import WebhookEndpointCreated
+from .webhook_endpoint_view import WebhookEndpointView
+
+__all__ = (
+    "Action",
+    "AuditCredential",
+    "AuditEventView",
+    "AuditEventViewDetails",
+    "AuditPrincipal",
+    "Autoscaling",
+    "ClusterAccess",
+    "ClusterCreate",
+    "ClusterMetrics",
+    "ClusterSpec",
+    "ClusterSpecInput",
+    "ClusterSpecPatch",
+    "ClusterUpdate",
+    "ClusterView",
+    "Condition",
+    "ContainerPort",
+    "ControlPlaneInput",
+    "ControlPlaneReplicas",
+    "ControlPlaneSpec",
+    "CredentialPolicy",
+    "CredentialPolicyView",
+    "DeployHookCreate",
+    "DeployHookCreated",
+    "DeployHookSecretRotate",
+    "DeployHookView",
+    "DeploymentCreate",
+    "DeploymentCreateManifestType0",
+    "DeploymentMetrics",
+    "DeploymentSpec",
+    "DeploymentStatus",
+    "DeploymentUpdate",
+    "DeploymentUpdateManifestType0",
+    "DeploymentUpdateSpecType0",
+    "DeploymentView",
+    "DeployPolicy",
+    "DeployPolicyView",
+    "DomainCreate",
+    "DomainVerificationRecord",
+    "DomainView",
+    "EndpointView",
+    "EnvVar",
+    "ExchangedToken",
+    "ExecCredential",
+    "ExecCredentialStatus",
+    "FieldErrorDoc",
+    "HookAnswer",
+    "HookRule",
+    "HookTarget",
+    "InvitationCreate",
+    "InvitationView",
+    "KubeconfigFormat",
+    "KubeconfigView",
+    "KubernetesVersionEntry",
+    "LabelMap",
+    "LinkToken",
+    "LoginRequest",
+    "LogoutRequest",
+    "MachineTypeEntry",
+    "MaintenanceWindow",
+    "MembershipSummary",
+    "MemberUpdate",
+    "MemberView",
+    "MeView",
+    "NamespaceCreate",
+    "NamespaceView",
+    "NodePoolCreate",
+    "NodePoolSpec",
+    "NodePoolSpecInput",
+    "NodePoolSpecPatch",
+    "NodePoolUpdate",
+    "NodePoolView",
+    "NodeView",
+    "ObservedStatus",
+    "OperationError",
+    "OperationStatus",
+    "OperationTarget",
+    "OperationView",
+    "OrgRole",
+    "OrgView",
+    "PageAuditEventView",
+    "PageClusterView",
+    "PageDeployHookView",
+    "PageDeploymentView",
+    "PageDomainView",
+    "PageInvitationView",
+    "PageMemberView",
+    "PageNamespaceView",
+    "PageNodePoolView",
+    "PageNodeView",
+    "PageOrgView",
+    "PageProjectMemberView",
+    "PageProjectView",
+    "PageRevisionView",
+    "PageServiceAccountView",
+    "PageServiceView",
+    "PageSessionView",
+    "PageTokenView",
+    "PageTrustPolicyView",
+    "PageWebhookDeliveryView",
+    "PageWebhookEndpointView",
+    "PasswordResetConfirm",
+    "PasswordResetRequest",
+    "PodView",
+    "Probe",
+    "Probes",
+    "Problem",
+    "ProjectCreate",
+    "ProjectMemberSet",
+    "ProjectMemberView",
+    "ProjectRole",
+    "ProjectSpec",
+    "ProjectUpdate",
+    "ProjectView",
+    "QuotaFailure",
+    "QuotaItem",
+    "QuotasView",
+    "RedeliveryCreate",
+    "RefreshRequest",
+    "RegionHealth",
+    "RegionView",
+    "ResourceRequests",
+    "RevisionView",
+    "RollbackRequest",
+    "RolloutStrategy",
+    "ScaleRequest",
+    "ScopedTokenCreate",
+    "SelectorMap",
+    "ServiceAccountCreate",
+    "ServiceAccountView",
+    "ServiceCreate",
+    "ServiceCreateManifestType0",
+    "ServicePort",
+    "ServiceSpec",
+    "ServiceUpdate",
+    "ServiceUpdateManifestType0",
+    "ServiceUpdateSpecType0",
+    "ServiceView",
+    "SessionsEnded",
+    "SessionTokens",
+    "SessionView",
+    "SigningKeyListResponse200",
+    "SignupAccepted",
+    "SignupConfirm",
+    "SignupRequest",
+    "SignupResponse",
+    "SsoConfigSet",
+    "SsoConfigView",
+    "SsoLinkPending",
+    "SsoLinkView",
+    "SsoLoginStart",
+    "Taint",
+    "TokenCreate",
+    "TokenCreated",
+    "TokenExchangeRequest",
+    "TokenView",
+    "Toleration",
+    "TrustPolicyCreate",
+    "TrustPolicyCreateClaims",
+    "TrustPolicyView",
+    "TrustPolicyViewClaims",
+    "UserView",
+    "WebhookAttemptView",
+    "WebhookDeliveryView",
+    "WebhookEndpointCreate",
+    "WebhookEndpointCreated",
+    "WebhookEndpointView",
+)

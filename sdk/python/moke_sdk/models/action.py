@@ -1,0 +1,18 @@
+from enum import StrEnum
+
+
+class Action(StrEnum):
+    ADMINISTER_CLUSTERS = "administer_clusters"
+    MANAGE_CREDENTIALS = "manage_credentials"
+    MANAGE_MEMBERS = "manage_members"
+    MANAGE_PROJECT_MEMBERS = "manage_project_members"
+    MANAGE_RESOURCES = "manage_resources"
+    MANAGE_SSO = "manage_sso"
+    READ = "read"
+    READ_AUDIT = "read_audit"
+    READ_CREDENTIALS = "read_credentials"
+    READ_MEMBERS = "read_members"
+    READ_QUOTAS = "read_quotas"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.control_plane_spec import ControlPlaneSpec
+    from ..models.maintenance_window import MaintenanceWindow
+
+
+T = TypeVar("T", bound="ClusterSpec")
+
+
+@_attrs_define
+class ClusterSpec:
+    """The stored desired state of a cluster.
+
+    Attributes:
+        region (str):
+        kubernetes_version (str):
+        control_plane (ControlPlaneSpec):
+        deletion_protection (bool):
+        maintenance_window (MaintenanceWindow | None | Unset):
+    """
+
+    region: str
+    kubernetes_version: str
+    control_plane: ControlPlaneSpec
+    deletion_protection: bool
+    maintenance_window: MaintenanceWindow | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+
+        region = self.region
+
+        kubernetes_version = self.kubernetes_version
+
+        control_plane = self.control_plane.to_dict()
+
+        deletion_protection = self.deletion_protection
+
+        maintenance_window: dict[str, Any] | None | Unset
+        if isinstance(self.maintenance_window, Unset):
+            maintenance_window = UNSET
+        elif isinstance(self.maintenance_window, MaintenanceWindow):
+            maintenance_window = self.maintenance_window.to_dict()
+        else:
+            maintenance_window = self.maintenance_window
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "region": region,
+                "kubernetes_version": kubernetes_version,
+                "control_plane": control_plane,
+                "deletion_protection": deletion_protection,
+            }
+        )
+        if maintenance_window is not UNSET:
+            field_dict["maintenance_window"] = maintenance_window
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.control_plane_spec import ControlPlaneSpec  # noqa: PLC0415
+        from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+
+        d = dict(src_dict)
+        region = d.pop("region")
+
+        kubernetes_version = d.pop("kubernetes_version")
+
+        control_plane = ControlPlaneSpec.from_dict(d.pop("control_plane"))
+
+        deletion_protection = d.pop("deletion_protection")
+
+        def _parse_maintenance_window(data: object) -> MaintenanceWindow | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                maintenance_window_type_1 = MaintenanceWindow.from_dict(data)
+
+                return maintenance_window_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MaintenanceWindow | None | Unset, data)
+
+        maintenance_window = _parse_maintenance_window(d.pop("maintenance_window", UNSET))
+
+        cluster_spec = cls(
+            region=region,
+            kubernetes_version=kubernetes_version,
+            control_plane=control_plane,
+            deletion_protection=deletion_protection,
+            maintenance_window=maintenance_window,
+        )
+
+        cluster_spec.additional_properties = d
+        return cluster_spec
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

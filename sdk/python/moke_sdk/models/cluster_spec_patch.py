@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.control_plane_input import ControlPlaneInput
+    from ..models.maintenance_window import MaintenanceWindow
+
+
+T = TypeVar("T", bound="ClusterSpecPatch")
+
+
+@_attrs_define
+class ClusterSpecPatch:
+    """
+    Attributes:
+        region (None | str | Unset): Immutable: present only to be refused with a clear message if changed.
+        kubernetes_version (None | str | Unset): Upgrade by at most one minor version at a time; downgrades are refused.
+        control_plane (ControlPlaneInput | None | Unset):
+        maintenance_window (MaintenanceWindow | None | Unset):
+        deletion_protection (bool | None | Unset):
+    """
+
+    region: None | str | Unset = UNSET
+    kubernetes_version: None | str | Unset = UNSET
+    control_plane: ControlPlaneInput | None | Unset = UNSET
+    maintenance_window: MaintenanceWindow | None | Unset = UNSET
+    deletion_protection: bool | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
+        from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+
+        region: None | str | Unset
+        if isinstance(self.region, Unset):
+            region = UNSET
+        else:
+            region = self.region
+
+        kubernetes_version: None | str | Unset
+        if isinstance(self.kubernetes_version, Unset):
+            kubernetes_version = UNSET
+        else:
+            kubernetes_version = self.kubernetes_version
+
+        control_plane: dict[str, Any] | None | Unset
+        if isinstance(self.control_plane, Unset):
+            control_plane = UNSET
+        elif isinstance(self.control_plane, ControlPlaneInput):
+            control_plane = self.control_plane.to_dict()
+        else:
+            control_plane = self.control_plane
+
+        maintenance_window: dict[str, Any] | None | Unset
+        if isinstance(self.maintenance_window, Unset):
+            maintenance_window = UNSET
+        elif isinstance(self.maintenance_window, MaintenanceWindow):
+            maintenance_window = self.maintenance_window.to_dict()
+        else:
+            maintenance_window = self.maintenance_window
+
+        deletion_protection: bool | None | Unset
+        if isinstance(self.deletion_protection, Unset):
+            deletion_protection = UNSET
+        else:
+            deletion_protection = self.deletion_protection
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if region is not UNSET:
+            field_dict["region"] = region
+        if kubernetes_version is not UNSET:
+            field_dict["kubernetes_version"] = kubernetes_version
+        if control_plane is not UNSET:
+            field_dict["control_plane"] = control_plane
+        if maintenance_window is not UNSET:
+            field_dict["maintenance_window"] = maintenance_window
+        if deletion_protection is not UNSET:
+            field_dict["deletion_protection"] = deletion_protection
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
+        from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+
+        d = dict(src_dict)
+
+        def _parse_region(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        region = _parse_region(d.pop("region", UNSET))
+
+        def _parse_kubernetes_version(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        kubernetes_version = _parse_kubernetes_version(d.pop("kubernetes_version", UNSET))
+
+        def _parse_control_plane(data: object) -> ControlPlaneInput | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                control_plane_type_1 = ControlPlaneInput.from_dict(data)
+
+                return control_plane_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ControlPlaneInput | None | Unset, data)
+
+        control_plane = _parse_control_plane(d.pop("control_plane", UNSET))
+
+        def _parse_maintenance_window(data: object) -> MaintenanceWindow | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                maintenance_window_type_1 = MaintenanceWindow.from_dict(data)
+
+                return maintenance_window_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MaintenanceWindow | None | Unset, data)
+
+        maintenance_window = _parse_maintenance_window(d.pop("maintenance_window", UNSET))
+
+        def _parse_deletion_protection(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        deletion_protection = _parse_deletion_protection(d.pop("deletion_protection", UNSET))
+
+        cluster_spec_patch = cls(
+            region=region,
+            kubernetes_version=kubernetes_version,
+            control_plane=control_plane,
+            maintenance_window=maintenance_window,
+            deletion_protection=deletion_protection,
+        )
+
+        return cluster_spec_patch

@@ -1,0 +1,159 @@
+//! The Moke API from Rust.
+//!
+//! Every operation of `openapi/moke.json` is a method on [`Client`] that
+//! returns a builder (`client.cluster_create().project(p).body(spec).send()`);
+//! lists that page also have `.stream()`, which walks every page. Types live
+//! in [`types`]. The code in `generated.rs` comes from progenitor (`cargo
+//! xtask generate`); this file adds what a generator cannot know:
+//!
+//! - [`Client::new`] / [`Client::from_env`]: a bearer credential, a user agent
+//!   and timeouts;
+//! - every `POST` carries an `Idempotency-Key` (one is made when the caller
+//!   gives none), so retrying it is safe;
+//! - answers 429 and 503 are retried, honouring `Retry-After`;
+//! - [`Client::wait_operation`] waits for an Operation to finish.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = moke_sdk::Client::from_env()?;
+//! for project in client.project_list().org("org_…").send().await?.into_inner().items {
+//!     println!("{}", project.name);
+//! }
+//! # Ok(()) }
+//! ```
+
+#[allow(clippy::all, clippy::pedantic, unused)]
+mod generated;
+
+use std::time::Duration;
+
+pub use generated::*;
+use progenitor_client::OperationInfo;
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, RETRY_AFTER};
+use reqwest::{Method, StatusCode};
+
+/// How often a request answered 429 or 503 is sent again before the answer
+/// is returned to the caller.
+const ATTEMPTS: u32 = 4;
+/// The longest wait between attempts, whatever `Retry-After` says.
+const LONGEST_WAIT: Duration = Duration::from_secs(30);
+
+/// What went wrong building a client.
+#[derive(Debug)]
+pub struct ConfigError(String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Client {
+    /// A client for the API at `base_url` (e.g. `https://api.moke.example`)
+    /// acting with `token` (an API token `moke_…` or an access token).
+    pub fn with_token(base_url: &str, token: &str) -> Result<Client, ConfigError> {
+        let mut headers = HeaderMap::new();
+        let mut bearer = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| ConfigError("the token holds characters a header cannot".into()))?;
+        bearer.set_sensitive(true);
+        headers.insert(AUTHORIZATION, bearer);
+        Ok(Client::new_with_client(base_url.trim_end_matches('/'), http_client(headers)?))
+    }
+
+    /// A client without a credential: for sign-up, sign-in and the catalogs.
+    pub fn anonymous(base_url: &str) -> Result<Client, ConfigError> {
+        Ok(Client::new_with_client(base_url.trim_end_matches('/'), http_client(HeaderMap::new())?))
+    }
+
+    /// A client from `MOKE_HOST` and `MOKE_TOKEN` (what CI sets).
+    pub fn from_env() -> Result<Client, ConfigError> {
+        let host = std::env::var("MOKE_HOST").map_err(|_| ConfigError("MOKE_HOST is not set".into()))?;
+        let token = std::env::var("MOKE_TOKEN").map_err(|_| ConfigError("MOKE_TOKEN is not set".into()))?;
+        Client::with_token(&host, &token)
+    }
+
+    /// Waits until the Operation `id` has finished (the server holds each
+    /// poll up to a minute), or `timeout` has passed; returns it as last seen.
+    pub async fn wait_operation(
+        &self,
+        id: &types::OperationId,
+        timeout: Duration,
+    ) -> Result<types::OperationView, Error<types::Problem>> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now()).as_secs().clamp(1, 60);
+            let operation =
+                self.operation_view().operation(id.clone()).wait(format!("{left}s")).send().await?.into_inner();
+            let finished =
+                matches!(operation.status, types::OperationStatus::Succeeded | types::OperationStatus::Failed);
+            if finished || tokio::time::Instant::now() >= deadline {
+                return Ok(operation);
+            }
+        }
+    }
+}
+
+fn http_client(headers: HeaderMap) -> Result<reqwest::Client, ConfigError> {
+    // reqwest is built with rustls and no bundled provider; ring is ours.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .user_agent(concat!("moke-sdk-rust/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(10))
+        // Long enough for `?wait=60s` on an Operation.
+        .timeout(Duration::from_secs(90))
+        .build()
+        .map_err(|e| ConfigError(format!("could not build the HTTP client: {e}")))
+}
+
+impl progenitor_client::ClientHooks for Client {
+    /// Gives every `POST` an idempotency key unless the caller chose one, so
+    /// the retries in [`Self::exec`] (and the caller's own) change nothing twice.
+    async fn pre<E>(&self, request: &mut reqwest::Request, _: &OperationInfo) -> Result<(), Error<E>> {
+        if request.method() == Method::POST && !request.headers().contains_key("idempotency-key") {
+            let key = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("a UUID is a header value");
+            request.headers_mut().insert("idempotency-key", key);
+        }
+        Ok(())
+    }
+
+    /// Sends the request, and again after the server's `Retry-After` (or a
+    /// growing pause) while it answers 429 or 503.
+    async fn exec(&self, request: reqwest::Request, _: &OperationInfo) -> reqwest::Result<reqwest::Response> {
+        let mut pause = Duration::from_millis(500);
+        for _ in 1..ATTEMPTS {
+            let Some(again) = request.try_clone() else { break };
+            let response = self.client().execute(again).await?;
+            if !matches!(response.status(), StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+                return Ok(response);
+            }
+            let wait = retry_after(response.headers()).unwrap_or(pause).min(LONGEST_WAIT);
+            tokio::time::sleep(wait).await;
+            pause = (pause * 2).min(LONGEST_WAIT);
+        }
+        self.client().execute(request).await
+    }
+}
+
+/// `Retry-After` in seconds (the only form the server sends).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds: u64 = headers.get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    Some(Duration::from_secs(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_only() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(3)));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(retry_after(&headers), None);
+    }
+}
