@@ -185,6 +185,8 @@ id_kinds! {
     WebhookDeliveryKind => "whd", "webhook delivery", "WebhookDeliveryId";
     /// A domain an organization claims.
     DomainKind => "dom", "domain", "DomainId";
+    /// A device sign-in (OAuth 2.0 Device Authorization Grant).
+    DeviceAuthorizationKind => "dva", "device sign-in", "DeviceAuthorizationId";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -206,6 +208,7 @@ pub type WebhookEndpointId = Id<WebhookEndpointKind>;
 pub type EventId = Id<EventKind>;
 pub type WebhookDeliveryId = Id<WebhookDeliveryKind>;
 pub type DomainId = Id<DomainKind>;
+pub type DeviceAuthorizationId = Id<DeviceAuthorizationKind>;
 
 #[cfg(test)]
 mod tests {

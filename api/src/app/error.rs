@@ -67,6 +67,17 @@ pub enum Error {
     Refused { code: &'static str, detail: String },
     #[error("{detail}")]
     Conflict { code: &'static str, detail: String },
+    /// A one-time code a person typed (a device's user code) that names
+    /// nothing usable: none such (`gone: false`, answered as not found), or
+    /// one that expired or was used (`gone: true`). The answer names `field`.
+    #[error("{detail}")]
+    CodeUnusable { field: &'static str, code: &'static str, gone: bool, detail: String },
+    /// A token endpoint's refusal of a grant, with the code RFC 6749 §5.2
+    /// and RFC 8628 §3.5 give it (`authorization_pending`, `slow_down`,
+    /// `access_denied`, `expired_token`, `invalid_grant`,
+    /// `unsupported_grant_type`); those RFCs answer it with 400.
+    #[error("{detail}")]
+    Grant { code: &'static str, detail: String },
     #[error("quota {quota} exceeded: limit {limit}, in use {usage}, requested {requested}")]
     QuotaExceeded { quota: &'static str, limit: i64, usage: i64, requested: i64 },
     #[error("the resource changed since you read it; current ETag is {current_etag}")]
@@ -109,6 +120,8 @@ impl Error {
             Error::Forbidden => "forbidden",
             Error::Refused { code, .. } => code,
             Error::Conflict { code, .. } => code,
+            Error::CodeUnusable { code, .. } => code,
+            Error::Grant { code, .. } => code,
             Error::QuotaExceeded { .. } => "quota_exceeded",
             Error::PreconditionFailed { .. } => "precondition_failed",
             Error::IdempotencyMismatch => "idempotency_key_reused",

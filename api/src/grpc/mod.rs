@@ -63,7 +63,9 @@ pub fn router(app: Arc<App>) -> axum::Router {
 /// REST problem `code`) and, for invalid input, `BadRequest` violations.
 pub fn status(error: Error) -> Status {
     let code = match &error {
-        Error::Invalid(_) | Error::Malformed(_) => Code::InvalidArgument,
+        Error::Invalid(_) | Error::Malformed(_) | Error::Grant { .. } => Code::InvalidArgument,
+        Error::CodeUnusable { gone: false, .. } => Code::NotFound,
+        Error::CodeUnusable { gone: true, .. } => Code::FailedPrecondition,
         Error::Unauthenticated => Code::Unauthenticated,
         Error::Forbidden | Error::Refused { .. } => Code::PermissionDenied,
         Error::NotFound { .. } => Code::NotFound,

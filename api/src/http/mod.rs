@@ -5,6 +5,7 @@
 mod auth;
 mod catalog;
 mod clusters;
+mod device;
 pub mod extract;
 mod hooks;
 mod iam;
@@ -87,6 +88,7 @@ impl utoipa::Modify for BearerAuth {
 fn api_router() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(auth::routes())
+        .merge(device::routes())
         .merge(iam::routes())
         .merge(orgs::routes())
         .merge(projects::routes())

@@ -24,7 +24,8 @@ pub struct Problem {
     pub detail: String,
     /// Stable machine-readable code, e.g. `invalid_request`, `not_found`, `quota_exceeded`.
     pub code: String,
-    /// Every bad field, for `invalid_request`.
+    /// Every bad field, for `invalid_request`; the code's field when a
+    /// one-time code is unknown, expired or used.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldErrorDoc>,
     /// The limit that was reached, for `quota_exceeded`.
@@ -73,7 +74,9 @@ impl From<Error> for ApiError {
 
 fn status_of(error: &Error) -> StatusCode {
     match error {
-        Error::Invalid(_) | Error::Malformed(_) => StatusCode::BAD_REQUEST,
+        Error::Invalid(_) | Error::Malformed(_) | Error::Grant { .. } => StatusCode::BAD_REQUEST,
+        Error::CodeUnusable { gone: false, .. } => StatusCode::NOT_FOUND,
+        Error::CodeUnusable { gone: true, .. } => StatusCode::GONE,
         Error::Unauthenticated => StatusCode::UNAUTHORIZED,
         Error::Forbidden | Error::Refused { .. } => StatusCode::FORBIDDEN,
         Error::NotFound { .. } => StatusCode::NOT_FOUND,
@@ -124,6 +127,9 @@ impl IntoResponse for ApiError {
         };
         let errors = match error {
             Error::Invalid(errors) => errors.into_iter().map(FieldErrorDoc::from).collect(),
+            Error::CodeUnusable { field, code, detail, .. } => {
+                vec![FieldErrorDoc { field: field.to_string(), code: code.to_string(), message: detail }]
+            }
             _ => Vec::new(),
         };
         let problem = Problem {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::*;
+use crate::ids::DeviceAuthorizationId;
 
 // ---------------------------------------------------------------- tokens
 
@@ -55,7 +56,8 @@ pub struct TokenView {
 pub struct TokenCreated {
     #[serde(flatten)]
     pub view: TokenView,
-    /// The secret. Store it now: it cannot be shown again.
+    /// The secret. Store it now: it cannot be shown again (it is empty in an
+    /// answer replayed to a retry with the same `Idempotency-Key`).
     pub token: String,
 }
 
@@ -664,4 +666,115 @@ pub struct SsoLoginStart {
 pub struct SigningKeyRotated {
     /// The key id (`kid`) new tokens are signed with.
     pub kid: String,
+}
+
+// ---------------------------------------------------------------- device sign-in
+
+/// `POST /v1/device/auth`: a device (the `moke` CLI) asks to be signed in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceAuthorizationCreate {
+    /// What is asking, shown to the person who confirms and given to the
+    /// token as its name, e.g. `moke CLI (laptop)`: 1-100 characters without
+    /// control characters; surrounding whitespace is ignored. `moke CLI` if omitted.
+    #[schema(
+        pattern = r"^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]([^\x00-\x1f\x7f-\x9f]{0,98}[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000])?[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
+    )]
+    #[serde(default)]
+    pub client_name: Option<String>,
+}
+
+/// A device sign-in begun (RFC 8628 §3.2): show the person `user_code` and
+/// `verification_uri`, then poll `POST /v1/device/token` with `device_code`
+/// every `interval` seconds.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeviceAuthorizationCreated {
+    /// The device's secret: keep it, send it only to `POST /v1/device/token`.
+    pub device_code: String,
+    /// What the person confirms, `XXXX-XXXX` (letters of `BCDFGHJKLMNPQRSTVWXZ`).
+    pub user_code: String,
+    /// Where the person confirms the code.
+    pub verification_uri: String,
+    /// `verification_uri` with the code filled in.
+    pub verification_uri_complete: String,
+    /// Seconds until both codes expire.
+    pub expires_in: i64,
+    /// Seconds to wait between polls.
+    pub interval: i64,
+}
+
+/// `POST /v1/device/confirm`: the person approves a device's sign-in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfirm {
+    /// The code the device shows: 8 letters of `BCDFGHJKLMNPQRSTVWXZ` in
+    /// either case; `-` and spaces are ignored (`XXXX-XXXX`).
+    #[schema(pattern = "^[ -]*([BCDFGHJKLMNPQRSTVWXZbcdfghjklmnpqrstvwxz][ -]*){8}$", max_length = 32)]
+    pub user_code: String,
+    /// The organization the device will act in; the one you act in if omitted.
+    #[serde(default)]
+    pub organization: Option<OrgId>,
+}
+
+/// `POST /v1/device/deny`: the person refuses a device's sign-in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceDeny {
+    /// The code the device shows, as for `POST /v1/device/confirm`.
+    #[schema(pattern = "^[ -]*([BCDFGHJKLMNPQRSTVWXZbcdfghjklmnpqrstvwxz][ -]*){8}$", max_length = 32)]
+    pub user_code: String,
+}
+
+/// A device sign-in as the person who decided it sees it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeviceAuthorizationView {
+    pub id: DeviceAuthorizationId,
+    /// `XXXX-XXXX`.
+    pub user_code: String,
+    /// What the device said it is.
+    pub client_name: Option<String>,
+    /// `approved` (the device's next poll receives a token) or `denied`.
+    pub status: String,
+    /// The organization the device will act in (approved sign-ins).
+    pub organization: Option<OrgId>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The only grant `POST /v1/device/token` takes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+pub enum DeviceGrantType {
+    #[serde(rename = "urn:ietf:params:oauth:grant-type:device_code")]
+    DeviceCode,
+}
+
+/// `POST /v1/device/token`: a device polls for its credential (RFC 8628 §3.4).
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceTokenRequest {
+    /// The `device_code` of `POST /v1/device/auth`.
+    #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
+    pub device_code: String,
+    /// `urn:ietf:params:oauth:grant-type:device_code`.
+    #[schema(value_type = DeviceGrantType)]
+    pub grant_type: String,
+}
+
+redacted_debug!(DeviceTokenRequest);
+
+/// The credential of an approved device sign-in: a personal API token
+/// acting as the person who approved it, in the organization they chose.
+/// Given once.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DeviceToken {
+    /// `moke_pat_…`; send as `Authorization: Bearer …`. Shown only in this answer.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    /// The token's id, to list or revoke it (`DELETE /v1/me/tokens/{token}`).
+    pub token_id: TokenId,
+    pub organization: OrgId,
+    pub user: UserId,
+    /// When the token stops working (the organization's credential policy), if it does.
+    pub expires_at: Option<DateTime<Utc>>,
 }

@@ -1074,6 +1074,7 @@ pub struct DeployHookCreated {
     #[serde(flatten)]
     pub hook: DeployHookView,
     /// `whsec_…`: the Standard Webhooks key, the GitHub webhook secret, or the GitLab secret token.
+    /// Shown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`.
     pub secret: String,
 }
 
@@ -1137,6 +1138,7 @@ pub struct WebhookEndpointCreated {
     #[serde(flatten)]
     pub endpoint: WebhookEndpointView,
     /// `whsec_…`: verify deliveries with any Standard Webhooks library.
+    /// Shown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`.
     pub secret: String,
 }
 

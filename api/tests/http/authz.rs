@@ -16,7 +16,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::common::{Client, OidcProvider, Tenant, TestApp};
 
 /// Routes outside the matrix, and why.
-const OUTSIDE: [(&str, &str); 21] = [
+const OUTSIDE: [(&str, &str); 25] = [
     ("POST /v1/signup/confirm", "the mailed token is the credential"),
     ("POST /v1/auth/sso-link/confirm", "the mailed token is the credential"),
     ("POST /v1/hooks/{hook}", "the delivery's signature is the credential"),
@@ -38,6 +38,10 @@ const OUTSIDE: [(&str, &str); 21] = [
     ("GET /v1/me", "the caller itself"),
     ("GET /v1/me/tokens", "the caller's own tokens"),
     ("POST /v1/me/tokens", "the caller's own tokens"),
+    ("POST /v1/device/auth", "no caller yet"),
+    ("POST /v1/device/token", "the device code is the credential"),
+    ("POST /v1/device/confirm", "the caller's own sign-in, a person's session only (device.rs)"),
+    ("POST /v1/device/deny", "the caller's own sign-in, a person's session only (device.rs)"),
 ];
 
 /// Routes about the caller's own things (isolation.rs checks them).

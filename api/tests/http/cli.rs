@@ -159,8 +159,15 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     let nodes: Value = serde_json::from_slice(&kubectl.stdout)
         .unwrap_or_else(|_| panic!("kubectl: {}", String::from_utf8_lossy(&kubectl.stderr)));
     assert_eq!(nodes["items"].as_array().unwrap().len(), 2, "{nodes}");
-    let cache = cli.path(&format!(".config/moke/cache/exec-{project_id}-{cluster_id}-admin.json"));
-    assert_eq!(mode(&cache), 0o600, "the exec credential is cached for its owner only");
+    let suffix = format!("-{project_id}-{cluster_id}-admin.json");
+    let cached = |home: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(home.join(".config/moke/cache"))
+            .map(|dir| dir.flatten().map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(&suffix)).collect())
+            .unwrap_or_default()
+    };
+    let cache = cached(cli.home.path());
+    assert_eq!(cache.len(), 1, "one cached credential for this identity");
+    assert_eq!(mode(&cache[0]), 0o600, "the exec credential is cached for its owner only");
 
     // A Deployment YAML, rolled out and waited for.
     let manifest = cli.path("app.yaml");
@@ -187,6 +194,50 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     let token = std::fs::read_to_string(&credentials).unwrap();
     let token = token.split('"').find(|s| s.starts_with("moke_pat_")).unwrap().to_string();
     cli.ok(&["auth", "logout"]).await;
+    assert!(cached(cli.home.path()).is_empty(), "signing out forgets the cached cluster credentials");
     let (status, _) = t.get("/v1/me", &token).await;
     assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn moke_auth_login_signs_in_with_a_code_a_signed_in_person_approves(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let t = TestApp::start(options, connect).await;
+    let (email, password) = ("ada@example.com", "correct horse battery staple");
+    let signed_up = t.signed_up(email, password, "acme").await;
+    let cli = Cli { binary: moke_binary(), home: tempfile::tempdir().unwrap() };
+
+    // The new machine asks for a code and waits.
+    let mut login = tokio::process::Command::new(&cli.binary)
+        .args(["auth", "login", "--host", &t.base])
+        .env_clear()
+        .env("HOME", cli.home.path())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(login.stderr.take().unwrap()).lines();
+    let shown = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+    let code = shown.rsplit(' ').next().unwrap().to_string();
+    assert!(shown.contains("/device?user_code=") && code.len() == 9, "{shown}");
+
+    // Where the person is signed in, they approve it.
+    let signed_in = [("MOKE_HOST", t.base.as_str()), ("MOKE_TOKEN", signed_up.session.access_token.as_str())];
+    let (ok, out, err) = cli.run(&["auth", "device", "approve", "--user-code", &code], &signed_in).await;
+    assert!(ok, "{out}\n{err}");
+
+    let status = tokio::time::timeout(Duration::from_secs(60), login.wait()).await.unwrap().unwrap();
+    let mut rest = String::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        rest += &line;
+    }
+    assert!(status.success() && rest.contains("signed in as ada@example.com"), "{rest}");
+    let credentials = std::fs::read_to_string(cli.path(".config/moke/credentials.toml")).unwrap();
+    assert!(credentials.contains("moke_pat_"), "{credentials}");
+    let status = cli.json(&["auth", "status"]).await;
+    assert_eq!(status["credential"], "valid", "{status}");
 }

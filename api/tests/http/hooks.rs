@@ -370,6 +370,21 @@ async fn a_retried_rotation_rotates_once_and_never_shows_the_secret_again(
     let again: DeployHookCreated = s.owner.send(send()).await.expect(StatusCode::OK);
     assert!(again.secret.is_empty(), "the stored answer never held the secret");
     assert_eq!(again.hook.id, first.hook.id);
+    // The key is answered only under the hook's own project: replayed under
+    // another project's path (one the caller manages, or none at all) it is
+    // refused, not answered.
+    let other = s.owner.create_project("other").await.id.to_string();
+    for (project, status, code) in [
+        (other.as_str(), StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused"),
+        ("nowhere", StatusCode::NOT_FOUND, "not_found"),
+    ] {
+        let elsewhere = s
+            .owner
+            .request(Method::POST, &format!("/v1/projects/{project}/hooks/{hook_id}/rotate-secret"))
+            .header("idempotency-key", "rotate-1")
+            .json(&json!({ "previous_secret_valid_seconds": 0 }));
+        s.owner.send::<Value>(elsewhere).await.refused_with(status, code);
+    }
     // One rotation, not two: the first answer's secret is the one in force.
     let image = r#"{"image": "registry.example.com/shop/web:2"}"#;
     standard::<OperationView>(&t, &url, &first.secret, "r1", now(), image).await.expect(StatusCode::ACCEPTED);

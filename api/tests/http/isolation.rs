@@ -18,7 +18,7 @@ use moke_api::model::{
 /// Routes that serve no tenant data: catalogs, the public keys, and the
 /// sign-in flows, which name no organization's resources (their secrets
 /// are the credential) and have their own tests.
-const PUBLIC: [&str; 17] = [
+const PUBLIC: [&str; 19] = [
     "POST /v1/signup/confirm",
     "POST /v1/auth/sso-link/confirm",
     "POST /v1/hooks/{hook}",
@@ -36,10 +36,12 @@ const PUBLIC: [&str; 17] = [
     "POST /v1/auth/token-exchange",
     "GET /v1/sso/{org}/login",
     "GET /v1/sso/callback",
+    "POST /v1/device/auth",
+    "POST /v1/device/token",
 ];
 
 /// Routes about the caller itself; [`self_routes_show_only_the_callers_own`] checks them.
-const SELF: [&str; 9] = [
+const SELF: [&str; 11] = [
     "GET /v1/orgs",
     "GET /v1/me",
     "GET /v1/me/tokens",
@@ -49,6 +51,8 @@ const SELF: [&str; 9] = [
     "DELETE /v1/me/sessions",
     "DELETE /v1/me/sessions/{session}",
     "GET /v1/me/security-events",
+    "POST /v1/device/confirm",
+    "POST /v1/device/deny",
 ];
 
 /// One row: a route the intruder calls on the victim's resources.
@@ -444,4 +448,9 @@ async fn self_routes_show_only_the_callers_own(options: PgPoolOptions, connect: 
     let me: MeView = person.get("/v1/me").await.expect(StatusCode::OK);
     assert_eq!(me.memberships.len(), 1, "{me:?}");
     assert_eq!(me.memberships[0].organization.to_string(), intruder.org);
+    // A device sign-in approved into the victim's organization: as if it did not exist.
+    let device: Value = t.anonymous().post("/v1/device/auth", json!({})).await.expect(StatusCode::OK);
+    let code = device["user_code"].as_str().unwrap();
+    let confirm = json!({ "user_code": code, "organization": victim.org.org });
+    person.post::<Value>("/v1/device/confirm", confirm).await.refused_with(StatusCode::NOT_FOUND, "not_found");
 }

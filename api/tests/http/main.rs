@@ -9,6 +9,7 @@ mod authz;
 mod cli;
 mod conventions;
 mod crud;
+mod device;
 mod faults;
 mod graphql;
 mod grpc;

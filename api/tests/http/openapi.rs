@@ -17,7 +17,7 @@ fn operation_ids_follow_resource_action() {
     // Standard methods, and the few custom ones (AIP-136) the auth flows and deployments need.
     let allowed = [
         "list", "create", "view", "update", "delete", "refresh", "verify", "request", "confirm", "exchange", "start",
-        "finish", "accept", "revoke", "rotate", "scale", "pause", "resume", "restart", "rollback", "export",
+        "finish", "accept", "revoke", "rotate", "scale", "pause", "resume", "restart", "rollback", "export", "deny",
     ];
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {

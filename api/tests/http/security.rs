@@ -180,6 +180,13 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
         ("cluster_kubeconfig_view", Method::GET, format!("{cp}/kubeconfig?expiry_seconds=86400"), Value::Null),
         ("invitation_accept", Method::POST, "/v1/invitations/accept".into(), json!({ "token": "x" })),
         ("sso_link_confirm", Method::POST, "/v1/me/sso-links/confirm".into(), json!({ "token": "x" })),
+        // Approving a device mints it a personal token: a person's session only.
+        (
+            "device_authorization_confirm",
+            Method::POST,
+            "/v1/device/confirm".into(),
+            json!({ "user_code": "BCDF-GHJK" }),
+        ),
     ];
     // Allowed, and bounded: what they give lives no longer than the narrowed token.
     let bounded = ["cluster_credentials_create"];
@@ -192,6 +199,11 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
         ("sso_login_finish", "the identity provider's answer is the credential; acts in its organization only"),
         ("sso_link_mail_confirm", "the mailed token is the credential; acts in the provider's organization only"),
         ("token_exchange", "bounded by the trust policy, which was bounded by its creator"),
+        (
+            "device_token_create",
+            "the device code is the credential; the token is the approving session's personal token, \
+             and only a session approves (device_authorization_confirm)",
+        ),
     ];
 
     let spec = serde_json::to_value(moke_api::http::openapi()).unwrap();

@@ -440,6 +440,13 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
     let names: Vec<String> =
         owner.walk_pages(&services).await.iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
     assert_eq!(names, ["web", "web-k8s"], "in creation order");
+    // A page shows each service's own endpoints, as reading it alone does.
+    let page: Page<ServiceView> = owner.get(&services).await.expect(StatusCode::OK);
+    assert_eq!(page.items.iter().map(|s| s.endpoints.len()).collect::<Vec<_>>(), [0, 2], "{page:?}");
+    for listed in &page.items {
+        let alone: ServiceView = owner.get(&format!("{services}/{}", listed.name)).await.expect(StatusCode::OK);
+        assert_eq!(listed.endpoints, alone.endpoints, "{}", listed.name);
+    }
     owner.delete::<()>(&format!("{services}/web")).await.expect(StatusCode::NO_CONTENT);
     let list: Page<ServiceView> = owner.get(&services).await.expect(StatusCode::OK);
     assert_eq!(list.items.len(), 1);

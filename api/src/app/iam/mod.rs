@@ -1,6 +1,7 @@
-//! Identity and access: organizations, people, sessions, members, invitations, service accounts, tokens, single sign-on and its domains, CI token exchange, credential policy, and the per-caller rate limits.
+//! Identity and access: organizations, people, sessions, device sign-in, members, invitations, service accounts, tokens, single sign-on and its domains, CI token exchange, credential policy, and the per-caller rate limits.
 
 pub mod credential_policy;
+pub mod device;
 pub mod domains;
 pub mod invitations;
 pub mod members;

@@ -228,6 +228,41 @@ pub(in crate::app) async fn hold_live_credential(
     Ok(())
 }
 
+/// `user` acting in `org` through their `session`, as an access token of
+/// that session and organization authenticates: `None` when the session is
+/// not theirs or not live, began at another organization's identity
+/// provider, or they are no member of `org`; refused when `org`'s
+/// credential policy does not admit the session.
+pub(in crate::app) async fn session_principal(
+    conn: &mut sqlx::PgConnection,
+    user: Uuid,
+    org: Uuid,
+    session: Uuid,
+) -> Result<Option<Principal>> {
+    let Some(row) = store::principals::session_member(conn, user, org, session).await? else {
+        return Ok(None);
+    };
+    // A session from an organization's identity provider acts there only.
+    if row.sso_org_id.is_some_and(|bound| bound != org) {
+        return Ok(None);
+    }
+    let Some(role) = OrgRole::parse(&row.role) else {
+        return Ok(None);
+    };
+    let policy = MemberPolicy { require_sso: row.require_sso, require_verified_email: row.require_verified_email };
+    policy.admits(role, row.sso_org_id.is_some(), row.verified)?;
+    Ok(Some(Principal {
+        id: user,
+        kind: PrincipalKind::User,
+        credential: Credential::Session { id: session, sso_org: row.sso_org_id },
+        org_id: org,
+        role,
+        project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
+        scope: Scope::default(),
+        expires_at: None,
+    }))
+}
+
 /// What an organization's credential policy asks of a member's credential.
 pub(in crate::app) struct MemberPolicy {
     pub require_sso: bool,
@@ -375,32 +410,10 @@ impl App {
         let principal = if let Ok(user) = claims.sub.parse::<UserId>() {
             let session: SessionId =
                 claims.sid.as_deref().and_then(|s| s.parse().ok()).ok_or(Error::Unauthenticated)?;
-            let row = store::principals::session_member(
-                &mut *self.db().acquire().await?,
-                user.uuid(),
-                org.uuid(),
-                session.uuid(),
-            )
-            .await?
-            .ok_or(Error::Unauthenticated)?;
-            // A session from an organization's identity provider acts there only.
-            if row.sso_org_id.is_some_and(|bound| bound != org.uuid()) {
-                return Err(Error::Unauthenticated);
-            }
-            let role = OrgRole::parse(&row.role).ok_or(Error::Unauthenticated)?;
-            let policy =
-                MemberPolicy { require_sso: row.require_sso, require_verified_email: row.require_verified_email };
-            policy.admits(role, row.sso_org_id.is_some(), row.verified)?;
-            Principal {
-                id: user.uuid(),
-                kind: PrincipalKind::User,
-                credential: Credential::Session { id: session.uuid(), sso_org: row.sso_org_id },
-                org_id: org.uuid(),
-                role,
-                project_roles: project_roles(Some(row.project_ids), Some(row.project_roles)),
-                scope: Scope::default(),
-                expires_at: None,
-            }
+            let mut conn = self.db().acquire().await?;
+            session_principal(&mut conn, user.uuid(), org.uuid(), session.uuid())
+                .await?
+                .ok_or(Error::Unauthenticated)?
         } else if let Ok(account) = claims.sub.parse::<ServiceAccountId>() {
             let row = store::principals::exchanged_account(
                 &mut *self.db().acquire().await?,

@@ -748,14 +748,16 @@ impl App {
 }
 
 impl App {
-    /// Forgets sign-ins, sign-up requests and link requests a day after they
-    /// expired (their PKCE verifiers and hashes serve nothing after).
+    /// Forgets sign-ins, sign-up requests, link requests and device sign-ins
+    /// a day after they expired (their PKCE verifiers and hashes serve
+    /// nothing after), and device-code attempt windows long over.
     pub async fn purge_sign_in_leftovers(&self) -> Result<u64> {
         let mut conn = self.db().acquire().await?;
         let mut purged = 0;
         purged += store::sso::purge_expired_logins(&mut conn).await?;
         purged += store::signups::purge_expired(&mut conn).await?;
         purged += store::sso::purge_expired_link_requests(&mut conn).await?;
+        purged += store::device_authorizations::purge_expired(&mut conn).await?;
         Ok(purged)
     }
 }

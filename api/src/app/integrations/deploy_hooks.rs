@@ -445,14 +445,20 @@ impl App {
             "between 0 (revoke now) and 604800 (7 days)",
         );
         v.finish()?;
-        let request = (hook, keep);
+        // Authorized before the key is consulted, and the project is part of
+        // the request: a replay is answered only to a caller who may rotate
+        // this hook's secret now, and never under another project's path.
+        let mut conn = self.db().acquire().await?;
+        let project_row = projects::lookup(&mut conn, ctx, project, Action::ManageCredentials, Lock::None).await?;
+        drop(conn);
+        // The secret deploys, for as long as the hook lives.
+        let on = moke_iam::Target::project(project_row.org_id, project_row.id);
+        crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
+        let project_row = &project_row;
+        let request = (project_row.id, hook, keep);
         let rotated = self
             .idempotent(ctx, "deploy_hook_secret_rotate", &request, |claim| async move {
                 let mut tx = claim.begin(self.db()).await?;
-                let project_row =
-                    projects::lookup(&mut tx, ctx, project, Action::ManageCredentials, Lock::None).await?;
-                let on = moke_iam::Target::project(project_row.org_id, project_row.id);
-                crate::app::check_lasting(ctx, on, &[Action::ManageResources])?;
                 crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
                 let current = store::lock_secret(&mut tx, hook.uuid(), project_row.id)
                     .await?

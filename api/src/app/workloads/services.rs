@@ -152,45 +152,50 @@ async fn allocate_node_ports(
     Ok(())
 }
 
+/// A service's view with endpoints from `deployments`, the observed pods of
+/// its namespace (read once for a whole page of services).
+fn service_view_among(row: ServiceRow, deployments: &[deployment_store::DeploymentPods]) -> Result<ServiceView> {
+    let spec = row.spec()?;
+    let mut endpoints = Vec::new();
+    for deployment in deployments {
+        let labels = &deployment.pod_labels;
+        if !spec.selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+            continue;
+        }
+        for pod in deployment.pods.iter().filter(|p| !p.node.is_empty() && !p.ip.is_empty()) {
+            for port in &spec.ports {
+                endpoints.push(EndpointView {
+                    ip: pod.ip.clone(),
+                    port: port.target_port.unwrap_or(port.port),
+                    pod: pod.name.clone(),
+                    node: pod.node.clone(),
+                    zone: pod.zone.clone(),
+                    ready: pod.ready,
+                });
+            }
+        }
+    }
+    Ok(ServiceView {
+        id: ServiceId::from_uuid(row.id),
+        cluster_id: ClusterId::from_uuid(row.cluster_id),
+        cluster_ip: cluster_ip(row.ip_index),
+        etag: etag(row.id, row.version),
+        namespace: row.namespace,
+        name: row.name,
+        labels: serde_json::from_value(row.labels).unwrap_or_default(),
+        spec,
+        endpoints,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    })
+}
+
 impl App {
     /// A service's view with endpoints from the observed pods of its namespace.
     async fn service_view(&self, conn: &mut PgConnection, row: ServiceRow) -> Result<ServiceView> {
-        let spec = row.spec()?;
         let deployments = deployment_store::pods_in_namespace(conn, row.cluster_id, &row.namespace).await?;
-        let mut endpoints = Vec::new();
-        for deployment in deployments {
-            let labels = &deployment.pod_labels;
-            if !spec.selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
-                continue;
-            }
-            for pod in deployment.pods.into_iter().filter(|p| !p.node.is_empty() && !p.ip.is_empty()) {
-                for port in &spec.ports {
-                    endpoints.push(EndpointView {
-                        ip: pod.ip.clone(),
-                        port: port.target_port.unwrap_or(port.port),
-                        pod: pod.name.clone(),
-                        node: pod.node.clone(),
-                        zone: pod.zone.clone(),
-                        ready: pod.ready,
-                    });
-                }
-            }
-        }
-        Ok(ServiceView {
-            id: ServiceId::from_uuid(row.id),
-            cluster_id: ClusterId::from_uuid(row.cluster_id),
-            cluster_ip: cluster_ip(row.ip_index),
-            etag: etag(row.id, row.version),
-            namespace: row.namespace,
-            name: row.name,
-            labels: serde_json::from_value(row.labels).unwrap_or_default(),
-            spec,
-            endpoints,
-            created_at: row.created_at,
-            updated_at: row.updated_at,
-        })
+        service_view_among(row, &deployments)
     }
-
     /// A service of a cluster the caller has already looked up (and so may
     /// act on); not locked, creates and updates lock the cluster instead.
     async fn find_service(
@@ -215,10 +220,13 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, at.project, at.cluster, Action::Read, Lock::None).await?;
         let rows = page.page(store::list(&mut conn, cluster_row.id, at.namespace, &page).await?, |r| r.id);
-        let mut items = Vec::with_capacity(rows.items.len());
-        for row in rows.items {
-            items.push(self.service_view(&mut conn, row).await?);
-        }
+        // Every service of the page is in this namespace: its pods are read once.
+        let deployments = if rows.items.is_empty() {
+            Vec::new()
+        } else {
+            deployment_store::pods_in_namespace(&mut conn, cluster_row.id, at.namespace).await?
+        };
+        let items = rows.items.into_iter().map(|row| service_view_among(row, &deployments)).collect::<Result<_>>()?;
         Ok(Page { items, next_page: rows.next_page })
     }
 

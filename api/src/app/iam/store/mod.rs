@@ -5,6 +5,7 @@
 //! account's maker makes, across the tables of other domains.
 
 pub(in crate::app) mod credential_policies;
+pub(in crate::app) mod device_authorizations;
 pub(in crate::app) mod domains;
 pub(in crate::app) mod eviction;
 pub(in crate::app) mod invitations;

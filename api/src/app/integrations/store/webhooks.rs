@@ -103,6 +103,11 @@ pub(in crate::app) struct DeliveryRow {
 
 /// Up to `limit` of an endpoint's deliveries, newest first (by `created_at`,
 /// then id, both descending): those before `before` when given.
+///
+/// The page is read first, by keyset on `webhook_deliveries_endpoint_created_idx`
+/// (the bounds stand in for "no `before`" so the comparison stays an index
+/// condition in a generic plan too), and only its deliveries' attempts are
+/// then gathered: the work is the page's, not the endpoint's history.
 pub(in crate::app) async fn deliveries(
     conn: &mut PgConnection,
     endpoint: Uuid,
@@ -112,17 +117,23 @@ pub(in crate::app) async fn deliveries(
     let (before_at, before_id) = before.unzip();
     Ok(sqlx::query_as!(
         DeliveryRow,
-        r#"SELECT d.id, d.event_id, e.event_type, d.status, d.next_attempt_at, d.created_at, d.finished_at,
-                  COALESCE(jsonb_agg(jsonb_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
-                      'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms)
-                      ORDER BY a.attempt) FILTER (WHERE a.attempt IS NOT NULL), '[]') AS "attempts!"
-           FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-           LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
-           WHERE d.endpoint_id = $1
-             AND ($2::timestamptz IS NULL OR (d.created_at, d.id) < ($2, $3::uuid))
-           GROUP BY d.id, e.event_type
-           ORDER BY d.created_at DESC, d.id DESC
-           LIMIT $4"#,
+        r#"SELECT d.id AS "id!", d.event_id AS "event_id!", e.event_type, d.status AS "status!",
+                  d.next_attempt_at AS "next_attempt_at!", d.created_at AS "created_at!", d.finished_at,
+                  a.attempts AS "attempts!"
+           FROM (SELECT id, event_id, status, next_attempt_at, created_at, finished_at
+                 FROM webhook_deliveries
+                 WHERE endpoint_id = $1
+                   AND (created_at, id) < (COALESCE($2::timestamptz, 'infinity'),
+                                           COALESCE($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                 ORDER BY created_at DESC, id DESC
+                 LIMIT $4) d
+           JOIN events e ON e.id = d.event_id
+           CROSS JOIN LATERAL (
+               SELECT COALESCE(jsonb_agg(jsonb_build_object('attempt', attempt, 'attempted_at', attempted_at,
+                          'status_code', status_code, 'error', error, 'latency_ms', latency_ms)
+                          ORDER BY attempt), '[]') AS attempts
+               FROM webhook_attempts WHERE delivery_id = d.id) a
+           ORDER BY d.created_at DESC, d.id DESC"#,
         endpoint,
         before_at,
         before_id,
