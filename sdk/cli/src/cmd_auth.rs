@@ -11,10 +11,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use moke_sdk::types;
 
-use crate::config::{Credentials, Profile};
+use crate::config::{Credentials, Profile, transport_is_safe};
 use crate::output::{Printer, describe_error};
 
-/// Sign in to a Moke API and save the credential as a profile.
+/// Sign in to a Moke API and save the credential as a profile: by default
+/// with a code a signed-in person approves (the device flow).
 #[derive(Debug, clap::Args)]
 pub struct Login {
     /// The API's address, e.g. `https://api.moke.example`.
@@ -30,20 +31,14 @@ pub struct Login {
     /// The organization to sign in to (id or name), when you belong to several.
     #[arg(long)]
     org: Option<String>,
+    /// How long the CLI's personal token lives (days; your organization's
+    /// credential policy may demand less).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=365))]
+    expires_in_days: u32,
     /// Allow plain `http://` to a host other than this machine (credentials
     /// then cross the network unencrypted).
     #[arg(long)]
     allow_http: bool,
-}
-
-/// Whether credentials may be sent to `host`: HTTPS, or HTTP on loopback.
-fn transport_is_safe(host: &str) -> bool {
-    let Ok(url) = reqwest::Url::parse(host) else { return false };
-    match url.scheme() {
-        "https" => true,
-        "http" => matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")),
-        _ => false,
-    }
 }
 
 impl Login {
@@ -71,7 +66,11 @@ impl Login {
             let name = format!("moke CLI ({})", hostname());
             let made = signed_in
                 .personal_token_create()
-                .body(types::ScopedTokenCreate::builder().name(name))
+                .body(
+                    types::ScopedTokenCreate::builder()
+                        .name(name)
+                        .expires_in_seconds(Some(i64::from(self.expires_in_days) * 86_400)),
+                )
                 .send()
                 .await
                 .map_err(|e| anyhow::anyhow!(describe_error(&e)))?
@@ -81,7 +80,8 @@ impl Login {
             let _ = signed_in.session_delete().body(logout).send().await;
             (made.token, Some(made.id.to_string()))
         } else {
-            bail!("say how to sign in: `--email ADDRESS` (password on stdin) or `--with-token` (token on stdin)");
+            let token = device_sign_in(&host).await?;
+            (token.access_token, Some(token.token_id.to_string()))
         };
         let client = moke_sdk::Client::with_token(&host, &token)?;
         let me = client.me_view().send().await.map_err(|e| anyhow::anyhow!(describe_error(&e)))?.into_inner();
@@ -98,6 +98,46 @@ impl Login {
         credentials.save()?;
         eprintln!("signed in as {user} in {} (profile `{name}`)", me.organization.as_str());
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The device authorization flow (RFC 8628): show a code, and wait while a
+/// signed-in person approves it (in the console, or with `moke auth device
+/// approve` where they are signed in).
+async fn device_sign_in(host: &str) -> Result<types::DeviceToken> {
+    let anonymous = moke_sdk::Client::anonymous(host)?;
+    let name: String = format!("moke CLI ({})", hostname()).chars().filter(|c| !c.is_control()).take(100).collect();
+    let request: types::DeviceAuthorizationCreate = serde_json::from_value(serde_json::json!({ "client_name": name }))?;
+    let started = anonymous
+        .device_authorization_create()
+        .body(request)
+        .send()
+        .await
+        .map_err(|e| anyhow::anyhow!(describe_error(&e)))?
+        .into_inner();
+    eprintln!("To sign in, open {} and confirm the code {}", started.verification_uri_complete, started.user_code);
+    eprintln!("(or, where you are signed in: moke auth device approve --user-code {})", started.user_code);
+    let mut interval = std::time::Duration::from_secs(started.interval.max(1) as u64);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(started.expires_in.max(1) as u64);
+    loop {
+        tokio::time::sleep(interval).await;
+        let body = types::DeviceTokenRequest::builder()
+            .device_code(started.device_code.clone())
+            .grant_type("urn:ietf:params:oauth:grant-type:device_code");
+        match anonymous.device_token_create().body(body).send().await {
+            Ok(token) => return Ok(token.into_inner()),
+            Err(moke_sdk::Error::ErrorResponse(problem)) => match problem.code.as_str() {
+                "authorization_pending" => {}
+                "slow_down" => interval += std::time::Duration::from_secs(5),
+                "access_denied" => bail!("the sign-in was denied"),
+                "expired_token" => bail!("the code expired before anyone approved it; run `moke auth login` again"),
+                _ => bail!("{}", describe_error(&moke_sdk::Error::ErrorResponse(problem))),
+            },
+            Err(other) => bail!("{}", describe_error(&other)),
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!("the code expired before anyone approved it; run `moke auth login` again");
+        }
     }
 }
 
@@ -135,6 +175,7 @@ impl Logout {
                 eprintln!("could not revoke the token ({}); forgetting it anyway", describe_error(&error));
             }
         }
+        crate::cmd_kubeconfig::forget_cached_credentials(&chosen);
         credentials.profiles.remove(&name);
         if credentials.default.as_deref() == Some(name.as_str()) {
             credentials.default = None;
@@ -164,10 +205,10 @@ fn hostname() -> String {
 mod tests {
     #[test]
     fn credentials_go_over_https_or_stay_on_this_machine() {
-        assert!(super::transport_is_safe("https://api.moke.example"));
-        assert!(super::transport_is_safe("http://127.0.0.1:8080"));
-        assert!(super::transport_is_safe("http://localhost:8080"));
-        assert!(!super::transport_is_safe("http://api.moke.example"));
-        assert!(!super::transport_is_safe("ftp://api.moke.example"));
+        assert!(crate::config::transport_is_safe("https://api.moke.example"));
+        assert!(crate::config::transport_is_safe("http://127.0.0.1:8080"));
+        assert!(crate::config::transport_is_safe("http://localhost:8080"));
+        assert!(!crate::config::transport_is_safe("http://api.moke.example"));
+        assert!(!crate::config::transport_is_safe("ftp://api.moke.example"));
     }
 }

@@ -128,8 +128,14 @@ pub struct Token {
 
 impl Token {
     pub async fn run(self, profile: Option<&str>) -> Result<ExitCode> {
-        let name =
-            format!("exec-{}-{}-{}.json", self.project, self.cluster, self.access.as_deref().unwrap_or("default"));
+        let profile = resolve(profile)?;
+        let name = format!(
+            "exec-{}-{}-{}-{}.json",
+            identity(&profile),
+            self.project,
+            self.cluster,
+            self.access.as_deref().unwrap_or("default")
+        );
         // The names come from the command line: nothing but a plain file name.
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) || name.contains("..") {
             bail!("--project, --cluster and --access take ids and names (letters, digits, `-`, `_`)");
@@ -139,7 +145,6 @@ impl Token {
             println!("{cached}");
             return Ok(ExitCode::SUCCESS);
         }
-        let profile = resolve(profile)?;
         let client = moke_sdk::Client::with_token(&profile.host, &profile.token)?;
         let mut request =
             client.cluster_credentials_create().project(self.project.as_str()).cluster(self.cluster.as_str());
@@ -155,6 +160,25 @@ impl Token {
         let _ = write_private(&cache, text.as_bytes());
         println!("{text}");
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Who a cached credential belongs to: the host and credential that asked
+/// for it (hashed), so another identity never gets it.
+fn identity(profile: &crate::config::Profile) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{}\n{}", profile.host, profile.token));
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Deletes the cached cluster credentials of `profile` (at sign-out).
+pub fn forget_cached_credentials(profile: &crate::config::Profile) {
+    let prefix = format!("exec-{}-", identity(profile));
+    let Ok(dir) = config_dir().map(|d| d.join("cache")) else { return };
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 

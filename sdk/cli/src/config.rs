@@ -91,6 +91,14 @@ impl Credentials {
 /// The host, token and organization a command uses.
 pub fn resolve(asked_profile: Option<&str>) -> Result<Profile> {
     if let (Ok(host), Ok(token)) = (std::env::var("MOKE_HOST"), std::env::var("MOKE_TOKEN")) {
+        if asked_profile.is_some() {
+            eprintln!("warning: MOKE_HOST and MOKE_TOKEN are set and win over --profile");
+        }
+        if !transport_is_safe(&host) && std::env::var_os("MOKE_ALLOW_HTTP").is_none() {
+            bail!(
+                "MOKE_HOST {host} is not HTTPS: the token would cross the network in clear text (MOKE_ALLOW_HTTP=1 to insist)"
+            );
+        }
         return Ok(Profile { host, token, org: std::env::var("MOKE_ORG").ok(), user: None, token_id: None });
     }
     let credentials = Credentials::load()?;
@@ -107,9 +115,25 @@ pub fn write_private(path: &std::path::Path, contents: &[u8]) -> Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options.open(&temporary).with_context(|| format!("could not create {}", temporary.display()))?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    std::fs::rename(&temporary, path).with_context(|| format!("could not write {}", path.display()))
+    let written = file
+        .write_all(contents)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .with_context(|| format!("could not write {}", path.display()));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// Whether credentials may be sent to `host`: HTTPS, or HTTP on loopback.
+pub fn transport_is_safe(host: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(host) else { return false };
+    match url.scheme() {
+        "https" => true,
+        "http" => matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")),
+        _ => false,
+    }
 }
 
 /// Creates `dir` (and its parents) if missing; a directory made here is

@@ -21,6 +21,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::SsoLinkMailConfirm => Self::cli_sso_link_mail_confirm(),
             CliCommand::TokenExchange => Self::cli_token_exchange(),
             CliCommand::EmailVerify => Self::cli_email_verify(),
+            CliCommand::DeviceAuthorizationCreate => Self::cli_device_authorization_create(),
+            CliCommand::DeviceAuthorizationConfirm => Self::cli_device_authorization_confirm(),
+            CliCommand::DeviceAuthorizationDeny => Self::cli_device_authorization_deny(),
+            CliCommand::DeviceTokenCreate => Self::cli_device_token_create(),
             CliCommand::InvitationAccept => Self::cli_invitation_accept(),
             CliCommand::KubernetesVersionList => Self::cli_kubernetes_version_list(),
             CliCommand::MachineTypeList => Self::cli_machine_type_list(),
@@ -193,6 +197,18 @@ impl<T: CliConfig> Cli<T> {
                     .help("XXX"),
             )
             .about("Confirm an e-mail address with the token from the verification e-mail.")
+    }
+    pub fn cli_device_authorization_create() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("client-name") . long ("client-name") . value_parser (:: clap :: value_parser ! (types :: DeviceAuthorizationCreateClientName)) . required (false) . help ("What is asking, shown to the person who confirms and given to the\ntoken as its name, e.g. `moke CLI (laptop)`: 1-100 characters without\ncontrol characters; surrounding whitespace is ignored. `moke CLI` if omitted.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Start signing a device in (RFC 8628 §3.1): answers a device code to\npoll `POST /v1/device/token` with, and a user code for the person to\nconfirm at `verification_uri` (or with `POST /v1/device/confirm`). Both\nexpire in 10 minutes. Needs no credential; limited per address like\nsign-in. Each call starts a new sign-in (no `Idempotency-Key`: an\nabandoned one just expires).")
+    }
+    pub fn cli_device_authorization_confirm() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: DeviceAuthorizationConfirmIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("organization") . long ("organization") . value_parser (:: clap :: value_parser ! (types :: OrgId)) . required (false) . help ("The organization the device will act in; the one you act in if omitted.")) . arg (:: clap :: Arg :: new ("user-code") . long ("user-code") . value_parser (:: clap :: value_parser ! (types :: DeviceConfirmUserCode)) . required_unless_present ("json-body") . help ("The code the device shows: 8 letters of `BCDFGHJKLMNPQRSTVWXZ` in\neither case; `-` and spaces are ignored (`XXXX-XXXX`).")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Approve a device's sign-in: its next poll receives a personal token\n(`moke_pat_…`) acting as you in `organization` (your current one if\nomitted), within the organization's credential policy. Signed in as a\nperson only (an API token or a service account is refused, 403\n`session_required`). Each code is decided once; 10 wrong codes in 10\nminutes and you wait (429).")
+    }
+    pub fn cli_device_authorization_deny() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: DeviceAuthorizationDenyIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("user-code") . long ("user-code") . value_parser (:: clap :: value_parser ! (types :: DeviceDenyUserCode)) . required_unless_present ("json-body") . help ("The code the device shows, as for `POST /v1/device/confirm`.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Refuse a device's sign-in: its polling answers `access_denied`. As for\nconfirming: a person signed in, each code decided once, wrong codes\nlimited.")
+    }
+    pub fn cli_device_token_create() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("device-code") . long ("device-code") . value_parser (:: clap :: value_parser ! (types :: DeviceTokenRequestDeviceCode)) . required_unless_present ("json-body") . help ("The `device_code` of `POST /v1/device/auth`.")) . arg (:: clap :: Arg :: new ("grant-type") . long ("grant-type") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: DeviceGrantType :: UrnIetfParamsOauthGrantTypeDeviceCode . to_string () ,]) , | s | types :: DeviceGrantType :: try_from (s) . unwrap ())) . required_unless_present ("json-body") . help ("`urn:ietf:params:oauth:grant-type:device_code`.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Poll for a device's credential (RFC 8628 §3.4), every `interval`\nseconds. Until the sign-in is decided the answer is 400 with `code`\n`authorization_pending`, or `slow_down` when polled too soon (wait 5\nseconds longer from then on); then `access_denied` if it was denied,\n`expired_token` once it expired or its token was collected, and\n`invalid_grant` for an unknown device code. Approved, it answers the\ntoken once. No `Idempotency-Key`: a replay could not hold the token.")
     }
     pub fn cli_invitation_accept() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1268,6 +1284,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::SsoLinkMailConfirm => self.execute_sso_link_mail_confirm(matches).await,
             CliCommand::TokenExchange => self.execute_token_exchange(matches).await,
             CliCommand::EmailVerify => self.execute_email_verify(matches).await,
+            CliCommand::DeviceAuthorizationCreate => self.execute_device_authorization_create(matches).await,
+            CliCommand::DeviceAuthorizationConfirm => self.execute_device_authorization_confirm(matches).await,
+            CliCommand::DeviceAuthorizationDeny => self.execute_device_authorization_deny(matches).await,
+            CliCommand::DeviceTokenCreate => self.execute_device_token_create(matches).await,
             CliCommand::InvitationAccept => self.execute_invitation_accept(matches).await,
             CliCommand::KubernetesVersionList => self.execute_kubernetes_version_list(matches).await,
             CliCommand::MachineTypeList => self.execute_machine_type_list(matches).await,
@@ -1589,6 +1609,118 @@ impl<T: CliConfig> Cli<T> {
             request = request.body(body_value);
         }
         self.config.execute_email_verify(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_device_authorization_create(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.device_authorization_create();
+        if let Some(value) = matches.get_one::<types::DeviceAuthorizationCreateClientName>("client-name") {
+            request = request.body_map(|body| body.client_name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::DeviceAuthorizationCreate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_device_authorization_create(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_device_authorization_confirm(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.device_authorization_confirm();
+        if let Some(value) = matches.get_one::<types::DeviceAuthorizationConfirmIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::OrgId>("organization") {
+            request = request.body_map(|body| body.organization(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<types::DeviceConfirmUserCode>("user-code") {
+            request = request.body_map(|body| body.user_code(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::DeviceConfirm>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_device_authorization_confirm(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_device_authorization_deny(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.device_authorization_deny();
+        if let Some(value) = matches.get_one::<types::DeviceAuthorizationDenyIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::DeviceDenyUserCode>("user-code") {
+            request = request.body_map(|body| body.user_code(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::DeviceDeny>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_device_authorization_deny(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_device_token_create(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.device_token_create();
+        if let Some(value) = matches.get_one::<types::DeviceTokenRequestDeviceCode>("device-code") {
+            request = request.body_map(|body| body.device_code(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<types::DeviceGrantType>("grant-type") {
+            request = request.body_map(|body| body.grant_type(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::DeviceTokenRequest>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_device_token_create(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -4552,6 +4684,34 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_device_authorization_create(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::DeviceAuthorizationCreate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_device_authorization_confirm(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::DeviceAuthorizationConfirm,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_device_authorization_deny(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::DeviceAuthorizationDeny,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_device_token_create(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::DeviceTokenCreate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_invitation_accept(
         &self,
         matches: &::clap::ArgMatches,
@@ -5247,6 +5407,10 @@ pub enum CliCommand {
     SsoLinkMailConfirm,
     TokenExchange,
     EmailVerify,
+    DeviceAuthorizationCreate,
+    DeviceAuthorizationConfirm,
+    DeviceAuthorizationDeny,
+    DeviceTokenCreate,
     InvitationAccept,
     KubernetesVersionList,
     MachineTypeList,
@@ -5361,6 +5525,10 @@ impl CliCommand {
             CliCommand::SsoLinkMailConfirm,
             CliCommand::TokenExchange,
             CliCommand::EmailVerify,
+            CliCommand::DeviceAuthorizationCreate,
+            CliCommand::DeviceAuthorizationConfirm,
+            CliCommand::DeviceAuthorizationDeny,
+            CliCommand::DeviceTokenCreate,
             CliCommand::InvitationAccept,
             CliCommand::KubernetesVersionList,
             CliCommand::MachineTypeList,
@@ -5476,6 +5644,10 @@ impl CliCommand {
             CliCommand::SsoLinkMailConfirm => "sso_link_mail_confirm",
             CliCommand::TokenExchange => "token_exchange",
             CliCommand::EmailVerify => "email_verify",
+            CliCommand::DeviceAuthorizationCreate => "device_authorization_create",
+            CliCommand::DeviceAuthorizationConfirm => "device_authorization_confirm",
+            CliCommand::DeviceAuthorizationDeny => "device_authorization_deny",
+            CliCommand::DeviceTokenCreate => "device_token_create",
             CliCommand::InvitationAccept => "invitation_accept",
             CliCommand::KubernetesVersionList => "kubernetes_version_list",
             CliCommand::MachineTypeList => "machine_type_list",

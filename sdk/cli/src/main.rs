@@ -111,6 +111,7 @@ fn group_about(name: &str) -> &'static str {
         "credentials" => "Short-lived cluster credentials",
         "deploy-hook" => "Signed deploy webhooks for CI/CD",
         "deploy-policy" => "What deploy hooks may deploy",
+        "device" => "Approve or deny a device sign-in (`moke auth login` on another machine)",
         "deployment" => "Deployments in a cluster, their rollouts and revisions",
         "delivery" => "Webhook deliveries",
         "invitation" => "Invitations to an organization",

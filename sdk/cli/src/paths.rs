@@ -120,6 +120,12 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::ProjectMemberUpdate => Some("project member update"),
         CliCommand::ProjectMemberDelete => Some("project member delete"),
         CliCommand::RegionList => Some("region list"),
+        // `moke auth login` runs the device flow
+        CliCommand::DeviceAuthorizationCreate => None,
+        // `moke auth login` polls for the token
+        CliCommand::DeviceTokenCreate => None,
+        CliCommand::DeviceAuthorizationConfirm => Some("auth device approve"),
+        CliCommand::DeviceAuthorizationDeny => Some("auth device deny"),
         CliCommand::AccountCreate => Some("account create"),
         CliCommand::AccountConfirm => Some("account confirm"),
     }

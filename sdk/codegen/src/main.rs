@@ -57,11 +57,25 @@ fn generate(check: bool) -> Result<bool> {
     let sdk = generator.generate_tokens(&spec).map_err(|e| anyhow::anyhow!("{e}"))?;
     // typify's schemars code names a variable `gen`, a keyword in Rust 2024.
     let sdk = format(&root, "2021", &sdk.to_string())?;
+    // Formatted again: rustfmt orders the replaced imports as `cargo fmt` does.
+    let sdk = format(&root, "2021", &own_path_encoding(sdk)?)?;
     let cli = generator.cli(&spec, "moke_sdk").map_err(|e| anyhow::anyhow!("{e}"))?;
     let cli = format(&root, "2024", &cli.to_string())?;
     let sdk_current = output(check, &root.join("sdk/rust/src/generated.rs"), &sdk)?;
     let cli_current = output(check, &root.join("sdk/cli/src/generated_cli.rs"), &cli)?;
     Ok(sdk_current && cli_current)
+}
+
+/// Path parameters go through the SDK's own `encode_path` (see `lib.rs`),
+/// which keeps a value of `.` or `..` from retargeting the request.
+fn own_path_encoding(sdk: String) -> Result<String> {
+    const GENERATED: &str = "use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};";
+    const OURS: &str =
+        "use crate::encode_path;\nuse progenitor_client::{ClientHooks, OperationInfo, RequestBuilderExt};";
+    if !sdk.contains(GENERATED) {
+        bail!("progenitor's imports changed: route path parameters through moke_sdk::encode_path again");
+    }
+    Ok(sdk.replacen(GENERATED, OURS, 1))
 }
 
 /// The file as `cargo fmt` would leave it (the workspace's rustfmt.toml, the
@@ -75,7 +89,7 @@ fn format(root: &Path, edition: &str, code: &str) -> Result<String> {
         .spawn()
         .context("could not start rustfmt")?;
     let mut stdin = child.stdin.take().expect("piped");
-    let input = format!("{HEADER}{code}");
+    let input = if code.starts_with(HEADER) { code.to_string() } else { format!("{HEADER}{code}") };
     let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, input.as_bytes()));
     let output = child.wait_with_output()?;
     writer.join().expect("writer thread")?;

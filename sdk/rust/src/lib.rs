@@ -95,6 +95,19 @@ impl Client {
     }
 }
 
+/// A path parameter, percent-encoded. A value that is only dots would be
+/// removed by URL normalization (`/v1/projects/../clusters` is
+/// `/v1/clusters`) and so retarget the request; it is escaped twice, so the
+/// server sees a name no resource has and answers 404.
+#[doc(hidden)]
+pub fn encode_path(value: &str) -> String {
+    match value {
+        "." => "%252E".into(),
+        ".." => "%252E%252E".into(),
+        other => progenitor_client::encode_path(other),
+    }
+}
+
 fn http_client(headers: HeaderMap) -> Result<reqwest::Client, ConfigError> {
     // reqwest is built with rustls and no bundled provider; ring is ours.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -145,7 +158,20 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests {
+    use progenitor_client::ClientInfo;
+
     use super::*;
+
+    #[test]
+    fn a_path_parameter_of_dots_cannot_climb() {
+        let client = Client::anonymous("http://127.0.0.1:1").unwrap();
+        for value in [".", ".."] {
+            let url = reqwest::Url::parse(&format!("{}/v1/projects/{}/clusters", client.baseurl(), encode_path(value)))
+                .unwrap();
+            assert!(url.path().starts_with("/v1/projects/%25"), "{url}");
+        }
+        assert_eq!(encode_path("web/prod"), "web%2Fprod");
+    }
 
     #[test]
     fn retry_after_reads_seconds_only() {

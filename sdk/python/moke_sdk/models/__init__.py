@@ -36,6 +36,14 @@ from .deployment_update import DeploymentUpdate
 from .deployment_update_manifest_type_0 import DeploymentUpdateManifestType0
 from .deployment_update_spec_type_0 import DeploymentUpdateSpecType0
 from .deployment_view import DeploymentView
+from .device_authorization_create import DeviceAuthorizationCreate
+from .device_authorization_created import DeviceAuthorizationCreated
+from .device_authorization_view import DeviceAuthorizationView
+from .device_confirm import DeviceConfirm
+from .device_deny import DeviceDeny
+from .device_grant_type import DeviceGrantType
+from .device_token import DeviceToken
+from .device_token_request import DeviceTokenRequest
 from .domain_create import DomainCreate
 from .domain_verification_record import DomainVerificationRecord
 from .domain_view import DomainView
@@ -204,6 +212,14 @@ __all__ = (
     "DeploymentView",
     "DeployPolicy",
     "DeployPolicyView",
+    "DeviceAuthorizationCreate",
+    "DeviceAuthorizationCreated",
+    "DeviceAuthorizationView",
+    "DeviceConfirm",
+    "DeviceDeny",
+    "DeviceGrantType",
+    "DeviceToken",
+    "DeviceTokenRequest",
     "DomainCreate",
     "DomainVerificationRecord",
     "DomainView",

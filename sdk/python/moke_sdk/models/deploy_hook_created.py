@@ -28,6 +28,7 @@ class DeployHookCreated:
         url (str): Where CI sends deliveries.
         created_at (datetime.datetime):
         secret (str): `whsec_…`: the Standard Webhooks key, the GitHub webhook secret, or the GitLab secret token.
+            Shown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`.
         deployment_id (None | str | Unset):
         image_template (None | str | Unset):
         previous_secret_expires_at (datetime.datetime | None | Unset): After a secret rotation: until when the previous

@@ -26,7 +26,8 @@ class Problem:
         status (int):
         detail (str): What went wrong, for people.
         code (str): Stable machine-readable code, e.g. `invalid_request`, `not_found`, `quota_exceeded`.
-        errors (list[FieldErrorDoc] | Unset): Every bad field, for `invalid_request`.
+        errors (list[FieldErrorDoc] | Unset): Every bad field, for `invalid_request`; the code's field when a
+            one-time code is unknown, expired or used.
         quota (None | QuotaFailure | Unset):
         request_id (None | str | Unset): The request's `x-request-id`: quote it when you ask for help.
     """

@@ -28,7 +28,8 @@ class TokenCreated:
             of their own.
         hint (str): The first characters of the token, to recognise it.
         created_at (datetime.datetime):
-        token (str): The secret. Store it now: it cannot be shown again.
+        token (str): The secret. Store it now: it cannot be shown again (it is empty in an
+            answer replayed to a retry with the same `Idempotency-Key`).
         service_account (None | str | Unset):
         user (None | str | Unset):
         project (None | str | Unset):

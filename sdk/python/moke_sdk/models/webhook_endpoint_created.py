@@ -23,6 +23,7 @@ class WebhookEndpointCreated:
         event_types (list[str]):
         created_at (datetime.datetime):
         secret (str): `whsec_…`: verify deliveries with any Standard Webhooks library.
+            Shown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`.
         failing_since (datetime.datetime | None | Unset): Deliveries have failed since then (cleared by a success).
         disabled_at (datetime.datetime | None | Unset):
         disabled_reason (None | str | Unset):

@@ -269,6 +269,7 @@ export type DeployHookCreate = {
 export type DeployHookCreated = DeployHookView & {
     /**
      * `whsec_…`: the Standard Webhooks key, the GitHub webhook secret, or the GitLab secret token.
+     * Shown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`.
      */
     secret: string;
 };
@@ -488,6 +489,144 @@ export type DeploymentView = {
     deletion_requested_at?: string | null;
     created_at: string;
     updated_at: string;
+};
+
+/**
+ * `POST /v1/device/auth`: a device (the `moke` CLI) asks to be signed in.
+ */
+export type DeviceAuthorizationCreate = {
+    /**
+     * What is asking, shown to the person who confirms and given to the
+     * token as its name, e.g. `moke CLI (laptop)`: 1-100 characters without
+     * control characters; surrounding whitespace is ignored. `moke CLI` if omitted.
+     */
+    client_name?: string | null;
+};
+
+/**
+ * A device sign-in begun (RFC 8628 §3.2): show the person `user_code` and
+ * `verification_uri`, then poll `POST /v1/device/token` with `device_code`
+ * every `interval` seconds.
+ */
+export type DeviceAuthorizationCreated = {
+    /**
+     * The device's secret: keep it, send it only to `POST /v1/device/token`.
+     */
+    device_code: string;
+    /**
+     * What the person confirms, `XXXX-XXXX` (letters of `BCDFGHJKLMNPQRSTVWXZ`).
+     */
+    user_code: string;
+    /**
+     * Where the person confirms the code.
+     */
+    verification_uri: string;
+    /**
+     * `verification_uri` with the code filled in.
+     */
+    verification_uri_complete: string;
+    /**
+     * Seconds until both codes expire.
+     */
+    expires_in: number;
+    /**
+     * Seconds to wait between polls.
+     */
+    interval: number;
+};
+
+/**
+ * device sign-in id, `dva_` followed by 32 hex digits
+ */
+export type DeviceAuthorizationId = string;
+
+/**
+ * A device sign-in as the person who decided it sees it.
+ */
+export type DeviceAuthorizationView = {
+    id: DeviceAuthorizationId;
+    /**
+     * `XXXX-XXXX`.
+     */
+    user_code: string;
+    /**
+     * What the device said it is.
+     */
+    client_name?: string | null;
+    /**
+     * `approved` (the device's next poll receives a token) or `denied`.
+     */
+    status: string;
+    organization?: null | OrgId;
+    created_at: string;
+    expires_at: string;
+};
+
+/**
+ * `POST /v1/device/confirm`: the person approves a device's sign-in.
+ */
+export type DeviceConfirm = {
+    /**
+     * The code the device shows: 8 letters of `BCDFGHJKLMNPQRSTVWXZ` in
+     * either case; `-` and spaces are ignored (`XXXX-XXXX`).
+     */
+    user_code: string;
+    organization?: null | OrgId;
+};
+
+/**
+ * `POST /v1/device/deny`: the person refuses a device's sign-in.
+ */
+export type DeviceDeny = {
+    /**
+     * The code the device shows, as for `POST /v1/device/confirm`.
+     */
+    user_code: string;
+};
+
+/**
+ * The only grant `POST /v1/device/token` takes.
+ */
+export type DeviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/**
+ * The credential of an approved device sign-in: a personal API token
+ * acting as the person who approved it, in the organization they chose.
+ * Given once.
+ */
+export type DeviceToken = {
+    /**
+     * `moke_pat_…`; send as `Authorization: Bearer …`. Shown only in this answer.
+     */
+    access_token: string;
+    /**
+     * Always `Bearer`.
+     */
+    token_type: string;
+    /**
+     * The token's id, to list or revoke it (`DELETE /v1/me/tokens/{token}`).
+     */
+    token_id: TokenId;
+    organization: OrgId;
+    user: UserId;
+    /**
+     * When the token stops working (the organization's credential policy), if it does.
+     */
+    expires_at?: string | null;
+};
+
+/**
+ * `POST /v1/device/token`: a device polls for its credential (RFC 8628 §3.4).
+ */
+export type DeviceTokenRequest = {
+    /**
+     * The `device_code` of `POST /v1/device/auth`.
+     */
+    device_code: string;
+    /**
+     * `urn:ietf:params:oauth:grant-type:device_code`.
+     */
+    grant_type: DeviceGrantType;
 };
 
 /**
@@ -1338,7 +1477,8 @@ export type Problem = {
      */
     code: string;
     /**
-     * Every bad field, for `invalid_request`.
+     * Every bad field, for `invalid_request`; the code's field when a
+     * one-time code is unknown, expired or used.
      */
     errors?: Array<FieldErrorDoc>;
     quota?: null | QuotaFailure;
@@ -1954,7 +2094,8 @@ export type TokenCreate = {
  */
 export type TokenCreated = TokenView & {
     /**
-     * The secret. Store it now: it cannot be shown again.
+     * The secret. Store it now: it cannot be shown again (it is empty in an
+     * answer replayed to a retry with the same `Idempotency-Key`).
      */
     token: string;
 };
@@ -2134,6 +2275,7 @@ export type WebhookEndpointCreate = {
 export type WebhookEndpointCreated = WebhookEndpointView & {
     /**
      * `whsec_…`: verify deliveries with any Standard Webhooks library.
+     * Shown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`.
      */
     secret: string;
 };
@@ -2613,6 +2755,248 @@ export type EmailVerifyResponses = {
 };
 
 export type EmailVerifyResponse = EmailVerifyResponses[keyof EmailVerifyResponses];
+
+export type DeviceAuthorizationCreateData = {
+    body: DeviceAuthorizationCreate;
+    path?: never;
+    query?: never;
+    url: '/v1/device/auth';
+};
+
+export type DeviceAuthorizationCreateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type DeviceAuthorizationCreateError = DeviceAuthorizationCreateErrors[keyof DeviceAuthorizationCreateErrors];
+
+export type DeviceAuthorizationCreateResponses = {
+    200: DeviceAuthorizationCreated;
+};
+
+export type DeviceAuthorizationCreateResponse = DeviceAuthorizationCreateResponses[keyof DeviceAuthorizationCreateResponses];
+
+export type DeviceAuthorizationConfirmData = {
+    body: DeviceConfirm;
+    headers?: {
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/device/confirm';
+};
+
+export type DeviceAuthorizationConfirmErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * The code expired (`code_expired`) or was already confirmed or denied (`code_used`); `errors` names `user_code`
+     */
+    410: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type DeviceAuthorizationConfirmError = DeviceAuthorizationConfirmErrors[keyof DeviceAuthorizationConfirmErrors];
+
+export type DeviceAuthorizationConfirmResponses = {
+    200: DeviceAuthorizationView;
+};
+
+export type DeviceAuthorizationConfirmResponse = DeviceAuthorizationConfirmResponses[keyof DeviceAuthorizationConfirmResponses];
+
+export type DeviceAuthorizationDenyData = {
+    body: DeviceDeny;
+    headers?: {
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/device/deny';
+};
+
+export type DeviceAuthorizationDenyErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * The code expired (`code_expired`) or was already confirmed or denied (`code_used`); `errors` names `user_code`
+     */
+    410: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type DeviceAuthorizationDenyError = DeviceAuthorizationDenyErrors[keyof DeviceAuthorizationDenyErrors];
+
+export type DeviceAuthorizationDenyResponses = {
+    200: DeviceAuthorizationView;
+};
+
+export type DeviceAuthorizationDenyResponse = DeviceAuthorizationDenyResponses[keyof DeviceAuthorizationDenyResponses];
+
+export type DeviceTokenCreateData = {
+    body: DeviceTokenRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/device/token';
+};
+
+export type DeviceTokenCreateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type DeviceTokenCreateError = DeviceTokenCreateErrors[keyof DeviceTokenCreateErrors];
+
+export type DeviceTokenCreateResponses = {
+    200: DeviceToken;
+};
+
+export type DeviceTokenCreateResponse = DeviceTokenCreateResponses[keyof DeviceTokenCreateResponses];
 
 export type InvitationAcceptData = {
     body: LinkToken;

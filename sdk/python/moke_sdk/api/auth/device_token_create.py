@@ -1,0 +1,232 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.device_token import DeviceToken
+from ...models.device_token_request import DeviceTokenRequest
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: DeviceTokenRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/device/token",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DeviceToken | Problem | None:
+    if response.status_code == 200:
+        response_200 = DeviceToken.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DeviceToken | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: DeviceTokenRequest,
+) -> Response[DeviceToken | Problem]:
+    """Poll for a device's credential (RFC 8628 §3.4), every `interval`
+    seconds. Until the sign-in is decided the answer is 400 with `code`
+    `authorization_pending`, or `slow_down` when polled too soon (wait 5
+    seconds longer from then on); then `access_denied` if it was denied,
+    `expired_token` once it expired or its token was collected, and
+    `invalid_grant` for an unknown device code. Approved, it answers the
+    token once. No `Idempotency-Key`: a replay could not hold the token.
+
+    Args:
+        body (DeviceTokenRequest): `POST /v1/device/token`: a device polls for its credential (RFC
+            8628 §3.4).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeviceToken | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: DeviceTokenRequest,
+) -> DeviceToken | Problem | None:
+    """Poll for a device's credential (RFC 8628 §3.4), every `interval`
+    seconds. Until the sign-in is decided the answer is 400 with `code`
+    `authorization_pending`, or `slow_down` when polled too soon (wait 5
+    seconds longer from then on); then `access_denied` if it was denied,
+    `expired_token` once it expired or its token was collected, and
+    `invalid_grant` for an unknown device code. Approved, it answers the
+    token once. No `Idempotency-Key`: a replay could not hold the token.
+
+    Args:
+        body (DeviceTokenRequest): `POST /v1/device/token`: a device polls for its credential (RFC
+            8628 §3.4).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeviceToken | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: DeviceTokenRequest,
+) -> Response[DeviceToken | Problem]:
+    """Poll for a device's credential (RFC 8628 §3.4), every `interval`
+    seconds. Until the sign-in is decided the answer is 400 with `code`
+    `authorization_pending`, or `slow_down` when polled too soon (wait 5
+    seconds longer from then on); then `access_denied` if it was denied,
+    `expired_token` once it expired or its token was collected, and
+    `invalid_grant` for an unknown device code. Approved, it answers the
+    token once. No `Idempotency-Key`: a replay could not hold the token.
+
+    Args:
+        body (DeviceTokenRequest): `POST /v1/device/token`: a device polls for its credential (RFC
+            8628 §3.4).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeviceToken | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: DeviceTokenRequest,
+) -> DeviceToken | Problem | None:
+    """Poll for a device's credential (RFC 8628 §3.4), every `interval`
+    seconds. Until the sign-in is decided the answer is 400 with `code`
+    `authorization_pending`, or `slow_down` when polled too soon (wait 5
+    seconds longer from then on); then `access_denied` if it was denied,
+    `expired_token` once it expired or its token was collected, and
+    `invalid_grant` for an unknown device code. Approved, it answers the
+    token once. No `Idempotency-Key`: a replay could not hold the token.
+
+    Args:
+        body (DeviceTokenRequest): `POST /v1/device/token`: a device polls for its credential (RFC
+            8628 §3.4).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeviceToken | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed
