@@ -395,6 +395,17 @@ pub fn etag(id: Uuid, version: i64) -> String {
     format!("\"{}-{}\"", &id.simple().to_string()[24..], version)
 }
 
+/// [`check_if_match`] for a resource a `PUT` may create: while it does not
+/// exist (`current` is `None`), any `If-Match`, even `*`, fails (RFC 9110
+/// §13.1.1); without one the `PUT` creates it.
+fn check_if_match_creating(if_match: Option<&str>, current: Option<&str>) -> Result<()> {
+    match (current, if_match) {
+        (Some(current), _) => check_if_match(if_match, current),
+        (None, Some(_)) => Err(Error::PreconditionFailed { current_etag: "none (it does not exist yet)".into() }),
+        (None, None) => Ok(()),
+    }
+}
+
 /// Refuses the update when the client's `If-Match` does not match.
 fn check_if_match(if_match: Option<&str>, current: &str) -> Result<()> {
     match if_match {

@@ -230,6 +230,7 @@ async fn iam_updates_are_guarded_by_if_match(options: PgPoolOptions, connect: Pg
     assert_eq!(members.items[0]["role"], "admin");
     // Removed and granted again: the old ETag does not pass against the new grant.
     owner.delete::<Value>(&path).await.expect(StatusCode::NO_CONTENT);
+    owner.send::<Value>(update("*", 0)).await.refused_with(StatusCode::PRECONDITION_FAILED, "precondition_failed");
     let regranted = owner.put::<Value>(&path, json!({ "role": "developer" })).await.expect(StatusCode::OK);
     assert_ne!(regranted["etag"], last.as_str(), "a new grant has a new ETag");
     owner.send::<Value>(update(&last, 1)).await.refused_with(StatusCode::PRECONDITION_FAILED, "precondition_failed");

@@ -294,7 +294,8 @@ impl App {
         let mut tx = self.db().begin().await?;
         let member = org_principal(&mut tx, ctx, principal).await?;
         let locked = store::memberships::lock_project_role(&mut tx, row.id, member).await?;
-        check_if_match(if_match, &etag(member, locked.as_ref().map_or(0, |(_, version)| *version)))?;
+        let current = locked.as_ref().map(|(_, version)| etag(member, *version));
+        crate::app::check_if_match_creating(if_match, current.as_deref())?;
         let previous = locked.and_then(|(role, _)| ProjectRole::parse(&role));
         let set = store::memberships::set_project_role(&mut tx, row.id, row.org_id, member, role.as_str()).await?;
         // A permission taken away: certificates issued under the old role stop working.

@@ -159,7 +159,8 @@ impl App {
         // credential does (discovery above may have taken a while).
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
         let version = store::sso::lock_version(&mut tx, org.uuid()).await?;
-        crate::app::check_if_match(if_match, &crate::app::etag(org.uuid(), version.unwrap_or(0)))?;
+        let current = version.map(|version| crate::app::etag(org.uuid(), version));
+        crate::app::check_if_match_creating(if_match, current.as_deref())?;
         let new = store::sso::NewProvider {
             org: org.uuid(),
             issuer: input.issuer.trim_end_matches('/'),
