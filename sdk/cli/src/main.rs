@@ -258,6 +258,7 @@ async fn run() -> Result<ExitCode> {
                 (Err(_), Ok(host)) => moke_sdk::Client::anonymous(&host)?,
                 (Err(error), Err(_)) => return Err(error),
             };
+            warn_of_secrets_in_arguments(leaf_matches);
             let waits = leaf_matches.try_get_one::<bool>("wait").ok().flatten().copied().unwrap_or(false);
             let printer = if waits { Printer::holding_answer(format) } else { printer };
             let answer = printer.answer();
@@ -277,6 +278,24 @@ async fn run() -> Result<ExitCode> {
             }
         }
         Leaf::Custom(custom) => run_custom(custom, leaf_matches, profile_name.as_deref(), &printer).await,
+    }
+}
+
+/// Arguments of generated commands that carry secrets.
+const SECRET_ARGUMENTS: [&str; 5] = ["password", "new-password", "token", "subject-token", "client-secret"];
+
+/// Says so when a secret came on the command line, where other processes
+/// and the shell's history see it (`--json-body FILE` keeps it out).
+fn warn_of_secrets_in_arguments(matches: &ArgMatches) {
+    for id in SECRET_ARGUMENTS {
+        if matches.try_contains_id(id).unwrap_or(false)
+            && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        {
+            eprintln!(
+                "warning: --{id} on the command line is visible to other processes and kept in shell history; \
+                 pass it in a --json-body file"
+            );
+        }
     }
 }
 
