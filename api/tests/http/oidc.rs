@@ -302,6 +302,11 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
         sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_all(&t.pool).await.unwrap();
     assert_ne!(both[0], both[1]);
 
+    // A login in flight and the configuration's ETag outlive a rewrap:
+    // re-encrypting the same secret is no change.
+    let owner = t.client(&acme);
+    let etag_before = owner.get::<SsoConfigView>(&owner.org_path("/sso")).await.expect(StatusCode::OK).etag;
+    let in_flight = start(&t, "acme").await;
     let (version, operations) = t.app.rotate_secrets_key().await.unwrap();
     assert_eq!(operations.len(), 2, "one rewrap Operation per organization");
     assert!(operations.iter().all(|op| op.status.as_str() == "succeeded" && op.progress == 100));
@@ -309,6 +314,10 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
         sqlx::query_scalar("SELECT client_secret_enc FROM sso_providers").fetch_all(&t.pool).await.unwrap();
     assert!(versions.iter().all(|v| moke_api::app::kernel::secrets::key_version(v) == Some(version)), "{versions:?}");
     assert!(t.app.rewrap_secrets().await.unwrap().is_empty(), "nothing left to rewrap");
+    let etag_after = owner.get::<SsoConfigView>(&owner.org_path("/sso")).await.expect(StatusCode::OK).etag;
+    assert_eq!(etag_before, etag_after, "a rewrap does not change the configuration's ETag");
+    let back = idp.sign_in(&in_flight.url, "alice@acme.test").await;
+    callback::<SessionTokens>(&t, &in_flight, &back).await.expect(StatusCode::OK);
     // The rewrapped secret still works: a complete SSO login.
     let login = start(&t, "acme").await;
     let back = idp.sign_in(&login.url, "alice@acme.test").await;
@@ -316,7 +325,6 @@ async fn secrets_are_stored_as_ciphertext_and_rewrapped_after_rotation(
     // Each organization sees its own rewrap Operation, and only its own.
     let mine = operations.iter().find(|op| op.target.id == acme.org).expect("an Operation on acme");
     let theirs = operations.iter().find(|op| op.target.id == globex.org).expect("an Operation on globex");
-    let owner = t.client(&acme);
     let op = owner.operation(mine.id).await;
     assert_eq!((op.kind.as_str(), op.status), ("secrets_rewrap", OperationStatus::Succeeded));
     owner.get::<OperationView>(&format!("/v1/operations/{}", theirs.id)).await.refused(StatusCode::NOT_FOUND);

@@ -274,7 +274,7 @@ impl App {
 
     /// `project_member_set`: grants (or changes) a project role of a member
     /// or service account of the organization; `if_match` guards against
-    /// lost updates (a role not granted yet has version 0).
+    /// lost updates (while no role is granted, any `If-Match` fails).
     pub async fn project_member_set(
         &self,
         ctx: &RequestContext,

@@ -84,8 +84,8 @@ impl App {
     }
 
     /// `sso_config_set`: configures (or replaces) the organization's identity
-    /// provider; `if_match` guards against lost updates (no configuration yet
-    /// has version 0).
+    /// provider; `if_match` guards against lost updates (while none is
+    /// configured, any `If-Match` fails).
     pub async fn sso_config_set(
         &self,
         ctx: &RequestContext,
