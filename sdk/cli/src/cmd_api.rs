@@ -32,12 +32,9 @@ impl Api {
         if url.origin() != base.origin() {
             anyhow::bail!("the path must stay on {}", profile.host);
         }
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::new();
-        let mut request = client
-            .request(method, url)
-            .bearer_auth(&profile.token)
-            .header("user-agent", concat!("moke-cli/", env!("CARGO_PKG_VERSION")));
+        // The SDK's HTTP client: its bearer header, TLS setup and timeouts.
+        let sdk = moke_sdk::Client::with_token(&profile.host, &profile.token)?;
+        let mut request = moke_sdk::ClientInfo::client(&sdk).request(method, url);
         if let Some(body) = self.body {
             let text = match body.strip_prefix('@') {
                 Some(file) => std::fs::read_to_string(file).with_context(|| format!("could not read {file}"))?,

@@ -14,6 +14,9 @@ use moke_sdk::types;
 use crate::config::{Credentials, Profile, transport_is_safe};
 use crate::output::{Printer, describe_error};
 
+/// How long a token from a password sign-in lives unless asked otherwise.
+const DEFAULT_EXPIRY_DAYS: u32 = 90;
+
 /// Sign in to a Moke API and save the credential as a profile: by default
 /// with a code a signed-in person approves (the device flow).
 #[derive(Debug, clap::Args)]
@@ -33,7 +36,7 @@ pub struct Login {
     org: Option<String>,
     /// How long the CLI's personal token lives (days; your organization's
     /// credential policy may demand less).
-    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=365))]
+    #[arg(long, default_value_t = DEFAULT_EXPIRY_DAYS, value_parser = clap::value_parser!(u32).range(1..=365))]
     expires_in_days: u32,
     /// Allow plain `http://` to a host other than this machine (credentials
     /// then cross the network unencrypted).
@@ -80,6 +83,10 @@ impl Login {
             let _ = signed_in.session_delete().body(logout).send().await;
             (made.token, Some(made.id.to_string()))
         } else {
+            // The approver chooses the organization, and the server the lifetime.
+            if self.org.is_some() || self.expires_in_days != DEFAULT_EXPIRY_DAYS {
+                bail!("--org and --expires-in-days go with --email; a device sign-in takes both from its approval");
+            }
             let token = device_sign_in(&host).await?;
             (token.access_token, Some(token.token_id.to_string()))
         };
