@@ -133,7 +133,8 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         let demo = app.bootstrap_org(org, "Demo organization").await?;
         let token = &demo.owner_token.token;
         println!();
-        println!("Moke is running at {public_url}  (API docs: {public_url}/docs)");
+        println!("Moke is running: open {public_url} to sign up in the console  (API docs: {public_url}/docs)");
+        println!("  (the sign-up mail, with its link, is written to this log)");
         println!("  organization: {} ({})", demo.org.name, demo.org.id);
         println!("  owner token:  {token}   (a service-account token; shown once)");
         println!(

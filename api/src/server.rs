@@ -46,7 +46,8 @@ pub async fn serve(
         let nats = crate::queue::Nats::connect(app.config()).await?;
         crate::background::start_nats(app.clone(), nats, &mut background);
     }
-    let router = crate::http::router(app.clone());
+    let console = console_mount(&app, &listener).await?;
+    let router = crate::http::router_with(app.clone(), axum::Router::new(), Some(console));
     let token = app.shutdown_token().clone();
     let stop = async move {
         shutdown.await;
@@ -60,6 +61,31 @@ pub async fn serve(
     app.shutdown_token().cancel();
     background.abort_all();
     Ok(())
+}
+
+/// The web console for this process: it calls the API on this very
+/// listener (loopback when the listener is on every address), with its
+/// cookie key from Vault and a fresh forwarding secret.
+async fn console_mount(app: &App, listener: &TcpListener) -> anyhow::Result<crate::http::ConsoleMount> {
+    let mut local = listener.local_addr().context("the listener has no address")?;
+    if local.ip().is_unspecified() {
+        local.set_ip(if local.is_ipv4() {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        });
+    }
+    let session_key = app.vault().console_key().await.context("could not read the console's key from Vault")?;
+    let mut secret = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut secret);
+    let forward_secret = hex::encode(secret);
+    let routes = moke_console::router(moke_console::ConsoleConfig {
+        api_url: format!("http://{local}"),
+        public_url: app.config().http.public_url.clone(),
+        session_key,
+        forward_secret: forward_secret.clone(),
+    })?;
+    Ok(crate::http::ConsoleMount { routes, forward_secret })
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

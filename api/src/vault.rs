@@ -23,16 +23,11 @@ use crate::config::Config;
 
 const SIGNING_KEYS: &str = "jwt-signing-keys";
 const PEPPER: &str = "token-pepper";
+const CONSOLE_KEY: &str = "console-session-key";
 
 #[derive(Serialize, Deserialize)]
 struct StoredKeys {
     keys: Vec<SigningKey>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredPepper {
-    /// Base64 of 32 random bytes.
-    pepper: String,
 }
 
 /// A hosted cluster's certificate authority, as Vault keeps it.
@@ -135,7 +130,8 @@ impl Vault {
                 .context("vault HTTP client")?,
         };
         vault.login().await.with_context(|| format!("could not log in to Vault at {} (vault.addr)", v.addr))?;
-        let pepper = vault.load_pepper().await.context("could not read the token pepper from Vault")?;
+        let pepper =
+            vault.load_random_secret(PEPPER, "pepper").await.context("could not read the token pepper from Vault")?;
         let vault = Vault { pepper, ..vault };
         vault.refresh_keys().await.context("could not read the JWT signing keys from Vault")?;
         Ok(Arc::new(vault))
@@ -175,30 +171,42 @@ impl Vault {
         format!("{}/{name}", self.config.kv_path)
     }
 
-    async fn load_pepper(&self) -> anyhow::Result<Vec<u8>> {
+    /// 32 random bytes kept in KV under `name` (as base64 in `field`),
+    /// made on first use: with check-and-set 0, so that of two gateways
+    /// starting together one writes and both read the winner.
+    async fn load_random_secret(&self, name: &str, field: &str) -> anyhow::Result<Vec<u8>> {
+        type Stored = std::collections::HashMap<String, String>;
         let client = self.client.read().await;
-        let stored = match vaultrs::kv2::read::<StoredPepper>(&*client, &self.config.kv_mount, &self.kv(PEPPER)).await {
+        let stored = match vaultrs::kv2::read::<Stored>(&*client, &self.config.kv_mount, &self.kv(name)).await {
             Ok(stored) => stored,
             Err(ClientError::APIError { code: 404, .. }) => {
                 let mut bytes = [0u8; 32];
                 rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
-                let fresh = StoredPepper { pepper: STANDARD.encode(bytes) };
-                // cas = 0: only if nobody wrote one meanwhile; then read the winner.
+                let fresh = Stored::from([(field.to_string(), STANDARD.encode(bytes))]);
                 let _ = vaultrs::kv2::set_with_options(
                     &*client,
                     &self.config.kv_mount,
-                    &self.kv(PEPPER),
+                    &self.kv(name),
                     &fresh,
                     vaultrs::api::kv2::requests::SetSecretRequestOptions { cas: 0 },
                 )
                 .await;
-                vaultrs::kv2::read::<StoredPepper>(&*client, &self.config.kv_mount, &self.kv(PEPPER))
+                vaultrs::kv2::read::<Stored>(&*client, &self.config.kv_mount, &self.kv(name))
                     .await
                     .map_err(client_error)?
             }
             Err(error) => return Err(client_error(error)),
         };
-        STANDARD.decode(stored.pepper).context("the stored pepper is not base64")
+        let encoded = stored.get(field).with_context(|| format!("{name} in Vault has no `{field}`"))?;
+        STANDARD.decode(encoded).with_context(|| format!("{name} in Vault is not base64"))
+    }
+
+    /// The web console's key (sealed session cookies, CSRF tokens), made on
+    /// first use; kept in Vault so that every gateway of a region reads the
+    /// same one and a restart signs nobody out.
+    pub async fn console_key(&self) -> anyhow::Result<[u8; 32]> {
+        let key = self.load_random_secret(CONSOLE_KEY, "key").await?;
+        key.try_into().map_err(|_| anyhow!("{CONSOLE_KEY} in Vault is not 32 bytes"))
     }
 
     /// Reads the signing keys (creating the first) and rebuilds the key ring.

@@ -12,6 +12,7 @@
 //!
 //! Depends only on anyhow and libc, so it builds in seconds.
 
+mod browser;
 mod deny;
 mod nats;
 mod oidc;
@@ -128,6 +129,7 @@ fn test(args: &[String]) -> Result<()> {
     let nats = nats::ensure()?;
     let vault = vault::ensure()?;
     let sdk_tools = sdks::ensure()?;
+    let browser = browser::ensure()?;
     let mut command = cargo();
     command
         .args(["test", "--workspace", "--all-targets"])
@@ -145,12 +147,15 @@ fn test(args: &[String]) -> Result<()> {
         .env("SDK_TEST_PYTHON", &sdk_tools.python)
         .env("SQLX_OFFLINE", "true");
     vault.apply(&mut command);
+    // The console's tests drive Chromium through ChromeDriver.
+    browser.apply(&mut command);
     run(&mut command)
 }
 
 fn lint() -> Result<()> {
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("SQLX_OFFLINE", "true"))?;
+    console_is_an_api_client()?;
     // Licenses, banned crates and sources (advisories need GitHub; see SECURITY.md).
     let cargo_deny = deny::ensure()?;
     run(Command::new(cargo_deny).current_dir(root()).args([
@@ -161,6 +166,29 @@ fn lint() -> Result<()> {
         "bans",
         "sources",
     ]))
+}
+
+/// The console is a client of the public API: nothing of the gateway or
+/// its database may be in its dependency tree.
+fn console_is_an_api_client() -> Result<()> {
+    let output = cargo()
+        .args(["tree", "--package", "moke-console", "--edges", "normal", "--prefix", "none", "--format", "{p}"])
+        .output()
+        .context("could not run cargo tree")?;
+    if !output.status.success() {
+        bail!("cargo tree -p moke-console failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let tree = String::from_utf8_lossy(&output.stdout);
+    let forbidden: Vec<&str> = tree
+        .lines()
+        .filter(|line| {
+            ["moke-api ", "moke-iam ", "sqlx", "tonic ", "async-graphql "].iter().any(|c| line.starts_with(c))
+        })
+        .collect();
+    if !forbidden.is_empty() {
+        bail!("moke-console must reach the API only through moke-sdk, but depends on: {forbidden:?}");
+    }
+    Ok(())
 }
 
 /// Writes the API descriptions the code generates: OpenAPI and GraphQL SDL.

@@ -126,12 +126,20 @@ fn refer_page_items(spec: &mut utoipa::openapi::OpenApi) {
 
 /// The whole HTTP application: API, docs, health, metrics, middleware.
 pub fn router(app: Arc<App>) -> Router {
-    router_with(app, Router::new())
+    router_with(app, Router::new(), None)
+}
+
+/// The web console as the gateway mounts it: its routes, and the secret
+/// with which its API requests name the browser's address.
+pub struct ConsoleMount {
+    pub routes: Router,
+    pub forward_secret: String,
 }
 
 /// [`router`] with `extra` routes behind the same middleware (the load tests
-/// use it to measure a route without authentication beside the real ones).
-pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
+/// use it to measure a route without authentication beside the real ones),
+/// and the web console at `/` when given.
+pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>, console: Option<ConsoleMount>) -> Router {
     let (api, mut spec) = api_router().split_for_parts();
     refer_page_items(&mut spec);
     let spec = Arc::new(spec);
@@ -141,15 +149,28 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
     let graphql = crate::graphql::router(app.clone());
     // gRPC routes are `/moke.v1.Service/Method`; anything else unknown is a
     // REST 404 (this replaces the gRPC router's own fallback).
+    let has_console = console.is_some();
+    let (console_routes, forward_secret) = match console {
+        Some(ConsoleMount { routes, forward_secret }) => (routes, Some(Arc::<str>::from(forward_secret))),
+        None => (Router::new(), None),
+    };
     let api = api
         .merge(ops::routes(spec))
         .merge(extra)
         .with_state(app)
         .merge(grpc)
         .merge(graphql)
-        .fallback(|| async { ApiError(Error::not_found("route", "requested")) });
+        .merge(console_routes)
+        .fallback(move |request: Request| async move {
+            let (parts, _) = request.into_parts();
+            if has_console && moke_console::wants_page(&parts) {
+                return moke_console::not_found();
+            }
+            ApiError(Error::not_found("route", "requested")).into_response()
+        });
     let hsts = config.public_url.starts_with("https://");
     api.layer(axum::middleware::from_fn_with_state(limiter, limit_by_ip))
+        .layer(axum::middleware::from_fn_with_state(forward_secret, trust_console_forwarding))
         .layer(axum::middleware::from_fn(problem_request_id))
         .layer(axum::middleware::from_fn(record_metrics))
         .layer(axum::middleware::from_fn_with_state(hsts, security_headers))
@@ -223,6 +244,37 @@ async fn plain_request_id(mut request: Request, next: Next) -> Response {
     });
     if !plain {
         request.headers_mut().remove(&REQUEST_ID);
+    }
+    next.run(request).await
+}
+
+/// Takes the browser's address from `x-forwarded-for` on an API request the
+/// web console of this process made on a browser's behalf (over loopback,
+/// proving it with the per-process secret), so that per-IP limits and audit
+/// events see the person, not the console. Everyone else's
+/// `x-moke-console` and `x-forwarded-for` are dropped unread.
+async fn trust_console_forwarding(
+    axum::extract::State(secret): axum::extract::State<Option<Arc<str>>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    use std::net::SocketAddr;
+    let proof = request.headers_mut().remove(moke_console::FORWARD_SECRET_HEADER);
+    let forwarded = request.headers_mut().remove("x-forwarded-for");
+    let peer = request.extensions().get::<axum::extract::ConnectInfo<SocketAddr>>().map(|info| info.0);
+    let trusted = match (&secret, &proof, peer) {
+        (Some(secret), Some(proof), Some(peer)) => {
+            // Digests compared: the time taken tells nothing about the secret.
+            use sha2::Digest;
+            peer.ip().is_loopback() && sha2::Sha256::digest(secret.as_bytes()) == sha2::Sha256::digest(proof.as_bytes())
+        }
+        _ => false,
+    };
+    if trusted
+        && let Some(ip) =
+            forwarded.as_ref().and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<std::net::IpAddr>().ok())
+    {
+        request.extensions_mut().insert(axum::extract::ConnectInfo(SocketAddr::new(ip, 0)));
     }
     next.run(request).await
 }
@@ -342,7 +394,11 @@ async fn security_headers(
             );
         }
         headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+        // The console's pages send their own (`same-origin`: a form without
+        // JavaScript comes back to its page with its error through `Referer`).
+        if !headers.contains_key(header::REFERRER_POLICY) {
+            headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+        }
         if hsts {
             headers.insert(
                 header::STRICT_TRANSPORT_SECURITY,

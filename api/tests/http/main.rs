@@ -2,11 +2,13 @@
 //! One test binary (faster to link); each test gets a fresh, migrated
 //! database from `#[sqlx::test]`.
 
+mod browser;
 mod common;
 mod scenario;
 
 mod authz;
 mod cli;
+mod console;
 mod conventions;
 mod crud;
 mod device;

@@ -97,7 +97,7 @@ async fn main() -> Result<()> {
     let extra = axum::Router::new()
         .route("/bench/unauthenticated/{project}/{cluster}", axum::routing::get(unauthenticated_view))
         .layer(axum::Extension(Arc::new(owner.clone())));
-    let router = moke_api::http::router_with(app.clone(), extra);
+    let router = moke_api::http::router_with(app.clone(), extra, None);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     tokio::spawn(async move {

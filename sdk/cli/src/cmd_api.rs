@@ -34,7 +34,7 @@ impl Api {
         }
         // The SDK's HTTP client: its bearer header, TLS setup and timeouts.
         let sdk = moke_sdk::Client::with_token(&profile.host, &profile.token)?;
-        let mut request = moke_sdk::ClientInfo::client(&sdk).request(method, url);
+        let mut request = sdk.raw_request(method, url);
         if let Some(body) = self.body {
             let text = match body.strip_prefix('@') {
                 Some(file) => std::fs::read_to_string(file).with_context(|| format!("could not read {file}"))?,

@@ -50,6 +50,8 @@ fn generate(check: bool) -> Result<bool> {
         .with_tag(TagStyle::Merged)
         // `Client` implements the hooks by hand (retries, idempotency keys).
         .with_hooks(HooksMode::Expected)
+        // Per-client headers (the credential): many clients, one connection pool.
+        .with_inner_type(quote::quote!(crate::ClientHeaders))
         .with_derive("PartialEq")
         // The CLI prints any answer's schema-described fields.
         .with_derive("schemars::JsonSchema");

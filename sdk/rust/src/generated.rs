@@ -19991,6 +19991,7 @@ pub mod types {
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
+    pub(crate) inner: crate::ClientHeaders,
 }
 impl Client {
     #[doc = r" Create a new client."]
@@ -19998,7 +19999,7 @@ impl Client {
     #[doc = r" `baseurl` is the base URL provided to the internal"]
     #[doc = r" `reqwest::Client`, and should include a scheme and hostname,"]
     #[doc = r" as well as port and a path stem if applicable."]
-    pub fn new(baseurl: &str) -> Self {
+    pub fn new(baseurl: &str, inner: crate::ClientHeaders) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
@@ -20006,7 +20007,7 @@ impl Client {
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
-        Self::new_with_client(baseurl, client.build().unwrap())
+        Self::new_with_client(baseurl, client.build().unwrap(), inner)
     }
     #[doc = r" Construct a new client with an existing `reqwest::Client`,"]
     #[doc = r" allowing more control over its configuration."]
@@ -20014,11 +20015,11 @@ impl Client {
     #[doc = r" `baseurl` is the base URL provided to the internal"]
     #[doc = r" `reqwest::Client`, and should include a scheme and hostname,"]
     #[doc = r" as well as port and a path stem if applicable."]
-    pub fn new_with_client(baseurl: &str, client: reqwest::Client) -> Self {
-        Self { baseurl: baseurl.to_string(), client }
+    pub fn new_with_client(baseurl: &str, client: reqwest::Client, inner: crate::ClientHeaders) -> Self {
+        Self { baseurl: baseurl.to_string(), client, inner }
     }
 }
-impl ClientInfo<()> for Client {
+impl ClientInfo<crate::ClientHeaders> for Client {
     fn api_version() -> &'static str {
         "1.0.0"
     }
@@ -20028,15 +20029,15 @@ impl ClientInfo<()> for Client {
     fn client(&self) -> &reqwest::Client {
         &self.client
     }
-    fn inner(&self) -> &() {
-        &()
+    fn inner(&self) -> &crate::ClientHeaders {
+        &self.inner
     }
 }
 const _: () = {
     #[allow(dead_code)]
     fn assert_client_hooks()
     where
-        Client: ClientHooks<()>,
+        Client: ClientHooks<crate::ClientHeaders>,
     {
     }
 };

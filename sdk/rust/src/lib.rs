@@ -50,21 +50,58 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Headers a [`Client`] adds to each of its requests: its credential, and
+/// whatever else the caller set (a proxy's forwarding headers, say). Kept
+/// per client rather than in the `reqwest::Client`, so that many clients
+/// (one per signed-in person) can share one connection pool.
+#[derive(Debug, Clone, Default)]
+pub struct ClientHeaders(HeaderMap);
+
+impl ClientHeaders {
+    /// Headers holding `Authorization: Bearer <token>` (marked sensitive).
+    pub fn bearer(token: &str) -> Result<ClientHeaders, ConfigError> {
+        let mut bearer = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| ConfigError("the token holds characters a header cannot".into()))?;
+        bearer.set_sensitive(true);
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, bearer);
+        Ok(ClientHeaders(headers))
+    }
+
+    /// Adds (or replaces) one header.
+    pub fn with(mut self, name: reqwest::header::HeaderName, value: HeaderValue) -> ClientHeaders {
+        self.0.insert(name, value);
+        self
+    }
+}
+
 impl Client {
     /// A client for the API at `base_url` (e.g. `https://api.moke.example`)
     /// acting with `token` (an API token `moke_…` or an access token).
     pub fn with_token(base_url: &str, token: &str) -> Result<Client, ConfigError> {
-        let mut headers = HeaderMap::new();
-        let mut bearer = HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|_| ConfigError("the token holds characters a header cannot".into()))?;
-        bearer.set_sensitive(true);
-        headers.insert(AUTHORIZATION, bearer);
-        Ok(Client::new_with_client(base_url.trim_end_matches('/'), http_client(headers)?))
+        Ok(Client::new_with_client(base_url.trim_end_matches('/'), http_client()?, ClientHeaders::bearer(token)?))
     }
 
     /// A client without a credential: for sign-up, sign-in and the catalogs.
     pub fn anonymous(base_url: &str) -> Result<Client, ConfigError> {
-        Ok(Client::new_with_client(base_url.trim_end_matches('/'), http_client(HeaderMap::new())?))
+        Ok(Client::new_with_client(base_url.trim_end_matches('/'), http_client()?, ClientHeaders::default()))
+    }
+
+    /// A client on a connection pool made by [`Client::http_client`] and
+    /// shared with other clients, sending `headers` with each request.
+    pub fn on_pool(base_url: &str, pool: reqwest::Client, headers: ClientHeaders) -> Client {
+        Client::new_with_client(base_url.trim_end_matches('/'), pool, headers)
+    }
+
+    /// A connection pool with the SDK's user agent and timeouts, for [`Client::on_pool`].
+    pub fn http_client() -> Result<reqwest::Client, ConfigError> {
+        http_client()
+    }
+
+    /// A request outside the typed operations (`moke api`), carrying this
+    /// client's headers (its credential).
+    pub fn raw_request(&self, method: Method, url: reqwest::Url) -> reqwest::RequestBuilder {
+        self.client.request(method, url).headers(self.inner.0.clone())
     }
 
     /// A client from `MOKE_HOST` and `MOKE_TOKEN` (what CI sets).
@@ -108,11 +145,10 @@ pub fn encode_path(value: &str) -> String {
     }
 }
 
-fn http_client(headers: HeaderMap) -> Result<reqwest::Client, ConfigError> {
+fn http_client() -> Result<reqwest::Client, ConfigError> {
     // reqwest is built with rustls and no bundled provider; ring is ours.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
-        .default_headers(headers)
         .user_agent(concat!("moke-sdk-rust/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(10))
         // Long enough for `?wait=60s` on an Operation.
@@ -121,10 +157,14 @@ fn http_client(headers: HeaderMap) -> Result<reqwest::Client, ConfigError> {
         .map_err(|e| ConfigError(format!("could not build the HTTP client: {e}")))
 }
 
-impl progenitor_client::ClientHooks for Client {
-    /// Gives every `POST` an idempotency key unless the caller chose one, so
-    /// the retries in [`Self::exec`] (and the caller's own) change nothing twice.
+impl progenitor_client::ClientHooks<ClientHeaders> for Client {
+    /// Adds the client's own headers, and gives every `POST` an idempotency
+    /// key unless the caller chose one, so the retries in [`Self::exec`] (and
+    /// the caller's own) change nothing twice.
     async fn pre<E>(&self, request: &mut reqwest::Request, _: &OperationInfo) -> Result<(), Error<E>> {
+        for (name, value) in &self.inner.0 {
+            request.headers_mut().insert(name, value.clone());
+        }
         if request.method() == Method::POST && !request.headers().contains_key("idempotency-key") {
             let key = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("a UUID is a header value");
             request.headers_mut().insert("idempotency-key", key);

@@ -1,0 +1,205 @@
+//! What goes wrong, as a page shows it: the API's problem+json (status,
+//! title, detail, the fields it names, the request id) or the console's own.
+//!
+//! A form's error travels back to the form's page in the URL (Leptos's
+//! no-JavaScript path: `?__path=…&__err=…`). So that nobody can craft a link
+//! that shows a made-up error on a Moke page, the encoded error carries an
+//! HMAC under the console's key; one that does not verify shows as a
+//! generic error.
+
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use leptos::prelude::*;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use moke_sdk::types;
+use serde::{Deserialize, Serialize};
+
+use crate::Console;
+
+/// An error a page or form shows.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ConsoleError {
+    /// The HTTP status the API answered (or the console chose).
+    pub status: u16,
+    pub title: String,
+    pub detail: String,
+    /// The API's machine-readable code (`invalid_request`, `not_found`, …).
+    #[serde(default)]
+    pub code: String,
+    /// Field-level problems, by the API's field name.
+    #[serde(default)]
+    pub fields: Vec<FieldProblem>,
+    /// The request id to quote to support.
+    #[serde(default)]
+    pub request_id: Option<String>,
+    /// What the person had typed (never a secret), by input name, so that
+    /// the form comes back filled in.
+    #[serde(default)]
+    pub values: Vec<(String, String)>,
+}
+
+/// One field's problem.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FieldProblem {
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConsoleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.title, self.detail)
+    }
+}
+
+impl std::error::Error for ConsoleError {}
+
+impl ConsoleError {
+    pub fn new(status: u16, title: &str, detail: impl Into<String>) -> ConsoleError {
+        ConsoleError {
+            status,
+            title: title.into(),
+            detail: detail.into(),
+            code: String::new(),
+            fields: Vec::new(),
+            request_id: None,
+            values: Vec::new(),
+        }
+    }
+
+    /// Keeps what the person typed into the inputs `values` (no passwords
+    /// or tokens: the error travels in the page's URL).
+    pub fn keep(mut self, values: &[(&str, &str)]) -> ConsoleError {
+        self.values = values.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
+        self
+    }
+
+    /// What the person had typed into the input `name`.
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    }
+
+    /// Not signed in, or the session ended: the page sends the browser to sign in.
+    pub fn signed_out() -> ConsoleError {
+        ConsoleError { code: "signed_out".into(), ..ConsoleError::new(401, "Signed out", "Sign in to continue.") }
+    }
+
+    /// A form without this browser's CSRF token.
+    pub fn csrf() -> ConsoleError {
+        ConsoleError {
+            code: "csrf".into(),
+            ..ConsoleError::new(
+                403,
+                "This form has expired",
+                "The page was open too long, or the form came from elsewhere. Reload the page and try again.",
+            )
+        }
+    }
+
+    /// Problems with the form's own fields, found before any API call.
+    pub fn invalid(fields: Vec<FieldProblem>) -> ConsoleError {
+        ConsoleError {
+            code: "invalid_request".into(),
+            fields,
+            ..ConsoleError::new(400, "Some fields need attention", "Correct the marked fields and send again.")
+        }
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        self.status == 404
+    }
+
+    /// The messages for the form field `name` (API field names may have a
+    /// path below it: `spec.region` belongs to a field named `spec.region`
+    /// and to `spec`).
+    pub fn field_messages(&self, name: &str) -> Vec<String> {
+        self.fields
+            .iter()
+            .filter(|problem| {
+                problem.field == name
+                    || problem.field.strip_prefix(name).is_some_and(|rest| rest.starts_with(['.', '[']))
+            })
+            .map(|problem| problem.message.clone())
+            .collect()
+    }
+}
+
+impl From<moke_sdk::Error<types::Problem>> for ConsoleError {
+    fn from(error: moke_sdk::Error<types::Problem>) -> ConsoleError {
+        match error {
+            moke_sdk::Error::ErrorResponse(answer) => {
+                let status = answer.status().as_u16();
+                let problem = answer.into_inner();
+                ConsoleError {
+                    status,
+                    title: problem.title,
+                    detail: problem.detail,
+                    code: problem.code,
+                    fields: problem
+                        .errors
+                        .into_iter()
+                        .map(|e| FieldProblem { field: e.field, message: e.message })
+                        .collect(),
+                    request_id: problem.request_id,
+                    values: Vec::new(),
+                }
+            }
+            moke_sdk::Error::InvalidRequest(detail) => ConsoleError::new(400, "Invalid input", detail),
+            moke_sdk::Error::CommunicationError(_) | moke_sdk::Error::InvalidUpgrade(_) => {
+                tracing::warn!(%error, "the console could not reach the API");
+                ConsoleError::new(503, "Moke is unavailable", "The API could not be reached. Try again in a moment.")
+            }
+            other => {
+                let status = other.status().map_or(502, |s| s.as_u16());
+                tracing::warn!(error = %other, "the API answered the console unexpectedly");
+                ConsoleError::new(status, "Unexpected answer", "The API answered in a way the console did not expect.")
+            }
+        }
+    }
+}
+
+/// The catalogs' errors (their document states no problem body).
+impl From<moke_sdk::Error<()>> for ConsoleError {
+    fn from(error: moke_sdk::Error<()>) -> ConsoleError {
+        let status = error.status().map_or(503, |s| s.as_u16());
+        tracing::warn!(%error, "a catalog could not be read");
+        ConsoleError::new(status, "Moke is unavailable", "A catalog could not be read. Try again in a moment.")
+    }
+}
+
+impl FromServerFnError for ConsoleError {
+    type Encoder = leptos::server_fn::codec::JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> ConsoleError {
+        tracing::debug!(error = %value, "a console form could not be read");
+        ConsoleError::new(400, "The form could not be read", "Reload the page and send the form again.")
+    }
+
+    fn ser(&self) -> leptos::server_fn::Bytes {
+        let mut error = self.clone();
+        if error.request_id.is_none() {
+            error.request_id = use_context::<crate::session::RequestSession>().and_then(|s| s.request_id());
+        }
+        let json = serde_json::to_vec(&error).unwrap_or_default();
+        let tag = use_context::<Arc<Console>>()
+            .map(|console| B64.encode(ring::hmac::sign(&console.keys.mac, &json)))
+            .unwrap_or_default();
+        let mut out = tag.into_bytes();
+        out.push(b'.');
+        out.extend(json);
+        out.into()
+    }
+
+    fn de(data: leptos::server_fn::Bytes) -> ConsoleError {
+        let unverified = || ConsoleError::new(400, "Something went wrong", "Send the form again.");
+        let Some(dot) = data.iter().position(|b| *b == b'.') else { return unverified() };
+        let (tag, json) = (&data[..dot], &data[dot + 1..]);
+        let Some(console) = use_context::<Arc<Console>>() else { return unverified() };
+        let Ok(tag) = B64.decode(tag) else { return unverified() };
+        if ring::hmac::verify(&console.keys.mac, json, &tag).is_err() {
+            return unverified();
+        }
+        serde_json::from_slice(json).unwrap_or_else(|_| unverified())
+    }
+}

@@ -1,0 +1,808 @@
+//! Clusters: the create form (with the first node pool), the detail page
+//! (status, conditions, endpoint, node pools, nodes, capacity, the
+//! operation in progress), the kubeconfig (view, download, revoke) and
+//! deletion.
+
+use std::sync::Arc;
+
+use axum::extract::Path;
+use axum::response::{IntoResponse, Response};
+use leptos::prelude::*;
+use moke_sdk::types;
+
+use super::account::Fields;
+use super::{param, query, segment};
+use crate::Console;
+use crate::app::Frame;
+use crate::error::ConsoleError;
+use crate::session::{RequestSession, request_session};
+use crate::ui::{
+    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, action_error, ago, error_view,
+    operation_chip, when,
+};
+
+fn cluster_path(project: &str, cluster: &str) -> String {
+    format!("/projects/{}/clusters/{}", segment(project), segment(cluster))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[server(prefix = "/console/fn", endpoint = "cluster_create")]
+pub async fn cluster_create(
+    csrf: String,
+    idempotency_key: String,
+    project: String,
+    name: String,
+    region: String,
+    kubernetes_version: String,
+    control_plane_replicas: String,
+    machine_type: String,
+    count: String,
+    zones: Option<String>,
+    deletion_protection: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let zones = zones.unwrap_or_default();
+    let kept = [
+        ("name", name.as_str()),
+        ("region", region.as_str()),
+        ("kubernetes_version", kubernetes_version.as_str()),
+        ("control_plane_replicas", control_plane_replicas.as_str()),
+        ("machine_type", machine_type.as_str()),
+        ("count", count.as_str()),
+        ("zones", zones.as_str()),
+    ];
+    let form = ClusterForm {
+        idempotency_key,
+        project: project.clone(),
+        name: name.clone(),
+        region: region.clone(),
+        kubernetes_version: kubernetes_version.clone(),
+        control_plane_replicas: control_plane_replicas.clone(),
+        machine_type: machine_type.clone(),
+        count: count.clone(),
+        zones: zones.clone(),
+        deletion_protection: deletion_protection.is_some(),
+    };
+    create_cluster(&session, form).await.map_err(|e| e.keep(&kept))
+}
+
+/// The cluster form's values.
+struct ClusterForm {
+    idempotency_key: String,
+    project: String,
+    name: String,
+    region: String,
+    kubernetes_version: String,
+    control_plane_replicas: String,
+    machine_type: String,
+    count: String,
+    zones: String,
+    deletion_protection: bool,
+}
+
+async fn create_cluster(session: &RequestSession, form: ClusterForm) -> Result<(), ConsoleError> {
+    let ClusterForm {
+        idempotency_key,
+        project,
+        name,
+        region,
+        kubernetes_version,
+        control_plane_replicas,
+        machine_type,
+        count,
+        zones,
+        deletion_protection,
+    } = form;
+    let mut fields = Fields::default();
+    let cluster_name = fields.parse::<types::ClusterCreateName>(
+        "name",
+        &name,
+        "Use 1-63 lowercase letters, digits or '-', starting with a letter.",
+    );
+    let replicas =
+        fields.parse::<i64>("spec.control_plane.replicas", &control_plane_replicas, "Choose 1 or 3 replicas.");
+    let replicas = replicas.and_then(|r| types::ControlPlaneReplicas::try_from(r).ok());
+    let count = fields.parse::<i64>("spec.count", &count, "Enter a number of nodes, 1 to 500.");
+    if count.is_some_and(|count| !(1..=500).contains(&count)) {
+        fields.problem("spec.count", "Enter a number of nodes, 1 to 500.");
+    }
+    if region.is_empty() {
+        fields.problem("spec.region", "Choose a region.");
+    }
+    if machine_type.is_empty() {
+        fields.problem("spec.machine_type", "Choose a machine type.");
+    }
+    fields.finish()?;
+    let zones: Vec<String> =
+        zones.split([',', ' ']).map(str::trim).filter(|z| !z.is_empty()).map(String::from).collect();
+    let api = session.api().await?;
+    let cluster = types::ClusterCreate {
+        labels: None,
+        name: cluster_name.expect("finish() refused a missing field"),
+        spec: types::ClusterSpecInput {
+            control_plane: replicas.map(|replicas| types::ControlPlaneInput { replicas }),
+            deletion_protection: Some(deletion_protection),
+            kubernetes_version: Some(kubernetes_version).filter(|v| !v.is_empty()),
+            maintenance_window: None,
+            region,
+        },
+    };
+    api.cluster_create().project(&project).idempotency_key(idempotency_key.clone()).body(cluster).send().await?;
+    // The first node pool, with a key of its own derived from the form's:
+    // sending the form again after a failure here creates the cluster once.
+    let pool = types::NodePoolCreate {
+        labels: None,
+        name: "pool-1".parse().map_err(|_| ConsoleError::invalid(Vec::new()))?,
+        spec: types::NodePoolSpecInput {
+            autoscaling: None,
+            count: count.expect("finish() refused a missing field"),
+            machine_type,
+            node_labels: None,
+            taints: Vec::new(),
+            zones: (!zones.is_empty()).then_some(zones),
+        },
+    };
+    let made = api
+        .node_pool_create()
+        .project(&project)
+        .cluster(name.trim())
+        .idempotency_key(format!("{idempotency_key}-pool"))
+        .body(pool)
+        .send()
+        .await;
+    let path = cluster_path(&project, name.trim());
+    match made {
+        Ok(_) => session.redirect(&format!("{path}?created=1")),
+        Err(error) => {
+            let error = ConsoleError::from(error);
+            tracing::info!(%error, "the console created a cluster but not its first node pool");
+            session.redirect(&format!("{path}?pool_failed=1"));
+        }
+    }
+    Ok(())
+}
+
+/// `/projects/:project/clusters/new`.
+#[component]
+pub fn ClusterNew() -> impl IntoView {
+    let action = ServerAction::<ClusterCreate>::new();
+    let order = [
+        "name",
+        "spec.region",
+        "spec.kubernetes_version",
+        "spec.control_plane.replicas",
+        "spec.machine_type",
+        "spec.count",
+        "spec.zones",
+    ];
+    let errors = FormErrors::new(action_error(action.value().get_untracked()), &order);
+    let project = param("project");
+    let session = request_session();
+    let form = {
+        let (session, project) = (session.clone(), project.clone());
+        Suspend::new(async move {
+            let catalogs = async {
+                let api = session.api().await?;
+                let (regions, versions, machines) = futures::try_join!(
+                    async { api.region_list().send().await.map_err(ConsoleError::from) },
+                    async { api.kubernetes_version_list().send().await.map_err(ConsoleError::from) },
+                    async { api.machine_type_list().send().await.map_err(ConsoleError::from) },
+                )?;
+                // The project must exist (and be the caller's) before its form shows.
+                api.project_view().project(&project).send().await?;
+                Ok::<_, ConsoleError>((regions.into_inner(), versions.into_inner(), machines.into_inner()))
+            };
+            let (regions, versions, machines) = match catalogs.await {
+                Ok(catalogs) => catalogs,
+                Err(error) => return error_view(&session, error),
+            };
+            let zones_hint =
+                regions.iter().map(|r| format!("{}: {}", r.name, r.zones.join(", "))).collect::<Vec<_>>().join("; ");
+            view! {
+                <h1>"Create a cluster"</h1>
+                <FormAlert errors=errors.clone()/>
+                <ActionForm action=action>
+                    <Csrf/>
+                    <IdempotencyKey/>
+                    <input type="hidden" name="project" value=project.clone()/>
+                    <Field label="Name" name="name" hint="Lowercase letters, digits and '-', e.g. prod." pattern=NAME_PATTERN required=true errors=errors.clone()/>
+                    <Select label="Region" name="region" error_name="spec.region" errors=errors.clone()
+                        options=regions.iter().map(|r| (r.name.clone(), format!("{} ({})", r.display_name, r.name), false)).collect()/>
+                    <Select label="Kubernetes version" name="kubernetes_version" error_name="spec.kubernetes_version" errors=errors.clone()
+                        options=versions.iter().map(|v| {
+                            let default = v.default == Some(true);
+                            let label = if default { format!("{} (default)", v.version) } else { v.version.clone() };
+                            (v.version.clone(), label, default)
+                        }).collect()/>
+                    <fieldset>
+                        <legend>"Control plane"</legend>
+                        <div class="choice">
+                            <input type="radio" id="cp-1" name="control_plane_replicas" value="1" checked=true/>
+                            <label for="cp-1">"1 replica: for development"</label>
+                        </div>
+                        <div class="choice">
+                            <input type="radio" id="cp-3" name="control_plane_replicas" value="3"/>
+                            <label for="cp-3">"3 replicas (highly available): for production"</label>
+                        </div>
+                    </fieldset>
+                    <fieldset>
+                        <legend>"First node pool"</legend>
+                        <Select label="Machine type" name="machine_type" error_name="spec.machine_type" errors=errors.clone()
+                            options=machines.iter().map(|m| (m.name.clone(), format!("{}: {} vCPU, {} GiB", m.name, m.vcpus, m.memory_gib), false)).collect()/>
+                        <Field label="Nodes" name="count" error_name="spec.count" kind="number" value="3" min="1" max="500" required=true
+                            hint="Fewer than 3 nodes leave no room to move workloads during upgrades and repairs."
+                            errors=errors.clone()/>
+                        <Field label="Zones (optional)" name="zones" error_name="spec.zones" placeholder="spread over all zones"
+                            hint="Comma-separated; the region's zones are listed below." errors=errors.clone()/>
+                        <p class="hint">{zones_hint}</p>
+                    </fieldset>
+                    <div class="choice">
+                        <input type="checkbox" id="deletion-protection" name="deletion_protection" value="on"/>
+                        <label for="deletion-protection">"Deletion protection: refuse to delete this cluster until it is turned off"</label>
+                    </div>
+                    <button type="submit">"Create cluster"</button>
+                </ActionForm>
+            }
+            .into_any()
+        })
+    };
+    let crumbs = vec![
+        ("Projects".to_string(), "/projects".to_string()),
+        (project.clone(), format!("/projects/{}", segment(&project))),
+    ];
+    view! {
+        <Frame title="Create a cluster" crumbs=crumbs>
+            <Suspense fallback=|| ()>{form}</Suspense>
+        </Frame>
+    }
+}
+
+/// A labelled `<select>`; `options` are (value, label, preselected).
+#[component]
+fn Select(
+    label: &'static str,
+    name: &'static str,
+    /// The API's name for the field, for its errors.
+    error_name: &'static str,
+    errors: FormErrors,
+    options: Vec<(String, String, bool)>,
+) -> impl IntoView {
+    let id = format!("field-{name}");
+    let messages = errors.messages_for(error_name);
+    let invalid = !messages.is_empty();
+    let error_id = format!("{id}-error");
+    let autofocus = errors.is_first(error_name);
+    // After an error, what the person had chosen; else the preselection.
+    let chosen = errors.value(name);
+    view! {
+        <div class="field" class:invalid=invalid>
+            <label for=id.clone()>{label}</label>
+            <select id=id name=name required=true autofocus=autofocus aria-invalid=invalid.then_some("true")
+                aria-describedby=invalid.then(|| error_id.clone())>
+                {options.into_iter().map(|(value, label, preselected)| {
+                    let selected = chosen.as_ref().map_or(preselected, |chosen| *chosen == value);
+                    view! { <option value=value selected=selected>{label}</option> }
+                }).collect_view()}
+            </select>
+            {invalid.then(|| view! { <p class="field-error" id=error_id.clone()>{messages.join(" ")}</p> })}
+        </div>
+    }
+}
+
+/// Everything the cluster page shows, read in parallel.
+struct ClusterPageData {
+    cluster: types::ClusterView,
+    pools: Vec<types::NodePoolView>,
+    nodes: Vec<types::NodeView>,
+    metrics: Option<types::ClusterMetrics>,
+}
+
+async fn cluster_page_data(
+    session: &RequestSession,
+    project: &str,
+    cluster: &str,
+) -> Result<ClusterPageData, ConsoleError> {
+    let api = session.api().await?;
+    let viewed = api.cluster_view().project(project).cluster(cluster).send().await?.into_inner();
+    let (pools, nodes, metrics) = futures::join!(
+        api.node_pool_list().project(project).cluster(cluster).limit(100u32).send(),
+        api.cluster_node_list().project(project).cluster(cluster).limit(100u32).send(),
+        api.cluster_metrics_view().project(project).cluster(cluster).send(),
+    );
+    Ok(ClusterPageData {
+        cluster: viewed,
+        pools: pools?.into_inner().items,
+        nodes: nodes.map(|n| n.into_inner().items).unwrap_or_default(),
+        metrics: metrics.ok().map(|m| m.into_inner()),
+    })
+}
+
+fn settled(phase: &str) -> bool {
+    matches!(phase, "running" | "failed")
+}
+
+#[server(prefix = "/console/fn", endpoint = "node_pool_resize")]
+pub async fn node_pool_resize(
+    csrf: String,
+    project: String,
+    cluster: String,
+    node_pool: String,
+    count: String,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let mut fields = Fields::default();
+    let count = fields.parse::<i64>("spec.count", &count, "Enter a number of nodes.");
+    fields.finish()?;
+    let api = session.api().await?;
+    let body =
+        types::NodePoolUpdate { labels: None, spec: Some(types::NodePoolSpecPatch { count, ..Default::default() }) };
+    api.node_pool_update().project(&project).cluster(&cluster).node_pool(&node_pool).body(body).send().await?;
+    session.redirect(&format!("{}?resized={}", cluster_path(&project, &cluster), segment(&node_pool)));
+    Ok(())
+}
+
+/// `/projects/:project/clusters/:cluster`: the cluster's status and what is in it.
+#[component]
+pub fn Cluster() -> impl IntoView {
+    let resize = ServerAction::<NodePoolResize>::new();
+    let resize_errors = FormErrors::new(action_error(resize.value().get_untracked()), &["spec.count"]);
+    let (project, name) = (param("project"), param("cluster"));
+    let session = request_session();
+    let notice = if query("created").is_some() {
+        Some("The cluster is being created. This page follows its progress.")
+    } else if query("pool_failed").is_some() {
+        Some("The cluster is being created, but its first node pool could not be: add one below.")
+    } else if query("resized").is_some() {
+        Some("The node pool is being resized.")
+    } else {
+        None
+    };
+    let path = cluster_path(&project, &name);
+    let content = {
+        let (session, project, name, path) = (session.clone(), project.clone(), name.clone(), path.clone());
+        Suspend::new(async move {
+            let data = match cluster_page_data(&session, &project, &name).await {
+                Ok(data) => data,
+                Err(error) => return error_view(&session, error),
+            };
+            let ClusterPageData { cluster, pools, nodes, metrics } = data;
+            let changing = !settled(&cluster.status.phase)
+                || cluster.status.observed_generation < cluster.generation
+                || pools.iter().any(|p| !settled(&p.status.phase) || p.status.observed_generation < p.generation);
+            let mut conditions = cluster.status.conditions.clone();
+            conditions.sort_by_key(|c| std::cmp::Reverse(c.last_transition_time));
+            let endpoint = cluster.status.endpoint.clone();
+            view! {
+                <h1>{format!("Cluster {name}")}</h1>
+                {changing.then(|| view! {
+                    <p class="alert" role="status">
+                        "Changes are in progress. "
+                        <a href=path.clone()>"Refresh"</a>
+                        {format!(" to see the latest state (shown as of {}).", chrono::Utc::now().format("%H:%M:%S UTC"))}
+                    </p>
+                })}
+                <section class="summary" aria-label="Summary">
+                    <dl>
+                        <div><dt>"Status"</dt><dd><StatusChip phase=cluster.status.phase.clone() stale=cluster.status.stale/></dd></div>
+                        <div><dt>"Region"</dt><dd>{cluster.spec.region.clone()}</dd></div>
+                        <div><dt>"Kubernetes"</dt><dd>{cluster.spec.kubernetes_version.clone()}</dd></div>
+                        <div><dt>"Control plane"</dt><dd>{format!("{} replica{}", cluster.spec.control_plane.replicas, if cluster.spec.control_plane.replicas == 1 { "" } else { "s" })}</dd></div>
+                        <div><dt>"Endpoint"</dt><dd>{match endpoint {
+                            Some(endpoint) => view! { <code>{endpoint}</code> }.into_any(),
+                            None => view! { <span class="muted">"not yet"</span> }.into_any(),
+                        }}</dd></div>
+                        <div><dt>"Deletion protection"</dt><dd>{if cluster.spec.deletion_protection { "on" } else { "off" }}</dd></div>
+                        <div><dt>"Created"</dt><dd>{when(cluster.created_at)}</dd></div>
+                    </dl>
+                    <p class="actions">
+                        <a class="button" href=format!("{path}/kubeconfig")>"Kubeconfig"</a>
+                        <a class="button danger" href=format!("{path}/delete")>"Delete cluster"</a>
+                    </p>
+                </section>
+                {metrics.map(|m| view! { <Capacity metrics=m/> })}
+                <section aria-labelledby="pools-title">
+                    <h2 id="pools-title">"Node pools"</h2>
+                    <FormAlert errors=resize_errors.clone()/>
+                    {if pools.is_empty() {
+                        view! { <p class="empty">"No node pools: workloads have nowhere to run."</p> }.into_any()
+                    } else {
+                        view! {
+                            <table>
+                                <caption class="visually-hidden">"Node pools"</caption>
+                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Status"</th><th scope="col">"Machine type"</th><th scope="col">"Nodes"</th><th scope="col">"Zones"</th><th scope="col">"Resize"</th></tr></thead>
+                                <tbody>
+                                    {pools.into_iter().map(|pool| {
+                                        let (project, name) = (project.clone(), name.clone());
+                                        let zones = pool.spec.zones.join(", ");
+                                        let input_id = format!("resize-{}", pool.name);
+                                        view! {
+                                            <tr>
+                                                <td>{pool.name.clone()}</td>
+                                                <td><StatusChip phase=pool.status.phase.clone() stale=pool.status.stale/></td>
+                                                <td>{pool.spec.machine_type.clone()}</td>
+                                                <td>{pool.spec.count}</td>
+                                                <td>{zones}</td>
+                                                <td>
+                                                    <ActionForm action=resize>
+                                                        <Csrf/>
+                                                        <input type="hidden" name="project" value=project.clone()/>
+                                                        <input type="hidden" name="cluster" value=name.clone()/>
+                                                        <input type="hidden" name="node_pool" value=pool.name.clone()/>
+                                                        <label for=input_id.clone() class="visually-hidden">{format!("Nodes in {}", pool.name)}</label>
+                                                        <input id=input_id class="narrow-input" type="number" name="count" min="0" max="100" value=pool.spec.count.to_string()/>
+                                                        <button type="submit" class="secondary">"Resize"</button>
+                                                    </ActionForm>
+                                                </td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }}
+                </section>
+                <section aria-labelledby="nodes-title">
+                    <h2 id="nodes-title">"Nodes"</h2>
+                    {if nodes.is_empty() {
+                        view! { <p class="muted">"No nodes have joined yet."</p> }.into_any()
+                    } else {
+                        view! {
+                            <table>
+                                <caption class="visually-hidden">"Nodes"</caption>
+                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Pool"</th><th scope="col">"Zone"</th><th scope="col">"Ready"</th><th scope="col">"Pods"</th><th scope="col">"CPU requested"</th></tr></thead>
+                                <tbody>
+                                    {nodes.into_iter().map(|node| view! {
+                                        <tr>
+                                            <td>{node.name}</td>
+                                            <td>{node.node_pool}</td>
+                                            <td>{node.zone}</td>
+                                            <td>{if node.ready { "yes" } else { "no" }}{if node.unschedulable { " (cordoned)" } else { "" }}</td>
+                                            <td>{node.pods}</td>
+                                            <td>{format!("{} / {} m", node.requested_cpu_millis, node.allocatable_cpu_millis)}</td>
+                                        </tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }}
+                </section>
+                <section aria-labelledby="conditions-title">
+                    <h2 id="conditions-title">"Conditions"</h2>
+                    {if conditions.is_empty() {
+                        view! { <p class="muted">"The region has reported no conditions yet."</p> }.into_any()
+                    } else {
+                        view! {
+                            <ol class="timeline">
+                                {conditions.into_iter().map(|c| view! {
+                                    <li>
+                                        <time datetime=c.last_transition_time.to_rfc3339()>{ago(c.last_transition_time)}</time>
+                                        <strong>{c.type_}</strong>" "<StatusChip phase=c.status.to_lowercase()/>
+                                        <span class="reason">{c.reason}</span>
+                                        <p>{c.message}</p>
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        }.into_any()
+                    }}
+                </section>
+                <OperationInProgress/>
+            }
+            .into_any()
+        })
+    };
+    let crumbs = vec![
+        ("Projects".to_string(), "/projects".to_string()),
+        (project.clone(), format!("/projects/{}", segment(&project))),
+    ];
+    view! {
+        <Frame title=format!("Cluster {name}") crumbs=crumbs>
+            <div class="live" role="status" aria-live="polite">
+                {notice.map(|notice| view! { <div class="alert ok">{notice}</div> })}
+            </div>
+            <Suspense fallback=|| ()>{content}</Suspense>
+        </Frame>
+    }
+}
+
+/// The operation named by `?operation=` (an action's answer), with its progress.
+#[component]
+fn OperationInProgress() -> impl IntoView {
+    let Some(id) = query("operation") else { return ().into_any() };
+    let session = request_session();
+    Suspend::new(async move {
+        let viewed = async {
+            let api = session.api().await?;
+            Ok::<_, ConsoleError>(api.operation_view().operation(&id).send().await?.into_inner())
+        };
+        match viewed.await {
+            Ok(op) => view! {
+                <section aria-labelledby="op-title">
+                    <h2 id="op-title">"Operation"</h2>
+                    <p>{op.kind.clone()} " " {operation_chip(op.status)} " " {op.step.clone()}</p>
+                    <progress max="100" value=op.progress.to_string()>{format!("{}%", op.progress)}</progress>
+                </section>
+            }
+            .into_any(),
+            Err(_) => ().into_any(),
+        }
+    })
+    .into_any()
+}
+
+/// Requested against allocatable CPU and memory, as bars (SVG, no script).
+#[component]
+fn Capacity(metrics: types::ClusterMetrics) -> impl IntoView {
+    let bar = |label: &'static str, used: i64, total: i64, unit: &'static str| {
+        let share = if total > 0 { (used as f64 / total as f64).clamp(0.0, 1.0) } else { 0.0 };
+        let width = format!("{:.1}", share * 100.0);
+        view! {
+            <figure class="meter">
+                <figcaption>{format!("{label}: {used} of {total} {unit} requested")}</figcaption>
+                <svg viewBox="0 0 100 6" preserveAspectRatio="none" role="img" aria-label=format!("{label} {:.0}% requested", share * 100.0)>
+                    <rect x="0" y="0" width="100" height="6" class="meter-track"/>
+                    <rect x="0" y="0" width=width height="6" class="meter-fill"/>
+                </svg>
+            </figure>
+        }
+    };
+    view! {
+        <section aria-labelledby="capacity-title">
+            <h2 id="capacity-title">"Capacity"</h2>
+            <p>{format!("{} of {} nodes ready, {} of {} pods ready", metrics.ready_nodes, metrics.nodes, metrics.ready_pods, metrics.pods)}</p>
+            {bar("CPU", metrics.requested_cpu_millis, metrics.allocatable_cpu_millis, "millicores")}
+            {bar("Memory", metrics.requested_memory_mib, metrics.allocatable_memory_mib, "MiB")}
+        </section>
+    }
+}
+
+#[server(prefix = "/console/fn", endpoint = "cluster_credentials_revoke")]
+pub async fn cluster_credentials_revoke(
+    csrf: String,
+    project: String,
+    cluster: String,
+    confirm: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    if confirm.is_none() {
+        let mut fields = Fields::default();
+        fields.problem("confirm", "Tick the box to confirm: every kubeconfig of this cluster stops working.");
+        fields.finish()?;
+    }
+    let api = session.api().await?;
+    api.cluster_credentials_revoke().project(&project).cluster(&cluster).send().await?;
+    session.redirect(&format!("{}/kubeconfig?revoked=1", cluster_path(&project, &cluster)));
+    Ok(())
+}
+
+/// `/projects/:project/clusters/:cluster/kubeconfig`: download or view a
+/// kubeconfig (an embedded client certificate), or revoke them all.
+#[component]
+pub fn Kubeconfig() -> impl IntoView {
+    let revoke = ServerAction::<ClusterCredentialsRevoke>::new();
+    let errors = FormErrors::new(action_error(revoke.value().get_untracked()), &["confirm"]);
+    let (project, name) = (param("project"), param("cluster"));
+    let path = cluster_path(&project, &name);
+    let show = query("show").is_some();
+    let revoked = query("revoked").is_some();
+    let session = request_session();
+    let shown = {
+        let (session, project, name, path) = (session.clone(), project.clone(), name.clone(), path.clone());
+        let file = format!("{name}-kubeconfig.yaml");
+        Suspend::new(async move {
+            let viewed = async {
+                let api = session.api().await?;
+                let cluster = api.cluster_view().project(&project).cluster(&name).send().await?.into_inner();
+                let kubeconfig = if show {
+                    Some(api.cluster_kubeconfig_view().project(&project).cluster(&name).send().await?.into_inner())
+                } else {
+                    None
+                };
+                Ok::<_, ConsoleError>((cluster, kubeconfig))
+            };
+            match viewed.await {
+                Err(error) => error_view(&session, error),
+                Ok((cluster, kubeconfig)) => view! {
+                    <h1>{format!("Kubeconfig of {name}")}</h1>
+                    <div class="live" role="status" aria-live="polite">
+                        {revoked.then(|| view! { <div class="alert ok">"Every kubeconfig of this cluster has been revoked. Download a new one."</div> })}
+                    </div>
+                    {cluster.status.endpoint.is_none().then(|| view! {
+                        <p class="alert">"The cluster has no endpoint yet; a kubeconfig works once it is running."</p>
+                    })}
+                    <p>"A kubeconfig holds a client certificate for you. Keep it like a password."</p>
+                    <p class="actions">
+                        <a class="button" href=format!("{path}/kubeconfig.yaml") download=file.clone()>{format!("Download {file}")}</a>
+                        <a class="button secondary" href=format!("{path}/kubeconfig?show=1")>"View"</a>
+                    </p>
+                    <p class="hint">"Then: " <code>{format!("kubectl --kubeconfig {file} get nodes")}</code></p>
+                    {kubeconfig.map(|k| view! {
+                        <section aria-labelledby="yaml-title">
+                            <h2 id="yaml-title">"Your kubeconfig"</h2>
+                            <p class="hint">{format!("Groups: {}. ", k.groups.join(", "))}{k.expires_at.map(|at| format!("Valid until {}.", when(at)))}</p>
+                            <label for="kubeconfig-yaml" class="visually-hidden">"Kubeconfig YAML"</label>
+                            <textarea id="kubeconfig-yaml" readonly=true rows="16" spellcheck="false">{k.kubeconfig}</textarea>
+                        </section>
+                    })}
+                    <section class="card danger" aria-labelledby="revoke-title">
+                        <h2 id="revoke-title">"Revoke all kubeconfigs"</h2>
+                        <p>"Every kubeconfig issued for this cluster, to anyone, stops working at once."</p>
+                        <FormAlert errors=errors.clone()/>
+                        <ActionForm action=revoke>
+                            <Csrf/>
+                            <input type="hidden" name="project" value=project.clone()/>
+                            <input type="hidden" name="cluster" value=name.clone()/>
+                            <div class="choice" class:invalid=errors.has_field("confirm")>
+                                <input type="checkbox" id="field-confirm" name="confirm" value="yes" required=true/>
+                                <label for="field-confirm">"I understand that every kubeconfig of this cluster stops working"</label>
+                            </div>
+                            <button type="submit" class="danger">"Revoke all"</button>
+                        </ActionForm>
+                    </section>
+                }
+                .into_any(),
+            }
+        })
+    };
+    let crumbs = vec![
+        ("Projects".to_string(), "/projects".to_string()),
+        (project.clone(), format!("/projects/{}", segment(&project))),
+        (name.clone(), path.clone()),
+    ];
+    view! {
+        <Frame title=format!("Kubeconfig of {name}") crumbs=crumbs>
+            <Suspense fallback=|| ()>{shown}</Suspense>
+        </Frame>
+    }
+}
+
+/// `GET …/kubeconfig.yaml`: the kubeconfig as a file download.
+pub(crate) async fn kubeconfig_download(
+    axum::Extension(console): axum::Extension<Arc<Console>>,
+    Path((project, cluster)): Path<(String, String)>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, _) = request.into_parts();
+    let (session, response) = RequestSession::outside_leptos(console, &parts);
+    let fetched = async {
+        let api = session.api().await?;
+        Ok::<_, ConsoleError>(
+            api.cluster_kubeconfig_view().project(&project).cluster(&cluster).send().await?.into_inner(),
+        )
+    };
+    let mut answer = match fetched.await {
+        Ok(kubeconfig) => {
+            let file: String =
+                cluster.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            (
+                [
+                    (http::header::CONTENT_TYPE, "application/yaml".to_string()),
+                    (http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file}-kubeconfig.yaml\"")),
+                    (http::header::CACHE_CONTROL, "no-store".to_string()),
+                ],
+                kubeconfig.kubeconfig,
+            )
+                .into_response()
+        }
+        Err(error) if error.status == 401 => {
+            let next: String = form_urlencoded::byte_serialize(parts.uri.path().as_bytes()).collect();
+            (http::StatusCode::SEE_OTHER, [(http::header::LOCATION, format!("/signin?next={next}"))]).into_response()
+        }
+        Err(error) => {
+            let status = http::StatusCode::from_u16(error.status).unwrap_or(http::StatusCode::BAD_GATEWAY);
+            let text = if error.is_not_found() {
+                "Not found.".to_string()
+            } else {
+                format!("{}: {}", error.title, error.detail)
+            };
+            (status, text).into_response()
+        }
+    };
+    let set = response.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (name, value) in set.headers.iter().filter(|(name, _)| *name == http::header::SET_COOKIE) {
+        answer.headers_mut().append(name, value.clone());
+    }
+    answer
+}
+
+#[server(prefix = "/console/fn", endpoint = "cluster_delete")]
+pub async fn cluster_delete(
+    csrf: String,
+    project: String,
+    cluster: String,
+    confirm: String,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    if confirm.trim() != cluster {
+        let mut fields = Fields::default();
+        fields.problem("confirm", "Type the cluster's name exactly to delete it.");
+        fields.finish()?;
+    }
+    let api = session.api().await?;
+    api.cluster_delete().project(&project).cluster(&cluster).send().await?;
+    session.redirect(&format!("/projects/{}?deleted={}", segment(&project), segment(&cluster)));
+    Ok(())
+}
+
+#[server(prefix = "/console/fn", endpoint = "cluster_protection")]
+pub async fn cluster_protection(
+    csrf: String,
+    project: String,
+    cluster: String,
+    enabled: String,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let api = session.api().await?;
+    let body = types::ClusterUpdate {
+        labels: None,
+        spec: Some(types::ClusterSpecPatch { deletion_protection: Some(enabled == "true"), ..Default::default() }),
+    };
+    api.cluster_update().project(&project).cluster(&cluster).body(body).send().await?;
+    session.redirect(&format!("{}/delete", cluster_path(&project, &cluster)));
+    Ok(())
+}
+
+/// `/projects/:project/clusters/:cluster/delete`: type the name to delete;
+/// a protected cluster must have its protection turned off first.
+#[component]
+pub fn ClusterDelete() -> impl IntoView {
+    let delete = ServerAction::<ClusterDelete>::new();
+    let protection = ServerAction::<ClusterProtection>::new();
+    let errors = FormErrors::new(action_error(delete.value().get_untracked()), &["confirm"]);
+    let protection_errors = FormErrors::new(action_error(protection.value().get_untracked()), &[]);
+    let (project, name) = (param("project"), param("cluster"));
+    let path = cluster_path(&project, &name);
+    let session = request_session();
+    let content = {
+        let (session, project, name) = (session.clone(), project.clone(), name.clone());
+        Suspend::new(async move {
+            let viewed = async {
+                let api = session.api().await?;
+                Ok::<_, ConsoleError>(api.cluster_view().project(&project).cluster(&name).send().await?.into_inner())
+            };
+            match viewed.await {
+                Err(error) => error_view(&session, error),
+                Ok(cluster) if cluster.spec.deletion_protection => view! {
+                    <h1>{format!("Delete cluster {name}")}</h1>
+                    <p role="status">"Deletion protection is on: this cluster cannot be deleted until it is turned off."</p>
+                    <FormAlert errors=protection_errors.clone()/>
+                    <ActionForm action=protection>
+                        <Csrf/>
+                        <input type="hidden" name="project" value=project.clone()/>
+                        <input type="hidden" name="cluster" value=name.clone()/>
+                        <input type="hidden" name="enabled" value="false"/>
+                        <button type="submit" class="secondary">"Turn deletion protection off"</button>
+                    </ActionForm>
+                }
+                .into_any(),
+                Ok(_) => view! {
+                    <h1>{format!("Delete cluster {name}")}</h1>
+                    <p>"Deleting the cluster removes its control plane, its node pools and every workload in it. This cannot be undone."</p>
+                    <FormAlert errors=errors.clone()/>
+                    <ActionForm action=delete>
+                        <Csrf/>
+                        <input type="hidden" name="project" value=project.clone()/>
+                        <input type="hidden" name="cluster" value=name.clone()/>
+                        <Field label=r#"Type the cluster's name to confirm"# name="confirm" autocomplete="off" required=true errors=errors.clone()/>
+                        <button type="submit" class="danger">"Delete cluster"</button>
+                    </ActionForm>
+                }
+                .into_any(),
+            }
+        })
+    };
+    let crumbs = vec![
+        ("Projects".to_string(), "/projects".to_string()),
+        (project.clone(), format!("/projects/{}", segment(&project))),
+        (name.clone(), path),
+    ];
+    view! {
+        <Frame title=format!("Delete cluster {name}") crumbs=crumbs>
+            <Suspense fallback=|| ()>{content}</Suspense>
+        </Frame>
+    }
+}

@@ -1,0 +1,25 @@
+//! The console's pages, one module per area; each holds its pages and the
+//! server functions their forms post to.
+
+pub(crate) mod account;
+pub(crate) mod clusters;
+pub(crate) mod projects;
+
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+/// A path parameter of the current route (empty if absent).
+pub(crate) fn param(name: &str) -> String {
+    use_params_map().with_untracked(|params| params.get(name).unwrap_or_default())
+}
+
+/// A query parameter of the current URL.
+pub(crate) fn query(name: &str) -> Option<String> {
+    use_query_map().with_untracked(|query| query.get(name)).filter(|value| !value.is_empty())
+}
+
+/// A path segment, percent-encoded for a link.
+pub(crate) fn segment(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+use leptos::prelude::WithUntracked;
