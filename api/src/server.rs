@@ -85,7 +85,7 @@ async fn console_mount(app: &App, listener: &TcpListener) -> anyhow::Result<crat
         session_key,
         forward_secret: forward_secret.clone(),
     })?;
-    Ok(crate::http::ConsoleMount { routes, forward_secret })
+    Ok(crate::http::ConsoleMount { routes, forward_secret, api_ip: local.ip() })
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

@@ -7,7 +7,7 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{SsrMode, path};
 use moke_sdk::types;
 
-use crate::pages::{account, clusters, projects};
+use crate::pages::{account, cicd, clusters, org, projects, webhooks, workloads};
 use crate::session::request_session;
 use crate::ui::{Csrf, error_view};
 
@@ -51,6 +51,12 @@ pub fn App() -> impl IntoView {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.insert_header(http::header::CONTENT_SECURITY_POLICY, http::HeaderValue::from_static(CSP));
         response.insert_header(http::header::REFERRER_POLICY, http::HeaderValue::from_static("same-origin"));
+        // A window another page of this origin opens onto the console is
+        // cut off from its opener (the API docs load third-party scripts).
+        response.insert_header(
+            http::HeaderName::from_static("cross-origin-opener-policy"),
+            http::HeaderValue::from_static("same-origin"),
+        );
     }
     view! {
         <Title formatter=|title: String| format!("{title} · Moke")/>
@@ -64,13 +70,31 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/reset-password") view=account::ResetPassword ssr=SsrMode::Async/>
                 <Route path=path!("/device") view=account::Device ssr=SsrMode::Async/>
                 <Route path=path!("/projects") view=projects::Projects ssr=SsrMode::Async/>
+                <Route path=path!("/org/members") view=org::Members ssr=SsrMode::Async/>
+                <Route path=path!("/org/service-accounts") view=org::ServiceAccounts ssr=SsrMode::Async/>
+                <Route path=path!("/org/tokens") view=org::Tokens ssr=SsrMode::Async/>
+                <Route path=path!("/org/quotas") view=org::Quotas ssr=SsrMode::Async/>
+                <Route path=path!("/org/audit") view=org::Audit ssr=SsrMode::Async/>
+                <Route path=path!("/org/webhooks") view=webhooks::Webhooks ssr=SsrMode::Async/>
+                <Route path=path!("/org/webhooks/:endpoint") view=webhooks::WebhookDeliveries ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project") view=projects::Project ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/settings") view=projects::ProjectSettings ssr=SsrMode::Async/>
+                <Route path=path!("/projects/:project/hooks") view=cicd::Hooks ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/clusters/new") view=clusters::ClusterNew ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/clusters/:cluster") view=clusters::Cluster ssr=SsrMode::Async/>
                 <Route
                     path=path!("/projects/:project/clusters/:cluster/kubeconfig")
                     view=clusters::Kubeconfig
+                    ssr=SsrMode::Async
+                />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/workloads")
+                    view=workloads::Workloads
+                    ssr=SsrMode::Async
+                />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/namespaces/:namespace/deployments/:deployment")
+                    view=workloads::Deployment
                     ssr=SsrMode::Async
                 />
                 <Route
@@ -177,6 +201,7 @@ fn Header(me: types::MeView) -> impl IntoView {
             <a class="brand" href="/projects">"Moke"</a>
             <nav class="primary" aria-label="Main">
                 <a href="/projects">"Projects"</a>
+                <a href="/org/members">"Organization"</a>
             </nav>
             <div class="org">
                 {if several {

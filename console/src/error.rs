@@ -176,30 +176,56 @@ impl FromServerFnError for ConsoleError {
         ConsoleError::new(400, "The form could not be read", "Reload the page and send the form again.")
     }
 
+    /// `tag.issued.json`: the tag is an HMAC over this browser's CSRF seed,
+    /// the time and the error, so that an error shows only in the browser
+    /// whose form made it, for ten minutes.
     fn ser(&self) -> leptos::server_fn::Bytes {
+        let session = use_context::<crate::session::RequestSession>();
         let mut error = self.clone();
         if error.request_id.is_none() {
-            error.request_id = use_context::<crate::session::RequestSession>().and_then(|s| s.request_id());
+            error.request_id = session.as_ref().and_then(|s| s.request_id());
         }
         let json = serde_json::to_vec(&error).unwrap_or_default();
+        let issued = chrono::Utc::now().timestamp();
+        let seed = session.map(|s| s.csrf_seed()).unwrap_or_default();
         let tag = use_context::<Arc<Console>>()
-            .map(|console| B64.encode(ring::hmac::sign(&console.keys.mac, &json)))
+            .map(|console| B64.encode(ring::hmac::sign(&console.keys.mac, &signed_error(&seed, issued, &json))))
             .unwrap_or_default();
-        let mut out = tag.into_bytes();
-        out.push(b'.');
+        let mut out = format!("{tag}.{issued}.").into_bytes();
         out.extend(json);
         out.into()
     }
 
     fn de(data: leptos::server_fn::Bytes) -> ConsoleError {
         let unverified = || ConsoleError::new(400, "Something went wrong", "Send the form again.");
-        let Some(dot) = data.iter().position(|b| *b == b'.') else { return unverified() };
-        let (tag, json) = (&data[..dot], &data[dot + 1..]);
-        let Some(console) = use_context::<Arc<Console>>() else { return unverified() };
+        let mut parts = data.splitn(3, |b| *b == b'.');
+        let (Some(tag), Some(issued), Some(json)) = (parts.next(), parts.next(), parts.next()) else {
+            return unverified();
+        };
+        let Some(issued) = std::str::from_utf8(issued).ok().and_then(|t| t.parse::<i64>().ok()) else {
+            return unverified();
+        };
+        let (Some(console), Some(session)) =
+            (use_context::<Arc<Console>>(), use_context::<crate::session::RequestSession>())
+        else {
+            return unverified();
+        };
         let Ok(tag) = B64.decode(tag) else { return unverified() };
-        if ring::hmac::verify(&console.keys.mac, json, &tag).is_err() {
+        let fresh = (0..=ERROR_SHOWN_SECONDS).contains(&(chrono::Utc::now().timestamp() - issued));
+        let mac = signed_error(&session.csrf_seed(), issued, json);
+        if !fresh || ring::hmac::verify(&console.keys.mac, &mac, &tag).is_err() {
             return unverified();
         }
         serde_json::from_slice(json).unwrap_or_else(|_| unverified())
     }
+}
+
+/// How long a form's error can be shown after the post that made it.
+const ERROR_SHOWN_SECONDS: i64 = 600;
+
+/// What a form error's tag signs.
+fn signed_error(seed: &str, issued: i64, json: &[u8]) -> Vec<u8> {
+    let mut signed = format!("form-error\0{seed}\0{issued}\0").into_bytes();
+    signed.extend_from_slice(json);
+    signed
 }

@@ -58,6 +58,8 @@ pub struct ConsoleConfig {
 /// cookie keys and the refreshes in flight.
 pub(crate) struct Console {
     pub api_url: String,
+    /// Where people reach Moke (for links the API answers as paths).
+    pub public_url: String,
     pub http: reqwest::Client,
     pub keys: session::Keys,
     pub secure: bool,
@@ -74,6 +76,7 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
     forward_secret.set_sensitive(true);
     let console = Arc::new(Console {
         api_url: config.api_url.trim_end_matches('/').to_string(),
+        public_url: config.public_url.trim_end_matches('/').to_string(),
         http,
         keys: session::Keys::new(&config.session_key),
         secure: config.public_url.starts_with("https://"),
@@ -103,6 +106,7 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
             axum::routing::get(pages::clusters::kubeconfig_download),
         )
         .layer(axum::middleware::from_fn(session::refuse_cross_site_posts))
+        .layer(axum::middleware::from_fn(session::navigations_only))
         .layer(axum::middleware::map_response(without_hydration_scripts))
         .layer(axum::Extension(console))
         .with_state(options);

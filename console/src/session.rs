@@ -20,6 +20,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use futures::FutureExt;
+use futures::future::{BoxFuture, Shared};
 use http::header;
 use http::request::Parts;
 use leptos::prelude::*;
@@ -27,7 +29,6 @@ use leptos_axum::ResponseOptions;
 use moke_sdk::types;
 use ring::{aead, hkdf, hmac, rand::SecureRandom};
 use serde::{Deserialize, Serialize};
-use tokio::sync::OnceCell;
 
 use crate::api::Api;
 use crate::error::ConsoleError;
@@ -117,6 +118,23 @@ struct CookieState {
     csrf: String,
     #[serde(default)]
     tokens: Option<Tokens>,
+    /// A secret to show once, on the page it is for.
+    #[serde(default)]
+    flash: Option<Flash>,
+}
+
+/// A secret the API showed once (a new deploy hook's, an endpoint's), kept
+/// sealed in the cookie between a form's post and the page after it, and
+/// dropped the moment that page shows it.
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Flash {
+    /// The page (path) that shows it.
+    pub for_path: String,
+    /// What it belongs to, e.g. `deploy hook web`.
+    pub what: String,
+    pub secret: String,
+    /// Where deliveries go (a hook's URL), when there is one.
+    pub url: Option<String>,
 }
 
 /// The API session the browser acts in.
@@ -142,27 +160,49 @@ impl Tokens {
 
 /// Refreshes in flight or just done, by refresh token: a page's parallel
 /// requests (and two tabs) share one refresh, because the API ends a
-/// session whose refresh token is used twice.
+/// session whose refresh token is used twice. Each refresh runs as a task
+/// of its own, so that a request dropped half-way (a closed tab) cannot
+/// leave a spent token behind for the next request to spend again; its
+/// answer is kept for ten minutes, for requests the browser sent with the
+/// old cookie before the new one arrived.
 #[derive(Default)]
 pub(crate) struct Refreshes(Mutex<HashMap<[u8; 32], Started>>);
 
 /// When a refresh started, and the refresh.
-type Started = (Instant, Arc<Flight>);
+type Started = (Instant, Flight);
 
-/// One refresh: its answer, once it has come.
-type Flight = OnceCell<Result<Tokens, ConsoleError>>;
+/// One refresh: its answer, shared by every request that waits for it.
+type Flight = Shared<BoxFuture<'static, Result<Tokens, ConsoleError>>>;
+
+/// How long a refresh's answer is kept.
+const FLIGHT_KEPT: Duration = Duration::from_secs(600);
 
 impl Refreshes {
-    fn flight(&self, refresh_token: &str) -> Arc<Flight> {
+    /// The refresh of `refresh_token`: the one in flight (or just done), or
+    /// `start`ed now.
+    fn flight<F>(&self, refresh_token: &str, start: impl FnOnce() -> F) -> Flight
+    where
+        F: std::future::Future<Output = Result<Tokens, ConsoleError>> + Send + 'static,
+    {
         let key: [u8; 32] = ring::digest::digest(&ring::digest::SHA256, refresh_token.as_bytes())
             .as_ref()
             .try_into()
             .expect("SHA-256 is 32 bytes");
         let mut flights = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        // A refreshed cookie reaches the browser within seconds; keep each
-        // answer for those the browser sent before it arrived.
-        flights.retain(|_, (started, _)| started.elapsed() < Duration::from_secs(120));
-        flights.entry(key).or_insert_with(|| (Instant::now(), Arc::new(OnceCell::new()))).1.clone()
+        flights.retain(|_, (started, _)| started.elapsed() < FLIGHT_KEPT);
+        flights
+            .entry(key)
+            .or_insert_with(|| {
+                let task = tokio::spawn(start());
+                let answer = async move {
+                    task.await.unwrap_or_else(|_| {
+                        Err(ConsoleError::new(503, "Moke is unavailable", "Signing in again failed; try again."))
+                    })
+                };
+                (Instant::now(), answer.boxed().shared())
+            })
+            .1
+            .clone()
     }
 }
 
@@ -272,6 +312,12 @@ impl RequestSession {
         }
     }
 
+    /// `path` as a full URL on the public address (the API answers some
+    /// links, such as a hook's delivery URL, as paths).
+    pub(crate) fn public_link(&self, path: &str) -> String {
+        if path.starts_with('/') { format!("{}{path}", self.0.console.public_url) } else { path.to_string() }
+    }
+
     /// The request's id (the gateway's `x-request-id`), for error pages.
     pub(crate) fn request_id(&self) -> Option<String> {
         self.0.forwarded.request_id.as_ref().and_then(|id| id.to_str().ok()).map(String::from)
@@ -316,7 +362,7 @@ impl RequestSession {
             Some(seed) => seed,
             None => {
                 let seed = self.0.console.keys.random(18);
-                self.write(Some(CookieState { csrf: seed.clone(), tokens: None }));
+                self.write(Some(CookieState { csrf: seed.clone(), tokens: None, flash: None }));
                 seed
             }
         };
@@ -333,13 +379,34 @@ impl RequestSession {
     /// nothing planted before sign-in outlives it).
     pub(crate) fn sign_in(&self, tokens: types::SessionTokens) {
         let csrf = self.0.console.keys.random(18);
-        self.write(Some(CookieState { csrf, tokens: Some(Tokens::from_api(tokens)) }));
+        self.write(Some(CookieState { csrf, tokens: Some(Tokens::from_api(tokens)), flash: None }));
     }
 
     /// Forgets the API session (the caller ends it at the API first).
     pub(crate) fn sign_out(&self) {
         let csrf = self.0.console.keys.random(18);
-        self.write(Some(CookieState { csrf, tokens: None }));
+        self.write(Some(CookieState { csrf, tokens: None, flash: None }));
+    }
+
+    /// Keeps a secret for the next page (see [`Flash`]).
+    pub(crate) fn show_once(&self, flash: Flash) {
+        let state = self.lock().clone();
+        if let Some(mut state) = state {
+            state.flash = Some(flash);
+            self.write(Some(state));
+        }
+    }
+
+    /// The secret kept for this page, removed from the cookie as it is taken.
+    pub(crate) fn take_flash(&self) -> Option<Flash> {
+        let path = self.0.path.split('?').next().unwrap_or_default().to_string();
+        let mut state = self.lock().clone()?;
+        if state.flash.as_ref().is_none_or(|flash| flash.for_path != path) {
+            return None;
+        }
+        let flash = state.flash.take();
+        self.write(Some(state));
+        flash
     }
 
     /// The refresh token, for signing out.
@@ -381,13 +448,17 @@ impl RequestSession {
         if tokens.expires_at - chrono::Utc::now().timestamp() > REFRESH_AHEAD {
             return Ok(self.client(Some(&tokens.access)));
         }
-        let flight = self.0.console.refreshes.flight(&tokens.refresh);
-        let refreshed = flight.get_or_init(|| self.refresh(tokens.refresh.clone(), None)).await.clone();
+        let refreshed = self.refreshed(&tokens.refresh, None).await;
         match refreshed {
             Ok(fresh) => {
-                let csrf = self.lock().as_ref().map(|state| state.csrf.clone()).unwrap_or_default();
+                let mut state = self.lock().clone().unwrap_or_else(|| CookieState {
+                    csrf: String::new(),
+                    tokens: None,
+                    flash: None,
+                });
                 let access = fresh.access.clone();
-                self.write(Some(CookieState { csrf, tokens: Some(fresh) }));
+                state.tokens = Some(fresh);
+                self.write(Some(state));
                 Ok(self.client(Some(&access)))
             }
             Err(error) => {
@@ -400,24 +471,70 @@ impl RequestSession {
         }
     }
 
-    /// Moves the session to another of the person's organizations.
+    /// Moves the session to another of the person's organizations (through
+    /// the same single flight: the switch spends the refresh token too).
     pub(crate) async fn switch_organization(&self, organization: String) -> Result<(), ConsoleError> {
+        self.api().await?;
         let refresh = self.refresh_token().ok_or_else(ConsoleError::signed_out)?;
-        let fresh = self.refresh(refresh, Some(organization)).await?;
+        let fresh = self.refreshed(&refresh, Some(organization)).await?;
         let csrf = self.lock().as_ref().map(|state| state.csrf.clone()).unwrap_or_default();
-        self.write(Some(CookieState { csrf, tokens: Some(fresh) }));
+        self.write(Some(CookieState { csrf, tokens: Some(fresh), flash: None }));
         Ok(())
     }
 
-    async fn refresh(&self, refresh_token: String, organization: Option<String>) -> Result<Tokens, ConsoleError> {
-        let answer = self
-            .anonymous_api()
-            .session_refresh()
-            .body(types::RefreshRequest { organization, refresh_token })
-            .send()
-            .await?;
-        Ok(Tokens::from_api(answer.into_inner()))
+    /// The answer of the one refresh of `refresh_token` (see [`Refreshes`]).
+    async fn refreshed(&self, refresh_token: &str, organization: Option<String>) -> Result<Tokens, ConsoleError> {
+        let api = self.anonymous_api();
+        let body = types::RefreshRequest { organization, refresh_token: refresh_token.to_string() };
+        self.0
+            .console
+            .refreshes
+            .flight(refresh_token, move || async move {
+                let answer = api.session_refresh().body(body).send().await?;
+                Ok(Tokens::from_api(answer.into_inner()))
+            })
+            .await
     }
+
+    /// The cookie's CSRF seed (binds a form's error to this browser).
+    pub(crate) fn csrf_seed(&self) -> String {
+        self.lock().as_ref().map(|state| state.csrf.clone()).unwrap_or_default()
+    }
+}
+
+/// Lets only what a person's browser does reach the console: navigations
+/// (pages, form posts) and its stylesheet and icon, never a script's
+/// `fetch` (Fetch Metadata). Another page on this origin (the API docs,
+/// GraphiQL) cannot read a console page, and so never learns a CSRF token.
+pub(crate) async fn navigations_only(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let mode = headers.get("sec-fetch-mode").and_then(|v| v.to_str().ok());
+    let asset = request.uri().path().starts_with("/assets/") || request.uri().path() == "/favicon.ico";
+    if let Some(mode) = mode
+        && mode != "navigate"
+        && !asset
+    {
+        return (http::StatusCode::FORBIDDEN, "Open this page in the browser.\n").into_response();
+    }
+    // A link from another site arrives without the SameSite=Strict cookie:
+    // answer with a page that reloads itself (now same-site, cookie and
+    // all) instead of treating the person as signed out and replacing it.
+    let cross_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) == Some("cross-site");
+    if cross_site && request.method() == http::Method::GET && !asset && !headers.contains_key(header::COOKIE) {
+        let here = request.uri().path_and_query().map_or("/".to_string(), |p| p.to_string());
+        let here = here.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
+        let page = format!(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\">\
+             <title>Moke</title><link rel=\"stylesheet\" href=\"/assets/console.css\"></head><body><main class=\"narrow\">\
+             <p><a href=\"{here}\">Continue to Moke</a></p></main></body></html>"
+        );
+        return (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CONTENT_SECURITY_POLICY, crate::app::CSP)],
+            page,
+        )
+            .into_response();
+    }
+    next.run(request).await
 }
 
 /// Refuses a state-changing request another site's page made the browser

@@ -93,6 +93,7 @@ pub struct Stats {
     pub errors: usize,
     pub throughput: f64,
     pub p50_ms: f64,
+    pub p95_ms: f64,
     pub p99_ms: f64,
 }
 
@@ -140,6 +141,7 @@ where
         errors,
         throughput: all.len() as f64 / elapsed,
         p50_ms: ms(at(0.5)),
+        p95_ms: ms(at(0.95)),
         p99_ms: ms(at(0.99)),
     }
 }

@@ -43,12 +43,15 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("auth") => {
             bench_in_process("auth-bench", "moke_auth_bench")
         }
+        Some("bench") if args.get(1).map(String::as_str) == Some("console") => {
+            bench_in_process("console-bench", "moke_console_bench")
+        }
         Some("bench") if args.get(1).map(String::as_str) == Some("webhooks") => {
             bench_in_process("webhook-bench", "moke_webhook_bench")
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks>"
+                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console>"
             );
             return ExitCode::from(2);
         }

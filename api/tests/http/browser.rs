@@ -158,17 +158,19 @@ impl Browser {
     }
 
     /// Clicks the submit button `css` and waits for the next page (every
-    /// console form ends in a redirect, to another URL or back with an error).
+    /// console form ends in a redirect: to another page, back with an
+    /// error, or to the same page; a new document either way).
     pub async fn submit(&self, css: &str) {
-        let before = self.url().await;
+        let before = self.element("html").await;
+        let url = self.url().await;
         self.click(css).await;
         for _ in 0..150 {
-            if self.url().await != before {
+            if self.elements("html").await.first().is_some_and(|now| *now != before) {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        panic!("sending the form `{css}` on {before} led nowhere: {}", self.body_text().await);
+        panic!("sending the form `{css}` on {url} led nowhere: {}", self.body_text().await);
     }
 
     /// The visible text of the first `css`.
@@ -189,6 +191,19 @@ impl Browser {
             texts.push(text.as_str().unwrap_or_default().to_string());
         }
         texts
+    }
+
+    /// The `value` of the input `css`.
+    pub async fn source_value(&self, css: &str) -> String {
+        let element = self.element(css).await;
+        let value =
+            self.command(reqwest::Method::GET, &format!("/element/{element}/property/value"), Value::Null).await;
+        value.as_str().unwrap_or_default().to_string()
+    }
+
+    /// The page's HTML as the browser holds it.
+    pub async fn source(&self) -> String {
+        self.command(reqwest::Method::GET, "/source", Value::Null).await.as_str().unwrap_or_default().to_string()
     }
 
     /// The whole page's visible text.

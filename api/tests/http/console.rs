@@ -266,3 +266,223 @@ fn base64_url(text: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::URL_SAFE.encode(text)
 }
+
+/// A running cluster of `email`'s organization, made through the API, for
+/// the pages that need one: (project, cluster) names.
+async fn running_cluster(t: &TestApp, email: &str) -> (String, String) {
+    let session = t.login(email, PASSWORD, None).await;
+    let token = session["access_token"].as_str().unwrap().to_string();
+    let org = session["organization"].as_str().unwrap().to_string();
+    let (status, _) = t.post(&format!("/v1/orgs/{org}/projects"), &token, serde_json::json!({ "name": "shop" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = t
+        .post(
+            "/v1/projects/shop/clusters",
+            &token,
+            serde_json::json!({ "name": "prod", "spec": { "region": "eu-central-1" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (status, _) = t
+        .post(
+            "/v1/projects/shop/clusters/prod/node-pools",
+            &token,
+            serde_json::json!({ "name": "workers", "spec": { "machine_type": "bm.small", "count": 2 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    eventually(60, "the cluster to run", async || {
+        let (_, cluster) = t.get("/v1/projects/shop/clusters/prod", &token).await;
+        cluster["status"]["phase"] == "running"
+    })
+    .await;
+    ("shop".into(), "prod".into())
+}
+
+fn manifest(image: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - name: web\n        image: {image}\n"
+    )
+}
+
+/// A Deployment pasted as YAML rolls out, a second version too, and a
+/// rollback brings the first image back; all through the pages.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_deployment_pasted_as_yaml_rolls_out_and_back(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("deployment", true).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    let (project, cluster) = running_cluster(&t, "ada@example.com").await;
+    let workloads = format!("{}/projects/{project}/clusters/{cluster}/workloads", t.base);
+    let page = format!("{}/projects/{project}/clusters/{cluster}/namespaces/default/deployments/web", t.base);
+
+    // Not YAML: the complaint is at the text area, with the text kept.
+    browser.goto(&workloads).await;
+    browser.check("workloads-empty").await;
+    browser.fill("#field-manifest", "kind: [not yaml").await;
+    browser.submit("section[aria-labelledby=yaml-title] button[type=submit]").await;
+    assert!(browser.exists("#field-manifest[aria-invalid=true]").await, "{}", browser.body_text().await);
+    browser.check("yaml-refused").await;
+
+    for (version, step) in [("1.0.0", "v1"), ("2.0.0", "v2")] {
+        browser.goto(&workloads).await;
+        browser.fill("#field-manifest", &manifest(&format!("registry.example.com/shop/web:{version}"))).await;
+        browser.submit("section[aria-labelledby=yaml-title] button[type=submit]").await;
+        assert!(browser.path().await.starts_with("/projects/shop/clusters/prod/namespaces/default/deployments/web"));
+        eventually(60, &format!("{version} to roll out"), async || {
+            browser.goto(&page).await;
+            let text = browser.text(".summary").await;
+            text.contains(&format!("web:{version}")) && text.contains("2 of 2") && text.contains("running")
+        })
+        .await;
+        browser.check(&format!("rolled-out-{step}")).await;
+    }
+
+    // Roll back to the first revision from the revisions table.
+    browser.submit("form button[aria-label='Roll back to revision 1']").await;
+    assert!(browser.path().await.ends_with("done=rolled-back"), "{}", browser.path().await);
+    eventually(60, "the rollback to roll out", async || {
+        browser.goto(&page).await;
+        let text = browser.text(".summary").await;
+        text.contains("web:1.0.0") && text.contains("2 of 2") && text.contains("running")
+    })
+    .await;
+    let causes = browser.texts("section[aria-labelledby=revisions-title] tbody tr").await;
+    assert!(causes.iter().any(|row| row.contains("rollback to 1")), "{causes:#?}");
+    browser.check("rolled-back").await;
+    browser.close().await;
+}
+
+/// A deploy hook's secret shows once, on the page after its creation, and
+/// never again (reloading the page does not bring it back).
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_deploy_hook_secret_is_shown_exactly_once(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("deploy-hook", false).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    running_cluster(&t, "ada@example.com").await;
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let token = session["access_token"].as_str().unwrap().to_string();
+    let (status, body) = t
+        .post(
+            "/v1/projects/shop/clusters/prod/namespaces/default/deployments",
+            &token,
+            serde_json::json!({ "name": "web", "spec": { "image": "registry.example.com/shop/web:1.0.0" } }),
+        )
+        .await;
+    assert!(status.is_success(), "{body}");
+
+    let hooks = format!("{}/projects/shop/hooks", t.base);
+    browser.goto(&hooks).await;
+    browser.check("hooks-empty").await;
+    browser.fill("#field-name", "web-ci").await;
+    browser.fill("#field-cluster", "prod").await;
+    browser.fill("#field-deployment", "web").await;
+    browser.submit("section[aria-labelledby=new-hook] button[type=submit]").await;
+    assert!(browser.exists("#hook-secret").await, "the secret shows after creating: {}", browser.body_text().await);
+    let shown = browser.source_value("#hook-secret").await;
+    assert!(shown.starts_with("whsec_"), "{shown}");
+    assert!(browser.body_text().await.contains("shown only this once"));
+    browser.check("hook-secret").await;
+
+    // Reloaded, or opened again: the secret is gone for good.
+    browser.goto(&hooks).await;
+    assert!(!browser.exists("#hook-secret").await, "the secret shows only once");
+    assert!(!browser.source().await.contains(&shown), "the secret is nowhere on the page");
+    assert!(browser.body_text().await.contains("web-ci"));
+    browser.check("hooks").await;
+    browser.close().await;
+}
+
+/// The organization's pages, each visited and checked, with one thing done
+/// on each: an invitation, a service account and its token (shown once),
+/// a personal token, an event webhook endpoint and its delivery log, the
+/// quotas, the audit log filtered in the URL; the organization switcher.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_organization_pages_work(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let browser = Browser::start("organization", true).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+
+    browser.click("header a[href='/org/members']").await;
+    assert!(browser.body_text().await.contains("ada@example.com"));
+    browser.fill("#field-email", "grace@example.com").await;
+    browser.submit("section[aria-labelledby=invite-title] button[type=submit]").await;
+    assert!(browser.body_text().await.contains("grace@example.com"), "the invitation is listed");
+    browser.check("members").await;
+
+    browser.click("a[href='/org/service-accounts']").await;
+    browser.fill("#field-name", "ci-deployer").await;
+    browser.submit("section[aria-labelledby=new-sa] button[type=submit]").await;
+    browser.fill("input[name=name][placeholder]", "github actions").await;
+    browser.submit("td form button.secondary").await;
+    let token = browser.source_value("#token-secret").await;
+    assert!(token.starts_with("moke_"), "{token}");
+    browser.check("service-account-token").await;
+    browser.goto(&format!("{}/org/service-accounts", t.base)).await;
+    assert!(!browser.source().await.contains(&token), "a token shows once");
+    let (status, _) = t.get("/v1/me", &token).await;
+    assert_eq!(status, StatusCode::OK, "the token shown works");
+
+    browser.click("a[href='/org/tokens']").await;
+    browser.fill("#field-name", "laptop").await;
+    browser.submit("section[aria-labelledby=new-token] button[type=submit]").await;
+    assert!(browser.source_value("#token-secret").await.starts_with("moke_pat_"));
+    browser.check("personal-token").await;
+
+    browser.click("a[href='/org/webhooks']").await;
+    browser.fill("#field-url", "http://127.0.0.1:9/moke-events").await;
+    browser.submit("section[aria-labelledby=new-endpoint] button[type=submit]").await;
+    assert!(browser.source_value("#token-secret").await.starts_with("whsec_"), "{}", browser.body_text().await);
+    browser.check("webhook-secret").await;
+    browser.click("td a[href^='/org/webhooks/']").await;
+    assert!(browser.body_text().await.contains("Deliveries"));
+    browser.check("webhook-deliveries").await;
+
+    browser.goto(&format!("{}/org/quotas", t.base)).await;
+    assert!(browser.body_text().await.contains("Service accounts: 1 of"), "{}", browser.body_text().await);
+    browser.check("quotas").await;
+
+    browser.goto(&format!("{}/org/audit?action=service_account.create", t.base)).await;
+    let rows = browser.texts("tbody tr").await;
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.contains("service_account.create")), "{rows:#?}");
+    assert_eq!(browser.source_value("#filter-action").await, "service_account.create", "the filter stays in the form");
+    browser.check("audit").await;
+    browser.goto(&format!("{}/org/audit?since=yesterday", t.base)).await;
+    assert!(browser.exists(".alert.error").await, "a bad filter is explained on the page");
+
+    // A second organization (through an invitation accepted by API): the switcher moves the session.
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let second = t.tenant("second").await;
+    let (_, invitation) = t
+        .post(
+            &format!("/v1/orgs/{}/invitations", second.org),
+            &second.token,
+            serde_json::json!({ "email": "ada@example.com", "role": "member" }),
+        )
+        .await;
+    assert!(invitation["id"].is_string(), "{invitation}");
+    let accept = t.mailed_token("invitation", "ada@example.com").await;
+    let (status, accepted) = t
+        .post(
+            "/v1/invitations/accept",
+            session["access_token"].as_str().unwrap(),
+            serde_json::json!({ "token": accept }),
+        )
+        .await;
+    assert!(status.is_success(), "{accepted}");
+    browser.goto(&format!("{}/projects", t.base)).await;
+    browser.click(&format!("#org-switch option[value='{}']", second.org)).await;
+    browser.submit("header form button.secondary").await;
+    assert_eq!(browser.text("#org-switch option[selected]").await, "second");
+    browser.check("switched").await;
+    browser.close().await;
+}

@@ -38,10 +38,16 @@ impl Fields {
     }
 }
 
-/// Where to go after signing in: a path on this site only.
+/// Where to go after signing in: a path on this site only. Plain path
+/// characters only, so that nothing a browser strips or rewrites (tabs,
+/// newlines, backslashes) can turn it into `//elsewhere`.
 fn safe_next(next: Option<String>) -> String {
-    next.filter(|next| next.starts_with('/') && !next.starts_with("//") && !next.contains('\\'))
-        .unwrap_or_else(|| "/projects".into())
+    let plain = |next: &str| {
+        next.starts_with('/')
+            && !next.starts_with("//")
+            && next.bytes().all(|b| b.is_ascii_alphanumeric() || b"/_-.?=&%".contains(&b))
+    };
+    next.filter(|next| plain(next)).unwrap_or_else(|| "/projects".into())
 }
 
 const EMAIL: &str = "Enter an e-mail address, like you@example.com.";
@@ -148,8 +154,15 @@ async fn sign_up_with(
         password: password_checked.expect("finish() refused a missing field"),
     };
     session.anonymous_api().account_create().body(body).send().await?;
-    let to: String = form_urlencoded::byte_serialize(email.trim().as_bytes()).collect();
-    session.redirect(&format!("/signup?sent={to}"));
+    // The address goes to the next page in the sealed cookie, not the URL:
+    // no link can make the page say a mail went anywhere.
+    session.show_once(crate::session::Flash {
+        for_path: "/signup".into(),
+        what: "sign-up".into(),
+        secret: email.trim().to_string(),
+        url: None,
+    });
+    session.redirect("/signup?sent=1");
     Ok(())
 }
 
@@ -159,7 +172,8 @@ pub fn SignUp() -> impl IntoView {
     let action = ServerAction::<SignUp>::new();
     let fields = ["email", "display_name", "organization_name", "password"];
     let errors = FormErrors::new(action_error(action.value().get_untracked()), &fields);
-    if let Some(sent) = query("sent") {
+    let sent = query("sent").and_then(|_| request_session().take_flash()).map(|flash| flash.secret);
+    if let Some(sent) = sent {
         return view! {
             <Title text="Check your mail"/>
             <main class="narrow" id="main">
@@ -441,6 +455,28 @@ pub fn Device() -> impl IntoView {
     }
     let code = query("user_code").unwrap_or_default();
     let done = query("done");
+    let started_invalid = errors.has_field("started_here");
+    // Who is about to grant what: the person and the organization the CLI will act in.
+    let grantor = Suspend::new({
+        let session = session.clone();
+        async move {
+            let me = match session.api().await {
+                Ok(api) => api.me_view().send().await.ok().map(|me| me.into_inner()),
+                Err(_) => None,
+            };
+            me.map(|me| {
+                let email = me.user.map(|user| user.email).unwrap_or(me.id);
+                let org = me
+                    .memberships
+                    .iter()
+                    .find(|m| m.organization == me.organization)
+                    .map_or_else(|| me.organization.to_string(), |m| m.organization_name.clone());
+                view! {
+                    <p class="alert">"The CLI will act as " <strong>{email}</strong> " in the organization " <strong>{org}</strong> ", with your role, for up to 90 days."</p>
+                }
+            })
+        }
+    });
     view! {
         <Title text="Sign in a device"/>
         <main class="narrow" id="main">
@@ -454,10 +490,15 @@ pub fn Device() -> impl IntoView {
                     <p role="status">"Refused: the CLI was not signed in."</p>
                 }.into_any(),
                 None => view! {
-                    <p>"Only continue if you ran " <code>"moke auth login"</code> " yourself and the code below is the one your terminal shows. Someone who sent you this link could otherwise act as you."</p>
+                    <p>"Only continue if you ran " <code>"moke auth login"</code> " yourself, just now, and the code below is the one your terminal shows. Someone who sent you this link could otherwise act as you."</p>
+                    <Suspense fallback=|| ()>{grantor}</Suspense>
                     <ActionForm action=action>
                         <Csrf/>
                         <Field label="Code shown in the terminal" name="user_code" value=code placeholder="BCDF-GHJK" autocomplete="off" required=true errors=errors.clone()/>
+                        <div class="choice" class:invalid=started_invalid>
+                            <input type="checkbox" id="field-started_here" name="started_here" value="yes" autofocus=started_invalid/>
+                            <label for="field-started_here">"I started this sign-in myself, on my own computer"</label>
+                        </div>
                         <div class="actions">
                             <button type="submit" name="decision" value="approve">"Sign in the CLI"</button>
                             <button type="submit" name="decision" value="deny" class="secondary">"Refuse"</button>
@@ -466,5 +507,20 @@ pub fn Device() -> impl IntoView {
                 }.into_any(),
             }}
         </main>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_next;
+
+    #[test]
+    fn next_stays_on_this_site() {
+        assert_eq!(safe_next(Some("/projects/web?page=2".into())), "/projects/web?page=2");
+        for bad in ["//evil.example", "/\t/evil.example", "/\\evil.example", "https://evil.example", "/\n/evil", "evil"]
+        {
+            assert_eq!(safe_next(Some(bad.into())), "/projects", "{bad:?}");
+        }
+        assert_eq!(safe_next(None), "/projects");
     }
 }

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use moke_sdk::types;
 
 use super::account::Fields;
+use super::workloads::ClusterTabs;
 use super::{param, query, segment};
 use crate::Console;
 use crate::app::Frame;
@@ -376,6 +377,7 @@ pub fn Cluster() -> impl IntoView {
             let endpoint = cluster.status.endpoint.clone();
             view! {
                 <h1>{format!("Cluster {name}")}</h1>
+                <ClusterTabs project=project.clone() cluster=name.clone() current="overview"/>
                 {changing.then(|| view! {
                     <p class="alert" role="status">
                         "Changes are in progress. "
@@ -398,6 +400,7 @@ pub fn Cluster() -> impl IntoView {
                     </dl>
                     <p class="actions">
                         <a class="button" href=format!("{path}/kubeconfig")>"Kubeconfig"</a>
+                        <a class="button secondary" href=format!("{path}/workloads")>"Workloads"</a>
                         <a class="button danger" href=format!("{path}/delete")>"Delete cluster"</a>
                     </p>
                 </section>
@@ -606,6 +609,7 @@ pub fn Kubeconfig() -> impl IntoView {
                 Err(error) => error_view(&session, error),
                 Ok((cluster, kubeconfig)) => view! {
                     <h1>{format!("Kubeconfig of {name}")}</h1>
+                    <ClusterTabs project=project.clone() cluster=name.clone() current="kubeconfig"/>
                     <div class="live" role="status" aria-live="polite">
                         {revoked.then(|| view! { <div class="alert ok">"Every kubeconfig of this cluster has been revoked. Download a new one."</div> })}
                     </div>

@@ -2,8 +2,12 @@
 //! server functions their forms post to.
 
 pub(crate) mod account;
+pub(crate) mod cicd;
 pub(crate) mod clusters;
+pub(crate) mod org;
 pub(crate) mod projects;
+pub(crate) mod webhooks;
+pub(crate) mod workloads;
 
 use leptos_router::hooks::{use_params_map, use_query_map};
 

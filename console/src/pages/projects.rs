@@ -305,11 +305,12 @@ pub fn ProjectSettings() -> impl IntoView {
 
 /// The project's tabs.
 #[component]
-fn ProjectTabs(base: String, current: &'static str) -> impl IntoView {
+pub(crate) fn ProjectTabs(base: String, current: &'static str) -> impl IntoView {
     let mark = |tab: &str| (tab == current).then_some("page");
     view! {
         <nav class="tabs" aria-label="Project">
             <a href=base.clone() aria-current=mark("clusters")>"Clusters"</a>
+            <a href=format!("{base}/hooks") aria-current=mark("hooks")>"CI/CD"</a>
             <a href=format!("{base}/settings") aria-current=mark("settings")>"Settings"</a>
         </nav>
     }
