@@ -147,12 +147,14 @@ impl From<moke_sdk::Error<types::Problem>> for ConsoleError {
             }
             moke_sdk::Error::InvalidRequest(detail) => ConsoleError::new(400, "Invalid input", detail),
             moke_sdk::Error::CommunicationError(_) | moke_sdk::Error::InvalidUpgrade(_) => {
-                tracing::warn!(%error, "the console could not reach the API");
+                tracing::warn!("the console could not reach the API");
                 ConsoleError::new(503, "Moke is unavailable", "The API could not be reached. Try again in a moment.")
             }
             other => {
                 let status = other.status().map_or(502, |s| s.as_u16());
-                tracing::warn!(error = %other, "the API answered the console unexpectedly");
+                // Not the error's text: for an unreadable answer it holds the
+                // body, which may carry a token or secret.
+                tracing::warn!(status, "the API answered the console unexpectedly");
                 ConsoleError::new(status, "Unexpected answer", "The API answered in a way the console did not expect.")
             }
         }
@@ -163,7 +165,7 @@ impl From<moke_sdk::Error<types::Problem>> for ConsoleError {
 impl From<moke_sdk::Error<()>> for ConsoleError {
     fn from(error: moke_sdk::Error<()>) -> ConsoleError {
         let status = error.status().map_or(503, |s| s.as_u16());
-        tracing::warn!(%error, "a catalog could not be read");
+        tracing::warn!(status, "a catalog could not be read");
         ConsoleError::new(status, "Moke is unavailable", "A catalog could not be read. Try again in a moment.")
     }
 }

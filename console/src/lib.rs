@@ -65,6 +65,7 @@ pub(crate) struct Console {
     pub secure: bool,
     pub forward_secret: http::HeaderValue,
     pub refreshes: session::Refreshes,
+    pub flashes_shown: session::ShownFlashes,
 }
 
 /// The console's routes: its pages, its server functions (`/console/fn/…`),
@@ -82,6 +83,7 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
         secure: config.public_url.starts_with("https://"),
         forward_secret,
         refreshes: session::Refreshes::default(),
+        flashes_shown: session::ShownFlashes::default(),
     });
     let options = LeptosOptions::builder().output_name("console").build();
     let routes = generate_route_list(app::App);

@@ -100,14 +100,17 @@ impl Keys {
         Some(plain.to_vec())
     }
 
-    /// The CSRF token of a cookie's seed: forms carry it, the cookie proves it.
-    fn csrf_token(&self, seed: &str) -> String {
-        B64.encode(hmac::sign(&self.mac, format!("csrf\0{seed}").as_bytes()))
+    /// The CSRF token of a cookie's seed and the organization the page was
+    /// drawn for: forms carry it, the cookie proves it. A form from before an
+    /// organization switch (in another tab) is refused rather than sent to
+    /// the other organization.
+    fn csrf_token(&self, seed: &str, organization: &str) -> String {
+        B64.encode(hmac::sign(&self.mac, format!("csrf\0{seed}\0{organization}").as_bytes()))
     }
 
-    fn csrf_valid(&self, seed: &str, token: &str) -> bool {
+    fn csrf_valid(&self, seed: &str, organization: &str, token: &str) -> bool {
         let Ok(tag) = B64.decode(token) else { return false };
-        hmac::verify(&self.mac, format!("csrf\0{seed}").as_bytes(), &tag).is_ok()
+        hmac::verify(&self.mac, format!("csrf\0{seed}\0{organization}").as_bytes(), &tag).is_ok()
     }
 }
 
@@ -128,6 +131,13 @@ struct CookieState {
 /// dropped the moment that page shows it.
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Flash {
+    /// Random; a flash is shown once per process even from an old copy of
+    /// the cookie.
+    #[serde(default)]
+    pub id: String,
+    /// Unix seconds; a flash older than [`FLASH_SHOWN_SECONDS`] is dropped.
+    #[serde(default)]
+    pub issued: i64,
     /// The page (path) that shows it.
     pub for_path: String,
     /// What it belongs to, e.g. `deploy hook web`.
@@ -174,20 +184,22 @@ type Started = (Instant, Flight);
 /// One refresh: its answer, shared by every request that waits for it.
 type Flight = Shared<BoxFuture<'static, Result<Tokens, ConsoleError>>>;
 
-/// How long a refresh's answer is kept.
-const FLIGHT_KEPT: Duration = Duration::from_secs(600);
+/// How long a refresh's answer is kept: long enough for the requests a
+/// page makes at once and a browser still sending the old cookie, short
+/// enough that an old cookie cannot ride on it.
+const FLIGHT_KEPT: Duration = Duration::from_secs(60);
+
+/// How long after its form a secret can still be shown.
+const FLASH_SHOWN_SECONDS: i64 = 300;
 
 impl Refreshes {
     /// The refresh of `refresh_token`: the one in flight (or just done), or
     /// `start`ed now.
-    fn flight<F>(&self, refresh_token: &str, start: impl FnOnce() -> F) -> Flight
+    fn flight<F>(&self, refresh_token: &str, organization: Option<&str>, start: impl FnOnce() -> F) -> Flight
     where
         F: std::future::Future<Output = Result<Tokens, ConsoleError>> + Send + 'static,
     {
-        let key: [u8; 32] = ring::digest::digest(&ring::digest::SHA256, refresh_token.as_bytes())
-            .as_ref()
-            .try_into()
-            .expect("SHA-256 is 32 bytes");
+        let key = Self::key(refresh_token, organization);
         let mut flights = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         flights.retain(|_, (started, _)| started.elapsed() < FLIGHT_KEPT);
         flights
@@ -203,6 +215,31 @@ impl Refreshes {
             })
             .1
             .clone()
+    }
+
+    /// Forgets a refresh that failed, so that the next request tries again.
+    fn forget(&self, refresh_token: &str, organization: Option<&str>) {
+        let key = Self::key(refresh_token, organization);
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+    }
+
+    fn key(refresh_token: &str, organization: Option<&str>) -> [u8; 32] {
+        let keyed = format!("{refresh_token}\0{}", organization.unwrap_or_default());
+        ring::digest::digest(&ring::digest::SHA256, keyed.as_bytes()).as_ref().try_into().expect("SHA-256 is 32 bytes")
+    }
+}
+
+/// Flashes shown by this process in the last [`FLASH_SHOWN_SECONDS`], by id.
+#[derive(Default)]
+pub(crate) struct ShownFlashes(Mutex<HashMap<String, Instant>>);
+
+impl ShownFlashes {
+    /// True the first time `id` is shown.
+    fn first_showing(&self, id: &str) -> bool {
+        let mut shown = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let window = Duration::from_secs(FLASH_SHOWN_SECONDS as u64);
+        shown.retain(|_, at| at.elapsed() < window);
+        shown.insert(id.to_string(), Instant::now()).is_none()
     }
 }
 
@@ -294,6 +331,15 @@ impl RequestSession {
         let console = &self.0.console;
         let name = cookie_name(console.secure);
         let secure = if console.secure { "; Secure" } else { "" };
+        let mut state = state;
+        if let Some(with_flash) = state.as_mut() {
+            // A cookie the browser would refuse would sign the person out: a
+            // secret too large to carry is dropped instead.
+            let size = serde_json::to_vec(with_flash).map_or(0, |plain| plain.len());
+            if size * 4 / 3 + 64 > LONGEST_COOKIE {
+                with_flash.flash = None;
+            }
+        }
         let cookie = match &state {
             Some(state) => {
                 let plain = serde_json::to_vec(state).expect("the cookie state serializes");
@@ -366,12 +412,14 @@ impl RequestSession {
                 seed
             }
         };
-        self.0.console.keys.csrf_token(&seed)
+        self.0.console.keys.csrf_token(&seed, &self.organization().unwrap_or_default())
     }
 
     /// Refuses a form whose CSRF token is not this cookie's.
     pub(crate) fn check_csrf(&self, token: &str) -> Result<(), ConsoleError> {
-        let valid = self.lock().as_ref().is_some_and(|state| self.0.console.keys.csrf_valid(&state.csrf, token));
+        let organization = self.organization().unwrap_or_default();
+        let valid =
+            self.lock().as_ref().is_some_and(|state| self.0.console.keys.csrf_valid(&state.csrf, &organization, token));
         if valid { Ok(()) } else { Err(ConsoleError::csrf()) }
     }
 
@@ -389,7 +437,9 @@ impl RequestSession {
     }
 
     /// Keeps a secret for the next page (see [`Flash`]).
-    pub(crate) fn show_once(&self, flash: Flash) {
+    pub(crate) fn show_once(&self, mut flash: Flash) {
+        flash.id = self.0.console.keys.random(12);
+        flash.issued = chrono::Utc::now().timestamp();
         let state = self.lock().clone();
         if let Some(mut state) = state {
             state.flash = Some(flash);
@@ -397,16 +447,20 @@ impl RequestSession {
         }
     }
 
-    /// The secret kept for this page, removed from the cookie as it is taken.
+    /// The secret kept for this page, removed from the cookie as it is
+    /// taken; none if it is old, or was shown already (an old copy of the
+    /// cookie sent again).
     pub(crate) fn take_flash(&self) -> Option<Flash> {
         let path = self.0.path.split('?').next().unwrap_or_default().to_string();
         let mut state = self.lock().clone()?;
         if state.flash.as_ref().is_none_or(|flash| flash.for_path != path) {
             return None;
         }
-        let flash = state.flash.take();
+        let flash = state.flash.take()?;
         self.write(Some(state));
-        flash
+        let fresh = (0..=FLASH_SHOWN_SECONDS).contains(&(chrono::Utc::now().timestamp() - flash.issued));
+        let first = self.0.console.flashes_shown.first_showing(&flash.id);
+        (fresh && first).then_some(flash)
     }
 
     /// The refresh token, for signing out.
@@ -486,14 +540,18 @@ impl RequestSession {
     async fn refreshed(&self, refresh_token: &str, organization: Option<String>) -> Result<Tokens, ConsoleError> {
         let api = self.anonymous_api();
         let body = types::RefreshRequest { organization, refresh_token: refresh_token.to_string() };
-        self.0
-            .console
-            .refreshes
-            .flight(refresh_token, move || async move {
+        let refreshes = &self.0.console.refreshes;
+        let organization_key = body.organization.clone();
+        let answer = refreshes
+            .flight(refresh_token, organization_key.as_deref(), move || async move {
                 let answer = api.session_refresh().body(body).send().await?;
                 Ok(Tokens::from_api(answer.into_inner()))
             })
-            .await
+            .await;
+        if answer.is_err() {
+            refreshes.forget(refresh_token, organization_key.as_deref());
+        }
+        answer
     }
 
     /// The cookie's CSRF seed (binds a form's error to this browser).
@@ -506,21 +564,37 @@ impl RequestSession {
 /// (pages, form posts) and its stylesheet and icon, never a script's
 /// `fetch` (Fetch Metadata). Another page on this origin (the API docs,
 /// GraphiQL) cannot read a console page, and so never learns a CSRF token.
-pub(crate) async fn navigations_only(request: Request, next: Next) -> Response {
+pub(crate) async fn navigations_only(
+    axum::Extension(console): axum::Extension<Arc<Console>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let headers = request.headers();
     let mode = headers.get("sec-fetch-mode").and_then(|v| v.to_str().ok());
-    let asset = request.uri().path().starts_with("/assets/") || request.uri().path() == "/favicon.ico";
-    if let Some(mode) = mode
-        && mode != "navigate"
-        && !asset
-    {
+    let path = request.uri().path();
+    let asset = path.starts_with("/assets/") || path == "/favicon.ico";
+    // Every browser that can reach the console over HTTPS sends Fetch
+    // Metadata; without it a request is no browser's navigation.
+    let navigation = match mode {
+        Some(mode) => mode == "navigate",
+        None => !console.secure,
+    };
+    if !navigation && !asset {
         return (http::StatusCode::FORBIDDEN, "Open this page in the browser.\n").into_response();
     }
     // A link from another site arrives without the SameSite=Strict cookie:
     // answer with a page that reloads itself (now same-site, cookie and
     // all) instead of treating the person as signed out and replacing it.
     let cross_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) == Some("cross-site");
-    if cross_site && request.method() == http::Method::GET && !asset && !headers.contains_key(header::COOKIE) {
+    // Not for a download or the device page: a link from elsewhere must not
+    // make those act with the person's session.
+    let acts = path.ends_with("/kubeconfig.yaml") || path == "/device";
+    if cross_site
+        && request.method() == http::Method::GET
+        && !asset
+        && !acts
+        && read_cookie(&console, headers).is_none()
+    {
         let here = request.uri().path_and_query().map_or("/".to_string(), |p| p.to_string());
         let here = here.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
         let page = format!(

@@ -141,6 +141,29 @@ pub(crate) fn Field(
     }
 }
 
+/// A labelled checkbox (a confirmation) with the API's or the form's
+/// message for it.
+#[component]
+pub(crate) fn Choice(
+    label: &'static str,
+    name: &'static str,
+    errors: FormErrors,
+    #[prop(optional)] required: bool,
+) -> impl IntoView {
+    let id = format!("field-{name}");
+    let messages = errors.messages(name);
+    let invalid = !messages.is_empty();
+    let error_id = format!("{id}-error");
+    view! {
+        <div class="choice" class:invalid=invalid>
+            <input type="checkbox" id=id.clone() name=name value="yes" required=required autofocus=errors.first == Some(name)
+                aria-invalid=invalid.then_some("true") aria-describedby=invalid.then(|| error_id.clone())/>
+            <label for=id>{label}</label>
+        </div>
+        {invalid.then(|| view! { <p class="field-error" id=error_id.clone()>{messages.join(" ")}</p> })}
+    }
+}
+
 /// The error above a form: what went wrong that no field explains (or a
 /// summary pointing at the fields).
 #[component]

@@ -486,3 +486,67 @@ async fn the_organization_pages_work(options: PgPoolOptions, connect: PgConnectO
     browser.check("switched").await;
     browser.close().await;
 }
+
+/// `moke auth login` on another device: the page says who is granting what,
+/// refuses an approval without the "I started this" confirmation, and an
+/// approval gives the device its token.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_device_is_approved_on_the_device_page(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let browser = Browser::start("device", false).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    let (status, device) =
+        t.post_public("/v1/device/auth", serde_json::json!({ "client_name": "moke CLI (laptop)" })).await;
+    assert!(status.is_success(), "{device}");
+    let link = device["verification_uri_complete"].as_str().unwrap();
+    let path = &link[link.find("/device").unwrap()..];
+    browser.goto(&format!("{}{path}", t.base)).await;
+    let text = browser.body_text().await;
+    assert!(text.contains("ada@example.com") && text.contains("acme"), "the page names who grants what: {text}");
+    browser.check("device").await;
+
+    browser.submit("button[value=approve]").await;
+    assert!(browser.exists("#field-started_here").await);
+    assert!(browser.body_text().await.contains("started this sign-in yourself"), "{}", browser.body_text().await);
+    browser.check("device-unconfirmed").await;
+    browser.click("#field-started_here").await;
+    browser.submit("button[value=approve]").await;
+    assert_eq!(browser.path().await, "/device?done=approved");
+    browser.check("device-approved").await;
+    let grant = "urn:ietf:params:oauth:grant-type:device_code";
+    let (status, token) = t
+        .post_public(
+            "/v1/device/token",
+            serde_json::json!({ "device_code": device["device_code"], "grant_type": grant }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{token}");
+    assert!(token["access_token"].as_str().unwrap().starts_with("moke_pat_"));
+    browser.close().await;
+}
+
+/// Forgot the password: the mailed link leads to a page that sets a new
+/// one, and signing in with it works.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_password_is_reset_through_the_mailed_link(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    t.signed_up("ada@example.com", PASSWORD, "acme").await;
+    let browser = Browser::start("password-reset", true).await;
+    browser.goto(&format!("{}/signin", t.base)).await;
+    browser.click("a[href='/reset-password']").await;
+    browser.fill("#field-email", "ada@example.com").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.body_text().await.contains("on its way"));
+    browser.check("reset-asked").await;
+    let token = t.mailed_token("password_reset", "ada@example.com").await;
+    browser.goto(&format!("{}/reset-password?token={token}", t.base)).await;
+    browser.fill("#field-password", "a brand new passphrase").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.path().await.starts_with("/signin"));
+    browser.fill("#field-email", "ada@example.com").await;
+    browser.fill("#field-password", "a brand new passphrase").await;
+    browser.submit("main form button[type=submit]").await;
+    assert_eq!(browser.path().await, "/projects");
+    browser.check("reset-signed-in").await;
+    browser.close().await;
+}

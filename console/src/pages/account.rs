@@ -8,7 +8,7 @@ use moke_sdk::types;
 use super::query;
 use crate::error::{ConsoleError, FieldProblem};
 use crate::session::request_session;
-use crate::ui::{Csrf, Field, FormAlert, FormErrors, NAME_PATTERN, action_error};
+use crate::ui::{Choice, Csrf, Field, FormAlert, FormErrors, NAME_PATTERN, action_error};
 
 /// Form values checked against the SDK's types (the API's own rules)
 /// before a call, so that every bad field is named at once.
@@ -157,6 +157,8 @@ async fn sign_up_with(
     // The address goes to the next page in the sealed cookie, not the URL:
     // no link can make the page say a mail went anywhere.
     session.show_once(crate::session::Flash {
+        id: String::new(),
+        issued: 0,
         for_path: "/signup".into(),
         what: "sign-up".into(),
         secret: email.trim().to_string(),
@@ -397,7 +399,7 @@ pub async fn sign_out(csrf: String) -> Result<(), ConsoleError> {
     if let (Ok(api), Some(refresh_token)) = (session.api().await, session.refresh_token()) {
         let ended = api.session_delete().body(types::LogoutRequest { refresh_token: Some(refresh_token) }).send().await;
         if let Err(error) = ended {
-            tracing::warn!(%error, "signing out: the API session could not be ended");
+            tracing::warn!(status = ?error.status(), "signing out: the API session could not be ended");
         }
     }
     session.sign_out();
@@ -415,7 +417,12 @@ pub async fn org_switch(csrf: String, organization: String) -> Result<(), Consol
 }
 
 #[server(prefix = "/console/fn", endpoint = "device_decide")]
-pub async fn device_decide(csrf: String, user_code: String, decision: String) -> Result<(), ConsoleError> {
+pub async fn device_decide(
+    csrf: String,
+    user_code: String,
+    decision: String,
+    started_here: Option<String>,
+) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
     let mut fields = Fields::default();
@@ -424,6 +431,9 @@ pub async fn device_decide(csrf: String, user_code: String, decision: String) ->
         &user_code,
         "Enter the 8 letters the terminal shows, like BCDF-GHJK.",
     );
+    if decision == "approve" && started_here.as_deref() != Some("yes") {
+        fields.problem("started_here", "Confirm that you started this sign-in yourself, or refuse it.");
+    }
     fields.finish()?;
     let code = code.expect("finish() refused a missing field");
     let api = session.api().await?;
@@ -448,14 +458,13 @@ pub async fn device_decide(csrf: String, user_code: String, decision: String) ->
 #[component]
 pub fn Device() -> impl IntoView {
     let action = ServerAction::<DeviceDecide>::new();
-    let errors = FormErrors::new(action_error(action.value().get_untracked()), &["user_code"]);
+    let errors = FormErrors::new(action_error(action.value().get_untracked()), &["user_code", "started_here"]);
     let session = request_session();
     if !session.signed_in() {
         session.redirect_to_sign_in();
     }
     let code = query("user_code").unwrap_or_default();
     let done = query("done");
-    let started_invalid = errors.has_field("started_here");
     // Who is about to grant what: the person and the organization the CLI will act in.
     let grantor = Suspend::new({
         let session = session.clone();
@@ -495,10 +504,7 @@ pub fn Device() -> impl IntoView {
                     <ActionForm action=action>
                         <Csrf/>
                         <Field label="Code shown in the terminal" name="user_code" value=code placeholder="BCDF-GHJK" autocomplete="off" required=true errors=errors.clone()/>
-                        <div class="choice" class:invalid=started_invalid>
-                            <input type="checkbox" id="field-started_here" name="started_here" value="yes" autofocus=started_invalid/>
-                            <label for="field-started_here">"I started this sign-in myself, on my own computer"</label>
-                        </div>
+                        <Choice label="I started this sign-in myself, on my own computer" name="started_here" errors=errors.clone()/>
                         <div class="actions">
                             <button type="submit" name="decision" value="approve">"Sign in the CLI"</button>
                             <button type="submit" name="decision" value="deny" class="secondary">"Refuse"</button>

@@ -65,6 +65,8 @@ pub async fn deploy_hook_create(
         let path = hooks_path(&project);
         if !made.secret.is_empty() {
             session.show_once(Flash {
+                id: String::new(),
+                issued: 0,
                 for_path: path.clone(),
                 what: format!("deploy hook {}", made.name),
                 secret: made.secret,
@@ -101,6 +103,8 @@ pub async fn deploy_hook_rotate(
     let path = hooks_path(&project);
     if !rotated.secret.is_empty() {
         session.show_once(Flash {
+            id: String::new(),
+            issued: 0,
             for_path: path.clone(),
             what: format!("deploy hook {} (new secret)", rotated.name),
             secret: rotated.secret,

@@ -18,8 +18,8 @@ use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::{RequestSession, request_session};
 use crate::ui::{
-    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, action_error, ago, error_view,
-    operation_chip, when,
+    Choice, Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, action_error, ago,
+    error_view, operation_chip, when,
 };
 
 fn cluster_path(project: &str, cluster: &str) -> String {
@@ -638,10 +638,7 @@ pub fn Kubeconfig() -> impl IntoView {
                             <Csrf/>
                             <input type="hidden" name="project" value=project.clone()/>
                             <input type="hidden" name="cluster" value=name.clone()/>
-                            <div class="choice" class:invalid=errors.has_field("confirm")>
-                                <input type="checkbox" id="field-confirm" name="confirm" value="yes" required=true/>
-                                <label for="field-confirm">"I understand that every kubeconfig of this cluster stops working"</label>
-                            </div>
+                            <Choice label="I understand that every kubeconfig of this cluster stops working" name="confirm" required=true errors=errors.clone()/>
                             <button type="submit" class="danger">"Revoke all"</button>
                         </ActionForm>
                     </section>

@@ -329,6 +329,8 @@ pub async fn service_account_token_create(
         .into_inner();
     if !made.token.is_empty() {
         session.show_once(Flash {
+            id: String::new(),
+            issued: 0,
             for_path: "/org/service-accounts".into(),
             what: format!("token {} of {service_account}", made.name),
             secret: made.token,
@@ -514,6 +516,8 @@ pub async fn personal_token_create(
             .into_inner();
         if !made.token.is_empty() {
             session.show_once(Flash {
+                id: String::new(),
+                issued: 0,
                 for_path: "/org/tokens".into(),
                 what: format!("personal token {}", made.name),
                 secret: made.token,

@@ -28,11 +28,9 @@ pub async fn webhook_endpoint_create(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    let kept = [
-        ("url", url.as_str()),
-        ("event_types", event_types.as_str()),
-        ("description", description.as_deref().unwrap_or_default()),
-    ];
+    // Not the URL: it may hold a secret (a token in its path or user:pass@),
+    // and a form's error travels in the page's URL.
+    let kept = [("event_types", event_types.as_str()), ("description", description.as_deref().unwrap_or_default())];
     let made = async {
         let mut fields = Fields::default();
         let checked_url = fields.parse::<types::WebhookEndpointCreateUrl>("url", &url, "Enter an https:// URL.");
@@ -74,8 +72,10 @@ pub async fn webhook_endpoint_create(
             .into_inner();
         if !made.secret.is_empty() {
             session.show_once(Flash {
+                id: String::new(),
+                issued: 0,
                 for_path: "/org/webhooks".into(),
-                what: format!("signing secret of {}", made.url),
+                what: "signing secret of the new endpoint".into(),
                 secret: made.secret,
                 url: None,
             });

@@ -105,7 +105,8 @@ pub async fn deployment_create_yaml(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    let kept = [("manifest", manifest.as_str())];
+    // The manifest is not kept on an error: it may hold secrets (env values)
+    // and a form's error travels in the URL.
     let made = async {
         let mut fields = Fields::default();
         let parsed = manifest_of(&manifest).map_err(|message| fields.problem("manifest", message)).ok();
@@ -156,7 +157,7 @@ pub async fn deployment_create_yaml(
         Ok(())
     };
     // The API names the manifest's own fields (`manifest.spec…`): they show at the text area.
-    made.await.map_err(|e: ConsoleError| e.keep(&kept))
+    made.await
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -616,7 +617,7 @@ pub fn Deployment() -> impl IntoView {
             view! {
                 <h1>{format!("Deployment {deployment}")}</h1>
                 <div class="live" role="status" aria-live="polite">
-                    {done.clone().map(|done| view! { <div class="alert ok">{format!("Done: {}.", done.replace('-', " "))}</div> })}
+                    {done.as_deref().and_then(done_message).map(|done| view! { <div class="alert ok">{done}</div> })}
                     {rolling.then(|| view! {
                         <p class="alert">"Rolling out. " <a href=path.clone()>"Refresh"</a> " to follow its progress."</p>
                     })}
@@ -742,4 +743,18 @@ pub fn Deployment() -> impl IntoView {
             <Suspense fallback=|| ()>{content}</Suspense>
         </Frame>
     }
+}
+
+/// What a deployment action's `?done=` says (known values only: no link
+/// can make the page say anything else).
+fn done_message(done: &str) -> Option<&'static str> {
+    Some(match done {
+        "applied" => "The manifest was applied.",
+        "scaled" => "Scaled.",
+        "restarted" => "Restarting its pods.",
+        "paused" => "Paused: changes wait until it is resumed.",
+        "resumed" => "Resumed.",
+        "rolled-back" => "Rolling back.",
+        _ => return None,
+    })
 }
