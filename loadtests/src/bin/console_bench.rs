@@ -33,7 +33,9 @@ async fn main() -> Result<()> {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let connections: usize = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
     let duration = Duration::from_secs(seconds);
-    let config = moke_loadtests::bench_config();
+    let mut config = moke_loadtests::bench_config();
+    // An organization of 100 clusters is what is measured.
+    config.quotas.max_clusters = CLUSTERS as i64 + 10;
     let pool = moke_api::server::connect(&config).await?;
     moke_api::server::migrate(&pool).await?;
     let vault = moke_api::vault::Vault::connect(&config).await?;
