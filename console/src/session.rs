@@ -395,6 +395,11 @@ impl RequestSession {
         self.lock().as_ref().is_some_and(|state| state.tokens.is_some())
     }
 
+    /// The organization the session acts in, or [`ConsoleError::signed_out`].
+    pub(crate) fn acting_organization(&self) -> Result<String, ConsoleError> {
+        self.organization().ok_or_else(ConsoleError::signed_out)
+    }
+
     /// The organization the session acts in.
     pub(crate) fn organization(&self) -> Option<String> {
         self.lock().as_ref().and_then(|state| state.tokens.as_ref().map(|tokens| tokens.organization.clone()))
@@ -560,6 +565,13 @@ impl RequestSession {
     }
 }
 
+/// Pages that act with the person's session merely by being opened: a
+/// link from elsewhere (directly, or as sign-in's `next`) must not take the
+/// person there without their click.
+pub(crate) fn acts_with_session(path: &str, query: &str) -> bool {
+    path.ends_with("/kubeconfig.yaml") || path == "/device" || (path.ends_with("/kubeconfig") && query.contains("show"))
+}
+
 /// Lets only what a person's browser does reach the console: navigations
 /// (pages, form posts) and its stylesheet and icon, never a script's
 /// `fetch` (Fetch Metadata). Another page on this origin (the API docs,
@@ -588,17 +600,15 @@ pub(crate) async fn navigations_only(
     let cross_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) == Some("cross-site");
     // Not for a download or the device page: a link from elsewhere must not
     // make those act with the person's session.
-    let acts = path.ends_with("/kubeconfig.yaml") || path == "/device";
-    if cross_site
-        && request.method() == http::Method::GET
-        && !asset
-        && !acts
-        && read_cookie(&console, headers).is_none()
-    {
+    let acts = acts_with_session(path, request.uri().query().unwrap_or_default());
+    if cross_site && request.method() == http::Method::GET && !asset && read_cookie(&console, headers).is_none() {
         let here = request.uri().path_and_query().map_or("/".to_string(), |p| p.to_string());
         let here = here.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
+        // A page that acts with the session (a download that mints a
+        // certificate, the device approval) waits for the person's click.
+        let refresh = if acts { "" } else { "<meta http-equiv=\"refresh\" content=\"0\">" };
         let page = format!(
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\">\
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{refresh}\
              <title>Moke</title><link rel=\"stylesheet\" href=\"/assets/console.css\"></head><body><main class=\"narrow\">\
              <p><a href=\"{here}\">Continue to Moke</a></p></main></body></html>"
         );

@@ -32,6 +32,24 @@ impl Fields {
         self.0.push(FieldProblem { field: name.into(), message: message.into() });
     }
 
+    /// Refuses a destructive form whose confirmation box was not ticked.
+    pub(crate) fn ticked(confirm: &Option<String>, message: &str) -> Result<(), ConsoleError> {
+        let mut fields = Fields::default();
+        if confirm.is_none() {
+            fields.problem("confirm", message);
+        }
+        fields.finish()
+    }
+
+    /// Refuses a deletion unless the name was typed exactly.
+    pub(crate) fn typed(confirm: &str, name: &str, message: &str) -> Result<(), ConsoleError> {
+        let mut fields = Fields::default();
+        if confirm.trim() != name {
+            fields.problem("confirm", message);
+        }
+        fields.finish()
+    }
+
     /// Every problem at once, or nothing.
     pub(crate) fn finish(self) -> Result<(), ConsoleError> {
         if self.0.is_empty() { Ok(()) } else { Err(ConsoleError::invalid(self.0)) }
@@ -47,7 +65,11 @@ fn safe_next(next: Option<String>) -> String {
             && !next.starts_with("//")
             && next.bytes().all(|b| b.is_ascii_alphanumeric() || b"/_-.?=&%".contains(&b))
     };
-    next.filter(|next| plain(next)).unwrap_or_else(|| "/projects".into())
+    let acts = |next: &str| {
+        let (path, query) = next.split_once('?').unwrap_or((next, ""));
+        crate::session::acts_with_session(path, query)
+    };
+    next.filter(|next| plain(next) && !acts(next)).unwrap_or_else(|| "/projects".into())
 }
 
 const EMAIL: &str = "Enter an e-mail address, like you@example.com.";
@@ -461,7 +483,9 @@ pub fn Device() -> impl IntoView {
     let errors = FormErrors::new(action_error(action.value().get_untracked()), &["user_code", "started_here"]);
     let session = request_session();
     if !session.signed_in() {
+        // No form (and so no new cookie) for someone not signed in here.
         session.redirect_to_sign_in();
+        return ().into_any();
     }
     let code = query("user_code").unwrap_or_default();
     let done = query("done");
@@ -514,6 +538,7 @@ pub fn Device() -> impl IntoView {
             }}
         </main>
     }
+    .into_any()
 }
 
 #[cfg(test)]
@@ -528,5 +553,9 @@ mod tests {
             assert_eq!(safe_next(Some(bad.into())), "/projects", "{bad:?}");
         }
         assert_eq!(safe_next(None), "/projects");
+        for acting in ["/device?user_code=BCDFGHJK", "/p/clusters/c/kubeconfig.yaml", "/p/clusters/c/kubeconfig?show=1"]
+        {
+            assert_eq!(safe_next(Some(acting.into())), "/projects", "{acting}");
+        }
     }
 }

@@ -124,11 +124,7 @@ pub async fn deploy_hook_delete(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.is_none() {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Tick the box to confirm: CI deliveries to this hook stop working.");
-        fields.finish()?;
-    }
+    Fields::ticked(&confirm, "Tick the box to confirm: CI deliveries to this hook stop working.")?;
     let api = session.api().await?;
     api.deploy_hook_delete().project(&project).hook(&hook).send().await?;
     session.redirect(&hooks_path(&project));

@@ -569,11 +569,7 @@ pub async fn cluster_credentials_revoke(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.is_none() {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Tick the box to confirm: every kubeconfig of this cluster stops working.");
-        fields.finish()?;
-    }
+    Fields::ticked(&confirm, "Tick the box to confirm: every kubeconfig of this cluster stops working.")?;
     let api = session.api().await?;
     api.cluster_credentials_revoke().project(&project).cluster(&cluster).send().await?;
     session.redirect(&format!("{}/kubeconfig?revoked=1", cluster_path(&project, &cluster)));
@@ -717,11 +713,7 @@ pub async fn cluster_delete(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.trim() != cluster {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Type the cluster's name exactly to delete it.");
-        fields.finish()?;
-    }
+    Fields::typed(&confirm, &cluster, "Type the cluster's name exactly to delete it.")?;
     let api = session.api().await?;
     api.cluster_delete().project(&project).cluster(&cluster).send().await?;
     session.redirect(&format!("/projects/{}?deleted={}", segment(&project), segment(&cluster)));

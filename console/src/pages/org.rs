@@ -10,7 +10,7 @@ use super::projects::PAGE_SIZE;
 use super::{query, segment};
 use crate::app::Frame;
 use crate::error::ConsoleError;
-use crate::session::{Flash, RequestSession, request_session};
+use crate::session::{Flash, request_session};
 use crate::ui::{
     Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, action_error, ago, error_view, when,
 };
@@ -54,10 +54,6 @@ fn RoleSelect(id: String, #[prop(optional)] selected: Option<String>, label: Str
     }
 }
 
-fn organization(session: &RequestSession) -> Result<String, ConsoleError> {
-    session.organization().ok_or_else(ConsoleError::signed_out)
-}
-
 #[server(prefix = "/console/fn", endpoint = "invitation_create")]
 pub async fn invitation_create(
     csrf: String,
@@ -73,7 +69,7 @@ pub async fn invitation_create(
         let checked = fields.parse::<types::InvitationCreateEmail>("email", &email, "Enter an e-mail address.");
         fields.finish()?;
         let role = role_of(&role)?;
-        let org = organization(&session)?;
+        let org = session.acting_organization()?;
         let api = session.api().await?;
         api.invitation_create()
             .org(org)
@@ -91,7 +87,7 @@ pub async fn invitation_create(
 pub async fn invitation_delete(csrf: String, invitation: String) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    let org = organization(&session)?;
+    let org = session.acting_organization()?;
     session.api().await?.invitation_delete().org(org).invitation(&invitation).send().await?;
     session.redirect("/org/members");
     Ok(())
@@ -102,7 +98,7 @@ pub async fn member_update(csrf: String, user: String, role: String) -> Result<(
     let session = request_session();
     session.check_csrf(&csrf)?;
     let role = role_of(&role)?;
-    let org = organization(&session)?;
+    let org = session.acting_organization()?;
     session.api().await?.member_update().org(org).user(&user).body(types::MemberUpdate { role }).send().await?;
     session.redirect("/org/members?updated=1");
     Ok(())
@@ -112,12 +108,8 @@ pub async fn member_update(csrf: String, user: String, role: String) -> Result<(
 pub async fn member_delete(csrf: String, user: String, confirm: Option<String>) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.is_none() {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Tick the box to confirm removing the member.");
-        fields.finish()?;
-    }
-    let org = organization(&session)?;
+    Fields::ticked(&confirm, "Tick the box to confirm removing the member.")?;
+    let org = session.acting_organization()?;
     session.api().await?.member_delete().org(org).user(&user).send().await?;
     session.redirect("/org/members");
     Ok(())
@@ -143,7 +135,7 @@ pub fn Members() -> impl IntoView {
         let session = session.clone();
         Suspend::new(async move {
             let fetched = async {
-                let org = organization(&session)?;
+                let org = session.acting_organization()?;
                 let api = session.api().await?;
                 let (members, invitations) = futures::join!(
                     api.member_list().org(&org).limit(100u32).send(),
@@ -275,7 +267,7 @@ pub async fn service_account_create(
         };
         fields.finish()?;
         let role = role_of(&role)?;
-        let org = organization(&session)?;
+        let org = session.acting_organization()?;
         let body =
             types::ServiceAccountCreate { description, name: checked.expect("finish() refused a missing field"), role };
         session
@@ -309,7 +301,7 @@ pub async fn service_account_token_create(
         "Say what the token is for (at most 100 characters).",
     );
     fields.finish()?;
-    let org = organization(&session)?;
+    let org = session.acting_organization()?;
     let body = types::ScopedTokenCreate {
         expires_in_seconds: None,
         name: checked.expect("finish() refused a missing field"),
@@ -349,12 +341,8 @@ pub async fn service_account_delete(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.is_none() {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Tick the box to confirm: its tokens stop working.");
-        fields.finish()?;
-    }
-    let org = organization(&session)?;
+    Fields::ticked(&confirm, "Tick the box to confirm: its tokens stop working.")?;
+    let org = session.acting_organization()?;
     session.api().await?.service_account_delete().org(org).service_account(&service_account).send().await?;
     session.redirect("/org/service-accounts");
     Ok(())
@@ -394,7 +382,7 @@ pub fn ServiceAccounts() -> impl IntoView {
         let session = session.clone();
         Suspend::new(async move {
             let fetched = async {
-                let org = organization(&session)?;
+                let org = session.acting_organization()?;
                 let api = session.api().await?;
                 Ok::<_, ConsoleError>(
                     api.service_account_list().org(&org).limit(100u32).send().await?.into_inner().items,
@@ -621,7 +609,7 @@ pub fn Quotas() -> impl IntoView {
         let session = session.clone();
         Suspend::new(async move {
             let fetched = async {
-                let org = organization(&session)?;
+                let org = session.acting_organization()?;
                 Ok::<_, ConsoleError>(session.api().await?.quota_view().org(org).send().await?.into_inner())
             };
             let q = match fetched.await {
@@ -682,7 +670,7 @@ pub fn Audit() -> impl IntoView {
         Suspend::new(async move {
             let get = |name: &str| filters.iter().find(|(n, _)| *n == name).and_then(|(_, v)| v.clone());
             let fetched = async {
-                let org = organization(&session)?;
+                let org = session.acting_organization()?;
                 let api = session.api().await?;
                 let mut call = api.audit_event_list().org(org).limit(PAGE_SIZE);
                 if let Some(actor) = get("actor") {

@@ -45,7 +45,7 @@ async fn create_project(
         None => None,
     };
     fields.finish()?;
-    let organization = session.organization().ok_or_else(ConsoleError::signed_out)?;
+    let organization = session.acting_organization()?;
     let api = session.api().await?;
     let body = types::ProjectCreate {
         name: checked.expect("finish() refused a missing field"),
@@ -71,7 +71,7 @@ pub fn Projects() -> impl IntoView {
         Suspend::new(async move {
             let page_token = page.clone();
             let listed = async {
-                let organization = session.organization().ok_or_else(ConsoleError::signed_out)?;
+                let organization = session.acting_organization()?;
                 let api = session.api().await?;
                 let mut call = api.project_list().org(organization).limit(PAGE_SIZE);
                 if let Some(token) = page_token {
@@ -231,11 +231,7 @@ pub async fn project_update(csrf: String, project: String, description: String) 
 pub async fn project_delete(csrf: String, project: String, confirm: String) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.trim() != project {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Type the project's name exactly to delete it.");
-        fields.finish()?;
-    }
+    Fields::typed(&confirm, &project, "Type the project's name exactly to delete it.")?;
     let api = session.api().await?;
     api.project_delete().project(&project).send().await?;
     session.redirect("/projects");

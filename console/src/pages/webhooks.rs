@@ -9,14 +9,10 @@ use super::org::{OrgTabs, TokenOnce};
 use super::{param, query, segment};
 use crate::app::Frame;
 use crate::error::ConsoleError;
-use crate::session::{Flash, RequestSession, request_session};
+use crate::session::{Flash, request_session};
 use crate::ui::{
     Csrf, Field, FormAlert, FormErrors, IdempotencyKey, Pager, StatusChip, action_error, ago, error_view, when,
 };
-
-fn organization(session: &RequestSession) -> Result<String, ConsoleError> {
-    session.organization().ok_or_else(ConsoleError::signed_out)
-}
 
 #[server(prefix = "/console/fn", endpoint = "webhook_endpoint_create")]
 pub async fn webhook_endpoint_create(
@@ -59,7 +55,7 @@ pub async fn webhook_endpoint_create(
             event_types: patterns,
             url: checked_url.expect("finish() refused a missing field"),
         };
-        let org = organization(&session)?;
+        let org = session.acting_organization()?;
         let made = session
             .api()
             .await?
@@ -94,12 +90,8 @@ pub async fn webhook_endpoint_delete(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.is_none() {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Tick the box to confirm: no more events go to this endpoint.");
-        fields.finish()?;
-    }
-    let org = organization(&session)?;
+    Fields::ticked(&confirm, "Tick the box to confirm: no more events go to this endpoint.")?;
+    let org = session.acting_organization()?;
     session.api().await?.webhook_endpoint_delete().org(org).endpoint(&endpoint).send().await?;
     session.redirect("/org/webhooks");
     Ok(())
@@ -118,7 +110,7 @@ pub fn Webhooks() -> impl IntoView {
         let session = session.clone();
         Suspend::new(async move {
             let fetched = async {
-                let org = organization(&session)?;
+                let org = session.acting_organization()?;
                 let api = session.api().await?;
                 Ok::<_, ConsoleError>(
                     api.webhook_endpoint_list().org(org).limit(100u32).send().await?.into_inner().items,
@@ -206,7 +198,7 @@ pub async fn webhook_redeliver(
     let mut fields = Fields::default();
     let event = fields.parse::<types::RedeliveryCreateEventId>("event_id", &event_id, "Not an event id.");
     fields.finish()?;
-    let org = organization(&session)?;
+    let org = session.acting_organization()?;
     session
         .api()
         .await?
@@ -234,7 +226,7 @@ pub fn WebhookDeliveries() -> impl IntoView {
         let (session, endpoint) = (session.clone(), endpoint.clone());
         Suspend::new(async move {
             let fetched = async {
-                let org = organization(&session)?;
+                let org = session.acting_organization()?;
                 let api = session.api().await?;
                 let mut call = api.webhook_delivery_list().org(org).endpoint(&endpoint).limit(25u32);
                 if let Some(token) = page.clone() {

@@ -546,11 +546,7 @@ pub async fn deployment_delete(
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
-    if confirm.trim() != deployment {
-        let mut fields = Fields::default();
-        fields.problem("confirm", "Type the deployment's name exactly to delete it.");
-        fields.finish()?;
-    }
+    Fields::typed(&confirm, &deployment, "Type the deployment's name exactly to delete it.")?;
     let api = session.api().await?;
     api.deployment_delete()
         .project(&project)
