@@ -176,6 +176,8 @@ pub struct TokenCreated {
 /// A change to a project; omitted fields stay as they are.
 #[derive(InputObject)]
 pub struct ProjectPatch {
+    /// Renames the project (a DNS label unique in the organization).
+    name: Option<String>,
     labels: Option<Json<Labels>>,
     spec: Option<ProjectSpec>,
 }
@@ -294,7 +296,7 @@ impl Mutation {
         patch: ProjectPatch,
         if_match: Option<String>,
     ) -> Result<ProjectView> {
-        let update = ProjectUpdate { labels: patch.labels.map(|l| l.0), spec: patch.spec };
+        let update = ProjectUpdate { name: patch.name, labels: patch.labels.map(|l| l.0), spec: patch.spec };
         let view = app(ctx)
             .project_update(caller(ctx)?, &ResourceRef::parse(&project), if_match.as_deref(), update)
             .await

@@ -106,8 +106,9 @@ impl project_service_server::ProjectService for Api {
     async fn update_project(&self, request: Request<UpdateProjectRequest>) -> Reply<Project> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.into_inner();
-        let paths = mask_paths(r.update_mask, &["labels", "spec", "spec.description"])?;
+        let paths = mask_paths(r.update_mask, &["name", "labels", "spec", "spec.description"])?;
         let update = model::ProjectUpdate {
+            name: paths.iter().any(|p| p == "name").then_some(r.name),
             labels: paths.iter().any(|p| p == "labels").then(|| r.labels.into_iter().collect()),
             spec: paths
                 .iter()

@@ -252,6 +252,12 @@ pub struct ProjectSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectUpdate {
+    /// A new name (renames the project): a DNS label, 1–63 characters,
+    /// unique in the organization. Paths that used the old name stop
+    /// finding it; ids never change.
+    #[serde(default)]
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
+    pub name: Option<String>,
     #[schema(value_type = Option<LabelMap>)]
     pub labels: Option<Labels>,
     pub spec: Option<ProjectSpec>,

@@ -74,6 +74,31 @@ async fn project_crud(options: PgPoolOptions, connect: PgConnectOptions) {
     assert_eq!(list.items.len(), 1);
     assert!(list.next_page.is_none());
 
+    // Renamed: the new name finds it, the old one no longer; a taken or
+    // malformed name is refused at the field.
+    owner.post::<ProjectView>(&owner.org_path("/projects"), json!({ "name": "api" })).await.expect(StatusCode::CREATED);
+    let renamed: ProjectView =
+        owner.patch(&format!("/v1/projects/{id}"), json!({ "name": "storefront" })).await.expect(StatusCode::OK);
+    assert_eq!((renamed.name.as_str(), renamed.generation), ("storefront", 2), "a rename is not a spec change");
+    owner.get::<ProjectView>("/v1/projects/storefront").await.expect(StatusCode::OK);
+    owner.get::<ProjectView>("/v1/projects/web").await.refused_with(StatusCode::NOT_FOUND, "not_found");
+    owner
+        .patch::<ProjectView>("/v1/projects/storefront", json!({ "name": "api" }))
+        .await
+        .refused_with(StatusCode::CONFLICT, "already_exists");
+    let bad = owner
+        .patch::<ProjectView>("/v1/projects/storefront", json!({ "name": "Not A Name" }))
+        .await
+        .refused_with(StatusCode::BAD_REQUEST, "invalid_request");
+    assert_eq!(bad.fields(), ["name"], "{bad:?}");
+    let audit: Vec<(String, serde_json::Value)> =
+        sqlx::query_as("SELECT action, details FROM audit_events WHERE action = 'project.update' ORDER BY id")
+            .fetch_all(&t.pool)
+            .await
+            .unwrap();
+    assert!(audit.iter().any(|(_, d)| d["renamed_from"] == "web" && d["name"] == "storefront"), "{audit:?}");
+    owner.delete::<()>("/v1/projects/api").await.expect(StatusCode::NO_CONTENT);
+
     owner.delete::<()>(&format!("/v1/projects/{id}")).await.expect(StatusCode::NO_CONTENT);
     owner.get::<ProjectView>(&format!("/v1/projects/{id}")).await.refused_with(StatusCode::NOT_FOUND, "not_found");
 }

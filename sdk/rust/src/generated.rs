@@ -5341,12 +5341,63 @@ pub mod types {
     pub struct ProjectUpdate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<LabelMap>,
+        #[doc = "A new name (renames the project): a DNS label, 1–63 characters,\nunique in the organization. Paths that used the old name stop\nfinding it; ids never change."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<ProjectUpdateName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub spec: ::std::option::Option<ProjectSpec>,
     }
     impl ProjectUpdate {
         pub fn builder() -> builder::ProjectUpdate {
             Default::default()
+        }
+    }
+    #[doc = "A new name (renames the project): a DNS label, 1–63 characters,\nunique in the organization. Paths that used the old name stop\nfinding it; ids never change."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ProjectUpdateName(::std::string::String);
+    impl ::std::ops::Deref for ProjectUpdateName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ProjectUpdateName> for ::std::string::String {
+        fn from(value: ProjectUpdateName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ProjectUpdateName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ProjectUpdateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ProjectUpdateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProjectUpdateName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "`ProjectView`"]
@@ -16019,11 +16070,12 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ProjectUpdate {
             labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
+            name: ::std::result::Result<::std::option::Option<super::ProjectUpdateName>, ::std::string::String>,
             spec: ::std::result::Result<::std::option::Option<super::ProjectSpec>, ::std::string::String>,
         }
         impl ::std::default::Default for ProjectUpdate {
             fn default() -> Self {
-                Self { labels: Ok(Default::default()), spec: Ok(Default::default()) }
+                Self { labels: Ok(Default::default()), name: Ok(Default::default()), spec: Ok(Default::default()) }
             }
         }
         impl ProjectUpdate {
@@ -16033,6 +16085,14 @@ pub mod types {
                 T::Error: ::std::fmt::Display,
             {
                 self.labels = value.try_into().map_err(|e| format!("error converting supplied value for labels: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ProjectUpdateName>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
                 self
             }
             pub fn spec<T>(mut self, value: T) -> Self
@@ -16047,12 +16107,12 @@ pub mod types {
         impl ::std::convert::TryFrom<ProjectUpdate> for super::ProjectUpdate {
             type Error = super::error::ConversionError;
             fn try_from(value: ProjectUpdate) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { labels: value.labels?, spec: value.spec? })
+                Ok(Self { labels: value.labels?, name: value.name?, spec: value.spec? })
             }
         }
         impl ::std::convert::From<super::ProjectUpdate> for ProjectUpdate {
             fn from(value: super::ProjectUpdate) -> Self {
-                Self { labels: Ok(value.labels), spec: Ok(value.spec) }
+                Self { labels: Ok(value.labels), name: Ok(value.name), spec: Ok(value.spec) }
             }
         }
         #[derive(Clone, Debug)]

@@ -135,13 +135,14 @@ impl Client {
 /// A path parameter, percent-encoded. A value that is only dots would be
 /// removed by URL normalization (`/v1/projects/../clusters` is
 /// `/v1/clusters`) and so retarget the request; it is escaped twice, so the
-/// server sees a name no resource has and answers 404.
+/// server sees a name no resource has and answers 404. A `\` is escaped
+/// too: URL parsing reads it as `/`, so `..\..\kubeconfig` would climb.
 #[doc(hidden)]
 pub fn encode_path(value: &str) -> String {
     match value {
         "." => "%252E".into(),
         ".." => "%252E%252E".into(),
-        other => progenitor_client::encode_path(other),
+        other => progenitor_client::encode_path(other).replace('\\', "%5C"),
     }
 }
 
@@ -153,6 +154,9 @@ fn http_client() -> Result<reqwest::Client, ConfigError> {
         .connect_timeout(Duration::from_secs(10))
         // Long enough for `?wait=60s` on an Operation.
         .timeout(Duration::from_secs(90))
+        // The API redirects only browsers (to an identity provider): a
+        // client reads the answer itself and never follows one.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| ConfigError(format!("could not build the HTTP client: {e}")))
 }
@@ -211,6 +215,9 @@ mod tests {
             assert!(url.path().starts_with("/v1/projects/%25"), "{url}");
         }
         assert_eq!(encode_path("web/prod"), "web%2Fprod");
+        let climbing = encode_path("..\\..\\kubeconfig");
+        let url = reqwest::Url::parse(&format!("{}/v1/projects/p/clusters/{climbing}", client.baseurl())).unwrap();
+        assert_eq!(url.path(), "/v1/projects/p/clusters/..%5C..%5Ckubeconfig", "{url}");
     }
 
     #[test]

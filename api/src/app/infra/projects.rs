@@ -117,7 +117,7 @@ impl App {
         row.into_view()
     }
 
-    /// `project_update`: labels and spec; `if_match` guards against lost updates.
+    /// `project_update`: name, labels and spec; `if_match` guards against lost updates.
     pub async fn project_update(
         &self,
         ctx: &RequestContext,
@@ -126,6 +126,9 @@ impl App {
         update: ProjectUpdate,
     ) -> Result<ProjectView> {
         let mut v = Validator::new();
+        if let Some(name) = &update.name {
+            validate::name(&mut v, "name", name);
+        }
         if let Some(labels) = &update.labels {
             validate::labels(&mut v, "labels", labels);
         }
@@ -139,7 +142,9 @@ impl App {
         let current_spec = row.spec()?;
         let spec = update.spec.clone().unwrap_or(current_spec.clone());
         let spec_changed = spec != current_spec;
-        let row = store::update(&mut tx, row.id, update.labels.as_ref(), &spec, spec_changed).await?;
+        let renamed_from = update.name.as_ref().filter(|name| **name != row.name).map(|_| row.name.clone());
+        let row =
+            store::update(&mut tx, row.id, update.name.as_deref(), update.labels.as_ref(), &spec, spec_changed).await?;
         let view = row.into_view()?;
         audit::record(
             &mut tx,
@@ -148,7 +153,12 @@ impl App {
                 action: "project.update",
                 resource_type: "project",
                 resource_id: Some(view.id.to_string()),
-                details: json!({ "labels": update.labels, "spec": update.spec }),
+                details: json!({
+                    "name": update.name,
+                    "renamed_from": renamed_from,
+                    "labels": update.labels,
+                    "spec": update.spec,
+                }),
             },
         )
         .await?;

@@ -19,16 +19,26 @@ T = TypeVar("T", bound="ProjectUpdate")
 class ProjectUpdate:
     """
     Attributes:
+        name (None | str | Unset): A new name (renames the project): a DNS label, 1–63 characters,
+            unique in the organization. Paths that used the old name stop
+            finding it; ids never change.
         labels (LabelMap | None | Unset):
         spec (None | ProjectSpec | Unset):
     """
 
+    name: None | str | Unset = UNSET
     labels: LabelMap | None | Unset = UNSET
     spec: None | ProjectSpec | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.label_map import LabelMap  # noqa: PLC0415
         from ..models.project_spec import ProjectSpec  # noqa: PLC0415
+
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
 
         labels: dict[str, Any] | None | Unset
         if isinstance(self.labels, Unset):
@@ -49,6 +59,8 @@ class ProjectUpdate:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if name is not UNSET:
+            field_dict["name"] = name
         if labels is not UNSET:
             field_dict["labels"] = labels
         if spec is not UNSET:
@@ -62,6 +74,15 @@ class ProjectUpdate:
         from ..models.project_spec import ProjectSpec  # noqa: PLC0415
 
         d = dict(src_dict)
+
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
 
         def _parse_labels(data: object) -> LabelMap | None | Unset:
             if data is None:
@@ -98,6 +119,7 @@ class ProjectUpdate:
         spec = _parse_spec(d.pop("spec", UNSET))
 
         project_update = cls(
+            name=name,
             labels=labels,
             spec=spec,
         )

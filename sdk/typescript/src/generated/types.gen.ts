@@ -1535,6 +1535,12 @@ export type ProjectSpec = {
 };
 
 export type ProjectUpdate = {
+    /**
+     * A new name (renames the project): a DNS label, 1–63 characters,
+     * unique in the organization. Paths that used the old name stop
+     * finding it; ids never change.
+     */
+    name?: string | null;
     labels?: null | LabelMap;
     spec?: null | ProjectSpec;
 };

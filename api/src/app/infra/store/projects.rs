@@ -123,29 +123,34 @@ pub(in crate::app) async fn insert(
     .map_err(or_unique(|| Error::conflict("already_exists", format!("a project named {name:?} already exists"))))
 }
 
-/// Sets the labels (if given) and the spec; the generation moves only when
-/// the spec changed.
+/// Sets the name and labels (if given) and the spec; the generation moves
+/// only when the spec changed.
 pub(in crate::app) async fn update(
     conn: &mut PgConnection,
     id: Uuid,
+    name: Option<&str>,
     labels: Option<&Labels>,
     spec: &ProjectSpec,
     spec_changed: bool,
 ) -> Result<ProjectRow> {
-    Ok(sqlx::query_as!(
+    sqlx::query_as!(
         ProjectRow,
         "UPDATE projects SET labels = COALESCE($2, labels), spec = $3,
              generation = generation + CASE WHEN $4 THEN 1 ELSE 0 END,
-             version = version + 1, updated_at = now()
+             name = COALESCE($5, name), version = version + 1, updated_at = now()
          WHERE id = $1
          RETURNING id, org_id, name, labels, spec, generation, version, created_at, updated_at",
         id,
         labels.map(|l| serde_json::json!(l)),
         jsonb::to_column(&ProjectSpecStored::from(spec)),
         spec_changed,
+        name,
     )
     .fetch_one(conn)
-    .await?)
+    .await
+    .map_err(or_unique(|| {
+        Error::conflict("already_exists", format!("a project named {:?} already exists", name.unwrap_or_default()))
+    }))
 }
 
 /// How many clusters the project holds (deleted ones included until gone).
