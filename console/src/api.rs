@@ -2,12 +2,68 @@
 //! [`crate::session::RequestSession`] with the person's credential and the
 //! browser's address.
 
+use moke_sdk::types;
+
+use crate::error::ConsoleError;
+
 /// An SDK client for one request of one person.
-pub(crate) struct Api(moke_sdk::Client);
+pub(crate) struct Api {
+    client: moke_sdk::Client,
+    base_url: String,
+}
 
 impl Api {
-    pub(crate) fn new(client: moke_sdk::Client) -> Api {
-        Api(client)
+    pub(crate) fn new(client: moke_sdk::Client, base_url: &str) -> Api {
+        Api { client, base_url: base_url.trim_end_matches('/').to_string() }
+    }
+
+    /// A PATCH whose body the SDK's types cannot state: an explicit `null`
+    /// that clears a field (e.g. turns a node pool's autoscaling off), which
+    /// the generated Rust types leave out. `path` is built with
+    /// [`moke_sdk::encode_path`]; errors arrive as the typed calls' do.
+    pub(crate) async fn patch_json(&self, path: &str, body: &serde_json::Value) -> Result<(), ConsoleError> {
+        let url = reqwest::Url::parse(&format!("{}{path}", self.base_url))
+            .map_err(|_| ConsoleError::new(400, "Invalid input", "The address could not be built."))?;
+        let answer = self.client.raw_request(reqwest::Method::PATCH, url).json(body).send().await.map_err(|_| {
+            ConsoleError::new(503, "Moke is unavailable", "The API could not be reached. Try again in a moment.")
+        })?;
+        if answer.status().is_success() {
+            return Ok(());
+        }
+        Err(Api::problem(answer).await)
+    }
+}
+
+impl Api {
+    /// A GET of a browser-only operation (single sign-on), which the SDK
+    /// leaves out: the answer as it came (redirects are not followed), or
+    /// [`ConsoleError`] when the API could not be reached. `cookie` is sent
+    /// as the `Cookie` header.
+    pub(crate) async fn get_raw(
+        &self,
+        path_and_query: &str,
+        cookie: Option<&str>,
+    ) -> Result<reqwest::Response, ConsoleError> {
+        let url = reqwest::Url::parse(&format!("{}{path_and_query}", self.base_url))
+            .map_err(|_| ConsoleError::new(400, "Invalid input", "The address could not be built."))?;
+        let mut request = self.client.raw_request(reqwest::Method::GET, url);
+        if let Some(cookie) = cookie {
+            request = request.header(reqwest::header::COOKIE, cookie);
+        }
+        request.send().await.map_err(|_| {
+            ConsoleError::new(503, "Moke is unavailable", "The API could not be reached. Try again in a moment.")
+        })
+    }
+
+    /// A problem answer as a [`ConsoleError`].
+    pub(crate) async fn problem(answer: reqwest::Response) -> ConsoleError {
+        let status = answer.status().as_u16();
+        match answer.json::<types::Problem>().await {
+            Ok(problem) => ConsoleError::from_problem(status, problem),
+            Err(_) => {
+                ConsoleError::new(status, "Unexpected answer", "The API answered in a way the console did not expect.")
+            }
+        }
     }
 }
 
@@ -15,6 +71,6 @@ impl std::ops::Deref for Api {
     type Target = moke_sdk::Client;
 
     fn deref(&self) -> &moke_sdk::Client {
-        &self.0
+        &self.client
     }
 }

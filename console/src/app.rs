@@ -7,7 +7,9 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{SsrMode, path};
 use moke_sdk::types;
 
-use crate::pages::{account, cicd, clusters, org, projects, webhooks, workloads};
+use crate::pages::{
+    access, account, cicd, clusters, node_pools, org, projects, service_account, sso, sso_signin, webhooks, workloads,
+};
 use crate::session::request_session;
 use crate::ui::{Csrf, error_view};
 
@@ -64,6 +66,9 @@ pub fn App() -> impl IntoView {
             <Routes fallback=NotFound>
                 <Route path=path!("/") view=Home ssr=SsrMode::Async/>
                 <Route path=path!("/signin") view=account::SignIn ssr=SsrMode::Async/>
+                <Route path=path!("/signin/sso") view=sso_signin::SsoSignIn ssr=SsrMode::Async/>
+                <Route path=path!("/signin/sso/continue") view=sso_signin::SsoContinue ssr=SsrMode::Async/>
+                <Route path=path!("/sso/link") view=sso_signin::SsoLink ssr=SsrMode::Async/>
                 <Route path=path!("/signup") view=account::SignUp ssr=SsrMode::Async/>
                 <Route path=path!("/signup/confirm") view=account::SignUpConfirm ssr=SsrMode::Async/>
                 <Route path=path!("/verify-email") view=account::VerifyEmail ssr=SsrMode::Async/>
@@ -72,16 +77,21 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/projects") view=projects::Projects ssr=SsrMode::Async/>
                 <Route path=path!("/org/members") view=org::Members ssr=SsrMode::Async/>
                 <Route path=path!("/org/service-accounts") view=org::ServiceAccounts ssr=SsrMode::Async/>
+                <Route path=path!("/org/service-accounts/:service_account") view=service_account::ServiceAccount ssr=SsrMode::Async/>
                 <Route path=path!("/org/tokens") view=org::Tokens ssr=SsrMode::Async/>
                 <Route path=path!("/org/quotas") view=org::Quotas ssr=SsrMode::Async/>
+                <Route path=path!("/org/sso") view=sso::Sso ssr=SsrMode::Async/>
                 <Route path=path!("/org/audit") view=org::Audit ssr=SsrMode::Async/>
                 <Route path=path!("/org/webhooks") view=webhooks::Webhooks ssr=SsrMode::Async/>
                 <Route path=path!("/org/webhooks/:endpoint") view=webhooks::WebhookDeliveries ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project") view=projects::Project ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/settings") view=projects::ProjectSettings ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/hooks") view=cicd::Hooks ssr=SsrMode::Async/>
+                <Route path=path!("/projects/:project/access") view=access::ProjectAccess ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/clusters/new") view=clusters::ClusterNew ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project/clusters/:cluster") view=clusters::Cluster ssr=SsrMode::Async/>
+                <Route path=path!("/projects/:project/clusters/:cluster/node-pools/new") view=node_pools::NodePoolNew ssr=SsrMode::Async/>
+                <Route path=path!("/projects/:project/clusters/:cluster/node-pools/:node_pool") view=node_pools::NodePool ssr=SsrMode::Async/>
                 <Route
                     path=path!("/projects/:project/clusters/:cluster/kubeconfig")
                     view=clusters::Kubeconfig

@@ -125,25 +125,27 @@ impl ConsoleError {
     }
 }
 
+impl ConsoleError {
+    /// The API's problem answer, with its field errors.
+    pub(crate) fn from_problem(status: u16, problem: types::Problem) -> ConsoleError {
+        ConsoleError {
+            status,
+            title: problem.title,
+            detail: problem.detail,
+            code: problem.code,
+            fields: problem.errors.into_iter().map(|e| FieldProblem { field: e.field, message: e.message }).collect(),
+            request_id: problem.request_id,
+            values: Vec::new(),
+        }
+    }
+}
+
 impl From<moke_sdk::Error<types::Problem>> for ConsoleError {
     fn from(error: moke_sdk::Error<types::Problem>) -> ConsoleError {
         match error {
             moke_sdk::Error::ErrorResponse(answer) => {
                 let status = answer.status().as_u16();
-                let problem = answer.into_inner();
-                ConsoleError {
-                    status,
-                    title: problem.title,
-                    detail: problem.detail,
-                    code: problem.code,
-                    fields: problem
-                        .errors
-                        .into_iter()
-                        .map(|e| FieldProblem { field: e.field, message: e.message })
-                        .collect(),
-                    request_id: problem.request_id,
-                    values: Vec::new(),
-                }
+                ConsoleError::from_problem(status, answer.into_inner())
             }
             moke_sdk::Error::InvalidRequest(detail) => ConsoleError::new(400, "Invalid input", detail),
             moke_sdk::Error::CommunicationError(_) | moke_sdk::Error::InvalidUpgrade(_) => {

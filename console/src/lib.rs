@@ -103,6 +103,7 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
         .route("/assets/console.css", axum::routing::get(stylesheet))
         .route("/assets/favicon.svg", axum::routing::get(favicon))
         .route("/favicon.ico", axum::routing::get(favicon))
+        .route("/signin/sso/callback", axum::routing::get(pages::sso_signin::sso_callback))
         .route(
             "/projects/{project}/clusters/{cluster}/kubeconfig.yaml",
             axum::routing::get(pages::clusters::kubeconfig_download),

@@ -124,7 +124,23 @@ struct CookieState {
     /// A secret to show once, on the page it is for.
     #[serde(default)]
     flash: Option<Flash>,
+    /// The single sign-on this browser started, until the provider sends it back.
+    #[serde(default)]
+    sso: Option<SsoStarted>,
 }
+
+/// A single sign-on this browser started: the binding the API's callback
+/// must see again (RFC 9700 §4.7), and when it began.
+#[derive(Clone, Serialize, Deserialize)]
+struct SsoStarted {
+    binding: String,
+    started: i64,
+    /// The provider's sign-in page, where the browser goes next.
+    destination: String,
+}
+
+/// How long a started single sign-on waits for the provider (the API's own limit).
+const SSO_SECONDS: i64 = 600;
 
 /// A secret the API showed once (a new deploy hook's, an endpoint's), kept
 /// sealed in the cookie between a form's post and the page after it, and
@@ -413,7 +429,7 @@ impl RequestSession {
             Some(seed) => seed,
             None => {
                 let seed = self.0.console.keys.random(18);
-                self.write(Some(CookieState { csrf: seed.clone(), tokens: None, flash: None }));
+                self.write(Some(CookieState { csrf: seed.clone(), tokens: None, flash: None, sso: None }));
                 seed
             }
         };
@@ -432,13 +448,54 @@ impl RequestSession {
     /// nothing planted before sign-in outlives it).
     pub(crate) fn sign_in(&self, tokens: types::SessionTokens) {
         let csrf = self.0.console.keys.random(18);
-        self.write(Some(CookieState { csrf, tokens: Some(Tokens::from_api(tokens)), flash: None }));
+        self.write(Some(CookieState { csrf, tokens: Some(Tokens::from_api(tokens)), flash: None, sso: None }));
+    }
+
+    /// Remembers the binding of a single sign-on this browser started, and
+    /// the provider's page it continues on.
+    pub(crate) fn start_sso(&self, binding: String, destination: String) {
+        let started = SsoStarted { binding, started: chrono::Utc::now().timestamp(), destination };
+        let mut state = self.lock().clone().unwrap_or_else(|| CookieState {
+            csrf: self.0.console.keys.random(18),
+            tokens: None,
+            flash: None,
+            sso: None,
+        });
+        state.sso = Some(started);
+        self.write(Some(state));
+    }
+
+    /// The provider's page of the single sign-on this browser started.
+    pub(crate) fn sso_destination(&self) -> Option<String> {
+        let state = self.lock();
+        let started = state.as_ref()?.sso.as_ref()?;
+        (chrono::Utc::now().timestamp() - started.started <= SSO_SECONDS).then(|| started.destination.clone())
+    }
+
+    /// Whether the console is served over HTTPS.
+    pub(crate) fn secure(&self) -> bool {
+        self.0.console.secure
+    }
+
+    /// A client acting with `access_token` (one the API just handed out,
+    /// not this browser's session).
+    pub(crate) fn api_with_token(&self, access_token: &str) -> Api {
+        self.client(Some(access_token))
+    }
+
+    /// The binding of the single sign-on this browser started (at most
+    /// 10 minutes ago), taken out of the cookie: each is used once.
+    pub(crate) fn take_sso_binding(&self) -> Option<String> {
+        let mut state = self.lock().clone()?;
+        let started = state.sso.take()?;
+        self.write(Some(state));
+        (chrono::Utc::now().timestamp() - started.started <= SSO_SECONDS).then_some(started.binding)
     }
 
     /// Forgets the API session (the caller ends it at the API first).
     pub(crate) fn sign_out(&self) {
         let csrf = self.0.console.keys.random(18);
-        self.write(Some(CookieState { csrf, tokens: None, flash: None }));
+        self.write(Some(CookieState { csrf, tokens: None, flash: None, sso: None }));
     }
 
     /// Keeps a secret for the next page (see [`Flash`]).
@@ -495,7 +552,7 @@ impl RequestSession {
         if let Some(id) = &forwarded.request_id {
             headers = headers.with(http::HeaderName::from_static("x-request-id"), id.clone());
         }
-        Api::new(moke_sdk::Client::on_pool(&console.api_url, console.http.clone(), headers))
+        Api::new(moke_sdk::Client::on_pool(&console.api_url, console.http.clone(), headers), &console.api_url)
     }
 
     /// A client acting as the signed-in person, refreshing the session
@@ -514,6 +571,7 @@ impl RequestSession {
                     csrf: String::new(),
                     tokens: None,
                     flash: None,
+                    sso: None,
                 });
                 let access = fresh.access.clone();
                 state.tokens = Some(fresh);
@@ -537,7 +595,7 @@ impl RequestSession {
         let refresh = self.refresh_token().ok_or_else(ConsoleError::signed_out)?;
         let fresh = self.refreshed(&refresh, Some(organization)).await?;
         let csrf = self.lock().as_ref().map(|state| state.csrf.clone()).unwrap_or_default();
-        self.write(Some(CookieState { csrf, tokens: Some(fresh), flash: None }));
+        self.write(Some(CookieState { csrf, tokens: Some(fresh), flash: None, sso: None }));
         Ok(())
     }
 

@@ -141,6 +141,40 @@ pub(crate) fn Field(
     }
 }
 
+/// A labelled text area with its hint and the API's messages for it (for
+/// `error_name` and the fields under it); refilled after an error.
+#[component]
+pub(crate) fn TextArea(
+    label: &'static str,
+    name: &'static str,
+    errors: FormErrors,
+    hint: &'static str,
+    #[prop(optional)] error_name: Option<&'static str>,
+    #[prop(optional, into)] value: Option<String>,
+    #[prop(default = 14)] rows: u32,
+    /// May be left empty.
+    #[prop(optional)]
+    optional: bool,
+) -> impl IntoView {
+    let id = format!("field-{}", name.replace(['.', '[', ']'], "-"));
+    let error_name = error_name.unwrap_or(name);
+    let messages = errors.messages_for(error_name);
+    let invalid = !messages.is_empty();
+    let hint_id = format!("{id}-hint");
+    let error_id = format!("{id}-error");
+    let described = if invalid { format!("{hint_id} {error_id}") } else { hint_id.clone() };
+    let value = errors.value(name).or(value).unwrap_or_default();
+    view! {
+        <div class="field" class:invalid=invalid>
+            <label for=id.clone()>{label}</label>
+            <p class="hint" id=hint_id>{hint}</p>
+            <textarea id=id name=name rows=rows.to_string() spellcheck="false" required=!optional autofocus=errors.is_first(error_name)
+                aria-invalid=invalid.then_some("true") aria-describedby=described>{value}</textarea>
+            {invalid.then(|| view! { <p class="field-error" id=error_id.clone()>{messages.join(" ")}</p> })}
+        </div>
+    }
+}
+
 /// A labelled checkbox (a confirmation) with the API's or the form's
 /// message for it.
 #[component]

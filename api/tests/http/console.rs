@@ -550,3 +550,177 @@ async fn a_password_is_reset_through_the_mailed_link(options: PgPoolOptions, con
     browser.check("reset-signed-in").await;
     browser.close().await;
 }
+
+/// A project's and a cluster's management pages, each visited and checked
+/// with one thing done on each: a project role granted, a node pool added
+/// (autoscaled, labelled, tainted) and then changed (autoscaling off), a
+/// Service created and deleted, a service account's trust policy added, a
+/// domain added on the single sign-on page, and the project renamed.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_management_pages_work(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("management", true).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    let (project, cluster) = running_cluster(&t, "ada@example.com").await;
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let token = session["access_token"].as_str().unwrap().to_string();
+    let org = session["organization"].as_str().unwrap().to_string();
+    let (status, robot) = t
+        .post(
+            &format!("/v1/orgs/{org}/service-accounts"),
+            &token,
+            serde_json::json!({ "name": "ci", "role": "viewer" }),
+        )
+        .await;
+    assert!(status.is_success(), "{robot}");
+    let robot = robot["id"].as_str().unwrap().to_string();
+
+    // Access: the service account gets a project role.
+    browser.goto(&format!("{}/projects/{project}/access", t.base)).await;
+    assert!(browser.body_text().await.contains("No project roles yet"));
+    browser.check("access-empty").await;
+    browser.click(&format!("#field-principal option[value='{robot}']")).await;
+    browser.click("#field-role option[value='developer']").await;
+    browser.submit("section[aria-labelledby=grant-title] button[type=submit]").await;
+    let rows = browser.texts("tbody tr").await;
+    assert!(rows.iter().any(|r| r.contains("service account ci")), "{rows:#?}");
+    assert_eq!(browser.source_value(&format!("#role-{robot} option[selected]")).await, "developer");
+    browser.check("access").await;
+    let (_, members) = t.get(&format!("/v1/projects/{project}/members"), &token).await;
+    assert_eq!(members["items"][0]["role"], "developer", "{members}");
+
+    // A node pool, added from its form: bad taints are refused at the field.
+    let cluster_page = format!("{}/projects/{project}/clusters/{cluster}", t.base);
+    browser.goto(&cluster_page).await;
+    browser.click("a[href$='/node-pools/new']").await;
+    browser.check("node-pool-new").await;
+    browser.fill("#field-name", "batch").await;
+    browser.fill("#field-count", "2").await;
+    browser.click("#field-autoscale").await;
+    browser.fill("#field-min_count", "1").await;
+    browser.fill("#field-max_count", "4").await;
+    browser.fill("#field-node_labels", "workload=batch").await;
+    browser.fill("#field-taints", "dedicated batch").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.exists("#field-taints[aria-invalid=true]").await, "{}", browser.body_text().await);
+    assert_eq!(browser.source_value("#field-name").await, "batch", "the form keeps what was typed");
+    browser.check("node-pool-refused").await;
+    browser.fill("#field-taints", "dedicated=batch:NoSchedule").await;
+    browser.submit("main form button[type=submit]").await;
+    assert_eq!(browser.path().await, format!("/projects/{project}/clusters/{cluster}/node-pools/batch?created=1"));
+    let summary = browser.text(".summary").await;
+    assert!(summary.contains("1 to 4 nodes"), "{summary}");
+    let (_, pool) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}/node-pools/batch"), &token).await;
+    assert_eq!(pool["spec"]["node_labels"]["workload"], "batch", "{pool}");
+    assert_eq!(pool["spec"]["taints"][0]["effect"], "NoSchedule", "{pool}");
+    browser.check("node-pool").await;
+    // Autoscaling off, and a fixed size.
+    browser.click("#field-autoscale").await;
+    browser.fill("#field-count", "1").await;
+    browser.submit("section[aria-labelledby=edit-title] button[type=submit]").await;
+    assert!(browser.text(".summary").await.contains("off"), "{}", browser.body_text().await);
+    let (_, pool) = t.get(&format!("/v1/projects/{project}/clusters/{cluster}/node-pools/batch"), &token).await;
+    assert!(pool["spec"]["autoscaling"].is_null() && pool["spec"]["count"] == 1, "{pool}");
+    browser.check("node-pool-saved").await;
+
+    // A Service, created and deleted on the workloads page.
+    browser.goto(&format!("{cluster_page}/workloads")).await;
+    browser.fill("#field-service_name", "web").await;
+    browser.fill("#field-selector", "app=web").await;
+    browser.fill("#field-port", "80").await;
+    browser.submit("section[aria-labelledby=service-title] button[type=submit]").await;
+    let rows = browser.texts("section[aria-labelledby=services-title] tbody tr").await;
+    assert!(rows.iter().any(|r| r.starts_with("web")), "{rows:#?}");
+    browser.check("service").await;
+    browser.click("#delete-service-web").await;
+    browser.submit("section[aria-labelledby=services-title] button.danger").await;
+    assert!(browser.body_text().await.contains("No services in this namespace"));
+
+    // A trust policy for the service account.
+    browser.goto(&format!("{}/org/service-accounts", t.base)).await;
+    browser.click(&format!("a[href='/org/service-accounts/{robot}']")).await;
+    browser.check("service-account").await;
+    browser.fill("#field-issuer", "https://token.actions.githubusercontent.com").await;
+    browser.fill("#field-audience", "moke").await;
+    browser.fill("#field-claims", "repository=acme/web\nref=refs/heads/main").await;
+    browser.submit("section[aria-labelledby=new-policy] button[type=submit]").await;
+    let rows = browser.texts("tbody tr").await;
+    assert!(rows.iter().any(|r| r.contains("repository = acme/web")), "{rows:#?}");
+    browser.check("trust-policy").await;
+
+    // Single sign-on: nothing configured yet; a domain to prove.
+    browser.goto(&format!("{}/org/sso", t.base)).await;
+    browser.check("sso-empty").await;
+    browser.fill("#field-domain", "acme.example").await;
+    browser.submit("section[aria-labelledby=add-domain-title] button[type=submit]").await;
+    assert!(browser.body_text().await.contains("acme.example"), "{}", browser.body_text().await);
+    browser.check("sso-domain").await;
+
+    // Renamed: the project's pages move to the new name.
+    browser.goto(&format!("{}/projects/{project}/settings", t.base)).await;
+    browser.fill("#field-name", "storefront").await;
+    browser.submit("section[aria-labelledby=rename] button[type=submit]").await;
+    assert_eq!(browser.path().await, "/projects/storefront/settings?renamed=1");
+    browser.check("renamed").await;
+    let (status, _) = t.get("/v1/projects/storefront/clusters/prod", &token).await;
+    assert_eq!(status, StatusCode::OK);
+    browser.close().await;
+}
+
+/// Signing in through the organization's identity provider (a real OpenID
+/// Provider on loopback): the console starts the login, the provider asks
+/// who you are, and its redirect, carried to the console's landing (the
+/// test's provider sends it to an address nothing listens on), signs the
+/// browser in to the organization. A landing without a started sign-in
+/// signs nobody in.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn single_sign_on_signs_in_through_the_console(options: PgPoolOptions, connect: PgConnectOptions) {
+    let idp = crate::common::OidcProvider::start().await;
+    let t = TestApp::start_with(options, connect, |c| {
+        c.auth.allow_insecure_issuers = true;
+        c.auth.sso_redirect_uri = crate::common::SSO_REDIRECT.to_string();
+    })
+    .await;
+    let acme = t.tenant("acme").await;
+    crate::oidc::configure_sso_for(&t, &acme, &idp.issuer, "moke-sso", &["acme.test"]).await;
+    let browser = Browser::start("single-sign-on", true).await;
+
+    // A landing nobody started goes nowhere.
+    browser.goto(&format!("{}/signin/sso/callback?code=forged&state=forged", t.base)).await;
+    assert_eq!(browser.path().await, "/signin/sso?outcome=expired");
+    browser.check("sso-expired").await;
+
+    browser.goto(&format!("{}/signin", t.base)).await;
+    browser.click("a[href='/signin/sso']").await;
+    browser.fill("#field-organization", "nobody").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.exists("#field-organization[aria-invalid=true]").await, "{}", browser.body_text().await);
+    browser.check("sso-unknown-organization").await;
+    browser.fill("#field-organization", "acme").await;
+    browser.submit("main form button[type=submit]").await;
+    eventually(10, "the provider's sign-in page", async || browser.url().await.starts_with(&idp.issuer)).await;
+    browser.fill("input[name=login]", "alice@acme.test").await;
+    browser.fill("input[name=password]", "any").await;
+    browser.submit("button[type=submit]").await;
+    if browser.url().await.starts_with(&idp.issuer) {
+        browser.submit("button[type=submit]").await; // consent
+    }
+    let back = browser.url().await;
+    assert!(back.starts_with(crate::common::SSO_REDIRECT), "{back}");
+    let query = reqwest::Url::parse(&back).unwrap().query().unwrap().to_string();
+    // What the provider's own pages logged (a web font it could not load) is not the console's.
+    let _ = browser.console_errors().await;
+    browser.goto(&format!("{}/signin/sso/callback?{query}", t.base)).await;
+    assert_eq!(browser.path().await, "/projects");
+    assert!(browser.text("header .who").await.contains("alice@acme.test"));
+    browser.check("sso-signed-in").await;
+
+    // The same answer again (a replay) signs nobody in a second time.
+    browser.goto(&format!("{}/signin/sso/callback?{query}", t.base)).await;
+    assert_eq!(browser.path().await, "/signin/sso?outcome=expired");
+    browser.close().await;
+}

@@ -121,6 +121,7 @@ pub fn SignIn() -> impl IntoView {
                 <Field label="Password" name="password" kind="password" autocomplete="current-password" required=true errors=errors.clone()/>
                 <button type="submit">"Sign in"</button>
             </ActionForm>
+            <p><a href="/signin/sso">"Sign in with single sign-on"</a></p>
             <p><a href="/reset-password">"Forgot your password?"</a></p>
             <p>"New to Moke? " <a href="/signup">"Create an account"</a></p>
         </main>

@@ -357,6 +357,8 @@ pub fn Cluster() -> impl IntoView {
         Some("The cluster is being created, but its first node pool could not be: add one below.")
     } else if query("resized").is_some() {
         Some("The node pool is being resized.")
+    } else if query("pool_deleted").is_some() {
+        Some("The node pool is being deleted.")
     } else {
         None
     };
@@ -417,12 +419,12 @@ pub fn Cluster() -> impl IntoView {
                                 <thead><tr><th scope="col">"Name"</th><th scope="col">"Status"</th><th scope="col">"Machine type"</th><th scope="col">"Nodes"</th><th scope="col">"Zones"</th><th scope="col">"Resize"</th></tr></thead>
                                 <tbody>
                                     {pools.into_iter().map(|pool| {
-                                        let (project, name) = (project.clone(), name.clone());
+                                        let (project, name, path) = (project.clone(), name.clone(), path.clone());
                                         let zones = pool.spec.zones.join(", ");
                                         let input_id = format!("resize-{}", pool.name);
                                         view! {
                                             <tr>
-                                                <td>{pool.name.clone()}</td>
+                                                <td><a href=format!("{path}/node-pools/{}", segment(&pool.name))>{pool.name.clone()}</a></td>
                                                 <td><StatusChip phase=pool.status.phase.clone() stale=pool.status.stale/></td>
                                                 <td>{pool.spec.machine_type.clone()}</td>
                                                 <td>{pool.spec.count}</td>
@@ -445,6 +447,7 @@ pub fn Cluster() -> impl IntoView {
                             </table>
                         }.into_any()
                     }}
+                    <p class="actions"><a class="button secondary" href=format!("{path}/node-pools/new")>"Add a node pool"</a></p>
                 </section>
                 <section aria-labelledby="nodes-title">
                     <h2 id="nodes-title">"Nodes"</h2>

@@ -1,11 +1,16 @@
 //! The console's pages, one module per area; each holds its pages and the
 //! server functions their forms post to.
 
+pub(crate) mod access;
 pub(crate) mod account;
 pub(crate) mod cicd;
 pub(crate) mod clusters;
+pub(crate) mod node_pools;
 pub(crate) mod org;
 pub(crate) mod projects;
+pub(crate) mod service_account;
+pub(crate) mod sso;
+pub(crate) mod sso_signin;
 pub(crate) mod webhooks;
 pub(crate) mod workloads;
 

@@ -37,6 +37,7 @@ pub(crate) fn OrgTabs(current: &'static str) -> impl IntoView {
             <a href="/org/tokens" aria-current=mark("tokens")>"Your tokens"</a>
             <a href="/org/quotas" aria-current=mark("quotas")>"Quotas"</a>
             <a href="/org/webhooks" aria-current=mark("webhooks")>"Event webhooks"</a>
+            <a href="/org/sso" aria-current=mark("sso")>"Single sign-on"</a>
             <a href="/org/audit" aria-current=mark("audit")>"Audit log"</a>
         </nav>
     }
@@ -411,7 +412,7 @@ pub fn ServiceAccounts() -> impl IntoView {
                                     let (a, b) = (id.clone(), id.clone());
                                     view! {
                                         <tr>
-                                            <td>{sa.name.clone()}</td>
+                                            <td><a href=format!("/org/service-accounts/{}", segment(&id))>{sa.name.clone()}</a></td>
                                             <td>{sa.role.to_string()}</td>
                                             <td>{sa.description.clone()}</td>
                                             <td>

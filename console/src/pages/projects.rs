@@ -1,5 +1,5 @@
 //! Projects: the list (with the create form), one project's clusters, and
-//! its settings (description, deletion).
+//! its settings (description, rename, deletion).
 
 use leptos::prelude::*;
 use moke_sdk::types;
@@ -221,10 +221,28 @@ pub async fn project_update(csrf: String, project: String, description: String) 
     };
     fields.finish()?;
     let api = session.api().await?;
-    let body = types::ProjectUpdate { labels: None, spec: Some(types::ProjectSpec { description: checked }) };
+    let body =
+        types::ProjectUpdate { name: None, labels: None, spec: Some(types::ProjectSpec { description: checked }) };
     api.project_update().project(&project).body(body).send().await?;
     session.redirect(&format!("/projects/{}/settings?saved=1", segment(&project)));
     Ok(())
+}
+
+/// Renames the project; its pages move to the new name.
+#[server(prefix = "/console/fn", endpoint = "project_rename")]
+pub async fn project_rename(csrf: String, project: String, name: String) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let renamed = async {
+        let mut fields = Fields::default();
+        let checked = fields.parse::<types::ProjectUpdateName>("name", name.trim(), PROJECT_NAME);
+        fields.finish()?;
+        let body = types::ProjectUpdate { name: checked, labels: None, spec: None };
+        let renamed = session.api().await?.project_update().project(&project).body(body).send().await?.into_inner();
+        session.redirect(&format!("/projects/{}/settings?renamed=1", segment(&renamed.name)));
+        Ok(())
+    };
+    renamed.await.map_err(|e: ConsoleError| e.keep(&[("name", name.as_str())]))
 }
 
 #[server(prefix = "/console/fn", endpoint = "project_delete")]
@@ -242,8 +260,11 @@ pub async fn project_delete(csrf: String, project: String, confirm: String) -> R
 #[component]
 pub fn ProjectSettings() -> impl IntoView {
     let update = ServerAction::<ProjectUpdate>::new();
+    let rename = ServerAction::<ProjectRename>::new();
     let delete = ServerAction::<ProjectDelete>::new();
     let update_errors = FormErrors::new(action_error(update.value().get_untracked()), &["spec.description"]);
+    let rename_errors = FormErrors::new(action_error(rename.value().get_untracked()), &["name"]);
+    let renamed = query("renamed").is_some();
     let delete_errors = FormErrors::new(action_error(delete.value().get_untracked()), &["confirm"]);
     let project = param("project");
     let session = request_session();
@@ -260,7 +281,8 @@ pub fn ProjectSettings() -> impl IntoView {
                 Err(error) => error_view(&session, error),
                 Ok(viewed) => {
                     let description = viewed.spec.description.map(|d| d.to_string()).unwrap_or_default();
-                    let (name, name_to_delete) = (viewed.name.clone(), viewed.name);
+                    let (name, name_to_rename, name_to_delete) =
+                        (viewed.name.clone(), viewed.name.clone(), viewed.name);
                     view! {
                         <h1>{format!("Settings of {project}")}</h1>
                         <ProjectTabs base=base.clone() current="settings"/>
@@ -272,6 +294,17 @@ pub fn ProjectSettings() -> impl IntoView {
                                 <input type="hidden" name="project" value=name/>
                                 <Field label="Description" name="description" error_name="spec.description" value=description errors=update_errors.clone()/>
                                 <button type="submit">"Save"</button>
+                            </ActionForm>
+                        </section>
+                        <section class="card" aria-labelledby="rename">
+                            <h2 id="rename">"Rename"</h2>
+                            <p class="hint">"Links and scripts that use the old name stop finding the project; its id stays the same."</p>
+                            <FormAlert errors=rename_errors.clone() done=renamed.then_some("Renamed.")/>
+                            <ActionForm action=rename>
+                                <Csrf/>
+                                <input type="hidden" name="project" value=name_to_rename.clone()/>
+                                <Field label="New name" name="name" pattern=NAME_PATTERN value=name_to_rename required=true errors=rename_errors.clone()/>
+                                <button type="submit">"Rename"</button>
                             </ActionForm>
                         </section>
                         <section class="card danger" aria-labelledby="delete">
@@ -307,6 +340,7 @@ pub(crate) fn ProjectTabs(base: String, current: &'static str) -> impl IntoView 
         <nav class="tabs" aria-label="Project">
             <a href=base.clone() aria-current=mark("clusters")>"Clusters"</a>
             <a href=format!("{base}/hooks") aria-current=mark("hooks")>"CI/CD"</a>
+            <a href=format!("{base}/access") aria-current=mark("access")>"Access"</a>
             <a href=format!("{base}/settings") aria-current=mark("settings")>"Settings"</a>
         </nav>
     }

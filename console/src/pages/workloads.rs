@@ -11,7 +11,8 @@ use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::{RequestSession, request_session};
 use crate::ui::{
-    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, action_error, ago, error_view,
+    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, TextArea, action_error, ago,
+    error_view,
 };
 
 fn workloads_path(project: &str, cluster: &str, namespace: &str) -> String {
@@ -224,6 +225,110 @@ pub async fn deployment_create_form(
     made.await.map_err(|e: ConsoleError| e.keep(&kept))
 }
 
+#[allow(clippy::too_many_arguments)]
+#[server(prefix = "/console/fn", endpoint = "service_create")]
+pub async fn service_create(
+    csrf: String,
+    idempotency_key: String,
+    project: String,
+    cluster: String,
+    namespace: String,
+    service_name: String,
+    service_type: String,
+    selector: String,
+    port: String,
+    target_port: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let target_port = target_port.unwrap_or_default();
+    let kept = [
+        ("service_name", service_name.as_str()),
+        ("service_type", service_type.as_str()),
+        ("selector", selector.as_str()),
+        ("port", port.as_str()),
+        ("target_port", target_port.as_str()),
+    ];
+    let made = async {
+        let mut fields = Fields::default();
+        let name = fields.parse::<types::ServiceCreateName>(
+            "name",
+            &service_name,
+            "Use 1-63 lowercase letters, digits or '-', starting with a letter.",
+        );
+        let kind = fields.parse::<types::ServiceSpecType>("spec.type", &service_type, "Choose ClusterIP or NodePort.");
+        let mut pods = std::collections::HashMap::new();
+        for line in selector.lines().map(str::trim).filter(|line| !line.is_empty()) {
+            match line.split_once('=').map(|(k, v)| (k.trim(), v.trim().parse::<types::SelectorMapValue>())) {
+                Some((key, Ok(value))) if !key.is_empty() => {
+                    pods.insert(key.to_string(), value);
+                }
+                _ => fields.problem("spec.selector", &format!("Write key=value lines, e.g. app=web (not {line:?}).")),
+            }
+        }
+        if pods.is_empty() {
+            fields.problem("spec.selector", "Select the pods to send traffic to, e.g. app=web.");
+        }
+        let port = fields.parse::<std::num::NonZeroU64>("spec.ports[0].port", &port, "Enter a port, 1 to 65535.");
+        let target_port = match target_port.trim() {
+            "" => None,
+            text => {
+                fields.parse::<std::num::NonZeroU64>("spec.ports[0].target_port", text, "Enter a port, 1 to 65535.")
+            }
+        };
+        fields.finish()?;
+        let spec = types::ServiceSpec {
+            ports: vec![types::ServicePort {
+                name: None,
+                node_port: None,
+                port: port.expect("finish() refused a missing field"),
+                protocol: None,
+                target_port,
+            }],
+            selector: types::SelectorMap(pods),
+            type_: kind,
+        };
+        let body = types::ServiceCreate {
+            labels: None,
+            manifest: None,
+            name: name.expect("finish() refused a missing field"),
+            spec: Some(spec),
+        };
+        session
+            .api()
+            .await?
+            .service_create()
+            .project(&project)
+            .cluster(&cluster)
+            .namespace(&namespace)
+            .idempotency_key(idempotency_key)
+            .body(body)
+            .send()
+            .await?;
+        session.redirect(&format!("{}&service_created=1", workloads_path(&project, &cluster, &namespace)));
+        Ok(())
+    };
+    made.await.map_err(|e: ConsoleError| e.keep(&kept))
+}
+
+#[server(prefix = "/console/fn", endpoint = "service_delete")]
+pub async fn service_delete(
+    csrf: String,
+    project: String,
+    cluster: String,
+    namespace: String,
+    service: String,
+    confirm: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    Fields::ticked(&confirm, "Tick the box to confirm deleting the service.")?;
+    let api = session.api().await?;
+    api.service_delete().project(&project).cluster(&cluster).namespace(&namespace).service(&service).send().await?;
+    session.redirect(&workloads_path(&project, &cluster, &namespace));
+    Ok(())
+}
+
 /// What the workloads page shows for one namespace.
 struct WorkloadsData {
     namespaces: Vec<types::NamespaceView>,
@@ -256,6 +361,13 @@ pub fn Workloads() -> impl IntoView {
     let create_namespace = ServerAction::<NamespaceCreate>::new();
     let from_yaml = ServerAction::<DeploymentCreateYaml>::new();
     let from_form = ServerAction::<DeploymentCreateForm>::new();
+    let create_service = ServerAction::<ServiceCreate>::new();
+    let delete_service = ServerAction::<ServiceDelete>::new();
+    let service_errors = FormErrors::new(
+        action_error(create_service.value().get_untracked()),
+        &["name", "spec.type", "spec.selector", "spec.ports"],
+    );
+    let services_errors = FormErrors::new(action_error(delete_service.value().get_untracked()), &[]);
     let namespace_errors = FormErrors::new(action_error(create_namespace.value().get_untracked()), &["name"]);
     let yaml_errors = FormErrors::new(action_error(from_yaml.value().get_untracked()), &["manifest"]);
     let form_errors =
@@ -275,6 +387,7 @@ pub fn Workloads() -> impl IntoView {
             let (p1, c1, n1) = (project.clone(), cluster.clone(), namespace.clone());
             let (p2, c2, n2) = (project.clone(), cluster.clone(), namespace.clone());
             let (p3, c3) = (project.clone(), cluster.clone());
+            let (p4, c4, n4) = (project.clone(), cluster.clone(), namespace.clone());
             view! {
                 <h1>{format!("Workloads of {cluster}")}</h1>
                 <ClusterTabs project=project.clone() cluster=cluster.clone() current="workloads"/>
@@ -345,15 +458,19 @@ pub fn Workloads() -> impl IntoView {
                 </section>
                 <section aria-labelledby="services-title">
                     <h2 id="services-title">{format!("Services in {namespace}")}</h2>
+                    <FormAlert errors=services_errors.clone()/>
                     {if services.is_empty() {
                         view! { <p class="muted">"No services in this namespace."</p> }.into_any()
                     } else {
                         view! {
                             <table>
                                 <caption class="visually-hidden">"Services"</caption>
-                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Cluster IP"</th><th scope="col">"Ports"</th><th scope="col">"Endpoints"</th></tr></thead>
+                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Cluster IP"</th><th scope="col">"Ports"</th><th scope="col">"Endpoints"</th><th scope="col">"Delete"</th></tr></thead>
                                 <tbody>
                                     {services.into_iter().map(|s| {
+                                        let (project, cluster, namespace) = (project.clone(), cluster.clone(), namespace.clone());
+                                        let confirm_id = format!("delete-service-{}", s.name);
+                                        let (service, confirm_label) = (s.name.clone(), format!(": delete {}", s.name));
                                         let ports = s.spec.ports.iter().map(|p| p.port.to_string()).collect::<Vec<_>>().join(", ");
                                         let ready = s.endpoints.iter().filter(|e| e.ready).count();
                                         let endpoints = s.endpoints.iter().map(|e| format!("{}:{} ({})", e.ip, e.port, e.pod)).collect::<Vec<_>>().join(", ");
@@ -363,6 +480,18 @@ pub fn Workloads() -> impl IntoView {
                                                 <td><code>{s.cluster_ip}</code></td>
                                                 <td>{ports}</td>
                                                 <td>{format!("{ready} ready")}<br/><span class="muted">{endpoints}</span></td>
+                                                <td>
+                                                    <ActionForm action=delete_service>
+                                                        <Csrf/>
+                                                        <input type="hidden" name="project" value=project/>
+                                                        <input type="hidden" name="cluster" value=cluster/>
+                                                        <input type="hidden" name="namespace" value=namespace/>
+                                                        <input type="hidden" name="service" value=service/>
+                                                        <input type="checkbox" id=confirm_id.clone() name="confirm" value="yes" required=true/>
+                                                        <label for=confirm_id>"Sure"<span class="visually-hidden">{confirm_label}</span></label>
+                                                        <button type="submit" class="danger">"Delete"</button>
+                                                    </ActionForm>
+                                                </td>
                                             </tr>
                                         }
                                     }).collect_view()}
@@ -370,6 +499,31 @@ pub fn Workloads() -> impl IntoView {
                             </table>
                         }.into_any()
                     }}
+                </section>
+                <section class="card" aria-labelledby="service-title">
+                    <h2 id="service-title">"Create a service"</h2>
+                    <p class="hint">"A stable address in front of the pods the selector matches. Deployments made here label their pods app=<name>."</p>
+                    <FormAlert errors=service_errors.clone()/>
+                    <ActionForm action=create_service>
+                        <Csrf/>
+                        <IdempotencyKey/>
+                        <input type="hidden" name="project" value=p4/>
+                        <input type="hidden" name="cluster" value=c4/>
+                        <input type="hidden" name="namespace" value=n4/>
+                        <Field label="Name" name="service_name" error_name="name" pattern=NAME_PATTERN required=true errors=service_errors.clone()/>
+                        <div class="field">
+                            <label for="field-service_type">"Type"</label>
+                            <select id="field-service_type" name="service_type">
+                                <option value="ClusterIP" selected=true>"ClusterIP: reachable inside the cluster"</option>
+                                <option value="NodePort">"NodePort: also on a port of every node"</option>
+                            </select>
+                        </div>
+                        <TextArea label="Selector" name="selector" error_name="spec.selector" rows=2 hint="One key=value per line, e.g. app=web." errors=service_errors.clone()/>
+                        <Field label="Port" name="port" error_name="spec.ports[0].port" kind="number" min="1" max="65535" value="80" required=true errors=service_errors.clone()/>
+                        <Field label="Pods' port (optional)" name="target_port" error_name="spec.ports[0].target_port" kind="number" min="1" max="65535"
+                            hint="The port the containers listen on; the same as Port if empty." errors=service_errors.clone()/>
+                        <button type="submit">"Create service"</button>
+                    </ActionForm>
                 </section>
                 <section class="card" aria-labelledby="namespace-title">
                     <h2 id="namespace-title">"Create a namespace"</h2>
@@ -396,27 +550,6 @@ pub fn Workloads() -> impl IntoView {
         <Frame title=format!("Workloads of {cluster}") crumbs=crumbs>
             <Suspense fallback=|| ()>{content}</Suspense>
         </Frame>
-    }
-}
-
-/// A labelled text area with its hint and the API's messages for it.
-#[component]
-fn TextArea(label: &'static str, name: &'static str, errors: FormErrors, hint: &'static str) -> impl IntoView {
-    let id = format!("field-{name}");
-    let messages = errors.messages_for(name);
-    let invalid = !messages.is_empty();
-    let hint_id = format!("{id}-hint");
-    let error_id = format!("{id}-error");
-    let described = if invalid { format!("{hint_id} {error_id}") } else { hint_id.clone() };
-    let value = errors.value(name).unwrap_or_default();
-    view! {
-        <div class="field" class:invalid=invalid>
-            <label for=id.clone()>{label}</label>
-            <p class="hint" id=hint_id>{hint}</p>
-            <textarea id=id name=name rows="14" spellcheck="false" required=true autofocus=errors.is_first(name)
-                aria-invalid=invalid.then_some("true") aria-describedby=described>{value}</textarea>
-            {invalid.then(|| view! { <p class="field-error" id=error_id.clone()>{messages.join(" ")}</p> })}
-        </div>
     }
 }
 
