@@ -338,6 +338,16 @@ impl RequestSession {
         (RequestSession::open(console, Some(parts), Some(response.clone())), response)
     }
 
+    /// `answer` with the cookie a plain handler's session wrote (see
+    /// [`RequestSession::outside_leptos`]).
+    pub(crate) fn with_cookie(response: &ResponseOptions, mut answer: Response) -> Response {
+        let set = response.0.read().unwrap_or_else(PoisonError::into_inner);
+        for (name, value) in set.headers.iter().filter(|(name, _)| *name == header::SET_COOKIE) {
+            answer.headers_mut().append(name, value.clone());
+        }
+        answer
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<CookieState>> {
         self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

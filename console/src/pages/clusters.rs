@@ -22,7 +22,7 @@ use crate::ui::{
     error_view, operation_chip, when,
 };
 
-fn cluster_path(project: &str, cluster: &str) -> String {
+pub(crate) fn cluster_path(project: &str, cluster: &str) -> String {
     format!("/projects/{}/clusters/{}", segment(project), segment(cluster))
 }
 
@@ -261,7 +261,7 @@ pub fn ClusterNew() -> impl IntoView {
 
 /// A labelled `<select>`; `options` are (value, label, preselected).
 #[component]
-fn Select(
+pub(crate) fn Select(
     label: &'static str,
     name: &'static str,
     /// The API's name for the field, for its errors.
@@ -672,7 +672,7 @@ pub(crate) async fn kubeconfig_download(
             api.cluster_kubeconfig_view().project(&project).cluster(&cluster).send().await?.into_inner(),
         )
     };
-    let mut answer = match fetched.await {
+    let answer = match fetched.await {
         Ok(kubeconfig) => {
             let file: String =
                 cluster.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
@@ -700,11 +700,7 @@ pub(crate) async fn kubeconfig_download(
             (status, text).into_response()
         }
     };
-    let set = response.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-    for (name, value) in set.headers.iter().filter(|(name, _)| *name == http::header::SET_COOKIE) {
-        answer.headers_mut().append(name, value.clone());
-    }
-    answer
+    RequestSession::with_cookie(&response, answer)
 }
 
 #[server(prefix = "/console/fn", endpoint = "cluster_delete")]

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use moke_sdk::types;
 
 use super::account::Fields;
+use super::clusters::{Select, cluster_path};
 use super::workloads::ClusterTabs;
 use super::{param, segment};
 use crate::app::Frame;
@@ -20,10 +21,6 @@ use crate::ui::{
 const LABELS_HINT: &str = "One key=value per line, e.g. workload=batch. Put on every node of the pool.";
 const TAINTS_HINT: &str =
     "One key=value:Effect (or key:Effect) per line; Effect is NoSchedule, PreferNoSchedule or NoExecute.";
-
-fn cluster_path(project: &str, cluster: &str) -> String {
-    format!("/projects/{}/clusters/{}", segment(project), segment(cluster))
-}
 
 fn pool_path(project: &str, cluster: &str, pool: &str) -> String {
     format!("{}/node-pools/{}", cluster_path(project, cluster), segment(pool))
@@ -245,8 +242,6 @@ pub fn NodePoolNew() -> impl IntoView {
                 Ok(data) => data,
                 Err(error) => return error_view(&session, error),
             };
-            let chosen = errors.value("machine_type");
-            let machine_messages = errors.messages_for("spec.machine_type");
             view! {
                 <h1>"Add a node pool"</h1>
                 <ClusterTabs project=project.clone() cluster=cluster.clone() current="overview"/>
@@ -257,16 +252,8 @@ pub fn NodePoolNew() -> impl IntoView {
                     <input type="hidden" name="project" value=project.clone()/>
                     <input type="hidden" name="cluster" value=cluster.clone()/>
                     <Field label="Name" name="name" pattern=NAME_PATTERN hint="e.g. pool-2 or gpu" required=true errors=errors.clone()/>
-                    <div class="field" class:invalid=!machine_messages.is_empty()>
-                        <label for="field-machine_type">"Machine type"</label>
-                        <select id="field-machine_type" name="machine_type" required=true autofocus=errors.is_first("spec.machine_type")>
-                            {machines.into_iter().map(|m| {
-                                let selected = chosen.as_deref() == Some(m.name.as_str());
-                                view! { <option value=m.name.clone() selected=selected>{format!("{}: {} vCPU, {} GiB", m.name, m.vcpus, m.memory_gib)}</option> }
-                            }).collect_view()}
-                        </select>
-                        {(!machine_messages.is_empty()).then(|| view! { <p class="field-error">{machine_messages.join(" ")}</p> })}
-                    </div>
+                    <Select label="Machine type" name="machine_type" error_name="spec.machine_type" errors=errors.clone()
+                        options=machines.iter().map(|m| (m.name.clone(), format!("{}: {} vCPU, {} GiB", m.name, m.vcpus, m.memory_gib), false)).collect()/>
                     <Field label="Nodes" name="count" error_name="spec.count" kind="number" value="3" min="0" max="500" required=true
                         hint="Fewer than 3 nodes leave no room to move workloads during upgrades and repairs." errors=errors.clone()/>
                     <Field label="Zones (optional)" name="zones" error_name="spec.zones" placeholder="spread over all zones"

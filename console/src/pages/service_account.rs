@@ -14,7 +14,7 @@ use super::{param, query, segment};
 use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::request_session;
-use crate::ui::{Csrf, Field, FormAlert, FormErrors, IdempotencyKey, action_error, ago, error_view, when};
+use crate::ui::{Csrf, Field, FormAlert, FormErrors, IdempotencyKey, TextArea, action_error, ago, error_view, when};
 
 /// Claim names a policy may not require: the issuer and audience have their
 /// own fields, and the time claims are always checked.
@@ -243,7 +243,8 @@ pub fn ServiceAccount() -> impl IntoView {
                         <input type="hidden" name="service_account" value=id.clone()/>
                         <Field label="Issuer" name="issuer" kind="url" placeholder="https://token.actions.githubusercontent.com" required=true errors=errors.clone()/>
                         <Field label="Audience" name="audience" hint="The aud your CI job asks for in its ID token, e.g. moke." required=true errors=errors.clone()/>
-                        <ClaimsField errors=errors.clone()/>
+                        <TextArea label="Claims that must match" name="claims" rows=4 errors=errors.clone()
+                            hint="One name=value per line, 1 to 10 lines; each must equal the job's ID token claim exactly."/>
                         <button type="submit">"Add trust policy"</button>
                     </ActionForm>
                 </section>
@@ -262,24 +263,5 @@ pub fn ServiceAccount() -> impl IntoView {
         <Frame title="Service account" crumbs=crumbs>
             <Suspense fallback=|| ()>{content}</Suspense>
         </Frame>
-    }
-}
-
-/// The claims textarea (`name=value` lines), filled in again after an error,
-/// with the messages for `claims` and `claims.<name>`.
-#[component]
-fn ClaimsField(errors: FormErrors) -> impl IntoView {
-    let messages = errors.messages_for("claims");
-    let invalid = !messages.is_empty();
-    let described = if invalid { "field-claims-hint field-claims-error" } else { "field-claims-hint" };
-    let value = errors.value("claims").unwrap_or_default();
-    view! {
-        <div class="field" class:invalid=invalid>
-            <label for="field-claims">"Claims that must match"</label>
-            <p class="hint" id="field-claims-hint">"One name=value per line, 1 to 10 lines; each must equal the job's ID token claim exactly."</p>
-            <textarea id="field-claims" name="claims" rows="4" spellcheck="false" required=true autofocus=errors.is_first("claims")
-                aria-invalid=invalid.then_some("true") aria-describedby=described>{value}</textarea>
-            {invalid.then(|| view! { <p class="field-error" id="field-claims-error">{messages.join(" ")}</p> })}
-        </div>
     }
 }

@@ -157,12 +157,8 @@ pub(crate) async fn sso_callback(
         None => "/signin/sso?outcome=expired".to_string(),
         Some(binding) => finish(&session, parts.uri.query().unwrap_or_default(), &binding).await,
     };
-    let mut answer = (http::StatusCode::SEE_OTHER, [(http::header::LOCATION, to)]).into_response();
-    let set = response.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-    for (name, value) in set.headers.iter().filter(|(name, _)| *name == http::header::SET_COOKIE) {
-        answer.headers_mut().append(name, value.clone());
-    }
-    answer
+    let answer = (http::StatusCode::SEE_OTHER, [(http::header::LOCATION, to)]).into_response();
+    RequestSession::with_cookie(&response, answer)
 }
 
 /// Finishes the sign-in at the API; where the browser goes next.
