@@ -38,7 +38,7 @@ impl Loader<Uuid> for Operations {
 
     async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Self::Value>, Self::Error> {
         self.app
-            .operations_by_target(&self.caller, keys, RECENT_OPERATIONS)
+            .operations_by_cluster(&self.caller, keys, RECENT_OPERATIONS)
             .await
             .map_err(|e| Arc::new(super::error(e)))
     }

@@ -112,7 +112,8 @@ impl ClusterView {
         let pools = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;
         Ok(pools.unwrap_or_default())
     }
-    /// The most recent operations on the cluster, newest first (batched).
+    /// The most recent operations on the cluster, its node pools and its
+    /// deployments, newest first (batched; `clusterOperations` pages them all).
     #[graphql(complexity = "5 * child_complexity")]
     async fn operations(&self, ctx: &Context<'_>) -> Result<Vec<OperationView>> {
         let loader = ctx.data_unchecked::<DataLoader<loaders::Operations>>();
@@ -271,6 +272,29 @@ impl Query {
 
     async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
         app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)
+    }
+
+    /// The operations on a cluster, its node pools and its deployments (also
+    /// those since deleted), newest first.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn cluster_operations(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, OperationView>> {
+        let result = app(ctx)
+            .cluster_operation_list(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                page(first, after)?,
+            )
+            .await
+            .map_err(error)?;
+        Ok(connection(result, |o| o.id.uuid()))
     }
 }
 

@@ -363,6 +363,25 @@ impl node_pool_service_server::NodePoolService for Api {
 
 #[tonic::async_trait]
 impl operation_service_server::OperationService for Api {
+    async fn list_operations(&self, request: Request<ListOperationsRequest>) -> Reply<ListOperationsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self
+            .app
+            .cluster_operation_list(
+                &ctx,
+                &ResourceRef::parse(&r.project),
+                &ResourceRef::parse(&r.cluster),
+                page(r.page_size, &r.page_token)?,
+            )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListOperationsResponse {
+            operations: page.items.into_iter().map(convert::operation).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
     async fn get_operation(&self, request: Request<GetOperationRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, "").await?;
         let op = self.app.operation_view(&ctx, id(&request.get_ref().operation)?, None).await.map_err(status)?;

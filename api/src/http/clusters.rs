@@ -23,6 +23,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_credentials_create))
         .routes(routes!(cluster_credentials_revoke))
         .routes(routes!(cluster_node_list))
+        .routes(routes!(cluster_operation_list))
         .routes(routes!(cluster_metrics_view))
 }
 
@@ -41,6 +42,22 @@ async fn cluster_node_list(
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
     Ok(axum::Json(app.cluster_node_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
+}
+
+/// The operations on the cluster, its node pools and its deployments (also those since deleted), newest first.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/operations",
+    operation_id = "cluster_operation_list", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<OperationView>), Problems))]
+async fn cluster_operation_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.cluster_operation_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
 }
 
 /// Capacity against the CPU and memory the cluster's pods request, cluster-wide and per deployment.

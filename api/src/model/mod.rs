@@ -551,7 +551,7 @@ pub struct OperationError {
 /// What an operation acts on.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct OperationTarget {
-    /// `cluster`, `node_pool` or `org` (organization-wide work such as re-encrypting secrets).
+    /// `cluster`, `node_pool`, `deployment` or `org` (organization-wide work such as re-encrypting secrets).
     #[serde(rename = "type")]
     #[graphql(name = "type")]
     pub target_type: String,

@@ -248,6 +248,20 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     let pending_delete: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
     assert!(pending_delete.deletion_requested_at.is_some());
 
+    // The cluster's operations: its own and its pools', newest first, paged.
+    let ops_path = format!("{prod_path}/operations");
+    let ops: Page<OperationView> = owner.get(&ops_path).await.expect(StatusCode::OK);
+    let kinds: Vec<&str> = ops.items.iter().map(|o| o.kind.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"node_pool_delete"), "newest first: {kinds:?}");
+    assert_eq!(kinds.last(), Some(&"cluster_create"), "{kinds:?}");
+    assert!(ops.items.iter().any(|o| o.id == np_op.id), "a pool's work is the cluster's");
+    let first: Page<OperationView> = owner.get(&format!("{ops_path}?limit=2")).await.expect(StatusCode::OK);
+    let token = first.next_page.clone().expect("more than two");
+    let rest: Page<OperationView> =
+        owner.get(&format!("{ops_path}?limit=500&page_token={token}")).await.expect(StatusCode::OK);
+    let paged: Vec<_> = first.items.iter().chain(&rest.items).map(|o| o.id.to_string()).collect();
+    assert_eq!(paged, ops.items.iter().map(|o| o.id.to_string()).collect::<Vec<_>>());
+
     // Deletion protection, then delete; the region confirms and it is gone.
     owner.delete::<OperationView>(&prod_path).await.refused_with(StatusCode::CONFLICT, "deletion_protected");
     owner

@@ -220,7 +220,8 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
             let edges = answer["data"]["project"]["clusters"]["edges"].as_array().unwrap_or_else(|| panic!("{answer}"));
             assert_eq!(edges.len(), first, "{answer}");
             assert_eq!(edges[first - 1]["node"]["nodePools"][0]["name"], "workers");
-            assert_eq!(edges[0]["node"]["operations"][0]["kind"], "cluster_create");
+            let kinds = &edges[0]["node"]["operations"];
+            assert_eq!((&kinds[0]["kind"], &kinds[1]["kind"]), (&json!("node_pool_create"), &json!("cluster_create")));
             let counted = queries.load(Ordering::SeqCst);
             if counted > 0 {
                 seen.push(counted);
@@ -233,6 +234,18 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     }
     assert!(cost[0] > 0, "the counter sees queries");
     assert_eq!(cost[0], cost[1], "5 and 50 clusters cost the same number of queries: {cost:?}");
+
+    let paged = gql(
+        &t,
+        &acme,
+        r#"{ clusterOperations(project: "web", cluster: "c07", first: 1) { edges { node { kind target { name } } } pageInfo { hasNextPage } } }"#,
+        json!({}),
+    )
+    .await;
+    let connection = &paged["data"]["clusterOperations"];
+    assert_eq!(connection["edges"][0]["node"]["kind"], "node_pool_create", "{paged}");
+    assert_eq!(connection["edges"][0]["node"]["target"]["name"], "workers");
+    assert_eq!(connection["pageInfo"]["hasNextPage"], true);
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

@@ -122,6 +122,14 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
         .unwrap()
         .into_inner();
     assert_eq!(second.clusters[0].name, "dev");
+    let prod_ops = g
+        .operations
+        .list_operations(ListOperationsRequest { project: "web".into(), cluster: "prod".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let kinds: Vec<&str> = prod_ops.operations.iter().map(|o| o.kind.as_str()).collect();
+    assert_eq!(kinds, ["node_pool_create", "cluster_create"], "the pool's work too, newest first");
     let before = g
         .clusters
         .get_cluster(GetClusterRequest { project: "web".into(), cluster: "prod".into() })

@@ -114,6 +114,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolDelete => Self::cli_node_pool_delete(),
             CliCommand::NodePoolUpdate => Self::cli_node_pool_update(),
             CliCommand::ClusterNodeList => Self::cli_cluster_node_list(),
+            CliCommand::ClusterOperationList => Self::cli_cluster_operation_list(),
             CliCommand::DeployPolicyView => Self::cli_deploy_policy_view(),
             CliCommand::DeployPolicyUpdate => Self::cli_deploy_policy_update(),
             CliCommand::DeployHookList => Self::cli_deploy_hook_list(),
@@ -1169,6 +1170,9 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_cluster_node_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together).")
     }
+    pub fn cli_cluster_operation_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The operations on the cluster, its node pools and its deployments (also those since deleted), newest first.")
+    }
     pub fn cli_deploy_policy_view() -> ::clap::Command {
         ::clap::Command::new("")
             .arg(
@@ -1377,6 +1381,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolDelete => self.execute_node_pool_delete(matches).await,
             CliCommand::NodePoolUpdate => self.execute_node_pool_update(matches).await,
             CliCommand::ClusterNodeList => self.execute_cluster_node_list(matches).await,
+            CliCommand::ClusterOperationList => self.execute_cluster_operation_list(matches).await,
             CliCommand::DeployPolicyView => self.execute_deploy_policy_view(matches).await,
             CliCommand::DeployPolicyUpdate => self.execute_deploy_policy_update(matches).await,
             CliCommand::DeployHookList => self.execute_deploy_hook_list(matches).await,
@@ -4273,6 +4278,39 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_cluster_operation_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_operation_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_cluster_operation_list(matches, &mut request)?;
+        self.config.list_start::<types::PageOperationView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageOperationView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
     pub async fn execute_deploy_policy_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.deploy_policy_view();
         if let Some(value) = matches.get_one::<::std::string::String>("project") {
@@ -5314,6 +5352,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_cluster_operation_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterOperationList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_deploy_policy_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -5503,6 +5548,7 @@ pub enum CliCommand {
     NodePoolDelete,
     NodePoolUpdate,
     ClusterNodeList,
+    ClusterOperationList,
     DeployPolicyView,
     DeployPolicyUpdate,
     DeployHookList,
@@ -5621,6 +5667,7 @@ impl CliCommand {
             CliCommand::NodePoolDelete,
             CliCommand::NodePoolUpdate,
             CliCommand::ClusterNodeList,
+            CliCommand::ClusterOperationList,
             CliCommand::DeployPolicyView,
             CliCommand::DeployPolicyUpdate,
             CliCommand::DeployHookList,
@@ -5740,6 +5787,7 @@ impl CliCommand {
             CliCommand::NodePoolDelete => "node_pool_delete",
             CliCommand::NodePoolUpdate => "node_pool_update",
             CliCommand::ClusterNodeList => "cluster_node_list",
+            CliCommand::ClusterOperationList => "cluster_operation_list",
             CliCommand::DeployPolicyView => "deploy_policy_view",
             CliCommand::DeployPolicyUpdate => "deploy_policy_update",
             CliCommand::DeployHookList => "deploy_hook_list",

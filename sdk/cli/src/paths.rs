@@ -110,6 +110,7 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::NodePoolDelete => Some("node-pool delete"),
         CliCommand::NodePoolUpdate => Some("node-pool update"),
         CliCommand::ClusterNodeList => Some("cluster node list"),
+        CliCommand::ClusterOperationList => Some("cluster operation list"),
         CliCommand::DeployPolicyView => Some("project deploy-policy view"),
         CliCommand::DeployPolicyUpdate => Some("project deploy-policy update"),
         CliCommand::DeployHookList => Some("deploy-hook list"),

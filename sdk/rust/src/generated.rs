@@ -4250,7 +4250,7 @@ pub mod types {
         #[doc = "The target's prefixed id."]
         pub id: ::std::string::String,
         pub name: ::std::string::String,
-        #[doc = "`cluster`, `node_pool` or `org` (organization-wide work such as re-encrypting secrets)."]
+        #[doc = "`cluster`, `node_pool`, `deployment` or `org` (organization-wide work such as re-encrypting secrets)."]
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
     }
@@ -4584,6 +4584,19 @@ pub mod types {
     }
     impl PageNodeView {
         pub fn builder() -> builder::PageNodeView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageOperationView {
+        pub items: ::std::vec::Vec<OperationView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageOperationView {
+        pub fn builder() -> builder::PageOperationView {
             Default::default()
         }
     }
@@ -15032,6 +15045,46 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PageOperationView {
+            items: ::std::result::Result<::std::vec::Vec<super::OperationView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageOperationView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageOperationView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::OperationView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageOperationView> for super::PageOperationView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageOperationView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageOperationView> for PageOperationView {
+            fn from(value: super::PageOperationView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PageOrgView {
             items: ::std::result::Result<::std::vec::Vec<super::OrgView>, ::std::string::String>,
             next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -20509,6 +20562,10 @@ impl Client {
     #[doc = "The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together)\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/nodes`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_node_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_node_list(&self) -> builder::ClusterNodeList<'_> {
         builder::ClusterNodeList::new(self)
+    }
+    #[doc = "The operations on the cluster, its node pools and its deployments (also those since deleted), newest first\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/operations`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_operation_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn cluster_operation_list(&self) -> builder::ClusterOperationList<'_> {
+        builder::ClusterOperationList::new(self)
     }
     #[doc = "The project's deploy policy: registries and branches webhooks may deploy from\n\nSends a `GET` request to `/v1/projects/{project}/deploy-policy`\n\nArguments:\n- `project`: Project id or name\n```ignore\nlet response = client.deploy_policy_view()\n    .project(project)\n    .send()\n    .await;\n```"]
     pub fn deploy_policy_view(&self) -> builder::DeployPolicyView<'_> {
@@ -30414,6 +30471,141 @@ pub mod builder {
         pub fn stream(
             self,
         ) -> impl futures::Stream<Item = Result<types::NodeView, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_operation_list`]\n\n[`Client::cluster_operation_list`]: super::Client::cluster_operation_list"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterOperationList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> ClusterOperationList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/operations`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageOperationView>, Error<types::Problem>> {
+            let Self { client, project, cluster, limit, page_token } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/operations",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_operation_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/projects/{project}/clusters/{cluster}/operations`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::OperationView, Error<types::Problem>>> + Unpin + 'a {
             use ::futures::StreamExt;
             use ::futures::TryFutureExt;
             use ::futures::TryStreamExt;

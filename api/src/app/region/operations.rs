@@ -37,19 +37,20 @@ pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperati
         _ => ("queued", 0),
     };
     let row = sqlx::query!(
-        // The project the target lives in, so a credential limited to a
-        // project sees only that project's operations.
+        // The project and cluster the target lives in: a credential limited
+        // to a project sees only that project's operations, and a cluster's
+        // page lists the work on its node pools and deployments too.
         r#"INSERT INTO operations (id, org_id, kind, status, step, progress, target_type, target_id,
-               target_name, target_generation, created_by, finished_at, project_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-                   CASE WHEN $4 IN ('succeeded', 'failed') THEN now() END,
-                   CASE $7
-                       WHEN 'cluster' THEN (SELECT project_id FROM clusters WHERE id = $8)
-                       WHEN 'node_pool' THEN (SELECT c.project_id FROM node_pools n
-                                              JOIN clusters c ON c.id = n.cluster_id WHERE n.id = $8)
-                       WHEN 'deployment' THEN (SELECT c.project_id FROM deployments d
-                                               JOIN clusters c ON c.id = d.cluster_id WHERE d.id = $8)
-                   END)
+               target_name, target_generation, created_by, finished_at, project_id, cluster_id)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                  CASE WHEN $4 IN ('succeeded', 'failed') THEN now() END,
+                  c.project_id, c.id
+           FROM (SELECT CASE $7
+                            WHEN 'cluster' THEN $8
+                            WHEN 'node_pool' THEN (SELECT cluster_id FROM node_pools WHERE id = $8)
+                            WHEN 'deployment' THEN (SELECT cluster_id FROM deployments WHERE id = $8)
+                        END AS id) target
+           LEFT JOIN clusters c ON c.id = target.id
            RETURNING created_at, updated_at, finished_at"#,
         id.uuid(),
         ctx.principal.org_id,
@@ -87,6 +88,7 @@ struct OperationRow {
     id: Uuid,
     org_id: Uuid,
     project_id: Option<Uuid>,
+    cluster_id: Option<Uuid>,
     kind: String,
     status: String,
     step: String,
@@ -165,11 +167,37 @@ pub(in crate::app) async fn latest_of_kind(
     .await?)
 }
 
+/// A page of the operations in cluster `cluster` of organization `org` (on
+/// the cluster, its node pools and its deployments, those since deleted
+/// too), newest first. The caller has authorized reading the cluster.
+pub(in crate::app) async fn of_cluster(
+    conn: &mut PgConnection,
+    org: Uuid,
+    cluster: Uuid,
+    page: crate::app::PageRequest,
+) -> Result<Vec<OperationView>> {
+    let rows = sqlx::query_as!(
+        OperationRow,
+        "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
+                target_name, target_generation, created_at, updated_at, finished_at
+         FROM operations
+         WHERE cluster_id = $1 AND org_id = $2 AND ($3::uuid IS NULL OR id < $3)
+         ORDER BY id DESC LIMIT $4",
+        cluster,
+        org,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter().map(OperationRow::into_view).collect()
+}
+
 impl App {
     async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
         let row = sqlx::query_as!(
             OperationRow,
-            "SELECT id, org_id, project_id, kind, status, step, progress, error, target_type, target_id,
+            "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
                     target_name, target_generation, created_at, updated_at, finished_at
              FROM operations WHERE id = $1 AND org_id = $2",
             id.uuid(),
@@ -193,37 +221,38 @@ impl App {
         row.into_view()
     }
 
-    /// The most recent operations (at most `per_target`) on each of several
-    /// resources (for batch loaders), limited to the caller's organization.
-    pub async fn operations_by_target(
+    /// The most recent operations (at most `per_cluster`) in each of several
+    /// clusters (for batch loaders), limited to the caller's organization.
+    pub async fn operations_by_cluster(
         &self,
         ctx: &RequestContext,
-        targets: &[Uuid],
-        per_target: i64,
+        clusters: &[Uuid],
+        per_cluster: i64,
     ) -> Result<std::collections::HashMap<Uuid, Vec<OperationView>>> {
         moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(ctx.principal.org_id))?;
         let rows = sqlx::query_as!(
             OperationRow,
-            r#"SELECT id AS "id!", org_id AS "org_id!", project_id, kind AS "kind!", status AS "status!", step AS "step!",
-                      progress AS "progress!", error, target_type AS "target_type!", target_id AS "target_id!",
-                      target_name AS "target_name!", target_generation AS "target_generation!",
-                      created_at AS "created_at!", updated_at AS "updated_at!", finished_at
-               FROM (SELECT o.*, row_number() OVER (PARTITION BY target_id ORDER BY id DESC) AS n
-                     FROM operations o WHERE target_id = ANY($1) AND org_id = $2) ranked
+            r#"SELECT id AS "id!", org_id AS "org_id!", project_id, cluster_id, kind AS "kind!", status AS "status!",
+                      step AS "step!", progress AS "progress!", error, target_type AS "target_type!",
+                      target_id AS "target_id!", target_name AS "target_name!",
+                      target_generation AS "target_generation!", created_at AS "created_at!",
+                      updated_at AS "updated_at!", finished_at
+               FROM (SELECT o.*, row_number() OVER (PARTITION BY cluster_id ORDER BY id DESC) AS n
+                     FROM operations o WHERE cluster_id = ANY($1) AND org_id = $2) ranked
                WHERE n <= $3
                ORDER BY id DESC"#,
-            targets,
+            clusters,
             ctx.principal.org_id,
-            per_target,
+            per_cluster,
         )
         .fetch_all(self.db())
         .await?;
-        let mut by_target = std::collections::HashMap::<Uuid, Vec<OperationView>>::new();
+        let mut by_cluster = std::collections::HashMap::<Uuid, Vec<OperationView>>::new();
         for row in rows {
-            let target = row.target_id;
-            by_target.entry(target).or_default().push(row.into_view()?);
+            let Some(cluster) = row.cluster_id else { continue };
+            by_cluster.entry(cluster).or_default().push(row.into_view()?);
         }
-        Ok(by_target)
+        Ok(by_cluster)
     }
 
     /// `operation_view`: an operation; with `wait`, blocks until it finishes,

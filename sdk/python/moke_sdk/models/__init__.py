@@ -97,6 +97,7 @@ from .page_member_view import PageMemberView
 from .page_namespace_view import PageNamespaceView
 from .page_node_pool_view import PageNodePoolView
 from .page_node_view import PageNodeView
+from .page_operation_view import PageOperationView
 from .page_org_view import PageOrgView
 from .page_project_member_view import PageProjectMemberView
 from .page_project_view import PageProjectView
@@ -273,6 +274,7 @@ __all__ = (
     "PageNamespaceView",
     "PageNodePoolView",
     "PageNodeView",
+    "PageOperationView",
     "PageOrgView",
     "PageProjectMemberView",
     "PageProjectView",

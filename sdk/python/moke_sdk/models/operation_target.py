@@ -14,7 +14,8 @@ class OperationTarget:
     """What an operation acts on.
 
     Attributes:
-        type_ (str): `cluster`, `node_pool` or `org` (organization-wide work such as re-encrypting secrets).
+        type_ (str): `cluster`, `node_pool`, `deployment` or `org` (organization-wide work such as re-encrypting
+            secrets).
         id (str): The target's prefixed id.
         name (str):
         generation (int): The spec generation this operation brings about.

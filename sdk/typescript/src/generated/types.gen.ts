@@ -1117,7 +1117,7 @@ export type OperationStatus = 'pending' | 'running' | 'succeeded' | 'failed';
  */
 export type OperationTarget = {
     /**
-     * `cluster`, `node_pool` or `org` (organization-wide work such as re-encrypting secrets).
+     * `cluster`, `node_pool`, `deployment` or `org` (organization-wide work such as re-encrypting secrets).
      */
     type: string;
     /**
@@ -1283,6 +1283,17 @@ export type PageNodePoolView = {
  */
 export type PageNodeView = {
     items: Array<NodeView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
+export type PageOperationView = {
+    items: Array<OperationView>;
     /**
      * Pass as `page_token` to get the next page; `null` on the last page.
      */
@@ -9066,6 +9077,78 @@ export type ClusterNodeListResponses = {
 };
 
 export type ClusterNodeListResponse = ClusterNodeListResponses[keyof ClusterNodeListResponses];
+
+export type ClusterOperationListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/operations';
+};
+
+export type ClusterOperationListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterOperationListError = ClusterOperationListErrors[keyof ClusterOperationListErrors];
+
+export type ClusterOperationListResponses = {
+    200: PageOperationView;
+};
+
+export type ClusterOperationListResponse = ClusterOperationListResponses[keyof ClusterOperationListResponses];
 
 export type DeployPolicyViewData = {
     body?: never;

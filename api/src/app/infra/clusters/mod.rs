@@ -273,6 +273,21 @@ impl App {
         row.into_view(silent)
     }
 
+    /// `cluster_operation_list`: the work on the cluster, its node pools and
+    /// its deployments (those since deleted too), newest first.
+    pub async fn cluster_operation_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        page: PageRequest,
+    ) -> Result<Page<OperationView>> {
+        let mut conn = self.db().acquire().await?;
+        let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
+        let operations = crate::app::region::operations::of_cluster(&mut conn, row.org_id, row.id, page).await?;
+        Ok(page.page(operations, |o| o.id.uuid()))
+    }
+
     /// `cluster_update`: labels change at once; a spec change bumps the
     /// generation and is queued for the region.
     pub async fn cluster_update(
