@@ -309,3 +309,21 @@ pub(crate) fn Pager(base: String, next: Option<String>, #[prop(optional)] paged:
         }
     })
 }
+
+/// Says that something on the page is changing, as of when the page was
+/// made, with a link that shows the latest state. The page never reloads on
+/// its own: a timed reload takes a reader's place and focus away (WCAG
+/// 2.2.1; axe-core's `meta-refresh`), and the pages run no script.
+#[component]
+pub(crate) fn InProgress(changing: bool, here: String) -> impl IntoView {
+    changing.then(|| {
+        let shown_at = chrono::Utc::now().format("%H:%M:%S UTC").to_string();
+        view! {
+            <p class="alert" role="status">
+                {format!("Changes are in progress (shown as of {shown_at}). ")}
+                <a href=here>"Refresh"</a>
+                " to see the latest state."
+            </p>
+        }
+    })
+}

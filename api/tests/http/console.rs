@@ -89,8 +89,10 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     browser.submit("main form button[type=submit]").await;
     assert_eq!(browser.path().await, "/projects/shop/clusters/prod?created=1");
     browser.check("cluster-creating").await;
+    let in_progress = |text: &str| text.contains("Changes are in progress");
+    assert!(in_progress(&browser.body_text().await), "the page says the cluster is changing");
 
-    // The page follows the cluster until it runs with both nodes.
+    // The page's Refresh link follows the cluster until it runs with both nodes.
     eventually(90, "the cluster page to show it running with two ready nodes", async || {
         browser.goto(&format!("{}/projects/shop/clusters/prod", t.base)).await;
         let chips = browser.texts(".summary .chip").await;
@@ -98,7 +100,18 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
         chips.first().is_some_and(|c| c == "running") && nodes.iter().filter(|n| n.contains("yes")).count() == 2
     })
     .await;
+    eventually(30, "the page to say nothing is changing once its operations are done", async || {
+        if !in_progress(&browser.body_text().await) {
+            return true;
+        }
+        browser.click("p.alert[role=status] a").await;
+        false
+    })
+    .await;
     assert!(browser.text(".summary").await.contains("https://"), "the endpoint shows");
+    let operations = browser.texts("section[aria-labelledby=operations-title] tbody tr").await;
+    assert!(operations.iter().any(|op| op.contains("cluster_create") && op.contains("succeeded")), "{operations:?}");
+    assert!(operations.iter().any(|op| op.contains("node_pool_create") && op.contains("node pool")), "{operations:?}");
     browser.check("cluster-running").await;
 
     // The list shows it with its status.

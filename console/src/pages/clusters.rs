@@ -1,6 +1,6 @@
 //! Clusters: the create form (with the first node pool), the detail page
-//! (status, conditions, endpoint, node pools, nodes, capacity, the
-//! operation in progress), the kubeconfig (view, download, revoke) and
+//! (status, conditions, endpoint, node pools, nodes, capacity, its
+//! operations), the kubeconfig (view, download, revoke) and
 //! deletion.
 
 use std::sync::Arc;
@@ -18,8 +18,8 @@ use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::{RequestSession, request_session};
 use crate::ui::{
-    Choice, Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, action_error, ago,
-    error_view, operation_chip, when,
+    Choice, Csrf, Field, FormAlert, FormErrors, IdempotencyKey, InProgress, NAME_PATTERN, Pager, StatusChip,
+    action_error, ago, error_view, operation_chip, when,
 };
 
 pub(crate) fn cluster_path(project: &str, cluster: &str) -> String {
@@ -297,25 +297,39 @@ struct ClusterPageData {
     pools: Vec<types::NodePoolView>,
     nodes: Vec<types::NodeView>,
     metrics: Option<types::ClusterMetrics>,
+    operations: Vec<types::OperationView>,
+    older_operations: Option<String>,
 }
+
+/// Operations shown per page of a cluster's page.
+const OPERATIONS_PER_PAGE: u32 = 10;
 
 async fn cluster_page_data(
     session: &RequestSession,
     project: &str,
     cluster: &str,
+    operations_page: Option<String>,
 ) -> Result<ClusterPageData, ConsoleError> {
     let api = session.api().await?;
     let viewed = api.cluster_view().project(project).cluster(cluster).send().await?.into_inner();
-    let (pools, nodes, metrics) = futures::join!(
+    let mut operations = api.cluster_operation_list().project(project).cluster(cluster).limit(OPERATIONS_PER_PAGE);
+    if let Some(token) = operations_page {
+        operations = operations.page_token(token);
+    }
+    let (pools, nodes, metrics, operations) = futures::join!(
         api.node_pool_list().project(project).cluster(cluster).limit(100u32).send(),
         api.cluster_node_list().project(project).cluster(cluster).limit(100u32).send(),
         api.cluster_metrics_view().project(project).cluster(cluster).send(),
+        operations.send(),
     );
+    let operations = operations?.into_inner();
     Ok(ClusterPageData {
         cluster: viewed,
         pools: pools?.into_inner().items,
         nodes: nodes.map(|n| n.into_inner().items).unwrap_or_default(),
         metrics: metrics.ok().map(|m| m.into_inner()),
+        operations: operations.items,
+        older_operations: operations.next_page,
     })
 }
 
@@ -323,40 +337,15 @@ fn settled(phase: &str) -> bool {
     matches!(phase, "running" | "failed")
 }
 
-#[server(prefix = "/console/fn", endpoint = "node_pool_resize")]
-pub async fn node_pool_resize(
-    csrf: String,
-    project: String,
-    cluster: String,
-    node_pool: String,
-    count: String,
-) -> Result<(), ConsoleError> {
-    let session = request_session();
-    session.check_csrf(&csrf)?;
-    let mut fields = Fields::default();
-    let count = fields.parse::<i64>("spec.count", &count, "Enter a number of nodes.");
-    fields.finish()?;
-    let api = session.api().await?;
-    let body =
-        types::NodePoolUpdate { labels: None, spec: Some(types::NodePoolSpecPatch { count, ..Default::default() }) };
-    api.node_pool_update().project(&project).cluster(&cluster).node_pool(&node_pool).body(body).send().await?;
-    session.redirect(&format!("{}?resized={}", cluster_path(&project, &cluster), segment(&node_pool)));
-    Ok(())
-}
-
 /// `/projects/:project/clusters/:cluster`: the cluster's status and what is in it.
 #[component]
 pub fn Cluster() -> impl IntoView {
-    let resize = ServerAction::<NodePoolResize>::new();
-    let resize_errors = FormErrors::new(action_error(resize.value().get_untracked()), &["spec.count"]);
     let (project, name) = (param("project"), param("cluster"));
     let session = request_session();
     let notice = if query("created").is_some() {
-        Some("The cluster is being created. This page follows its progress.")
+        Some("The cluster is being created: its operations below show how far it has come.")
     } else if query("pool_failed").is_some() {
         Some("The cluster is being created, but its first node pool could not be: add one below.")
-    } else if query("resized").is_some() {
-        Some("The node pool is being resized.")
     } else if query("pool_deleted").is_some() {
         Some("The node pool is being deleted.")
     } else {
@@ -366,27 +355,23 @@ pub fn Cluster() -> impl IntoView {
     let content = {
         let (session, project, name, path) = (session.clone(), project.clone(), name.clone(), path.clone());
         Suspend::new(async move {
-            let data = match cluster_page_data(&session, &project, &name).await {
+            let operations_page = query("page");
+            let data = match cluster_page_data(&session, &project, &name, operations_page.clone()).await {
                 Ok(data) => data,
                 Err(error) => return error_view(&session, error),
             };
-            let ClusterPageData { cluster, pools, nodes, metrics } = data;
+            let ClusterPageData { cluster, pools, nodes, metrics, operations, older_operations } = data;
             let changing = !settled(&cluster.status.phase)
                 || cluster.status.observed_generation < cluster.generation
-                || pools.iter().any(|p| !settled(&p.status.phase) || p.status.observed_generation < p.generation);
+                || pools.iter().any(|p| !settled(&p.status.phase) || p.status.observed_generation < p.generation)
+                || operations.iter().any(|op| !finished(op.status));
             let mut conditions = cluster.status.conditions.clone();
             conditions.sort_by_key(|c| std::cmp::Reverse(c.last_transition_time));
             let endpoint = cluster.status.endpoint.clone();
             view! {
                 <h1>{format!("Cluster {name}")}</h1>
                 <ClusterTabs project=project.clone() cluster=name.clone() current="overview"/>
-                {changing.then(|| view! {
-                    <p class="alert" role="status">
-                        "Changes are in progress. "
-                        <a href=path.clone()>"Refresh"</a>
-                        {format!(" to see the latest state (shown as of {}).", chrono::Utc::now().format("%H:%M:%S UTC"))}
-                    </p>
-                })}
+                <InProgress changing=changing here=path.clone()/>
                 <section class="summary" aria-label="Summary">
                     <dl>
                         <div><dt>"Status"</dt><dd><StatusChip phase=cluster.status.phase.clone() stale=cluster.status.stale/></dd></div>
@@ -409,37 +394,29 @@ pub fn Cluster() -> impl IntoView {
                 {metrics.map(|m| view! { <Capacity metrics=m/> })}
                 <section aria-labelledby="pools-title">
                     <h2 id="pools-title">"Node pools"</h2>
-                    <FormAlert errors=resize_errors.clone()/>
+                    <p class="muted">"Open a pool to resize it, set its autoscaling range, node labels and taints."</p>
                     {if pools.is_empty() {
                         view! { <p class="empty">"No node pools: workloads have nowhere to run."</p> }.into_any()
                     } else {
                         view! {
                             <table>
                                 <caption class="visually-hidden">"Node pools"</caption>
-                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Status"</th><th scope="col">"Machine type"</th><th scope="col">"Nodes"</th><th scope="col">"Zones"</th><th scope="col">"Resize"</th></tr></thead>
+                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Status"</th><th scope="col">"Machine type"</th><th scope="col">"Nodes"</th><th scope="col">"Autoscaling"</th><th scope="col">"Zones"</th></tr></thead>
                                 <tbody>
                                     {pools.into_iter().map(|pool| {
-                                        let (project, name, path) = (project.clone(), name.clone(), path.clone());
                                         let zones = pool.spec.zones.join(", ");
-                                        let input_id = format!("resize-{}", pool.name);
+                                        let autoscaling = pool.spec.autoscaling.as_ref().map_or_else(
+                                            || "off".to_string(),
+                                            |a| format!("{} to {}", a.min_count, a.max_count),
+                                        );
                                         view! {
                                             <tr>
                                                 <td><a href=format!("{path}/node-pools/{}", segment(&pool.name))>{pool.name.clone()}</a></td>
                                                 <td><StatusChip phase=pool.status.phase.clone() stale=pool.status.stale/></td>
                                                 <td>{pool.spec.machine_type.clone()}</td>
                                                 <td>{pool.spec.count}</td>
+                                                <td>{autoscaling}</td>
                                                 <td>{zones}</td>
-                                                <td>
-                                                    <ActionForm action=resize>
-                                                        <Csrf/>
-                                                        <input type="hidden" name="project" value=project.clone()/>
-                                                        <input type="hidden" name="cluster" value=name.clone()/>
-                                                        <input type="hidden" name="node_pool" value=pool.name.clone()/>
-                                                        <label for=input_id.clone() class="visually-hidden">{format!("Nodes in {}", pool.name)}</label>
-                                                        <input id=input_id class="narrow-input" type="number" name="count" min="0" max="100" value=pool.spec.count.to_string()/>
-                                                        <button type="submit" class="secondary">"Resize"</button>
-                                                    </ActionForm>
-                                                </td>
                                             </tr>
                                         }
                                     }).collect_view()}
@@ -493,7 +470,7 @@ pub fn Cluster() -> impl IntoView {
                         }.into_any()
                     }}
                 </section>
-                <OperationInProgress/>
+                <Operations operations=operations highlight=query("operation") base=path.clone() older=older_operations paged=operations_page.is_some()/>
             }
             .into_any()
         })
@@ -512,29 +489,57 @@ pub fn Cluster() -> impl IntoView {
     }
 }
 
-/// The operation named by `?operation=` (an action's answer), with its progress.
+fn finished(status: types::OperationStatus) -> bool {
+    matches!(status, types::OperationStatus::Succeeded | types::OperationStatus::Failed)
+}
+
+/// The work on the cluster, its node pools and deployments, newest first,
+/// each with its step and progress; `highlight` (an action's answer, from
+/// `?operation=`) is marked.
 #[component]
-fn OperationInProgress() -> impl IntoView {
-    let Some(id) = query("operation") else { return ().into_any() };
-    let session = request_session();
-    Suspend::new(async move {
-        let viewed = async {
-            let api = session.api().await?;
-            Ok::<_, ConsoleError>(api.operation_view().operation(&id).send().await?.into_inner())
-        };
-        match viewed.await {
-            Ok(op) => view! {
-                <section aria-labelledby="op-title">
-                    <h2 id="op-title">"Operation"</h2>
-                    <p>{op.kind.clone()} " " {operation_chip(op.status)} " " {op.step.clone()}</p>
-                    <progress max="100" value=op.progress.to_string()>{format!("{}%", op.progress)}</progress>
-                </section>
-            }
-            .into_any(),
-            Err(_) => ().into_any(),
-        }
-    })
-    .into_any()
+fn Operations(
+    operations: Vec<types::OperationView>,
+    highlight: Option<String>,
+    base: String,
+    older: Option<String>,
+    paged: bool,
+) -> impl IntoView {
+    view! {
+        <section aria-labelledby="operations-title">
+            <h2 id="operations-title">"Operations"</h2>
+            {if operations.is_empty() {
+                view! { <p class="muted">"No operations yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="operations">
+                        <caption class="visually-hidden">"Operations, newest first"</caption>
+                        <thead><tr><th scope="col">"Operation"</th><th scope="col">"On"</th><th scope="col">"Status"</th><th scope="col">"Progress"</th><th scope="col">"Started"</th></tr></thead>
+                        <tbody>
+                            {operations.into_iter().map(|op| {
+                                let current = highlight.as_deref() == Some(op.id.as_str());
+                                let target = format!("{} {}", op.target.type_.replace('_', " "), op.target.name);
+                                let error = op.error.as_ref().map(|e| e.message.clone());
+                                view! {
+                                    <tr class:current=current aria-current=current.then_some("true")>
+                                        <td><code>{op.kind.clone()}</code></td>
+                                        <td>{target}</td>
+                                        <td>{operation_chip(op.status)}</td>
+                                        <td>
+                                            <progress max="100" value=op.progress.to_string() aria-label=format!("{} {}%", op.kind, op.progress)>{format!("{}%", op.progress)}</progress>
+                                            " " <span class="muted">{op.step.clone()}</span>
+                                            {error.map(|message| view! { <p class="field-error">{message}</p> })}
+                                        </td>
+                                        <td><time datetime=op.created_at.to_rfc3339()>{ago(op.created_at)}</time></td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
+            <Pager base=base next=older paged=paged/>
+        </section>
+    }
 }
 
 /// Requested against allocatable CPU and memory, as bars (SVG, no script).

@@ -10,7 +10,8 @@ use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::request_session;
 use crate::ui::{
-    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, Pager, StatusChip, action_error, ago, error_view,
+    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, InProgress, NAME_PATTERN, Pager, StatusChip, action_error, ago,
+    error_view,
 };
 
 /// Items per page of the console's lists.
@@ -167,6 +168,9 @@ pub fn Project() -> impl IntoView {
                 Ok(listed) => view! {
                     <h1>{format!("Project {project}")}</h1>
                     <ProjectTabs base=base.clone() current="clusters"/>
+                    <InProgress
+                        changing=listed.items.iter().any(|c| !matches!(c.status.phase.as_str(), "running" | "failed"))
+                        here=page.as_ref().map_or_else(|| base.clone(), |token| format!("{base}?page={}", segment(token)))/>
                     <p><a class="button" href=format!("{base}/clusters/new")>"Create a cluster"</a></p>
                     <table>
                         <caption class="visually-hidden">"Clusters"</caption>

@@ -11,8 +11,8 @@ use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::{RequestSession, request_session};
 use crate::ui::{
-    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, NAME_PATTERN, StatusChip, TextArea, action_error, ago,
-    error_view,
+    Csrf, Field, FormAlert, FormErrors, IdempotencyKey, InProgress, NAME_PATTERN, StatusChip, TextArea, action_error,
+    ago, error_view,
 };
 
 fn workloads_path(project: &str, cluster: &str, namespace: &str) -> String {
@@ -747,10 +747,8 @@ pub fn Deployment() -> impl IntoView {
                 <h1>{format!("Deployment {deployment}")}</h1>
                 <div class="live" role="status" aria-live="polite">
                     {done.as_deref().and_then(done_message).map(|done| view! { <div class="alert ok">{done}</div> })}
-                    {rolling.then(|| view! {
-                        <p class="alert">"Rolling out. " <a href=path.clone()>"Refresh"</a> " to follow its progress."</p>
-                    })}
                 </div>
+                <InProgress changing=rolling here=path.clone()/>
                 <section class="summary" aria-label="Summary">
                     <dl>
                         <div><dt>"Status"</dt><dd><StatusChip phase=d.status.phase.clone() stale=d.status.stale/>{paused.then_some(" (paused)")}</dd></div>
