@@ -113,6 +113,10 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     assert!(operations.iter().any(|op| op.contains("cluster_create") && op.contains("succeeded")), "{operations:?}");
     assert!(operations.iter().any(|op| op.contains("node_pool_create") && op.contains("node pool")), "{operations:?}");
     browser.check("cluster-running").await;
+    // An altered page token in the URL shows the newest operations, not an error page.
+    browser.goto(&format!("{}/projects/shop/clusters/prod?page=not-a-token", t.base)).await;
+    let newest = browser.texts("section[aria-labelledby=operations-title] tbody tr").await;
+    assert_eq!(newest, operations);
 
     // The list shows it with its status.
     browser.goto(&format!("{}/projects/shop", t.base)).await;

@@ -261,6 +261,16 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
         owner.get(&format!("{ops_path}?limit=500&page_token={token}")).await.expect(StatusCode::OK);
     let paged: Vec<_> = first.items.iter().chain(&rest.items).map(|o| o.id.to_string()).collect();
     assert_eq!(paged, ops.items.iter().map(|o| o.id.to_string()).collect::<Vec<_>>());
+    // Operations written before they recorded their cluster are found by their target.
+    sqlx::query("UPDATE operations SET cluster_id = NULL WHERE kind = 'node_pool_create'")
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    let legacy: Page<OperationView> = owner.get(&ops_path).await.expect(StatusCode::OK);
+    assert_eq!(
+        legacy.items.iter().map(|o| o.id.to_string()).collect::<Vec<_>>(),
+        ops.items.iter().map(|o| o.id.to_string()).collect::<Vec<_>>()
+    );
 
     // Deletion protection, then delete; the region confirms and it is gone.
     owner.delete::<OperationView>(&prod_path).await.refused_with(StatusCode::CONFLICT, "deletion_protected");

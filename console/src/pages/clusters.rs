@@ -312,17 +312,25 @@ async fn cluster_page_data(
 ) -> Result<ClusterPageData, ConsoleError> {
     let api = session.api().await?;
     let viewed = api.cluster_view().project(project).cluster(cluster).send().await?.into_inner();
-    let mut operations = api.cluster_operation_list().project(project).cluster(cluster).limit(OPERATIONS_PER_PAGE);
-    if let Some(token) = operations_page {
-        operations = operations.page_token(token);
-    }
+    let newest_operations =
+        || api.cluster_operation_list().project(project).cluster(cluster).limit(OPERATIONS_PER_PAGE);
+    let paged = operations_page.is_some();
+    let operations = match operations_page {
+        Some(token) => newest_operations().page_token(token),
+        None => newest_operations(),
+    };
     let (pools, nodes, metrics, operations) = futures::join!(
         api.node_pool_list().project(project).cluster(cluster).limit(100u32).send(),
         api.cluster_node_list().project(project).cluster(cluster).limit(100u32).send(),
         api.cluster_metrics_view().project(project).cluster(cluster).send(),
         operations.send(),
     );
-    let operations = operations?.into_inner();
+    let operations = match operations {
+        Ok(listed) => listed.into_inner(),
+        // A stale or altered `?page=` shows the newest operations, not an error page.
+        Err(_) if paged => newest_operations().send().await?.into_inner(),
+        Err(error) => return Err(error.into()),
+    };
     Ok(ClusterPageData {
         cluster: viewed,
         pools: pools?.into_inner().items,

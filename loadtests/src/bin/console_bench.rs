@@ -139,10 +139,11 @@ async fn main() -> Result<()> {
             "/v1/projects/bench/clusters/c-042/node-pools?limit=100".into(),
             "/v1/projects/bench/clusters/c-042/nodes?limit=100".into(),
             "/v1/projects/bench/clusters/c-042/metrics".into(),
+            "/v1/projects/bench/clusters/c-042/operations?limit=10".into(),
         ]),
     )
     .await;
-    row("REST: the detail page's 5 calls", &detail_rest);
+    row("REST: the detail page's 6 calls", &detail_rest);
     let detail_page = load(connections, duration, page("/projects/bench/clusters/c-042".into())).await;
     row("console: /projects/bench/clusters/c-042", &detail_page);
     println!();

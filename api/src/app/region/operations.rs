@@ -84,7 +84,7 @@ fn target(kind: ResourceKind, id: Uuid, name: &str, generation: i64) -> Operatio
     OperationTarget { target_type: kind.as_str().to_string(), id: kind.id_text(id), name: name.to_string(), generation }
 }
 
-struct OperationRow {
+pub(in crate::app) struct OperationRow {
     id: Uuid,
     org_id: Uuid,
     project_id: Option<Uuid>,
@@ -104,7 +104,7 @@ struct OperationRow {
 }
 
 impl OperationRow {
-    fn into_view(self) -> Result<OperationView> {
+    pub(in crate::app) fn into_view(self) -> Result<OperationView> {
         let status = OperationStatus::parse(&self.status)
             .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))?;
         let kind = ResourceKind::parse(&self.target_type)
@@ -167,30 +167,55 @@ pub(in crate::app) async fn latest_of_kind(
     .await?)
 }
 
-/// A page of the operations in cluster `cluster` of organization `org` (on
-/// the cluster, its node pools and its deployments, those since deleted
-/// too), newest first. The caller has authorized reading the cluster.
-pub(in crate::app) async fn of_cluster(
+/// The newest operations (at most `limit` each, older than `after` if given)
+/// in each of `clusters` of organization `org`: on the cluster, its node
+/// pools and its deployments, those since deleted too; newest first, each
+/// row's `cluster_id` naming its cluster. With `project`, only that
+/// project's (a credential scoped to it). Each cluster reads only its
+/// newest rows, through `operations_cluster_idx`; rows written before
+/// operations recorded their cluster are found by their target.
+pub(in crate::app) async fn of_clusters(
     conn: &mut PgConnection,
     org: Uuid,
-    cluster: Uuid,
-    page: crate::app::PageRequest,
-) -> Result<Vec<OperationView>> {
-    let rows = sqlx::query_as!(
+    project: Option<Uuid>,
+    clusters: &[Uuid],
+    after: Option<Uuid>,
+    limit: i64,
+) -> Result<Vec<OperationRow>> {
+    Ok(sqlx::query_as!(
         OperationRow,
-        "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
-                target_name, target_generation, created_at, updated_at, finished_at
-         FROM operations
-         WHERE cluster_id = $1 AND org_id = $2 AND ($3::uuid IS NULL OR id < $3)
-         ORDER BY id DESC LIMIT $4",
-        cluster,
+        r#"SELECT ops.id AS "id!", ops.org_id AS "org_id!", ops.project_id, c.id AS "cluster_id",
+                  ops.kind AS "kind!", ops.status AS "status!", ops.step AS "step!", ops.progress AS "progress!",
+                  ops.error, ops.target_type AS "target_type!", ops.target_id AS "target_id!",
+                  ops.target_name AS "target_name!", ops.target_generation AS "target_generation!",
+                  ops.created_at AS "created_at!", ops.updated_at AS "updated_at!", ops.finished_at
+           FROM unnest($1::uuid[]) AS c(id)
+           CROSS JOIN LATERAL (
+               SELECT * FROM (
+                   (SELECT o.* FROM operations o
+                    WHERE o.cluster_id = c.id AND o.org_id = $2 AND ($3::uuid IS NULL OR o.project_id = $3)
+                      AND ($4::uuid IS NULL OR o.id < $4)
+                    ORDER BY o.id DESC LIMIT $5)
+                   UNION ALL
+                   (SELECT o.* FROM operations o
+                    WHERE o.cluster_id IS NULL AND o.org_id = $2 AND ($3::uuid IS NULL OR o.project_id = $3)
+                      AND ($4::uuid IS NULL OR o.id < $4)
+                      AND o.target_id IN (SELECT c.id
+                                          UNION ALL SELECT n.id FROM node_pools n WHERE n.cluster_id = c.id
+                                          UNION ALL SELECT d.id FROM deployments d WHERE d.cluster_id = c.id)
+                    ORDER BY o.id DESC LIMIT $5)
+               ) recorded_or_found
+               ORDER BY id DESC LIMIT $5
+           ) ops
+           ORDER BY ops.id DESC"#,
+        clusters,
         org,
-        page.after,
-        page.fetch_limit(),
+        project,
+        after,
+        limit,
     )
     .fetch_all(conn)
-    .await?;
-    rows.into_iter().map(OperationRow::into_view).collect()
+    .await?)
 }
 
 impl App {
@@ -222,31 +247,19 @@ impl App {
     }
 
     /// The most recent operations (at most `per_cluster`) in each of several
-    /// clusters (for batch loaders), limited to the caller's organization.
-    pub async fn operations_by_cluster(
+    /// clusters, for the GraphQL loader of `Cluster.operations`, whose keys
+    /// are clusters the caller has already read; limited to the caller's
+    /// organization and, for a scoped credential, its project.
+    pub(crate) async fn operations_by_cluster(
         &self,
         ctx: &RequestContext,
         clusters: &[Uuid],
         per_cluster: i64,
     ) -> Result<std::collections::HashMap<Uuid, Vec<OperationView>>> {
         moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(ctx.principal.org_id))?;
-        let rows = sqlx::query_as!(
-            OperationRow,
-            r#"SELECT id AS "id!", org_id AS "org_id!", project_id, cluster_id, kind AS "kind!", status AS "status!",
-                      step AS "step!", progress AS "progress!", error, target_type AS "target_type!",
-                      target_id AS "target_id!", target_name AS "target_name!",
-                      target_generation AS "target_generation!", created_at AS "created_at!",
-                      updated_at AS "updated_at!", finished_at
-               FROM (SELECT o.*, row_number() OVER (PARTITION BY cluster_id ORDER BY id DESC) AS n
-                     FROM operations o WHERE cluster_id = ANY($1) AND org_id = $2) ranked
-               WHERE n <= $3
-               ORDER BY id DESC"#,
-            clusters,
-            ctx.principal.org_id,
-            per_cluster,
-        )
-        .fetch_all(self.db())
-        .await?;
+        let mut conn = self.db().acquire().await?;
+        let (org, project) = (ctx.principal.org_id, ctx.principal.scope.project);
+        let rows = of_clusters(&mut conn, org, project, clusters, None, per_cluster).await?;
         let mut by_cluster = std::collections::HashMap::<Uuid, Vec<OperationView>>::new();
         for row in rows {
             let Some(cluster) = row.cluster_id else { continue };

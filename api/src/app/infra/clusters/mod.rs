@@ -18,6 +18,7 @@ use crate::app::kernel::jsonb;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::region::observed::ObservedStored;
+use crate::app::region::operations;
 use crate::app::{
     App, Error, FaultPoint, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate,
 };
@@ -284,7 +285,9 @@ impl App {
     ) -> Result<Page<OperationView>> {
         let mut conn = self.db().acquire().await?;
         let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
-        let operations = crate::app::region::operations::of_cluster(&mut conn, row.org_id, row.id, page).await?;
+        let (scope, after, limit) = (ctx.principal.scope.project, page.after, page.fetch_limit());
+        let rows = operations::of_clusters(&mut conn, row.org_id, scope, &[row.id], after, limit).await?;
+        let operations = rows.into_iter().map(|row| row.into_view()).collect::<Result<Vec<_>>>()?;
         Ok(page.page(operations, |o| o.id.uuid()))
     }
 
