@@ -1,0 +1,81 @@
+//! An invoice as CSV: one row per line, amounts with exactly the currency's
+//! minor-unit digits, times in RFC 3339.
+
+use crate::invoice::Invoice;
+
+/// The columns, in order.
+pub const HEADER: [&str; 13] = [
+    "kind",
+    "product",
+    "sku",
+    "project",
+    "resource_id",
+    "resource_name",
+    "quantity",
+    "unit",
+    "unit_price",
+    "amount",
+    "currency",
+    "start",
+    "end",
+];
+
+/// The invoice's lines as CSV (the total is their sum).
+pub fn invoice_csv(invoice: &Invoice) -> Result<Vec<u8>, csv::Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(HEADER)?;
+    for line in &invoice.lines {
+        out.write_record([
+            line.kind.as_str(),
+            &line.product,
+            &line.sku,
+            &line.project,
+            &line.resource_id,
+            &line.resource_name,
+            &line.quantity.normalize().to_string(),
+            &line.unit,
+            &line.unit_price.normalize().to_string(),
+            &invoice.currency.format(line.amount),
+            &invoice.currency.code,
+            &line.start.to_rfc3339(),
+            &line.end.to_rfc3339(),
+        ])?;
+    }
+    out.into_inner().map_err(|e| e.into_error().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::rating::{Usage, rate};
+    use rust_decimal::Decimal;
+
+    #[test]
+    fn a_line_per_row_that_a_reader_sums_to_the_total() {
+        let catalog = Catalog::embedded();
+        let at = |t: &str| t.parse().unwrap();
+        let usage = Usage {
+            sku: "bm.small.hour".into(),
+            project: "web, \"shop\"".into(),
+            resource_id: "cl_1".into(),
+            resource_name: "prod".into(),
+            instance: "n1".into(),
+            seconds: Decimal::from(7200),
+            start: at("2026-12-01T00:00:00Z"),
+            end: at("2026-12-01T02:00:00Z"),
+        };
+        let lines = rate(&catalog.versions()[0], &catalog.currency, &[usage]).unwrap();
+        let invoice =
+            Invoice::new(catalog.currency.clone(), at("2026-12-01T00:00:00Z"), at("2027-01-01T00:00:00Z"), lines);
+        let bytes = invoice_csv(&invoice).unwrap();
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), HEADER);
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(&rows[0][3], "web, \"shop\"", "quoted, not split");
+        assert_eq!(&rows[0][6], "2");
+        assert_eq!(&rows[0][9], "0.36");
+        assert_eq!(&rows[0][11], "2026-12-01T00:00:00+00:00");
+    }
+}
