@@ -547,6 +547,18 @@ impl Catalog {
             if machine.vcpus <= 0 || machine.memory_gib <= 0 {
                 return Err(bad(&format!("catalog.machine_types[{i}]"), "vcpus and memory_gib must be positive"));
             }
+            // Every machine type offered has a price, under its price_key.
+            let prices = crate::app::billing::prices();
+            let priced = prices
+                .versions()
+                .iter()
+                .all(|version| version.node(&machine.name).is_some_and(|sku| sku.id == machine.price_key));
+            if !priced {
+                return Err(bad(
+                    &format!("catalog.machine_types[{i}].price_key"),
+                    "must name this machine type's node price in every version of billing/catalog.toml",
+                ));
+            }
         }
         Ok(())
     }

@@ -7,6 +7,7 @@
 //! row, audit event, idempotency record together). No HTTP types here.
 
 pub mod authz;
+pub mod billing;
 pub mod error;
 pub mod iam;
 pub mod infra;

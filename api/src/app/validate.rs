@@ -113,6 +113,12 @@ fn maintenance_window(v: &mut Validator, field: &str, window: &MaintenanceWindow
 pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<ClusterSpec, super::Error> {
     let mut v = Validator::new();
     name(&mut v, "name", &input.name);
+    v.check(
+        input.name != "estimate",
+        "name",
+        "reserved",
+        "\"estimate\" is reserved: POST /v1/projects/{project}/clusters/estimate prices a cluster",
+    );
     labels(&mut v, "labels", &input.labels);
     let spec = &input.spec;
     v.check(

@@ -274,6 +274,17 @@ impl Query {
         app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)
     }
 
+    /// What a cluster and its node pools would cost a month, at the prices
+    /// in effect now (checked as the creates check them; writes nothing).
+    async fn cluster_estimate(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        input: ClusterEstimateRequest,
+    ) -> Result<PriceEstimate> {
+        app(ctx).cluster_estimate(caller(ctx)?, &ResourceRef::parse(&project), input).await.map_err(error)
+    }
+
     /// The operations on a cluster, its node pools and its deployments (also
     /// those since deleted), newest first.
     #[graphql(complexity = "list_complexity(child_complexity, first)")]

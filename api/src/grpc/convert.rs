@@ -178,3 +178,35 @@ pub fn token(t: TokenView) -> pb::Token {
         revoke_time: opt_time(t.revoked_at),
     }
 }
+
+/// A `CreateClusterRequest` as the model's create (its project aside).
+pub fn cluster_create_in(r: pb::CreateClusterRequest) -> ClusterCreate {
+    ClusterCreate {
+        name: r.name,
+        labels: r.labels.into_iter().collect(),
+        spec: ClusterSpecInput {
+            region: r.region.unwrap_or_default(),
+            kubernetes_version: r.kubernetes_version,
+            control_plane: r.control_plane_replicas.map(|replicas| ControlPlaneInput { replicas }),
+            maintenance_window: r.maintenance_window.map(window_in),
+            deletion_protection: r.deletion_protection,
+        },
+    }
+}
+
+/// A `CreateNodePoolRequest` as the model's create (its project and cluster aside).
+pub fn node_pool_create_in(r: pb::CreateNodePoolRequest) -> NodePoolCreate {
+    let spec = r.spec.unwrap_or_default();
+    NodePoolCreate {
+        name: r.name,
+        labels: r.labels.into_iter().collect(),
+        spec: NodePoolSpecInput {
+            machine_type: spec.machine_type,
+            count: spec.count,
+            autoscaling: spec.autoscaling.map(autoscaling_in),
+            zones: (!spec.zones.is_empty()).then_some(spec.zones),
+            node_labels: spec.node_labels.into_iter().collect(),
+            taints: spec.taints.into_iter().map(taint_in).collect(),
+        },
+    }
+}

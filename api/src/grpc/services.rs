@@ -161,19 +161,36 @@ impl cluster_service_server::ClusterService for Api {
     async fn create_cluster(&self, request: Request<CreateClusterRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();
-        let input = model::ClusterCreate {
-            name: r.name,
-            labels: r.labels.into_iter().collect(),
-            spec: model::ClusterSpecInput {
-                region: r.region.unwrap_or_default(),
-                kubernetes_version: r.kubernetes_version,
-                control_plane: r.control_plane_replicas.map(|replicas| model::ControlPlaneInput { replicas }),
-                maintenance_window: r.maintenance_window.map(convert::window_in),
-                deletion_protection: r.deletion_protection,
-            },
-        };
-        let op = self.app.cluster_create(&ctx, &ResourceRef::parse(&r.project), input).await.map_err(status)?;
+        let project = ResourceRef::parse(&r.project);
+        let op = self.app.cluster_create(&ctx, &project, convert::cluster_create_in(r)).await.map_err(status)?;
         Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn estimate_cluster(&self, request: Request<EstimateClusterRequest>) -> Reply<PriceEstimate> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let input = model::ClusterEstimateRequest {
+            cluster: convert::cluster_create_in(r.cluster.unwrap_or_default()),
+            node_pools: r.node_pools.into_iter().map(convert::node_pool_create_in).collect(),
+        };
+        let estimate = self.app.cluster_estimate(&ctx, &ResourceRef::parse(&r.project), input).await.map_err(status)?;
+        Ok(Response::new(PriceEstimate {
+            currency: estimate.currency,
+            price_version: estimate.price_version,
+            lines: estimate
+                .lines
+                .into_iter()
+                .map(|line| PriceEstimateLine {
+                    sku: line.sku,
+                    product: line.product,
+                    count: line.count,
+                    hours: line.hours,
+                    unit_price: line.unit_price,
+                    amount: line.amount,
+                })
+                .collect(),
+            monthly_total: estimate.monthly_total,
+        }))
     }
 
     async fn update_cluster(&self, request: Request<UpdateClusterRequest>) -> Reply<Operation> {
@@ -278,22 +295,10 @@ impl node_pool_service_server::NodePoolService for Api {
     async fn create_node_pool(&self, request: Request<CreateNodePoolRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();
-        let spec = r.spec.unwrap_or_default();
-        let input = model::NodePoolCreate {
-            name: r.name,
-            labels: r.labels.into_iter().collect(),
-            spec: model::NodePoolSpecInput {
-                machine_type: spec.machine_type,
-                count: spec.count,
-                autoscaling: spec.autoscaling.map(convert::autoscaling_in),
-                zones: (!spec.zones.is_empty()).then_some(spec.zones),
-                node_labels: spec.node_labels.into_iter().collect(),
-                taints: spec.taints.into_iter().map(convert::taint_in).collect(),
-            },
-        };
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
         let op = self
             .app
-            .node_pool_create(&ctx, &ResourceRef::parse(&r.project), &ResourceRef::parse(&r.cluster), input)
+            .node_pool_create(&ctx, &project, &cluster, convert::node_pool_create_in(r))
             .await
             .map_err(status)?;
         Ok(Response::new(convert::operation(op)))

@@ -16,6 +16,7 @@ use crate::model::*;
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(cluster_list, cluster_create))
+        .routes(routes!(cluster_estimate))
         .routes(routes!(cluster_view, cluster_update, cluster_delete))
         .routes(routes!(node_pool_list, node_pool_create))
         .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
@@ -42,6 +43,21 @@ async fn cluster_node_list(
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
     Ok(axum::Json(app.cluster_node_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
+}
+
+/// What a cluster and its node pools would cost a month, at the prices in effect now. Writes nothing.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/estimate", operation_id = "cluster_estimate",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name")),
+    request_body = ClusterEstimateRequest, security(("bearer" = [])),
+    responses((status = 200, body = PriceEstimate), Problems))]
+async fn cluster_estimate(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(project): Path<String>,
+    Json(input): Json<ClusterEstimateRequest>,
+) -> ApiResult {
+    Ok(axum::Json(app.cluster_estimate(&ctx, &ResourceRef::parse(&project), input).await?).into_response())
 }
 
 /// The operations on the cluster, its node pools and its deployments (also those since deleted), newest first.

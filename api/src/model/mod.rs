@@ -349,6 +349,54 @@ pub struct ControlPlaneSpec {
     pub replicas: i64,
 }
 
+/// What a cluster would cost a month: the cluster as `cluster_create`
+/// takes it and its node pools as `node_pool_create` takes them, checked
+/// the same way. Nothing is created or reserved.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterEstimateRequest {
+    pub cluster: ClusterCreate,
+    /// Priced at `spec.count` nodes each (an autoscaled pool can cost up to
+    /// its `max_count`).
+    #[serde(default)]
+    #[graphql(default)]
+    #[schema(max_items = 10)]
+    pub node_pools: Vec<NodePoolCreate>,
+}
+
+/// A monthly price: each part for a month of 730 hours, cut to its price's
+/// monthly cap (672 hours), each line rounded to the currency's minor unit
+/// (half away from zero) and the total their sum. Amounts are exact
+/// decimals written as strings.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct PriceEstimate {
+    /// ISO 4217 code.
+    #[schema(example = "USD")]
+    pub currency: String,
+    /// The price catalog version the prices come from.
+    pub price_version: String,
+    pub lines: Vec<PriceEstimateLine>,
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$", example = "679.33")]
+    pub monthly_total: String,
+}
+
+/// One priced part of an estimate.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct PriceEstimateLine {
+    /// The price's id, e.g. `bm.small.hour` (a machine type's `price_key`).
+    pub sku: String,
+    pub product: String,
+    /// Instances: nodes, or 1 control plane.
+    pub count: i64,
+    /// Hours charged per instance in the month.
+    pub hours: i64,
+    /// The price of one hour.
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$")]
+    pub unit_price: String,
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$")]
+    pub amount: String,
+}
+
 /// A change to a cluster; omitted fields stay as they are.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -178,6 +178,8 @@ fn rows() -> Vec<Row> {
             .fresh(Hook),
         row("POST /v1/projects/{project}/clusters", ManageResources)
             .body(json!({ "name": "{n}", "spec": { "region": "eu-central-1" } })),
+        row("POST /v1/projects/{project}/clusters/estimate", Read)
+            .body(json!({ "cluster": { "name": "{n}", "spec": { "region": "eu-central-1" } } })),
         row("GET /v1/projects/{project}/clusters/{cluster}", Read),
         row("PATCH /v1/projects/{project}/clusters/{cluster}", ManageResources).body(json!({ "labels": { "a": "b" } })),
         row("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read),

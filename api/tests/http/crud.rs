@@ -158,6 +158,41 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     assert_eq!(view.status.observed_generation, 0);
     assert!(view.status.observed_at.is_none());
 
+    // What a cluster would cost, before it is made: nothing is written.
+    let estimate_path = format!("/v1/projects/{project}/clusters/estimate");
+    let estimate: Value = owner
+        .post(
+            &estimate_path,
+            json!({
+                "cluster": { "name": "priced", "spec": { "region": "eu-central-1", "control_plane": { "replicas": 3 } } },
+                "node_pools": [
+                    { "name": "a", "spec": { "machine_type": "bm.small", "count": 3 } },
+                    { "name": "b", "spec": { "machine_type": "bm.small", "count": 2 } }
+                ]
+            }),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(estimate["currency"], "USD");
+    assert_eq!(estimate["monthly_total"], "667.30", "{estimate}");
+    assert_eq!(estimate["lines"][1]["count"], 5, "pools of one machine type share a line");
+    assert_eq!(estimate["lines"][1]["amount"], "600.10");
+    let refused = owner
+        .post::<Value>(
+            &estimate_path,
+            json!({
+                "cluster": { "name": "estimate", "spec": { "region": "mars-1" } },
+                "node_pools": [{ "name": "a", "spec": { "machine_type": "bm.huge", "count": 1 } }]
+            }),
+        )
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.fields(),
+        ["cluster.name", "cluster.spec.region", "node_pools[0].spec.machine_type", "node_pools[0].spec.zones"]
+    );
+    owner.get::<ClusterView>(&format!("/v1/projects/{project}/clusters/priced")).await.refused(StatusCode::NOT_FOUND);
+
     // Defaults: the catalog's default version and an HA control plane.
     let (dev, op2) = owner.create_cluster(&project, "dev", json!({ "region": "eu-central-1" })).await;
     assert_eq!(dev.spec.kubernetes_version, "1.33");

@@ -246,6 +246,16 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     assert_eq!(connection["edges"][0]["node"]["kind"], "node_pool_create", "{paged}");
     assert_eq!(connection["edges"][0]["node"]["target"]["name"], "workers");
     assert_eq!(connection["pageInfo"]["hasNextPage"], true);
+
+    let priced = gql(
+        &t,
+        &acme,
+        r#"{ clusterEstimate(project: "web", input: { cluster: { name: "x", spec: { region: "eu-central-1" } },
+             nodePools: [{ name: "a", spec: { machineType: "bm.large", count: 1 } }] }) { currency monthlyTotal lines { sku amount } } }"#,
+        json!({}),
+    )
+    .await;
+    assert_eq!(priced["data"]["clusterEstimate"]["monthlyTotal"], "1027.22", "{priced}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

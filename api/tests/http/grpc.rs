@@ -130,6 +130,33 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
         .into_inner();
     let kinds: Vec<&str> = prod_ops.operations.iter().map(|o| o.kind.as_str()).collect();
     assert_eq!(kinds, ["node_pool_create", "cluster_create"], "the pool's work too, newest first");
+    let priced = g
+        .clusters
+        .estimate_cluster(EstimateClusterRequest {
+            project: "web".into(),
+            cluster: Some(CreateClusterRequest {
+                name: "priced".into(),
+                region: Some("eu-central-1".into()),
+                control_plane_replicas: Some(1),
+                ..Default::default()
+            }),
+            node_pools: vec![CreateNodePoolRequest {
+                name: "a".into(),
+                spec: Some(NodePoolSpec { machine_type: "bm.small".into(), count: 2, ..Default::default() }),
+                ..Default::default()
+            }],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((priced.currency.as_str(), priced.monthly_total.as_str()), ("USD", "240.04"));
+    let unpriced = g
+        .clusters
+        .estimate_cluster(EstimateClusterRequest { project: "web".into(), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(unpriced.code(), Code::InvalidArgument);
+    assert!(violations(&unpriced).contains(&"cluster.spec.region".to_string()), "{:?}", violations(&unpriced));
     let before = g
         .clusters
         .get_cluster(GetClusterRequest { project: "web".into(), cluster: "prod".into() })

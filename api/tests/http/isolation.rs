@@ -110,6 +110,8 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/projects/{project}/hooks/{hook}"),
         row("POST /v1/projects/{project}/hooks/{hook}/rotate-secret").body(json!({})),
         row("POST /v1/projects/{project}/clusters").body(json!({ "name": "x", "spec": { "region": "eu-central-1" } })),
+        row("POST /v1/projects/{project}/clusters/estimate")
+            .body(json!({ "cluster": { "name": "x", "spec": { "region": "eu-central-1" } } })),
         row("GET /v1/projects/{project}/clusters/{cluster}"),
         row("PATCH /v1/projects/{project}/clusters/{cluster}").body(json!({ "labels": { "a": "b" } })),
         row("DELETE /v1/projects/{project}/clusters/{cluster}"),

@@ -14,10 +14,11 @@ fn checked_in_openapi_matches_the_code() {
 #[test]
 fn operation_ids_follow_resource_action() {
     let spec = serde_json::to_value(moke_api::http::openapi()).unwrap();
-    // Standard methods, and the few custom ones (AIP-136) the auth flows and deployments need.
+    // Standard methods, and the few custom ones (AIP-136) the auth flows, deployments and prices need.
     let allowed = [
         "list", "create", "view", "update", "delete", "refresh", "verify", "request", "confirm", "exchange", "start",
         "finish", "accept", "revoke", "rotate", "scale", "pause", "resume", "restart", "rollback", "export", "deny",
+        "estimate",
     ];
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {

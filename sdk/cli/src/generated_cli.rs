@@ -82,6 +82,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ProjectUpdate => Self::cli_project_update(),
             CliCommand::ClusterList => Self::cli_cluster_list(),
             CliCommand::ClusterCreate => Self::cli_cluster_create(),
+            CliCommand::ClusterEstimate => Self::cli_cluster_estimate(),
             CliCommand::ClusterView => Self::cli_cluster_view(),
             CliCommand::ClusterDelete => Self::cli_cluster_delete(),
             CliCommand::ClusterUpdate => Self::cli_cluster_update(),
@@ -804,6 +805,31 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_cluster_create() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: ClusterCreateName)) . required_unless_present ("json-body") . help ("DNS label, unique in the project.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Create a cluster; answers with the Operation that builds it.")
     }
+    pub fn cli_cluster_estimate() -> ::clap::Command {
+        ::clap::Command::new("")
+            .arg(
+                ::clap::Arg::new("project")
+                    .long("project")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Project id or name"),
+            )
+            .arg(
+                ::clap::Arg::new("json-body")
+                    .long("json-body")
+                    .value_name("JSON-FILE")
+                    .required(true)
+                    .value_parser(::clap::value_parser!(std::path::PathBuf))
+                    .help("Path to a file that contains the full json body."),
+            )
+            .arg(
+                ::clap::Arg::new("json-body-template")
+                    .long("json-body-template")
+                    .action(::clap::ArgAction::SetTrue)
+                    .help("XXX"),
+            )
+            .about("What a cluster and its node pools would cost a month, at the prices in effect now. Writes nothing.")
+    }
     pub fn cli_cluster_view() -> ::clap::Command {
         ::clap::Command::new("")
             .arg(
@@ -1349,6 +1375,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ProjectUpdate => self.execute_project_update(matches).await,
             CliCommand::ClusterList => self.execute_cluster_list(matches).await,
             CliCommand::ClusterCreate => self.execute_cluster_create(matches).await,
+            CliCommand::ClusterEstimate => self.execute_cluster_estimate(matches).await,
             CliCommand::ClusterView => self.execute_cluster_view(matches).await,
             CliCommand::ClusterDelete => self.execute_cluster_delete(matches).await,
             CliCommand::ClusterUpdate => self.execute_cluster_update(matches).await,
@@ -3269,6 +3296,31 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_cluster_estimate(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_estimate();
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::ClusterEstimateRequest>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_cluster_estimate(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_cluster_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.cluster_view();
         if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
@@ -5128,6 +5180,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_cluster_estimate(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterEstimate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_cluster_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -5516,6 +5575,7 @@ pub enum CliCommand {
     ProjectUpdate,
     ClusterList,
     ClusterCreate,
+    ClusterEstimate,
     ClusterView,
     ClusterDelete,
     ClusterUpdate,
@@ -5635,6 +5695,7 @@ impl CliCommand {
             CliCommand::ProjectUpdate,
             CliCommand::ClusterList,
             CliCommand::ClusterCreate,
+            CliCommand::ClusterEstimate,
             CliCommand::ClusterView,
             CliCommand::ClusterDelete,
             CliCommand::ClusterUpdate,
@@ -5755,6 +5816,7 @@ impl CliCommand {
             CliCommand::ProjectUpdate => "project_update",
             CliCommand::ClusterList => "cluster_list",
             CliCommand::ClusterCreate => "cluster_create",
+            CliCommand::ClusterEstimate => "cluster_estimate",
             CliCommand::ClusterView => "cluster_view",
             CliCommand::ClusterDelete => "cluster_delete",
             CliCommand::ClusterUpdate => "cluster_update",

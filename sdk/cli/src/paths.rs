@@ -78,6 +78,7 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::ProjectUpdate => Some("project update"),
         CliCommand::ClusterList => Some("cluster list"),
         CliCommand::ClusterCreate => Some("cluster create"),
+        CliCommand::ClusterEstimate => Some("cluster estimate"),
         CliCommand::ClusterView => Some("cluster view"),
         CliCommand::ClusterDelete => Some("cluster delete"),
         CliCommand::ClusterUpdate => Some("cluster update"),

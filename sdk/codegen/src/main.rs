@@ -30,8 +30,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// The workspace this run is for: `cargo run` says where the package is at
+/// run time. The path compiled in is only a fallback, since one binary in a
+/// shared target directory serves every checkout of the same sources.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).expect("sdk/codegen is two levels down").to_path_buf()
+    let manifest =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest.ancestors().nth(2).expect("sdk/codegen is two levels down").to_path_buf()
 }
 
 /// Generates every file; returns whether all checked-in copies are current.

@@ -771,6 +771,20 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "What a cluster would cost a month: the cluster as `cluster_create`\ntakes it and its node pools as `node_pool_create` takes them, checked\nthe same way. Nothing is created or reserved."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ClusterEstimateRequest {
+        pub cluster: ClusterCreate,
+        #[doc = "Priced at `spec.count` nodes each (an autoscaled pool can cost up to\nits `max_count`)."]
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub node_pools: ::std::vec::Vec<NodePoolCreate>,
+    }
+    impl ClusterEstimateRequest {
+        pub fn builder() -> builder::ClusterEstimateRequest {
+            Default::default()
+        }
+    }
     #[doc = "cluster id, `cl_` followed by 32 hex digits"]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -4933,6 +4947,184 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "A monthly price: each part for a month of 730 hours, cut to its price's\nmonthly cap (672 hours), each line rounded to the currency's minor unit\n(half away from zero) and the total their sum. Amounts are exact\ndecimals written as strings."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PriceEstimate {
+        #[doc = "ISO 4217 code."]
+        pub currency: ::std::string::String,
+        pub lines: ::std::vec::Vec<PriceEstimateLine>,
+        pub monthly_total: PriceEstimateMonthlyTotal,
+        #[doc = "The price catalog version the prices come from."]
+        pub price_version: ::std::string::String,
+    }
+    impl PriceEstimate {
+        pub fn builder() -> builder::PriceEstimate {
+            Default::default()
+        }
+    }
+    #[doc = "One priced part of an estimate."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PriceEstimateLine {
+        pub amount: PriceEstimateLineAmount,
+        #[doc = "Instances: nodes, or 1 control plane."]
+        pub count: i64,
+        #[doc = "Hours charged per instance in the month."]
+        pub hours: i64,
+        pub product: ::std::string::String,
+        #[doc = "The price's id, e.g. `bm.small.hour` (a machine type's `price_key`)."]
+        pub sku: ::std::string::String,
+        #[doc = "The price of one hour."]
+        pub unit_price: PriceEstimateLineUnitPrice,
+    }
+    impl PriceEstimateLine {
+        pub fn builder() -> builder::PriceEstimateLine {
+            Default::default()
+        }
+    }
+    #[doc = "`PriceEstimateLineAmount`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct PriceEstimateLineAmount(::std::string::String);
+    impl ::std::ops::Deref for PriceEstimateLineAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PriceEstimateLineAmount> for ::std::string::String {
+        fn from(value: PriceEstimateLineAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PriceEstimateLineAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PriceEstimateLineAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PriceEstimateLineAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PriceEstimateLineAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "The price of one hour."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct PriceEstimateLineUnitPrice(::std::string::String);
+    impl ::std::ops::Deref for PriceEstimateLineUnitPrice {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PriceEstimateLineUnitPrice> for ::std::string::String {
+        fn from(value: PriceEstimateLineUnitPrice) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PriceEstimateLineUnitPrice {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PriceEstimateLineUnitPrice {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PriceEstimateLineUnitPrice {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PriceEstimateLineUnitPrice {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`PriceEstimateMonthlyTotal`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct PriceEstimateMonthlyTotal(::std::string::String);
+    impl ::std::ops::Deref for PriceEstimateMonthlyTotal {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PriceEstimateMonthlyTotal> for ::std::string::String {
+        fn from(value: PriceEstimateMonthlyTotal) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PriceEstimateMonthlyTotal {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PriceEstimateMonthlyTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PriceEstimateMonthlyTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PriceEstimateMonthlyTotal {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "An HTTP GET (when `http_path` is set) or TCP probe of a container port."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -8929,6 +9121,47 @@ pub mod types {
         impl ::std::convert::From<super::ClusterCreate> for ClusterCreate {
             fn from(value: super::ClusterCreate) -> Self {
                 Self { labels: Ok(value.labels), name: Ok(value.name), spec: Ok(value.spec) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ClusterEstimateRequest {
+            cluster: ::std::result::Result<super::ClusterCreate, ::std::string::String>,
+            node_pools: ::std::result::Result<::std::vec::Vec<super::NodePoolCreate>, ::std::string::String>,
+        }
+        impl ::std::default::Default for ClusterEstimateRequest {
+            fn default() -> Self {
+                Self { cluster: Err("no value supplied for cluster".to_string()), node_pools: Ok(Default::default()) }
+            }
+        }
+        impl ClusterEstimateRequest {
+            pub fn cluster<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ClusterCreate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cluster =
+                    value.try_into().map_err(|e| format!("error converting supplied value for cluster: {e}"));
+                self
+            }
+            pub fn node_pools<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::NodePoolCreate>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.node_pools =
+                    value.try_into().map_err(|e| format!("error converting supplied value for node_pools: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ClusterEstimateRequest> for super::ClusterEstimateRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ClusterEstimateRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { cluster: value.cluster?, node_pools: value.node_pools? })
+            }
+        }
+        impl ::std::convert::From<super::ClusterEstimateRequest> for ClusterEstimateRequest {
+            fn from(value: super::ClusterEstimateRequest) -> Self {
+                Self { cluster: Ok(value.cluster), node_pools: Ok(value.node_pools) }
             }
         }
         #[derive(Clone, Debug)]
@@ -15695,6 +15928,179 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PriceEstimate {
+            currency: ::std::result::Result<::std::string::String, ::std::string::String>,
+            lines: ::std::result::Result<::std::vec::Vec<super::PriceEstimateLine>, ::std::string::String>,
+            monthly_total: ::std::result::Result<super::PriceEstimateMonthlyTotal, ::std::string::String>,
+            price_version: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for PriceEstimate {
+            fn default() -> Self {
+                Self {
+                    currency: Err("no value supplied for currency".to_string()),
+                    lines: Err("no value supplied for lines".to_string()),
+                    monthly_total: Err("no value supplied for monthly_total".to_string()),
+                    price_version: Err("no value supplied for price_version".to_string()),
+                }
+            }
+        }
+        impl PriceEstimate {
+            pub fn currency<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency =
+                    value.try_into().map_err(|e| format!("error converting supplied value for currency: {e}"));
+                self
+            }
+            pub fn lines<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::PriceEstimateLine>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.lines = value.try_into().map_err(|e| format!("error converting supplied value for lines: {e}"));
+                self
+            }
+            pub fn monthly_total<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PriceEstimateMonthlyTotal>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.monthly_total =
+                    value.try_into().map_err(|e| format!("error converting supplied value for monthly_total: {e}"));
+                self
+            }
+            pub fn price_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.price_version =
+                    value.try_into().map_err(|e| format!("error converting supplied value for price_version: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PriceEstimate> for super::PriceEstimate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PriceEstimate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    currency: value.currency?,
+                    lines: value.lines?,
+                    monthly_total: value.monthly_total?,
+                    price_version: value.price_version?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PriceEstimate> for PriceEstimate {
+            fn from(value: super::PriceEstimate) -> Self {
+                Self {
+                    currency: Ok(value.currency),
+                    lines: Ok(value.lines),
+                    monthly_total: Ok(value.monthly_total),
+                    price_version: Ok(value.price_version),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PriceEstimateLine {
+            amount: ::std::result::Result<super::PriceEstimateLineAmount, ::std::string::String>,
+            count: ::std::result::Result<i64, ::std::string::String>,
+            hours: ::std::result::Result<i64, ::std::string::String>,
+            product: ::std::result::Result<::std::string::String, ::std::string::String>,
+            sku: ::std::result::Result<::std::string::String, ::std::string::String>,
+            unit_price: ::std::result::Result<super::PriceEstimateLineUnitPrice, ::std::string::String>,
+        }
+        impl ::std::default::Default for PriceEstimateLine {
+            fn default() -> Self {
+                Self {
+                    amount: Err("no value supplied for amount".to_string()),
+                    count: Err("no value supplied for count".to_string()),
+                    hours: Err("no value supplied for hours".to_string()),
+                    product: Err("no value supplied for product".to_string()),
+                    sku: Err("no value supplied for sku".to_string()),
+                    unit_price: Err("no value supplied for unit_price".to_string()),
+                }
+            }
+        }
+        impl PriceEstimateLine {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PriceEstimateLineAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn count<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.count = value.try_into().map_err(|e| format!("error converting supplied value for count: {e}"));
+                self
+            }
+            pub fn hours<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.hours = value.try_into().map_err(|e| format!("error converting supplied value for hours: {e}"));
+                self
+            }
+            pub fn product<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product =
+                    value.try_into().map_err(|e| format!("error converting supplied value for product: {e}"));
+                self
+            }
+            pub fn sku<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.sku = value.try_into().map_err(|e| format!("error converting supplied value for sku: {e}"));
+                self
+            }
+            pub fn unit_price<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PriceEstimateLineUnitPrice>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.unit_price =
+                    value.try_into().map_err(|e| format!("error converting supplied value for unit_price: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PriceEstimateLine> for super::PriceEstimateLine {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PriceEstimateLine) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount: value.amount?,
+                    count: value.count?,
+                    hours: value.hours?,
+                    product: value.product?,
+                    sku: value.sku?,
+                    unit_price: value.unit_price?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PriceEstimateLine> for PriceEstimateLine {
+            fn from(value: super::PriceEstimateLine) -> Self {
+                Self {
+                    amount: Ok(value.amount),
+                    count: Ok(value.count),
+                    hours: Ok(value.hours),
+                    product: Ok(value.product),
+                    sku: Ok(value.sku),
+                    unit_price: Ok(value.unit_price),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Probe {
             http_path: ::std::result::Result<::std::option::Option<super::ProbeHttpPath>, ::std::string::String>,
             initial_delay_seconds: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
@@ -20434,6 +20840,10 @@ impl Client {
     #[doc = "Create a cluster; answers with the Operation that builds it\n\nSends a `POST` request to `/v1/projects/{project}/clusters`\n\nArguments:\n- `project`: Project id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.cluster_create()\n    .project(project)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn cluster_create(&self) -> builder::ClusterCreate<'_> {
         builder::ClusterCreate::new(self)
+    }
+    #[doc = "What a cluster and its node pools would cost a month, at the prices in effect now. Writes nothing\n\nSends a `POST` request to `/v1/projects/{project}/clusters/estimate`\n\nArguments:\n- `project`: Project id or name\n- `body`\n```ignore\nlet response = client.cluster_estimate()\n    .project(project)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn cluster_estimate(&self) -> builder::ClusterEstimate<'_> {
+        builder::ClusterEstimate::new(self)
     }
     #[doc = "View a cluster: desired spec and last observed status\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id (`cl_…`) or name\n```ignore\nlet response = client.cluster_view()\n    .project(project)\n    .cluster(cluster)\n    .send()\n    .await;\n```"]
     pub fn cluster_view(&self) -> builder::ClusterView<'_> {
@@ -26627,6 +27037,90 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_estimate`]\n\n[`Client::cluster_estimate`]: super::Client::cluster_estimate"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterEstimate<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        body: Result<types::builder::ClusterEstimateRequest, String>,
+    }
+    impl<'a> ClusterEstimate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ClusterEstimateRequest>,
+            <V as std::convert::TryInto<types::ClusterEstimateRequest>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `ClusterEstimateRequest` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::ClusterEstimateRequest) -> types::builder::ClusterEstimateRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/estimate`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PriceEstimate>, Error<types::Problem>> {
+            let Self { client, project, body } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::ClusterEstimateRequest::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url =
+                format!("{}/v1/projects/{}/clusters/estimate", client.baseurl, encode_path(&project.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_estimate" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
                 400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),

@@ -8,6 +8,7 @@ from .audit_principal import AuditPrincipal
 from .autoscaling import Autoscaling
 from .cluster_access import ClusterAccess
 from .cluster_create import ClusterCreate
+from .cluster_estimate_request import ClusterEstimateRequest
 from .cluster_metrics import ClusterMetrics
 from .cluster_spec import ClusterSpec
 from .cluster_spec_input import ClusterSpecInput
@@ -112,6 +113,8 @@ from .page_webhook_endpoint_view import PageWebhookEndpointView
 from .password_reset_confirm import PasswordResetConfirm
 from .password_reset_request import PasswordResetRequest
 from .pod_view import PodView
+from .price_estimate import PriceEstimate
+from .price_estimate_line import PriceEstimateLine
 from .probe import Probe
 from .probes import Probes
 from .problem import Problem
@@ -185,6 +188,7 @@ __all__ = (
     "Autoscaling",
     "ClusterAccess",
     "ClusterCreate",
+    "ClusterEstimateRequest",
     "ClusterMetrics",
     "ClusterSpec",
     "ClusterSpecInput",
@@ -289,6 +293,8 @@ __all__ = (
     "PasswordResetConfirm",
     "PasswordResetRequest",
     "PodView",
+    "PriceEstimate",
+    "PriceEstimateLine",
     "Probe",
     "Probes",
     "Problem",

@@ -79,6 +79,20 @@ export type ClusterCreate = {
 };
 
 /**
+ * What a cluster would cost a month: the cluster as `cluster_create`
+ * takes it and its node pools as `node_pool_create` takes them, checked
+ * the same way. Nothing is created or reserved.
+ */
+export type ClusterEstimateRequest = {
+    cluster: ClusterCreate;
+    /**
+     * Priced at `spec.count` nodes each (an autoscaled pool can cost up to
+     * its `max_count`).
+     */
+    node_pools?: Array<NodePoolCreate>;
+};
+
+/**
  * cluster id, `cl_` followed by 32 hex digits
  */
 export type ClusterId = string;
@@ -1452,6 +1466,49 @@ export type PodView = {
     revision: number;
     ready: boolean;
     ip: string;
+};
+
+/**
+ * A monthly price: each part for a month of 730 hours, cut to its price's
+ * monthly cap (672 hours), each line rounded to the currency's minor unit
+ * (half away from zero) and the total their sum. Amounts are exact
+ * decimals written as strings.
+ */
+export type PriceEstimate = {
+    /**
+     * ISO 4217 code.
+     */
+    currency: string;
+    /**
+     * The price catalog version the prices come from.
+     */
+    price_version: string;
+    lines: Array<PriceEstimateLine>;
+    monthly_total: string;
+};
+
+/**
+ * One priced part of an estimate.
+ */
+export type PriceEstimateLine = {
+    /**
+     * The price's id, e.g. `bm.small.hour` (a machine type's `price_key`).
+     */
+    sku: string;
+    product: string;
+    /**
+     * Instances: nodes, or 1 control plane.
+     */
+    count: number;
+    /**
+     * Hours charged per instance in the month.
+     */
+    hours: number;
+    /**
+     * The price of one hour.
+     */
+    unit_price: string;
+    amount: string;
 };
 
 /**
@@ -6677,6 +6734,65 @@ export type ClusterCreateResponses = {
 };
 
 export type ClusterCreateResponse = ClusterCreateResponses[keyof ClusterCreateResponses];
+
+export type ClusterEstimateData = {
+    body: ClusterEstimateRequest;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/estimate';
+};
+
+export type ClusterEstimateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterEstimateError = ClusterEstimateErrors[keyof ClusterEstimateErrors];
+
+export type ClusterEstimateResponses = {
+    200: PriceEstimate;
+};
+
+export type ClusterEstimateResponse = ClusterEstimateResponses[keyof ClusterEstimateResponses];
 
 export type ClusterDeleteData = {
     body?: never;

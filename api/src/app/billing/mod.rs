@@ -1,0 +1,105 @@
+//! Billing: prices and estimates. The arithmetic is `moke-billing`'s; this
+//! domain feeds it the gateway's specs and answers in the public model.
+
+use std::sync::LazyLock;
+
+use moke_billing::{Catalog, ClusterShape, PoolShape};
+use moke_iam::Action;
+
+use crate::app::authz::Lock;
+use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
+use crate::ids::ProjectKind;
+use crate::model::{ClusterEstimateRequest, PriceEstimate, PriceEstimateLine};
+
+/// The price catalog built into this release (`billing/catalog.toml`);
+/// config validation checks every machine type offered has a price in it.
+pub fn prices() -> &'static Catalog {
+    static PRICES: LazyLock<Catalog> = LazyLock::new(Catalog::embedded);
+    &PRICES
+}
+
+impl App {
+    /// `cluster_estimate`: the monthly price of a cluster and its node
+    /// pools, at the prices in effect now. Every field is checked as the
+    /// creates would check it (pool fields under `node_pools[i].`); nothing
+    /// is written.
+    pub async fn cluster_estimate(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        input: ClusterEstimateRequest,
+    ) -> Result<PriceEstimate> {
+        let catalog = &self.config().catalog;
+        let mut invalid = Vec::new();
+        let cluster =
+            validate::cluster_create(catalog, &input.cluster).map_err(|e| collect(&mut invalid, e, "cluster.")).ok();
+        let region = input.cluster.spec.region.as_str();
+        let pools: Vec<_> = input
+            .node_pools
+            .iter()
+            .enumerate()
+            .filter_map(|(i, pool)| {
+                validate::node_pool_create(catalog, region, pool)
+                    .map_err(|e| collect(&mut invalid, e, &format!("node_pools[{i}].")))
+                    .ok()
+            })
+            .collect();
+        if !invalid.is_empty() {
+            return Err(Error::Invalid(invalid));
+        }
+        let cluster = cluster.ok_or_else(|| Error::Internal(anyhow::anyhow!("a cluster without errors and spec")))?;
+        let mut conn = self.db().acquire().await?;
+        crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
+        drop(conn);
+
+        let shape = ClusterShape {
+            control_plane_replicas: u32::try_from(cluster.control_plane.replicas).unwrap_or(u32::MAX),
+            pools: pools
+                .iter()
+                .map(|pool| PoolShape {
+                    machine_type: pool.machine_type.clone(),
+                    count: u32::try_from(pool.count).unwrap_or(u32::MAX),
+                })
+                .collect(),
+            load_balancers: 0,
+        };
+        let prices = prices();
+        let version = prices.version_at(chrono::Utc::now()).map_err(|e| Error::Internal(e.into()))?;
+        let estimate = moke_billing::estimate::estimate(version, &prices.currency, &shape)
+            .map_err(|e| Error::Internal(e.into()))?;
+        let money = |amount| prices.currency.format(amount);
+        Ok(PriceEstimate {
+            currency: estimate.currency.code.clone(),
+            price_version: estimate.price_version.clone(),
+            lines: estimate
+                .lines
+                .iter()
+                .map(|line| PriceEstimateLine {
+                    sku: line.sku.clone(),
+                    product: line.product.clone(),
+                    count: i64::from(line.count),
+                    hours: i64::from(line.hours),
+                    unit_price: line.unit_price.normalize().to_string(),
+                    amount: money(line.amount),
+                })
+                .collect(),
+            monthly_total: money(estimate.monthly_total),
+        })
+    }
+}
+
+/// Adds a validation error's fields to `invalid` under `prefix`; any other
+/// error is kept as it is (there are none today).
+fn collect(invalid: &mut Vec<crate::app::error::FieldError>, error: Error, prefix: &str) {
+    match error {
+        Error::Invalid(fields) => invalid.extend(fields.into_iter().map(|mut f| {
+            f.field = format!("{prefix}{}", f.field);
+            f
+        })),
+        other => invalid.push(crate::app::error::FieldError {
+            field: prefix.trim_end_matches('.').to_string(),
+            code: "invalid".into(),
+            message: other.to_string(),
+        }),
+    }
+}
