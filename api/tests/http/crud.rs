@@ -191,6 +191,17 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
         refused.fields(),
         ["cluster.name", "cluster.spec.region", "node_pools[0].spec.machine_type", "node_pools[0].spec.zones"]
     );
+    let eleven: Vec<Value> = (0..11)
+        .map(|i| json!({ "name": format!("p{i}"), "spec": { "machine_type": "bm.small", "count": 1 } }))
+        .collect();
+    let too_many = owner
+        .post::<Value>(
+            &estimate_path,
+            json!({ "cluster": { "name": "x", "spec": { "region": "eu-central-1" } }, "node_pools": eleven }),
+        )
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(too_many.fields(), ["node_pools"]);
     owner.get::<ClusterView>(&format!("/v1/projects/{project}/clusters/priced")).await.refused(StatusCode::NOT_FOUND);
 
     // Defaults: the catalog's default version and an HA control plane.

@@ -11,6 +11,9 @@ use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
 use crate::ids::ProjectKind;
 use crate::model::{ClusterEstimateRequest, PriceEstimate, PriceEstimateLine};
 
+/// The most node pools one estimate prices (the schema's `maxItems`).
+pub const MAX_ESTIMATED_POOLS: usize = 10;
+
 /// The price catalog built into this release (`billing/catalog.toml`);
 /// config validation checks every machine type offered has a price in it.
 pub fn prices() -> &'static Catalog {
@@ -31,6 +34,14 @@ impl App {
     ) -> Result<PriceEstimate> {
         let catalog = &self.config().catalog;
         let mut invalid = Vec::new();
+        if input.node_pools.len() > MAX_ESTIMATED_POOLS {
+            invalid.push(crate::app::error::FieldError::new(
+                "node_pools",
+                "too_many",
+                format!("at most {MAX_ESTIMATED_POOLS} node pools"),
+            ));
+            return Err(Error::Invalid(invalid));
+        }
         let cluster =
             validate::cluster_create(catalog, &input.cluster).map_err(|e| collect(&mut invalid, e, "cluster.")).ok();
         let region = input.cluster.spec.region.as_str();
