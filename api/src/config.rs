@@ -547,16 +547,22 @@ impl Catalog {
             if machine.vcpus <= 0 || machine.memory_gib <= 0 {
                 return Err(bad(&format!("catalog.machine_types[{i}]"), "vcpus and memory_gib must be positive"));
             }
-            // Every machine type offered has a price, under its price_key.
+            // Every machine type offered has a price, under its price_key,
+            // in the version in effect and in every later one.
             let prices = crate::app::billing::prices();
+            let now = chrono::Utc::now();
+            let current = prices
+                .version_at(now)
+                .map_err(|e| bad("catalog.machine_types", format!("billing/catalog.toml: {e}")))?;
             let priced = prices
                 .versions()
                 .iter()
+                .filter(|version| version.effective_from > now || version.id == current.id)
                 .all(|version| version.node(&machine.name).is_some_and(|sku| sku.id == machine.price_key));
             if !priced {
                 return Err(bad(
                     &format!("catalog.machine_types[{i}].price_key"),
-                    "must name this machine type's node price in every version of billing/catalog.toml",
+                    "must name this machine type's node price in the current and later versions of billing/catalog.toml",
                 ));
             }
         }

@@ -241,6 +241,16 @@ fn check_version(version: &PriceVersion) -> Result<(), CatalogError> {
         if sku.monthly_cap_hours == Some(0) {
             return Err(problem(sku, "monthly_cap_hours must be positive"));
         }
+        // One price per thing priced: a lookup by meter never has to choose.
+        let same_thing = |other: &Sku| {
+            other.id != sku.id
+                && other.meter == sku.meter
+                && other.machine_type == sku.machine_type
+                && other.tier == sku.tier
+        };
+        if version.skus.iter().any(same_thing) {
+            return Err(problem(sku, "prices the same thing as another sku"));
+        }
     }
     for tier in [Tier::Basic, Tier::Ha] {
         if version.control_plane(tier).is_none() {
@@ -308,6 +318,10 @@ unit_price = "0.12"
         let fine = base.replace("unit_price = \"0.1786\"", "unit_price = \"0.1234567\"");
         assert!(
             matches!(Catalog::from_toml(&fine), Err(CatalogError::Sku { problem, .. }) if problem.contains("6 decimals"))
+        );
+        let twice = base.replace("machine_type = \"bm.medium\"", "machine_type = \"bm.small\"");
+        assert!(
+            matches!(Catalog::from_toml(&twice), Err(CatalogError::Sku { problem, .. }) if problem.contains("same thing"))
         );
         let no_type = base.replace("machine_type = \"bm.small\"\n", "");
         assert!(

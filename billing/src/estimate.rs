@@ -11,8 +11,9 @@ use crate::rating::RatingError;
 /// The hours of an average month (8 760 / 12), before each SKU's cap.
 pub const HOURS_PER_MONTH: u32 = 730;
 
-/// One node pool of a shape: its machine type and how many nodes (the
-/// autoscaler's maximum, for the most it can cost).
+/// One node pool of a shape: its machine type and how many nodes to price
+/// (the caller chooses: the pool's size, or its autoscaling maximum for the
+/// most it can cost).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolShape {
     pub machine_type: String,
@@ -69,7 +70,7 @@ pub fn estimate(version: &PriceVersion, currency: &Currency, shape: &ClusterShap
     for pool in &shape.pools {
         let sku = version.node(&pool.machine_type).ok_or_else(|| unknown(pool.machine_type.clone()))?;
         match parts.iter_mut().find(|(s, _)| s.id == sku.id) {
-            Some((_, count)) => *count += pool.count,
+            Some((_, count)) => *count = count.saturating_add(pool.count),
             None => parts.push((sku, pool.count)),
         }
     }

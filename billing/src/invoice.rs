@@ -92,6 +92,10 @@ impl Invoice {
     pub fn apply_credits(&mut self, grants: &[CreditGrant], at: DateTime<Utc>) -> Vec<CreditUse> {
         let mut usable: Vec<&CreditGrant> = grants
             .iter()
+            .enumerate()
+            // A grant named twice is used once.
+            .filter(|(i, g)| !grants[..*i].iter().any(|earlier| earlier.id == g.id))
+            .map(|(_, g)| g)
             .filter(|g| g.remaining > Decimal::ZERO && g.expires_at.is_none_or(|expiry| expiry > at))
             .collect();
         usable.sort_by(|a, b| {
@@ -186,6 +190,7 @@ mod tests {
             grant("later", "50", 1, None),
             grant("expired", "50", 0, Some("2026-12-31T00:00:00Z")),
             grant("soon", "10", 1, Some("2027-02-01T00:00:00Z")),
+            grant("first", "5.005", 0, Some("2027-06-01T00:00:00Z")),
             grant("first", "5.005", 0, Some("2027-06-01T00:00:00Z")),
         ];
         let uses = invoice.apply_credits(&grants, at("2027-01-01T00:00:00Z"));

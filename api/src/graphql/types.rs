@@ -275,7 +275,9 @@ impl Query {
     }
 
     /// What a cluster and its node pools would cost a month, at the prices
-    /// in effect now (checked as the creates check them; writes nothing).
+    /// in effect now (checked as the creates check them; at most 10 node
+    /// pools; writes nothing).
+    #[graphql(complexity = 100)]
     async fn cluster_estimate(
         &self,
         ctx: &Context<'_>,
