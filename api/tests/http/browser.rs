@@ -211,11 +211,19 @@ impl Browser {
         self.text("body").await
     }
 
-    /// Saves a screenshot of this step (numbered, under the test's folder).
+    /// Saves a screenshot of this step, the whole page and not only what fits
+    /// the window (Chromium's DevTools through ChromeDriver, which works with
+    /// the page's JavaScript off too), numbered, under the test's folder.
     pub async fn screenshot(&self, step: &str) {
         use base64::Engine;
-        let png = self.command(reqwest::Method::GET, "/screenshot", Value::Null).await;
-        let png = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
+        let shot = self
+            .command(
+                reqwest::Method::POST,
+                "/goog/cdp/execute",
+                json!({ "cmd": "Page.captureScreenshot", "params": { "format": "png", "captureBeyondViewport": true } }),
+            )
+            .await;
+        let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
         let n = self.step.fetch_add(1, Ordering::Relaxed);
         std::fs::write(self.screenshots.join(format!("{n:02}-{step}.png")), png).unwrap();
     }
