@@ -282,7 +282,8 @@ pub(crate) fn error_view(session: &RequestSession, mut error: ConsoleError) -> A
 pub(crate) fn ago(at: chrono::DateTime<chrono::Utc>) -> String {
     let seconds = (chrono::Utc::now() - at).num_seconds().max(0);
     match seconds {
-        0..60 => format!("{seconds} s ago"),
+        0..5 => "just now".to_string(),
+        5..60 => format!("{seconds} s ago"),
         60..3600 => format!("{} min ago", seconds / 60),
         3600..86400 => format!("{} h ago", seconds / 3600),
         _ => at.format("%Y-%m-%d").to_string(),
