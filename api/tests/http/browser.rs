@@ -164,7 +164,9 @@ impl Browser {
         let before = self.element("html").await;
         let url = self.url().await;
         self.click(css).await;
-        for _ in 0..150 {
+        // Generous: the whole suite shares two cores with this browser.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
             if self.elements("html").await.first().is_some_and(|now| *now != before) {
                 return;
             }
@@ -292,7 +294,9 @@ impl Browser {
     /// Waits for a downloaded file named `name`.
     pub async fn downloaded(&self, name: &str) -> PathBuf {
         let path = self.downloads.path().join(name);
-        for _ in 0..100 {
+        // A kubeconfig is signed by Vault first, which a loaded machine slows.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
             if path.exists() && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
                 return path;
             }

@@ -100,7 +100,7 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
         chips.first().is_some_and(|c| c == "running") && nodes.iter().filter(|n| n.contains("yes")).count() == 2
     })
     .await;
-    eventually(30, "the page to say nothing is changing once its operations are done", async || {
+    eventually(90, "the page to say nothing is changing once its operations are done", async || {
         if !in_progress(&browser.body_text().await) {
             return true;
         }
