@@ -116,7 +116,8 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
     tasks.spawn(app.vault_handle().maintain(app.shutdown_token().clone()));
 
     let repair_every = secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
-    let periodics: [(&'static str, Duration, JobFn); 6] = [
+    let finalize_every = secs(app.config().billing.finalize_every_seconds);
+    let periodics: [(&'static str, Duration, JobFn); 7] = [
         ("rollout_deadlines", secs(1), |app| {
             Box::pin(async move { app.enforce_rollout_deadlines_once().await.map(drop) })
         }),
@@ -129,6 +130,9 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
         }),
         ("orphaned_cluster_cas", secs(60), |app| {
             Box::pin(async move { app.destroy_orphaned_cluster_cas_once().await.map(drop) })
+        }),
+        ("invoice_finalizer", finalize_every, |app| {
+            Box::pin(async move { app.finalize_due_invoices(chrono::Utc::now()).await.map(drop) })
         }),
         // Secrets left on an old key version (a rotation by another gateway or the CLI).
         ("secret_rewrap", secs(3600), |app| Box::pin(async move { app.rewrap_secrets().await.map(drop) })),

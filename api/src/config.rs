@@ -58,6 +58,16 @@ pub struct Config {
     pub outbound: OutboundConfig,
     pub rate_limits: RateLimitConfig,
     pub catalog: Catalog,
+    pub billing: BillingConfig,
+}
+
+/// Invoicing: when a month's invoice is final.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BillingConfig {
+    /// Hours after a month's end during which its usage still lands on it.
+    pub grace_hours: u32,
+    pub finalize_every_seconds: u64,
 }
 
 /// Where the gateway's keys and peppers live: Vault (OpenBao), via AppRole.
@@ -365,6 +375,12 @@ impl Config {
         }
         if self.http.max_wait_seconds >= self.http.request_timeout_seconds {
             return Err(bad("http.max_wait_seconds", "must be below http.request_timeout_seconds"));
+        }
+        if self.billing.finalize_every_seconds == 0 {
+            return Err(bad("billing.finalize_every_seconds", "must be positive"));
+        }
+        if self.billing.grace_hours > 24 * 28 {
+            return Err(bad("billing.grace_hours", "at most 672 (four weeks)"));
         }
         let hooks = &self.webhooks;
         if hooks.retry_schedule_seconds.is_empty()

@@ -187,6 +187,8 @@ id_kinds! {
     DomainKind => "dom", "domain", "DomainId";
     /// A device sign-in (OAuth 2.0 Device Authorization Grant).
     DeviceAuthorizationKind => "dva", "device sign-in", "DeviceAuthorizationId";
+    /// An organization's invoice for one month.
+    InvoiceKind => "bill", "invoice", "InvoiceId";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -209,6 +211,7 @@ pub type EventId = Id<EventKind>;
 pub type WebhookDeliveryId = Id<WebhookDeliveryKind>;
 pub type DomainId = Id<DomainKind>;
 pub type DeviceAuthorizationId = Id<DeviceAuthorizationKind>;
+pub type InvoiceId = Id<InvoiceKind>;
 
 #[cfg(test)]
 mod tests {

@@ -205,10 +205,12 @@ pub enum Action {
     ManageSso,
     /// Obtain cluster-admin credentials for hosted clusters and revoke credentials.
     AdministerClusters,
+    /// Read invoices, usage and what the organization is charged.
+    ReadBilling,
 }
 
 impl Action {
-    pub const ALL: [Action; 11] = [
+    pub const ALL: [Action; 12] = [
         Action::Read,
         Action::ManageResources,
         Action::ReadQuotas,
@@ -220,6 +222,7 @@ impl Action {
         Action::ManageProjectMembers,
         Action::ManageSso,
         Action::AdministerClusters,
+        Action::ReadBilling,
     ];
 
     /// The stable text form used in token scopes.
@@ -236,6 +239,7 @@ impl Action {
             Action::ManageProjectMembers => "manage_project_members",
             Action::ManageSso => "manage_sso",
             Action::AdministerClusters => "administer_clusters",
+            Action::ReadBilling => "read_billing",
         }
     }
 
@@ -281,7 +285,7 @@ pub fn role_allows(role: OrgRole, action: Action) -> bool {
         ReadCredentials | ManageCredentials | ManageMembers | ManageProjectMembers | AdministerClusters => {
             matches!(role, Owner | Admin)
         }
-        ReadAudit => matches!(role, Owner | Admin | Billing),
+        ReadAudit | ReadBilling => matches!(role, Owner | Admin | Billing),
         ManageSso => role == Owner,
     }
 }

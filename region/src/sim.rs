@@ -899,11 +899,19 @@ impl SimState {
         }
         self.usage_since = Some(now);
         let mut samples = Vec::new();
-        for (id, _) in self.clusters.iter().filter(|(_, c)| !c.deleted) {
+        let milliseconds = (now - since).num_milliseconds();
+        for (id, cluster) in self.clusters.iter().filter(|(_, c)| !c.deleted) {
             let mut node_seconds = std::collections::HashMap::<String, f64>::new();
-            for pool in self.node_pools.values().filter(|p| &p.cluster_id == id && !p.deleted) {
-                let ready = pool.nodes.iter().filter(|n| self.node_ready(n)).count() as f64;
-                *node_seconds.entry(pool.spec.machine_type.clone()).or_default() += ready * seconds;
+            let mut nodes = Vec::new();
+            for (pool_id, pool) in self.node_pools.iter().filter(|(_, p)| &p.cluster_id == id && !p.deleted) {
+                let ready: Vec<&Member> = pool.nodes.iter().filter(|n| self.node_ready(n)).collect();
+                *node_seconds.entry(pool.spec.machine_type.clone()).or_default() += ready.len() as f64 * seconds;
+                nodes.extend(ready.into_iter().map(|node| pb::NodeUsage {
+                    name: node.name.clone(),
+                    node_pool_id: pool_id.clone(),
+                    machine_type: pool.spec.machine_type.clone(),
+                    milliseconds,
+                }));
             }
             samples.push(pb::status::Message::Usage(pb::UsageSample {
                 id: format!("{id}/{}", now.timestamp_millis()),
@@ -912,6 +920,8 @@ impl SimState {
                 period_end: now.to_rfc3339(),
                 cluster_seconds: seconds,
                 node_seconds,
+                control_plane_replicas: u32::try_from(cluster.api_servers.len()).unwrap_or(u32::MAX),
+                nodes,
             }));
         }
         samples
@@ -1161,6 +1171,12 @@ mod tests {
         assert_eq!(usage.len(), 1);
         assert_eq!(usage[0].cluster_seconds, 90.0);
         assert_eq!(usage[0].node_seconds["bm.small"], 3.0 * 90.0);
+        // Each node is reported on its own, exactly, for per-node minimums and caps.
+        assert_eq!(usage[0].nodes.len(), 3);
+        assert!(usage[0].nodes.iter().all(|n| n.milliseconds == 90_000 && n.machine_type == "bm.small"));
+        let names: std::collections::BTreeSet<_> = usage[0].nodes.iter().map(|n| &n.name).collect();
+        assert_eq!(names.len(), 3, "one entry per node");
+        assert_eq!(usage[0].control_plane_replicas as usize, state.clusters["cl_1"].api_servers.len());
     }
 
     #[test]

@@ -80,6 +80,18 @@ impl OrgView {
     async fn quotas(&self, ctx: &Context<'_>) -> Result<QuotasView> {
         app(ctx).quota_view(caller(ctx)?, self.id).await.map_err(error)
     }
+    /// The organization's invoices, newest first (drafts with their totals
+    /// so far). Needs the `read_billing` permission.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn invoices(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, InvoiceSummary>> {
+        let result = app(ctx).invoice_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |i| i.id.uuid()))
+    }
 }
 
 #[ComplexObject]
@@ -272,6 +284,17 @@ impl Query {
 
     async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
         app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)
+    }
+
+    /// An invoice of an organization, with its lines.
+    async fn invoice(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<InvoiceView> {
+        app(ctx).invoice_view(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)
+    }
+
+    /// An invoice's lines as CSV text.
+    async fn invoice_csv(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<String> {
+        let (_, csv) = app(ctx).invoice_csv(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)?;
+        String::from_utf8(csv).map_err(|e| error(crate::app::Error::Internal(e.into())))
     }
 
     /// What a cluster and its node pools would cost a month, at the prices

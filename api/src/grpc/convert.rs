@@ -210,3 +210,46 @@ pub fn node_pool_create_in(r: pb::CreateNodePoolRequest) -> NodePoolCreate {
         },
     }
 }
+
+pub fn invoice(s: InvoiceSummary, lines: Vec<InvoiceLine>) -> pb::Invoice {
+    let kind = |k: InvoiceLineKind| match k {
+        InvoiceLineKind::Usage => "usage",
+        InvoiceLineKind::Adjustment => "adjustment",
+        InvoiceLineKind::Credit => "credit",
+    };
+    pb::Invoice {
+        id: s.id.to_string(),
+        number: s.number.unwrap_or_default(),
+        status: match s.status {
+            InvoiceStatus::Draft => "draft",
+            InvoiceStatus::Finalized => "finalized",
+            InvoiceStatus::Void => "void",
+        }
+        .to_string(),
+        period_start: time(s.period_start),
+        period_end: time(s.period_end),
+        currency: s.currency,
+        subtotal: s.subtotal,
+        credits: s.credits,
+        total: s.total,
+        finalize_time: opt_time(s.finalized_at),
+        void_time: opt_time(s.voided_at),
+        lines: lines
+            .into_iter()
+            .map(|l| pb::InvoiceLine {
+                kind: kind(l.kind).to_string(),
+                sku: l.sku,
+                product: l.product,
+                project: l.project,
+                resource_id: l.resource_id,
+                resource_name: l.resource_name,
+                quantity: l.quantity,
+                unit: l.unit,
+                unit_price: l.unit_price,
+                amount: l.amount,
+                start_time: time(l.start),
+                end_time: time(l.end),
+            })
+            .collect(),
+    }
+}

@@ -24,9 +24,10 @@ const ERROR_DOMAIN: &str = "moke.dev";
 /// The gRPC services as an axum router, to merge with the REST routes.
 pub fn router(app: Arc<App>) -> axum::Router {
     use moke_proto::v1::{
-        cluster_service_server::ClusterServiceServer, node_pool_service_server::NodePoolServiceServer,
-        operation_service_server::OperationServiceServer, org_service_server::OrgServiceServer,
-        project_service_server::ProjectServiceServer, token_service_server::TokenServiceServer,
+        billing_service_server::BillingServiceServer, cluster_service_server::ClusterServiceServer,
+        node_pool_service_server::NodePoolServiceServer, operation_service_server::OperationServiceServer,
+        org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
+        token_service_server::TokenServiceServer,
     };
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
@@ -44,6 +45,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.NodePoolService",
         "moke.v1.OperationService",
         "moke.v1.TokenService",
+        "moke.v1.BillingService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -55,7 +57,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(ClusterServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(NodePoolServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(OperationServiceServer::new(api.clone()).max_decoding_message_size(max))
-        .add_service(TokenServiceServer::new(api).max_decoding_message_size(max))
+        .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
 }
 

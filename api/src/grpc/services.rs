@@ -444,3 +444,30 @@ impl token_service_server::TokenService for Api {
         Ok(Response::new(DeleteTokenResponse {}))
     }
 }
+
+#[tonic::async_trait]
+impl billing_service_server::BillingService for Api {
+    async fn list_invoices(&self, request: Request<ListInvoicesRequest>) -> Reply<ListInvoicesResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self.app.invoice_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListInvoicesResponse {
+            invoices: page.items.into_iter().map(|s| convert::invoice(s, Vec::new())).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_invoice(&self, request: Request<GetInvoiceRequest>) -> Reply<Invoice> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self.app.invoice_view(&ctx, id(&r.org)?, id(&r.invoice)?).await.map_err(status)?;
+        Ok(Response::new(convert::invoice(view.summary, view.lines)))
+    }
+
+    async fn get_invoice_csv(&self, request: Request<GetInvoiceRequest>) -> Reply<GetInvoiceCsvResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let (file_name, csv) = self.app.invoice_csv(&ctx, id(&r.org)?, id(&r.invoice)?).await.map_err(status)?;
+        Ok(Response::new(GetInvoiceCsvResponse { file_name, csv }))
+    }
+}

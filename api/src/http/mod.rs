@@ -3,6 +3,7 @@
 //! document and the middleware stack.
 
 mod auth;
+mod billing;
 mod catalog;
 mod clusters;
 mod device;
@@ -67,6 +68,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         (name = "webhooks", description = "Event webhooks: endpoints, deliveries and their attempts"),
         (name = "operations", description = "Long-running work done by regions"),
         (name = "catalog", description = "Regions, Kubernetes versions and machine types on offer"),
+        (name = "billing", description = "Invoices, from usage regions report, at the catalog's prices"),
     )
 )]
 struct ApiDoc;
@@ -98,6 +100,7 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
         .merge(webhooks::routes())
         .merge(operations::routes())
         .merge(catalog::routes())
+        .merge(billing::routes())
 }
 
 /// The OpenAPI document the code describes (checked in as `openapi/moke.json`).

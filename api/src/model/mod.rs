@@ -8,7 +8,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
+mod billing;
 mod iam;
+pub use billing::*;
 pub use iam::*;
 
 use crate::ids::{
@@ -1150,7 +1152,7 @@ impl utoipa::PartialSchema for EventTypePattern {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .pattern(Some(r"^(\*|(cluster|nodepool|deployment|operation|webhook_endpoint)\.[a-z._*]*)$"))
+            .pattern(Some(r"^(\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice)\.[a-z._*]*)$"))
             .into()
     }
 }

@@ -156,6 +156,9 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/quotas", ReadQuotas),
         row("GET /v1/orgs/{org}/audit-events", ReadAudit),
         row("GET /v1/orgs/{org}/audit-events/export", ReadAudit).query("?format=ndjson"),
+        row("GET /v1/orgs/{org}/billing/invoices", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/invoices/{invoice}", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv", ReadBilling),
         row("GET /v1/orgs/{org}/tokens", ReadCredentials),
         row("POST /v1/orgs/{org}/tokens", ManageCredentials).body(json!({ "name": "m", "role": "viewer" })).confers(),
         row("GET /v1/orgs/{org}/tokens/{token}", ReadCredentials),
@@ -338,6 +341,8 @@ struct World {
     account: String,
     /// The issuer of the identity provider single sign-on points at.
     idp: String,
+    /// The organization's draft invoice.
+    invoice: String,
 }
 
 impl World {
@@ -362,6 +367,7 @@ impl World {
             ("{service_account}", &self.account),
             ("{event}", &self.event),
             ("{idp}", &self.idp),
+            ("{invoice}", &self.invoice),
             ("{n}", &format!("n{n}")),
         ] {
             text = text.replace(placeholder, value);
@@ -476,7 +482,10 @@ async fn world(t: &TestApp, name: &str, idp: &str) -> World {
     .unwrap();
     let token = owner.create_token("x", "viewer").await.view.id.to_string();
     let account = owner.create_service_account("robot", "viewer").await.id.to_string();
+    let now = chrono::Utc::now();
+    let invoice = t.report_usage(&project.cluster, None, "", now - chrono::Duration::minutes(1), now).await;
     World {
+        invoice,
         project,
         event: moke_api::ids::EventId::from_uuid(event).to_string(),
         token,

@@ -264,6 +264,52 @@ impl TestApp {
         self.send(self.client.post(format!("{}{path}", self.base)).json(&body)).await
     }
 
+    /// Reports, as region `eu-central-1` would, that `cluster` ran its
+    /// control plane and the node `node` of `pool` (if given) over
+    /// `[start, end)`; returns the id (`bill_…`) of the invoice it landed on.
+    pub async fn report_usage(
+        &self,
+        cluster: &str,
+        pool: Option<&str>,
+        node: &str,
+        start: chrono::DateTime<chrono::Utc>,
+        end: chrono::DateTime<chrono::Utc>,
+    ) -> String {
+        use moke_proto::region as pb;
+        let milliseconds = (end - start).num_milliseconds();
+        let nodes = pool
+            .map(|pool| pb::NodeUsage {
+                name: node.into(),
+                node_pool_id: pool.into(),
+                machine_type: "bm.small".into(),
+                milliseconds,
+            })
+            .into_iter()
+            .collect();
+        let sample = pb::UsageSample {
+            id: format!("{cluster}/{}/{node}", end.timestamp_millis()),
+            cluster_id: cluster.into(),
+            period_start: start.to_rfc3339(),
+            period_end: end.to_rfc3339(),
+            cluster_seconds: milliseconds as f64 / 1000.0,
+            node_seconds: Default::default(),
+            control_plane_replicas: 1,
+            nodes,
+        };
+        let status = pb::Status { region: "eu-central-1".into(), message: Some(pb::status::Message::Usage(sample)) };
+        self.app.apply_region_status(status).await.unwrap();
+        let cluster: moke_api::ids::ClusterId = cluster.parse().unwrap();
+        let invoice: uuid::Uuid = sqlx::query_scalar(
+            "SELECT invoice_id FROM usage_records WHERE resource_id = $1 AND period_start = $2 LIMIT 1",
+        )
+        .bind(cluster.uuid())
+        .bind(start)
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        moke_api::ids::InvoiceId::from_uuid(invoice).to_string()
+    }
+
     /// Rows in a table (for integrity checks).
     pub async fn count(&self, table: &str) -> i64 {
         sqlx::query_scalar(&format!("SELECT count(*) FROM {table}")).fetch_one(&self.pool).await.unwrap()

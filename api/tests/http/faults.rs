@@ -312,26 +312,35 @@ async fn regions_report_usage_once_per_sample(options: PgPoolOptions, connect: P
     assert_eq!(moke_api::ids::OrgId::from_uuid(org).to_string(), acme.org);
     assert!((0.9..3.0).contains(&seconds), "about a second per sample: {seconds}");
     assert!((nodes - 2.0 * seconds).abs() < 1e-6, "two ready nodes: {nodes} vs {seconds}");
-    // The same sample again (at-least-once delivery) is accepted and recorded once.
-    let sample: (String, String, String) =
-        sqlx::query_as("SELECT id, period_start::text, period_end::text FROM usage_samples LIMIT 1")
-            .fetch_one(&t.pool)
-            .await
-            .unwrap();
+    // The same sample again (at-least-once delivery) is accepted and recorded
+    // once, its usage records too.
+    type Stored = (String, chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>, f64);
+    let sample: Stored = sqlx::query_as(
+        "SELECT id, period_start, period_end, cluster_seconds FROM usage_samples
+         WHERE (node_seconds->>'bm.small')::float8 > 0 LIMIT 1",
+    )
+    .fetch_one(&t.pool)
+    .await
+    .unwrap();
+    let records = format!("usage_records WHERE sample_id = '{}'", sample.0);
+    assert_eq!(t.count(&records).await, 3, "the control plane and two nodes");
     let id = sample.0.split_once('/').unwrap().1.to_string();
     let replay = moke_proto::region::Status {
         region: "eu-central-1".into(),
         message: Some(moke_proto::region::status::Message::Usage(moke_proto::region::UsageSample {
             id,
             cluster_id: cluster.clone(),
-            period_start: chrono::Utc::now().to_rfc3339(),
-            period_end: chrono::Utc::now().to_rfc3339(),
-            cluster_seconds: 1.0,
+            period_start: sample.1.to_rfc3339(),
+            period_end: sample.2.to_rfc3339(),
+            cluster_seconds: sample.3,
             node_seconds: Default::default(),
+            control_plane_replicas: 1,
+            nodes: Vec::new(),
         })),
     };
     t.app.apply_region_status(replay).await.unwrap();
     assert_eq!(t.count(&format!("usage_samples WHERE id = '{}'", sample.0)).await, 1);
+    assert_eq!(t.count(&records).await, 3, "no usage twice");
 }
 
 /// A message the mail server can never take is dead-lettered (kept, without

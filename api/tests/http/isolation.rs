@@ -157,6 +157,9 @@ fn rows() -> Vec<Row> {
         row("POST /v1/orgs/{org}/webhooks")
             .body(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
         row("DELETE /v1/orgs/{org}/webhooks/{endpoint}"),
+        row("GET /v1/orgs/{org}/billing/invoices"),
+        row("GET /v1/orgs/{org}/billing/invoices/{invoice}"),
+        row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv"),
         row("GET /v1/orgs/{org}/webhooks/{endpoint}/deliveries"),
         row("POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries")
             .body(json!({ "event_id": "msg_01a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6" })),
@@ -219,6 +222,8 @@ struct Victim {
     invitation: String,
     /// The cluster's create operation.
     op: String,
+    /// The organization's draft invoice.
+    invoice: String,
 }
 
 impl Victim {
@@ -259,7 +264,12 @@ impl Victim {
         let domain = json!({ "domain": "secret-domain.example.com" });
         owner.post::<Value>(&owner.org_path("/domains"), domain).await.expect(StatusCode::CREATED);
         owner.grant_project_role(&project, &user, "developer").await;
+        let now = chrono::Utc::now();
+        let invoice = t
+            .report_usage(&cluster, Some(&pool.id.to_string()), "secret-node", now - chrono::Duration::minutes(1), now)
+            .await;
         Victim {
+            invoice,
             project,
             cluster,
             pool: pool.id.to_string(),
@@ -316,6 +326,7 @@ impl Victim {
             ("{policy}", &self.policy),
             ("{domain}", "secret-domain.example.com"),
             ("{operation}", &self.op),
+            ("{invoice}", &self.invoice),
         ];
         for path in &mut paths {
             for (placeholder, value) in one {
@@ -337,6 +348,8 @@ impl Victim {
             "secret-robot",
             "secret-invitee",
             "secret-personal",
+            "secret-node",
+            &self.invoice,
             &self.project,
             &self.cluster,
             &self.pool,

@@ -7,6 +7,7 @@ mod common;
 mod scenario;
 
 mod authz;
+mod billing;
 mod cli;
 mod console;
 mod conventions;

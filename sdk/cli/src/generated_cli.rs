@@ -42,6 +42,9 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::OrgView => Self::cli_org_view(),
             CliCommand::AuditEventList => Self::cli_audit_event_list(),
             CliCommand::AuditEventExport => Self::cli_audit_event_export(),
+            CliCommand::InvoiceList => Self::cli_invoice_list(),
+            CliCommand::InvoiceView => Self::cli_invoice_view(),
+            CliCommand::InvoiceCsvView => Self::cli_invoice_csv_view(),
             CliCommand::CredentialPolicyView => Self::cli_credential_policy_view(),
             CliCommand::CredentialPolicyUpdate => Self::cli_credential_policy_update(),
             CliCommand::DomainList => Self::cli_domain_list(),
@@ -323,6 +326,15 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_audit_event_export() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("action") . long ("action") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportAction)) . required (false) . help ("An action (`member.remove`), or a family of them (`member.*`): 1 to\n100 lowercase letters, '.' or '_', a '*' only at the end.")) . arg (:: clap :: Arg :: new ("actor") . long ("actor") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportActor)) . required (false) . help ("Who acted: a `usr_…`, `sa_…` or (older events) `tok_…` id.")) . arg (:: clap :: Arg :: new ("format") . long ("format") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportFormat)) . required (false) . help ("`csv` (default) or `ndjson`.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("outcome") . long ("outcome") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportOutcome)) . required (false) . help ("`success` or `failure`.")) . arg (:: clap :: Arg :: new ("resource") . long ("resource") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The id of the resource acted on.")) . arg (:: clap :: Arg :: new ("since") . long ("since") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Events at or after this time (RFC 3339).")) . arg (:: clap :: Arg :: new ("until") . long ("until") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Events before this time (RFC 3339); must be after `since`.")) . about ("Download the organization's audit events (filtered like the list, up to\nthe time of the request, oldest first) as CSV or NDJSON. At most 100 000\nevents in at most 10 minutes: a larger or slower selection ends the\ndownload with an error, never a quietly short file (narrow it with\n`since` and `until`). The credential is checked again between batches.")
+    }
+    pub fn cli_invoice_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("List the organization's invoices, newest first: one per calendar month\n(UTC) with usage; the open months as drafts with their totals so far.\nNeeds the `read_billing` permission (owners, admins and billing).")
+    }
+    pub fn cli_invoice_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("invoice") . long ("invoice") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Invoice id (`bill_…`)")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("View an invoice with its lines. A draft is rated from the usage\nrecorded so far each time it is read.")
+    }
+    pub fn cli_invoice_csv_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("invoice") . long ("invoice") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Invoice id (`bill_…`)")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("Download an invoice's lines as CSV (one row per line; amounts with the\ncurrency's minor-unit digits; times in RFC 3339).")
     }
     pub fn cli_credential_policy_view() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1335,6 +1347,9 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::OrgView => self.execute_org_view(matches).await,
             CliCommand::AuditEventList => self.execute_audit_event_list(matches).await,
             CliCommand::AuditEventExport => self.execute_audit_event_export(matches).await,
+            CliCommand::InvoiceList => self.execute_invoice_list(matches).await,
+            CliCommand::InvoiceView => self.execute_invoice_view(matches).await,
+            CliCommand::InvoiceCsvView => self.execute_invoice_csv_view(matches).await,
             CliCommand::CredentialPolicyView => self.execute_credential_policy_view(matches).await,
             CliCommand::CredentialPolicyUpdate => self.execute_credential_policy_update(matches).await,
             CliCommand::DomainList => self.execute_domain_list(matches).await,
@@ -2167,6 +2182,77 @@ impl<T: CliConfig> Cli<T> {
             request = request.until(value.clone());
         }
         self.config.execute_audit_event_export(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                todo!()
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_invoice_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.invoice_list();
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_invoice_list(matches, &mut request)?;
+        self.config.list_start::<types::PageInvoiceSummary>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageInvoiceSummary>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
+    pub async fn execute_invoice_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.invoice_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("invoice") {
+            request = request.invoice(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_invoice_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_invoice_csv_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.invoice_csv_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("invoice") {
+            request = request.invoice(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_invoice_csv_view(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -4912,6 +4998,27 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_invoice_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::InvoiceList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_invoice_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::InvoiceView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_invoice_csv_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::InvoiceCsvView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_credential_policy_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -5535,6 +5642,9 @@ pub enum CliCommand {
     OrgView,
     AuditEventList,
     AuditEventExport,
+    InvoiceList,
+    InvoiceView,
+    InvoiceCsvView,
     CredentialPolicyView,
     CredentialPolicyUpdate,
     DomainList,
@@ -5655,6 +5765,9 @@ impl CliCommand {
             CliCommand::OrgView,
             CliCommand::AuditEventList,
             CliCommand::AuditEventExport,
+            CliCommand::InvoiceList,
+            CliCommand::InvoiceView,
+            CliCommand::InvoiceCsvView,
             CliCommand::CredentialPolicyView,
             CliCommand::CredentialPolicyUpdate,
             CliCommand::DomainList,
@@ -5776,6 +5889,9 @@ impl CliCommand {
             CliCommand::OrgView => "org_view",
             CliCommand::AuditEventList => "audit_event_list",
             CliCommand::AuditEventExport => "audit_event_export",
+            CliCommand::InvoiceList => "invoice_list",
+            CliCommand::InvoiceView => "invoice_view",
+            CliCommand::InvoiceCsvView => "invoice_csv_view",
             CliCommand::CredentialPolicyView => "credential_policy_view",
             CliCommand::CredentialPolicyUpdate => "credential_policy_update",
             CliCommand::DomainList => "domain_list",

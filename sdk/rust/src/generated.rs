@@ -45,6 +45,8 @@ pub mod types {
         ManageSso,
         #[serde(rename = "administer_clusters")]
         AdministerClusters,
+        #[serde(rename = "read_billing")]
+        ReadBilling,
     }
     impl ::std::fmt::Display for Action {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -60,6 +62,7 @@ pub mod types {
                 Self::ManageProjectMembers => f.write_str("manage_project_members"),
                 Self::ManageSso => f.write_str("manage_sso"),
                 Self::AdministerClusters => f.write_str("administer_clusters"),
+                Self::ReadBilling => f.write_str("read_billing"),
             }
         }
     }
@@ -78,6 +81,7 @@ pub mod types {
                 "manage_project_members" => Ok(Self::ManageProjectMembers),
                 "manage_sso" => Ok(Self::ManageSso),
                 "administer_clusters" => Ok(Self::AdministerClusters),
+                "read_billing" => Ok(Self::ReadBilling),
                 _ => Err("invalid value".into()),
             }
         }
@@ -2920,11 +2924,13 @@ pub mod types {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
-                ::regress::Regex::new("^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint)\\.[a-z._*]*)$")
-                    .unwrap()
+                ::regress::Regex::new(
+                    "^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice)\\.[a-z._*]*)$",
+                )
+                .unwrap()
             });
             if PATTERN.find(value).is_none() {
-                return Err ("doesn't match pattern \"^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint)\\.[a-z._*]*)$\"" . into ()) ;
+                return Err ("doesn't match pattern \"^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice)\\.[a-z._*]*)$\"" . into ()) ;
             }
             Ok(Self(value.to_string()))
         }
@@ -3227,6 +3233,777 @@ pub mod types {
     impl InvitationView {
         pub fn builder() -> builder::InvitationView {
             Default::default()
+        }
+    }
+    #[doc = "invoice id, `bill_` followed by 32 hex digits"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceId(::std::string::String);
+    impl ::std::ops::Deref for InvoiceId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceId> for ::std::string::String {
+        fn from(value: InvoiceId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceId {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^bill_[0-9a-f]{32}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^bill_[0-9a-f]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceId {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceId {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "One line of an invoice."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct InvoiceLine {
+        pub amount: InvoiceLineAmount,
+        pub end: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub kind: InvoiceLineKind,
+        pub product: ::std::string::String,
+        #[doc = "The project's name when the usage was recorded."]
+        pub project: ::std::string::String,
+        #[doc = "In `unit`s, to four decimals; the amount comes from the exact\nseconds, each instance charged at least its minimum (60 s a node)\nand at most its monthly cap (672 h)."]
+        pub quantity: InvoiceLineQuantity,
+        #[doc = "The resource's prefixed id: a cluster (`cl_…`) for its control\nplane, a node pool (`np_…`) for its nodes."]
+        pub resource_id: ::std::string::String,
+        pub resource_name: ::std::string::String,
+        #[doc = "The price's id (`bm.small.hour`), or a credit grant's."]
+        pub sku: ::std::string::String,
+        #[doc = "The first and last instant of usage on the line."]
+        pub start: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub unit: ::std::string::String,
+        pub unit_price: InvoiceLineUnitPrice,
+    }
+    impl InvoiceLine {
+        pub fn builder() -> builder::InvoiceLine {
+            Default::default()
+        }
+    }
+    #[doc = "`InvoiceLineAmount`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceLineAmount(::std::string::String);
+    impl ::std::ops::Deref for InvoiceLineAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceLineAmount> for ::std::string::String {
+        fn from(value: InvoiceLineAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceLineAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceLineAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceLineAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceLineAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What an invoice line is."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum InvoiceLineKind {
+        #[serde(rename = "usage")]
+        Usage,
+        #[serde(rename = "adjustment")]
+        Adjustment,
+        #[serde(rename = "credit")]
+        Credit,
+    }
+    impl ::std::fmt::Display for InvoiceLineKind {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Usage => f.write_str("usage"),
+                Self::Adjustment => f.write_str("adjustment"),
+                Self::Credit => f.write_str("credit"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for InvoiceLineKind {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "usage" => Ok(Self::Usage),
+                "adjustment" => Ok(Self::Adjustment),
+                "credit" => Ok(Self::Credit),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceLineKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceLineKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "In `unit`s, to four decimals; the amount comes from the exact\nseconds, each instance charged at least its minimum (60 s a node)\nand at most its monthly cap (672 h)."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceLineQuantity(::std::string::String);
+    impl ::std::ops::Deref for InvoiceLineQuantity {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceLineQuantity> for ::std::string::String {
+        fn from(value: InvoiceLineQuantity) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceLineQuantity {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceLineQuantity {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceLineQuantity {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceLineQuantity {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`InvoiceLineUnitPrice`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceLineUnitPrice(::std::string::String);
+    impl ::std::ops::Deref for InvoiceLineUnitPrice {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceLineUnitPrice> for ::std::string::String {
+        fn from(value: InvoiceLineUnitPrice) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceLineUnitPrice {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceLineUnitPrice {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceLineUnitPrice {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceLineUnitPrice {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Where an invoice stands."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum InvoiceStatus {
+        #[serde(rename = "draft")]
+        Draft,
+        #[serde(rename = "finalized")]
+        Finalized,
+        #[serde(rename = "void")]
+        Void,
+    }
+    impl ::std::fmt::Display for InvoiceStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Draft => f.write_str("draft"),
+                Self::Finalized => f.write_str("finalized"),
+                Self::Void => f.write_str("void"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for InvoiceStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "draft" => Ok(Self::Draft),
+                "finalized" => Ok(Self::Finalized),
+                "void" => Ok(Self::Void),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "One organization's invoice for one calendar month (UTC), without its\nlines (`GET …/invoices/{invoice}` has them)."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct InvoiceSummary {
+        #[doc = "Credits applied (zero or negative)."]
+        pub credits: InvoiceSummaryCredits,
+        #[doc = "ISO 4217 code."]
+        pub currency: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub finalized_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        pub id: InvoiceId,
+        #[doc = "Given when the invoice is finalized, e.g. `MOKE-2027-000042`:\nconsecutive within a year, with no gaps."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub number: ::std::option::Option<InvoiceSummaryNumber>,
+        #[doc = "The first instant of the next month."]
+        pub period_end: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "The first instant of the month."]
+        pub period_start: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub status: InvoiceStatus,
+        #[doc = "Usage and adjustments, before credits."]
+        pub subtotal: InvoiceSummarySubtotal,
+        #[doc = "What is owed: the sum of every line."]
+        pub total: InvoiceSummaryTotal,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub voided_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+    }
+    impl InvoiceSummary {
+        pub fn builder() -> builder::InvoiceSummary {
+            Default::default()
+        }
+    }
+    #[doc = "Credits applied (zero or negative)."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceSummaryCredits(::std::string::String);
+    impl ::std::ops::Deref for InvoiceSummaryCredits {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceSummaryCredits> for ::std::string::String {
+        fn from(value: InvoiceSummaryCredits) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceSummaryCredits {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceSummaryCredits {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceSummaryCredits {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceSummaryCredits {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Given when the invoice is finalized, e.g. `MOKE-2027-000042`:\nconsecutive within a year, with no gaps."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceSummaryNumber(::std::string::String);
+    impl ::std::ops::Deref for InvoiceSummaryNumber {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceSummaryNumber> for ::std::string::String {
+        fn from(value: InvoiceSummaryNumber) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceSummaryNumber {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^MOKE-[0-9]{4}-[0-9]{6}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^MOKE-[0-9]{4}-[0-9]{6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceSummaryNumber {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceSummaryNumber {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceSummaryNumber {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Usage and adjustments, before credits."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceSummarySubtotal(::std::string::String);
+    impl ::std::ops::Deref for InvoiceSummarySubtotal {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceSummarySubtotal> for ::std::string::String {
+        fn from(value: InvoiceSummarySubtotal) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceSummarySubtotal {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceSummarySubtotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceSummarySubtotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceSummarySubtotal {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What is owed: the sum of every line."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceSummaryTotal(::std::string::String);
+    impl ::std::ops::Deref for InvoiceSummaryTotal {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceSummaryTotal> for ::std::string::String {
+        fn from(value: InvoiceSummaryTotal) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceSummaryTotal {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceSummaryTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceSummaryTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceSummaryTotal {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "An invoice with its lines: one per project, resource and price, each\nrounded once to the currency's minor unit (half away from zero); the\ntotals are sums of the lines. A draft is rated from the usage recorded\nso far each time it is read."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct InvoiceView {
+        #[doc = "Credits applied (zero or negative)."]
+        pub credits: InvoiceViewCredits,
+        #[doc = "ISO 4217 code."]
+        pub currency: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub finalized_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        pub id: InvoiceId,
+        pub lines: ::std::vec::Vec<InvoiceLine>,
+        #[doc = "Given when the invoice is finalized, e.g. `MOKE-2027-000042`:\nconsecutive within a year, with no gaps."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub number: ::std::option::Option<InvoiceViewNumber>,
+        #[doc = "The first instant of the next month."]
+        pub period_end: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "The first instant of the month."]
+        pub period_start: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub status: InvoiceStatus,
+        #[doc = "Usage and adjustments, before credits."]
+        pub subtotal: InvoiceViewSubtotal,
+        #[doc = "What is owed: the sum of every line."]
+        pub total: InvoiceViewTotal,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub voided_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+    }
+    impl InvoiceView {
+        pub fn builder() -> builder::InvoiceView {
+            Default::default()
+        }
+    }
+    #[doc = "Credits applied (zero or negative)."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceViewCredits(::std::string::String);
+    impl ::std::ops::Deref for InvoiceViewCredits {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceViewCredits> for ::std::string::String {
+        fn from(value: InvoiceViewCredits) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceViewCredits {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceViewCredits {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceViewCredits {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceViewCredits {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Given when the invoice is finalized, e.g. `MOKE-2027-000042`:\nconsecutive within a year, with no gaps."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceViewNumber(::std::string::String);
+    impl ::std::ops::Deref for InvoiceViewNumber {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceViewNumber> for ::std::string::String {
+        fn from(value: InvoiceViewNumber) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceViewNumber {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^MOKE-[0-9]{4}-[0-9]{6}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^MOKE-[0-9]{4}-[0-9]{6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceViewNumber {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceViewNumber {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceViewNumber {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Usage and adjustments, before credits."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceViewSubtotal(::std::string::String);
+    impl ::std::ops::Deref for InvoiceViewSubtotal {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceViewSubtotal> for ::std::string::String {
+        fn from(value: InvoiceViewSubtotal) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceViewSubtotal {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceViewSubtotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceViewSubtotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceViewSubtotal {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What is owed: the sum of every line."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct InvoiceViewTotal(::std::string::String);
+    impl ::std::ops::Deref for InvoiceViewTotal {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InvoiceViewTotal> for ::std::string::String {
+        fn from(value: InvoiceViewTotal) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InvoiceViewTotal {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InvoiceViewTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InvoiceViewTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InvoiceViewTotal {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "How the kubeconfig authenticates."]
@@ -4546,6 +5323,19 @@ pub mod types {
     }
     impl PageInvitationView {
         pub fn builder() -> builder::PageInvitationView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageInvoiceSummary {
+        pub items: ::std::vec::Vec<InvoiceSummary>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageInvoiceSummary {
+        pub fn builder() -> builder::PageInvoiceSummary {
             Default::default()
         }
     }
@@ -12949,6 +13739,530 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct InvoiceLine {
+            amount: ::std::result::Result<super::InvoiceLineAmount, ::std::string::String>,
+            end: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            kind: ::std::result::Result<super::InvoiceLineKind, ::std::string::String>,
+            product: ::std::result::Result<::std::string::String, ::std::string::String>,
+            project: ::std::result::Result<::std::string::String, ::std::string::String>,
+            quantity: ::std::result::Result<super::InvoiceLineQuantity, ::std::string::String>,
+            resource_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+            resource_name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            sku: ::std::result::Result<::std::string::String, ::std::string::String>,
+            start: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            unit: ::std::result::Result<::std::string::String, ::std::string::String>,
+            unit_price: ::std::result::Result<super::InvoiceLineUnitPrice, ::std::string::String>,
+        }
+        impl ::std::default::Default for InvoiceLine {
+            fn default() -> Self {
+                Self {
+                    amount: Err("no value supplied for amount".to_string()),
+                    end: Err("no value supplied for end".to_string()),
+                    kind: Err("no value supplied for kind".to_string()),
+                    product: Err("no value supplied for product".to_string()),
+                    project: Err("no value supplied for project".to_string()),
+                    quantity: Err("no value supplied for quantity".to_string()),
+                    resource_id: Err("no value supplied for resource_id".to_string()),
+                    resource_name: Err("no value supplied for resource_name".to_string()),
+                    sku: Err("no value supplied for sku".to_string()),
+                    start: Err("no value supplied for start".to_string()),
+                    unit: Err("no value supplied for unit".to_string()),
+                    unit_price: Err("no value supplied for unit_price".to_string()),
+                }
+            }
+        }
+        impl InvoiceLine {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceLineAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn end<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.end = value.try_into().map_err(|e| format!("error converting supplied value for end: {e}"));
+                self
+            }
+            pub fn kind<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceLineKind>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+                self
+            }
+            pub fn product<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product =
+                    value.try_into().map_err(|e| format!("error converting supplied value for product: {e}"));
+                self
+            }
+            pub fn project<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.project =
+                    value.try_into().map_err(|e| format!("error converting supplied value for project: {e}"));
+                self
+            }
+            pub fn quantity<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceLineQuantity>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.quantity =
+                    value.try_into().map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                self
+            }
+            pub fn resource_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_id: {e}"));
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_name: {e}"));
+                self
+            }
+            pub fn sku<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.sku = value.try_into().map_err(|e| format!("error converting supplied value for sku: {e}"));
+                self
+            }
+            pub fn start<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.start = value.try_into().map_err(|e| format!("error converting supplied value for start: {e}"));
+                self
+            }
+            pub fn unit<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.unit = value.try_into().map_err(|e| format!("error converting supplied value for unit: {e}"));
+                self
+            }
+            pub fn unit_price<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceLineUnitPrice>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.unit_price =
+                    value.try_into().map_err(|e| format!("error converting supplied value for unit_price: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<InvoiceLine> for super::InvoiceLine {
+            type Error = super::error::ConversionError;
+            fn try_from(value: InvoiceLine) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount: value.amount?,
+                    end: value.end?,
+                    kind: value.kind?,
+                    product: value.product?,
+                    project: value.project?,
+                    quantity: value.quantity?,
+                    resource_id: value.resource_id?,
+                    resource_name: value.resource_name?,
+                    sku: value.sku?,
+                    start: value.start?,
+                    unit: value.unit?,
+                    unit_price: value.unit_price?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::InvoiceLine> for InvoiceLine {
+            fn from(value: super::InvoiceLine) -> Self {
+                Self {
+                    amount: Ok(value.amount),
+                    end: Ok(value.end),
+                    kind: Ok(value.kind),
+                    product: Ok(value.product),
+                    project: Ok(value.project),
+                    quantity: Ok(value.quantity),
+                    resource_id: Ok(value.resource_id),
+                    resource_name: Ok(value.resource_name),
+                    sku: Ok(value.sku),
+                    start: Ok(value.start),
+                    unit: Ok(value.unit),
+                    unit_price: Ok(value.unit_price),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct InvoiceSummary {
+            credits: ::std::result::Result<super::InvoiceSummaryCredits, ::std::string::String>,
+            currency: ::std::result::Result<::std::string::String, ::std::string::String>,
+            finalized_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            id: ::std::result::Result<super::InvoiceId, ::std::string::String>,
+            number: ::std::result::Result<::std::option::Option<super::InvoiceSummaryNumber>, ::std::string::String>,
+            period_end: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            period_start: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            status: ::std::result::Result<super::InvoiceStatus, ::std::string::String>,
+            subtotal: ::std::result::Result<super::InvoiceSummarySubtotal, ::std::string::String>,
+            total: ::std::result::Result<super::InvoiceSummaryTotal, ::std::string::String>,
+            voided_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for InvoiceSummary {
+            fn default() -> Self {
+                Self {
+                    credits: Err("no value supplied for credits".to_string()),
+                    currency: Err("no value supplied for currency".to_string()),
+                    finalized_at: Ok(Default::default()),
+                    id: Err("no value supplied for id".to_string()),
+                    number: Ok(Default::default()),
+                    period_end: Err("no value supplied for period_end".to_string()),
+                    period_start: Err("no value supplied for period_start".to_string()),
+                    status: Err("no value supplied for status".to_string()),
+                    subtotal: Err("no value supplied for subtotal".to_string()),
+                    total: Err("no value supplied for total".to_string()),
+                    voided_at: Ok(Default::default()),
+                }
+            }
+        }
+        impl InvoiceSummary {
+            pub fn credits<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceSummaryCredits>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.credits =
+                    value.try_into().map_err(|e| format!("error converting supplied value for credits: {e}"));
+                self
+            }
+            pub fn currency<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency =
+                    value.try_into().map_err(|e| format!("error converting supplied value for currency: {e}"));
+                self
+            }
+            pub fn finalized_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.finalized_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for finalized_at: {e}"));
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceId>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn number<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InvoiceSummaryNumber>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.number = value.try_into().map_err(|e| format!("error converting supplied value for number: {e}"));
+                self
+            }
+            pub fn period_end<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.period_end =
+                    value.try_into().map_err(|e| format!("error converting supplied value for period_end: {e}"));
+                self
+            }
+            pub fn period_start<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.period_start =
+                    value.try_into().map_err(|e| format!("error converting supplied value for period_start: {e}"));
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceStatus>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value.try_into().map_err(|e| format!("error converting supplied value for status: {e}"));
+                self
+            }
+            pub fn subtotal<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceSummarySubtotal>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.subtotal =
+                    value.try_into().map_err(|e| format!("error converting supplied value for subtotal: {e}"));
+                self
+            }
+            pub fn total<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceSummaryTotal>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.total = value.try_into().map_err(|e| format!("error converting supplied value for total: {e}"));
+                self
+            }
+            pub fn voided_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.voided_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for voided_at: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<InvoiceSummary> for super::InvoiceSummary {
+            type Error = super::error::ConversionError;
+            fn try_from(value: InvoiceSummary) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    credits: value.credits?,
+                    currency: value.currency?,
+                    finalized_at: value.finalized_at?,
+                    id: value.id?,
+                    number: value.number?,
+                    period_end: value.period_end?,
+                    period_start: value.period_start?,
+                    status: value.status?,
+                    subtotal: value.subtotal?,
+                    total: value.total?,
+                    voided_at: value.voided_at?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::InvoiceSummary> for InvoiceSummary {
+            fn from(value: super::InvoiceSummary) -> Self {
+                Self {
+                    credits: Ok(value.credits),
+                    currency: Ok(value.currency),
+                    finalized_at: Ok(value.finalized_at),
+                    id: Ok(value.id),
+                    number: Ok(value.number),
+                    period_end: Ok(value.period_end),
+                    period_start: Ok(value.period_start),
+                    status: Ok(value.status),
+                    subtotal: Ok(value.subtotal),
+                    total: Ok(value.total),
+                    voided_at: Ok(value.voided_at),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct InvoiceView {
+            credits: ::std::result::Result<super::InvoiceViewCredits, ::std::string::String>,
+            currency: ::std::result::Result<::std::string::String, ::std::string::String>,
+            finalized_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            id: ::std::result::Result<super::InvoiceId, ::std::string::String>,
+            lines: ::std::result::Result<::std::vec::Vec<super::InvoiceLine>, ::std::string::String>,
+            number: ::std::result::Result<::std::option::Option<super::InvoiceViewNumber>, ::std::string::String>,
+            period_end: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            period_start: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            status: ::std::result::Result<super::InvoiceStatus, ::std::string::String>,
+            subtotal: ::std::result::Result<super::InvoiceViewSubtotal, ::std::string::String>,
+            total: ::std::result::Result<super::InvoiceViewTotal, ::std::string::String>,
+            voided_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+        }
+        impl ::std::default::Default for InvoiceView {
+            fn default() -> Self {
+                Self {
+                    credits: Err("no value supplied for credits".to_string()),
+                    currency: Err("no value supplied for currency".to_string()),
+                    finalized_at: Ok(Default::default()),
+                    id: Err("no value supplied for id".to_string()),
+                    lines: Err("no value supplied for lines".to_string()),
+                    number: Ok(Default::default()),
+                    period_end: Err("no value supplied for period_end".to_string()),
+                    period_start: Err("no value supplied for period_start".to_string()),
+                    status: Err("no value supplied for status".to_string()),
+                    subtotal: Err("no value supplied for subtotal".to_string()),
+                    total: Err("no value supplied for total".to_string()),
+                    voided_at: Ok(Default::default()),
+                }
+            }
+        }
+        impl InvoiceView {
+            pub fn credits<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceViewCredits>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.credits =
+                    value.try_into().map_err(|e| format!("error converting supplied value for credits: {e}"));
+                self
+            }
+            pub fn currency<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency =
+                    value.try_into().map_err(|e| format!("error converting supplied value for currency: {e}"));
+                self
+            }
+            pub fn finalized_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.finalized_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for finalized_at: {e}"));
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceId>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn lines<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::InvoiceLine>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.lines = value.try_into().map_err(|e| format!("error converting supplied value for lines: {e}"));
+                self
+            }
+            pub fn number<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InvoiceViewNumber>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.number = value.try_into().map_err(|e| format!("error converting supplied value for number: {e}"));
+                self
+            }
+            pub fn period_end<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.period_end =
+                    value.try_into().map_err(|e| format!("error converting supplied value for period_end: {e}"));
+                self
+            }
+            pub fn period_start<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.period_start =
+                    value.try_into().map_err(|e| format!("error converting supplied value for period_start: {e}"));
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceStatus>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value.try_into().map_err(|e| format!("error converting supplied value for status: {e}"));
+                self
+            }
+            pub fn subtotal<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceViewSubtotal>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.subtotal =
+                    value.try_into().map_err(|e| format!("error converting supplied value for subtotal: {e}"));
+                self
+            }
+            pub fn total<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::InvoiceViewTotal>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.total = value.try_into().map_err(|e| format!("error converting supplied value for total: {e}"));
+                self
+            }
+            pub fn voided_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.voided_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for voided_at: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<InvoiceView> for super::InvoiceView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: InvoiceView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    credits: value.credits?,
+                    currency: value.currency?,
+                    finalized_at: value.finalized_at?,
+                    id: value.id?,
+                    lines: value.lines?,
+                    number: value.number?,
+                    period_end: value.period_end?,
+                    period_start: value.period_start?,
+                    status: value.status?,
+                    subtotal: value.subtotal?,
+                    total: value.total?,
+                    voided_at: value.voided_at?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::InvoiceView> for InvoiceView {
+            fn from(value: super::InvoiceView) -> Self {
+                Self {
+                    credits: Ok(value.credits),
+                    currency: Ok(value.currency),
+                    finalized_at: Ok(value.finalized_at),
+                    id: Ok(value.id),
+                    lines: Ok(value.lines),
+                    number: Ok(value.number),
+                    period_end: Ok(value.period_end),
+                    period_start: Ok(value.period_start),
+                    status: Ok(value.status),
+                    subtotal: Ok(value.subtotal),
+                    total: Ok(value.total),
+                    voided_at: Ok(value.voided_at),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct KubeconfigView {
             expires_at: ::std::result::Result<
                 ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
@@ -15114,6 +16428,46 @@ pub mod types {
         }
         impl ::std::convert::From<super::PageInvitationView> for PageInvitationView {
             fn from(value: super::PageInvitationView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PageInvoiceSummary {
+            items: ::std::result::Result<::std::vec::Vec<super::InvoiceSummary>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageInvoiceSummary {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageInvoiceSummary {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::InvoiceSummary>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageInvoiceSummary> for super::PageInvoiceSummary {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageInvoiceSummary) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageInvoiceSummary> for PageInvoiceSummary {
+            fn from(value: super::PageInvoiceSummary) -> Self {
                 Self { items: Ok(value.items), next_page: Ok(value.next_page) }
             }
         }
@@ -20681,6 +22035,18 @@ impl Client {
     pub fn audit_event_export(&self) -> builder::AuditEventExport<'_> {
         builder::AuditEventExport::new(self)
     }
+    #[doc = "List the organization's invoices, newest first: one per calendar month\n(UTC) with usage; the open months as drafts with their totals so far.\nNeeds the `read_billing` permission (owners, admins and billing)\n\nSends a `GET` request to `/v1/orgs/{org}/billing/invoices`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.invoice_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn invoice_list(&self) -> builder::InvoiceList<'_> {
+        builder::InvoiceList::new(self)
+    }
+    #[doc = "View an invoice with its lines. A draft is rated from the usage\nrecorded so far each time it is read\n\nSends a `GET` request to `/v1/orgs/{org}/billing/invoices/{invoice}`\n\nArguments:\n- `org`: Organization id\n- `invoice`: Invoice id (`bill_…`)\n```ignore\nlet response = client.invoice_view()\n    .org(org)\n    .invoice(invoice)\n    .send()\n    .await;\n```"]
+    pub fn invoice_view(&self) -> builder::InvoiceView<'_> {
+        builder::InvoiceView::new(self)
+    }
+    #[doc = "Download an invoice's lines as CSV (one row per line; amounts with the\ncurrency's minor-unit digits; times in RFC 3339)\n\nSends a `GET` request to `/v1/orgs/{org}/billing/invoices/{invoice}/csv`\n\nArguments:\n- `org`: Organization id\n- `invoice`: Invoice id (`bill_…`)\n```ignore\nlet response = client.invoice_csv_view()\n    .org(org)\n    .invoice(invoice)\n    .send()\n    .await;\n```"]
+    pub fn invoice_csv_view(&self) -> builder::InvoiceCsvView<'_> {
+        builder::InvoiceCsvView::new(self)
+    }
     #[doc = "View what the organization demands of its members' credentials\n\nSends a `GET` request to `/v1/orgs/{org}/credential-policy`\n\nArguments:\n- `org`: Organization id\n```ignore\nlet response = client.credential_policy_view()\n    .org(org)\n    .send()\n    .await;\n```"]
     pub fn credential_policy_view(&self) -> builder::CredentialPolicyView<'_> {
         builder::CredentialPolicyView::new(self)
@@ -23279,6 +24645,268 @@ pub mod builder {
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo { operation_id: "audit_event_export" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::invoice_list`]\n\n[`Client::invoice_list`]: super::Client::invoice_list"]
+    #[derive(Debug, Clone)]
+    pub struct InvoiceList<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> InvoiceList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/invoices`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageInvoiceSummary>, Error<types::Problem>> {
+            let Self { client, org, limit, page_token } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/invoices", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "invoice_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/orgs/{org}/billing/invoices`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::InvoiceSummary, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::invoice_view`]\n\n[`Client::invoice_view`]: super::Client::invoice_view"]
+    #[derive(Debug, Clone)]
+    pub struct InvoiceView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        invoice: Result<::std::string::String, String>,
+    }
+    impl<'a> InvoiceView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                invoice: Err("invoice was not initialized".to_string()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn invoice<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.invoice = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for invoice failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/invoices/{invoice}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::InvoiceView>, Error<types::Problem>> {
+            let Self { client, org, invoice } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let invoice = invoice.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/billing/invoices/{}",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&invoice.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "invoice_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::invoice_csv_view`]\n\n[`Client::invoice_csv_view`]: super::Client::invoice_csv_view"]
+    #[derive(Debug, Clone)]
+    pub struct InvoiceCsvView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        invoice: Result<::std::string::String, String>,
+    }
+    impl<'a> InvoiceCsvView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                invoice: Err("invoice was not initialized".to_string()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn invoice<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.invoice = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for invoice failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/invoices/{invoice}/csv`"]
+        pub async fn send(self) -> Result<ResponseValue<ByteStream>, Error<types::Problem>> {
+            let Self { client, org, invoice } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let invoice = invoice.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/billing/invoices/{}/csv",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&invoice.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client.client.get(url).headers(header_map).build()?;
+            let info = OperationInfo { operation_id: "invoice_csv_view" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;

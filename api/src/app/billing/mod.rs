@@ -1,5 +1,10 @@
-//! Billing: prices and estimates. The arithmetic is `moke-billing`'s; this
-//! domain feeds it the gateway's specs and answers in the public model.
+//! Billing: prices, estimates, metering and invoices. The arithmetic is
+//! `moke-billing`'s; this domain feeds it the gateway's specs and usage,
+//! owns the billing tables, and answers in the public model.
+
+mod invoices;
+pub(crate) mod metering;
+mod store;
 
 use std::sync::LazyLock;
 

@@ -148,12 +148,14 @@ impl App {
                     return Ok(());
                 };
                 // The organization is the gateway's own record of the cluster, never the region's word.
+                let sample_id = format!("{}/{}", status.region, sample.id);
+                let mut tx = self.db().begin().await?;
                 sqlx::query!(
                     "INSERT INTO usage_samples (id, org_id, cluster_id, region, period_start, period_end,
                          cluster_seconds, node_seconds)
                      SELECT $1, c.org_id, c.id, $3, $4, $5, $6, $7 FROM clusters c WHERE c.id = $2
                      ON CONFLICT (id) DO NOTHING",
-                    format!("{}/{}", status.region, sample.id),
+                    sample_id,
                     cluster.uuid(),
                     status.region,
                     start.to_utc(),
@@ -161,8 +163,20 @@ impl App {
                     sample.cluster_seconds,
                     serde_json::json!(sample.node_seconds),
                 )
-                .execute(self.db())
+                .execute(&mut *tx)
                 .await?;
+                // Its usage records, in the same transaction (a repeated sample adds none).
+                crate::app::billing::metering::record_sample(
+                    &mut tx,
+                    &status.region,
+                    &sample_id,
+                    &sample,
+                    cluster.uuid(),
+                    start.to_utc(),
+                    end.to_utc(),
+                )
+                .await?;
+                tx.commit().await?;
                 Ok(())
             }
             None => Ok(()),

@@ -59,6 +59,11 @@ from .hook_rule import HookRule
 from .hook_target import HookTarget
 from .invitation_create import InvitationCreate
 from .invitation_view import InvitationView
+from .invoice_line import InvoiceLine
+from .invoice_line_kind import InvoiceLineKind
+from .invoice_status import InvoiceStatus
+from .invoice_summary import InvoiceSummary
+from .invoice_view import InvoiceView
 from .kubeconfig_format import KubeconfigFormat
 from .kubeconfig_view import KubeconfigView
 from .kubernetes_version_entry import KubernetesVersionEntry
@@ -94,6 +99,7 @@ from .page_deploy_hook_view import PageDeployHookView
 from .page_deployment_view import PageDeploymentView
 from .page_domain_view import PageDomainView
 from .page_invitation_view import PageInvitationView
+from .page_invoice_summary import PageInvoiceSummary
 from .page_member_view import PageMemberView
 from .page_namespace_view import PageNamespaceView
 from .page_node_pool_view import PageNodePoolView
@@ -239,6 +245,11 @@ __all__ = (
     "HookTarget",
     "InvitationCreate",
     "InvitationView",
+    "InvoiceLine",
+    "InvoiceLineKind",
+    "InvoiceStatus",
+    "InvoiceSummary",
+    "InvoiceView",
     "KubeconfigFormat",
     "KubeconfigView",
     "KubernetesVersionEntry",
@@ -274,6 +285,7 @@ __all__ = (
     "PageDeploymentView",
     "PageDomainView",
     "PageInvitationView",
+    "PageInvoiceSummary",
     "PageMemberView",
     "PageNamespaceView",
     "PageNodePoolView",

@@ -10,6 +10,7 @@ class Action(StrEnum):
     MANAGE_SSO = "manage_sso"
     READ = "read"
     READ_AUDIT = "read_audit"
+    READ_BILLING = "read_billing"
     READ_CREDENTIALS = "read_credentials"
     READ_MEMBERS = "read_members"
     READ_QUOTAS = "read_quotas"

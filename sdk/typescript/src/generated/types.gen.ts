@@ -7,7 +7,7 @@ export type ClientOptions = {
 /**
  * Something a principal may try to do.
  */
-export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters';
+export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing';
 
 /**
  * The credential behind an audit event.
@@ -827,6 +827,107 @@ export type InvitationView = {
 };
 
 /**
+ * invoice id, `bill_` followed by 32 hex digits
+ */
+export type InvoiceId = string;
+
+/**
+ * One line of an invoice.
+ */
+export type InvoiceLine = {
+    kind: InvoiceLineKind;
+    /**
+     * The price's id (`bm.small.hour`), or a credit grant's.
+     */
+    sku: string;
+    product: string;
+    /**
+     * The project's name when the usage was recorded.
+     */
+    project: string;
+    /**
+     * The resource's prefixed id: a cluster (`cl_…`) for its control
+     * plane, a node pool (`np_…`) for its nodes.
+     */
+    resource_id: string;
+    resource_name: string;
+    /**
+     * In `unit`s, to four decimals; the amount comes from the exact
+     * seconds, each instance charged at least its minimum (60 s a node)
+     * and at most its monthly cap (672 h).
+     */
+    quantity: string;
+    unit: string;
+    unit_price: string;
+    amount: string;
+    /**
+     * The first and last instant of usage on the line.
+     */
+    start: string;
+    end: string;
+};
+
+/**
+ * What an invoice line is.
+ */
+export type InvoiceLineKind = 'usage' | 'adjustment' | 'credit';
+
+/**
+ * Where an invoice stands.
+ */
+export type InvoiceStatus = 'draft' | 'finalized' | 'void';
+
+/**
+ * One organization's invoice for one calendar month (UTC), without its
+ * lines (`GET …/invoices/{invoice}` has them).
+ */
+export type InvoiceSummary = {
+    id: InvoiceId;
+    /**
+     * Given when the invoice is finalized, e.g. `MOKE-2027-000042`:
+     * consecutive within a year, with no gaps.
+     */
+    number?: string | null;
+    status: InvoiceStatus;
+    /**
+     * The first instant of the month.
+     */
+    period_start: string;
+    /**
+     * The first instant of the next month.
+     */
+    period_end: string;
+    /**
+     * ISO 4217 code.
+     */
+    currency: string;
+    /**
+     * Usage and adjustments, before credits.
+     */
+    subtotal: string;
+    /**
+     * Credits applied (zero or negative).
+     */
+    credits: string;
+    /**
+     * What is owed: the sum of every line.
+     */
+    total: string;
+    finalized_at?: string | null;
+    voided_at?: string | null;
+};
+
+/**
+ * An invoice with its lines: one per project, resource and price, each
+ * rounded once to the currency's minor unit (half away from zero); the
+ * totals are sums of the lines. A draft is rated from the usage recorded
+ * so far each time it is read.
+ */
+export type InvoiceView = InvoiceSummary & {
+    lines: Array<InvoiceLine>;
+};
+
+/**
  * How the kubeconfig authenticates.
  */
 export type KubeconfigFormat = 'certificate' | 'exec';
@@ -1253,6 +1354,17 @@ export type PageDomainView = {
  */
 export type PageInvitationView = {
     items: Array<InvitationView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
+export type PageInvoiceSummary = {
+    items: Array<InvoiceSummary>;
     /**
      * Pass as `page_token` to get the next page; `null` on the last page.
      */
@@ -4062,6 +4174,203 @@ export type AuditEventExportResponses = {
 };
 
 export type AuditEventExportResponse = AuditEventExportResponses[keyof AuditEventExportResponses];
+
+export type InvoiceListData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/orgs/{org}/billing/invoices';
+};
+
+export type InvoiceListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type InvoiceListError = InvoiceListErrors[keyof InvoiceListErrors];
+
+export type InvoiceListResponses = {
+    200: PageInvoiceSummary;
+};
+
+export type InvoiceListResponse = InvoiceListResponses[keyof InvoiceListResponses];
+
+export type InvoiceViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Invoice id (`bill_…`)
+         */
+        invoice: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/invoices/{invoice}';
+};
+
+export type InvoiceViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type InvoiceViewError = InvoiceViewErrors[keyof InvoiceViewErrors];
+
+export type InvoiceViewResponses = {
+    200: InvoiceView;
+};
+
+export type InvoiceViewResponse = InvoiceViewResponses[keyof InvoiceViewResponses];
+
+export type InvoiceCsvViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Invoice id (`bill_…`)
+         */
+        invoice: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/invoices/{invoice}/csv';
+};
+
+export type InvoiceCsvViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type InvoiceCsvViewError = InvoiceCsvViewErrors[keyof InvoiceCsvViewErrors];
+
+export type InvoiceCsvViewResponses = {
+    /**
+     * The invoice as CSV
+     */
+    200: string;
+};
+
+export type InvoiceCsvViewResponse = InvoiceCsvViewResponses[keyof InvoiceCsvViewResponses];
 
 export type CredentialPolicyViewData = {
     body?: never;

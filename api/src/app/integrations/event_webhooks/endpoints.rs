@@ -14,7 +14,8 @@ use crate::model::*;
 use crate::outbound::OutboundClient;
 
 /// Event type patterns an endpoint may subscribe to.
-const EVENT_FAMILIES: [&str; 5] = ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint."];
+const EVENT_FAMILIES: [&str; 6] =
+    ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint.", "invoice."];
 
 /// Checks a target URL when it is saved: https (plain http only to a
 /// literal allow-listed address), and no literal private address or
@@ -116,7 +117,7 @@ impl App {
                 event_type_ok(pattern),
                 format!("event_types[{i}]"),
                 "invalid",
-                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.* (or a type within them), or *",
+                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.*, invoice.* (or a type within them), or *",
             );
         }
         v.check(input.description.chars().count() <= 500, "description", "too_long", "at most 500 characters");

@@ -1,0 +1,221 @@
+//! Invoices: listing, viewing and downloading them, and the job that
+//! finalizes each month's once its grace period is over.
+//!
+//! A draft is rated from its usage records whenever it is read (late usage
+//! within the grace period simply shows up); finalizing rates it one last
+//! time, numbers it under the year's counter lock and stores its lines,
+//! after which the table refuses any change but voiding.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Datelike, Utc};
+use moke_billing::{Decimal, Invoice, LineKind, Usage};
+use moke_iam::Action;
+use sqlx::PgConnection;
+
+use super::prices;
+use super::store::{self, InvoiceRow, RecordRow};
+use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::{App, Error, PageRequest, RequestContext, Result};
+use crate::ids::{ClusterId, InvoiceId, NodePoolId, OrgId};
+use crate::model::{InvoiceLine, InvoiceLineKind, InvoiceStatus, InvoiceSummary, InvoiceView, Page};
+
+/// The most invoices one run of the finalizer takes on (the rest wait for its next run).
+const FINALIZE_BATCH: usize = 500;
+
+impl App {
+    /// `invoice_list`: the organization's invoices, newest first, drafts
+    /// with their totals so far.
+    pub async fn invoice_list(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        page: PageRequest,
+    ) -> Result<Page<InvoiceSummary>> {
+        self.org_authorized(ctx, org, Action::ReadBilling).await?;
+        let mut conn = self.db().acquire().await?;
+        let rows = store::list(&mut conn, org.uuid(), &page).await?;
+        let mut summaries = Vec::with_capacity(rows.len());
+        for row in rows {
+            let invoice = rated(&mut conn, &row).await?;
+            summaries.push(summary(&row, &invoice));
+        }
+        Ok(page.page(summaries, |s| s.id.uuid()))
+    }
+
+    /// `invoice_view`: one invoice with its lines.
+    pub async fn invoice_view(&self, ctx: &RequestContext, org: OrgId, invoice: InvoiceId) -> Result<InvoiceView> {
+        let (row, rated) = self.invoice_rated(ctx, org, invoice).await?;
+        Ok(view(&row, &rated))
+    }
+
+    /// `invoice_csv`: the invoice's lines as CSV, and the file name to save
+    /// it under (its number, or the month for a draft).
+    pub async fn invoice_csv(&self, ctx: &RequestContext, org: OrgId, invoice: InvoiceId) -> Result<(String, Vec<u8>)> {
+        let (row, rated) = self.invoice_rated(ctx, org, invoice).await?;
+        let csv = moke_billing::csv::invoice_csv(&rated).map_err(|e| Error::Internal(e.into()))?;
+        let name = match &row.number {
+            Some(number) => format!("{number}.csv"),
+            None => format!("moke-invoice-{}-draft.csv", row.period_start.format("%Y-%m")),
+        };
+        Ok((name, csv))
+    }
+
+    async fn invoice_rated(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        invoice: InvoiceId,
+    ) -> Result<(InvoiceRow, Invoice)> {
+        self.org_authorized(ctx, org, Action::ReadBilling).await?;
+        let mut conn = self.db().acquire().await?;
+        let row = store::find(&mut conn, org.uuid(), invoice.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("invoice", invoice.to_string()))?;
+        let rated = rated(&mut conn, &row).await?;
+        Ok((row, rated))
+    }
+
+    /// Finalizes every draft whose month ended more than the grace period
+    /// before `now`, one transaction each: rated, numbered gap-free in
+    /// `now`'s year, stored, audited, and announced as `invoice.finalized`.
+    /// Returns how many were finalized.
+    pub async fn finalize_due_invoices(&self, now: DateTime<Utc>) -> Result<usize> {
+        let ended_before = now - chrono::Duration::hours(i64::from(self.config().billing.grace_hours));
+        let mut finalized = 0;
+        while finalized < FINALIZE_BATCH {
+            let mut tx = self.db().begin().await?;
+            let Some(row) = store::next_due(&mut tx, ended_before).await? else {
+                break;
+            };
+            let invoice = rated(&mut tx, &row).await?;
+            let number = format!("MOKE-{}-{:06}", now.year(), store::next_number(&mut tx, now.year()).await?);
+            let lines = serde_json::to_value(&invoice.lines).map_err(|e| Error::Internal(e.into()))?;
+            let stored = store::Finalized {
+                number: &number,
+                lines,
+                subtotal: invoice.subtotal(),
+                credits: invoice.credits(),
+                total: invoice.total(),
+                at: now,
+            };
+            store::finalize(&mut tx, row.id, stored).await?;
+            let id = InvoiceId::from_uuid(row.id).to_string();
+            let details = serde_json::json!({
+                "id": id,
+                "number": number,
+                "period_start": row.period_start,
+                "period_end": row.period_end,
+                "currency": row.currency,
+                "total": invoice.currency.format(invoice.total()),
+            });
+            let ctx = RequestContext::system(row.org_id);
+            let record = AuditRecord {
+                action: "invoice.finalize",
+                resource_type: "invoice",
+                resource_id: Some(id),
+                details: details.clone(),
+            };
+            audit::record(&mut tx, &ctx, record).await?;
+            crate::app::integrations::store::webhooks::emit_event(&mut tx, row.org_id, "invoice.finalized", details)
+                .await?;
+            tx.commit().await?;
+            finalized += 1;
+        }
+        Ok(finalized)
+    }
+}
+
+/// The invoice as it stands: a finalized or void one as it was issued, a
+/// draft rated now from its usage records.
+async fn rated(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
+    let currency = prices().currency.clone();
+    if let Some(lines) = &row.lines {
+        let lines = serde_json::from_value(lines.clone())
+            .map_err(|e| Error::Internal(anyhow::anyhow!("invoice {} lines do not read: {e}", row.id)))?;
+        return Ok(Invoice::new(currency, row.period_start, row.period_end, lines));
+    }
+    let records = store::records_of(conn, row.id).await?;
+    let lines = rate(&records, row.period_start)?;
+    Ok(Invoice::new(currency, row.period_start, row.period_end, lines))
+}
+
+/// Rates usage records at the prices in effect when each began; records
+/// of months before `period_start` (reported after their month was
+/// finalized) become adjustment lines.
+fn rate(records: &[RecordRow], period_start: DateTime<Utc>) -> Result<Vec<moke_billing::Line>> {
+    let catalog = prices();
+    // (adjustment?, price version) → usage.
+    let mut groups: BTreeMap<(bool, &str), Vec<Usage>> = BTreeMap::new();
+    for record in records {
+        let version = catalog.version_at(record.period_start).unwrap_or(&catalog.versions()[0]);
+        let resource_id = match record.resource_kind.as_str() {
+            "node_pool" => NodePoolId::from_uuid(record.resource_id).to_string(),
+            _ => ClusterId::from_uuid(record.resource_id).to_string(),
+        };
+        groups.entry((record.period_start < period_start, version.id.as_str())).or_default().push(Usage {
+            sku: record.sku.clone(),
+            project: record.project_name.clone(),
+            resource_id,
+            resource_name: record.resource_name.clone(),
+            instance: record.instance.clone(),
+            seconds: record.seconds,
+            start: record.period_start,
+            end: record.period_end,
+        });
+    }
+    let mut lines = Vec::new();
+    for ((adjustment, version), usage) in groups {
+        let version = catalog.versions().iter().find(|v| v.id == version).expect("a version found above");
+        let mut rated =
+            moke_billing::rate(version, &catalog.currency, &usage).map_err(|e| Error::Internal(e.into()))?;
+        if adjustment {
+            rated.iter_mut().for_each(|line| line.kind = LineKind::Adjustment);
+        }
+        lines.extend(rated);
+    }
+    Ok(lines)
+}
+
+fn summary(row: &InvoiceRow, invoice: &Invoice) -> InvoiceSummary {
+    let money = |amount: Decimal| invoice.currency.format(amount);
+    InvoiceSummary {
+        id: InvoiceId::from_uuid(row.id),
+        number: row.number.clone(),
+        status: InvoiceStatus::parse(&row.status).unwrap_or(InvoiceStatus::Draft),
+        period_start: row.period_start,
+        period_end: row.period_end,
+        currency: row.currency.clone(),
+        subtotal: money(row.subtotal.unwrap_or_else(|| invoice.subtotal())),
+        credits: money(row.credits.unwrap_or_else(|| invoice.credits())),
+        total: money(row.total.unwrap_or_else(|| invoice.total())),
+        finalized_at: row.finalized_at,
+        voided_at: row.voided_at,
+    }
+}
+
+fn view(row: &InvoiceRow, invoice: &Invoice) -> InvoiceView {
+    let lines = invoice
+        .lines
+        .iter()
+        .map(|line| InvoiceLine {
+            kind: match line.kind {
+                LineKind::Usage => InvoiceLineKind::Usage,
+                LineKind::Adjustment => InvoiceLineKind::Adjustment,
+                LineKind::Credit => InvoiceLineKind::Credit,
+            },
+            sku: line.sku.clone(),
+            product: line.product.clone(),
+            project: line.project.clone(),
+            resource_id: line.resource_id.clone(),
+            resource_name: line.resource_name.clone(),
+            quantity: line.quantity.normalize().to_string(),
+            unit: line.unit.clone(),
+            unit_price: line.unit_price.normalize().to_string(),
+            amount: invoice.currency.format(line.amount),
+            start: line.start,
+            end: line.end,
+        })
+        .collect();
+    InvoiceView { summary: summary(row, invoice), lines }
+}

@@ -1,0 +1,73 @@
+//! `/v1/orgs/{org}/billing`: invoices, as JSON and as CSV.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::ApiResult;
+use super::extract::{Ctx, ListParams, Query};
+use super::orgs::path_id;
+use super::problem::Problems;
+use crate::app::App;
+use crate::model::*;
+
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new().routes(routes!(invoice_list)).routes(routes!(invoice_view)).routes(routes!(invoice_csv))
+}
+
+/// List the organization's invoices, newest first: one per calendar month
+/// (UTC) with usage; the open months as drafts with their totals so far.
+/// Needs the `read_billing` permission (owners, admins and billing).
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/invoices", operation_id = "invoice_list", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<InvoiceSummary>), Problems))]
+async fn invoice_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.invoice_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
+}
+
+/// View an invoice with its lines. A draft is rated from the usage
+/// recorded so far each time it is read.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/invoices/{invoice}", operation_id = "invoice_view", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"),
+        ("invoice" = String, Path, description = "Invoice id (`bill_…`)")),
+    security(("bearer" = [])),
+    responses((status = 200, body = InvoiceView), Problems))]
+async fn invoice_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, invoice)): Path<(String, String)>,
+) -> ApiResult {
+    Ok(axum::Json(app.invoice_view(&ctx, path_id(&org)?, path_id(&invoice)?).await?).into_response())
+}
+
+/// Download an invoice's lines as CSV (one row per line; amounts with the
+/// currency's minor-unit digits; times in RFC 3339).
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/invoices/{invoice}/csv", operation_id = "invoice_csv_view",
+    tag = "billing",
+    params(("org" = String, Path, description = "Organization id"),
+        ("invoice" = String, Path, description = "Invoice id (`bill_…`)")),
+    security(("bearer" = [])),
+    responses((status = 200, description = "The invoice as CSV", content((String = "text/csv"))), Problems))]
+async fn invoice_csv(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, invoice)): Path<(String, String)>,
+) -> ApiResult {
+    let (name, csv) = app.invoice_csv(&ctx, path_id(&org)?, path_id(&invoice)?).await?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        csv,
+    )
+        .into_response())
+}

@@ -1,0 +1,118 @@
+//! Billing's public model: invoices and their lines. Amounts are exact
+//! decimals written as strings with the currency's minor-unit digits.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::ids::InvoiceId;
+
+/// Where an invoice stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum InvoiceStatus {
+    /// The month so far (or a month in its grace period): a live preview
+    /// that changes as usage arrives. It has no number yet.
+    Draft,
+    /// Issued: numbered, and it never changes again.
+    Finalized,
+    /// Withdrawn; a replacement is issued in its place.
+    Void,
+}
+
+impl InvoiceStatus {
+    pub fn parse(text: &str) -> Option<InvoiceStatus> {
+        match text {
+            "draft" => Some(InvoiceStatus::Draft),
+            "finalized" => Some(InvoiceStatus::Finalized),
+            "void" => Some(InvoiceStatus::Void),
+            _ => None,
+        }
+    }
+}
+
+/// What an invoice line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum InvoiceLineKind {
+    /// Usage in the invoice's month.
+    Usage,
+    /// Usage of an earlier month that was already finalized when it was
+    /// reported.
+    Adjustment,
+    /// A credit applied (negative).
+    Credit,
+}
+
+/// One organization's invoice for one calendar month (UTC), without its
+/// lines (`GET …/invoices/{invoice}` has them).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "InvoiceSummary")]
+pub struct InvoiceSummary {
+    pub id: InvoiceId,
+    /// Given when the invoice is finalized, e.g. `MOKE-2027-000042`:
+    /// consecutive within a year, with no gaps.
+    #[schema(pattern = r"^MOKE-[0-9]{4}-[0-9]{6}$")]
+    pub number: Option<String>,
+    pub status: InvoiceStatus,
+    /// The first instant of the month.
+    pub period_start: DateTime<Utc>,
+    /// The first instant of the next month.
+    pub period_end: DateTime<Utc>,
+    /// ISO 4217 code.
+    #[schema(example = "USD")]
+    pub currency: String,
+    /// Usage and adjustments, before credits.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "129.38")]
+    pub subtotal: String,
+    /// Credits applied (zero or negative).
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "0.00")]
+    pub credits: String,
+    /// What is owed: the sum of every line.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "129.38")]
+    pub total: String,
+    pub finalized_at: Option<DateTime<Utc>>,
+    pub voided_at: Option<DateTime<Utc>>,
+}
+
+/// An invoice with its lines: one per project, resource and price, each
+/// rounded once to the currency's minor unit (half away from zero); the
+/// totals are sums of the lines. A draft is rated from the usage recorded
+/// so far each time it is read.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Invoice")]
+pub struct InvoiceView {
+    #[serde(flatten)]
+    #[graphql(flatten)]
+    pub summary: InvoiceSummary,
+    pub lines: Vec<InvoiceLine>,
+}
+
+/// One line of an invoice.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct InvoiceLine {
+    pub kind: InvoiceLineKind,
+    /// The price's id (`bm.small.hour`), or a credit grant's.
+    pub sku: String,
+    pub product: String,
+    /// The project's name when the usage was recorded.
+    pub project: String,
+    /// The resource's prefixed id: a cluster (`cl_…`) for its control
+    /// plane, a node pool (`np_…`) for its nodes.
+    pub resource_id: String,
+    pub resource_name: String,
+    /// In `unit`s, to four decimals; the amount comes from the exact
+    /// seconds, each instance charged at least its minimum (60 s a node)
+    /// and at most its monthly cap (672 h).
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$", example = "682.0167")]
+    pub quantity: String,
+    #[schema(example = "hour")]
+    pub unit: String,
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$", example = "0.1786")]
+    pub unit_price: String,
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "121.81")]
+    pub amount: String,
+    /// The first and last instant of usage on the line.
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}

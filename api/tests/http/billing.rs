@@ -1,0 +1,199 @@
+//! Billing end to end: usage a region reports becomes a draft invoice that
+//! is rated on every read, is finalized once its month's grace period is
+//! over (numbered without gaps, then immutable), and late usage lands on
+//! the next invoice as an adjustment; the same invoice over REST, CSV,
+//! gRPC and GraphQL.
+
+use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
+use moke_proto::v1::billing_service_client::BillingServiceClient;
+use moke_proto::v1::{GetInvoiceRequest, ListInvoicesRequest};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::TestApp;
+
+fn month_start(at: DateTime<Utc>) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(at.year(), at.month(), 1, 0, 0, 0).unwrap()
+}
+
+fn next_month(at: DateTime<Utc>) -> DateTime<Utc> {
+    let (y, m) = if at.month() == 12 { (at.year() + 1, 1) } else { (at.year(), at.month() + 1) };
+    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).unwrap()
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let cluster = cluster.id.to_string();
+    let (pool, _) = owner.create_node_pool(&project, &cluster, "workers", 2).await;
+    let pool = pool.id.to_string();
+
+    // Two hours of one node, then 30 s of another (charged its 60 s minimum),
+    // all in one month and in the past.
+    let now = Utc::now();
+    let base = if month_start(now - Duration::hours(3)) == month_start(now) {
+        now - Duration::hours(3)
+    } else {
+        month_start(now) - Duration::hours(4)
+    };
+    let invoice = t.report_usage(&cluster, Some(&pool), "n1", base, base + Duration::hours(2)).await;
+    let second = base + Duration::hours(2);
+    let again = t.report_usage(&cluster, Some(&pool), "n2", second, second + Duration::seconds(30)).await;
+    assert_eq!(invoice, again, "one invoice a month");
+    // At-least-once delivery: the same sample again changes nothing.
+    t.report_usage(&cluster, Some(&pool), "n1", base, base + Duration::hours(2)).await;
+
+    let list: Value = owner.get(&owner.org_path("/billing/invoices")).await.expect(StatusCode::OK);
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{list}");
+    assert_eq!(items[0]["status"], "draft");
+    assert_eq!(items[0]["number"], Value::Null);
+    assert_eq!(items[0]["period_start"].as_str().unwrap().parse::<DateTime<Utc>>().unwrap(), month_start(base));
+    // 7 260 s of bm.small at 0.1786 an hour: 0.36016…, rounded once.
+    assert_eq!(items[0]["total"], "0.36", "{list}");
+
+    let view: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
+    let lines = view["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 2, "{view}");
+    let node_line = lines.iter().find(|l| l["sku"] == "bm.small.hour").expect("a node line");
+    assert_eq!(node_line["resource_id"], pool.as_str());
+    assert_eq!(node_line["resource_name"], "workers");
+    assert_eq!(node_line["project"], "web");
+    assert_eq!(node_line["kind"], "usage");
+    assert_eq!(node_line["quantity"], "2.0167");
+    assert_eq!(node_line["amount"], "0.36");
+    let control_plane = lines.iter().find(|l| l["sku"] == "control-plane.basic.hour").expect("a control-plane line");
+    assert_eq!(
+        (control_plane["resource_id"].as_str(), control_plane["amount"].as_str()),
+        (Some(cluster.as_str()), Some("0.00"))
+    );
+
+    let csv = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/invoices/{invoice}/csv")));
+    let csv = csv.send().await.unwrap();
+    assert_eq!(csv.status(), StatusCode::OK);
+    assert!(csv.headers()["content-type"].to_str().unwrap().starts_with("text/csv"));
+    let name = format!("moke-invoice-{}-draft.csv", month_start(base).format("%Y-%m"));
+    assert!(csv.headers()["content-disposition"].to_str().unwrap().contains(&name));
+    let csv = csv.text().await.unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 3, "a header and a row per line: {csv}");
+    assert!(rows[0].starts_with("kind,product,sku,project"));
+    assert!(rows.iter().any(|row| row.contains("bm.small.hour") && row.contains(",0.36,USD,")), "{csv}");
+
+    // Not before the grace period after the month is over; then once.
+    let month_end = next_month(month_start(base));
+    let grace = Duration::hours(48);
+    assert_eq!(t.app.finalize_due_invoices(month_end + grace - Duration::seconds(1)).await.unwrap(), 0);
+    let finalized_at = month_end + grace + Duration::seconds(1);
+    // Another organization's invoice of the same month, finalized in the same run.
+    let globex = t.tenant("globex").await;
+    let other = t.client(&globex);
+    let other_project = other.create_project("shop").await.id.to_string();
+    let (other_cluster, _) = other.create_cluster(&other_project, "prod", json!({ "region": "eu-central-1" })).await;
+    let other_invoice = t.report_usage(&other_cluster.id.to_string(), None, "", base, base + Duration::hours(1)).await;
+    assert_eq!(t.app.finalize_due_invoices(finalized_at).await.unwrap(), 2);
+    assert_eq!(t.app.finalize_due_invoices(finalized_at).await.unwrap(), 0, "nothing twice");
+
+    let year = finalized_at.year();
+    let view: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
+    assert_eq!(view["status"], "finalized");
+    assert_eq!(view["total"], "0.36");
+    let theirs: Value =
+        other.get(&other.org_path(&format!("/billing/invoices/{other_invoice}"))).await.expect(StatusCode::OK);
+    let mut numbers =
+        vec![view["number"].as_str().unwrap().to_string(), theirs["number"].as_str().unwrap().to_string()];
+    numbers.sort();
+    assert_eq!(numbers, [format!("MOKE-{year}-000001"), format!("MOKE-{year}-000002")], "consecutive, no gaps");
+    assert_eq!(t.count("audit_events WHERE action = 'invoice.finalize'").await, 2);
+    assert_eq!(t.count("events WHERE event_type = 'invoice.finalized'").await, 2);
+
+    // Late usage of the finalized month lands on the next month's draft as an adjustment.
+    let late = second + Duration::seconds(30);
+    let next = t.report_usage(&cluster, Some(&pool), "n1", late, late + Duration::minutes(1)).await;
+    assert_ne!(next, invoice);
+    let adjusted: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{next}"))).await.expect(StatusCode::OK);
+    assert_eq!(adjusted["status"], "draft");
+    assert_eq!(adjusted["period_start"].as_str().unwrap().parse::<DateTime<Utc>>().unwrap(), month_end);
+    assert!(adjusted["lines"].as_array().unwrap().iter().all(|l| l["kind"] == "adjustment"), "{adjusted}");
+    let unchanged: Value =
+        owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
+    assert_eq!(unchanged, view, "a finalized invoice never changes");
+    let list: Value = owner.get(&owner.org_path("/billing/invoices")).await.expect(StatusCode::OK);
+    let ids: Vec<&str> = list["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [next.as_str(), invoice.as_str()], "newest first, no other organization's");
+
+    // The database itself refuses to change or remove a finalized invoice.
+    for statement in [
+        "UPDATE invoices SET total = 0 WHERE status = 'finalized'",
+        "UPDATE invoices SET number = 'MOKE-1999-000001' WHERE status = 'finalized'",
+        "DELETE FROM invoices WHERE status = 'finalized'",
+    ] {
+        assert!(sqlx::query(statement).execute(&t.pool).await.is_err(), "{statement}");
+    }
+
+    // The same invoice over gRPC and GraphQL.
+    let channel = tonic::transport::Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let mut grpc = BillingServiceClient::new(channel);
+    fn bearer<T>(token: &str, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        request
+    }
+    let authed = |message| bearer(&acme.token, message);
+    let authed_get = |message| bearer(&acme.token, message);
+    let listed = grpc
+        .list_invoices(authed(ListInvoicesRequest { org: acme.org.clone(), ..Default::default() }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.invoices.len(), 2);
+    let got = grpc
+        .get_invoice(authed_get(GetInvoiceRequest { org: acme.org.clone(), invoice: invoice.clone() }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (got.number.as_str(), got.total.as_str(), got.lines.len()),
+        (view["number"].as_str().unwrap(), "0.36", 2)
+    );
+    let theirs = grpc
+        .get_invoice(authed_get(GetInvoiceRequest { org: acme.org.clone(), invoice: other_invoice.clone() }))
+        .await
+        .unwrap_err();
+    assert_eq!(theirs.code(), tonic::Code::NotFound, "another organization's invoice is not found");
+    let query = json!({ "query": format!(
+        r#"{{ invoice(org: "{}", id: "{invoice}") {{ number status total lines {{ sku amount kind }} }}
+             org(id: "{}") {{ invoices(first: 5) {{ edges {{ node {{ id status }} }} }} }} }}"#,
+        acme.org, acme.org
+    ) });
+    let (status, answer) = t.send(t.request(reqwest::Method::POST, "/graphql", &acme.token).json(&query)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["data"]["invoice"]["number"], view["number"], "{answer}");
+    assert_eq!(answer["data"]["invoice"]["status"], "FINALIZED");
+    assert_eq!(answer["data"]["org"]["invoices"]["edges"].as_array().unwrap().len(), 2);
+}
+
+/// Who may read invoices: owners, admins and the billing role; not
+/// members or viewers, and no credential narrowed to a project.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn only_billing_readers_see_invoices(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let path = owner.org_path("/billing/invoices");
+    for (role, expected) in [
+        ("billing", StatusCode::OK),
+        ("admin", StatusCode::OK),
+        ("member", StatusCode::FORBIDDEN),
+        ("viewer", StatusCode::FORBIDDEN),
+    ] {
+        let (_, session) = t.member(&acme, &format!("{role}@acme.test"), role).await;
+        let answer = owner.with_token(&session).get::<Value>(&path).await;
+        assert_eq!(answer.status, expected, "{role}: {:?}", answer.body);
+    }
+}
