@@ -132,7 +132,7 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
             Box::pin(async move { app.destroy_orphaned_cluster_cas_once().await.map(drop) })
         }),
         ("invoice_finalizer", finalize_every, |app| {
-            Box::pin(async move { app.finalize_due_invoices(chrono::Utc::now()).await.map(drop) })
+            Box::pin(async move { app.finalize_due_invoices(None).await.map(drop) })
         }),
         // Secrets left on an old key version (a rotation by another gateway or the CLI).
         ("secret_rewrap", secs(3600), |app| Box::pin(async move { app.rewrap_secrets().await.map(drop) })),

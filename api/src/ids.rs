@@ -189,6 +189,8 @@ id_kinds! {
     DeviceAuthorizationKind => "dva", "device sign-in", "DeviceAuthorizationId";
     /// An organization's invoice for one month.
     InvoiceKind => "bill", "invoice", "InvoiceId";
+    /// A promotional or prepaid credit an organization holds.
+    CreditGrantKind => "cred", "credit grant", "CreditGrantId";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -212,6 +214,7 @@ pub type WebhookDeliveryId = Id<WebhookDeliveryKind>;
 pub type DomainId = Id<DomainKind>;
 pub type DeviceAuthorizationId = Id<DeviceAuthorizationKind>;
 pub type InvoiceId = Id<InvoiceKind>;
+pub type CreditGrantId = Id<CreditGrantKind>;
 
 #[cfg(test)]
 mod tests {

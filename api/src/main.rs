@@ -51,12 +51,44 @@ enum Command {
     /// Make a new version of the secrets key current (in Vault) and
     /// re-encrypt every stored secret under it, one Operation per organization.
     RotateSecretsKey,
+    /// Billing administration.
+    #[command(subcommand)]
+    Billing(BillingCommand),
     /// Print the OpenAPI document the code describes.
     Openapi,
     /// Print the GraphQL schema (SDL) the code describes.
     GraphqlSchema,
     /// Print the permission tables (`iam/PERMISSIONS.md`).
     Permissions,
+}
+
+#[derive(Subcommand)]
+enum BillingCommand {
+    /// Grant an organization a credit, used when its invoices are finalized
+    /// (audited as the platform's act).
+    GrantCredit {
+        /// The organization's id (`org_…`).
+        #[arg(long)]
+        org: String,
+        /// In the catalog's currency, e.g. `100.00`.
+        #[arg(long)]
+        amount: moke_billing::Decimal,
+        /// Shown on invoices, e.g. "Welcome credit".
+        #[arg(long)]
+        description: String,
+        /// `promotional` or `prepaid`.
+        #[arg(long, default_value = "promotional")]
+        kind: String,
+        /// Lower is used first.
+        #[arg(long, default_value_t = 100)]
+        priority: i32,
+        /// RFC 3339; never, when left out.
+        #[arg(long)]
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
+        /// Who grants it, for the audit log.
+        #[arg(long)]
+        granted_by: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -119,6 +151,26 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         for op in operations {
             println!("  {} {} {}: {}", op.id, op.kind, op.target.name, op.status.as_str());
         }
+        return Ok(());
+    }
+    if let Command::Billing(BillingCommand::GrantCredit {
+        org,
+        amount,
+        description,
+        kind,
+        priority,
+        expires_at,
+        granted_by,
+    }) = command
+    {
+        use moke_api::app::billing::credits::CreditGrantInput;
+        let kind = moke_api::model::CreditKind::parse(&kind)
+            .ok_or_else(|| anyhow::anyhow!("--kind must be promotional or prepaid"))?;
+        let org = org.parse().map_err(|_| anyhow::anyhow!("--org must be an organization id (org_…)"))?;
+        let app = App::new(pool, Arc::new(config), vault);
+        let input = CreditGrantInput { kind, description, amount, priority, expires_at, granted_by };
+        let grant = app.grant_credit(org, input).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!("{}", serde_json::to_string_pretty(&grant)?);
         return Ok(());
     }
     let listener = tokio::net::TcpListener::bind(&config.http.listen)

@@ -163,6 +163,8 @@ pub enum CatalogError {
     Missing { version: String, what: String },
     #[error("no price version is in effect at {0}")]
     NotInEffect(DateTime<Utc>),
+    #[error("version {0}: takes effect at midnight UTC (usage is rated by the day)")]
+    NotMidnight(String),
 }
 
 #[derive(Deserialize)]
@@ -217,6 +219,9 @@ impl Catalog {
 }
 
 fn check_version(version: &PriceVersion) -> Result<(), CatalogError> {
+    if version.effective_from.time() != chrono::NaiveTime::MIN {
+        return Err(CatalogError::NotMidnight(version.id.clone()));
+    }
     let problem = |sku: &Sku, problem: &str| CatalogError::Sku {
         version: version.id.clone(),
         sku: sku.id.clone(),
@@ -306,6 +311,8 @@ unit_price = "0.12"
         let v2 = &catalog.versions()[1];
         assert_ne!(v1.fingerprint(), v2.fingerprint());
 
+        let noon = two.replace("2027-03-01T00:00:00Z", "2027-03-01T12:00:00Z");
+        assert_eq!(Catalog::from_toml(&noon), Err(CatalogError::NotMidnight("2027-03".into())));
         let backwards = two.replace("2027-03-01T00:00:00Z", "2026-11-01T00:00:00Z");
         assert_eq!(Catalog::from_toml(&backwards), Err(CatalogError::OutOfOrder("2027-03".into())));
     }

@@ -27,11 +27,11 @@ pub fn invoice_csv(invoice: &Invoice) -> Result<Vec<u8>, csv::Error> {
     for line in &invoice.lines {
         out.write_record([
             line.kind.as_str(),
-            &line.product,
+            &inert(&line.product),
             &line.sku,
-            &line.project,
+            &inert(&line.project),
             &line.resource_id,
-            &line.resource_name,
+            &inert(&line.resource_name),
             &line.quantity.normalize().to_string(),
             &line.unit,
             &line.unit_price.normalize().to_string(),
@@ -42,6 +42,13 @@ pub fn invoice_csv(invoice: &Invoice) -> Result<Vec<u8>, csv::Error> {
         ])?;
     }
     out.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or
+/// carriage return first) gets a leading `'`, so it stays text. Only for
+/// names: amounts are numbers and keep their sign.
+fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{text}").into() } else { text.into() }
 }
 
 #[cfg(test)]
@@ -77,5 +84,12 @@ mod tests {
         assert_eq!(&rows[0][6], "2");
         assert_eq!(&rows[0][9], "0.36");
         assert_eq!(&rows[0][11], "2026-12-01T00:00:00+00:00");
+    }
+
+    #[test]
+    fn names_a_spreadsheet_would_run_stay_text() {
+        assert_eq!(inert("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(inert("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(inert("web"), "web");
     }
 }

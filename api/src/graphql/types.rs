@@ -82,7 +82,7 @@ impl OrgView {
     }
     /// The organization's invoices, newest first (drafts with their totals
     /// so far). Needs the `read_billing` permission.
-    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    #[graphql(complexity = "100 + list_complexity(child_complexity, first)")]
     async fn invoices(
         &self,
         ctx: &Context<'_>,
@@ -91,6 +91,22 @@ impl OrgView {
     ) -> Result<Connection<String, InvoiceSummary>> {
         let result = app(ctx).invoice_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
         Ok(connection(result, |i| i.id.uuid()))
+    }
+    /// This month's usage so far, the credits left, and the balance after them.
+    #[graphql(complexity = 100)]
+    async fn billing_balance(&self, ctx: &Context<'_>) -> Result<BillingBalanceView> {
+        app(ctx).billing_balance_view(caller(ctx)?, self.id).await.map_err(error)
+    }
+    /// The organization's credits, newest first.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn credits(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, CreditGrantView>> {
+        let result = app(ctx).credit_grant_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |g| g.id.uuid()))
     }
 }
 
@@ -287,11 +303,13 @@ impl Query {
     }
 
     /// An invoice of an organization, with its lines.
+    #[graphql(complexity = 100)]
     async fn invoice(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<InvoiceView> {
         app(ctx).invoice_view(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)
     }
 
     /// An invoice's lines as CSV text.
+    #[graphql(complexity = 100)]
     async fn invoice_csv(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<String> {
         let (_, csv) = app(ctx).invoice_csv(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)?;
         String::from_utf8(csv).map_err(|e| error(crate::app::Error::Internal(e.into())))

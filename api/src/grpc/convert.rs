@@ -253,3 +253,26 @@ pub fn invoice(s: InvoiceSummary, lines: Vec<InvoiceLine>) -> pb::Invoice {
             .collect(),
     }
 }
+
+pub fn billing_balance(b: BillingBalanceView) -> pb::BillingBalance {
+    pb::BillingBalance {
+        currency: b.currency,
+        month_to_date_usage: b.month_to_date_usage,
+        credits_remaining: b.credits_remaining,
+        month_to_date_balance: b.month_to_date_balance,
+        generate_time: time(b.generated_at),
+    }
+}
+
+pub fn credit_grant(g: CreditGrantView) -> pb::CreditGrant {
+    pb::CreditGrant {
+        id: g.id.to_string(),
+        kind: g.kind.as_str().to_string(),
+        description: g.description,
+        amount: g.amount,
+        remaining: g.remaining,
+        priority: g.priority,
+        grant_time: time(g.granted_at),
+        expire_time: opt_time(g.expires_at),
+    }
+}

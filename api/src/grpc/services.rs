@@ -447,6 +447,23 @@ impl token_service_server::TokenService for Api {
 
 #[tonic::async_trait]
 impl billing_service_server::BillingService for Api {
+    async fn get_balance(&self, request: Request<GetBalanceRequest>) -> Reply<BillingBalance> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.billing_balance_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(convert::billing_balance(view)))
+    }
+
+    async fn list_credits(&self, request: Request<ListCreditsRequest>) -> Reply<ListCreditsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page =
+            self.app.credit_grant_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListCreditsResponse {
+            credits: page.items.into_iter().map(convert::credit_grant).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
     async fn list_invoices(&self, request: Request<ListInvoicesRequest>) -> Reply<ListInvoicesResponse> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.into_inner();

@@ -1,4 +1,5 @@
-//! `/v1/orgs/{org}/billing`: invoices, as JSON and as CSV.
+//! `/v1/orgs/{org}/billing`: the month's balance, credits, and invoices as
+//! JSON and as CSV.
 
 use std::sync::Arc;
 
@@ -15,7 +16,35 @@ use crate::app::App;
 use crate::model::*;
 
 pub fn routes() -> OpenApiRouter<Arc<App>> {
-    OpenApiRouter::new().routes(routes!(invoice_list)).routes(routes!(invoice_view)).routes(routes!(invoice_csv))
+    OpenApiRouter::new()
+        .routes(routes!(billing_balance_view))
+        .routes(routes!(credit_grant_list))
+        .routes(routes!(invoice_list))
+        .routes(routes!(invoice_view))
+        .routes(routes!(invoice_csv))
+}
+
+/// Show this month's usage so far (UTC), the credits left, and what the
+/// month comes to after them. Needs the `read_billing` permission.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/balance", operation_id = "billing_balance_view", tag = "billing",
+    params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
+    responses((status = 200, body = BillingBalanceView), Problems))]
+async fn billing_balance_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.billing_balance_view(&ctx, path_id(&org)?).await?).into_response())
+}
+
+/// List the organization's credits, newest first, with what is left of
+/// each. Needs the `read_billing` permission.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/credits", operation_id = "credit_grant_list", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<CreditGrantView>), Problems))]
+async fn credit_grant_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.credit_grant_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
 }
 
 /// List the organization's invoices, newest first: one per calendar month

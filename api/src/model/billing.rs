@@ -5,8 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::ids::InvoiceId;
-
+use crate::ids::{CreditGrantId, InvoiceId};
 /// Where an invoice stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
@@ -115,4 +114,71 @@ pub struct InvoiceLine {
     /// The first and last instant of usage on the line.
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,
+}
+
+/// What kind of credit a grant is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum CreditKind {
+    /// Given (a trial, a goodwill gesture).
+    Promotional,
+    /// Paid for in advance.
+    Prepaid,
+}
+
+impl CreditKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CreditKind::Promotional => "promotional",
+            CreditKind::Prepaid => "prepaid",
+        }
+    }
+    pub fn parse(text: &str) -> Option<CreditKind> {
+        match text {
+            "promotional" => Some(CreditKind::Promotional),
+            "prepaid" => Some(CreditKind::Prepaid),
+            _ => None,
+        }
+    }
+}
+
+/// A credit the organization holds. Credits are used when an invoice is
+/// finalized: the lowest priority number first, then the one that expires
+/// soonest, then the oldest; each shows on the invoice as a line.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "CreditGrant")]
+pub struct CreditGrantView {
+    pub id: CreditGrantId,
+    pub kind: CreditKind,
+    pub description: String,
+    /// What was granted.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "100.00")]
+    pub amount: String,
+    /// What is left of it.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "62.18")]
+    pub remaining: String,
+    pub priority: i32,
+    pub granted_at: DateTime<Utc>,
+    /// After this it is no longer used; `null`: never.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// Where the organization stands this month.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "BillingBalance")]
+pub struct BillingBalanceView {
+    /// ISO 4217 code.
+    #[schema(example = "USD")]
+    pub currency: String,
+    /// Usage so far this calendar month (UTC), before credits.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "129.38")]
+    pub month_to_date_usage: String,
+    /// What is left of the credits that have not expired.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "62.18")]
+    pub credits_remaining: String,
+    /// This month's usage after the credits that would cover it now.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "67.20")]
+    pub month_to_date_balance: String,
+    /// When these figures were computed.
+    pub generated_at: DateTime<Utc>,
 }

@@ -156,6 +156,8 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/quotas", ReadQuotas),
         row("GET /v1/orgs/{org}/audit-events", ReadAudit),
         row("GET /v1/orgs/{org}/audit-events/export", ReadAudit).query("?format=ndjson"),
+        row("GET /v1/orgs/{org}/billing/balance", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/credits", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv", ReadBilling),

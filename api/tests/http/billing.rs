@@ -41,12 +41,40 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     } else {
         month_start(now) - Duration::hours(4)
     };
-    let invoice = t.report_usage(&cluster, Some(&pool), "n1", base, base + Duration::hours(2)).await;
+    // The cluster has been there for a day (usage before it existed is refused).
+    sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
+    let hour = Duration::hours(1);
+    let invoice = t.report_usage(&cluster, Some(&pool), "n1", base, base + hour).await;
+    t.report_usage(&cluster, Some(&pool), "n1", base + hour, base + hour * 2).await;
     let second = base + Duration::hours(2);
     let again = t.report_usage(&cluster, Some(&pool), "n2", second, second + Duration::seconds(30)).await;
     assert_eq!(invoice, again, "one invoice a month");
-    // At-least-once delivery: the same sample again changes nothing.
-    t.report_usage(&cluster, Some(&pool), "n1", base, base + Duration::hours(2)).await;
+    // At-least-once delivery: the same sample again changes nothing, nor
+    // does a region reporting a period it already reported, shifted.
+    t.report_usage(&cluster, Some(&pool), "n1", base, base + hour).await;
+    let shifted = t
+        .report_usage_as(
+            &cluster,
+            Some(&pool),
+            "n1",
+            base + Duration::minutes(30),
+            base + Duration::minutes(90),
+            "shifted",
+        )
+        .await;
+    assert_eq!(shifted, None, "overlapping usage is not recorded");
+    // Nor usage from before the cluster existed, nor periods no region can have measured.
+    let long_ago = base - Duration::days(400);
+    assert_eq!(t.report_usage_as(&cluster, Some(&pool), "n1", long_ago, long_ago + hour, "old").await, None);
+    let day = t
+        .report_usage_as(&cluster, Some(&pool), "n3", base - Duration::hours(20), base - Duration::hours(2), "long")
+        .await;
+    assert_eq!(day, None, "a period over an hour");
+    let before = base - Duration::minutes(10);
+    let forged =
+        t.report_usage_as(&cluster, Some(&pool), "n\u{0}x", before, before + Duration::minutes(1), "nul").await;
+    assert!(forged.is_some(), "the control plane is recorded, the misnamed node is not");
+    assert_eq!(t.count("usage_records WHERE instance LIKE 'n%x'").await, 0);
 
     let list: Value = owner.get(&owner.org_path("/billing/invoices")).await.expect(StatusCode::OK);
     let items = list["items"].as_array().unwrap();
@@ -54,8 +82,9 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(items[0]["status"], "draft");
     assert_eq!(items[0]["number"], Value::Null);
     assert_eq!(items[0]["period_start"].as_str().unwrap().parse::<DateTime<Utc>>().unwrap(), month_start(base));
-    // 7 260 s of bm.small at 0.1786 an hour: 0.36016…, rounded once.
-    assert_eq!(items[0]["total"], "0.36", "{list}");
+    // 7 260 s of bm.small at 0.1786 an hour: 0.36016…, rounded once; and
+    // 7 290 s of an HA control plane (the default) at 0.10: 0.2025.
+    assert_eq!(items[0]["total"], "0.56", "{list}");
 
     let view: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
     let lines = view["lines"].as_array().unwrap();
@@ -67,11 +96,12 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(node_line["kind"], "usage");
     assert_eq!(node_line["quantity"], "2.0167");
     assert_eq!(node_line["amount"], "0.36");
-    let control_plane = lines.iter().find(|l| l["sku"] == "control-plane.basic.hour").expect("a control-plane line");
+    let control_plane = lines.iter().find(|l| l["sku"] == "control-plane.ha.hour").expect("a control-plane line");
     assert_eq!(
         (control_plane["resource_id"].as_str(), control_plane["amount"].as_str()),
-        (Some(cluster.as_str()), Some("0.00"))
+        (Some(cluster.as_str()), Some("0.20"))
     );
+    assert_eq!(control_plane["quantity"], "2.025");
 
     let csv = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/invoices/{invoice}/csv")));
     let csv = csv.send().await.unwrap();
@@ -85,24 +115,84 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert!(rows[0].starts_with("kind,product,sku,project"));
     assert!(rows.iter().any(|row| row.contains("bm.small.hour") && row.contains(",0.36,USD,")), "{csv}");
 
+    // Credits: the draft shows what they would cover now, lowest priority
+    // number first; only finalizing takes from them.
+    use moke_api::app::billing::credits::CreditGrantInput;
+    use moke_api::model::CreditKind;
+    let grant = |amount: &str, priority: i32| CreditGrantInput {
+        kind: CreditKind::Promotional,
+        description: format!("Welcome credit {priority}"),
+        amount: amount.parse().unwrap(),
+        priority,
+        expires_at: None,
+        granted_by: "ops@moke.test".into(),
+    };
+    let org: moke_api::ids::OrgId = acme.org.parse().unwrap();
+    let refused = t.app.grant_credit(org, grant("0.001", 1)).await.unwrap_err();
+    assert!(format!("{refused:?}").contains("amount"), "{refused:?}");
+    let second_grant = t.app.grant_credit(org, grant("10.00", 2)).await.unwrap();
+    let first_grant = t.app.grant_credit(org, grant("0.20", 1)).await.unwrap();
+    let draft: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
+    assert_eq!(
+        (draft["subtotal"].as_str(), draft["credits"].as_str(), draft["total"].as_str()),
+        (Some("0.56"), Some("-0.56"), Some("0.00")),
+        "{draft}"
+    );
+    let credit_lines: Vec<(&str, &str)> = draft["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "credit")
+        .map(|l| (l["sku"].as_str().unwrap(), l["amount"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        credit_lines,
+        [(first_grant.id.to_string().as_str(), "-0.20"), (second_grant.id.to_string().as_str(), "-0.36")]
+    );
+    if month_start(base) == month_start(Utc::now()) {
+        let balance: Value = owner.get(&owner.org_path("/billing/balance")).await.expect(StatusCode::OK);
+        assert_eq!(balance["month_to_date_usage"], "0.56", "{balance}");
+        assert_eq!(balance["credits_remaining"], "10.20");
+        assert_eq!(balance["month_to_date_balance"], "0.00");
+    }
+    let credits: Value = owner.get(&owner.org_path("/billing/credits")).await.expect(StatusCode::OK);
+    assert_eq!(credits["items"][0]["remaining"], "0.20", "nothing taken by a preview: {credits}");
+
+    // Invoice events go to endpoints that name them, not to `*` ones.
+    let mut endpoints = Vec::new();
+    for types in [json!(["*"]), json!(["invoice.*"])] {
+        let body = json!({ "url": "https://hooks.example.invalid/", "event_types": types });
+        let made: Value = owner.post(&owner.org_path("/webhooks"), body).await.expect(StatusCode::CREATED);
+        let id: moke_api::ids::WebhookEndpointId = made["id"].as_str().unwrap().parse().unwrap();
+        endpoints.push(id.uuid());
+    }
+
     // Not before the grace period after the month is over; then once.
     let month_end = next_month(month_start(base));
     let grace = Duration::hours(48);
-    assert_eq!(t.app.finalize_due_invoices(month_end + grace - Duration::seconds(1)).await.unwrap(), 0);
+    assert_eq!(t.app.finalize_due_invoices(Some(month_end + grace - Duration::seconds(1))).await.unwrap(), 0);
     let finalized_at = month_end + grace + Duration::seconds(1);
     // Another organization's invoice of the same month, finalized in the same run.
     let globex = t.tenant("globex").await;
     let other = t.client(&globex);
     let other_project = other.create_project("shop").await.id.to_string();
     let (other_cluster, _) = other.create_cluster(&other_project, "prod", json!({ "region": "eu-central-1" })).await;
-    let other_invoice = t.report_usage(&other_cluster.id.to_string(), None, "", base, base + Duration::hours(1)).await;
-    assert_eq!(t.app.finalize_due_invoices(finalized_at).await.unwrap(), 2);
-    assert_eq!(t.app.finalize_due_invoices(finalized_at).await.unwrap(), 0, "nothing twice");
+    sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
+    let other_invoice = t.report_usage(&other_cluster.id.to_string(), None, "", base, base + hour).await;
+    assert_eq!(t.app.finalize_due_invoices(Some(finalized_at)).await.unwrap(), 2);
+    assert_eq!(t.app.finalize_due_invoices(Some(finalized_at)).await.unwrap(), 0, "nothing twice");
 
     let year = finalized_at.year();
     let view: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
     assert_eq!(view["status"], "finalized");
-    assert_eq!(view["total"], "0.36");
+    assert_eq!(
+        (view["subtotal"].as_str(), view["credits"].as_str(), view["total"].as_str()),
+        (Some("0.56"), Some("-0.56"), Some("0.00"))
+    );
+    let credits: Value = owner.get(&owner.org_path("/billing/credits")).await.expect(StatusCode::OK);
+    let remaining: Vec<&str> =
+        credits["items"].as_array().unwrap().iter().map(|g| g["remaining"].as_str().unwrap()).collect();
+    assert_eq!(remaining, ["0.00", "9.64"], "taken once, at finalization");
     let theirs: Value =
         other.get(&other.org_path(&format!("/billing/invoices/{other_invoice}"))).await.expect(StatusCode::OK);
     let mut numbers =
@@ -111,6 +201,13 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(numbers, [format!("MOKE-{year}-000001"), format!("MOKE-{year}-000002")], "consecutive, no gaps");
     assert_eq!(t.count("audit_events WHERE action = 'invoice.finalize'").await, 2);
     assert_eq!(t.count("events WHERE event_type = 'invoice.finalized'").await, 2);
+    let delivered = |endpoint: uuid::Uuid| {
+        format!(
+            "webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.event_type = 'invoice.finalized' AND d.endpoint_id = '{endpoint}'"
+        )
+    };
+    assert_eq!(t.count(&delivered(endpoints[0])).await, 0, "`*` does not take billing events");
+    assert_eq!(t.count(&delivered(endpoints[1])).await, 1, "`invoice.*` does, its own organization's only");
 
     // Late usage of the finalized month lands on the next month's draft as an adjustment.
     let late = second + Duration::seconds(30);
@@ -159,8 +256,23 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
         .into_inner();
     assert_eq!(
         (got.number.as_str(), got.total.as_str(), got.lines.len()),
-        (view["number"].as_str().unwrap(), "0.36", 2)
+        (view["number"].as_str().unwrap(), "0.00", 4)
     );
+    let credits = grpc
+        .list_credits(bearer(
+            &acme.token,
+            moke_proto::v1::ListCreditsRequest { org: acme.org.clone(), ..Default::default() },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(credits.credits.len(), 2);
+    let balance = grpc
+        .get_balance(bearer(&acme.token, moke_proto::v1::GetBalanceRequest { org: acme.org.clone() }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(balance.credits_remaining, "9.64");
     let theirs = grpc
         .get_invoice(authed_get(GetInvoiceRequest { org: acme.org.clone(), invoice: other_invoice.clone() }))
         .await
@@ -168,7 +280,7 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(theirs.code(), tonic::Code::NotFound, "another organization's invoice is not found");
     let query = json!({ "query": format!(
         r#"{{ invoice(org: "{}", id: "{invoice}") {{ number status total lines {{ sku amount kind }} }}
-             org(id: "{}") {{ invoices(first: 5) {{ edges {{ node {{ id status }} }} }} }} }}"#,
+             org(id: "{}") {{ invoices(first: 5) {{ edges {{ node {{ id status }} }} }} billingBalance {{ creditsRemaining }} credits(first: 5) {{ edges {{ node {{ remaining }} }} }} }} }}"#,
         acme.org, acme.org
     ) });
     let (status, answer) = t.send(t.request(reqwest::Method::POST, "/graphql", &acme.token).json(&query)).await;
@@ -176,6 +288,8 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(answer["data"]["invoice"]["number"], view["number"], "{answer}");
     assert_eq!(answer["data"]["invoice"]["status"], "FINALIZED");
     assert_eq!(answer["data"]["org"]["invoices"]["edges"].as_array().unwrap().len(), 2);
+    assert_eq!(answer["data"]["org"]["billingBalance"]["creditsRemaining"], "9.64");
+    assert_eq!(answer["data"]["org"]["credits"]["edges"][1]["node"]["remaining"], "9.64");
 }
 
 /// Who may read invoices: owners, admins and the billing role; not

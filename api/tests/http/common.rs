@@ -275,6 +275,23 @@ impl TestApp {
         start: chrono::DateTime<chrono::Utc>,
         end: chrono::DateTime<chrono::Utc>,
     ) -> String {
+        let sample = format!("{}/{node}", end.timestamp_millis());
+        self.report_usage_as(cluster, pool, node, start, end, &sample)
+            .await
+            .unwrap_or_else(|| panic!("usage of {cluster} over {start}..{end} was not recorded"))
+    }
+
+    /// [`TestApp::report_usage`] as sample `sample` (its id within the
+    /// cluster); the invoice the control plane's usage landed on, if it did.
+    pub async fn report_usage_as(
+        &self,
+        cluster: &str,
+        pool: Option<&str>,
+        node: &str,
+        start: chrono::DateTime<chrono::Utc>,
+        end: chrono::DateTime<chrono::Utc>,
+        sample: &str,
+    ) -> Option<String> {
         use moke_proto::region as pb;
         let milliseconds = (end - start).num_milliseconds();
         let nodes = pool
@@ -286,8 +303,8 @@ impl TestApp {
             })
             .into_iter()
             .collect();
-        let sample = pb::UsageSample {
-            id: format!("{cluster}/{}/{node}", end.timestamp_millis()),
+        let usage = pb::UsageSample {
+            id: format!("{cluster}/{sample}"),
             cluster_id: cluster.into(),
             period_start: start.to_rfc3339(),
             period_end: end.to_rfc3339(),
@@ -296,18 +313,19 @@ impl TestApp {
             control_plane_replicas: 1,
             nodes,
         };
-        let status = pb::Status { region: "eu-central-1".into(), message: Some(pb::status::Message::Usage(sample)) };
+        let status = pb::Status { region: "eu-central-1".into(), message: Some(pb::status::Message::Usage(usage)) };
         self.app.apply_region_status(status).await.unwrap();
         let cluster: moke_api::ids::ClusterId = cluster.parse().unwrap();
-        let invoice: uuid::Uuid = sqlx::query_scalar(
-            "SELECT invoice_id FROM usage_records WHERE resource_id = $1 AND period_start = $2 LIMIT 1",
+        let invoice: Option<uuid::Uuid> = sqlx::query_scalar(
+            "SELECT invoice_id FROM usage_records WHERE resource_id = $1 AND period_start = $2 AND sample_id LIKE '%/' || $3",
         )
         .bind(cluster.uuid())
         .bind(start)
-        .fetch_one(&self.pool)
+        .bind(sample)
+        .fetch_optional(&self.pool)
         .await
         .unwrap();
-        moke_api::ids::InvoiceId::from_uuid(invoice).to_string()
+        invoice.map(|id| moke_api::ids::InvoiceId::from_uuid(id).to_string())
     }
 
     /// Rows in a table (for integrity checks).

@@ -157,6 +157,8 @@ fn rows() -> Vec<Row> {
         row("POST /v1/orgs/{org}/webhooks")
             .body(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
         row("DELETE /v1/orgs/{org}/webhooks/{endpoint}"),
+        row("GET /v1/orgs/{org}/billing/balance"),
+        row("GET /v1/orgs/{org}/billing/credits"),
         row("GET /v1/orgs/{org}/billing/invoices"),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}"),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv"),
@@ -349,6 +351,7 @@ impl Victim {
             "secret-invitee",
             "secret-personal",
             "secret-node",
+            "secret-credit",
             &self.invoice,
             &self.project,
             &self.cluster,

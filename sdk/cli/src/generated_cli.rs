@@ -42,6 +42,8 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::OrgView => Self::cli_org_view(),
             CliCommand::AuditEventList => Self::cli_audit_event_list(),
             CliCommand::AuditEventExport => Self::cli_audit_event_export(),
+            CliCommand::BillingBalanceView => Self::cli_billing_balance_view(),
+            CliCommand::CreditGrantList => Self::cli_credit_grant_list(),
             CliCommand::InvoiceList => Self::cli_invoice_list(),
             CliCommand::InvoiceView => Self::cli_invoice_view(),
             CliCommand::InvoiceCsvView => Self::cli_invoice_csv_view(),
@@ -326,6 +328,12 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_audit_event_export() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("action") . long ("action") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportAction)) . required (false) . help ("An action (`member.remove`), or a family of them (`member.*`): 1 to\n100 lowercase letters, '.' or '_', a '*' only at the end.")) . arg (:: clap :: Arg :: new ("actor") . long ("actor") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportActor)) . required (false) . help ("Who acted: a `usr_…`, `sa_…` or (older events) `tok_…` id.")) . arg (:: clap :: Arg :: new ("format") . long ("format") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportFormat)) . required (false) . help ("`csv` (default) or `ndjson`.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("outcome") . long ("outcome") . value_parser (:: clap :: value_parser ! (types :: AuditEventExportOutcome)) . required (false) . help ("`success` or `failure`.")) . arg (:: clap :: Arg :: new ("resource") . long ("resource") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The id of the resource acted on.")) . arg (:: clap :: Arg :: new ("since") . long ("since") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Events at or after this time (RFC 3339).")) . arg (:: clap :: Arg :: new ("until") . long ("until") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Events before this time (RFC 3339); must be after `since`.")) . about ("Download the organization's audit events (filtered like the list, up to\nthe time of the request, oldest first) as CSV or NDJSON. At most 100 000\nevents in at most 10 minutes: a larger or slower selection ends the\ndownload with an error, never a quietly short file (narrow it with\n`since` and `until`). The credential is checked again between batches.")
+    }
+    pub fn cli_billing_balance_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("Show this month's usage so far (UTC), the credits left, and what the\nmonth comes to after them. Needs the `read_billing` permission.")
+    }
+    pub fn cli_credit_grant_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("List the organization's credits, newest first, with what is left of\neach. Needs the `read_billing` permission.")
     }
     pub fn cli_invoice_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("List the organization's invoices, newest first: one per calendar month\n(UTC) with usage; the open months as drafts with their totals so far.\nNeeds the `read_billing` permission (owners, admins and billing).")
@@ -1347,6 +1355,8 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::OrgView => self.execute_org_view(matches).await,
             CliCommand::AuditEventList => self.execute_audit_event_list(matches).await,
             CliCommand::AuditEventExport => self.execute_audit_event_export(matches).await,
+            CliCommand::BillingBalanceView => self.execute_billing_balance_view(matches).await,
+            CliCommand::CreditGrantList => self.execute_credit_grant_list(matches).await,
             CliCommand::InvoiceList => self.execute_invoice_list(matches).await,
             CliCommand::InvoiceView => self.execute_invoice_view(matches).await,
             CliCommand::InvoiceCsvView => self.execute_invoice_csv_view(matches).await,
@@ -2190,6 +2200,54 @@ impl<T: CliConfig> Cli<T> {
             Err(r) => {
                 self.config.error(&r);
                 Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_billing_balance_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.billing_balance_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_billing_balance_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_credit_grant_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.credit_grant_list();
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_credit_grant_list(matches, &mut request)?;
+        self.config.list_start::<types::PageCreditGrantView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageCreditGrantView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
             }
         }
     }
@@ -4998,6 +5056,20 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_billing_balance_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BillingBalanceView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_credit_grant_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::CreditGrantList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_invoice_list(
         &self,
         matches: &::clap::ArgMatches,
@@ -5642,6 +5714,8 @@ pub enum CliCommand {
     OrgView,
     AuditEventList,
     AuditEventExport,
+    BillingBalanceView,
+    CreditGrantList,
     InvoiceList,
     InvoiceView,
     InvoiceCsvView,
@@ -5765,6 +5839,8 @@ impl CliCommand {
             CliCommand::OrgView,
             CliCommand::AuditEventList,
             CliCommand::AuditEventExport,
+            CliCommand::BillingBalanceView,
+            CliCommand::CreditGrantList,
             CliCommand::InvoiceList,
             CliCommand::InvoiceView,
             CliCommand::InvoiceCsvView,
@@ -5889,6 +5965,8 @@ impl CliCommand {
             CliCommand::OrgView => "org_view",
             CliCommand::AuditEventList => "audit_event_list",
             CliCommand::AuditEventExport => "audit_event_export",
+            CliCommand::BillingBalanceView => "billing_balance_view",
+            CliCommand::CreditGrantList => "credit_grant_list",
             CliCommand::InvoiceList => "invoice_list",
             CliCommand::InvoiceView => "invoice_view",
             CliCommand::InvoiceCsvView => "invoice_csv_view",

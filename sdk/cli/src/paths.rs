@@ -38,6 +38,8 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::OrgView => Some("org view"),
         CliCommand::AuditEventList => Some("audit list"),
         CliCommand::AuditEventExport => Some("audit export"),
+        CliCommand::BillingBalanceView => Some("billing balance"),
+        CliCommand::CreditGrantList => Some("billing credit list"),
         CliCommand::InvoiceList => Some("billing invoice list"),
         CliCommand::InvoiceView => Some("billing invoice view"),
         CliCommand::InvoiceCsvView => Some("billing invoice download"),

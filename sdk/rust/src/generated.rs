@@ -556,6 +556,169 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "Where the organization stands this month."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct BillingBalanceView {
+        #[doc = "What is left of the credits that have not expired."]
+        pub credits_remaining: BillingBalanceViewCreditsRemaining,
+        #[doc = "ISO 4217 code."]
+        pub currency: ::std::string::String,
+        #[doc = "When these figures were computed."]
+        pub generated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "This month's usage after the credits that would cover it now."]
+        pub month_to_date_balance: BillingBalanceViewMonthToDateBalance,
+        #[doc = "Usage so far this calendar month (UTC), before credits."]
+        pub month_to_date_usage: BillingBalanceViewMonthToDateUsage,
+    }
+    impl BillingBalanceView {
+        pub fn builder() -> builder::BillingBalanceView {
+            Default::default()
+        }
+    }
+    #[doc = "What is left of the credits that have not expired."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BillingBalanceViewCreditsRemaining(::std::string::String);
+    impl ::std::ops::Deref for BillingBalanceViewCreditsRemaining {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BillingBalanceViewCreditsRemaining> for ::std::string::String {
+        fn from(value: BillingBalanceViewCreditsRemaining) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BillingBalanceViewCreditsRemaining {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BillingBalanceViewCreditsRemaining {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BillingBalanceViewCreditsRemaining {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BillingBalanceViewCreditsRemaining {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "This month's usage after the credits that would cover it now."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BillingBalanceViewMonthToDateBalance(::std::string::String);
+    impl ::std::ops::Deref for BillingBalanceViewMonthToDateBalance {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BillingBalanceViewMonthToDateBalance> for ::std::string::String {
+        fn from(value: BillingBalanceViewMonthToDateBalance) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BillingBalanceViewMonthToDateBalance {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BillingBalanceViewMonthToDateBalance {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BillingBalanceViewMonthToDateBalance {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BillingBalanceViewMonthToDateBalance {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Usage so far this calendar month (UTC), before credits."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BillingBalanceViewMonthToDateUsage(::std::string::String);
+    impl ::std::ops::Deref for BillingBalanceViewMonthToDateUsage {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BillingBalanceViewMonthToDateUsage> for ::std::string::String {
+        fn from(value: BillingBalanceViewMonthToDateUsage) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BillingBalanceViewMonthToDateUsage {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BillingBalanceViewMonthToDateUsage {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BillingBalanceViewMonthToDateUsage {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BillingBalanceViewMonthToDateUsage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "What a kubeconfig may do in the cluster (its Kubernetes groups)."]
     #[derive(
         :: serde :: Deserialize,
@@ -1142,6 +1305,221 @@ pub mod types {
     impl CredentialPolicyView {
         pub fn builder() -> builder::CredentialPolicyView {
             Default::default()
+        }
+    }
+    #[doc = "credit grant id, `cred_` followed by 32 hex digits"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct CreditGrantId(::std::string::String);
+    impl ::std::ops::Deref for CreditGrantId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CreditGrantId> for ::std::string::String {
+        fn from(value: CreditGrantId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for CreditGrantId {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^cred_[0-9a-f]{32}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^cred_[0-9a-f]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CreditGrantId {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CreditGrantId {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CreditGrantId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "A credit the organization holds. Credits are used when an invoice is\nfinalized: the lowest priority number first, then the one that expires\nsoonest, then the oldest; each shows on the invoice as a line."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct CreditGrantView {
+        #[doc = "What was granted."]
+        pub amount: CreditGrantViewAmount,
+        pub description: ::std::string::String,
+        #[doc = "After this it is no longer used; `null`: never."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub expires_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        pub granted_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub id: CreditGrantId,
+        pub kind: CreditKind,
+        pub priority: i32,
+        #[doc = "What is left of it."]
+        pub remaining: CreditGrantViewRemaining,
+    }
+    impl CreditGrantView {
+        pub fn builder() -> builder::CreditGrantView {
+            Default::default()
+        }
+    }
+    #[doc = "What was granted."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct CreditGrantViewAmount(::std::string::String);
+    impl ::std::ops::Deref for CreditGrantViewAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CreditGrantViewAmount> for ::std::string::String {
+        fn from(value: CreditGrantViewAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for CreditGrantViewAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CreditGrantViewAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CreditGrantViewAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CreditGrantViewAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What is left of it."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct CreditGrantViewRemaining(::std::string::String);
+    impl ::std::ops::Deref for CreditGrantViewRemaining {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CreditGrantViewRemaining> for ::std::string::String {
+        fn from(value: CreditGrantViewRemaining) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for CreditGrantViewRemaining {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CreditGrantViewRemaining {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CreditGrantViewRemaining {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CreditGrantViewRemaining {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What kind of credit a grant is."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum CreditKind {
+        #[serde(rename = "promotional")]
+        Promotional,
+        #[serde(rename = "prepaid")]
+        Prepaid,
+    }
+    impl ::std::fmt::Display for CreditKind {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Promotional => f.write_str("promotional"),
+                Self::Prepaid => f.write_str("prepaid"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for CreditKind {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "promotional" => Ok(Self::Promotional),
+                "prepaid" => Ok(Self::Prepaid),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CreditKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CreditKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
     #[doc = "Create a deploy webhook: for one deployment (`target`) or for the\nproject with `rules`."]
@@ -5271,6 +5649,19 @@ pub mod types {
     }
     impl PageClusterView {
         pub fn builder() -> builder::PageClusterView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageCreditGrantView {
+        pub items: ::std::vec::Vec<CreditGrantView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageCreditGrantView {
+        pub fn builder() -> builder::PageCreditGrantView {
             Default::default()
         }
     }
@@ -9862,6 +10253,99 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct BillingBalanceView {
+            credits_remaining: ::std::result::Result<super::BillingBalanceViewCreditsRemaining, ::std::string::String>,
+            currency: ::std::result::Result<::std::string::String, ::std::string::String>,
+            generated_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            month_to_date_balance:
+                ::std::result::Result<super::BillingBalanceViewMonthToDateBalance, ::std::string::String>,
+            month_to_date_usage:
+                ::std::result::Result<super::BillingBalanceViewMonthToDateUsage, ::std::string::String>,
+        }
+        impl ::std::default::Default for BillingBalanceView {
+            fn default() -> Self {
+                Self {
+                    credits_remaining: Err("no value supplied for credits_remaining".to_string()),
+                    currency: Err("no value supplied for currency".to_string()),
+                    generated_at: Err("no value supplied for generated_at".to_string()),
+                    month_to_date_balance: Err("no value supplied for month_to_date_balance".to_string()),
+                    month_to_date_usage: Err("no value supplied for month_to_date_usage".to_string()),
+                }
+            }
+        }
+        impl BillingBalanceView {
+            pub fn credits_remaining<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BillingBalanceViewCreditsRemaining>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.credits_remaining =
+                    value.try_into().map_err(|e| format!("error converting supplied value for credits_remaining: {e}"));
+                self
+            }
+            pub fn currency<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency =
+                    value.try_into().map_err(|e| format!("error converting supplied value for currency: {e}"));
+                self
+            }
+            pub fn generated_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.generated_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for generated_at: {e}"));
+                self
+            }
+            pub fn month_to_date_balance<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BillingBalanceViewMonthToDateBalance>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.month_to_date_balance = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for month_to_date_balance: {e}"));
+                self
+            }
+            pub fn month_to_date_usage<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BillingBalanceViewMonthToDateUsage>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.month_to_date_usage = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for month_to_date_usage: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<BillingBalanceView> for super::BillingBalanceView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: BillingBalanceView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    credits_remaining: value.credits_remaining?,
+                    currency: value.currency?,
+                    generated_at: value.generated_at?,
+                    month_to_date_balance: value.month_to_date_balance?,
+                    month_to_date_usage: value.month_to_date_usage?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::BillingBalanceView> for BillingBalanceView {
+            fn from(value: super::BillingBalanceView) -> Self {
+                Self {
+                    credits_remaining: Ok(value.credits_remaining),
+                    currency: Ok(value.currency),
+                    generated_at: Ok(value.generated_at),
+                    month_to_date_balance: Ok(value.month_to_date_balance),
+                    month_to_date_usage: Ok(value.month_to_date_usage),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct ClusterCreate {
             labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
             name: ::std::result::Result<super::ClusterCreateName, ::std::string::String>,
@@ -10940,6 +11424,134 @@ pub mod types {
                     require_sso: Ok(value.require_sso),
                     require_verified_email: Ok(value.require_verified_email),
                     updated_at: Ok(value.updated_at),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct CreditGrantView {
+            amount: ::std::result::Result<super::CreditGrantViewAmount, ::std::string::String>,
+            description: ::std::result::Result<::std::string::String, ::std::string::String>,
+            expires_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            granted_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            id: ::std::result::Result<super::CreditGrantId, ::std::string::String>,
+            kind: ::std::result::Result<super::CreditKind, ::std::string::String>,
+            priority: ::std::result::Result<i32, ::std::string::String>,
+            remaining: ::std::result::Result<super::CreditGrantViewRemaining, ::std::string::String>,
+        }
+        impl ::std::default::Default for CreditGrantView {
+            fn default() -> Self {
+                Self {
+                    amount: Err("no value supplied for amount".to_string()),
+                    description: Err("no value supplied for description".to_string()),
+                    expires_at: Ok(Default::default()),
+                    granted_at: Err("no value supplied for granted_at".to_string()),
+                    id: Err("no value supplied for id".to_string()),
+                    kind: Err("no value supplied for kind".to_string()),
+                    priority: Err("no value supplied for priority".to_string()),
+                    remaining: Err("no value supplied for remaining".to_string()),
+                }
+            }
+        }
+        impl CreditGrantView {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::CreditGrantViewAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description =
+                    value.try_into().map_err(|e| format!("error converting supplied value for description: {e}"));
+                self
+            }
+            pub fn expires_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.expires_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for expires_at: {e}"));
+                self
+            }
+            pub fn granted_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.granted_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for granted_at: {e}"));
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::CreditGrantId>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn kind<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::CreditKind>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+                self
+            }
+            pub fn priority<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i32>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.priority =
+                    value.try_into().map_err(|e| format!("error converting supplied value for priority: {e}"));
+                self
+            }
+            pub fn remaining<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::CreditGrantViewRemaining>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.remaining =
+                    value.try_into().map_err(|e| format!("error converting supplied value for remaining: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<CreditGrantView> for super::CreditGrantView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: CreditGrantView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount: value.amount?,
+                    description: value.description?,
+                    expires_at: value.expires_at?,
+                    granted_at: value.granted_at?,
+                    id: value.id?,
+                    kind: value.kind?,
+                    priority: value.priority?,
+                    remaining: value.remaining?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::CreditGrantView> for CreditGrantView {
+            fn from(value: super::CreditGrantView) -> Self {
+                Self {
+                    amount: Ok(value.amount),
+                    description: Ok(value.description),
+                    expires_at: Ok(value.expires_at),
+                    granted_at: Ok(value.granted_at),
+                    id: Ok(value.id),
+                    kind: Ok(value.kind),
+                    priority: Ok(value.priority),
+                    remaining: Ok(value.remaining),
                 }
             }
         }
@@ -16268,6 +16880,46 @@ pub mod types {
         }
         impl ::std::convert::From<super::PageClusterView> for PageClusterView {
             fn from(value: super::PageClusterView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PageCreditGrantView {
+            items: ::std::result::Result<::std::vec::Vec<super::CreditGrantView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageCreditGrantView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageCreditGrantView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::CreditGrantView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageCreditGrantView> for super::PageCreditGrantView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageCreditGrantView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageCreditGrantView> for PageCreditGrantView {
+            fn from(value: super::PageCreditGrantView) -> Self {
                 Self { items: Ok(value.items), next_page: Ok(value.next_page) }
             }
         }
@@ -22035,6 +22687,14 @@ impl Client {
     pub fn audit_event_export(&self) -> builder::AuditEventExport<'_> {
         builder::AuditEventExport::new(self)
     }
+    #[doc = "Show this month's usage so far (UTC), the credits left, and what the\nmonth comes to after them. Needs the `read_billing` permission\n\nSends a `GET` request to `/v1/orgs/{org}/billing/balance`\n\nArguments:\n- `org`: Organization id\n```ignore\nlet response = client.billing_balance_view()\n    .org(org)\n    .send()\n    .await;\n```"]
+    pub fn billing_balance_view(&self) -> builder::BillingBalanceView<'_> {
+        builder::BillingBalanceView::new(self)
+    }
+    #[doc = "List the organization's credits, newest first, with what is left of\neach. Needs the `read_billing` permission\n\nSends a `GET` request to `/v1/orgs/{org}/billing/credits`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.credit_grant_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn credit_grant_list(&self) -> builder::CreditGrantList<'_> {
+        builder::CreditGrantList::new(self)
+    }
     #[doc = "List the organization's invoices, newest first: one per calendar month\n(UTC) with usage; the open months as drafts with their totals so far.\nNeeds the `read_billing` permission (owners, admins and billing)\n\nSends a `GET` request to `/v1/orgs/{org}/billing/invoices`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.invoice_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn invoice_list(&self) -> builder::InvoiceList<'_> {
         builder::InvoiceList::new(self)
@@ -24662,6 +25322,178 @@ pub mod builder {
                 503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    #[doc = "Builder for [`Client::billing_balance_view`]\n\n[`Client::billing_balance_view`]: super::Client::billing_balance_view"]
+    #[derive(Debug, Clone)]
+    pub struct BillingBalanceView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+    }
+    impl<'a> BillingBalanceView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, org: Err("org was not initialized".to_string()) }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/balance`"]
+        pub async fn send(self) -> Result<ResponseValue<types::BillingBalanceView>, Error<types::Problem>> {
+            let Self { client, org } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/balance", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "billing_balance_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::credit_grant_list`]\n\n[`Client::credit_grant_list`]: super::Client::credit_grant_list"]
+    #[derive(Debug, Clone)]
+    pub struct CreditGrantList<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> CreditGrantList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/credits`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageCreditGrantView>, Error<types::Problem>> {
+            let Self { client, org, limit, page_token } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/credits", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "credit_grant_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/orgs/{org}/billing/credits`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::CreditGrantView, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
         }
     }
     #[doc = "Builder for [`Client::invoice_list`]\n\n[`Client::invoice_list`]: super::Client::invoice_list"]

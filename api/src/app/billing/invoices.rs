@@ -37,7 +37,12 @@ impl App {
         let rows = store::list(&mut conn, org.uuid(), &page).await?;
         let mut summaries = Vec::with_capacity(rows.len());
         for row in rows {
-            let invoice = rated(&mut conn, &row).await?;
+            // A finalized invoice's totals are stored; only drafts (at most
+            // two open months an organization) are rated.
+            let invoice = match row.status.as_str() {
+                "draft" => rated(&mut conn, &row).await?,
+                _ => Invoice::new(prices().currency.clone(), row.period_start, row.period_end, Vec::new()),
+            };
             summaries.push(summary(&row, &invoice));
         }
         Ok(page.page(summaries, |s| s.id.uuid()))
@@ -77,67 +82,105 @@ impl App {
     }
 
     /// Finalizes every draft whose month ended more than the grace period
-    /// before `now`, one transaction each: rated, numbered gap-free in
-    /// `now`'s year, stored, audited, and announced as `invoice.finalized`.
-    /// Returns how many were finalized.
-    pub async fn finalize_due_invoices(&self, now: DateTime<Utc>) -> Result<usize> {
+    /// before `now` (the database's clock when `None`), one transaction
+    /// each: rated, credits taken, numbered gap-free in the year it is
+    /// finalized, stored, audited, and announced as `invoice.finalized`. An
+    /// invoice that cannot be finalized is logged and skipped, and holds up
+    /// no other. Returns how many were finalized.
+    pub async fn finalize_due_invoices(&self, now: Option<DateTime<Utc>>) -> Result<usize> {
+        let now = match now {
+            Some(now) => now,
+            None => store::now(&mut *self.db().acquire().await?).await?,
+        };
         let ended_before = now - chrono::Duration::hours(i64::from(self.config().billing.grace_hours));
-        let mut finalized = 0;
-        while finalized < FINALIZE_BATCH {
+        let (mut finalized, mut failed) = (0, Vec::new());
+        while finalized + failed.len() < FINALIZE_BATCH {
             let mut tx = self.db().begin().await?;
-            let Some(row) = store::next_due(&mut tx, ended_before).await? else {
+            let Some(row) = store::next_due(&mut tx, ended_before, &failed).await? else {
                 break;
             };
-            let invoice = rated(&mut tx, &row).await?;
-            let number = format!("MOKE-{}-{:06}", now.year(), store::next_number(&mut tx, now.year()).await?);
-            let lines = serde_json::to_value(&invoice.lines).map_err(|e| Error::Internal(e.into()))?;
-            let stored = store::Finalized {
-                number: &number,
-                lines,
-                subtotal: invoice.subtotal(),
-                credits: invoice.credits(),
-                total: invoice.total(),
-                at: now,
-            };
-            store::finalize(&mut tx, row.id, stored).await?;
-            let id = InvoiceId::from_uuid(row.id).to_string();
-            let details = serde_json::json!({
-                "id": id,
-                "number": number,
-                "period_start": row.period_start,
-                "period_end": row.period_end,
-                "currency": row.currency,
-                "total": invoice.currency.format(invoice.total()),
-            });
-            let ctx = RequestContext::system(row.org_id);
-            let record = AuditRecord {
-                action: "invoice.finalize",
-                resource_type: "invoice",
-                resource_id: Some(id),
-                details: details.clone(),
-            };
-            audit::record(&mut tx, &ctx, record).await?;
-            crate::app::integrations::store::webhooks::emit_event(&mut tx, row.org_id, "invoice.finalized", details)
-                .await?;
-            tx.commit().await?;
-            finalized += 1;
+            match finalize(&mut tx, &row, now).await {
+                Ok(()) => {
+                    tx.commit().await?;
+                    finalized += 1;
+                }
+                Err(error) => {
+                    drop(tx);
+                    metrics::counter!("invoice_finalization_failures_total").increment(1);
+                    tracing::error!(invoice = %InvoiceId::from_uuid(row.id), %error, "invoice not finalized; skipped");
+                    failed.push(row.id);
+                }
+            }
         }
         Ok(finalized)
     }
 }
 
+/// Finalizes draft `row` (locked) in `tx`, as of `now`.
+async fn finalize(tx: &mut PgConnection, row: &InvoiceRow, now: DateTime<Utc>) -> Result<()> {
+    let mut invoice = rated_usage(tx, row).await?;
+    let grants = store::grants(tx, row.org_id, true).await?;
+    for used in invoice.apply_credits(&super::credits::usable(&grants), now) {
+        let grant: crate::ids::CreditGrantId = used
+            .grant
+            .parse()
+            .map_err(|_| Error::Internal(anyhow::anyhow!("credit {} is not a grant id", used.grant)))?;
+        store::take_credit(tx, grant.uuid(), used.amount).await?;
+    }
+    let number = format!("MOKE-{}-{:06}", now.year(), store::next_number(tx, now.year()).await?);
+    let lines = serde_json::to_value(&invoice.lines).map_err(|e| Error::Internal(e.into()))?;
+    let stored = store::Finalized {
+        number: &number,
+        lines,
+        subtotal: invoice.subtotal(),
+        credits: invoice.credits(),
+        total: invoice.total(),
+        at: now,
+    };
+    store::finalize(tx, row.id, stored).await?;
+    let id = InvoiceId::from_uuid(row.id).to_string();
+    // Amounts go only to those who may read billing (the event's subscribers), not the audit log.
+    let details = serde_json::json!({
+        "id": id,
+        "number": number,
+        "period_start": row.period_start,
+        "period_end": row.period_end,
+    });
+    let ctx = RequestContext::system(row.org_id);
+    let record = AuditRecord {
+        action: "invoice.finalize",
+        resource_type: "invoice",
+        resource_id: Some(id),
+        details: details.clone(),
+    };
+    audit::record(tx, &ctx, record).await?;
+    let mut event = details;
+    event["currency"] = serde_json::json!(row.currency);
+    event["total"] = serde_json::json!(invoice.currency.format(invoice.total()));
+    crate::app::integrations::store::webhooks::emit_event(tx, row.org_id, "invoice.finalized", event).await?;
+    Ok(())
+}
+
 /// The invoice as it stands: a finalized or void one as it was issued, a
-/// draft rated now from its usage records.
-async fn rated(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
-    let currency = prices().currency.clone();
+/// draft rated now from its usage records, with the credits that would
+/// cover it now (a preview: only finalizing takes from them).
+pub(super) async fn rated(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
     if let Some(lines) = &row.lines {
         let lines = serde_json::from_value(lines.clone())
             .map_err(|e| Error::Internal(anyhow::anyhow!("invoice {} lines do not read: {e}", row.id)))?;
-        return Ok(Invoice::new(currency, row.period_start, row.period_end, lines));
+        return Ok(Invoice::new(prices().currency.clone(), row.period_start, row.period_end, lines));
     }
+    let mut invoice = rated_usage(conn, row).await?;
+    let grants = store::grants(conn, row.org_id, false).await?;
+    invoice.apply_credits(&super::credits::usable(&grants), Utc::now());
+    Ok(invoice)
+}
+
+/// A draft's usage lines, rated now, without credits.
+async fn rated_usage(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
     let records = store::records_of(conn, row.id).await?;
     let lines = rate(&records, row.period_start)?;
-    Ok(Invoice::new(currency, row.period_start, row.period_end, lines))
+    Ok(Invoice::new(prices().currency.clone(), row.period_start, row.period_end, lines))
 }
 
 /// Rates usage records at the prices in effect when each began; records

@@ -1,15 +1,25 @@
 //! Metering: a region's usage sample becomes usage records, one per
 //! resource instance (the control plane, each node), meter and sampling
 //! period, in the transaction that stores the sample. A repeated sample
-//! writes nothing new (the records' key), and nothing is deduplicated
-//! before it is written, so a failed write loses nothing: the region sends
-//! the sample again.
+//! writes nothing new (its id, and the records' key), and nothing is
+//! deduplicated before it is written, so a failed write loses nothing: the
+//! region sends the sample again.
+//!
+//! Regions report; the gateway decides who pays and at which price. The
+//! organization, project, control-plane tier and machine types come from
+//! the gateway's own records, never the sample; a sample whose numbers no
+//! region can have measured is dropped with a warning rather than billed:
+//! a period that runs backwards, is longer than [`MAX_PERIOD`], ends in the
+//! future or starts before the cluster existed; a node pool of another
+//! cluster, or more nodes than the pool may have; usage of an instance
+//! overlapping usage already recorded for it; a deleted cluster or pool
+//! reported on more than [`GONE_GRACE`] after its last recorded usage.
 //!
 //! Each record lands on the live invoice of its period's month; once that
-//! month is finalized, on the first later month still open, where it is
-//! shown as an adjustment.
+//! month is finalized or past its grace period, on the first later month
+//! still open, where it is shown as an adjustment.
 
-use chrono::{DateTime, Datelike, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 use moke_billing::{Decimal, Tier};
 use moke_proto::region as pb;
 use sqlx::PgConnection;
@@ -22,11 +32,23 @@ use crate::app::Result;
 /// The instance name of a cluster's control plane in usage records.
 pub(crate) const CONTROL_PLANE: &str = "control-plane";
 
-/// Records `sample` of `cluster` (already parsed: its period is
-/// `[start, end)`); returns how many records were new. A sample of a
-/// cluster the gateway never knew, or naming a node pool of another
-/// cluster, is dropped with a warning: regions report, the gateway decides
-/// who pays and at which price.
+/// The longest period one sample may cover (regions sample every minute).
+pub(crate) const MAX_PERIOD: Duration = Duration::hours(1);
+
+/// How long after its last recorded usage a deleted cluster or node pool
+/// may still be reported on (its last sample arrives after the deletion).
+pub(crate) const GONE_GRACE: Duration = Duration::hours(1);
+
+/// Nodes a pool may have beyond its size while one is replaced (surge).
+const SURGE_NODES: i64 = 1;
+
+/// The longest node name a region may report (a DNS subdomain).
+const MAX_NODE_NAME: usize = 253;
+
+/// Records `sample` of `cluster` reported by `region` (already parsed: its
+/// period is `[start, end)`); returns how many records were new. Months
+/// whose grace period (`grace`) is over take no new usage.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn record_sample(
     conn: &mut PgConnection,
     region: &str,
@@ -35,10 +57,10 @@ pub(crate) async fn record_sample(
     cluster: Uuid,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
+    grace: Duration,
 ) -> Result<u64> {
-    // A period that runs backwards or ends in the future is no usage a
-    // region can have measured; an invoice must never be unratable.
-    if end < start || end > Utc::now() + chrono::Duration::minutes(10) {
+    let now = Utc::now();
+    if end <= start || end - start > MAX_PERIOD || end > now + Duration::minutes(10) {
         tracing::warn!(sample = sample_id, %start, %end, "usage sample with an impossible period; dropped");
         return Ok(0);
     }
@@ -46,21 +68,23 @@ pub(crate) async fn record_sample(
         tracing::warn!(sample = sample_id, "usage of a cluster unknown in its region; dropped");
         return Ok(0);
     };
-    // No instance ran longer than the period.
-    let period_ms = (end - start).num_milliseconds();
-    let catalog = prices();
-    // SKU ids are stable across versions; the version prices them when the invoice is rated.
-    let version = catalog.version_at(start).unwrap_or(&catalog.versions()[0]);
-    let period = Decimal::from(period_ms) / Decimal::from(1000);
-    let exact = |seconds: f64| {
-        Decimal::try_from(seconds).map(|s| s.round_dp(3).clamp(Decimal::ZERO, period)).unwrap_or(Decimal::ZERO)
-    };
+    let started_in_time = metered.created_at.is_none_or(|created| start >= created - Duration::minutes(1));
+    let reported_in_time = metered.last_recorded_end.is_none_or(|last| start <= last + GONE_GRACE);
+    if !started_in_time || !reported_in_time {
+        tracing::warn!(sample = sample_id, %start, "usage outside the cluster's lifetime; dropped");
+        return Ok(0);
+    }
+    if !store::insert_sample(conn, sample_id, &metered, cluster, region, (start, end), sample).await? {
+        // Recorded before, with its usage records, in the same transaction as now.
+        return Ok(0);
+    }
 
+    let catalog = prices();
+    let version = catalog.version_at(start).unwrap_or(&catalog.versions()[0]);
+    let period_ms = (end - start).num_milliseconds();
     let mut records = Vec::new();
-    let replicas = match sample.control_plane_replicas {
-        0 => metered.control_plane_replicas.unwrap_or(1),
-        reported => i64::from(reported),
-    };
+    // The tier is the cluster's spec, not what the region says it runs.
+    let replicas = metered.control_plane_replicas.unwrap_or(1);
     let tier = Tier::of_replicas(u32::try_from(replicas).unwrap_or(1));
     if let Some(sku) = version.control_plane(tier) {
         records.push(NewRecord {
@@ -70,7 +94,7 @@ pub(crate) async fn record_sample(
             resource_kind: "cluster",
             resource_name: metered.cluster_name.clone(),
             sku: sku.id.clone(),
-            seconds: exact(sample.cluster_seconds),
+            seconds: Decimal::from(period_ms) / Decimal::from(1000),
         });
     }
 
@@ -79,18 +103,34 @@ pub(crate) async fn record_sample(
         .iter()
         .filter_map(|node| node.node_pool_id.parse::<crate::ids::NodePoolId>().ok().map(|id| id.uuid()))
         .collect();
-    let pools = store::pools(conn, cluster, &wanted).await?;
-    for node in &sample.nodes {
+    let pools = store::pools(conn, cluster, &wanted, start - GONE_GRACE).await?;
+    let mut per_pool = std::collections::HashMap::<Uuid, i64>::new();
+    let mut nodes: Vec<&pb::NodeUsage> = sample.nodes.iter().collect();
+    nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    nodes.dedup_by(|a, b| a.name == b.name);
+    for node in nodes {
+        let name_ok = !node.name.is_empty()
+            && node.name.len() <= MAX_NODE_NAME
+            && node.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
         let pool = node.node_pool_id.parse::<crate::ids::NodePoolId>().ok().map(|id| id.uuid());
-        let Some((pool_id, pool)) = pool.and_then(|id| pools.get(&id).map(|pool| (id, pool))) else {
-            tracing::warn!(sample = sample_id, pool = %node.node_pool_id, "usage of a node pool not in the cluster; dropped");
+        let Some((pool_id, pool)) = pool.and_then(|id| pools.get(&id).map(|pool| (id, pool))).filter(|_| name_ok)
+        else {
+            tracing::warn!(sample = sample_id, pool = %node.node_pool_id, "usage of a node not in the cluster; dropped");
             continue;
         };
-        let sku = match (&pool.machine_type, &pool.recorded_sku) {
-            (Some(machine_type), _) => version.node(machine_type).map(|sku| sku.id.clone()),
-            (None, recorded) => recorded.clone(),
-        };
-        let Some(sku) = sku else {
+        let counted = per_pool.entry(pool_id).or_default();
+        let known = pool.recorded_instances.as_ref().is_none_or(|names| names.contains(&node.name));
+        if *counted >= pool.max_nodes + SURGE_NODES || !known {
+            tracing::warn!(sample = sample_id, pool = %node.node_pool_id, node = %node.name, "more nodes than the pool may have; dropped");
+            continue;
+        }
+        *counted += 1;
+        // The price is the catalog's for the machine type the gateway knows the pool by.
+        let machine_type = pool.machine_type.clone().or_else(|| {
+            let recorded = pool.recorded_sku.as_deref()?;
+            catalog.versions().iter().find_map(|v| v.sku(recorded).and_then(|sku| sku.machine_type.clone()))
+        });
+        let Some(sku) = machine_type.as_deref().and_then(|machine_type| version.node(machine_type)) else {
             tracing::error!(sample = sample_id, pool = %node.node_pool_id, "a machine type without a price; usage dropped");
             continue;
         };
@@ -100,50 +140,44 @@ pub(crate) async fn record_sample(
             meter: "node",
             resource_kind: "node_pool",
             resource_name: pool.name.clone(),
-            sku,
+            sku: sku.id.clone(),
             seconds: Decimal::from(node.milliseconds.clamp(0, period_ms)) / Decimal::from(1000),
         });
     }
-    // A region of the previous release reports node time by machine type only.
-    if sample.nodes.is_empty() {
-        for (machine_type, seconds) in &sample.node_seconds {
-            if let Some(sku) = version.node(machine_type) {
-                records.push(NewRecord {
-                    resource_id: cluster,
-                    instance: format!("{machine_type} nodes"),
-                    meter: "node",
-                    resource_kind: "cluster",
-                    resource_name: metered.cluster_name.clone(),
-                    sku: sku.id.clone(),
-                    seconds: exact(*seconds),
-                });
-            }
-        }
+    if sample.nodes.is_empty() && !sample.node_seconds.is_empty() {
+        // Regions are upgraded before gateways (ARCHITECTURE.md): a sample
+        // without per-node usage comes from a region agent older than that.
+        tracing::error!(sample = sample_id, "a usage sample without per-node usage; node time not recorded");
     }
+    let records = store::without_overlaps(conn, records, (start, end)).await?;
     if records.is_empty() {
         return Ok(0);
     }
-
-    let invoice = open_invoice(conn, metered.org_id, start, &catalog.currency.code).await?;
+    let invoice = open_invoice(conn, metered.org_id, start, now - grace, &catalog.currency.code).await?;
     store::insert_records(conn, invoice, sample_id, &metered, cluster, region, (start, end), &records).await
 }
 
-/// The invoice usage starting at `at` lands on: its month's, or the first
-/// later month's still open when that one is finalized. Share-locked
-/// until the transaction ends.
-async fn open_invoice(conn: &mut PgConnection, org: Uuid, at: DateTime<Utc>, currency: &str) -> Result<Uuid> {
-    let mut month = month_start(at);
-    // A month is finalized only after it ended, so a later open one exists;
-    // the bound only guards against a voided invoice racing every attempt.
-    for _ in 0..36 {
+/// The invoice usage starting at `at` lands on: its month's, unless that
+/// month's grace period ended before `grace_start` or it is finalized;
+/// then the first later month still open. Share-locked until the
+/// transaction ends.
+async fn open_invoice(
+    conn: &mut PgConnection,
+    org: Uuid,
+    at: DateTime<Utc>,
+    grace_start: DateTime<Utc>,
+    currency: &str,
+) -> Result<Uuid> {
+    let mut month = month_start(at).max(month_start(grace_start));
+    loop {
         let next = next_month(month);
         match store::live_for_month(conn, crate::ids::InvoiceId::generate().uuid(), org, month, next, currency).await? {
             Some((id, status)) if status == "draft" => return Ok(id),
             Some(_) => month = next,
+            // Voided in between: that month again.
             None => {}
         }
     }
-    Err(crate::app::Error::Internal(anyhow::anyhow!("no open invoice for usage of {org} at {at}")))
 }
 
 /// The first instant of `at`'s month (UTC).

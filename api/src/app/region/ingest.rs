@@ -147,25 +147,11 @@ impl App {
                     tracing::warn!(sample = %sample.id, "unreadable usage sample; dropped");
                     return Ok(());
                 };
-                // The organization is the gateway's own record of the cluster, never the region's word.
+                // Stored with its usage records in one transaction; who pays is the
+                // gateway's own record of the cluster, never the region's word.
                 let sample_id = format!("{}/{}", status.region, sample.id);
+                let grace = chrono::Duration::hours(i64::from(self.config().billing.grace_hours));
                 let mut tx = self.db().begin().await?;
-                sqlx::query!(
-                    "INSERT INTO usage_samples (id, org_id, cluster_id, region, period_start, period_end,
-                         cluster_seconds, node_seconds)
-                     SELECT $1, c.org_id, c.id, $3, $4, $5, $6, $7 FROM clusters c WHERE c.id = $2
-                     ON CONFLICT (id) DO NOTHING",
-                    sample_id,
-                    cluster.uuid(),
-                    status.region,
-                    start.to_utc(),
-                    end.to_utc(),
-                    sample.cluster_seconds,
-                    serde_json::json!(sample.node_seconds),
-                )
-                .execute(&mut *tx)
-                .await?;
-                // Its usage records, in the same transaction (a repeated sample adds none).
                 crate::app::billing::metering::record_sample(
                     &mut tx,
                     &status.region,
@@ -174,6 +160,7 @@ impl App {
                     cluster.uuid(),
                     start.to_utc(),
                     end.to_utc(),
+                    grace,
                 )
                 .await?;
                 tx.commit().await?;

@@ -6,6 +6,7 @@ from .audit_event_view import AuditEventView
 from .audit_event_view_details import AuditEventViewDetails
 from .audit_principal import AuditPrincipal
 from .autoscaling import Autoscaling
+from .billing_balance_view import BillingBalanceView
 from .cluster_access import ClusterAccess
 from .cluster_create import ClusterCreate
 from .cluster_estimate_request import ClusterEstimateRequest
@@ -22,6 +23,8 @@ from .control_plane_replicas import ControlPlaneReplicas
 from .control_plane_spec import ControlPlaneSpec
 from .credential_policy import CredentialPolicy
 from .credential_policy_view import CredentialPolicyView
+from .credit_grant_view import CreditGrantView
+from .credit_kind import CreditKind
 from .deploy_hook_create import DeployHookCreate
 from .deploy_hook_created import DeployHookCreated
 from .deploy_hook_secret_rotate import DeployHookSecretRotate
@@ -95,6 +98,7 @@ from .org_role import OrgRole
 from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
 from .page_cluster_view import PageClusterView
+from .page_credit_grant_view import PageCreditGrantView
 from .page_deploy_hook_view import PageDeployHookView
 from .page_deployment_view import PageDeploymentView
 from .page_domain_view import PageDomainView
@@ -192,6 +196,7 @@ __all__ = (
     "AuditEventViewDetails",
     "AuditPrincipal",
     "Autoscaling",
+    "BillingBalanceView",
     "ClusterAccess",
     "ClusterCreate",
     "ClusterEstimateRequest",
@@ -208,6 +213,8 @@ __all__ = (
     "ControlPlaneSpec",
     "CredentialPolicy",
     "CredentialPolicyView",
+    "CreditGrantView",
+    "CreditKind",
     "DeployHookCreate",
     "DeployHookCreated",
     "DeployHookSecretRotate",
@@ -281,6 +288,7 @@ __all__ = (
     "OrgView",
     "PageAuditEventView",
     "PageClusterView",
+    "PageCreditGrantView",
     "PageDeployHookView",
     "PageDeploymentView",
     "PageDomainView",

@@ -65,6 +65,32 @@ export type Autoscaling = {
 };
 
 /**
+ * Where the organization stands this month.
+ */
+export type BillingBalanceView = {
+    /**
+     * ISO 4217 code.
+     */
+    currency: string;
+    /**
+     * Usage so far this calendar month (UTC), before credits.
+     */
+    month_to_date_usage: string;
+    /**
+     * What is left of the credits that have not expired.
+     */
+    credits_remaining: string;
+    /**
+     * This month's usage after the credits that would cover it now.
+     */
+    month_to_date_balance: string;
+    /**
+     * When these figures were computed.
+     */
+    generated_at: string;
+};
+
+/**
  * What a kubeconfig may do in the cluster (its Kubernetes groups).
  */
 export type ClusterAccess = 'admin' | 'edit' | 'view';
@@ -261,6 +287,41 @@ export type CredentialPolicyView = {
      */
     updated_at?: string | null;
 };
+
+/**
+ * credit grant id, `cred_` followed by 32 hex digits
+ */
+export type CreditGrantId = string;
+
+/**
+ * A credit the organization holds. Credits are used when an invoice is
+ * finalized: the lowest priority number first, then the one that expires
+ * soonest, then the oldest; each shows on the invoice as a line.
+ */
+export type CreditGrantView = {
+    id: CreditGrantId;
+    kind: CreditKind;
+    description: string;
+    /**
+     * What was granted.
+     */
+    amount: string;
+    /**
+     * What is left of it.
+     */
+    remaining: string;
+    priority: number;
+    granted_at: string;
+    /**
+     * After this it is no longer used; `null`: never.
+     */
+    expires_at?: string | null;
+};
+
+/**
+ * What kind of credit a grant is.
+ */
+export type CreditKind = 'promotional' | 'prepaid';
 
 /**
  * Create a deploy webhook: for one deployment (`target`) or for the
@@ -1310,6 +1371,17 @@ export type PageAuditEventView = {
  */
 export type PageClusterView = {
     items: Array<ClusterView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
+export type PageCreditGrantView = {
+    items: Array<CreditGrantView>;
     /**
      * Pass as `page_token` to get the next page; `null` on the last page.
      */
@@ -4174,6 +4246,133 @@ export type AuditEventExportResponses = {
 };
 
 export type AuditEventExportResponse = AuditEventExportResponses[keyof AuditEventExportResponses];
+
+export type BillingBalanceViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/balance';
+};
+
+export type BillingBalanceViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BillingBalanceViewError = BillingBalanceViewErrors[keyof BillingBalanceViewErrors];
+
+export type BillingBalanceViewResponses = {
+    200: BillingBalanceView;
+};
+
+export type BillingBalanceViewResponse = BillingBalanceViewResponses[keyof BillingBalanceViewResponses];
+
+export type CreditGrantListData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/orgs/{org}/billing/credits';
+};
+
+export type CreditGrantListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type CreditGrantListError = CreditGrantListErrors[keyof CreditGrantListErrors];
+
+export type CreditGrantListResponses = {
+    200: PageCreditGrantView;
+};
+
+export type CreditGrantListResponse = CreditGrantListResponses[keyof CreditGrantListResponses];
 
 export type InvoiceListData = {
     body?: never;

@@ -96,16 +96,19 @@ pub(in crate::app) async fn live_for_month(
     .map(|row| (row.id, row.status)))
 }
 
-/// The oldest draft whose month ended before `ended_before`, locked for
-/// finalizing (skipped while another gateway finalizes it or usage is being
-/// added to it).
+/// The oldest draft whose month ended before `ended_before`, but not one
+/// of `skip`, locked for finalizing (skipped while another gateway
+/// finalizes it or usage is being added to it).
 pub(in crate::app) async fn next_due(
     conn: &mut PgConnection,
     ended_before: DateTime<Utc>,
+    skip: &[Uuid],
 ) -> Result<Option<InvoiceRow>> {
     Ok(select!(
-        "WHERE status = 'draft' AND period_end <= $1 ORDER BY period_end, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-        ended_before
+        "WHERE status = 'draft' AND period_end <= $1 AND id <> ALL($2)
+         ORDER BY period_end, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+        ended_before,
+        skip
     )
     .fetch_optional(conn)
     .await?)
@@ -172,18 +175,23 @@ pub(in crate::app) struct Metered {
     pub project_id: Uuid,
     pub project_name: String,
     pub cluster_name: String,
-    /// Desired control-plane replicas (for samples that do not say).
+    /// Desired control-plane replicas: the tier charged.
     pub control_plane_replicas: Option<i64>,
+    /// A live cluster: when it was created.
+    pub created_at: Option<DateTime<Utc>>,
+    /// A deleted cluster: when its last recorded usage ended.
+    pub last_recorded_end: Option<DateTime<Utc>>,
 }
 
-/// Who is charged for `cluster`: from the cluster itself or, once it is
-/// gone, from the usage recorded for it before (a deleted cluster's last
-/// minutes are still charged).
+/// Who is charged for `cluster` of `region`: from the cluster itself or,
+/// once it is gone, from the usage last recorded for it (a deleted
+/// cluster's last minutes are still charged).
 pub(in crate::app) async fn metered(conn: &mut PgConnection, cluster: Uuid, region: &str) -> Result<Option<Metered>> {
     let live = sqlx::query_as!(
         Metered,
         r#"SELECT c.org_id, c.project_id, p.name AS project_name, c.name AS cluster_name,
-                  (c.spec->'control_plane'->>'replicas')::bigint AS control_plane_replicas
+                  (c.spec->'control_plane'->>'replicas')::bigint AS control_plane_replicas,
+                  c.created_at AS "created_at?", NULL::timestamptz AS last_recorded_end
            FROM clusters c JOIN projects p ON p.id = c.project_id WHERE c.id = $1 AND c.region = $2"#,
         cluster,
         region
@@ -196,7 +204,8 @@ pub(in crate::app) async fn metered(conn: &mut PgConnection, cluster: Uuid, regi
     Ok(sqlx::query_as!(
         Metered,
         r#"SELECT org_id, project_id, project_name, resource_name AS cluster_name,
-                  NULL::bigint AS control_plane_replicas
+                  CASE sku WHEN 'control-plane.ha.hour' THEN 3::bigint ELSE 1::bigint END AS control_plane_replicas,
+                  NULL::timestamptz AS created_at, period_end AS "last_recorded_end?"
            FROM usage_records
            WHERE resource_id = $1 AND instance = 'control-plane' AND meter = 'control_plane' AND region = $2
            ORDER BY period_start DESC LIMIT 1"#,
@@ -207,49 +216,138 @@ pub(in crate::app) async fn metered(conn: &mut PgConnection, cluster: Uuid, regi
     .await?)
 }
 
+/// Stores the raw sample `id` unless it was stored before; true when it is
+/// new (its usage records are then still to be written, in this
+/// transaction).
+pub(in crate::app) async fn insert_sample(
+    conn: &mut PgConnection,
+    id: &str,
+    metered: &Metered,
+    cluster: Uuid,
+    region: &str,
+    period: (DateTime<Utc>, DateTime<Utc>),
+    sample: &moke_proto::region::UsageSample,
+) -> Result<bool> {
+    let inserted = sqlx::query!(
+        "INSERT INTO usage_samples (id, org_id, cluster_id, region, period_start, period_end, cluster_seconds,
+             node_seconds)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO NOTHING",
+        id,
+        metered.org_id,
+        cluster,
+        region,
+        period.0,
+        period.1,
+        sample.cluster_seconds,
+        serde_json::json!(sample.node_seconds),
+    )
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
+}
+
 /// A node pool as metering charges it.
 pub(in crate::app) struct MeteredPool {
     pub name: String,
-    /// The gateway's own record of its machine type (a live pool), or the
-    /// SKU its usage was last recorded under (a deleted one).
+    /// The gateway's own record of a live pool's machine type.
     pub machine_type: Option<String>,
+    /// A deleted pool: the SKU its usage was last recorded under.
     pub recorded_sku: Option<String>,
+    /// The most nodes it may have: its size (or autoscaling maximum) while
+    /// it lives; the nodes last recorded once it is gone.
+    pub max_nodes: i64,
+    /// A deleted pool: the only node names still accepted.
+    pub recorded_instances: Option<Vec<String>>,
 }
 
 /// The node pools of `cluster` among `wanted`: live ones as they are now,
-/// deleted ones as their usage was last recorded. A pool of another
-/// cluster is not among them.
+/// deleted ones as their usage was recorded since `since`. A pool of
+/// another cluster is not among them.
 pub(in crate::app) async fn pools(
     conn: &mut PgConnection,
     cluster: Uuid,
     wanted: &[Uuid],
+    since: DateTime<Utc>,
 ) -> Result<HashMap<Uuid, MeteredPool>> {
     let mut pools: HashMap<Uuid, MeteredPool> = sqlx::query!(
-        "SELECT id, name, spec->>'machine_type' AS machine_type FROM node_pools WHERE id = ANY($1) AND cluster_id = $2",
+        "SELECT id, name, spec->>'machine_type' AS machine_type, reserved_nodes FROM node_pools
+         WHERE id = ANY($1) AND cluster_id = $2",
         wanted,
         cluster
     )
     .fetch_all(&mut *conn)
     .await?
     .into_iter()
-    .map(|row| (row.id, MeteredPool { name: row.name, machine_type: row.machine_type, recorded_sku: None }))
+    .map(|row| {
+        let pool = MeteredPool {
+            name: row.name,
+            machine_type: row.machine_type,
+            recorded_sku: None,
+            max_nodes: row.reserved_nodes,
+            recorded_instances: None,
+        };
+        (row.id, pool)
+    })
     .collect();
     let gone: Vec<Uuid> = wanted.iter().filter(|id| !pools.contains_key(id)).copied().collect();
     if !gone.is_empty() {
         let recorded = sqlx::query!(
-            "SELECT DISTINCT ON (resource_id) resource_id, resource_name, sku FROM usage_records
-             WHERE resource_id = ANY($1) AND cluster_id = $2 AND meter = 'node'
-             ORDER BY resource_id, period_start DESC",
+            r#"SELECT resource_id, max(resource_name) AS "name!", max(sku) AS "sku!",
+                      array_agg(DISTINCT instance) AS "instances!"
+               FROM usage_records
+               WHERE resource_id = ANY($1) AND cluster_id = $2 AND meter = 'node' AND period_end >= $3
+               GROUP BY resource_id"#,
             &gone,
-            cluster
+            cluster,
+            since
         )
         .fetch_all(conn)
         .await?;
         pools.extend(recorded.into_iter().map(|row| {
-            (row.resource_id, MeteredPool { name: row.resource_name, machine_type: None, recorded_sku: Some(row.sku) })
+            let pool = MeteredPool {
+                name: row.name,
+                machine_type: None,
+                recorded_sku: Some(row.sku),
+                max_nodes: row.instances.len() as i64,
+                recorded_instances: Some(row.instances),
+            };
+            (row.resource_id, pool)
         }));
     }
     Ok(pools)
+}
+
+/// `records` without those overlapping usage already recorded for the
+/// same instance and meter (a region that reports a period twice, however
+/// it shifts it, is charged once). Records never overlap, so only the
+/// latest one starting before `period`'s end can.
+pub(in crate::app) async fn without_overlaps(
+    conn: &mut PgConnection,
+    records: Vec<NewRecord>,
+    period: (DateTime<Utc>, DateTime<Utc>),
+) -> Result<Vec<NewRecord>> {
+    let mut kept = Vec::with_capacity(records.len());
+    for record in records {
+        let latest_end = sqlx::query_scalar!(
+            "SELECT period_end FROM usage_records
+             WHERE resource_id = $1 AND instance = $2 AND meter = $3 AND period_start < $4
+             ORDER BY period_start DESC LIMIT 1",
+            record.resource_id,
+            record.instance,
+            record.meter,
+            period.1
+        )
+        .fetch_optional(&mut *conn)
+        .await?;
+        if latest_end.is_none_or(|end| end <= period.0) {
+            kept.push(record);
+        } else {
+            tracing::warn!(resource = %record.resource_id, instance = %record.instance, "usage overlapping usage recorded before; dropped");
+        }
+    }
+    Ok(kept)
 }
 
 /// Writes `records` of one sample into `invoice`; a record already written
@@ -310,15 +408,133 @@ pub(in crate::app) struct RecordRow {
     pub period_end: DateTime<Utc>,
 }
 
-/// Every usage record rated into `invoice`.
+/// The usage rated into `invoice`, summed per resource instance, SKU and
+/// day (UTC): price versions take effect at midnight, so a day has one
+/// price, and a month of minute samples reads as at most 31 rows an instance.
 pub(in crate::app) async fn records_of(conn: &mut PgConnection, invoice: Uuid) -> Result<Vec<RecordRow>> {
     Ok(sqlx::query_as!(
         RecordRow,
-        "SELECT resource_id, resource_kind, resource_name, project_name, instance, sku, seconds, period_start,
-                period_end
-         FROM usage_records WHERE invoice_id = $1",
+        r#"SELECT resource_id, resource_kind, resource_name, project_name, instance, sku,
+                  sum(seconds) AS "seconds!", min(period_start) AS "period_start!", max(period_end) AS "period_end!"
+           FROM usage_records WHERE invoice_id = $1
+           GROUP BY resource_id, resource_kind, resource_name, project_name, instance, sku,
+                    date_trunc('day', period_start, 'UTC')"#,
         invoice
     )
     .fetch_all(conn)
     .await?)
+}
+
+/// A credit grant as stored.
+pub(in crate::app) struct GrantRow {
+    pub id: Uuid,
+    pub kind: String,
+    pub description: String,
+    pub amount: Decimal,
+    pub remaining: Decimal,
+    pub priority: i32,
+    pub granted_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// Every credit grant of `org`, oldest first; locked for update when
+/// `lock` (finalizing takes from them).
+pub(in crate::app) async fn grants(conn: &mut PgConnection, org: Uuid, lock: bool) -> Result<Vec<GrantRow>> {
+    let rows = if lock {
+        sqlx::query_as!(
+            GrantRow,
+            "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
+             FROM credit_grants WHERE org_id = $1 ORDER BY id FOR UPDATE",
+            org
+        )
+        .fetch_all(conn)
+        .await?
+    } else {
+        sqlx::query_as!(
+            GrantRow,
+            "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
+             FROM credit_grants WHERE org_id = $1 ORDER BY id",
+            org
+        )
+        .fetch_all(conn)
+        .await?
+    };
+    Ok(rows)
+}
+
+/// A page of `org`'s credit grants, newest first.
+pub(in crate::app) async fn grant_page(
+    conn: &mut PgConnection,
+    org: Uuid,
+    page: &PageRequest,
+) -> Result<Vec<GrantRow>> {
+    Ok(sqlx::query_as!(
+        GrantRow,
+        "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
+         FROM credit_grants WHERE org_id = $1 AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
+        org,
+        page.after,
+        page.fetch_limit()
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Takes `amount` off grant `id` (locked by [`grants`]); the table refuses
+/// to go below zero.
+pub(in crate::app) async fn take_credit(conn: &mut PgConnection, id: Uuid, amount: Decimal) -> Result<()> {
+    sqlx::query!("UPDATE credit_grants SET remaining = remaining - $2 WHERE id = $1", id, amount).execute(conn).await?;
+    Ok(())
+}
+
+/// A new grant, all of it remaining.
+pub(in crate::app) struct NewGrant<'a> {
+    pub id: Uuid,
+    pub org: Uuid,
+    pub kind: &'a str,
+    pub description: &'a str,
+    pub amount: Decimal,
+    pub priority: i32,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub granted_by: &'a str,
+}
+
+pub(in crate::app) async fn insert_grant(conn: &mut PgConnection, grant: NewGrant<'_>) -> Result<GrantRow> {
+    Ok(sqlx::query_as!(
+        GrantRow,
+        "INSERT INTO credit_grants (id, org_id, kind, description, amount, remaining, priority, expires_at, granted_by)
+         VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8)
+         RETURNING id, kind, description, amount, remaining, priority, granted_at, expires_at",
+        grant.id,
+        grant.org,
+        grant.kind,
+        grant.description,
+        grant.amount,
+        grant.priority,
+        grant.expires_at,
+        grant.granted_by
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// `org`'s live invoice for the month starting `month`, if it has one.
+pub(in crate::app) async fn of_month(
+    conn: &mut PgConnection,
+    org: Uuid,
+    month: DateTime<Utc>,
+) -> Result<Option<InvoiceRow>> {
+    Ok(select!("WHERE org_id = $1 AND period_start = $2 AND status <> 'void'", org, month).fetch_optional(conn).await?)
+}
+
+/// True when organization `org` exists (an operator names it by id).
+pub(in crate::app) async fn org_exists(conn: &mut PgConnection, org: Uuid) -> Result<bool> {
+    Ok(sqlx::query_scalar!(r#"SELECT EXISTS (SELECT 1 FROM organizations WHERE id = $1) AS "exists!""#, org)
+        .fetch_one(conn)
+        .await?)
+}
+
+/// The database's clock: one clock for every gateway's billing deadlines.
+pub(in crate::app) async fn now(conn: &mut PgConnection) -> Result<DateTime<Utc>> {
+    Ok(sqlx::query_scalar!(r#"SELECT now() AS "now!""#).fetch_one(conn).await?)
 }

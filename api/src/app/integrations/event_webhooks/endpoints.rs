@@ -122,6 +122,11 @@ impl App {
         }
         v.check(input.description.chars().count() <= 500, "description", "too_long", "at most 500 characters");
         v.finish()?;
+        // Billing events carry amounts: only a creator who may read billing, for good, subscribes to them.
+        if input.event_types.iter().any(|pattern| pattern.starts_with("invoice.")) {
+            self.org_authorized(ctx, OrgId::from_uuid(org), Action::ReadBilling).await?;
+            crate::app::check_lasting(ctx, moke_iam::Target::org(org), &[Action::ReadBilling])?;
+        }
         let input = &input;
         self.idempotent(ctx, "webhook_endpoint_create", &(org, input), |claim| async move {
             let secret = signing::new_secret();
@@ -323,7 +328,8 @@ mod tests {
         assert!(event_type_ok("cluster.*"));
         assert!(event_type_ok("deployment.rollout.*"));
         assert!(event_type_ok("*"));
-        assert!(!event_type_ok("invoice.*"));
+        assert!(event_type_ok("invoice.*"));
+        assert!(!event_type_ok("budget.*"));
         assert!(!event_type_ok("cluster.%"));
     }
 
