@@ -8,7 +8,8 @@ use leptos_router::{SsrMode, path};
 use moke_sdk::types;
 
 use crate::pages::{
-    access, account, cicd, clusters, node_pools, org, projects, service_account, sso, sso_signin, webhooks, workloads,
+    access, account, billing, cicd, clusters, node_pools, org, projects, service_account, sso, sso_signin, webhooks,
+    workloads,
 };
 use crate::session::request_session;
 use crate::ui::{Csrf, error_view};
@@ -80,6 +81,8 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/org/service-accounts/:service_account") view=service_account::ServiceAccount ssr=SsrMode::Async/>
                 <Route path=path!("/org/tokens") view=org::Tokens ssr=SsrMode::Async/>
                 <Route path=path!("/org/quotas") view=org::Quotas ssr=SsrMode::Async/>
+                <Route path=path!("/org/billing") view=billing::Billing ssr=SsrMode::Async/>
+                <Route path=path!("/org/billing/invoices/:invoice") view=billing::Invoice ssr=SsrMode::Async/>
                 <Route path=path!("/org/sso") view=sso::Sso ssr=SsrMode::Async/>
                 <Route path=path!("/org/audit") view=org::Audit ssr=SsrMode::Async/>
                 <Route path=path!("/org/webhooks") view=webhooks::Webhooks ssr=SsrMode::Async/>

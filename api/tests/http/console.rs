@@ -479,6 +479,59 @@ async fn the_organization_pages_work(options: PgPoolOptions, connect: PgConnectO
     browser.goto(&format!("{}/org/audit?since=yesterday", t.base)).await;
     assert!(browser.exists(".alert.error").await, "a bad filter is explained on the page");
 
+    // Billing: empty at first, then this month's draft from usage a region
+    // reported, with its lines, a credit, and the CSV download.
+    browser.goto(&format!("{}/org/billing", t.base)).await;
+    assert!(browser.body_text().await.contains("No invoices yet"), "{}", browser.body_text().await);
+    browser.check("billing-empty").await;
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let (token, org) = (session["access_token"].as_str().unwrap(), session["organization"].as_str().unwrap());
+    let (status, _) = t.post(&format!("/v1/orgs/{org}/projects"), token, serde_json::json!({ "name": "shop" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let body =
+        serde_json::json!({ "name": "prod", "spec": { "region": "eu-central-1", "control_plane": { "replicas": 1 } } });
+    let (status, op) = t.post("/v1/projects/shop/clusters", token, body).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    let cluster = op["target"]["id"].as_str().unwrap().to_string();
+    let body = serde_json::json!({ "name": "workers", "spec": { "machine_type": "bm.medium", "count": 1 } });
+    let (status, op) = t.post("/v1/projects/shop/clusters/prod/node-pools", token, body).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    let pool = op["target"]["id"].as_str().unwrap().to_string();
+    // The cluster ran for a while already (usage from before it existed is refused).
+    sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
+    let end = chrono::Utc::now();
+    let start = end - chrono::Duration::minutes(30);
+    let invoice = t.report_usage(&cluster, Some(&pool), "workers-1", start, end).await;
+    let credit = moke_api::app::billing::credits::CreditGrantInput {
+        kind: moke_api::model::CreditKind::Promotional,
+        description: "Welcome credit".into(),
+        amount: "0.10".parse().unwrap(),
+        priority: 1,
+        expires_at: None,
+        granted_by: "ops".into(),
+    };
+    t.app.grant_credit(org.parse().unwrap(), credit).await.unwrap();
+    browser.goto(&format!("{}/org/billing", t.base)).await;
+    let text = browser.body_text().await;
+    // Half an hour of bm.medium at 0.7143 an hour: 0.36.
+    assert!(text.contains("0.36 USD"), "{text}");
+    assert!(text.contains("Welcome credit"), "{text}");
+    assert_eq!(browser.texts("section[aria-labelledby=invoices-title] tbody .chip").await, vec!["draft"]);
+    browser.check("billing").await;
+    browser.click(&format!("a[href='/org/billing/invoices/{invoice}']")).await;
+    let lines = browser.texts("section[aria-labelledby=lines-title] tbody tr").await;
+    assert!(
+        lines.iter().any(|l| l.contains("bm.medium") || l.contains("workers") && l.contains("0.36 USD")),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("Credit: Welcome credit") && l.contains("-0.10 USD")), "{lines:#?}");
+    assert!(browser.text(".summary").await.contains("0.26 USD"), "the total after the credit");
+    browser.check("invoice").await;
+    browser.click("a.button[download]").await;
+    let month = start.format("%Y-%m");
+    let csv = std::fs::read_to_string(browser.downloaded(&format!("moke-invoice-{month}-draft.csv")).await).unwrap();
+    assert!(csv.starts_with("kind,product,sku") && csv.contains("bm.medium.hour"), "{csv}");
+
     // A second organization (through an invitation accepted by API): the switcher moves the session.
     let session = t.login("ada@example.com", PASSWORD, None).await;
     let second = t.tenant("second").await;

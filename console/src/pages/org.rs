@@ -36,6 +36,7 @@ pub(crate) fn OrgTabs(current: &'static str) -> impl IntoView {
             <a href="/org/service-accounts" aria-current=mark("service-accounts")>"Service accounts"</a>
             <a href="/org/tokens" aria-current=mark("tokens")>"Your tokens"</a>
             <a href="/org/quotas" aria-current=mark("quotas")>"Quotas"</a>
+            <a href="/org/billing" aria-current=mark("billing")>"Billing"</a>
             <a href="/org/webhooks" aria-current=mark("webhooks")>"Event webhooks"</a>
             <a href="/org/sso" aria-current=mark("sso")>"Single sign-on"</a>
             <a href="/org/audit" aria-current=mark("audit")>"Audit log"</a>
