@@ -1,6 +1,6 @@
--- Billing events (invoice.*) reach only endpoints that subscribe to them by
--- name, which only a creator who may read billing can do; `*` keeps
--- meaning every other event. Replaces the function only.
+-- Billing events (invoice.*, budget.*) reach only endpoints that subscribe
+-- to them by name, which only a creator who may read billing can do; `*`
+-- keeps meaning every other event. Replaces the function only.
 CREATE OR REPLACE FUNCTION emit_event(org uuid, kind text, body jsonb) RETURNS uuid AS $$
 DECLARE
     event_id uuid := gen_random_uuid();
@@ -11,7 +11,8 @@ BEGIN
         WHERE e.org_id = org AND e.disabled_at IS NULL
           AND EXISTS (SELECT 1 FROM unnest(e.event_types) AS pattern
                       WHERE kind LIKE replace(replace(pattern, '%', '\%'), '*', '%')
-                        AND (kind NOT LIKE 'invoice.%' OR pattern LIKE 'invoice.%'));
+                        AND (kind NOT LIKE 'invoice.%' OR pattern LIKE 'invoice.%')
+                        AND (kind NOT LIKE 'budget.%' OR pattern LIKE 'budget.%'));
     PERFORM pg_notify('moke_webhooks', '');
     RETURN event_id;
 END;

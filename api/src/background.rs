@@ -117,7 +117,8 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
 
     let repair_every = secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
     let finalize_every = secs(app.config().billing.finalize_every_seconds);
-    let periodics: [(&'static str, Duration, JobFn); 7] = [
+    let budgets_every = secs(app.config().billing.budget_every_seconds);
+    let periodics: [(&'static str, Duration, JobFn); 8] = [
         ("rollout_deadlines", secs(1), |app| {
             Box::pin(async move { app.enforce_rollout_deadlines_once().await.map(drop) })
         }),
@@ -134,6 +135,7 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
         ("invoice_finalizer", finalize_every, |app| {
             Box::pin(async move { app.finalize_due_invoices(None).await.map(drop) })
         }),
+        ("budget_alerts", budgets_every, |app| Box::pin(async move { app.evaluate_budgets(None).await.map(drop) })),
         // Secrets left on an old key version (a rotation by another gateway or the CLI).
         ("secret_rewrap", secs(3600), |app| Box::pin(async move { app.rewrap_secrets().await.map(drop) })),
         ("expired_records", secs(3600), |app| {

@@ -68,6 +68,8 @@ pub struct BillingConfig {
     /// Hours after a month's end during which its usage still lands on it.
     pub grace_hours: u32,
     pub finalize_every_seconds: u64,
+    pub budget_every_seconds: u64,
+    pub max_budgets: i64,
 }
 
 /// Where the gateway's keys and peppers live: Vault (OpenBao), via AppRole.
@@ -378,6 +380,9 @@ impl Config {
         }
         if self.billing.finalize_every_seconds == 0 {
             return Err(bad("billing.finalize_every_seconds", "must be positive"));
+        }
+        if self.billing.budget_every_seconds == 0 {
+            return Err(bad("billing.budget_every_seconds", "must be positive"));
         }
         if self.billing.grace_hours > 24 * 28 {
             return Err(bad("billing.grace_hours", "at most 672 (four weeks)"));

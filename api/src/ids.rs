@@ -191,6 +191,8 @@ id_kinds! {
     InvoiceKind => "bill", "invoice", "InvoiceId";
     /// A promotional or prepaid credit an organization holds.
     CreditGrantKind => "cred", "credit grant", "CreditGrantId";
+    /// A monthly budget with alert thresholds.
+    BudgetKind => "bud", "budget", "BudgetId";
 }
 
 pub type OrgId = Id<OrgKind>;
@@ -215,6 +217,7 @@ pub type DomainId = Id<DomainKind>;
 pub type DeviceAuthorizationId = Id<DeviceAuthorizationKind>;
 pub type InvoiceId = Id<InvoiceKind>;
 pub type CreditGrantId = Id<CreditGrantKind>;
+pub type BudgetId = Id<BudgetKind>;
 
 #[cfg(test)]
 mod tests {

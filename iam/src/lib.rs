@@ -207,10 +207,12 @@ pub enum Action {
     AdministerClusters,
     /// Read invoices, usage and what the organization is charged.
     ReadBilling,
+    /// Set budgets and their alerts.
+    ManageBilling,
 }
 
 impl Action {
-    pub const ALL: [Action; 12] = [
+    pub const ALL: [Action; 13] = [
         Action::Read,
         Action::ManageResources,
         Action::ReadQuotas,
@@ -223,6 +225,7 @@ impl Action {
         Action::ManageSso,
         Action::AdministerClusters,
         Action::ReadBilling,
+        Action::ManageBilling,
     ];
 
     /// The stable text form used in token scopes.
@@ -240,6 +243,7 @@ impl Action {
             Action::ManageSso => "manage_sso",
             Action::AdministerClusters => "administer_clusters",
             Action::ReadBilling => "read_billing",
+            Action::ManageBilling => "manage_billing",
         }
     }
 
@@ -286,6 +290,7 @@ pub fn role_allows(role: OrgRole, action: Action) -> bool {
             matches!(role, Owner | Admin)
         }
         ReadAudit | ReadBilling => matches!(role, Owner | Admin | Billing),
+        ManageBilling => matches!(role, Owner | Billing),
         ManageSso => role == Owner,
     }
 }

@@ -92,6 +92,17 @@ impl OrgView {
         let result = app(ctx).invoice_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
         Ok(connection(result, |i| i.id.uuid()))
     }
+    /// The organization's budgets, with this month's spend and alerts.
+    #[graphql(complexity = "100 + list_complexity(child_complexity, first)")]
+    async fn budgets(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, BudgetView>> {
+        let result = app(ctx).budget_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |b| b.id.uuid()))
+    }
     /// This month's usage so far, the credits left, and the balance after them.
     #[graphql(complexity = 100)]
     async fn billing_balance(&self, ctx: &Context<'_>) -> Result<BillingBalanceView> {
@@ -380,6 +391,28 @@ impl Mutation {
             .await
             .map_err(error)?;
         Ok(view)
+    }
+
+    /// Set a monthly budget with alert thresholds (percent).
+    async fn create_budget(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        input: BudgetCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<BudgetView> {
+        let caller = caller_with_key(ctx, idempotency_key)?;
+        app(ctx).budget_create(&caller, id(&org)?, input).await.map_err(error)
+    }
+
+    /// Change a budget: only the fields given change.
+    async fn update_budget(&self, ctx: &Context<'_>, org: ID, budget: ID, patch: BudgetUpdate) -> Result<BudgetView> {
+        app(ctx).budget_update(caller(ctx)?, id(&org)?, id(&budget)?, patch).await.map_err(error)
+    }
+
+    async fn delete_budget(&self, ctx: &Context<'_>, org: ID, budget: ID) -> Result<bool> {
+        app(ctx).budget_delete(caller(ctx)?, id(&org)?, id(&budget)?).await.map_err(error)?;
+        Ok(true)
     }
 
     async fn delete_project(&self, ctx: &Context<'_>, project: String, if_match: Option<String>) -> Result<bool> {

@@ -276,3 +276,23 @@ pub fn credit_grant(g: CreditGrantView) -> pb::CreditGrant {
         expire_time: opt_time(g.expires_at),
     }
 }
+
+pub fn budget(b: BudgetView) -> pb::Budget {
+    pb::Budget {
+        id: b.id.to_string(),
+        name: b.name,
+        amount: b.amount,
+        currency: b.currency,
+        thresholds: b.thresholds,
+        basis: b.basis.as_str().to_string(),
+        spend: b.spend,
+        forecast: b.forecast,
+        alerts: b
+            .alerts
+            .into_iter()
+            .map(|a| pb::BudgetAlert { threshold: a.threshold, value: a.value, fire_time: time(a.fired_at) })
+            .collect(),
+        create_time: time(b.created_at),
+        update_time: time(b.updated_at),
+    }
+}

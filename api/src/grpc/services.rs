@@ -43,6 +43,16 @@ fn mask_paths(mask: Option<prost_types::FieldMask>, allowed: &[&str]) -> Result<
     Ok(paths)
 }
 
+/// A budget basis from a request: empty is none, anything else must be one.
+fn budget_basis(text: &str) -> Result<Option<model::BudgetBasis>, Status> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    model::BudgetBasis::parse(text)
+        .map(Some)
+        .ok_or_else(|| status(Error::invalid_field("basis", "invalid", "spend or forecast")))
+}
+
 fn if_match(etag: &str) -> Option<&str> {
     (!etag.is_empty()).then_some(etag)
 }
@@ -447,6 +457,58 @@ impl token_service_server::TokenService for Api {
 
 #[tonic::async_trait]
 impl billing_service_server::BillingService for Api {
+    async fn list_budgets(&self, request: Request<ListBudgetsRequest>) -> Reply<ListBudgetsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self.app.budget_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListBudgetsResponse {
+            budgets: page.items.into_iter().map(convert::budget).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn get_budget(&self, request: Request<GetBudgetRequest>) -> Reply<Budget> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self.app.budget_view(&ctx, id(&r.org)?, id(&r.budget)?).await.map_err(status)?;
+        Ok(Response::new(convert::budget(view)))
+    }
+
+    async fn create_budget(&self, request: Request<CreateBudgetRequest>) -> Reply<Budget> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::BudgetCreate {
+            name: r.name,
+            amount: r.amount,
+            thresholds: if r.thresholds.is_empty() { vec![50, 90, 100] } else { r.thresholds },
+            basis: budget_basis(&r.basis)?.unwrap_or_default(),
+        };
+        let view = self.app.budget_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
+        Ok(Response::new(convert::budget(view)))
+    }
+
+    async fn update_budget(&self, request: Request<UpdateBudgetRequest>) -> Reply<Budget> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let paths = mask_paths(r.update_mask, &["name", "amount", "thresholds", "basis"])?;
+        let has = |field: &str| paths.iter().any(|p| p == field);
+        let input = model::BudgetUpdate {
+            name: has("name").then_some(r.name),
+            amount: has("amount").then_some(r.amount),
+            thresholds: has("thresholds").then_some(r.thresholds),
+            basis: if has("basis") { budget_basis(&r.basis)? } else { None },
+        };
+        let view = self.app.budget_update(&ctx, id(&r.org)?, id(&r.budget)?, input).await.map_err(status)?;
+        Ok(Response::new(convert::budget(view)))
+    }
+
+    async fn delete_budget(&self, request: Request<GetBudgetRequest>) -> Reply<DeleteBudgetResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.budget_delete(&ctx, id(&r.org)?, id(&r.budget)?).await.map_err(status)?;
+        Ok(Response::new(DeleteBudgetResponse {}))
+    }
+
     async fn get_balance(&self, request: Request<GetBalanceRequest>) -> Reply<BillingBalance> {
         let ctx = context(&self.app, &request, "").await?;
         let view = self.app.billing_balance_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;

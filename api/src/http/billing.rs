@@ -8,8 +8,10 @@ use axum::response::IntoResponse;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use axum::http::StatusCode;
+
 use super::ApiResult;
-use super::extract::{Ctx, ListParams, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, Json, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::Problems;
 use crate::app::App;
@@ -19,6 +21,8 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(billing_balance_view))
         .routes(routes!(credit_grant_list))
+        .routes(routes!(budget_list, budget_create))
+        .routes(routes!(budget_view, budget_update, budget_delete))
         .routes(routes!(invoice_list))
         .routes(routes!(invoice_view))
         .routes(routes!(invoice_csv))
@@ -99,4 +103,79 @@ async fn invoice_csv(
         csv,
     )
         .into_response())
+}
+
+/// List the organization's budgets, with this month's spend, forecast and
+/// the thresholds reached. Needs the `read_billing` permission.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/budgets", operation_id = "budget_list", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"), ListParams), security(("bearer" = [])),
+    responses((status = 200, body = Page<BudgetView>), Problems))]
+async fn budget_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    Ok(axum::Json(app.budget_list(&ctx, path_id(&org)?, list.page()?).await?).into_response())
+}
+
+/// Set a monthly budget: each threshold reached alerts once a month, by an
+/// event webhook (`budget.threshold_reached`) and by mail to owners and
+/// billing members. At most 20 an organization. Needs `manage_billing`.
+#[utoipa::path(post, path = "/v1/orgs/{org}/billing/budgets", operation_id = "budget_create", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"), IdempotencyKeyHeader),
+    request_body = BudgetCreate, security(("bearer" = [])),
+    responses((status = 201, body = BudgetView), Problems))]
+async fn budget_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Json(input): Json<BudgetCreate>,
+) -> ApiResult {
+    let view = app.budget_create(&ctx, path_id(&org)?, input).await?;
+    Ok((StatusCode::CREATED, axum::Json(view)).into_response())
+}
+
+/// View a budget.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/budgets/{budget}", operation_id = "budget_view", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"),
+        ("budget" = String, Path, description = "Budget id (`bud_…`)")),
+    security(("bearer" = [])), responses((status = 200, body = BudgetView), Problems))]
+async fn budget_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, budget)): Path<(String, String)>,
+) -> ApiResult {
+    Ok(axum::Json(app.budget_view(&ctx, path_id(&org)?, path_id(&budget)?).await?).into_response())
+}
+
+/// Change a budget: only the fields given change. Needs `manage_billing`.
+#[utoipa::path(patch, path = "/v1/orgs/{org}/billing/budgets/{budget}", operation_id = "budget_update",
+    tag = "billing",
+    params(("org" = String, Path, description = "Organization id"),
+        ("budget" = String, Path, description = "Budget id (`bud_…`)")),
+    request_body = BudgetUpdate, security(("bearer" = [])),
+    responses((status = 200, body = BudgetView), Problems))]
+async fn budget_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, budget)): Path<(String, String)>,
+    Json(input): Json<BudgetUpdate>,
+) -> ApiResult {
+    Ok(axum::Json(app.budget_update(&ctx, path_id(&org)?, path_id(&budget)?, input).await?).into_response())
+}
+
+/// Delete a budget and its alerts. Needs `manage_billing`.
+#[utoipa::path(delete, path = "/v1/orgs/{org}/billing/budgets/{budget}", operation_id = "budget_delete",
+    tag = "billing",
+    params(("org" = String, Path, description = "Organization id"),
+        ("budget" = String, Path, description = "Budget id (`bud_…`)")),
+    security(("bearer" = [])), responses((status = 204), Problems))]
+async fn budget_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, budget)): Path<(String, String)>,
+) -> ApiResult {
+    app.budget_delete(&ctx, path_id(&org)?, path_id(&budget)?).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }

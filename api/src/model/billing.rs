@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::ids::{CreditGrantId, InvoiceId};
+use crate::ids::{BudgetId, CreditGrantId, InvoiceId};
 /// Where an invoice stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
@@ -181,4 +181,108 @@ pub struct BillingBalanceView {
     pub month_to_date_balance: String,
     /// When these figures were computed.
     pub generated_at: DateTime<Utc>,
+}
+
+/// What a budget watches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetBasis {
+    /// The month's usage so far.
+    #[default]
+    Spend,
+    /// The month's usage so far, extended linearly to the month's end
+    /// (from the second day of the month; before that, the spend).
+    Forecast,
+}
+
+impl BudgetBasis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BudgetBasis::Spend => "spend",
+            BudgetBasis::Forecast => "forecast",
+        }
+    }
+    pub fn parse(text: &str) -> Option<BudgetBasis> {
+        match text {
+            "spend" => Some(BudgetBasis::Spend),
+            "forecast" => Some(BudgetBasis::Forecast),
+            _ => None,
+        }
+    }
+}
+
+fn default_thresholds() -> Vec<i32> {
+    vec![50, 90, 100]
+}
+
+/// A monthly budget: when the month's usage (before credits), or its
+/// forecast, reaches a threshold, a `budget.threshold_reached` event goes
+/// to the event webhooks subscribed to `budget.*` and a mail to the
+/// organization's owners and billing members, once per month and
+/// threshold. Budgets alert; they never stop anything.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetCreate {
+    /// 1 to 100 characters, unique in the organization.
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: String,
+    /// A month's amount in the catalog's currency, more than 0.
+    #[schema(pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$", example = "500.00")]
+    pub amount: String,
+    /// Percents of the amount, 1 to 1000, each once: 1 to 10 of them.
+    #[serde(default = "default_thresholds")]
+    #[schema(min_items = 1, max_items = 10, value_type = Vec<i32>, example = json!([50, 90, 100]))]
+    #[graphql(default_with = "default_thresholds()")]
+    pub thresholds: Vec<i32>,
+    #[serde(default)]
+    #[graphql(default)]
+    pub basis: BudgetBasis,
+}
+
+/// A change to a budget: only the fields given change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetUpdate {
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: Option<String>,
+    #[schema(pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$", example = "750.00")]
+    pub amount: Option<String>,
+    #[schema(min_items = 1, max_items = 10)]
+    pub thresholds: Option<Vec<i32>>,
+    pub basis: Option<BudgetBasis>,
+}
+
+/// A threshold this month's usage reached.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct BudgetAlert {
+    /// Percent of the amount.
+    pub threshold: i32,
+    /// The spend or forecast that reached it.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$")]
+    pub value: String,
+    pub fired_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Budget")]
+pub struct BudgetView {
+    pub id: BudgetId,
+    pub name: String,
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "500.00")]
+    pub amount: String,
+    /// ISO 4217 code.
+    #[schema(example = "USD")]
+    pub currency: String,
+    pub thresholds: Vec<i32>,
+    pub basis: BudgetBasis,
+    /// This month's usage so far, before credits.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$")]
+    pub spend: String,
+    /// `spend` extended linearly to the month's end.
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$")]
+    pub forecast: String,
+    /// The thresholds reached this month.
+    pub alerts: Vec<BudgetAlert>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
 }

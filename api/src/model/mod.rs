@@ -1152,7 +1152,7 @@ impl utoipa::PartialSchema for EventTypePattern {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .pattern(Some(r"^(\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice)\.[a-z._*]*)$"))
+            .pattern(Some(r"^(\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice|budget)\.[a-z._*]*)$"))
             .into()
     }
 }
@@ -1170,7 +1170,8 @@ pub struct WebhookEndpointCreate {
     #[serde(default)]
     #[schema(max_length = 500)]
     pub description: String,
-    /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`.
+    /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`;
+    /// billing events (`invoice.*`, `budget.*`) only by name, with the `read_billing` permission.
     #[schema(min_items = 1, value_type = Vec<EventTypePattern>)]
     pub event_types: Vec<String>,
 }

@@ -75,6 +75,7 @@ enum Fresh {
     Webhook,
     Service,
     Domain,
+    Budget,
 }
 
 impl Fresh {
@@ -95,6 +96,7 @@ impl Fresh {
             // In the spare cluster, which outlives the deletes of the main one.
             Service => "{cluster}/namespaces/{namespace}/services/{service}",
             Domain => "{domain}",
+            Budget => "{budget}",
         })
     }
 }
@@ -158,6 +160,13 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/audit-events/export", ReadAudit).query("?format=ndjson"),
         row("GET /v1/orgs/{org}/billing/balance", ReadBilling),
         row("GET /v1/orgs/{org}/billing/credits", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/budgets", ReadBilling),
+        row("POST /v1/orgs/{org}/billing/budgets", ManageBilling).body(json!({ "name": "{n}", "amount": "100.00" })),
+        row("GET /v1/orgs/{org}/billing/budgets/{budget}", ReadBilling).fresh(Budget),
+        row("PATCH /v1/orgs/{org}/billing/budgets/{budget}", ManageBilling)
+            .body(json!({ "amount": "200.00" }))
+            .fresh(Budget),
+        row("DELETE /v1/orgs/{org}/billing/budgets/{budget}", ManageBilling).fresh(Budget),
         row("GET /v1/orgs/{org}/billing/invoices", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv", ReadBilling),
@@ -413,6 +422,12 @@ impl World {
                 owner.create_service(project, spare, &format!("svc-{n}"), spec).await;
                 format!("{spare}/namespaces/default/services/svc-{n}")
             }
+            Fresh::Budget => {
+                let body = json!({ "name": format!("budget-{n}"), "amount": "100.00" });
+                let made =
+                    owner.post::<Value>(&owner.org_path("/billing/budgets"), body).await.expect(StatusCode::CREATED);
+                made["id"].as_str().unwrap().to_string()
+            }
             Fresh::Webhook => {
                 let body = json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] });
                 let made = owner.post::<WebhookEndpointCreated>(&owner.org_path("/webhooks"), body).await.ok();
@@ -622,6 +637,7 @@ async fn start(options: PgPoolOptions, connect: PgConnectOptions) -> TestApp {
         (c.quotas.max_trust_policies, c.quotas.max_deploy_hooks, c.quotas.max_namespaces_per_cluster) =
             (1000, 1000, 1000);
         (c.quotas.max_pending_invitations, c.quotas.max_invitations_per_hour) = (1000, 1000);
+        c.billing.max_budgets = 1000;
         // Nothing answers DNS here: a verification fails fast (409), as the matrix allows.
         c.auth.dns_resolver = "127.0.0.1:9".into();
     })

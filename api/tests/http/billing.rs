@@ -311,3 +311,103 @@ async fn only_billing_readers_see_invoices(options: PgPoolOptions, connect: PgCo
         assert_eq!(answer.status, expected, "{role}: {:?}", answer.body);
     }
 }
+
+/// A budget fires each threshold the month's usage reaches once: an event
+/// for endpoints subscribed to `budget.*` and a mail to owners and billing
+/// members; only billing managers set budgets.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn budgets_alert_once_per_threshold(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    let cluster = cluster.id.to_string();
+    let (pool, _) = owner.create_node_pool(&project, &cluster, "workers", 1).await;
+    sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
+    let now = Utc::now();
+    let start = now - Duration::hours(2);
+    if month_start(start) != month_start(now) {
+        return; // the month's first two hours: nothing of this month to budget yet
+    }
+    // An hour of bm.small (0.18) and of an HA control plane (0.10).
+    t.report_usage(&cluster, Some(&pool.id.to_string()), "n1", start, start + Duration::hours(1)).await;
+    let (_, billing) = t.member(&acme, "billing@acme.test", "billing").await;
+    let (_, admin) = t.member(&acme, "admin@acme.test", "admin").await;
+
+    let budgets = owner.org_path("/billing/budgets");
+    let body = json!({ "name": "monthly", "amount": "0.40", "thresholds": [100, 50] });
+    let refused = owner.with_token(&admin).post::<Value>(&budgets, body.clone()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "admins read billing but do not set budgets");
+    let bad = owner
+        .with_token(&billing)
+        .post::<Value>(&budgets, json!({ "name": "x", "amount": "-1", "thresholds": [0, 0] }))
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{:?}", bad.body);
+    let fields: Vec<&str> =
+        bad.body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+    assert!(fields.contains(&"amount") && fields.contains(&"thresholds"), "{fields:?}");
+    let made: Value = owner.with_token(&billing).post(&budgets, body.clone()).await.expect(StatusCode::CREATED);
+    assert_eq!(made["thresholds"], json!([50, 100]), "kept in order");
+    assert_eq!(made["spend"], "0.28");
+    let again = owner.with_token(&billing).post::<Value>(&budgets, body).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "names are unique: {:?}", again.body);
+    let endpoint = json!({ "url": "https://hooks.example.invalid/", "event_types": ["budget.*"] });
+    owner.post::<Value>(&owner.org_path("/webhooks"), endpoint).await.expect(StatusCode::CREATED);
+
+    assert_eq!(t.app.evaluate_budgets(Some(now)).await.unwrap(), 1, "50% of 0.40 is reached, 100% is not");
+    assert_eq!(t.app.evaluate_budgets(Some(now)).await.unwrap(), 0, "once per month and threshold");
+    let id = made["id"].as_str().unwrap();
+    let view: Value = owner.get(&format!("{budgets}/{id}")).await.expect(StatusCode::OK);
+    assert_eq!(view["alerts"].as_array().unwrap().len(), 1, "{view}");
+    assert_eq!(
+        (view["alerts"][0]["threshold"].as_i64(), view["alerts"][0]["value"].as_str()),
+        (Some(50), Some("0.28"))
+    );
+    assert_eq!(t.count("events WHERE event_type = 'budget.threshold_reached'").await, 1);
+    assert_eq!(
+        t.count(
+            "webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.event_type = 'budget.threshold_reached'"
+        )
+        .await,
+        1
+    );
+    let mailed: Vec<String> =
+        sqlx::query_scalar("SELECT to_address FROM mail_outbox WHERE kind = 'budget' ORDER BY to_address")
+            .fetch_all(&t.pool)
+            .await
+            .unwrap();
+    assert_eq!(mailed, ["billing@acme.test"], "owners and billing members, not admins");
+
+    // Lowering the amount makes 100% reached too; the 50% alert is not sent again.
+    let changed: Value = owner
+        .with_token(&billing)
+        .patch(&format!("{budgets}/{id}"), json!({ "amount": "0.20" }))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(changed["amount"], "0.20");
+    assert_eq!(t.app.evaluate_budgets(Some(now)).await.unwrap(), 1);
+    // A month later the thresholds start over.
+    let next = next_month(month_start(now)) + Duration::hours(1);
+    assert_eq!(t.app.evaluate_budgets(Some(next)).await.unwrap(), 0, "nothing used next month yet");
+
+    // The same budgets over gRPC and GraphQL.
+    let channel = tonic::transport::Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let mut grpc = BillingServiceClient::new(channel);
+    let mut request =
+        tonic::Request::new(moke_proto::v1::ListBudgetsRequest { org: acme.org.clone(), ..Default::default() });
+    request.metadata_mut().insert("authorization", format!("Bearer {}", acme.token).parse().unwrap());
+    let listed = grpc.list_budgets(request).await.unwrap().into_inner();
+    assert_eq!(listed.budgets.len(), 1);
+    assert_eq!(listed.budgets[0].alerts.len(), 2);
+    let query = json!({ "query": format!(
+        r#"mutation {{ createBudget(org: "{}", input: {{ name: "by graphql", amount: "9.00", basis: FORECAST }}) {{ name thresholds basis }} }}"#,
+        acme.org
+    ) });
+    let (status, answer) = t.send(t.request(reqwest::Method::POST, "/graphql", &acme.token).json(&query)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["data"]["createBudget"]["thresholds"], json!([50, 90, 100]), "{answer}");
+    let deleted = owner.call::<Value>(reqwest::Method::DELETE, &format!("{budgets}/{id}"), None).await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    assert_eq!(t.count("budget_alerts").await, 0, "its alerts went with it");
+}

@@ -159,6 +159,11 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/orgs/{org}/webhooks/{endpoint}"),
         row("GET /v1/orgs/{org}/billing/balance"),
         row("GET /v1/orgs/{org}/billing/credits"),
+        row("GET /v1/orgs/{org}/billing/budgets"),
+        row("POST /v1/orgs/{org}/billing/budgets").body(json!({ "name": "x", "amount": "1.00" })),
+        row("GET /v1/orgs/{org}/billing/budgets/{budget}"),
+        row("PATCH /v1/orgs/{org}/billing/budgets/{budget}").body(json!({ "amount": "2.00" })),
+        row("DELETE /v1/orgs/{org}/billing/budgets/{budget}"),
         row("GET /v1/orgs/{org}/billing/invoices"),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}"),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv"),
@@ -226,6 +231,7 @@ struct Victim {
     op: String,
     /// The organization's draft invoice.
     invoice: String,
+    budget: String,
 }
 
 impl Victim {
@@ -270,7 +276,10 @@ impl Victim {
         let invoice = t
             .report_usage(&cluster, Some(&pool.id.to_string()), "secret-node", now - chrono::Duration::minutes(1), now)
             .await;
+        let budget = json!({ "name": "secret-budget", "amount": "10.00" });
+        let budget: Value = owner.post(&owner.org_path("/billing/budgets"), budget).await.expect(StatusCode::CREATED);
         Victim {
+            budget: budget["id"].as_str().unwrap().to_string(),
             invoice,
             project,
             cluster,
@@ -329,6 +338,7 @@ impl Victim {
             ("{domain}", "secret-domain.example.com"),
             ("{operation}", &self.op),
             ("{invoice}", &self.invoice),
+            ("{budget}", &self.budget),
         ];
         for path in &mut paths {
             for (placeholder, value) in one {
@@ -352,6 +362,7 @@ impl Victim {
             "secret-personal",
             "secret-node",
             "secret-credit",
+            "secret-budget",
             &self.invoice,
             &self.project,
             &self.cluster,

@@ -177,9 +177,9 @@ async fn private_targets_are_refused(options: PgPoolOptions, connect: PgConnectO
         .await
         .refused(StatusCode::BAD_REQUEST);
     let refused = owner
-        .post::<WebhookEndpointCreated>(&hooks, json!({ "url": "https://example.com/", "event_types": ["budget.*"] }))
+        .post::<WebhookEndpointCreated>(&hooks, json!({ "url": "https://example.com/", "event_types": ["payment.*"] }))
         .await;
-    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "budgets do not exist yet: {refused:?}");
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "payments do not exist: {refused:?}");
 
     // A name that turns private after it was accepted is refused when resolved.
     let (id, _) = endpoint(&owner, "https://hooks.example.invalid/x", json!(["operation.*"])).await;

@@ -43,6 +43,11 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::AuditEventList => Self::cli_audit_event_list(),
             CliCommand::AuditEventExport => Self::cli_audit_event_export(),
             CliCommand::BillingBalanceView => Self::cli_billing_balance_view(),
+            CliCommand::BudgetList => Self::cli_budget_list(),
+            CliCommand::BudgetCreate => Self::cli_budget_create(),
+            CliCommand::BudgetView => Self::cli_budget_view(),
+            CliCommand::BudgetDelete => Self::cli_budget_delete(),
+            CliCommand::BudgetUpdate => Self::cli_budget_update(),
             CliCommand::CreditGrantList => Self::cli_credit_grant_list(),
             CliCommand::InvoiceList => Self::cli_invoice_list(),
             CliCommand::InvoiceView => Self::cli_invoice_view(),
@@ -331,6 +336,104 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_billing_balance_view() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("Show this month's usage so far (UTC), the credits left, and what the\nmonth comes to after them. Needs the `read_billing` permission.")
+    }
+    pub fn cli_budget_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("List the organization's budgets, with this month's spend, forecast and\nthe thresholds reached. Needs the `read_billing` permission.")
+    }
+    pub fn cli_budget_create() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("amount") . long ("amount") . value_parser (:: clap :: value_parser ! (types :: BudgetCreateAmount)) . required_unless_present ("json-body") . help ("A month's amount in the catalog's currency, more than 0.")) . arg (:: clap :: Arg :: new ("basis") . long ("basis") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: BudgetBasis :: Spend . to_string () , types :: BudgetBasis :: Forecast . to_string () ,]) , | s | types :: BudgetBasis :: try_from (s) . unwrap ())) . required (false)) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: BudgetCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: BudgetCreateName)) . required_unless_present ("json-body") . help ("1 to 100 characters, unique in the organization.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Set a monthly budget: each threshold reached alerts once a month, by an\nevent webhook (`budget.threshold_reached`) and by mail to owners and\nbilling members. At most 20 an organization. Needs `manage_billing`.")
+    }
+    pub fn cli_budget_view() -> ::clap::Command {
+        ::clap::Command::new("")
+            .arg(
+                ::clap::Arg::new("budget")
+                    .long("budget")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Budget id (`bud_…`)"),
+            )
+            .arg(
+                ::clap::Arg::new("org")
+                    .long("org")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Organization id"),
+            )
+            .about("View a budget.")
+    }
+    pub fn cli_budget_delete() -> ::clap::Command {
+        ::clap::Command::new("")
+            .arg(
+                ::clap::Arg::new("budget")
+                    .long("budget")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Budget id (`bud_…`)"),
+            )
+            .arg(
+                ::clap::Arg::new("org")
+                    .long("org")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Organization id"),
+            )
+            .about("Delete a budget and its alerts. Needs `manage_billing`.")
+    }
+    pub fn cli_budget_update() -> ::clap::Command {
+        ::clap::Command::new("")
+            .arg(
+                ::clap::Arg::new("amount")
+                    .long("amount")
+                    .value_parser(::clap::value_parser!(types::BudgetUpdateAmount))
+                    .required(false),
+            )
+            .arg(
+                ::clap::Arg::new("basis")
+                    .long("basis")
+                    .value_parser(::clap::builder::TypedValueParser::map(
+                        ::clap::builder::PossibleValuesParser::new([
+                            types::BudgetBasis::Spend.to_string(),
+                            types::BudgetBasis::Forecast.to_string(),
+                        ]),
+                        |s| types::BudgetBasis::try_from(s).unwrap(),
+                    ))
+                    .required(false),
+            )
+            .arg(
+                ::clap::Arg::new("budget")
+                    .long("budget")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Budget id (`bud_…`)"),
+            )
+            .arg(
+                ::clap::Arg::new("name")
+                    .long("name")
+                    .value_parser(::clap::value_parser!(types::BudgetUpdateName))
+                    .required(false),
+            )
+            .arg(
+                ::clap::Arg::new("org")
+                    .long("org")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Organization id"),
+            )
+            .arg(
+                ::clap::Arg::new("json-body")
+                    .long("json-body")
+                    .value_name("JSON-FILE")
+                    .required(false)
+                    .value_parser(::clap::value_parser!(std::path::PathBuf))
+                    .help("Path to a file that contains the full json body."),
+            )
+            .arg(
+                ::clap::Arg::new("json-body-template")
+                    .long("json-body-template")
+                    .action(::clap::ArgAction::SetTrue)
+                    .help("XXX"),
+            )
+            .about("Change a budget: only the fields given change. Needs `manage_billing`.")
     }
     pub fn cli_credit_grant_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("List the organization's credits, newest first, with what is left of\neach. Needs the `read_billing` permission.")
@@ -1356,6 +1459,11 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::AuditEventList => self.execute_audit_event_list(matches).await,
             CliCommand::AuditEventExport => self.execute_audit_event_export(matches).await,
             CliCommand::BillingBalanceView => self.execute_billing_balance_view(matches).await,
+            CliCommand::BudgetList => self.execute_budget_list(matches).await,
+            CliCommand::BudgetCreate => self.execute_budget_create(matches).await,
+            CliCommand::BudgetView => self.execute_budget_view(matches).await,
+            CliCommand::BudgetDelete => self.execute_budget_delete(matches).await,
+            CliCommand::BudgetUpdate => self.execute_budget_update(matches).await,
             CliCommand::CreditGrantList => self.execute_credit_grant_list(matches).await,
             CliCommand::InvoiceList => self.execute_invoice_list(matches).await,
             CliCommand::InvoiceView => self.execute_invoice_view(matches).await,
@@ -2209,6 +2317,152 @@ impl<T: CliConfig> Cli<T> {
             request = request.org(value.clone());
         }
         self.config.execute_billing_balance_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_budget_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.budget_list();
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_budget_list(matches, &mut request)?;
+        self.config.list_start::<types::PageBudgetView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageBudgetView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
+    pub async fn execute_budget_create(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.budget_create();
+        if let Some(value) = matches.get_one::<types::BudgetCreateAmount>("amount") {
+            request = request.body_map(|body| body.amount(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<types::BudgetBasis>("basis") {
+            request = request.body_map(|body| body.basis(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<types::BudgetCreateIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::BudgetCreateName>("name") {
+            request = request.body_map(|body| body.name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::BudgetCreate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_budget_create(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_budget_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.budget_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("budget") {
+            request = request.budget(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_budget_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_budget_delete(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.budget_delete();
+        if let Some(value) = matches.get_one::<::std::string::String>("budget") {
+            request = request.budget(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_budget_delete(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_no_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_budget_update(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.budget_update();
+        if let Some(value) = matches.get_one::<types::BudgetUpdateAmount>("amount") {
+            request = request.body_map(|body| body.amount(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<types::BudgetBasis>("basis") {
+            request = request.body_map(|body| body.basis(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("budget") {
+            request = request.budget(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::BudgetUpdateName>("name") {
+            request = request.body_map(|body| body.name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::BudgetUpdate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_budget_update(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -5063,6 +5317,41 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_budget_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BudgetList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_budget_create(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BudgetCreate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_budget_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BudgetView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_budget_delete(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BudgetDelete,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_budget_update(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BudgetUpdate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_credit_grant_list(
         &self,
         matches: &::clap::ArgMatches,
@@ -5715,6 +6004,11 @@ pub enum CliCommand {
     AuditEventList,
     AuditEventExport,
     BillingBalanceView,
+    BudgetList,
+    BudgetCreate,
+    BudgetView,
+    BudgetDelete,
+    BudgetUpdate,
     CreditGrantList,
     InvoiceList,
     InvoiceView,
@@ -5840,6 +6134,11 @@ impl CliCommand {
             CliCommand::AuditEventList,
             CliCommand::AuditEventExport,
             CliCommand::BillingBalanceView,
+            CliCommand::BudgetList,
+            CliCommand::BudgetCreate,
+            CliCommand::BudgetView,
+            CliCommand::BudgetDelete,
+            CliCommand::BudgetUpdate,
             CliCommand::CreditGrantList,
             CliCommand::InvoiceList,
             CliCommand::InvoiceView,
@@ -5966,6 +6265,11 @@ impl CliCommand {
             CliCommand::AuditEventList => "audit_event_list",
             CliCommand::AuditEventExport => "audit_event_export",
             CliCommand::BillingBalanceView => "billing_balance_view",
+            CliCommand::BudgetList => "budget_list",
+            CliCommand::BudgetCreate => "budget_create",
+            CliCommand::BudgetView => "budget_view",
+            CliCommand::BudgetDelete => "budget_delete",
+            CliCommand::BudgetUpdate => "budget_update",
             CliCommand::CreditGrantList => "credit_grant_list",
             CliCommand::InvoiceList => "invoice_list",
             CliCommand::InvoiceView => "invoice_view",

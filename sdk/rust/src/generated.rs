@@ -47,6 +47,8 @@ pub mod types {
         AdministerClusters,
         #[serde(rename = "read_billing")]
         ReadBilling,
+        #[serde(rename = "manage_billing")]
+        ManageBilling,
     }
     impl ::std::fmt::Display for Action {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -63,6 +65,7 @@ pub mod types {
                 Self::ManageSso => f.write_str("manage_sso"),
                 Self::AdministerClusters => f.write_str("administer_clusters"),
                 Self::ReadBilling => f.write_str("read_billing"),
+                Self::ManageBilling => f.write_str("manage_billing"),
             }
         }
     }
@@ -82,6 +85,7 @@ pub mod types {
                 "manage_sso" => Ok(Self::ManageSso),
                 "administer_clusters" => Ok(Self::AdministerClusters),
                 "read_billing" => Ok(Self::ReadBilling),
+                "manage_billing" => Ok(Self::ManageBilling),
                 _ => Err("invalid value".into()),
             }
         }
@@ -710,6 +714,618 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for BillingBalanceViewMonthToDateUsage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "A threshold this month's usage reached."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct BudgetAlert {
+        pub fired_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "Percent of the amount."]
+        pub threshold: i32,
+        #[doc = "The spend or forecast that reached it."]
+        pub value: BudgetAlertValue,
+    }
+    impl BudgetAlert {
+        pub fn builder() -> builder::BudgetAlert {
+            Default::default()
+        }
+    }
+    #[doc = "The spend or forecast that reached it."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetAlertValue(::std::string::String);
+    impl ::std::ops::Deref for BudgetAlertValue {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetAlertValue> for ::std::string::String {
+        fn from(value: BudgetAlertValue) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetAlertValue {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetAlertValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetAlertValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetAlertValue {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What a budget watches."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum BudgetBasis {
+        #[serde(rename = "spend")]
+        Spend,
+        #[serde(rename = "forecast")]
+        Forecast,
+    }
+    impl ::std::fmt::Display for BudgetBasis {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Spend => f.write_str("spend"),
+                Self::Forecast => f.write_str("forecast"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for BudgetBasis {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "spend" => Ok(Self::Spend),
+                "forecast" => Ok(Self::Forecast),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetBasis {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetBasis {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "A monthly budget: when the month's usage (before credits), or its\nforecast, reaches a threshold, a `budget.threshold_reached` event goes\nto the event webhooks subscribed to `budget.*` and a mail to the\norganization's owners and billing members, once per month and\nthreshold. Budgets alert; they never stop anything."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct BudgetCreate {
+        #[doc = "A month's amount in the catalog's currency, more than 0."]
+        pub amount: BudgetCreateAmount,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub basis: ::std::option::Option<BudgetBasis>,
+        #[doc = "1 to 100 characters, unique in the organization."]
+        pub name: BudgetCreateName,
+        #[doc = "Percents of the amount, 1 to 1000, each once: 1 to 10 of them."]
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub thresholds: ::std::vec::Vec<i32>,
+    }
+    impl BudgetCreate {
+        pub fn builder() -> builder::BudgetCreate {
+            Default::default()
+        }
+    }
+    #[doc = "A month's amount in the catalog's currency, more than 0."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetCreateAmount(::std::string::String);
+    impl ::std::ops::Deref for BudgetCreateAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetCreateAmount> for ::std::string::String {
+        fn from(value: BudgetCreateAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetCreateAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9]{1,12}(\\.[0-9]{1,2})?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9]{1,12}(\\.[0-9]{1,2})?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetCreateAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetCreateAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetCreateAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`BudgetCreateIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for BudgetCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: BudgetCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "1 to 100 characters, unique in the organization."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetCreateName(::std::string::String);
+    impl ::std::ops::Deref for BudgetCreateName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetCreateName> for ::std::string::String {
+        fn from(value: BudgetCreateName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetCreateName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetCreateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetCreateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetCreateName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "budget id, `bud_` followed by 32 hex digits"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetId(::std::string::String);
+    impl ::std::ops::Deref for BudgetId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetId> for ::std::string::String {
+        fn from(value: BudgetId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetId {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^bud_[0-9a-f]{32}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^bud_[0-9a-f]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetId {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetId {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "A change to a budget: only the fields given change."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct BudgetUpdate {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub amount: ::std::option::Option<BudgetUpdateAmount>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub basis: ::std::option::Option<BudgetBasis>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<BudgetUpdateName>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub thresholds: ::std::option::Option<::std::vec::Vec<i32>>,
+    }
+    impl BudgetUpdate {
+        pub fn builder() -> builder::BudgetUpdate {
+            Default::default()
+        }
+    }
+    #[doc = "`BudgetUpdateAmount`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetUpdateAmount(::std::string::String);
+    impl ::std::ops::Deref for BudgetUpdateAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetUpdateAmount> for ::std::string::String {
+        fn from(value: BudgetUpdateAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetUpdateAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9]{1,12}(\\.[0-9]{1,2})?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9]{1,12}(\\.[0-9]{1,2})?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetUpdateAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetUpdateAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetUpdateAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`BudgetUpdateName`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetUpdateName(::std::string::String);
+    impl ::std::ops::Deref for BudgetUpdateName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetUpdateName> for ::std::string::String {
+        fn from(value: BudgetUpdateName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetUpdateName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetUpdateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetUpdateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetUpdateName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`BudgetView`"]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct BudgetView {
+        #[doc = "The thresholds reached this month."]
+        pub alerts: ::std::vec::Vec<BudgetAlert>,
+        pub amount: BudgetViewAmount,
+        pub basis: BudgetBasis,
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "ISO 4217 code."]
+        pub currency: ::std::string::String,
+        #[doc = "`spend` extended linearly to the month's end."]
+        pub forecast: BudgetViewForecast,
+        pub id: BudgetId,
+        pub name: ::std::string::String,
+        #[doc = "This month's usage so far, before credits."]
+        pub spend: BudgetViewSpend,
+        pub thresholds: ::std::vec::Vec<i32>,
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    impl BudgetView {
+        pub fn builder() -> builder::BudgetView {
+            Default::default()
+        }
+    }
+    #[doc = "`BudgetViewAmount`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetViewAmount(::std::string::String);
+    impl ::std::ops::Deref for BudgetViewAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetViewAmount> for ::std::string::String {
+        fn from(value: BudgetViewAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetViewAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetViewAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetViewAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetViewAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`spend` extended linearly to the month's end."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetViewForecast(::std::string::String);
+    impl ::std::ops::Deref for BudgetViewForecast {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetViewForecast> for ::std::string::String {
+        fn from(value: BudgetViewForecast) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetViewForecast {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetViewForecast {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetViewForecast {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetViewForecast {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "This month's usage so far, before credits."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetViewSpend(::std::string::String);
+    impl ::std::ops::Deref for BudgetViewSpend {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetViewSpend> for ::std::string::String {
+        fn from(value: BudgetViewSpend) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BudgetViewSpend {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BudgetViewSpend {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BudgetViewSpend {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BudgetViewSpend {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -3303,12 +3919,12 @@ pub mod types {
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
                 ::regress::Regex::new(
-                    "^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice)\\.[a-z._*]*)$",
+                    "^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice|budget)\\.[a-z._*]*)$",
                 )
                 .unwrap()
             });
             if PATTERN.find(value).is_none() {
-                return Err ("doesn't match pattern \"^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice)\\.[a-z._*]*)$\"" . into ()) ;
+                return Err ("doesn't match pattern \"^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice|budget)\\.[a-z._*]*)$\"" . into ()) ;
             }
             Ok(Self(value.to_string()))
         }
@@ -5636,6 +6252,19 @@ pub mod types {
     }
     impl PageAuditEventView {
         pub fn builder() -> builder::PageAuditEventView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageBudgetView {
+        pub items: ::std::vec::Vec<BudgetView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageBudgetView {
+        pub fn builder() -> builder::PageBudgetView {
             Default::default()
         }
     }
@@ -9646,7 +10275,7 @@ pub mod types {
     pub struct WebhookEndpointCreate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<WebhookEndpointCreateDescription>,
-        #[doc = "Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`."]
+        #[doc = "Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`;\nbilling events (`invoice.*`, `budget.*`) only by name, with the `read_billing` permission."]
         pub event_types: ::std::vec::Vec<EventTypePattern>,
         #[doc = "`https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and\nlink-local addresses are refused."]
         pub url: WebhookEndpointCreateUrl,
@@ -10342,6 +10971,367 @@ pub mod types {
                     generated_at: Ok(value.generated_at),
                     month_to_date_balance: Ok(value.month_to_date_balance),
                     month_to_date_usage: Ok(value.month_to_date_usage),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct BudgetAlert {
+            fired_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            threshold: ::std::result::Result<i32, ::std::string::String>,
+            value: ::std::result::Result<super::BudgetAlertValue, ::std::string::String>,
+        }
+        impl ::std::default::Default for BudgetAlert {
+            fn default() -> Self {
+                Self {
+                    fired_at: Err("no value supplied for fired_at".to_string()),
+                    threshold: Err("no value supplied for threshold".to_string()),
+                    value: Err("no value supplied for value".to_string()),
+                }
+            }
+        }
+        impl BudgetAlert {
+            pub fn fired_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.fired_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for fired_at: {e}"));
+                self
+            }
+            pub fn threshold<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i32>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.threshold =
+                    value.try_into().map_err(|e| format!("error converting supplied value for threshold: {e}"));
+                self
+            }
+            pub fn value<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetAlertValue>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.value = value.try_into().map_err(|e| format!("error converting supplied value for value: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<BudgetAlert> for super::BudgetAlert {
+            type Error = super::error::ConversionError;
+            fn try_from(value: BudgetAlert) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { fired_at: value.fired_at?, threshold: value.threshold?, value: value.value? })
+            }
+        }
+        impl ::std::convert::From<super::BudgetAlert> for BudgetAlert {
+            fn from(value: super::BudgetAlert) -> Self {
+                Self { fired_at: Ok(value.fired_at), threshold: Ok(value.threshold), value: Ok(value.value) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct BudgetCreate {
+            amount: ::std::result::Result<super::BudgetCreateAmount, ::std::string::String>,
+            basis: ::std::result::Result<::std::option::Option<super::BudgetBasis>, ::std::string::String>,
+            name: ::std::result::Result<super::BudgetCreateName, ::std::string::String>,
+            thresholds: ::std::result::Result<::std::vec::Vec<i32>, ::std::string::String>,
+        }
+        impl ::std::default::Default for BudgetCreate {
+            fn default() -> Self {
+                Self {
+                    amount: Err("no value supplied for amount".to_string()),
+                    basis: Ok(Default::default()),
+                    name: Err("no value supplied for name".to_string()),
+                    thresholds: Ok(Default::default()),
+                }
+            }
+        }
+        impl BudgetCreate {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetCreateAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn basis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::BudgetBasis>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.basis = value.try_into().map_err(|e| format!("error converting supplied value for basis: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetCreateName>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+            pub fn thresholds<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i32>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.thresholds =
+                    value.try_into().map_err(|e| format!("error converting supplied value for thresholds: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<BudgetCreate> for super::BudgetCreate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: BudgetCreate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount: value.amount?,
+                    basis: value.basis?,
+                    name: value.name?,
+                    thresholds: value.thresholds?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::BudgetCreate> for BudgetCreate {
+            fn from(value: super::BudgetCreate) -> Self {
+                Self {
+                    amount: Ok(value.amount),
+                    basis: Ok(value.basis),
+                    name: Ok(value.name),
+                    thresholds: Ok(value.thresholds),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct BudgetUpdate {
+            amount: ::std::result::Result<::std::option::Option<super::BudgetUpdateAmount>, ::std::string::String>,
+            basis: ::std::result::Result<::std::option::Option<super::BudgetBasis>, ::std::string::String>,
+            name: ::std::result::Result<::std::option::Option<super::BudgetUpdateName>, ::std::string::String>,
+            thresholds: ::std::result::Result<::std::option::Option<::std::vec::Vec<i32>>, ::std::string::String>,
+        }
+        impl ::std::default::Default for BudgetUpdate {
+            fn default() -> Self {
+                Self {
+                    amount: Ok(Default::default()),
+                    basis: Ok(Default::default()),
+                    name: Ok(Default::default()),
+                    thresholds: Ok(Default::default()),
+                }
+            }
+        }
+        impl BudgetUpdate {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::BudgetUpdateAmount>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn basis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::BudgetBasis>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.basis = value.try_into().map_err(|e| format!("error converting supplied value for basis: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::BudgetUpdateName>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+            pub fn thresholds<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<i32>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.thresholds =
+                    value.try_into().map_err(|e| format!("error converting supplied value for thresholds: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<BudgetUpdate> for super::BudgetUpdate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: BudgetUpdate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount: value.amount?,
+                    basis: value.basis?,
+                    name: value.name?,
+                    thresholds: value.thresholds?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::BudgetUpdate> for BudgetUpdate {
+            fn from(value: super::BudgetUpdate) -> Self {
+                Self {
+                    amount: Ok(value.amount),
+                    basis: Ok(value.basis),
+                    name: Ok(value.name),
+                    thresholds: Ok(value.thresholds),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct BudgetView {
+            alerts: ::std::result::Result<::std::vec::Vec<super::BudgetAlert>, ::std::string::String>,
+            amount: ::std::result::Result<super::BudgetViewAmount, ::std::string::String>,
+            basis: ::std::result::Result<super::BudgetBasis, ::std::string::String>,
+            created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            currency: ::std::result::Result<::std::string::String, ::std::string::String>,
+            forecast: ::std::result::Result<super::BudgetViewForecast, ::std::string::String>,
+            id: ::std::result::Result<super::BudgetId, ::std::string::String>,
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            spend: ::std::result::Result<super::BudgetViewSpend, ::std::string::String>,
+            thresholds: ::std::result::Result<::std::vec::Vec<i32>, ::std::string::String>,
+            updated_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+        }
+        impl ::std::default::Default for BudgetView {
+            fn default() -> Self {
+                Self {
+                    alerts: Err("no value supplied for alerts".to_string()),
+                    amount: Err("no value supplied for amount".to_string()),
+                    basis: Err("no value supplied for basis".to_string()),
+                    created_at: Err("no value supplied for created_at".to_string()),
+                    currency: Err("no value supplied for currency".to_string()),
+                    forecast: Err("no value supplied for forecast".to_string()),
+                    id: Err("no value supplied for id".to_string()),
+                    name: Err("no value supplied for name".to_string()),
+                    spend: Err("no value supplied for spend".to_string()),
+                    thresholds: Err("no value supplied for thresholds".to_string()),
+                    updated_at: Err("no value supplied for updated_at".to_string()),
+                }
+            }
+        }
+        impl BudgetView {
+            pub fn alerts<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::BudgetAlert>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.alerts = value.try_into().map_err(|e| format!("error converting supplied value for alerts: {e}"));
+                self
+            }
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetViewAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn basis<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetBasis>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.basis = value.try_into().map_err(|e| format!("error converting supplied value for basis: {e}"));
+                self
+            }
+            pub fn created_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_at: {e}"));
+                self
+            }
+            pub fn currency<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency =
+                    value.try_into().map_err(|e| format!("error converting supplied value for currency: {e}"));
+                self
+            }
+            pub fn forecast<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetViewForecast>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.forecast =
+                    value.try_into().map_err(|e| format!("error converting supplied value for forecast: {e}"));
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetId>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+            pub fn spend<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::BudgetViewSpend>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.spend = value.try_into().map_err(|e| format!("error converting supplied value for spend: {e}"));
+                self
+            }
+            pub fn thresholds<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<i32>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.thresholds =
+                    value.try_into().map_err(|e| format!("error converting supplied value for thresholds: {e}"));
+                self
+            }
+            pub fn updated_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.updated_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for updated_at: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<BudgetView> for super::BudgetView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: BudgetView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    alerts: value.alerts?,
+                    amount: value.amount?,
+                    basis: value.basis?,
+                    created_at: value.created_at?,
+                    currency: value.currency?,
+                    forecast: value.forecast?,
+                    id: value.id?,
+                    name: value.name?,
+                    spend: value.spend?,
+                    thresholds: value.thresholds?,
+                    updated_at: value.updated_at?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::BudgetView> for BudgetView {
+            fn from(value: super::BudgetView) -> Self {
+                Self {
+                    alerts: Ok(value.alerts),
+                    amount: Ok(value.amount),
+                    basis: Ok(value.basis),
+                    created_at: Ok(value.created_at),
+                    currency: Ok(value.currency),
+                    forecast: Ok(value.forecast),
+                    id: Ok(value.id),
+                    name: Ok(value.name),
+                    spend: Ok(value.spend),
+                    thresholds: Ok(value.thresholds),
+                    updated_at: Ok(value.updated_at),
                 }
             }
         }
@@ -16844,6 +17834,46 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PageBudgetView {
+            items: ::std::result::Result<::std::vec::Vec<super::BudgetView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageBudgetView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageBudgetView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::BudgetView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageBudgetView> for super::PageBudgetView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageBudgetView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageBudgetView> for PageBudgetView {
+            fn from(value: super::PageBudgetView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PageClusterView {
             items: ::std::result::Result<::std::vec::Vec<super::ClusterView>, ::std::string::String>,
             next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -22691,6 +23721,26 @@ impl Client {
     pub fn billing_balance_view(&self) -> builder::BillingBalanceView<'_> {
         builder::BillingBalanceView::new(self)
     }
+    #[doc = "List the organization's budgets, with this month's spend, forecast and\nthe thresholds reached. Needs the `read_billing` permission\n\nSends a `GET` request to `/v1/orgs/{org}/billing/budgets`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.budget_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn budget_list(&self) -> builder::BudgetList<'_> {
+        builder::BudgetList::new(self)
+    }
+    #[doc = "Set a monthly budget: each threshold reached alerts once a month, by an\nevent webhook (`budget.threshold_reached`) and by mail to owners and\nbilling members. At most 20 an organization. Needs `manage_billing`\n\nSends a `POST` request to `/v1/orgs/{org}/billing/budgets`\n\nArguments:\n- `org`: Organization id\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.budget_create()\n    .org(org)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn budget_create(&self) -> builder::BudgetCreate<'_> {
+        builder::BudgetCreate::new(self)
+    }
+    #[doc = "View a budget\n\nSends a `GET` request to `/v1/orgs/{org}/billing/budgets/{budget}`\n\nArguments:\n- `org`: Organization id\n- `budget`: Budget id (`bud_…`)\n```ignore\nlet response = client.budget_view()\n    .org(org)\n    .budget(budget)\n    .send()\n    .await;\n```"]
+    pub fn budget_view(&self) -> builder::BudgetView<'_> {
+        builder::BudgetView::new(self)
+    }
+    #[doc = "Delete a budget and its alerts. Needs `manage_billing`\n\nSends a `DELETE` request to `/v1/orgs/{org}/billing/budgets/{budget}`\n\nArguments:\n- `org`: Organization id\n- `budget`: Budget id (`bud_…`)\n```ignore\nlet response = client.budget_delete()\n    .org(org)\n    .budget(budget)\n    .send()\n    .await;\n```"]
+    pub fn budget_delete(&self) -> builder::BudgetDelete<'_> {
+        builder::BudgetDelete::new(self)
+    }
+    #[doc = "Change a budget: only the fields given change. Needs `manage_billing`\n\nSends a `PATCH` request to `/v1/orgs/{org}/billing/budgets/{budget}`\n\nArguments:\n- `org`: Organization id\n- `budget`: Budget id (`bud_…`)\n- `body`\n```ignore\nlet response = client.budget_update()\n    .org(org)\n    .budget(budget)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn budget_update(&self) -> builder::BudgetUpdate<'_> {
+        builder::BudgetUpdate::new(self)
+    }
     #[doc = "List the organization's credits, newest first, with what is left of\neach. Needs the `read_billing` permission\n\nSends a `GET` request to `/v1/orgs/{org}/billing/credits`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.credit_grant_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn credit_grant_list(&self) -> builder::CreditGrantList<'_> {
         builder::CreditGrantList::new(self)
@@ -25360,6 +26410,470 @@ pub mod builder {
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo { operation_id: "billing_balance_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::budget_list`]\n\n[`Client::budget_list`]: super::Client::budget_list"]
+    #[derive(Debug, Clone)]
+    pub struct BudgetList<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> BudgetList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/budgets`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageBudgetView>, Error<types::Problem>> {
+            let Self { client, org, limit, page_token } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/budgets", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "budget_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/orgs/{org}/billing/budgets`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::BudgetView, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::budget_create`]\n\n[`Client::budget_create`]: super::Client::budget_create"]
+    #[derive(Debug, Clone)]
+    pub struct BudgetCreate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        idempotency_key: Result<Option<types::BudgetCreateIdempotencyKey>, String>,
+        body: Result<types::builder::BudgetCreate, String>,
+    }
+    impl<'a> BudgetCreate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                idempotency_key: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::BudgetCreateIdempotencyKey>,
+        {
+            self.idempotency_key = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `BudgetCreateIdempotencyKey` for idempotency_key failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::BudgetCreate>,
+            <V as std::convert::TryInto<types::BudgetCreate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `BudgetCreate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::BudgetCreate) -> types::builder::BudgetCreate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/orgs/{org}/billing/budgets`"]
+        pub async fn send(self) -> Result<ResponseValue<types::BudgetView>, Error<types::Problem>> {
+            let Self { client, org, idempotency_key, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::BudgetCreate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/budgets", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "budget_create" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                201u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::budget_view`]\n\n[`Client::budget_view`]: super::Client::budget_view"]
+    #[derive(Debug, Clone)]
+    pub struct BudgetView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        budget: Result<::std::string::String, String>,
+    }
+    impl<'a> BudgetView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                budget: Err("budget was not initialized".to_string()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn budget<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.budget = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for budget failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/budgets/{budget}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::BudgetView>, Error<types::Problem>> {
+            let Self { client, org, budget } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let budget = budget.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/billing/budgets/{}",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&budget.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "budget_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::budget_delete`]\n\n[`Client::budget_delete`]: super::Client::budget_delete"]
+    #[derive(Debug, Clone)]
+    pub struct BudgetDelete<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        budget: Result<::std::string::String, String>,
+    }
+    impl<'a> BudgetDelete<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                budget: Err("budget was not initialized".to_string()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn budget<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.budget = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for budget failed".to_string());
+            self
+        }
+        #[doc = "Sends a `DELETE` request to `/v1/orgs/{org}/billing/budgets/{budget}`"]
+        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::Problem>> {
+            let Self { client, org, budget } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let budget = budget.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/billing/budgets/{}",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&budget.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .delete(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "budget_delete" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                204u16 => Ok(ResponseValue::empty(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::budget_update`]\n\n[`Client::budget_update`]: super::Client::budget_update"]
+    #[derive(Debug, Clone)]
+    pub struct BudgetUpdate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        budget: Result<::std::string::String, String>,
+        body: Result<types::builder::BudgetUpdate, String>,
+    }
+    impl<'a> BudgetUpdate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                budget: Err("budget was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn budget<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.budget = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for budget failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::BudgetUpdate>,
+            <V as std::convert::TryInto<types::BudgetUpdate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `BudgetUpdate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::BudgetUpdate) -> types::builder::BudgetUpdate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `PATCH` request to `/v1/orgs/{org}/billing/budgets/{budget}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::BudgetView>, Error<types::Problem>> {
+            let Self { client, org, budget, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let budget = budget.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::BudgetUpdate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/billing/budgets/{}",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&budget.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .patch(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "budget_update" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;

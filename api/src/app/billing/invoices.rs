@@ -177,7 +177,7 @@ pub(super) async fn rated(conn: &mut PgConnection, row: &InvoiceRow) -> Result<I
 }
 
 /// A draft's usage lines, rated now, without credits.
-async fn rated_usage(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
+pub(super) async fn rated_usage(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
     let records = store::records_of(conn, row.id).await?;
     let lines = rate(&records, row.period_start)?;
     Ok(Invoice::new(prices().currency.clone(), row.period_start, row.period_end, lines))

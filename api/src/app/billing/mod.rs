@@ -2,6 +2,7 @@
 //! `moke-billing`'s; this domain feeds it the gateway's specs and usage,
 //! owns the billing tables, and answers in the public model.
 
+pub mod budgets;
 pub mod credits;
 mod invoices;
 pub(crate) mod metering;

@@ -377,3 +377,12 @@ impl App {
         Ok(())
     }
 }
+
+/// Where billing news of `org` goes: its owners' and billing members'
+/// verified addresses.
+pub(crate) async fn billing_contacts(
+    conn: &mut sqlx::PgConnection,
+    org: uuid::Uuid,
+) -> crate::app::Result<Vec<String>> {
+    super::store::memberships::verified_addresses_of(conn, org, &["owner", "billing"]).await
+}

@@ -7,6 +7,11 @@ from .audit_event_view_details import AuditEventViewDetails
 from .audit_principal import AuditPrincipal
 from .autoscaling import Autoscaling
 from .billing_balance_view import BillingBalanceView
+from .budget_alert import BudgetAlert
+from .budget_basis import BudgetBasis
+from .budget_create import BudgetCreate
+from .budget_update import BudgetUpdate
+from .budget_view import BudgetView
 from .cluster_access import ClusterAccess
 from .cluster_create import ClusterCreate
 from .cluster_estimate_request import ClusterEstimateRequest
@@ -97,6 +102,7 @@ from .operation_view import OperationView
 from .org_role import OrgRole
 from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
+from .page_budget_view import PageBudgetView
 from .page_cluster_view import PageClusterView
 from .page_credit_grant_view import PageCreditGrantView
 from .page_deploy_hook_view import PageDeployHookView
@@ -197,6 +203,11 @@ __all__ = (
     "AuditPrincipal",
     "Autoscaling",
     "BillingBalanceView",
+    "BudgetAlert",
+    "BudgetBasis",
+    "BudgetCreate",
+    "BudgetUpdate",
+    "BudgetView",
     "ClusterAccess",
     "ClusterCreate",
     "ClusterEstimateRequest",
@@ -287,6 +298,7 @@ __all__ = (
     "OrgRole",
     "OrgView",
     "PageAuditEventView",
+    "PageBudgetView",
     "PageClusterView",
     "PageCreditGrantView",
     "PageDeployHookView",

@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class Action(StrEnum):
     ADMINISTER_CLUSTERS = "administer_clusters"
+    MANAGE_BILLING = "manage_billing"
     MANAGE_CREDENTIALS = "manage_credentials"
     MANAGE_MEMBERS = "manage_members"
     MANAGE_PROJECT_MEMBERS = "manage_project_members"

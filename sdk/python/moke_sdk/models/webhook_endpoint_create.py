@@ -18,7 +18,8 @@ class WebhookEndpointCreate:
         url (str): `https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and
             link-local addresses are refused.
         event_types (list[str]): Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`,
-            `webhook_endpoint.*`, or `*`.
+            `webhook_endpoint.*`, or `*`;
+            billing events (`invoice.*`, `budget.*`) only by name, with the `read_billing` permission.
         description (str | Unset):
     """
 

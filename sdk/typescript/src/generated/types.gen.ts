@@ -7,7 +7,7 @@ export type ClientOptions = {
 /**
  * Something a principal may try to do.
  */
-export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing';
+export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing' | 'manage_billing';
 
 /**
  * The credential behind an audit event.
@@ -88,6 +88,90 @@ export type BillingBalanceView = {
      * When these figures were computed.
      */
     generated_at: string;
+};
+
+/**
+ * A threshold this month's usage reached.
+ */
+export type BudgetAlert = {
+    /**
+     * Percent of the amount.
+     */
+    threshold: number;
+    /**
+     * The spend or forecast that reached it.
+     */
+    value: string;
+    fired_at: string;
+};
+
+/**
+ * What a budget watches.
+ */
+export type BudgetBasis = 'spend' | 'forecast';
+
+/**
+ * A monthly budget: when the month's usage (before credits), or its
+ * forecast, reaches a threshold, a `budget.threshold_reached` event goes
+ * to the event webhooks subscribed to `budget.*` and a mail to the
+ * organization's owners and billing members, once per month and
+ * threshold. Budgets alert; they never stop anything.
+ */
+export type BudgetCreate = {
+    /**
+     * 1 to 100 characters, unique in the organization.
+     */
+    name: string;
+    /**
+     * A month's amount in the catalog's currency, more than 0.
+     */
+    amount: string;
+    /**
+     * Percents of the amount, 1 to 1000, each once: 1 to 10 of them.
+     */
+    thresholds?: Array<number>;
+    basis?: BudgetBasis;
+};
+
+/**
+ * budget id, `bud_` followed by 32 hex digits
+ */
+export type BudgetId = string;
+
+/**
+ * A change to a budget: only the fields given change.
+ */
+export type BudgetUpdate = {
+    name?: string | null;
+    amount?: string | null;
+    thresholds?: Array<number> | null;
+    basis?: null | BudgetBasis;
+};
+
+export type BudgetView = {
+    id: BudgetId;
+    name: string;
+    amount: string;
+    /**
+     * ISO 4217 code.
+     */
+    currency: string;
+    thresholds: Array<number>;
+    basis: BudgetBasis;
+    /**
+     * This month's usage so far, before credits.
+     */
+    spend: string;
+    /**
+     * `spend` extended linearly to the month's end.
+     */
+    forecast: string;
+    /**
+     * The thresholds reached this month.
+     */
+    alerts: Array<BudgetAlert>;
+    created_at: string;
+    updated_at: string;
 };
 
 /**
@@ -1369,6 +1453,17 @@ export type PageAuditEventView = {
 /**
  * One page of a list.
  */
+export type PageBudgetView = {
+    items: Array<BudgetView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
 export type PageClusterView = {
     items: Array<ClusterView>;
     /**
@@ -2522,7 +2617,8 @@ export type WebhookEndpointCreate = {
     url: string;
     description?: string;
     /**
-     * Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`.
+     * Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`;
+     * billing events (`invoice.*`, `budget.*`) only by name, with the `read_billing` permission.
      */
     event_types: Array<EventTypePattern>;
 };
@@ -4305,6 +4401,331 @@ export type BillingBalanceViewResponses = {
 };
 
 export type BillingBalanceViewResponse = BillingBalanceViewResponses[keyof BillingBalanceViewResponses];
+
+export type BudgetListData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/orgs/{org}/billing/budgets';
+};
+
+export type BudgetListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BudgetListError = BudgetListErrors[keyof BudgetListErrors];
+
+export type BudgetListResponses = {
+    200: PageBudgetView;
+};
+
+export type BudgetListResponse = BudgetListResponses[keyof BudgetListResponses];
+
+export type BudgetCreateData = {
+    body: BudgetCreate;
+    headers?: {
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/budgets';
+};
+
+export type BudgetCreateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BudgetCreateError = BudgetCreateErrors[keyof BudgetCreateErrors];
+
+export type BudgetCreateResponses = {
+    201: BudgetView;
+};
+
+export type BudgetCreateResponse = BudgetCreateResponses[keyof BudgetCreateResponses];
+
+export type BudgetDeleteData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Budget id (`bud_…`)
+         */
+        budget: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/budgets/{budget}';
+};
+
+export type BudgetDeleteErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BudgetDeleteError = BudgetDeleteErrors[keyof BudgetDeleteErrors];
+
+export type BudgetDeleteResponses = {
+    204: void;
+};
+
+export type BudgetDeleteResponse = BudgetDeleteResponses[keyof BudgetDeleteResponses];
+
+export type BudgetViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Budget id (`bud_…`)
+         */
+        budget: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/budgets/{budget}';
+};
+
+export type BudgetViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BudgetViewError = BudgetViewErrors[keyof BudgetViewErrors];
+
+export type BudgetViewResponses = {
+    200: BudgetView;
+};
+
+export type BudgetViewResponse = BudgetViewResponses[keyof BudgetViewResponses];
+
+export type BudgetUpdateData = {
+    body: BudgetUpdate;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Budget id (`bud_…`)
+         */
+        budget: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/budgets/{budget}';
+};
+
+export type BudgetUpdateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BudgetUpdateError = BudgetUpdateErrors[keyof BudgetUpdateErrors];
+
+export type BudgetUpdateResponses = {
+    200: BudgetView;
+};
+
+export type BudgetUpdateResponse = BudgetUpdateResponses[keyof BudgetUpdateResponses];
 
 export type CreditGrantListData = {
     body?: never;

@@ -538,3 +538,177 @@ pub(in crate::app) async fn org_exists(conn: &mut PgConnection, org: Uuid) -> Re
 pub(in crate::app) async fn now(conn: &mut PgConnection) -> Result<DateTime<Utc>> {
     Ok(sqlx::query_scalar!(r#"SELECT now() AS "now!""#).fetch_one(conn).await?)
 }
+
+/// A budget as stored.
+pub(in crate::app) struct BudgetRow {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub name: String,
+    pub amount: Decimal,
+    pub thresholds: Vec<i32>,
+    pub basis: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// `sqlx::query_as!` over `budgets` with `BudgetRow`'s columns and the rest
+/// of the statement given.
+macro_rules! select_budget {
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            BudgetRow,
+            "SELECT id, org_id, name, amount, thresholds, basis, created_at, updated_at FROM budgets " + $rest
+            $(, $arg)*
+        )
+    };
+}
+
+/// `org`'s budget `id`; another organization's is `None`.
+pub(in crate::app) async fn budget(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<BudgetRow>> {
+    Ok(select_budget!("WHERE org_id = $1 AND id = $2", org, id).fetch_optional(conn).await?)
+}
+
+/// [`budget`], locked until the transaction ends (a change merges into it).
+pub(in crate::app) async fn budget_locked(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<BudgetRow>> {
+    Ok(select_budget!("WHERE org_id = $1 AND id = $2 FOR UPDATE", org, id).fetch_optional(conn).await?)
+}
+
+/// A page of `org`'s budgets in id (creation) order.
+pub(in crate::app) async fn budgets(conn: &mut PgConnection, org: Uuid, page: &PageRequest) -> Result<Vec<BudgetRow>> {
+    Ok(select_budget!(
+        "WHERE org_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        org,
+        page.after,
+        page.fetch_limit()
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Every organization's budgets after `after`, in id order (the alert job's pages).
+pub(in crate::app) async fn all_budgets(
+    conn: &mut PgConnection,
+    after: Option<Uuid>,
+    limit: i64,
+) -> Result<Vec<BudgetRow>> {
+    Ok(select_budget!("WHERE ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2", after, limit).fetch_all(conn).await?)
+}
+
+/// How many budgets `org` has, with the organization's row locked until
+/// the transaction ends (so two creates cannot both pass the limit).
+pub(in crate::app) async fn count_budgets_locked(conn: &mut PgConnection, org: Uuid) -> Result<i64> {
+    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR UPDATE", org).fetch_optional(&mut *conn).await?;
+    Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM budgets WHERE org_id = $1"#, org).fetch_one(conn).await?)
+}
+
+/// A budget's fields, for insert and update.
+pub(in crate::app) struct BudgetFields<'a> {
+    pub name: &'a str,
+    pub amount: Decimal,
+    pub thresholds: &'a [i32],
+    pub basis: &'a str,
+}
+
+/// A new budget; `None` when `org` has one of that name.
+pub(in crate::app) async fn insert_budget(
+    conn: &mut PgConnection,
+    id: Uuid,
+    org: Uuid,
+    fields: BudgetFields<'_>,
+) -> Result<Option<BudgetRow>> {
+    Ok(sqlx::query_as!(
+        BudgetRow,
+        "INSERT INTO budgets (id, org_id, name, amount, thresholds, basis) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (org_id, name) DO NOTHING
+         RETURNING id, org_id, name, amount, thresholds, basis, created_at, updated_at",
+        id,
+        org,
+        fields.name,
+        fields.amount,
+        fields.thresholds,
+        fields.basis
+    )
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Replaces budget `id`'s fields (the caller merged the change into them).
+pub(in crate::app) async fn update_budget(
+    conn: &mut PgConnection,
+    org: Uuid,
+    id: Uuid,
+    fields: BudgetFields<'_>,
+) -> Result<Option<BudgetRow>> {
+    sqlx::query_as!(
+        BudgetRow,
+        "UPDATE budgets SET name = $3, amount = $4, thresholds = $5, basis = $6, version = version + 1,
+             updated_at = now()
+         WHERE org_id = $1 AND id = $2
+         RETURNING id, org_id, name, amount, thresholds, basis, created_at, updated_at",
+        org,
+        id,
+        fields.name,
+        fields.amount,
+        fields.thresholds,
+        fields.basis
+    )
+    .fetch_optional(conn)
+    .await
+    .map_err(crate::app::error::or_unique(|| {
+        crate::app::Error::conflict("name_taken", "another budget of the organization has that name")
+    }))
+}
+
+/// Removes budget `id` of `org` (its alerts go with it); false when there is none.
+pub(in crate::app) async fn delete_budget(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<bool> {
+    Ok(sqlx::query!("DELETE FROM budgets WHERE org_id = $1 AND id = $2", org, id).execute(conn).await?.rows_affected()
+        == 1)
+}
+
+/// An alert that fired.
+pub(in crate::app) struct AlertRow {
+    pub budget_id: Uuid,
+    pub threshold: i32,
+    pub value: Decimal,
+    pub fired_at: DateTime<Utc>,
+}
+
+/// The alerts of `budgets` in the month starting `period`.
+pub(in crate::app) async fn alerts(
+    conn: &mut PgConnection,
+    budgets: &[Uuid],
+    period: DateTime<Utc>,
+) -> Result<Vec<AlertRow>> {
+    Ok(sqlx::query_as!(
+        AlertRow,
+        "SELECT budget_id, threshold, value, fired_at FROM budget_alerts
+         WHERE budget_id = ANY($1) AND period_start = $2 ORDER BY threshold",
+        budgets,
+        period
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Records that `budget` reached `threshold` in the month `period`; false
+/// when it had already (each fires once per month and threshold).
+pub(in crate::app) async fn fire_alert(
+    conn: &mut PgConnection,
+    budget: Uuid,
+    period: DateTime<Utc>,
+    threshold: i32,
+    value: Decimal,
+) -> Result<bool> {
+    Ok(sqlx::query!(
+        "INSERT INTO budget_alerts (budget_id, period_start, threshold, value) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING",
+        budget,
+        period,
+        threshold,
+        value
+    )
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
+}

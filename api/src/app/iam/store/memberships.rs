@@ -333,3 +333,20 @@ pub(in crate::app) async fn project_roles_of(conn: &mut PgConnection, principal:
         .map(|r| (r.project_id, r.role))
         .collect())
 }
+
+/// The addresses of `org`'s members holding one of `roles`, verified ones only.
+pub(in crate::app) async fn verified_addresses_of(
+    conn: &mut PgConnection,
+    org: Uuid,
+    roles: &[&str],
+) -> Result<Vec<String>> {
+    let roles: Vec<String> = roles.iter().map(|r| r.to_string()).collect();
+    Ok(sqlx::query_scalar!(
+        "SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+         WHERE m.org_id = $1 AND m.role = ANY($2) AND u.email_verified_at IS NOT NULL ORDER BY u.email",
+        org,
+        &roles
+    )
+    .fetch_all(conn)
+    .await?)
+}

@@ -14,8 +14,8 @@ use crate::model::*;
 use crate::outbound::OutboundClient;
 
 /// Event type patterns an endpoint may subscribe to.
-const EVENT_FAMILIES: [&str; 6] =
-    ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint.", "invoice."];
+const EVENT_FAMILIES: [&str; 7] =
+    ["cluster.", "nodepool.", "deployment.", "operation.", "webhook_endpoint.", "invoice.", "budget."];
 
 /// Checks a target URL when it is saved: https (plain http only to a
 /// literal allow-listed address), and no literal private address or
@@ -117,13 +117,13 @@ impl App {
                 event_type_ok(pattern),
                 format!("event_types[{i}]"),
                 "invalid",
-                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.*, invoice.* (or a type within them), or *",
+                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.*, invoice.*, budget.* (or a type within them), or *",
             );
         }
         v.check(input.description.chars().count() <= 500, "description", "too_long", "at most 500 characters");
         v.finish()?;
         // Billing events carry amounts: only a creator who may read billing, for good, subscribes to them.
-        if input.event_types.iter().any(|pattern| pattern.starts_with("invoice.")) {
+        if input.event_types.iter().any(|pattern| pattern.starts_with("invoice.") || pattern.starts_with("budget.")) {
             self.org_authorized(ctx, OrgId::from_uuid(org), Action::ReadBilling).await?;
             crate::app::check_lasting(ctx, moke_iam::Target::org(org), &[Action::ReadBilling])?;
         }
@@ -329,7 +329,8 @@ mod tests {
         assert!(event_type_ok("deployment.rollout.*"));
         assert!(event_type_ok("*"));
         assert!(event_type_ok("invoice.*"));
-        assert!(!event_type_ok("budget.*"));
+        assert!(event_type_ok("budget.threshold_reached"));
+        assert!(!event_type_ok("payment.*"));
         assert!(!event_type_ok("cluster.%"));
     }
 
