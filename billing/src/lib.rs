@@ -1,6 +1,6 @@
 //! Moke's billing arithmetic: the price catalog, rating of metered usage
 //! into invoice lines, invoices with credits, price estimates, and the CSV
-//! rendering of an invoice.
+//! and PDF renderings of an invoice.
 //!
 //! A library only: no HTTP, no database and no knowledge of the gateway. The
 //! gateway's app layer owns the tables, the jobs and the surfaces, and calls
@@ -19,6 +19,7 @@ pub mod csv;
 pub mod estimate;
 pub mod invoice;
 pub mod money;
+pub mod pdf;
 pub mod rating;
 
 pub use catalog::{Catalog, CatalogError, Meter, PriceVersion, Sku, Tier};

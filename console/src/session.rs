@@ -637,7 +637,10 @@ impl RequestSession {
 /// link from elsewhere (directly, or as sign-in's `next`) must not take the
 /// person there without their click.
 pub(crate) fn acts_with_session(path: &str, query: &str) -> bool {
-    path.ends_with("/kubeconfig.yaml") || path == "/device" || (path.ends_with("/kubeconfig") && query.contains("show"))
+    path.ends_with("/kubeconfig.yaml")
+        || path == "/device"
+        || (path.ends_with("/kubeconfig") && query.contains("show"))
+        || (path.starts_with("/org/billing/invoices/") && (path.ends_with("/csv") || path.ends_with("/pdf")))
 }
 
 /// Lets only what a person's browser does reach the console: navigations

@@ -290,7 +290,7 @@ pub fn role_allows(role: OrgRole, action: Action) -> bool {
             matches!(role, Owner | Admin)
         }
         ReadAudit | ReadBilling => matches!(role, Owner | Admin | Billing),
-        ManageBilling => matches!(role, Owner | Billing),
+        ManageBilling => matches!(role, Owner | Admin | Billing),
         ManageSso => role == Owner,
     }
 }

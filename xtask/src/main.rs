@@ -19,7 +19,7 @@ mod oidc;
 mod postgres;
 mod schemathesis;
 mod sdks;
-mod smtp;
+mod test_python;
 mod vault;
 
 use std::env;
@@ -143,8 +143,8 @@ fn test(args: &[String]) -> Result<()> {
         .env("NATS_URL", nats.url())
         // The tests' gateways log in to this Vault, each under its own KV path.
         .env("OIDC_PROVIDER_DIR", oidc::ensure()?)
-        // The mail tests deliver to aiosmtpd on loopback.
-        .env("SMTP_TEST_PYTHON", smtp::ensure()?)
+        // The mail tests deliver to aiosmtpd on loopback; the billing tests read PDFs with pypdf.
+        .env("TEST_PYTHON", test_python::ensure()?)
         // The TypeScript and Python SDK scenarios run with these.
         .env("SDK_TEST_NODE_MODULES", &sdk_tools.node_modules)
         .env("SDK_TEST_PYTHON", &sdk_tools.python)

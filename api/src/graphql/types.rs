@@ -319,6 +319,14 @@ impl Query {
         app(ctx).invoice_view(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)
     }
 
+    /// An invoice as a PDF, base64-encoded.
+    #[graphql(complexity = 100)]
+    async fn invoice_pdf(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<String> {
+        use base64::Engine;
+        let (_, pdf) = app(ctx).invoice_pdf(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)?;
+        Ok(base64::engine::general_purpose::STANDARD.encode(pdf))
+    }
+
     /// An invoice's lines as CSV text.
     #[graphql(complexity = 100)]
     async fn invoice_csv(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<String> {

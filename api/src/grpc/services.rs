@@ -549,4 +549,11 @@ impl billing_service_server::BillingService for Api {
         let (file_name, csv) = self.app.invoice_csv(&ctx, id(&r.org)?, id(&r.invoice)?).await.map_err(status)?;
         Ok(Response::new(GetInvoiceCsvResponse { file_name, csv }))
     }
+
+    async fn get_invoice_pdf(&self, request: Request<GetInvoiceRequest>) -> Reply<GetInvoicePdfResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let (file_name, pdf) = self.app.invoice_pdf(&ctx, id(&r.org)?, id(&r.invoice)?).await.map_err(status)?;
+        Ok(Response::new(GetInvoicePdfResponse { file_name, pdf }))
+    }
 }

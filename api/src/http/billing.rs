@@ -26,6 +26,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(invoice_list))
         .routes(routes!(invoice_view))
         .routes(routes!(invoice_csv))
+        .routes(routes!(invoice_pdf))
 }
 
 /// Show this month's usage so far (UTC), the credits left, and what the
@@ -178,4 +179,27 @@ async fn budget_delete(
 ) -> ApiResult {
     app.budget_delete(&ctx, path_id(&org)?, path_id(&budget)?).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Download an invoice as a PDF (A4; the lines, then the totals).
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/invoices/{invoice}/pdf", operation_id = "invoice_pdf_view",
+    tag = "billing",
+    params(("org" = String, Path, description = "Organization id"),
+        ("invoice" = String, Path, description = "Invoice id (`bill_…`)")),
+    security(("bearer" = [])),
+    responses((status = 200, description = "The invoice as a PDF", content((String = "application/pdf"))), Problems))]
+async fn invoice_pdf(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, invoice)): Path<(String, String)>,
+) -> ApiResult {
+    let (name, pdf) = app.invoice_pdf(&ctx, path_id(&org)?, path_id(&invoice)?).await?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/pdf".to_string()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        pdf,
+    )
+        .into_response())
 }

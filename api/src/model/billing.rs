@@ -211,6 +211,30 @@ impl BudgetBasis {
     }
 }
 
+/// A budget's thresholds in the schema: 1 to 10 distinct percents, each
+/// from 1 to 1000.
+pub struct BudgetThresholds;
+
+impl utoipa::PartialSchema for BudgetThresholds {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        let percent = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int32)))
+            .minimum(Some(1))
+            .maximum(Some(1000));
+        ArrayBuilder::new()
+            .items(percent)
+            .min_items(Some(1))
+            .max_items(Some(10))
+            .unique_items(true)
+            .description(Some("Percents of the amount, 1 to 1000, each once."))
+            .into()
+    }
+}
+
+impl ToSchema for BudgetThresholds {}
+
 fn default_thresholds() -> Vec<i32> {
     vec![50, 90, 100]
 }
@@ -223,15 +247,15 @@ fn default_thresholds() -> Vec<i32> {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetCreate {
-    /// 1 to 100 characters, unique in the organization.
-    #[schema(min_length = 1, max_length = 100)]
+    /// 1 to 100 characters, no control characters, unique in the organization.
+    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f]+$")]
     pub name: String,
     /// A month's amount in the catalog's currency, more than 0.
     #[schema(pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$", example = "500.00")]
     pub amount: String,
     /// Percents of the amount, 1 to 1000, each once: 1 to 10 of them.
     #[serde(default = "default_thresholds")]
-    #[schema(min_items = 1, max_items = 10, value_type = Vec<i32>, example = json!([50, 90, 100]))]
+    #[schema(value_type = BudgetThresholds, example = json!([50, 90, 100]))]
     #[graphql(default_with = "default_thresholds()")]
     pub thresholds: Vec<i32>,
     #[serde(default)]
@@ -243,11 +267,11 @@ pub struct BudgetCreate {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetUpdate {
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\x00-\x1f\x7f]+$")]
     pub name: Option<String>,
     #[schema(pattern = r"^[0-9]{1,12}(\.[0-9]{1,2})?$", example = "750.00")]
     pub amount: Option<String>,
-    #[schema(min_items = 1, max_items = 10)]
+    #[schema(value_type = Option<BudgetThresholds>)]
     pub thresholds: Option<Vec<i32>>,
     pub basis: Option<BudgetBasis>,
 }

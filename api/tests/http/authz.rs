@@ -170,6 +170,7 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/billing/invoices", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}", ReadBilling),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/invoices/{invoice}/pdf", ReadBilling),
         row("GET /v1/orgs/{org}/tokens", ReadCredentials),
         row("POST /v1/orgs/{org}/tokens", ManageCredentials).body(json!({ "name": "m", "role": "viewer" })).confers(),
         row("GET /v1/orgs/{org}/tokens/{token}", ReadCredentials),

@@ -209,6 +209,19 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(t.count(&delivered(endpoints[0])).await, 0, "`*` does not take billing events");
     assert_eq!(t.count(&delivered(endpoints[1])).await, 1, "`invoice.*` does, its own organization's only");
 
+    // The finalized invoice as a PDF, read back by an independent PDF reader.
+    let pdf = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/invoices/{invoice}/pdf")));
+    let pdf = pdf.send().await.unwrap();
+    assert_eq!(pdf.headers()["content-type"], "application/pdf");
+    let number = view["number"].as_str().unwrap().to_string();
+    assert!(pdf.headers()["content-disposition"].to_str().unwrap().contains(&format!("{number}.pdf")));
+    let text = pdf_text(&pdf.bytes().await.unwrap()).await;
+    for expected in
+        [format!("Invoice {number}"), "workers".into(), "0.36 USD".into(), "-0.56 USD".into(), "Total".into()]
+    {
+        assert!(text.contains(&expected), "{expected:?} in the PDF's text: {text}");
+    }
+
     // Late usage of the finalized month lands on the next month's draft as an adjustment.
     let late = second + Duration::seconds(30);
     let next = t.report_usage(&cluster, Some(&pool), "n1", late, late + Duration::minutes(1)).await;
@@ -337,8 +350,11 @@ async fn budgets_alert_once_per_threshold(options: PgPoolOptions, connect: PgCon
 
     let budgets = owner.org_path("/billing/budgets");
     let body = json!({ "name": "monthly", "amount": "0.40", "thresholds": [100, 50] });
-    let refused = owner.with_token(&admin).post::<Value>(&budgets, body.clone()).await;
-    assert_eq!(refused.status, StatusCode::FORBIDDEN, "admins read billing but do not set budgets");
+    let (_, member) = t.member(&acme, "member@acme.test", "member").await;
+    let refused = owner.with_token(&member).post::<Value>(&budgets, body.clone()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "members neither read billing nor set budgets");
+    let listed = owner.with_token(&admin).get::<Value>(&budgets).await;
+    assert_eq!(listed.status, StatusCode::OK, "admins read them");
     let bad = owner
         .with_token(&billing)
         .post::<Value>(&budgets, json!({ "name": "x", "amount": "-1", "thresholds": [0, 0] }))
@@ -410,4 +426,15 @@ async fn budgets_alert_once_per_threshold(options: PgPoolOptions, connect: PgCon
     let deleted = owner.call::<Value>(reqwest::Method::DELETE, &format!("{budgets}/{id}"), None).await;
     assert_eq!(deleted.status, StatusCode::NO_CONTENT);
     assert_eq!(t.count("budget_alerts").await, 0, "its alerts went with it");
+}
+
+/// The text of a PDF as `pypdf` extracts it.
+async fn pdf_text(pdf: &[u8]) -> String {
+    let python = std::env::var("TEST_PYTHON").expect("TEST_PYTHON (cargo xtask test installs pypdf)");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), pdf).unwrap();
+    let script = "import sys, pypdf\nr = pypdf.PdfReader(sys.argv[1], strict=True)\nprint('\\n'.join(p.extract_text() for p in r.pages))";
+    let out = tokio::process::Command::new(python).args(["-c", script]).arg(file.path()).output().await.unwrap();
+    assert!(out.status.success(), "pypdf could not read the PDF: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
 }

@@ -1075,7 +1075,7 @@ pub struct SmtpServer {
 
 impl SmtpServer {
     pub async fn start() -> SmtpServer {
-        let python = std::env::var("SMTP_TEST_PYTHON").expect("SMTP_TEST_PYTHON (cargo xtask test installs aiosmtpd)");
+        let python = std::env::var("TEST_PYTHON").expect("TEST_PYTHON (cargo xtask test installs aiosmtpd)");
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let maildir = std::env::temp_dir().join(format!("moke-smtp-{}", unique()));
         let child = tokio::process::Command::new(python)

@@ -527,10 +527,13 @@ async fn the_organization_pages_work(options: PgPoolOptions, connect: PgConnectO
     assert!(lines.iter().any(|l| l.contains("Credit: Welcome credit") && l.contains("-0.10 USD")), "{lines:#?}");
     assert!(browser.text(".summary").await.contains("0.26 USD"), "the total after the credit");
     browser.check("invoice").await;
-    browser.click("a.button[download]").await;
+    browser.click("a.button.secondary[download]").await;
     let month = start.format("%Y-%m");
     let csv = std::fs::read_to_string(browser.downloaded(&format!("moke-invoice-{month}-draft.csv")).await).unwrap();
     assert!(csv.starts_with("kind,product,sku") && csv.contains("bm.medium.hour"), "{csv}");
+    browser.click("a.button[download]:not(.secondary)").await;
+    let pdf = std::fs::read(browser.downloaded(&format!("moke-invoice-{month}-draft.pdf")).await).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
 
     // A second organization (through an invitation accepted by API): the switcher moves the session.
     let session = t.login("ada@example.com", PASSWORD, None).await;

@@ -167,6 +167,7 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/billing/invoices"),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}"),
         row("GET /v1/orgs/{org}/billing/invoices/{invoice}/csv"),
+        row("GET /v1/orgs/{org}/billing/invoices/{invoice}/pdf"),
         row("GET /v1/orgs/{org}/webhooks/{endpoint}/deliveries"),
         row("POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries")
             .body(json!({ "event_id": "msg_01a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6" })),

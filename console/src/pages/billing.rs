@@ -1,5 +1,5 @@
 //! Billing: this month's usage and balance, the credits, and the invoices
-//! with their lines and CSV download. Reading billing needs the
+//! with their lines and PDF and CSV downloads. Reading billing needs the
 //! `read_billing` permission (owners, admins, the billing role); others
 //! get the API's refusal as a page.
 
@@ -176,7 +176,7 @@ pub fn Invoice() -> impl IntoView {
                 None => format!("Draft invoice, {}", month(invoice.period_start)),
             };
             let draft = invoice.status == types::InvoiceStatus::Draft;
-            let csv = format!("/org/billing/invoices/{}/csv", segment(&invoice.id));
+            let files = format!("/org/billing/invoices/{}", segment(&invoice.id));
             let lines = invoice
                 .lines
                 .iter()
@@ -222,7 +222,11 @@ pub fn Invoice() -> impl IntoView {
                         <div><dt>"Credits"</dt><dd>{money(&invoice.credits, &currency)}</dd></div>
                         <div><dt>"Total"</dt><dd>{money(&invoice.total, &currency)}</dd></div>
                     </dl>
-                    <a class="button" href=csv download="">"Download CSV"</a>
+                    <p class="actions">
+                        <a class="button" href=format!("{files}/pdf") download="">"Download PDF"</a>
+                        " "
+                        <a class="button secondary" href=format!("{files}/csv") download="">"Download CSV"</a>
+                    </p>
                 </section>
                 <section aria-labelledby="lines-title">
                     <h2 id="lines-title">"Lines"</h2>
@@ -242,35 +246,48 @@ pub fn Invoice() -> impl IntoView {
     }
 }
 
-/// `GET /org/billing/invoices/{invoice}/csv`: the invoice's lines as a CSV
-/// download, under the name the API gives it.
-pub(crate) async fn invoice_csv_download(
+/// `GET /org/billing/invoices/{invoice}/{csv|pdf}`: the invoice as a CSV or
+/// PDF download, under the name the API gives it.
+pub(crate) async fn invoice_download(
     axum::Extension(console): axum::Extension<Arc<Console>>,
-    Path(invoice): Path<String>,
+    Path((invoice, format)): Path<(String, String)>,
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
+    if format != "csv" && format != "pdf" {
+        return (http::StatusCode::NOT_FOUND, "Not found.").into_response();
+    }
     let (session, response) = RequestSession::outside_leptos(console, &parts);
     let fetched = async {
         let org = session.acting_organization()?;
         let api = session.api().await?;
-        let answer = api.invoice_csv_view().org(&org).invoice(&invoice).send().await?;
-        let disposition = answer
+        let answer = if format == "csv" {
+            api.invoice_csv_view().org(&org).invoice(&invoice).send().await?
+        } else {
+            api.invoice_pdf_view().org(&org).invoice(&invoice).send().await?
+        };
+        let name: String = answer
             .headers()
             .get(http::header::CONTENT_DISPOSITION)
             .and_then(|v| v.to_str().ok())
-            .unwrap_or("attachment; filename=\"invoice.csv\"")
-            .to_string();
-        Ok::<_, ConsoleError>((disposition, answer.into_inner()))
+            .and_then(|v| v.split("filename=\"").nth(1))
+            .map(|rest| {
+                rest.trim_end_matches('"').chars().filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c)).collect()
+            })
+            .unwrap_or_else(|| format!("invoice.{format}"));
+        Ok::<_, ConsoleError>((name, answer.into_inner()))
     };
     let answer = match fetched.await {
-        Ok((disposition, csv)) => (
+        Ok((name, body)) => (
             [
-                (http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-                (http::header::CONTENT_DISPOSITION, disposition),
+                (
+                    http::header::CONTENT_TYPE,
+                    if format == "csv" { "text/csv; charset=utf-8" } else { "application/pdf" }.to_string(),
+                ),
+                (http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
                 (http::header::CACHE_CONTROL, "no-store".to_string()),
             ],
-            axum::body::Body::from_stream(csv.into_inner()),
+            axum::body::Body::from_stream(body.into_inner()),
         )
             .into_response(),
         Err(error) if error.status == 401 => {

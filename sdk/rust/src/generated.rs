@@ -843,11 +843,11 @@ pub mod types {
         pub amount: BudgetCreateAmount,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub basis: ::std::option::Option<BudgetBasis>,
-        #[doc = "1 to 100 characters, unique in the organization."]
+        #[doc = "1 to 100 characters, no control characters, unique in the organization."]
         pub name: BudgetCreateName,
         #[doc = "Percents of the amount, 1 to 1000, each once: 1 to 10 of them."]
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub thresholds: ::std::vec::Vec<i32>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub thresholds: ::std::option::Option<BudgetThresholds>,
     }
     impl BudgetCreate {
         pub fn builder() -> builder::BudgetCreate {
@@ -953,7 +953,7 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
-    #[doc = "1 to 100 characters, unique in the organization."]
+    #[doc = "1 to 100 characters, no control characters, unique in the organization."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
     pub struct BudgetCreateName(::std::string::String);
@@ -976,6 +976,11 @@ pub mod types {
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[^\\x00-\\x1f\\x7f]+$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^\\x00-\\x1f\\x7f]+$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1050,6 +1055,26 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "Percents of the amount, 1 to 1000, each once."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BudgetThresholds(pub ::std::vec::Vec<::std::num::NonZeroU32>);
+    impl ::std::ops::Deref for BudgetThresholds {
+        type Target = ::std::vec::Vec<::std::num::NonZeroU32>;
+        fn deref(&self) -> &::std::vec::Vec<::std::num::NonZeroU32> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BudgetThresholds> for ::std::vec::Vec<::std::num::NonZeroU32> {
+        fn from(value: BudgetThresholds) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::vec::Vec<::std::num::NonZeroU32>> for BudgetThresholds {
+        fn from(value: ::std::vec::Vec<::std::num::NonZeroU32>) -> Self {
+            Self(value)
+        }
+    }
     #[doc = "A change to a budget: only the fields given change."]
     #[derive(
         :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
@@ -1063,7 +1088,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<BudgetUpdateName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub thresholds: ::std::option::Option<::std::vec::Vec<i32>>,
+        pub thresholds: ::std::option::Option<BudgetThresholds>,
     }
     impl BudgetUpdate {
         pub fn builder() -> builder::BudgetUpdate {
@@ -1141,6 +1166,11 @@ pub mod types {
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[^\\x00-\\x1f\\x7f]+$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^\\x00-\\x1f\\x7f]+$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -11033,7 +11063,7 @@ pub mod types {
             amount: ::std::result::Result<super::BudgetCreateAmount, ::std::string::String>,
             basis: ::std::result::Result<::std::option::Option<super::BudgetBasis>, ::std::string::String>,
             name: ::std::result::Result<super::BudgetCreateName, ::std::string::String>,
-            thresholds: ::std::result::Result<::std::vec::Vec<i32>, ::std::string::String>,
+            thresholds: ::std::result::Result<::std::option::Option<super::BudgetThresholds>, ::std::string::String>,
         }
         impl ::std::default::Default for BudgetCreate {
             fn default() -> Self {
@@ -11072,7 +11102,7 @@ pub mod types {
             }
             pub fn thresholds<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<i32>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::BudgetThresholds>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.thresholds =
@@ -11106,7 +11136,7 @@ pub mod types {
             amount: ::std::result::Result<::std::option::Option<super::BudgetUpdateAmount>, ::std::string::String>,
             basis: ::std::result::Result<::std::option::Option<super::BudgetBasis>, ::std::string::String>,
             name: ::std::result::Result<::std::option::Option<super::BudgetUpdateName>, ::std::string::String>,
-            thresholds: ::std::result::Result<::std::option::Option<::std::vec::Vec<i32>>, ::std::string::String>,
+            thresholds: ::std::result::Result<::std::option::Option<super::BudgetThresholds>, ::std::string::String>,
         }
         impl ::std::default::Default for BudgetUpdate {
             fn default() -> Self {
@@ -11145,7 +11175,7 @@ pub mod types {
             }
             pub fn thresholds<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<i32>>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::BudgetThresholds>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.thresholds =
@@ -23757,6 +23787,10 @@ impl Client {
     pub fn invoice_csv_view(&self) -> builder::InvoiceCsvView<'_> {
         builder::InvoiceCsvView::new(self)
     }
+    #[doc = "Download an invoice as a PDF (A4; the lines, then the totals)\n\nSends a `GET` request to `/v1/orgs/{org}/billing/invoices/{invoice}/pdf`\n\nArguments:\n- `org`: Organization id\n- `invoice`: Invoice id (`bill_…`)\n```ignore\nlet response = client.invoice_pdf_view()\n    .org(org)\n    .invoice(invoice)\n    .send()\n    .await;\n```"]
+    pub fn invoice_pdf_view(&self) -> builder::InvoicePdfView<'_> {
+        builder::InvoicePdfView::new(self)
+    }
     #[doc = "View what the organization demands of its members' credentials\n\nSends a `GET` request to `/v1/orgs/{org}/credential-policy`\n\nArguments:\n- `org`: Organization id\n```ignore\nlet response = client.credential_policy_view()\n    .org(org)\n    .send()\n    .await;\n```"]
     pub fn credential_policy_view(&self) -> builder::CredentialPolicyView<'_> {
         builder::CredentialPolicyView::new(self)
@@ -27253,6 +27287,76 @@ pub mod builder {
             #[allow(unused_mut)]
             let mut request = client.client.get(url).headers(header_map).build()?;
             let info = OperationInfo { operation_id: "invoice_csv_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::invoice_pdf_view`]\n\n[`Client::invoice_pdf_view`]: super::Client::invoice_pdf_view"]
+    #[derive(Debug, Clone)]
+    pub struct InvoicePdfView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        invoice: Result<::std::string::String, String>,
+    }
+    impl<'a> InvoicePdfView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                invoice: Err("invoice was not initialized".to_string()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn invoice<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.invoice = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for invoice failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/invoices/{invoice}/pdf`"]
+        pub async fn send(self) -> Result<ResponseValue<ByteStream>, Error<types::Problem>> {
+            let Self { client, org, invoice } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let invoice = invoice.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/billing/invoices/{}/pdf",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&invoice.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client.client.get(url).headers(header_map).build()?;
+            let info = OperationInfo { operation_id: "invoice_pdf_view" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;

@@ -26,6 +26,10 @@ use crate::model::{BudgetAlert, BudgetBasis, BudgetCreate, BudgetUpdate, BudgetV
 /// Budgets the alert job reads at a time.
 const ALERT_BATCH: i64 = 200;
 
+/// The most budget mails an organization gets a day (per recipient); more
+/// alerts still go out as events.
+const MAILS_PER_DAY: i64 = 20;
+
 /// This month's spend and its forecast for one organization.
 #[derive(Clone, Copy)]
 struct Month {
@@ -47,10 +51,14 @@ impl Month {
 fn checked(name: &str, amount: &str, thresholds: &[i32]) -> Result<Decimal> {
     let mut v = Validator::new();
     v.check((1..=100).contains(&name.chars().count()), "name", "invalid", "1 to 100 characters");
-    v.check(!name.chars().any(char::is_control), "name", "invalid", "no control characters");
-    let parsed = amount.parse::<Decimal>().ok().filter(|a| {
-        *a > Decimal::ZERO && a.scale() <= 2 && *a < Decimal::from(1_000_000_000_000i64) && !amount.starts_with('+')
-    });
+    v.check(!name.chars().any(|c| c < ' ' || c == '\u{7f}'), "name", "invalid", "no control characters");
+    // Exactly the schema's pattern, ^[0-9]{1,12}(\.[0-9]{1,2})?$, and more than 0.
+    let (whole, fraction) = amount.split_once('.').unwrap_or((amount, "0"));
+    let digits = |text: &str, most: usize| (1..=most).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit());
+    let parsed = (digits(whole, 12) && digits(fraction, 2))
+        .then(|| amount.parse::<Decimal>().ok())
+        .flatten()
+        .filter(|a| *a > Decimal::ZERO);
     v.check(parsed.is_some(), "amount", "invalid", "more than 0, at most 2 decimals, e.g. 500.00");
     v.check((1..=10).contains(&thresholds.len()), "thresholds", "invalid", "1 to 10 thresholds");
     v.check(
@@ -90,6 +98,8 @@ impl App {
 
     /// `budget_create`: at most `billing.max_budgets` an organization, names unique.
     pub async fn budget_create(&self, ctx: &RequestContext, org: OrgId, input: BudgetCreate) -> Result<BudgetView> {
+        // The answer shows the month's spend: reading billing comes with managing budgets.
+        self.org_authorized(ctx, org, Action::ReadBilling).await?;
         self.org_authorized(ctx, org, Action::ManageBilling).await?;
         let amount = checked(&input.name, &input.amount, &input.thresholds)?;
         let input = &input;
@@ -132,6 +142,7 @@ impl App {
         budget: BudgetId,
         input: BudgetUpdate,
     ) -> Result<BudgetView> {
+        self.org_authorized(ctx, org, Action::ReadBilling).await?;
         self.org_authorized(ctx, org, Action::ManageBilling).await?;
         let mut tx = self.db().begin().await?;
         let current = store::budget_locked(&mut tx, org.uuid(), budget.uuid())
@@ -192,21 +203,32 @@ impl App {
             let Some(last) = page.last() else { break };
             after = Some(last.id);
             for budget in page {
+                // One budget failing (an unratable month, a budget deleted meanwhile) holds up no other.
                 let month = match months.get(&budget.org_id) {
                     Some(month) => *month,
-                    None => {
-                        let month = this_month(&mut *self.db().acquire().await?, budget.org_id, now).await?;
-                        months.insert(budget.org_id, month);
-                        month
-                    }
+                    None => match this_month(&mut *self.db().acquire().await?, budget.org_id, now).await {
+                        Ok(month) => *months.entry(budget.org_id).or_insert(month),
+                        Err(error) => {
+                            tracing::error!(org = %OrgId::from_uuid(budget.org_id), %error, "budgets not checked");
+                            continue;
+                        }
+                    },
                 };
-                fired += self.fire_reached(&budget, month).await?;
+                match self.fire_reached(&budget, month).await {
+                    Ok(n) => fired += n,
+                    Err(error) => {
+                        tracing::error!(budget = %BudgetId::from_uuid(budget.id), %error, "budget alert not sent")
+                    }
+                }
             }
         }
         Ok(fired)
     }
 
-    /// Fires the thresholds of `budget` that `month` reached, once each.
+    /// Fires the thresholds of `budget` that `month` reached, once each, in
+    /// one transaction: an event and an audit record per threshold, and one
+    /// mail for them all (at most [`MAILS_PER_DAY`] budget mails an
+    /// organization a day; the events still go out).
     async fn fire_reached(&self, budget: &BudgetRow, month: Month) -> Result<usize> {
         let basis = BudgetBasis::parse(&budget.basis).unwrap_or_default();
         let value = month.value(basis);
@@ -220,13 +242,13 @@ impl App {
             return Ok(0);
         }
         let currency = &prices().currency;
-        let mut fired = 0;
+        let id = BudgetId::from_uuid(budget.id).to_string();
+        let mut tx = self.db().begin().await?;
+        let mut fired = Vec::new();
         for threshold in reached {
-            let mut tx = self.db().begin().await?;
             if !store::fire_alert(&mut tx, budget.id, month.start, threshold, value).await? {
                 continue;
             }
-            let id = BudgetId::from_uuid(budget.id).to_string();
             let details = serde_json::json!({
                 "id": id,
                 "name": budget.name,
@@ -251,9 +273,15 @@ impl App {
                 details,
             )
             .await?;
-            let subject = format!("Moke budget {:?}: {threshold}% reached", budget.name);
+            fired.push(threshold);
+        }
+        if let Some(highest) = fired.iter().max()
+            && store::budget_mails_today(&mut tx, budget.org_id).await? < MAILS_PER_DAY
+        {
+            // The name a billing member chose stays out of the subject.
+            let subject = format!("Moke: a budget of your organization reached {highest}%");
             let body = format!(
-                "This month's {} for your organization is {} {}: {threshold}% of the budget {:?} ({} {}).\n\n\
+                "This month's {} for your organization is {} {}: {highest}% of the budget {:?} ({} {}).\n\n\
                  Budgets only alert: nothing was stopped. See the organization's Billing page for the invoice so far.\n",
                 match basis {
                     BudgetBasis::Spend => "usage",
@@ -269,10 +297,9 @@ impl App {
                 let mail = Mail { kind: "budget", to: &to, subject: &subject, body: &body, org: Some(budget.org_id) };
                 mail::enqueue(&mut tx, self, mail).await?;
             }
-            tx.commit().await?;
-            fired += 1;
         }
-        Ok(fired)
+        tx.commit().await?;
+        Ok(fired.len())
     }
 }
 

@@ -58,7 +58,7 @@ impl App {
             .sum();
         let (usage, balance) = match store::of_month(&mut conn, org.uuid(), month_start(now)).await? {
             Some(row) => {
-                let invoice = super::invoices::rated(&mut conn, &row).await?;
+                let invoice = super::invoices::rated(&mut conn, &row, self.config().billing.grace_hours).await?;
                 (invoice.subtotal(), invoice.total())
             }
             None => (Decimal::ZERO, Decimal::ZERO),
@@ -115,10 +115,8 @@ impl App {
             action: "credit.grant",
             resource_type: "credit_grant",
             resource_id: Some(granted.id.to_string()),
-            details: serde_json::json!({
-                "kind": granted.kind, "amount": granted.amount, "granted_by": input.granted_by,
-                "expires_at": granted.expires_at,
-            }),
+            // Amounts and the operator's name stay out of the customer-readable log.
+            details: serde_json::json!({ "kind": granted.kind, "expires_at": granted.expires_at }),
         };
         audit::record(&mut tx, &RequestContext::system(org.uuid()), record).await?;
         tx.commit().await?;

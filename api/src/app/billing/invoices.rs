@@ -40,7 +40,7 @@ impl App {
             // A finalized invoice's totals are stored; only drafts (at most
             // two open months an organization) are rated.
             let invoice = match row.status.as_str() {
-                "draft" => rated(&mut conn, &row).await?,
+                "draft" => rated(&mut conn, &row, self.config().billing.grace_hours).await?,
                 _ => Invoice::new(prices().currency.clone(), row.period_start, row.period_end, Vec::new()),
             };
             summaries.push(summary(&row, &invoice));
@@ -66,6 +66,24 @@ impl App {
         Ok((name, csv))
     }
 
+    /// `invoice_pdf_view`: the invoice as a PDF, and the file name to save it
+    /// under.
+    pub async fn invoice_pdf(&self, ctx: &RequestContext, org: OrgId, invoice: InvoiceId) -> Result<(String, Vec<u8>)> {
+        let (row, rated) = self.invoice_rated(ctx, org, invoice).await?;
+        let organization = store::org_name(&mut *self.db().acquire().await?, org.uuid()).await?;
+        let header = moke_billing::pdf::PdfHeader {
+            number: row.number.clone(),
+            status: row.status.clone(),
+            organization,
+            finalized_at: row.finalized_at,
+        };
+        let name = match &row.number {
+            Some(number) => format!("{number}.pdf"),
+            None => format!("moke-invoice-{}-draft.pdf", row.period_start.format("%Y-%m")),
+        };
+        Ok((name, moke_billing::pdf::invoice_pdf(&rated, &header)))
+    }
+
     async fn invoice_rated(
         &self,
         ctx: &RequestContext,
@@ -77,7 +95,7 @@ impl App {
         let row = store::find(&mut conn, org.uuid(), invoice.uuid())
             .await?
             .ok_or_else(|| Error::not_found("invoice", invoice.to_string()))?;
-        let rated = rated(&mut conn, &row).await?;
+        let rated = rated(&mut conn, &row, self.config().billing.grace_hours).await?;
         Ok((row, rated))
     }
 
@@ -164,7 +182,7 @@ async fn finalize(tx: &mut PgConnection, row: &InvoiceRow, now: DateTime<Utc>) -
 /// The invoice as it stands: a finalized or void one as it was issued, a
 /// draft rated now from its usage records, with the credits that would
 /// cover it now (a preview: only finalizing takes from them).
-pub(super) async fn rated(conn: &mut PgConnection, row: &InvoiceRow) -> Result<Invoice> {
+pub(super) async fn rated(conn: &mut PgConnection, row: &InvoiceRow, grace_hours: u32) -> Result<Invoice> {
     if let Some(lines) = &row.lines {
         let lines = serde_json::from_value(lines.clone())
             .map_err(|e| Error::Internal(anyhow::anyhow!("invoice {} lines do not read: {e}", row.id)))?;
@@ -172,7 +190,9 @@ pub(super) async fn rated(conn: &mut PgConnection, row: &InvoiceRow) -> Result<I
     }
     let mut invoice = rated_usage(conn, row).await?;
     let grants = store::grants(conn, row.org_id, false).await?;
-    invoice.apply_credits(&super::credits::usable(&grants), Utc::now());
+    // As the finalizer will: credits that expire before then are not shown.
+    let finalizing = row.period_end + chrono::Duration::hours(i64::from(grace_hours));
+    invoice.apply_credits(&super::credits::usable(&grants), Utc::now().max(finalizing));
     Ok(invoice)
 }
 

@@ -20,10 +20,9 @@ class BudgetCreate:
     threshold. Budgets alert; they never stop anything.
 
         Attributes:
-            name (str): 1 to 100 characters, unique in the organization.
+            name (str): 1 to 100 characters, no control characters, unique in the organization.
             amount (str): A month's amount in the catalog's currency, more than 0. Example: 500.00.
-            thresholds (list[int] | Unset): Percents of the amount, 1 to 1000, each once: 1 to 10 of them. Example: [50, 90,
-                100].
+            thresholds (list[int] | Unset): Percents of the amount, 1 to 1000, each once.
             basis (BudgetBasis | Unset): What a budget watches.
     """
 

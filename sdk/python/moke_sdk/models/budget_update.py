@@ -101,9 +101,9 @@ class BudgetUpdate:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                thresholds_type_0 = cast(list[int], data)
+                thresholds_type_1 = cast(list[int], data)
 
-                return thresholds_type_0
+                return thresholds_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
             return cast(list[int] | None | Unset, data)

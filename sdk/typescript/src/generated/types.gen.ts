@@ -119,7 +119,7 @@ export type BudgetBasis = 'spend' | 'forecast';
  */
 export type BudgetCreate = {
     /**
-     * 1 to 100 characters, unique in the organization.
+     * 1 to 100 characters, no control characters, unique in the organization.
      */
     name: string;
     /**
@@ -129,7 +129,7 @@ export type BudgetCreate = {
     /**
      * Percents of the amount, 1 to 1000, each once: 1 to 10 of them.
      */
-    thresholds?: Array<number>;
+    thresholds?: BudgetThresholds;
     basis?: BudgetBasis;
 };
 
@@ -139,12 +139,17 @@ export type BudgetCreate = {
 export type BudgetId = string;
 
 /**
+ * Percents of the amount, 1 to 1000, each once.
+ */
+export type BudgetThresholds = Array<number>;
+
+/**
  * A change to a budget: only the fields given change.
  */
 export type BudgetUpdate = {
     name?: string | null;
     amount?: string | null;
-    thresholds?: Array<number> | null;
+    thresholds?: null | BudgetThresholds;
     basis?: null | BudgetBasis;
 };
 
@@ -4991,6 +4996,72 @@ export type InvoiceCsvViewResponses = {
 };
 
 export type InvoiceCsvViewResponse = InvoiceCsvViewResponses[keyof InvoiceCsvViewResponses];
+
+export type InvoicePdfViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Invoice id (`bill_…`)
+         */
+        invoice: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/invoices/{invoice}/pdf';
+};
+
+export type InvoicePdfViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type InvoicePdfViewError = InvoicePdfViewErrors[keyof InvoicePdfViewErrors];
+
+export type InvoicePdfViewResponses = {
+    /**
+     * The invoice as a PDF
+     */
+    200: Blob | File;
+};
+
+export type InvoicePdfViewResponse = InvoicePdfViewResponses[keyof InvoicePdfViewResponses];
 
 export type CredentialPolicyViewData = {
     body?: never;

@@ -594,10 +594,10 @@ pub(in crate::app) async fn all_budgets(
     Ok(select_budget!("WHERE ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2", after, limit).fetch_all(conn).await?)
 }
 
-/// How many budgets `org` has, with the organization's row locked until
-/// the transaction ends (so two creates cannot both pass the limit).
+/// How many budgets `org` has, with the organization's quota lock held
+/// until the transaction ends (so two creates cannot both pass the limit).
 pub(in crate::app) async fn count_budgets_locked(conn: &mut PgConnection, org: Uuid) -> Result<i64> {
-    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR UPDATE", org).fetch_optional(&mut *conn).await?;
+    crate::app::kernel::quotas::lock_org(conn, org).await?;
     Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM budgets WHERE org_id = $1"#, org).fetch_one(conn).await?)
 }
 
@@ -711,4 +711,23 @@ pub(in crate::app) async fn fire_alert(
     .await?
     .rows_affected()
         == 1)
+}
+
+/// The name organization `org` goes by (its display name).
+pub(in crate::app) async fn org_name(conn: &mut PgConnection, org: Uuid) -> Result<String> {
+    Ok(sqlx::query_scalar!("SELECT display_name FROM organizations WHERE id = $1", org)
+        .fetch_optional(conn)
+        .await?
+        .unwrap_or_default())
+}
+
+/// How many budget mails went out for `org` in the last day.
+pub(in crate::app) async fn budget_mails_today(conn: &mut PgConnection, org: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM mail_outbox
+           WHERE org_id = $1 AND kind = 'budget' AND created_at > now() - interval '1 day'"#,
+        org
+    )
+    .fetch_one(conn)
+    .await?)
 }

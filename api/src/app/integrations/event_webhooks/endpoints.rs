@@ -246,16 +246,27 @@ impl App {
         let input = &input;
         self.idempotent(ctx, "webhook_redelivery_create", &(org, endpoint_id, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
-            let disabled = store::find(&mut tx, org, endpoint_id.uuid())
+            let found = store::find(&mut tx, org, endpoint_id.uuid())
                 .await?
-                .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?
-                .disabled_at;
-            if disabled.is_some() {
+                .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
+            if found.disabled_at.is_some() {
                 return Err(Error::conflict("disabled", "the endpoint is disabled"));
             }
             let event_type = store::event_type(&mut tx, org, event_id.uuid())
                 .await?
                 .ok_or_else(|| Error::invalid_field("event_id", "not_found", "no such event"))?;
+            // A billing event goes again only where it went: to an endpoint that
+            // names its family, at the word of someone who may read billing.
+            if let Some(family) = ["invoice.", "budget."].into_iter().find(|f| event_type.starts_with(f)) {
+                crate::app::check_lasting(ctx, moke_iam::Target::org(org), &[Action::ReadBilling])?;
+                if !found.event_types.iter().any(|pattern| pattern.starts_with(family)) {
+                    return Err(Error::invalid_field(
+                        "event_id",
+                        "not_subscribed",
+                        format!("the endpoint does not subscribe to {family}* events"),
+                    ));
+                }
+            }
             let id = WebhookDeliveryId::generate();
             let created_at = store::insert_delivery(&mut tx, id.uuid(), event_id.uuid(), endpoint_id.uuid()).await?;
             crate::app::kernel::audit::record(
