@@ -437,29 +437,27 @@ pub(in crate::app) struct GrantRow {
     pub expires_at: Option<DateTime<Utc>>,
 }
 
+/// `sqlx::query_as!` over `credit_grants` with `GrantRow`'s columns and the
+/// rest of the statement given.
+macro_rules! select_grant {
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            GrantRow,
+            "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
+             FROM credit_grants " + $rest
+            $(, $arg)*
+        )
+    };
+}
+
 /// Every credit grant of `org`, oldest first; locked for update when
 /// `lock` (finalizing takes from them).
 pub(in crate::app) async fn grants(conn: &mut PgConnection, org: Uuid, lock: bool) -> Result<Vec<GrantRow>> {
-    let rows = if lock {
-        sqlx::query_as!(
-            GrantRow,
-            "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
-             FROM credit_grants WHERE org_id = $1 ORDER BY id FOR UPDATE",
-            org
-        )
-        .fetch_all(conn)
-        .await?
+    Ok(if lock {
+        select_grant!("WHERE org_id = $1 ORDER BY id FOR UPDATE", org).fetch_all(conn).await?
     } else {
-        sqlx::query_as!(
-            GrantRow,
-            "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
-             FROM credit_grants WHERE org_id = $1 ORDER BY id",
-            org
-        )
-        .fetch_all(conn)
-        .await?
-    };
-    Ok(rows)
+        select_grant!("WHERE org_id = $1 ORDER BY id", org).fetch_all(conn).await?
+    })
 }
 
 /// A page of `org`'s credit grants, newest first.
@@ -468,10 +466,8 @@ pub(in crate::app) async fn grant_page(
     org: Uuid,
     page: &PageRequest,
 ) -> Result<Vec<GrantRow>> {
-    Ok(sqlx::query_as!(
-        GrantRow,
-        "SELECT id, kind, description, amount, remaining, priority, granted_at, expires_at
-         FROM credit_grants WHERE org_id = $1 AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
+    Ok(select_grant!(
+        "WHERE org_id = $1 AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
         org,
         page.after,
         page.fetch_limit()
