@@ -49,9 +49,12 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("webhooks") => {
             bench_in_process("webhook-bench", "moke_webhook_bench")
         }
+        Some("bench") if args.get(1).map(String::as_str) == Some("billing") => {
+            bench_in_process("billing-bench", "moke_billing_bench")
+        }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console>"
+                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing>"
             );
             return ExitCode::from(2);
         }
