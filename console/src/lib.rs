@@ -104,7 +104,10 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
         .route("/assets/favicon.svg", axum::routing::get(favicon))
         .route("/favicon.ico", axum::routing::get(favicon))
         .route("/signin/sso/callback", axum::routing::get(pages::sso_signin::sso_callback))
-        .route("/org/billing/invoices/{invoice}/{format}", axum::routing::get(pages::billing::invoice_download))
+        // Two fixed paths, not a `{format}` segment: `acts_with_session` sees
+        // the path as sent, and an encoded `%70df` must not be a download.
+        .route("/org/billing/invoices/{invoice}/csv", axum::routing::get(pages::billing::invoice_csv_download))
+        .route("/org/billing/invoices/{invoice}/pdf", axum::routing::get(pages::billing::invoice_pdf_download))
         .route(
             "/projects/{project}/clusters/{cluster}/kubeconfig.yaml",
             axum::routing::get(pages::clusters::kubeconfig_download),

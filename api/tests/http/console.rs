@@ -484,33 +484,7 @@ async fn the_organization_pages_work(options: PgPoolOptions, connect: PgConnectO
     browser.goto(&format!("{}/org/billing", t.base)).await;
     assert!(browser.body_text().await.contains("No invoices yet"), "{}", browser.body_text().await);
     browser.check("billing-empty").await;
-    let session = t.login("ada@example.com", PASSWORD, None).await;
-    let (token, org) = (session["access_token"].as_str().unwrap(), session["organization"].as_str().unwrap());
-    let (status, _) = t.post(&format!("/v1/orgs/{org}/projects"), token, serde_json::json!({ "name": "shop" })).await;
-    assert_eq!(status, StatusCode::CREATED);
-    let body =
-        serde_json::json!({ "name": "prod", "spec": { "region": "eu-central-1", "control_plane": { "replicas": 1 } } });
-    let (status, op) = t.post("/v1/projects/shop/clusters", token, body).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    let cluster = op["target"]["id"].as_str().unwrap().to_string();
-    let body = serde_json::json!({ "name": "workers", "spec": { "machine_type": "bm.medium", "count": 1 } });
-    let (status, op) = t.post("/v1/projects/shop/clusters/prod/node-pools", token, body).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
-    let pool = op["target"]["id"].as_str().unwrap().to_string();
-    // The cluster ran for a while already (usage from before it existed is refused).
-    sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
-    let end = chrono::Utc::now();
-    let start = end - chrono::Duration::minutes(30);
-    let invoice = t.report_usage(&cluster, Some(&pool), "workers-1", start, end).await;
-    let credit = moke_api::app::billing::credits::CreditGrantInput {
-        kind: moke_api::model::CreditKind::Promotional,
-        description: "Welcome credit".into(),
-        amount: "0.10".parse().unwrap(),
-        priority: 1,
-        expires_at: None,
-        granted_by: "ops".into(),
-    };
-    t.app.grant_credit(org.parse().unwrap(), credit).await.unwrap();
+    let (invoice, start) = billed_usage(&t, "ada@example.com").await;
     browser.goto(&format!("{}/org/billing", t.base)).await;
     let text = browser.body_text().await;
     // Half an hour of bm.medium at 0.7143 an hour: 0.36.
@@ -798,5 +772,62 @@ async fn single_sign_on_signs_in_through_the_console(options: PgPoolOptions, con
     // The same answer again (a replay) signs nobody in a second time.
     browser.goto(&format!("{}/signin/sso/callback?{query}", t.base)).await;
     assert_eq!(browser.path().await, "/signin/sso?outcome=expired");
+    browser.close().await;
+}
+
+/// For `email`'s organization: a cluster with a bm.medium node that ran
+/// for the last half hour, as the region reports it, and a 0.10 credit;
+/// the draft invoice's id and the usage's start.
+async fn billed_usage(t: &TestApp, email: &str) -> (String, chrono::DateTime<chrono::Utc>) {
+    let session = t.login(email, PASSWORD, None).await;
+    let (token, org) = (session["access_token"].as_str().unwrap(), session["organization"].as_str().unwrap());
+    let (status, _) = t.post(&format!("/v1/orgs/{org}/projects"), token, serde_json::json!({ "name": "shop" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let body =
+        serde_json::json!({ "name": "prod", "spec": { "region": "eu-central-1", "control_plane": { "replicas": 1 } } });
+    let (status, op) = t.post("/v1/projects/shop/clusters", token, body).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    let cluster = op["target"]["id"].as_str().unwrap().to_string();
+    let body = serde_json::json!({ "name": "workers", "spec": { "machine_type": "bm.medium", "count": 1 } });
+    let (status, op) = t.post("/v1/projects/shop/clusters/prod/node-pools", token, body).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{op}");
+    let pool = op["target"]["id"].as_str().unwrap().to_string();
+    // The cluster ran for a while already (usage from before it existed is refused).
+    sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
+    let end = chrono::Utc::now();
+    let start = end - chrono::Duration::minutes(30);
+    let invoice = t.report_usage(&cluster, Some(&pool), "workers-1", start, end).await;
+    let credit = moke_api::app::billing::credits::CreditGrantInput {
+        kind: moke_api::model::CreditKind::Promotional,
+        description: "Welcome credit".into(),
+        amount: "0.10".parse().unwrap(),
+        priority: 1,
+        expires_at: None,
+        granted_by: "ops".into(),
+    };
+    t.app.grant_credit(org.parse().unwrap(), credit).await.unwrap();
+    (invoice, start)
+}
+
+/// The billing pages without JavaScript: the same content, and the
+/// downloads are plain links.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_billing_pages_work_without_javascript(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let browser = Browser::start("billing-no-js", false).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    let (invoice, start) = billed_usage(&t, "ada@example.com").await;
+    browser.goto(&format!("{}/org/billing", t.base)).await;
+    let text = browser.body_text().await;
+    assert!(text.contains("0.36 USD") && text.contains("Welcome credit"), "{text}");
+    browser.check("billing").await;
+    browser.click(&format!("a[href='/org/billing/invoices/{invoice}']")).await;
+    assert!(browser.text(".summary").await.contains("0.26 USD"), "the total after the credit");
+    browser.check("invoice").await;
+    browser.click("a.button.secondary[download]").await;
+    let csv =
+        std::fs::read_to_string(browser.downloaded(&format!("moke-invoice-{}-draft.csv", start.format("%Y-%m"))).await)
+            .unwrap();
+    assert!(csv.contains("bm.medium.hour"), "{csv}");
     browser.close().await;
 }

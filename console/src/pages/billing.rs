@@ -246,17 +246,32 @@ pub fn Invoice() -> impl IntoView {
     }
 }
 
-/// `GET /org/billing/invoices/{invoice}/{csv|pdf}`: the invoice as a CSV or
+/// `GET /org/billing/invoices/{invoice}/csv` (and `…/pdf` below): the invoice as a CSV or
 /// PDF download, under the name the API gives it.
-pub(crate) async fn invoice_download(
+pub(crate) async fn invoice_csv_download(
+    console: axum::Extension<Arc<Console>>,
+    invoice: Path<String>,
+    request: axum::extract::Request,
+) -> Response {
+    invoice_download(console, invoice, "csv", request).await
+}
+
+/// `GET /org/billing/invoices/{invoice}/pdf`.
+pub(crate) async fn invoice_pdf_download(
+    console: axum::Extension<Arc<Console>>,
+    invoice: Path<String>,
+    request: axum::extract::Request,
+) -> Response {
+    invoice_download(console, invoice, "pdf", request).await
+}
+
+async fn invoice_download(
     axum::Extension(console): axum::Extension<Arc<Console>>,
-    Path((invoice, format)): Path<(String, String)>,
+    Path(invoice): Path<String>,
+    format: &'static str,
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    if format != "csv" && format != "pdf" {
-        return (http::StatusCode::NOT_FOUND, "Not found.").into_response();
-    }
     let (session, response) = RequestSession::outside_leptos(console, &parts);
     let fetched = async {
         let org = session.acting_organization()?;

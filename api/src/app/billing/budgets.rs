@@ -26,7 +26,8 @@ use crate::model::{BudgetAlert, BudgetBasis, BudgetCreate, BudgetUpdate, BudgetV
 /// Budgets the alert job reads at a time.
 const ALERT_BATCH: i64 = 200;
 
-/// The most budget mails an organization gets a day (per recipient); more
+/// Budget alerts are mailed only while the organization's budget mails of
+/// the last day (all recipients together) are fewer than this; later
 /// alerts still go out as events.
 const MAILS_PER_DAY: i64 = 20;
 
@@ -227,8 +228,8 @@ impl App {
 
     /// Fires the thresholds of `budget` that `month` reached, once each, in
     /// one transaction: an event and an audit record per threshold, and one
-    /// mail for them all (at most [`MAILS_PER_DAY`] budget mails an
-    /// organization a day; the events still go out).
+    /// mail for them all to each recipient (while under [`MAILS_PER_DAY`];
+    /// the events still go out).
     async fn fire_reached(&self, budget: &BudgetRow, month: Month) -> Result<usize> {
         let basis = BudgetBasis::parse(&budget.basis).unwrap_or_default();
         let value = month.value(basis);
