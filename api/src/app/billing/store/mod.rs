@@ -1,7 +1,8 @@
 //! The billing tables: `invoices` (a live draft per organization and month
 //! until it is finalized), `invoice_numbers` (the gap-free yearly
-//! sequence) and `usage_records` (usage per resource instance, meter and
-//! sampling period, each rated into one invoice).
+//! sequence), `usage_records` (usage per resource instance, meter and
+//! sampling period, each rated into one invoice) and `usage_daily` (the
+//! records summed per day, kept by a trigger; what drafts are rated from).
 
 use std::collections::HashMap;
 
@@ -322,37 +323,50 @@ pub(in crate::app) async fn pools(
 /// `records` without those overlapping usage already recorded for the
 /// same instance and meter (a region that reports a period twice, however
 /// it shifts it, is charged once). Records never overlap, so only the
-/// latest one starting before `period`'s end can.
+/// latest one starting before `period`'s end can. One query for them all.
 pub(in crate::app) async fn without_overlaps(
     conn: &mut PgConnection,
     records: Vec<NewRecord>,
     period: (DateTime<Utc>, DateTime<Utc>),
 ) -> Result<Vec<NewRecord>> {
+    let resources: Vec<Uuid> = records.iter().map(|r| r.resource_id).collect();
+    let instances: Vec<String> = records.iter().map(|r| r.instance.clone()).collect();
+    let meters: Vec<String> = records.iter().map(|r| r.meter.to_string()).collect();
+    let latest_ends = sqlx::query!(
+        r#"SELECT r.ordinality AS "index!",
+                  (SELECT u.period_end FROM usage_records u
+                   WHERE u.resource_id = r.resource_id AND u.instance = r.instance AND u.meter = r.meter
+                     AND u.period_start < $4
+                   ORDER BY u.period_start DESC LIMIT 1) AS latest_end
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS r(resource_id, instance, meter)"#,
+        &resources,
+        &instances,
+        &meters,
+        period.1
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    let overlapping: std::collections::HashSet<usize> = latest_ends
+        .into_iter()
+        .filter(|row| row.latest_end.is_some_and(|end| end > period.0))
+        .filter_map(|row| usize::try_from(row.index - 1).ok())
+        .collect();
     let mut kept = Vec::with_capacity(records.len());
-    for record in records {
-        let latest_end = sqlx::query_scalar!(
-            "SELECT period_end FROM usage_records
-             WHERE resource_id = $1 AND instance = $2 AND meter = $3 AND period_start < $4
-             ORDER BY period_start DESC LIMIT 1",
-            record.resource_id,
-            record.instance,
-            record.meter,
-            period.1
-        )
-        .fetch_optional(&mut *conn)
-        .await?;
-        if latest_end.is_none_or(|end| end <= period.0) {
-            kept.push(record);
-        } else {
+    for (index, record) in records.into_iter().enumerate() {
+        if overlapping.contains(&index) {
             tracing::warn!(resource = %record.resource_id, instance = %record.instance, "usage overlapping usage recorded before; dropped");
+        } else {
+            kept.push(record);
         }
     }
     Ok(kept)
 }
 
-/// Writes `records` of one sample into `invoice`; a record already written
-/// (the same resource instance, meter and period) is left as it is, so a
-/// sample sent twice counts once. Returns how many were new.
+/// Writes `records` of one sample into `invoice`, in one statement; a
+/// record already written (the same resource instance, meter and period)
+/// is left as it is, so a sample sent twice counts once. The database adds
+/// the new ones to their days in `usage_daily` (a trigger). Returns how
+/// many were new.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::app) async fn insert_records(
     conn: &mut PgConnection,
@@ -364,35 +378,37 @@ pub(in crate::app) async fn insert_records(
     period: (DateTime<Utc>, DateTime<Utc>),
     records: &[NewRecord],
 ) -> Result<u64> {
-    let mut written = 0;
-    for record in records {
-        written += sqlx::query!(
-            "INSERT INTO usage_records (resource_id, instance, meter, period_start, period_end, org_id, project_id,
-                 project_name, cluster_id, region, resource_kind, resource_name, sku, seconds, sample_id, invoice_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-             ON CONFLICT (resource_id, instance, meter, period_start) DO NOTHING",
-            record.resource_id,
-            record.instance,
-            record.meter,
-            period.0,
-            period.1,
-            metered.org_id,
-            metered.project_id,
-            metered.project_name,
-            cluster,
-            region,
-            record.resource_kind,
-            record.resource_name,
-            record.sku,
-            record.seconds,
-            sample_id,
-            invoice
-        )
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-    }
-    Ok(written)
+    let column = |f: fn(&NewRecord) -> String| records.iter().map(f).collect::<Vec<String>>();
+    let resources: Vec<Uuid> = records.iter().map(|r| r.resource_id).collect();
+    let seconds: Vec<Decimal> = records.iter().map(|r| r.seconds).collect();
+    Ok(sqlx::query!(
+        "INSERT INTO usage_records (resource_id, instance, meter, period_start, period_end, org_id, project_id,
+             project_name, cluster_id, region, resource_kind, resource_name, sku, seconds, sample_id, invoice_id)
+         SELECT r.resource_id, r.instance, r.meter, $8, $9, $10, $11, $12, $13, $14, r.resource_kind,
+                r.resource_name, r.sku, r.seconds, $15, $16
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[])
+              AS r(resource_id, instance, meter, resource_kind, resource_name, sku, seconds)
+         ON CONFLICT (resource_id, instance, meter, period_start) DO NOTHING",
+        &resources,
+        &column(|r| r.instance.clone()),
+        &column(|r| r.meter.to_string()),
+        &column(|r| r.resource_kind.to_string()),
+        &column(|r| r.resource_name.clone()),
+        &column(|r| r.sku.clone()),
+        &seconds,
+        period.0,
+        period.1,
+        metered.org_id,
+        metered.project_id,
+        metered.project_name,
+        cluster,
+        region,
+        sample_id,
+        invoice
+    )
+    .execute(&mut *conn)
+    .await?
+    .rows_affected())
 }
 
 /// A usage record as rating reads it.
@@ -410,15 +426,14 @@ pub(in crate::app) struct RecordRow {
 
 /// The usage rated into `invoice`, summed per resource instance, SKU and
 /// day (UTC): price versions take effect at midnight, so a day has one
-/// price, and a month of minute samples reads as at most 31 rows an instance.
+/// price. Read from `usage_daily`, which the database keeps as records are
+/// written, so a month of minute samples is at most 31 rows an instance.
 pub(in crate::app) async fn records_of(conn: &mut PgConnection, invoice: Uuid) -> Result<Vec<RecordRow>> {
     Ok(sqlx::query_as!(
         RecordRow,
-        r#"SELECT resource_id, resource_kind, resource_name, project_name, instance, sku,
-                  sum(seconds) AS "seconds!", min(period_start) AS "period_start!", max(period_end) AS "period_end!"
-           FROM usage_records WHERE invoice_id = $1
-           GROUP BY resource_id, resource_kind, resource_name, project_name, instance, sku,
-                    date_trunc('day', period_start, 'UTC')"#,
+        "SELECT resource_id, resource_kind, resource_name, project_name, instance, sku, seconds, period_start,
+                period_end
+         FROM usage_daily WHERE invoice_id = $1",
         invoice
     )
     .fetch_all(conn)
