@@ -70,6 +70,38 @@ pub struct BillingConfig {
     pub finalize_every_seconds: u64,
     pub budget_every_seconds: u64,
     pub max_budgets: i64,
+    /// The plan of an organization that has not chosen one.
+    pub default_plan: String,
+    /// What customers can choose between; each sets quota limits.
+    pub plans: Vec<Plan>,
+}
+
+impl BillingConfig {
+    /// The plan `id`, or the default plan when there is no such plan (an
+    /// organization whose plan was taken out of the configuration).
+    pub fn plan(&self, id: Option<&str>) -> &Plan {
+        let wanted = id.unwrap_or(&self.default_plan);
+        let chosen = self.plans.iter().find(|p| p.id == wanted);
+        if chosen.is_none() && id.is_some() {
+            tracing::error!(plan = wanted, "an organization's plan is no longer configured; the default plan applies");
+        }
+        chosen
+            .or_else(|| self.plans.iter().find(|p| p.id == self.default_plan))
+            .expect("validated: the default plan exists")
+    }
+}
+
+/// A plan customers can choose: the quota limits it sets, over `[quotas]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// Stable, e.g. `business`.
+    pub id: String,
+    pub display_name: String,
+    pub description: String,
+    /// The limits this plan sets; the rest are `[quotas]`'s.
+    #[serde(default)]
+    pub quotas: QuotaLimits,
 }
 
 /// Where the gateway's keys and peppers live: Vault (OpenBao), via AppRole.
@@ -240,6 +272,66 @@ pub struct QuotaDefaults {
     pub max_invitations_per_hour: i64,
 }
 
+/// Writes [`QuotaLimits`] with one optional field per [`QuotaDefaults`] field.
+macro_rules! quota_limits {
+    ($($field:ident),* $(,)?) => {
+        /// Some quota limits, each replacing the same limit of a
+        /// [`QuotaDefaults`] (a plan's, or an organization's overrides).
+        #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+        #[serde(deny_unknown_fields)]
+        pub struct QuotaLimits {
+            $(pub $field: Option<i64>,)*
+        }
+
+        impl QuotaLimits {
+            /// `base` with these limits in place of its own, and the names of
+            /// the quotas replaced (`max_` taken off, as `quota_view` names them).
+            pub fn over(&self, base: &QuotaDefaults) -> (QuotaDefaults, Vec<&'static str>) {
+                let (mut limits, mut replaced) = (*base, Vec::new());
+                $(if let Some(limit) = self.$field {
+                    limits.$field = limit;
+                    replaced.push(stringify!($field).trim_start_matches("max_"));
+                })*
+                (limits, replaced)
+            }
+
+            /// Every limit set, by its configuration name, with its value.
+            pub fn set(&self) -> Vec<(&'static str, i64)> {
+                let mut set = Vec::new();
+                $(if let Some(limit) = self.$field { set.push((stringify!($field), limit)); })*
+                set
+            }
+
+            /// Sets (or with `None` clears) the limit named `name` (its
+            /// configuration name, `max_…`, or the quota's, without `max_`).
+            /// False when there is no such quota.
+            pub fn put(&mut self, name: &str, limit: Option<i64>) -> bool {
+                let name = name.strip_prefix("max_").unwrap_or(name);
+                $(if stringify!($field).trim_start_matches("max_") == name {
+                    self.$field = limit;
+                    return true;
+                })*
+                false
+            }
+        }
+    };
+}
+
+quota_limits!(
+    max_clusters,
+    max_node_pools_per_cluster,
+    max_nodes,
+    max_vcpus,
+    max_webhook_endpoints,
+    max_pending_invitations,
+    max_service_accounts,
+    max_api_tokens,
+    max_trust_policies,
+    max_deploy_hooks,
+    max_namespaces_per_cluster,
+    max_invitations_per_hour,
+);
+
 /// Delivery of customer event webhooks.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -383,6 +475,21 @@ impl Config {
         }
         if self.billing.budget_every_seconds == 0 {
             return Err(bad("billing.budget_every_seconds", "must be positive"));
+        }
+        let mut plan_ids = BTreeSet::new();
+        for (i, plan) in self.billing.plans.iter().enumerate() {
+            let valid_id = !plan.id.is_empty()
+                && plan.id.len() <= 32
+                && plan.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !valid_id || !plan_ids.insert(plan.id.as_str()) {
+                return Err(bad(&format!("billing.plans[{i}].id"), "1-32 lowercase letters, digits or '-', unique"));
+            }
+            if let Some((name, _)) = plan.quotas.set().into_iter().find(|(_, limit)| *limit < 0) {
+                return Err(bad(&format!("billing.plans[{i}].quotas.{name}"), "must not be negative"));
+            }
+        }
+        if !plan_ids.contains(self.billing.default_plan.as_str()) {
+            return Err(bad("billing.default_plan", "must be the id of one of billing.plans"));
         }
         if self.billing.grace_hours > 24 * 28 {
             return Err(bad("billing.grace_hours", "at most 672 (four weeks)"));

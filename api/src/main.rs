@@ -89,6 +89,49 @@ enum BillingCommand {
         #[arg(long)]
         granted_by: String,
     },
+    /// Void a finalized invoice and issue its replacement for the same month
+    /// at once: rated again from its usage, under a new number (the credits
+    /// it used go back first). Sends invoice.voided and invoice.finalized.
+    VoidInvoice {
+        /// The organization's id (`org_…`).
+        #[arg(long)]
+        org: String,
+        /// The invoice's id (`bill_…`).
+        #[arg(long)]
+        invoice: String,
+        /// Why, shown on the void invoice and in the audit log.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Override quota limits of one organization over its plan's (audited
+    /// with the reason, which the organization's audit log shows), or give
+    /// them back to the plan.
+    SetQuota {
+        /// The organization's id (`org_…`).
+        #[arg(long)]
+        org: String,
+        /// QUOTA=LIMIT, or QUOTA=plan to give the quota back to the plan;
+        /// quotas by the names `GET /v1/orgs/{org}/quotas` uses. Repeatable.
+        #[arg(long = "limit", required = true)]
+        limits: Vec<String>,
+        /// Why, e.g. "Raised for the launch, ticket 4711".
+        #[arg(long)]
+        reason: String,
+        /// Who sets it (kept with the override, not in the audit log).
+        #[arg(long)]
+        set_by: String,
+    },
+}
+
+/// An app-layer refusal of an operator command, with each bad field.
+fn operator_error(error: moke_api::app::Error) -> anyhow::Error {
+    match error {
+        moke_api::app::Error::Invalid(fields) => {
+            let fields: Vec<String> = fields.iter().map(|f| format!("{}: {}", f.field, f.message)).collect();
+            anyhow::anyhow!("refused: {}", fields.join("; "))
+        }
+        other => anyhow::anyhow!("{other}"),
+    }
 }
 
 fn main() -> ExitCode {
@@ -169,8 +212,33 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         let org = org.parse().map_err(|_| anyhow::anyhow!("--org must be an organization id (org_…)"))?;
         let app = App::new(pool, Arc::new(config), vault);
         let input = CreditGrantInput { kind, description, amount, priority, expires_at, granted_by };
-        let grant = app.grant_credit(org, input).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        let grant = app.grant_credit(org, input).await.map_err(operator_error)?;
         println!("{}", serde_json::to_string_pretty(&grant)?);
+        return Ok(());
+    }
+    if let Command::Billing(BillingCommand::VoidInvoice { org, invoice, reason }) = command {
+        let org = org.parse().map_err(|_| anyhow::anyhow!("--org must be an organization id (org_…)"))?;
+        let invoice = invoice.parse().map_err(|_| anyhow::anyhow!("--invoice must be an invoice id (bill_…)"))?;
+        let app = App::new(pool, Arc::new(config), vault);
+        let replacement = app.void_invoice(org, invoice, &reason).await.map_err(operator_error)?;
+        println!("{}", serde_json::to_string_pretty(&replacement)?);
+        return Ok(());
+    }
+    if let Command::Billing(BillingCommand::SetQuota { org, limits, reason, set_by }) = command {
+        let org = org.parse().map_err(|_| anyhow::anyhow!("--org must be an organization id (org_…)"))?;
+        let mut changes = Vec::new();
+        for limit in &limits {
+            let (quota, value) =
+                limit.split_once('=').ok_or_else(|| anyhow::anyhow!("--limit {limit}: expected QUOTA=LIMIT"))?;
+            let value = match value {
+                "plan" => None,
+                number => Some(number.parse::<i64>().map_err(|_| anyhow::anyhow!("--limit {limit}: not a number"))?),
+            };
+            changes.push((quota.to_string(), value));
+        }
+        let app = App::new(pool, Arc::new(config), vault);
+        let overrides = app.override_quotas(org, &changes, &reason, &set_by).await.map_err(operator_error)?;
+        println!("{}", serde_json::to_string_pretty(&overrides)?);
         return Ok(());
     }
     let listener = tokio::net::TcpListener::bind(&config.http.listen)

@@ -1,5 +1,5 @@
 //! An invoice as CSV: one row per line, amounts with exactly the currency's
-//! minor-unit digits, times in RFC 3339.
+//! minor-unit digits, times in RFC 3339; and a usage report as CSV.
 
 use crate::invoice::Invoice;
 
@@ -39,6 +39,46 @@ pub fn invoice_csv(invoice: &Invoice) -> Result<Vec<u8>, csv::Error> {
             &invoice.currency.code,
             &line.start.to_rfc3339(),
             &line.end.to_rfc3339(),
+        ])?;
+    }
+    out.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// The usage report's columns, in order.
+pub const USAGE_HEADER: [&str; 10] =
+    ["day", "project", "resource_id", "resource_name", "sku", "product", "hours", "unit_price", "amount", "currency"];
+
+/// One row of a usage report, as the gateway formatted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRow {
+    pub day: String,
+    pub project: String,
+    pub resource_id: String,
+    pub resource_name: String,
+    pub sku: String,
+    pub product: String,
+    pub hours: String,
+    pub unit_price: String,
+    pub amount: String,
+    pub currency: String,
+}
+
+/// A usage report as CSV, names kept as text like an invoice's.
+pub fn usage_csv(rows: &[UsageRow]) -> Result<Vec<u8>, csv::Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(USAGE_HEADER)?;
+    for row in rows {
+        out.write_record([
+            row.day.as_str(),
+            &inert(&row.project),
+            &row.resource_id,
+            &inert(&row.resource_name),
+            &row.sku,
+            &inert(&row.product),
+            &row.hours,
+            &row.unit_price,
+            &row.amount,
+            &row.currency,
         ])?;
     }
     out.into_inner().map_err(|e| e.into_error().into())

@@ -19,6 +19,8 @@ pub(crate) const NAME_PATTERN: &str = r"[a-z]([a-z0-9\-]{0,61}[a-z0-9])?";
 pub(crate) struct FormErrors {
     error: Option<ConsoleError>,
     first: Option<&'static str>,
+    /// Values to fill the form with when no error brought any back.
+    prefill: Vec<(String, String)>,
 }
 
 impl FormErrors {
@@ -26,7 +28,14 @@ impl FormErrors {
     /// form's field names top to bottom.
     pub(crate) fn new(error: Option<ConsoleError>, fields: &[&'static str]) -> FormErrors {
         let first = error.as_ref().and_then(|e| fields.iter().copied().find(|name| !e.field_messages(name).is_empty()));
-        FormErrors { error, first }
+        FormErrors { error, first, prefill: Vec::new() }
+    }
+
+    /// The form filled with `values` (input name, value) where an error
+    /// brought none back: the form as it was sent for a price estimate.
+    pub(crate) fn prefilled(mut self, values: Vec<(String, String)>) -> FormErrors {
+        self.prefill = values;
+        self
     }
 
     /// No error at all.
@@ -46,7 +55,10 @@ impl FormErrors {
 
     /// What the person had typed into the input `name` before the error.
     pub(crate) fn value(&self, name: &str) -> Option<String> {
-        self.error.as_ref().and_then(|e| e.value(name))
+        self.error
+            .as_ref()
+            .and_then(|e| e.value(name))
+            .or_else(|| self.prefill.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
     }
 
     /// The API's messages for the field `name`.

@@ -270,6 +270,12 @@ fn node_pool_shape(
 pub fn node_pool_create(catalog: &Catalog, region: &str, input: &NodePoolCreate) -> Result<NodePoolSpec, super::Error> {
     let mut v = Validator::new();
     name(&mut v, "name", &input.name);
+    v.check(
+        input.name != "estimate",
+        "name",
+        "reserved",
+        "\"estimate\" is reserved: POST …/clusters/{cluster}/node-pools/estimate prices a new pool",
+    );
     labels(&mut v, "labels", &input.labels);
     let spec = &input.spec;
     v.check(

@@ -103,6 +103,22 @@ impl OrgView {
         let result = app(ctx).budget_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
         Ok(connection(result, |b| b.id.uuid()))
     }
+    /// Usage per UTC day, project, resource and price at list price, on
+    /// days `[start, end)` (this month so far by default; at most 366
+    /// days). Needs the `read_billing` permission.
+    #[graphql(complexity = 100)]
+    async fn usage(
+        &self,
+        ctx: &Context<'_>,
+        start: Option<chrono::NaiveDate>,
+        end: Option<chrono::NaiveDate>,
+    ) -> Result<UsageReport> {
+        app(ctx).billing_usage_view(caller(ctx)?, self.id, start, end).await.map_err(error)
+    }
+    /// The organization's plan. Needs the `read_billing` permission.
+    async fn plan(&self, ctx: &Context<'_>) -> Result<OrgPlanView> {
+        app(ctx).billing_plan_view(caller(ctx)?, self.id).await.map_err(error)
+    }
     /// This month's usage so far, the credits left, and the balance after them.
     #[graphql(complexity = 100)]
     async fn billing_balance(&self, ctx: &Context<'_>) -> Result<BillingBalanceView> {
@@ -245,6 +261,26 @@ pub struct NodePoolPatch {
     taints: Option<Vec<Taint>>,
 }
 
+impl From<NodePoolPatch> for NodePoolUpdate {
+    fn from(patch: NodePoolPatch) -> Self {
+        let spec = NodePoolSpecPatch {
+            machine_type: patch.machine_type,
+            count: patch.count,
+            autoscaling: maybe(patch.autoscaling),
+            zones: patch.zones,
+            node_labels: patch.node_labels.map(|l| l.0),
+            taints: patch.taints,
+        };
+        let touches_spec = spec.machine_type.is_some()
+            || spec.count.is_some()
+            || spec.autoscaling.is_some()
+            || spec.zones.is_some()
+            || spec.node_labels.is_some()
+            || spec.taints.is_some();
+        NodePoolUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) }
+    }
+}
+
 fn maybe<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
     match value {
         MaybeUndefined::Undefined => None,
@@ -347,6 +383,50 @@ impl Query {
         app(ctx).cluster_estimate(caller(ctx)?, &ResourceRef::parse(&project), input).await.map_err(error)
     }
 
+    /// The plans on offer and the quota limits each sets.
+    async fn plans(&self, ctx: &Context<'_>) -> Vec<PlanView> {
+        app(ctx).plan_list()
+    }
+
+    /// What adding a node pool would do to the cluster's monthly price
+    /// (the pool checked as `createNodePool` checks it; writes nothing).
+    #[graphql(complexity = 100)]
+    async fn node_pool_estimate(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        input: NodePoolCreate,
+    ) -> Result<PriceChange> {
+        app(ctx)
+            .node_pool_estimate(caller(ctx)?, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input)
+            .await
+            .map_err(error)
+    }
+
+    /// What a change to a node pool (as `updateNodePool` takes it) would do
+    /// to the cluster's monthly price; writes nothing.
+    #[graphql(complexity = 100)]
+    async fn node_pool_update_estimate(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        patch: NodePoolPatch,
+    ) -> Result<PriceChange> {
+        app(ctx)
+            .node_pool_update_estimate(
+                caller(ctx)?,
+                &ResourceRef::parse(&project),
+                &ResourceRef::parse(&cluster),
+                &ResourceRef::parse(&node_pool),
+                patch.into(),
+            )
+            .await
+            .map_err(error)
+    }
+
     /// The operations on a cluster, its node pools and its deployments (also
     /// those since deleted), newest first.
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
@@ -399,6 +479,12 @@ impl Mutation {
             .await
             .map_err(error)?;
         Ok(view)
+    }
+
+    /// Move the organization to another plan (refused while it uses more
+    /// than a smaller plan allows).
+    async fn change_plan(&self, ctx: &Context<'_>, org: ID, input: PlanChange) -> Result<OrgPlanView> {
+        app(ctx).billing_plan_update(caller(ctx)?, id(&org)?, input).await.map_err(error)
     }
 
     /// Set a monthly budget with alert thresholds (percent).
@@ -521,21 +607,6 @@ impl Mutation {
         patch: NodePoolPatch,
         if_match: Option<String>,
     ) -> Result<OperationView> {
-        let spec = NodePoolSpecPatch {
-            machine_type: patch.machine_type,
-            count: patch.count,
-            autoscaling: maybe(patch.autoscaling),
-            zones: patch.zones,
-            node_labels: patch.node_labels.map(|l| l.0),
-            taints: patch.taints,
-        };
-        let touches_spec = spec.machine_type.is_some()
-            || spec.count.is_some()
-            || spec.autoscaling.is_some()
-            || spec.zones.is_some()
-            || spec.node_labels.is_some()
-            || spec.taints.is_some();
-        let update = NodePoolUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
         let op = app(ctx)
             .node_pool_update(
                 caller(ctx)?,
@@ -543,7 +614,7 @@ impl Mutation {
                 &ResourceRef::parse(&cluster),
                 &ResourceRef::parse(&node_pool),
                 if_match.as_deref(),
-                update,
+                patch.into(),
             )
             .await
             .map_err(error)?;

@@ -52,12 +52,27 @@ pub fn org(o: OrgView) -> pb::Org {
 }
 
 pub fn quotas(q: QuotasView) -> pb::Quotas {
-    let item = |i: QuotaItem| Some(pb::QuotaItem { limit: i.limit, usage: i.usage });
+    let item = |i: QuotaItem| {
+        let source = match i.source {
+            QuotaSource::Plan => "plan",
+            QuotaSource::Override => "override",
+        };
+        Some(pb::QuotaItem { limit: i.limit, usage: i.usage, source: source.into() })
+    };
     pb::Quotas {
         clusters: item(q.clusters),
         node_pools_per_cluster: item(q.node_pools_per_cluster),
         nodes: item(q.nodes),
         vcpus: item(q.vcpus),
+        plan: q.plan,
+        webhook_endpoints: item(q.webhook_endpoints),
+        pending_invitations: item(q.pending_invitations),
+        invitations_per_hour: item(q.invitations_per_hour),
+        service_accounts: item(q.service_accounts),
+        api_tokens: item(q.api_tokens),
+        trust_policies: item(q.trust_policies),
+        deploy_hooks: item(q.deploy_hooks),
+        namespaces_per_cluster: item(q.namespaces_per_cluster),
     }
 }
 
@@ -194,6 +209,77 @@ pub fn cluster_create_in(r: pb::CreateClusterRequest) -> ClusterCreate {
     }
 }
 
+/// A usage report.
+pub fn usage_report(report: UsageReport) -> pb::UsageReport {
+    pb::UsageReport {
+        currency: report.currency,
+        start: report.start.to_string(),
+        end: report.end.to_string(),
+        days: report.days.into_iter().map(|d| pb::UsageDay { day: d.day.to_string(), amount: d.amount }).collect(),
+        items: report
+            .items
+            .into_iter()
+            .map(|i| pb::UsageItem {
+                day: i.day.to_string(),
+                project: i.project,
+                resource_id: i.resource_id,
+                resource_name: i.resource_name,
+                sku: i.sku,
+                product: i.product,
+                hours: i.hours,
+                unit_price: i.unit_price,
+                amount: i.amount,
+            })
+            .collect(),
+        total: report.total,
+    }
+}
+
+/// A plan on offer.
+pub fn plan(plan: PlanView) -> pb::Plan {
+    pb::Plan {
+        id: plan.id,
+        display_name: plan.display_name,
+        description: plan.description,
+        limits: plan.limits.into_iter().collect(),
+    }
+}
+
+/// An organization's plan.
+pub fn org_plan(view: OrgPlanView) -> pb::OrgPlan {
+    pb::OrgPlan { plan: Some(plan(view.plan)), change_time: view.changed_at.map(time).unwrap_or_default() }
+}
+
+/// A price estimate as the API shows it.
+pub fn price_estimate(estimate: PriceEstimate) -> pb::PriceEstimate {
+    pb::PriceEstimate {
+        currency: estimate.currency,
+        price_version: estimate.price_version,
+        lines: estimate
+            .lines
+            .into_iter()
+            .map(|line| pb::PriceEstimateLine {
+                sku: line.sku,
+                product: line.product,
+                count: line.count,
+                hours: line.hours,
+                unit_price: line.unit_price,
+                amount: line.amount,
+            })
+            .collect(),
+        monthly_total: estimate.monthly_total,
+    }
+}
+
+/// What a change does to a cluster's monthly price.
+pub fn price_change(change: PriceChange) -> pb::PriceChange {
+    pb::PriceChange {
+        current: Some(price_estimate(change.current)),
+        proposed: Some(price_estimate(change.proposed)),
+        monthly_delta: change.monthly_delta,
+    }
+}
+
 /// A `CreateNodePoolRequest` as the model's create (its project and cluster aside).
 pub fn node_pool_create_in(r: pb::CreateNodePoolRequest) -> NodePoolCreate {
     let spec = r.spec.unwrap_or_default();
@@ -234,6 +320,9 @@ pub fn invoice(s: InvoiceSummary, lines: Vec<InvoiceLine>) -> pb::Invoice {
         total: s.total,
         finalize_time: opt_time(s.finalized_at),
         void_time: opt_time(s.voided_at),
+        void_reason: s.void_reason.unwrap_or_default(),
+        replaced_by: s.replaced_by.map(|id| id.to_string()).unwrap_or_default(),
+        replaces: s.replaces.map(|id| id.to_string()).unwrap_or_default(),
         lines: lines
             .into_iter()
             .map(|l| pb::InvoiceLine {

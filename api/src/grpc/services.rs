@@ -53,6 +53,36 @@ fn budget_basis(text: &str) -> Result<Option<model::BudgetBasis>, Status> {
         .ok_or_else(|| status(Error::invalid_field("basis", "invalid", "spend or forecast")))
 }
 
+/// An `UpdateNodePoolRequest`'s masked fields as the model's update.
+fn node_pool_update_in(r: &UpdateNodePoolRequest) -> Result<model::NodePoolUpdate, Status> {
+    let paths = mask_paths(
+        r.update_mask.clone(),
+        &[
+            "labels",
+            "spec.machine_type",
+            "spec.count",
+            "spec.autoscaling",
+            "spec.zones",
+            "spec.node_labels",
+            "spec.taints",
+        ],
+    )?;
+    let has = |path: &str| paths.iter().any(|p| p == path);
+    let spec = r.spec.clone().unwrap_or_default();
+    let patch = model::NodePoolSpecPatch {
+        machine_type: has("spec.machine_type").then_some(spec.machine_type),
+        count: has("spec.count").then_some(spec.count),
+        autoscaling: has("spec.autoscaling").then(|| spec.autoscaling.map(convert::autoscaling_in)),
+        zones: has("spec.zones").then_some(spec.zones),
+        node_labels: has("spec.node_labels").then(|| spec.node_labels.into_iter().collect()),
+        taints: has("spec.taints").then(|| spec.taints.into_iter().map(convert::taint_in).collect()),
+    };
+    Ok(model::NodePoolUpdate {
+        labels: has("labels").then(|| r.labels.clone().into_iter().collect()),
+        spec: paths.iter().any(|p| p.starts_with("spec.")).then_some(patch),
+    })
+}
+
 fn if_match(etag: &str) -> Option<&str> {
     (!etag.is_empty()).then_some(etag)
 }
@@ -184,23 +214,7 @@ impl cluster_service_server::ClusterService for Api {
             node_pools: r.node_pools.into_iter().map(convert::node_pool_create_in).collect(),
         };
         let estimate = self.app.cluster_estimate(&ctx, &ResourceRef::parse(&r.project), input).await.map_err(status)?;
-        Ok(Response::new(PriceEstimate {
-            currency: estimate.currency,
-            price_version: estimate.price_version,
-            lines: estimate
-                .lines
-                .into_iter()
-                .map(|line| PriceEstimateLine {
-                    sku: line.sku,
-                    product: line.product,
-                    count: line.count,
-                    hours: line.hours,
-                    unit_price: line.unit_price,
-                    amount: line.amount,
-                })
-                .collect(),
-            monthly_total: estimate.monthly_total,
-        }))
+        Ok(Response::new(convert::price_estimate(estimate)))
     }
 
     async fn update_cluster(&self, request: Request<UpdateClusterRequest>) -> Reply<Operation> {
@@ -317,32 +331,7 @@ impl node_pool_service_server::NodePoolService for Api {
     async fn update_node_pool(&self, request: Request<UpdateNodePoolRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.into_inner();
-        let paths = mask_paths(
-            r.update_mask,
-            &[
-                "labels",
-                "spec.machine_type",
-                "spec.count",
-                "spec.autoscaling",
-                "spec.zones",
-                "spec.node_labels",
-                "spec.taints",
-            ],
-        )?;
-        let has = |path: &str| paths.iter().any(|p| p == path);
-        let spec = r.spec.unwrap_or_default();
-        let patch = model::NodePoolSpecPatch {
-            machine_type: has("spec.machine_type").then_some(spec.machine_type),
-            count: has("spec.count").then_some(spec.count),
-            autoscaling: has("spec.autoscaling").then(|| spec.autoscaling.map(convert::autoscaling_in)),
-            zones: has("spec.zones").then_some(spec.zones),
-            node_labels: has("spec.node_labels").then(|| spec.node_labels.into_iter().collect()),
-            taints: has("spec.taints").then(|| spec.taints.into_iter().map(convert::taint_in).collect()),
-        };
-        let update = model::NodePoolUpdate {
-            labels: has("labels").then(|| r.labels.into_iter().collect()),
-            spec: paths.iter().any(|p| p.starts_with("spec.")).then_some(patch),
-        };
+        let update = node_pool_update_in(&r)?;
         let op = self
             .app
             .node_pool_update(
@@ -356,6 +345,29 @@ impl node_pool_service_server::NodePoolService for Api {
             .await
             .map_err(status)?;
         Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn estimate_node_pool(&self, request: Request<CreateNodePoolRequest>) -> Reply<PriceChange> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let change = self
+            .app
+            .node_pool_estimate(&ctx, &project, &cluster, convert::node_pool_create_in(r))
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::price_change(change)))
+    }
+
+    async fn estimate_node_pool_update(&self, request: Request<UpdateNodePoolRequest>) -> Reply<PriceChange> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let update = node_pool_update_in(&r)?;
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster), ResourceRef::parse(&r.node_pool));
+        let change =
+            self.app.node_pool_update_estimate(&ctx, &project, &cluster, &pool, update).await.map_err(status)?;
+        Ok(Response::new(convert::price_change(change)))
     }
 
     async fn delete_node_pool(&self, request: Request<DeleteNodePoolRequest>) -> Reply<Operation> {
@@ -507,6 +519,43 @@ impl billing_service_server::BillingService for Api {
         let r = request.get_ref();
         self.app.budget_delete(&ctx, id(&r.org)?, id(&r.budget)?).await.map_err(status)?;
         Ok(Response::new(DeleteBudgetResponse {}))
+    }
+
+    async fn get_usage(&self, request: Request<GetUsageRequest>) -> Reply<UsageReport> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let day = |field: &'static str, text: &str| -> Result<Option<chrono::NaiveDate>, Status> {
+            if text.is_empty() {
+                return Ok(None);
+            }
+            text.parse()
+                .map(Some)
+                .map_err(|_| status(crate::app::Error::invalid_field(field, "invalid", "a day as YYYY-MM-DD")))
+        };
+        let (start, end) = (day("start", &r.start)?, day("end", &r.end)?);
+        let report = self.app.billing_usage_view(&ctx, id(&r.org)?, start, end).await.map_err(status)?;
+        Ok(Response::new(convert::usage_report(report)))
+    }
+
+    async fn list_plans(&self, _request: Request<ListPlansRequest>) -> Reply<ListPlansResponse> {
+        Ok(Response::new(ListPlansResponse { plans: self.app.plan_list().into_iter().map(convert::plan).collect() }))
+    }
+
+    async fn get_plan(&self, request: Request<GetPlanRequest>) -> Reply<OrgPlan> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.billing_plan_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(convert::org_plan(view)))
+    }
+
+    async fn update_plan(&self, request: Request<UpdatePlanRequest>) -> Reply<OrgPlan> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let view = self
+            .app
+            .billing_plan_update(&ctx, id(&r.org)?, model::PlanChange { plan: r.plan })
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::org_plan(view)))
     }
 
     async fn get_balance(&self, request: Request<GetBalanceRequest>) -> Reply<BillingBalance> {

@@ -20,6 +20,9 @@ use crate::model::*;
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(billing_balance_view))
+        .routes(routes!(billing_plan_view, billing_plan_update))
+        .routes(routes!(billing_usage_view))
+        .routes(routes!(billing_usage_csv))
         .routes(routes!(credit_grant_list))
         .routes(routes!(budget_list, budget_create))
         .routes(routes!(budget_view, budget_update, budget_delete))
@@ -27,6 +30,77 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(invoice_view))
         .routes(routes!(invoice_csv))
         .routes(routes!(invoice_pdf))
+}
+
+/// Show the organization's plan and the quota limits it sets (`quota_view` shows the limits in force, with any
+/// override). Needs `read_billing`.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/plan", operation_id = "billing_plan_view", tag = "billing",
+    params(("org" = String, Path, description = "Organization id")), security(("bearer" = [])),
+    responses((status = 200, body = OrgPlanView), Problems))]
+async fn billing_plan_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.billing_plan_view(&ctx, path_id(&org)?).await?).into_response())
+}
+
+/// Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with 409
+/// `plan_limits_exceeded` while the organization uses more than it allows; the current plan again changes
+/// nothing. Needs `manage_billing` and `read_billing`.
+#[utoipa::path(put, path = "/v1/orgs/{org}/billing/plan", operation_id = "billing_plan_update", tag = "billing",
+    params(("org" = String, Path, description = "Organization id")),
+    request_body = PlanChange, security(("bearer" = [])),
+    responses((status = 200, body = OrgPlanView), Problems))]
+async fn billing_plan_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Json(input): Json<PlanChange>,
+) -> ApiResult {
+    Ok(axum::Json(app.billing_plan_update(&ctx, path_id(&org)?, input).await?).into_response())
+}
+
+/// The days of a usage report.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct UsageRange {
+    /// The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
+    start: Option<chrono::NaiveDate>,
+    /// The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.
+    end: Option<chrono::NaiveDate>,
+}
+
+/// Show what the organization used per UTC day, project, resource and price, at list price (the invoice applies
+/// each node's minimum and the monthly cap, so it can come to less). Needs `read_billing`.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/usage", operation_id = "billing_usage_view", tag = "billing",
+    params(("org" = String, Path, description = "Organization id"), UsageRange), security(("bearer" = [])),
+    responses((status = 200, body = UsageReport), Problems))]
+async fn billing_usage_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(range): Query<UsageRange>,
+) -> ApiResult {
+    Ok(axum::Json(app.billing_usage_view(&ctx, path_id(&org)?, range.start, range.end).await?).into_response())
+}
+
+/// Download the usage report as CSV (one row per day, project, resource and price). Needs `read_billing`.
+#[utoipa::path(get, path = "/v1/orgs/{org}/billing/usage/csv", operation_id = "billing_usage_csv_view",
+    tag = "billing",
+    params(("org" = String, Path, description = "Organization id"), UsageRange), security(("bearer" = [])),
+    responses((status = 200, description = "The usage report as CSV", content((String = "text/csv"))), Problems))]
+async fn billing_usage_csv(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    Query(range): Query<UsageRange>,
+) -> ApiResult {
+    let (name, csv) = app.billing_usage_csv(&ctx, path_id(&org)?, range.start, range.end).await?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        csv,
+    )
+        .into_response())
 }
 
 /// Show this month's usage so far (UTC), the credits left, and what the

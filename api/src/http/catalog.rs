@@ -1,4 +1,4 @@
-//! `/v1/regions`, `/v1/kubernetes-versions`, `/v1/machine-types`: what is on
+//! `/v1/regions`, `/v1/kubernetes-versions`, `/v1/machine-types`, `/v1/plans`: what is on
 //! offer. Public, since they describe the product rather than a tenant.
 
 use std::sync::Arc;
@@ -11,13 +11,21 @@ use utoipa_axum::routes;
 use super::ApiResult;
 use crate::app::App;
 use crate::config::{KubernetesVersionEntry, MachineTypeEntry};
-use crate::model::RegionView;
+use crate::model::{PlanView, RegionView};
 
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(region_list))
         .routes(routes!(kubernetes_version_list))
         .routes(routes!(machine_type_list))
+        .routes(routes!(plan_list))
+}
+
+/// List the plans on offer and the quota limits each sets.
+#[utoipa::path(get, path = "/v1/plans", operation_id = "plan_list", tag = "catalog",
+    responses((status = 200, body = Vec<PlanView>)))]
+async fn plan_list(State(app): State<Arc<App>>) -> Json<Vec<PlanView>> {
+    Json(app.plan_list())
 }
 
 /// List regions with their zones, agent health and queued work.

@@ -20,6 +20,8 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_view, cluster_update, cluster_delete))
         .routes(routes!(node_pool_list, node_pool_create))
         .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
+        .routes(routes!(node_pool_estimate))
+        .routes(routes!(node_pool_update_estimate))
         .routes(routes!(cluster_kubeconfig_view))
         .routes(routes!(cluster_credentials_create))
         .routes(routes!(cluster_credentials_revoke))
@@ -294,6 +296,44 @@ async fn node_pool_create(
 ) -> ApiResult {
     let op = app.node_pool_create(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input).await?;
     Ok(accepted(op))
+}
+
+/// What adding a node pool would do to the cluster's monthly price: the cluster as it is, with the pool, and
+/// the difference. The pool is checked as `node_pool_create` checks it. Writes nothing.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/estimate",
+    operation_id = "node_pool_estimate", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    request_body = NodePoolCreate, security(("bearer" = [])),
+    responses((status = 200, body = PriceChange), Problems))]
+async fn node_pool_estimate(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Json(input): Json<NodePoolCreate>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.node_pool_estimate(&ctx, &project, &cluster, input).await?).into_response())
+}
+
+/// What a change to a node pool (the body of `node_pool_update`) would do to the cluster's monthly price: the
+/// cluster as it is, as it would be, and the difference. Writes nothing.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate",
+    operation_id = "node_pool_update_estimate", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name")),
+    request_body = NodePoolUpdate, security(("bearer" = [])),
+    responses((status = 200, body = PriceChange), Problems))]
+async fn node_pool_update_estimate(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool)): Path<(String, String, String)>,
+    Json(input): Json<NodePoolUpdate>,
+) -> ApiResult {
+    let (project, cluster, pool) =
+        (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&pool));
+    Ok(axum::Json(app.node_pool_update_estimate(&ctx, &project, &cluster, &pool, input).await?).into_response())
 }
 
 /// View a node pool.

@@ -1,7 +1,9 @@
 //! Billing's public model: invoices and their lines. Amounts are exact
 //! decimals written as strings with the currency's minor-unit digits.
 
-use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -72,6 +74,12 @@ pub struct InvoiceSummary {
     pub total: String,
     pub finalized_at: Option<DateTime<Utc>>,
     pub voided_at: Option<DateTime<Utc>>,
+    /// A void invoice: why it was withdrawn.
+    pub void_reason: Option<String>,
+    /// The void invoice this one was issued in place of.
+    pub replaces: Option<InvoiceId>,
+    /// A void invoice: the one issued in its place.
+    pub replaced_by: Option<InvoiceId>,
 }
 
 /// An invoice with its lines: one per project, resource and price, each
@@ -309,4 +317,98 @@ pub struct BudgetView {
     pub alerts: Vec<BudgetAlert>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A plan on offer: the quota limits it sets (by the names `quota_view`
+/// uses), which an operator's override for one organization can replace.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(complex)]
+pub struct PlanView {
+    #[schema(example = "business")]
+    pub id: String,
+    pub display_name: String,
+    pub description: String,
+    /// Quota name (as in `quota_view`) to limit.
+    #[graphql(skip)]
+    pub limits: BTreeMap<String, i64>,
+}
+
+#[async_graphql::ComplexObject]
+impl PlanView {
+    /// The limits this plan sets, by quota name.
+    async fn quota_limits(&self) -> Vec<PlanLimit> {
+        self.limits.iter().map(|(quota, limit)| PlanLimit { quota: quota.clone(), limit: *limit }).collect()
+    }
+}
+
+/// One quota limit of a plan (GraphQL has no maps).
+#[derive(Debug, Clone, async_graphql::SimpleObject)]
+pub struct PlanLimit {
+    pub quota: String,
+    pub limit: i64,
+}
+
+/// An organization's plan.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct OrgPlanView {
+    pub plan: PlanView,
+    /// When the organization last changed plans; `null` while it is on the
+    /// plan every organization starts on.
+    pub changed_at: Option<DateTime<Utc>>,
+}
+
+/// A change of plan. A plan with lower limits is refused (409
+/// `plan_limits_exceeded`) while the organization uses more than it allows.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct PlanChange {
+    /// A plan's `id` from `GET /v1/plans`.
+    #[schema(pattern = r"^[a-z0-9-]{1,32}$", example = "business")]
+    pub plan: String,
+}
+
+/// What an organization used on UTC days `[start, end)`, at list price:
+/// each row is a day's hours of one resource at one price, rounded once.
+/// The per-node minimum and the monthly cap apply on invoices only, so an
+/// invoice can come to less.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct UsageReport {
+    /// ISO 4217 code.
+    pub currency: String,
+    pub start: NaiveDate,
+    /// The first day not included.
+    pub end: NaiveDate,
+    /// Each day with usage, and what it came to.
+    pub days: Vec<UsageDay>,
+    pub items: Vec<UsageItem>,
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "42.18")]
+    pub total: String,
+}
+
+/// A day's usage at list price.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct UsageDay {
+    pub day: NaiveDate,
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "1.41")]
+    pub amount: String,
+}
+
+/// One day of one resource at one price.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct UsageItem {
+    pub day: NaiveDate,
+    /// The project's name when the usage was recorded.
+    pub project: String,
+    /// The cluster (`cl_…`, its control plane) or node pool (`np_…`).
+    pub resource_id: String,
+    pub resource_name: String,
+    pub sku: String,
+    pub product: String,
+    /// Instance hours (nodes × hours), to 4 decimals.
+    #[schema(pattern = r"^[0-9]+(\.[0-9]+)?$", example = "48")]
+    pub hours: String,
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$", example = "0.1786")]
+    pub unit_price: String,
+    #[schema(pattern = r"^-?[0-9]+\.[0-9]{2}$", example = "8.57")]
+    pub amount: String,
 }

@@ -187,11 +187,24 @@ pub struct OrgView {
 pub struct QuotaItem {
     pub limit: i64,
     pub usage: i64,
+    pub source: QuotaSource,
+}
+
+/// Where a quota limit comes from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum QuotaSource {
+    /// The organization's plan (`quotas.plan`).
+    Plan,
+    /// Set for this organization by Moke's operators (see the audit log).
+    Override,
 }
 
 /// An organization's quotas.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct QuotasView {
+    /// The plan the limits come from, unless overridden (`GET /v1/plans`).
+    pub plan: String,
     pub clusters: QuotaItem,
     /// Usage is that of the cluster with the most node pools.
     pub node_pools_per_cluster: QuotaItem,
@@ -286,7 +299,7 @@ pub struct ProjectView {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterCreate {
-    /// DNS label, unique in the project.
+    /// DNS label, unique in the project; `estimate` is reserved (`POST …/clusters/estimate`).
     #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]
@@ -382,6 +395,19 @@ pub struct PriceEstimate {
     pub monthly_total: String,
 }
 
+/// What a change does to a cluster's monthly price: the cluster as it is
+/// (its node pools not being deleted), as it would be, and the difference.
+/// Both at the prices in effect now.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct PriceChange {
+    pub current: PriceEstimate,
+    pub proposed: PriceEstimate,
+    /// `proposed.monthly_total` minus `current.monthly_total`: negative
+    /// when the change costs less.
+    #[schema(pattern = r"^-?[0-9]+(\.[0-9]+)?$", example = "120.02")]
+    pub monthly_delta: String,
+}
+
 /// One priced part of an estimate.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct PriceEstimateLine {
@@ -447,7 +473,7 @@ pub struct ClusterView {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct NodePoolCreate {
-    /// DNS label, unique in the cluster.
+    /// DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`).
     #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]

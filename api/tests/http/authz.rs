@@ -16,13 +16,14 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::common::{Client, OidcProvider, Tenant, TestApp};
 
 /// Routes outside the matrix, and why.
-const OUTSIDE: [(&str, &str); 25] = [
+const OUTSIDE: [(&str, &str); 26] = [
     ("POST /v1/signup/confirm", "the mailed token is the credential"),
     ("POST /v1/auth/sso-link/confirm", "the mailed token is the credential"),
     ("POST /v1/hooks/{hook}", "the delivery's signature is the credential"),
     ("GET /v1/regions", "public catalog"),
     ("GET /v1/kubernetes-versions", "public catalog"),
     ("GET /v1/machine-types", "public catalog"),
+    ("GET /v1/plans", "public catalog"),
     ("GET /.well-known/jwks.json", "public keys"),
     ("POST /v1/signup", "no caller yet"),
     ("POST /v1/auth/login", "no caller yet"),
@@ -159,6 +160,10 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/audit-events", ReadAudit),
         row("GET /v1/orgs/{org}/audit-events/export", ReadAudit).query("?format=ndjson"),
         row("GET /v1/orgs/{org}/billing/balance", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/plan", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/usage", ReadBilling),
+        row("GET /v1/orgs/{org}/billing/usage/csv", ReadBilling),
+        row("PUT /v1/orgs/{org}/billing/plan", ManageBilling).body(json!({ "plan": "business" })),
         row("GET /v1/orgs/{org}/billing/credits", ReadBilling),
         row("GET /v1/orgs/{org}/billing/budgets", ReadBilling),
         row("POST /v1/orgs/{org}/billing/budgets", ManageBilling).body(json!({ "name": "{n}", "amount": "100.00" })),
@@ -209,6 +214,10 @@ fn rows() -> Vec<Row> {
         row("GET /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", Read),
         row("PATCH /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}", ManageResources)
             .body(json!({ "labels": { "a": "b" } })),
+        row("POST /v1/projects/{project}/clusters/{cluster}/node-pools/estimate", Read)
+            .body(json!({ "name": "{n}", "spec": { "machine_type": "bm.small", "count": 1 } })),
+        row("POST /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate", Read)
+            .body(json!({ "spec": { "count": 2 } })),
         row("GET /v1/projects/{project}/clusters/{cluster}/namespaces", Read),
         row("POST /v1/projects/{project}/clusters/{cluster}/namespaces", ManageResources)
             .body(json!({ "name": "{n}" })),

@@ -303,6 +303,43 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!(answer["data"]["org"]["invoices"]["edges"].as_array().unwrap().len(), 2);
     assert_eq!(answer["data"]["org"]["billingBalance"]["creditsRemaining"], "9.64");
     assert_eq!(answer["data"]["org"]["credits"]["edges"][1]["node"]["remaining"], "9.64");
+
+    // An operator voids the invoice: its credits go back, and a replacement for the same month is
+    // issued at once under the next number, from the same usage, with the same credits.
+    let void_id: moke_api::ids::InvoiceId = invoice.parse().unwrap();
+    let refused = t.app.void_invoice(org, void_id, "").await.unwrap_err();
+    assert!(matches!(refused, moke_api::app::Error::Invalid(_)), "a reason is needed");
+    let replacement = t.app.void_invoice(org, void_id, "Billed to the wrong company name").await.unwrap();
+    let replacement = serde_json::to_value(&replacement).unwrap();
+    assert_eq!(replacement["status"], "finalized");
+    // Numbered in the year it is issued (the first two were finalized on a clock set past the month).
+    let this_year = Utc::now().year();
+    let sequence = if this_year == year { 3 } else { 1 };
+    assert_eq!(replacement["number"], format!("MOKE-{this_year}-{sequence:06}"));
+    assert_eq!(replacement["replaces"], invoice.as_str());
+    assert_eq!(
+        (replacement["subtotal"].as_str(), replacement["credits"].as_str(), replacement["total"].as_str()),
+        (Some("0.56"), Some("-0.56"), Some("0.00")),
+        "{replacement}"
+    );
+    let voided: Value =
+        owner.get(&owner.org_path(&format!("/billing/invoices/{invoice}"))).await.expect(StatusCode::OK);
+    assert_eq!((voided["status"].as_str(), voided["number"].as_str()), (Some("void"), view["number"].as_str()));
+    assert_eq!(voided["replaced_by"], replacement["id"]);
+    assert_eq!(voided["void_reason"], "Billed to the wrong company name");
+    let credits: Value = owner.get(&owner.org_path("/billing/credits")).await.expect(StatusCode::OK);
+    let remaining: Vec<&str> =
+        credits["items"].as_array().unwrap().iter().map(|g| g["remaining"].as_str().unwrap()).collect();
+    assert_eq!(remaining, ["0.00", "9.64"], "given back, then taken again by the replacement");
+    let again = t.app.void_invoice(org, void_id, "Twice").await.unwrap_err();
+    assert!(matches!(again, moke_api::app::Error::Conflict { code: "not_finalized", .. }), "{again:?}");
+    let theirs_void = t.app.void_invoice(org, other_invoice.parse().unwrap(), "Not ours").await.unwrap_err();
+    assert!(matches!(theirs_void, moke_api::app::Error::NotFound { .. }), "{theirs_void:?}");
+    assert_eq!(t.count("events WHERE event_type = 'invoice.voided'").await, 1);
+    assert_eq!(t.count("audit_events WHERE action = 'invoice.void'").await, 1);
+    let list: Value = owner.get(&owner.org_path("/billing/invoices")).await.expect(StatusCode::OK);
+    let statuses: Vec<&str> = list["items"].as_array().unwrap().iter().map(|i| i["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["finalized", "draft", "void"], "{list}");
 }
 
 /// Who may read invoices: owners, admins and the billing role; not
@@ -437,4 +474,76 @@ async fn pdf_text(pdf: &[u8]) -> String {
     let out = tokio::process::Command::new(python).args(["-c", script]).arg(file.path()).output().await.unwrap();
     assert!(out.status.success(), "pypdf could not read the PDF: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Plans set quota limits; billing managers change plans themselves (a
+/// downgrade waits until the organization fits), and an operator's
+/// override of one limit shows as such, with its reason in the audit log.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn plans_set_quotas_and_overrides_say_why(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let org: moke_api::ids::OrgId = acme.org.parse().unwrap();
+
+    let plans: Vec<Value> = t.anonymous().get("/v1/plans").await.expect(StatusCode::OK);
+    let ids: Vec<&str> = plans.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["free", "standard", "business"]);
+    assert_eq!(plans[0]["limits"]["clusters"], 1, "{}", plans[0]);
+    assert_eq!(plans[1]["limits"]["clusters"], 10, "standard keeps [quotas]'s limits");
+    let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
+    assert_eq!(quotas["plan"], "standard");
+    assert_eq!(quotas["clusters"], json!({ "limit": 10, "usage": 0, "source": "plan" }));
+    let plan: Value = owner.get(&owner.org_path("/billing/plan")).await.expect(StatusCode::OK);
+    assert_eq!((plan["plan"]["id"].as_str(), plan["changed_at"].is_null()), (Some("standard"), true));
+
+    // Two clusters do not fit the free plan: the downgrade says what is over.
+    let project = owner.create_project("web").await.id.to_string();
+    owner.create_cluster(&project, "one", json!({ "region": "eu-central-1" })).await;
+    owner.create_cluster(&project, "two", json!({ "region": "eu-central-1" })).await;
+    let plan_path = owner.org_path("/billing/plan");
+    let refused = owner
+        .put::<Value>(&plan_path, json!({ "plan": "free" }))
+        .await
+        .refused_with(StatusCode::CONFLICT, "plan_limits_exceeded");
+    assert!(refused.detail.contains("clusters 2 (the plan allows 1)"), "{}", refused.detail);
+    let unknown = owner.put::<Value>(&plan_path, json!({ "plan": "platinum" })).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(unknown.fields(), ["plan"]);
+
+    // Up to business: more room at once; choosing it again changes nothing.
+    let business: Value = owner.put(&plan_path, json!({ "plan": "business" })).await.expect(StatusCode::OK);
+    assert_eq!(business["plan"]["id"], "business");
+    let again: Value = owner.put(&plan_path, json!({ "plan": "business" })).await.expect(StatusCode::OK);
+    assert_eq!(again["changed_at"], business["changed_at"]);
+    let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
+    assert_eq!((quotas["plan"].as_str(), quotas["clusters"]["limit"].as_i64()), (Some("business"), Some(50)));
+
+    // An operator holds clusters at 2: the limit says it is an override, and a third cluster is refused.
+    let changes = [("clusters".to_string(), Some(2)), ("max_nodes".to_string(), Some(40))];
+    t.app.override_quotas(org, &changes, "Held at two while the invoice is disputed", "ops@moke.test").await.unwrap();
+    let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
+    assert_eq!(quotas["clusters"], json!({ "limit": 2, "usage": 2, "source": "override" }));
+    assert_eq!(quotas["nodes"]["source"], "override");
+    assert_eq!(quotas["vcpus"]["source"], "plan");
+    owner
+        .post::<Value>(
+            &format!("/v1/projects/{project}/clusters"),
+            json!({ "name": "three", "spec": { "region": "eu-central-1" } }),
+        )
+        .await
+        .refused_with(StatusCode::CONFLICT, "quota_exceeded");
+    let bad = t.app.override_quotas(org, &[("galaxies".into(), Some(1))], "", "ops").await.unwrap_err();
+    assert!(matches!(&bad, moke_api::app::Error::Invalid(fields) if fields.len() == 2), "{bad:?}");
+    let events: Value = owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
+    let events = events["items"].as_array().unwrap();
+    let held = events.iter().find(|e| e["action"] == "quota.override").expect("the override is audited");
+    assert_eq!(held["details"]["reason"], "Held at two while the invoice is disputed");
+    assert!(!held.to_string().contains("ops@moke.test"), "the operator's name stays out: {held}");
+    let changed = events.iter().find(|e| e["action"] == "billing.plan.change").expect("the plan change is audited");
+    assert_eq!(changed["details"], json!({ "from": "standard", "to": "business" }));
+
+    // Given back to the plan.
+    t.app.override_quotas(org, &[("clusters".into(), None)], "Dispute settled", "ops@moke.test").await.unwrap();
+    let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
+    assert_eq!(quotas["clusters"], json!({ "limit": 50, "usage": 2, "source": "plan" }));
 }

@@ -109,6 +109,14 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     // A project, a cluster and a node pool, each waited for.
     let project = cli.json(&["project", "create", "--name", "shop"]).await;
     let project_id = project["id"].as_str().unwrap().to_string();
+    // What the cluster will cost, before it is made: priced, nothing created.
+    let args = ["cluster", "create", "--project", "shop", "--name", "prod", "--region", "eu-central-1"];
+    let priced = [&args[..], &["--control-plane-replicas", "3", "--node-pool", "bm.small=2", "--estimate"]].concat();
+    let table = cli.ok(&priced).await;
+    assert!(table.contains("Node bm.small") && table.contains("MONTHLY TOTAL  USD 307.24"), "{table}");
+    let (ok, _, err) = cli.run(&[&args[..], &["--node-pool", "bm.small", "--estimate"]].concat(), &[]).await;
+    assert!(!ok && err.contains("MACHINE_TYPE=COUNT"), "{err}");
+    assert_eq!(cli.json(&["cluster", "list", "--project", "shop"]).await, serde_json::json!([]));
     let cluster = cli
         .json(&["cluster", "create", "--project", "shop", "--name", "prod", "--region", "eu-central-1", "--wait"])
         .await;
@@ -131,6 +139,11 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
         ])
         .await;
     assert_eq!(pool["status"], "succeeded", "{pool}");
+    let scale = cli.path("scale.json");
+    std::fs::write(&scale, serde_json::json!({ "spec": { "count": 3 } }).to_string()).unwrap();
+    let args = ["node-pool", "update", "--project", "shop", "--cluster", "prod", "--node-pool", "workers"];
+    let change = cli.json(&[&args[..], &["--json-body", scale.to_str().unwrap(), "--estimate"]].concat()).await;
+    assert_eq!(change["monthly_delta"], "120.02", "one more bm.small node: {change}");
     let table = cli.ok(&["cluster", "list", "--project", "shop"]).await;
     assert!(table.starts_with("ID") && table.contains("prod"), "{table}");
 

@@ -82,15 +82,28 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     browser.click("a.button[href='/projects/shop/clusters/new']").await;
     browser.check("cluster-form").await;
     assert!(browser.exists("#field-kubernetes_version option[selected]").await, "the default version is preselected");
+    // The form shows its monthly price; after a change, the form comes back priced as it was filled in.
+    let total = ".estimate .estimate-total";
+    assert_eq!(browser.text(total).await, "USD 360.06", "3 bm.small nodes and a free control plane");
     browser.fill("#field-name", "prod").await;
     browser.click("#field-region option[value='eu-central-1']").await;
     browser.click("#field-machine_type option[value='bm.small']").await;
     browser.fill("#field-count", "2").await;
-    browser.submit("main form button[type=submit]").await;
+    browser.click("#cp-3").await;
+    browser.submit(".estimate button[value=estimate]").await;
+    assert!(browser.path().await.starts_with("/projects/shop/clusters/new?estimate=1"));
+    assert_eq!(browser.text(total).await, "USD 307.24", "2 nodes and an HA control plane");
+    assert_eq!(browser.source_value("#field-name").await, "prod");
+    assert_eq!(browser.source_value("#field-count").await, "2");
+    browser.check("cluster-form-priced").await;
+    browser.click("#cp-1").await;
+    browser.submit("main form > button[type=submit]").await;
     assert_eq!(browser.path().await, "/projects/shop/clusters/prod?created=1");
     browser.check("cluster-creating").await;
     let in_progress = |text: &str| text.contains("Changes are in progress");
-    assert!(in_progress(&browser.body_text().await), "the page says the cluster is changing");
+    // The simulated region can finish before the page is drawn; else the page says the work goes on.
+    let text = browser.body_text().await;
+    assert!(in_progress(&text) || !text.contains("pending"), "the page says the cluster is changing: {text}");
 
     // The page's Refresh link follows the cluster until it runs with both nodes.
     eventually(90, "the cluster page to show it running with two ready nodes", async || {
@@ -829,5 +842,34 @@ async fn the_billing_pages_work_without_javascript(options: PgPoolOptions, conne
         std::fs::read_to_string(browser.downloaded(&format!("moke-invoice-{}-draft.csv", start.format("%Y-%m"))).await)
             .unwrap();
     assert!(csv.contains("bm.medium.hour"), "{csv}");
+
+    // A budget: a bad amount is explained at its field, then the budget shows with this month's spend.
+    browser.goto(&format!("{}/org/billing", t.base)).await;
+    browser.fill("#field-name", "Monthly cap").await;
+    browser.fill("#field-amount", "lots").await;
+    browser.submit("section[aria-labelledby=new-budget] button[type=submit]").await;
+    assert!(browser.exists(".field.invalid #field-amount").await, "{}", browser.body_text().await);
+    assert_eq!(browser.source_value("#field-name").await, "Monthly cap", "the form keeps what was typed");
+    browser.fill("#field-amount", "100.00").await;
+    browser.click("#basis-forecast").await;
+    browser.submit("section[aria-labelledby=new-budget] button[type=submit]").await;
+    let budgets = browser.texts("section[aria-labelledby=budgets-title] > table tbody tr").await;
+    assert!(
+        budgets.iter().any(|b| b.contains("Monthly cap") && b.contains("100.00 USD") && b.contains("forecast")),
+        "{budgets:?}"
+    );
+    browser.check("billing-budget").await;
+
+    // The plan: up to Business; down to Free is refused while the cluster's 32 vCPUs exceed it.
+    browser.click("#plan-business").await;
+    browser.submit("section[aria-labelledby=plan-title] form button[type=submit]").await;
+    assert!(browser.body_text().await.contains("You are now on the Business plan"), "{}", browser.body_text().await);
+    browser.click("#plan-free").await;
+    browser.submit("section[aria-labelledby=plan-title] form button[type=submit]").await;
+    let refused = browser.text("section[aria-labelledby=plan-title] .alert.error").await;
+    assert!(refused.contains("vcpus"), "{refused}");
+    browser.check("billing-plan-refused").await;
+    browser.goto(&format!("{}/org/quotas", t.base)).await;
+    assert!(browser.body_text().await.contains("plan, business"), "{}", browser.body_text().await);
     browser.close().await;
 }

@@ -280,6 +280,35 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     assert_eq!(quotas.node_pools_per_cluster.usage, 2);
 
     owner.patch::<OperationView>(&pool_path, json!({ "spec": { "count": 5 } })).await.expect(StatusCode::ACCEPTED);
+    // What a pool change or a new pool would cost, against the cluster as it is; nothing is written.
+    let shrink: Value =
+        owner.post(&format!("{pool_path}/estimate"), json!({ "spec": { "count": 2 } })).await.expect(StatusCode::OK);
+    let medium = |estimate: &Value| {
+        let lines = estimate["lines"].as_array().unwrap();
+        lines.iter().find(|l| l["sku"] == "bm.medium.hour").map(|l| l["amount"].clone())
+    };
+    assert_eq!(medium(&shrink["current"]), Some(json!("2400.05")), "5 x 672 h x 0.7143: {shrink}");
+    assert_eq!(medium(&shrink["proposed"]), Some(json!("960.02")));
+    assert_eq!(shrink["monthly_delta"], "-1440.03");
+    let grow: Value = owner
+        .post(
+            &format!("{prod_path}/node-pools/estimate"),
+            json!({ "name": "more", "spec": { "machine_type": "bm.small", "count": 2 } }),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(grow["monthly_delta"], "240.04", "1 -> 3 bm.small nodes: {grow}");
+    assert_eq!(grow["current"]["monthly_total"], shrink["current"]["monthly_total"]);
+    let refused = owner
+        .post::<Value>(
+            &format!("{prod_path}/node-pools/estimate"),
+            json!({ "name": "estimate", "spec": { "machine_type": "bm.huge", "count": 1 } }),
+        )
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(refused.fields(), ["name", "spec.machine_type"]);
+    let unchanged: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!(unchanged.spec.count, 5);
     let bad = owner
         .patch::<OperationView>(&pool_path, json!({ "spec": { "machine_type": "bm.large", "count": 9 } }))
         .await

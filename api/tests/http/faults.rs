@@ -276,7 +276,7 @@ async fn in_progress_acks_keep_a_long_command_from_being_redelivered(
     let (_, op) = cluster_in(&owner, &project, "prod", "eu-central-1").await;
     assert_eq!(operation(&owner, &op, "30s").await.status, OperationStatus::Succeeded);
     // The cluster's certificate command follows; let it finish too.
-    eventually(30, "the control plane's certificate", async || {
+    eventually(60, "the control plane's certificate", async || {
         agents.iter().any(|a| a.agent.state().clusters.values().any(|c| c.pki.ready()))
     })
     .await;

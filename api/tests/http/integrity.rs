@@ -57,7 +57,7 @@ async fn a_hundred_concurrent_creates_respect_a_quota_of_ten(options: PgPoolOpti
     assert_eq!(t.count("outbox").await, 10);
     let owner = t.client(&acme);
     let quotas: QuotasView = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
-    assert_eq!(quotas.clusters, QuotaItem { limit: 10, usage: 10 });
+    assert_eq!(quotas.clusters, QuotaItem { limit: 10, usage: 10, source: moke_api::model::QuotaSource::Override });
 
     // Node and vCPU quotas too: 100 nodes allowed, 8 vCPUs each on bm.small.
     let listed: Page<ClusterView> =

@@ -18,13 +18,14 @@ use moke_api::model::{
 /// Routes that serve no tenant data: catalogs, the public keys, and the
 /// sign-in flows, which name no organization's resources (their secrets
 /// are the credential) and have their own tests.
-const PUBLIC: [&str; 19] = [
+const PUBLIC: [&str; 20] = [
     "POST /v1/signup/confirm",
     "POST /v1/auth/sso-link/confirm",
     "POST /v1/hooks/{hook}",
     "GET /v1/regions",
     "GET /v1/kubernetes-versions",
     "GET /v1/machine-types",
+    "GET /v1/plans",
     "GET /.well-known/jwks.json",
     "POST /v1/signup",
     "POST /v1/auth/login",
@@ -127,6 +128,10 @@ fn rows() -> Vec<Row> {
         row("GET /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}"),
         row("PATCH /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}")
             .body(json!({ "spec": { "count": 2 } })),
+        row("POST /v1/projects/{project}/clusters/{cluster}/node-pools/estimate")
+            .body(json!({ "name": "x", "spec": { "machine_type": "bm.small", "count": 1 } })),
+        row("POST /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate")
+            .body(json!({ "spec": { "count": 2 } })),
         row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}"),
         row("GET /v1/projects/{project}/clusters/{cluster}/namespaces"),
         row("POST /v1/projects/{project}/clusters/{cluster}/namespaces").body(json!({ "name": "x" })),
@@ -158,6 +163,10 @@ fn rows() -> Vec<Row> {
             .body(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
         row("DELETE /v1/orgs/{org}/webhooks/{endpoint}"),
         row("GET /v1/orgs/{org}/billing/balance"),
+        row("GET /v1/orgs/{org}/billing/plan"),
+        row("GET /v1/orgs/{org}/billing/usage"),
+        row("GET /v1/orgs/{org}/billing/usage/csv"),
+        row("PUT /v1/orgs/{org}/billing/plan").body(json!({ "plan": "free" })),
         row("GET /v1/orgs/{org}/billing/credits"),
         row("GET /v1/orgs/{org}/billing/budgets"),
         row("POST /v1/orgs/{org}/billing/budgets").body(json!({ "name": "x", "amount": "1.00" })),

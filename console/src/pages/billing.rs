@@ -1,5 +1,5 @@
-//! Billing: this month's usage and balance, the credits, and the invoices
-//! with their lines and PDF and CSV downloads. Reading billing needs the
+//! Billing: this month's usage and balance, the invoices with their lines
+//! and PDF and CSV downloads, budgets, the plan, and the credits. Reading billing needs the
 //! `read_billing` permission (owners, admins, the billing role); others
 //! get the API's refusal as a page.
 
@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use leptos::prelude::*;
 use moke_sdk::types;
 
+use super::account::Fields;
 use super::org::OrgTabs;
 use super::projects::PAGE_SIZE;
 use super::{param, query, segment};
@@ -17,7 +18,7 @@ use crate::Console;
 use crate::app::Frame;
 use crate::error::ConsoleError;
 use crate::session::{RequestSession, request_session};
-use crate::ui::{Pager, error_view};
+use crate::ui::{Csrf, Field, FormAlert, FormErrors, IdempotencyKey, Pager, action_error, error_view};
 
 /// `12.50 USD`.
 fn money(amount: &str, currency: &str) -> String {
@@ -38,9 +39,84 @@ fn status_chip(status: types::InvoiceStatus) -> impl IntoView {
     view! { <span class=format!("chip {tone}")>{text}</span> }
 }
 
+#[server(prefix = "/console/fn", endpoint = "billing_plan_change")]
+pub async fn billing_plan_change(csrf: String, plan: String) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let org = session.acting_organization()?;
+    let body = types::PlanChange { plan: plan.parse().map_err(|_| ConsoleError::invalid(Vec::new()))? };
+    session.api().await?.billing_plan_update().org(org).body(body).send().await?;
+    session.redirect("/org/billing?plan_changed=1");
+    Ok(())
+}
+
+#[server(prefix = "/console/fn", endpoint = "budget_create")]
+pub async fn budget_create(
+    csrf: String,
+    idempotency_key: String,
+    name: String,
+    amount: String,
+    thresholds: String,
+    basis: String,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let kept = [("name", name.as_str()), ("amount", amount.as_str()), ("thresholds", thresholds.as_str())];
+    let made = async {
+        let mut fields = Fields::default();
+        let budget_name =
+            fields.parse::<types::BudgetCreateName>("name", &name, "1 to 100 characters, no control characters.");
+        let budget_amount =
+            fields.parse::<types::BudgetCreateAmount>("amount", &amount, "An amount such as 250.00, more than 0.");
+        let mut percents = Vec::new();
+        for percent in thresholds.split([',', ' ', '%']).map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some(percent) =
+                fields.parse::<std::num::NonZeroU32>("thresholds", percent, "Percents such as 50, 90, 100.")
+            {
+                percents.push(percent);
+            }
+        }
+        let basis = match basis.as_str() {
+            "forecast" => types::BudgetBasis::Forecast,
+            _ => types::BudgetBasis::Spend,
+        };
+        fields.finish()?;
+        let body = types::BudgetCreate {
+            amount: budget_amount.expect("finish() refused a missing field"),
+            basis: Some(basis),
+            name: budget_name.expect("finish() refused a missing field"),
+            thresholds: (!percents.is_empty()).then(|| types::BudgetThresholds::from(percents)),
+        };
+        let org = session.acting_organization()?;
+        session.api().await?.budget_create().org(org).idempotency_key(idempotency_key).body(body).send().await?;
+        session.redirect("/org/billing#budgets-title");
+        Ok(())
+    };
+    made.await.map_err(|e: ConsoleError| e.keep(&kept))
+}
+
+#[server(prefix = "/console/fn", endpoint = "budget_delete")]
+pub async fn budget_delete(csrf: String, budget: String, confirm: Option<String>) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    Fields::ticked(&confirm, "Tick the box to confirm: the budget and its alerts go.")?;
+    let org = session.acting_organization()?;
+    session.api().await?.budget_delete().org(org).budget(&budget).send().await?;
+    session.redirect("/org/billing#budgets-title");
+    Ok(())
+}
+
 /// `/org/billing?page=`: the month so far, the invoices, the credits.
 #[component]
 pub fn Billing() -> impl IntoView {
+    let change_plan = ServerAction::<BillingPlanChange>::new();
+    let create_budget = ServerAction::<BudgetCreate>::new();
+    let delete_budget = ServerAction::<BudgetDelete>::new();
+    let plan_errors = FormErrors::new(action_error(change_plan.value().get_untracked()), &["plan"]);
+    let budget_errors =
+        FormErrors::new(action_error(create_budget.value().get_untracked()), &["name", "amount", "thresholds"]);
+    let delete_errors = FormErrors::new(action_error(delete_budget.value().get_untracked()), &[]);
+    let plan_changed = query("plan_changed").is_some();
     let session = request_session();
     let page = query("page");
     let content = {
@@ -63,9 +139,12 @@ pub fn Billing() -> impl IntoView {
                     Err(error) => return Err(error.into()),
                 };
                 let credits = api.credit_grant_list().org(&org).limit(PAGE_SIZE).send().await?.into_inner();
-                Ok::<_, ConsoleError>((balance, invoices, credits))
+                let plan = api.billing_plan_view().org(&org).send().await?.into_inner();
+                let plans = api.plan_list().send().await?.into_inner();
+                let budgets = api.budget_list().org(&org).limit(100u32).send().await?.into_inner();
+                Ok::<_, ConsoleError>((balance, invoices, credits, plan, plans, budgets))
             };
-            let (balance, invoices, credits) = match fetched.await {
+            let (balance, invoices, credits, plan, plans, budgets) = match fetched.await {
                 Ok(fetched) => fetched,
                 Err(error) => return error_view(&session, error),
             };
@@ -129,6 +208,9 @@ pub fn Billing() -> impl IntoView {
                     }}
                     <Pager base="/org/billing".to_string() next=invoices.next_page.clone() paged=page.is_some()/>
                 </section>
+                <Budgets budgets=budgets.items create=create_budget delete=delete_budget
+                    errors=budget_errors.clone() delete_errors=delete_errors.clone()/>
+                <Plans current=plan plans=plans change=change_plan errors=plan_errors.clone() changed=plan_changed/>
                 <section aria-labelledby="credits-title">
                     <h2 id="credits-title">"Credits"</h2>
                     {if no_credits {
@@ -150,6 +232,145 @@ pub fn Billing() -> impl IntoView {
         <Frame title="Billing">
             <Suspense fallback=|| ()>{content}</Suspense>
         </Frame>
+    }
+}
+
+/// The quota limits a plan lists, in the order people compare plans by.
+const PLAN_LIMITS: [(&str, &str); 4] = [
+    ("clusters", "clusters"),
+    ("nodes", "nodes"),
+    ("vcpus", "vCPUs"),
+    ("node_pools_per_cluster", "node pools a cluster"),
+];
+
+/// The organization's budgets with their alerts, and the form that adds one.
+#[component]
+fn Budgets(
+    budgets: Vec<types::BudgetView>,
+    create: ServerAction<BudgetCreate>,
+    delete: ServerAction<BudgetDelete>,
+    errors: FormErrors,
+    delete_errors: FormErrors,
+) -> impl IntoView {
+    let rows = budgets
+        .into_iter()
+        .map(|budget| {
+            let id = budget.id.to_string();
+            let confirm_id = format!("delete-{id}");
+            let basis = match budget.basis {
+                types::BudgetBasis::Forecast => "forecast for the month",
+                types::BudgetBasis::Spend => "spend so far",
+            };
+            let fired: Vec<String> = budget.alerts.iter().map(|a| format!("{}%", a.threshold)).collect();
+            let thresholds: Vec<String> = budget.thresholds.iter().map(|t| format!("{t}%")).collect();
+            view! {
+                <tr>
+                    <td>{budget.name.clone()}</td>
+                    <td class="number">{money(budget.amount.as_str(), &budget.currency)}</td>
+                    <td>{format!("{} of the {basis}", thresholds.join(", "))}</td>
+                    <td class="number">{money(budget.spend.as_str(), &budget.currency)}</td>
+                    <td class="number">{money(budget.forecast.as_str(), &budget.currency)}</td>
+                    <td>{if fired.is_empty() { "none yet".to_string() } else { fired.join(", ") }}</td>
+                    <td>
+                        <ActionForm action=delete>
+                            <Csrf/>
+                            <input type="hidden" name="budget" value=id.clone()/>
+                            <input type="checkbox" id=confirm_id.clone() name="confirm" value="yes" required=true/>
+                            <label for=confirm_id>"Sure"</label>
+                            <button type="submit" class="danger">"Delete"</button>
+                        </ActionForm>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section aria-labelledby="budgets-title">
+            <h2 id="budgets-title">"Budgets"</h2>
+            <p class="hint">"A budget alerts owners and billing members by mail, and endpoints subscribed to budget.*, once a month at each threshold. It never stops anything."</p>
+            <FormAlert errors=delete_errors/>
+            <table>
+                <thead><tr><th scope="col">"Budget"</th><th scope="col">"A month"</th><th scope="col">"Alerts at"</th>
+                    <th scope="col">"Spent"</th><th scope="col">"Forecast"</th><th scope="col">"Alerted"</th><th scope="col">"Delete"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <section class="card" aria-labelledby="new-budget">
+                <h3 id="new-budget">"Add a budget"</h3>
+                <FormAlert errors=errors.clone()/>
+                <ActionForm action=create>
+                    <Csrf/>
+                    <IdempotencyKey/>
+                    <Field label="Name" name="name" required=true errors=errors.clone()/>
+                    <Field label="Amount a month" name="amount" placeholder="250.00" hint="In the currency of your invoices." required=true errors=errors.clone()/>
+                    <Field label="Alert at (percent)" name="thresholds" value="50, 90, 100" hint="Comma-separated percents of the amount." errors=errors.clone()/>
+                    <fieldset>
+                        <legend>"Compare with"</legend>
+                        <div class="choice">
+                            <input type="radio" id="basis-spend" name="basis" value="spend" checked=true/>
+                            <label for="basis-spend">"What the month has cost so far"</label>
+                        </div>
+                        <div class="choice">
+                            <input type="radio" id="basis-forecast" name="basis" value="forecast"/>
+                            <label for="basis-forecast">"The month's forecast (its spend so far, carried on to the month's end)"</label>
+                        </div>
+                    </fieldset>
+                    <button type="submit">"Add budget"</button>
+                </ActionForm>
+            </section>
+        </section>
+    }
+}
+
+/// The organization's plan, the plans on offer, and the form that changes it.
+#[component]
+fn Plans(
+    current: types::OrgPlanView,
+    plans: Vec<types::PlanView>,
+    change: ServerAction<BillingPlanChange>,
+    errors: FormErrors,
+    changed: bool,
+) -> impl IntoView {
+    let current_id = current.plan.id.clone();
+    let header = PLAN_LIMITS.iter().map(|(_, label)| view! { <th scope="col">{*label}</th> }).collect_view();
+    let rows = plans
+        .into_iter()
+        .map(|plan| {
+            let radio = format!("plan-{}", plan.id);
+            let is_current = plan.id == current_id;
+            let limits = PLAN_LIMITS
+                .iter()
+                .map(|(quota, _)| {
+                    let limit = plan.limits.get(*quota).map(|l| l.to_string()).unwrap_or_default();
+                    view! { <td class="number">{limit}</td> }
+                })
+                .collect_view();
+            view! {
+                <tr>
+                    <td>
+                        <input type="radio" id=radio.clone() name="plan" value=plan.id.clone() checked=is_current/>
+                        <label for=radio>{plan.display_name.clone()}{is_current.then_some(" (current)")}</label>
+                    </td>
+                    <td>{plan.description.clone()}</td>
+                    {limits}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section aria-labelledby="plan-title">
+            <h2 id="plan-title">"Plan"</h2>
+            {changed.then(|| view! { <p class="alert ok" role="status">{format!("You are now on the {} plan.", current.plan.display_name)}</p> })}
+            <p class="hint">"Plans set your organization's quotas (see Quotas). Moving to a smaller plan waits until you use no more than it allows."</p>
+            <FormAlert errors=errors.clone()/>
+            <ActionForm action=change>
+                <Csrf/>
+                <table>
+                    <thead><tr><th scope="col">"Plan"</th><th scope="col">"For"</th>{header}</tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+                <button type="submit">"Change plan"</button>
+            </ActionForm>
+        </section>
     }
 }
 
@@ -213,6 +434,16 @@ pub fn Invoice() -> impl IntoView {
                 <p><a href="/org/billing">"All invoices"</a></p>
                 {draft.then(|| view! {
                     <p class="alert" role="status">"A draft: it changes as usage arrives until it is finalized, two days after the month ends. Credits show as they would apply now."</p>
+                })}
+                {invoice.replaced_by.as_ref().map(|replacement| view! {
+                    <p class="alert" role="status">
+                        {format!("Void: {}. ", invoice.void_reason.clone().unwrap_or_default())}
+                        <a href=format!("/org/billing/invoices/{}", segment(replacement))>"The invoice issued in its place"</a>
+                    </p>
+                })}
+                {invoice.replaces.as_ref().map(|replaced| view! {
+                    <p class="hint">"Issued in place of "
+                        <a href=format!("/org/billing/invoices/{}", segment(replaced))>"a void invoice"</a> "."</p>
                 })}
                 <section class="summary" aria-label="Summary">
                     <dl>

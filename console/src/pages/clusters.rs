@@ -40,10 +40,14 @@ pub async fn cluster_create(
     count: String,
     zones: Option<String>,
     deletion_protection: Option<String>,
+    /// `estimate` from the "Update the estimate" button: back to the form,
+    /// as it was, priced.
+    intent: Option<String>,
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
     let zones = zones.unwrap_or_default();
+    let protection = if deletion_protection.is_some() { "on" } else { "" };
     let kept = [
         ("name", name.as_str()),
         ("region", region.as_str()),
@@ -52,7 +56,16 @@ pub async fn cluster_create(
         ("machine_type", machine_type.as_str()),
         ("count", count.as_str()),
         ("zones", zones.as_str()),
+        ("deletion_protection", protection),
     ];
+    if intent.as_deref() == Some("estimate") {
+        // Nothing secret is in the form: its values travel in the URL.
+        let mut url = form_urlencoded::Serializer::new(String::new());
+        url.append_pair("estimate", "1");
+        url.extend_pairs(kept.iter().filter(|(_, value)| !value.is_empty()));
+        session.redirect(&format!("/projects/{}/clusters/new?{}", segment(&project), url.finish()));
+        return Ok(());
+    }
     let form = ClusterForm {
         idempotency_key,
         project: project.clone(),
@@ -177,11 +190,16 @@ pub fn ClusterNew() -> impl IntoView {
         "spec.count",
         "spec.zones",
     ];
-    let errors = FormErrors::new(action_error(action.value().get_untracked()), &order);
+    let sent: Vec<(String, String)> = if query("estimate").is_some() {
+        ESTIMATED_FIELDS.iter().filter_map(|name| Some((name.to_string(), query(name)?))).collect()
+    } else {
+        Vec::new()
+    };
+    let errors = FormErrors::new(action_error(action.value().get_untracked()), &order).prefilled(sent);
     let project = param("project");
     let session = request_session();
     let form = {
-        let (session, project) = (session.clone(), project.clone());
+        let (session, project, errors) = (session.clone(), project.clone(), errors.clone());
         Suspend::new(async move {
             let catalogs = async {
                 let api = session.api().await?;
@@ -200,6 +218,20 @@ pub fn ClusterNew() -> impl IntoView {
             };
             let zones_hint =
                 regions.iter().map(|r| format!("{}: {}", r.name, r.zones.join(", "))).collect::<Vec<_>>().join("; ");
+            // The form as shown (sent back, or its preselections), priced.
+            let shown = |name: &str, default: Option<String>| errors.value(name).or(default).unwrap_or_default();
+            let default_version = versions.iter().find(|v| v.default == Some(true)).map(|v| v.version.clone());
+            let shape = EstimatedShape {
+                region: shown("region", regions.first().map(|r| r.name.clone())),
+                kubernetes_version: shown("kubernetes_version", default_version),
+                control_plane_replicas: shown("control_plane_replicas", Some("1".into())),
+                machine_type: shown("machine_type", machines.first().map(|m| m.name.clone())),
+                count: shown("count", Some("3".into())),
+                zones: shown("zones", None),
+            };
+            let replicas = shape.control_plane_replicas.clone();
+            let protected = errors.value("deletion_protection").is_some_and(|v| v == "on");
+            let estimate = estimate_cluster(&session, &project, shape).await;
             view! {
                 <h1>"Create a cluster"</h1>
                 <FormAlert errors=errors.clone()/>
@@ -219,11 +251,11 @@ pub fn ClusterNew() -> impl IntoView {
                     <fieldset>
                         <legend>"Control plane"</legend>
                         <div class="choice">
-                            <input type="radio" id="cp-1" name="control_plane_replicas" value="1" checked=true/>
+                            <input type="radio" id="cp-1" name="control_plane_replicas" value="1" checked=replicas != "3"/>
                             <label for="cp-1">"1 replica: for development"</label>
                         </div>
                         <div class="choice">
-                            <input type="radio" id="cp-3" name="control_plane_replicas" value="3"/>
+                            <input type="radio" id="cp-3" name="control_plane_replicas" value="3" checked=replicas == "3"/>
                             <label for="cp-3">"3 replicas (highly available): for production"</label>
                         </div>
                     </fieldset>
@@ -239,9 +271,10 @@ pub fn ClusterNew() -> impl IntoView {
                         <p class="hint">{zones_hint}</p>
                     </fieldset>
                     <div class="choice">
-                        <input type="checkbox" id="deletion-protection" name="deletion_protection" value="on"/>
+                        <input type="checkbox" id="deletion-protection" name="deletion_protection" value="on" checked=protected/>
                         <label for="deletion-protection">"Deletion protection: refuse to delete this cluster until it is turned off"</label>
                     </div>
+                    <PriceEstimate estimate=estimate/>
                     <button type="submit">"Create cluster"</button>
                 </ActionForm>
             }
@@ -256,6 +289,116 @@ pub fn ClusterNew() -> impl IntoView {
         <Frame title="Create a cluster" crumbs=crumbs>
             <Suspense fallback=|| ()>{form}</Suspense>
         </Frame>
+    }
+}
+
+/// The create form's inputs an estimate is sent back with.
+const ESTIMATED_FIELDS: [&str; 8] = [
+    "name",
+    "region",
+    "kubernetes_version",
+    "control_plane_replicas",
+    "machine_type",
+    "count",
+    "zones",
+    "deletion_protection",
+];
+
+/// What the create form prices: the cluster and its first node pool.
+struct EstimatedShape {
+    region: String,
+    kubernetes_version: String,
+    control_plane_replicas: String,
+    machine_type: String,
+    count: String,
+    zones: String,
+}
+
+/// The API's monthly price for `shape`, or why there is none (the API's
+/// message for each field it could not price).
+async fn estimate_cluster(
+    session: &RequestSession,
+    project: &str,
+    shape: EstimatedShape,
+) -> Result<types::PriceEstimate, String> {
+    let unpriceable = |what: &str| format!("Enter {what} to see a price.");
+    let replicas =
+        shape.control_plane_replicas.parse::<i64>().ok().and_then(|r| types::ControlPlaneReplicas::try_from(r).ok());
+    let count = shape.count.parse::<i64>().map_err(|_| unpriceable("a number of nodes"))?;
+    let zones: Vec<String> =
+        shape.zones.split([',', ' ']).map(str::trim).filter(|z| !z.is_empty()).map(String::from).collect();
+    let request = types::ClusterEstimateRequest {
+        // The price does not depend on the name: any valid one will do.
+        cluster: types::ClusterCreate {
+            labels: None,
+            name: "new-cluster".parse().map_err(|_| unpriceable("a name"))?,
+            spec: types::ClusterSpecInput {
+                control_plane: replicas.map(|replicas| types::ControlPlaneInput { replicas }),
+                deletion_protection: None,
+                kubernetes_version: Some(shape.kubernetes_version).filter(|v| !v.is_empty()),
+                maintenance_window: None,
+                region: shape.region,
+            },
+        },
+        node_pools: vec![types::NodePoolCreate {
+            labels: None,
+            name: "pool-1".parse().map_err(|_| unpriceable("a node pool"))?,
+            spec: types::NodePoolSpecInput {
+                autoscaling: None,
+                count,
+                machine_type: shape.machine_type,
+                node_labels: None,
+                taints: Vec::new(),
+                zones: (!zones.is_empty()).then_some(zones),
+            },
+        }],
+    };
+    let api = session.api().await.map_err(|e| e.detail)?;
+    match api.cluster_estimate().project(project).body(request).send().await {
+        Ok(estimate) => Ok(estimate.into_inner()),
+        Err(error) => {
+            let error = ConsoleError::from(error);
+            let fields: Vec<String> = error.fields.iter().map(|f| f.message.clone()).collect();
+            Err(if fields.is_empty() { error.detail } else { fields.join(" ") })
+        }
+    }
+}
+
+/// The create form's monthly price, and the button that prices the form
+/// as it is now (no JavaScript needed: the form comes back priced).
+#[component]
+fn PriceEstimate(estimate: Result<types::PriceEstimate, String>) -> impl IntoView {
+    let body = match estimate {
+        Ok(estimate) => {
+            let currency = estimate.currency.clone();
+            view! {
+                <table>
+                    <thead><tr><th scope="col">"Part"</th><th scope="col">"Count"</th><th scope="col">"Hours"</th>
+                        <th scope="col">"Price an hour"</th><th scope="col">"A month"</th></tr></thead>
+                    <tbody>
+                        {estimate.lines.into_iter().map(|line| view! {
+                            <tr><td>{line.product}</td><td>{line.count}</td><td>{line.hours}</td>
+                                <td>{line.unit_price.to_string()}</td><td>{line.amount.to_string()}</td></tr>
+                        }).collect_view()}
+                    </tbody>
+                    <tfoot><tr><th scope="row" colspan="4">"Total a month"</th>
+                        <td class="estimate-total">{format!("{currency} {}", *estimate.monthly_total)}</td></tr></tfoot>
+                </table>
+                <p class="hint">{format!(
+                    "At today's prices (price list {}), for a month of 730 hours; node time is charged at most 672 hours a month.",
+                    estimate.price_version
+                )}</p>
+            }
+            .into_any()
+        }
+        Err(why) => view! { <p class="hint estimate-missing">{why}</p> }.into_any(),
+    };
+    view! {
+        <section class="estimate" aria-labelledby="estimate-title">
+            <h2 id="estimate-title">"Monthly price estimate"</h2>
+            {body}
+            <button type="submit" name="intent" value="estimate" formnovalidate=true class="secondary">"Update the estimate"</button>
+        </section>
     }
 }
 

@@ -632,16 +632,23 @@ pub fn Quotas() -> impl IntoView {
                 ("Pending invitations", q.pending_invitations),
                 ("Invitations per hour", q.invitations_per_hour),
             ];
+            let plan = q.plan.clone();
             view! {
                 <h1>"Quotas"</h1>
                 <OrgTabs current="quotas"/>
+                <p class="hint">"Limits come from your organization's plan, " <strong>{plan}</strong>
+                    " (change it under " <a href="/org/billing#plan-title">"Billing"</a> "), unless Moke set one for you."</p>
                 {rows.into_iter().map(|(label, item)| {
+                    let source = match item.source {
+                        types::QuotaSource::Override => " (set for your organization)",
+                        types::QuotaSource::Plan => "",
+                    };
                     let share = if item.limit > 0 { (item.usage as f64 / item.limit as f64).clamp(0.0, 1.0) } else { 1.0 };
                     let width = format!("{:.1}", share * 100.0);
                     let tone = if share >= 0.9 { "meter-fill full" } else { "meter-fill" };
                     view! {
                         <figure class="meter">
-                            <figcaption>{format!("{label}: {} of {}", item.usage, item.limit)}</figcaption>
+                            <figcaption>{format!("{label}: {} of {}{source}", item.usage, item.limit)}</figcaption>
                             <svg viewBox="0 0 100 6" preserveAspectRatio="none" role="img" aria-label=format!("{label}: {:.0}% used", share * 100.0)>
                                 <rect x="0" y="0" width="100" height="6" class="meter-track"/>
                                 <rect x="0" y="0" width=width height="6" class=tone/>

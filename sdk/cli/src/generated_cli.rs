@@ -53,6 +53,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::InvoiceView => Self::cli_invoice_view(),
             CliCommand::InvoiceCsvView => Self::cli_invoice_csv_view(),
             CliCommand::InvoicePdfView => Self::cli_invoice_pdf_view(),
+            CliCommand::BillingPlanView => Self::cli_billing_plan_view(),
+            CliCommand::BillingPlanUpdate => Self::cli_billing_plan_update(),
+            CliCommand::BillingUsageView => Self::cli_billing_usage_view(),
+            CliCommand::BillingUsageCsvView => Self::cli_billing_usage_csv_view(),
             CliCommand::CredentialPolicyView => Self::cli_credential_policy_view(),
             CliCommand::CredentialPolicyUpdate => Self::cli_credential_policy_update(),
             CliCommand::DomainList => Self::cli_domain_list(),
@@ -88,6 +92,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::WebhookEndpointDelete => Self::cli_webhook_endpoint_delete(),
             CliCommand::WebhookDeliveryList => Self::cli_webhook_delivery_list(),
             CliCommand::WebhookRedeliveryCreate => Self::cli_webhook_redelivery_create(),
+            CliCommand::PlanList => Self::cli_plan_list(),
             CliCommand::ProjectView => Self::cli_project_view(),
             CliCommand::ProjectDelete => Self::cli_project_delete(),
             CliCommand::ProjectUpdate => Self::cli_project_update(),
@@ -122,9 +127,11 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ServiceUpdate => Self::cli_service_update(),
             CliCommand::NodePoolList => Self::cli_node_pool_list(),
             CliCommand::NodePoolCreate => Self::cli_node_pool_create(),
+            CliCommand::NodePoolEstimate => Self::cli_node_pool_estimate(),
             CliCommand::NodePoolView => Self::cli_node_pool_view(),
             CliCommand::NodePoolDelete => Self::cli_node_pool_delete(),
             CliCommand::NodePoolUpdate => Self::cli_node_pool_update(),
+            CliCommand::NodePoolUpdateEstimate => Self::cli_node_pool_update_estimate(),
             CliCommand::ClusterNodeList => Self::cli_cluster_node_list(),
             CliCommand::ClusterOperationList => Self::cli_cluster_operation_list(),
             CliCommand::DeployPolicyView => Self::cli_deploy_policy_view(),
@@ -465,6 +472,18 @@ impl<T: CliConfig> Cli<T> {
                     .help("Organization id"),
             )
             .about("Download an invoice as a PDF (A4; the lines, then the totals).")
+    }
+    pub fn cli_billing_plan_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("Show the organization's plan and the quota limits it sets (`quota_view` shows the limits in force, with any\noverride). Needs `read_billing`.")
+    }
+    pub fn cli_billing_plan_update() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("plan") . long ("plan") . value_parser (:: clap :: value_parser ! (types :: PlanChangePlan)) . required_unless_present ("json-body") . help ("A plan's `id` from `GET /v1/plans`.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with 409\n`plan_limits_exceeded` while the organization uses more than it allows; the current plan again changes\nnothing. Needs `manage_billing` and `read_billing`.")
+    }
+    pub fn cli_billing_usage_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("end") . long ("end") . value_parser (:: clap :: value_parser ! (:: chrono :: naive :: NaiveDate)) . required (false) . help ("The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("start") . long ("start") . value_parser (:: clap :: value_parser ! (:: chrono :: naive :: NaiveDate)) . required (false) . help ("The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.")) . about ("Show what the organization used per UTC day, project, resource and price, at list price (the invoice applies\neach node's minimum and the monthly cap, so it can come to less). Needs `read_billing`.")
+    }
+    pub fn cli_billing_usage_csv_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("end") . long ("end") . value_parser (:: clap :: value_parser ! (:: chrono :: naive :: NaiveDate)) . required (false) . help ("The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("start") . long ("start") . value_parser (:: clap :: value_parser ! (:: chrono :: naive :: NaiveDate)) . required (false) . help ("The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.")) . about ("Download the usage report as CSV (one row per day, project, resource and price). Needs `read_billing`.")
     }
     pub fn cli_credential_policy_view() -> ::clap::Command {
         ::clap::Command::new("")
@@ -909,6 +928,9 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_webhook_redelivery_create() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("endpoint") . long ("endpoint") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Webhook endpoint id")) . arg (:: clap :: Arg :: new ("event-id") . long ("event-id") . value_parser (:: clap :: value_parser ! (types :: RedeliveryCreateEventId)) . required_unless_present ("json-body")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: WebhookRedeliveryCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Send an event to the endpoint again.")
     }
+    pub fn cli_plan_list() -> ::clap::Command {
+        ::clap::Command::new("").about("List the plans on offer and the quota limits each sets.")
+    }
     pub fn cli_project_view() -> ::clap::Command {
         ::clap::Command::new("")
             .arg(
@@ -945,7 +967,7 @@ impl<T: CliConfig> Cli<T> {
             .about("List a project's clusters.")
     }
     pub fn cli_cluster_create() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: ClusterCreateName)) . required_unless_present ("json-body") . help ("DNS label, unique in the project.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Create a cluster; answers with the Operation that builds it.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: ClusterCreateName)) . required_unless_present ("json-body") . help ("DNS label, unique in the project; `estimate` is reserved (`POST …/clusters/estimate`).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Create a cluster; answers with the Operation that builds it.")
     }
     pub fn cli_cluster_estimate() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1302,7 +1324,10 @@ impl<T: CliConfig> Cli<T> {
             .about("List a cluster's node pools.")
     }
     pub fn cli_node_pool_create() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NodePoolCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: NodePoolCreateName)) . required_unless_present ("json-body") . help ("DNS label, unique in the cluster.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Add a node pool to a cluster.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NodePoolCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: NodePoolCreateName)) . required_unless_present ("json-body") . help ("DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Add a node pool to a cluster.")
+    }
+    pub fn cli_node_pool_estimate() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: NodePoolCreateName)) . required_unless_present ("json-body") . help ("DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("What adding a node pool would do to the cluster's monthly price: the cluster as it is, with the pool, and\nthe difference. The pool is checked as `node_pool_create` checks it. Writes nothing.")
     }
     pub fn cli_node_pool_view() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1334,6 +1359,9 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_node_pool_update() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Change a node pool (count, autoscaling, node labels, taints).")
+    }
+    pub fn cli_node_pool_update_estimate() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("What a change to a node pool (the body of `node_pool_update`) would do to the cluster's monthly price: the\ncluster as it is, as it would be, and the difference. Writes nothing.")
     }
     pub fn cli_cluster_node_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together).")
@@ -1488,6 +1516,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::InvoiceView => self.execute_invoice_view(matches).await,
             CliCommand::InvoiceCsvView => self.execute_invoice_csv_view(matches).await,
             CliCommand::InvoicePdfView => self.execute_invoice_pdf_view(matches).await,
+            CliCommand::BillingPlanView => self.execute_billing_plan_view(matches).await,
+            CliCommand::BillingPlanUpdate => self.execute_billing_plan_update(matches).await,
+            CliCommand::BillingUsageView => self.execute_billing_usage_view(matches).await,
+            CliCommand::BillingUsageCsvView => self.execute_billing_usage_csv_view(matches).await,
             CliCommand::CredentialPolicyView => self.execute_credential_policy_view(matches).await,
             CliCommand::CredentialPolicyUpdate => self.execute_credential_policy_update(matches).await,
             CliCommand::DomainList => self.execute_domain_list(matches).await,
@@ -1523,6 +1555,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::WebhookEndpointDelete => self.execute_webhook_endpoint_delete(matches).await,
             CliCommand::WebhookDeliveryList => self.execute_webhook_delivery_list(matches).await,
             CliCommand::WebhookRedeliveryCreate => self.execute_webhook_redelivery_create(matches).await,
+            CliCommand::PlanList => self.execute_plan_list(matches).await,
             CliCommand::ProjectView => self.execute_project_view(matches).await,
             CliCommand::ProjectDelete => self.execute_project_delete(matches).await,
             CliCommand::ProjectUpdate => self.execute_project_update(matches).await,
@@ -1557,9 +1590,11 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ServiceUpdate => self.execute_service_update(matches).await,
             CliCommand::NodePoolList => self.execute_node_pool_list(matches).await,
             CliCommand::NodePoolCreate => self.execute_node_pool_create(matches).await,
+            CliCommand::NodePoolEstimate => self.execute_node_pool_estimate(matches).await,
             CliCommand::NodePoolView => self.execute_node_pool_view(matches).await,
             CliCommand::NodePoolDelete => self.execute_node_pool_delete(matches).await,
             CliCommand::NodePoolUpdate => self.execute_node_pool_update(matches).await,
+            CliCommand::NodePoolUpdateEstimate => self.execute_node_pool_update_estimate(matches).await,
             CliCommand::ClusterNodeList => self.execute_cluster_node_list(matches).await,
             CliCommand::ClusterOperationList => self.execute_cluster_operation_list(matches).await,
             CliCommand::DeployPolicyView => self.execute_deploy_policy_view(matches).await,
@@ -2616,6 +2651,99 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_billing_plan_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.billing_plan_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_billing_plan_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_billing_plan_update(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.billing_plan_update();
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::PlanChangePlan>("plan") {
+            request = request.body_map(|body| body.plan(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::PlanChange>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_billing_plan_update(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_billing_usage_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.billing_usage_view();
+        if let Some(value) = matches.get_one::<::chrono::naive::NaiveDate>("end") {
+            request = request.end(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::chrono::naive::NaiveDate>("start") {
+            request = request.start(value.clone());
+        }
+        self.config.execute_billing_usage_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_billing_usage_csv_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.billing_usage_csv_view();
+        if let Some(value) = matches.get_one::<::chrono::naive::NaiveDate>("end") {
+            request = request.end(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::chrono::naive::NaiveDate>("start") {
+            request = request.start(value.clone());
+        }
+        self.config.execute_billing_usage_csv_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                todo!()
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_credential_policy_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.credential_policy_view();
         if let Some(value) = matches.get_one::<::std::string::String>("org") {
@@ -3591,6 +3719,21 @@ impl<T: CliConfig> Cli<T> {
             request = request.body(body_value);
         }
         self.config.execute_webhook_redelivery_create(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_plan_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.plan_list();
+        self.config.execute_plan_list(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -4650,6 +4793,37 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_node_pool_estimate(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.node_pool_estimate();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::NodePoolCreateName>("name") {
+            request = request.body_map(|body| body.name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::NodePoolCreate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_node_pool_estimate(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_node_pool_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.node_pool_view();
         if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
@@ -4723,6 +4897,37 @@ impl<T: CliConfig> Cli<T> {
             request = request.body(body_value);
         }
         self.config.execute_node_pool_update(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_node_pool_update_estimate(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.node_pool_update_estimate();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("node-pool") {
+            request = request.node_pool(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::NodePoolUpdate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_node_pool_update_estimate(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -5427,6 +5632,34 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_billing_plan_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BillingPlanView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_billing_plan_update(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BillingPlanUpdate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_billing_usage_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BillingUsageView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_billing_usage_csv_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::BillingUsageCsvView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_credential_policy_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -5658,6 +5891,9 @@ pub trait CliConfig {
         matches: &::clap::ArgMatches,
         request: &mut builder::WebhookRedeliveryCreate,
     ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_plan_list(&self, matches: &::clap::ArgMatches, request: &mut builder::PlanList) -> anyhow::Result<()> {
         Ok(())
     }
     fn execute_project_view(
@@ -5898,6 +6134,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_node_pool_estimate(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::NodePoolEstimate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_node_pool_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -5916,6 +6159,13 @@ pub trait CliConfig {
         &self,
         matches: &::clap::ArgMatches,
         request: &mut builder::NodePoolUpdate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_node_pool_update_estimate(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::NodePoolUpdateEstimate,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -6061,6 +6311,10 @@ pub enum CliCommand {
     InvoiceView,
     InvoiceCsvView,
     InvoicePdfView,
+    BillingPlanView,
+    BillingPlanUpdate,
+    BillingUsageView,
+    BillingUsageCsvView,
     CredentialPolicyView,
     CredentialPolicyUpdate,
     DomainList,
@@ -6096,6 +6350,7 @@ pub enum CliCommand {
     WebhookEndpointDelete,
     WebhookDeliveryList,
     WebhookRedeliveryCreate,
+    PlanList,
     ProjectView,
     ProjectDelete,
     ProjectUpdate,
@@ -6130,9 +6385,11 @@ pub enum CliCommand {
     ServiceUpdate,
     NodePoolList,
     NodePoolCreate,
+    NodePoolEstimate,
     NodePoolView,
     NodePoolDelete,
     NodePoolUpdate,
+    NodePoolUpdateEstimate,
     ClusterNodeList,
     ClusterOperationList,
     DeployPolicyView,
@@ -6192,6 +6449,10 @@ impl CliCommand {
             CliCommand::InvoiceView,
             CliCommand::InvoiceCsvView,
             CliCommand::InvoicePdfView,
+            CliCommand::BillingPlanView,
+            CliCommand::BillingPlanUpdate,
+            CliCommand::BillingUsageView,
+            CliCommand::BillingUsageCsvView,
             CliCommand::CredentialPolicyView,
             CliCommand::CredentialPolicyUpdate,
             CliCommand::DomainList,
@@ -6227,6 +6488,7 @@ impl CliCommand {
             CliCommand::WebhookEndpointDelete,
             CliCommand::WebhookDeliveryList,
             CliCommand::WebhookRedeliveryCreate,
+            CliCommand::PlanList,
             CliCommand::ProjectView,
             CliCommand::ProjectDelete,
             CliCommand::ProjectUpdate,
@@ -6261,9 +6523,11 @@ impl CliCommand {
             CliCommand::ServiceUpdate,
             CliCommand::NodePoolList,
             CliCommand::NodePoolCreate,
+            CliCommand::NodePoolEstimate,
             CliCommand::NodePoolView,
             CliCommand::NodePoolDelete,
             CliCommand::NodePoolUpdate,
+            CliCommand::NodePoolUpdateEstimate,
             CliCommand::ClusterNodeList,
             CliCommand::ClusterOperationList,
             CliCommand::DeployPolicyView,
@@ -6324,6 +6588,10 @@ impl CliCommand {
             CliCommand::InvoiceView => "invoice_view",
             CliCommand::InvoiceCsvView => "invoice_csv_view",
             CliCommand::InvoicePdfView => "invoice_pdf_view",
+            CliCommand::BillingPlanView => "billing_plan_view",
+            CliCommand::BillingPlanUpdate => "billing_plan_update",
+            CliCommand::BillingUsageView => "billing_usage_view",
+            CliCommand::BillingUsageCsvView => "billing_usage_csv_view",
             CliCommand::CredentialPolicyView => "credential_policy_view",
             CliCommand::CredentialPolicyUpdate => "credential_policy_update",
             CliCommand::DomainList => "domain_list",
@@ -6359,6 +6627,7 @@ impl CliCommand {
             CliCommand::WebhookEndpointDelete => "webhook_endpoint_delete",
             CliCommand::WebhookDeliveryList => "webhook_delivery_list",
             CliCommand::WebhookRedeliveryCreate => "webhook_redelivery_create",
+            CliCommand::PlanList => "plan_list",
             CliCommand::ProjectView => "project_view",
             CliCommand::ProjectDelete => "project_delete",
             CliCommand::ProjectUpdate => "project_update",
@@ -6393,9 +6662,11 @@ impl CliCommand {
             CliCommand::ServiceUpdate => "service_update",
             CliCommand::NodePoolList => "node_pool_list",
             CliCommand::NodePoolCreate => "node_pool_create",
+            CliCommand::NodePoolEstimate => "node_pool_estimate",
             CliCommand::NodePoolView => "node_pool_view",
             CliCommand::NodePoolDelete => "node_pool_delete",
             CliCommand::NodePoolUpdate => "node_pool_update",
+            CliCommand::NodePoolUpdateEstimate => "node_pool_update_estimate",
             CliCommand::ClusterNodeList => "cluster_node_list",
             CliCommand::ClusterOperationList => "cluster_operation_list",
             CliCommand::DeployPolicyView => "deploy_policy_view",

@@ -8,6 +8,7 @@
 mod cmd_api;
 mod cmd_auth;
 mod cmd_deploy;
+mod cmd_estimate;
 mod cmd_kubeconfig;
 mod cmd_operation;
 mod config;
@@ -107,7 +108,7 @@ fn group_about(name: &str) -> &'static str {
         "account" => "Sign up for Moke",
         "audit" => "The organization's audit log",
         "auth" => "Sign in and out; password resets",
-        "billing" => "The month's balance, invoices (PDF, CSV), credits and budgets",
+        "billing" => "The month's balance, invoices (PDF, CSV), credits, budgets and the plan",
         "budget" => "Monthly budgets and the alerts they send",
         "cluster" => "Kubernetes clusters",
         "credentials" => "Short-lived cluster credentials",
@@ -129,11 +130,13 @@ fn group_about(name: &str) -> &'static str {
         "node-pool" => "Node pools of a cluster",
         "operation" => "Long-running work and its progress",
         "org" => "Organizations: members, domains, SSO, quotas, policies",
+        "plan" => "Plans on offer, the organization's, and a change of plan",
         "project" => "Projects, their members and deploy policy",
         "region" => "Regions",
         "service" => "Services in a cluster",
         "service-account" => "Service accounts, their tokens and CI trust policies",
         "token" => "The organization's API tokens",
+        "usage" => "Usage per day, project and resource, at list price (CSV too)",
         "webhook" => "Event webhooks and their deliveries",
         _ => "",
     }
@@ -170,28 +173,41 @@ fn shortcuts(operation: CliCommand, command: Command) -> Command {
         command
     };
     let command = match operation {
-        CliCommand::ClusterCreate => command
-            .mut_arg("json-body", |arg| arg.required(false))
-            .arg(
-                flag("region", "Region, e.g. eu-central-1 (see `moke region list`)")
-                    .required_unless_present("json-body"),
-            )
-            .arg(flag("kubernetes-version", "Kubernetes version (default: the region's default)"))
-            .arg(flag("control-plane-replicas", "1, or 3 for a highly available control plane"))
-            .arg(
-                flag("deletion-protection", "Refuse deletes until this is turned off").action(clap::ArgAction::SetTrue),
-            ),
-        CliCommand::NodePoolCreate => command
-            .mut_arg("json-body", |arg| arg.required(false))
-            .arg(
-                flag("machine-type", "Machine type (see `moke machine-type list`)")
-                    .required_unless_present("json-body"),
-            )
-            .arg(
-                flag("count", "Number of nodes")
-                    .value_parser(clap::value_parser!(i64))
-                    .required_unless_present("json-body"),
-            ),
+        CliCommand::ClusterCreate => {
+            with_estimate(command, "Print what the cluster would cost a month; create nothing")
+                .mut_arg("json-body", |arg| arg.required(false))
+                .arg(
+                    flag("region", "Region, e.g. eu-central-1 (see `moke region list`)")
+                        .required_unless_present("json-body"),
+                )
+                .arg(flag("kubernetes-version", "Kubernetes version (default: the region's default)"))
+                .arg(flag("control-plane-replicas", "1, or 3 for a highly available control plane"))
+                .arg(
+                    flag("deletion-protection", "Refuse deletes until this is turned off")
+                        .action(clap::ArgAction::SetTrue),
+                )
+                .arg(
+                    flag("node-pool", "With --estimate: a node pool to price too, MACHINE_TYPE=COUNT (repeatable)")
+                        .action(clap::ArgAction::Append)
+                        .requires("estimate"),
+                )
+        }
+        CliCommand::NodePoolCreate => {
+            with_estimate(command, "Print what adding the pool would do to the cluster's monthly price; add nothing")
+                .mut_arg("json-body", |arg| arg.required(false))
+                .arg(
+                    flag("machine-type", "Machine type (see `moke machine-type list`)")
+                        .required_unless_present("json-body"),
+                )
+                .arg(
+                    flag("count", "Number of nodes")
+                        .value_parser(clap::value_parser!(i64))
+                        .required_unless_present("json-body"),
+                )
+        }
+        CliCommand::NodePoolUpdate => {
+            with_estimate(command, "Print what the change would do to the cluster's monthly price; change nothing")
+        }
         _ => command,
     };
     if output::answers_operation(operation) {
@@ -204,6 +220,11 @@ fn shortcuts(operation: CliCommand, command: Command) -> Command {
     } else {
         command
     }
+}
+
+/// `--estimate`: price the command's arguments instead of applying them.
+fn with_estimate(command: Command, help: &'static str) -> Command {
+    command.arg(Arg::new("estimate").long("estimate").action(clap::ArgAction::SetTrue).help(help))
 }
 
 fn root_command(node: &Node) -> Command {
@@ -263,6 +284,9 @@ async fn run() -> Result<ExitCode> {
                 (Err(error), Err(_)) => return Err(error),
             };
             warn_of_secrets_in_arguments(leaf_matches);
+            if leaf_matches.try_get_one::<bool>("estimate").ok().flatten() == Some(&true) {
+                return cmd_estimate::run(operation, &client, leaf_matches, &printer).await;
+            }
             let waits = leaf_matches.try_get_one::<bool>("wait").ok().flatten().copied().unwrap_or(false);
             let printer = if waits { Printer::holding_answer(format) } else { printer };
             let answer = printer.answer();

@@ -55,7 +55,7 @@ impl Printer {
             Format::Json => serde_json::to_string_pretty(&value).unwrap_or_default() + "\n",
             Format::Yaml => serde_norway::to_string(&value).unwrap_or_default(),
             Format::Table => match &value {
-                Value::Object(_) => table(std::slice::from_ref(&value), true),
+                Value::Object(_) => price_table(&value).unwrap_or_else(|| table(std::slice::from_ref(&value), true)),
                 Value::Array(items) => table(items, false),
                 Value::Null => String::new(),
                 other => format!("{other}\n"),
@@ -135,19 +135,10 @@ impl crate::generated_cli::CliConfig for Printer {
         matches: &clap::ArgMatches,
         request: &mut moke_sdk::builder::ClusterCreate,
     ) -> anyhow::Result<()> {
-        let Some(region) = matches.get_one::<String>("region") else { return Ok(()) };
-        let mut spec = serde_json::json!({ "region": region });
-        if let Some(version) = matches.get_one::<String>("kubernetes-version") {
-            spec["kubernetes_version"] = version.clone().into();
+        if let Some(spec) = cluster_spec_from_flags(matches)? {
+            let spec: moke_sdk::types::ClusterSpecInput = serde_json::from_value(spec)?;
+            *request = request.clone().body_map(|body| body.spec(spec));
         }
-        if let Some(replicas) = matches.get_one::<String>("control-plane-replicas") {
-            spec["control_plane"] = serde_json::json!({ "replicas": replicas.parse::<i64>()? });
-        }
-        if matches.get_flag("deletion-protection") {
-            spec["deletion_protection"] = true.into();
-        }
-        let spec: moke_sdk::types::ClusterSpecInput = serde_json::from_value(spec)?;
-        *request = request.clone().body_map(|body| body.spec(spec));
         Ok(())
     }
 
@@ -156,14 +147,10 @@ impl crate::generated_cli::CliConfig for Printer {
         matches: &clap::ArgMatches,
         request: &mut moke_sdk::builder::NodePoolCreate,
     ) -> anyhow::Result<()> {
-        let (Some(machine_type), Some(count)) =
-            (matches.get_one::<String>("machine-type"), matches.get_one::<i64>("count"))
-        else {
-            return Ok(());
-        };
-        let spec = serde_json::json!({ "machine_type": machine_type, "count": count });
-        let spec: moke_sdk::types::NodePoolSpecInput = serde_json::from_value(spec)?;
-        *request = request.clone().body_map(|body| body.spec(spec));
+        if let Some(spec) = node_pool_spec_from_flags(matches) {
+            let spec: moke_sdk::types::NodePoolSpecInput = serde_json::from_value(spec)?;
+            *request = request.clone().body_map(|body| body.spec(spec));
+        }
         Ok(())
     }
 
@@ -203,6 +190,60 @@ impl crate::generated_cli::CliConfig for Printer {
     {
         self.finish_list();
         eprintln!("{}", describe_error(value));
+    }
+}
+
+/// `moke cluster create`'s spec flags as a `ClusterSpecInput`, when
+/// `--region` is given (otherwise the spec is the `--json-body` file's).
+pub fn cluster_spec_from_flags(matches: &clap::ArgMatches) -> anyhow::Result<Option<Value>> {
+    let Some(region) = matches.get_one::<String>("region") else { return Ok(None) };
+    let mut spec = serde_json::json!({ "region": region });
+    if let Some(version) = matches.get_one::<String>("kubernetes-version") {
+        spec["kubernetes_version"] = version.clone().into();
+    }
+    if let Some(replicas) = matches.get_one::<String>("control-plane-replicas") {
+        spec["control_plane"] = serde_json::json!({ "replicas": replicas.parse::<i64>()? });
+    }
+    if matches.get_flag("deletion-protection") {
+        spec["deletion_protection"] = true.into();
+    }
+    Ok(Some(spec))
+}
+
+/// `moke node-pool create`'s `--machine-type` and `--count` as a
+/// `NodePoolSpecInput`, when both are given.
+pub fn node_pool_spec_from_flags(matches: &clap::ArgMatches) -> Option<Value> {
+    let machine_type = matches.get_one::<String>("machine-type")?;
+    let count = matches.get_one::<i64>("count")?;
+    Some(serde_json::json!({ "machine_type": machine_type, "count": count }))
+}
+
+/// A price estimate (`lines` and `monthly_total`) as a table of its lines
+/// and the total; a price change as the two estimates and the difference.
+fn price_table(value: &Value) -> Option<String> {
+    let estimate = |e: &Value| -> Option<String> {
+        let lines = e.get("lines")?.as_array()?;
+        let total = e.get("monthly_total")?.as_str()?;
+        let currency = e.get("currency").and_then(Value::as_str).unwrap_or_default();
+        let lines: Vec<Value> = lines
+            .iter()
+            .map(|l| {
+                serde_json::json!({ "product": l["product"], "count": l["count"], "hours": l["hours"],
+                                    "unit_price": l["unit_price"], "amount": l["amount"] })
+            })
+            .collect();
+        Some(format!("{}MONTHLY TOTAL  {currency} {total}\n", table(&lines, false)))
+    };
+    match (value.get("current"), value.get("proposed"), value.get("monthly_delta").and_then(Value::as_str)) {
+        (Some(current), Some(proposed), Some(delta)) => {
+            let currency = proposed.get("currency").and_then(Value::as_str).unwrap_or_default();
+            Some(format!(
+                "NOW\n{}\nWITH THE CHANGE\n{}\nMONTHLY DIFFERENCE  {currency} {delta}\n",
+                estimate(current)?,
+                estimate(proposed)?
+            ))
+        }
+        _ => estimate(value),
     }
 }
 

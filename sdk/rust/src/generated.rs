@@ -1425,7 +1425,7 @@ pub mod types {
     pub struct ClusterCreate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<LabelMap>,
-        #[doc = "DNS label, unique in the project."]
+        #[doc = "DNS label, unique in the project; `estimate` is reserved (`POST …/clusters/estimate`)."]
         pub name: ClusterCreateName,
         pub spec: ClusterSpecInput,
     }
@@ -1485,7 +1485,7 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
-    #[doc = "DNS label, unique in the project."]
+    #[doc = "DNS label, unique in the project; `estimate` is reserved (`POST …/clusters/estimate`)."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
     pub struct ClusterCreateName(::std::string::String);
@@ -4602,11 +4602,20 @@ pub mod types {
         pub period_end: ::chrono::DateTime<::chrono::offset::Utc>,
         #[doc = "The first instant of the month."]
         pub period_start: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "A void invoice: the one issued in its place."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub replaced_by: ::std::option::Option<InvoiceId>,
+        #[doc = "The void invoice this one was issued in place of."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub replaces: ::std::option::Option<InvoiceId>,
         pub status: InvoiceStatus,
         #[doc = "Usage and adjustments, before credits."]
         pub subtotal: InvoiceSummarySubtotal,
         #[doc = "What is owed: the sum of every line."]
         pub total: InvoiceSummaryTotal,
+        #[doc = "A void invoice: why it was withdrawn."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub void_reason: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub voided_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
     }
@@ -4825,11 +4834,20 @@ pub mod types {
         pub period_end: ::chrono::DateTime<::chrono::offset::Utc>,
         #[doc = "The first instant of the month."]
         pub period_start: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "A void invoice: the one issued in its place."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub replaced_by: ::std::option::Option<InvoiceId>,
+        #[doc = "The void invoice this one was issued in place of."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub replaces: ::std::option::Option<InvoiceId>,
         pub status: InvoiceStatus,
         #[doc = "Usage and adjustments, before credits."]
         pub subtotal: InvoiceViewSubtotal,
         #[doc = "What is owed: the sum of every line."]
         pub total: InvoiceViewTotal,
+        #[doc = "A void invoice: why it was withdrawn."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub void_reason: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub voided_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
     }
@@ -5637,7 +5655,7 @@ pub mod types {
     pub struct NodePoolCreate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<LabelMap>,
-        #[doc = "DNS label, unique in the cluster."]
+        #[doc = "DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`)."]
         pub name: NodePoolCreateName,
         pub spec: NodePoolSpecInput,
     }
@@ -5697,7 +5715,7 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
-    #[doc = "DNS label, unique in the cluster."]
+    #[doc = "DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`)."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
     pub struct NodePoolCreateName(::std::string::String);
@@ -6192,6 +6210,19 @@ pub mod types {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "An organization's plan."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct OrgPlanView {
+        #[doc = "When the organization last changed plans; `null` while it is on the\nplan every organization starts on."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub changed_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        pub plan: PlanView,
+    }
+    impl OrgPlanView {
+        pub fn builder() -> builder::OrgPlanView {
+            Default::default()
         }
     }
     #[doc = "A role a principal holds in an organization.\n\nUsers hold one through their membership; service accounts hold one\nof their own."]
@@ -6771,6 +6802,80 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "A change of plan. A plan with lower limits is refused (409\n`plan_limits_exceeded`) while the organization uses more than it allows."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct PlanChange {
+        #[doc = "A plan's `id` from `GET /v1/plans`."]
+        pub plan: PlanChangePlan,
+    }
+    impl PlanChange {
+        pub fn builder() -> builder::PlanChange {
+            Default::default()
+        }
+    }
+    #[doc = "A plan's `id` from `GET /v1/plans`."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct PlanChangePlan(::std::string::String);
+    impl ::std::ops::Deref for PlanChangePlan {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PlanChangePlan> for ::std::string::String {
+        fn from(value: PlanChangePlan) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PlanChangePlan {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9-]{1,32}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9-]{1,32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlanChangePlan {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PlanChangePlan {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlanChangePlan {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "A plan on offer: the quota limits it sets (by the names `quota_view`\nuses), which an operator's override for one organization can replace."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PlanView {
+        pub description: ::std::string::String,
+        pub display_name: ::std::string::String,
+        pub id: ::std::string::String,
+        #[doc = "Quota name (as in `quota_view`) to limit."]
+        pub limits: ::std::collections::HashMap<::std::string::String, i64>,
+    }
+    impl PlanView {
+        pub fn builder() -> builder::PlanView {
+            Default::default()
+        }
+    }
     #[doc = "One pod, as the region last saw it."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct PodView {
@@ -6785,6 +6890,67 @@ pub mod types {
     impl PodView {
         pub fn builder() -> builder::PodView {
             Default::default()
+        }
+    }
+    #[doc = "What a change does to a cluster's monthly price: the cluster as it is\n(its node pools not being deleted), as it would be, and the difference.\nBoth at the prices in effect now."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PriceChange {
+        pub current: PriceEstimate,
+        #[doc = "`proposed.monthly_total` minus `current.monthly_total`: negative\nwhen the change costs less."]
+        pub monthly_delta: PriceChangeMonthlyDelta,
+        pub proposed: PriceEstimate,
+    }
+    impl PriceChange {
+        pub fn builder() -> builder::PriceChange {
+            Default::default()
+        }
+    }
+    #[doc = "`proposed.monthly_total` minus `current.monthly_total`: negative\nwhen the change costs less."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct PriceChangeMonthlyDelta(::std::string::String);
+    impl ::std::ops::Deref for PriceChangeMonthlyDelta {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PriceChangeMonthlyDelta> for ::std::string::String {
+        fn from(value: PriceChangeMonthlyDelta) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PriceChangeMonthlyDelta {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PriceChangeMonthlyDelta {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PriceChangeMonthlyDelta {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PriceChangeMonthlyDelta {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "A monthly price: each part for a month of 730 hours, cut to its price's\nmonthly cap (672 hours), each line rounded to the currency's minor unit\n(half away from zero) and the total their sum. Amounts are exact\ndecimals written as strings."]
@@ -7483,11 +7649,62 @@ pub mod types {
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct QuotaItem {
         pub limit: i64,
+        pub source: QuotaSource,
         pub usage: i64,
     }
     impl QuotaItem {
         pub fn builder() -> builder::QuotaItem {
             Default::default()
+        }
+    }
+    #[doc = "Where a quota limit comes from."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum QuotaSource {
+        #[serde(rename = "plan")]
+        Plan,
+        #[serde(rename = "override")]
+        Override,
+    }
+    impl ::std::fmt::Display for QuotaSource {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Plan => f.write_str("plan"),
+                Self::Override => f.write_str("override"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for QuotaSource {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "plan" => Ok(Self::Plan),
+                "override" => Ok(Self::Override),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for QuotaSource {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for QuotaSource {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
     #[doc = "An organization's quotas."]
@@ -7507,6 +7724,8 @@ pub mod types {
         pub nodes: QuotaItem,
         #[doc = "Invitations neither accepted, revoked nor expired."]
         pub pending_invitations: QuotaItem,
+        #[doc = "The plan the limits come from, unless overridden (`GET /v1/plans`)."]
+        pub plan: ::std::string::String,
         pub service_accounts: QuotaItem,
         pub trust_policies: QuotaItem,
         #[doc = "vCPUs of the reserved nodes."]
@@ -10149,6 +10368,296 @@ pub mod types {
     impl TrustPolicyView {
         pub fn builder() -> builder::TrustPolicyView {
             Default::default()
+        }
+    }
+    #[doc = "A day's usage at list price."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct UsageDay {
+        pub amount: UsageDayAmount,
+        pub day: ::chrono::naive::NaiveDate,
+    }
+    impl UsageDay {
+        pub fn builder() -> builder::UsageDay {
+            Default::default()
+        }
+    }
+    #[doc = "`UsageDayAmount`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct UsageDayAmount(::std::string::String);
+    impl ::std::ops::Deref for UsageDayAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<UsageDayAmount> for ::std::string::String {
+        fn from(value: UsageDayAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for UsageDayAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for UsageDayAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for UsageDayAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UsageDayAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "One day of one resource at one price."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct UsageItem {
+        pub amount: UsageItemAmount,
+        pub day: ::chrono::naive::NaiveDate,
+        #[doc = "Instance hours (nodes × hours), to 4 decimals."]
+        pub hours: UsageItemHours,
+        pub product: ::std::string::String,
+        #[doc = "The project's name when the usage was recorded."]
+        pub project: ::std::string::String,
+        #[doc = "The cluster (`cl_…`, its control plane) or node pool (`np_…`)."]
+        pub resource_id: ::std::string::String,
+        pub resource_name: ::std::string::String,
+        pub sku: ::std::string::String,
+        pub unit_price: UsageItemUnitPrice,
+    }
+    impl UsageItem {
+        pub fn builder() -> builder::UsageItem {
+            Default::default()
+        }
+    }
+    #[doc = "`UsageItemAmount`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct UsageItemAmount(::std::string::String);
+    impl ::std::ops::Deref for UsageItemAmount {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<UsageItemAmount> for ::std::string::String {
+        fn from(value: UsageItemAmount) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for UsageItemAmount {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for UsageItemAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for UsageItemAmount {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UsageItemAmount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Instance hours (nodes × hours), to 4 decimals."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct UsageItemHours(::std::string::String);
+    impl ::std::ops::Deref for UsageItemHours {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<UsageItemHours> for ::std::string::String {
+        fn from(value: UsageItemHours) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for UsageItemHours {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for UsageItemHours {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for UsageItemHours {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UsageItemHours {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`UsageItemUnitPrice`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct UsageItemUnitPrice(::std::string::String);
+    impl ::std::ops::Deref for UsageItemUnitPrice {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<UsageItemUnitPrice> for ::std::string::String {
+        fn from(value: UsageItemUnitPrice) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for UsageItemUnitPrice {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+(\\.[0-9]+)?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+(\\.[0-9]+)?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for UsageItemUnitPrice {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for UsageItemUnitPrice {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UsageItemUnitPrice {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What an organization used on UTC days `[start, end)`, at list price:\neach row is a day's hours of one resource at one price, rounded once.\nThe per-node minimum and the monthly cap apply on invoices only, so an\ninvoice can come to less."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct UsageReport {
+        #[doc = "ISO 4217 code."]
+        pub currency: ::std::string::String,
+        #[doc = "Each day with usage, and what it came to."]
+        pub days: ::std::vec::Vec<UsageDay>,
+        #[doc = "The first day not included."]
+        pub end: ::chrono::naive::NaiveDate,
+        pub items: ::std::vec::Vec<UsageItem>,
+        pub start: ::chrono::naive::NaiveDate,
+        pub total: UsageReportTotal,
+    }
+    impl UsageReport {
+        pub fn builder() -> builder::UsageReport {
+            Default::default()
+        }
+    }
+    #[doc = "`UsageReportTotal`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct UsageReportTotal(::std::string::String);
+    impl ::std::ops::Deref for UsageReportTotal {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<UsageReportTotal> for ::std::string::String {
+        fn from(value: UsageReportTotal) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for UsageReportTotal {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^-?[0-9]+\\.[0-9]{2}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^-?[0-9]+\\.[0-9]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for UsageReportTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for UsageReportTotal {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UsageReportTotal {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "user id, `usr_` followed by 32 hex digits"]
@@ -15556,9 +16065,12 @@ pub mod types {
             number: ::std::result::Result<::std::option::Option<super::InvoiceSummaryNumber>, ::std::string::String>,
             period_end: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             period_start: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            replaced_by: ::std::result::Result<::std::option::Option<super::InvoiceId>, ::std::string::String>,
+            replaces: ::std::result::Result<::std::option::Option<super::InvoiceId>, ::std::string::String>,
             status: ::std::result::Result<super::InvoiceStatus, ::std::string::String>,
             subtotal: ::std::result::Result<super::InvoiceSummarySubtotal, ::std::string::String>,
             total: ::std::result::Result<super::InvoiceSummaryTotal, ::std::string::String>,
+            void_reason: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
             voided_at: ::std::result::Result<
                 ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
                 ::std::string::String,
@@ -15574,9 +16086,12 @@ pub mod types {
                     number: Ok(Default::default()),
                     period_end: Err("no value supplied for period_end".to_string()),
                     period_start: Err("no value supplied for period_start".to_string()),
+                    replaced_by: Ok(Default::default()),
+                    replaces: Ok(Default::default()),
                     status: Err("no value supplied for status".to_string()),
                     subtotal: Err("no value supplied for subtotal".to_string()),
                     total: Err("no value supplied for total".to_string()),
+                    void_reason: Ok(Default::default()),
                     voided_at: Ok(Default::default()),
                 }
             }
@@ -15643,6 +16158,24 @@ pub mod types {
                     value.try_into().map_err(|e| format!("error converting supplied value for period_start: {e}"));
                 self
             }
+            pub fn replaced_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InvoiceId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.replaced_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for replaced_by: {e}"));
+                self
+            }
+            pub fn replaces<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InvoiceId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.replaces =
+                    value.try_into().map_err(|e| format!("error converting supplied value for replaces: {e}"));
+                self
+            }
             pub fn status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::InvoiceStatus>,
@@ -15668,6 +16201,15 @@ pub mod types {
                 self.total = value.try_into().map_err(|e| format!("error converting supplied value for total: {e}"));
                 self
             }
+            pub fn void_reason<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.void_reason =
+                    value.try_into().map_err(|e| format!("error converting supplied value for void_reason: {e}"));
+                self
+            }
             pub fn voided_at<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
@@ -15689,9 +16231,12 @@ pub mod types {
                     number: value.number?,
                     period_end: value.period_end?,
                     period_start: value.period_start?,
+                    replaced_by: value.replaced_by?,
+                    replaces: value.replaces?,
                     status: value.status?,
                     subtotal: value.subtotal?,
                     total: value.total?,
+                    void_reason: value.void_reason?,
                     voided_at: value.voided_at?,
                 })
             }
@@ -15706,9 +16251,12 @@ pub mod types {
                     number: Ok(value.number),
                     period_end: Ok(value.period_end),
                     period_start: Ok(value.period_start),
+                    replaced_by: Ok(value.replaced_by),
+                    replaces: Ok(value.replaces),
                     status: Ok(value.status),
                     subtotal: Ok(value.subtotal),
                     total: Ok(value.total),
+                    void_reason: Ok(value.void_reason),
                     voided_at: Ok(value.voided_at),
                 }
             }
@@ -15726,9 +16274,12 @@ pub mod types {
             number: ::std::result::Result<::std::option::Option<super::InvoiceViewNumber>, ::std::string::String>,
             period_end: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             period_start: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            replaced_by: ::std::result::Result<::std::option::Option<super::InvoiceId>, ::std::string::String>,
+            replaces: ::std::result::Result<::std::option::Option<super::InvoiceId>, ::std::string::String>,
             status: ::std::result::Result<super::InvoiceStatus, ::std::string::String>,
             subtotal: ::std::result::Result<super::InvoiceViewSubtotal, ::std::string::String>,
             total: ::std::result::Result<super::InvoiceViewTotal, ::std::string::String>,
+            void_reason: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
             voided_at: ::std::result::Result<
                 ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
                 ::std::string::String,
@@ -15745,9 +16296,12 @@ pub mod types {
                     number: Ok(Default::default()),
                     period_end: Err("no value supplied for period_end".to_string()),
                     period_start: Err("no value supplied for period_start".to_string()),
+                    replaced_by: Ok(Default::default()),
+                    replaces: Ok(Default::default()),
                     status: Err("no value supplied for status".to_string()),
                     subtotal: Err("no value supplied for subtotal".to_string()),
                     total: Err("no value supplied for total".to_string()),
+                    void_reason: Ok(Default::default()),
                     voided_at: Ok(Default::default()),
                 }
             }
@@ -15822,6 +16376,24 @@ pub mod types {
                     value.try_into().map_err(|e| format!("error converting supplied value for period_start: {e}"));
                 self
             }
+            pub fn replaced_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InvoiceId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.replaced_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for replaced_by: {e}"));
+                self
+            }
+            pub fn replaces<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InvoiceId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.replaces =
+                    value.try_into().map_err(|e| format!("error converting supplied value for replaces: {e}"));
+                self
+            }
             pub fn status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::InvoiceStatus>,
@@ -15847,6 +16419,15 @@ pub mod types {
                 self.total = value.try_into().map_err(|e| format!("error converting supplied value for total: {e}"));
                 self
             }
+            pub fn void_reason<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.void_reason =
+                    value.try_into().map_err(|e| format!("error converting supplied value for void_reason: {e}"));
+                self
+            }
             pub fn voided_at<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
@@ -15869,9 +16450,12 @@ pub mod types {
                     number: value.number?,
                     period_end: value.period_end?,
                     period_start: value.period_start?,
+                    replaced_by: value.replaced_by?,
+                    replaces: value.replaces?,
                     status: value.status?,
                     subtotal: value.subtotal?,
                     total: value.total?,
+                    void_reason: value.void_reason?,
                     voided_at: value.voided_at?,
                 })
             }
@@ -15887,9 +16471,12 @@ pub mod types {
                     number: Ok(value.number),
                     period_end: Ok(value.period_end),
                     period_start: Ok(value.period_start),
+                    replaced_by: Ok(value.replaced_by),
+                    replaces: Ok(value.replaces),
                     status: Ok(value.status),
                     subtotal: Ok(value.subtotal),
                     total: Ok(value.total),
+                    void_reason: Ok(value.void_reason),
                     voided_at: Ok(value.voided_at),
                 }
             }
@@ -17713,6 +18300,49 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct OrgPlanView {
+            changed_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            plan: ::std::result::Result<super::PlanView, ::std::string::String>,
+        }
+        impl ::std::default::Default for OrgPlanView {
+            fn default() -> Self {
+                Self { changed_at: Ok(Default::default()), plan: Err("no value supplied for plan".to_string()) }
+            }
+        }
+        impl OrgPlanView {
+            pub fn changed_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.changed_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for changed_at: {e}"));
+                self
+            }
+            pub fn plan<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PlanView>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.plan = value.try_into().map_err(|e| format!("error converting supplied value for plan: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OrgPlanView> for super::OrgPlanView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OrgPlanView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { changed_at: value.changed_at?, plan: value.plan? })
+            }
+        }
+        impl ::std::convert::From<super::OrgPlanView> for OrgPlanView {
+            fn from(value: super::OrgPlanView) -> Self {
+                Self { changed_at: Ok(value.changed_at), plan: Ok(value.plan) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct OrgView {
             created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             display_name: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -18897,6 +19527,111 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PlanChange {
+            plan: ::std::result::Result<super::PlanChangePlan, ::std::string::String>,
+        }
+        impl ::std::default::Default for PlanChange {
+            fn default() -> Self {
+                Self { plan: Err("no value supplied for plan".to_string()) }
+            }
+        }
+        impl PlanChange {
+            pub fn plan<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PlanChangePlan>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.plan = value.try_into().map_err(|e| format!("error converting supplied value for plan: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PlanChange> for super::PlanChange {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PlanChange) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { plan: value.plan? })
+            }
+        }
+        impl ::std::convert::From<super::PlanChange> for PlanChange {
+            fn from(value: super::PlanChange) -> Self {
+                Self { plan: Ok(value.plan) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PlanView {
+            description: ::std::result::Result<::std::string::String, ::std::string::String>,
+            display_name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            id: ::std::result::Result<::std::string::String, ::std::string::String>,
+            limits:
+                ::std::result::Result<::std::collections::HashMap<::std::string::String, i64>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PlanView {
+            fn default() -> Self {
+                Self {
+                    description: Err("no value supplied for description".to_string()),
+                    display_name: Err("no value supplied for display_name".to_string()),
+                    id: Err("no value supplied for id".to_string()),
+                    limits: Err("no value supplied for limits".to_string()),
+                }
+            }
+        }
+        impl PlanView {
+            pub fn description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description =
+                    value.try_into().map_err(|e| format!("error converting supplied value for description: {e}"));
+                self
+            }
+            pub fn display_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.display_name =
+                    value.try_into().map_err(|e| format!("error converting supplied value for display_name: {e}"));
+                self
+            }
+            pub fn id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+                self
+            }
+            pub fn limits<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::collections::HashMap<::std::string::String, i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.limits = value.try_into().map_err(|e| format!("error converting supplied value for limits: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PlanView> for super::PlanView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PlanView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    description: value.description?,
+                    display_name: value.display_name?,
+                    id: value.id?,
+                    limits: value.limits?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PlanView> for PlanView {
+            fn from(value: super::PlanView) -> Self {
+                Self {
+                    description: Ok(value.description),
+                    display_name: Ok(value.display_name),
+                    id: Ok(value.id),
+                    limits: Ok(value.limits),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PodView {
             ip: ::std::result::Result<::std::string::String, ::std::string::String>,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -18990,6 +19725,65 @@ pub mod types {
                     ready: Ok(value.ready),
                     revision: Ok(value.revision),
                     zone: Ok(value.zone),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PriceChange {
+            current: ::std::result::Result<super::PriceEstimate, ::std::string::String>,
+            monthly_delta: ::std::result::Result<super::PriceChangeMonthlyDelta, ::std::string::String>,
+            proposed: ::std::result::Result<super::PriceEstimate, ::std::string::String>,
+        }
+        impl ::std::default::Default for PriceChange {
+            fn default() -> Self {
+                Self {
+                    current: Err("no value supplied for current".to_string()),
+                    monthly_delta: Err("no value supplied for monthly_delta".to_string()),
+                    proposed: Err("no value supplied for proposed".to_string()),
+                }
+            }
+        }
+        impl PriceChange {
+            pub fn current<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PriceEstimate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.current =
+                    value.try_into().map_err(|e| format!("error converting supplied value for current: {e}"));
+                self
+            }
+            pub fn monthly_delta<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PriceChangeMonthlyDelta>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.monthly_delta =
+                    value.try_into().map_err(|e| format!("error converting supplied value for monthly_delta: {e}"));
+                self
+            }
+            pub fn proposed<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::PriceEstimate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.proposed =
+                    value.try_into().map_err(|e| format!("error converting supplied value for proposed: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PriceChange> for super::PriceChange {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PriceChange) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { current: value.current?, monthly_delta: value.monthly_delta?, proposed: value.proposed? })
+            }
+        }
+        impl ::std::convert::From<super::PriceChange> for PriceChange {
+            fn from(value: super::PriceChange) -> Self {
+                Self {
+                    current: Ok(value.current),
+                    monthly_delta: Ok(value.monthly_delta),
+                    proposed: Ok(value.proposed),
                 }
             }
         }
@@ -19852,12 +20646,14 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct QuotaItem {
             limit: ::std::result::Result<i64, ::std::string::String>,
+            source: ::std::result::Result<super::QuotaSource, ::std::string::String>,
             usage: ::std::result::Result<i64, ::std::string::String>,
         }
         impl ::std::default::Default for QuotaItem {
             fn default() -> Self {
                 Self {
                     limit: Err("no value supplied for limit".to_string()),
+                    source: Err("no value supplied for source".to_string()),
                     usage: Err("no value supplied for usage".to_string()),
                 }
             }
@@ -19869,6 +20665,14 @@ pub mod types {
                 T::Error: ::std::fmt::Display,
             {
                 self.limit = value.try_into().map_err(|e| format!("error converting supplied value for limit: {e}"));
+                self
+            }
+            pub fn source<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::QuotaSource>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.source = value.try_into().map_err(|e| format!("error converting supplied value for source: {e}"));
                 self
             }
             pub fn usage<T>(mut self, value: T) -> Self
@@ -19883,12 +20687,12 @@ pub mod types {
         impl ::std::convert::TryFrom<QuotaItem> for super::QuotaItem {
             type Error = super::error::ConversionError;
             fn try_from(value: QuotaItem) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { limit: value.limit?, usage: value.usage? })
+                Ok(Self { limit: value.limit?, source: value.source?, usage: value.usage? })
             }
         }
         impl ::std::convert::From<super::QuotaItem> for QuotaItem {
             fn from(value: super::QuotaItem) -> Self {
-                Self { limit: Ok(value.limit), usage: Ok(value.usage) }
+                Self { limit: Ok(value.limit), source: Ok(value.source), usage: Ok(value.usage) }
             }
         }
         #[derive(Clone, Debug)]
@@ -19901,6 +20705,7 @@ pub mod types {
             node_pools_per_cluster: ::std::result::Result<super::QuotaItem, ::std::string::String>,
             nodes: ::std::result::Result<super::QuotaItem, ::std::string::String>,
             pending_invitations: ::std::result::Result<super::QuotaItem, ::std::string::String>,
+            plan: ::std::result::Result<::std::string::String, ::std::string::String>,
             service_accounts: ::std::result::Result<super::QuotaItem, ::std::string::String>,
             trust_policies: ::std::result::Result<super::QuotaItem, ::std::string::String>,
             vcpus: ::std::result::Result<super::QuotaItem, ::std::string::String>,
@@ -19917,6 +20722,7 @@ pub mod types {
                     node_pools_per_cluster: Err("no value supplied for node_pools_per_cluster".to_string()),
                     nodes: Err("no value supplied for nodes".to_string()),
                     pending_invitations: Err("no value supplied for pending_invitations".to_string()),
+                    plan: Err("no value supplied for plan".to_string()),
                     service_accounts: Err("no value supplied for service_accounts".to_string()),
                     trust_policies: Err("no value supplied for trust_policies".to_string()),
                     vcpus: Err("no value supplied for vcpus".to_string()),
@@ -20000,6 +20806,14 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for pending_invitations: {e}"));
                 self
             }
+            pub fn plan<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.plan = value.try_into().map_err(|e| format!("error converting supplied value for plan: {e}"));
+                self
+            }
             pub fn service_accounts<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::QuotaItem>,
@@ -20048,6 +20862,7 @@ pub mod types {
                     node_pools_per_cluster: value.node_pools_per_cluster?,
                     nodes: value.nodes?,
                     pending_invitations: value.pending_invitations?,
+                    plan: value.plan?,
                     service_accounts: value.service_accounts?,
                     trust_policies: value.trust_policies?,
                     vcpus: value.vcpus?,
@@ -20066,6 +20881,7 @@ pub mod types {
                     node_pools_per_cluster: Ok(value.node_pools_per_cluster),
                     nodes: Ok(value.nodes),
                     pending_invitations: Ok(value.pending_invitations),
+                    plan: Ok(value.plan),
                     service_accounts: Ok(value.service_accounts),
                     trust_policies: Ok(value.trust_policies),
                     vcpus: Ok(value.vcpus),
@@ -22904,6 +23720,282 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct UsageDay {
+            amount: ::std::result::Result<super::UsageDayAmount, ::std::string::String>,
+            day: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+        }
+        impl ::std::default::Default for UsageDay {
+            fn default() -> Self {
+                Self {
+                    amount: Err("no value supplied for amount".to_string()),
+                    day: Err("no value supplied for day".to_string()),
+                }
+            }
+        }
+        impl UsageDay {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::UsageDayAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn day<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.day = value.try_into().map_err(|e| format!("error converting supplied value for day: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<UsageDay> for super::UsageDay {
+            type Error = super::error::ConversionError;
+            fn try_from(value: UsageDay) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { amount: value.amount?, day: value.day? })
+            }
+        }
+        impl ::std::convert::From<super::UsageDay> for UsageDay {
+            fn from(value: super::UsageDay) -> Self {
+                Self { amount: Ok(value.amount), day: Ok(value.day) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct UsageItem {
+            amount: ::std::result::Result<super::UsageItemAmount, ::std::string::String>,
+            day: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+            hours: ::std::result::Result<super::UsageItemHours, ::std::string::String>,
+            product: ::std::result::Result<::std::string::String, ::std::string::String>,
+            project: ::std::result::Result<::std::string::String, ::std::string::String>,
+            resource_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+            resource_name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            sku: ::std::result::Result<::std::string::String, ::std::string::String>,
+            unit_price: ::std::result::Result<super::UsageItemUnitPrice, ::std::string::String>,
+        }
+        impl ::std::default::Default for UsageItem {
+            fn default() -> Self {
+                Self {
+                    amount: Err("no value supplied for amount".to_string()),
+                    day: Err("no value supplied for day".to_string()),
+                    hours: Err("no value supplied for hours".to_string()),
+                    product: Err("no value supplied for product".to_string()),
+                    project: Err("no value supplied for project".to_string()),
+                    resource_id: Err("no value supplied for resource_id".to_string()),
+                    resource_name: Err("no value supplied for resource_name".to_string()),
+                    sku: Err("no value supplied for sku".to_string()),
+                    unit_price: Err("no value supplied for unit_price".to_string()),
+                }
+            }
+        }
+        impl UsageItem {
+            pub fn amount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::UsageItemAmount>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.amount = value.try_into().map_err(|e| format!("error converting supplied value for amount: {e}"));
+                self
+            }
+            pub fn day<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.day = value.try_into().map_err(|e| format!("error converting supplied value for day: {e}"));
+                self
+            }
+            pub fn hours<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::UsageItemHours>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.hours = value.try_into().map_err(|e| format!("error converting supplied value for hours: {e}"));
+                self
+            }
+            pub fn product<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.product =
+                    value.try_into().map_err(|e| format!("error converting supplied value for product: {e}"));
+                self
+            }
+            pub fn project<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.project =
+                    value.try_into().map_err(|e| format!("error converting supplied value for project: {e}"));
+                self
+            }
+            pub fn resource_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_id: {e}"));
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_name: {e}"));
+                self
+            }
+            pub fn sku<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.sku = value.try_into().map_err(|e| format!("error converting supplied value for sku: {e}"));
+                self
+            }
+            pub fn unit_price<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::UsageItemUnitPrice>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.unit_price =
+                    value.try_into().map_err(|e| format!("error converting supplied value for unit_price: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<UsageItem> for super::UsageItem {
+            type Error = super::error::ConversionError;
+            fn try_from(value: UsageItem) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    amount: value.amount?,
+                    day: value.day?,
+                    hours: value.hours?,
+                    product: value.product?,
+                    project: value.project?,
+                    resource_id: value.resource_id?,
+                    resource_name: value.resource_name?,
+                    sku: value.sku?,
+                    unit_price: value.unit_price?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::UsageItem> for UsageItem {
+            fn from(value: super::UsageItem) -> Self {
+                Self {
+                    amount: Ok(value.amount),
+                    day: Ok(value.day),
+                    hours: Ok(value.hours),
+                    product: Ok(value.product),
+                    project: Ok(value.project),
+                    resource_id: Ok(value.resource_id),
+                    resource_name: Ok(value.resource_name),
+                    sku: Ok(value.sku),
+                    unit_price: Ok(value.unit_price),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct UsageReport {
+            currency: ::std::result::Result<::std::string::String, ::std::string::String>,
+            days: ::std::result::Result<::std::vec::Vec<super::UsageDay>, ::std::string::String>,
+            end: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+            items: ::std::result::Result<::std::vec::Vec<super::UsageItem>, ::std::string::String>,
+            start: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+            total: ::std::result::Result<super::UsageReportTotal, ::std::string::String>,
+        }
+        impl ::std::default::Default for UsageReport {
+            fn default() -> Self {
+                Self {
+                    currency: Err("no value supplied for currency".to_string()),
+                    days: Err("no value supplied for days".to_string()),
+                    end: Err("no value supplied for end".to_string()),
+                    items: Err("no value supplied for items".to_string()),
+                    start: Err("no value supplied for start".to_string()),
+                    total: Err("no value supplied for total".to_string()),
+                }
+            }
+        }
+        impl UsageReport {
+            pub fn currency<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.currency =
+                    value.try_into().map_err(|e| format!("error converting supplied value for currency: {e}"));
+                self
+            }
+            pub fn days<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::UsageDay>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.days = value.try_into().map_err(|e| format!("error converting supplied value for days: {e}"));
+                self
+            }
+            pub fn end<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.end = value.try_into().map_err(|e| format!("error converting supplied value for end: {e}"));
+                self
+            }
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::UsageItem>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn start<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.start = value.try_into().map_err(|e| format!("error converting supplied value for start: {e}"));
+                self
+            }
+            pub fn total<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::UsageReportTotal>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.total = value.try_into().map_err(|e| format!("error converting supplied value for total: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<UsageReport> for super::UsageReport {
+            type Error = super::error::ConversionError;
+            fn try_from(value: UsageReport) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    currency: value.currency?,
+                    days: value.days?,
+                    end: value.end?,
+                    items: value.items?,
+                    start: value.start?,
+                    total: value.total?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::UsageReport> for UsageReport {
+            fn from(value: super::UsageReport) -> Self {
+                Self {
+                    currency: Ok(value.currency),
+                    days: Ok(value.days),
+                    end: Ok(value.end),
+                    items: Ok(value.items),
+                    start: Ok(value.start),
+                    total: Ok(value.total),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct UserView {
             created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             display_name: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -23791,6 +24883,22 @@ impl Client {
     pub fn invoice_pdf_view(&self) -> builder::InvoicePdfView<'_> {
         builder::InvoicePdfView::new(self)
     }
+    #[doc = "Show the organization's plan and the quota limits it sets (`quota_view` shows the limits in force, with any\noverride). Needs `read_billing`\n\nSends a `GET` request to `/v1/orgs/{org}/billing/plan`\n\nArguments:\n- `org`: Organization id\n```ignore\nlet response = client.billing_plan_view()\n    .org(org)\n    .send()\n    .await;\n```"]
+    pub fn billing_plan_view(&self) -> builder::BillingPlanView<'_> {
+        builder::BillingPlanView::new(self)
+    }
+    #[doc = "Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with 409\n`plan_limits_exceeded` while the organization uses more than it allows; the current plan again changes\nnothing. Needs `manage_billing` and `read_billing`\n\nSends a `PUT` request to `/v1/orgs/{org}/billing/plan`\n\nArguments:\n- `org`: Organization id\n- `body`\n```ignore\nlet response = client.billing_plan_update()\n    .org(org)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn billing_plan_update(&self) -> builder::BillingPlanUpdate<'_> {
+        builder::BillingPlanUpdate::new(self)
+    }
+    #[doc = "Show what the organization used per UTC day, project, resource and price, at list price (the invoice applies\neach node's minimum and the monthly cap, so it can come to less). Needs `read_billing`\n\nSends a `GET` request to `/v1/orgs/{org}/billing/usage`\n\nArguments:\n- `org`: Organization id\n- `end`: The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.\n- `start`: The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.\n```ignore\nlet response = client.billing_usage_view()\n    .org(org)\n    .end(end)\n    .start(start)\n    .send()\n    .await;\n```"]
+    pub fn billing_usage_view(&self) -> builder::BillingUsageView<'_> {
+        builder::BillingUsageView::new(self)
+    }
+    #[doc = "Download the usage report as CSV (one row per day, project, resource and price). Needs `read_billing`\n\nSends a `GET` request to `/v1/orgs/{org}/billing/usage/csv`\n\nArguments:\n- `org`: Organization id\n- `end`: The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.\n- `start`: The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.\n```ignore\nlet response = client.billing_usage_csv_view()\n    .org(org)\n    .end(end)\n    .start(start)\n    .send()\n    .await;\n```"]
+    pub fn billing_usage_csv_view(&self) -> builder::BillingUsageCsvView<'_> {
+        builder::BillingUsageCsvView::new(self)
+    }
     #[doc = "View what the organization demands of its members' credentials\n\nSends a `GET` request to `/v1/orgs/{org}/credential-policy`\n\nArguments:\n- `org`: Organization id\n```ignore\nlet response = client.credential_policy_view()\n    .org(org)\n    .send()\n    .await;\n```"]
     pub fn credential_policy_view(&self) -> builder::CredentialPolicyView<'_> {
         builder::CredentialPolicyView::new(self)
@@ -23931,6 +25039,10 @@ impl Client {
     pub fn webhook_redelivery_create(&self) -> builder::WebhookRedeliveryCreate<'_> {
         builder::WebhookRedeliveryCreate::new(self)
     }
+    #[doc = "List the plans on offer and the quota limits each sets\n\nSends a `GET` request to `/v1/plans`\n\n```ignore\nlet response = client.plan_list()\n    .send()\n    .await;\n```"]
+    pub fn plan_list(&self) -> builder::PlanList<'_> {
+        builder::PlanList::new(self)
+    }
     #[doc = "View a project\n\nSends a `GET` request to `/v1/projects/{project}`\n\nArguments:\n- `project`: Project id (`prj_…`) or name\n```ignore\nlet response = client.project_view()\n    .project(project)\n    .send()\n    .await;\n```"]
     pub fn project_view(&self) -> builder::ProjectView<'_> {
         builder::ProjectView::new(self)
@@ -24067,6 +25179,10 @@ impl Client {
     pub fn node_pool_create(&self) -> builder::NodePoolCreate<'_> {
         builder::NodePoolCreate::new(self)
     }
+    #[doc = "What adding a node pool would do to the cluster's monthly price: the cluster as it is, with the pool, and\nthe difference. The pool is checked as `node_pool_create` checks it. Writes nothing\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/estimate`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `body`\n```ignore\nlet response = client.node_pool_estimate()\n    .project(project)\n    .cluster(cluster)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn node_pool_estimate(&self) -> builder::NodePoolEstimate<'_> {
+        builder::NodePoolEstimate::new(self)
+    }
     #[doc = "View a node pool\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id (`np_…`) or name\n```ignore\nlet response = client.node_pool_view()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .send()\n    .await;\n```"]
     pub fn node_pool_view(&self) -> builder::NodePoolView<'_> {
         builder::NodePoolView::new(self)
@@ -24078,6 +25194,10 @@ impl Client {
     #[doc = "Change a node pool (count, autoscaling, node labels, taints)\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_update()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn node_pool_update(&self) -> builder::NodePoolUpdate<'_> {
         builder::NodePoolUpdate::new(self)
+    }
+    #[doc = "What a change to a node pool (the body of `node_pool_update`) would do to the cluster's monthly price: the\ncluster as it is, as it would be, and the difference. Writes nothing\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `body`\n```ignore\nlet response = client.node_pool_update_estimate()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn node_pool_update_estimate(&self) -> builder::NodePoolUpdateEstimate<'_> {
+        builder::NodePoolUpdateEstimate::new(self)
     }
     #[doc = "The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together)\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/nodes`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_node_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_node_list(&self) -> builder::ClusterNodeList<'_> {
@@ -27357,6 +28477,304 @@ pub mod builder {
             #[allow(unused_mut)]
             let mut request = client.client.get(url).headers(header_map).build()?;
             let info = OperationInfo { operation_id: "invoice_pdf_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => Ok(ResponseValue::stream(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::billing_plan_view`]\n\n[`Client::billing_plan_view`]: super::Client::billing_plan_view"]
+    #[derive(Debug, Clone)]
+    pub struct BillingPlanView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+    }
+    impl<'a> BillingPlanView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, org: Err("org was not initialized".to_string()) }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/plan`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OrgPlanView>, Error<types::Problem>> {
+            let Self { client, org } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/plan", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "billing_plan_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::billing_plan_update`]\n\n[`Client::billing_plan_update`]: super::Client::billing_plan_update"]
+    #[derive(Debug, Clone)]
+    pub struct BillingPlanUpdate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        body: Result<types::builder::PlanChange, String>,
+    }
+    impl<'a> BillingPlanUpdate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::PlanChange>,
+            <V as std::convert::TryInto<types::PlanChange>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `PlanChange` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::PlanChange) -> types::builder::PlanChange,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `PUT` request to `/v1/orgs/{org}/billing/plan`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OrgPlanView>, Error<types::Problem>> {
+            let Self { client, org, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::PlanChange::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/plan", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .put(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "billing_plan_update" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::billing_usage_view`]\n\n[`Client::billing_usage_view`]: super::Client::billing_usage_view"]
+    #[derive(Debug, Clone)]
+    pub struct BillingUsageView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        end: Result<Option<::chrono::naive::NaiveDate>, String>,
+        start: Result<Option<::chrono::naive::NaiveDate>, String>,
+    }
+    impl<'a> BillingUsageView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, org: Err("org was not initialized".to_string()), end: Ok(None), start: Ok(None) }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn end<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+        {
+            self.end = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: chrono :: naive :: NaiveDate` for end failed".to_string());
+            self
+        }
+        pub fn start<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+        {
+            self.start = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: chrono :: naive :: NaiveDate` for start failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/usage`"]
+        pub async fn send(self) -> Result<ResponseValue<types::UsageReport>, Error<types::Problem>> {
+            let Self { client, org, end, start } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let end = end.map_err(Error::InvalidRequest)?;
+            let start = start.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/usage", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("end", &end))
+                .query(&progenitor_client::QueryParam::new("start", &start))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "billing_usage_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::billing_usage_csv_view`]\n\n[`Client::billing_usage_csv_view`]: super::Client::billing_usage_csv_view"]
+    #[derive(Debug, Clone)]
+    pub struct BillingUsageCsvView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        end: Result<Option<::chrono::naive::NaiveDate>, String>,
+        start: Result<Option<::chrono::naive::NaiveDate>, String>,
+    }
+    impl<'a> BillingUsageCsvView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, org: Err("org was not initialized".to_string()), end: Ok(None), start: Ok(None) }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn end<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+        {
+            self.end = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: chrono :: naive :: NaiveDate` for end failed".to_string());
+            self
+        }
+        pub fn start<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
+        {
+            self.start = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: chrono :: naive :: NaiveDate` for start failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/billing/usage/csv`"]
+        pub async fn send(self) -> Result<ResponseValue<ByteStream>, Error<types::Problem>> {
+            let Self { client, org, end, start } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let end = end.map_err(Error::InvalidRequest)?;
+            let start = start.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/billing/usage/csv", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .query(&progenitor_client::QueryParam::new("end", &end))
+                .query(&progenitor_client::QueryParam::new("start", &start))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "billing_usage_csv_view" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;
@@ -30681,6 +32099,42 @@ pub mod builder {
                 422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::plan_list`]\n\n[`Client::plan_list`]: super::Client::plan_list"]
+    #[derive(Debug, Clone)]
+    pub struct PlanList<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> PlanList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        #[doc = "Sends a `GET` request to `/v1/plans`"]
+        pub async fn send(self) -> Result<ResponseValue<::std::vec::Vec<types::PlanView>>, Error<()>> {
+            let Self { client } = self;
+            let url = format!("{}/v1/plans", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "plan_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
@@ -34613,6 +36067,106 @@ pub mod builder {
             }
         }
     }
+    #[doc = "Builder for [`Client::node_pool_estimate`]\n\n[`Client::node_pool_estimate`]: super::Client::node_pool_estimate"]
+    #[derive(Debug, Clone)]
+    pub struct NodePoolEstimate<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        body: Result<types::builder::NodePoolCreate, String>,
+    }
+    impl<'a> NodePoolEstimate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::NodePoolCreate>,
+            <V as std::convert::TryInto<types::NodePoolCreate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `NodePoolCreate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::NodePoolCreate) -> types::builder::NodePoolCreate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/estimate`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PriceChange>, Error<types::Problem>> {
+            let Self { client, project, cluster, body } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::NodePoolCreate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/node-pools/estimate",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "node_pool_estimate" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
     #[doc = "Builder for [`Client::node_pool_view`]\n\n[`Client::node_pool_view`]: super::Client::node_pool_view"]
     #[derive(Debug, Clone)]
     pub struct NodePoolView<'a> {
@@ -34923,6 +36477,119 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::node_pool_update_estimate`]\n\n[`Client::node_pool_update_estimate`]: super::Client::node_pool_update_estimate"]
+    #[derive(Debug, Clone)]
+    pub struct NodePoolUpdateEstimate<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        node_pool: Result<::std::string::String, String>,
+        body: Result<types::builder::NodePoolUpdate, String>,
+    }
+    impl<'a> NodePoolUpdateEstimate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                node_pool: Err("node_pool was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn node_pool<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.node_pool = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for node_pool failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::NodePoolUpdate>,
+            <V as std::convert::TryInto<types::NodePoolUpdate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `NodePoolUpdate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::NodePoolUpdate) -> types::builder::NodePoolUpdate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PriceChange>, Error<types::Problem>> {
+            let Self { client, project, cluster, node_pool, body } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let node_pool = node_pool.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::NodePoolUpdate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/node-pools/{}/estimate",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&node_pool.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "node_pool_update_estimate" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
                 400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),

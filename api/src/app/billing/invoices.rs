@@ -99,6 +99,68 @@ impl App {
         Ok((row, rated))
     }
 
+    /// Voids `org`'s finalized invoice `invoice` and issues its replacement
+    /// (an operator's act, `moke-server billing void-invoice`), in one
+    /// transaction: the credits the void invoice used go back to their
+    /// grants; its usage moves to a new invoice for the same month, which
+    /// is rated again (an operator may have corrected prices or usage),
+    /// takes credits as they stood when the void one was finalized, and is
+    /// finalized at once under a new number. Both are audited and sent as
+    /// `invoice.voided` and `invoice.finalized`. Returns the replacement.
+    pub async fn void_invoice(&self, org: OrgId, invoice: InvoiceId, reason: &str) -> Result<InvoiceView> {
+        let mut v = crate::app::error::Validator::new();
+        v.check((1..=500).contains(&reason.chars().count()), "reason", "invalid", "1 to 500 characters");
+        v.finish()?;
+        let mut tx = self.db().begin().await?;
+        let old = store::find_locked(&mut tx, org.uuid(), invoice.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("invoice", invoice.to_string()))?;
+        if old.status != "finalized" {
+            return Err(Error::conflict(
+                "not_finalized",
+                format!("invoice {invoice} is {}, not finalized", old.status),
+            ));
+        }
+        let issued = rated(&mut tx, &old, self.config().billing.grace_hours).await?;
+        for line in issued.lines.iter().filter(|line| line.kind == LineKind::Credit) {
+            let grant: crate::ids::CreditGrantId = line
+                .sku
+                .parse()
+                .map_err(|_| Error::Internal(anyhow::anyhow!("credit line {} is not a grant id", line.sku)))?;
+            store::return_credit(&mut tx, grant.uuid(), -line.amount).await?;
+        }
+        store::void(&mut tx, old.id, reason).await?;
+        let replacement = InvoiceId::generate();
+        store::open_replacement(&mut tx, &old, replacement.uuid()).await?;
+        let details = serde_json::json!({
+            "id": invoice.to_string(),
+            "number": old.number,
+            "replaced_by": replacement.to_string(),
+            "reason": reason,
+        });
+        let ctx = RequestContext::system(org.uuid());
+        let record = AuditRecord {
+            action: "invoice.void",
+            resource_type: "invoice",
+            resource_id: Some(invoice.to_string()),
+            details: details.clone(),
+        };
+        audit::record(&mut tx, &ctx, record).await?;
+        crate::app::integrations::store::webhooks::emit_event(&mut tx, org.uuid(), "invoice.voided", details).await?;
+        let draft = store::find_locked(&mut tx, org.uuid(), replacement.uuid())
+            .await?
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("the replacement invoice was not opened")))?;
+        let now = store::now(&mut tx).await?;
+        let credits_at = old.finalized_at.unwrap_or(now);
+        finalize(&mut tx, &draft, now, credits_at).await?;
+        let row = store::find(&mut tx, org.uuid(), replacement.uuid())
+            .await?
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("the replacement invoice is gone")))?;
+        let rated = rated(&mut tx, &row, self.config().billing.grace_hours).await?;
+        tx.commit().await?;
+        Ok(view(&row, &rated))
+    }
+
     /// Finalizes every draft whose month ended more than the grace period
     /// before `now` (the database's clock when `None`), one transaction
     /// each: rated, credits taken, numbered gap-free in the year it is
@@ -117,8 +179,8 @@ impl App {
             let Some(row) = store::next_due(&mut tx, ended_before, &failed).await? else {
                 break;
             };
-            match finalize(&mut tx, &row, now).await {
-                Ok(()) => {
+            match finalize(&mut tx, &row, now, now).await {
+                Ok(_) => {
                     tx.commit().await?;
                     finalized += 1;
                 }
@@ -134,11 +196,17 @@ impl App {
     }
 }
 
-/// Finalizes draft `row` (locked) in `tx`, as of `now`.
-async fn finalize(tx: &mut PgConnection, row: &InvoiceRow, now: DateTime<Utc>) -> Result<()> {
+/// Finalizes draft `row` (locked) in `tx`, as of `now`, with the credits
+/// usable at `credits_at`. Returns its number.
+async fn finalize(
+    tx: &mut PgConnection,
+    row: &InvoiceRow,
+    now: DateTime<Utc>,
+    credits_at: DateTime<Utc>,
+) -> Result<String> {
     let mut invoice = rated_usage(tx, row).await?;
     let grants = store::grants(tx, row.org_id, true).await?;
-    for used in invoice.apply_credits(&super::credits::usable(&grants), now) {
+    for used in invoice.apply_credits(&super::credits::usable(&grants), credits_at) {
         let grant: crate::ids::CreditGrantId = used
             .grant
             .parse()
@@ -158,12 +226,15 @@ async fn finalize(tx: &mut PgConnection, row: &InvoiceRow, now: DateTime<Utc>) -
     store::finalize(tx, row.id, stored).await?;
     let id = InvoiceId::from_uuid(row.id).to_string();
     // Amounts go only to those who may read billing (the event's subscribers), not the audit log.
-    let details = serde_json::json!({
+    let mut details = serde_json::json!({
         "id": id,
         "number": number,
         "period_start": row.period_start,
         "period_end": row.period_end,
     });
+    if let Some(replaced) = row.replaces {
+        details["replaces"] = serde_json::json!(InvoiceId::from_uuid(replaced).to_string());
+    }
     let ctx = RequestContext::system(row.org_id);
     let record = AuditRecord {
         action: "invoice.finalize",
@@ -176,7 +247,7 @@ async fn finalize(tx: &mut PgConnection, row: &InvoiceRow, now: DateTime<Utc>) -
     event["currency"] = serde_json::json!(row.currency);
     event["total"] = serde_json::json!(invoice.currency.format(invoice.total()));
     crate::app::integrations::store::webhooks::emit_event(tx, row.org_id, "invoice.finalized", event).await?;
-    Ok(())
+    Ok(number)
 }
 
 /// The invoice as it stands: a finalized or void one as it was issued, a
@@ -254,6 +325,9 @@ fn summary(row: &InvoiceRow, invoice: &Invoice) -> InvoiceSummary {
         total: money(row.total.unwrap_or_else(|| invoice.total())),
         finalized_at: row.finalized_at,
         voided_at: row.voided_at,
+        void_reason: row.void_reason.clone(),
+        replaces: row.replaces.map(InvoiceId::from_uuid),
+        replaced_by: row.replaced_by.map(InvoiceId::from_uuid),
     }
 }
 

@@ -6,17 +6,20 @@ pub mod budgets;
 pub mod credits;
 mod invoices;
 pub(crate) mod metering;
+mod plans;
 mod store;
+mod usage;
 
 use std::sync::LazyLock;
 
+use moke_billing::estimate::Estimate;
 use moke_billing::{Catalog, ClusterShape, PoolShape};
 use moke_iam::Action;
 
 use crate::app::authz::Lock;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result, validate};
 use crate::ids::ProjectKind;
-use crate::model::{ClusterEstimateRequest, PriceEstimate, PriceEstimateLine};
+use crate::model::{ClusterEstimateRequest, NodePoolSpec, PriceChange, PriceEstimate, PriceEstimateLine};
 
 /// The most node pools one estimate prices (the schema's `maxItems`).
 pub const MAX_ESTIMATED_POOLS: usize = 10;
@@ -70,39 +73,67 @@ impl App {
         crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::Read, Lock::None).await?;
         drop(conn);
 
-        let shape = ClusterShape {
-            control_plane_replicas: u32::try_from(cluster.control_plane.replicas).unwrap_or(u32::MAX),
-            pools: pools
-                .iter()
-                .map(|pool| PoolShape {
-                    machine_type: pool.machine_type.clone(),
-                    count: u32::try_from(pool.count).unwrap_or(u32::MAX),
-                })
-                .collect(),
-            load_balancers: 0,
-        };
-        let prices = prices();
-        let version = prices.version_at(chrono::Utc::now()).map_err(|e| Error::Internal(e.into()))?;
-        let estimate = moke_billing::estimate::estimate(version, &prices.currency, &shape)
-            .map_err(|e| Error::Internal(e.into()))?;
-        let money = |amount| prices.currency.format(amount);
-        Ok(PriceEstimate {
-            currency: estimate.currency.code.clone(),
-            price_version: estimate.price_version.clone(),
-            lines: estimate
-                .lines
-                .iter()
-                .map(|line| PriceEstimateLine {
-                    sku: line.sku.clone(),
-                    product: line.product.clone(),
-                    count: i64::from(line.count),
-                    hours: i64::from(line.hours),
-                    unit_price: line.unit_price.normalize().to_string(),
-                    amount: money(line.amount),
-                })
-                .collect(),
-            monthly_total: money(estimate.monthly_total),
-        })
+        priced(&shape(cluster.control_plane.replicas, &pools))
+    }
+}
+
+/// The priced parts of a cluster: its control plane and each pool at its
+/// `count` (what an autoscaled pool runs now).
+pub(in crate::app) fn shape(control_plane_replicas: i64, pools: &[NodePoolSpec]) -> ClusterShape {
+    let count = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+    ClusterShape {
+        control_plane_replicas: count(control_plane_replicas),
+        pools: pools
+            .iter()
+            .map(|pool| PoolShape { machine_type: pool.machine_type.clone(), count: count(pool.count) })
+            .collect(),
+        load_balancers: 0,
+    }
+}
+
+/// What changing a cluster from `current` to `proposed` does to its
+/// monthly price, both at the prices in effect now.
+pub(in crate::app) fn price_change(current: &ClusterShape, proposed: &ClusterShape) -> Result<PriceChange> {
+    let (current, proposed) = (estimate(current)?, estimate(proposed)?);
+    Ok(PriceChange {
+        monthly_delta: prices().currency.format(current.delta_to(&proposed)),
+        current: view(&current),
+        proposed: view(&proposed),
+    })
+}
+
+/// `shape`'s monthly price at the prices in effect now, as the API shows it.
+fn priced(shape: &ClusterShape) -> Result<PriceEstimate> {
+    Ok(view(&estimate(shape)?))
+}
+
+/// `shape`'s monthly price at the prices in effect now.
+fn estimate(shape: &ClusterShape) -> Result<Estimate> {
+    let prices = prices();
+    let version = prices.version_at(chrono::Utc::now()).map_err(|e| Error::Internal(e.into()))?;
+    moke_billing::estimate::estimate(version, &prices.currency, shape).map_err(|e| Error::Internal(e.into()))
+}
+
+/// An estimate in the public model: amounts formatted to the currency's
+/// minor unit, unit prices as exact as the catalog states them.
+fn view(estimate: &Estimate) -> PriceEstimate {
+    let money = |amount| estimate.currency.format(amount);
+    PriceEstimate {
+        currency: estimate.currency.code.clone(),
+        price_version: estimate.price_version.clone(),
+        lines: estimate
+            .lines
+            .iter()
+            .map(|line| PriceEstimateLine {
+                sku: line.sku.clone(),
+                product: line.product.clone(),
+                count: i64::from(line.count),
+                hours: i64::from(line.hours),
+                unit_price: line.unit_price.normalize().to_string(),
+                amount: money(line.amount),
+            })
+            .collect(),
+        monthly_total: money(estimate.monthly_total),
     }
 }
 

@@ -48,11 +48,11 @@ impl App {
         let email = &email;
         self.idempotent(ctx, "invitation_create", &(org, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
-            let quotas = &self.config().quotas;
+            let config = self.config();
             crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
-            crate::app::kernel::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::PendingInvitations, 1)
+            crate::app::kernel::quotas::check_count(&mut tx, config, org.uuid(), Counted::PendingInvitations, 1)
                 .await?;
-            crate::app::kernel::quotas::check_count(&mut tx, quotas, org.uuid(), Counted::InvitationsLastHour, 1)
+            crate::app::kernel::quotas::check_count(&mut tx, config, org.uuid(), Counted::InvitationsLastHour, 1)
                 .await?;
             let org_name = store::orgs::display_name(&mut tx, org.uuid()).await?;
             let secret = random_secret(43);

@@ -100,14 +100,8 @@ impl App {
         self.idempotent(ctx, "service_account_create", &(org, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
-            crate::app::kernel::quotas::check_count(
-                &mut tx,
-                &self.config().quotas,
-                org.uuid(),
-                Counted::ServiceAccounts,
-                1,
-            )
-            .await?;
+            crate::app::kernel::quotas::check_count(&mut tx, self.config(), org.uuid(), Counted::ServiceAccounts, 1)
+                .await?;
             let row = store::service_accounts::insert(
                 &mut tx,
                 ServiceAccountId::generate().uuid(),
@@ -263,14 +257,8 @@ impl App {
         self.idempotent(ctx, "trust_policy_create", &(org, account, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
-            crate::app::kernel::quotas::check_count(
-                &mut tx,
-                &self.config().quotas,
-                org.uuid(),
-                Counted::TrustPolicies,
-                1,
-            )
-            .await?;
+            crate::app::kernel::quotas::check_count(&mut tx, self.config(), org.uuid(), Counted::TrustPolicies, 1)
+                .await?;
             let new = store::service_accounts::NewPolicy {
                 id: TrustPolicyId::generate().uuid(),
                 org: org.uuid(),

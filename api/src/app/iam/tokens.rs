@@ -83,8 +83,7 @@ pub(in crate::app) async fn insert_token(
     let creator = (!ctx.principal.id.is_nil()).then_some(ctx.principal.id);
     let scopes: Option<Vec<String>> =
         limits.scopes.as_ref().map(|s| s.iter().map(|a| a.as_str().to_string()).collect());
-    crate::app::kernel::quotas::check_count(tx, &app.config().quotas, ctx.principal.org_id, Counted::ApiTokens, 1)
-        .await?;
+    crate::app::kernel::quotas::check_count(tx, app.config(), ctx.principal.org_id, Counted::ApiTokens, 1).await?;
     let hint = secret.hint();
     let new = store::tokens::NewToken {
         id: id.uuid(),
@@ -247,14 +246,8 @@ impl App {
         self.idempotent(ctx, "token_create", &(org, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org.uuid()).await?;
-            crate::app::kernel::quotas::check_count(
-                &mut tx,
-                &self.config().quotas,
-                org.uuid(),
-                Counted::ServiceAccounts,
-                1,
-            )
-            .await?;
+            crate::app::kernel::quotas::check_count(&mut tx, self.config(), org.uuid(), Counted::ServiceAccounts, 1)
+                .await?;
             let account = crate::app::iam::service_accounts::insert_unique(&mut tx, ctx, &input.name, "", role).await?;
             let owner = TokenOwner::ServiceAccount { id: account, role };
             let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;

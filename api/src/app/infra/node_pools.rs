@@ -7,6 +7,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
+use crate::app::billing;
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::infra::store::node_pools::{self as store, NewNodePool, NodePoolRow};
 use crate::app::kernel::changes::RegionalChange;
@@ -45,6 +46,11 @@ async fn find(
     store::find(conn, cluster.id, pool.id(), pool.name(), lock)
         .await?
         .ok_or_else(|| Error::not_found("node pool", pool.describe()))
+}
+
+/// The specs of a cluster's pools not being deleted.
+async fn live_specs(conn: &mut PgConnection, cluster: Uuid) -> Result<Vec<NodePoolSpec>> {
+    store::live_in(conn, cluster).await?.iter().map(NodePoolRow::spec).collect()
 }
 
 /// What the kubelet and system daemons keep of every node.
@@ -103,7 +109,7 @@ impl App {
             let vcpus = self.vcpus_of(&spec);
             quotas::check(
                 &mut tx,
-                &self.config().quotas,
+                self.config(),
                 cluster_row.org_id,
                 Demand { clusters: 0, node_pools: Some((existing_pools, 1)), nodes, vcpus },
             )
@@ -202,6 +208,57 @@ impl App {
         row.into_view(self.region_silent(&cluster_row.region()?))
     }
 
+    /// `node_pool_estimate`: what adding the pool `input` would do to the
+    /// cluster's monthly price. The pool is checked as `node_pool_create`
+    /// checks it (but for its name being free); nothing is written.
+    pub async fn node_pool_estimate(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        input: NodePoolCreate,
+    ) -> Result<PriceChange> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
+        let cluster_spec = cluster_row.spec()?;
+        let added = validate::node_pool_create(&self.config().catalog, &cluster_spec.region, &input)?;
+        let current = live_specs(&mut conn, cluster_row.id).await?;
+        let mut proposed = current.clone();
+        proposed.push(added);
+        let replicas = cluster_spec.control_plane.replicas;
+        billing::price_change(&billing::shape(replicas, &current), &billing::shape(replicas, &proposed))
+    }
+
+    /// `node_pool_update_estimate`: what `update` (as `node_pool_update`
+    /// takes it) would do to the cluster's monthly price; nothing is written.
+    pub async fn node_pool_update_estimate(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        pool: &ResourceRef<NodePoolKind>,
+        update: NodePoolUpdate,
+    ) -> Result<PriceChange> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
+        let row = find(&mut conn, &cluster_row, pool, Lock::None).await?;
+        if row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the node pool is being deleted"));
+        }
+        let changed = validate::node_pool_update(&row.spec()?, &update)?;
+        let others: Vec<NodePoolSpec> = store::live_in(&mut conn, cluster_row.id)
+            .await?
+            .into_iter()
+            .filter(|other| other.id != row.id)
+            .map(|other| other.spec())
+            .collect::<Result<_>>()?;
+        let (mut current, mut proposed) = (others.clone(), others);
+        current.push(row.spec()?);
+        proposed.push(changed);
+        let replicas = cluster_row.spec()?.control_plane.replicas;
+        billing::price_change(&billing::shape(replicas, &current), &billing::shape(replicas, &proposed))
+    }
+
     /// `node_pool_update`: count, autoscaling, node labels and taints.
     pub async fn node_pool_update(
         &self,
@@ -231,7 +288,7 @@ impl App {
             quotas::lock_org(&mut tx, row.org_id).await?;
             quotas::check(
                 &mut tx,
-                &self.config().quotas,
+                self.config(),
                 row.org_id,
                 Demand {
                     clusters: 0,

@@ -390,8 +390,7 @@ impl App {
             let mut tx = claim.begin(self.db()).await?;
             let hooks = crate::app::kernel::quotas::Counted::DeployHooks;
             crate::app::iam::principals::hold_live_credential(&mut tx, ctx, project_row.org_id).await?;
-            crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, project_row.org_id, hooks, 1)
-                .await?;
+            crate::app::kernel::quotas::check_count(&mut tx, self.config(), project_row.org_id, hooks, 1).await?;
             let new = NewHook {
                 id: id.uuid(),
                 org: project_row.org_id,

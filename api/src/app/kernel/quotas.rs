@@ -5,50 +5,69 @@ use moke_iam::Action;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::{App, Error, RequestContext, Result};
-use crate::config::QuotaDefaults;
+use crate::config::{Config, Plan, QuotaDefaults, QuotaLimits};
 use crate::ids::OrgId;
-use crate::model::{QuotaItem, QuotasView};
+use crate::model::{QuotaItem, QuotaSource, QuotasView};
 
 /// Effective limits and current usage of one organization.
 struct QuotaState {
     limits: QuotaDefaults,
+    /// The organization's plan.
+    plan: String,
+    /// Quotas (as `quota_view` names them) an operator overrode.
+    overridden: Vec<&'static str>,
     clusters: i64,
     max_pools_in_a_cluster: i64,
     nodes: i64,
     vcpus: i64,
 }
 
-/// The organization's limits: its overrides, else the configured defaults.
-async fn limits(conn: &mut PgConnection, defaults: &QuotaDefaults, org: Uuid) -> Result<QuotaDefaults> {
+/// An organization's limits: `[quotas]`, under its plan's, under its
+/// overrides; with its plan's id and the quotas overridden.
+pub(in crate::app) async fn limits(
+    conn: &mut PgConnection,
+    config: &Config,
+    org: Uuid,
+) -> Result<(QuotaDefaults, String, Vec<&'static str>)> {
     let row = sqlx::query!(
-        "SELECT max_clusters, max_node_pools_per_cluster, max_nodes, max_vcpus, max_webhook_endpoints,
-                max_pending_invitations, max_service_accounts, max_api_tokens, max_trust_policies,
-                max_deploy_hooks, max_namespaces_per_cluster, max_invitations_per_hour
-         FROM org_quotas WHERE org_id = $1",
+        r#"SELECT o.plan, q.max_clusters AS "max_clusters?", q.max_node_pools_per_cluster AS "max_node_pools_per_cluster?",
+                  q.max_nodes AS "max_nodes?", q.max_vcpus AS "max_vcpus?",
+                  q.max_webhook_endpoints AS "max_webhook_endpoints?",
+                  q.max_pending_invitations AS "max_pending_invitations?",
+                  q.max_service_accounts AS "max_service_accounts?", q.max_api_tokens AS "max_api_tokens?",
+                  q.max_trust_policies AS "max_trust_policies?", q.max_deploy_hooks AS "max_deploy_hooks?",
+                  q.max_namespaces_per_cluster AS "max_namespaces_per_cluster?",
+                  q.max_invitations_per_hour AS "max_invitations_per_hour?"
+           FROM organizations o LEFT JOIN org_quotas q ON q.org_id = o.id WHERE o.id = $1"#,
         org,
     )
     .fetch_optional(conn)
-    .await?;
-    let Some(row) = row else { return Ok(*defaults) };
-    Ok(QuotaDefaults {
-        max_clusters: row.max_clusters.unwrap_or(defaults.max_clusters),
-        max_node_pools_per_cluster: row.max_node_pools_per_cluster.unwrap_or(defaults.max_node_pools_per_cluster),
-        max_nodes: row.max_nodes.unwrap_or(defaults.max_nodes),
-        max_vcpus: row.max_vcpus.unwrap_or(defaults.max_vcpus),
-        max_webhook_endpoints: row.max_webhook_endpoints.unwrap_or(defaults.max_webhook_endpoints),
-        max_pending_invitations: row.max_pending_invitations.unwrap_or(defaults.max_pending_invitations),
-        max_service_accounts: row.max_service_accounts.unwrap_or(defaults.max_service_accounts),
-        max_api_tokens: row.max_api_tokens.unwrap_or(defaults.max_api_tokens),
-        max_trust_policies: row.max_trust_policies.unwrap_or(defaults.max_trust_policies),
-        max_deploy_hooks: row.max_deploy_hooks.unwrap_or(defaults.max_deploy_hooks),
-        max_namespaces_per_cluster: row.max_namespaces_per_cluster.unwrap_or(defaults.max_namespaces_per_cluster),
-        max_invitations_per_hour: row.max_invitations_per_hour.unwrap_or(defaults.max_invitations_per_hour),
-    })
+    .await?
+    .ok_or_else(|| Error::not_found("organization", OrgId::from_uuid(org).to_string()))?;
+    let plan = config.billing.plan(row.plan.as_deref());
+    let (by_plan, _) = plan.quotas.over(&config.quotas);
+    let overrides = QuotaLimits {
+        max_clusters: row.max_clusters,
+        max_node_pools_per_cluster: row.max_node_pools_per_cluster,
+        max_nodes: row.max_nodes,
+        max_vcpus: row.max_vcpus,
+        max_webhook_endpoints: row.max_webhook_endpoints,
+        max_pending_invitations: row.max_pending_invitations,
+        max_service_accounts: row.max_service_accounts,
+        max_api_tokens: row.max_api_tokens,
+        max_trust_policies: row.max_trust_policies,
+        max_deploy_hooks: row.max_deploy_hooks,
+        max_namespaces_per_cluster: row.max_namespaces_per_cluster,
+        max_invitations_per_hour: row.max_invitations_per_hour,
+    };
+    let (limits, overridden) = overrides.over(&by_plan);
+    Ok((limits, plan.id.clone(), overridden))
 }
 
-async fn load(conn: &mut PgConnection, defaults: &QuotaDefaults, org: Uuid) -> Result<QuotaState> {
-    let limits = limits(&mut *conn, defaults, org).await?;
+async fn load(conn: &mut PgConnection, config: &Config, org: Uuid) -> Result<QuotaState> {
+    let (limits, plan, overridden) = limits(&mut *conn, config, org).await?;
     let row = sqlx::query!(
         r#"SELECT
              (SELECT count(*) FROM clusters WHERE org_id = $1) AS "clusters!",
@@ -62,6 +81,8 @@ async fn load(conn: &mut PgConnection, defaults: &QuotaDefaults, org: Uuid) -> R
     .await?;
     Ok(QuotaState {
         limits,
+        plan,
+        overridden,
         clusters: row.clusters,
         max_pools_in_a_cluster: row.max_pools,
         nodes: row.nodes,
@@ -185,13 +206,13 @@ impl Counted {
 /// its quota; call inside the write's transaction, before the insert.
 pub(in crate::app) async fn check_count(
     tx: &mut PgConnection,
-    defaults: &QuotaDefaults,
+    config: &Config,
     org: Uuid,
     what: Counted,
     requested: i64,
 ) -> Result<()> {
     lock_org(&mut *tx, org).await?;
-    let limits = limits(&mut *tx, defaults, org).await?;
+    let (limits, _, _) = limits(&mut *tx, config, org).await?;
     let usage = what.usage(&mut *tx, org).await?;
     within(what.quota(), what.limit(&limits), usage, requested)
 }
@@ -222,13 +243,8 @@ pub(in crate::app) struct Demand {
 }
 
 /// Checks `demand` against the organization's quotas; call with the org locked.
-pub(in crate::app) async fn check(
-    conn: &mut PgConnection,
-    defaults: &QuotaDefaults,
-    org: Uuid,
-    demand: Demand,
-) -> Result<()> {
-    let state = load(conn, defaults, org).await?;
+pub(in crate::app) async fn check(conn: &mut PgConnection, config: &Config, org: Uuid, demand: Demand) -> Result<()> {
+    let state = load(conn, config, org).await?;
     if demand.clusters > 0 {
         within("clusters", state.limits.max_clusters, state.clusters, demand.clusters)?;
     }
@@ -245,83 +261,194 @@ pub(in crate::app) async fn check(
 }
 
 impl App {
-    /// `quota_view`: limits and usage of an organization.
+    /// `quota_view`: limits and usage of an organization, each limit with
+    /// where it comes from (the plan, or an operator's override).
     pub async fn quota_view(&self, ctx: &RequestContext, org: OrgId) -> Result<QuotasView> {
         self.org_authorized(ctx, org, Action::ReadQuotas).await?;
         let mut conn = self.db().acquire().await?;
-        let state = load(&mut conn, &self.config().quotas, org.uuid()).await?;
-        let mut counted = Vec::new();
-        for what in Counted::ALL_ORG_WIDE {
-            counted
-                .push(QuotaItem { limit: what.limit(&state.limits), usage: what.usage(&mut conn, org.uuid()).await? });
-        }
-        let busiest_cluster = sqlx::query_scalar!(
-            r#"SELECT COALESCE(max(n), 0) AS "n!" FROM (SELECT count(*) AS n FROM namespaces s
-                   JOIN clusters c ON c.id = s.cluster_id WHERE c.org_id = $1 GROUP BY s.cluster_id) per_cluster"#,
-            org.uuid()
-        )
-        .fetch_one(&mut *conn)
-        .await?;
-        let [
-            webhook_endpoints,
-            pending_invitations,
-            invitations_per_hour,
-            service_accounts,
-            api_tokens,
-            trust_policies,
-            deploy_hooks,
-        ] = counted.try_into().expect("one item per counted quota");
+        let state = load(&mut conn, self.config(), org.uuid()).await?;
+        let items = items(&mut conn, org.uuid(), &state).await?;
+        let item = |wanted: &str| {
+            let (quota, limit, usage) = items.iter().find(|(quota, ..)| *quota == wanted).copied().unwrap_or_default();
+            let source = if state.overridden.contains(&quota) { QuotaSource::Override } else { QuotaSource::Plan };
+            QuotaItem { limit, usage, source }
+        };
         Ok(QuotasView {
-            clusters: QuotaItem { limit: state.limits.max_clusters, usage: state.clusters },
-            node_pools_per_cluster: QuotaItem {
-                limit: state.limits.max_node_pools_per_cluster,
-                usage: state.max_pools_in_a_cluster,
-            },
-            nodes: QuotaItem { limit: state.limits.max_nodes, usage: state.nodes },
-            vcpus: QuotaItem { limit: state.limits.max_vcpus, usage: state.vcpus },
-            webhook_endpoints,
-            pending_invitations,
-            invitations_per_hour,
-            service_accounts,
-            api_tokens,
-            trust_policies,
-            deploy_hooks,
-            namespaces_per_cluster: QuotaItem {
-                limit: state.limits.max_namespaces_per_cluster,
-                usage: busiest_cluster,
-            },
+            plan: state.plan.clone(),
+            clusters: item("clusters"),
+            node_pools_per_cluster: item("node_pools_per_cluster"),
+            nodes: item("nodes"),
+            vcpus: item("vcpus"),
+            webhook_endpoints: item(Counted::WebhookEndpoints.quota()),
+            pending_invitations: item(Counted::PendingInvitations.quota()),
+            invitations_per_hour: item(Counted::InvitationsLastHour.quota()),
+            service_accounts: item(Counted::ServiceAccounts.quota()),
+            api_tokens: item(Counted::ApiTokens.quota()),
+            trust_policies: item(Counted::TrustPolicies.quota()),
+            deploy_hooks: item(Counted::DeployHooks.quota()),
+            namespaces_per_cluster: item("namespaces_per_cluster"),
         })
     }
 
-    /// Sets an organization's quota overrides (operators and tests; the
-    /// billing issue brings plans that set these).
+    /// Overrides some of `org`'s quota limits (an operator's act, with
+    /// `moke-server billing set-quota`): each change names a quota (as
+    /// `quota_view` does, or by its `max_…` configuration name) and a new
+    /// limit, or `None` to give it back to the plan. `reason` is kept with
+    /// the overrides and in the organization's audit log; `set_by` only
+    /// with the overrides.
+    pub async fn override_quotas(
+        &self,
+        org: OrgId,
+        changes: &[(String, Option<i64>)],
+        reason: &str,
+        set_by: &str,
+    ) -> Result<QuotaLimits> {
+        let mut v = crate::app::error::Validator::new();
+        let mut overrides = QuotaLimits::default();
+        for (name, limit) in changes {
+            v.check(overrides.put(name, Some(0)), name, "unknown_quota", "not a quota (see `quota_view`)");
+            v.check(limit.is_none_or(|l| (0..=1_000_000).contains(&l)), name, "invalid", "0 to 1000000");
+        }
+        v.check(!changes.is_empty(), "changes", "missing_field", "name at least one quota");
+        v.check((1..=500).contains(&reason.chars().count()), "reason", "invalid", "1 to 500 characters");
+        v.finish()?;
+        let mut tx = self.db().begin().await?;
+        lock_org(&mut tx, org.uuid()).await?;
+        let mut overrides = stored_overrides(&mut tx, org.uuid()).await?;
+        for (name, limit) in changes {
+            overrides.put(name, *limit);
+        }
+        write_overrides(&mut tx, org.uuid(), &overrides, Some((reason, set_by))).await?;
+        let record = AuditRecord {
+            action: "quota.override",
+            resource_type: "organization",
+            resource_id: Some(org.to_string()),
+            details: serde_json::json!({
+                "changes": changes.iter().map(|(name, limit)| {
+                    serde_json::json!({ "quota": name.strip_prefix("max_").unwrap_or(name), "limit": limit })
+                }).collect::<Vec<_>>(),
+                "reason": reason,
+            }),
+        };
+        audit::record(&mut tx, &RequestContext::system(org.uuid()), record).await?;
+        tx.commit().await?;
+        Ok(overrides)
+    }
+
+    /// Sets all of an organization's quota overrides at once (tests).
     pub async fn set_quota_overrides(&self, org: OrgId, limits: QuotaDefaults) -> Result<()> {
-        sqlx::query!(
-            "INSERT INTO org_quotas (org_id, max_clusters, max_node_pools_per_cluster, max_nodes, max_vcpus,
-                 max_webhook_endpoints, max_pending_invitations, max_service_accounts, max_api_tokens,
-                 max_trust_policies, max_deploy_hooks, max_namespaces_per_cluster, max_invitations_per_hour)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-             ON CONFLICT (org_id) DO UPDATE SET max_clusters = $2, max_node_pools_per_cluster = $3,
-                 max_nodes = $4, max_vcpus = $5, max_webhook_endpoints = $6, max_pending_invitations = $7,
-                 max_service_accounts = $8, max_api_tokens = $9, max_trust_policies = $10,
-                 max_deploy_hooks = $11, max_namespaces_per_cluster = $12, max_invitations_per_hour = $13,
-                 updated_at = now()",
-            org.uuid(),
-            limits.max_clusters,
-            limits.max_node_pools_per_cluster,
-            limits.max_nodes,
-            limits.max_vcpus,
-            limits.max_webhook_endpoints,
-            limits.max_pending_invitations,
-            limits.max_service_accounts,
-            limits.max_api_tokens,
-            limits.max_trust_policies,
-            limits.max_deploy_hooks,
-            limits.max_namespaces_per_cluster,
-            limits.max_invitations_per_hour,
-        )
-        .execute(self.db())
-        .await?;
+        let all = QuotaLimits {
+            max_clusters: Some(limits.max_clusters),
+            max_node_pools_per_cluster: Some(limits.max_node_pools_per_cluster),
+            max_nodes: Some(limits.max_nodes),
+            max_vcpus: Some(limits.max_vcpus),
+            max_webhook_endpoints: Some(limits.max_webhook_endpoints),
+            max_pending_invitations: Some(limits.max_pending_invitations),
+            max_service_accounts: Some(limits.max_service_accounts),
+            max_api_tokens: Some(limits.max_api_tokens),
+            max_trust_policies: Some(limits.max_trust_policies),
+            max_deploy_hooks: Some(limits.max_deploy_hooks),
+            max_namespaces_per_cluster: Some(limits.max_namespaces_per_cluster),
+            max_invitations_per_hour: Some(limits.max_invitations_per_hour),
+        };
+        let mut tx = self.db().begin().await?;
+        write_overrides(&mut tx, org.uuid(), &all, None).await?;
+        tx.commit().await?;
         Ok(())
     }
+}
+
+/// `org`'s overrides as stored, locked until the transaction ends (none
+/// when it has no row).
+async fn stored_overrides(tx: &mut PgConnection, org: Uuid) -> Result<QuotaLimits> {
+    let row = sqlx::query_as!(
+        QuotaLimits,
+        "SELECT max_clusters, max_node_pools_per_cluster, max_nodes, max_vcpus, max_webhook_endpoints,
+                max_pending_invitations, max_service_accounts, max_api_tokens, max_trust_policies,
+                max_deploy_hooks, max_namespaces_per_cluster, max_invitations_per_hour
+         FROM org_quotas WHERE org_id = $1 FOR UPDATE",
+        org,
+    )
+    .fetch_optional(tx)
+    .await?;
+    Ok(row.unwrap_or_default())
+}
+
+/// Writes all of `org`'s overrides (`None`: the plan's limit), and who set
+/// them and why when an operator did.
+async fn write_overrides(
+    tx: &mut PgConnection,
+    org: Uuid,
+    limits: &QuotaLimits,
+    why: Option<(&str, &str)>,
+) -> Result<()> {
+    let (reason, set_by) = why.unzip();
+    sqlx::query!(
+        "INSERT INTO org_quotas (org_id, max_clusters, max_node_pools_per_cluster, max_nodes, max_vcpus,
+             max_webhook_endpoints, max_pending_invitations, max_service_accounts, max_api_tokens,
+             max_trust_policies, max_deploy_hooks, max_namespaces_per_cluster, max_invitations_per_hour, reason,
+             set_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (org_id) DO UPDATE SET max_clusters = $2, max_node_pools_per_cluster = $3,
+             max_nodes = $4, max_vcpus = $5, max_webhook_endpoints = $6, max_pending_invitations = $7,
+             max_service_accounts = $8, max_api_tokens = $9, max_trust_policies = $10,
+             max_deploy_hooks = $11, max_namespaces_per_cluster = $12, max_invitations_per_hour = $13,
+             reason = $14, set_by = $15, updated_at = now()",
+        org,
+        limits.max_clusters,
+        limits.max_node_pools_per_cluster,
+        limits.max_nodes,
+        limits.max_vcpus,
+        limits.max_webhook_endpoints,
+        limits.max_pending_invitations,
+        limits.max_service_accounts,
+        limits.max_api_tokens,
+        limits.max_trust_policies,
+        limits.max_deploy_hooks,
+        limits.max_namespaces_per_cluster,
+        limits.max_invitations_per_hour,
+        reason,
+        set_by,
+    )
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// Every quota of `org` as (name, limit, usage), with `state`'s limits.
+async fn items(conn: &mut PgConnection, org: Uuid, state: &QuotaState) -> Result<Vec<(&'static str, i64, i64)>> {
+    let limits = &state.limits;
+    let mut items = vec![
+        ("clusters", limits.max_clusters, state.clusters),
+        ("node_pools_per_cluster", limits.max_node_pools_per_cluster, state.max_pools_in_a_cluster),
+        ("nodes", limits.max_nodes, state.nodes),
+        ("vcpus", limits.max_vcpus, state.vcpus),
+    ];
+    for what in Counted::ALL_ORG_WIDE {
+        items.push((what.quota(), what.limit(limits), what.usage(&mut *conn, org).await?));
+    }
+    let busiest_cluster = sqlx::query_scalar!(
+        r#"SELECT COALESCE(max(n), 0) AS "n!" FROM (SELECT count(*) AS n FROM namespaces s
+               JOIN clusters c ON c.id = s.cluster_id WHERE c.org_id = $1 GROUP BY s.cluster_id) per_cluster"#,
+        org
+    )
+    .fetch_one(conn)
+    .await?;
+    items.push(("namespaces_per_cluster", limits.max_namespaces_per_cluster, busiest_cluster));
+    Ok(items)
+}
+
+/// Every quota of `org` as (name, limit, usage) were it on `plan` (its
+/// operators' overrides still applying): what a plan change checks.
+pub(in crate::app) async fn usage_under_plan(
+    conn: &mut PgConnection,
+    config: &Config,
+    org: Uuid,
+    plan: &Plan,
+) -> Result<Vec<(&'static str, i64, i64)>> {
+    let mut state = load(&mut *conn, config, org).await?;
+    let (by_plan, _) = plan.quotas.over(&config.quotas);
+    let (limits, _) = stored_overrides(&mut *conn, org).await?.over(&by_plan);
+    state.limits = limits;
+    items(conn, org, &state).await
 }

@@ -78,8 +78,7 @@ impl App {
                 clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
             v.finish()?;
             let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
-            crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, cluster_row.org_id, namespaces, 1)
-                .await?;
+            crate::app::kernel::quotas::check_count(&mut tx, self.config(), cluster_row.org_id, namespaces, 1).await?;
             let row = store::insert(&mut tx, cluster_row.id, cluster_row.org_id, &input.name).await?;
             crate::app::kernel::audit::record(
                 &mut tx,

@@ -99,6 +99,7 @@ from .operation_error import OperationError
 from .operation_status import OperationStatus
 from .operation_target import OperationTarget
 from .operation_view import OperationView
+from .org_plan_view import OrgPlanView
 from .org_role import OrgRole
 from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
@@ -128,7 +129,11 @@ from .page_webhook_delivery_view import PageWebhookDeliveryView
 from .page_webhook_endpoint_view import PageWebhookEndpointView
 from .password_reset_confirm import PasswordResetConfirm
 from .password_reset_request import PasswordResetRequest
+from .plan_change import PlanChange
+from .plan_view import PlanView
+from .plan_view_limits import PlanViewLimits
 from .pod_view import PodView
+from .price_change import PriceChange
 from .price_estimate import PriceEstimate
 from .price_estimate_line import PriceEstimateLine
 from .probe import Probe
@@ -143,6 +148,7 @@ from .project_update import ProjectUpdate
 from .project_view import ProjectView
 from .quota_failure import QuotaFailure
 from .quota_item import QuotaItem
+from .quota_source import QuotaSource
 from .quotas_view import QuotasView
 from .redelivery_create import RedeliveryCreate
 from .refresh_request import RefreshRequest
@@ -188,6 +194,9 @@ from .trust_policy_create import TrustPolicyCreate
 from .trust_policy_create_claims import TrustPolicyCreateClaims
 from .trust_policy_view import TrustPolicyView
 from .trust_policy_view_claims import TrustPolicyViewClaims
+from .usage_day import UsageDay
+from .usage_item import UsageItem
+from .usage_report import UsageReport
 from .user_view import UserView
 from .webhook_attempt_view import WebhookAttemptView
 from .webhook_delivery_view import WebhookDeliveryView
@@ -295,6 +304,7 @@ __all__ = (
     "OperationStatus",
     "OperationTarget",
     "OperationView",
+    "OrgPlanView",
     "OrgRole",
     "OrgView",
     "PageAuditEventView",
@@ -324,7 +334,11 @@ __all__ = (
     "PageWebhookEndpointView",
     "PasswordResetConfirm",
     "PasswordResetRequest",
+    "PlanChange",
+    "PlanView",
+    "PlanViewLimits",
     "PodView",
+    "PriceChange",
     "PriceEstimate",
     "PriceEstimateLine",
     "Probe",
@@ -339,6 +353,7 @@ __all__ = (
     "ProjectView",
     "QuotaFailure",
     "QuotaItem",
+    "QuotaSource",
     "QuotasView",
     "RedeliveryCreate",
     "RefreshRequest",
@@ -384,6 +399,9 @@ __all__ = (
     "TrustPolicyCreateClaims",
     "TrustPolicyView",
     "TrustPolicyViewClaims",
+    "UsageDay",
+    "UsageItem",
+    "UsageReport",
     "UserView",
     "WebhookAttemptView",
     "WebhookDeliveryView",

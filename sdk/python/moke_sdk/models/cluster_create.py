@@ -19,7 +19,7 @@ T = TypeVar("T", bound="ClusterCreate")
 class ClusterCreate:
     """
     Attributes:
-        name (str): DNS label, unique in the project.
+        name (str): DNS label, unique in the project; `estimate` is reserved (`POST …/clusters/estimate`).
         spec (ClusterSpecInput): The desired cluster as a client writes it; omitted fields get defaults.
         labels (LabelMap | Unset): Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63
             characters.

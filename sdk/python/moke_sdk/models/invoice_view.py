@@ -38,6 +38,9 @@ class InvoiceView:
                 consecutive within a year, with no gaps.
             finalized_at (datetime.datetime | None | Unset):
             voided_at (datetime.datetime | None | Unset):
+            void_reason (None | str | Unset): A void invoice: why it was withdrawn.
+            replaces (None | str | Unset):
+            replaced_by (None | str | Unset):
     """
 
     id: str
@@ -52,6 +55,9 @@ class InvoiceView:
     number: None | str | Unset = UNSET
     finalized_at: datetime.datetime | None | Unset = UNSET
     voided_at: datetime.datetime | None | Unset = UNSET
+    void_reason: None | str | Unset = UNSET
+    replaces: None | str | Unset = UNSET
+    replaced_by: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,6 +104,24 @@ class InvoiceView:
         else:
             voided_at = self.voided_at
 
+        void_reason: None | str | Unset
+        if isinstance(self.void_reason, Unset):
+            void_reason = UNSET
+        else:
+            void_reason = self.void_reason
+
+        replaces: None | str | Unset
+        if isinstance(self.replaces, Unset):
+            replaces = UNSET
+        else:
+            replaces = self.replaces
+
+        replaced_by: None | str | Unset
+        if isinstance(self.replaced_by, Unset):
+            replaced_by = UNSET
+        else:
+            replaced_by = self.replaced_by
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -119,6 +143,12 @@ class InvoiceView:
             field_dict["finalized_at"] = finalized_at
         if voided_at is not UNSET:
             field_dict["voided_at"] = voided_at
+        if void_reason is not UNSET:
+            field_dict["void_reason"] = void_reason
+        if replaces is not UNSET:
+            field_dict["replaces"] = replaces
+        if replaced_by is not UNSET:
+            field_dict["replaced_by"] = replaced_by
 
         return field_dict
 
@@ -193,6 +223,33 @@ class InvoiceView:
 
         voided_at = _parse_voided_at(d.pop("voided_at", UNSET))
 
+        def _parse_void_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        void_reason = _parse_void_reason(d.pop("void_reason", UNSET))
+
+        def _parse_replaces(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        replaces = _parse_replaces(d.pop("replaces", UNSET))
+
+        def _parse_replaced_by(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        replaced_by = _parse_replaced_by(d.pop("replaced_by", UNSET))
+
         invoice_view = cls(
             id=id,
             status=status,
@@ -206,6 +263,9 @@ class InvoiceView:
             number=number,
             finalized_at=finalized_at,
             voided_at=voided_at,
+            void_reason=void_reason,
+            replaces=replaces,
+            replaced_by=replaced_by,
         )
 
         invoice_view.additional_properties = d

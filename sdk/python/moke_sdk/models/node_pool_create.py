@@ -19,7 +19,7 @@ T = TypeVar("T", bound="NodePoolCreate")
 class NodePoolCreate:
     """
     Attributes:
-        name (str): DNS label, unique in the cluster.
+        name (str): DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`).
         spec (NodePoolSpecInput):
         labels (LabelMap | Unset): Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63
             characters.

@@ -6,6 +6,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.quota_source import QuotaSource
+
 T = TypeVar("T", bound="QuotaItem")
 
 
@@ -16,10 +18,12 @@ class QuotaItem:
     Attributes:
         limit (int):
         usage (int):
+        source (QuotaSource): Where a quota limit comes from.
     """
 
     limit: int
     usage: int
+    source: QuotaSource
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -27,12 +31,15 @@ class QuotaItem:
 
         usage = self.usage
 
+        source = self.source.value
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "limit": limit,
                 "usage": usage,
+                "source": source,
             }
         )
 
@@ -45,9 +52,12 @@ class QuotaItem:
 
         usage = d.pop("usage")
 
+        source = QuotaSource(d.pop("source"))
+
         quota_item = cls(
             limit=limit,
             usage=usage,
+            source=source,
         )
 
         quota_item.additional_properties = d

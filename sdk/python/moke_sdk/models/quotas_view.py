@@ -18,6 +18,7 @@ class QuotasView:
     """An organization's quotas.
 
     Attributes:
+        plan (str): The plan the limits come from, unless overridden (`GET /v1/plans`).
         clusters (QuotaItem): One quota: its limit and what is in use.
         node_pools_per_cluster (QuotaItem): One quota: its limit and what is in use.
         nodes (QuotaItem): One quota: its limit and what is in use.
@@ -32,6 +33,7 @@ class QuotasView:
         namespaces_per_cluster (QuotaItem): One quota: its limit and what is in use.
     """
 
+    plan: str
     clusters: QuotaItem
     node_pools_per_cluster: QuotaItem
     nodes: QuotaItem
@@ -47,6 +49,8 @@ class QuotasView:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        plan = self.plan
+
         clusters = self.clusters.to_dict()
 
         node_pools_per_cluster = self.node_pools_per_cluster.to_dict()
@@ -75,6 +79,7 @@ class QuotasView:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "plan": plan,
                 "clusters": clusters,
                 "node_pools_per_cluster": node_pools_per_cluster,
                 "nodes": nodes,
@@ -97,6 +102,8 @@ class QuotasView:
         from ..models.quota_item import QuotaItem  # noqa: PLC0415
 
         d = dict(src_dict)
+        plan = d.pop("plan")
+
         clusters = QuotaItem.from_dict(d.pop("clusters"))
 
         node_pools_per_cluster = QuotaItem.from_dict(d.pop("node_pools_per_cluster"))
@@ -122,6 +129,7 @@ class QuotasView:
         namespaces_per_cluster = QuotaItem.from_dict(d.pop("namespaces_per_cluster"))
 
         quotas_view = cls(
+            plan=plan,
             clusters=clusters,
             node_pools_per_cluster=node_pools_per_cluster,
             nodes=nodes,

@@ -186,7 +186,7 @@ export type ClusterAccess = 'admin' | 'edit' | 'view';
 
 export type ClusterCreate = {
     /**
-     * DNS label, unique in the project.
+     * DNS label, unique in the project; `estimate` is reserved (`POST …/clusters/estimate`).
      */
     name: string;
     labels?: LabelMap;
@@ -1065,6 +1065,12 @@ export type InvoiceSummary = {
     total: string;
     finalized_at?: string | null;
     voided_at?: string | null;
+    /**
+     * A void invoice: why it was withdrawn.
+     */
+    void_reason?: string | null;
+    replaces?: null | InvoiceId;
+    replaced_by?: null | InvoiceId;
 };
 
 /**
@@ -1239,7 +1245,7 @@ export type NamespaceView = {
 
 export type NodePoolCreate = {
     /**
-     * DNS label, unique in the cluster.
+     * DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`).
      */
     name: string;
     labels?: LabelMap;
@@ -1425,6 +1431,18 @@ export type OperationView = {
  * organization id, `org_` followed by 32 hex digits
  */
 export type OrgId = string;
+
+/**
+ * An organization's plan.
+ */
+export type OrgPlanView = {
+    plan: PlanView;
+    /**
+     * When the organization last changed plans; `null` while it is on the
+     * plan every organization starts on.
+     */
+    changed_at?: string | null;
+};
 
 /**
  * A role a principal holds in an organization.
@@ -1738,6 +1756,33 @@ export type PasswordResetRequest = {
 };
 
 /**
+ * A change of plan. A plan with lower limits is refused (409
+ * `plan_limits_exceeded`) while the organization uses more than it allows.
+ */
+export type PlanChange = {
+    /**
+     * A plan's `id` from `GET /v1/plans`.
+     */
+    plan: string;
+};
+
+/**
+ * A plan on offer: the quota limits it sets (by the names `quota_view`
+ * uses), which an operator's override for one organization can replace.
+ */
+export type PlanView = {
+    id: string;
+    display_name: string;
+    description: string;
+    /**
+     * Quota name (as in `quota_view`) to limit.
+     */
+    limits: {
+        [key: string]: number;
+    };
+};
+
+/**
  * One pod, as the region last saw it.
  */
 export type PodView = {
@@ -1750,6 +1795,21 @@ export type PodView = {
     revision: number;
     ready: boolean;
     ip: string;
+};
+
+/**
+ * What a change does to a cluster's monthly price: the cluster as it is
+ * (its node pools not being deleted), as it would be, and the difference.
+ * Both at the prices in effect now.
+ */
+export type PriceChange = {
+    current: PriceEstimate;
+    proposed: PriceEstimate;
+    /**
+     * `proposed.monthly_total` minus `current.monthly_total`: negative
+     * when the change costs less.
+     */
+    monthly_delta: string;
 };
 
 /**
@@ -1934,12 +1994,22 @@ export type QuotaFailure = {
 export type QuotaItem = {
     limit: number;
     usage: number;
+    source: QuotaSource;
 };
+
+/**
+ * Where a quota limit comes from.
+ */
+export type QuotaSource = 'plan' | 'override';
 
 /**
  * An organization's quotas.
  */
 export type QuotasView = {
+    /**
+     * The plan the limits come from, unless overridden (`GET /v1/plans`).
+     */
+    plan: string;
     clusters: QuotaItem;
     /**
      * Usage is that of the cluster with the most node pools.
@@ -2557,6 +2627,62 @@ export type TrustPolicyView = {
      * Set when an expiring credential made it: it ends with that credential.
      */
     expires_at?: string | null;
+};
+
+/**
+ * A day's usage at list price.
+ */
+export type UsageDay = {
+    day: string;
+    amount: string;
+};
+
+/**
+ * One day of one resource at one price.
+ */
+export type UsageItem = {
+    day: string;
+    /**
+     * The project's name when the usage was recorded.
+     */
+    project: string;
+    /**
+     * The cluster (`cl_…`, its control plane) or node pool (`np_…`).
+     */
+    resource_id: string;
+    resource_name: string;
+    sku: string;
+    product: string;
+    /**
+     * Instance hours (nodes × hours), to 4 decimals.
+     */
+    hours: string;
+    unit_price: string;
+    amount: string;
+};
+
+/**
+ * What an organization used on UTC days `[start, end)`, at list price:
+ * each row is a day's hours of one resource at one price, rounded once.
+ * The per-node minimum and the monthly cap apply on invoices only, so an
+ * invoice can come to less.
+ */
+export type UsageReport = {
+    /**
+     * ISO 4217 code.
+     */
+    currency: string;
+    start: string;
+    /**
+     * The first day not included.
+     */
+    end: string;
+    /**
+     * Each day with usage, and what it came to.
+     */
+    days: Array<UsageDay>;
+    items: Array<UsageItem>;
+    total: string;
 };
 
 /**
@@ -5063,6 +5189,263 @@ export type InvoicePdfViewResponses = {
 
 export type InvoicePdfViewResponse = InvoicePdfViewResponses[keyof InvoicePdfViewResponses];
 
+export type BillingPlanViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/plan';
+};
+
+export type BillingPlanViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BillingPlanViewError = BillingPlanViewErrors[keyof BillingPlanViewErrors];
+
+export type BillingPlanViewResponses = {
+    200: OrgPlanView;
+};
+
+export type BillingPlanViewResponse = BillingPlanViewResponses[keyof BillingPlanViewResponses];
+
+export type BillingPlanUpdateData = {
+    body: PlanChange;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/billing/plan';
+};
+
+export type BillingPlanUpdateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BillingPlanUpdateError = BillingPlanUpdateErrors[keyof BillingPlanUpdateErrors];
+
+export type BillingPlanUpdateResponses = {
+    200: OrgPlanView;
+};
+
+export type BillingPlanUpdateResponse = BillingPlanUpdateResponses[keyof BillingPlanUpdateResponses];
+
+export type BillingUsageViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: {
+        /**
+         * The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
+         */
+        start?: string;
+        /**
+         * The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.
+         */
+        end?: string;
+    };
+    url: '/v1/orgs/{org}/billing/usage';
+};
+
+export type BillingUsageViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BillingUsageViewError = BillingUsageViewErrors[keyof BillingUsageViewErrors];
+
+export type BillingUsageViewResponses = {
+    200: UsageReport;
+};
+
+export type BillingUsageViewResponse = BillingUsageViewResponses[keyof BillingUsageViewResponses];
+
+export type BillingUsageCsvViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: {
+        /**
+         * The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
+         */
+        start?: string;
+        /**
+         * The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.
+         */
+        end?: string;
+    };
+    url: '/v1/orgs/{org}/billing/usage/csv';
+};
+
+export type BillingUsageCsvViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type BillingUsageCsvViewError = BillingUsageCsvViewErrors[keyof BillingUsageCsvViewErrors];
+
+export type BillingUsageCsvViewResponses = {
+    /**
+     * The usage report as CSV
+     */
+    200: string;
+};
+
+export type BillingUsageCsvViewResponse = BillingUsageCsvViewResponses[keyof BillingUsageCsvViewResponses];
+
 export type CredentialPolicyViewData = {
     body?: never;
     path: {
@@ -7402,6 +7785,19 @@ export type WebhookRedeliveryCreateResponses = {
 };
 
 export type WebhookRedeliveryCreateResponse = WebhookRedeliveryCreateResponses[keyof WebhookRedeliveryCreateResponses];
+
+export type PlanListData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/plans';
+};
+
+export type PlanListResponses = {
+    200: Array<PlanView>;
+};
+
+export type PlanListResponse = PlanListResponses[keyof PlanListResponses];
 
 export type ProjectDeleteData = {
     body?: never;
@@ -9905,6 +10301,69 @@ export type NodePoolCreateResponses = {
 
 export type NodePoolCreateResponse = NodePoolCreateResponses[keyof NodePoolCreateResponses];
 
+export type NodePoolEstimateData = {
+    body: NodePoolCreate;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/node-pools/estimate';
+};
+
+export type NodePoolEstimateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type NodePoolEstimateError = NodePoolEstimateErrors[keyof NodePoolEstimateErrors];
+
+export type NodePoolEstimateResponses = {
+    200: PriceChange;
+};
+
+export type NodePoolEstimateResponse = NodePoolEstimateResponses[keyof NodePoolEstimateResponses];
+
 export type NodePoolDeleteData = {
     body?: never;
     headers?: {
@@ -10121,6 +10580,73 @@ export type NodePoolUpdateResponses = {
 };
 
 export type NodePoolUpdateResponse = NodePoolUpdateResponses[keyof NodePoolUpdateResponses];
+
+export type NodePoolUpdateEstimateData = {
+    body: NodePoolUpdate;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * Node pool id or name
+         */
+        node_pool: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate';
+};
+
+export type NodePoolUpdateEstimateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type NodePoolUpdateEstimateError = NodePoolUpdateEstimateErrors[keyof NodePoolUpdateEstimateErrors];
+
+export type NodePoolUpdateEstimateResponses = {
+    200: PriceChange;
+};
+
+export type NodePoolUpdateEstimateResponse = NodePoolUpdateEstimateResponses[keyof NodePoolUpdateEstimateResponses];
 
 export type ClusterNodeListData = {
     body?: never;

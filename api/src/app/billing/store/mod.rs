@@ -29,6 +29,11 @@ pub(in crate::app) struct InvoiceRow {
     pub total: Option<Decimal>,
     pub finalized_at: Option<DateTime<Utc>>,
     pub voided_at: Option<DateTime<Utc>>,
+    pub void_reason: Option<String>,
+    /// The void invoice this one replaces.
+    pub replaces: Option<Uuid>,
+    /// A void invoice: the one issued in its place.
+    pub replaced_by: Option<Uuid>,
 }
 
 /// `sqlx::query_as!` over `invoices` with `InvoiceRow`'s columns and the
@@ -37,9 +42,10 @@ macro_rules! select {
     ($rest:tt $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             InvoiceRow,
-            "SELECT id, org_id, period_start, period_end, status, number, currency, lines, subtotal, credits,
-                    total, finalized_at, voided_at
-             FROM invoices " + $rest
+            r#"SELECT id, org_id, period_start, period_end, status, number, currency, lines, subtotal, credits,
+                    total, finalized_at, voided_at, void_reason, replaces,
+                    (SELECT r.id FROM invoices r WHERE r.replaces = invoices.id) AS "replaced_by?"
+             FROM invoices "# + $rest
             $(, $arg)*
         )
     };
@@ -95,6 +101,52 @@ pub(in crate::app) async fn live_for_month(
     .fetch_optional(conn)
     .await?
     .map(|row| (row.id, row.status)))
+}
+
+/// `org`'s invoice `id`, locked until the transaction ends.
+pub(in crate::app) async fn find_locked(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<InvoiceRow>> {
+    Ok(select!("WHERE org_id = $1 AND id = $2 FOR UPDATE", org, id).fetch_optional(conn).await?)
+}
+
+/// Voids finalized invoice `id` (locked), saying why; the trigger keeps it
+/// as it is from then on.
+pub(in crate::app) async fn void(conn: &mut PgConnection, id: Uuid, reason: &str) -> Result<()> {
+    sqlx::query!(
+        "UPDATE invoices SET status = 'void', voided_at = now(), void_reason = $2 WHERE id = $1 AND status = 'finalized'",
+        id,
+        reason
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Opens `new_id` as the draft replacing void invoice `old` for its month,
+/// and moves `old`'s usage (records and daily sums) onto it.
+pub(in crate::app) async fn open_replacement(conn: &mut PgConnection, old: &InvoiceRow, new_id: Uuid) -> Result<()> {
+    sqlx::query!(
+        "INSERT INTO invoices (id, org_id, period_start, period_end, status, currency, replaces)
+         VALUES ($1, $2, $3, $4, 'draft', $5, $6)",
+        new_id,
+        old.org_id,
+        old.period_start,
+        old.period_end,
+        old.currency,
+        old.id
+    )
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query!("UPDATE usage_records SET invoice_id = $2 WHERE invoice_id = $1", old.id, new_id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query!("UPDATE usage_daily SET invoice_id = $2 WHERE invoice_id = $1", old.id, new_id).execute(conn).await?;
+    Ok(())
+}
+
+/// Gives `amount` back to credit grant `id` (an invoice that used it was voided).
+pub(in crate::app) async fn return_credit(conn: &mut PgConnection, id: Uuid, amount: Decimal) -> Result<()> {
+    sqlx::query!("UPDATE credit_grants SET remaining = remaining + $2 WHERE id = $1", id, amount).execute(conn).await?;
+    Ok(())
 }
 
 /// The oldest draft whose month ended before `ended_before`, but not one
@@ -740,5 +792,65 @@ pub(in crate::app) async fn budget_mails_today(conn: &mut PgConnection, org: Uui
         org
     )
     .fetch_one(conn)
+    .await?)
+}
+
+/// `org`'s chosen plan (`None`: the default plan) and when it last changed.
+pub(in crate::app) async fn org_plan(
+    conn: &mut PgConnection,
+    org: Uuid,
+) -> Result<(Option<String>, Option<DateTime<Utc>>)> {
+    let row = sqlx::query!("SELECT plan, plan_changed_at FROM organizations WHERE id = $1", org)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| crate::app::Error::not_found("organization", crate::ids::OrgId::from_uuid(org).to_string()))?;
+    Ok((row.plan, row.plan_changed_at))
+}
+
+/// Puts `org` on `plan`; returns when.
+pub(in crate::app) async fn set_org_plan(conn: &mut PgConnection, org: Uuid, plan: &str) -> Result<DateTime<Utc>> {
+    Ok(sqlx::query_scalar!(
+        r#"UPDATE organizations SET plan = $2, plan_changed_at = now() WHERE id = $1
+           RETURNING plan_changed_at AS "changed_at!""#,
+        org,
+        plan
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// One day of usage of one resource at one price.
+pub(in crate::app) struct UsageDayRow {
+    pub day: chrono::NaiveDate,
+    pub project_name: String,
+    pub resource_id: Uuid,
+    pub resource_kind: String,
+    pub resource_name: String,
+    pub sku: String,
+    pub seconds: Decimal,
+}
+
+/// `org`'s usage on the UTC days `[start, end)`, summed per day, project,
+/// resource and SKU whichever invoice it was billed on; by day, then
+/// project, resource name and SKU.
+pub(in crate::app) async fn usage_by_day(
+    conn: &mut PgConnection,
+    org: Uuid,
+    start: chrono::NaiveDate,
+    end: chrono::NaiveDate,
+) -> Result<Vec<UsageDayRow>> {
+    Ok(sqlx::query_as!(
+        UsageDayRow,
+        r#"SELECT d.day, d.project_name, d.resource_id, d.resource_kind, d.resource_name, d.sku,
+                  sum(d.seconds) AS "seconds!"
+           FROM usage_daily d JOIN invoices i ON i.id = d.invoice_id
+           WHERE i.org_id = $1 AND d.day >= $2 AND d.day < $3
+           GROUP BY d.day, d.project_name, d.resource_id, d.resource_kind, d.resource_name, d.sku
+           ORDER BY d.day, d.project_name, d.resource_name, d.sku"#,
+        org,
+        start,
+        end
+    )
+    .fetch_all(conn)
     .await?)
 }

@@ -158,8 +158,7 @@ impl App {
                     .await?;
 
             // A quota already used up fails before Vault works; the locked check below decides.
-            quotas::check(&mut conn, &self.config().quotas, found.org_id, Demand { clusters: 1, ..Demand::default() })
-                .await?;
+            quotas::check(&mut conn, self.config(), found.org_id, Demand { clusters: 1, ..Demand::default() }).await?;
             drop(conn);
             let id = ClusterId::generate();
             // The cluster's certificate authority; without Vault no cluster is made (503).
@@ -194,13 +193,8 @@ impl App {
             let project_row =
                 crate::app::infra::projects::lookup(&mut tx, ctx, project, Action::ManageResources, Lock::None).await?;
             quotas::lock_org(&mut tx, project_row.org_id).await?;
-            quotas::check(
-                &mut tx,
-                &self.config().quotas,
-                project_row.org_id,
-                Demand { clusters: 1, ..Demand::default() },
-            )
-            .await?;
+            quotas::check(&mut tx, self.config(), project_row.org_id, Demand { clusters: 1, ..Demand::default() })
+                .await?;
             let new = NewCluster {
                 id: id.uuid(),
                 org: project_row.org_id,

@@ -135,7 +135,7 @@ impl App {
             let mut tx = claim.begin(self.db()).await?;
             let endpoints = crate::app::kernel::quotas::Counted::WebhookEndpoints;
             crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org).await?;
-            crate::app::kernel::quotas::check_count(&mut tx, &self.config().quotas, org, endpoints, 1).await?;
+            crate::app::kernel::quotas::check_count(&mut tx, self.config(), org, endpoints, 1).await?;
             let new = NewEndpoint {
                 id: id.uuid(),
                 org,

@@ -1,0 +1,240 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.org_plan_view import OrgPlanView
+from ...models.plan_change import PlanChange
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    org: str,
+    *,
+    body: PlanChange,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "put",
+        "url": "/v1/orgs/{org}/billing/plan".format(
+            org=quote(str(org), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> OrgPlanView | Problem | None:
+    if response.status_code == 200:
+        response_200 = OrgPlanView.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[OrgPlanView | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: PlanChange,
+) -> Response[OrgPlanView | Problem]:
+    """Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with
+    409
+    `plan_limits_exceeded` while the organization uses more than it allows; the current plan again
+    changes
+    nothing. Needs `manage_billing` and `read_billing`.
+
+    Args:
+        org (str):
+        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+            `plan_limits_exceeded`) while the organization uses more than it allows.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[OrgPlanView | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: PlanChange,
+) -> OrgPlanView | Problem | None:
+    """Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with
+    409
+    `plan_limits_exceeded` while the organization uses more than it allows; the current plan again
+    changes
+    nothing. Needs `manage_billing` and `read_billing`.
+
+    Args:
+        org (str):
+        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+            `plan_limits_exceeded`) while the organization uses more than it allows.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        OrgPlanView | Problem
+    """
+
+    return sync_detailed(
+        org=org,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: PlanChange,
+) -> Response[OrgPlanView | Problem]:
+    """Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with
+    409
+    `plan_limits_exceeded` while the organization uses more than it allows; the current plan again
+    changes
+    nothing. Needs `manage_billing` and `read_billing`.
+
+    Args:
+        org (str):
+        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+            `plan_limits_exceeded`) while the organization uses more than it allows.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[OrgPlanView | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    body: PlanChange,
+) -> OrgPlanView | Problem | None:
+    """Move the organization to another plan (`GET /v1/plans`). A plan with lower limits is refused with
+    409
+    `plan_limits_exceeded` while the organization uses more than it allows; the current plan again
+    changes
+    nothing. Needs `manage_billing` and `read_billing`.
+
+    Args:
+        org (str):
+        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+            `plan_limits_exceeded`) while the organization uses more than it allows.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        OrgPlanView | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            org=org,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,250 @@
+import datetime
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.usage_report import UsageReport
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    org: str,
+    *,
+    start: datetime.date | Unset = UNSET,
+    end: datetime.date | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_start: str | Unset = UNSET
+    if not isinstance(start, Unset):
+        json_start = start.isoformat()
+    params["start"] = json_start
+
+    json_end: str | Unset = UNSET
+    if not isinstance(end, Unset):
+        json_end = end.isoformat()
+    params["end"] = json_end
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/orgs/{org}/billing/usage".format(
+            org=quote(str(org), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | UsageReport | None:
+    if response.status_code == 200:
+        response_200 = UsageReport.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | UsageReport]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    start: datetime.date | Unset = UNSET,
+    end: datetime.date | Unset = UNSET,
+) -> Response[Problem | UsageReport]:
+    """Show what the organization used per UTC day, project, resource and price, at list price (the invoice
+    applies
+    each node's minimum and the monthly cap, so it can come to less). Needs `read_billing`.
+
+    Args:
+        org (str):
+        start (datetime.date | Unset):
+        end (datetime.date | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | UsageReport]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        start=start,
+        end=end,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    start: datetime.date | Unset = UNSET,
+    end: datetime.date | Unset = UNSET,
+) -> Problem | UsageReport | None:
+    """Show what the organization used per UTC day, project, resource and price, at list price (the invoice
+    applies
+    each node's minimum and the monthly cap, so it can come to less). Needs `read_billing`.
+
+    Args:
+        org (str):
+        start (datetime.date | Unset):
+        end (datetime.date | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | UsageReport
+    """
+
+    return sync_detailed(
+        org=org,
+        client=client,
+        start=start,
+        end=end,
+    ).parsed
+
+
+async def asyncio_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    start: datetime.date | Unset = UNSET,
+    end: datetime.date | Unset = UNSET,
+) -> Response[Problem | UsageReport]:
+    """Show what the organization used per UTC day, project, resource and price, at list price (the invoice
+    applies
+    each node's minimum and the monthly cap, so it can come to less). Needs `read_billing`.
+
+    Args:
+        org (str):
+        start (datetime.date | Unset):
+        end (datetime.date | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | UsageReport]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        start=start,
+        end=end,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    start: datetime.date | Unset = UNSET,
+    end: datetime.date | Unset = UNSET,
+) -> Problem | UsageReport | None:
+    """Show what the organization used per UTC day, project, resource and price, at list price (the invoice
+    applies
+    each node's minimum and the monthly cap, so it can come to less). Needs `read_billing`.
+
+    Args:
+        org (str):
+        start (datetime.date | Unset):
+        end (datetime.date | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | UsageReport
+    """
+
+    return (
+        await asyncio_detailed(
+            org=org,
+            client=client,
+            start=start,
+            end=end,
+        )
+    ).parsed
