@@ -115,6 +115,29 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert!(rows[0].starts_with("kind,product,sku,project"));
     assert!(rows.iter().any(|row| row.contains("bm.small.hour") && row.contains(",0.36,USD,")), "{csv}");
 
+    // The usage report: each day's hours of each resource at list price, summing to its total; also as CSV.
+    let (first_day, last_day) = ((base - Duration::hours(1)).date_naive(), (base + Duration::hours(3)).date_naive());
+    let range = format!("start={first_day}&end={}", last_day.succ_opt().unwrap());
+    let usage: Value = owner.get(&owner.org_path(&format!("/billing/usage?{range}"))).await.expect(StatusCode::OK);
+    let items = usage["items"].as_array().unwrap();
+    let money = |v: &Value| v.as_str().unwrap().parse::<moke_billing::Decimal>().unwrap();
+    let items_sum: moke_billing::Decimal = items.iter().map(|i| money(&i["amount"])).sum();
+    let days_sum: moke_billing::Decimal = usage["days"].as_array().unwrap().iter().map(|d| money(&d["amount"])).sum();
+    assert_eq!((items_sum, days_sum), (money(&usage["total"]), money(&usage["total"])), "{usage}");
+    let workers: Vec<&Value> = items.iter().filter(|i| i["resource_name"] == "workers").collect();
+    assert!(!workers.is_empty() && workers.iter().all(|i| i["sku"] == "bm.small.hour" && i["project"] == "web"));
+    let hours: moke_billing::Decimal = workers.iter().map(|i| money(&i["hours"])).sum();
+    assert!((hours - "2.0083".parse::<moke_billing::Decimal>().unwrap()).abs() < "0.0003".parse().unwrap(), "{hours}");
+    let csv = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/usage/csv?{range}")));
+    let csv = csv.send().await.unwrap().text().await.unwrap();
+    assert!(csv.starts_with("day,project,resource_id,resource_name,sku"), "{csv}");
+    assert_eq!(csv.lines().count(), items.len() + 1);
+    let backwards = owner
+        .get::<Value>(&owner.org_path(&format!("/billing/usage?start={last_day}&end={first_day}")))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(backwards.fields(), ["end"]);
+
     // Credits: the draft shows what they would cover now, lowest priority
     // number first; only finalizing takes from them.
     use moke_api::app::billing::credits::CreditGrantInput;

@@ -117,6 +117,10 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     let (ok, _, err) = cli.run(&[&args[..], &["--node-pool", "bm.small", "--estimate"]].concat(), &[]).await;
     assert!(!ok && err.contains("MACHINE_TYPE=COUNT"), "{err}");
     assert_eq!(cli.json(&["cluster", "list", "--project", "shop"]).await, serde_json::json!([]));
+    let plans = cli.json(&["billing", "plan", "list"]).await;
+    assert_eq!(plans.as_array().map(Vec::len), Some(3), "{plans}");
+    let plan = cli.json(&["billing", "plan", "view"]).await;
+    assert_eq!(plan["plan"]["id"], "standard", "{plan}");
     let cluster = cli
         .json(&["cluster", "create", "--project", "shop", "--name", "prod", "--region", "eu-central-1", "--wait"])
         .await;

@@ -116,7 +116,8 @@ pub fn Billing() -> impl IntoView {
     let budget_errors =
         FormErrors::new(action_error(create_budget.value().get_untracked()), &["name", "amount", "thresholds"]);
     let delete_errors = FormErrors::new(action_error(delete_budget.value().get_untracked()), &[]);
-    let plan_changed = query("plan_changed").is_some();
+    // Not after a refused change (its error comes back to the same URL).
+    let plan_changed = query("plan_changed").is_some() && plan_errors.is_empty();
     let session = request_session();
     let page = query("page");
     let content = {
@@ -237,10 +238,10 @@ pub fn Billing() -> impl IntoView {
 
 /// The quota limits a plan lists, in the order people compare plans by.
 const PLAN_LIMITS: [(&str, &str); 4] = [
-    ("clusters", "clusters"),
-    ("nodes", "nodes"),
+    ("clusters", "Clusters"),
+    ("nodes", "Nodes"),
     ("vcpus", "vCPUs"),
-    ("node_pools_per_cluster", "node pools a cluster"),
+    ("node_pools_per_cluster", "Node pools a cluster"),
 ];
 
 /// The organization's budgets with their alerts, and the form that adds one.
@@ -331,7 +332,8 @@ fn Plans(
     changed: bool,
 ) -> impl IntoView {
     let current_id = current.plan.id.clone();
-    let header = PLAN_LIMITS.iter().map(|(_, label)| view! { <th scope="col">{*label}</th> }).collect_view();
+    let header =
+        PLAN_LIMITS.iter().map(|(_, label)| view! { <th scope="col" class="number">{*label}</th> }).collect_view();
     let rows = plans
         .into_iter()
         .map(|plan| {

@@ -231,6 +231,7 @@ pub fn ClusterNew() -> impl IntoView {
             };
             let replicas = shape.control_plane_replicas.clone();
             let protected = errors.value("deletion_protection").is_some_and(|v| v == "on");
+            let few_nodes = shape.count.trim().parse::<i64>().is_ok_and(|count| count < 3);
             let estimate = estimate_cluster(&session, &project, shape).await;
             view! {
                 <h1>"Create a cluster"</h1>
@@ -274,7 +275,7 @@ pub fn ClusterNew() -> impl IntoView {
                         <input type="checkbox" id="deletion-protection" name="deletion_protection" value="on" checked=protected/>
                         <label for="deletion-protection">"Deletion protection: refuse to delete this cluster until it is turned off"</label>
                     </div>
-                    <PriceEstimate estimate=estimate/>
+                    <PriceEstimate estimate=estimate few_nodes=few_nodes/>
                     <button type="submit">"Create cluster"</button>
                 </ActionForm>
             }
@@ -367,22 +368,26 @@ async fn estimate_cluster(
 /// The create form's monthly price, and the button that prices the form
 /// as it is now (no JavaScript needed: the form comes back priced).
 #[component]
-fn PriceEstimate(estimate: Result<types::PriceEstimate, String>) -> impl IntoView {
+fn PriceEstimate(
+    estimate: Result<types::PriceEstimate, String>,
+    /// The pool priced has fewer than 3 nodes.
+    few_nodes: bool,
+) -> impl IntoView {
     let body = match estimate {
         Ok(estimate) => {
             let currency = estimate.currency.clone();
             view! {
                 <table>
-                    <thead><tr><th scope="col">"Part"</th><th scope="col">"Count"</th><th scope="col">"Hours"</th>
-                        <th scope="col">"Price an hour"</th><th scope="col">"A month"</th></tr></thead>
+                    <thead><tr><th scope="col">"Part"</th><th scope="col" class="number">"Count"</th><th scope="col" class="number">"Hours"</th>
+                        <th scope="col" class="number">"Price an hour"</th><th scope="col" class="number">"A month"</th></tr></thead>
                     <tbody>
                         {estimate.lines.into_iter().map(|line| view! {
-                            <tr><td>{line.product}</td><td>{line.count}</td><td>{line.hours}</td>
-                                <td>{line.unit_price.to_string()}</td><td>{line.amount.to_string()}</td></tr>
+                            <tr><td>{line.product}</td><td class="number">{line.count}</td><td class="number">{line.hours}</td>
+                                <td class="number">{line.unit_price.to_string()}</td><td class="number">{line.amount.to_string()}</td></tr>
                         }).collect_view()}
                     </tbody>
                     <tfoot><tr><th scope="row" colspan="4">"Total a month"</th>
-                        <td class="estimate-total">{format!("{currency} {}", *estimate.monthly_total)}</td></tr></tfoot>
+                        <td class="number estimate-total">{format!("{currency} {}", *estimate.monthly_total)}</td></tr></tfoot>
                 </table>
                 <p class="hint">{format!(
                     "At today's prices (price list {}), for a month of 730 hours; node time is charged at most 672 hours a month.",
@@ -396,6 +401,9 @@ fn PriceEstimate(estimate: Result<types::PriceEstimate, String>) -> impl IntoVie
     view! {
         <section class="estimate" aria-labelledby="estimate-title">
             <h2 id="estimate-title">"Monthly price estimate"</h2>
+            {few_nodes.then(|| view! {
+                <p class="alert" role="status">"Fewer than 3 nodes: an upgrade or a repair has no room to move your workloads, which then stop while a node is replaced."</p>
+            })}
             {body}
             <button type="submit" name="intent" value="estimate" formnovalidate=true class="secondary">"Update the estimate"</button>
         </section>
