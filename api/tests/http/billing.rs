@@ -570,3 +570,163 @@ async fn plans_set_quotas_and_overrides_say_why(options: PgPoolOptions, connect:
     let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
     assert_eq!(quotas["clusters"], json!({ "limit": 50, "usage": 2, "source": "plan" }));
 }
+
+/// One hourly usage sample of `cluster`'s control plane and of `nodes` of
+/// `pool` (bm.small), as a region reports it.
+async fn hourly_sample(t: &TestApp, cluster: &str, pool: &str, nodes: &[&str], start: DateTime<Utc>) {
+    use moke_proto::region as pb;
+    let end = start + Duration::hours(1);
+    let usage = pb::UsageSample {
+        id: format!("{cluster}/{}", start.timestamp()),
+        cluster_id: cluster.into(),
+        period_start: start.to_rfc3339(),
+        period_end: end.to_rfc3339(),
+        cluster_seconds: 3600.0,
+        node_seconds: Default::default(),
+        control_plane_replicas: 3,
+        nodes: nodes
+            .iter()
+            .map(|name| pb::NodeUsage {
+                name: (*name).into(),
+                node_pool_id: pool.into(),
+                machine_type: "bm.small".into(),
+                milliseconds: 3_600_000,
+            })
+            .collect(),
+    };
+    let status = pb::Status { region: "eu-central-1".into(), message: Some(pb::status::Message::Usage(usage)) };
+    t.app.apply_region_status(status).await.unwrap();
+}
+
+/// A whole month: an HA control plane and a pool of 3 nodes, resized to 5
+/// on day 11 and to 2 on day 21, sampled hourly (every sample sent twice,
+/// as at-least-once delivery may), and a 100.00 credit. The finalized
+/// invoice equals the one computed by hand, line by line, in JSON, CSV and
+/// the PDF as an independent reader reads it.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_simulated_month_is_invoiced_as_computed_by_hand(options: PgPoolOptions, connect: PgConnectOptions) {
+    // Last month must still be open: a grace period longer than any month.
+    let t = TestApp::start_with(options, connect, |c| c.billing.grace_hours = 24 * 40).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    assert_eq!(cluster.spec.control_plane.replicas, 3, "HA by default");
+    let cluster = cluster.id.to_string();
+    let (pool, _) = owner.create_node_pool(&project, &cluster, "workers", 5).await;
+    let pool = pool.id.to_string();
+    sqlx::query("UPDATE clusters SET created_at = now() - interval '90 days'").execute(&t.pool).await.unwrap();
+
+    let month = month_start(month_start(Utc::now()) - Duration::days(1));
+    let month_end = next_month(month);
+    let mut hour = month;
+    while hour < month_end {
+        let day = (hour - month).num_days();
+        let nodes: &[&str] = match day {
+            0..10 => &["n1", "n2", "n3"],
+            10..20 => &["n1", "n2", "n3", "n4", "n5"],
+            _ => &["n1", "n2"],
+        };
+        hourly_sample(&t, &cluster, &pool, nodes, hour).await;
+        hourly_sample(&t, &cluster, &pool, nodes, hour).await;
+        hour += Duration::hours(1);
+    }
+    let org: moke_api::ids::OrgId = acme.org.parse().unwrap();
+    let credit = moke_api::app::billing::credits::CreditGrantInput {
+        kind: moke_api::model::CreditKind::Promotional,
+        description: "Launch credit".into(),
+        amount: "100.00".parse().unwrap(),
+        priority: 1,
+        expires_at: None,
+        granted_by: "ops@moke.test".into(),
+    };
+    t.app.grant_credit(org, credit).await.unwrap();
+    let finalized_at = month_end + Duration::hours(24 * 40) + Duration::seconds(1);
+    assert_eq!(t.app.finalize_due_invoices(Some(finalized_at)).await.unwrap(), 1);
+
+    // By hand: the control plane and n1, n2 ran the whole month, capped at 672 h each; n3 ran 20 days
+    // (480 h), n4 and n5 10 days (240 h each). 672 h x 0.10 = 67.20; 2 304 h x 0.1786 = 411.4944 -> 411.49.
+    let list: Value = owner.get(&owner.org_path("/billing/invoices")).await.expect(StatusCode::OK);
+    let id = list["items"][0]["id"].as_str().unwrap().to_string();
+    let invoice: Value = owner.get(&owner.org_path(&format!("/billing/invoices/{id}"))).await.expect(StatusCode::OK);
+    assert_eq!(invoice["status"], "finalized");
+    let lines: Vec<(String, String, String, String)> = invoice["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let text = |k: &str| l[k].as_str().unwrap().to_string();
+            (text("kind"), text("sku"), text("quantity"), text("amount"))
+        })
+        .collect();
+    let credit_id = lines.iter().find(|l| l.0 == "credit").map(|l| l.1.clone()).unwrap_or_default();
+    let expected = [
+        ("usage", "control-plane.ha.hour", "672", "67.20"),
+        ("usage", "bm.small.hour", "2304", "411.49"),
+        ("credit", credit_id.as_str(), "1", "-100.00"),
+    ];
+    let expected: Vec<(String, String, String, String)> =
+        expected.iter().map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string())).collect();
+    assert_eq!(lines, expected, "{invoice}");
+    assert_eq!(
+        (invoice["subtotal"].as_str(), invoice["credits"].as_str(), invoice["total"].as_str()),
+        (Some("478.69"), Some("-100.00"), Some("378.69"))
+    );
+
+    // The CSV has the same lines, summing to the total.
+    let csv = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/invoices/{id}/csv")));
+    let csv = csv.send().await.unwrap().text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let amounts: Vec<String> = reader.records().map(|r| r.unwrap()[9].to_string()).collect();
+    assert_eq!(amounts, ["67.20", "411.49", "-100.00"], "{csv}");
+
+    // The PDF, read back by pypdf, shows the lines and the total.
+    let pdf = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/invoices/{id}/pdf")));
+    let text = pdf_text(&pdf.send().await.unwrap().bytes().await.unwrap()).await;
+    for expected in ["67.20 USD", "411.49 USD", "-100.00 USD", "478.69 USD", "378.69 USD", "Launch credit"] {
+        assert!(text.contains(expected), "{expected:?} in the PDF's text: {text}");
+    }
+}
+
+/// Gateways finalizing at once: each invoice is finalized once, under one
+/// number, and the numbers have no gaps; budgets evaluated at once alert once.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn concurrent_month_closes_and_budget_runs_act_once(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let now = Utc::now();
+    let start = now - Duration::hours(2);
+    if month_start(start) != month_start(now) {
+        return; // the month's first two hours: nothing of this month to close yet
+    }
+    let mut tenants = Vec::new();
+    for name in ["acme", "globex", "initech", "umbrella"] {
+        let tenant = t.tenant(name).await;
+        let client = t.client(&tenant);
+        let project = client.create_project("web").await.id.to_string();
+        let (cluster, _) = client.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+        sqlx::query("UPDATE clusters SET created_at = now() - interval '1 day'").execute(&t.pool).await.unwrap();
+        t.report_usage(&cluster.id.to_string(), None, "", start, start + Duration::hours(1)).await;
+        let budget = json!({ "name": "cap", "amount": "0.01", "thresholds": [50, 100] });
+        client.post::<Value>(&client.org_path("/billing/budgets"), budget).await.expect(StatusCode::CREATED);
+        tenants.push(tenant);
+    }
+
+    let evaluations = (0..4).map(|_| t.app.evaluate_budgets(Some(now)));
+    let fired: usize = futures::future::join_all(evaluations).await.into_iter().map(Result::unwrap).sum();
+    assert_eq!(fired, 8, "two thresholds of four budgets, each once");
+    assert_eq!(t.count("events WHERE event_type = 'budget.threshold_reached'").await, 8);
+
+    let at = next_month(month_start(now)) + Duration::hours(49);
+    let closes = (0..4).map(|_| t.app.finalize_due_invoices(Some(at)));
+    let finalized: usize = futures::future::join_all(closes).await.into_iter().map(Result::unwrap).sum();
+    assert_eq!(finalized, 4, "four invoices, each finalized once");
+    let numbers: Vec<String> =
+        sqlx::query_scalar("SELECT number FROM invoices WHERE status = 'finalized' ORDER BY number")
+            .fetch_all(&t.pool)
+            .await
+            .unwrap();
+    let year = at.year();
+    let expected: Vec<String> = (1..=4).map(|n| format!("MOKE-{year}-{n:06}")).collect();
+    assert_eq!(numbers, expected, "one number each, no gaps");
+    assert_eq!(t.count("events WHERE event_type = 'invoice.finalized'").await, 4);
+}
