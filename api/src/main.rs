@@ -89,6 +89,28 @@ enum BillingCommand {
         #[arg(long)]
         granted_by: String,
     },
+    /// Move an organization to any plan, including those customers cannot
+    /// choose themselves (audited with the reason).
+    SetPlan {
+        /// The organization's id (`org_…`).
+        #[arg(long)]
+        org: String,
+        /// A plan's id from billing.plans.
+        #[arg(long)]
+        plan: String,
+        /// Why, e.g. "Signed the business agreement, ticket 4711".
+        #[arg(long)]
+        reason: String,
+    },
+    /// Close months now rather than at the next periodic run: finalize every
+    /// draft invoice whose month ended more than billing.grace_hours ago.
+    CloseMonth {
+        /// Act as if it were this time (RFC 3339), e.g. to close a month in
+        /// a development setup before its grace period is over; the
+        /// database's clock if left out.
+        #[arg(long)]
+        at: Option<chrono::DateTime<chrono::Utc>>,
+    },
     /// Void a finalized invoice and issue its replacement for the same month
     /// at once: rated again from its usage, under a new number (the credits
     /// it used go back first). Sends invoice.voided and invoice.finalized.
@@ -102,6 +124,9 @@ enum BillingCommand {
         /// Why, shown on the void invoice and in the audit log.
         #[arg(long)]
         reason: String,
+        /// Who voids it (kept with the invoice, not shown to the organization).
+        #[arg(long)]
+        voided_by: String,
     },
     /// Override quota limits of one organization over its plan's (audited
     /// with the reason, which the organization's audit log shows), or give
@@ -216,11 +241,39 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&grant)?);
         return Ok(());
     }
-    if let Command::Billing(BillingCommand::VoidInvoice { org, invoice, reason }) = command {
+    if let Command::Billing(BillingCommand::SetPlan { org, plan, reason }) = command {
+        let org = org.parse().map_err(|_| anyhow::anyhow!("--org must be an organization id (org_…)"))?;
+        let app = App::new(pool, Arc::new(config), vault);
+        let plan = app.set_plan(org, &plan, &reason).await.map_err(operator_error)?;
+        println!("{}", serde_json::to_string_pretty(&plan)?);
+        return Ok(());
+    }
+    if let Command::Billing(BillingCommand::CloseMonth { at }) = command {
+        let app = App::new(pool, Arc::new(config), vault);
+        let started = std::time::Instant::now();
+        let mut took = Vec::new();
+        loop {
+            let batch = app.close_months(at).await.map_err(operator_error)?;
+            if batch.is_empty() {
+                break;
+            }
+            took.extend(batch);
+        }
+        took.sort();
+        let slowest = took.last().copied().unwrap_or_default();
+        println!(
+            "finalized {} invoice(s) in {:.1} s (slowest {:.1} ms)",
+            took.len(),
+            started.elapsed().as_secs_f64(),
+            slowest.as_secs_f64() * 1000.0
+        );
+        return Ok(());
+    }
+    if let Command::Billing(BillingCommand::VoidInvoice { org, invoice, reason, voided_by }) = command {
         let org = org.parse().map_err(|_| anyhow::anyhow!("--org must be an organization id (org_…)"))?;
         let invoice = invoice.parse().map_err(|_| anyhow::anyhow!("--invoice must be an invoice id (bill_…)"))?;
         let app = App::new(pool, Arc::new(config), vault);
-        let replacement = app.void_invoice(org, invoice, &reason).await.map_err(operator_error)?;
+        let replacement = app.void_invoice(org, invoice, &reason, &voided_by).await.map_err(operator_error)?;
         println!("{}", serde_json::to_string_pretty(&replacement)?);
         return Ok(());
     }

@@ -96,7 +96,10 @@ impl Invoice {
             // A grant named twice is used once.
             .filter(|(i, g)| !grants[..*i].iter().any(|earlier| earlier.id == g.id))
             .map(|(_, g)| g)
-            .filter(|g| g.remaining > Decimal::ZERO && g.expires_at.is_none_or(|expiry| expiry > at))
+            // Only grants that existed at `at` and had not expired by then.
+            .filter(|g| {
+                g.remaining > Decimal::ZERO && g.granted_at <= at && g.expires_at.is_none_or(|expiry| expiry > at)
+            })
             .collect();
         usable.sort_by(|a, b| {
             (a.priority, a.expires_at.is_none(), a.expires_at, a.granted_at, &a.id).cmp(&(
@@ -198,6 +201,15 @@ mod tests {
         assert_eq!(used, [("first", "5.00".to_string()), ("soon", "10".into()), ("later", "2.86".into())]);
         assert_eq!(invoice.total(), Decimal::ZERO);
         assert_eq!(invoice.credits(), -invoice.subtotal());
+    }
+
+    #[test]
+    fn a_grant_made_after_the_invoicing_time_is_not_used() {
+        let mut invoice = invoice_of(&[36_000]);
+        let later = CreditGrant { granted_at: at("2027-03-01T00:00:00Z"), ..grant("later", "500", 1, None) };
+        let uses = invoice.apply_credits(&[later], at("2027-01-03T00:00:00Z"));
+        assert!(uses.is_empty(), "a grant of March does not pay January's invoice issued in January");
+        assert_eq!(invoice.total(), invoice.subtotal());
     }
 
     proptest! {

@@ -80,6 +80,15 @@ impl ConsoleError {
         self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
     }
 
+    /// The `code` of [`ConsoleError::estimate`].
+    pub const ESTIMATE: &'static str = "estimate";
+
+    /// Not an error: the cluster form sent back to be priced, its values
+    /// kept (they return to the form sealed, as a form's errors do).
+    pub fn estimate() -> ConsoleError {
+        ConsoleError { code: Self::ESTIMATE.into(), ..ConsoleError::new(200, "Estimate", "") }
+    }
+
     /// Not signed in, or the session ended: the page sends the browser to sign in.
     pub fn signed_out() -> ConsoleError {
         ConsoleError { code: "signed_out".into(), ..ConsoleError::new(401, "Signed out", "Sign in to continue.") }

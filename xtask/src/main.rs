@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("dev") => dev(&args[1..]),
+        Some("billing") => dev_billing(&args[1..]),
         Some("test") => test(&args[1..]),
         Some("lint") => lint(),
         Some("schemas") => schemas(),
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing>"
+                "usage: cargo xtask <dev | billing close-month|grant-credit|set-quota|void-invoice [args] | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing>"
             );
             return ExitCode::from(2);
         }
@@ -115,12 +116,14 @@ fn dev(args: &[String]) -> Result<()> {
     } else {
         db.create_database("moke")?;
     }
+    vault.share_dev_session()?;
     let mut child = command.spawn().context("could not start cargo")?;
     // Ctrl-C reaches the server too (same process group) and it shuts down
     // gracefully; xtask itself ignores it so it can stop Postgres afterwards.
     // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let result = child.wait();
+    vault.forget_dev_session();
     drop(vault);
     drop(db);
     match result {
@@ -128,6 +131,30 @@ fn dev(args: &[String]) -> Result<()> {
         Ok(status) => bail!("moke-server exited with {status}"),
         Err(error) => Err(error).context("could not wait for cargo"),
     }
+}
+
+/// `moke-server billing …` (close-month, grant-credit, set-quota,
+/// void-invoice) on the database and Vault of `cargo xtask dev`, e.g. to
+/// close a month on demand: `cargo xtask billing close-month --at 2027-01-03T00:00:00Z`.
+fn dev_billing(args: &[String]) -> Result<()> {
+    let db = postgres::ensure(postgres::Purpose::Dev)?;
+    // The running `cargo xtask dev`'s Vault, else the dev Vault started for this command.
+    let vault = match vault::Vault::running_dev_session() {
+        Some(running) => running,
+        None => vault::ensure_persistent()?,
+    };
+    if vault.fresh {
+        bail!("there is no dev setup yet: run `cargo xtask dev` first");
+    }
+    db.create_database("moke")?;
+    let mut command = cargo();
+    command
+        .args(["run", "--quiet", "--package", "moke-api", "--bin", "moke-server", "--", "billing"])
+        .args(args)
+        .env("DATABASE_URL", db.url("moke"))
+        .env("SQLX_OFFLINE", "true");
+    vault.apply(&mut command);
+    run(&mut command)
 }
 
 fn test(args: &[String]) -> Result<()> {

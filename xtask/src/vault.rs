@@ -66,6 +66,44 @@ impl Vault {
     }
 }
 
+/// Where a running `cargo xtask dev` leaves its Vault's address and AppRole
+/// login for other commands on the same setup (`cargo xtask billing`).
+fn dev_session_file() -> PathBuf {
+    crate::root().join(".moke/openbao/dev-session")
+}
+
+impl Vault {
+    /// Leaves this Vault's login for other commands while `cargo xtask dev`
+    /// runs (owner-only file, removed with [`Vault::forget_dev_session`]).
+    pub fn share_dev_session(&self) -> Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file =
+            std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(dev_session_file())?;
+        writeln!(file, "{}\n{}\n{}", self.addr, self.role_id, self.secret_id)?;
+        Ok(())
+    }
+
+    pub fn forget_dev_session(&self) {
+        let _ = std::fs::remove_file(dev_session_file());
+    }
+
+    /// The Vault of the `cargo xtask dev` running now, if one is.
+    pub fn running_dev_session() -> Option<Vault> {
+        let saved = std::fs::read_to_string(dev_session_file()).ok()?;
+        let mut lines = saved.lines();
+        let (addr, role_id, secret_id) = (lines.next()?, lines.next()?, lines.next()?);
+        let port: u16 = addr.rsplit(':').next()?.parse().ok()?;
+        std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+        Some(Vault {
+            addr: addr.into(),
+            role_id: role_id.into(),
+            secret_id: secret_id.into(),
+            fresh: false,
+            child: None,
+        })
+    }
+}
+
 impl Drop for Vault {
     fn drop(&mut self) {
         if let Some(child) = &mut self.child {

@@ -105,8 +105,8 @@ impl OrgView {
     }
     /// Usage per UTC day, project, resource and price at list price, on
     /// days `[start, end)` (this month so far by default; at most 366
-    /// days). Needs the `read_billing` permission.
-    #[graphql(complexity = 100)]
+    /// days, 20 000 rows). Needs the `read_billing` permission.
+    #[graphql(complexity = 2000)]
     async fn usage(
         &self,
         ctx: &Context<'_>,

@@ -242,6 +242,7 @@ pub fn plan(plan: PlanView) -> pb::Plan {
         display_name: plan.display_name,
         description: plan.description,
         limits: plan.limits.into_iter().collect(),
+        self_serve: plan.self_serve,
     }
 }
 

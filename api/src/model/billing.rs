@@ -328,6 +328,9 @@ pub struct PlanView {
     pub id: String,
     pub display_name: String,
     pub description: String,
+    /// Whether billing managers may move to it themselves
+    /// (`billing_plan_update`); Moke's operators give the others.
+    pub self_serve: bool,
     /// Quota name (as in `quota_view`) to limit.
     #[graphql(skip)]
     pub limits: BTreeMap<String, i64>,
@@ -357,7 +360,8 @@ pub struct OrgPlanView {
     pub changed_at: Option<DateTime<Utc>>,
 }
 
-/// A change of plan. A plan with lower limits is refused (409
+/// A change of plan, to a self-serve one (403 `plan_needs_operator`
+/// otherwise). A plan with lower limits is refused (409
 /// `plan_limits_exceeded`) while the organization uses more than it allows.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]

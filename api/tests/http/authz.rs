@@ -163,7 +163,7 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/billing/plan", ReadBilling),
         row("GET /v1/orgs/{org}/billing/usage", ReadBilling),
         row("GET /v1/orgs/{org}/billing/usage/csv", ReadBilling),
-        row("PUT /v1/orgs/{org}/billing/plan", ManageBilling).body(json!({ "plan": "business" })),
+        row("PUT /v1/orgs/{org}/billing/plan", ManageBilling).body(json!({ "plan": "standard" })),
         row("GET /v1/orgs/{org}/billing/credits", ReadBilling),
         row("GET /v1/orgs/{org}/billing/budgets", ReadBilling),
         row("POST /v1/orgs/{org}/billing/budgets", ManageBilling).body(json!({ "name": "{n}", "amount": "100.00" })),

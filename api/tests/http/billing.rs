@@ -330,9 +330,10 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     // An operator voids the invoice: its credits go back, and a replacement for the same month is
     // issued at once under the next number, from the same usage, with the same credits.
     let void_id: moke_api::ids::InvoiceId = invoice.parse().unwrap();
-    let refused = t.app.void_invoice(org, void_id, "").await.unwrap_err();
+    let refused = t.app.void_invoice(org, void_id, "", "ops@moke.test").await.unwrap_err();
     assert!(matches!(refused, moke_api::app::Error::Invalid(_)), "a reason is needed");
-    let replacement = t.app.void_invoice(org, void_id, "Billed to the wrong company name").await.unwrap();
+    let replacement =
+        t.app.void_invoice(org, void_id, "Billed to the wrong company name", "ops@moke.test").await.unwrap();
     let replacement = serde_json::to_value(&replacement).unwrap();
     assert_eq!(replacement["status"], "finalized");
     // Numbered in the year it is issued (the first two were finalized on a clock set past the month).
@@ -354,9 +355,10 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     let remaining: Vec<&str> =
         credits["items"].as_array().unwrap().iter().map(|g| g["remaining"].as_str().unwrap()).collect();
     assert_eq!(remaining, ["0.00", "9.64"], "given back, then taken again by the replacement");
-    let again = t.app.void_invoice(org, void_id, "Twice").await.unwrap_err();
+    let again = t.app.void_invoice(org, void_id, "Twice", "ops@moke.test").await.unwrap_err();
     assert!(matches!(again, moke_api::app::Error::Conflict { code: "not_finalized", .. }), "{again:?}");
-    let theirs_void = t.app.void_invoice(org, other_invoice.parse().unwrap(), "Not ours").await.unwrap_err();
+    let theirs_void =
+        t.app.void_invoice(org, other_invoice.parse().unwrap(), "Not ours", "ops@moke.test").await.unwrap_err();
     assert!(matches!(theirs_void, moke_api::app::Error::NotFound { .. }), "{theirs_void:?}");
     assert_eq!(t.count("events WHERE event_type = 'invoice.voided'").await, 1);
     assert_eq!(t.count("audit_events WHERE action = 'invoice.void'").await, 1);
@@ -533,11 +535,14 @@ async fn plans_set_quotas_and_overrides_say_why(options: PgPoolOptions, connect:
     let unknown = owner.put::<Value>(&plan_path, json!({ "plan": "platinum" })).await.refused(StatusCode::BAD_REQUEST);
     assert_eq!(unknown.fields(), ["plan"]);
 
-    // Up to business: more room at once; choosing it again changes nothing.
-    let business: Value = owner.put(&plan_path, json!({ "plan": "business" })).await.expect(StatusCode::OK);
-    assert_eq!(business["plan"]["id"], "business");
-    let again: Value = owner.put(&plan_path, json!({ "plan": "business" })).await.expect(StatusCode::OK);
-    assert_eq!(again["changed_at"], business["changed_at"]);
+    // Business is not self-serve: its limits are worth abusing, so Moke's operators give it.
+    assert_eq!(plans[2]["self_serve"], false);
+    owner
+        .put::<Value>(&plan_path, json!({ "plan": "business" }))
+        .await
+        .refused_with(StatusCode::FORBIDDEN, "plan_needs_operator");
+    let business = t.app.set_plan(org, "business", "Signed the business agreement").await.unwrap();
+    assert_eq!(business.plan.id, "business");
     let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
     assert_eq!((quotas["plan"].as_str(), quotas["clusters"]["limit"].as_i64()), (Some("business"), Some(50)));
 
@@ -563,12 +568,21 @@ async fn plans_set_quotas_and_overrides_say_why(options: PgPoolOptions, connect:
     assert_eq!(held["details"]["reason"], "Held at two while the invoice is disputed");
     assert!(!held.to_string().contains("ops@moke.test"), "the operator's name stays out: {held}");
     let changed = events.iter().find(|e| e["action"] == "billing.plan.change").expect("the plan change is audited");
-    assert_eq!(changed["details"], json!({ "from": "standard", "to": "business" }));
+    assert_eq!(
+        changed["details"],
+        json!({ "from": "standard", "to": "business", "reason": "Signed the business agreement" })
+    );
 
     // Given back to the plan.
     t.app.override_quotas(org, &[("clusters".into(), None)], "Dispute settled", "ops@moke.test").await.unwrap();
     let quotas: Value = owner.get(&owner.org_path("/quotas")).await.expect(StatusCode::OK);
     assert_eq!(quotas["clusters"], json!({ "limit": 50, "usage": 2, "source": "plan" }));
+
+    // Back down to standard, themselves; choosing it again changes nothing.
+    let standard: Value = owner.put(&plan_path, json!({ "plan": "standard" })).await.expect(StatusCode::OK);
+    assert_eq!(standard["plan"]["id"], "standard");
+    let again: Value = owner.put(&plan_path, json!({ "plan": "standard" })).await.expect(StatusCode::OK);
+    assert_eq!(again["changed_at"], standard["changed_at"]);
 }
 
 /// One hourly usage sample of `cluster`'s control plane and of `nodes` of
@@ -729,4 +743,6 @@ async fn concurrent_month_closes_and_budget_runs_act_once(options: PgPoolOptions
     let expected: Vec<String> = (1..=4).map(|n| format!("MOKE-{year}-{n:06}")).collect();
     assert_eq!(numbers, expected, "one number each, no gaps");
     assert_eq!(t.count("events WHERE event_type = 'invoice.finalized'").await, 4);
+    let closed = "operations WHERE kind = 'invoice_finalize' AND status = 'succeeded' AND target_type = 'org'";
+    assert_eq!(t.count(closed).await, 4, "each month close is an Operation on its organization");
 }

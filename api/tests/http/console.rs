@@ -91,7 +91,8 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     browser.fill("#field-count", "2").await;
     browser.click("#cp-3").await;
     browser.submit(".estimate button[value=estimate]").await;
-    assert!(browser.path().await.starts_with("/projects/shop/clusters/new?estimate=1"));
+    assert!(browser.path().await.starts_with("/projects/shop/clusters/new"));
+    assert!(!browser.exists(".alert.error").await, "an estimate is not an error");
     assert_eq!(browser.text(total).await, "USD 307.24", "2 nodes and an HA control plane");
     assert_eq!(browser.source_value("#field-name").await, "prod");
     assert_eq!(browser.source_value("#field-count").await, "2");
@@ -860,16 +861,26 @@ async fn the_billing_pages_work_without_javascript(options: PgPoolOptions, conne
     );
     browser.check("billing-budget").await;
 
-    // The plan: up to Business; down to Free is refused while the cluster's 32 vCPUs exceed it.
-    browser.click("#plan-business").await;
+    // The plan: Business comes from Moke's operators; back to Standard and down to Free are the
+    // customer's, and Free is refused while the cluster's 32 vCPUs exceed it.
+    let org: moke_api::ids::OrgId = sqlx::query_scalar::<_, uuid::Uuid>("SELECT id FROM organizations")
+        .fetch_one(&t.pool)
+        .await
+        .map(moke_api::ids::OrgId::from_uuid)
+        .unwrap();
+    t.app.set_plan(org, "business", "Signed the business agreement").await.unwrap();
+    browser.goto(&format!("{}/org/billing", t.base)).await;
+    assert!(browser.exists("#plan-business[checked]").await, "the current plan is chosen");
+    browser.click("#plan-standard").await;
     browser.submit("section[aria-labelledby=plan-title] form button[type=submit]").await;
-    assert!(browser.body_text().await.contains("You are now on the Business plan"), "{}", browser.body_text().await);
+    assert!(browser.body_text().await.contains("You are now on the Standard plan"), "{}", browser.body_text().await);
+    assert!(browser.exists("#plan-business[disabled]").await, "Business is not self-serve");
     browser.click("#plan-free").await;
     browser.submit("section[aria-labelledby=plan-title] form button[type=submit]").await;
     let refused = browser.text("section[aria-labelledby=plan-title] .alert.error").await;
     assert!(refused.contains("vcpus"), "{refused}");
     browser.check("billing-plan-refused").await;
     browser.goto(&format!("{}/org/quotas", t.base)).await;
-    assert!(browser.body_text().await.contains("plan, business"), "{}", browser.body_text().await);
+    assert!(browser.body_text().await.contains("plan, standard"), "{}", browser.body_text().await);
     browser.close().await;
 }

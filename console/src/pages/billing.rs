@@ -339,6 +339,7 @@ fn Plans(
         .map(|plan| {
             let radio = format!("plan-{}", plan.id);
             let is_current = plan.id == current_id;
+            let through_sales = !plan.self_serve && !is_current;
             let limits = PLAN_LIMITS
                 .iter()
                 .map(|(quota, _)| {
@@ -349,8 +350,8 @@ fn Plans(
             view! {
                 <tr>
                     <td>
-                        <input type="radio" id=radio.clone() name="plan" value=plan.id.clone() checked=is_current/>
-                        <label for=radio>{plan.display_name.clone()}{is_current.then_some(" (current)")}</label>
+                        <input type="radio" id=radio.clone() name="plan" value=plan.id.clone() checked=is_current disabled=through_sales/>
+                        <label for=radio>{plan.display_name.clone()}{is_current.then_some(" (current)")}{through_sales.then_some(" (through sales)")}</label>
                     </td>
                     <td>{plan.description.clone()}</td>
                     {limits}

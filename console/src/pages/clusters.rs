@@ -59,12 +59,9 @@ pub async fn cluster_create(
         ("deletion_protection", protection),
     ];
     if intent.as_deref() == Some("estimate") {
-        // Nothing secret is in the form: its values travel in the URL.
-        let mut url = form_urlencoded::Serializer::new(String::new());
-        url.append_pair("estimate", "1");
-        url.extend_pairs(kept.iter().filter(|(_, value)| !value.is_empty()));
-        session.redirect(&format!("/projects/{}/clusters/new?{}", segment(&project), url.finish()));
-        return Ok(());
+        // Back to the form, priced: its values travel like a form's error,
+        // sealed to this browser, so no link can fill the form in.
+        return Err(ConsoleError::estimate().keep(&kept));
     }
     let form = ClusterForm {
         idempotency_key,
@@ -190,12 +187,11 @@ pub fn ClusterNew() -> impl IntoView {
         "spec.count",
         "spec.zones",
     ];
-    let sent: Vec<(String, String)> = if query("estimate").is_some() {
-        ESTIMATED_FIELDS.iter().filter_map(|name| Some((name.to_string(), query(name)?))).collect()
-    } else {
-        Vec::new()
+    // The form sent back for an estimate comes back filled in, without an error.
+    let errors = match action_error(action.value().get_untracked()) {
+        Some(sent) if sent.code == ConsoleError::ESTIMATE => FormErrors::new(None, &order).prefilled(sent.values),
+        other => FormErrors::new(other, &order),
     };
-    let errors = FormErrors::new(action_error(action.value().get_untracked()), &order).prefilled(sent);
     let project = param("project");
     let session = request_session();
     let form = {
@@ -292,18 +288,6 @@ pub fn ClusterNew() -> impl IntoView {
         </Frame>
     }
 }
-
-/// The create form's inputs an estimate is sent back with.
-const ESTIMATED_FIELDS: [&str; 8] = [
-    "name",
-    "region",
-    "kubernetes_version",
-    "control_plane_replicas",
-    "machine_type",
-    "count",
-    "zones",
-    "deletion_protection",
-];
 
 /// What the create form prices: the cluster and its first node pool.
 struct EstimatedShape {

@@ -4,12 +4,14 @@
 //! beside the same invoice finalized (its lines stored), in the same run
 //! against the same gateway. Recording usage: one region usage sample of
 //! 20 nodes (its records, overlap checks and invoice lock, in one
-//! transaction) beside a heartbeat report. Run through
+//! transaction) beside a heartbeat report and a plain insert of the same
+//! rows. Month close: 10 000 organizations' drafts of 10 clusters each
+//! finalized, total time and per-organization percentiles. Run through
 //! `cargo xtask bench billing`.
 //!
 //! Environment: `DATABASE_URL`, the gateway's `MOKE_VAULT__*`; optional
-//! `BENCH_SECONDS` (default 10), `BENCH_CONNECTIONS` (default 8) and
-//! `BENCH_SAMPLES` (default 300).
+//! `BENCH_SECONDS` (default 10), `BENCH_CONNECTIONS` (default 8),
+//! `BENCH_SAMPLES` (default 300) and `BENCH_CLOSE_ORGS` (default 10 000).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -119,6 +121,55 @@ async fn draft(app: &App, org: &str, month: chrono::DateTime<Utc>) -> Result<uui
     .execute(app.db())
     .await?;
     Ok(id)
+}
+
+/// `orgs` organizations with last month's draft invoice each, holding a
+/// month of daily usage of 10 clusters (an HA control plane and 3 nodes
+/// each), written straight into the tables the month close reads.
+async fn month_of_drafts(app: &App, run: u32, orgs: i64, month: chrono::DateTime<Utc>) -> Result<()> {
+    let next = if month.month() == 12 {
+        Utc.with_ymd_and_hms(month.year() + 1, 1, 1, 0, 0, 0).unwrap()
+    } else {
+        Utc.with_ymd_and_hms(month.year(), month.month() + 1, 1, 0, 0, 0).unwrap()
+    };
+    let prefix = format!("close-{run}-");
+    sqlx::query(
+        "INSERT INTO organizations (id, name, display_name)
+         SELECT gen_random_uuid(), $1 || i, 'Close ' || i FROM generate_series(1, $2) AS i",
+    )
+    .bind(&prefix)
+    .bind(orgs)
+    .execute(app.db())
+    .await?;
+    sqlx::query(
+        "INSERT INTO invoices (id, org_id, period_start, period_end, status, currency)
+         SELECT gen_random_uuid(), id, $2, $3, 'draft', 'USD' FROM organizations WHERE starts_with(name, $1)",
+    )
+    .bind(&prefix)
+    .bind(month)
+    .bind(next)
+    .execute(app.db())
+    .await?;
+    let days = (next - month).num_days() as i32;
+    sqlx::query(
+        "INSERT INTO usage_daily (invoice_id, day, resource_id, instance, sku, resource_kind, resource_name,
+             project_name, seconds, period_start, period_end)
+         SELECT i.id, ($2::timestamptz AT TIME ZONE 'UTC')::date + d,
+                md5(i.id::text || k || CASE WHEN n = 0 THEN 'c' ELSE 'p' END)::uuid,
+                CASE WHEN n = 0 THEN 'control-plane' ELSE 'node-' || n END,
+                CASE WHEN n = 0 THEN 'control-plane.ha.hour' ELSE 'bm.small.hour' END,
+                CASE WHEN n = 0 THEN 'cluster' ELSE 'node_pool' END,
+                'cluster-' || k, 'bench', 86400,
+                $2 + make_interval(days => d), $2 + make_interval(days => d + 1)
+         FROM invoices i JOIN organizations o ON o.id = i.org_id AND starts_with(o.name, $1),
+              generate_series(0, 9) AS k, generate_series(0, 3) AS n, generate_series(0, $3 - 1) AS d",
+    )
+    .bind(&prefix)
+    .bind(month)
+    .bind(days)
+    .execute(app.db())
+    .await?;
+    Ok(())
 }
 
 #[tokio::main]
@@ -236,6 +287,33 @@ async fn main() -> Result<()> {
     };
     let heartbeat_ms = time(&heartbeat).await?;
     let usage_ms = time(&usage).await?;
+    // The baseline for recording a sample: a plain insert of the same rows into a copy of the table
+    // (its key, none of the checks, the rollup or the invoice).
+    sqlx::query(&format!(
+        "CREATE TABLE bench_plain_usage_{run} (LIKE usage_records INCLUDING DEFAULTS INCLUDING INDEXES)"
+    ))
+    .execute(app.db())
+    .await?;
+    let started = Instant::now();
+    for i in 0..samples {
+        let start = now - chrono::Duration::minutes(samples + 1 - i);
+        sqlx::query(&format!(
+            "INSERT INTO bench_plain_usage_{run} (resource_id, instance, meter, period_start, period_end, org_id,
+                 project_id, project_name, cluster_id, region, resource_kind, resource_name, sku, seconds, sample_id,
+                 invoice_id)
+             SELECT gen_random_uuid(), CASE WHEN n = 0 THEN 'control-plane' ELSE 'node-' || n END,
+                    CASE WHEN n = 0 THEN 'control_plane' ELSE 'node' END, $1, $1 + interval '1 minute',
+                    gen_random_uuid(), gen_random_uuid(), 'bench', gen_random_uuid(), 'eu-central-1',
+                    CASE WHEN n = 0 THEN 'cluster' ELSE 'node_pool' END, 'workers', 'bm.small.hour', 60, 'plain',
+                    gen_random_uuid()
+             FROM generate_series(0, $2) AS n"
+        ))
+        .bind(start)
+        .bind(NODES as i32)
+        .execute(app.db())
+        .await?;
+    }
+    let plain_ms = started.elapsed().as_secs_f64() * 1000.0 / samples as f64;
     let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM usage_records WHERE cluster_id = $1")
         .bind(cluster.parse::<moke_api::ids::ClusterId>()?.uuid())
         .fetch_one(app.db())
@@ -243,6 +321,34 @@ async fn main() -> Result<()> {
     anyhow::ensure!(recorded == samples * (NODES as i64 + 1), "{recorded} records for {samples} samples");
     println!("{:<44} {heartbeat_ms:>7.2} ms a report ({samples} in a row)", "ingest: a heartbeat");
     println!("{:<44} {usage_ms:>7.2} ms a report ({recorded} records)", "ingest: a usage sample of 20 nodes");
+    println!("{:<44} {plain_ms:>7.2} ms a sample's rows", "a plain insert of the same 21 rows");
+
+    // Month close: every organization's draft of last month finalized, one transaction each.
+    let orgs = env("BENCH_CLOSE_ORGS", 10_000) as i64;
+    let started = Instant::now();
+    month_of_drafts(&app, run, orgs, last_month).await?;
+    println!("set up {orgs} organizations' drafts of 10 clusters each in {:.1} s", started.elapsed().as_secs_f64());
+    let at = this_month + chrono::Duration::hours(49);
+    let started = Instant::now();
+    let mut took = Vec::new();
+    loop {
+        let batch = app.close_months(Some(at)).await?;
+        if batch.is_empty() {
+            break;
+        }
+        took.extend(batch);
+    }
+    let total = started.elapsed().as_secs_f64();
+    anyhow::ensure!(took.len() as i64 == orgs, "{} of {orgs} invoices finalized", took.len());
+    took.sort();
+    let at_rank = |q: f64| took[((took.len() as f64 * q) as usize).min(took.len() - 1)].as_secs_f64() * 1000.0;
+    println!(
+        "month close: {orgs} organizations x 10 clusters in {total:.1} s ({:.0} invoices/s); per organization p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        orgs as f64 / total,
+        at_rank(0.5),
+        at_rank(0.99),
+        at_rank(1.0),
+    );
     println!();
     println!(
         "draft / finalized invoice: p50 x{:.2}, p95 x{:.2}, throughput x{:.2}; PDF / JSON of the finalized one: p95 x{:.2}",
@@ -252,6 +358,12 @@ async fn main() -> Result<()> {
         pdf.p95_ms / stored.p95_ms,
     );
     println!("usage sample / heartbeat: x{:.2} a report", usage_ms / heartbeat_ms);
+    println!(
+        "usage samples recorded: {:.0}/s, plain inserts of their rows: {:.0}/s (x{:.2} the cost)",
+        1000.0 / usage_ms,
+        1000.0 / plain_ms,
+        usage_ms / plain_ms
+    );
     let errors = stored.errors + rated.errors + pdf.errors + balance.errors;
     anyhow::ensure!(errors == 0, "{errors} requests failed");
     Ok(())

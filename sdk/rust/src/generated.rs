@@ -6802,7 +6802,7 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
-    #[doc = "A change of plan. A plan with lower limits is refused (409\n`plan_limits_exceeded`) while the organization uses more than it allows."]
+    #[doc = "A change of plan, to a self-serve one (403 `plan_needs_operator`\notherwise). A plan with lower limits is refused (409\n`plan_limits_exceeded`) while the organization uses more than it allows."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct PlanChange {
@@ -6870,6 +6870,8 @@ pub mod types {
         pub id: ::std::string::String,
         #[doc = "Quota name (as in `quota_view`) to limit."]
         pub limits: ::std::collections::HashMap<::std::string::String, i64>,
+        #[doc = "Whether billing managers may move to it themselves\n(`billing_plan_update`); Moke's operators give the others."]
+        pub self_serve: bool,
     }
     impl PlanView {
         pub fn builder() -> builder::PlanView {
@@ -19563,6 +19565,7 @@ pub mod types {
             id: ::std::result::Result<::std::string::String, ::std::string::String>,
             limits:
                 ::std::result::Result<::std::collections::HashMap<::std::string::String, i64>, ::std::string::String>,
+            self_serve: ::std::result::Result<bool, ::std::string::String>,
         }
         impl ::std::default::Default for PlanView {
             fn default() -> Self {
@@ -19571,6 +19574,7 @@ pub mod types {
                     display_name: Err("no value supplied for display_name".to_string()),
                     id: Err("no value supplied for id".to_string()),
                     limits: Err("no value supplied for limits".to_string()),
+                    self_serve: Err("no value supplied for self_serve".to_string()),
                 }
             }
         }
@@ -19609,6 +19613,15 @@ pub mod types {
                 self.limits = value.try_into().map_err(|e| format!("error converting supplied value for limits: {e}"));
                 self
             }
+            pub fn self_serve<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.self_serve =
+                    value.try_into().map_err(|e| format!("error converting supplied value for self_serve: {e}"));
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlanView> for super::PlanView {
             type Error = super::error::ConversionError;
@@ -19618,6 +19631,7 @@ pub mod types {
                     display_name: value.display_name?,
                     id: value.id?,
                     limits: value.limits?,
+                    self_serve: value.self_serve?,
                 })
             }
         }
@@ -19628,6 +19642,7 @@ pub mod types {
                     display_name: Ok(value.display_name),
                     id: Ok(value.id),
                     limits: Ok(value.limits),
+                    self_serve: Ok(value.self_serve),
                 }
             }
         }

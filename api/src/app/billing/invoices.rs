@@ -16,9 +16,11 @@ use sqlx::PgConnection;
 use super::prices;
 use super::store::{self, InvoiceRow, RecordRow};
 use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::region::command::ResourceKind;
+use crate::app::region::operations::NewOperation;
 use crate::app::{App, Error, PageRequest, RequestContext, Result};
 use crate::ids::{ClusterId, InvoiceId, NodePoolId, OrgId};
-use crate::model::{InvoiceLine, InvoiceLineKind, InvoiceStatus, InvoiceSummary, InvoiceView, Page};
+use crate::model::{InvoiceLine, InvoiceLineKind, InvoiceStatus, InvoiceSummary, InvoiceView, OperationStatus, Page};
 
 /// The most invoices one run of the finalizer takes on (the rest wait for its next run).
 const FINALIZE_BATCH: usize = 500;
@@ -104,12 +106,20 @@ impl App {
     /// transaction: the credits the void invoice used go back to their
     /// grants; its usage moves to a new invoice for the same month, which
     /// is rated again (an operator may have corrected prices or usage),
-    /// takes credits as they stood when the void one was finalized, and is
+    /// takes credits as they stood when the void one was finalized (none
+    /// granted since), and is
     /// finalized at once under a new number. Both are audited and sent as
     /// `invoice.voided` and `invoice.finalized`. Returns the replacement.
-    pub async fn void_invoice(&self, org: OrgId, invoice: InvoiceId, reason: &str) -> Result<InvoiceView> {
+    pub async fn void_invoice(
+        &self,
+        org: OrgId,
+        invoice: InvoiceId,
+        reason: &str,
+        voided_by: &str,
+    ) -> Result<InvoiceView> {
         let mut v = crate::app::error::Validator::new();
         v.check((1..=500).contains(&reason.chars().count()), "reason", "invalid", "1 to 500 characters");
+        v.check((1..=200).contains(&voided_by.chars().count()), "voided_by", "invalid", "1 to 200 characters");
         v.finish()?;
         let mut tx = self.db().begin().await?;
         let old = store::find_locked(&mut tx, org.uuid(), invoice.uuid())
@@ -121,6 +131,8 @@ impl App {
                 format!("invoice {invoice} is {}, not finalized", old.status),
             ));
         }
+        // The organization's grants, locked in the order finalizing locks them (no deadlock with a month close).
+        store::grants(&mut tx, org.uuid(), true).await?;
         let issued = rated(&mut tx, &old, self.config().billing.grace_hours).await?;
         for line in issued.lines.iter().filter(|line| line.kind == LineKind::Credit) {
             let grant: crate::ids::CreditGrantId = line
@@ -129,7 +141,7 @@ impl App {
                 .map_err(|_| Error::Internal(anyhow::anyhow!("credit line {} is not a grant id", line.sku)))?;
             store::return_credit(&mut tx, grant.uuid(), -line.amount).await?;
         }
-        store::void(&mut tx, old.id, reason).await?;
+        store::void(&mut tx, old.id, reason, voided_by).await?;
         let replacement = InvoiceId::generate();
         store::open_replacement(&mut tx, &old, replacement.uuid()).await?;
         let details = serde_json::json!({
@@ -164,17 +176,26 @@ impl App {
     /// Finalizes every draft whose month ended more than the grace period
     /// before `now` (the database's clock when `None`), one transaction
     /// each: rated, credits taken, numbered gap-free in the year it is
-    /// finalized, stored, audited, and announced as `invoice.finalized`. An
+    /// finalized, stored, audited, recorded as a succeeded
+    /// `invoice_finalize` Operation on the organization, and announced as
+    /// `invoice.finalized`. An
     /// invoice that cannot be finalized is logged and skipped, and holds up
     /// no other. Returns how many were finalized.
     pub async fn finalize_due_invoices(&self, now: Option<DateTime<Utc>>) -> Result<usize> {
+        Ok(self.close_months(now).await?.len())
+    }
+
+    /// [`App::finalize_due_invoices`], returning how long each invoice it
+    /// finalized took (at most 500 a call; the rest wait for the next).
+    pub async fn close_months(&self, now: Option<DateTime<Utc>>) -> Result<Vec<std::time::Duration>> {
         let now = match now {
             Some(now) => now,
             None => store::now(&mut *self.db().acquire().await?).await?,
         };
         let ended_before = now - chrono::Duration::hours(i64::from(self.config().billing.grace_hours));
-        let (mut finalized, mut failed) = (0, Vec::new());
-        while finalized + failed.len() < FINALIZE_BATCH {
+        let (mut took, mut failed) = (Vec::new(), Vec::new());
+        while took.len() + failed.len() < FINALIZE_BATCH {
+            let started = std::time::Instant::now();
             let mut tx = self.db().begin().await?;
             let Some(row) = store::next_due(&mut tx, ended_before, &failed).await? else {
                 break;
@@ -182,7 +203,9 @@ impl App {
             match finalize(&mut tx, &row, now, now).await {
                 Ok(_) => {
                     tx.commit().await?;
-                    finalized += 1;
+                    let elapsed = started.elapsed();
+                    metrics::histogram!("invoice_finalize_seconds").record(elapsed.as_secs_f64());
+                    took.push(elapsed);
                 }
                 Err(error) => {
                     drop(tx);
@@ -192,7 +215,7 @@ impl App {
                 }
             }
         }
-        Ok(finalized)
+        Ok(took)
     }
 }
 
@@ -236,6 +259,17 @@ async fn finalize(
         details["replaces"] = serde_json::json!(InvoiceId::from_uuid(replaced).to_string());
     }
     let ctx = RequestContext::system(row.org_id);
+    // The month close is work on the organization: an Operation says it was done, and when.
+    let org_name = store::org_name(tx, row.org_id).await?;
+    let new = NewOperation {
+        kind: "invoice_finalize",
+        target_type: ResourceKind::Org,
+        target_id: row.org_id,
+        target_name: &org_name,
+        target_generation: 0,
+        status: OperationStatus::Succeeded,
+    };
+    crate::app::region::operations::insert(tx, &ctx, new).await?;
     let record = AuditRecord {
         action: "invoice.finalize",
         resource_type: "invoice",

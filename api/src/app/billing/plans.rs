@@ -33,9 +33,9 @@ impl App {
         Ok(self.org_plan_view(plan.as_deref(), changed_at))
     }
 
-    /// `billing_plan_update`: moves the organization to another plan. The
-    /// organization is locked as quota checks lock it, so no create slips
-    /// past a downgrade; choosing the current plan again changes nothing.
+    /// `billing_plan_update`: moves the organization to another
+    /// self-serve plan (a plan that is not is refused, 403
+    /// `plan_needs_operator`). Choosing the current plan again changes nothing.
     pub async fn billing_plan_update(
         &self,
         ctx: &RequestContext,
@@ -44,11 +44,45 @@ impl App {
     ) -> Result<OrgPlanView> {
         self.org_authorized(ctx, org, Action::ReadBilling).await?;
         self.org_authorized(ctx, org, Action::ManageBilling).await?;
+        let wanted = self.configured_plan(&input.plan)?;
+        if !wanted.self_serve {
+            return Err(Error::refused(
+                "plan_needs_operator",
+                format!("the {} plan is given by Moke's sales team; contact them to move to it", wanted.display_name),
+            ));
+        }
+        self.change_plan(ctx, org, wanted, None).await
+    }
+
+    /// Moves `org` to any plan (an operator's act, `moke-server billing
+    /// set-plan`), audited with `reason`.
+    pub async fn set_plan(&self, org: OrgId, plan: &str, reason: &str) -> Result<OrgPlanView> {
+        let mut v = crate::app::error::Validator::new();
+        v.check((1..=500).contains(&reason.chars().count()), "reason", "invalid", "1 to 500 characters");
+        v.finish()?;
+        let wanted = self.configured_plan(plan)?;
+        self.change_plan(&RequestContext::system(org.uuid()), org, wanted, Some(reason)).await
+    }
+
+    fn configured_plan(&self, id: &str) -> Result<&Plan> {
         let billing = &self.config().billing;
-        let Some(wanted) = billing.plans.iter().find(|plan| plan.id == input.plan) else {
+        billing.plans.iter().find(|plan| plan.id == id).ok_or_else(|| {
             let ids: Vec<&str> = billing.plans.iter().map(|p| p.id.as_str()).collect();
-            return Err(Error::invalid_field("plan", "unknown_plan", format!("one of {}", ids.join(", "))));
-        };
+            Error::invalid_field("plan", "unknown_plan", format!("one of {}", ids.join(", ")))
+        })
+    }
+
+    /// Moves `org` to `wanted` under the organization's quota lock (as
+    /// quota checks take it, so no create slips past a downgrade), refusing
+    /// a plan the organization uses more than; audited.
+    async fn change_plan(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        wanted: &Plan,
+        reason: Option<&str>,
+    ) -> Result<OrgPlanView> {
+        let billing = &self.config().billing;
         let mut tx = self.db().begin().await?;
         quotas::lock_org(&mut tx, org.uuid()).await?;
         let (current, changed_at) = store::org_plan(&mut tx, org.uuid()).await?;
@@ -69,11 +103,15 @@ impl App {
             ));
         }
         let changed_at = store::set_org_plan(&mut tx, org.uuid(), &wanted.id).await?;
+        let mut details = serde_json::json!({ "from": current_id, "to": wanted.id });
+        if let Some(reason) = reason {
+            details["reason"] = serde_json::json!(reason);
+        }
         let record = AuditRecord {
             action: "billing.plan.change",
             resource_type: "organization",
             resource_id: Some(org.to_string()),
-            details: serde_json::json!({ "from": current_id, "to": wanted.id }),
+            details,
         };
         audit::record(&mut tx, ctx, record).await?;
         tx.commit().await?;
@@ -97,6 +135,7 @@ impl App {
             id: plan.id.clone(),
             display_name: plan.display_name.clone(),
             description: plan.description.clone(),
+            self_serve: plan.self_serve,
             limits,
         }
     }

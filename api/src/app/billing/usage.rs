@@ -13,6 +13,8 @@ use crate::model::{UsageDay, UsageItem, UsageReport};
 
 /// The longest report, in days.
 pub const MAX_DAYS: i64 = 366;
+/// The most rows one report holds (days × resources × prices).
+pub const MAX_ITEMS: usize = 20_000;
 
 impl App {
     /// `billing_usage_view`: usage in `[start, end)` (UTC days; this month
@@ -39,6 +41,13 @@ impl App {
         }
         let mut conn = self.db().acquire().await?;
         let rows = store::usage_by_day(&mut conn, org.uuid(), start, end).await?;
+        if rows.len() > MAX_ITEMS {
+            return Err(Error::invalid_field(
+                "end",
+                "too_many_rows",
+                format!("the days asked for hold more than {MAX_ITEMS} rows; ask for fewer days"),
+            ));
+        }
         let catalog = prices();
         let currency = &catalog.currency;
         let mut items = Vec::with_capacity(rows.len());
@@ -51,7 +60,8 @@ impl App {
                 continue;
             };
             let hours = row.seconds / Decimal::from(3600);
-            let amount = currency.round(hours * sku.unit_price);
+            // As rating computes it: seconds times the price, then divided (exact), rounded once.
+            let amount = currency.round(row.seconds * sku.unit_price / Decimal::from(3600));
             match days.last_mut() {
                 Some((day, sum)) if *day == row.day => *sum += amount,
                 _ => days.push((row.day, amount)),

@@ -10,7 +10,8 @@ T = TypeVar("T", bound="PlanChange")
 
 @_attrs_define
 class PlanChange:
-    """A change of plan. A plan with lower limits is refused (409
+    """A change of plan, to a self-serve one (403 `plan_needs_operator`
+    otherwise). A plan with lower limits is refused (409
     `plan_limits_exceeded`) while the organization uses more than it allows.
 
         Attributes:

@@ -22,12 +22,15 @@ class PlanView:
             id (str):  Example: business.
             display_name (str):
             description (str):
+            self_serve (bool): Whether billing managers may move to it themselves
+                (`billing_plan_update`); Moke's operators give the others.
             limits (PlanViewLimits): Quota name (as in `quota_view`) to limit.
     """
 
     id: str
     display_name: str
     description: str
+    self_serve: bool
     limits: PlanViewLimits
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,6 +41,8 @@ class PlanView:
 
         description = self.description
 
+        self_serve = self.self_serve
+
         limits = self.limits.to_dict()
 
         field_dict: dict[str, Any] = {}
@@ -47,6 +52,7 @@ class PlanView:
                 "id": id,
                 "display_name": display_name,
                 "description": description,
+                "self_serve": self_serve,
                 "limits": limits,
             }
         )
@@ -64,12 +70,15 @@ class PlanView:
 
         description = d.pop("description")
 
+        self_serve = d.pop("self_serve")
+
         limits = PlanViewLimits.from_dict(d.pop("limits"))
 
         plan_view = cls(
             id=id,
             display_name=display_name,
             description=description,
+            self_serve=self_serve,
             limits=limits,
         )
 

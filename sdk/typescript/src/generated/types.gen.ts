@@ -1756,7 +1756,8 @@ export type PasswordResetRequest = {
 };
 
 /**
- * A change of plan. A plan with lower limits is refused (409
+ * A change of plan, to a self-serve one (403 `plan_needs_operator`
+ * otherwise). A plan with lower limits is refused (409
  * `plan_limits_exceeded`) while the organization uses more than it allows.
  */
 export type PlanChange = {
@@ -1774,6 +1775,11 @@ export type PlanView = {
     id: string;
     display_name: string;
     description: string;
+    /**
+     * Whether billing managers may move to it themselves
+     * (`billing_plan_update`); Moke's operators give the others.
+     */
+    self_serve: boolean;
     /**
      * Quota name (as in `quota_view`) to limit.
      */

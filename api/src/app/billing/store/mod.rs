@@ -108,13 +108,15 @@ pub(in crate::app) async fn find_locked(conn: &mut PgConnection, org: Uuid, id: 
     Ok(select!("WHERE org_id = $1 AND id = $2 FOR UPDATE", org, id).fetch_optional(conn).await?)
 }
 
-/// Voids finalized invoice `id` (locked), saying why; the trigger keeps it
-/// as it is from then on.
-pub(in crate::app) async fn void(conn: &mut PgConnection, id: Uuid, reason: &str) -> Result<()> {
+/// Voids finalized invoice `id` (locked), saying why and who; the trigger
+/// keeps it as it is from then on.
+pub(in crate::app) async fn void(conn: &mut PgConnection, id: Uuid, reason: &str, voided_by: &str) -> Result<()> {
     sqlx::query!(
-        "UPDATE invoices SET status = 'void', voided_at = now(), void_reason = $2 WHERE id = $1 AND status = 'finalized'",
+        "UPDATE invoices SET status = 'void', voided_at = now(), void_reason = $2, voided_by = $3
+         WHERE id = $1 AND status = 'finalized'",
         id,
-        reason
+        reason,
+        voided_by
     )
     .execute(conn)
     .await?;
@@ -845,6 +847,8 @@ pub(in crate::app) async fn usage_by_day(
                   sum(d.seconds) AS "seconds!"
            FROM usage_daily d JOIN invoices i ON i.id = d.invoice_id
            WHERE i.org_id = $1 AND d.day >= $2 AND d.day < $3
+             -- Usage is billed in its month or a later one: older invoices hold none of these days.
+             AND i.period_end > $2::date::timestamp AT TIME ZONE 'UTC'
            GROUP BY d.day, d.project_name, d.resource_id, d.resource_kind, d.resource_name, d.sku
            ORDER BY d.day, d.project_name, d.resource_name, d.sku"#,
         org,

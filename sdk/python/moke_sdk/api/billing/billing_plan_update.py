@@ -116,7 +116,8 @@ def sync_detailed(
 
     Args:
         org (str):
-        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+        body (PlanChange): A change of plan, to a self-serve one (403 `plan_needs_operator`
+            otherwise). A plan with lower limits is refused (409
             `plan_limits_exceeded`) while the organization uses more than it allows.
 
     Raises:
@@ -153,7 +154,8 @@ def sync(
 
     Args:
         org (str):
-        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+        body (PlanChange): A change of plan, to a self-serve one (403 `plan_needs_operator`
+            otherwise). A plan with lower limits is refused (409
             `plan_limits_exceeded`) while the organization uses more than it allows.
 
     Raises:
@@ -185,7 +187,8 @@ async def asyncio_detailed(
 
     Args:
         org (str):
-        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+        body (PlanChange): A change of plan, to a self-serve one (403 `plan_needs_operator`
+            otherwise). A plan with lower limits is refused (409
             `plan_limits_exceeded`) while the organization uses more than it allows.
 
     Raises:
@@ -220,7 +223,8 @@ async def asyncio(
 
     Args:
         org (str):
-        body (PlanChange): A change of plan. A plan with lower limits is refused (409
+        body (PlanChange): A change of plan, to a self-serve one (403 `plan_needs_operator`
+            otherwise). A plan with lower limits is refused (409
             `plan_limits_exceeded`) while the organization uses more than it allows.
 
     Raises:
