@@ -834,6 +834,9 @@ async fn the_billing_pages_work_without_javascript(options: PgPoolOptions, conne
     browser.goto(&format!("{}/org/billing", t.base)).await;
     let text = browser.body_text().await;
     assert!(text.contains("0.36 USD") && text.contains("Welcome credit"), "{text}");
+    if start.format("%Y-%m").to_string() == chrono::Utc::now().format("%Y-%m").to_string() {
+        assert!(browser.exists("section[aria-labelledby=usage-title] svg rect title").await, "a bar a day with usage");
+    }
     browser.check("billing").await;
     browser.click(&format!("a[href='/org/billing/invoices/{invoice}']")).await;
     assert!(browser.text(".summary").await.contains("0.26 USD"), "the total after the credit");

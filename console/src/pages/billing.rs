@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use chrono::Datelike;
+
 use axum::extract::Path;
 use axum::response::{IntoResponse, Response};
 use leptos::prelude::*;
@@ -143,9 +145,14 @@ pub fn Billing() -> impl IntoView {
                 let plan = api.billing_plan_view().org(&org).send().await?.into_inner();
                 let plans = api.plan_list().send().await?.into_inner();
                 let budgets = api.budget_list().org(&org).limit(100u32).send().await?.into_inner();
-                Ok::<_, ConsoleError>((balance, invoices, credits, plan, plans, budgets))
+                // The whole month, so each day has its place whatever the date.
+                let today = chrono::Utc::now().date_naive();
+                let month = today.with_day(1).unwrap_or(today);
+                let next = month.checked_add_months(chrono::Months::new(1)).unwrap_or(today);
+                let usage = api.billing_usage_view().org(&org).start(month).end(next).send().await?.into_inner();
+                Ok::<_, ConsoleError>((balance, invoices, credits, plan, plans, budgets, usage))
             };
-            let (balance, invoices, credits, plan, plans, budgets) = match fetched.await {
+            let (balance, invoices, credits, plan, plans, budgets, usage) = match fetched.await {
                 Ok(fetched) => fetched,
                 Err(error) => return error_view(&session, error),
             };
@@ -195,6 +202,7 @@ pub fn Billing() -> impl IntoView {
                     </dl>
                     <p class="hint">{format!("As of {shown_at}. Each month's invoice is finalized two days after it ends.")}</p>
                 </section>
+                <UsageChart usage=usage/>
                 <section aria-labelledby="invoices-title">
                     <h2 id="invoices-title">"Invoices"</h2>
                     {if no_invoices {
@@ -236,6 +244,53 @@ pub fn Billing() -> impl IntoView {
     }
 }
 
+/// This month's usage by day as an SVG bar chart, each bar titled with its
+/// day and amount (the figures are also `GET …/billing/usage[/csv]`).
+#[component]
+fn UsageChart(usage: types::UsageReport) -> impl IntoView {
+    let amount = |text: &str| text.parse::<f64>().unwrap_or(0.0);
+    let highest = usage.days.iter().map(|d| amount(&d.amount)).fold(0.0_f64, f64::max);
+    let days = (usage.end - usage.start).num_days().max(1);
+    let width = 100.0 / days as f64;
+    let bars = usage
+        .days
+        .iter()
+        .map(|day| {
+            let x = (day.day - usage.start).num_days() as f64 * width;
+            let height = if highest > 0.0 { amount(&day.amount) / highest * 40.0 } else { 0.0 };
+            let title = format!("{}: {}", day.day.format("%b %-d"), money(&day.amount, &usage.currency));
+            view! {
+                <rect x=format!("{:.2}", x + width * 0.1) y=format!("{:.2}", 40.0 - height) width=format!("{:.2}", width * 0.8)
+                    height=format!("{height:.2}") class="meter-fill"><title>{title}</title></rect>
+            }
+        })
+        .collect_view();
+    let summary = format!(
+        "Usage in {}: {} at list price so far, the most on one day {}.",
+        usage.start.format("%B %Y"),
+        money(&usage.total, &usage.currency),
+        money(&format!("{highest:.2}"), &usage.currency)
+    );
+    view! {
+        <section aria-labelledby="usage-title">
+            <h2 id="usage-title">"Usage by day"</h2>
+            {if usage.days.is_empty() {
+                view! { <p class="empty">"No usage this month yet."</p> }.into_any()
+            } else {
+                view! {
+                    <figure class="usage-chart">
+                        <svg viewBox="0 0 100 40" preserveAspectRatio="none" role="img" aria-label=summary.clone()>
+                            <rect x="0" y="0" width="100" height="40" class="meter-track"/>
+                            {bars}
+                        </svg>
+                        <figcaption class="hint">{summary}</figcaption>
+                    </figure>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
 /// The quota limits a plan lists, in the order people compare plans by.
 const PLAN_LIMITS: [(&str, &str); 4] = [
     ("clusters", "Clusters"),
@@ -253,6 +308,7 @@ fn Budgets(
     errors: FormErrors,
     delete_errors: FormErrors,
 ) -> impl IntoView {
+    let none = budgets.is_empty();
     let rows = budgets
         .into_iter()
         .map(|budget| {
@@ -290,11 +346,17 @@ fn Budgets(
             <h2 id="budgets-title">"Budgets"</h2>
             <p class="hint">"A budget alerts owners and billing members by mail, and endpoints subscribed to budget.*, once a month at each threshold. It never stops anything."</p>
             <FormAlert errors=delete_errors/>
-            <table>
-                <thead><tr><th scope="col">"Budget"</th><th scope="col">"A month"</th><th scope="col">"Alerts at"</th>
-                    <th scope="col">"Spent"</th><th scope="col">"Forecast"</th><th scope="col">"Alerted"</th><th scope="col">"Delete"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
+            {if none {
+                view! { <p class="empty">"No budgets yet. Add one to hear before the month costs more than you planned."</p> }.into_any()
+            } else {
+                view! {
+                    <table>
+                        <thead><tr><th scope="col">"Budget"</th><th scope="col">"A month"</th><th scope="col">"Alerts at"</th>
+                            <th scope="col">"Spent"</th><th scope="col">"Forecast"</th><th scope="col">"Alerted"</th><th scope="col">"Delete"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                }.into_any()
+            }}
             <section class="card" aria-labelledby="new-budget">
                 <h3 id="new-budget">"Add a budget"</h3>
                 <FormAlert errors=errors.clone()/>

@@ -182,6 +182,8 @@ async fn main() -> Result<()> {
     let mut config = moke_loadtests::bench_config();
     config.quotas.max_nodes = 10_000;
     config.quotas.max_vcpus = 1_000_000;
+    // The month close below is this benchmark's alone: the gateway's own periodic runs wait a year.
+    (config.billing.finalize_every_seconds, config.billing.budget_every_seconds) = (31_536_000, 31_536_000);
     let pool = moke_api::server::connect(&config).await?;
     moke_api::server::migrate(&pool).await?;
     let vault = moke_api::vault::Vault::connect(&config).await?;
