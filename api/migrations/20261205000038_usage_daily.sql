@@ -43,10 +43,7 @@ BEGIN
 END $$;
 
 -- Created before the backfill: its lock on usage_records holds off other
--- writers until this migration commits, so no record is missed or counted
--- twice. The backfill is one statement because usage_records is as young as
--- this release series (migration 34) and small wherever it runs; a table of
--- production size would be backfilled in batches by a job instead.
+-- writers until this migration commits, so no record is missed or counted twice.
 CREATE TRIGGER usage_daily_add AFTER INSERT ON usage_records
     REFERENCING NEW TABLE AS new_records
     FOR EACH STATEMENT EXECUTE FUNCTION usage_daily_add();

@@ -5,7 +5,5 @@
 
 ALTER TABLE invoices
     ADD COLUMN replaces    uuid REFERENCES invoices(id),
-    ADD COLUMN void_reason text,
-    -- The operator who voided it (not shown to the organization).
-    ADD COLUMN voided_by   text;
+    ADD COLUMN void_reason text;
 CREATE UNIQUE INDEX invoices_replaces_once ON invoices (replaces) WHERE replaces IS NOT NULL;

@@ -102,15 +102,12 @@ pub struct Plan {
     /// The limits this plan sets; the rest are `[quotas]`'s.
     #[serde(default)]
     pub quotas: QuotaLimits,
-    /// Whether billing managers may move to this plan themselves; a plan
-    /// whose limits invite abuse (a stolen card mining on a thousand nodes)
-    /// is given by Moke's operators (`moke-server billing set-plan`).
-    #[serde(default = "yes")]
+    /// Whether billing managers may move to this plan themselves (off
+    /// unless stated): a plan whose limits invite abuse (a stolen card
+    /// mining on a thousand nodes) is given by Moke's operators
+    /// (`moke-server billing set-plan`).
+    #[serde(default)]
     pub self_serve: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// Where the gateway's keys and peppers live: Vault (OpenBao), via AppRole.

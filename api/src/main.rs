@@ -105,9 +105,9 @@ enum BillingCommand {
     /// Close months now rather than at the next periodic run: finalize every
     /// draft invoice whose month ended more than billing.grace_hours ago.
     CloseMonth {
-        /// Act as if it were this time (RFC 3339), e.g. to close a month in
-        /// a development setup before its grace period is over; the
-        /// database's clock if left out.
+        /// Act as if it were this time (RFC 3339, at most 40 days ahead),
+        /// e.g. to close a month in a development setup before its grace
+        /// period is over; the database's clock if left out.
         #[arg(long)]
         at: Option<chrono::DateTime<chrono::Utc>>,
     },
@@ -147,6 +147,10 @@ enum BillingCommand {
         set_by: String,
     },
 }
+
+/// How far ahead `billing close-month --at` may act: enough to close this
+/// month early in a development setup (its end plus the grace period).
+const MAX_CLOSE_AHEAD_DAYS: i64 = 40;
 
 /// An app-layer refusal of an operator command, with each bad field.
 fn operator_error(error: moke_api::app::Error) -> anyhow::Error {
@@ -249,6 +253,10 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         return Ok(());
     }
     if let Command::Billing(BillingCommand::CloseMonth { at }) = command {
+        // A typo'd year would finalize months that have not happened, under that year's numbers.
+        if at.is_some_and(|at| at > chrono::Utc::now() + chrono::Duration::days(MAX_CLOSE_AHEAD_DAYS)) {
+            anyhow::bail!("--at may be at most {MAX_CLOSE_AHEAD_DAYS} days from now");
+        }
         let app = App::new(pool, Arc::new(config), vault);
         let started = std::time::Instant::now();
         let mut took = Vec::new();

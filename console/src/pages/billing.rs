@@ -149,7 +149,9 @@ pub fn Billing() -> impl IntoView {
                 let today = chrono::Utc::now().date_naive();
                 let month = today.with_day(1).unwrap_or(today);
                 let next = month.checked_add_months(chrono::Months::new(1)).unwrap_or(today);
-                let usage = api.billing_usage_view().org(&org).start(month).end(next).send().await?.into_inner();
+                // A month too busy to chart (the report's row cap) leaves the rest of the page as it is.
+                let usage =
+                    api.billing_usage_view().org(&org).start(month).end(next).send().await.ok().map(|u| u.into_inner());
                 Ok::<_, ConsoleError>((balance, invoices, credits, plan, plans, budgets, usage))
             };
             let (balance, invoices, credits, plan, plans, budgets, usage) = match fetched.await {
@@ -202,7 +204,7 @@ pub fn Billing() -> impl IntoView {
                     </dl>
                     <p class="hint">{format!("As of {shown_at}. Each month's invoice is finalized two days after it ends.")}</p>
                 </section>
-                <UsageChart usage=usage/>
+                {usage.map(|usage| view! { <UsageChart usage=usage/> })}
                 <section aria-labelledby="invoices-title">
                     <h2 id="invoices-title">"Invoices"</h2>
                     {if no_invoices {

@@ -24,6 +24,8 @@ use crate::model::{InvoiceLine, InvoiceLineKind, InvoiceStatus, InvoiceSummary, 
 
 /// The most invoices one run of the finalizer takes on (the rest wait for its next run).
 const FINALIZE_BATCH: usize = 500;
+/// The most failing invoices one run passes over before it gives up.
+const MAX_FAILURES_A_RUN: usize = 5_000;
 
 impl App {
     /// `invoice_list`: the organization's invoices, newest first, drafts
@@ -194,7 +196,8 @@ impl App {
         };
         let ended_before = now - chrono::Duration::hours(i64::from(self.config().billing.grace_hours));
         let (mut took, mut failed) = (Vec::new(), Vec::new());
-        while took.len() + failed.len() < FINALIZE_BATCH {
+        // Invoices that fail are passed over, so up to this many of them hold up no other.
+        while took.len() < FINALIZE_BATCH && failed.len() < MAX_FAILURES_A_RUN {
             let started = std::time::Instant::now();
             let mut tx = self.db().begin().await?;
             let Some(row) = store::next_due(&mut tx, ended_before, &failed).await? else {

@@ -40,7 +40,8 @@ impl App {
             ));
         }
         let mut conn = self.db().acquire().await?;
-        let rows = store::usage_by_day(&mut conn, org.uuid(), start, end).await?;
+        // One row more than a report may hold says the days hold too many.
+        let rows = store::usage_by_day(&mut conn, org.uuid(), start, end, MAX_ITEMS as i64 + 1).await?;
         if rows.len() > MAX_ITEMS {
             return Err(Error::invalid_field(
                 "end",

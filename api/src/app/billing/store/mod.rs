@@ -834,12 +834,13 @@ pub(in crate::app) struct UsageDayRow {
 
 /// `org`'s usage on the UTC days `[start, end)`, summed per day, project,
 /// resource and SKU whichever invoice it was billed on; by day, then
-/// project, resource name and SKU.
+/// project, resource name and SKU; at most `limit` rows.
 pub(in crate::app) async fn usage_by_day(
     conn: &mut PgConnection,
     org: Uuid,
     start: chrono::NaiveDate,
     end: chrono::NaiveDate,
+    limit: i64,
 ) -> Result<Vec<UsageDayRow>> {
     Ok(sqlx::query_as!(
         UsageDayRow,
@@ -850,10 +851,12 @@ pub(in crate::app) async fn usage_by_day(
              -- Usage is billed in its month or a later one: older invoices hold none of these days.
              AND i.period_end > $2::date::timestamp AT TIME ZONE 'UTC'
            GROUP BY d.day, d.project_name, d.resource_id, d.resource_kind, d.resource_name, d.sku
-           ORDER BY d.day, d.project_name, d.resource_name, d.sku"#,
+           ORDER BY d.day, d.project_name, d.resource_name, d.sku
+           LIMIT $4"#,
         org,
         start,
-        end
+        end,
+        limit
     )
     .fetch_all(conn)
     .await?)
