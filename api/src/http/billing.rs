@@ -63,7 +63,8 @@ async fn billing_plan_update(
 struct UsageRange {
     /// The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
     start: Option<chrono::NaiveDate>,
-    /// The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.
+    /// The first day not included; tomorrow if omitted. A range of more than 366 days is cut there (the
+    /// answer's `end` says where), and one that ends before it starts is empty.
     end: Option<chrono::NaiveDate>,
 }
 

@@ -5327,7 +5327,8 @@ export type BillingUsageViewData = {
          */
         start?: string;
         /**
-         * The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.
+         * The first day not included; tomorrow if omitted. A range of more than 366 days is cut there (the
+         * answer's `end` says where), and one that ends before it starts is empty.
          */
         end?: string;
     };
@@ -5395,7 +5396,8 @@ export type BillingUsageCsvViewData = {
          */
         start?: string;
         /**
-         * The first day not included, after `start` and at most 366 days after it; tomorrow if omitted.
+         * The first day not included; tomorrow if omitted. A range of more than 366 days is cut there (the
+         * answer's `end` says where), and one that ends before it starts is empty.
          */
         end?: string;
     };
