@@ -105,11 +105,15 @@ enum BillingCommand {
     /// Close months now rather than at the next periodic run: finalize every
     /// draft invoice whose month ended more than billing.grace_hours ago.
     CloseMonth {
-        /// Act as if it were this time (RFC 3339, at most 40 days ahead),
-        /// e.g. to close a month in a development setup before its grace
-        /// period is over; the database's clock if left out.
+        /// Act as if it were this time (RFC 3339); the database's clock if
+        /// left out. A time ahead of now needs `--early`.
         #[arg(long)]
         at: Option<chrono::DateTime<chrono::Utc>>,
+        /// Allow `--at` up to 40 days ahead, to close a month before its
+        /// grace period is over in a development setup (invoices get that
+        /// time as their finalization time and its year's numbers).
+        #[arg(long)]
+        early: bool,
     },
     /// Void a finalized invoice and issue its replacement for the same month
     /// at once: rated again from its usage, under a new number (the credits
@@ -252,29 +256,37 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&plan)?);
         return Ok(());
     }
-    if let Command::Billing(BillingCommand::CloseMonth { at }) = command {
+    if let Command::Billing(BillingCommand::CloseMonth { at, early }) = command {
+        let now = chrono::Utc::now();
+        if at.is_some_and(|at| at > now) && !early {
+            anyhow::bail!("--at is ahead of now: closing months early needs --early (development setups only)");
+        }
         // A typo'd year would finalize months that have not happened, under that year's numbers.
-        if at.is_some_and(|at| at > chrono::Utc::now() + chrono::Duration::days(MAX_CLOSE_AHEAD_DAYS)) {
+        if at.is_some_and(|at| at > now + chrono::Duration::days(MAX_CLOSE_AHEAD_DAYS)) {
             anyhow::bail!("--at may be at most {MAX_CLOSE_AHEAD_DAYS} days from now");
         }
         let app = App::new(pool, Arc::new(config), vault);
         let started = std::time::Instant::now();
         let mut took = Vec::new();
-        loop {
+        // The last run passes over every invoice that still fails.
+        let failed = loop {
             let batch = app.close_months(at).await.map_err(operator_error)?;
-            if batch.is_empty() {
-                break;
+            if batch.took.is_empty() {
+                break batch.failed;
             }
-            took.extend(batch);
-        }
+            took.extend(batch.took);
+        };
         took.sort();
         let slowest = took.last().copied().unwrap_or_default();
         println!(
-            "finalized {} invoice(s) in {:.1} s (slowest {:.1} ms)",
+            "finalized {} invoice(s) in {:.1} s (slowest {:.1} ms); {failed} could not be finalized",
             took.len(),
             started.elapsed().as_secs_f64(),
             slowest.as_secs_f64() * 1000.0
         );
+        if failed > 0 {
+            anyhow::bail!("{failed} invoice(s) could not be finalized: see the error log");
+        }
         return Ok(());
     }
     if let Command::Billing(BillingCommand::VoidInvoice { org, invoice, reason, voided_by }) = command {

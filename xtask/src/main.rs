@@ -135,7 +135,7 @@ fn dev(args: &[String]) -> Result<()> {
 
 /// `moke-server billing …` (close-month, grant-credit, set-quota,
 /// void-invoice) on the database and Vault of `cargo xtask dev`, e.g. to
-/// close a month on demand: `cargo xtask billing close-month --at 2027-01-03T00:00:00Z`.
+/// close a month on demand: `cargo xtask billing close-month --at 2027-01-03T00:00:00Z --early`.
 fn dev_billing(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Dev)?;
     // The running `cargo xtask dev`'s Vault, else the dev Vault started for this command.

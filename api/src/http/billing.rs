@@ -61,7 +61,8 @@ async fn billing_plan_update(
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct UsageRange {
-    /// The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
+    /// The first UTC day (`YYYY-MM-DD`); the first of this month if omitted. Days before 2000-01-01 or after
+    /// 9999-12-31 count as those.
     start: Option<chrono::NaiveDate>,
     /// The first day not included; tomorrow if omitted. A range of more than 366 days is cut there (the
     /// answer's `end` says where), and one that ends before it starts is empty.

@@ -139,6 +139,11 @@ async fn usage_becomes_a_draft_then_a_numbered_immutable_invoice(options: PgPool
     assert_eq!((backwards["items"].as_array().map(Vec::len), backwards["total"].as_str()), (Some(0), Some("0.00")));
     let long: Value = owner.get(&owner.org_path("/billing/usage?start=2000-01-01")).await.expect(StatusCode::OK);
     assert_eq!(long["end"], "2001-01-01", "cut at 366 days");
+    let ancient: Value = owner.get(&owner.org_path("/billing/usage?start=0001-01-01")).await.expect(StatusCode::OK);
+    assert_eq!((ancient["start"].as_str(), ancient["end"].as_str()), (Some("2000-01-01"), Some("2001-01-01")));
+    let before_postgres_dates: Value =
+        owner.get(&owner.org_path("/billing/usage?start=-5000-01-01&end=-4999-01-01")).await.expect(StatusCode::OK);
+    assert_eq!(before_postgres_dates["items"], json!([]), "days no database date holds report nothing");
 
     // Credits: the draft shows what they would cover now, lowest priority
     // number first; only finalizing takes from them.

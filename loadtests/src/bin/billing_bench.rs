@@ -335,10 +335,11 @@ async fn main() -> Result<()> {
     let mut took = Vec::new();
     loop {
         let batch = app.close_months(Some(at)).await?;
-        if batch.is_empty() {
+        anyhow::ensure!(batch.failed == 0, "{} invoices could not be finalized", batch.failed);
+        if batch.took.is_empty() {
             break;
         }
-        took.extend(batch);
+        took.extend(batch.took);
     }
     let total = started.elapsed().as_secs_f64();
     anyhow::ensure!(took.len() as i64 == orgs, "{} of {orgs} invoices finalized", took.len());

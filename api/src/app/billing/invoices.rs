@@ -24,8 +24,6 @@ use crate::model::{InvoiceLine, InvoiceLineKind, InvoiceStatus, InvoiceSummary, 
 
 /// The most invoices one run of the finalizer takes on (the rest wait for its next run).
 const FINALIZE_BATCH: usize = 500;
-/// The most failing invoices one run passes over before it gives up.
-const MAX_FAILURES_A_RUN: usize = 5_000;
 
 impl App {
     /// `invoice_list`: the organization's invoices, newest first, drafts
@@ -184,42 +182,54 @@ impl App {
     /// invoice that cannot be finalized is logged and skipped, and holds up
     /// no other. Returns how many were finalized.
     pub async fn finalize_due_invoices(&self, now: Option<DateTime<Utc>>) -> Result<usize> {
-        Ok(self.close_months(now).await?.len())
+        Ok(self.close_months(now).await?.took.len())
     }
 
-    /// [`App::finalize_due_invoices`], returning how long each invoice it
-    /// finalized took (at most 500 a call; the rest wait for the next).
-    pub async fn close_months(&self, now: Option<DateTime<Utc>>) -> Result<Vec<std::time::Duration>> {
+    /// [`App::finalize_due_invoices`], saying how long each invoice it
+    /// finalized took (at most 500 a call; the rest wait for the next) and
+    /// how many it had to pass over.
+    pub async fn close_months(&self, now: Option<DateTime<Utc>>) -> Result<MonthClose> {
         let now = match now {
             Some(now) => now,
             None => store::now(&mut *self.db().acquire().await?).await?,
         };
         let ended_before = now - chrono::Duration::hours(i64::from(self.config().billing.grace_hours));
-        let (mut took, mut failed) = (Vec::new(), Vec::new());
-        // Invoices that fail are passed over, so up to this many of them hold up no other.
-        while took.len() < FINALIZE_BATCH && failed.len() < MAX_FAILURES_A_RUN {
+        let mut close = MonthClose::default();
+        // Each invoice once a run, in (period_end, id) order: one that fails holds up no other.
+        let mut after = None;
+        while close.took.len() < FINALIZE_BATCH {
             let started = std::time::Instant::now();
             let mut tx = self.db().begin().await?;
-            let Some(row) = store::next_due(&mut tx, ended_before, &failed).await? else {
+            let Some(row) = store::next_due(&mut tx, ended_before, after).await? else {
                 break;
             };
+            after = Some((row.period_end, row.id));
             match finalize(&mut tx, &row, now, now).await {
                 Ok(_) => {
                     tx.commit().await?;
                     let elapsed = started.elapsed();
                     metrics::histogram!("invoice_finalize_seconds").record(elapsed.as_secs_f64());
-                    took.push(elapsed);
+                    close.took.push(elapsed);
                 }
                 Err(error) => {
                     drop(tx);
                     metrics::counter!("invoice_finalization_failures_total").increment(1);
                     tracing::error!(invoice = %InvoiceId::from_uuid(row.id), %error, "invoice not finalized; skipped");
-                    failed.push(row.id);
+                    close.failed += 1;
                 }
             }
         }
-        Ok(took)
+        Ok(close)
     }
+}
+
+/// What one run of the month close did.
+#[derive(Debug, Default)]
+pub struct MonthClose {
+    /// How long each invoice it finalized took.
+    pub took: Vec<std::time::Duration>,
+    /// Invoices it could not finalize (logged; tried again next run).
+    pub failed: usize,
 }
 
 /// Finalizes draft `row` (locked) in `tx`, as of `now`, with the credits

@@ -5,6 +5,7 @@
 pub mod budgets;
 pub mod credits;
 mod invoices;
+pub use invoices::MonthClose;
 pub(crate) mod metering;
 mod plans;
 mod store;

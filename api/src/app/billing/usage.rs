@@ -13,6 +13,9 @@ use crate::model::{UsageDay, UsageItem, UsageReport};
 
 /// The longest report, in days.
 pub const MAX_DAYS: i64 = 366;
+/// The first day a report looks at (no usage is older than Moke).
+const EARLIEST: NaiveDate = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a valid date");
+
 /// The most rows one report holds (days × resources × prices).
 pub const MAX_ITEMS: usize = 20_000;
 
@@ -31,8 +34,10 @@ impl App {
     ) -> Result<UsageReport> {
         self.org_authorized(ctx, org, Action::ReadBilling).await?;
         let today = Utc::now().date_naive();
-        let start = start.unwrap_or_else(|| today.with_day(1).expect("the first of a month exists"));
-        let end = end.unwrap_or_else(|| today.succ_opt().unwrap_or(today));
+        // Days a database date can hold and usage can have happened on; beyond them nothing was used.
+        let (first, last) = (EARLIEST, NaiveDate::from_ymd_opt(9999, 12, 31).expect("a valid date"));
+        let start = start.unwrap_or_else(|| today.with_day(1).expect("the first of a month exists")).clamp(first, last);
+        let end = end.unwrap_or_else(|| today.succ_opt().unwrap_or(today)).clamp(first, last);
         // A longer range is cut at MAX_DAYS (the answer's `end` says where); an empty one reports nothing.
         let end = start.checked_add_days(chrono::Days::new(MAX_DAYS as u64)).map_or(end, |longest| end.min(longest));
         let end = end.max(start);

@@ -5323,7 +5323,8 @@ export type BillingUsageViewData = {
     };
     query?: {
         /**
-         * The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
+         * The first UTC day (`YYYY-MM-DD`); the first of this month if omitted. Days before 2000-01-01 or after
+         * 9999-12-31 count as those.
          */
         start?: string;
         /**
@@ -5392,7 +5393,8 @@ export type BillingUsageCsvViewData = {
     };
     query?: {
         /**
-         * The first UTC day (`YYYY-MM-DD`); the first of this month if omitted.
+         * The first UTC day (`YYYY-MM-DD`); the first of this month if omitted. Days before 2000-01-01 or after
+         * 9999-12-31 count as those.
          */
         start?: string;
         /**

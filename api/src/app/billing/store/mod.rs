@@ -151,19 +151,24 @@ pub(in crate::app) async fn return_credit(conn: &mut PgConnection, id: Uuid, amo
     Ok(())
 }
 
-/// The oldest draft whose month ended before `ended_before`, but not one
-/// of `skip`, locked for finalizing (skipped while another gateway
-/// finalizes it or usage is being added to it).
+/// The oldest draft whose month ended before `ended_before` and that comes
+/// after `after` (`(period_end, id)`, the last one this run took), locked
+/// for finalizing (skipped while another gateway finalizes it or usage is
+/// being added to it). The cursor passes over invoices that failed in one
+/// index step each.
 pub(in crate::app) async fn next_due(
     conn: &mut PgConnection,
     ended_before: DateTime<Utc>,
-    skip: &[Uuid],
+    after: Option<(DateTime<Utc>, Uuid)>,
 ) -> Result<Option<InvoiceRow>> {
+    let (after_end, after_id) = after.unzip();
     Ok(select!(
-        "WHERE status = 'draft' AND period_end <= $1 AND id <> ALL($2)
+        "WHERE status = 'draft' AND period_end <= $1
+           AND ($2::timestamptz IS NULL OR (period_end, id) > ($2, $3))
          ORDER BY period_end, id LIMIT 1 FOR UPDATE SKIP LOCKED",
         ended_before,
-        skip
+        after_end,
+        after_id
     )
     .fetch_optional(conn)
     .await?)
