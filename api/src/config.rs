@@ -201,6 +201,8 @@ pub struct HttpConfig {
     pub request_timeout_seconds: u64,
     pub max_wait_seconds: u64,
     pub public_url: String,
+    /// Where the console's script is (empty: none); see `moke_console::ConsoleScript`.
+    pub console_script_dir: String,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -79,11 +79,18 @@ async fn console_mount(app: &App, listener: &TcpListener) -> anyhow::Result<crat
     let mut secret = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rng(), &mut secret);
     let forward_secret = hex::encode(secret);
+    let script_dir = &app.config().http.console_script_dir;
+    let script = if script_dir.is_empty() {
+        None
+    } else {
+        Some(moke_console::ConsoleScript::load(std::path::Path::new(script_dir))?)
+    };
     let routes = moke_console::router(moke_console::ConsoleConfig {
         api_url: format!("http://{local}"),
         public_url: app.config().http.public_url.clone(),
         session_key,
         forward_secret: forward_secret.clone(),
+        script,
     })?;
     Ok(crate::http::ConsoleMount { routes, forward_secret, api_ip: local.ip() })
 }

@@ -19,6 +19,18 @@ use crate::ui::{Csrf, error_view};
 pub(crate) const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; \
                               frame-ancestors 'none'; base-uri 'none'";
 
+/// The Content-Security-Policy of pages when the console has its script:
+/// as [`CSP`], and Moke's own script, compiling its WebAssembly module and
+/// fetching from Moke.
+pub(crate) const CSP_WITH_SCRIPT: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+                                          connect-src 'self'; style-src 'self'; img-src 'self' data:; \
+                                          form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Whether this console serves its script.
+fn has_script() -> bool {
+    use_context::<std::sync::Arc<crate::Console>>().is_some_and(|console| console.script.is_some())
+}
+
 /// The page for a path that is no page.
 pub(crate) const NOT_FOUND_PAGE: &str = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Not found · Moke</title>\
@@ -36,10 +48,16 @@ pub(crate) fn shell(_options: leptos::config::LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="stylesheet" href="/assets/console.css"/>
                 <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"/>
+                {has_script().then(|| view! {
+                    <meta name="moke-page-token" content=request_session().page_token()/>
+                    <script type="module" src="/assets/console.js"></script>
+                })}
                 <MetaTags/>
             </head>
             <body>
                 <App/>
+                // What the script announces (a copy, a new price, a change finished).
+                {has_script().then(|| view! { <div id="announcer" class="visually-hidden" role="status" aria-live="polite"></div> })}
             </body>
         </html>
     }
@@ -52,7 +70,8 @@ pub(crate) fn shell(_options: leptos::config::LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        response.insert_header(http::header::CONTENT_SECURITY_POLICY, http::HeaderValue::from_static(CSP));
+        let csp = if has_script() { CSP_WITH_SCRIPT } else { CSP };
+        response.insert_header(http::header::CONTENT_SECURITY_POLICY, http::HeaderValue::from_static(csp));
         response.insert_header(http::header::REFERRER_POLICY, http::HeaderValue::from_static("same-origin"));
         // A window another page of this origin opens onto the console is
         // cut off from its opener (the API docs load third-party scripts).

@@ -2,7 +2,8 @@
 //! the public API through [`moke_sdk`], and nothing else (no database, no
 //! app layer). `moke-server` mounts [`router`] on its own port at `/`.
 //!
-//! - Every page works without JavaScript: pages render with
+//! - Every page works without JavaScript (the optional script of
+//!   `moke-console-enhance` only saves clicks): pages render with
 //!   `SsrMode::Async` (all data before the first byte), forms are
 //!   `<ActionForm>` posts to server functions under `/console/fn/` that end in
 //!   a redirect, and an error comes back to the form's page (sealed, see
@@ -52,6 +53,31 @@ pub struct ConsoleConfig {
     pub session_key: [u8; 32],
     /// Random per process, shared with the gateway (see [`FORWARD_SECRET_HEADER`]).
     pub forward_secret: String,
+    /// The pages' optional script; without it they run none.
+    pub script: Option<ConsoleScript>,
+}
+
+/// The pages' optional script (`console/enhance`, built for wasm32 by
+/// `cargo xtask`): wasm-bindgen's loader, which starts the module when
+/// loaded, and the WebAssembly module.
+pub struct ConsoleScript {
+    pub loader: String,
+    pub module: Vec<u8>,
+}
+
+impl ConsoleScript {
+    /// The loader's and the module's file names, as served under `/assets/`.
+    pub const FILES: [&str; 2] = ["console.js", "console_bg.wasm"];
+
+    /// Reads the script from the folder `cargo xtask` builds it into.
+    pub fn load(dir: &std::path::Path) -> anyhow::Result<ConsoleScript> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| anyhow::anyhow!("the console's script: {}: {e}", path.display()))
+        };
+        let loader = String::from_utf8(read(Self::FILES[0])?)?;
+        Ok(ConsoleScript { loader, module: read(Self::FILES[1])? })
+    }
 }
 
 /// The console's shared state: the API's address and connection pool, the
@@ -66,6 +92,7 @@ pub(crate) struct Console {
     pub forward_secret: http::HeaderValue,
     pub refreshes: session::Refreshes,
     pub flashes_shown: session::ShownFlashes,
+    pub script: Option<ConsoleScript>,
 }
 
 /// The console's routes: its pages, its server functions (`/console/fn/…`),
@@ -84,6 +111,7 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
         forward_secret,
         refreshes: session::Refreshes::default(),
         flashes_shown: session::ShownFlashes::default(),
+        script: config.script,
     });
     let options = LeptosOptions::builder().output_name("console").build();
     let routes = generate_route_list(app::App);
@@ -102,6 +130,8 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
         .leptos_routes_with_context(&options, routes, context, shell)
         .route("/assets/console.css", axum::routing::get(stylesheet))
         .route("/assets/favicon.svg", axum::routing::get(favicon))
+        .route("/assets/console.js", axum::routing::get(script_loader))
+        .route("/assets/console_bg.wasm", axum::routing::get(script_module))
         .route("/favicon.ico", axum::routing::get(favicon))
         .route("/signin/sso/callback", axum::routing::get(pages::sso_signin::sso_callback))
         // Two fixed paths, not a `{format}` segment: `acts_with_session` sees
@@ -121,7 +151,7 @@ pub fn router(config: ConsoleConfig) -> anyhow::Result<Router> {
 }
 
 /// Pages end at `</html>`: Leptos appends inline scripts for hydration,
-/// which the console does not use and its CSP (no scripts) would refuse,
+/// which the console does not use and its CSP would refuse,
 /// each refusal an error in the browser's console.
 async fn without_hydration_scripts(response: Response) -> Response {
     let html = response
@@ -149,6 +179,30 @@ async fn stylesheet() -> Response {
         include_str!("../assets/console.css"),
     )
         .into_response()
+}
+
+/// The script's loader (a JavaScript module), when the console has a script.
+async fn script_loader(axum::Extension(console): axum::Extension<Arc<Console>>) -> Response {
+    match &console.script {
+        Some(script) => (
+            [(http::header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (http::header::CACHE_CONTROL, "no-cache")],
+            script.loader.clone(),
+        )
+            .into_response(),
+        None => not_found(),
+    }
+}
+
+/// The script's WebAssembly module, when the console has a script.
+async fn script_module(axum::Extension(console): axum::Extension<Arc<Console>>) -> Response {
+    match &console.script {
+        Some(script) => (
+            [(http::header::CONTENT_TYPE, "application/wasm"), (http::header::CACHE_CONTROL, "no-cache")],
+            script.module.clone(),
+        )
+            .into_response(),
+        None => not_found(),
+    }
 }
 
 /// The console's icon (SVG; also answers `/favicon.ico`, which browsers ask for).

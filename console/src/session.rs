@@ -112,6 +112,18 @@ impl Keys {
         let Ok(tag) = B64.decode(token) else { return false };
         hmac::verify(&self.mac, format!("csrf\0{seed}\0{organization}").as_bytes(), &tag).is_ok()
     }
+
+    /// The token with which the page's script makes requests that are not
+    /// navigations (see [`navigations_only`]): a MAC of the cookie's seed,
+    /// so only someone who could read a console page has it.
+    fn page_token(&self, seed: &str) -> String {
+        B64.encode(hmac::sign(&self.mac, format!("page\0{seed}").as_bytes()))
+    }
+
+    fn page_token_valid(&self, seed: &str, token: &str) -> bool {
+        let Ok(tag) = B64.decode(token) else { return false };
+        hmac::verify(&self.mac, format!("page\0{seed}").as_bytes(), &tag).is_ok()
+    }
 }
 
 /// What the sealed cookie holds.
@@ -434,16 +446,26 @@ impl RequestSession {
     /// The token every form of this page carries (creating the cookie's seed
     /// for a first visit).
     pub(crate) fn csrf_token(&self) -> String {
+        let seed = self.seed();
+        self.0.console.keys.csrf_token(&seed, &self.organization().unwrap_or_default())
+    }
+
+    /// The token the page's script sends on its own requests.
+    pub(crate) fn page_token(&self) -> String {
+        self.0.console.keys.page_token(&self.seed())
+    }
+
+    /// The cookie's seed, made now for a first visit.
+    fn seed(&self) -> String {
         let existing = self.lock().as_ref().map(|state| state.csrf.clone());
-        let seed = match existing {
+        match existing {
             Some(seed) => seed,
             None => {
                 let seed = self.0.console.keys.random(18);
                 self.write(Some(CookieState { csrf: seed.clone(), tokens: None, flash: None, sso: None }));
                 seed
             }
-        };
-        self.0.console.keys.csrf_token(&seed, &self.organization().unwrap_or_default())
+        }
     }
 
     /// Refuses a form whose CSRF token is not this cookie's.
@@ -643,10 +665,15 @@ pub(crate) fn acts_with_session(path: &str, query: &str) -> bool {
         || (path.starts_with("/org/billing/invoices/") && (path.ends_with("/csv") || path.ends_with("/pdf")))
 }
 
+/// The header with which the console's own script proves that it read a
+/// console page (`moke-console-enhance`).
+pub(crate) const PAGE_TOKEN_HEADER: &str = "x-moke-page-token";
+
 /// Lets only what a person's browser does reach the console: navigations
-/// (pages, form posts) and its stylesheet and icon, never a script's
-/// `fetch` (Fetch Metadata). Another page on this origin (the API docs,
-/// GraphiQL) cannot read a console page, and so never learns a CSRF token.
+/// (pages, form posts) and its assets, never another script's `fetch`
+/// (Fetch Metadata). Another page on this origin (the API docs, GraphiQL)
+/// cannot read a console page, and so never learns a CSRF token or the page
+/// token with which the console's own script fetches from this origin.
 pub(crate) async fn navigations_only(
     axum::Extension(console): axum::Extension<Arc<Console>>,
     request: Request,
@@ -662,16 +689,23 @@ pub(crate) async fn navigations_only(
         Some(mode) => mode == "navigate",
         None => !console.secure,
     };
-    if !navigation && !asset {
+    let same_origin = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()).is_none_or(|s| s == "same-origin");
+    // The script never needs a page that acts merely by being opened.
+    let acts = acts_with_session(path, request.uri().query().unwrap_or_default());
+    let page_script = same_origin
+        && !acts
+        && headers.get(PAGE_TOKEN_HEADER).and_then(|v| v.to_str().ok()).is_some_and(|token| {
+            read_cookie(&console, headers).is_some_and(|state| console.keys.page_token_valid(&state.csrf, token))
+        });
+    if !navigation && !asset && !page_script {
         return (http::StatusCode::FORBIDDEN, "Open this page in the browser.\n").into_response();
     }
     // A link from another site arrives without the SameSite=Strict cookie:
     // answer with a page that reloads itself (now same-site, cookie and
     // all) instead of treating the person as signed out and replacing it.
     let cross_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) == Some("cross-site");
-    // Not for a download or the device page: a link from elsewhere must not
-    // make those act with the person's session.
-    let acts = acts_with_session(path, request.uri().query().unwrap_or_default());
+    // Not for a download or the device page (`acts`): a link from elsewhere
+    // must not make those act with the person's session.
     if cross_site && request.method() == http::Method::GET && !asset && read_cookie(&console, headers).is_none() {
         let here = request.uri().path_and_query().map_or("/".to_string(), |p| p.to_string());
         let here = here.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");

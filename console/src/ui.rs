@@ -326,17 +326,20 @@ pub(crate) fn Pager(base: String, next: Option<String>, #[prop(optional)] paged:
 /// Says that something on the page is changing, as of when the page was
 /// made, with a link that shows the latest state. The page never reloads on
 /// its own: a timed reload takes a reader's place and focus away (WCAG
-/// 2.2.1; axe-core's `meta-refresh`), and the pages run no script.
+/// 2.2.1; axe-core's `meta-refresh`). With the console's script, the page's
+/// live parts (`data-live`) follow what they show in place, often while
+/// this says something is changing (`data-changing`).
 #[component]
 pub(crate) fn InProgress(changing: bool, here: String) -> impl IntoView {
-    changing.then(|| {
+    let notice = changing.then(|| {
         let shown_at = chrono::Utc::now().format("%H:%M:%S UTC").to_string();
         view! {
-            <p class="alert" role="status">
+            <p class="alert" role="status" data-changing="">
                 {format!("Changes are in progress (shown as of {shown_at}). ")}
                 <a href=here>"Refresh"</a>
                 " to see the latest state."
             </p>
         }
-    })
+    });
+    view! { <div id="in-progress" data-live="">{notice}</div> }
 }

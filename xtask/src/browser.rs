@@ -9,6 +9,28 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+/// Installs with apt-get (as root) the Debian packages whose files are
+/// missing: `(file, package)` pairs; `for_what` says who needs them.
+pub fn debian_packages(wanted: &[(&str, &str)], for_what: &str) -> Result<()> {
+    let missing: Vec<&str> =
+        wanted.iter().filter(|(file, _)| !Path::new(file).exists()).map(|(_, package)| *package).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list = missing.join(" ");
+    println!("xtask: installing {list} (apt-get install {list}) for {for_what}");
+    let status = Command::new("apt-get")
+        .args(["install", "-y", "-q"])
+        .args(&missing)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .with_context(|| format!("could not run apt-get ({for_what} need {list})"))?;
+    if !status.success() || wanted.iter().any(|(file, _)| !Path::new(file).exists()) {
+        bail!("apt-get install {list} failed: install it (as root) and run again");
+    }
+    Ok(())
+}
+
 const AXE: &str = "axe-core@4.14.1";
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -30,17 +52,7 @@ impl Browser {
 }
 
 pub fn ensure() -> Result<Browser> {
-    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        println!("xtask: installing Chromium and ChromeDriver (apt-get install chromium chromium-driver)");
-        let status = Command::new("apt-get")
-            .args(["install", "-y", "-q", "chromium", "chromium-driver"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .context("could not run apt-get (the console's browser tests need chromium and chromium-driver)")?;
-        if !status.success() || !Path::new(CHROMEDRIVER).exists() {
-            bail!("apt-get install chromium chromium-driver failed: install them (as root) and run again");
-        }
-    }
+    debian_packages(&[(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")], "the console's browser tests")?;
     let dir = crate::vault::cache_dir().join("axe-core-4.14.1");
     let axe_js = dir.join("node_modules/axe-core/axe.min.js");
     if !axe_js.exists() {

@@ -13,6 +13,7 @@
 //! Depends only on anyhow and libc, so it builds in seconds.
 
 mod browser;
+mod console_script;
 mod deny;
 mod nats;
 mod oidc;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Some("billing") => dev_billing(&args[1..]),
         Some("test") => test(&args[1..]),
         Some("lint") => lint(),
+        Some("console-script") => console_script::build().map(|dir| println!("{}", dir.display())),
         Some("schemas") => schemas(),
         Some("generate") => generate(&args[1..]),
         Some("sqlx-prepare") => sqlx_prepare(),
@@ -55,7 +57,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | billing close-month|grant-credit|set-quota|void-invoice [args] | test [cargo test args] | lint | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing>"
+                "usage: cargo xtask <dev | billing close-month|grant-credit|set-quota|void-invoice [args] | test [cargo test args] | lint | console-script | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing>"
             );
             return ExitCode::from(2);
         }
@@ -101,11 +103,13 @@ pub fn run(command: &mut Command) -> Result<()> {
 fn dev(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Dev)?;
     let vault = vault::ensure_persistent()?;
+    let script = console_script::build()?;
     let mut command = cargo();
     command
         .args(["run", "--package", "moke-api", "--bin", "moke-server", "--", "dev"])
         .args(args)
         .env("DATABASE_URL", db.url("moke"))
+        .env("MOKE_HTTP__CONSOLE_SCRIPT_DIR", &script)
         .env("SQLX_OFFLINE", "true");
     vault.apply(&mut command);
     if vault.fresh {
@@ -163,6 +167,10 @@ fn test(args: &[String]) -> Result<()> {
     let vault = vault::ensure()?;
     let sdk_tools = sdks::ensure()?;
     let browser = browser::ensure()?;
+    // The billing tests read invoice PDFs back with poppler's pdftotext.
+    browser::debian_packages(&[("/usr/bin/pdftotext", "poppler-utils")], "the billing tests")?;
+    // The console's browser tests run its pages with their script.
+    let script = console_script::build()?;
     let mut command = cargo();
     command
         .args(["test", "--workspace", "--all-targets"])
@@ -173,8 +181,9 @@ fn test(args: &[String]) -> Result<()> {
         .env("NATS_URL", nats.url())
         // The tests' gateways log in to this Vault, each under its own KV path.
         .env("OIDC_PROVIDER_DIR", oidc::ensure()?)
-        // The mail tests deliver to aiosmtpd on loopback; the billing tests read PDFs with pypdf.
+        // The mail tests deliver to aiosmtpd on loopback.
         .env("TEST_PYTHON", test_python::ensure()?)
+        .env("MOKE_HTTP__CONSOLE_SCRIPT_DIR", &script)
         // The TypeScript and Python SDK scenarios run with these.
         .env("SDK_TEST_NODE_MODULES", &sdk_tools.node_modules)
         .env("SDK_TEST_PYTHON", &sdk_tools.python)
@@ -188,6 +197,17 @@ fn test(args: &[String]) -> Result<()> {
 fn lint() -> Result<()> {
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).env("SQLX_OFFLINE", "true"))?;
+    // The console's script as browsers run it (wasm32).
+    run(cargo().args([
+        "clippy",
+        "--package",
+        "moke-console-enhance",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     console_is_an_api_client()?;
     // Licenses, banned crates and sources (advisories need GitHub; see SECURITY.md).
     let cargo_deny = deny::ensure()?;

@@ -1,20 +1,20 @@
 //! The Python the tests use as an independent party: `aiosmtpd`, the SMTP
-//! server the mail tests deliver to, and `pypdf`, which reads the invoice
-//! PDFs back (both pinned, from PyPI), installed once into a cached
-//! virtualenv. The tests find its interpreter in `TEST_PYTHON`.
+//! server the mail tests deliver to (pinned, from PyPI), installed once
+//! into a cached virtualenv. The tests find its interpreter in
+//! `TEST_PYTHON`.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
-const PACKAGES: [&str; 2] = ["aiosmtpd==1.4.6", "pypdf==7.1.0"];
+const PACKAGES: [&str; 1] = ["aiosmtpd==1.4.6"];
 
 /// The interpreter of a virtualenv that has [`PACKAGES`].
 pub fn ensure() -> Result<PathBuf> {
-    let venv = crate::vault::cache_dir().join("test-python-aiosmtpd-1.4.6-pypdf-7.1.0");
+    let venv = crate::vault::cache_dir().join("test-python-aiosmtpd-1.4.6");
     let python = venv.join("bin/python");
-    let ready = Command::new(&python).args(["-c", "import aiosmtpd, pypdf"]).output().is_ok_and(|o| o.status.success());
+    let ready = Command::new(&python).args(["-c", "import aiosmtpd"]).output().is_ok_and(|o| o.status.success());
     if ready {
         return Ok(python);
     }

@@ -497,14 +497,18 @@ async fn budgets_alert_once_per_threshold(options: PgPoolOptions, connect: PgCon
     assert_eq!(t.count("budget_alerts").await, 0, "its alerts went with it");
 }
 
-/// The text of a PDF as `pypdf` extracts it.
+/// The text of a PDF as poppler's `pdftotext` extracts it, in its layout.
 async fn pdf_text(pdf: &[u8]) -> String {
-    let python = std::env::var("TEST_PYTHON").expect("TEST_PYTHON (cargo xtask test installs pypdf)");
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), pdf).unwrap();
-    let script = "import sys, pypdf\nr = pypdf.PdfReader(sys.argv[1], strict=True)\nprint('\\n'.join(p.extract_text() for p in r.pages))";
-    let out = tokio::process::Command::new(python).args(["-c", script]).arg(file.path()).output().await.unwrap();
-    assert!(out.status.success(), "pypdf could not read the PDF: {}", String::from_utf8_lossy(&out.stderr));
+    let out = tokio::process::Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8"])
+        .arg(file.path())
+        .arg("-")
+        .output()
+        .await
+        .expect("pdftotext (cargo xtask test installs poppler-utils)");
+    assert!(out.status.success(), "pdftotext could not read the PDF: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -701,7 +705,7 @@ async fn a_simulated_month_is_invoiced_as_computed_by_hand(options: PgPoolOption
     let amounts: Vec<String> = reader.records().map(|r| r.unwrap()[9].to_string()).collect();
     assert_eq!(amounts, ["67.20", "411.49", "-100.00"], "{csv}");
 
-    // The PDF, read back by pypdf, shows the lines and the total.
+    // The PDF, read back by pdftotext, shows the lines and the total.
     let pdf = owner.request(reqwest::Method::GET, &owner.org_path(&format!("/billing/invoices/{id}/pdf")));
     let text = pdf_text(&pdf.send().await.unwrap().bytes().await.unwrap()).await;
     for expected in ["67.20 USD", "411.49 USD", "-100.00 USD", "478.69 USD", "378.69 USD", "Launch credit"] {

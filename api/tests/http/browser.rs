@@ -87,6 +87,16 @@ impl Browser {
             downloads,
             _profile: profile,
         };
+        if javascript {
+            // The console's copy buttons write to the clipboard, and the tests read it back.
+            browser
+                .command(
+                    reqwest::Method::POST,
+                    "/goog/cdp/execute",
+                    json!({ "cmd": "Browser.grantPermissions", "params": { "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"] } }),
+                )
+                .await;
+        }
         let downloads = browser.downloads.path().display().to_string();
         browser
             .command(
@@ -99,13 +109,44 @@ impl Browser {
     }
 
     async fn command(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+        self.try_command(method.clone(), path, body)
+            .await
+            .unwrap_or_else(|(error, message)| panic!("WebDriver {method} {path} failed: {error}: {message}"))
+    }
+
+    /// A WebDriver command; its error and message when it failed.
+    async fn try_command(&self, method: reqwest::Method, path: &str, body: Value) -> Result<Value, (String, Value)> {
         let request = self.http.request(method.clone(), format!("{}{path}", self.session));
         let request = if method == reqwest::Method::GET { request } else { request.json(&body) };
         let answer: Value = request.send().await.unwrap().json().await.unwrap();
         if let Some(error) = answer["value"]["error"].as_str() {
-            panic!("WebDriver {method} {path} failed: {error}: {}", answer["value"]["message"]);
+            return Err((error.to_string(), answer["value"]["message"].clone()));
         }
-        answer["value"].clone()
+        Ok(answer["value"].clone())
+    }
+
+    /// The visible text of each `css`, read again when the page's script
+    /// swapped an element out while it was read.
+    async fn read_texts(&self, css: &str, first_only: bool) -> Vec<String> {
+        'again: for _ in 0..20 {
+            let mut elements = self.elements(css).await;
+            if first_only {
+                elements.truncate(1);
+            }
+            let mut texts = Vec::new();
+            for element in elements {
+                match self.try_command(reqwest::Method::GET, &format!("/element/{element}/text"), Value::Null).await {
+                    Ok(text) => texts.push(text.as_str().unwrap_or_default().to_string()),
+                    Err((error, _)) if error == "stale element reference" => {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue 'again;
+                    }
+                    Err((error, message)) => panic!("WebDriver text of `{css}` failed: {error}: {message}"),
+                }
+            }
+            return texts;
+        }
+        panic!("`{css}` kept being replaced while it was read");
     }
 
     pub async fn goto(&self, url: &str) {
@@ -177,22 +218,16 @@ impl Browser {
 
     /// The visible text of the first `css`.
     pub async fn text(&self, css: &str) -> String {
-        let element = self.element(css).await;
-        self.command(reqwest::Method::GET, &format!("/element/{element}/text"), Value::Null)
-            .await
-            .as_str()
-            .unwrap()
-            .to_string()
+        let texts = self.read_texts(css, true).await;
+        match texts.into_iter().next() {
+            Some(text) => text,
+            None => panic!("no `{css}` on {} ({})", self.path().await, self.title().await),
+        }
     }
 
     /// The visible text of every `css`.
     pub async fn texts(&self, css: &str) -> Vec<String> {
-        let mut texts = Vec::new();
-        for element in self.elements(css).await {
-            let text = self.command(reqwest::Method::GET, &format!("/element/{element}/text"), Value::Null).await;
-            texts.push(text.as_str().unwrap_or_default().to_string());
-        }
-        texts
+        self.read_texts(css, false).await
     }
 
     /// The `value` of the input `css`.
@@ -201,6 +236,30 @@ impl Browser {
         let value =
             self.command(reqwest::Method::GET, &format!("/element/{element}/property/value"), Value::Null).await;
         value.as_str().unwrap_or_default().to_string()
+    }
+
+    /// The DOM property `name` of the first `css` (e.g. `textContent`,
+    /// `disabled`), whether or not it is displayed.
+    pub async fn property(&self, css: &str, name: &str) -> Value {
+        let element = self.element(css).await;
+        self.command(reqwest::Method::GET, &format!("/element/{element}/property/{name}"), Value::Null).await
+    }
+
+    /// Whether the first `css` is displayed.
+    pub async fn displayed(&self, css: &str) -> bool {
+        let element = self.element(css).await;
+        self.command(reqwest::Method::GET, &format!("/element/{element}/displayed"), Value::Null).await == json!(true)
+    }
+
+    /// Runs `script` in the page (WebDriver's, not the page's) and returns its value.
+    pub async fn execute(&self, script: &str) -> Value {
+        self.command(reqwest::Method::POST, "/execute/sync", json!({ "script": script, "args": [] })).await
+    }
+
+    /// Runs the asynchronous `script` in the page: it ends by calling
+    /// `arguments[arguments.length - 1]` with its value.
+    pub async fn execute_async(&self, script: &str) -> Value {
+        self.command(reqwest::Method::POST, "/execute/async", json!({ "script": script, "args": [] })).await
     }
 
     /// The page's HTML as the browser holds it.
@@ -246,7 +305,7 @@ impl Browser {
     }
 
     /// axe-core's serious and critical violations on the current page
-    /// (injected through WebDriver: the pages themselves run no script).
+    /// (injected through WebDriver, which the pages' CSP does not govern).
     pub async fn accessibility_violations(&self) -> Vec<String> {
         let axe = std::fs::read_to_string(std::env::var("AXE_CORE_JS").expect("AXE_CORE_JS (set by cargo xtask test)"))
             .expect("axe-core's script");

@@ -71,6 +71,8 @@ impl TestApp {
         config.mail.sender = "file".into();
         config.mail.file_dir = mail_dir.display().to_string();
         config.outbound.allow_private_targets = vec!["127.0.0.1/32".into()];
+        // The console's script, as `cargo xtask test` built it.
+        config.http.console_script_dir = std::env::var("MOKE_HTTP__CONSOLE_SCRIPT_DIR").unwrap_or_default();
         configure(&mut config);
         let vault = moke_api::vault::Vault::connect(&config)
             .await

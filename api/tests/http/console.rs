@@ -7,7 +7,7 @@
 
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::browser::Browser;
@@ -85,43 +85,77 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     // The form shows its monthly price; after a change, the form comes back priced as it was filled in.
     let total = ".estimate .estimate-total";
     assert_eq!(browser.text(total).await, "USD 360.06", "3 bm.small nodes and a free control plane");
+    let create = "main form > button[type=submit]";
+    if javascript {
+        // The script prices the form as it is filled in, and Create waits for a complete form.
+        // (once its module has loaded, which may be after the page's `load`)
+        eventually(20, "the script to hide the estimate button, as the price follows the form", async || {
+            !browser.displayed(".estimate button[value=estimate]").await
+        })
+        .await;
+        assert_eq!(browser.property(create, "disabled").await, json!(true), "no name yet");
+    }
     browser.fill("#field-name", "prod").await;
     browser.click("#field-region option[value='eu-central-1']").await;
     browser.click("#field-machine_type option[value='bm.small']").await;
     browser.fill("#field-count", "2").await;
     browser.click("#cp-3").await;
-    browser.submit(".estimate button[value=estimate]").await;
-    assert!(browser.path().await.starts_with("/projects/shop/clusters/new"));
+    if javascript {
+        assert_eq!(browser.property(create, "disabled").await, json!(false), "the form is complete");
+        eventually(30, "the estimate to follow the form", async || browser.text(total).await == "USD 307.24").await;
+        let said = browser.property("#announcer", "textContent").await;
+        assert_eq!(said, json!("Estimate: USD 307.24 a month."));
+        assert!(browser.path().await.starts_with("/projects/shop/clusters/new"), "the page stayed");
+    } else {
+        browser.submit(".estimate button[value=estimate]").await;
+        assert!(browser.path().await.starts_with("/projects/shop/clusters/new"));
+        assert_eq!(browser.text(total).await, "USD 307.24", "2 nodes and an HA control plane");
+    }
     assert!(!browser.exists(".alert.error").await, "an estimate is not an error");
-    assert_eq!(browser.text(total).await, "USD 307.24", "2 nodes and an HA control plane");
+    assert!(browser.text(".estimate").await.contains("Fewer than 3 nodes"), "a small pool is warned about");
     assert_eq!(browser.source_value("#field-name").await, "prod");
     assert_eq!(browser.source_value("#field-count").await, "2");
     browser.check("cluster-form-priced").await;
     browser.click("#cp-1").await;
-    browser.submit("main form > button[type=submit]").await;
+    browser.submit(create).await;
     assert_eq!(browser.path().await, "/projects/shop/clusters/prod?created=1");
     browser.check("cluster-creating").await;
     let in_progress = |text: &str| text.contains("Changes are in progress");
     // The simulated region can finish before the page is drawn; else the page says the work goes on.
     let text = browser.body_text().await;
-    assert!(in_progress(&text) || !text.contains("pending"), "the page says the cluster is changing: {text}");
-
-    // The page's Refresh link follows the cluster until it runs with both nodes.
-    eventually(90, "the cluster page to show it running with two ready nodes", async || {
-        browser.goto(&format!("{}/projects/shop/clusters/prod", t.base)).await;
+    let was_changing = in_progress(&text);
+    assert!(was_changing || !text.contains("pending"), "the page says the cluster is changing: {text}");
+    let running_with_two_nodes = async || {
         let chips = browser.texts(".summary .chip").await;
         let nodes = browser.texts("section[aria-labelledby=nodes-title] tbody tr").await;
         chips.first().is_some_and(|c| c == "running") && nodes.iter().filter(|n| n.contains("yes")).count() == 2
-    })
-    .await;
-    eventually(90, "the page to say nothing is changing once its operations are done", async || {
-        if !in_progress(&browser.body_text().await) {
-            return true;
+    };
+    if javascript {
+        // The page follows the cluster in place: it is never reloaded (the mark stays).
+        browser.execute("window.stillThisPage = true;").await;
+        eventually(90, "the page to show the cluster running with two ready nodes", running_with_two_nodes).await;
+        eventually(90, "the page to say nothing is changing", async || !in_progress(&browser.body_text().await)).await;
+        assert_eq!(browser.execute("return window.stillThisPage === true;").await, json!(true), "not reloaded");
+        if was_changing {
+            let said = browser.property("#announcer", "textContent").await;
+            assert_eq!(said, json!("Changes are done: the page shows the latest state."));
         }
-        browser.click("p.alert[role=status] a").await;
-        false
-    })
-    .await;
+    } else {
+        // The page's Refresh link follows the cluster until it runs with both nodes.
+        eventually(90, "the cluster page to show it running with two ready nodes", async || {
+            browser.goto(&format!("{}/projects/shop/clusters/prod", t.base)).await;
+            running_with_two_nodes().await
+        })
+        .await;
+        eventually(90, "the page to say nothing is changing once its operations are done", async || {
+            if !in_progress(&browser.body_text().await) {
+                return true;
+            }
+            browser.click("p.alert[role=status] a").await;
+            false
+        })
+        .await;
+    }
     assert!(browser.text(".summary").await.contains("https://"), "the endpoint shows");
     let operations = browser.texts("section[aria-labelledby=operations-title] tbody tr").await;
     assert!(operations.iter().any(|op| op.contains("cluster_create") && op.contains("succeeded")), "{operations:?}");
@@ -143,6 +177,23 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     // The kubeconfig, downloaded, works with kubectl.
     browser.goto(&format!("{}/projects/shop/clusters/prod/kubeconfig", t.base)).await;
     browser.check("kubeconfig").await;
+    if javascript {
+        // Viewed, it is copied with one click.
+        browser.click("a[href$='kubeconfig?show=1']").await;
+        browser.click("button.copy").await;
+        eventually(20, "the copy button to say it copied", async || {
+            browser.text("button.copy").await.starts_with("Copied")
+        })
+        .await;
+        let said = browser.property("#announcer", "textContent").await;
+        assert_eq!(said, json!("Copied the kubeconfig to the clipboard."));
+        let copied = browser
+            .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, e => done(String(e)));")
+            .await;
+        assert_eq!(copied, browser.property("#kubeconfig-yaml", "value").await, "the clipboard holds the kubeconfig");
+        browser.check("kubeconfig-copied").await;
+        browser.goto(&format!("{}/projects/shop/clusters/prod/kubeconfig", t.base)).await;
+    }
     browser.click("a[download]").await;
     let kubeconfig = browser.downloaded("prod-kubeconfig.yaml").await;
     let kubectl = tokio::process::Command::new("kubectl")
@@ -296,6 +347,71 @@ async fn a_form_without_its_csrf_token_is_refused(options: PgPoolOptions, connec
     assert!(!text.contains("555 0100"), "a forged error is not shown");
 }
 
+/// The console's script fetches pages with the page's token; any other
+/// request that is not a navigation (another page's script on this origin,
+/// another site) is refused, with a forged token or another browser's too.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn only_the_consoles_script_fetches_its_pages(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    t.signed_up("ada@example.com", PASSWORD, "acme").await;
+    t.signed_up("bob@example.com", PASSWORD, "globex").await;
+    let cookie = browser_cookie(&t, "ada@example.com").await;
+    let other_cookie = browser_cookie(&t, "bob@example.com").await;
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let page = |cookie: &str| {
+        client.get(format!("{}/projects", t.base)).header("cookie", cookie).header("accept", "text/html").send()
+    };
+    let token_of = |html: &str| {
+        let start = html
+            .find("name=\"moke-page-token\" content=\"")
+            .expect("the page's token (cargo xtask test builds the script)");
+        html[start + "name=\"moke-page-token\" content=\"".len()..]
+            .chars()
+            .take_while(|c| *c != '"')
+            .collect::<String>()
+    };
+    let navigated = page(&cookie).await.unwrap();
+    let csp = navigated.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(csp.contains("script-src 'self' 'wasm-unsafe-eval'") && csp.contains("connect-src 'self'"), "{csp}");
+    let html = navigated.text().await.unwrap();
+    assert!(html.contains("<script type=\"module\" src=\"/assets/console.js\">"), "the page loads the script");
+    let token = token_of(&html);
+    let other_token = token_of(&page(&other_cookie).await.unwrap().text().await.unwrap());
+
+    let fetch = |token: Option<&str>, site: &'static str| {
+        let mut request = client
+            .get(format!("{}/projects", t.base))
+            .header("cookie", &cookie)
+            .header("sec-fetch-mode", "cors")
+            .header("sec-fetch-site", site);
+        if let Some(token) = token {
+            request = request.header("x-moke-page-token", token);
+        }
+        request.send()
+    };
+    for (what, token, site, allowed) in [
+        ("without a token", None, "same-origin", false),
+        ("with a forged token", Some("AAAA"), "same-origin", false),
+        ("with another browser's token", Some(other_token.as_str()), "same-origin", false),
+        ("from another site", Some(token.as_str()), "cross-site", false),
+        ("from the console's script", Some(token.as_str()), "same-origin", true),
+    ] {
+        let answer = fetch(token, site).await.unwrap();
+        let expected = if allowed { StatusCode::OK } else { StatusCode::FORBIDDEN };
+        assert_eq!(answer.status(), expected, "a fetch {what}");
+        if allowed {
+            assert!(answer.text().await.unwrap().contains("<h1>Projects</h1>"), "the page itself");
+        }
+    }
+
+    // The script itself: a module and its WebAssembly, typed so browsers run them.
+    for (path, kind) in [("/assets/console.js", "text/javascript"), ("/assets/console_bg.wasm", "application/wasm")] {
+        let answer = client.get(format!("{}{path}", t.base)).header("sec-fetch-mode", "no-cors").send().await.unwrap();
+        assert_eq!(answer.status(), StatusCode::OK, "{path}");
+        assert!(answer.headers()["content-type"].to_str().unwrap().starts_with(kind), "{path}");
+    }
+}
+
 fn base64_url(text: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::URL_SAFE.encode(text)
@@ -400,7 +516,7 @@ async fn a_deploy_hook_secret_is_shown_exactly_once(options: PgPoolOptions, conn
         AgentConfig::new("eu-central-1", zones("eu-central-1")),
         Transport::Postgres(t.pool.clone()),
     );
-    let browser = Browser::start("deploy-hook", false).await;
+    let browser = Browser::start("deploy-hook", true).await;
     sign_up(&t, &browser, "ada@example.com", "acme").await;
     running_cluster(&t, "ada@example.com").await;
     let session = t.login("ada@example.com", PASSWORD, None).await;
@@ -425,6 +541,17 @@ async fn a_deploy_hook_secret_is_shown_exactly_once(options: PgPoolOptions, conn
     let shown = browser.source_value("#hook-secret").await;
     assert!(shown.starts_with("whsec_"), "{shown}");
     assert!(browser.body_text().await.contains("shown only this once"));
+    // Copied with its button (the script adds one to the secret, the URL and the curl example).
+    eventually(20, "the copy buttons", async || browser.texts("button.copy").await.len() == 3).await;
+    browser.click("#hook-secret + button.copy").await;
+    eventually(20, "the secret to be copied", async || {
+        browser.property("#announcer", "textContent").await == json!("Copied the secret to the clipboard.")
+    })
+    .await;
+    let copied = browser
+        .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, e => done(String(e)));")
+        .await;
+    assert_eq!(copied, json!(shown), "the clipboard holds the secret");
     browser.check("hook-secret").await;
 
     // Reloaded, or opened again: the secret is gone for good.

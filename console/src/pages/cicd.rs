@@ -171,14 +171,14 @@ fn SecretOnce(flash: Flash, back: String) -> impl IntoView {
             <p><strong>"Copy it now: it is shown only this once."</strong> " Moke keeps only a way to check it; if it is lost, rotate it."</p>
             <div class="field">
                 <label for="hook-secret">"Secret"</label>
-                <input id="hook-secret" readonly=true value=flash.secret.clone() autocomplete="off" spellcheck="false"/>
+                <input id="hook-secret" readonly=true value=flash.secret.clone() autocomplete="off" spellcheck="false" data-copy="secret"/>
             </div>
             <div class="field">
                 <label for="hook-url">"Delivery URL"</label>
-                <input id="hook-url" readonly=true value=url.clone()/>
+                <input id="hook-url" readonly=true value=url.clone() data-copy="delivery URL"/>
             </div>
             <h3>"Try it with curl (Standard Webhooks signature)"</h3>
-            <pre><code>{sample}</code></pre>
+            <pre data-copy="curl command"><code>{sample}</code></pre>
             <h3>"GitHub"</h3>
             <p>"Repository → Settings → Webhooks → Add webhook: Payload URL = the delivery URL, Content type = application/json, Secret = the secret, events: Packages (registry packages) and Workflow runs, or a deployment event from your workflow."</p>
             <h3>"GitLab"</h3>

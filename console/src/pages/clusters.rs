@@ -232,7 +232,7 @@ pub fn ClusterNew() -> impl IntoView {
             view! {
                 <h1>"Create a cluster"</h1>
                 <FormAlert errors=errors.clone()/>
-                <ActionForm action=action>
+                <ActionForm action=action attr:data-complete="" attr:data-live-estimate="estimate-body">
                     <Csrf/>
                     <IdempotencyKey/>
                     <input type="hidden" name="project" value=project.clone()/>
@@ -272,7 +272,7 @@ pub fn ClusterNew() -> impl IntoView {
                         <label for="deletion-protection">"Deletion protection: refuse to delete this cluster until it is turned off"</label>
                     </div>
                     <PriceEstimate estimate=estimate few_nodes=few_nodes/>
-                    <button type="submit">"Create cluster"</button>
+                    <button type="submit" data-needs-complete="">"Create cluster"</button>
                 </ActionForm>
             }
             .into_any()
@@ -385,11 +385,14 @@ fn PriceEstimate(
     view! {
         <section class="estimate" aria-labelledby="estimate-title">
             <h2 id="estimate-title">"Monthly price estimate"</h2>
-            {few_nodes.then(|| view! {
-                <p class="alert" role="status">"Fewer than 3 nodes: an upgrade or a repair has no room to move your workloads, which then stop while a node is replaced."</p>
-            })}
-            {body}
-            <button type="submit" name="intent" value="estimate" formnovalidate=true class="secondary">"Update the estimate"</button>
+            // The part the console's script swaps in as the form is filled in.
+            <div id="estimate-body">
+                {few_nodes.then(|| view! {
+                    <p class="alert" role="status">"Fewer than 3 nodes: an upgrade or a repair has no room to move your workloads, which then stop while a node is replaced."</p>
+                })}
+                {body}
+            </div>
+            <button type="submit" name="intent" value="estimate" formnovalidate=true class="secondary" data-estimate-button="">"Update the estimate"</button>
         </section>
     }
 }
@@ -627,7 +630,7 @@ pub fn Cluster() -> impl IntoView {
             <div class="live" role="status" aria-live="polite">
                 {notice.map(|notice| view! { <div class="alert ok">{notice}</div> })}
             </div>
-            <Suspense fallback=|| ()>{content}</Suspense>
+            <Suspense fallback=|| ()><div id="cluster-live" data-live="">{content}</div></Suspense>
         </Frame>
     }
 }
@@ -774,7 +777,7 @@ pub fn Kubeconfig() -> impl IntoView {
                             <h2 id="yaml-title">"Your kubeconfig"</h2>
                             <p class="hint">{format!("Groups: {}. ", k.groups.join(", "))}{k.expires_at.map(|at| format!("Valid until {}.", when(at)))}</p>
                             <label for="kubeconfig-yaml" class="visually-hidden">"Kubeconfig YAML"</label>
-                            <textarea id="kubeconfig-yaml" readonly=true rows="16" spellcheck="false">{k.kubeconfig}</textarea>
+                            <textarea id="kubeconfig-yaml" readonly=true rows="16" spellcheck="false" data-copy="kubeconfig">{k.kubeconfig}</textarea>
                         </section>
                     })}
                     <section class="card danger" aria-labelledby="revoke-title">

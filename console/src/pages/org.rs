@@ -359,7 +359,7 @@ pub(crate) fn TokenOnce(flash: Flash, back: &'static str) -> impl IntoView {
             <p><strong>"Copy it now: it is shown only this once."</strong></p>
             <div class="field">
                 <label for="token-secret">"Token"</label>
-                <input id="token-secret" readonly=true value=flash.secret autocomplete="off" spellcheck="false"/>
+                <input id="token-secret" readonly=true value=flash.secret autocomplete="off" spellcheck="false" data-copy="token"/>
             </div>
             <p class="hint">"Use it as " <code>"Authorization: Bearer …"</code> ", or " <code>"MOKE_TOKEN"</code> " for the CLI and SDKs."</p>
             <p><a class="button" href=back>"I have saved it"</a></p>

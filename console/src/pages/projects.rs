@@ -207,7 +207,7 @@ pub fn Project() -> impl IntoView {
     let crumbs = vec![("Projects".to_string(), "/projects".to_string())];
     view! {
         <Frame title=format!("Project {project}") crumbs=crumbs>
-            <Suspense fallback=|| ()>{content}</Suspense>
+            <Suspense fallback=|| ()><div id="clusters-live" data-live="">{content}</div></Suspense>
         </Frame>
     }
 }

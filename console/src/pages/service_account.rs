@@ -251,7 +251,7 @@ pub fn ServiceAccount() -> impl IntoView {
                 <section aria-labelledby="exchange-title">
                     <h2 id="exchange-title">"Using it from CI"</h2>
                     <p>"The job asks its CI system for an ID token with the policy's audience, posts it to " <code>"POST /v1/auth/token-exchange"</code> " with this account's id, and uses the answer's " <code>"access_token"</code> " as " <code>"MOKE_TOKEN"</code> " (with " <code>"MOKE_HOST"</code> " for the CLI). Each ID token is accepted once."</p>
-                    <pre><code>{sample}</code></pre>
+                    <pre data-copy="example"><code>{sample}</code></pre>
                     <p class="hint">"GitLab: declare " <code>"id_tokens: { MOKE_ID_TOKEN: { aud: moke } }"</code> " in the job and post " <code>"$MOKE_ID_TOKEN"</code> " the same way."</p>
                 </section>
             }

@@ -749,7 +749,7 @@ pub fn Deployment() -> impl IntoView {
                     {done.as_deref().and_then(done_message).map(|done| view! { <div class="alert ok">{done}</div> })}
                 </div>
                 <InProgress changing=rolling here=path.clone()/>
-                <section class="summary" aria-label="Summary">
+                <section class="summary" aria-label="Summary" id="deployment-summary" data-live="">
                     <dl>
                         <div><dt>"Status"</dt><dd><StatusChip phase=d.status.phase.clone() stale=d.status.stale/>{paused.then_some(" (paused)")}</dd></div>
                         <div><dt>"Pods ready"</dt><dd>{format!("{} of {}", d.status.ready_replicas, d.status.replicas)}</dd></div>
@@ -784,7 +784,7 @@ pub fn Deployment() -> impl IntoView {
                         </ActionForm>
                     </div>
                 </section>
-                <section aria-labelledby="pods-title">
+                <section aria-labelledby="pods-title" id="deployment-pods" data-live="">
                     <h2 id="pods-title">"Pods"</h2>
                     {if d.status.pods.is_empty() {
                         view! { <p class="muted">"No pods."</p> }.into_any()
