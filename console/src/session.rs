@@ -114,15 +114,21 @@ impl Keys {
     }
 
     /// The token with which the page's script makes requests that are not
-    /// navigations (see [`navigations_only`]): a MAC of the cookie's seed,
-    /// so only someone who could read a console page has it.
-    fn page_token(&self, seed: &str) -> String {
-        B64.encode(hmac::sign(&self.mac, format!("page\0{seed}").as_bytes()))
+    /// navigations (see [`navigations_only`]): `<expiry>.<MAC>` of the
+    /// cookie's seed, the organization the page was drawn for and the
+    /// expiry, so only someone who could read a console page has it, it
+    /// lapses, and a page of another organization's session is refused.
+    fn page_token(&self, seed: &str, organization: &str, now: i64) -> String {
+        let expires = now + PAGE_TOKEN_SECONDS;
+        let tag = hmac::sign(&self.mac, format!("page\0{seed}\0{organization}\0{expires}").as_bytes());
+        format!("{expires}.{}", B64.encode(tag))
     }
 
-    fn page_token_valid(&self, seed: &str, token: &str) -> bool {
-        let Ok(tag) = B64.decode(token) else { return false };
-        hmac::verify(&self.mac, format!("page\0{seed}").as_bytes(), &tag).is_ok()
+    fn page_token_valid(&self, seed: &str, organization: &str, token: &str, now: i64) -> bool {
+        let Some((expires, tag)) = token.split_once('.') else { return false };
+        let (Ok(expires), Ok(tag)) = (expires.parse::<i64>(), B64.decode(tag)) else { return false };
+        (now..=now + PAGE_TOKEN_SECONDS).contains(&expires)
+            && hmac::verify(&self.mac, format!("page\0{seed}\0{organization}\0{expires}").as_bytes(), &tag).is_ok()
     }
 }
 
@@ -452,7 +458,8 @@ impl RequestSession {
 
     /// The token the page's script sends on its own requests.
     pub(crate) fn page_token(&self) -> String {
-        self.0.console.keys.page_token(&self.seed())
+        let now = chrono::Utc::now().timestamp();
+        self.0.console.keys.page_token(&self.seed(), &self.organization().unwrap_or_default(), now)
     }
 
     /// The cookie's seed, made now for a first visit.
@@ -658,16 +665,48 @@ impl RequestSession {
 /// Pages that act with the person's session merely by being opened: a
 /// link from elsewhere (directly, or as sign-in's `next`) must not take the
 /// person there without their click.
+/// Decided on the path and query as the pages read them (percent-decoded),
+/// so that no encoding of `show` or of the path gets past it.
 pub(crate) fn acts_with_session(path: &str, query: &str) -> bool {
+    let path = percent_decoded(path);
+    let shows = form_urlencoded::parse(query.as_bytes()).any(|(key, _)| key == "show");
     path.ends_with("/kubeconfig.yaml")
         || path == "/device"
-        || (path.ends_with("/kubeconfig") && query.contains("show"))
+        || (path.ends_with("/kubeconfig") && shows)
         || (path.starts_with("/org/billing/invoices/") && (path.ends_with("/csv") || path.ends_with("/pdf")))
+}
+
+/// `path` with its `%XX` escapes decoded (bytes that are not UTF-8 replaced).
+fn percent_decoded(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// The header with which the console's own script proves that it read a
 /// console page (`moke-console-enhance`).
 pub(crate) const PAGE_TOKEN_HEADER: &str = "x-moke-page-token";
+
+/// How long a page token lasts; the script takes the newer one from each
+/// page it fetches.
+const PAGE_TOKEN_SECONDS: i64 = 3600;
+
+/// The one form the script sends (to price the cluster form as it is filled in).
+const SCRIPT_POSTS_TO: &str = "/console/fn/cluster_create";
 
 /// Lets only what a person's browser does reach the console: navigations
 /// (pages, form posts) and its assets, never another script's `fetch`
@@ -690,12 +729,22 @@ pub(crate) async fn navigations_only(
         None => !console.secure,
     };
     let same_origin = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()).is_none_or(|s| s == "same-origin");
-    // The script never needs a page that acts merely by being opened.
-    let acts = acts_with_session(path, request.uri().query().unwrap_or_default());
+    let fetched = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok()).is_none_or(|d| d == "empty");
+    // Only what the script does: read pages, and price the cluster form;
+    // never a page that acts merely by being opened.
+    let scripted = match *request.method() {
+        http::Method::GET | http::Method::HEAD => !acts_with_session(path, request.uri().query().unwrap_or_default()),
+        http::Method::POST => path == SCRIPT_POSTS_TO,
+        _ => false,
+    };
     let page_script = same_origin
-        && !acts
+        && fetched
+        && scripted
         && headers.get(PAGE_TOKEN_HEADER).and_then(|v| v.to_str().ok()).is_some_and(|token| {
-            read_cookie(&console, headers).is_some_and(|state| console.keys.page_token_valid(&state.csrf, token))
+            read_cookie(&console, headers).is_some_and(|state| {
+                let organization = state.tokens.as_ref().map(|t| t.organization.as_str()).unwrap_or_default();
+                console.keys.page_token_valid(&state.csrf, organization, token, chrono::Utc::now().timestamp())
+            })
         });
     if !navigation && !asset && !page_script {
         return (http::StatusCode::FORBIDDEN, "Open this page in the browser.\n").into_response();
@@ -704,8 +753,9 @@ pub(crate) async fn navigations_only(
     // answer with a page that reloads itself (now same-site, cookie and
     // all) instead of treating the person as signed out and replacing it.
     let cross_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) == Some("cross-site");
-    // Not for a download or the device page (`acts`): a link from elsewhere
-    // must not make those act with the person's session.
+    // Not for a download or the device page: a link from elsewhere must not
+    // make those act with the person's session.
+    let acts = acts_with_session(path, request.uri().query().unwrap_or_default());
     if cross_site && request.method() == http::Method::GET && !asset && read_cookie(&console, headers).is_none() {
         let here = request.uri().path_and_query().map_or("/".to_string(), |p| p.to_string());
         let here = here.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
@@ -746,4 +796,43 @@ pub(crate) async fn refuse_cross_site_posts(request: Request, next: Next) -> Res
             .into_response();
     }
     next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_that_act_are_recognized_however_their_address_is_encoded() {
+        let kubeconfig = "/projects/p/clusters/c/kubeconfig";
+        for (path, query) in [
+            (kubeconfig, "show=1"),
+            (kubeconfig, "sho%77=1"),
+            (kubeconfig, "a=b&show"),
+            ("/projects/p/clusters/c/kubeconfi%67", "show=1"),
+            ("/projects/p/clusters/c/kubeconfig%2Eyaml", ""),
+            ("/devic%65", ""),
+            ("/org/billing/invoices/inv_1/%70df", ""),
+        ] {
+            assert!(acts_with_session(path, query), "{path}?{query}");
+        }
+        for (path, query) in [(kubeconfig, ""), (kubeconfig, "shown=1"), ("/projects/p/clusters/c", "show=1")] {
+            assert!(!acts_with_session(path, query), "{path}?{query}");
+        }
+    }
+
+    #[test]
+    fn page_tokens_are_bound_to_the_seed_the_organization_and_an_hour() {
+        let keys = Keys::new(&[7; 32]);
+        let now = 1_800_000_000;
+        let token = keys.page_token("seed", "org_a", now);
+        assert!(keys.page_token_valid("seed", "org_a", &token, now + 60));
+        assert!(!keys.page_token_valid("other seed", "org_a", &token, now + 60), "another browser's");
+        assert!(!keys.page_token_valid("seed", "org_b", &token, now + 60), "after switching organization");
+        assert!(!keys.page_token_valid("seed", "org_a", &token, now + PAGE_TOKEN_SECONDS + 1), "lapsed");
+        let (_, tag) = token.split_once('.').unwrap();
+        let later = format!("{}.{tag}", now + PAGE_TOKEN_SECONDS + 100);
+        assert!(!keys.page_token_valid("seed", "org_a", &later, now + PAGE_TOKEN_SECONDS + 50), "expiry changed");
+        assert!(!keys.page_token_valid("seed", "org_a", "garbage", now));
+    }
 }

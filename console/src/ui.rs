@@ -290,6 +290,16 @@ pub(crate) fn error_view(session: &RequestSession, mut error: ConsoleError) -> A
     .into_any()
 }
 
+/// A price the API gives exactly (`"0.1"`, `"12"`, `"0.1786"`) shown with
+/// at least cents (`0.10`, `12.00`, `0.1786`): the API's digits are kept.
+pub(crate) fn price(exact: &str) -> String {
+    match exact.split_once('.') {
+        Some((whole, cents)) if cents.len() < 2 => format!("{whole}.{cents:0<2}"),
+        Some(_) => exact.to_string(),
+        None => format!("{exact}.00"),
+    }
+}
+
 /// A relative time, for lists ("3 min ago").
 pub(crate) fn ago(at: chrono::DateTime<chrono::Utc>) -> String {
     let seconds = (chrono::Utc::now() - at).num_seconds().max(0);
@@ -342,4 +352,16 @@ pub(crate) fn InProgress(changing: bool, here: String) -> impl IntoView {
         }
     });
     view! { <div id="in-progress" data-live="">{notice}</div> }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prices_show_at_least_cents_and_every_digit_the_api_gave() {
+        for (exact, shown) in
+            [("0.1", "0.10"), ("12", "12.00"), ("0.1786", "0.1786"), ("-100.00", "-100.00"), ("5.", "5.00")]
+        {
+            assert_eq!(super::price(exact), shown, "{exact}");
+        }
+    }
 }

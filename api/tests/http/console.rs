@@ -404,6 +404,36 @@ async fn only_the_consoles_script_fetches_its_pages(options: PgPoolOptions, conn
         }
     }
 
+    // With the token, only what the script does: no page that acts by being
+    // opened (however its address is encoded), no form but the priced one.
+    for path in ["/projects/shop/clusters/prod/kubeconfig?sho%77=1", "/projects/shop/clusters/prod/kubeconfig.yaml"] {
+        let answer = client
+            .get(format!("{}{path}", t.base))
+            .header("cookie", &cookie)
+            .header("sec-fetch-mode", "cors")
+            .header("sec-fetch-site", "same-origin")
+            .header("x-moke-page-token", &token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), StatusCode::FORBIDDEN, "a scripted {path}");
+    }
+    let answer = client
+        .post(format!("{}/console/fn/project_create", t.base))
+        .header("cookie", &cookie)
+        .header("sec-fetch-mode", "cors")
+        .header("sec-fetch-site", "same-origin")
+        .header("x-moke-page-token", &token)
+        .form(&[
+            ("csrf", csrf_of(&html)),
+            ("name", "web".into()),
+            ("idempotency_key", uuid::Uuid::new_v4().to_string()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN, "a scripted form other than the priced one");
+
     // The script itself: a module and its WebAssembly, typed so browsers run them.
     for (path, kind) in [("/assets/console.js", "text/javascript"), ("/assets/console_bg.wasm", "application/wasm")] {
         let answer = client.get(format!("{}{path}", t.base)).header("sec-fetch-mode", "no-cors").send().await.unwrap();

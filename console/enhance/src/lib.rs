@@ -9,7 +9,10 @@
 //!   itself again and swaps those parts in place, every
 //!   [`CHANGING_EVERY_MS`] while something is changing (`[data-changing]`),
 //!   else every [`SETTLED_EVERY_MS`]; a part holding the focus is left as
-//!   it is, so no one loses their place.
+//!   it is, so no one loses their place. It backs off after failures
+//!   (honouring `Retry-After`), stops for good once refused or moved
+//!   elsewhere (signed out, another organization, deleted), and stops after
+//!   [`FOLLOW_IDLE_MS`] without the person doing anything.
 //! - **Live price estimate**: a form with `[data-live-estimate]` is priced
 //!   as it is filled in, by sending it with its estimate button's value
 //!   (the same server function the button uses) and swapping the priced
@@ -18,10 +21,11 @@
 //!   `[data-needs-complete]` buttons disabled until it is valid.
 //!
 //! The console refuses any request that is not a navigation unless it
-//! carries the page's token (`<meta name="moke-page-token">`) in
-//! [`PAGE_TOKEN_HEADER`]: another page on the same origin cannot read a
-//! console page, so it cannot learn the token. Changes are announced in the
-//! page's `#announcer` live region.
+//! carries the page's token (`<meta name="moke-page-token">`, an hour long,
+//! renewed from each page fetched) in [`PAGE_TOKEN_HEADER`], and then only
+//! reads pages and prices the cluster form: another page on the same origin
+//! cannot read a console page, so it cannot learn the token. Changes are
+//! announced in the page's `#announcer` live region.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -56,7 +60,7 @@ pub fn start() {
     complete_forms(&document);
     live_estimates(&document);
     if has_live_parts(&document) {
-        schedule_refresh(&window, &document);
+        Follow::start(&window, &document);
     }
 }
 
@@ -222,7 +226,7 @@ async fn estimate(document: &Document, form: &HtmlFormElement, button: &HtmlButt
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_body(&body);
-    let answer = fetch(document, &form.action(), &init).await?;
+    let Fetched::Page(answer) = fetch(document, &form.action(), &init).await else { return None };
     let url = answer.url();
     let priced = parse(&answer).await?;
     // An answer that is not the form again (signed out, an error page) prices nothing.
@@ -231,30 +235,69 @@ async fn estimate(document: &Document, form: &HtmlFormElement, button: &HtmlButt
             .and_then(|(_, rest)| rest.split_once('/'))
             .is_some_and(|(_, path)| path.split('?').next() == Some(here.trim_start_matches('/')))
     });
-    same_page.then_some(priced)
+    if !same_page {
+        return None;
+    }
+    renew_token(document, &priced);
+    Some(priced)
 }
 
-/// A same-origin request with the page's token, following redirects;
-/// `None` unless it was answered with a success.
-async fn fetch(document: &Document, url: &str, init: &RequestInit) -> Option<Response> {
-    let window = web_sys::window()?;
-    let headers = web_sys::Headers::new().ok()?;
-    headers.set(PAGE_TOKEN_HEADER, &page_token(document)?).ok()?;
+/// How a request of the script ended.
+enum Fetched {
+    /// The answer (after redirects).
+    Page(Response),
+    /// Refused, gone or moved elsewhere (signed out, another organization,
+    /// deleted): asking again would not help.
+    Over,
+    /// Worth asking again later (the network, a restart, too many
+    /// requests): after `retry_after_ms` when the server said.
+    Later { retry_after_ms: Option<i32> },
+}
+
+/// A same-origin request with the page's token, following redirects.
+async fn fetch(document: &Document, url: &str, init: &RequestInit) -> Fetched {
+    let Some(window) = web_sys::window() else { return Fetched::Over };
+    let (Ok(headers), Some(token)) = (web_sys::Headers::new(), page_token(document)) else { return Fetched::Over };
+    let _ = headers.set(PAGE_TOKEN_HEADER, &token);
     // As a browser's form post: the console's server functions then answer
     // with their redirect (to the page, priced), not a script's error value.
-    headers.set("accept", "text/html").ok()?;
+    let _ = headers.set("accept", "text/html");
     init.set_headers(&headers);
     init.set_credentials(RequestCredentials::SameOrigin);
     init.set_redirect(RequestRedirect::Follow);
-    let answer = JsFuture::from(window.fetch_with_str_and_init(url, init)).await.ok()?;
-    let answer: Response = answer.dyn_into().ok()?;
-    answer.ok().then_some(answer)
+    let Ok(answer) = JsFuture::from(window.fetch_with_str_and_init(url, init)).await else {
+        return Fetched::Later { retry_after_ms: None };
+    };
+    let Ok(answer) = answer.dyn_into::<Response>() else { return Fetched::Over };
+    match answer.status() {
+        200..=299 => Fetched::Page(answer),
+        429 | 500..=599 => {
+            let retry_after_ms = answer
+                .headers()
+                .get("retry-after")
+                .ok()
+                .flatten()
+                .and_then(|seconds| seconds.trim().parse::<i32>().ok())
+                .map(|seconds| seconds.clamp(1, 3600) * 1000);
+            Fetched::Later { retry_after_ms }
+        }
+        _ => Fetched::Over,
+    }
 }
 
 /// The answer's HTML as an inert document (nothing in it runs).
 async fn parse(answer: &Response) -> Option<Document> {
     let text = JsFuture::from(answer.text().ok()?).await.ok()?.as_string()?;
     DomParser::new().ok()?.parse_from_string(&text, SupportedType::TextHtml).ok()
+}
+
+/// Takes the page token of a freshly drawn page (tokens lapse after an hour).
+fn renew_token(document: &Document, fresh: &Document) {
+    let selector = "meta[name='moke-page-token']";
+    let newer = fresh.query_selector(selector).ok().flatten().and_then(|meta| meta.get_attribute("content"));
+    if let (Some(meta), Some(newer)) = (document.query_selector(selector).ok().flatten(), newer) {
+        let _ = meta.set_attribute("content", &newer);
+    }
 }
 
 /// Replaces the element `id` of this page with its copy in `fresh`,
@@ -285,37 +328,74 @@ fn changing(document: &Document) -> bool {
     document.query_selector("[data-changing]").ok().flatten().is_some()
 }
 
-/// Fetches the page again after a while and swaps its live parts in; a
-/// page that moved elsewhere (signed out, deleted) stops following.
-fn schedule_refresh(window: &Window, document: &Document) {
-    let every = if changing(document) { CHANGING_EVERY_MS } else { SETTLED_EVERY_MS };
-    let document = document.clone();
-    after(window, every, move || {
-        spawn_local(async move {
-            let Some(window) = web_sys::window() else { return };
-            // A page in a background tab waits until it is looked at again.
-            if !document.hidden() && !refresh(&window, &document).await {
-                return;
-            }
-            schedule_refresh(&window, &document);
-        });
-    });
+/// How long a page follows what it shows after the person last did
+/// something on it: an unattended tab stops asking (and stops keeping the
+/// session alive).
+const FOLLOW_IDLE_MS: f64 = 30.0 * 60.0 * 1000.0;
+
+/// The longest wait between two rounds after failures.
+const LONGEST_BACKOFF_MS: i32 = 5 * 60 * 1000;
+
+/// A page following what it shows.
+#[derive(Clone)]
+struct Follow {
+    document: Document,
+    /// When the person last clicked, typed or scrolled (ms since the epoch).
+    last_activity: Rc<Cell<f64>>,
 }
 
-/// Swaps in the page's live parts as the server draws them now; `false`
-/// when the page is gone or answers with another one.
-async fn refresh(window: &Window, document: &Document) -> bool {
-    let Ok(here) = window.location().href() else { return false };
+impl Follow {
+    fn start(window: &Window, document: &Document) {
+        let last_activity = Rc::new(Cell::new(js_sys::Date::now()));
+        for event in ["pointerdown", "keydown", "scroll", "focus"] {
+            let last_activity = last_activity.clone();
+            on(window, event, move |_| last_activity.set(js_sys::Date::now()));
+        }
+        Follow { document: document.clone(), last_activity }.schedule(window, None);
+    }
+
+    /// The next round after `wait_ms`, or the page's own pace.
+    fn schedule(self, window: &Window, wait_ms: Option<i32>) {
+        let pace = if changing(&self.document) { CHANGING_EVERY_MS } else { SETTLED_EVERY_MS };
+        after(window, wait_ms.unwrap_or(pace), move || spawn_local(self.round(0)));
+    }
+
+    /// One round; `failures` in a row before it.
+    async fn round(self, failures: u32) {
+        let Some(window) = web_sys::window() else { return };
+        if js_sys::Date::now() - self.last_activity.get() > FOLLOW_IDLE_MS {
+            return;
+        }
+        // A page in a background tab waits until it is looked at again.
+        if self.document.hidden() {
+            return self.schedule(&window, None);
+        }
+        match refresh(&window, &self.document).await {
+            Fetched::Page(_) => self.schedule(&window, None),
+            Fetched::Over => {}
+            Fetched::Later { retry_after_ms } => {
+                let backoff = CHANGING_EVERY_MS.saturating_mul(1 << failures.min(8)).min(LONGEST_BACKOFF_MS);
+                let wait = retry_after_ms.unwrap_or(backoff).max(backoff);
+                let next = self.clone();
+                after(&window, wait, move || spawn_local(next.round(failures + 1)));
+            }
+        }
+    }
+}
+
+/// Swaps in the page's live parts as the server draws them now.
+async fn refresh(window: &Window, document: &Document) -> Fetched {
+    let Ok(here) = window.location().href() else { return Fetched::Over };
     let init = RequestInit::new();
     init.set_method("GET");
-    let Some(answer) = fetch(document, &here, &init).await else {
-        // A failed round (the network, a restart) is tried again.
-        return true;
+    let answer = match fetch(document, &here, &init).await {
+        // Sent elsewhere (to sign in, say): this page no longer follows.
+        Fetched::Page(answer) if answer.redirected() => return Fetched::Over,
+        Fetched::Page(answer) => answer,
+        other => return other,
     };
-    if answer.redirected() {
-        return false;
-    }
-    let Some(fresh) = parse(&answer).await else { return true };
+    let Some(fresh) = parse(&answer).await else { return Fetched::Later { retry_after_ms: None } };
+    renew_token(document, &fresh);
     let was_changing = changing(document);
     let mut parts = Vec::new();
     for part in all(document, "[data-live][id]") {
@@ -331,5 +411,5 @@ async fn refresh(window: &Window, document: &Document) -> bool {
     if was_changing && !changing(document) {
         announce(document, "Changes are done: the page shows the latest state.");
     }
-    true
+    Fetched::Page(answer)
 }

@@ -481,7 +481,10 @@ pub fn Invoice() -> impl IntoView {
                     let (quantity, unit_price) = if line.kind == types::InvoiceLineKind::Credit {
                         (String::new(), String::new())
                     } else {
-                        (format!("{} {}", line.quantity.as_str(), line.unit), line.unit_price.as_str().to_string())
+                        (
+                            format!("{} {}", line.quantity.as_str(), line.unit),
+                            crate::ui::price(line.unit_price.as_str()),
+                        )
                     };
                     view! {
                         <tr>

@@ -367,7 +367,7 @@ fn PriceEstimate(
                     <tbody>
                         {estimate.lines.into_iter().map(|line| view! {
                             <tr><td>{line.product}</td><td class="number">{line.count}</td><td class="number">{line.hours}</td>
-                                <td class="number">{line.unit_price.to_string()}</td><td class="number">{line.amount.to_string()}</td></tr>
+                                <td class="number">{crate::ui::price(&line.unit_price)}</td><td class="number">{line.amount.to_string()}</td></tr>
                         }).collect_view()}
                     </tbody>
                     <tfoot><tr><th scope="row" colspan="4">"Total a month"</th>
