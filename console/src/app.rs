@@ -134,6 +134,11 @@ pub fn App() -> impl IntoView {
                     view=clusters::ClusterDelete
                     ssr=SsrMode::Async
                 />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/upgrade")
+                    view=clusters::ClusterUpgrade
+                    ssr=SsrMode::Async
+                />
             </Routes>
         </Router>
     }

@@ -365,7 +365,7 @@ async fn nodes(State(served): State<Served>, headers: axum::http::HeaderMap) -> 
                     "status": {
                         "conditions": [{ "type": "Ready", "status": "True", "reason": "KubeletReady",
                                          "message": "kubelet is posting ready status" }],
-                        "nodeInfo": { "kubeletVersion": git_version(&version), "osImage": "Moke bare metal",
+                        "nodeInfo": { "kubeletVersion": git_version(&state.node_version(pool, node)), "osImage": "Moke bare metal",
                                       "containerRuntimeVersion": "containerd://1.7", "architecture": "amd64",
                                       "operatingSystem": "linux", "kernelVersion": "6.1" },
                     },

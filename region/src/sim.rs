@@ -62,6 +62,10 @@ pub struct Member {
     /// Node-pool nodes: the pool template they were built from.
     #[serde(default)]
     pub template: i64,
+    /// Node-pool nodes: the Kubernetes version their kubelet runs (empty
+    /// for nodes of a state saved before nodes had one: the cluster's).
+    #[serde(default)]
+    pub version: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -92,13 +96,20 @@ pub struct SimCluster {
 }
 
 /// A blue-green upgrade: the green API servers run the new version beside
-/// the blue ones; traffic moves once they are ready; then blue goes.
+/// the blue ones; traffic moves once they are ready; then blue goes, and
+/// every node pool of the cluster is replaced onto the new version.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ControlPlaneUpgrade {
     pub to_version: String,
     pub green: Vec<Member>,
     /// The tick the green servers started.
     pub started_at: u64,
+    /// Traffic has moved to the green servers (the blue ones still run).
+    #[serde(default)]
+    pub switched: bool,
+    /// The operation that asked for it: it waits for the node pools too.
+    #[serde(default)]
+    pub operation_id: String,
 }
 
 /// One etcd snapshot.
@@ -160,10 +171,15 @@ pub struct SimNodePool {
     pub name: String,
     #[serde(default)]
     pub spec: pb::NodePoolSpec,
-    /// Bumped when the machine type, labels or taints change: nodes of an
-    /// older template are replaced one at a time (surge one, cordon, drain).
+    /// Bumped when the machine type, labels, taints or Kubernetes version
+    /// change: nodes of an older template are replaced one at a time
+    /// (surge one, cordon, drain).
     #[serde(default)]
     pub template: i64,
+    /// The Kubernetes version new nodes run: the cluster's, once its
+    /// control plane runs it (nodes are never newer than their API servers).
+    #[serde(default)]
+    pub version: String,
     /// The node being drained (cordoned: no new pods, its pods replaced
     /// elsewhere) before it goes, and the tick the drain began.
     #[serde(default)]
@@ -211,8 +227,18 @@ impl SimNodePool {
             zone: zone.clone(),
             rack: format!("{zone}-r{rack}"),
             template: self.template,
+            version: self.version.clone(),
         });
         self.next_node += 1;
+    }
+
+    /// How far replacing the pool's nodes onto its current template has come.
+    fn replacement_step(&self) -> (String, i32) {
+        let count = self.spec.count.max(1) as usize;
+        let current = self.nodes.iter().filter(|n| n.template == self.template).count().min(count);
+        let version = if self.version.is_empty() { "as before" } else { &self.version };
+        let step = format!("node pool {}: {current} of {count} node(s) replaced onto Kubernetes {version}", self.name);
+        (step, 40 + (55 * current / count) as i32)
     }
 
     /// Removes nodes from the most crowded zones until `count` remain.
@@ -271,7 +297,14 @@ fn progress(operation_id: &str, status: &str, step: &str, progress: i32) -> pb::
 }
 
 fn node(m: &Member) -> pb::Node {
-    pb::Node { name: m.name.clone(), zone: m.zone.clone(), rack: m.rack.clone(), ready: true, unschedulable: false }
+    pb::Node {
+        name: m.name.clone(),
+        zone: m.zone.clone(),
+        rack: m.rack.clone(),
+        ready: true,
+        unschedulable: false,
+        kubelet_version: m.version.clone(),
+    }
 }
 
 /// Spreads `count` members over `zones` round-robin (skew at most 1), each in
@@ -284,7 +317,13 @@ fn spread(prefix: &str, count: usize, zones: &[String], racks_per_zone: usize) -
         .map(|i| {
             let zone = &zones[i % zones.len()];
             let rack = (i / zones.len()) % racks_per_zone.max(1);
-            Member { name: format!("{prefix}-{i}"), zone: zone.clone(), rack: format!("{zone}-r{rack}"), template: 0 }
+            Member {
+                name: format!("{prefix}-{i}"),
+                zone: zone.clone(),
+                rack: format!("{zone}-r{rack}"),
+                template: 0,
+                version: String::new(),
+            }
         })
         .collect()
 }
@@ -313,8 +352,41 @@ impl SimState {
         pb::Node {
             ready: self.node_ready(member),
             unschedulable: pool.draining.as_deref() == Some(member.name.as_str()),
+            kubelet_version: self.node_version(pool, member),
             ..node(member)
         }
+    }
+
+    /// The Kubernetes version a node's kubelet runs (a node saved before
+    /// nodes had one runs its cluster's).
+    pub fn node_version(&self, pool: &SimNodePool, member: &Member) -> String {
+        if member.version.is_empty() {
+            self.clusters.get(&pool.cluster_id).map(|c| c.kubernetes_version.clone()).unwrap_or_default()
+        } else {
+            member.version.clone()
+        }
+    }
+
+    /// What an operation still waiting is at: a control-plane upgrade's
+    /// phase or a node pool's replacement, and how far along (percent).
+    fn waiting_step(&self, operation_id: &str) -> (String, i32) {
+        for cluster in self.clusters.values().filter(|c| c.waiting_operations.iter().any(|o| o == operation_id)) {
+            if let Some(upgrade) = &cluster.upgrade {
+                let step = if upgrade.switched {
+                    format!("control plane: traffic switched to the API servers on {}", upgrade.to_version)
+                } else {
+                    format!(
+                        "control plane: starting {} API server(s) on {} beside those on {}",
+                        upgrade.green.len(),
+                        upgrade.to_version,
+                        cluster.kubernetes_version
+                    )
+                };
+                return (step, if upgrade.switched { 25 } else { 10 });
+            }
+        }
+        let waiting = self.node_pools.values().find(|p| p.waiting_operations.iter().any(|o| o == operation_id));
+        waiting.map_or_else(|| ("converging".to_string(), 50), SimNodePool::replacement_step)
     }
 
     pub fn cluster_observation(&self, id: &str) -> Option<pb::Observation> {
@@ -458,6 +530,8 @@ impl SimState {
         let kind = CommandKind::try_from(command.kind).unwrap_or(CommandKind::Unspecified);
         let op = command.operation_id.as_str();
         let mut reports = vec![progress(op, "running", "accepted", 10)];
+        // Operations that waited for a resource this command deleted.
+        let mut released: Vec<String> = Vec::new();
         let outcome = match kind {
             CommandKind::ClusterCreate | CommandKind::ClusterUpdate => self.apply_cluster(layout, command),
             CommandKind::ClusterDelete => {
@@ -467,9 +541,12 @@ impl SimState {
                     cluster.generation = command.generation;
                     cluster.deleted = true;
                     cluster.upgrade = None;
+                    // What waited for the cluster or its pools (an upgrade) ends with them.
+                    released.append(&mut cluster.waiting_operations);
                     for pool in self.node_pools.values_mut().filter(|p| p.cluster_id == command.cluster_id) {
                         pool.deleted = true;
                         pool.nodes.clear();
+                        released.append(&mut pool.waiting_operations);
                     }
                     for workload in self.workloads.values_mut().filter(|w| w.cluster_id == command.cluster_id) {
                         workload.deleted = true;
@@ -505,6 +582,8 @@ impl SimState {
                     pool.deleted = true;
                     pool.nodes.clear();
                     pool.draining = None;
+                    // An upgrade waiting for the pool has nothing left to do here.
+                    released.append(&mut pool.waiting_operations);
                 }
                 Ok(self.node_pool_observation(&command.node_pool_id))
             }
@@ -537,8 +616,14 @@ impl SimState {
                         csr_pem: cluster.pki.serving_csr_pem.clone(),
                     }));
                 }
+                released.sort();
+                released.dedup();
+                for other in released.iter().filter(|o| *o != op && !self.is_waiting(o)) {
+                    reports.push(progress(other, "succeeded", "done", 100));
+                }
                 if self.is_waiting(op) {
-                    reports.push(progress(op, "running", "converging", 50));
+                    let (step, percent) = self.waiting_step(op);
+                    reports.push(progress(op, "running", &step, percent));
                 } else {
                     reports.push(progress(op, "succeeded", "done", 100));
                 }
@@ -584,8 +669,13 @@ impl SimState {
                         &layout.zones,
                         layout.racks_per_zone,
                     );
-                    existing.upgrade =
-                        Some(ControlPlaneUpgrade { to_version: spec.kubernetes_version, green, started_at: tick });
+                    existing.upgrade = Some(ControlPlaneUpgrade {
+                        to_version: spec.kubernetes_version,
+                        green,
+                        started_at: tick,
+                        switched: false,
+                        operation_id: command.operation_id.clone(),
+                    });
                     existing.waiting_operations.push(command.operation_id.clone());
                 } else if let Some(upgrade) = &mut existing.upgrade {
                     upgrade.green = spread(
@@ -642,9 +732,11 @@ impl SimState {
         command: &pb::Command,
     ) -> Result<Option<pb::Observation>, (&'static str, String)> {
         let spec = command.node_pool.clone().unwrap_or_default();
-        if self.clusters.get(&command.cluster_id).is_none_or(|c| c.deleted) {
+        let Some(cluster) = self.clusters.get(&command.cluster_id).filter(|c| !c.deleted) else {
             return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
-        }
+        };
+        // New nodes run what the API servers run (the blue ones, mid-upgrade).
+        let version = cluster.kubernetes_version.clone();
         let pool = self.node_pools.entry(command.node_pool_id.clone()).or_insert_with(|| SimNodePool {
             generation: 0,
             cluster_id: command.cluster_id.clone(),
@@ -653,6 +745,7 @@ impl SimState {
             name: command.name.clone(),
             spec: spec.clone(),
             template: 1,
+            version,
             draining: None,
             draining_since: 0,
             next_node: 0,
@@ -797,6 +890,13 @@ impl SimState {
             if pool.nodes != before || pool.draining != draining_before || self.faults.changed {
                 changed_pools.push(id.clone());
             }
+            // A node replaced: the operations waiting for the pool say how far it is.
+            if pool.nodes.len() < before.len() && !pool.waiting_operations.is_empty() {
+                let (step, percent) = pool.replacement_step();
+                for operation in &pool.waiting_operations {
+                    reports.push(progress(operation, "running", &step, percent));
+                }
+            }
             if pool.converged() {
                 finished.append(&mut pool.waiting_operations);
             }
@@ -804,12 +904,27 @@ impl SimState {
         self.faults.failed_nodes.retain(|n| self.node_pools.values().any(|p| p.nodes.iter().any(|m| &m.name == n)));
         self.faults.changed = false;
 
-        // Control planes: cut over finished blue-green upgrades; snapshots.
+        // Control planes: blue-green upgrades move traffic to green, then
+        // retire blue (one step a tick); snapshots.
         let mut changed_clusters = Vec::new();
+        let mut upgraded = Vec::new();
         for (id, cluster) in self.clusters.iter_mut().filter(|(_, c)| !c.deleted) {
-            if let Some(upgrade) = cluster.upgrade.take_if(|u| tick > u.started_at) {
-                cluster.kubernetes_version = upgrade.to_version;
+            if let Some(upgrade) = cluster.upgrade.as_mut().filter(|u| tick > u.started_at && !u.switched) {
+                upgrade.switched = true;
+                for operation in &cluster.waiting_operations {
+                    let step = format!("control plane: traffic switched to the API servers on {}", upgrade.to_version);
+                    reports.push(progress(operation, "running", &step, 25));
+                }
+                changed_clusters.push(id.clone());
+            } else if let Some(upgrade) = cluster.upgrade.take_if(|u| u.switched) {
+                let retired = std::mem::replace(&mut cluster.kubernetes_version, upgrade.to_version.clone());
                 cluster.api_servers = upgrade.green;
+                for operation in &cluster.waiting_operations {
+                    let step = format!("control plane: the API servers on {retired} retired");
+                    reports.push(progress(operation, "running", &step, 40));
+                }
+                // Only the upgrade waits for the pools; other changes are done.
+                upgraded.push((id.clone(), retired.clone(), upgrade.to_version, upgrade.operation_id));
                 changed_clusters.push(id.clone());
             }
             if cluster.upgrade.is_none() {
@@ -828,6 +943,24 @@ impl SimState {
                 let excess = cluster.snapshots.len().saturating_sub(layout.etcd_snapshots_kept.max(1));
                 cluster.snapshots.drain(..excess);
                 changed_clusters.push(id.clone());
+            }
+        }
+
+        // Node pools follow an upgraded control plane: each is replaced onto
+        // the new version, and the upgrade finishes when they have been.
+        for (cluster_id, retired, version, operation) in upgraded {
+            for pool in self.node_pools.values_mut().filter(|p| p.cluster_id == cluster_id && !p.deleted) {
+                // Nodes of a state saved before nodes had a version run the retired one.
+                for node in pool.nodes.iter_mut().filter(|n| n.version.is_empty()) {
+                    node.version = retired.clone();
+                }
+                if pool.version != version {
+                    pool.version = version.clone();
+                    if !pool.nodes.is_empty() {
+                        pool.template += 1;
+                        pool.waiting_operations.push(operation.clone());
+                    }
+                }
             }
         }
 
@@ -880,7 +1013,10 @@ impl SimState {
         for id in changed_workloads {
             reports.extend(self.workload_observation(&id).map(pb::status::Message::Observation));
         }
-        for operation in finished.into_iter().filter(|o| !o.is_empty()) {
+        // An operation several resources wait for (an upgrade's pools) finishes with the last.
+        finished.sort();
+        finished.dedup();
+        for operation in finished.into_iter().filter(|o| !o.is_empty() && !self.is_waiting(o)) {
             reports.push(progress(&operation, "succeeded", "done", 100));
         }
         // Deleted workloads are forgotten once their last pod is gone and reported.
@@ -1120,22 +1256,101 @@ mod tests {
         assert_eq!(state.workloads["wl_web"].available(), 3);
     }
 
+    /// The steps an operation reported as running, in order.
+    fn steps(reports: &Reports, operation: &str) -> Vec<String> {
+        reports
+            .iter()
+            .filter_map(|r| match r {
+                pb::status::Message::Progress(p) if p.operation_id == operation && p.status == "running" => {
+                    Some(p.step.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
-    fn control_plane_upgrades_are_blue_green() {
+    fn control_plane_upgrades_are_blue_green_and_then_the_pools_follow_by_surge() {
         let mut state = running_cluster();
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
         let blue = state.clusters["cl_1"].api_servers.clone();
+        let from = state.clusters["cl_1"].kubernetes_version.clone();
+        let old_nodes: Vec<String> = state.node_pools["np_1"].nodes.iter().map(|n| n.name.clone()).collect();
+        assert!(state.node_pools["np_1"].nodes.iter().all(|n| n.version == from), "nodes run the cluster's version");
         let mut upgrade = create("cl_1", 2);
         upgrade.kind = CommandKind::ClusterUpdate as i32;
         upgrade.operation_id = "op-upgrade".into();
         upgrade.cluster.as_mut().unwrap().kubernetes_version = "1.33".into();
-        assert!(succeeded(&state.apply(&layout(), &upgrade)).is_empty());
+        let reports = state.apply(&layout(), &upgrade);
+        assert!(succeeded(&reports).is_empty());
+        let mut seen = steps(&reports, "op-upgrade");
         let cluster = &state.clusters["cl_1"];
         assert_eq!(cluster.api_servers, blue, "blue serves until green is ready");
         assert_eq!(state.cluster_observation("cl_1").unwrap().phase, "upgrading");
-        assert_eq!(settle(&mut state), ["op-upgrade"]);
+        let mut done = Vec::new();
+        for _ in 0..100 {
+            let reports = state.tick(&layout(), Utc::now());
+            seen.extend(steps(&reports, "op-upgrade"));
+            done.extend(succeeded(&reports));
+            let (cluster, pool) = (&state.clusters["cl_1"], &state.node_pools["np_1"]);
+            assert!(pool.nodes.len() <= 4, "surge of one node at most");
+            assert!(
+                pool.nodes.iter().all(|n| n.version == from || cluster.kubernetes_version == "1.33"),
+                "no node is newer than its API servers"
+            );
+            assert_eq!(state.workloads["wl_web"].available(), 3, "no pod is lost");
+        }
+        assert_eq!(done, ["op-upgrade"], "finished once, with the last pool");
+        let expected = [
+            "accepted".to_string(),
+            format!("control plane: starting {} API server(s) on 1.33 beside those on {from}", blue.len()),
+            "control plane: traffic switched to the API servers on 1.33".to_string(),
+            format!("control plane: the API servers on {from} retired"),
+            "node pool workers: 1 of 3 node(s) replaced onto Kubernetes 1.33".to_string(),
+            "node pool workers: 2 of 3 node(s) replaced onto Kubernetes 1.33".to_string(),
+            "node pool workers: 3 of 3 node(s) replaced onto Kubernetes 1.33".to_string(),
+        ];
+        assert_eq!(seen, expected);
         let cluster = &state.clusters["cl_1"];
         assert_eq!(cluster.kubernetes_version, "1.33");
         assert!(cluster.api_servers.iter().all(|m| m.name.contains("1-33") && !blue.contains(m)));
+        let pool = &state.node_pools["np_1"];
+        assert!(pool.nodes.iter().all(|n| n.version == "1.33" && !old_nodes.contains(&n.name)));
+        let observed = state.node_pool_observation("np_1").unwrap();
+        assert!(observed.nodes.iter().all(|n| n.kubelet_version == "1.33"));
+    }
+
+    /// The command that moves cluster `cl_1` to 1.33, as operation `op`.
+    fn upgrade_to_133(generation: i64, op: &str) -> pb::Command {
+        let mut upgrade = create("cl_1", generation);
+        upgrade.kind = CommandKind::ClusterUpdate as i32;
+        upgrade.operation_id = op.into();
+        upgrade.cluster.as_mut().unwrap().kubernetes_version = "1.33".into();
+        upgrade
+    }
+
+    #[test]
+    fn an_upgrade_whose_pool_is_deleted_midway_still_finishes_and_other_changes_do_not_wait_for_it() {
+        let mut state = running_cluster();
+        state.apply(&layout(), &upgrade_to_133(2, "op-upgrade"));
+        // A change of the control plane alone while it upgrades: done with the control plane.
+        let mut replicas = upgrade_to_133(3, "op-replicas");
+        replicas.cluster.as_mut().unwrap().control_plane_replicas = 3;
+        state.apply(&layout(), &replicas);
+        let mut done = Vec::new();
+        for _ in 0..3 {
+            done.extend(succeeded(&state.tick(&layout(), Utc::now())));
+        }
+        assert_eq!(done, ["op-replicas"], "not held up by the pools' replacement");
+        assert!(state.is_waiting("op-upgrade"), "the upgrade waits for the pool");
+        // The pool goes mid-replacement: the upgrade has nothing left to wait for.
+        let mut delete = pool("np_1", 2, 3, "bm.small");
+        delete.kind = CommandKind::NodePoolDelete as i32;
+        delete.operation_id = "op-delete".into();
+        let finished = succeeded(&state.apply(&layout(), &delete));
+        assert!(finished.contains(&"op-upgrade".to_string()) && finished.contains(&"op-delete".to_string()));
+        assert!(!state.is_waiting("op-upgrade"));
     }
 
     #[test]

@@ -383,6 +383,15 @@ impl Query {
         app(ctx).cluster_estimate(caller(ctx)?, &ResourceRef::parse(&project), input).await.map_err(error)
     }
 
+    /// The cluster's Kubernetes version and those it can be upgraded to
+    /// (one minor version up, if offered and not past its end of life).
+    async fn cluster_upgrades(&self, ctx: &Context<'_>, project: String, cluster: String) -> Result<ClusterUpgrades> {
+        app(ctx)
+            .cluster_upgrade_list(caller(ctx)?, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster))
+            .await
+            .map_err(error)
+    }
+
     /// The plans on offer and the quota limits each sets.
     async fn plans(&self, ctx: &Context<'_>) -> Vec<PlanView> {
         app(ctx).plan_list()
@@ -561,6 +570,20 @@ impl Mutation {
             .await
             .map_err(error)?;
         Ok(op)
+    }
+
+    /// Upgrades the cluster to one of `clusterUpgrades.available`: the
+    /// control plane blue-green, then each node pool a node at a time.
+    async fn upgrade_cluster(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        input: ClusterUpgradeRequest,
+        if_match: Option<String>,
+    ) -> Result<OperationView> {
+        let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+        app(ctx).cluster_upgrade(caller(ctx)?, &project, &cluster, if_match.as_deref(), input).await.map_err(error)
     }
 
     async fn delete_cluster(

@@ -117,6 +117,7 @@ pub fn cluster(c: ClusterView) -> pb::Cluster {
         etag: c.etag,
         create_time: time(c.created_at),
         update_time: time(c.updated_at),
+        upgrade_available: c.upgrade_available.unwrap_or_default(),
     }
 }
 
@@ -252,6 +253,28 @@ pub fn org_plan(view: OrgPlanView) -> pb::OrgPlan {
 }
 
 /// A price estimate as the API shows it.
+/// A version's support as its JSON name (`supported`, `deprecated`, `end_of_life`).
+fn version_status(version: KubernetesVersionStatus) -> pb::KubernetesVersionStatus {
+    let support = match version.support {
+        VersionSupport::Supported => "supported",
+        VersionSupport::Deprecated => "deprecated",
+        VersionSupport::EndOfLife => "end_of_life",
+    };
+    pb::KubernetesVersionStatus {
+        version: version.version,
+        default: version.default,
+        support: support.into(),
+        end_of_life: version.end_of_life.to_string(),
+    }
+}
+
+pub fn cluster_upgrades(upgrades: ClusterUpgrades) -> pb::ClusterUpgrades {
+    pb::ClusterUpgrades {
+        current: Some(version_status(upgrades.current)),
+        available: upgrades.available.into_iter().map(version_status).collect(),
+    }
+}
+
 pub fn price_estimate(estimate: PriceEstimate) -> pb::PriceEstimate {
     pb::PriceEstimate {
         currency: estimate.currency,

@@ -277,6 +277,27 @@ impl cluster_service_server::ClusterService for Api {
             .map_err(status)?;
         Ok(Response::new(convert::operation(op)))
     }
+
+    async fn list_cluster_upgrades(&self, request: Request<ListClusterUpgradesRequest>) -> Reply<ClusterUpgrades> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let upgrades = self
+            .app
+            .cluster_upgrade_list(&ctx, &ResourceRef::parse(&r.project), &ResourceRef::parse(&r.cluster))
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::cluster_upgrades(upgrades)))
+    }
+
+    async fn upgrade_cluster(&self, request: Request<UpgradeClusterRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let upgrade = model::ClusterUpgradeRequest { kubernetes_version: r.kubernetes_version };
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let op =
+            self.app.cluster_upgrade(&ctx, &project, &cluster, if_match(&r.etag), upgrade).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
 }
 
 #[tonic::async_trait]

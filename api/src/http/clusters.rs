@@ -18,6 +18,8 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_list, cluster_create))
         .routes(routes!(cluster_estimate))
         .routes(routes!(cluster_view, cluster_update, cluster_delete))
+        .routes(routes!(cluster_upgrade_list))
+        .routes(routes!(cluster_upgrade))
         .routes(routes!(node_pool_list, node_pool_create))
         .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
         .routes(routes!(node_pool_estimate))
@@ -240,6 +242,45 @@ async fn cluster_update(
     let op = app
         .cluster_update(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), if_match.as_deref(), input)
         .await?;
+    Ok(accepted(op))
+}
+
+/// The cluster's Kubernetes version and the versions it can be upgraded
+/// to: one minor version up, if offered and not past its end of life.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/upgrades", operation_id = "cluster_upgrade_list",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    security(("bearer" = [])),
+    responses((status = 200, body = ClusterUpgrades), Problems))]
+async fn cluster_upgrade_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let upgrades = app.cluster_upgrade_list(&ctx, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster)).await?;
+    Ok(axum::Json(upgrades).into_response())
+}
+
+/// Upgrade the cluster to one of its available versions: the control plane
+/// blue-green, then each node pool a node at a time by surge. The
+/// Operation's `step` says where it is.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/upgrade", operation_id = "cluster_upgrade",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           IfMatchHeader, IdempotencyKeyHeader),
+    request_body = ClusterUpgradeRequest, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_upgrade(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<ClusterUpgradeRequest>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let op = app.cluster_upgrade(&ctx, &project, &cluster, if_match.as_deref(), input).await?;
     Ok(accepted(op))
 }
 

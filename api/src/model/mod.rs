@@ -364,6 +364,48 @@ pub struct ControlPlaneSpec {
     pub replicas: i64,
 }
 
+/// Where a Kubernetes version stands in its support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum VersionSupport {
+    Supported,
+    /// End of life within 90 days: upgrade soon.
+    Deprecated,
+    /// Past its end of life: no new clusters, no upgrades to it.
+    EndOfLife,
+}
+
+/// A Kubernetes version as the catalog offers it today.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct KubernetesVersionStatus {
+    /// Minor version, e.g. `1.33`.
+    pub version: String,
+    /// The version new clusters get when they name none.
+    pub default: bool,
+    pub support: VersionSupport,
+    pub end_of_life: chrono::NaiveDate,
+}
+
+/// What a cluster runs and the versions it can be upgraded to: one minor
+/// version up, if the catalog offers it and it has not reached its end of
+/// life. Empty when there is none.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct ClusterUpgrades {
+    pub current: KubernetesVersionStatus,
+    pub available: Vec<KubernetesVersionStatus>,
+}
+
+/// Upgrade a cluster to `kubernetes_version`: its control plane blue-green
+/// (new API servers beside the old, traffic switched, the old retired), then
+/// every node pool, a node at a time by surge (cordoned and drained).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterUpgradeRequest {
+    /// One of `GET …/upgrades`' `available`.
+    #[schema(pattern = r"^[0-9]+\.[0-9]+$", max_length = 16)]
+    pub kubernetes_version: String,
+}
+
 /// What a cluster would cost a month: the cluster as `cluster_create`
 /// takes it and its node pools as `node_pool_create` takes them, checked
 /// the same way. Nothing is created or reserved.
@@ -463,6 +505,9 @@ pub struct ClusterView {
     pub status: ObservedStatus,
     /// Set once deletion was requested; the cluster disappears when the region confirms.
     pub deletion_requested_at: Option<DateTime<Utc>>,
+    /// The newest version the cluster can be upgraded to now (see
+    /// `GET …/upgrades`); absent when there is none.
+    pub upgrade_available: Option<String>,
     pub etag: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -1271,6 +1316,9 @@ pub struct NodeView {
     pub ready: bool,
     /// Cordoned: being drained, takes no new pods.
     pub unschedulable: bool,
+    /// The Kubernetes version its kubelet runs (during an upgrade, old and
+    /// new nodes side by side); absent when the region has not said.
+    pub kubernetes_version: Option<String>,
     pub allocatable_cpu_millis: i64,
     pub allocatable_memory_mib: i64,
     pub pods: i64,

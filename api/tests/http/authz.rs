@@ -202,6 +202,10 @@ fn rows() -> Vec<Row> {
             .body(json!({ "cluster": { "name": "{n}", "spec": { "region": "eu-central-1" } } })),
         row("GET /v1/projects/{project}/clusters/{cluster}", Read),
         row("PATCH /v1/projects/{project}/clusters/{cluster}", ManageResources).body(json!({ "labels": { "a": "b" } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/upgrades", Read),
+        // The cluster runs the newest version: allowed callers are answered 409.
+        row("POST /v1/projects/{project}/clusters/{cluster}/upgrade", ManageResources)
+            .body(json!({ "kubernetes_version": "1.33" })),
         row("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read),

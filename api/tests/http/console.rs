@@ -450,6 +450,11 @@ fn base64_url(text: &str) -> String {
 /// A running cluster of `email`'s organization, made through the API, for
 /// the pages that need one: (project, cluster) names.
 async fn running_cluster(t: &TestApp, email: &str) -> (String, String) {
+    running_cluster_on(t, email, "1.33").await
+}
+
+/// [`running_cluster`] on Kubernetes `version`.
+async fn running_cluster_on(t: &TestApp, email: &str, version: &str) -> (String, String) {
     let session = t.login(email, PASSWORD, None).await;
     let token = session["access_token"].as_str().unwrap().to_string();
     let org = session["organization"].as_str().unwrap().to_string();
@@ -459,7 +464,7 @@ async fn running_cluster(t: &TestApp, email: &str) -> (String, String) {
         .post(
             "/v1/projects/shop/clusters",
             &token,
-            serde_json::json!({ "name": "prod", "spec": { "region": "eu-central-1" } }),
+            serde_json::json!({ "name": "prod", "spec": { "region": "eu-central-1", "kubernetes_version": version } }),
         )
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
@@ -534,6 +539,43 @@ async fn a_deployment_pasted_as_yaml_rolls_out_and_back(options: PgPoolOptions, 
     let causes = browser.texts("section[aria-labelledby=revisions-title] tbody tr").await;
     assert!(causes.iter().any(|row| row.contains("rollback to 1")), "{causes:#?}");
     browser.check("rolled-back").await;
+    browser.close().await;
+}
+
+/// A cluster with a newer version on offer says so in the list and on its
+/// page; upgraded from the console, its page follows the steps until it
+/// runs the new version on every node.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_cluster_is_upgraded_from_the_console(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("upgrade", true).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    running_cluster_on(&t, "ada@example.com", "1.32").await;
+
+    browser.goto(&format!("{}/projects/shop", t.base)).await;
+    assert_eq!(browser.texts("tbody a.chip.upgrade").await, ["1.33 available"]);
+    browser.check("upgrade-available").await;
+    browser.click("tbody a.chip.upgrade").await;
+    assert_eq!(browser.path().await, "/projects/shop/clusters/prod/upgrade");
+    assert!(browser.body_text().await.contains("runs Kubernetes 1.32"));
+    browser.check("upgrade-form").await;
+    browser.click("#field-confirm").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.path().await.starts_with("/projects/shop/clusters/prod?operation=op_"), "{}", browser.path().await);
+    assert!(browser.text("tr.current").await.contains("cluster_upgrade"));
+    browser.check("upgrade-started").await;
+    // The page follows the upgrade in place until every node runs 1.33.
+    eventually(120, "the cluster page to show the upgrade done", async || {
+        let summary = browser.text(".summary").await;
+        let current = browser.text("tr.current").await;
+        summary.contains("1.33") && !browser.exists(".summary a.chip.upgrade").await && current.contains("succeeded")
+    })
+    .await;
+    browser.check("upgraded").await;
     browser.close().await;
 }
 

@@ -115,6 +115,8 @@ fn rows() -> Vec<Row> {
             .body(json!({ "cluster": { "name": "x", "spec": { "region": "eu-central-1" } } })),
         row("GET /v1/projects/{project}/clusters/{cluster}"),
         row("PATCH /v1/projects/{project}/clusters/{cluster}").body(json!({ "labels": { "a": "b" } })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/upgrades"),
+        row("POST /v1/projects/{project}/clusters/{cluster}/upgrade").body(json!({ "kubernetes_version": "1.33" })),
         row("DELETE /v1/projects/{project}/clusters/{cluster}"),
         row("GET /v1/projects/{project}/clusters/{cluster}/node-pools"),
         row("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig"),

@@ -31,5 +31,6 @@ mod sdk_scripts;
 mod security;
 mod security_iam;
 mod security_sso;
+mod upgrades;
 mod webhooks;
 mod workloads;

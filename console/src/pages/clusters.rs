@@ -522,7 +522,12 @@ pub fn Cluster() -> impl IntoView {
                     <dl>
                         <div><dt>"Status"</dt><dd><StatusChip phase=cluster.status.phase.clone() stale=cluster.status.stale/></dd></div>
                         <div><dt>"Region"</dt><dd>{cluster.spec.region.clone()}</dd></div>
-                        <div><dt>"Kubernetes"</dt><dd>{cluster.spec.kubernetes_version.clone()}</dd></div>
+                        <div><dt>"Kubernetes"</dt><dd>
+                            {cluster.spec.kubernetes_version.clone()}
+                            {cluster.upgrade_available.clone().map(|version| view! {
+                                <a class="chip upgrade" href=format!("{path}/upgrade")>{format!("{version} available")}</a>
+                            })}
+                        </dd></div>
                         <div><dt>"Control plane"</dt><dd>{format!("{} replica{}", cluster.spec.control_plane.replicas, if cluster.spec.control_plane.replicas == 1 { "" } else { "s" })}</dd></div>
                         <div><dt>"Endpoint"</dt><dd>{match endpoint {
                             Some(endpoint) => view! { <code>{endpoint}</code> }.into_any(),
@@ -580,13 +585,14 @@ pub fn Cluster() -> impl IntoView {
                         view! {
                             <table>
                                 <caption class="visually-hidden">"Nodes"</caption>
-                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Pool"</th><th scope="col">"Zone"</th><th scope="col">"Ready"</th><th scope="col">"Pods"</th><th scope="col">"CPU requested"</th></tr></thead>
+                                <thead><tr><th scope="col">"Name"</th><th scope="col">"Pool"</th><th scope="col">"Zone"</th><th scope="col">"Kubernetes"</th><th scope="col">"Ready"</th><th scope="col">"Pods"</th><th scope="col">"CPU requested"</th></tr></thead>
                                 <tbody>
                                     {nodes.into_iter().map(|node| view! {
                                         <tr>
                                             <td>{node.name}</td>
                                             <td>{node.node_pool}</td>
                                             <td>{node.zone}</td>
+                                            <td>{node.kubernetes_version.unwrap_or_default()}</td>
                                             <td>{if node.ready { "yes" } else { "no" }}{if node.unschedulable { " (cordoned)" } else { "" }}</td>
                                             <td>{node.pods}</td>
                                             <td>{format!("{} / {} m", node.requested_cpu_millis, node.allocatable_cpu_millis)}</td>
@@ -887,6 +893,125 @@ pub async fn cluster_protection(
     api.cluster_update().project(&project).cluster(&cluster).body(body).send().await?;
     session.redirect(&format!("{}/delete", cluster_path(&project, &cluster)));
     Ok(())
+}
+
+#[server(prefix = "/console/fn", endpoint = "cluster_upgrade")]
+pub async fn cluster_upgrade(
+    csrf: String,
+    idempotency_key: String,
+    project: String,
+    cluster: String,
+    kubernetes_version: String,
+    confirm: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let mut fields = Fields::default();
+    let version = fields.parse::<types::ClusterUpgradeRequestKubernetesVersion>(
+        "kubernetes_version",
+        &kubernetes_version,
+        "Choose a version from the list.",
+    );
+    if confirm.is_none() {
+        fields.problem("confirm", "Confirm that the nodes may be replaced.");
+    }
+    fields.finish()?;
+    let body = types::ClusterUpgradeRequest { kubernetes_version: version.expect("finish() refused a missing field") };
+    let api = session.api().await?;
+    let op = api
+        .cluster_upgrade()
+        .project(&project)
+        .cluster(&cluster)
+        .idempotency_key(idempotency_key)
+        .body(body)
+        .send()
+        .await?
+        .into_inner();
+    session.redirect(&format!("{}?operation={}", cluster_path(&project, &cluster), op.id.as_str()));
+    Ok(())
+}
+
+/// `/projects/:project/clusters/:cluster/upgrade`: the versions on offer
+/// and what an upgrade does, confirmed before it starts.
+#[component]
+pub fn ClusterUpgrade() -> impl IntoView {
+    let upgrade = ServerAction::<ClusterUpgrade>::new();
+    let errors = FormErrors::new(action_error(upgrade.value().get_untracked()), &["kubernetes_version", "confirm"]);
+    let (project, name) = (param("project"), param("cluster"));
+    let path = cluster_path(&project, &name);
+    let session = request_session();
+    let content = {
+        let (session, project, name) = (session.clone(), project.clone(), name.clone());
+        Suspend::new(async move {
+            let offered = async {
+                let api = session.api().await?;
+                Ok::<_, ConsoleError>(
+                    api.cluster_upgrade_list().project(&project).cluster(&name).send().await?.into_inner(),
+                )
+            };
+            let offered = match offered.await {
+                Ok(offered) => offered,
+                Err(error) => return error_view(&session, error),
+            };
+            let current = offered.current;
+            let support = |support: types::VersionSupport| match support {
+                types::VersionSupport::Supported => "supported",
+                types::VersionSupport::Deprecated => "deprecated",
+                types::VersionSupport::EndOfLife => "past its end of life",
+            };
+            let standing = format!(
+                "The cluster runs Kubernetes {}, {} until {}.",
+                current.version,
+                support(current.support),
+                current.end_of_life
+            );
+            if offered.available.is_empty() {
+                return view! {
+                    <h1>{format!("Upgrade cluster {name}")}</h1>
+                    <p>{standing}</p>
+                    <p class="empty">"No newer version is offered yet: the cluster is up to date."</p>
+                }
+                .into_any();
+            }
+            let choices: Vec<(String, String, bool)> = offered
+                .available
+                .iter()
+                .map(|v| {
+                    (
+                        v.version.clone(),
+                        format!("{} ({}, until {})", v.version, support(v.support), v.end_of_life),
+                        v.default,
+                    )
+                })
+                .collect();
+            view! {
+                <h1>{format!("Upgrade cluster {name}")}</h1>
+                <p>{standing}</p>
+                <p>"An upgrade starts new API servers on the new version beside the old ones, moves traffic to them and retires the old ones. Then each node pool is replaced a node at a time: a new node joins, an old one is cordoned and drained, its pods move, and it goes. Follow the steps on the cluster's page."</p>
+                <FormAlert errors=errors.clone()/>
+                <ActionForm action=upgrade>
+                    <Csrf/>
+                    <IdempotencyKey/>
+                    <input type="hidden" name="project" value=project.clone()/>
+                    <input type="hidden" name="cluster" value=name.clone()/>
+                    <Select label="New version" name="kubernetes_version" error_name="kubernetes_version" errors=errors.clone() options=choices/>
+                    <Choice label="I understand that every node is replaced, one at a time" name="confirm" required=true errors=errors.clone()/>
+                    <button type="submit">"Upgrade"</button>
+                </ActionForm>
+            }
+            .into_any()
+        })
+    };
+    let crumbs = vec![
+        ("Projects".to_string(), "/projects".to_string()),
+        (project.clone(), format!("/projects/{}", segment(&project))),
+        (name.clone(), path),
+    ];
+    view! {
+        <Frame title=format!("Upgrade cluster {name}") crumbs=crumbs>
+            <Suspense fallback=|| ()>{content}</Suspense>
+        </Frame>
+    }
 }
 
 /// `/projects/:project/clusters/:cluster/delete`: type the name to delete;

@@ -186,12 +186,18 @@ pub fn Project() -> impl IntoView {
                         <tbody>
                             {listed.items.into_iter().map(|cluster| {
                                 let href = format!("{base}/clusters/{}", segment(&cluster.name));
+                                let upgrade_href = format!("{href}/upgrade");
                                 view! {
                                     <tr>
                                         <td><a href=href>{cluster.name}</a></td>
                                         <td><StatusChip phase=cluster.status.phase stale=cluster.status.stale/></td>
                                         <td>{cluster.spec.region}</td>
-                                        <td>{cluster.spec.kubernetes_version}</td>
+                                        <td>
+                                            {cluster.spec.kubernetes_version}
+                                            {cluster.upgrade_available.map(|version| view! {
+                                                <a class="chip upgrade" href=upgrade_href>{format!("{version} available")}</a>
+                                            })}
+                                        </td>
                                         <td>{ago(cluster.created_at)}</td>
                                     </tr>
                                 }

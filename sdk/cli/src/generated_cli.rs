@@ -134,6 +134,8 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolUpdateEstimate => Self::cli_node_pool_update_estimate(),
             CliCommand::ClusterNodeList => Self::cli_cluster_node_list(),
             CliCommand::ClusterOperationList => Self::cli_cluster_operation_list(),
+            CliCommand::ClusterUpgrade => Self::cli_cluster_upgrade(),
+            CliCommand::ClusterUpgradeList => Self::cli_cluster_upgrade_list(),
             CliCommand::DeployPolicyView => Self::cli_deploy_policy_view(),
             CliCommand::DeployPolicyUpdate => Self::cli_deploy_policy_update(),
             CliCommand::DeployHookList => Self::cli_deploy_hook_list(),
@@ -1369,6 +1371,12 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_cluster_operation_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The operations on the cluster, its node pools and its deployments (also those since deleted), newest first.")
     }
+    pub fn cli_cluster_upgrade() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("kubernetes-version") . long ("kubernetes-version") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeRequestKubernetesVersion)) . required_unless_present ("json-body") . help ("One of `GET …/upgrades`' `available`.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is.")
+    }
+    pub fn cli_cluster_upgrade_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's Kubernetes version and the versions it can be upgraded\nto: one minor version up, if offered and not past its end of life.")
+    }
     pub fn cli_deploy_policy_view() -> ::clap::Command {
         ::clap::Command::new("")
             .arg(
@@ -1597,6 +1605,8 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolUpdateEstimate => self.execute_node_pool_update_estimate(matches).await,
             CliCommand::ClusterNodeList => self.execute_cluster_node_list(matches).await,
             CliCommand::ClusterOperationList => self.execute_cluster_operation_list(matches).await,
+            CliCommand::ClusterUpgrade => self.execute_cluster_upgrade(matches).await,
+            CliCommand::ClusterUpgradeList => self.execute_cluster_upgrade_list(matches).await,
             CliCommand::DeployPolicyView => self.execute_deploy_policy_view(matches).await,
             CliCommand::DeployPolicyUpdate => self.execute_deploy_policy_update(matches).await,
             CliCommand::DeployHookList => self.execute_deploy_hook_list(matches).await,
@@ -5006,6 +5016,64 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_cluster_upgrade(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_upgrade();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ClusterUpgradeIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ClusterUpgradeRequestKubernetesVersion>("kubernetes-version") {
+            request = request.body_map(|body| body.kubernetes_version(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::ClusterUpgradeRequest>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_cluster_upgrade(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_cluster_upgrade_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_upgrade_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_cluster_upgrade_list(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_deploy_policy_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.deploy_policy_view();
         if let Some(value) = matches.get_one::<::std::string::String>("project") {
@@ -6183,6 +6251,20 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_cluster_upgrade(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterUpgrade,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_cluster_upgrade_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterUpgradeList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_deploy_policy_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -6392,6 +6474,8 @@ pub enum CliCommand {
     NodePoolUpdateEstimate,
     ClusterNodeList,
     ClusterOperationList,
+    ClusterUpgrade,
+    ClusterUpgradeList,
     DeployPolicyView,
     DeployPolicyUpdate,
     DeployHookList,
@@ -6530,6 +6614,8 @@ impl CliCommand {
             CliCommand::NodePoolUpdateEstimate,
             CliCommand::ClusterNodeList,
             CliCommand::ClusterOperationList,
+            CliCommand::ClusterUpgrade,
+            CliCommand::ClusterUpgradeList,
             CliCommand::DeployPolicyView,
             CliCommand::DeployPolicyUpdate,
             CliCommand::DeployHookList,
@@ -6669,6 +6755,8 @@ impl CliCommand {
             CliCommand::NodePoolUpdateEstimate => "node_pool_update_estimate",
             CliCommand::ClusterNodeList => "cluster_node_list",
             CliCommand::ClusterOperationList => "cluster_operation_list",
+            CliCommand::ClusterUpgrade => "cluster_upgrade",
+            CliCommand::ClusterUpgradeList => "cluster_upgrade_list",
             CliCommand::DeployPolicyView => "deploy_policy_view",
             CliCommand::DeployPolicyUpdate => "deploy_policy_update",
             CliCommand::DeployHookList => "deploy_hook_list",

@@ -98,6 +98,8 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::ClusterView => Some("cluster view"),
         CliCommand::ClusterDelete => Some("cluster delete"),
         CliCommand::ClusterUpdate => Some("cluster update"),
+        CliCommand::ClusterUpgradeList => Some("cluster upgrades"),
+        CliCommand::ClusterUpgrade => Some("cluster upgrade"),
         CliCommand::ClusterCredentialsCreate => Some("cluster credentials create"),
         CliCommand::ClusterCredentialsRevoke => Some("cluster credentials revoke"),
         CliCommand::ClusterKubeconfigView => Some("cluster kubeconfig view"),

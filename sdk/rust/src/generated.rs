@@ -1742,6 +1742,131 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "`ClusterUpgradeIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ClusterUpgradeIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for ClusterUpgradeIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ClusterUpgradeIdempotencyKey> for ::std::string::String {
+        fn from(value: ClusterUpgradeIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ClusterUpgradeIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ClusterUpgradeIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ClusterUpgradeIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ClusterUpgradeIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Upgrade a cluster to `kubernetes_version`: its control plane blue-green\n(new API servers beside the old, traffic switched, the old retired), then\nevery node pool, a node at a time by surge (cordoned and drained)."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ClusterUpgradeRequest {
+        #[doc = "One of `GET …/upgrades`' `available`."]
+        pub kubernetes_version: ClusterUpgradeRequestKubernetesVersion,
+    }
+    impl ClusterUpgradeRequest {
+        pub fn builder() -> builder::ClusterUpgradeRequest {
+            Default::default()
+        }
+    }
+    #[doc = "One of `GET …/upgrades`' `available`."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ClusterUpgradeRequestKubernetesVersion(::std::string::String);
+    impl ::std::ops::Deref for ClusterUpgradeRequestKubernetesVersion {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ClusterUpgradeRequestKubernetesVersion> for ::std::string::String {
+        fn from(value: ClusterUpgradeRequestKubernetesVersion) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ClusterUpgradeRequestKubernetesVersion {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 16usize {
+                return Err("longer than 16 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9]+\\.[0-9]+$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9]+\\.[0-9]+$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ClusterUpgradeRequestKubernetesVersion {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ClusterUpgradeRequestKubernetesVersion {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ClusterUpgradeRequestKubernetesVersion {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What a cluster runs and the versions it can be upgraded to: one minor\nversion up, if the catalog offers it and it has not reached its end of\nlife. Empty when there is none."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct ClusterUpgrades {
+        pub available: ::std::vec::Vec<KubernetesVersionStatus>,
+        pub current: KubernetesVersionStatus,
+    }
+    impl ClusterUpgrades {
+        pub fn builder() -> builder::ClusterUpgrades {
+            Default::default()
+        }
+    }
     #[doc = "`ClusterView`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct ClusterView {
@@ -1758,6 +1883,9 @@ pub mod types {
         pub spec: ClusterSpec,
         pub status: ObservedStatus,
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "The newest version the cluster can be upgraded to now (see\n`GET …/upgrades`); absent when there is none."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub upgrade_available: ::std::option::Option<::std::string::String>,
     }
     impl ClusterView {
         pub fn builder() -> builder::ClusterView {
@@ -5131,6 +5259,21 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "A Kubernetes version as the catalog offers it today."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct KubernetesVersionStatus {
+        #[doc = "The version new clusters get when they name none."]
+        pub default: bool,
+        pub end_of_life: ::chrono::naive::NaiveDate,
+        pub support: VersionSupport,
+        #[doc = "Minor version, e.g. `1.33`."]
+        pub version: ::std::string::String,
+    }
+    impl KubernetesVersionStatus {
+        pub fn builder() -> builder::KubernetesVersionStatus {
+            Default::default()
+        }
+    }
     #[doc = "Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63 characters."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -5920,6 +6063,9 @@ pub mod types {
     pub struct NodeView {
         pub allocatable_cpu_millis: i64,
         pub allocatable_memory_mib: i64,
+        #[doc = "The Kubernetes version its kubelet runs (during an upgrade, old and\nnew nodes side by side); absent when the region has not said."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kubernetes_version: ::std::option::Option<::std::string::String>,
         pub name: ::std::string::String,
         pub node_pool: ::std::string::String,
         pub pods: i64,
@@ -10724,6 +10870,60 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "Where a Kubernetes version stands in its support."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum VersionSupport {
+        #[serde(rename = "supported")]
+        Supported,
+        #[serde(rename = "deprecated")]
+        Deprecated,
+        #[serde(rename = "end_of_life")]
+        EndOfLife,
+    }
+    impl ::std::fmt::Display for VersionSupport {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Supported => f.write_str("supported"),
+                Self::Deprecated => f.write_str("deprecated"),
+                Self::EndOfLife => f.write_str("end_of_life"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for VersionSupport {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "supported" => Ok(Self::Supported),
+                "deprecated" => Ok(Self::Deprecated),
+                "end_of_life" => Ok(Self::EndOfLife),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for VersionSupport {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for VersionSupport {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     #[doc = "One try at delivering an event."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct WebhookAttemptView {
@@ -12432,6 +12632,83 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct ClusterUpgradeRequest {
+            kubernetes_version:
+                ::std::result::Result<super::ClusterUpgradeRequestKubernetesVersion, ::std::string::String>,
+        }
+        impl ::std::default::Default for ClusterUpgradeRequest {
+            fn default() -> Self {
+                Self { kubernetes_version: Err("no value supplied for kubernetes_version".to_string()) }
+            }
+        }
+        impl ClusterUpgradeRequest {
+            pub fn kubernetes_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ClusterUpgradeRequestKubernetesVersion>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kubernetes_version = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ClusterUpgradeRequest> for super::ClusterUpgradeRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ClusterUpgradeRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { kubernetes_version: value.kubernetes_version? })
+            }
+        }
+        impl ::std::convert::From<super::ClusterUpgradeRequest> for ClusterUpgradeRequest {
+            fn from(value: super::ClusterUpgradeRequest) -> Self {
+                Self { kubernetes_version: Ok(value.kubernetes_version) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ClusterUpgrades {
+            available: ::std::result::Result<::std::vec::Vec<super::KubernetesVersionStatus>, ::std::string::String>,
+            current: ::std::result::Result<super::KubernetesVersionStatus, ::std::string::String>,
+        }
+        impl ::std::default::Default for ClusterUpgrades {
+            fn default() -> Self {
+                Self {
+                    available: Err("no value supplied for available".to_string()),
+                    current: Err("no value supplied for current".to_string()),
+                }
+            }
+        }
+        impl ClusterUpgrades {
+            pub fn available<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::KubernetesVersionStatus>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.available =
+                    value.try_into().map_err(|e| format!("error converting supplied value for available: {e}"));
+                self
+            }
+            pub fn current<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::KubernetesVersionStatus>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.current =
+                    value.try_into().map_err(|e| format!("error converting supplied value for current: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ClusterUpgrades> for super::ClusterUpgrades {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ClusterUpgrades) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { available: value.available?, current: value.current? })
+            }
+        }
+        impl ::std::convert::From<super::ClusterUpgrades> for ClusterUpgrades {
+            fn from(value: super::ClusterUpgrades) -> Self {
+                Self { available: Ok(value.available), current: Ok(value.current) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct ClusterView {
             created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             deletion_requested_at: ::std::result::Result<
@@ -12447,6 +12724,8 @@ pub mod types {
             spec: ::std::result::Result<super::ClusterSpec, ::std::string::String>,
             status: ::std::result::Result<super::ObservedStatus, ::std::string::String>,
             updated_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            upgrade_available:
+                ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterView {
             fn default() -> Self {
@@ -12462,6 +12741,7 @@ pub mod types {
                     spec: Err("no value supplied for spec".to_string()),
                     status: Err("no value supplied for status".to_string()),
                     updated_at: Err("no value supplied for updated_at".to_string()),
+                    upgrade_available: Ok(Default::default()),
                 }
             }
         }
@@ -12560,6 +12840,15 @@ pub mod types {
                     value.try_into().map_err(|e| format!("error converting supplied value for updated_at: {e}"));
                 self
             }
+            pub fn upgrade_available<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.upgrade_available =
+                    value.try_into().map_err(|e| format!("error converting supplied value for upgrade_available: {e}"));
+                self
+            }
         }
         impl ::std::convert::TryFrom<ClusterView> for super::ClusterView {
             type Error = super::error::ConversionError;
@@ -12576,6 +12865,7 @@ pub mod types {
                     spec: value.spec?,
                     status: value.status?,
                     updated_at: value.updated_at?,
+                    upgrade_available: value.upgrade_available?,
                 })
             }
         }
@@ -12593,6 +12883,7 @@ pub mod types {
                     spec: Ok(value.spec),
                     status: Ok(value.status),
                     updated_at: Ok(value.updated_at),
+                    upgrade_available: Ok(value.upgrade_available),
                 }
             }
         }
@@ -16596,6 +16887,82 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct KubernetesVersionStatus {
+            default: ::std::result::Result<bool, ::std::string::String>,
+            end_of_life: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+            support: ::std::result::Result<super::VersionSupport, ::std::string::String>,
+            version: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for KubernetesVersionStatus {
+            fn default() -> Self {
+                Self {
+                    default: Err("no value supplied for default".to_string()),
+                    end_of_life: Err("no value supplied for end_of_life".to_string()),
+                    support: Err("no value supplied for support".to_string()),
+                    version: Err("no value supplied for version".to_string()),
+                }
+            }
+        }
+        impl KubernetesVersionStatus {
+            pub fn default<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.default =
+                    value.try_into().map_err(|e| format!("error converting supplied value for default: {e}"));
+                self
+            }
+            pub fn end_of_life<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.end_of_life =
+                    value.try_into().map_err(|e| format!("error converting supplied value for end_of_life: {e}"));
+                self
+            }
+            pub fn support<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::VersionSupport>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.support =
+                    value.try_into().map_err(|e| format!("error converting supplied value for support: {e}"));
+                self
+            }
+            pub fn version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.version =
+                    value.try_into().map_err(|e| format!("error converting supplied value for version: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<KubernetesVersionStatus> for super::KubernetesVersionStatus {
+            type Error = super::error::ConversionError;
+            fn try_from(value: KubernetesVersionStatus) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    default: value.default?,
+                    end_of_life: value.end_of_life?,
+                    support: value.support?,
+                    version: value.version?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::KubernetesVersionStatus> for KubernetesVersionStatus {
+            fn from(value: super::KubernetesVersionStatus) -> Self {
+                Self {
+                    default: Ok(value.default),
+                    end_of_life: Ok(value.end_of_life),
+                    support: Ok(value.support),
+                    version: Ok(value.version),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct LinkToken {
             token: ::std::result::Result<::std::string::String, ::std::string::String>,
         }
@@ -17773,6 +18140,8 @@ pub mod types {
         pub struct NodeView {
             allocatable_cpu_millis: ::std::result::Result<i64, ::std::string::String>,
             allocatable_memory_mib: ::std::result::Result<i64, ::std::string::String>,
+            kubernetes_version:
+                ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
             node_pool: ::std::result::Result<::std::string::String, ::std::string::String>,
             pods: ::std::result::Result<i64, ::std::string::String>,
@@ -17788,6 +18157,7 @@ pub mod types {
                 Self {
                     allocatable_cpu_millis: Err("no value supplied for allocatable_cpu_millis".to_string()),
                     allocatable_memory_mib: Err("no value supplied for allocatable_memory_mib".to_string()),
+                    kubernetes_version: Ok(Default::default()),
                     name: Err("no value supplied for name".to_string()),
                     node_pool: Err("no value supplied for node_pool".to_string()),
                     pods: Err("no value supplied for pods".to_string()),
@@ -17819,6 +18189,16 @@ pub mod types {
                 self.allocatable_memory_mib = value
                     .try_into()
                     .map_err(|e| format!("error converting supplied value for allocatable_memory_mib: {e}"));
+                self
+            }
+            pub fn kubernetes_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kubernetes_version = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -17906,6 +18286,7 @@ pub mod types {
                 Ok(Self {
                     allocatable_cpu_millis: value.allocatable_cpu_millis?,
                     allocatable_memory_mib: value.allocatable_memory_mib?,
+                    kubernetes_version: value.kubernetes_version?,
                     name: value.name?,
                     node_pool: value.node_pool?,
                     pods: value.pods?,
@@ -17923,6 +18304,7 @@ pub mod types {
                 Self {
                     allocatable_cpu_millis: Ok(value.allocatable_cpu_millis),
                     allocatable_memory_mib: Ok(value.allocatable_memory_mib),
+                    kubernetes_version: Ok(value.kubernetes_version),
                     name: Ok(value.name),
                     node_pool: Ok(value.node_pool),
                     pods: Ok(value.pods),
@@ -25221,6 +25603,14 @@ impl Client {
     #[doc = "The operations on the cluster, its node pools and its deployments (also those since deleted), newest first\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/operations`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_operation_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_operation_list(&self) -> builder::ClusterOperationList<'_> {
         builder::ClusterOperationList::new(self)
+    }
+    #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn cluster_upgrade(&self) -> builder::ClusterUpgrade<'_> {
+        builder::ClusterUpgrade::new(self)
+    }
+    #[doc = "The cluster's Kubernetes version and the versions it can be upgraded\nto: one minor version up, if offered and not past its end of life\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/upgrades`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n```ignore\nlet response = client.cluster_upgrade_list()\n    .project(project)\n    .cluster(cluster)\n    .send()\n    .await;\n```"]
+    pub fn cluster_upgrade_list(&self) -> builder::ClusterUpgradeList<'_> {
+        builder::ClusterUpgradeList::new(self)
     }
     #[doc = "The project's deploy policy: registries and branches webhooks may deploy from\n\nSends a `GET` request to `/v1/projects/{project}/deploy-policy`\n\nArguments:\n- `project`: Project id or name\n```ignore\nlet response = client.deploy_policy_view()\n    .project(project)\n    .send()\n    .await;\n```"]
     pub fn deploy_policy_view(&self) -> builder::DeployPolicyView<'_> {
@@ -36886,6 +37276,214 @@ pub mod builder {
                 })
                 .try_flatten_stream()
                 .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_upgrade`]\n\n[`Client::cluster_upgrade`]: super::Client::cluster_upgrade"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterUpgrade<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        idempotency_key: Result<Option<types::ClusterUpgradeIdempotencyKey>, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+        body: Result<types::builder::ClusterUpgradeRequest, String>,
+    }
+    impl<'a> ClusterUpgrade<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                idempotency_key: Ok(None),
+                if_match: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ClusterUpgradeIdempotencyKey>,
+        {
+            self.idempotency_key = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `ClusterUpgradeIdempotencyKey` for idempotency_key failed".to_string());
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ClusterUpgradeRequest>,
+            <V as std::convert::TryInto<types::ClusterUpgradeRequest>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `ClusterUpgradeRequest` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::ClusterUpgradeRequest) -> types::builder::ClusterUpgradeRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, project, cluster, idempotency_key, if_match, body } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::ClusterUpgradeRequest::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/upgrade",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(3usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_upgrade" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_upgrade_list`]\n\n[`Client::cluster_upgrade_list`]: super::Client::cluster_upgrade_list"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterUpgradeList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+    }
+    impl<'a> ClusterUpgradeList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/upgrades`"]
+        pub async fn send(self) -> Result<ResponseValue<types::ClusterUpgrades>, Error<types::Problem>> {
+            let Self { client, project, cluster } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/upgrades",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_upgrade_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
         }
     }
     #[doc = "Builder for [`Client::deploy_policy_view`]\n\n[`Client::deploy_policy_view`]: super::Client::deploy_policy_view"]

@@ -80,6 +80,8 @@ impl ResourceKind {
 pub enum ChangeKind {
     ClusterCreate,
     ClusterUpdate,
+    /// A new Kubernetes version: the control plane, then every node pool.
+    ClusterUpgrade,
     ClusterDelete,
     /// A serving certificate, a credentials generation or revoked principals.
     ClusterCertificate,
@@ -98,9 +100,10 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Every kind, for tests that must cover each.
-    pub const ALL: [ChangeKind; 15] = [
+    pub const ALL: [ChangeKind; 16] = [
         ChangeKind::ClusterCreate,
         ChangeKind::ClusterUpdate,
+        ChangeKind::ClusterUpgrade,
         ChangeKind::ClusterDelete,
         ChangeKind::ClusterCertificate,
         ChangeKind::NodePoolCreate,
@@ -121,6 +124,7 @@ impl ChangeKind {
         match self {
             ChangeKind::ClusterCreate => "cluster_create",
             ChangeKind::ClusterUpdate => "cluster_update",
+            ChangeKind::ClusterUpgrade => "cluster_upgrade",
             ChangeKind::ClusterDelete => "cluster_delete",
             ChangeKind::ClusterCertificate => "cluster_certificate",
             ChangeKind::NodePoolCreate => "node_pool_create",
@@ -142,7 +146,7 @@ impl ChangeKind {
     pub const fn command_kind(self) -> CommandKind {
         match self {
             ChangeKind::ClusterCreate => CommandKind::ClusterCreate,
-            ChangeKind::ClusterUpdate => CommandKind::ClusterUpdate,
+            ChangeKind::ClusterUpdate | ChangeKind::ClusterUpgrade => CommandKind::ClusterUpdate,
             ChangeKind::ClusterDelete => CommandKind::ClusterDelete,
             ChangeKind::ClusterCertificate => CommandKind::ClusterCertificate,
             ChangeKind::NodePoolCreate => CommandKind::NodePoolCreate,
@@ -164,6 +168,7 @@ impl ChangeKind {
         match self {
             ChangeKind::ClusterCreate
             | ChangeKind::ClusterUpdate
+            | ChangeKind::ClusterUpgrade
             | ChangeKind::ClusterDelete
             | ChangeKind::ClusterCertificate => ResourceKind::Cluster,
             ChangeKind::NodePoolCreate | ChangeKind::NodePoolUpdate | ChangeKind::NodePoolDelete => {
@@ -335,7 +340,7 @@ mod tests {
         let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
         let kind = match payload["kind"].as_str().unwrap_or_default() {
             "cluster_create" => CommandKind::ClusterCreate,
-            "cluster_update" => CommandKind::ClusterUpdate,
+            "cluster_update" | "cluster_upgrade" => CommandKind::ClusterUpdate,
             "cluster_delete" => CommandKind::ClusterDelete,
             "node_pool_create" => CommandKind::NodePoolCreate,
             "node_pool_update" => CommandKind::NodePoolUpdate,
@@ -473,7 +478,10 @@ mod tests {
                 CommandHeader { kind, operation, org_id: org, cluster_id: cluster, name: "prod", generation: 3 };
             let mut before = base(kind);
             let typed = match kind {
-                ChangeKind::ClusterCreate | ChangeKind::ClusterUpdate | ChangeKind::ClusterDelete => {
+                ChangeKind::ClusterCreate
+                | ChangeKind::ClusterUpdate
+                | ChangeKind::ClusterUpgrade
+                | ChangeKind::ClusterDelete => {
                     before["spec"] = json!(cluster_spec);
                     before["ca_pem"] = json!("CA");
                     super::cluster(header, &cluster_spec, "CA")

@@ -110,6 +110,7 @@ impl App {
                                 rack: n.rack.clone(),
                                 ready: n.ready,
                                 unschedulable: n.unschedulable,
+                                kubernetes_version: Some(n.kubelet_version.clone()).filter(|v| !v.is_empty()),
                             })
                             .collect()
                     }),

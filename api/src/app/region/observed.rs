@@ -96,6 +96,9 @@ pub struct NodeObserved {
     pub ready: bool,
     #[serde(default)]
     pub unschedulable: bool,
+    /// What its kubelet runs; unknown from agents of the previous release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes_version: Option<String>,
 }
 
 impl From<&Condition> for ConditionStored {

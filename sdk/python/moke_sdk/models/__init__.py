@@ -20,6 +20,8 @@ from .cluster_spec import ClusterSpec
 from .cluster_spec_input import ClusterSpecInput
 from .cluster_spec_patch import ClusterSpecPatch
 from .cluster_update import ClusterUpdate
+from .cluster_upgrade_request import ClusterUpgradeRequest
+from .cluster_upgrades import ClusterUpgrades
 from .cluster_view import ClusterView
 from .condition import Condition
 from .container_port import ContainerPort
@@ -75,6 +77,7 @@ from .invoice_view import InvoiceView
 from .kubeconfig_format import KubeconfigFormat
 from .kubeconfig_view import KubeconfigView
 from .kubernetes_version_entry import KubernetesVersionEntry
+from .kubernetes_version_status import KubernetesVersionStatus
 from .label_map import LabelMap
 from .link_token import LinkToken
 from .login_request import LoginRequest
@@ -198,6 +201,7 @@ from .usage_day import UsageDay
 from .usage_item import UsageItem
 from .usage_report import UsageReport
 from .user_view import UserView
+from .version_support import VersionSupport
 from .webhook_attempt_view import WebhookAttemptView
 from .webhook_delivery_view import WebhookDeliveryView
 from .webhook_endpoint_create import WebhookEndpointCreate
@@ -225,6 +229,8 @@ __all__ = (
     "ClusterSpecInput",
     "ClusterSpecPatch",
     "ClusterUpdate",
+    "ClusterUpgradeRequest",
+    "ClusterUpgrades",
     "ClusterView",
     "Condition",
     "ContainerPort",
@@ -280,6 +286,7 @@ __all__ = (
     "KubeconfigFormat",
     "KubeconfigView",
     "KubernetesVersionEntry",
+    "KubernetesVersionStatus",
     "LabelMap",
     "LinkToken",
     "LoginRequest",
@@ -403,6 +410,7 @@ __all__ = (
     "UsageItem",
     "UsageReport",
     "UserView",
+    "VersionSupport",
     "WebhookAttemptView",
     "WebhookDeliveryView",
     "WebhookEndpointCreate",

@@ -34,6 +34,8 @@ class ClusterView:
         updated_at (datetime.datetime):
         deletion_requested_at (datetime.datetime | None | Unset): Set once deletion was requested; the cluster
             disappears when the region confirms.
+        upgrade_available (None | str | Unset): The newest version the cluster can be upgraded to now (see
+            `GET …/upgrades`); absent when there is none.
     """
 
     id: str
@@ -47,6 +49,7 @@ class ClusterView:
     created_at: datetime.datetime
     updated_at: datetime.datetime
     deletion_requested_at: datetime.datetime | None | Unset = UNSET
+    upgrade_available: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -78,6 +81,12 @@ class ClusterView:
         else:
             deletion_requested_at = self.deletion_requested_at
 
+        upgrade_available: None | str | Unset
+        if isinstance(self.upgrade_available, Unset):
+            upgrade_available = UNSET
+        else:
+            upgrade_available = self.upgrade_available
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -96,6 +105,8 @@ class ClusterView:
         )
         if deletion_requested_at is not UNSET:
             field_dict["deletion_requested_at"] = deletion_requested_at
+        if upgrade_available is not UNSET:
+            field_dict["upgrade_available"] = upgrade_available
 
         return field_dict
 
@@ -143,6 +154,15 @@ class ClusterView:
 
         deletion_requested_at = _parse_deletion_requested_at(d.pop("deletion_requested_at", UNSET))
 
+        def _parse_upgrade_available(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        upgrade_available = _parse_upgrade_available(d.pop("upgrade_available", UNSET))
+
         cluster_view = cls(
             id=id,
             project_id=project_id,
@@ -155,6 +175,7 @@ class ClusterView:
             created_at=created_at,
             updated_at=updated_at,
             deletion_requested_at=deletion_requested_at,
+            upgrade_available=upgrade_available,
         )
 
         cluster_view.additional_properties = d

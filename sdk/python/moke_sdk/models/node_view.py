@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="NodeView")
 
@@ -25,6 +27,8 @@ class NodeView:
         pods (int):
         requested_cpu_millis (int):
         requested_memory_mib (int):
+        kubernetes_version (None | str | Unset): The Kubernetes version its kubelet runs (during an upgrade, old and
+            new nodes side by side); absent when the region has not said.
     """
 
     name: str
@@ -38,6 +42,7 @@ class NodeView:
     pods: int
     requested_cpu_millis: int
     requested_memory_mib: int
+    kubernetes_version: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +68,12 @@ class NodeView:
 
         requested_memory_mib = self.requested_memory_mib
 
+        kubernetes_version: None | str | Unset
+        if isinstance(self.kubernetes_version, Unset):
+            kubernetes_version = UNSET
+        else:
+            kubernetes_version = self.kubernetes_version
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -80,6 +91,8 @@ class NodeView:
                 "requested_memory_mib": requested_memory_mib,
             }
         )
+        if kubernetes_version is not UNSET:
+            field_dict["kubernetes_version"] = kubernetes_version
 
         return field_dict
 
@@ -108,6 +121,15 @@ class NodeView:
 
         requested_memory_mib = d.pop("requested_memory_mib")
 
+        def _parse_kubernetes_version(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        kubernetes_version = _parse_kubernetes_version(d.pop("kubernetes_version", UNSET))
+
         node_view = cls(
             name=name,
             node_pool=node_pool,
@@ -120,6 +142,7 @@ class NodeView:
             pods=pods,
             requested_cpu_millis=requested_cpu_millis,
             requested_memory_mib=requested_memory_mib,
+            kubernetes_version=kubernetes_version,
         )
 
         node_view.additional_properties = d

@@ -280,6 +280,28 @@ export type ClusterUpdate = {
     spec?: null | ClusterSpecPatch;
 };
 
+/**
+ * Upgrade a cluster to `kubernetes_version`: its control plane blue-green
+ * (new API servers beside the old, traffic switched, the old retired), then
+ * every node pool, a node at a time by surge (cordoned and drained).
+ */
+export type ClusterUpgradeRequest = {
+    /**
+     * One of `GET …/upgrades`' `available`.
+     */
+    kubernetes_version: string;
+};
+
+/**
+ * What a cluster runs and the versions it can be upgraded to: one minor
+ * version up, if the catalog offers it and it has not reached its end of
+ * life. Empty when there is none.
+ */
+export type ClusterUpgrades = {
+    current: KubernetesVersionStatus;
+    available: Array<KubernetesVersionStatus>;
+};
+
 export type ClusterView = {
     id: ClusterId;
     project_id: ProjectId;
@@ -292,6 +314,11 @@ export type ClusterView = {
      * Set once deletion was requested; the cluster disappears when the region confirms.
      */
     deletion_requested_at?: string | null;
+    /**
+     * The newest version the cluster can be upgraded to now (see
+     * `GET …/upgrades`); absent when there is none.
+     */
+    upgrade_available?: string | null;
     etag: string;
     created_at: string;
     updated_at: string;
@@ -1119,6 +1146,22 @@ export type KubernetesVersionEntry = {
 };
 
 /**
+ * A Kubernetes version as the catalog offers it today.
+ */
+export type KubernetesVersionStatus = {
+    /**
+     * Minor version, e.g. `1.33`.
+     */
+    version: string;
+    /**
+     * The version new clusters get when they name none.
+     */
+    default: boolean;
+    support: VersionSupport;
+    end_of_life: string;
+};
+
+/**
  * Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63 characters.
  */
 export type LabelMap = {
@@ -1334,6 +1377,11 @@ export type NodeView = {
      * Cordoned: being drained, takes no new pods.
      */
     unschedulable: boolean;
+    /**
+     * The Kubernetes version its kubelet runs (during an upgrade, old and
+     * new nodes side by side); absent when the region has not said.
+     */
+    kubernetes_version?: string | null;
     allocatable_cpu_millis: number;
     allocatable_memory_mib: number;
     pods: number;
@@ -2703,6 +2751,11 @@ export type UserView = {
     email_verified: boolean;
     created_at: string;
 };
+
+/**
+ * Where a Kubernetes version stands in its support.
+ */
+export type VersionSupport = 'supported' | 'deprecated' | 'end_of_life';
 
 /**
  * One try at delivering an event.
@@ -10801,6 +10854,147 @@ export type ClusterOperationListResponses = {
 };
 
 export type ClusterOperationListResponse = ClusterOperationListResponses[keyof ClusterOperationListResponses];
+
+export type ClusterUpgradeData = {
+    body: ClusterUpgradeRequest;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/upgrade';
+};
+
+export type ClusterUpgradeErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterUpgradeError = ClusterUpgradeErrors[keyof ClusterUpgradeErrors];
+
+export type ClusterUpgradeResponses = {
+    202: OperationView;
+};
+
+export type ClusterUpgradeResponse = ClusterUpgradeResponses[keyof ClusterUpgradeResponses];
+
+export type ClusterUpgradeListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/upgrades';
+};
+
+export type ClusterUpgradeListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterUpgradeListError = ClusterUpgradeListErrors[keyof ClusterUpgradeListErrors];
+
+export type ClusterUpgradeListResponses = {
+    200: ClusterUpgrades;
+};
+
+export type ClusterUpgradeListResponse = ClusterUpgradeListResponses[keyof ClusterUpgradeListResponses];
 
 export type DeployPolicyViewData = {
     body?: never;

@@ -3,6 +3,7 @@
 
 pub mod pki;
 pub mod status;
+pub mod upgrades;
 
 use chrono::{DateTime, Utc};
 use moke_iam::{Action, Target};
@@ -46,11 +47,15 @@ pub(in crate::app) fn observed(
 }
 
 impl ClusterRow {
-    fn into_view(self, region_silent: bool) -> Result<ClusterView> {
+    /// The view, with what `catalog` offers it to upgrade to today.
+    fn into_view(self, region_silent: bool, catalog: &crate::config::Catalog) -> Result<ClusterView> {
+        let spec = self.spec()?;
+        let offered = upgrades::upgrades(catalog, &spec.kubernetes_version, Utc::now().date_naive());
         Ok(ClusterView {
             id: ClusterId::from_uuid(self.id),
             project_id: ProjectId::from_uuid(self.project_id),
-            spec: self.spec()?,
+            upgrade_available: offered.available.last().map(|v| v.version.clone()),
+            spec,
             status: observed(&self.status, self.observed_generation, self.observed_at, region_silent)?,
             etag: etag(self.id, self.version),
             name: self.name,
@@ -249,7 +254,7 @@ impl App {
             .into_iter()
             .map(|row| {
                 let silent = self.region_silent(&row.region()?);
-                row.into_view(silent)
+                row.into_view(silent, &self.config().catalog)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(page.page(views, |c| c.id.uuid()))
@@ -265,7 +270,7 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
         let silent = self.region_silent(&row.region()?);
-        row.into_view(silent)
+        row.into_view(silent, &self.config().catalog)
     }
 
     /// `cluster_operation_list`: the work on the cluster, its node pools and
@@ -286,7 +291,8 @@ impl App {
     }
 
     /// `cluster_update`: labels change at once; a spec change bumps the
-    /// generation and is queued for the region.
+    /// generation and is queued for the region (a new Kubernetes version is
+    /// an upgrade, as `cluster_upgrade` makes it).
     pub async fn cluster_update(
         &self,
         ctx: &RequestContext,
@@ -295,39 +301,76 @@ impl App {
         if_match: Option<&str>,
         update: ClusterUpdate,
     ) -> Result<OperationView> {
-        let mut tx = self.db().begin().await?;
-        let row = lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
-        check_if_match(if_match, &etag(row.id, row.version))?;
-        if row.deletion_requested_at.is_some() {
-            return Err(Error::conflict("deleting", "the cluster is being deleted"));
-        }
-        let current = row.spec()?;
-        let spec = validate::cluster_update(&self.config().catalog, &current, &update)?;
-        let spec_changed = spec != current;
-        let generation = row.generation + i64::from(spec_changed);
-        store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation).await?;
-        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
-        let op = self
-            .record_change(
-                &mut tx,
-                ctx,
-                RegionalChange {
-                    kind: ChangeKind::ClusterUpdate,
-                    action: "cluster.update",
-                    target_id: row.id,
-                    target_ref: ClusterId::from_uuid(row.id).to_string(),
-                    target_name: &row.name,
-                    generation,
-                    region: &spec.region,
-                    // Label-only changes need no region: done at once.
-                    needs_region: spec_changed,
-                    details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
-                },
-                |op| command(ChangeKind::ClusterUpdate, op, target, generation, &spec, ""),
-            )
-            .await?;
-        tx.commit().await?;
-        Ok(op)
+        self.change_cluster(ctx, project, cluster, if_match, update, "cluster_update", |_| Ok(())).await
+    }
+
+    /// A change of the cluster's labels or spec, answered (and replayed
+    /// for its Idempotency-Key) as `request`, after `check` of the current
+    /// spec. One that changes the Kubernetes version is an upgrade: a
+    /// `cluster_upgrade` Operation, refused while another runs.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::app) async fn change_cluster(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+        update: ClusterUpdate,
+        request: &'static str,
+        check: impl FnOnce(&ClusterSpec) -> Result<()>,
+    ) -> Result<OperationView> {
+        let update = &update;
+        let request_key = (project.describe(), cluster.describe(), if_match, update);
+        self.idempotent(ctx, request, &request_key, |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let row =
+                lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
+            check_if_match(if_match, &etag(row.id, row.version))?;
+            if row.deletion_requested_at.is_some() {
+                return Err(Error::conflict("deleting", "the cluster is being deleted"));
+            }
+            let current = row.spec()?;
+            check(&current)?;
+            let spec = validate::cluster_update(&self.config().catalog, &current, update)?;
+            let (kind, action) = if spec.kubernetes_version != current.kubernetes_version {
+                if upgrades::upgrade_running(&mut tx, row.id).await? {
+                    return Err(Error::conflict(
+                        "upgrade_in_progress",
+                        "an upgrade of this cluster is still running; wait for its Operation to finish",
+                    ));
+                }
+                (ChangeKind::ClusterUpgrade, "cluster.upgrade")
+            } else {
+                (ChangeKind::ClusterUpdate, "cluster.update")
+            };
+            let spec_changed = spec != current;
+            let generation = row.generation + i64::from(spec_changed);
+            store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation).await?;
+            let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
+            let op = self
+                .record_change(
+                    &mut tx,
+                    ctx,
+                    RegionalChange {
+                        kind,
+                        action,
+                        target_id: row.id,
+                        target_ref: ClusterId::from_uuid(row.id).to_string(),
+                        target_name: &row.name,
+                        generation,
+                        region: &spec.region,
+                        // Label-only changes need no region: done at once.
+                        needs_region: spec_changed,
+                        details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
+                    },
+                    |op| command(kind, op, target, generation, &spec, ""),
+                )
+                .await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
     }
 
     /// `cluster_delete`: refused while deletion protection is on; the cluster

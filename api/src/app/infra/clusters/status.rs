@@ -60,6 +60,7 @@ impl App {
                         rack: node.rack,
                         ready: node.ready,
                         unschedulable: node.unschedulable,
+                        kubernetes_version: node.kubernetes_version,
                         allocatable_cpu_millis: machine.map_or(0, |m| m.vcpus * 1000 - RESERVED_CPU_MILLIS),
                         allocatable_memory_mib: machine.map_or(0, |m| m.memory_gib * 1024 - RESERVED_MEMORY_MIB),
                         pods: 0,
