@@ -278,10 +278,7 @@ pub fn ClusterNew() -> impl IntoView {
             .into_any()
         })
     };
-    let crumbs = vec![
-        ("Projects".to_string(), "/projects".to_string()),
-        (project.clone(), format!("/projects/{}", segment(&project))),
-    ];
+    let crumbs = project_crumbs(&project);
     view! {
         <Frame title="Create a cluster" crumbs=crumbs>
             <Suspense fallback=|| ()>{form}</Suspense>
@@ -627,10 +624,7 @@ pub fn Cluster() -> impl IntoView {
             .into_any()
         })
     };
-    let crumbs = vec![
-        ("Projects".to_string(), "/projects".to_string()),
-        (project.clone(), format!("/projects/{}", segment(&project))),
-    ];
+    let crumbs = project_crumbs(&project);
     view! {
         <Frame title=format!("Cluster {name}") crumbs=crumbs>
             <div class="live" role="status" aria-live="polite">
@@ -938,7 +932,6 @@ pub fn ClusterUpgrade() -> impl IntoView {
     let upgrade = ServerAction::<ClusterUpgrade>::new();
     let errors = FormErrors::new(action_error(upgrade.value().get_untracked()), &["kubernetes_version", "confirm"]);
     let (project, name) = (param("project"), param("cluster"));
-    let path = cluster_path(&project, &name);
     let session = request_session();
     let content = {
         let (session, project, name) = (session.clone(), project.clone(), name.clone());
@@ -1002,11 +995,7 @@ pub fn ClusterUpgrade() -> impl IntoView {
             .into_any()
         })
     };
-    let crumbs = vec![
-        ("Projects".to_string(), "/projects".to_string()),
-        (project.clone(), format!("/projects/{}", segment(&project))),
-        (name.clone(), path),
-    ];
+    let crumbs = cluster_crumbs(&project, &name);
     view! {
         <Frame title=format!("Upgrade cluster {name}") crumbs=crumbs>
             <Suspense fallback=|| ()>{content}</Suspense>
@@ -1023,7 +1012,6 @@ pub fn ClusterDelete() -> impl IntoView {
     let errors = FormErrors::new(action_error(delete.value().get_untracked()), &["confirm"]);
     let protection_errors = FormErrors::new(action_error(protection.value().get_untracked()), &[]);
     let (project, name) = (param("project"), param("cluster"));
-    let path = cluster_path(&project, &name);
     let session = request_session();
     let content = {
         let (session, project, name) = (session.clone(), project.clone(), name.clone());
@@ -1063,14 +1051,25 @@ pub fn ClusterDelete() -> impl IntoView {
             }
         })
     };
-    let crumbs = vec![
-        ("Projects".to_string(), "/projects".to_string()),
-        (project.clone(), format!("/projects/{}", segment(&project))),
-        (name.clone(), path),
-    ];
+    let crumbs = cluster_crumbs(&project, &name);
     view! {
         <Frame title=format!("Delete cluster {name}") crumbs=crumbs>
             <Suspense fallback=|| ()>{content}</Suspense>
         </Frame>
     }
+}
+
+/// The breadcrumbs of a page in `project`: the projects, the project.
+fn project_crumbs(project: &str) -> Vec<(String, String)> {
+    vec![
+        ("Projects".to_string(), "/projects".to_string()),
+        (project.to_string(), format!("/projects/{}", segment(project))),
+    ]
+}
+
+/// The breadcrumbs of a page of cluster `name`: the project's, then the cluster.
+fn cluster_crumbs(project: &str, name: &str) -> Vec<(String, String)> {
+    let mut crumbs = project_crumbs(project);
+    crumbs.push((name.to_string(), cluster_path(project, name)));
+    crumbs
 }
