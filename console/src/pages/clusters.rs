@@ -504,7 +504,9 @@ pub fn Cluster() -> impl IntoView {
                 Err(error) => return error_view(&session, error),
             };
             let ClusterPageData { cluster, pools, nodes, metrics, operations, older_operations } = data;
+            // Running without an endpoint: its serving certificate is still on its way.
             let changing = !settled(&cluster.status.phase)
+                || (cluster.status.phase == "running" && cluster.status.endpoint.is_none())
                 || cluster.status.observed_generation < cluster.generation
                 || pools.iter().any(|p| !settled(&p.status.phase) || p.status.observed_generation < p.generation)
                 || operations.iter().any(|op| !finished(op.status));
