@@ -147,7 +147,8 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
     })
 }
 
-fn minor(version: &str) -> Option<(u32, u32)> {
+/// `(major, minor)` of a version like `1.33`.
+pub(crate) fn minor(version: &str) -> Option<(u32, u32)> {
     let (major, minor) = version.split_once('.')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
 }

@@ -29,6 +29,19 @@ pub struct NewOperation<'a> {
     pub status: OperationStatus,
 }
 
+/// Whether an operation of `kind` on `target` has not finished yet.
+pub async fn unfinished(conn: &mut PgConnection, target: Uuid, kind: &str) -> Result<bool> {
+    let found = sqlx::query_scalar::<_, bool>(
+        "SELECT EXISTS (SELECT 1 FROM operations WHERE target_id = $1 AND kind = $2
+                          AND status NOT IN ('succeeded', 'failed'))",
+    )
+    .bind(target)
+    .bind(kind)
+    .fetch_one(conn)
+    .await?;
+    Ok(found)
+}
+
 /// Inserts an operation inside the caller's transaction.
 pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperation<'_>) -> Result<OperationView> {
     let id = OperationId::generate();

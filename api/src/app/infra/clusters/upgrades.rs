@@ -10,6 +10,8 @@ use moke_iam::Action;
 
 use super::lookup;
 use crate::app::authz::Lock;
+use crate::app::region::operations;
+use crate::app::validate::minor;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::config::{Catalog, KubernetesVersionEntry};
 use crate::ids::{ClusterKind, ProjectKind};
@@ -33,12 +35,6 @@ fn status(entry: &KubernetesVersionEntry, today: NaiveDate) -> KubernetesVersion
         support,
         end_of_life: entry.end_of_life,
     }
-}
-
-/// `(major, minor)` of a version like `1.33`.
-fn minor(version: &str) -> Option<(u32, u32)> {
-    let (major, minor) = version.split_once('.')?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// What a cluster on `current` runs and can move to on `today`.
@@ -66,14 +62,7 @@ pub fn upgrades(catalog: &Catalog, current: &str, today: NaiveDate) -> ClusterUp
 /// Whether an upgrade of `cluster` has not finished yet (one at a time: a
 /// second would overtake the first in the region and skip a version).
 pub(in crate::app) async fn upgrade_running(conn: &mut sqlx::PgConnection, cluster: uuid::Uuid) -> Result<bool> {
-    let running = sqlx::query_scalar::<_, bool>(
-        "SELECT EXISTS (SELECT 1 FROM operations WHERE target_id = $1 AND kind = 'cluster_upgrade'
-                          AND status NOT IN ('succeeded', 'failed'))",
-    )
-    .bind(cluster)
-    .fetch_one(conn)
-    .await?;
-    Ok(running)
+    operations::unfinished(conn, cluster, "cluster_upgrade").await
 }
 
 impl App {
