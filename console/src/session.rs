@@ -295,6 +295,8 @@ struct Inner {
     /// The page's path and query, to come back to after signing in.
     path: String,
     response: Option<ResponseOptions>,
+    /// Sent by the console's own script (with the page token).
+    scripted: bool,
 }
 
 /// What the console tells the API about the browser's request.
@@ -346,7 +348,8 @@ impl RequestSession {
         let state = parts.and_then(|parts| read_cookie(&console, &parts.headers));
         let forwarded = parts.map(Forwarded::from_parts).unwrap_or_default();
         let path = parts.and_then(|parts| parts.uri.path_and_query()).map_or("/".into(), |p| p.to_string());
-        RequestSession(Arc::new(Inner { console, state: Mutex::new(state), forwarded, path, response }))
+        let scripted = parts.is_some_and(|parts| parts.headers.contains_key(PAGE_TOKEN_HEADER));
+        RequestSession(Arc::new(Inner { console, state: Mutex::new(state), forwarded, path, response, scripted }))
     }
 
     /// The session of a plain axum handler (not a page): the cookie it
@@ -473,6 +476,12 @@ impl RequestSession {
                 seed
             }
         }
+    }
+
+    /// Whether the console's own script sent the request (it may only
+    /// read pages and price the cluster form, see [`navigations_only`]).
+    pub(crate) fn scripted(&self) -> bool {
+        self.0.scripted
     }
 
     /// Refuses a form whose CSRF token is not this cookie's.

@@ -353,8 +353,12 @@ async fn a_form_without_its_csrf_token_is_refused(options: PgPoolOptions, connec
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn only_the_consoles_script_fetches_its_pages(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
-    t.signed_up("ada@example.com", PASSWORD, "acme").await;
+    let ada = t.signed_up("ada@example.com", PASSWORD, "acme").await;
     t.signed_up("bob@example.com", PASSWORD, "globex").await;
+    let ada_token = ada.session.access_token.clone();
+    let (status, _) =
+        t.post(&format!("/v1/orgs/{}/projects", ada.organization.id), &ada_token, json!({ "name": "shop" })).await;
+    assert_eq!(status, StatusCode::CREATED);
     let cookie = browser_cookie(&t, "ada@example.com").await;
     let other_cookie = browser_cookie(&t, "bob@example.com").await;
     let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
@@ -433,6 +437,42 @@ async fn only_the_consoles_script_fetches_its_pages(options: PgPoolOptions, conn
         .await
         .unwrap();
     assert_eq!(answer.status(), StatusCode::FORBIDDEN, "a scripted form other than the priced one");
+    // The priced form, sent by the script without asking for a price, creates nothing.
+    let cluster_form = |intent: Option<&str>| {
+        let mut fields = vec![
+            ("csrf", csrf_of(&html)),
+            ("idempotency_key", uuid::Uuid::new_v4().to_string()),
+            ("project", "shop".into()),
+            ("name", "prod".into()),
+            ("region", "eu-central-1".into()),
+            ("kubernetes_version", "1.33".into()),
+            ("control_plane_replicas", "1".into()),
+            ("machine_type", "bm.small".into()),
+            ("count", "3".into()),
+        ];
+        if let Some(intent) = intent {
+            fields.push(("intent", intent.into()));
+        }
+        client
+            .post(format!("{}/console/fn/cluster_create", t.base))
+            .header("cookie", &cookie)
+            .header("accept", "text/html")
+            .header("referer", format!("{}/projects/shop/clusters/new", t.base))
+            .header("sec-fetch-mode", "cors")
+            .header("sec-fetch-site", "same-origin")
+            .header("x-moke-page-token", &token)
+            .form(&fields)
+            .send()
+    };
+    for intent in [None, Some("create")] {
+        let answer = cluster_form(intent).await.unwrap();
+        let location = answer.headers().get("location").map(|l| l.to_str().unwrap().to_string()).unwrap_or_default();
+        assert!(location.contains("__err="), "{intent:?}: refused back to the form, not created: {location}");
+    }
+    let priced = cluster_form(Some("estimate")).await.unwrap();
+    assert_eq!(priced.status(), StatusCode::FOUND, "pricing is what the script may do");
+    let (_, clusters) = t.get("/v1/projects/shop/clusters", &ada_token).await;
+    assert_eq!(clusters["items"].as_array().unwrap().len(), 0, "nothing was created: {clusters}");
 
     // The script itself: a module and its WebAssembly, typed so browsers run them.
     for (path, kind) in [("/assets/console.js", "text/javascript"), ("/assets/console_bg.wasm", "application/wasm")] {

@@ -58,6 +58,10 @@ pub async fn cluster_create(
         ("zones", zones.as_str()),
         ("deletion_protection", protection),
     ];
+    // The page's script only prices the form; creating takes the person's own submit.
+    if session.scripted() && intent.as_deref() != Some("estimate") {
+        return Err(ConsoleError::csrf());
+    }
     if intent.as_deref() == Some("estimate") {
         // Back to the form, priced: its values travel like a form's error,
         // sealed to this browser, so no link can fill the form in.
