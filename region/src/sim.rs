@@ -190,6 +190,12 @@ pub struct SimNodePool {
     pub next_node: usize,
     #[serde(default)]
     pub waiting_operations: Vec<String>,
+    /// Nodes asked to be replaced (recycled), until they are gone.
+    #[serde(default)]
+    pub recycling: Vec<String>,
+    /// Nodes asked to be removed with no replacement, until they are gone.
+    #[serde(default)]
+    pub removing: Vec<String>,
 }
 
 /// Ticks a drain may take before the node goes regardless of its pods.
@@ -241,16 +247,61 @@ impl SimNodePool {
         (step, 40 + (55 * current / count) as i32)
     }
 
-    /// Removes nodes from the most crowded zones until `count` remain.
+    /// Removes nodes from the most crowded zones until `count` remain,
+    /// besides those being removed by name (which are drained first).
     fn shrink_to(&mut self, count: usize) {
-        while self.nodes.len() > count {
+        let kept = |pool: &SimNodePool| pool.nodes.iter().filter(|n| !pool.removing.contains(&n.name)).count();
+        while kept(self) > count {
             let mut per_zone: BTreeMap<&str, usize> = BTreeMap::new();
-            for node in &self.nodes {
+            for node in self.nodes.iter().filter(|n| !self.removing.contains(&n.name)) {
                 *per_zone.entry(node.zone.as_str()).or_default() += 1;
             }
             let crowded = per_zone.into_iter().max_by_key(|(_, n)| *n).map(|(z, _)| z.to_string()).unwrap_or_default();
-            let last = self.nodes.iter().rposition(|n| n.zone == crowded).unwrap_or(self.nodes.len() - 1);
+            let Some(last) = self.nodes.iter().rposition(|n| n.zone == crowded && !self.removing.contains(&n.name))
+            else {
+                return;
+            };
             self.nodes.remove(last);
+        }
+    }
+
+    /// Marks the named nodes of the pool for replacement (`replace`) or for
+    /// removal with none: both are nodes of an older template from now on,
+    /// which the ticks replace or drain one at a time. Names the pool does
+    /// not hold are ignored (already gone). True when any was marked.
+    fn mark_nodes(&mut self, replace: &[String], remove: &[String]) -> bool {
+        let old = self.template - 1;
+        let mut marked = false;
+        for (names, list) in [(replace, &mut self.recycling), (remove, &mut self.removing)] {
+            for name in names {
+                if let Some(node) = self.nodes.iter_mut().find(|n| &n.name == name) {
+                    node.template = node.template.min(old);
+                    if !list.contains(name) {
+                        list.push(name.clone());
+                    }
+                    marked = true;
+                }
+            }
+        }
+        marked
+    }
+
+    /// What the pool's waiting operations are told once `gone` has left it.
+    fn removal_step(&mut self, gone: &str) -> (String, i32) {
+        let done = |list: &mut Vec<String>| {
+            let had = list.iter().any(|n| n == gone);
+            list.retain(|n| n != gone);
+            had
+        };
+        let (recycled, removed) = (done(&mut self.recycling), done(&mut self.removing));
+        let left = self.recycling.len() + self.removing.len();
+        let percent = if left == 0 { 95 } else { 40 + (55 / (left as i32 + 1)) };
+        if recycled {
+            (format!("node pool {}: node {gone} cordoned, drained and replaced", self.name), percent)
+        } else if removed {
+            (format!("node pool {}: node {gone} cordoned, drained and removed", self.name), percent)
+        } else {
+            self.replacement_step()
         }
     }
 }
@@ -386,7 +437,16 @@ impl SimState {
             }
         }
         let waiting = self.node_pools.values().find(|p| p.waiting_operations.iter().any(|o| o == operation_id));
-        waiting.map_or_else(|| ("converging".to_string(), 50), SimNodePool::replacement_step)
+        match waiting {
+            None => ("converging".to_string(), 50),
+            Some(pool) if !pool.removing.is_empty() => {
+                (format!("node pool {}: removing node(s) {}", pool.name, pool.removing.join(", ")), 20)
+            }
+            Some(pool) if !pool.recycling.is_empty() => {
+                (format!("node pool {}: replacing node(s) {}", pool.name, pool.recycling.join(", ")), 20)
+            }
+            Some(pool) => pool.replacement_step(),
+        }
     }
 
     pub fn cluster_observation(&self, id: &str) -> Option<pb::Observation> {
@@ -750,6 +810,8 @@ impl SimState {
             draining_since: 0,
             next_node: 0,
             waiting_operations: Vec::new(),
+            recycling: Vec::new(),
+            removing: Vec::new(),
         });
         if command.generation > pool.generation {
             pool.generation = command.generation;
@@ -763,12 +825,16 @@ impl SimState {
                 || pool.spec.zones != spec.zones;
             pool.spec = spec;
             let count = pool.spec.count.max(0) as usize;
+            let marked = pool.mark_nodes(&command.replace_nodes, &command.remove_nodes);
             if rebuild && !pool.nodes.is_empty() {
                 // Replaced one node at a time by the tick: surge, cordon, drain, delete.
                 pool.template += 1;
                 pool.waiting_operations.push(command.operation_id.clone());
             } else {
                 pool.shrink_to(count);
+                if marked {
+                    pool.waiting_operations.push(command.operation_id.clone());
+                }
             }
             while pool.nodes.len() < count {
                 pool.add_node(layout, None);
@@ -872,31 +938,50 @@ impl SimState {
                 pool.nodes.retain(|n| n.name != node.name);
                 pool.add_node(layout, Some(node.zone.clone()));
             }
+            let mut gone = None;
             if let Some(draining) = pool.draining.clone() {
                 // Drained once its pods have moved (or the drain timed out): it goes.
                 if !occupied.contains(&draining) || tick > pool.draining_since + DRAIN_TIMEOUT_TICKS {
                     pool.nodes.retain(|n| n.name != draining);
                     pool.draining = None;
+                    gone = Some(draining);
                 }
-            } else if let Some(old) = pool.nodes.iter().find(|n| n.template < pool.template).cloned() {
+            } else if let Some(old) = pool
+                .nodes
+                .iter()
+                .filter(|n| n.template < pool.template)
+                // Nodes removed for good go first: they need no surge node.
+                .min_by_key(|n| !pool.removing.contains(&n.name))
+                .cloned()
+            {
                 let count = pool.spec.count.max(0) as usize;
                 if pool.nodes.len() <= count {
                     pool.add_node(layout, Some(old.zone.clone()));
                 } else {
                     pool.draining = Some(old.name.clone());
                     pool.draining_since = tick;
+                    if pool.recycling.contains(&old.name) || pool.removing.contains(&old.name) {
+                        let step = format!("node pool {}: node {} cordoned, draining", pool.name, old.name);
+                        for operation in &pool.waiting_operations {
+                            reports.push(progress(operation, "running", &step, 40));
+                        }
+                    }
                 }
             }
             if pool.nodes != before || pool.draining != draining_before || self.faults.changed {
                 changed_pools.push(id.clone());
             }
             // A node replaced: the operations waiting for the pool say how far it is.
-            if pool.nodes.len() < before.len() && !pool.waiting_operations.is_empty() {
-                let (step, percent) = pool.replacement_step();
+            if let Some(gone) = gone {
+                let (step, percent) = pool.removal_step(&gone);
                 for operation in &pool.waiting_operations {
                     reports.push(progress(operation, "running", &step, percent));
                 }
             }
+            // Nodes asked for that failed and were repaired meanwhile are gone too.
+            let names: BTreeSet<String> = pool.nodes.iter().map(|n| n.name.clone()).collect();
+            pool.recycling.retain(|n| names.contains(n));
+            pool.removing.retain(|n| names.contains(n));
             if pool.converged() {
                 finished.append(&mut pool.waiting_operations);
             }
@@ -1319,6 +1404,60 @@ mod tests {
         assert!(pool.nodes.iter().all(|n| n.version == "1.33" && !old_nodes.contains(&n.name)));
         let observed = state.node_pool_observation("np_1").unwrap();
         assert!(observed.nodes.iter().all(|n| n.kubelet_version == "1.33"));
+    }
+
+    #[test]
+    fn named_nodes_are_recycled_or_removed_by_surge_and_drain_without_losing_a_pod() {
+        let mut state = running_cluster();
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
+        let names: Vec<String> = state.node_pools["np_1"].nodes.iter().map(|n| n.name.clone()).collect();
+        // Recycle one node: a surge node comes, then the old one is cordoned, drained and deleted.
+        let mut recycle = pool("np_1", 2, 3, "bm.small");
+        recycle.kind = CommandKind::NodePoolUpdate as i32;
+        recycle.replace_nodes = vec![names[1].clone(), "gone-already".into()];
+        let reports = state.apply(&layout(), &recycle);
+        assert!(succeeded(&reports).is_empty(), "waits for the node to be replaced");
+        let mut seen = Vec::new();
+        let mut done = Vec::new();
+        for _ in 0..60 {
+            let reports = state.tick(&layout(), Utc::now());
+            seen.extend(steps(&reports, "op-np_1-2"));
+            done.extend(succeeded(&reports));
+            assert!(state.node_pools["np_1"].nodes.len() <= 4, "surge of one node at most");
+            assert_eq!(state.workloads["wl_web"].available(), 3, "no pod is lost");
+        }
+        assert_eq!(done, ["op-np_1-2"]);
+        assert_eq!(
+            seen,
+            [
+                format!("node pool workers: node {} cordoned, draining", names[1]),
+                format!("node pool workers: node {} cordoned, drained and replaced", names[1]),
+            ]
+        );
+        let now: Vec<String> = state.node_pools["np_1"].nodes.iter().map(|n| n.name.clone()).collect();
+        assert_eq!(now.len(), 3);
+        assert!(now.contains(&names[0]) && now.contains(&names[2]) && !now.contains(&names[1]), "{now:?}");
+
+        // Remove one with no replacement: the count is one lower and that very node goes, drained.
+        let mut remove = pool("np_1", 3, 2, "bm.small");
+        remove.kind = CommandKind::NodePoolUpdate as i32;
+        remove.remove_nodes = vec![names[0].clone()];
+        state.apply(&layout(), &remove);
+        assert_eq!(state.node_pools["np_1"].nodes.len(), 3, "not removed before it is drained");
+        // A later change in between repeats the removal and shrinks no other node.
+        let mut relabel = pool("np_1", 4, 2, "bm.small");
+        relabel.kind = CommandKind::NodePoolUpdate as i32;
+        relabel.remove_nodes = vec![names[0].clone()];
+        state.apply(&layout(), &relabel);
+        assert_eq!(state.node_pools["np_1"].nodes.len(), 3);
+        let done = settle(&mut state);
+        assert!(done.contains(&"op-np_1-3".to_string()) && done.contains(&"op-np_1-4".to_string()), "{done:?}");
+        let left: Vec<String> = state.node_pools["np_1"].nodes.iter().map(|n| n.name.clone()).collect();
+        assert_eq!(left.len(), 2);
+        assert!(!left.contains(&names[0]) && left.contains(&names[2]), "{left:?}");
+        assert!(state.node_pools["np_1"].removing.is_empty() && state.node_pools["np_1"].recycling.is_empty());
+        assert_eq!(state.workloads["wl_web"].available(), 3, "no pod is lost");
     }
 
     /// The command that moves cluster `cl_1` to 1.33, as operation `op`.

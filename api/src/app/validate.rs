@@ -22,6 +22,31 @@ pub fn is_dns_label(name: &str) -> bool {
         && bytes[bytes.len() - 1] != b'-'
 }
 
+/// A node's name as regions report it ([`NODE_NAME_PATTERN`]): 1-253
+/// lowercase letters, digits, `-` or `.`, alphanumeric at both ends.
+pub fn is_node_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let alphanumeric = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    !bytes.is_empty()
+        && bytes.len() <= 253
+        && alphanumeric(&bytes[0])
+        && alphanumeric(&bytes[bytes.len() - 1])
+        && bytes.iter().all(|b| alphanumeric(b) || *b == b'-' || *b == b'.')
+}
+
+/// The `nodes` of a recycle request as [`NodeNames`] states them: 1 to 500
+/// distinct node names.
+pub fn node_names(names: &[String]) -> Result<(), super::Error> {
+    let mut v = Validator::new();
+    v.check(!names.is_empty(), "nodes", "empty", "name at least one node, or leave nodes out for all of them");
+    v.check(names.len() <= MAX_NODES_PER_POOL as usize, "nodes", "too_many", "at most 500 nodes");
+    for (i, name) in names.iter().enumerate().take(MAX_NODES_PER_POOL as usize) {
+        v.check(is_node_name(name), format!("nodes[{i}]"), "invalid_name", "not a node name");
+        v.check(!names[..i].contains(name), format!("nodes[{i}]"), "duplicate", "each node once");
+    }
+    v.finish()
+}
+
 pub fn name(v: &mut Validator, field: &str, name: &str) {
     v.check(
         is_dns_label(name),
@@ -310,7 +335,11 @@ pub fn node_pool_create(catalog: &Catalog, region: &str, input: &NodePoolCreate)
 }
 
 /// Applies a node-pool patch, refusing immutable changes.
-pub fn node_pool_update(current: &NodePoolSpec, update: &NodePoolUpdate) -> Result<NodePoolSpec, super::Error> {
+pub fn node_pool_update(
+    catalog: &Catalog,
+    current: &NodePoolSpec,
+    update: &NodePoolUpdate,
+) -> Result<NodePoolSpec, super::Error> {
     let mut v = Validator::new();
     if let Some(l) = &update.labels {
         labels(&mut v, "labels", l);
@@ -319,11 +348,12 @@ pub fn node_pool_update(current: &NodePoolSpec, update: &NodePoolUpdate) -> Resu
     if let Some(patch) = &update.spec {
         if let Some(machine_type) = &patch.machine_type {
             v.check(
-                machine_type == &current.machine_type,
+                catalog.machine_type(machine_type).is_some(),
                 "spec.machine_type",
-                "immutable",
-                "create a new node pool to change machine type",
+                "unknown_machine_type",
+                format!("{machine_type:?} is not offered; see GET /v1/machine-types"),
             );
+            spec.machine_type = machine_type.clone();
         }
         if let Some(zones) = &patch.zones {
             v.check(zones == &current.zones, "spec.zones", "immutable", "a node pool's zones cannot change");

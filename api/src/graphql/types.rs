@@ -190,6 +190,12 @@ impl OperationView {
     async fn done(&self) -> bool {
         self.status.is_terminal()
     }
+
+    /// The steps it went through, oldest first, each with when it was reported.
+    #[graphql(complexity = 10)]
+    async fn steps(&self, ctx: &Context<'_>) -> Result<Vec<crate::model::OperationStepView>> {
+        Ok(app(ctx).operation_step_list(caller(ctx)?, self.id).await.map_err(error)?.items)
+    }
 }
 
 /// An API token (never its secret).
@@ -642,6 +648,46 @@ impl Mutation {
             .await
             .map_err(error)?;
         Ok(op)
+    }
+
+    /// Replaces `input.nodes` of the pool (all of them when left out) one at
+    /// a time: a new node first, then the old one cordoned, drained, deleted.
+    async fn recycle_node_pool(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        input: NodePoolRecycleRequest,
+        if_match: Option<String>,
+    ) -> Result<OperationView> {
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
+        app(ctx)
+            .node_pool_recycle(caller(ctx)?, &project, &cluster, &pool, if_match.as_deref(), input)
+            .await
+            .map_err(error)
+    }
+
+    /// Deletes one node, cordoned and drained first: with `replace` a new
+    /// node takes its place, without it the pool's count goes one lower.
+    #[allow(clippy::too_many_arguments)] // each argument is one of the field's
+    async fn delete_node(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        node: String,
+        #[graphql(default = false)] replace: bool,
+        if_match: Option<String>,
+    ) -> Result<OperationView> {
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
+        app(ctx)
+            .node_pool_node_delete(caller(ctx)?, &project, &cluster, &pool, &node, replace, if_match.as_deref())
+            .await
+            .map_err(error)
     }
 
     async fn delete_node_pool(

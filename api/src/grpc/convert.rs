@@ -182,6 +182,10 @@ pub fn operation(o: OperationView) -> pb::Operation {
     }
 }
 
+pub fn operation_step(s: crate::model::OperationStepView) -> pb::OperationStep {
+    pb::OperationStep { status: s.status.as_str().to_string(), step: s.step, progress: s.progress, time: time(s.at) }
+}
+
 pub fn token(t: TokenView) -> pb::Token {
     pb::Token {
         id: t.id.to_string(),

@@ -407,6 +407,33 @@ impl node_pool_service_server::NodePoolService for Api {
             .map_err(status)?;
         Ok(Response::new(convert::operation(op)))
     }
+
+    async fn recycle_node_pool(&self, request: Request<RecycleNodePoolRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster), ResourceRef::parse(&r.node_pool));
+        let recycle = model::NodePoolRecycleRequest { nodes: (!r.nodes.is_empty()).then_some(r.nodes) };
+        let op = self
+            .app
+            .node_pool_recycle(&ctx, &project, &cluster, &pool, if_match(&r.etag), recycle)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn delete_node(&self, request: Request<DeleteNodeRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster), ResourceRef::parse(&r.node_pool));
+        let op = self
+            .app
+            .node_pool_node_delete(&ctx, &project, &cluster, &pool, &r.node, r.replace, if_match(&r.etag))
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
 }
 
 #[tonic::async_trait]
@@ -434,6 +461,17 @@ impl operation_service_server::OperationService for Api {
         let ctx = context(&self.app, &request, "").await?;
         let op = self.app.operation_view(&ctx, id(&request.get_ref().operation)?, None).await.map_err(status)?;
         Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn list_operation_steps(
+        &self,
+        request: Request<ListOperationStepsRequest>,
+    ) -> Reply<ListOperationStepsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let steps = self.app.operation_step_list(&ctx, id(&request.get_ref().operation)?).await.map_err(status)?;
+        Ok(Response::new(ListOperationStepsResponse {
+            steps: steps.items.into_iter().map(convert::operation_step).collect(),
+        }))
     }
 
     async fn wait_operation(&self, request: Request<WaitOperationRequest>) -> Reply<Operation> {

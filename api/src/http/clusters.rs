@@ -24,6 +24,8 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
         .routes(routes!(node_pool_estimate))
         .routes(routes!(node_pool_update_estimate))
+        .routes(routes!(node_pool_recycle))
+        .routes(routes!(node_pool_node_delete))
         .routes(routes!(cluster_kubeconfig_view))
         .routes(routes!(cluster_credentials_create))
         .routes(routes!(cluster_credentials_revoke))
@@ -396,7 +398,8 @@ async fn node_pool_view(
     Ok(with_etag(&view.etag.clone(), view))
 }
 
-/// Change a node pool (count, autoscaling, node labels, taints).
+/// Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
+/// type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
 #[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}",
     operation_id = "node_pool_update", tag = "node-pools",
     params(("project" = String, Path, description = "Project id or name"),
@@ -422,6 +425,65 @@ async fn node_pool_update(
             input,
         )
         .await?;
+    Ok(accepted(op))
+}
+
+/// Replace nodes of the pool, or all of them, one at a time: a new node
+/// joins first, then the old one is cordoned, drained and deleted, so pods
+/// move rather than stop. The Operation's `step` names each node.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle",
+    operation_id = "node_pool_recycle", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name"),
+           IfMatchHeader, IdempotencyKeyHeader),
+    request_body = NodePoolRecycleRequest, security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn node_pool_recycle(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool)): Path<(String, String, String)>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<NodePoolRecycleRequest>,
+) -> ApiResult {
+    let (project, cluster, pool) =
+        (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&pool));
+    let op = app.node_pool_recycle(&ctx, &project, &cluster, &pool, if_match.as_deref(), input).await?;
+    Ok(accepted(op))
+}
+
+/// `replace` of a node delete.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct NodeDeleteParams {
+    /// `true`: a new node takes its place and the pool's count stays.
+    /// `false` (default): the count goes one lower, refused at the
+    /// autoscaling minimum.
+    replace: Option<bool>,
+}
+
+/// Delete one node of the pool: it is cordoned and drained first. Asking
+/// again for a node already on its way out answers with that Operation.
+#[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}",
+    operation_id = "node_pool_node_delete", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name"),
+           ("node" = String, Path, description = "Node name, as `GET …/clusters/{cluster}/nodes` lists it"),
+           NodeDeleteParams, IfMatchHeader),
+    security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn node_pool_node_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool, node)): Path<(String, String, String, String)>,
+    Query(params): Query<NodeDeleteParams>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let (project, cluster, pool) =
+        (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&pool));
+    let replace = params.replace.unwrap_or(false);
+    let op = app.node_pool_node_delete(&ctx, &project, &cluster, &pool, &node, replace, if_match.as_deref()).await?;
     Ok(accepted(op))
 }
 

@@ -13,10 +13,10 @@ use super::extract::{Ctx, Query};
 use super::orgs::path_id;
 use super::problem::{ApiError, Problems};
 use crate::app::{App, Error};
-use crate::model::OperationView;
+use crate::model::{OperationSteps, OperationView};
 
 pub fn routes() -> OpenApiRouter<Arc<App>> {
-    OpenApiRouter::new().routes(routes!(operation_view))
+    OpenApiRouter::new().routes(routes!(operation_view)).routes(routes!(operation_step_list))
 }
 
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -55,6 +55,16 @@ async fn operation_view(
 ) -> ApiResult {
     let wait = params.wait.as_deref().map(|w| parse_wait(w, app.config().http.max_wait_seconds)).transpose()?;
     Ok(axum::Json(app.operation_view(&ctx, path_id(&operation)?, wait).await?).into_response())
+}
+
+/// The steps the operation went through, oldest first, each with when it
+/// was reported (a step is listed when it differs from the one before).
+#[utoipa::path(get, path = "/v1/operations/{operation}/steps", operation_id = "operation_step_list", tag = "operations",
+    params(("operation" = String, Path, description = "Operation id (`op_…`)")),
+    security(("bearer" = [])),
+    responses((status = 200, body = OperationSteps), Problems))]
+async fn operation_step_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(operation): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.operation_step_list(&ctx, path_id(&operation)?).await?).into_response())
 }
 
 #[cfg(test)]

@@ -531,7 +531,8 @@ pub struct NodePoolCreate {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct NodePoolSpecInput {
-    /// A machine type from `GET /v1/machine-types`. Cannot change later.
+    /// A machine type from `GET /v1/machine-types`. A change later replaces
+    /// the nodes one at a time onto the new type (surge, cordon, drain).
     pub machine_type: String,
     /// Nodes to run, 0 to 500 (within the autoscaling range when set).
     #[schema(minimum = 0, maximum = 500)]
@@ -602,7 +603,9 @@ pub struct NodePoolUpdate {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodePoolSpecPatch {
-    /// Immutable: create a new pool to change machine type.
+    /// A machine type from `GET /v1/machine-types`: the nodes are replaced
+    /// onto it one at a time (a surge node first, then the old one cordoned
+    /// and drained), so pods move rather than stop.
     pub machine_type: Option<String>,
     #[schema(minimum = 0, maximum = 500)]
     pub count: Option<i64>,
@@ -615,6 +618,41 @@ pub struct NodePoolSpecPatch {
     #[schema(value_type = Option<LabelMap>)]
     pub node_labels: Option<Labels>,
     pub taints: Option<Vec<Taint>>,
+}
+
+/// A worker node's name as `GET …/clusters/{cluster}/nodes` lists it.
+pub const NODE_NAME_PATTERN: &str = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$";
+
+/// The OpenAPI schema of a list of node names: 1 to 500 distinct names.
+pub struct NodeNames;
+
+impl utoipa::PartialSchema for NodeNames {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+        let name =
+            ObjectBuilder::new().schema_type(Type::String).pattern(Some(NODE_NAME_PATTERN)).max_length(Some(253));
+        ArrayBuilder::new()
+            .items(name)
+            .min_items(Some(1))
+            .max_items(Some(500))
+            .unique_items(true)
+            .description(Some("Names of the pool's nodes, each once."))
+            .into()
+    }
+}
+
+impl ToSchema for NodeNames {}
+
+/// Replace nodes of a pool (DOKS `recycle`): for each, one at a time, a
+/// new node joins first, then the old one is cordoned, drained and deleted,
+/// so the pool never runs below its count and pods move rather than stop.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+#[graphql(name = "NodePoolRecycleInput")]
+pub struct NodePoolRecycleRequest {
+    /// The nodes to replace; every node of the pool when omitted.
+    #[schema(value_type = Option<NodeNames>)]
+    pub nodes: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
@@ -700,6 +738,27 @@ pub struct OperationView {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// One step of an Operation's history, as it was reported.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "OperationStep")]
+pub struct OperationStepView {
+    /// The Operation's status at this step.
+    pub status: OperationStatus,
+    /// What was under way, e.g. `control plane: traffic switched to the API servers on 1.33`.
+    pub step: String,
+    /// 0 to 100.
+    pub progress: i32,
+    /// When the step was recorded.
+    pub at: DateTime<Utc>,
+}
+
+/// An Operation's steps, oldest first: each step unlike the one before it,
+/// at most the first 1000.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct OperationSteps {
+    pub items: Vec<OperationStepView>,
 }
 
 // ---------------------------------------------------------------- cluster credentials

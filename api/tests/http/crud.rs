@@ -220,6 +220,7 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
             step: "done".into(),
             progress: 100,
             error: None,
+            earlier: Vec::new(),
         })
         .await
         .unwrap();
@@ -310,10 +311,10 @@ async fn cluster_and_node_pool_lifecycle(options: PgPoolOptions, connect: PgConn
     let unchanged: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
     assert_eq!(unchanged.spec.count, 5);
     let bad = owner
-        .patch::<OperationView>(&pool_path, json!({ "spec": { "machine_type": "bm.large", "count": 9 } }))
+        .patch::<OperationView>(&pool_path, json!({ "spec": { "machine_type": "bm.huge", "count": 9 } }))
         .await
         .refused(StatusCode::BAD_REQUEST);
-    assert_eq!(bad.fields(), ["spec.machine_type", "spec.count"]);
+    assert_eq!(bad.fields(), ["spec.machine_type", "spec.count"], "a machine type not offered");
 
     let pools: Page<NodePoolView> = owner.get(&format!("{prod_path}/node-pools")).await.expect(StatusCode::OK);
     assert_eq!(pools.items.len(), 2);
@@ -581,6 +582,7 @@ async fn operations_long_poll_until_done(options: PgPoolOptions, connect: PgConn
             step: "provisioning_control_plane".into(),
             progress: 40,
             error: Some(moke_api::model::OperationError { code: "no_capacity".into(), message: "region full".into() }),
+            earlier: Vec::new(),
         })
         .await
         .unwrap();

@@ -337,6 +337,7 @@ async fn a_subscription_follows_an_operation_to_completion(options: PgPoolOption
                 step: step.into(),
                 progress,
                 error: None,
+                earlier: Vec::new(),
             })
             .await
             .unwrap();

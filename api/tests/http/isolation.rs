@@ -134,6 +134,8 @@ fn rows() -> Vec<Row> {
             .body(json!({ "name": "x", "spec": { "machine_type": "bm.small", "count": 1 } })),
         row("POST /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate")
             .body(json!({ "spec": { "count": 2 } })),
+        row("POST /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle").body(json!({})),
+        row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}"),
         row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}"),
         row("GET /v1/projects/{project}/clusters/{cluster}/namespaces"),
         row("POST /v1/projects/{project}/clusters/{cluster}/namespaces").body(json!({ "name": "x" })),
@@ -217,6 +219,7 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/projects/{project}/members/{principal}"),
         row("GET /v1/operations/{operation}"),
         row("GET /v1/operations/{operation}").at("/v1/operations/{operation}?wait=1s"),
+        row("GET /v1/operations/{operation}/steps"),
     ]
 }
 
@@ -337,6 +340,7 @@ impl Victim {
         let one = [
             ("{org}", self.org.org.as_str()),
             ("{node_pool}", &self.pool),
+            ("{node}", "secret-pool-node-0"),
             ("{namespace}", "default"),
             ("{hook}", &self.hook),
             ("{endpoint}", &self.webhook),

@@ -23,6 +23,7 @@ mod integrity;
 mod isolation;
 mod kubeconfig;
 mod lifecycle;
+mod nodes;
 mod oidc;
 mod openapi;
 mod regions;

@@ -3,7 +3,7 @@
 //! each node replaced by surge), no pod lost, and what is refused.
 
 use moke_api::model::{
-    ClusterUpgrades, DeploymentView, NodeView, OperationStatus, OperationView, Page, VersionSupport,
+    ClusterUpgrades, DeploymentView, NodeView, OperationStatus, OperationSteps, OperationView, Page, VersionSupport,
 };
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
@@ -120,6 +120,12 @@ async fn a_cluster_moves_up_a_minor_version_step_by_step_without_losing_a_pod(
         assert!(rest.any(|e| e == step), "{step:?} out of order or unknown: {seen:?}");
     }
     assert!(seen.iter().any(|s| s.starts_with("node pool workers:")), "the pool was replaced: {seen:?}");
+    // The Operation's history holds every step, in order, each with its time.
+    let history: OperationSteps = owner.get(&format!("/v1/operations/{}/steps", op.id)).await.expect(StatusCode::OK);
+    let steps: Vec<&str> = history.items.iter().map(|s| s.step.as_str()).collect();
+    assert_eq!(steps, expected, "{history:?}");
+    assert!(history.items.windows(2).all(|w| w[0].at <= w[1].at), "{history:?}");
+    assert_eq!(history.items.last().map(|s| s.status), Some(OperationStatus::Succeeded));
 
     // Where it ended: the new version everywhere, new nodes, nothing more to move to.
     let upgraded: ClusterUpgrades = owner.get(&format!("{path}/upgrades")).await.expect(StatusCode::OK);

@@ -38,6 +38,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::PersonalTokenCreate => Self::cli_personal_token_create(),
             CliCommand::PersonalTokenDelete => Self::cli_personal_token_delete(),
             CliCommand::OperationView => Self::cli_operation_view(),
+            CliCommand::OperationStepList => Self::cli_operation_step_list(),
             CliCommand::OrgList => Self::cli_org_list(),
             CliCommand::OrgView => Self::cli_org_view(),
             CliCommand::AuditEventList => Self::cli_audit_event_list(),
@@ -132,6 +133,8 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolDelete => Self::cli_node_pool_delete(),
             CliCommand::NodePoolUpdate => Self::cli_node_pool_update(),
             CliCommand::NodePoolUpdateEstimate => Self::cli_node_pool_update_estimate(),
+            CliCommand::NodePoolNodeDelete => Self::cli_node_pool_node_delete(),
+            CliCommand::NodePoolRecycle => Self::cli_node_pool_recycle(),
             CliCommand::ClusterNodeList => Self::cli_cluster_node_list(),
             CliCommand::ClusterOperationList => Self::cli_cluster_operation_list(),
             CliCommand::ClusterUpgrade => Self::cli_cluster_upgrade(),
@@ -315,6 +318,9 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_operation_view() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . arg (:: clap :: Arg :: new ("wait") . long ("wait") . value_parser (:: clap :: value_parser ! (types :: OperationViewWait)) . required (false) . help ("Block until the operation finishes or this long passes: seconds, or\nminutes with `m` (`30s`, `30`, `1m`). Longer waits are cut to the\nserver's `http.max_wait_seconds` (60 s by default).")) . about ("View an operation; with `wait`, answer when it finishes or the wait runs out.")
+    }
+    pub fn cli_operation_step_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . about ("The steps the operation went through, oldest first, each with when it\nwas reported (a step is listed when it differs from the one before).")
     }
     pub fn cli_org_list() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1360,10 +1366,16 @@ impl<T: CliConfig> Cli<T> {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("Delete a node pool.")
     }
     pub fn cli_node_pool_update() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Change a node pool (count, autoscaling, node labels, taints).")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine\ntype, node labels or taints replace the nodes one at a time by surge, cordon and drain.")
     }
     pub fn cli_node_pool_update_estimate() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("What a change to a node pool (the body of `node_pool_update`) would do to the cluster's monthly price: the\ncluster as it is, as it would be, and the difference. Writes nothing.")
+    }
+    pub fn cli_node_pool_node_delete() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node") . long ("node") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node name, as `GET …/clusters/{cluster}/nodes` lists it")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("replace") . long ("replace") . value_parser (:: clap :: value_parser ! (bool)) . required (false) . help ("`true`: a new node takes its place and the pool's count stays.\n`false` (default): the count goes one lower, refused at the\nautoscaling minimum.")) . about ("Delete one node of the pool: it is cordoned and drained first. Asking\nagain for a node already on its way out answers with that Operation.")
+    }
+    pub fn cli_node_pool_recycle() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NodePoolRecycleIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node.")
     }
     pub fn cli_cluster_node_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together).")
@@ -1509,6 +1521,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::PersonalTokenCreate => self.execute_personal_token_create(matches).await,
             CliCommand::PersonalTokenDelete => self.execute_personal_token_delete(matches).await,
             CliCommand::OperationView => self.execute_operation_view(matches).await,
+            CliCommand::OperationStepList => self.execute_operation_step_list(matches).await,
             CliCommand::OrgList => self.execute_org_list(matches).await,
             CliCommand::OrgView => self.execute_org_view(matches).await,
             CliCommand::AuditEventList => self.execute_audit_event_list(matches).await,
@@ -1603,6 +1616,8 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolDelete => self.execute_node_pool_delete(matches).await,
             CliCommand::NodePoolUpdate => self.execute_node_pool_update(matches).await,
             CliCommand::NodePoolUpdateEstimate => self.execute_node_pool_update_estimate(matches).await,
+            CliCommand::NodePoolNodeDelete => self.execute_node_pool_node_delete(matches).await,
+            CliCommand::NodePoolRecycle => self.execute_node_pool_recycle(matches).await,
             CliCommand::ClusterNodeList => self.execute_cluster_node_list(matches).await,
             CliCommand::ClusterOperationList => self.execute_cluster_operation_list(matches).await,
             CliCommand::ClusterUpgrade => self.execute_cluster_upgrade(matches).await,
@@ -2233,6 +2248,24 @@ impl<T: CliConfig> Cli<T> {
             request = request.wait(value.clone());
         }
         self.config.execute_operation_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_operation_step_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.operation_step_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("operation") {
+            request = request.operation(value.clone());
+        }
+        self.config.execute_operation_step_list(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -4950,6 +4983,76 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_node_pool_node_delete(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.node_pool_node_delete();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("node") {
+            request = request.node(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("node-pool") {
+            request = request.node_pool(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<bool>("replace") {
+            request = request.replace(value.clone());
+        }
+        self.config.execute_node_pool_node_delete(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_node_pool_recycle(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.node_pool_recycle();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::NodePoolRecycleIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("node-pool") {
+            request = request.node_pool(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::NodePoolRecycleRequest>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_node_pool_recycle(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_cluster_node_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.cluster_node_list();
         if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
@@ -5603,6 +5706,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_operation_step_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OperationStepList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_org_list(&self, matches: &::clap::ArgMatches, request: &mut builder::OrgList) -> anyhow::Result<()> {
         Ok(())
     }
@@ -6237,6 +6347,20 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_node_pool_node_delete(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::NodePoolNodeDelete,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_node_pool_recycle(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::NodePoolRecycle,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_cluster_node_list(
         &self,
         matches: &::clap::ArgMatches,
@@ -6378,6 +6502,7 @@ pub enum CliCommand {
     PersonalTokenCreate,
     PersonalTokenDelete,
     OperationView,
+    OperationStepList,
     OrgList,
     OrgView,
     AuditEventList,
@@ -6472,6 +6597,8 @@ pub enum CliCommand {
     NodePoolDelete,
     NodePoolUpdate,
     NodePoolUpdateEstimate,
+    NodePoolNodeDelete,
+    NodePoolRecycle,
     ClusterNodeList,
     ClusterOperationList,
     ClusterUpgrade,
@@ -6518,6 +6645,7 @@ impl CliCommand {
             CliCommand::PersonalTokenCreate,
             CliCommand::PersonalTokenDelete,
             CliCommand::OperationView,
+            CliCommand::OperationStepList,
             CliCommand::OrgList,
             CliCommand::OrgView,
             CliCommand::AuditEventList,
@@ -6612,6 +6740,8 @@ impl CliCommand {
             CliCommand::NodePoolDelete,
             CliCommand::NodePoolUpdate,
             CliCommand::NodePoolUpdateEstimate,
+            CliCommand::NodePoolNodeDelete,
+            CliCommand::NodePoolRecycle,
             CliCommand::ClusterNodeList,
             CliCommand::ClusterOperationList,
             CliCommand::ClusterUpgrade,
@@ -6659,6 +6789,7 @@ impl CliCommand {
             CliCommand::PersonalTokenCreate => "personal_token_create",
             CliCommand::PersonalTokenDelete => "personal_token_delete",
             CliCommand::OperationView => "operation_view",
+            CliCommand::OperationStepList => "operation_step_list",
             CliCommand::OrgList => "org_list",
             CliCommand::OrgView => "org_view",
             CliCommand::AuditEventList => "audit_event_list",
@@ -6753,6 +6884,8 @@ impl CliCommand {
             CliCommand::NodePoolDelete => "node_pool_delete",
             CliCommand::NodePoolUpdate => "node_pool_update",
             CliCommand::NodePoolUpdateEstimate => "node_pool_update_estimate",
+            CliCommand::NodePoolNodeDelete => "node_pool_node_delete",
+            CliCommand::NodePoolRecycle => "node_pool_recycle",
             CliCommand::ClusterNodeList => "cluster_node_list",
             CliCommand::ClusterOperationList => "cluster_operation_list",
             CliCommand::ClusterUpgrade => "cluster_upgrade",

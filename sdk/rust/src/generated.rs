@@ -5792,6 +5792,77 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "Names of the pool's nodes, each once."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct NodeNames(pub ::std::vec::Vec<NodeNamesItem>);
+    impl ::std::ops::Deref for NodeNames {
+        type Target = ::std::vec::Vec<NodeNamesItem>;
+        fn deref(&self) -> &::std::vec::Vec<NodeNamesItem> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<NodeNames> for ::std::vec::Vec<NodeNamesItem> {
+        fn from(value: NodeNames) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::vec::Vec<NodeNamesItem>> for NodeNames {
+        fn from(value: ::std::vec::Vec<NodeNamesItem>) -> Self {
+            Self(value)
+        }
+    }
+    #[doc = "`NodeNamesItem`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct NodeNamesItem(::std::string::String);
+    impl ::std::ops::Deref for NodeNamesItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<NodeNamesItem> for ::std::string::String {
+        fn from(value: NodeNamesItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for NodeNamesItem {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 253usize {
+                return Err("longer than 253 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for NodeNamesItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for NodeNamesItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for NodeNamesItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "`NodePoolCreate`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -5954,6 +6025,72 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "`NodePoolRecycleIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct NodePoolRecycleIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for NodePoolRecycleIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<NodePoolRecycleIdempotencyKey> for ::std::string::String {
+        fn from(value: NodePoolRecycleIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for NodePoolRecycleIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for NodePoolRecycleIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for NodePoolRecycleIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for NodePoolRecycleIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Replace nodes of a pool (DOKS `recycle`): for each, one at a time, a\nnew node joins first, then the old one is cordoned, drained and deleted,\nso the pool never runs below its count and pods move rather than stop."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct NodePoolRecycleRequest {
+        #[doc = "The nodes to replace; every node of the pool when omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub nodes: ::std::option::Option<NodeNames>,
+    }
+    impl NodePoolRecycleRequest {
+        pub fn builder() -> builder::NodePoolRecycleRequest {
+            Default::default()
+        }
+    }
     #[doc = "`NodePoolSpec`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct NodePoolSpec {
@@ -5978,7 +6115,7 @@ pub mod types {
         pub autoscaling: ::std::option::Option<Autoscaling>,
         #[doc = "Nodes to run, 0 to 500 (within the autoscaling range when set)."]
         pub count: i64,
-        #[doc = "A machine type from `GET /v1/machine-types`. Cannot change later."]
+        #[doc = "A machine type from `GET /v1/machine-types`. A change later replaces\nthe nodes one at a time onto the new type (surge, cordon, drain)."]
         pub machine_type: ::std::string::String,
         #[doc = "Kubernetes labels put on every node."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6005,7 +6142,7 @@ pub mod types {
         pub autoscaling: ::std::option::Option<Autoscaling>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        #[doc = "Immutable: create a new pool to change machine type."]
+        #[doc = "A machine type from `GET /v1/machine-types`: the nodes are replaced\nonto it one at a time (a surge node first, then the old one cordoned\nand drained), so pods move rather than stop."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub machine_type: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6219,6 +6356,33 @@ pub mod types {
         type Error = self::error::ConversionError;
         fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
+        }
+    }
+    #[doc = "One step of an Operation's history, as it was reported."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct OperationStepView {
+        #[doc = "When the step was recorded."]
+        pub at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "0 to 100."]
+        pub progress: i32,
+        #[doc = "The Operation's status at this step."]
+        pub status: OperationStatus,
+        #[doc = "What was under way, e.g. `control plane: traffic switched to the API servers on 1.33`."]
+        pub step: ::std::string::String,
+    }
+    impl OperationStepView {
+        pub fn builder() -> builder::OperationStepView {
+            Default::default()
+        }
+    }
+    #[doc = "An Operation's steps, oldest first: each step unlike the one before it,\nat most the first 1000."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct OperationSteps {
+        pub items: ::std::vec::Vec<OperationStepView>,
+    }
+    impl OperationSteps {
+        pub fn builder() -> builder::OperationSteps {
+            Default::default()
         }
     }
     #[doc = "What an operation acts on."]
@@ -17630,6 +17794,36 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct NodePoolRecycleRequest {
+            nodes: ::std::result::Result<::std::option::Option<super::NodeNames>, ::std::string::String>,
+        }
+        impl ::std::default::Default for NodePoolRecycleRequest {
+            fn default() -> Self {
+                Self { nodes: Ok(Default::default()) }
+            }
+        }
+        impl NodePoolRecycleRequest {
+            pub fn nodes<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::NodeNames>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.nodes = value.try_into().map_err(|e| format!("error converting supplied value for nodes: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<NodePoolRecycleRequest> for super::NodePoolRecycleRequest {
+            type Error = super::error::ConversionError;
+            fn try_from(value: NodePoolRecycleRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { nodes: value.nodes? })
+            }
+        }
+        impl ::std::convert::From<super::NodePoolRecycleRequest> for NodePoolRecycleRequest {
+            fn from(value: super::NodePoolRecycleRequest) -> Self {
+                Self { nodes: Ok(value.nodes) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct NodePoolSpec {
             autoscaling: ::std::result::Result<::std::option::Option<super::Autoscaling>, ::std::string::String>,
             count: ::std::result::Result<i64, ::std::string::String>,
@@ -18462,6 +18656,99 @@ pub mod types {
         impl ::std::convert::From<super::OperationError> for OperationError {
             fn from(value: super::OperationError) -> Self {
                 Self { code: Ok(value.code), message: Ok(value.message) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct OperationStepView {
+            at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            progress: ::std::result::Result<i32, ::std::string::String>,
+            status: ::std::result::Result<super::OperationStatus, ::std::string::String>,
+            step: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for OperationStepView {
+            fn default() -> Self {
+                Self {
+                    at: Err("no value supplied for at".to_string()),
+                    progress: Err("no value supplied for progress".to_string()),
+                    status: Err("no value supplied for status".to_string()),
+                    step: Err("no value supplied for step".to_string()),
+                }
+            }
+        }
+        impl OperationStepView {
+            pub fn at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.at = value.try_into().map_err(|e| format!("error converting supplied value for at: {e}"));
+                self
+            }
+            pub fn progress<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i32>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.progress =
+                    value.try_into().map_err(|e| format!("error converting supplied value for progress: {e}"));
+                self
+            }
+            pub fn status<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::OperationStatus>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.status = value.try_into().map_err(|e| format!("error converting supplied value for status: {e}"));
+                self
+            }
+            pub fn step<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.step = value.try_into().map_err(|e| format!("error converting supplied value for step: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OperationStepView> for super::OperationStepView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OperationStepView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { at: value.at?, progress: value.progress?, status: value.status?, step: value.step? })
+            }
+        }
+        impl ::std::convert::From<super::OperationStepView> for OperationStepView {
+            fn from(value: super::OperationStepView) -> Self {
+                Self { at: Ok(value.at), progress: Ok(value.progress), status: Ok(value.status), step: Ok(value.step) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct OperationSteps {
+            items: ::std::result::Result<::std::vec::Vec<super::OperationStepView>, ::std::string::String>,
+        }
+        impl ::std::default::Default for OperationSteps {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()) }
+            }
+        }
+        impl OperationSteps {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::OperationStepView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OperationSteps> for super::OperationSteps {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OperationSteps) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items? })
+            }
+        }
+        impl ::std::convert::From<super::OperationSteps> for OperationSteps {
+            fn from(value: super::OperationSteps) -> Self {
+                Self { items: Ok(value.items) }
             }
         }
         #[derive(Clone, Debug)]
@@ -25220,6 +25507,10 @@ impl Client {
     pub fn operation_view(&self) -> builder::OperationView<'_> {
         builder::OperationView::new(self)
     }
+    #[doc = "The steps the operation went through, oldest first, each with when it\nwas reported (a step is listed when it differs from the one before)\n\nSends a `GET` request to `/v1/operations/{operation}/steps`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n```ignore\nlet response = client.operation_step_list()\n    .operation(operation)\n    .send()\n    .await;\n```"]
+    pub fn operation_step_list(&self) -> builder::OperationStepList<'_> {
+        builder::OperationStepList::new(self)
+    }
     #[doc = "List the organizations the caller belongs to\n\nSends a `GET` request to `/v1/orgs`\n\nArguments:\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.org_list()\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn org_list(&self) -> builder::OrgList<'_> {
         builder::OrgList::new(self)
@@ -25588,13 +25879,21 @@ impl Client {
     pub fn node_pool_delete(&self) -> builder::NodePoolDelete<'_> {
         builder::NodePoolDelete::new(self)
     }
-    #[doc = "Change a node pool (count, autoscaling, node labels, taints)\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_update()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine\ntype, node labels or taints replace the nodes one at a time by surge, cordon and drain\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_update()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn node_pool_update(&self) -> builder::NodePoolUpdate<'_> {
         builder::NodePoolUpdate::new(self)
     }
     #[doc = "What a change to a node pool (the body of `node_pool_update`) would do to the cluster's monthly price: the\ncluster as it is, as it would be, and the difference. Writes nothing\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/estimate`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `body`\n```ignore\nlet response = client.node_pool_update_estimate()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn node_pool_update_estimate(&self) -> builder::NodePoolUpdateEstimate<'_> {
         builder::NodePoolUpdateEstimate::new(self)
+    }
+    #[doc = "Delete one node of the pool: it is cordoned and drained first. Asking\nagain for a node already on its way out answers with that Operation\n\nSends a `DELETE` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `node`: Node name, as `GET …/clusters/{cluster}/nodes` lists it\n- `replace`: `true`: a new node takes its place and the pool's count stays.\n`false` (default): the count goes one lower, refused at the\nautoscaling minimum.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.node_pool_node_delete()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .node(node)\n    .replace(replace)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    pub fn node_pool_node_delete(&self) -> builder::NodePoolNodeDelete<'_> {
+        builder::NodePoolNodeDelete::new(self)
+    }
+    #[doc = "Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_recycle()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn node_pool_recycle(&self) -> builder::NodePoolRecycle<'_> {
+        builder::NodePoolRecycle::new(self)
     }
     #[doc = "The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together)\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/nodes`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_node_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_node_list(&self) -> builder::ClusterNodeList<'_> {
@@ -27398,6 +27697,62 @@ pub mod builder {
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo { operation_id: "operation_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::operation_step_list`]\n\n[`Client::operation_step_list`]: super::Client::operation_step_list"]
+    #[derive(Debug, Clone)]
+    pub struct OperationStepList<'a> {
+        client: &'a super::Client,
+        operation: Result<::std::string::String, String>,
+    }
+    impl<'a> OperationStepList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, operation: Err("operation was not initialized".to_string()) }
+        }
+        pub fn operation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.operation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for operation failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/operations/{operation}/steps`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationSteps>, Error<types::Problem>> {
+            let Self { client, operation } = self;
+            let operation = operation.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/operations/{}/steps", client.baseurl, encode_path(&operation.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "operation_step_list" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;
@@ -36995,6 +37350,280 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::node_pool_node_delete`]\n\n[`Client::node_pool_node_delete`]: super::Client::node_pool_node_delete"]
+    #[derive(Debug, Clone)]
+    pub struct NodePoolNodeDelete<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        node_pool: Result<::std::string::String, String>,
+        node: Result<::std::string::String, String>,
+        replace: Result<Option<bool>, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> NodePoolNodeDelete<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                node_pool: Err("node_pool was not initialized".to_string()),
+                node: Err("node was not initialized".to_string()),
+                replace: Ok(None),
+                if_match: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn node_pool<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.node_pool = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for node_pool failed".to_string());
+            self
+        }
+        pub fn node<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.node =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for node failed".to_string());
+            self
+        }
+        pub fn replace<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.replace =
+                value.try_into().map(Some).map_err(|_| "conversion to `bool` for replace failed".to_string());
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        #[doc = "Sends a `DELETE` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, project, cluster, node_pool, node, replace, if_match } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let node_pool = node_pool.map_err(Error::InvalidRequest)?;
+            let node = node.map_err(Error::InvalidRequest)?;
+            let replace = replace.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/node-pools/{}/nodes/{}",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&node_pool.to_string()),
+                encode_path(&node.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .delete(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("replace", &replace))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "node_pool_node_delete" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::node_pool_recycle`]\n\n[`Client::node_pool_recycle`]: super::Client::node_pool_recycle"]
+    #[derive(Debug, Clone)]
+    pub struct NodePoolRecycle<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        node_pool: Result<::std::string::String, String>,
+        idempotency_key: Result<Option<types::NodePoolRecycleIdempotencyKey>, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+        body: Result<types::builder::NodePoolRecycleRequest, String>,
+    }
+    impl<'a> NodePoolRecycle<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                node_pool: Err("node_pool was not initialized".to_string()),
+                idempotency_key: Ok(None),
+                if_match: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn node_pool<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.node_pool = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for node_pool failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::NodePoolRecycleIdempotencyKey>,
+        {
+            self.idempotency_key = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `NodePoolRecycleIdempotencyKey` for idempotency_key failed".to_string());
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::NodePoolRecycleRequest>,
+            <V as std::convert::TryInto<types::NodePoolRecycleRequest>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `NodePoolRecycleRequest` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::NodePoolRecycleRequest) -> types::builder::NodePoolRecycleRequest,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, project, cluster, node_pool, idempotency_key, if_match, body } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let node_pool = node_pool.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::NodePoolRecycleRequest::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/node-pools/{}/recycle",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&node_pool.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(3usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "node_pool_recycle" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                202u16 => ResponseValue::from_response(response).await,
                 400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),

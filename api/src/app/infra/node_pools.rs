@@ -13,6 +13,7 @@ use crate::app::infra::store::node_pools::{self as store, NewNodePool, NodePoolR
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::region::operations;
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
 use crate::ids::{ClusterId, ClusterKind, NodePoolId, NodePoolKind, ProjectKind};
 use crate::model::*;
@@ -46,6 +47,40 @@ async fn find(
     store::find(conn, cluster.id, pool.id(), pool.name(), lock)
         .await?
         .ok_or_else(|| Error::not_found("node pool", pool.describe()))
+}
+
+/// A pool to change, locked with its cluster, after the caller's right to
+/// manage the cluster's resources and the pool's `If-Match` are checked;
+/// neither may be on its way out.
+async fn pool_to_change(
+    tx: &mut PgConnection,
+    ctx: &RequestContext,
+    project: &ResourceRef<ProjectKind>,
+    cluster: &ResourceRef<ClusterKind>,
+    pool: &ResourceRef<NodePoolKind>,
+    if_match: Option<&str>,
+) -> Result<(Authorized<ClusterRow>, NodePoolRow)> {
+    let cluster_row =
+        clusters::lookup(&mut *tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
+    let row = find(&mut *tx, &cluster_row, pool, Lock::ForUpdate).await?;
+    check_if_match(if_match, &etag(row.id, row.version))?;
+    if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
+        return Err(Error::conflict("deleting", "the node pool or its cluster is being deleted"));
+    }
+    Ok((cluster_row, row))
+}
+
+/// What a change to named nodes of a pool asks of its region.
+struct NodeChange<'a> {
+    kind: ChangeKind,
+    action: &'a str,
+    /// The pool's spec after the change (a lower count when a node goes for good).
+    spec: NodePoolSpec,
+    /// Nodes to replace by surge, cordon and drain.
+    replace: Vec<String>,
+    /// Every node still to be removed with no replacement, this change's included.
+    removing: Vec<String>,
+    details: serde_json::Value,
 }
 
 /// The specs of a cluster's pools not being deleted.
@@ -245,7 +280,7 @@ impl App {
         if row.deletion_requested_at.is_some() {
             return Err(Error::conflict("deleting", "the node pool is being deleted"));
         }
-        let changed = validate::node_pool_update(&row.spec()?, &update)?;
+        let changed = validate::node_pool_update(&self.config().catalog, &row.spec()?, &update)?;
         let others: Vec<NodePoolSpec> = store::live_in(&mut conn, cluster_row.id)
             .await?
             .into_iter()
@@ -259,7 +294,8 @@ impl App {
         billing::price_change(&billing::shape(replicas, &current), &billing::shape(replicas, &proposed))
     }
 
-    /// `node_pool_update`: count, autoscaling, node labels and taints.
+    /// `node_pool_update`: count, autoscaling, machine type, node labels and
+    /// taints (a new machine type, labels or taints replace the nodes).
     pub async fn node_pool_update(
         &self,
         ctx: &RequestContext,
@@ -270,15 +306,9 @@ impl App {
         update: NodePoolUpdate,
     ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
-        let cluster_row =
-            clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let row = find(&mut tx, &cluster_row, pool, Lock::ForUpdate).await?;
-        check_if_match(if_match, &etag(row.id, row.version))?;
-        if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
-            return Err(Error::conflict("deleting", "the node pool or its cluster is being deleted"));
-        }
+        let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
         let current = row.spec()?;
-        let spec = validate::node_pool_update(&current, &update)?;
+        let spec = validate::node_pool_update(&self.config().catalog, &current, &update)?;
         let spec_changed = spec != current;
         let generation = row.generation + i64::from(spec_changed);
         let nodes = validate::reserved_nodes(&spec);
@@ -300,6 +330,8 @@ impl App {
             .await?;
         }
         store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation, (nodes, vcpus)).await?;
+        let removing = row.still_removing()?;
+        store::set_removing_nodes(&mut tx, row.id, &removing).await?;
         let region = cluster_row.spec()?.region;
         let op = self
             .record_change(
@@ -316,8 +348,9 @@ impl App {
                     needs_region: spec_changed,
                     details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
                 },
-                |op| {
-                    self.node_pool_command(
+                |op| pb::Command {
+                    remove_nodes: removing.clone(),
+                    ..self.node_pool_command(
                         ChangeKind::NodePoolUpdate,
                         op,
                         &cluster_row,
@@ -329,6 +362,170 @@ impl App {
                 },
             )
             .await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+
+    /// Writes `change` to the pool at its next generation, as an Operation
+    /// the region finishes once the named nodes are replaced or gone.
+    async fn change_nodes(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        cluster_row: &ClusterRow,
+        row: &NodePoolRow,
+        change: NodeChange<'_>,
+    ) -> Result<OperationView> {
+        let generation = row.generation + 1;
+        let reserved = (validate::reserved_nodes(&change.spec), self.vcpus_of(&change.spec));
+        store::update_spec(&mut *tx, row.id, None, &change.spec, generation, reserved).await?;
+        store::set_removing_nodes(&mut *tx, row.id, &change.removing).await?;
+        let region = cluster_row.spec()?.region;
+        let NodeChange { kind, action, spec, replace, removing, details } = change;
+        self.record_change(
+            tx,
+            ctx,
+            RegionalChange {
+                kind,
+                action,
+                target_id: row.id,
+                target_ref: NodePoolId::from_uuid(row.id).to_string(),
+                target_name: &row.name,
+                generation,
+                region: &region,
+                needs_region: true,
+                details,
+            },
+            |op| pb::Command {
+                replace_nodes: replace,
+                remove_nodes: removing,
+                ..self.node_pool_command(kind, op, cluster_row, row.id, &row.name, generation, &spec)
+            },
+        )
+        .await
+    }
+
+    /// `node_pool_recycle`: replaces the named nodes of the pool, or all of
+    /// them, one at a time: a new node first, then the old one cordoned,
+    /// drained and deleted (DOKS `recycle`).
+    pub async fn node_pool_recycle(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        pool: &ResourceRef<NodePoolKind>,
+        if_match: Option<&str>,
+        request: NodePoolRecycleRequest,
+    ) -> Result<OperationView> {
+        if let Some(names) = &request.nodes {
+            validate::node_names(names)?;
+        }
+        let request_key = (project.describe(), cluster.describe(), pool.describe(), if_match);
+        let request = &request;
+        self.idempotent(ctx, "node_pool_recycle", &(request_key, request), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
+            let observed: Vec<String> = row.observed_nodes()?.into_iter().map(|n| n.name).collect();
+            let removing = row.still_removing()?;
+            let nodes = match &request.nodes {
+                None => observed.iter().filter(|n| !removing.contains(n)).cloned().collect(),
+                Some(names) => {
+                    let mut v = crate::app::error::Validator::new();
+                    for (i, name) in names.iter().enumerate() {
+                        v.check(
+                            observed.contains(name),
+                            format!("nodes[{i}]"),
+                            "unknown_node",
+                            format!(
+                                "{name:?} is not a node of pool {} (see GET …/clusters/{{cluster}}/nodes)",
+                                row.name
+                            ),
+                        );
+                        v.check(
+                            !removing.contains(name),
+                            format!("nodes[{i}]"),
+                            "being_removed",
+                            format!("{name:?} is being removed already"),
+                        );
+                    }
+                    v.finish()?;
+                    names.clone()
+                }
+            };
+            if nodes.is_empty() {
+                return Err(Error::conflict("no_nodes", format!("node pool {} has no nodes to recycle yet", row.name)));
+            }
+            let change = NodeChange {
+                kind: ChangeKind::NodePoolRecycle,
+                action: "node_pool.recycle",
+                spec: row.spec()?,
+                details: json!({ "nodes": nodes }),
+                replace: nodes,
+                removing,
+            };
+            let op = self.change_nodes(&mut tx, ctx, &cluster_row, &row, change).await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
+    }
+
+    /// `node_pool_node_delete`: removes one node of the pool, cordoned and
+    /// drained first. With `replace`, a new node takes its place (the
+    /// pool's count stays); without, the count is one lower. Asking again
+    /// for a node already on its way out answers with that Operation.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn node_pool_node_delete(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        pool: &ResourceRef<NodePoolKind>,
+        node: &str,
+        replace: bool,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
+        let mut tx = self.db().begin().await?;
+        let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
+        let mut removing = row.still_removing()?;
+        if removing.iter().any(|n| n == node) {
+            let existing = operations::latest_of_kind(&mut tx, row.id, ChangeKind::NodeDelete).await?;
+            if let Some(op_id) = existing {
+                tx.commit().await?;
+                return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
+            }
+        }
+        if !row.observed_nodes()?.iter().any(|n| n.name == node) {
+            return Err(Error::not_found("node", node));
+        }
+        let mut spec = row.spec()?;
+        let mut replaced = Vec::new();
+        if replace {
+            replaced.push(node.to_string());
+        } else {
+            let floor = spec.autoscaling.as_ref().map_or(0, |a| a.min_count);
+            if spec.count <= floor {
+                return Err(Error::conflict(
+                    "at_minimum",
+                    format!(
+                        "node pool {} runs {} node(s), its minimum: replace the node instead",
+                        row.name, spec.count
+                    ),
+                ));
+            }
+            spec.count -= 1;
+            removing.push(node.to_string());
+        }
+        let change = NodeChange {
+            kind: ChangeKind::NodeDelete,
+            action: "node_pool.node_delete",
+            spec,
+            replace: replaced,
+            removing,
+            details: json!({ "node": node, "replace": replace }),
+        };
+        let op = self.change_nodes(&mut tx, ctx, &cluster_row, &row, change).await?;
         tx.commit().await?;
         Ok(op)
     }
@@ -348,8 +545,7 @@ impl App {
         let row = find(&mut tx, &cluster_row, pool, Lock::ForUpdate).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         if row.deletion_requested_at.is_some() {
-            let existing =
-                crate::app::region::operations::latest_of_kind(&mut tx, row.id, ChangeKind::NodePoolDelete).await?;
+            let existing = operations::latest_of_kind(&mut tx, row.id, ChangeKind::NodePoolDelete).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;

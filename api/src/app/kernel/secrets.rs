@@ -77,6 +77,7 @@ impl App {
                     step: step.into(),
                     progress: 100,
                     error,
+                    earlier: Vec::new(),
                 })
                 .await?;
                 outcome?;
@@ -125,6 +126,7 @@ impl App {
                 step: "rewrapping".into(),
                 progress: ((done + 1) * 100 / total) as i32,
                 error: None,
+                earlier: Vec::new(),
             })
             .await?;
         }

@@ -87,6 +87,10 @@ pub enum ChangeKind {
     ClusterCertificate,
     NodePoolCreate,
     NodePoolUpdate,
+    /// Named nodes (or all) replaced by surge, cordon and drain.
+    NodePoolRecycle,
+    /// One node removed, with a replacement or with the count lowered.
+    NodeDelete,
     NodePoolDelete,
     DeploymentCreate,
     DeploymentUpdate,
@@ -100,7 +104,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Every kind, for tests that must cover each.
-    pub const ALL: [ChangeKind; 16] = [
+    pub const ALL: [ChangeKind; 18] = [
         ChangeKind::ClusterCreate,
         ChangeKind::ClusterUpdate,
         ChangeKind::ClusterUpgrade,
@@ -108,6 +112,8 @@ impl ChangeKind {
         ChangeKind::ClusterCertificate,
         ChangeKind::NodePoolCreate,
         ChangeKind::NodePoolUpdate,
+        ChangeKind::NodePoolRecycle,
+        ChangeKind::NodeDelete,
         ChangeKind::NodePoolDelete,
         ChangeKind::DeploymentCreate,
         ChangeKind::DeploymentUpdate,
@@ -129,6 +135,8 @@ impl ChangeKind {
             ChangeKind::ClusterCertificate => "cluster_certificate",
             ChangeKind::NodePoolCreate => "node_pool_create",
             ChangeKind::NodePoolUpdate => "node_pool_update",
+            ChangeKind::NodePoolRecycle => "node_pool_recycle",
+            ChangeKind::NodeDelete => "node_pool_node_delete",
             ChangeKind::NodePoolDelete => "node_pool_delete",
             ChangeKind::DeploymentCreate => "deployment_create",
             ChangeKind::DeploymentUpdate => "deployment_update",
@@ -150,7 +158,9 @@ impl ChangeKind {
             ChangeKind::ClusterDelete => CommandKind::ClusterDelete,
             ChangeKind::ClusterCertificate => CommandKind::ClusterCertificate,
             ChangeKind::NodePoolCreate => CommandKind::NodePoolCreate,
-            ChangeKind::NodePoolUpdate => CommandKind::NodePoolUpdate,
+            ChangeKind::NodePoolUpdate | ChangeKind::NodePoolRecycle | ChangeKind::NodeDelete => {
+                CommandKind::NodePoolUpdate
+            }
             ChangeKind::NodePoolDelete => CommandKind::NodePoolDelete,
             ChangeKind::DeploymentCreate
             | ChangeKind::DeploymentUpdate
@@ -171,9 +181,11 @@ impl ChangeKind {
             | ChangeKind::ClusterUpgrade
             | ChangeKind::ClusterDelete
             | ChangeKind::ClusterCertificate => ResourceKind::Cluster,
-            ChangeKind::NodePoolCreate | ChangeKind::NodePoolUpdate | ChangeKind::NodePoolDelete => {
-                ResourceKind::NodePool
-            }
+            ChangeKind::NodePoolCreate
+            | ChangeKind::NodePoolUpdate
+            | ChangeKind::NodePoolRecycle
+            | ChangeKind::NodeDelete
+            | ChangeKind::NodePoolDelete => ResourceKind::NodePool,
             ChangeKind::DeploymentCreate
             | ChangeKind::DeploymentUpdate
             | ChangeKind::DeploymentScale
@@ -420,6 +432,9 @@ mod tests {
                         .collect()
                 })
                 .unwrap_or_default(),
+            // Commands of the JSON era named no nodes.
+            replace_nodes: Vec::new(),
+            remove_nodes: Vec::new(),
         }
         .encode_to_vec()
     }
@@ -511,7 +526,11 @@ mod tests {
                     );
                     revocation
                 }
-                ChangeKind::NodePoolCreate | ChangeKind::NodePoolUpdate | ChangeKind::NodePoolDelete => {
+                ChangeKind::NodePoolCreate
+                | ChangeKind::NodePoolUpdate
+                | ChangeKind::NodePoolRecycle
+                | ChangeKind::NodeDelete
+                | ChangeKind::NodePoolDelete => {
                     before["node_pool_id"] = json!(NodePoolId::from_uuid(pool));
                     before["spec"] = json!(pool_spec);
                     before["allocatable"] = json!({ "cpu_millis": 3800, "memory_mib": 15000 });

@@ -9,7 +9,7 @@ use moke_proto::region::{self as pb, status::Message as StatusMessage};
 use prost::Message;
 
 use crate::app::region::command::ResourceKind;
-use crate::app::region::observations::{OperationProgress, ResourceObservation};
+use crate::app::region::observations::{EarlierStep, OperationProgress, ResourceObservation};
 use crate::app::region::observed::{NodeObserved, PodObserved, WorkloadObserved};
 use crate::app::{App, Result};
 use crate::ids::{ClusterId, OperationId};
@@ -48,6 +48,12 @@ fn workload_observed(w: &pb::WorkloadStatus) -> WorkloadObserved {
 impl App {
     /// Applies one region report.
     pub async fn apply_region_status(&self, status: pb::Status) -> Result<()> {
+        self.apply_region_status_after(status, Vec::new()).await
+    }
+
+    /// Applies one region report; a progress report comes with the steps
+    /// its Operation was reported at earlier in the batch, for its history.
+    async fn apply_region_status_after(&self, status: pb::Status, earlier: Vec<EarlierStep>) -> Result<()> {
         let region = status.region.clone();
         match status.message {
             Some(StatusMessage::Progress(p)) => {
@@ -68,6 +74,7 @@ impl App {
                     step: p.step,
                     progress: p.progress,
                     error,
+                    earlier,
                 })
                 .await
             }
@@ -184,7 +191,7 @@ impl App {
         use futures::{StreamExt, TryStreamExt};
         let mut observations: Vec<pb::Status> = Vec::new();
         let mut observation_at: HashMap<(String, String), usize> = HashMap::new();
-        let mut progress: Vec<pb::Status> = Vec::new();
+        let mut progress: Vec<(pb::Status, Vec<EarlierStep>)> = Vec::new();
         let mut progress_at: HashMap<String, usize> = HashMap::new();
         let mut in_order = Vec::new();
         for status in statuses {
@@ -211,14 +218,25 @@ impl App {
                 }
                 Some(StatusMessage::Progress(p)) => match progress_at.get(&p.operation_id) {
                     Some(&at) => {
-                        let is_final = |s: &pb::Status| matches!(&s.message, Some(StatusMessage::Progress(p)) if p.status == "succeeded" || p.status == "failed");
-                        if !is_final(&progress[at]) {
-                            progress[at] = status;
+                        let (kept, earlier) = &mut progress[at];
+                        if let Some(StatusMessage::Progress(before)) = &kept.message
+                            && before.status != "succeeded"
+                            && before.status != "failed"
+                        {
+                            // The step it moves past stays in the history.
+                            if let Some(status) = OperationStatus::parse(&before.status) {
+                                earlier.push(EarlierStep {
+                                    status,
+                                    step: before.step.clone(),
+                                    progress: before.progress,
+                                });
+                            }
+                            *kept = status;
                         }
                     }
                     None => {
                         progress_at.insert(p.operation_id.clone(), progress.len());
-                        progress.push(status);
+                        progress.push((status, Vec::new()));
                     }
                 },
                 _ => in_order.push(status),
@@ -234,7 +252,11 @@ impl App {
         for status in in_order {
             self.apply_region_status(status).await?;
         }
-        in_parallel(progress).await?;
+        futures::stream::iter(progress)
+            .map(|(status, earlier)| self.apply_region_status_after(status, earlier))
+            .buffer_unordered(PARALLEL_APPLIES)
+            .try_collect::<Vec<()>>()
+            .await?;
         Ok(())
     }
 

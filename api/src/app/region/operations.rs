@@ -16,7 +16,9 @@ use uuid::Uuid;
 use crate::app::region::command::ResourceKind;
 use crate::app::{App, Error, RequestContext, Result};
 use crate::ids::OperationId;
-use crate::model::{OperationError, OperationStatus, OperationTarget, OperationView};
+use crate::model::{
+    OperationError, OperationStatus, OperationStepView, OperationSteps, OperationTarget, OperationView,
+};
 
 /// What a new operation acts on.
 pub struct NewOperation<'a> {
@@ -77,7 +79,16 @@ pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperati
         new.target_generation,
         ctx.principal.id,
     )
-    .fetch_one(tx)
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query!(
+        "INSERT INTO operation_steps (operation_id, status, step, progress) VALUES ($1, $2, $3, $4)",
+        id.uuid(),
+        new.status.as_str(),
+        step,
+        progress,
+    )
+    .execute(tx)
     .await?;
     Ok(OperationView {
         id,
@@ -279,6 +290,27 @@ impl App {
             by_cluster.entry(cluster).or_default().push(row.into_view()?);
         }
         Ok(by_cluster)
+    }
+
+    /// `operation_step_list`: the steps operation `id` went through, oldest
+    /// first, to whoever may see the operation.
+    pub async fn operation_step_list(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationSteps> {
+        self.operation_row(ctx, id).await?;
+        let rows = sqlx::query!(
+            "SELECT status, step, progress, at FROM operation_steps WHERE operation_id = $1 ORDER BY seq LIMIT 1000",
+            id.uuid(),
+        )
+        .fetch_all(self.db())
+        .await?;
+        let items = rows
+            .into_iter()
+            .map(|row| {
+                let status = OperationStatus::parse(&row.status)
+                    .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", row.status)))?;
+                Ok(OperationStepView { status, step: row.step, progress: row.progress, at: row.at })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(OperationSteps { items })
     }
 
     /// `operation_view`: an operation; with `wait`, blocks until it finishes,

@@ -91,6 +91,7 @@ from .membership_summary import MembershipSummary
 from .namespace_create import NamespaceCreate
 from .namespace_view import NamespaceView
 from .node_pool_create import NodePoolCreate
+from .node_pool_recycle_request import NodePoolRecycleRequest
 from .node_pool_spec import NodePoolSpec
 from .node_pool_spec_input import NodePoolSpecInput
 from .node_pool_spec_patch import NodePoolSpecPatch
@@ -100,6 +101,8 @@ from .node_view import NodeView
 from .observed_status import ObservedStatus
 from .operation_error import OperationError
 from .operation_status import OperationStatus
+from .operation_step_view import OperationStepView
+from .operation_steps import OperationSteps
 from .operation_target import OperationTarget
 from .operation_view import OperationView
 from .org_plan_view import OrgPlanView
@@ -300,6 +303,7 @@ __all__ = (
     "NamespaceCreate",
     "NamespaceView",
     "NodePoolCreate",
+    "NodePoolRecycleRequest",
     "NodePoolSpec",
     "NodePoolSpecInput",
     "NodePoolSpecPatch",
@@ -309,6 +313,8 @@ __all__ = (
     "ObservedStatus",
     "OperationError",
     "OperationStatus",
+    "OperationSteps",
+    "OperationStepView",
     "OperationTarget",
     "OperationView",
     "OrgPlanView",

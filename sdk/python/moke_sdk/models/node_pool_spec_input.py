@@ -20,7 +20,8 @@ T = TypeVar("T", bound="NodePoolSpecInput")
 class NodePoolSpecInput:
     """
     Attributes:
-        machine_type (str): A machine type from `GET /v1/machine-types`. Cannot change later.
+        machine_type (str): A machine type from `GET /v1/machine-types`. A change later replaces
+            the nodes one at a time onto the new type (surge, cordon, drain).
         count (int): Nodes to run, 0 to 500 (within the autoscaling range when set).
         autoscaling (Autoscaling | None | Unset):
         zones (list[str] | None | Unset): Zones of the cluster's region to spread over; all of them if omitted. Cannot

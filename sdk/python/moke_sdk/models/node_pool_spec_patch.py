@@ -20,7 +20,9 @@ T = TypeVar("T", bound="NodePoolSpecPatch")
 class NodePoolSpecPatch:
     """
     Attributes:
-        machine_type (None | str | Unset): Immutable: create a new pool to change machine type.
+        machine_type (None | str | Unset): A machine type from `GET /v1/machine-types`: the nodes are replaced
+            onto it one at a time (a surge node first, then the old one cordoned
+            and drained), so pods move rather than stop.
         count (int | None | Unset):
         autoscaling (Autoscaling | None | Unset):
         zones (list[str] | None | Unset): Immutable.

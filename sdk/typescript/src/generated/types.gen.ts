@@ -1286,6 +1286,11 @@ export type NamespaceView = {
     created_at: string;
 };
 
+/**
+ * Names of the pool's nodes, each once.
+ */
+export type NodeNames = Array<string>;
+
 export type NodePoolCreate = {
     /**
      * DNS label, unique in the cluster; `estimate` is reserved (`POST …/node-pools/estimate`).
@@ -1300,6 +1305,15 @@ export type NodePoolCreate = {
  */
 export type NodePoolId = string;
 
+/**
+ * Replace nodes of a pool (DOKS `recycle`): for each, one at a time, a
+ * new node joins first, then the old one is cordoned, drained and deleted,
+ * so the pool never runs below its count and pods move rather than stop.
+ */
+export type NodePoolRecycleRequest = {
+    nodes?: null | NodeNames;
+};
+
 export type NodePoolSpec = {
     machine_type: string;
     count: number;
@@ -1311,7 +1325,8 @@ export type NodePoolSpec = {
 
 export type NodePoolSpecInput = {
     /**
-     * A machine type from `GET /v1/machine-types`. Cannot change later.
+     * A machine type from `GET /v1/machine-types`. A change later replaces
+     * the nodes one at a time onto the new type (surge, cordon, drain).
      */
     machine_type: string;
     /**
@@ -1332,7 +1347,9 @@ export type NodePoolSpecInput = {
 
 export type NodePoolSpecPatch = {
     /**
-     * Immutable: create a new pool to change machine type.
+     * A machine type from `GET /v1/machine-types`: the nodes are replaced
+     * onto it one at a time (a surge node first, then the old one cordoned
+     * and drained), so pods move rather than stop.
      */
     machine_type?: string | null;
     count?: number | null;
@@ -1430,6 +1447,36 @@ export type OperationError = {
 export type OperationId = string;
 
 export type OperationStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+
+/**
+ * One step of an Operation's history, as it was reported.
+ */
+export type OperationStepView = {
+    /**
+     * The Operation's status at this step.
+     */
+    status: OperationStatus;
+    /**
+     * What was under way, e.g. `control plane: traffic switched to the API servers on 1.33`.
+     */
+    step: string;
+    /**
+     * 0 to 100.
+     */
+    progress: number;
+    /**
+     * When the step was recorded.
+     */
+    at: string;
+};
+
+/**
+ * An Operation's steps, oldest first: each step unlike the one before it,
+ * at most the first 1000.
+ */
+export type OperationSteps = {
+    items: Array<OperationStepView>;
+};
 
 /**
  * What an operation acts on.
@@ -4225,6 +4272,65 @@ export type OperationViewResponses = {
 };
 
 export type OperationViewResponse = OperationViewResponses[keyof OperationViewResponses];
+
+export type OperationStepListData = {
+    body?: never;
+    path: {
+        /**
+         * Operation id (`op_…`)
+         */
+        operation: string;
+    };
+    query?: never;
+    url: '/v1/operations/{operation}/steps';
+};
+
+export type OperationStepListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OperationStepListError = OperationStepListErrors[keyof OperationStepListErrors];
+
+export type OperationStepListResponses = {
+    200: OperationSteps;
+};
+
+export type OperationStepListResponse = OperationStepListResponses[keyof OperationStepListResponses];
 
 export type OrgListData = {
     body?: never;
@@ -10710,6 +10816,174 @@ export type NodePoolUpdateEstimateResponses = {
 };
 
 export type NodePoolUpdateEstimateResponse = NodePoolUpdateEstimateResponses[keyof NodePoolUpdateEstimateResponses];
+
+export type NodePoolNodeDeleteData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * Node pool id or name
+         */
+        node_pool: string;
+        /**
+         * Node name, as `GET …/clusters/{cluster}/nodes` lists it
+         */
+        node: string;
+    };
+    query?: {
+        /**
+         * `true`: a new node takes its place and the pool's count stays.
+         * `false` (default): the count goes one lower, refused at the
+         * autoscaling minimum.
+         */
+        replace?: boolean;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}';
+};
+
+export type NodePoolNodeDeleteErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type NodePoolNodeDeleteError = NodePoolNodeDeleteErrors[keyof NodePoolNodeDeleteErrors];
+
+export type NodePoolNodeDeleteResponses = {
+    202: OperationView;
+};
+
+export type NodePoolNodeDeleteResponse = NodePoolNodeDeleteResponses[keyof NodePoolNodeDeleteResponses];
+
+export type NodePoolRecycleData = {
+    body: NodePoolRecycleRequest;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * Node pool id or name
+         */
+        node_pool: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle';
+};
+
+export type NodePoolRecycleErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type NodePoolRecycleError = NodePoolRecycleErrors[keyof NodePoolRecycleErrors];
+
+export type NodePoolRecycleResponses = {
+    202: OperationView;
+};
+
+export type NodePoolRecycleResponse = NodePoolRecycleResponses[keyof NodePoolRecycleResponses];
 
 export type ClusterNodeListData = {
     body?: never;

@@ -29,11 +29,25 @@ pub(in crate::app) struct NodePoolRow {
     pub deletion_requested_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Nodes asked to be removed with no replacement (maybe gone since).
+    pub removing_nodes: Vec<String>,
 }
 
 impl NodePoolRow {
     pub fn spec(&self) -> Result<NodePoolSpec> {
         jsonb::from_column::<NodePoolSpecStored>("node pool spec", &self.spec).map(NodePoolSpec::from)
+    }
+
+    /// The pool's nodes as its region last reported them.
+    pub fn observed_nodes(&self) -> Result<Vec<crate::app::region::observed::NodeObserved>> {
+        let status: ObservedStored = jsonb::from_column("node pool status", &self.status)?;
+        Ok(status.nodes.unwrap_or_default())
+    }
+
+    /// The nodes being removed with no replacement that are still there.
+    pub fn still_removing(&self) -> Result<Vec<String>> {
+        let observed = self.observed_nodes()?;
+        Ok(self.removing_nodes.iter().filter(|name| observed.iter().any(|n| &&n.name == name)).cloned().collect())
     }
 }
 
@@ -44,7 +58,8 @@ macro_rules! select {
         sqlx::query_as!(
             NodePoolRow,
             "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at,
+                    removing_nodes
              FROM node_pools " + $rest + " FOR UPDATE"
             $(, $arg)*
         )
@@ -53,7 +68,8 @@ macro_rules! select {
         sqlx::query_as!(
             NodePoolRow,
             "SELECT id, org_id, cluster_id, name, labels, spec, generation, version, status,
-                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at
+                    observed_generation, observed_at, deletion_requested_at, created_at, updated_at,
+                    removing_nodes
              FROM node_pools " + $rest
             $(, $arg)*
         )
@@ -183,6 +199,12 @@ pub(in crate::app) async fn update_spec(
     )
     .execute(conn)
     .await?;
+    Ok(())
+}
+
+/// Replaces the list of nodes being removed with no replacement.
+pub(in crate::app) async fn set_removing_nodes(conn: &mut PgConnection, id: Uuid, names: &[String]) -> Result<()> {
+    sqlx::query!("UPDATE node_pools SET removing_nodes = $2 WHERE id = $1", id, names).execute(conn).await?;
     Ok(())
 }
 

@@ -120,7 +120,8 @@ def sync_detailed(
     body: NodePoolUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
-    """Change a node pool (count, autoscaling, node labels, taints).
+    """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
+    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
 
     Args:
         project (str):
@@ -161,7 +162,8 @@ def sync(
     body: NodePoolUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
-    """Change a node pool (count, autoscaling, node labels, taints).
+    """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
+    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
 
     Args:
         project (str):
@@ -197,7 +199,8 @@ async def asyncio_detailed(
     body: NodePoolUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
-    """Change a node pool (count, autoscaling, node labels, taints).
+    """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
+    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
 
     Args:
         project (str):
@@ -236,7 +239,8 @@ async def asyncio(
     body: NodePoolUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
-    """Change a node pool (count, autoscaling, node labels, taints).
+    """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
+    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
 
     Args:
         project (str):

@@ -1,0 +1,158 @@
+//! Nodes replaced through the public API against the simulated region:
+//! a recycle of named nodes, a change of machine type, and a node deleted
+//! with and without a replacement, each with every pod still running.
+
+use moke_api::model::{DeploymentView, NodePoolView, NodeView, OperationStatus, OperationSteps, OperationView, Page};
+use moke_region::{AgentConfig, Transport};
+use reqwest::StatusCode;
+use serde_json::json;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::{BackgroundAgent, Client, TestApp, zones};
+
+/// Follows `op` until it succeeds, checking at every poll that the
+/// deployment at `deployment` keeps its three pods ready; the steps seen.
+async fn follow(client: &Client<'_>, op: &OperationView, deployment: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        let now = client.operation(op.id).await;
+        if seen.last() != Some(&now.step) {
+            seen.push(now.step.clone());
+        }
+        let web: DeploymentView = client.get(deployment).await.expect(StatusCode::OK);
+        assert!(web.status.ready_replicas >= 3, "no pod is lost: {:?} at {:?}", web.status, now.step);
+        if now.status == OperationStatus::Succeeded {
+            return seen;
+        }
+        assert_ne!(now.status, OperationStatus::Failed, "{now:?}");
+        assert!(std::time::Instant::now() < deadline, "{} did not finish: {seen:?}", op.kind);
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+    }
+}
+
+/// `op` once it has finished (waiting up to 30 s on the server).
+async fn succeeds(client: &Client<'_>, op: &OperationView) {
+    let done: OperationView = client.get(&format!("/v1/operations/{}?wait=30s", op.id)).await.expect(StatusCode::OK);
+    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
+}
+
+/// The steps of `op`'s history, checked to be in time order.
+async fn steps(client: &Client<'_>, op: &OperationView) -> Vec<String> {
+    let history: OperationSteps = client.get(&format!("/v1/operations/{}/steps", op.id)).await.expect(StatusCode::OK);
+    assert!(history.items.windows(2).all(|w| w[0].at <= w[1].at), "{history:?}");
+    assert!(history.items.windows(2).all(|w| w[0].step != w[1].step), "no step twice in a row: {history:?}");
+    history.items.into_iter().map(|s| s.step).collect()
+}
+
+async fn node_names(client: &Client<'_>, cluster_path: &str) -> Vec<String> {
+    let nodes: Page<NodeView> = client.get(&format!("{cluster_path}/nodes")).await.expect(StatusCode::OK);
+    nodes.items.into_iter().map(|n| n.name).collect()
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let tenant = t.tenant("acme").await;
+    let owner = t.client(&tenant);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    succeeds(&owner, &op).await;
+    let cluster = cluster.id.to_string();
+    let (_, op) = owner.create_node_pool(&project, &cluster, "workers", 3).await;
+    succeeds(&owner, &op).await;
+    let (deployment, op) = owner
+        .create_deployment(&project, &cluster, "web", json!({ "image": "registry.example.com/web:1", "replicas": 3 }))
+        .await;
+    succeeds(&owner, &op).await;
+    let path = format!("/v1/projects/{project}/clusters/{cluster}");
+    let pool_path = format!("{path}/node-pools/workers");
+    let web = format!("{path}/namespaces/default/deployments/{}", deployment.id);
+    let first = node_names(&owner, &path).await;
+    assert_eq!(first.len(), 3);
+
+    // Recycle: names the pool does not have are refused by index; a retry with the same key starts nothing new.
+    let refused = owner
+        .post::<OperationView>(&format!("{pool_path}/recycle"), json!({ "nodes": [first[0], "not-a-node"] }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(refused.fields(), ["nodes[1]"]);
+    assert_eq!(refused.code_of("nodes[1]"), "unknown_node");
+    let send = || {
+        let request = owner.request(reqwest::Method::POST, &format!("{pool_path}/recycle"));
+        owner
+            .send::<OperationView>(request.header("idempotency-key", "recycle-1").json(&json!({ "nodes": [first[1]] })))
+    };
+    let op = send().await.expect(StatusCode::ACCEPTED);
+    assert_eq!(op.kind, "node_pool_recycle");
+    assert_eq!(send().await.expect(StatusCode::ACCEPTED).id, op.id, "the retry answers the same Operation");
+    follow(&owner, &op, &web).await;
+    // Every step is in the Operation's history, in order, with its time.
+    let history = steps(&owner, &op).await;
+    let named = format!("node pool workers: replacing node(s) {}", first[1]);
+    let draining = format!("node pool workers: node {} cordoned, draining", first[1]);
+    let recycled = format!("node pool workers: node {} cordoned, drained and replaced", first[1]);
+    let expected = ["queued", "accepted", named.as_str(), draining.as_str(), recycled.as_str(), "done"];
+    assert_eq!(history, expected, "the steps name the node");
+    let now = node_names(&owner, &path).await;
+    assert_eq!(now.len(), 3);
+    assert!(now.contains(&first[0]) && now.contains(&first[2]) && !now.contains(&first[1]), "{now:?}");
+
+    // A new machine type: every node replaced onto it by surge, the pool kept.
+    let op: OperationView =
+        owner.patch(&pool_path, json!({ "spec": { "machine_type": "bm.medium" } })).await.expect(StatusCode::ACCEPTED);
+    follow(&owner, &op, &web).await;
+    let pool: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!(pool.spec.machine_type, "bm.medium");
+    let nodes: Page<NodeView> = owner.get(&format!("{path}/nodes")).await.expect(StatusCode::OK);
+    assert_eq!(nodes.items.len(), 3);
+    assert!(nodes.items.iter().all(|n| !now.contains(&n.name)), "every node replaced: {nodes:?}");
+    let medium_cpu = 32 * 1000 - 250;
+    assert!(nodes.items.iter().all(|n| n.allocatable_cpu_millis == medium_cpu), "{nodes:?}");
+
+    // A node deleted with a replacement: the count stays.
+    let resized = node_names(&owner, &path).await;
+    let op: OperationView =
+        owner.delete(&format!("{pool_path}/nodes/{}?replace=true", resized[0])).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(op.kind, "node_pool_node_delete");
+    follow(&owner, &op, &web).await;
+    let now = node_names(&owner, &path).await;
+    assert_eq!(now.len(), 3);
+    assert!(!now.contains(&resized[0]), "{now:?}");
+
+    // Without one: that very node goes and the count is one lower; asked twice, one Operation.
+    let gone = now[1].clone();
+    let op: OperationView = owner.delete(&format!("{pool_path}/nodes/{gone}")).await.expect(StatusCode::ACCEPTED);
+    let again: OperationView = owner.delete(&format!("{pool_path}/nodes/{gone}")).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(again.id, op.id, "asked again while it goes: the same Operation, the count lowered once");
+    follow(&owner, &op, &web).await;
+    let history = steps(&owner, &op).await;
+    assert!(history.contains(&format!("node pool workers: node {gone} cordoned, drained and removed")), "{history:?}");
+    let pool: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!(pool.spec.count, 2);
+    let left = node_names(&owner, &path).await;
+    assert_eq!(left.len(), 2);
+    assert!(!left.contains(&gone) && now.iter().filter(|n| **n != gone).all(|n| left.contains(n)), "{left:?}");
+    owner.delete::<OperationView>(&format!("{pool_path}/nodes/{gone}")).await.refused(StatusCode::NOT_FOUND);
+
+    // At the autoscaling minimum a node can only be replaced.
+    let op: OperationView = owner
+        .patch(&pool_path, json!({ "spec": { "autoscaling": { "min_count": 2, "max_count": 4 } } }))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    succeeds(&owner, &op).await;
+    let at_minimum = owner.delete::<OperationView>(&format!("{pool_path}/nodes/{}", left[0])).await;
+    at_minimum.refused_with(StatusCode::CONFLICT, "at_minimum");
+
+    let audit: serde_json::Value = owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
+    let actions: Vec<&str> = audit["items"].as_array().unwrap().iter().filter_map(|e| e["action"].as_str()).collect();
+    assert_eq!(actions.iter().filter(|a| **a == "node_pool.recycle").count(), 1, "{actions:?}");
+    assert_eq!(actions.iter().filter(|a| **a == "node_pool.node_delete").count(), 2, "{actions:?}");
+}
