@@ -66,6 +66,10 @@ pub struct Member {
     /// for nodes of a state saved before nodes had one: the cluster's).
     #[serde(default)]
     pub version: String,
+    /// Node-pool nodes: the machine type they run on (empty for nodes of
+    /// a state saved before nodes had one: the pool's).
+    #[serde(default)]
+    pub machine_type: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -234,6 +238,7 @@ impl SimNodePool {
             rack: format!("{zone}-r{rack}"),
             template: self.template,
             version: self.version.clone(),
+            machine_type: self.spec.machine_type.clone(),
         });
         self.next_node += 1;
     }
@@ -374,6 +379,7 @@ fn spread(prefix: &str, count: usize, zones: &[String], racks_per_zone: usize) -
                 rack: format!("{zone}-r{rack}"),
                 template: 0,
                 version: String::new(),
+                machine_type: String::new(),
             }
         })
         .collect()
@@ -936,7 +942,10 @@ impl SimState {
                 .collect();
             for node in lost {
                 pool.nodes.retain(|n| n.name != node.name);
-                pool.add_node(layout, Some(node.zone.clone()));
+                // One on its way out for good is not replaced.
+                if !pool.removing.contains(&node.name) {
+                    pool.add_node(layout, Some(node.zone.clone()));
+                }
             }
             let mut gone = None;
             if let Some(draining) = pool.draining.clone() {
@@ -1130,7 +1139,11 @@ impl SimState {
                 nodes.extend(ready.into_iter().map(|node| pb::NodeUsage {
                     name: node.name.clone(),
                     node_pool_id: pool_id.clone(),
-                    machine_type: pool.spec.machine_type.clone(),
+                    machine_type: if node.machine_type.is_empty() {
+                        pool.spec.machine_type.clone()
+                    } else {
+                        node.machine_type.clone()
+                    },
                     milliseconds,
                 }));
             }
@@ -1458,6 +1471,28 @@ mod tests {
         assert!(!left.contains(&names[0]) && left.contains(&names[2]), "{left:?}");
         assert!(state.node_pools["np_1"].removing.is_empty() && state.node_pools["np_1"].recycling.is_empty());
         assert_eq!(state.workloads["wl_web"].available(), 3, "no pod is lost");
+    }
+
+    #[test]
+    fn nodes_report_the_machine_type_they_run_on_while_their_pool_changes_type() {
+        let mut state = running_cluster();
+        settle(&mut state);
+        let mut change = pool("np_1", 2, 3, "bm.medium");
+        change.kind = CommandKind::NodePoolUpdate as i32;
+        state.apply(&layout(), &change);
+        state.tick(&layout(), Utc::now());
+        let later = Utc::now() + chrono::Duration::hours(2);
+        let types: BTreeSet<String> = state
+            .usage(&layout(), later)
+            .into_iter()
+            .filter_map(|r| match r {
+                pb::status::Message::Usage(sample) => Some(sample.nodes),
+                _ => None,
+            })
+            .flatten()
+            .map(|n| n.machine_type)
+            .collect();
+        assert_eq!(types, BTreeSet::from(["bm.medium".to_string(), "bm.small".to_string()]), "old and surge nodes");
     }
 
     /// The command that moves cluster `cl_1` to 1.33, as operation `op`.

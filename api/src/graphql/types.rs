@@ -142,6 +142,31 @@ impl ProjectView {
     async fn labels(&self) -> Json<&Labels> {
         Json(&self.labels)
     }
+    /// The project's operations, newest first (also those on resources since
+    /// deleted): only those on `target` (a cluster, node pool or deployment
+    /// id), of `kind` or in `status` when given.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn operations(
+        &self,
+        ctx: &Context<'_>,
+        target: Option<ID>,
+        kind: Option<String>,
+        status: Option<OperationStatus>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, OperationView>> {
+        let filter = crate::app::region::operations::OperationFilter::parse(
+            target.as_ref().map(|t| t.as_str()),
+            kind.as_deref(),
+            status,
+        )
+        .map_err(error)?;
+        let result = app(ctx)
+            .project_operation_list(caller(ctx)?, &ResourceRef::Id(self.id), filter, page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, |o| o.id.uuid()))
+    }
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn clusters(
         &self,
@@ -192,7 +217,8 @@ impl OperationView {
     }
 
     /// The steps it went through, oldest first, each with when it was reported.
-    #[graphql(complexity = 10)]
+    /// Priced as a list of 200: one query per Operation, so ask for it on a few.
+    #[graphql(complexity = 200)]
     async fn steps(&self, ctx: &Context<'_>) -> Result<Vec<crate::model::OperationStepView>> {
         Ok(app(ctx).operation_step_list(caller(ctx)?, self.id).await.map_err(error)?.items)
     }

@@ -9,6 +9,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert;
 use super::{context, page, status};
+use crate::app::region::operations::OperationFilter;
 use crate::app::{App, Error, ResourceRef};
 use crate::ids::{Id, IdKind};
 use crate::model;
@@ -449,6 +450,30 @@ impl operation_service_server::OperationService for Api {
                 &ResourceRef::parse(&r.cluster),
                 page(r.page_size, &r.page_token)?,
             )
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListOperationsResponse {
+            operations: page.items.into_iter().map(convert::operation).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn list_project_operations(
+        &self,
+        request: Request<ListProjectOperationsRequest>,
+    ) -> Reply<ListOperationsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let wanted = match r.status.as_str() {
+            "" => None,
+            text => Some(model::OperationStatus::parse(text).ok_or_else(|| {
+                status(Error::invalid_field("status", "invalid", "pending, running, succeeded or failed"))
+            })?),
+        };
+        let filter = OperationFilter::parse(Some(&r.target), Some(&r.kind), wanted).map_err(status)?;
+        let page = self
+            .app
+            .project_operation_list(&ctx, &ResourceRef::parse(&r.project), filter, page(r.page_size, &r.page_token)?)
             .await
             .map_err(status)?;
         Ok(Response::new(ListOperationsResponse {

@@ -430,7 +430,8 @@ async fn node_pool_update(
 
 /// Replace nodes of the pool, or all of them, one at a time: a new node
 /// joins first, then the old one is cordoned, drained and deleted, so pods
-/// move rather than stop. The Operation's `step` names each node.
+/// move rather than stop. The Operation's `step` names each node. One node
+/// change of a pool runs at a time: another under way answers 409 `nodes_changing`.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle",
     operation_id = "node_pool_recycle", tag = "node-pools",
     params(("project" = String, Path, description = "Project id or name"),
@@ -463,13 +464,16 @@ struct NodeDeleteParams {
 }
 
 /// Delete one node of the pool: it is cordoned and drained first. Asking
-/// again for a node already on its way out answers with that Operation.
+/// again for a node already on its way out answers with that Operation;
+/// another node change of the pool under way answers 409 `nodes_changing`,
+/// and removing a node at the autoscaling minimum 409 `at_minimum`.
 #[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}",
     operation_id = "node_pool_node_delete", tag = "node-pools",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
            ("node_pool" = String, Path, description = "Node pool id or name"),
-           ("node" = String, Path, description = "Node name, as `GET …/clusters/{cluster}/nodes` lists it"),
+           ("node" = String, Path, description = "Node name, as `GET …/clusters/{cluster}/nodes` lists it",
+            pattern = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$", max_length = 253),
            NodeDeleteParams, IfMatchHeader),
     security(("bearer" = [])),
     responses((status = 202, body = OperationView), Problems))]

@@ -9,14 +9,18 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::ApiResult;
-use super::extract::{Ctx, Query};
+use super::extract::{Ctx, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::{ApiError, Problems};
-use crate::app::{App, Error};
-use crate::model::{OperationSteps, OperationView};
+use crate::app::region::operations::OperationFilter;
+use crate::app::{App, Error, ResourceRef};
+use crate::model::{OperationStatus, OperationSteps, OperationView, Page};
 
 pub fn routes() -> OpenApiRouter<Arc<App>> {
-    OpenApiRouter::new().routes(routes!(operation_view)).routes(routes!(operation_step_list))
+    OpenApiRouter::new()
+        .routes(routes!(operation_view))
+        .routes(routes!(operation_step_list))
+        .routes(routes!(project_operation_list))
 }
 
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -65,6 +69,39 @@ async fn operation_view(
     responses((status = 200, body = OperationSteps), Problems))]
 async fn operation_step_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(operation): Path<String>) -> ApiResult {
     Ok(axum::Json(app.operation_step_list(&ctx, path_id(&operation)?).await?).into_response())
+}
+
+/// `target`, `kind` and `status` of a project's operation list.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct OperationFilterParams {
+    /// Only those on this cluster, node pool or deployment (its id).
+    #[param(pattern = r"^(cl|np|dep)_[0-9a-f]{32}$")]
+    target: Option<String>,
+    /// Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.
+    #[param(pattern = r"^[a-z_]{1,64}$")]
+    kind: Option<String>,
+    /// Only those in this status.
+    status: Option<OperationStatus>,
+}
+
+/// The project's operations, newest first (also those on resources since
+/// deleted), optionally only those on one resource, of one kind or in one status.
+#[utoipa::path(get, path = "/v1/projects/{project}/operations", operation_id = "project_operation_list",
+    tag = "operations",
+    params(("project" = String, Path, description = "Project id or name"), ListParams, OperationFilterParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = Page<OperationView>), Problems))]
+async fn project_operation_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(project): Path<String>,
+    Query(list): Query<ListParams>,
+    Query(filter): Query<OperationFilterParams>,
+) -> ApiResult {
+    let filter = OperationFilter::parse(filter.target.as_deref(), filter.kind.as_deref(), filter.status)?;
+    let page = app.project_operation_list(&ctx, &ResourceRef::parse(&project), filter, list.page()?).await?;
+    Ok(axum::Json(page).into_response())
 }
 
 #[cfg(test)]

@@ -748,14 +748,14 @@ pub struct OperationStepView {
     pub status: OperationStatus,
     /// What was under way, e.g. `control plane: traffic switched to the API servers on 1.33`.
     pub step: String,
-    /// 0 to 100.
+    #[schema(minimum = 0, maximum = 100)]
     pub progress: i32,
     /// When the step was recorded.
     pub at: DateTime<Utc>,
 }
 
-/// An Operation's steps, oldest first: each step unlike the one before it,
-/// at most the first 1000.
+/// An Operation's steps, oldest first: each step (or status) unlike the one
+/// before it, the newest 1000 of them.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct OperationSteps {
     pub items: Vec<OperationStepView>,

@@ -296,6 +296,7 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/projects/{project}/clusters/{cluster}", ManageResources),
         row("GET /v1/operations/{operation}", Read),
         row("GET /v1/operations/{operation}/steps", Read),
+        row("GET /v1/projects/{project}/operations", Read),
         row("GET /v1/orgs/{org}/webhooks", ReadCredentials),
         row("POST /v1/orgs/{org}/webhooks", ManageCredentials)
             .body(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),

@@ -93,6 +93,9 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
     let op = send().await.expect(StatusCode::ACCEPTED);
     assert_eq!(op.kind, "node_pool_recycle");
     assert_eq!(send().await.expect(StatusCode::ACCEPTED).id, op.id, "the retry answers the same Operation");
+    // One node change of a pool at a time.
+    let second = owner.post::<OperationView>(&format!("{pool_path}/recycle"), json!({})).await;
+    second.refused_with(StatusCode::CONFLICT, "nodes_changing");
     follow(&owner, &op, &web).await;
     // Every step is in the Operation's history, in order, with its time.
     let history = steps(&owner, &op).await;
@@ -150,6 +153,44 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
     succeeds(&owner, &op).await;
     let at_minimum = owner.delete::<OperationView>(&format!("{pool_path}/nodes/{}", left[0])).await;
     at_minimum.refused_with(StatusCode::CONFLICT, "at_minimum");
+
+    let bad_name = owner.delete::<OperationView>(&format!("{pool_path}/nodes/Not_A_Node")).await;
+    assert_eq!(bad_name.refused(StatusCode::BAD_REQUEST).fields(), ["node"]);
+
+    // The project's operations, filtered by kind, target and status.
+    let ops = format!("/v1/projects/{project}/operations");
+    let recycles: Page<OperationView> =
+        owner.get(&format!("{ops}?kind=node_pool_recycle")).await.expect(StatusCode::OK);
+    assert_eq!(recycles.items.len(), 1);
+    let pool: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    let on_pool: Page<OperationView> = owner.get(&format!("{ops}?target={}", pool.id)).await.expect(StatusCode::OK);
+    let kinds: Vec<&str> = on_pool.items.iter().map(|o| o.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "node_pool_update",
+            "node_pool_node_delete",
+            "node_pool_node_delete",
+            "node_pool_update",
+            "node_pool_recycle",
+            "node_pool_create"
+        ],
+        "newest first"
+    );
+    let first_two: Page<OperationView> =
+        owner.get(&format!("{ops}?target={}&limit=2", pool.id)).await.expect(StatusCode::OK);
+    let token = first_two.next_page.clone().expect("more than two");
+    let rest: Page<OperationView> =
+        owner.get(&format!("{ops}?target={}&page_token={token}", pool.id)).await.expect(StatusCode::OK);
+    assert_eq!(first_two.items.len() + rest.items.len(), kinds.len(), "paged with the filter kept");
+    let failed: Page<OperationView> = owner.get(&format!("{ops}?status=failed")).await.expect(StatusCode::OK);
+    assert!(failed.items.is_empty());
+    let all: Page<OperationView> = owner.get(&ops).await.expect(StatusCode::OK);
+    assert!(
+        all.items.iter().any(|o| o.kind == "cluster_create") && all.items.iter().any(|o| o.kind == "deployment_create")
+    );
+    let refused = owner.get::<Page<OperationView>>(&format!("{ops}?target=prj_0123")).await;
+    assert_eq!(refused.refused(StatusCode::BAD_REQUEST).fields(), ["target"]);
 
     let audit: serde_json::Value = owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
     let actions: Vec<&str> = audit["items"].as_array().unwrap().iter().filter_map(|e| e["action"].as_str()).collect();

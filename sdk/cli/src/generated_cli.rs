@@ -148,6 +148,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ProjectMemberList => Self::cli_project_member_list(),
             CliCommand::ProjectMemberUpdate => Self::cli_project_member_update(),
             CliCommand::ProjectMemberDelete => Self::cli_project_member_delete(),
+            CliCommand::ProjectOperationList => Self::cli_project_operation_list(),
             CliCommand::RegionList => Self::cli_region_list(),
             CliCommand::AccountCreate => Self::cli_account_create(),
             CliCommand::AccountConfirm => Self::cli_account_confirm(),
@@ -1372,10 +1373,10 @@ impl<T: CliConfig> Cli<T> {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("What a change to a node pool (the body of `node_pool_update`) would do to the cluster's monthly price: the\ncluster as it is, as it would be, and the difference. Writes nothing.")
     }
     pub fn cli_node_pool_node_delete() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node") . long ("node") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node name, as `GET …/clusters/{cluster}/nodes` lists it")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("replace") . long ("replace") . value_parser (:: clap :: value_parser ! (bool)) . required (false) . help ("`true`: a new node takes its place and the pool's count stays.\n`false` (default): the count goes one lower, refused at the\nautoscaling minimum.")) . about ("Delete one node of the pool: it is cordoned and drained first. Asking\nagain for a node already on its way out answers with that Operation.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node") . long ("node") . value_parser (:: clap :: value_parser ! (types :: NodePoolNodeDeleteNode)) . required (true) . help ("Node name, as `GET …/clusters/{cluster}/nodes` lists it")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("replace") . long ("replace") . value_parser (:: clap :: value_parser ! (bool)) . required (false) . help ("`true`: a new node takes its place and the pool's count stays.\n`false` (default): the count goes one lower, refused at the\nautoscaling minimum.")) . about ("Delete one node of the pool: it is cordoned and drained first. Asking\nagain for a node already on its way out answers with that Operation;\nanother node change of the pool under way answers 409 `nodes_changing`,\nand removing a node at the autoscaling minimum 409 `at_minimum`.")
     }
     pub fn cli_node_pool_recycle() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NodePoolRecycleIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NodePoolRecycleIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node. One node\nchange of a pool runs at a time: another under way answers 409 `nodes_changing`.")
     }
     pub fn cli_cluster_node_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together).")
@@ -1483,6 +1484,9 @@ impl<T: CliConfig> Cli<T> {
                     .help("Project id or name"),
             )
             .about("Take a project role away.")
+    }
+    pub fn cli_project_operation_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("kind") . long ("kind") . value_parser (:: clap :: value_parser ! (types :: ProjectOperationListKind)) . required (false) . help ("Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("status") . long ("status") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: OperationStatus :: Pending . to_string () , types :: OperationStatus :: Running . to_string () , types :: OperationStatus :: Succeeded . to_string () , types :: OperationStatus :: Failed . to_string () ,]) , | s | types :: OperationStatus :: try_from (s) . unwrap ())) . required (false) . help ("Only those in this status.")) . arg (:: clap :: Arg :: new ("target") . long ("target") . value_parser (:: clap :: value_parser ! (types :: ProjectOperationListTarget)) . required (false) . help ("Only those on this cluster, node pool or deployment (its id).")) . about ("The project's operations, newest first (also those on resources since\ndeleted), optionally only those on one resource, of one kind or in one status.")
     }
     pub fn cli_region_list() -> ::clap::Command {
         ::clap::Command::new("").about("List regions with their zones, agent health and queued work.")
@@ -1631,6 +1635,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ProjectMemberList => self.execute_project_member_list(matches).await,
             CliCommand::ProjectMemberUpdate => self.execute_project_member_update(matches).await,
             CliCommand::ProjectMemberDelete => self.execute_project_member_delete(matches).await,
+            CliCommand::ProjectOperationList => self.execute_project_operation_list(matches).await,
             CliCommand::RegionList => self.execute_region_list(matches).await,
             CliCommand::AccountCreate => self.execute_account_create(matches).await,
             CliCommand::AccountConfirm => self.execute_account_confirm(matches).await,
@@ -4991,7 +4996,7 @@ impl<T: CliConfig> Cli<T> {
         if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
             request = request.if_match(value.clone());
         }
-        if let Some(value) = matches.get_one::<::std::string::String>("node") {
+        if let Some(value) = matches.get_one::<types::NodePoolNodeDeleteNode>("node") {
             request = request.node(value.clone());
         }
         if let Some(value) = matches.get_one::<::std::string::String>("node-pool") {
@@ -5424,6 +5429,45 @@ impl<T: CliConfig> Cli<T> {
             Err(r) => {
                 self.config.error(&r);
                 Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_project_operation_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.project_operation_list();
+        if let Some(value) = matches.get_one::<types::ProjectOperationListKind>("kind") {
+            request = request.kind(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::OperationStatus>("status") {
+            request = request.status(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ProjectOperationListTarget>("target") {
+            request = request.target(value.clone());
+        }
+        self.config.execute_project_operation_list(matches, &mut request)?;
+        self.config.list_start::<types::PageOperationView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageOperationView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
             }
         }
     }
@@ -6452,6 +6496,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_project_operation_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ProjectOperationList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_region_list(
         &self,
         matches: &::clap::ArgMatches,
@@ -6612,6 +6663,7 @@ pub enum CliCommand {
     ProjectMemberList,
     ProjectMemberUpdate,
     ProjectMemberDelete,
+    ProjectOperationList,
     RegionList,
     AccountCreate,
     AccountConfirm,
@@ -6755,6 +6807,7 @@ impl CliCommand {
             CliCommand::ProjectMemberList,
             CliCommand::ProjectMemberUpdate,
             CliCommand::ProjectMemberDelete,
+            CliCommand::ProjectOperationList,
             CliCommand::RegionList,
             CliCommand::AccountCreate,
             CliCommand::AccountConfirm,
@@ -6899,6 +6952,7 @@ impl CliCommand {
             CliCommand::ProjectMemberList => "project_member_list",
             CliCommand::ProjectMemberUpdate => "project_member_update",
             CliCommand::ProjectMemberDelete => "project_member_delete",
+            CliCommand::ProjectOperationList => "project_operation_list",
             CliCommand::RegionList => "region_list",
             CliCommand::AccountCreate => "account_create",
             CliCommand::AccountConfirm => "account_confirm",

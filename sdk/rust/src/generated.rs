@@ -6025,6 +6025,57 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "`NodePoolNodeDeleteNode`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct NodePoolNodeDeleteNode(::std::string::String);
+    impl ::std::ops::Deref for NodePoolNodeDeleteNode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<NodePoolNodeDeleteNode> for ::std::string::String {
+        fn from(value: NodePoolNodeDeleteNode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for NodePoolNodeDeleteNode {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 253usize {
+                return Err("longer than 253 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for NodePoolNodeDeleteNode {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for NodePoolNodeDeleteNode {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for NodePoolNodeDeleteNode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "`NodePoolRecycleIdempotencyKey`"]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -6363,7 +6414,6 @@ pub mod types {
     pub struct OperationStepView {
         #[doc = "When the step was recorded."]
         pub at: ::chrono::DateTime<::chrono::offset::Utc>,
-        #[doc = "0 to 100."]
         pub progress: i32,
         #[doc = "The Operation's status at this step."]
         pub status: OperationStatus,
@@ -6375,7 +6425,7 @@ pub mod types {
             Default::default()
         }
     }
-    #[doc = "An Operation's steps, oldest first: each step unlike the one before it,\nat most the first 1000."]
+    #[doc = "An Operation's steps, oldest first: each step (or status) unlike the one\nbefore it, the newest 1000 of them."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct OperationSteps {
         pub items: ::std::vec::Vec<OperationStepView>,
@@ -7739,6 +7789,102 @@ pub mod types {
     impl ProjectMemberView {
         pub fn builder() -> builder::ProjectMemberView {
             Default::default()
+        }
+    }
+    #[doc = "`ProjectOperationListKind`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ProjectOperationListKind(::std::string::String);
+    impl ::std::ops::Deref for ProjectOperationListKind {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ProjectOperationListKind> for ::std::string::String {
+        fn from(value: ProjectOperationListKind) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ProjectOperationListKind {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z_]{1,64}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z_]{1,64}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ProjectOperationListKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ProjectOperationListKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProjectOperationListKind {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`ProjectOperationListTarget`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ProjectOperationListTarget(::std::string::String);
+    impl ::std::ops::Deref for ProjectOperationListTarget {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ProjectOperationListTarget> for ::std::string::String {
+        fn from(value: ProjectOperationListTarget) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ProjectOperationListTarget {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^(cl|np|dep)_[0-9a-f]{32}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^(cl|np|dep)_[0-9a-f]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ProjectOperationListTarget {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ProjectOperationListTarget {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProjectOperationListTarget {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "A role a principal holds in one project, on top of its organization role."]
@@ -25887,11 +26033,11 @@ impl Client {
     pub fn node_pool_update_estimate(&self) -> builder::NodePoolUpdateEstimate<'_> {
         builder::NodePoolUpdateEstimate::new(self)
     }
-    #[doc = "Delete one node of the pool: it is cordoned and drained first. Asking\nagain for a node already on its way out answers with that Operation\n\nSends a `DELETE` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `node`: Node name, as `GET …/clusters/{cluster}/nodes` lists it\n- `replace`: `true`: a new node takes its place and the pool's count stays.\n`false` (default): the count goes one lower, refused at the\nautoscaling minimum.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.node_pool_node_delete()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .node(node)\n    .replace(replace)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    #[doc = "Delete one node of the pool: it is cordoned and drained first. Asking\nagain for a node already on its way out answers with that Operation;\nanother node change of the pool under way answers 409 `nodes_changing`,\nand removing a node at the autoscaling minimum 409 `at_minimum`\n\nSends a `DELETE` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `node`: Node name, as `GET …/clusters/{cluster}/nodes` lists it\n- `replace`: `true`: a new node takes its place and the pool's count stays.\n`false` (default): the count goes one lower, refused at the\nautoscaling minimum.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.node_pool_node_delete()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .node(node)\n    .replace(replace)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
     pub fn node_pool_node_delete(&self) -> builder::NodePoolNodeDelete<'_> {
         builder::NodePoolNodeDelete::new(self)
     }
-    #[doc = "Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_recycle()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node. One node\nchange of a pool runs at a time: another under way answers 409 `nodes_changing`\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/recycle`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_recycle()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn node_pool_recycle(&self) -> builder::NodePoolRecycle<'_> {
         builder::NodePoolRecycle::new(self)
     }
@@ -25946,6 +26092,10 @@ impl Client {
     #[doc = "Take a project role away\n\nSends a `DELETE` request to `/v1/projects/{project}/members/{principal}`\n\nArguments:\n- `project`: Project id or name\n- `principal`: `usr_…` or `sa_…`\n```ignore\nlet response = client.project_member_delete()\n    .project(project)\n    .principal(principal)\n    .send()\n    .await;\n```"]
     pub fn project_member_delete(&self) -> builder::ProjectMemberDelete<'_> {
         builder::ProjectMemberDelete::new(self)
+    }
+    #[doc = "The project's operations, newest first (also those on resources since\ndeleted), optionally only those on one resource, of one kind or in one status\n\nSends a `GET` request to `/v1/projects/{project}/operations`\n\nArguments:\n- `project`: Project id or name\n- `kind`: Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n- `status`: Only those in this status.\n- `target`: Only those on this cluster, node pool or deployment (its id).\n```ignore\nlet response = client.project_operation_list()\n    .project(project)\n    .kind(kind)\n    .limit(limit)\n    .page_token(page_token)\n    .status(status)\n    .target(target)\n    .send()\n    .await;\n```"]
+    pub fn project_operation_list(&self) -> builder::ProjectOperationList<'_> {
+        builder::ProjectOperationList::new(self)
     }
     #[doc = "List regions with their zones, agent health and queued work\n\nSends a `GET` request to `/v1/regions`\n\n```ignore\nlet response = client.region_list()\n    .send()\n    .await;\n```"]
     pub fn region_list(&self) -> builder::RegionList<'_> {
@@ -37370,7 +37520,7 @@ pub mod builder {
         project: Result<::std::string::String, String>,
         cluster: Result<::std::string::String, String>,
         node_pool: Result<::std::string::String, String>,
-        node: Result<::std::string::String, String>,
+        node: Result<types::NodePoolNodeDeleteNode, String>,
         replace: Result<Option<bool>, String>,
         if_match: Result<Option<::std::string::String>, String>,
     }
@@ -37415,10 +37565,10 @@ pub mod builder {
         }
         pub fn node<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::NodePoolNodeDeleteNode>,
         {
             self.node =
-                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for node failed".to_string());
+                value.try_into().map_err(|_| "conversion to `NodePoolNodeDeleteNode` for node failed".to_string());
             self
         }
         pub fn replace<V>(mut self, value: V) -> Self
@@ -38984,6 +39134,165 @@ pub mod builder {
                 503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    #[doc = "Builder for [`Client::project_operation_list`]\n\n[`Client::project_operation_list`]: super::Client::project_operation_list"]
+    #[derive(Debug, Clone)]
+    pub struct ProjectOperationList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        kind: Result<Option<types::ProjectOperationListKind>, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+        status: Result<Option<types::OperationStatus>, String>,
+        target: Result<Option<types::ProjectOperationListTarget>, String>,
+    }
+    impl<'a> ProjectOperationList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                kind: Ok(None),
+                limit: Ok(None),
+                page_token: Ok(None),
+                status: Ok(None),
+                target: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn kind<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ProjectOperationListKind>,
+        {
+            self.kind = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `ProjectOperationListKind` for kind failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        pub fn status<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::OperationStatus>,
+        {
+            self.status =
+                value.try_into().map(Some).map_err(|_| "conversion to `OperationStatus` for status failed".to_string());
+            self
+        }
+        pub fn target<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ProjectOperationListTarget>,
+        {
+            self.target = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `ProjectOperationListTarget` for target failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/operations`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageOperationView>, Error<types::Problem>> {
+            let Self { client, project, kind, limit, page_token, status, target } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let kind = kind.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let status = status.map_err(Error::InvalidRequest)?;
+            let target = target.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/projects/{}/operations", client.baseurl, encode_path(&project.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("kind", &kind))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .query(&progenitor_client::QueryParam::new("target", &target))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "project_operation_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/projects/{project}/operations`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::OperationView, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next =
+                Self { kind: Ok(None), page_token: Ok(None), status: Ok(None), target: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
         }
     }
     #[doc = "Builder for [`Client::region_list`]\n\n[`Client::region_list`]: super::Client::region_list"]

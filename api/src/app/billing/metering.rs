@@ -125,8 +125,10 @@ pub(crate) async fn record_sample(
             continue;
         }
         *counted += 1;
-        // The price is the catalog's for the machine type the gateway knows the pool by.
-        let machine_type = pool.machine_type.clone().or_else(|| {
+        // The price is the catalog's for the machine type the gateway knows the pool by, or
+        // for the one it was moved off when the region reports a node still on that one.
+        let still_on_replaced = pool.replaced_machine_type.as_ref().filter(|old| **old == node.machine_type);
+        let machine_type = still_on_replaced.or(pool.machine_type.as_ref()).cloned().or_else(|| {
             let recorded = pool.recorded_sku.as_deref()?;
             catalog.versions().iter().find_map(|v| v.sku(recorded).and_then(|sku| sku.machine_type.clone()))
         });

@@ -70,6 +70,20 @@ async fn pool_to_change(
     Ok((cluster_row, row))
 }
 
+/// Refuses a change to named nodes while another is under way in the pool:
+/// nodes are replaced or removed one Operation at a time.
+async fn no_node_change_running(tx: &mut PgConnection, pool: &NodePoolRow) -> Result<()> {
+    for kind in [ChangeKind::NodePoolRecycle, ChangeKind::NodeDelete] {
+        if operations::unfinished(&mut *tx, pool.id, kind.operation_kind()).await? {
+            return Err(Error::conflict(
+                "nodes_changing",
+                format!("nodes of pool {} are being replaced or removed; wait for that Operation", pool.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What a change to named nodes of a pool asks of its region.
 struct NodeChange<'a> {
     kind: ChangeKind,
@@ -329,7 +343,12 @@ impl App {
             )
             .await?;
         }
-        store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation, (nodes, vcpus)).await?;
+        // Old nodes run until replaced: a smaller type frees its vCPUs only at a later change.
+        let reserved_vcpus = if spec.machine_type == current.machine_type { vcpus } else { vcpus.max(old_vcpus) };
+        store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation, (nodes, reserved_vcpus)).await?;
+        if spec.machine_type != current.machine_type {
+            store::set_replaced_machine_type(&mut tx, row.id, &current.machine_type).await?;
+        }
         let removing = row.still_removing()?;
         store::set_removing_nodes(&mut tx, row.id, &removing).await?;
         let region = cluster_row.spec()?.region;
@@ -425,6 +444,7 @@ impl App {
         self.idempotent(ctx, "node_pool_recycle", &(request_key, request), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
+            no_node_change_running(&mut tx, &row).await?;
             let observed: Vec<String> = row.observed_nodes()?.into_iter().map(|n| n.name).collect();
             let removing = row.still_removing()?;
             let nodes = match &request.nodes {
@@ -486,10 +506,14 @@ impl App {
         replace: bool,
         if_match: Option<&str>,
     ) -> Result<OperationView> {
+        if !validate::is_node_name(node) {
+            return Err(Error::invalid_field("node", "invalid_name", "not a node name"));
+        }
         let mut tx = self.db().begin().await?;
         let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
         let mut removing = row.still_removing()?;
         if removing.iter().any(|n| n == node) {
+            // Node changes run one at a time, so the newest is this node's.
             let existing = operations::latest_of_kind(&mut tx, row.id, ChangeKind::NodeDelete).await?;
             if let Some(op_id) = existing {
                 tx.commit().await?;
@@ -499,6 +523,7 @@ impl App {
         if !row.observed_nodes()?.iter().any(|n| n.name == node) {
             return Err(Error::not_found("node", node));
         }
+        no_node_change_running(&mut tx, &row).await?;
         let mut spec = row.spec()?;
         let mut replaced = Vec::new();
         if replace {

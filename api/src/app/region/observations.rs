@@ -122,11 +122,11 @@ impl App {
     /// Records operation progress. A finished operation never changes again,
     /// so late or repeated reports are harmless.
     pub async fn record_operation_progress(&self, report: OperationProgress) -> Result<()> {
-        // The history: each step unlike the one before it, the earlier ones first.
+        // The history: each step (or status) unlike the one before it, the earlier ones first.
         let mut steps: Vec<(&str, String, i32)> = Vec::new();
         let all = report.earlier.iter().map(|e| (e.status, &e.step, e.progress));
         for (status, step, progress) in all.chain(std::iter::once((report.status, &report.step, report.progress))) {
-            if steps.last().is_none_or(|(_, last, _)| last != step) {
+            if steps.last().is_none_or(|(last_status, last, _)| last != step || *last_status != status.as_str()) {
                 steps.push((status.as_str(), step.clone(), progress.clamp(0, 100)));
             }
         }
@@ -146,12 +146,12 @@ impl App {
                    AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM outbox o WHERE o.operation_id = $1 AND o.region = $6))
                  RETURNING id
              ), last AS (
-                 SELECT step FROM operation_steps WHERE operation_id = $1 ORDER BY seq DESC LIMIT 1
+                 SELECT status, step FROM operation_steps WHERE operation_id = $1 ORDER BY seq DESC LIMIT 1
              )
              INSERT INTO operation_steps (operation_id, status, step, progress)
              SELECT moved.id, s.status, s.step, s.progress
              FROM moved, unnest($7::text[], $8::text[], $9::int[]) WITH ORDINALITY AS s(status, step, progress, n)
-             WHERE s.n > 1 OR s.step IS DISTINCT FROM (SELECT step FROM last)
+             WHERE s.n > 1 OR NOT EXISTS (SELECT 1 FROM last WHERE last.status = s.status AND last.step = s.step)
              ORDER BY s.n",
             report.operation_id,
             report.status.as_str(),

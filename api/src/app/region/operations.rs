@@ -242,7 +242,82 @@ pub(in crate::app) async fn of_clusters(
     .await?)
 }
 
+/// Which of a project's operations to list; each filter left out matches all.
+#[derive(Debug, Clone, Default)]
+pub struct OperationFilter {
+    /// The resource acted on: a cluster, node pool or deployment id.
+    pub target: Option<Uuid>,
+    /// An Operation kind, e.g. `cluster_upgrade`.
+    pub kind: Option<String>,
+    pub status: Option<OperationStatus>,
+}
+
+impl OperationFilter {
+    /// The filter from its query text, naming each bad field: `target` is a
+    /// `cl_`, `np_` or `dep_` id, `kind` lowercase letters and `_`.
+    pub fn parse(target: Option<&str>, kind: Option<&str>, status: Option<OperationStatus>) -> Result<OperationFilter> {
+        let mut v = crate::app::error::Validator::new();
+        let target = target.filter(|t| !t.is_empty()).and_then(|text| {
+            let id = [ResourceKind::Cluster, ResourceKind::NodePool, ResourceKind::Deployment]
+                .into_iter()
+                .find_map(|kind| kind.parse_id(text));
+            v.check(
+                id.is_some(),
+                "target",
+                "invalid",
+                "must be a cluster (cl_…), node pool (np_…) or deployment (dep_…) id",
+            );
+            id
+        });
+        let kind = kind.filter(|k| !k.is_empty()).map(str::to_string);
+        if let Some(kind) = &kind {
+            let ok = (1..=64).contains(&kind.len()) && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+            v.check(ok, "kind", "invalid", "an Operation kind: lowercase letters and '_', e.g. cluster_upgrade");
+        }
+        v.finish()?;
+        Ok(OperationFilter { target, kind, status })
+    }
+}
+
 impl App {
+    /// `project_operation_list`: the project's operations, newest first,
+    /// those on resources since deleted too, filtered by `filter`.
+    pub async fn project_operation_list(
+        &self,
+        ctx: &RequestContext,
+        project: &crate::app::ResourceRef<crate::ids::ProjectKind>,
+        filter: OperationFilter,
+        page: crate::app::PageRequest,
+    ) -> Result<crate::model::Page<OperationView>> {
+        use crate::app::authz::Lock;
+        let mut conn = self.db().acquire().await?;
+        let project =
+            crate::app::infra::projects::lookup(&mut conn, ctx, project, moke_iam::Action::Read, Lock::None).await?;
+        let rows = sqlx::query_as!(
+            OperationRow,
+            "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
+                    target_name, target_generation, created_at, updated_at, finished_at
+             FROM operations
+             WHERE org_id = $1 AND project_id = $2
+               AND ($3::uuid IS NULL OR target_id = $3)
+               AND ($4::text IS NULL OR kind = $4)
+               AND ($5::text IS NULL OR status = $5)
+               AND ($6::uuid IS NULL OR id < $6)
+             ORDER BY id DESC LIMIT $7",
+            project.org_id,
+            project.id,
+            filter.target,
+            filter.kind,
+            filter.status.map(|s| s.as_str()),
+            page.after,
+            page.fetch_limit(),
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        let views = rows.into_iter().map(OperationRow::into_view).collect::<Result<Vec<_>>>()?;
+        Ok(page.page(views, |o| o.id.uuid()))
+    }
+
     async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
         let row = sqlx::query_as!(
             OperationRow,
@@ -292,12 +367,16 @@ impl App {
         Ok(by_cluster)
     }
 
-    /// `operation_step_list`: the steps operation `id` went through, oldest
-    /// first, to whoever may see the operation.
+    /// `operation_step_list`: the steps operation `id` went through (the
+    /// newest 1000), oldest first, to whoever may see the operation.
     pub async fn operation_step_list(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationSteps> {
         self.operation_row(ctx, id).await?;
         let rows = sqlx::query!(
-            "SELECT status, step, progress, at FROM operation_steps WHERE operation_id = $1 ORDER BY seq LIMIT 1000",
+            // The newest 1000, oldest first: where it ended is always there.
+            "SELECT status, step, progress, at FROM (
+                 SELECT seq, status, step, progress, at FROM operation_steps
+                 WHERE operation_id = $1 ORDER BY seq DESC LIMIT 1000
+             ) newest ORDER BY seq",
             id.uuid(),
         )
         .fetch_all(self.db())

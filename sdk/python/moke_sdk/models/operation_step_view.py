@@ -19,7 +19,7 @@ class OperationStepView:
     Attributes:
         status (OperationStatus):
         step (str): What was under way, e.g. `control plane: traffic switched to the API servers on 1.33`.
-        progress (int): 0 to 100.
+        progress (int):
         at (datetime.datetime): When the step was recorded.
     """
 

@@ -15,8 +15,8 @@ T = TypeVar("T", bound="OperationSteps")
 
 @_attrs_define
 class OperationSteps:
-    """An Operation's steps, oldest first: each step unlike the one before it,
-    at most the first 1000.
+    """An Operation's steps, oldest first: each step (or status) unlike the one
+    before it, the newest 1000 of them.
 
         Attributes:
             items (list[OperationStepView]):

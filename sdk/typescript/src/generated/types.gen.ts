@@ -1460,9 +1460,6 @@ export type OperationStepView = {
      * What was under way, e.g. `control plane: traffic switched to the API servers on 1.33`.
      */
     step: string;
-    /**
-     * 0 to 100.
-     */
     progress: number;
     /**
      * When the step was recorded.
@@ -1471,8 +1468,8 @@ export type OperationStepView = {
 };
 
 /**
- * An Operation's steps, oldest first: each step unlike the one before it,
- * at most the first 1000.
+ * An Operation's steps, oldest first: each step (or status) unlike the one
+ * before it, the newest 1000 of them.
  */
 export type OperationSteps = {
     items: Array<OperationStepView>;
@@ -11871,6 +11868,86 @@ export type ProjectMemberUpdateResponses = {
 };
 
 export type ProjectMemberUpdateResponse = ProjectMemberUpdateResponses[keyof ProjectMemberUpdateResponses];
+
+export type ProjectOperationListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+        /**
+         * Only those on this cluster, node pool or deployment (its id).
+         */
+        target?: string;
+        /**
+         * Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.
+         */
+        kind?: string;
+        /**
+         * Only those in this status.
+         */
+        status?: OperationStatus;
+    };
+    url: '/v1/projects/{project}/operations';
+};
+
+export type ProjectOperationListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ProjectOperationListError = ProjectOperationListErrors[keyof ProjectOperationListErrors];
+
+export type ProjectOperationListResponses = {
+    200: PageOperationView;
+};
+
+export type ProjectOperationListResponse = ProjectOperationListResponses[keyof ProjectOperationListResponses];
 
 export type RegionListData = {
     body?: never;

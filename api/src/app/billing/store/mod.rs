@@ -313,6 +313,9 @@ pub(in crate::app) struct MeteredPool {
     pub name: String,
     /// The gateway's own record of a live pool's machine type.
     pub machine_type: Option<String>,
+    /// A live pool: the machine type it was last moved off (its old nodes
+    /// may still run it while they are replaced).
+    pub replaced_machine_type: Option<String>,
     /// A deleted pool: the SKU its usage was last recorded under.
     pub recorded_sku: Option<String>,
     /// The most nodes it may have: its size (or autoscaling maximum) while
@@ -332,8 +335,8 @@ pub(in crate::app) async fn pools(
     since: DateTime<Utc>,
 ) -> Result<HashMap<Uuid, MeteredPool>> {
     let mut pools: HashMap<Uuid, MeteredPool> = sqlx::query!(
-        "SELECT id, name, spec->>'machine_type' AS machine_type, reserved_nodes FROM node_pools
-         WHERE id = ANY($1) AND cluster_id = $2",
+        "SELECT id, name, spec->>'machine_type' AS machine_type, replaced_machine_type, reserved_nodes
+         FROM node_pools WHERE id = ANY($1) AND cluster_id = $2",
         wanted,
         cluster
     )
@@ -344,6 +347,7 @@ pub(in crate::app) async fn pools(
         let pool = MeteredPool {
             name: row.name,
             machine_type: row.machine_type,
+            replaced_machine_type: row.replaced_machine_type,
             recorded_sku: None,
             max_nodes: row.reserved_nodes,
             recorded_instances: None,
@@ -369,6 +373,7 @@ pub(in crate::app) async fn pools(
             let pool = MeteredPool {
                 name: row.name,
                 machine_type: None,
+                replaced_machine_type: None,
                 recorded_sku: Some(row.sku),
                 max_nodes: row.instances.len() as i64,
                 recorded_instances: Some(row.instances),

@@ -202,6 +202,12 @@ pub(in crate::app) async fn update_spec(
     Ok(())
 }
 
+/// Records the machine type the pool was moved off (see [`crate::app::billing`]'s metering).
+pub(in crate::app) async fn set_replaced_machine_type(conn: &mut PgConnection, id: Uuid, old: &str) -> Result<()> {
+    sqlx::query!("UPDATE node_pools SET replaced_machine_type = $2 WHERE id = $1", id, old).execute(conn).await?;
+    Ok(())
+}
+
 /// Replaces the list of nodes being removed with no replacement.
 pub(in crate::app) async fn set_removing_nodes(conn: &mut PgConnection, id: Uuid, names: &[String]) -> Result<()> {
     sqlx::query!("UPDATE node_pools SET removing_nodes = $2 WHERE id = $1", id, names).execute(conn).await?;

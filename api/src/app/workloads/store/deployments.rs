@@ -296,9 +296,15 @@ pub(in crate::app) async fn fail_rollout_operation(
     error: &OperationError,
 ) -> Result<bool> {
     let finished = sqlx::query!(
-        "UPDATE operations SET status = 'failed', step = 'progress_deadline_exceeded', progress = 100,
-             error = $2, updated_at = now(), finished_at = now()
-         WHERE id = $1 AND status NOT IN ('succeeded', 'failed')",
+        // The failure is a step of the Operation's history too.
+        "WITH failed AS (
+             UPDATE operations SET status = 'failed', step = 'progress_deadline_exceeded', progress = 100,
+                 error = $2, updated_at = now(), finished_at = now()
+             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')
+             RETURNING id
+         )
+         INSERT INTO operation_steps (operation_id, status, step, progress)
+         SELECT id, 'failed', 'progress_deadline_exceeded', 100 FROM failed",
         operation,
         json!(error),
     )

@@ -126,7 +126,9 @@ def sync_detailed(
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
     """Delete one node of the pool: it is cordoned and drained first. Asking
-    again for a node already on its way out answers with that Operation.
+    again for a node already on its way out answers with that Operation;
+    another node change of the pool under way answers 409 `nodes_changing`,
+    and removing a node at the autoscaling minimum 409 `at_minimum`.
 
     Args:
         project (str):
@@ -171,7 +173,9 @@ def sync(
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
     """Delete one node of the pool: it is cordoned and drained first. Asking
-    again for a node already on its way out answers with that Operation.
+    again for a node already on its way out answers with that Operation;
+    another node change of the pool under way answers 409 `nodes_changing`,
+    and removing a node at the autoscaling minimum 409 `at_minimum`.
 
     Args:
         project (str):
@@ -211,7 +215,9 @@ async def asyncio_detailed(
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
     """Delete one node of the pool: it is cordoned and drained first. Asking
-    again for a node already on its way out answers with that Operation.
+    again for a node already on its way out answers with that Operation;
+    another node change of the pool under way answers 409 `nodes_changing`,
+    and removing a node at the autoscaling minimum 409 `at_minimum`.
 
     Args:
         project (str):
@@ -254,7 +260,9 @@ async def asyncio(
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
     """Delete one node of the pool: it is cordoned and drained first. Asking
-    again for a node already on its way out answers with that Operation.
+    again for a node already on its way out answers with that Operation;
+    another node change of the pool under way answers 409 `nodes_changing`,
+    and removing a node at the autoscaling minimum 409 `at_minimum`.
 
     Args:
         project (str):

@@ -127,7 +127,8 @@ def sync_detailed(
 ) -> Response[OperationView | Problem]:
     """Replace nodes of the pool, or all of them, one at a time: a new node
     joins first, then the old one is cordoned, drained and deleted, so pods
-    move rather than stop. The Operation's `step` names each node.
+    move rather than stop. The Operation's `step` names each node. One node
+    change of a pool runs at a time: another under way answers 409 `nodes_changing`.
 
     Args:
         project (str):
@@ -176,7 +177,8 @@ def sync(
 ) -> OperationView | Problem | None:
     """Replace nodes of the pool, or all of them, one at a time: a new node
     joins first, then the old one is cordoned, drained and deleted, so pods
-    move rather than stop. The Operation's `step` names each node.
+    move rather than stop. The Operation's `step` names each node. One node
+    change of a pool runs at a time: another under way answers 409 `nodes_changing`.
 
     Args:
         project (str):
@@ -220,7 +222,8 @@ async def asyncio_detailed(
 ) -> Response[OperationView | Problem]:
     """Replace nodes of the pool, or all of them, one at a time: a new node
     joins first, then the old one is cordoned, drained and deleted, so pods
-    move rather than stop. The Operation's `step` names each node.
+    move rather than stop. The Operation's `step` names each node. One node
+    change of a pool runs at a time: another under way answers 409 `nodes_changing`.
 
     Args:
         project (str):
@@ -267,7 +270,8 @@ async def asyncio(
 ) -> OperationView | Problem | None:
     """Replace nodes of the pool, or all of them, one at a time: a new node
     joins first, then the old one is cordoned, drained and deleted, so pods
-    move rather than stop. The Operation's `step` names each node.
+    move rather than stop. The Operation's `step` names each node. One node
+    change of a pool runs at a time: another under way answers 409 `nodes_changing`.
 
     Args:
         project (str):
