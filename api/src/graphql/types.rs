@@ -185,6 +185,22 @@ impl ClusterView {
     async fn labels(&self) -> Json<&Labels> {
         Json(&self.labels)
     }
+    /// What happened in the cluster, newest first, none older than `since`.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        since: Option<DateTime<Utc>>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, ClusterEventView>> {
+        let (project, cluster) = (ResourceRef::Id(self.project_id), ResourceRef::Id(self.id));
+        let result = app(ctx)
+            .cluster_event_list(caller(ctx)?, &project, &cluster, since, page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, ClusterEventView::cursor_key))
+    }
     /// Every node pool of the cluster (batched across a page of clusters).
     #[graphql(complexity = "10 * child_complexity")]
     async fn node_pools(&self, ctx: &Context<'_>) -> Result<Vec<NodePoolView>> {

@@ -182,6 +182,18 @@ pub fn operation(o: OperationView) -> pb::Operation {
     }
 }
 
+pub fn cluster_event(e: crate::model::ClusterEventView) -> pb::ClusterEvent {
+    pb::ClusterEvent {
+        time: time(e.at),
+        kind: serde_json::to_value(e.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+        resource_type: e.resource_type,
+        resource_id: e.resource_id,
+        resource_name: e.resource_name,
+        message: e.message,
+        operation_id: e.operation_id.map(|id| id.to_string()).unwrap_or_default(),
+    }
+}
+
 pub fn operation_step(s: crate::model::OperationStepView) -> pb::OperationStep {
     pb::OperationStep { status: s.status.as_str().to_string(), step: s.step, progress: s.progress, time: time(s.at) }
 }

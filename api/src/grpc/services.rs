@@ -290,6 +290,30 @@ impl cluster_service_server::ClusterService for Api {
         Ok(Response::new(convert::cluster_upgrades(upgrades)))
     }
 
+    async fn list_cluster_events(
+        &self,
+        request: Request<ListClusterEventsRequest>,
+    ) -> Reply<ListClusterEventsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let since = match r.since.as_str() {
+            "" => None,
+            text => Some(chrono::DateTime::parse_from_rfc3339(text).map(|t| t.to_utc()).map_err(|_| {
+                status(Error::invalid_field("since", "invalid", "an RFC 3339 time, e.g. 2026-12-05T10:00:00Z"))
+            })?),
+        };
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let page = self
+            .app
+            .cluster_event_list(&ctx, &project, &cluster, since, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListClusterEventsResponse {
+            events: page.items.into_iter().map(convert::cluster_event).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
     async fn upgrade_cluster(&self, request: Request<UpgradeClusterRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();

@@ -31,6 +31,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_credentials_revoke))
         .routes(routes!(cluster_node_list))
         .routes(routes!(cluster_operation_list))
+        .routes(routes!(cluster_event_list))
         .routes(routes!(cluster_metrics_view))
 }
 
@@ -80,6 +81,34 @@ async fn cluster_operation_list(
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
     Ok(axum::Json(app.cluster_operation_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
+}
+
+/// `since` of a cluster's events.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct EventParams {
+    /// Only events after this time (RFC 3339).
+    since: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// What happened in the cluster, newest first: the steps of the operations
+/// on it, its node pools and deployments, phase changes, and nodes joining,
+/// leaving, failing and recovering.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/events", operation_id = "cluster_event_list",
+    tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams, EventParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<ClusterEventView>), Problems))]
+async fn cluster_event_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
+    Query(events): Query<EventParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let page = app.cluster_event_list(&ctx, &project, &cluster, events.since, list.page()?).await?;
+    Ok(axum::Json(page).into_response())
 }
 
 /// Capacity against the CPU and memory the cluster's pods request, cluster-wide and per deployment.

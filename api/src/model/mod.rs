@@ -740,6 +740,65 @@ pub struct OperationView {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+/// What a cluster event is about.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum ClusterEventKind {
+    /// A step of an Operation on the cluster, a node pool or a deployment.
+    OperationStep,
+    /// The cluster's or a node pool's phase changed (e.g. `pending -> running`).
+    PhaseChanged,
+    NodeJoined,
+    NodeLeft,
+    /// A node that was not ready is again.
+    NodeReady,
+    NodeNotReady,
+}
+
+impl ClusterEventKind {
+    pub fn parse(text: &str) -> Option<ClusterEventKind> {
+        Some(match text {
+            "operation_step" => ClusterEventKind::OperationStep,
+            "phase_changed" => ClusterEventKind::PhaseChanged,
+            "node_joined" => ClusterEventKind::NodeJoined,
+            "node_left" => ClusterEventKind::NodeLeft,
+            "node_ready" => ClusterEventKind::NodeReady,
+            "node_not_ready" => ClusterEventKind::NodeNotReady,
+            _ => return None,
+        })
+    }
+}
+
+/// Something that happened in a cluster (DOKS `status_messages`): the
+/// history behind its status.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ClusterEvent")]
+pub struct ClusterEventView {
+    pub at: DateTime<Utc>,
+    pub kind: ClusterEventKind,
+    /// `cluster`, `node_pool` or `deployment`.
+    pub resource_type: String,
+    /// Its id (`cl_…`, `np_…`, `dep_…`).
+    pub resource_id: String,
+    pub resource_name: String,
+    /// What happened, e.g. `node workers-node-3 joined`.
+    pub message: String,
+    /// The Operation whose step this is.
+    pub operation_id: Option<OperationId>,
+    /// Where the event stands in its cluster's history (page tokens and
+    /// GraphQL cursors hold it; not shown).
+    #[serde(skip)]
+    #[graphql(skip)]
+    pub sequence: i64,
+}
+
+impl ClusterEventView {
+    /// The 16 bytes a page token or cursor holds for this event.
+    pub fn cursor_key(&self) -> uuid::Uuid {
+        uuid::Uuid::from_u128(self.sequence.max(0) as u128)
+    }
+}
+
 /// One step of an Operation's history, as it was reported.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 #[graphql(name = "OperationStep")]

@@ -217,6 +217,7 @@ fn rows() -> Vec<Row> {
         row("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/operations", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/events", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/metrics", Read),
         row("POST /v1/projects/{project}/clusters/{cluster}/credentials", Read),
         row("POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke", AdministerClusters),

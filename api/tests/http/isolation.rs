@@ -122,6 +122,7 @@ fn rows() -> Vec<Row> {
         row("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig"),
         row("GET /v1/projects/{project}/clusters/{cluster}/nodes"),
         row("GET /v1/projects/{project}/clusters/{cluster}/operations"),
+        row("GET /v1/projects/{project}/clusters/{cluster}/events"),
         row("GET /v1/projects/{project}/clusters/{cluster}/metrics"),
         row("POST /v1/projects/{project}/clusters/{cluster}/credentials"),
         row("POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke"),

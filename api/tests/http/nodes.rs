@@ -2,7 +2,10 @@
 //! a recycle of named nodes, a change of machine type, and a node deleted
 //! with and without a replacement, each with every pod still running.
 
-use moke_api::model::{DeploymentView, NodePoolView, NodeView, OperationStatus, OperationSteps, OperationView, Page};
+use moke_api::model::{
+    ClusterEventKind, ClusterEventView, DeploymentView, NodePoolView, NodeView, OperationStatus, OperationSteps,
+    OperationView, Page,
+};
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -91,6 +94,7 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
             .send::<OperationView>(request.header("idempotency-key", "recycle-1").json(&json!({ "nodes": [first[1]] })))
     };
     let op = send().await.expect(StatusCode::ACCEPTED);
+    let recycle = op.id;
     assert_eq!(op.kind, "node_pool_recycle");
     assert_eq!(send().await.expect(StatusCode::ACCEPTED).id, op.id, "the retry answers the same Operation");
     // One node change of a pool at a time.
@@ -192,8 +196,37 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
     let refused = owner.get::<Page<OperationView>>(&format!("{ops}?target=prj_0123")).await;
     assert_eq!(refused.refused(StatusCode::BAD_REQUEST).fields(), ["target"]);
 
+    // The cluster's events tell the story: phases, nodes joining and leaving, operation steps.
+    let events: Page<ClusterEventView> = owner.get(&format!("{path}/events?limit=500")).await.expect(StatusCode::OK);
+    assert!(events.items.windows(2).all(|w| w[0].at >= w[1].at), "newest first");
+    let said =
+        |kind: ClusterEventKind, message: &str| events.items.iter().any(|e| e.kind == kind && e.message == message);
+    assert!(said(ClusterEventKind::PhaseChanged, "phase pending -> running"), "{events:?}");
+    assert!(said(ClusterEventKind::NodeLeft, &format!("node {} left", first[1])), "the recycled node left");
+    assert!(said(ClusterEventKind::NodeLeft, &format!("node {gone} left")), "the removed node left");
+    assert!(events.items.iter().any(|e| e.kind == ClusterEventKind::NodeJoined && e.resource_name == "workers"));
+    let recycled_step =
+        format!("node_pool_recycle running: node pool workers: node {} cordoned, drained and replaced", first[1]);
+    let step = events.items.iter().find(|e| e.kind == ClusterEventKind::OperationStep && e.message == recycled_step);
+    assert_eq!(step.and_then(|e| e.operation_id), Some(recycle), "the step names its Operation: {events:?}");
+    let newest = events.items.first().unwrap().at;
+    let since = (newest - chrono::Duration::milliseconds(1)).to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let recent: Page<ClusterEventView> =
+        owner.get(&format!("{path}/events?since={}", urlencoding(&since))).await.expect(StatusCode::OK);
+    assert!(!recent.items.is_empty() && recent.items.iter().all(|e| e.at > newest - chrono::Duration::milliseconds(1)));
+    let two: Page<ClusterEventView> = owner.get(&format!("{path}/events?limit=2")).await.expect(StatusCode::OK);
+    let token = two.next_page.clone().expect("more than two events");
+    let next: Page<ClusterEventView> =
+        owner.get(&format!("{path}/events?limit=2&page_token={token}")).await.expect(StatusCode::OK);
+    assert_eq!(next.items[0].message, events.items[2].message, "the next page goes on where the first ended");
+
     let audit: serde_json::Value = owner.get(&owner.org_path("/audit-events?limit=100")).await.expect(StatusCode::OK);
     let actions: Vec<&str> = audit["items"].as_array().unwrap().iter().filter_map(|e| e["action"].as_str()).collect();
     assert_eq!(actions.iter().filter(|a| **a == "node_pool.recycle").count(), 1, "{actions:?}");
     assert_eq!(actions.iter().filter(|a| **a == "node_pool.node_delete").count(), 2, "{actions:?}");
+}
+
+/// `text` for a query string (an RFC 3339 time's `+` and `:`).
+fn urlencoding(text: &str) -> String {
+    text.replace('+', "%2B").replace(':', "%3A")
 }

@@ -105,6 +105,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ClusterUpdate => Self::cli_cluster_update(),
             CliCommand::ClusterCredentialsCreate => Self::cli_cluster_credentials_create(),
             CliCommand::ClusterCredentialsRevoke => Self::cli_cluster_credentials_revoke(),
+            CliCommand::ClusterEventList => Self::cli_cluster_event_list(),
             CliCommand::ClusterKubeconfigView => Self::cli_cluster_kubeconfig_view(),
             CliCommand::ClusterMetricsView => Self::cli_cluster_metrics_view(),
             CliCommand::NamespaceList => Self::cli_namespace_list(),
@@ -1033,6 +1034,9 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_cluster_credentials_revoke() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterCredentialsRevokeIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("Revoke every credential issued for the cluster so far (kubeconfigs and\nexec credentials); the control plane refuses them once the Operation succeeds.")
     }
+    pub fn cli_cluster_event_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("since") . long ("since") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Only events after this time (RFC 3339).")) . about ("What happened in the cluster, newest first: the steps of the operations\non it, its node pools and deployments, phase changes, and nodes joining,\nleaving, failing and recovering.")
+    }
     pub fn cli_cluster_kubeconfig_view() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("access") . long ("access") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: ClusterAccess :: Admin . to_string () , types :: ClusterAccess :: Edit . to_string () , types :: ClusterAccess :: View . to_string () ,]) , | s | types :: ClusterAccess :: try_from (s) . unwrap ())) . required (false) . help ("`admin`, `edit` or `view`; the highest your roles allow if omitted.")) . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("expiry-seconds") . long ("expiry-seconds") . value_parser (:: clap :: value_parser ! (i64)) . required (false) . help ("Lifetime of the client certificate, 600 to 2592000 (default 604800, 7 days).")) . arg (:: clap :: Arg :: new ("format") . long ("format") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: KubeconfigFormat :: Certificate . to_string () , types :: KubeconfigFormat :: Exec . to_string () ,]) , | s | types :: KubeconfigFormat :: try_from (s) . unwrap ())) . required (false) . help ("`certificate` (default) or `exec`.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("Get a kubeconfig for the cluster: a client certificate from the\ncluster's own CA naming you (CN) and your groups (O), derived from your role.")
     }
@@ -1592,6 +1596,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ClusterUpdate => self.execute_cluster_update(matches).await,
             CliCommand::ClusterCredentialsCreate => self.execute_cluster_credentials_create(matches).await,
             CliCommand::ClusterCredentialsRevoke => self.execute_cluster_credentials_revoke(matches).await,
+            CliCommand::ClusterEventList => self.execute_cluster_event_list(matches).await,
             CliCommand::ClusterKubeconfigView => self.execute_cluster_kubeconfig_view(matches).await,
             CliCommand::ClusterMetricsView => self.execute_cluster_metrics_view(matches).await,
             CliCommand::NamespaceList => self.execute_namespace_list(matches).await,
@@ -4074,6 +4079,42 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_cluster_event_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_event_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::chrono::DateTime<::chrono::offset::Utc>>("since") {
+            request = request.since(value.clone());
+        }
+        self.config.execute_cluster_event_list(matches, &mut request)?;
+        self.config.list_start::<types::PageClusterEventView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageClusterEventView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
     pub async fn execute_cluster_kubeconfig_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.cluster_kubeconfig_view();
         if let Some(value) = matches.get_one::<types::ClusterAccess>("access") {
@@ -6195,6 +6236,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_cluster_event_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterEventList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_cluster_kubeconfig_view(
         &self,
         matches: &::clap::ArgMatches,
@@ -6620,6 +6668,7 @@ pub enum CliCommand {
     ClusterUpdate,
     ClusterCredentialsCreate,
     ClusterCredentialsRevoke,
+    ClusterEventList,
     ClusterKubeconfigView,
     ClusterMetricsView,
     NamespaceList,
@@ -6764,6 +6813,7 @@ impl CliCommand {
             CliCommand::ClusterUpdate,
             CliCommand::ClusterCredentialsCreate,
             CliCommand::ClusterCredentialsRevoke,
+            CliCommand::ClusterEventList,
             CliCommand::ClusterKubeconfigView,
             CliCommand::ClusterMetricsView,
             CliCommand::NamespaceList,
@@ -6909,6 +6959,7 @@ impl CliCommand {
             CliCommand::ClusterUpdate => "cluster_update",
             CliCommand::ClusterCredentialsCreate => "cluster_credentials_create",
             CliCommand::ClusterCredentialsRevoke => "cluster_credentials_revoke",
+            CliCommand::ClusterEventList => "cluster_event_list",
             CliCommand::ClusterKubeconfigView => "cluster_kubeconfig_view",
             CliCommand::ClusterMetricsView => "cluster_metrics_view",
             CliCommand::NamespaceList => "namespace_list",

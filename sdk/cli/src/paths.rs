@@ -135,6 +135,7 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::NodePoolUpdateEstimate => Some("node-pool estimate-update"),
         CliCommand::ClusterNodeList => Some("cluster node list"),
         CliCommand::ClusterOperationList => Some("cluster operation list"),
+        CliCommand::ClusterEventList => Some("cluster events"),
         CliCommand::ProjectOperationList => Some("operation list"),
         CliCommand::DeployPolicyView => Some("project deploy-policy view"),
         CliCommand::DeployPolicyUpdate => Some("project deploy-policy update"),

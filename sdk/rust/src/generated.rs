@@ -1598,6 +1598,93 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "What a cluster event is about."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum ClusterEventKind {
+        #[serde(rename = "operation_step")]
+        OperationStep,
+        #[serde(rename = "phase_changed")]
+        PhaseChanged,
+        #[serde(rename = "node_joined")]
+        NodeJoined,
+        #[serde(rename = "node_left")]
+        NodeLeft,
+        #[serde(rename = "node_ready")]
+        NodeReady,
+        #[serde(rename = "node_not_ready")]
+        NodeNotReady,
+    }
+    impl ::std::fmt::Display for ClusterEventKind {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::OperationStep => f.write_str("operation_step"),
+                Self::PhaseChanged => f.write_str("phase_changed"),
+                Self::NodeJoined => f.write_str("node_joined"),
+                Self::NodeLeft => f.write_str("node_left"),
+                Self::NodeReady => f.write_str("node_ready"),
+                Self::NodeNotReady => f.write_str("node_not_ready"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ClusterEventKind {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "operation_step" => Ok(Self::OperationStep),
+                "phase_changed" => Ok(Self::PhaseChanged),
+                "node_joined" => Ok(Self::NodeJoined),
+                "node_left" => Ok(Self::NodeLeft),
+                "node_ready" => Ok(Self::NodeReady),
+                "node_not_ready" => Ok(Self::NodeNotReady),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ClusterEventKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ClusterEventKind {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "Something that happened in a cluster (DOKS `status_messages`): the\nhistory behind its status."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct ClusterEventView {
+        pub at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub kind: ClusterEventKind,
+        #[doc = "What happened, e.g. `node workers-node-3 joined`."]
+        pub message: ::std::string::String,
+        #[doc = "The Operation whose step this is."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub operation_id: ::std::option::Option<OperationId>,
+        #[doc = "Its id (`cl_…`, `np_…`, `dep_…`)."]
+        pub resource_id: ::std::string::String,
+        pub resource_name: ::std::string::String,
+        #[doc = "`cluster`, `node_pool` or `deployment`."]
+        pub resource_type: ::std::string::String,
+    }
+    impl ClusterEventView {
+        pub fn builder() -> builder::ClusterEventView {
+            Default::default()
+        }
+    }
     #[doc = "cluster id, `cl_` followed by 32 hex digits"]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -6686,6 +6773,19 @@ pub mod types {
     }
     impl PageBudgetView {
         pub fn builder() -> builder::PageBudgetView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageClusterEventView {
+        pub items: ::std::vec::Vec<ClusterEventView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageClusterEventView {
+        pub fn builder() -> builder::PageClusterEventView {
             Default::default()
         }
     }
@@ -12477,6 +12577,119 @@ pub mod types {
         impl ::std::convert::From<super::ClusterEstimateRequest> for ClusterEstimateRequest {
             fn from(value: super::ClusterEstimateRequest) -> Self {
                 Self { cluster: Ok(value.cluster), node_pools: Ok(value.node_pools) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ClusterEventView {
+            at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            kind: ::std::result::Result<super::ClusterEventKind, ::std::string::String>,
+            message: ::std::result::Result<::std::string::String, ::std::string::String>,
+            operation_id: ::std::result::Result<::std::option::Option<super::OperationId>, ::std::string::String>,
+            resource_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+            resource_name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            resource_type: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for ClusterEventView {
+            fn default() -> Self {
+                Self {
+                    at: Err("no value supplied for at".to_string()),
+                    kind: Err("no value supplied for kind".to_string()),
+                    message: Err("no value supplied for message".to_string()),
+                    operation_id: Ok(Default::default()),
+                    resource_id: Err("no value supplied for resource_id".to_string()),
+                    resource_name: Err("no value supplied for resource_name".to_string()),
+                    resource_type: Err("no value supplied for resource_type".to_string()),
+                }
+            }
+        }
+        impl ClusterEventView {
+            pub fn at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.at = value.try_into().map_err(|e| format!("error converting supplied value for at: {e}"));
+                self
+            }
+            pub fn kind<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ClusterEventKind>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+                self
+            }
+            pub fn message<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.message =
+                    value.try_into().map_err(|e| format!("error converting supplied value for message: {e}"));
+                self
+            }
+            pub fn operation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OperationId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operation_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for operation_id: {e}"));
+                self
+            }
+            pub fn resource_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_id: {e}"));
+                self
+            }
+            pub fn resource_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_name =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_name: {e}"));
+                self
+            }
+            pub fn resource_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_type =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_type: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ClusterEventView> for super::ClusterEventView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ClusterEventView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    at: value.at?,
+                    kind: value.kind?,
+                    message: value.message?,
+                    operation_id: value.operation_id?,
+                    resource_id: value.resource_id?,
+                    resource_name: value.resource_name?,
+                    resource_type: value.resource_type?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ClusterEventView> for ClusterEventView {
+            fn from(value: super::ClusterEventView) -> Self {
+                Self {
+                    at: Ok(value.at),
+                    kind: Ok(value.kind),
+                    message: Ok(value.message),
+                    operation_id: Ok(value.operation_id),
+                    resource_id: Ok(value.resource_id),
+                    resource_name: Ok(value.resource_name),
+                    resource_type: Ok(value.resource_type),
+                }
             }
         }
         #[derive(Clone, Debug)]
@@ -19351,6 +19564,46 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PageClusterEventView {
+            items: ::std::result::Result<::std::vec::Vec<super::ClusterEventView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageClusterEventView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageClusterEventView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::ClusterEventView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageClusterEventView> for super::PageClusterEventView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageClusterEventView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageClusterEventView> for PageClusterEventView {
+            fn from(value: super::PageClusterEventView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PageClusterView {
             items: ::std::result::Result<::std::vec::Vec<super::ClusterView>, ::std::string::String>,
             next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -25920,6 +26173,10 @@ impl Client {
     #[doc = "Revoke every credential issued for the cluster so far (kubeconfigs and\nexec credentials); the control plane refuses them once the Operation succeeds\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/credentials/revoke`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n```ignore\nlet response = client.cluster_credentials_revoke()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .send()\n    .await;\n```"]
     pub fn cluster_credentials_revoke(&self) -> builder::ClusterCredentialsRevoke<'_> {
         builder::ClusterCredentialsRevoke::new(self)
+    }
+    #[doc = "What happened in the cluster, newest first: the steps of the operations\non it, its node pools and deployments, phase changes, and nodes joining,\nleaving, failing and recovering\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/events`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n- `since`: Only events after this time (RFC 3339).\n```ignore\nlet response = client.cluster_event_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .since(since)\n    .send()\n    .await;\n```"]
+    pub fn cluster_event_list(&self) -> builder::ClusterEventList<'_> {
+        builder::ClusterEventList::new(self)
     }
     #[doc = "Get a kubeconfig for the cluster: a client certificate from the\ncluster's own CA naming you (CN) and your groups (O), derived from your role\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/kubeconfig`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `access`: `admin`, `edit` or `view`; the highest your roles allow if omitted.\n- `expiry_seconds`: Lifetime of the client certificate, 600 to 2592000 (default 604800, 7 days).\n- `format`: `certificate` (default) or `exec`.\n```ignore\nlet response = client.cluster_kubeconfig_view()\n    .project(project)\n    .cluster(cluster)\n    .access(access)\n    .expiry_seconds(expiry_seconds)\n    .format(format)\n    .send()\n    .await;\n```"]
     pub fn cluster_kubeconfig_view(&self) -> builder::ClusterKubeconfigView<'_> {
@@ -34037,6 +34294,154 @@ pub mod builder {
                 503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_event_list`]\n\n[`Client::cluster_event_list`]: super::Client::cluster_event_list"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterEventList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+        since: Result<Option<::chrono::DateTime<::chrono::offset::Utc>>, String>,
+    }
+    impl<'a> ClusterEventList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+                since: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        pub fn since<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+        {
+            self.since = value.try_into().map(Some).map_err(|_| {
+                "conversion to `:: chrono :: DateTime < :: chrono :: offset :: Utc >` for since failed".to_string()
+            });
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/events`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageClusterEventView>, Error<types::Problem>> {
+            let Self { client, project, cluster, limit, page_token, since } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let since = since.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/events",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .query(&progenitor_client::QueryParam::new("since", &since))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_event_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/projects/{project}/clusters/{cluster}/events`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::ClusterEventView, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), since: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
         }
     }
     #[doc = "Builder for [`Client::cluster_kubeconfig_view`]\n\n[`Client::cluster_kubeconfig_view`]: super::Client::cluster_kubeconfig_view"]

@@ -355,7 +355,8 @@ mod tests {
             "cluster_update" | "cluster_upgrade" => CommandKind::ClusterUpdate,
             "cluster_delete" => CommandKind::ClusterDelete,
             "node_pool_create" => CommandKind::NodePoolCreate,
-            "node_pool_update" => CommandKind::NodePoolUpdate,
+            // (recycles and node deletes are pool updates that also name nodes)
+            "node_pool_update" | "node_pool_recycle" | "node_pool_node_delete" => CommandKind::NodePoolUpdate,
             "node_pool_delete" => CommandKind::NodePoolDelete,
             "cluster_certificate" => CommandKind::ClusterCertificate,
             "deployment_delete" => CommandKind::WorkloadDelete,

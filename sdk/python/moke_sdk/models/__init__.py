@@ -15,6 +15,8 @@ from .budget_view import BudgetView
 from .cluster_access import ClusterAccess
 from .cluster_create import ClusterCreate
 from .cluster_estimate_request import ClusterEstimateRequest
+from .cluster_event_kind import ClusterEventKind
+from .cluster_event_view import ClusterEventView
 from .cluster_metrics import ClusterMetrics
 from .cluster_spec import ClusterSpec
 from .cluster_spec_input import ClusterSpecInput
@@ -110,6 +112,7 @@ from .org_role import OrgRole
 from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
 from .page_budget_view import PageBudgetView
+from .page_cluster_event_view import PageClusterEventView
 from .page_cluster_view import PageClusterView
 from .page_credit_grant_view import PageCreditGrantView
 from .page_deploy_hook_view import PageDeployHookView
@@ -227,6 +230,8 @@ __all__ = (
     "ClusterAccess",
     "ClusterCreate",
     "ClusterEstimateRequest",
+    "ClusterEventKind",
+    "ClusterEventView",
     "ClusterMetrics",
     "ClusterSpec",
     "ClusterSpecInput",
@@ -322,6 +327,7 @@ __all__ = (
     "OrgView",
     "PageAuditEventView",
     "PageBudgetView",
+    "PageClusterEventView",
     "PageClusterView",
     "PageCreditGrantView",
     "PageDeployHookView",

@@ -208,6 +208,34 @@ export type ClusterEstimateRequest = {
 };
 
 /**
+ * What a cluster event is about.
+ */
+export type ClusterEventKind = 'operation_step' | 'phase_changed' | 'node_joined' | 'node_left' | 'node_ready' | 'node_not_ready';
+
+/**
+ * Something that happened in a cluster (DOKS `status_messages`): the
+ * history behind its status.
+ */
+export type ClusterEventView = {
+    at: string;
+    kind: ClusterEventKind;
+    /**
+     * `cluster`, `node_pool` or `deployment`.
+     */
+    resource_type: string;
+    /**
+     * Its id (`cl_…`, `np_…`, `dep_…`).
+     */
+    resource_id: string;
+    resource_name: string;
+    /**
+     * What happened, e.g. `node workers-node-3 joined`.
+     */
+    message: string;
+    operation_id?: null | OperationId;
+};
+
+/**
  * cluster id, `cl_` followed by 32 hex digits
  */
 export type ClusterId = string;
@@ -1570,6 +1598,17 @@ export type PageAuditEventView = {
  */
 export type PageBudgetView = {
     items: Array<BudgetView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
+export type PageClusterEventView = {
+    items: Array<ClusterEventView>;
     /**
      * Pass as `page_token` to get the next page; `null` on the last page.
      */
@@ -8700,6 +8739,82 @@ export type ClusterCredentialsRevokeResponses = {
 };
 
 export type ClusterCredentialsRevokeResponse = ClusterCredentialsRevokeResponses[keyof ClusterCredentialsRevokeResponses];
+
+export type ClusterEventListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+        /**
+         * Only events after this time (RFC 3339).
+         */
+        since?: string;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/events';
+};
+
+export type ClusterEventListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterEventListError = ClusterEventListErrors[keyof ClusterEventListErrors];
+
+export type ClusterEventListResponses = {
+    200: PageClusterEventView;
+};
+
+export type ClusterEventListResponse = ClusterEventListResponses[keyof ClusterEventListResponses];
 
 export type ClusterKubeconfigViewData = {
     body?: never;

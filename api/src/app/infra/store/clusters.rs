@@ -234,3 +234,39 @@ pub(in crate::app) async fn remove_gone(conn: &mut PgConnection, id: Uuid, regio
     .await?;
     Ok(())
 }
+
+/// A row of `cluster_events`, which the database's triggers write.
+pub(in crate::app) struct ClusterEventRow {
+    pub seq: i64,
+    pub at: DateTime<Utc>,
+    pub kind: String,
+    pub resource_type: String,
+    pub resource_id: Uuid,
+    pub resource_name: String,
+    pub message: String,
+    pub operation_id: Option<Uuid>,
+}
+
+/// Up to `limit` events of `cluster`, newest first: those before sequence
+/// `before` when given, and none older than `since`.
+pub(in crate::app) async fn events(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    since: Option<DateTime<Utc>>,
+    before: Option<i64>,
+    limit: i64,
+) -> Result<Vec<ClusterEventRow>> {
+    Ok(sqlx::query_as!(
+        ClusterEventRow,
+        "SELECT seq, at, kind, resource_type, resource_id, resource_name, message, operation_id
+         FROM cluster_events
+         WHERE cluster_id = $1 AND ($2::timestamptz IS NULL OR at > $2) AND ($3::bigint IS NULL OR seq < $3)
+         ORDER BY seq DESC LIMIT $4",
+        cluster,
+        since,
+        before,
+        limit,
+    )
+    .fetch_all(conn)
+    .await?)
+}
