@@ -16,6 +16,8 @@ CREATE TABLE cluster_events (
     operation_id uuid,
     PRIMARY KEY (cluster_id, seq)
 );
+-- `?since=`: a time bound that finds its first row without walking the history.
+CREATE INDEX cluster_events_at_idx ON cluster_events (cluster_id, at);
 
 CREATE FUNCTION cluster_event_of_step() RETURNS trigger AS $$
 BEGIN
@@ -24,6 +26,10 @@ BEGIN
            o.kind || ' ' || NEW.status || ': ' || NEW.step, o.id
     FROM operations o JOIN clusters c ON c.id = o.cluster_id
     WHERE o.id = NEW.operation_id;
+    RETURN NULL;
+-- An event lost is history missing; a failure here would stop the region's ingest.
+EXCEPTION WHEN OTHERS THEN
+    RAISE WARNING 'cluster event of operation step not recorded: %', SQLERRM;
     RETURN NULL;
 END;
 $$ LANGUAGE plpgsql;
@@ -66,10 +72,17 @@ BEGIN
         END LOOP;
     END IF;
     RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+    RAISE WARNING 'cluster event of % % not recorded: %', TG_TABLE_NAME, NEW.id, SQLERRM;
+    RETURN NULL;
 END;
 $$ LANGUAGE plpgsql;
 
+-- Only observations that change the phase or the nodes run it.
 CREATE TRIGGER clusters_events AFTER UPDATE OF status ON clusters
-    FOR EACH ROW EXECUTE FUNCTION cluster_event_of_phase();
+    FOR EACH ROW WHEN ((OLD.status->>'phase') IS DISTINCT FROM (NEW.status->>'phase'))
+    EXECUTE FUNCTION cluster_event_of_phase();
 CREATE TRIGGER node_pools_events AFTER UPDATE OF status ON node_pools
-    FOR EACH ROW EXECUTE FUNCTION cluster_event_of_phase();
+    FOR EACH ROW WHEN ((OLD.status->>'phase') IS DISTINCT FROM (NEW.status->>'phase')
+                       OR (OLD.status->'nodes') IS DISTINCT FROM (NEW.status->'nodes'))
+    EXECUTE FUNCTION cluster_event_of_phase();

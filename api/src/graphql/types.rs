@@ -145,7 +145,7 @@ impl ProjectView {
     /// The project's operations, newest first (also those on resources since
     /// deleted): only those on `target` (a cluster, node pool or deployment
     /// id), of `kind` or in `status` when given.
-    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    #[graphql(complexity = "100 + list_complexity(child_complexity, first)")]
     async fn operations(
         &self,
         ctx: &Context<'_>,
@@ -186,7 +186,7 @@ impl ClusterView {
         Json(&self.labels)
     }
     /// What happened in the cluster, newest first, none older than `since`.
-    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    #[graphql(complexity = "100 + list_complexity(child_complexity, first)")]
     async fn events(
         &self,
         ctx: &Context<'_>,

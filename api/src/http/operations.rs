@@ -75,11 +75,11 @@ async fn operation_step_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(op
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct OperationFilterParams {
-    /// Only those on this cluster, node pool or deployment (its id).
-    #[param(pattern = r"^(cl|np|dep)_[0-9a-f]{32}$")]
+    /// Only those on this cluster, node pool or deployment (its id); empty matches all.
+    #[param(pattern = r"^((cl|np|dep)_[0-9a-f]{32})?$")]
     target: Option<String>,
-    /// Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.
-    #[param(pattern = r"^[a-z_]{1,64}$")]
+    /// Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`; empty matches all.
+    #[param(pattern = r"^[a-z_]{0,64}$")]
     kind: Option<String>,
     /// Only those in this status.
     status: Option<OperationStatus>,

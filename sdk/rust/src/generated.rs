@@ -7910,9 +7910,9 @@ pub mod types {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z_]{1,64}$").unwrap());
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z_]{0,64}$").unwrap());
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[a-z_]{1,64}$\"".into());
+                return Err("doesn't match pattern \"^[a-z_]{0,64}$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -7958,9 +7958,9 @@ pub mod types {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^(cl|np|dep)_[0-9a-f]{32}$").unwrap());
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^((cl|np|dep)_[0-9a-f]{32})?$").unwrap());
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^(cl|np|dep)_[0-9a-f]{32}$\"".into());
+                return Err("doesn't match pattern \"^((cl|np|dep)_[0-9a-f]{32})?$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -26350,7 +26350,7 @@ impl Client {
     pub fn project_member_delete(&self) -> builder::ProjectMemberDelete<'_> {
         builder::ProjectMemberDelete::new(self)
     }
-    #[doc = "The project's operations, newest first (also those on resources since\ndeleted), optionally only those on one resource, of one kind or in one status\n\nSends a `GET` request to `/v1/projects/{project}/operations`\n\nArguments:\n- `project`: Project id or name\n- `kind`: Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n- `status`: Only those in this status.\n- `target`: Only those on this cluster, node pool or deployment (its id).\n```ignore\nlet response = client.project_operation_list()\n    .project(project)\n    .kind(kind)\n    .limit(limit)\n    .page_token(page_token)\n    .status(status)\n    .target(target)\n    .send()\n    .await;\n```"]
+    #[doc = "The project's operations, newest first (also those on resources since\ndeleted), optionally only those on one resource, of one kind or in one status\n\nSends a `GET` request to `/v1/projects/{project}/operations`\n\nArguments:\n- `project`: Project id or name\n- `kind`: Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`; empty matches all.\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n- `status`: Only those in this status.\n- `target`: Only those on this cluster, node pool or deployment (its id); empty matches all.\n```ignore\nlet response = client.project_operation_list()\n    .project(project)\n    .kind(kind)\n    .limit(limit)\n    .page_token(page_token)\n    .status(status)\n    .target(target)\n    .send()\n    .await;\n```"]
     pub fn project_operation_list(&self) -> builder::ProjectOperationList<'_> {
         builder::ProjectOperationList::new(self)
     }

@@ -258,9 +258,11 @@ impl OperationFilter {
     pub fn parse(target: Option<&str>, kind: Option<&str>, status: Option<OperationStatus>) -> Result<OperationFilter> {
         let mut v = crate::app::error::Validator::new();
         let target = target.filter(|t| !t.is_empty()).and_then(|text| {
+            let lowercase = text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
             let id = [ResourceKind::Cluster, ResourceKind::NodePool, ResourceKind::Deployment]
                 .into_iter()
-                .find_map(|kind| kind.parse_id(text));
+                .find_map(|kind| kind.parse_id(text))
+                .filter(|_| lowercase);
             v.check(
                 id.is_some(),
                 "target",

@@ -12002,11 +12002,11 @@ export type ProjectOperationListData = {
          */
         page_token?: string;
         /**
-         * Only those on this cluster, node pool or deployment (its id).
+         * Only those on this cluster, node pool or deployment (its id); empty matches all.
          */
         target?: string;
         /**
-         * Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`.
+         * Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`; empty matches all.
          */
         kind?: string;
         /**
