@@ -660,6 +660,12 @@ impl<'a> Client<'a> {
     pub async fn operation(&self, id: impl std::fmt::Display) -> OperationView {
         self.get(&format!("/v1/operations/{id}")).await.expect(StatusCode::OK)
     }
+
+    /// Waits (up to 30 s on the server) for `op` and checks it succeeded.
+    pub async fn succeeds(&self, op: &OperationView) {
+        let done: OperationView = self.get(&format!("/v1/operations/{}?wait=30s", op.id)).await.expect(StatusCode::OK);
+        assert_eq!(done.status, moke_api::model::OperationStatus::Succeeded, "{done:?}");
+    }
 }
 
 /// The NATS server the tests use (`cargo xtask test` provides `NATS_URL`).

@@ -34,12 +34,6 @@ async fn follow(client: &Client<'_>, op: &OperationView, deployment: &str) -> Ve
     }
 }
 
-/// `op` once it has finished (waiting up to 30 s on the server).
-async fn succeeds(client: &Client<'_>, op: &OperationView) {
-    let done: OperationView = client.get(&format!("/v1/operations/{}?wait=30s", op.id)).await.expect(StatusCode::OK);
-    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
-}
-
 /// The steps of `op`'s history, checked to be in time order.
 async fn steps(client: &Client<'_>, op: &OperationView) -> Vec<String> {
     let history: OperationSteps = client.get(&format!("/v1/operations/{}/steps", op.id)).await.expect(StatusCode::OK);
@@ -67,14 +61,14 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
     let owner = t.client(&tenant);
     let project = owner.create_project("web").await.id.to_string();
     let (cluster, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let cluster = cluster.id.to_string();
     let (_, op) = owner.create_node_pool(&project, &cluster, "workers", 3).await;
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let (deployment, op) = owner
         .create_deployment(&project, &cluster, "web", json!({ "image": "registry.example.com/web:1", "replicas": 3 }))
         .await;
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let path = format!("/v1/projects/{project}/clusters/{cluster}");
     let pool_path = format!("{path}/node-pools/workers");
     let web = format!("{path}/namespaces/default/deployments/{}", deployment.id);
@@ -154,7 +148,7 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
         .patch(&pool_path, json!({ "spec": { "autoscaling": { "min_count": 2, "max_count": 4 } } }))
         .await
         .expect(StatusCode::ACCEPTED);
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let at_minimum = owner.delete::<OperationView>(&format!("{pool_path}/nodes/{}", left[0])).await;
     at_minimum.refused_with(StatusCode::CONFLICT, "at_minimum");
 

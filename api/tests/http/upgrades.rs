@@ -10,13 +10,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{BackgroundAgent, Client, TestApp, zones};
-
-/// `op` once it has finished (waiting up to 30 s on the server).
-async fn succeeds(client: &Client<'_>, op: &OperationView) {
-    let done: OperationView = client.get(&format!("/v1/operations/{}?wait=30s", op.id)).await.expect(StatusCode::OK);
-    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
-}
+use crate::common::{BackgroundAgent, TestApp, zones};
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_cluster_moves_up_a_minor_version_step_by_step_without_losing_a_pod(
@@ -41,15 +35,15 @@ async fn a_cluster_moves_up_a_minor_version_step_by_step_without_losing_a_pod(
     let project = owner.create_project("web").await.id.to_string();
     let spec = json!({ "region": "eu-central-1", "kubernetes_version": "1.32" });
     let (cluster, op) = owner.create_cluster(&project, "prod", spec).await;
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let replicas = cluster.spec.control_plane.replicas;
     let cluster = cluster.id.to_string();
     let (_, op) = owner.create_node_pool(&project, &cluster, "workers", 3).await;
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let (deployment, op) = owner
         .create_deployment(&project, &cluster, "web", json!({ "image": "registry.example.com/web:1", "replicas": 3 }))
         .await;
-    succeeds(&owner, &op).await;
+    owner.succeeds(&op).await;
     let path = format!("/v1/projects/{project}/clusters/{cluster}");
     let nodes_before: Page<NodeView> = owner.get(&format!("{path}/nodes")).await.expect(StatusCode::OK);
     assert!(nodes_before.items.iter().all(|n| n.kubernetes_version.as_deref() == Some("1.32")), "{nodes_before:?}");
