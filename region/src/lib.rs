@@ -242,8 +242,16 @@ impl Agent {
         match pb::CommandKind::try_from(command.kind) {
             Ok(pb::CommandKind::ClusterDelete) => self.control_planes.stop(&command.cluster_id),
             Ok(pb::CommandKind::ClusterCertificate | pb::CommandKind::ClusterCreate) => {
+                // The observation with the endpoint takes the place of the one
+                // without: an Operation this ends never shows done before it.
                 if let Some(observation) = self.serve_control_plane(&command.cluster_id) {
-                    reports.push(pb::status::Message::Observation(observation));
+                    let earlier = reports.iter().position(|r| {
+                        matches!(r, pb::status::Message::Observation(o) if o.resource_id == command.cluster_id)
+                    });
+                    match earlier {
+                        Some(at) => reports[at] = pb::status::Message::Observation(observation),
+                        None => reports.insert(0, pb::status::Message::Observation(observation)),
+                    }
                 }
             }
             _ => {}

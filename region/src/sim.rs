@@ -441,6 +441,9 @@ impl SimState {
                 };
                 return (step, if upgrade.switched { 25 } else { 10 });
             }
+            if !cluster.pki.ca_pem.is_empty() && !cluster.pki.ready() {
+                return ("control plane: waiting for its serving certificate".to_string(), 50);
+            }
         }
         let waiting = self.node_pools.values().find(|p| p.waiting_operations.iter().any(|o| o == operation_id));
         match waiting {
@@ -636,6 +639,10 @@ impl SimState {
                         let epoch = cluster.pki.principal_epochs.entry(revoked.principal.clone()).or_default();
                         *epoch = (*epoch).max(revoked.epoch);
                     }
+                    // A new control plane can serve now: its create is done.
+                    if cluster.pki.ready() && cluster.upgrade.is_none() {
+                        released.append(&mut cluster.waiting_operations);
+                    }
                 }
                 Ok(self.cluster_observation(&command.cluster_id))
             }
@@ -770,6 +777,9 @@ impl SimState {
                 } else {
                     ControlPlanePki::request(&command.ca_pem, &command.name, &cell)
                 };
+                // The create waits for the control plane to serve (its certificate).
+                let waiting_operations =
+                    if pki.ca_pem.is_empty() { Vec::new() } else { vec![command.operation_id.clone()] };
                 self.clusters.insert(
                     command.cluster_id.clone(),
                     SimCluster {
@@ -784,7 +794,7 @@ impl SimState {
                         endpoint: None,
                         upgrade: None,
                         snapshots: Vec::new(),
-                        waiting_operations: Vec::new(),
+                        waiting_operations,
                     },
                 );
             }
@@ -1021,7 +1031,10 @@ impl SimState {
                 upgraded.push((id.clone(), retired.clone(), upgrade.to_version, upgrade.operation_id));
                 changed_clusters.push(id.clone());
             }
-            if cluster.upgrade.is_none() {
+            // A new control plane is done once it can serve: with its
+            // certificate signed, so a kubeconfig works when the Operation ends.
+            let serving = cluster.pki.ca_pem.is_empty() || cluster.pki.ready();
+            if cluster.upgrade.is_none() && serving {
                 finished.append(&mut cluster.waiting_operations);
             }
             let due = cluster

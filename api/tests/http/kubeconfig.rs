@@ -312,7 +312,7 @@ async fn an_unsignable_certificate_request_holds_up_no_other_cluster(
     let acme = t.tenant("acme").await;
     let owner = t.client(&acme);
     let project = owner.create_project("web").await.id.to_string();
-    let (broken, _) = owner.create_cluster(&project, "broken", json!({ "region": "eu-central-1" })).await;
+    let (broken, create) = owner.create_cluster(&project, "broken", json!({ "region": "eu-central-1" })).await;
     let (broken_id, broken) = (broken.id.uuid(), broken.id.to_string());
     sqlx::query("UPDATE cluster_cas SET issuer_id = 'gone' WHERE cluster_id = $1")
         .bind(broken_id)
@@ -357,4 +357,8 @@ async fn an_unsignable_certificate_request_holds_up_no_other_cluster(
             .unwrap();
     assert_eq!(audited, 1);
     assert_eq!(t.app.sign_serving_certificates_once().await.unwrap(), 0, "set aside: not tried again");
+    // The create waited for a control plane that can serve; it never will.
+    let failed = owner.operation(create.id).await;
+    assert_eq!(failed.status, OperationStatus::Failed, "{failed:?}");
+    assert_eq!(failed.error.map(|e| e.code).as_deref(), Some("certificate_request_refused"));
 }

@@ -21,15 +21,25 @@ fn agent(t: &TestApp, state_file: Option<std::path::PathBuf>) -> Agent {
 /// Lets the agent work and the gateway ingest until both are idle. The
 /// server's own ingest loop may hold reports mid-apply; they are done when
 /// the inbox is empty to everyone.
+/// New control planes get their certificates signed on the way.
 async fn settle(t: &TestApp, agent: &Agent) {
-    while agent.run_once().await.unwrap() > 0 {}
-    loop {
-        while t.app.ingest_region_status_once().await.unwrap() > 0 {}
-        if t.count("region_status").await == 0 {
-            break;
+    for _ in 0..1000 {
+        while agent.run_once().await.unwrap() > 0 {}
+        loop {
+            while t.app.ingest_region_status_once().await.unwrap() > 0 {}
+            if t.count("region_status").await == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let signed = t.app.sign_serving_certificates_once().await.unwrap();
+        let unsigned = agent.state().clusters.values().any(|c| !c.deleted && !c.pki.ca_pem.is_empty() && !c.pki.ready());
+        if signed == 0 && !unsigned {
+            return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    panic!("the region never settled");
 }
 
 /// A cluster in eu-central-1: its id and the create's operation.
@@ -141,7 +151,13 @@ async fn the_gateway_ingests_reports_as_they_arrive(options: PgPoolOptions, conn
     let project = owner.create_project("web").await.id.to_string();
     let (_, op) = create_cluster(&owner, &project, "prod").await;
     let region = agent(&t, None);
-    while region.run_once().await.unwrap() > 0 {}
+    // The create ends once the control plane's certificate, signed by the server, arrives.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while region.state().clusters.values().all(|c| !c.pki.ready()) {
+        region.run_once().await.unwrap();
+        assert!(std::time::Instant::now() < deadline, "the control plane never got its certificate");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let done: OperationView = owner.get(&format!("/v1/operations/{}?wait=10s", op.id)).await.expect(StatusCode::OK);
     assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
     // Each command carried when it was written: the agent knows its queue lag.
@@ -206,13 +222,6 @@ async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect:
         applied += region.run_once().await.unwrap();
         assert!(std::time::Instant::now() < deadline, "commands did not arrive over NATS");
     }
-    for op in [&op, &pool_op] {
-        let done: OperationView = owner.get(&format!("/v1/operations/{}?wait=10s", op.id)).await.expect(StatusCode::OK);
-        assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
-    }
-    let view: ClusterView =
-        owner.get(&format!("/v1/projects/{project}/clusters/{cluster}")).await.expect(StatusCode::OK);
-    assert_eq!(view.status.phase, "running", "{view:?}");
     // The control plane asks for its certificate and gets it over the same stream.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while region.state().clusters[&cluster].endpoint.is_none() {
@@ -220,6 +229,14 @@ async fn the_same_loop_runs_over_nats_jetstream(options: PgPoolOptions, connect:
         assert!(std::time::Instant::now() < deadline, "the control plane never got its certificate");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    for op in [&op, &pool_op] {
+        let done: OperationView = owner.get(&format!("/v1/operations/{}?wait=10s", op.id)).await.expect(StatusCode::OK);
+        assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
+    }
+    let view: ClusterView =
+        owner.get(&format!("/v1/projects/{project}/clusters/{cluster}")).await.expect(StatusCode::OK);
+    assert_eq!(view.status.phase, "running", "{view:?}");
+    assert!(view.status.endpoint.is_some(), "the create ended with an endpoint: {view:?}");
     assert_eq!(t.count("outbox WHERE delivered_at IS NULL").await, 0, "every row was published and acknowledged");
     let state = region.state();
     assert_eq!(state.node_pools.values().next().unwrap().nodes.len(), 4);
