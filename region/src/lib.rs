@@ -245,9 +245,9 @@ impl Agent {
                 // The observation with the endpoint takes the place of the one
                 // without: an Operation this ends never shows done before it.
                 if let Some(observation) = self.serve_control_plane(&command.cluster_id) {
-                    let earlier = reports.iter().position(|r| {
-                        matches!(r, pb::status::Message::Observation(o) if o.resource_id == command.cluster_id)
-                    });
+                    let earlier = reports.iter().position(
+                        |r| matches!(r, pb::status::Message::Observation(o) if o.resource_id == command.cluster_id),
+                    );
                     match earlier {
                         Some(at) => reports[at] = pb::status::Message::Observation(observation),
                         None => reports.insert(0, pb::status::Message::Observation(observation)),

@@ -94,6 +94,21 @@ pub struct SimCluster {
     pub upgrade: Option<ControlPlaneUpgrade>,
     #[serde(default)]
     pub snapshots: Vec<EtcdSnapshot>,
+    /// The cluster's snapshot policy (0: the region's layout decides).
+    #[serde(default)]
+    pub snapshot_every_seconds: i64,
+    #[serde(default)]
+    pub snapshots_kept: i64,
+    /// An etcd restore in progress.
+    #[serde(default)]
+    pub restore: Option<EtcdRestore>,
+    /// The snapshot etcd was last restored from, and when.
+    #[serde(default)]
+    pub restored_from: Option<(String, DateTime<Utc>)>,
+    /// The latest snapshot and restore operations applied, so a command
+    /// delivered twice acts once.
+    #[serde(default)]
+    pub etcd_operations: Vec<String>,
     /// Operations that finish when the control plane has converged.
     #[serde(default)]
     pub waiting_operations: Vec<String>,
@@ -123,6 +138,75 @@ pub struct EtcdSnapshot {
     pub taken_at: DateTime<Utc>,
     /// The cluster generation it captured.
     pub generation: i64,
+    #[serde(default)]
+    pub size_bytes: i64,
+    #[serde(default)]
+    pub kubernetes_version: String,
+    /// Taken on request rather than on schedule.
+    #[serde(default)]
+    pub on_demand: bool,
+}
+
+/// A restore of etcd from a snapshot, after seed 001's quorum-loss
+/// recovery: API servers stopped, a single member restored, etcd scaled
+/// back to three, API servers started; one stage a tick.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EtcdRestore {
+    pub snapshot: String,
+    pub operation_id: String,
+    /// The tick it started.
+    pub started_at: u64,
+    /// 0 API servers stopped, 1 one member restored, 2 etcd back to three.
+    pub stage: u8,
+}
+
+/// How many snapshot and restore operations a cluster remembers.
+const ETCD_OPERATIONS_KEPT: usize = 32;
+
+/// A snapshot of `cluster`'s etcd taken `now`, named uniquely in the
+/// cluster, its size from the objects it holds (nodes, workloads, pods).
+fn etcd_snapshot(
+    cluster: &SimCluster,
+    pools: &BTreeMap<String, SimNodePool>,
+    workloads: &BTreeMap<String, SimWorkload>,
+    cluster_id: &str,
+    now: DateTime<Utc>,
+    on_demand: bool,
+) -> EtcdSnapshot {
+    let base = format!("{}-etcd-{}", cluster.name, now.format("%Y%m%dt%H%M%Sz"));
+    let taken = |name: &str| cluster.snapshots.iter().any(|s| s.name == name);
+    let name = if taken(&base) {
+        (1..).map(|n| format!("{base}-{n}")).find(|name| !taken(name)).expect("a free name")
+    } else {
+        base
+    };
+    let nodes: usize = pools.values().filter(|p| p.cluster_id == cluster_id && !p.deleted).map(|p| p.nodes.len()).sum();
+    let (apps, pods) = workloads
+        .values()
+        .filter(|w| w.cluster_id == cluster_id && !w.deleted)
+        .fold((0, 0), |(apps, pods), w| (apps + 1, pods + w.pods.len()));
+    EtcdSnapshot {
+        name,
+        taken_at: now,
+        generation: cluster.generation,
+        size_bytes: 2 * 1024 * 1024 + 64 * 1024 * nodes as i64 + 8 * 1024 * apps + 16 * 1024 * pods as i64,
+        kubernetes_version: cluster.kubernetes_version.clone(),
+        on_demand,
+    }
+}
+
+/// Remembers an applied operation, forgetting the oldest beyond the bound.
+fn remember(operations: &mut Vec<String>, operation: &str) {
+    operations.push(operation.to_string());
+    let excess = operations.len().saturating_sub(ETCD_OPERATIONS_KEPT);
+    operations.drain(..excess);
+}
+
+/// Keeps the newest snapshots the cluster's policy (or the region's) allows.
+fn prune_snapshots(cluster: &mut SimCluster, layout: &RegionLayout) {
+    let kept = if cluster.snapshots_kept > 0 { cluster.snapshots_kept as usize } else { layout.etcd_snapshots_kept };
+    let excess = cluster.snapshots.len().saturating_sub(kept.max(1));
+    cluster.snapshots.drain(..excess);
 }
 
 /// A control plane's TLS material.
@@ -441,6 +525,14 @@ impl SimState {
                 };
                 return (step, if upgrade.switched { 25 } else { 10 });
             }
+            if let Some(restore) = &cluster.restore {
+                let step = match restore.stage {
+                    0 => format!("control plane: API servers stopped to restore etcd from {}", restore.snapshot),
+                    1 => format!("etcd: a single member restored from snapshot {}", restore.snapshot),
+                    _ => "etcd: scaled back to 3 members, one per zone".to_string(),
+                };
+                return (step, 20 + 20 * i32::from(restore.stage));
+            }
             if !cluster.pki.ca_pem.is_empty() && !cluster.pki.ready() {
                 return ("control plane: waiting for its serving certificate".to_string(), 50);
             }
@@ -485,6 +577,14 @@ impl SimState {
                 ),
             });
         }
+        if let Some((snapshot, at)) = &cluster.restored_from {
+            conditions.push(pb::Condition {
+                r#type: "Restored".into(),
+                status: "True".into(),
+                reason: "SnapshotRestored".into(),
+                message: format!("etcd restored from {snapshot} at {}", at.to_rfc3339()),
+            });
+        }
         if let Some(last) = cluster.snapshots.last() {
             conditions.push(pb::Condition {
                 r#type: "EtcdBackedUp".into(),
@@ -504,6 +604,8 @@ impl SimState {
             observed_generation: cluster.generation,
             phase: if cluster.deleted {
                 "deleted".into()
+            } else if cluster.restore.is_some() {
+                "restoring".into()
             } else if cluster.upgrade.is_some() {
                 "upgrading".into()
             } else {
@@ -515,6 +617,17 @@ impl SimState {
             cell: cluster.cell.clone(),
             etcd_members: cluster.etcd.iter().map(node).collect(),
             nodes: cluster.api_servers.iter().map(node).collect(),
+            snapshots: cluster
+                .snapshots
+                .iter()
+                .map(|s| pb::EtcdSnapshot {
+                    name: s.name.clone(),
+                    taken_at_unix_micros: s.taken_at.timestamp_micros(),
+                    size_bytes: s.size_bytes,
+                    kubernetes_version: s.kubernetes_version.clone(),
+                    on_demand: s.on_demand,
+                })
+                .collect(),
             ..Default::default()
         })
     }
@@ -610,6 +723,7 @@ impl SimState {
                     cluster.generation = command.generation;
                     cluster.deleted = true;
                     cluster.upgrade = None;
+                    cluster.restore = None;
                     // What waited for the cluster or its pools (an upgrade) ends with them.
                     released.append(&mut cluster.waiting_operations);
                     for pool in self.node_pools.values_mut().filter(|p| p.cluster_id == command.cluster_id) {
@@ -645,6 +759,17 @@ impl SimState {
                     }
                 }
                 Ok(self.cluster_observation(&command.cluster_id))
+            }
+            CommandKind::ClusterSnapshot | CommandKind::ClusterRestore => {
+                let acted = if kind == CommandKind::ClusterSnapshot {
+                    self.take_snapshot(layout, command)
+                } else {
+                    self.start_restore(command)
+                };
+                acted.map(|step| {
+                    reports.push(progress(op, "running", &step, 20));
+                    self.cluster_observation(&command.cluster_id)
+                })
             }
             CommandKind::NodePoolCreate | CommandKind::NodePoolUpdate => self.apply_node_pool(layout, command),
             CommandKind::NodePoolDelete => {
@@ -713,6 +838,77 @@ impl SimState {
         reports
     }
 
+    /// The cluster a snapshot or restore command is about, if it runs here.
+    fn etcd_target(&mut self, command: &pb::Command) -> Result<&mut SimCluster, (&'static str, String)> {
+        self.clusters
+            .get_mut(&command.cluster_id)
+            .filter(|c| !c.deleted)
+            .ok_or(("not_found", format!("cluster {} does not run in this region", command.cluster_id)))
+    }
+
+    /// Takes an etcd snapshot now (CLUSTER_SNAPSHOT); the step to report.
+    fn take_snapshot(
+        &mut self,
+        layout: &RegionLayout,
+        command: &pb::Command,
+    ) -> Result<String, (&'static str, String)> {
+        let now = Utc::now();
+        let cluster = self.etcd_target(command)?;
+        if cluster.etcd_operations.contains(&command.operation_id) {
+            return Ok("etcd snapshot taken".into());
+        }
+        if let Some(restore) = &cluster.restore {
+            return Err(("restore_in_progress", format!("etcd is being restored from {}", restore.snapshot)));
+        }
+        let cluster = &self.clusters[&command.cluster_id];
+        let snapshot = etcd_snapshot(cluster, &self.node_pools, &self.workloads, &command.cluster_id, now, true);
+        let step = format!("etcd snapshot {} taken ({} KiB)", snapshot.name, snapshot.size_bytes / 1024);
+        let cluster = self.clusters.get_mut(&command.cluster_id).expect("found above");
+        cluster.snapshots.push(snapshot);
+        prune_snapshots(cluster, layout);
+        remember(&mut cluster.etcd_operations, &command.operation_id);
+        Ok(step)
+    }
+
+    /// Starts restoring etcd from a snapshot (CLUSTER_RESTORE): the API
+    /// servers stop now; the tick runs the rest. The step to report.
+    fn start_restore(&mut self, command: &pb::Command) -> Result<String, (&'static str, String)> {
+        let tick = self.tick;
+        let cluster = self.etcd_target(command)?;
+        if cluster.etcd_operations.contains(&command.operation_id) {
+            return Ok(format!("etcd restore from {} under way", command.snapshot));
+        }
+        if cluster.upgrade.is_some() {
+            return Err(("upgrade_in_progress", "the control plane is being upgraded".into()));
+        }
+        if let Some(restore) = &cluster.restore {
+            return Err(("restore_in_progress", format!("etcd is being restored from {}", restore.snapshot)));
+        }
+        let snapshot = cluster
+            .snapshots
+            .iter()
+            .find(|s| s.name == command.snapshot)
+            .ok_or(("unknown_snapshot", format!("no snapshot {:?} is kept", command.snapshot)))?;
+        if snapshot.kubernetes_version != cluster.kubernetes_version {
+            return Err((
+                "version_mismatch",
+                format!(
+                    "{} was taken on Kubernetes {}; the control plane runs {}",
+                    snapshot.name, snapshot.kubernetes_version, cluster.kubernetes_version
+                ),
+            ));
+        }
+        cluster.restore = Some(EtcdRestore {
+            snapshot: snapshot.name.clone(),
+            operation_id: command.operation_id.clone(),
+            started_at: tick,
+            stage: 0,
+        });
+        cluster.waiting_operations.push(command.operation_id.clone());
+        remember(&mut cluster.etcd_operations, &command.operation_id);
+        Ok(format!("control plane: API servers stopped to restore etcd from {}", command.snapshot))
+    }
+
     /// True when an operation waits for something to converge.
     fn is_waiting(&self, operation_id: &str) -> bool {
         !operation_id.is_empty()
@@ -733,6 +929,8 @@ impl SimState {
             Some(existing) if command.generation <= existing.generation => {}
             Some(existing) => {
                 existing.generation = command.generation;
+                existing.snapshot_every_seconds = spec.snapshot_every_seconds;
+                existing.snapshots_kept = spec.snapshots_kept;
                 let blue_version = existing.upgrade.as_ref().map_or(&existing.kubernetes_version, |u| &u.to_version);
                 if spec.kubernetes_version != *blue_version && !spec.kubernetes_version.is_empty() {
                     // Blue-green: start green API servers on the new version.
@@ -794,6 +992,11 @@ impl SimState {
                         endpoint: None,
                         upgrade: None,
                         snapshots: Vec::new(),
+                        snapshot_every_seconds: spec.snapshot_every_seconds,
+                        snapshots_kept: spec.snapshots_kept,
+                        restore: None,
+                        restored_from: None,
+                        etcd_operations: Vec::new(),
                         waiting_operations,
                     },
                 );
@@ -1033,22 +1236,52 @@ impl SimState {
             }
             // A new control plane is done once it can serve: with its
             // certificate signed, so a kubeconfig works when the Operation ends.
+            if let Some(restore) = cluster.restore.as_mut().filter(|r| tick > r.started_at + u64::from(r.stage)) {
+                let step = match restore.stage {
+                    0 => {
+                        // A single member from the snapshot: a new cluster of one.
+                        cluster.etcd.truncate(1);
+                        let member = cluster.etcd.first().map_or(String::new(), |m| m.name.clone());
+                        format!("etcd: member {member} restored from snapshot {} as a cluster of one", restore.snapshot)
+                    }
+                    1 => {
+                        cluster.etcd =
+                            spread(&format!("{}-etcd", cluster.name), 3, &layout.zones, layout.racks_per_zone);
+                        "etcd: scaled back to 3 members, one per zone".to_string()
+                    }
+                    _ => {
+                        cluster.restored_from = Some((restore.snapshot.clone(), now));
+                        format!("control plane: API servers started on the state of {}", restore.snapshot)
+                    }
+                };
+                for operation in &cluster.waiting_operations {
+                    reports.push(progress(operation, "running", &step, 30 + 20 * i32::from(restore.stage)));
+                }
+                restore.stage += 1;
+                if restore.stage > 2 {
+                    cluster.restore = None;
+                }
+                changed_clusters.push(id.clone());
+            }
             let serving = cluster.pki.ca_pem.is_empty() || cluster.pki.ready();
-            if cluster.upgrade.is_none() && serving {
+            if cluster.upgrade.is_none() && cluster.restore.is_none() && serving {
                 finished.append(&mut cluster.waiting_operations);
             }
+            let every = if cluster.snapshot_every_seconds > 0 {
+                cluster.snapshot_every_seconds
+            } else {
+                layout.etcd_snapshot_every_seconds
+            };
             let due = cluster
                 .snapshots
-                .last()
-                .is_none_or(|last| (now - last.taken_at).num_seconds() >= layout.etcd_snapshot_every_seconds.max(1));
-            if due && layout.etcd_snapshot_every_seconds > 0 {
-                cluster.snapshots.push(EtcdSnapshot {
-                    name: format!("{}-etcd-{}", cluster.name, now.format("%Y%m%dT%H%M%SZ")),
-                    taken_at: now,
-                    generation: cluster.generation,
-                });
-                let excess = cluster.snapshots.len().saturating_sub(layout.etcd_snapshots_kept.max(1));
-                cluster.snapshots.drain(..excess);
+                .iter()
+                .rev()
+                .find(|s| !s.on_demand)
+                .is_none_or(|last| (now - last.taken_at).num_seconds() >= every.max(1));
+            if due && every > 0 && cluster.restore.is_none() {
+                let snapshot = etcd_snapshot(cluster, &self.node_pools, &self.workloads, id, now, false);
+                cluster.snapshots.push(snapshot);
+                prune_snapshots(cluster, layout);
                 changed_clusters.push(id.clone());
             }
         }
@@ -1553,6 +1786,69 @@ mod tests {
         let snapshots = &state.clusters["cl_1"].snapshots;
         assert_eq!(snapshots.len(), 3);
         assert_eq!(snapshots.last().unwrap().taken_at, start + chrono::Duration::hours(4));
+    }
+
+    /// A snapshot or restore command of cluster `cl_1`.
+    fn etcd_command(kind: CommandKind, operation: &str, snapshot: &str) -> pb::Command {
+        pb::Command {
+            id: 9,
+            kind: kind as i32,
+            operation_id: operation.into(),
+            cluster_id: "cl_1".into(),
+            name: "prod".into(),
+            snapshot: snapshot.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_snapshot_on_demand_is_taken_once_and_restored_in_stages() {
+        let mut state = running_cluster();
+        let snapshot = etcd_command(CommandKind::ClusterSnapshot, "op-snap", "");
+        assert_eq!(succeeded(&state.apply(&layout(), &snapshot)), ["op-snap"]);
+        assert_eq!(succeeded(&state.apply(&layout(), &snapshot)), ["op-snap"], "delivered twice");
+        let snapshots = state.clusters["cl_1"].snapshots.clone();
+        assert_eq!(snapshots.len(), 1, "taken once: {snapshots:?}");
+        assert!(snapshots[0].on_demand && snapshots[0].size_bytes > 2 * 1024 * 1024, "{snapshots:?}");
+        let failed = |reports: &[pb::status::Message], code: &str| {
+            reports.iter().any(|r| matches!(r, pb::status::Message::Progress(p) if p.error_code == code))
+        };
+        let unknown = state.apply(&layout(), &etcd_command(CommandKind::ClusterRestore, "op-bad", "nope"));
+        assert!(failed(&unknown, "unknown_snapshot"), "{unknown:?}");
+
+        let name = snapshots[0].name.clone();
+        let restore = etcd_command(CommandKind::ClusterRestore, "op-restore", &name);
+        assert!(succeeded(&state.apply(&layout(), &restore)).is_empty(), "a restore takes ticks");
+        assert!(succeeded(&state.apply(&layout(), &restore)).is_empty(), "delivered twice, started once");
+        assert_eq!(state.cluster_observation("cl_1").unwrap().phase, "restoring");
+        let again = state.apply(&layout(), &etcd_command(CommandKind::ClusterSnapshot, "op-snap-2", ""));
+        assert!(failed(&again, "restore_in_progress"), "{again:?}");
+        let mut steps = Vec::new();
+        for _ in 0..5 {
+            for report in state.tick(&layout(), Utc::now()) {
+                if let pb::status::Message::Progress(p) = report
+                    && p.operation_id == "op-restore"
+                {
+                    steps.push(format!("{}: {}", p.status, p.step));
+                }
+            }
+        }
+        assert_eq!(
+            steps,
+            [
+                format!("running: etcd: member prod-etcd-0 restored from snapshot {name} as a cluster of one"),
+                "running: etcd: scaled back to 3 members, one per zone".to_string(),
+                format!("running: control plane: API servers started on the state of {name}"),
+                "succeeded: done".to_string(),
+            ]
+        );
+        let cluster = &state.clusters["cl_1"];
+        assert_eq!(cluster.etcd.len(), 3);
+        assert_eq!(cluster.restored_from.as_ref().map(|(s, _)| s.as_str()), Some(name.as_str()));
+        let observed = state.cluster_observation("cl_1").unwrap();
+        assert_eq!(observed.phase, "running");
+        assert!(observed.conditions.iter().any(|c| c.r#type == "Restored"), "{observed:?}");
+        assert!(observed.snapshots.iter().any(|s| s.name == name && s.on_demand));
     }
 
     #[test]

@@ -34,6 +34,12 @@ pub fn is_node_name(name: &str) -> bool {
         && bytes.iter().all(|b| alphanumeric(b) || *b == b'-' || *b == b'.')
 }
 
+/// An etcd snapshot's name as regions report it: the rule of node names
+/// ([`crate::model::SNAPSHOT_NAME_PATTERN`]).
+pub fn is_snapshot_name(name: &str) -> bool {
+    is_node_name(name)
+}
+
 /// The `nodes` of a recycle request as [`NodeNames`] states them: 1 to 500
 /// distinct node names.
 pub fn node_names(names: &[String]) -> Result<(), super::Error> {
@@ -134,6 +140,16 @@ fn maintenance_window(v: &mut Validator, field: &str, window: &MaintenanceWindow
     );
 }
 
+fn snapshot_policy(v: &mut Validator, field: &str, policy: &SnapshotPolicy) {
+    v.check(
+        (1..=168).contains(&policy.every_hours),
+        format!("{field}.every_hours"),
+        "out_of_range",
+        "must be between 1 and 168",
+    );
+    v.check((1..=50).contains(&policy.keep), format!("{field}.keep"), "out_of_range", "must be between 1 and 50");
+}
+
 /// Validates a new cluster and fills in defaults.
 pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<ClusterSpec, super::Error> {
     let mut v = Validator::new();
@@ -162,6 +178,9 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
     if let Some(window) = &spec.maintenance_window {
         maintenance_window(&mut v, "spec.maintenance_window", window);
     }
+    if let Some(policy) = &spec.snapshot_policy {
+        snapshot_policy(&mut v, "spec.snapshot_policy", policy);
+    }
     v.finish()?;
     Ok(ClusterSpec {
         region: spec.region.clone(),
@@ -169,6 +188,7 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
         control_plane: ControlPlaneSpec { replicas },
         maintenance_window: spec.maintenance_window.clone(),
         deletion_protection: spec.deletion_protection.unwrap_or(false),
+        snapshot_policy: spec.snapshot_policy.clone().unwrap_or_default(),
     })
 }
 
@@ -230,6 +250,10 @@ pub fn cluster_update(
         }
         if let Some(protect) = patch.deletion_protection {
             spec.deletion_protection = protect;
+        }
+        if let Some(policy) = &patch.snapshot_policy {
+            snapshot_policy(&mut v, "spec.snapshot_policy", policy);
+            spec.snapshot_policy = policy.clone();
         }
     }
     v.finish()?;

@@ -295,6 +295,7 @@ pub struct ClusterPatch {
     control_plane_replicas: Option<i64>,
     maintenance_window: MaybeUndefined<MaintenanceWindow>,
     deletion_protection: Option<bool>,
+    snapshot_policy: Option<SnapshotPolicy>,
 }
 
 /// A change to a node pool; omitted fields stay as they are, `null` turns autoscaling off.
@@ -436,6 +437,14 @@ impl Query {
     async fn cluster_upgrades(&self, ctx: &Context<'_>, project: String, cluster: String) -> Result<ClusterUpgrades> {
         app(ctx)
             .cluster_upgrade_list(caller(ctx)?, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster))
+            .await
+            .map_err(error)
+    }
+
+    /// The etcd snapshots the cluster's region keeps, newest first.
+    async fn cluster_snapshots(&self, ctx: &Context<'_>, project: String, cluster: String) -> Result<EtcdSnapshots> {
+        app(ctx)
+            .cluster_snapshot_list(caller(ctx)?, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster))
             .await
             .map_err(error)
     }
@@ -600,12 +609,14 @@ impl Mutation {
             control_plane: patch.control_plane_replicas.map(|replicas| ControlPlaneInput { replicas }),
             maintenance_window: maybe(patch.maintenance_window),
             deletion_protection: patch.deletion_protection,
+            snapshot_policy: patch.snapshot_policy,
         };
         let touches_spec = spec.region.is_some()
             || spec.kubernetes_version.is_some()
             || spec.control_plane.is_some()
             || spec.maintenance_window.is_some()
-            || spec.deletion_protection.is_some();
+            || spec.deletion_protection.is_some()
+            || spec.snapshot_policy.is_some();
         let update = ClusterUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
         let op = app(ctx)
             .cluster_update(
@@ -690,6 +701,35 @@ impl Mutation {
             .await
             .map_err(error)?;
         Ok(op)
+    }
+
+    /// Takes an etcd snapshot of the cluster now, kept under its snapshot policy.
+    async fn create_cluster_snapshot(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        if_match: Option<String>,
+    ) -> Result<OperationView> {
+        let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+        app(ctx).cluster_snapshot_create(caller(ctx)?, &project, &cluster, if_match.as_deref()).await.map_err(error)
+    }
+
+    /// Restores the cluster's etcd from `snapshot` (cluster-admin rights):
+    /// API servers stopped, one member restored, etcd back to three.
+    async fn restore_cluster_snapshot(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        snapshot: String,
+        if_match: Option<String>,
+    ) -> Result<OperationView> {
+        let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+        app(ctx)
+            .cluster_snapshot_restore(caller(ctx)?, &project, &cluster, &snapshot, if_match.as_deref())
+            .await
+            .map_err(error)
     }
 
     /// Replaces `input.nodes` of the pool (all of them when left out) one at

@@ -98,6 +98,29 @@ pub fn window_in(w: pb::MaintenanceWindow) -> MaintenanceWindow {
     MaintenanceWindow { day: w.day, start_time: w.start_time, duration_hours: w.duration_hours }
 }
 
+pub fn snapshot_policy_in(p: pb::SnapshotPolicy) -> SnapshotPolicy {
+    SnapshotPolicy { every_hours: p.every_hours, keep: p.keep }
+}
+
+pub fn snapshots(list: EtcdSnapshots) -> pb::ListClusterSnapshotsResponse {
+    let snapshots = list
+        .items
+        .into_iter()
+        .map(|s| pb::EtcdSnapshot {
+            name: s.name,
+            take_time: time(s.taken_at),
+            size_bytes: s.size_bytes,
+            kubernetes_version: s.kubernetes_version,
+            trigger: match s.trigger {
+                SnapshotTrigger::Scheduled => "scheduled",
+                SnapshotTrigger::OnDemand => "on_demand",
+            }
+            .to_string(),
+        })
+        .collect();
+    pb::ListClusterSnapshotsResponse { snapshots }
+}
+
 pub fn cluster(c: ClusterView) -> pb::Cluster {
     pb::Cluster {
         id: c.id.to_string(),
@@ -110,6 +133,10 @@ pub fn cluster(c: ClusterView) -> pb::Cluster {
             control_plane_replicas: c.spec.control_plane.replicas,
             maintenance_window: c.spec.maintenance_window.map(window),
             deletion_protection: c.spec.deletion_protection,
+            snapshot_policy: Some(pb::SnapshotPolicy {
+                every_hours: c.spec.snapshot_policy.every_hours,
+                keep: c.spec.snapshot_policy.keep,
+            }),
         }),
         generation: c.generation,
         status: Some(status(c.status)),
@@ -222,6 +249,7 @@ pub fn cluster_create_in(r: pb::CreateClusterRequest) -> ClusterCreate {
             control_plane: r.control_plane_replicas.map(|replicas| ControlPlaneInput { replicas }),
             maintenance_window: r.maintenance_window.map(window_in),
             deletion_protection: r.deletion_protection,
+            snapshot_policy: r.snapshot_policy.map(snapshot_policy_in),
         },
     }
 }

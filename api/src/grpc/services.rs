@@ -230,6 +230,7 @@ impl cluster_service_server::ClusterService for Api {
                 "spec.control_plane_replicas",
                 "spec.maintenance_window",
                 "spec.deletion_protection",
+                "spec.snapshot_policy",
             ],
         )?;
         let has = |path: &str| paths.iter().any(|p| p == path);
@@ -249,6 +250,10 @@ impl cluster_service_server::ClusterService for Api {
         }
         if has("spec.deletion_protection") {
             patch.deletion_protection = Some(spec.deletion_protection);
+        }
+        if has("spec.snapshot_policy") {
+            let policy = spec.snapshot_policy.unwrap_or_default();
+            patch.snapshot_policy = Some(convert::snapshot_policy_in(policy));
         }
         let update = model::ClusterUpdate {
             labels: has("labels").then(|| r.labels.into_iter().collect()),
@@ -312,6 +317,37 @@ impl cluster_service_server::ClusterService for Api {
             events: page.items.into_iter().map(convert::cluster_event).collect(),
             next_page_token: convert::next_page(page.next_page),
         }))
+    }
+
+    async fn list_cluster_snapshots(
+        &self,
+        request: Request<ListClusterSnapshotsRequest>,
+    ) -> Reply<ListClusterSnapshotsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let list = self.app.cluster_snapshot_list(&ctx, &project, &cluster).await.map_err(status)?;
+        Ok(Response::new(convert::snapshots(list)))
+    }
+
+    async fn create_cluster_snapshot(&self, request: Request<CreateClusterSnapshotRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let op = self.app.cluster_snapshot_create(&ctx, &project, &cluster, if_match(&r.etag)).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn restore_cluster_snapshot(&self, request: Request<RestoreClusterSnapshotRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let op = self
+            .app
+            .cluster_snapshot_restore(&ctx, &project, &cluster, &r.snapshot, if_match(&r.etag))
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
     }
 
     async fn upgrade_cluster(&self, request: Request<UpgradeClusterRequest>) -> Reply<Operation> {

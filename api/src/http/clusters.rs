@@ -20,6 +20,8 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_view, cluster_update, cluster_delete))
         .routes(routes!(cluster_upgrade_list))
         .routes(routes!(cluster_upgrade))
+        .routes(routes!(cluster_snapshot_list, cluster_snapshot_create))
+        .routes(routes!(cluster_snapshot_restore))
         .routes(routes!(node_pool_list, node_pool_create))
         .routes(routes!(node_pool_view, node_pool_update, node_pool_delete))
         .routes(routes!(node_pool_estimate))
@@ -312,6 +314,69 @@ async fn cluster_upgrade(
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
     let op = app.cluster_upgrade(&ctx, &project, &cluster, if_match.as_deref(), input).await?;
+    Ok(accepted(op))
+}
+
+/// The etcd snapshots the cluster's region keeps, newest first: those its
+/// `snapshot_policy` schedules and those taken on request.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/snapshots",
+    operation_id = "cluster_snapshot_list", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name")),
+    security(("bearer" = [])),
+    responses((status = 200, body = EtcdSnapshots), Problems))]
+async fn cluster_snapshot_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.cluster_snapshot_list(&ctx, &project, &cluster).await?).into_response())
+}
+
+/// Take an etcd snapshot now. It is kept with the scheduled ones, under the
+/// same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
+/// control plane runs and `restore_in_progress` during a restore.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/snapshots",
+    operation_id = "cluster_snapshot_create", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           IfMatchHeader, IdempotencyKeyHeader),
+    security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_snapshot_create(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(accepted(app.cluster_snapshot_create(&ctx, &project, &cluster, if_match.as_deref()).await?))
+}
+
+/// Restore the cluster's etcd from one of its snapshots: the API servers
+/// stop, a single member is restored, etcd is scaled back to three and the
+/// API servers start on the snapshot's state. What the cluster's API held
+/// since is lost, so it takes cluster-admin rights (organization owners and
+/// admins, project admins). The snapshot must be of the Kubernetes version
+/// the cluster runs (409 `version_mismatch`); not during an upgrade.
+#[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore",
+    operation_id = "cluster_snapshot_restore", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("snapshot" = String, Path, description = "Snapshot name, as `GET …/snapshots` lists it",
+            pattern = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$", max_length = 253),
+           IfMatchHeader, IdempotencyKeyHeader),
+    security(("bearer" = [])),
+    responses((status = 202, body = OperationView), Problems))]
+async fn cluster_snapshot_restore(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, snapshot)): Path<(String, String, String)>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    let op = app.cluster_snapshot_restore(&ctx, &project, &cluster, &snapshot, if_match.as_deref()).await?;
     Ok(accepted(op))
 }
 

@@ -321,6 +321,8 @@ pub struct ClusterSpecInput {
     pub maintenance_window: Option<MaintenanceWindow>,
     /// When true, deletion is refused until it is turned off. Default false.
     pub deletion_protection: Option<bool>,
+    /// Scheduled etcd snapshots; every hour, 24 kept, if omitted.
+    pub snapshot_policy: Option<SnapshotPolicy>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
@@ -349,6 +351,28 @@ pub struct MaintenanceWindow {
     pub duration_hours: i64,
 }
 
+/// How often the control plane's etcd is snapshotted, and how many
+/// snapshots (scheduled and on-demand together) are kept: the oldest go first.
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
+#[serde(deny_unknown_fields)]
+#[graphql(input_name = "SnapshotPolicyInput")]
+pub struct SnapshotPolicy {
+    /// Hours between scheduled snapshots, 1 to 168 (a week).
+    #[schema(minimum = 1, maximum = 168)]
+    pub every_hours: i64,
+    /// Snapshots kept, 1 to 50.
+    #[schema(minimum = 1, maximum = 50)]
+    pub keep: i64,
+}
+
+impl Default for SnapshotPolicy {
+    fn default() -> Self {
+        SnapshotPolicy { every_hours: 1, keep: 24 }
+    }
+}
+
 /// The stored desired state of a cluster.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct ClusterSpec {
@@ -357,6 +381,7 @@ pub struct ClusterSpec {
     pub control_plane: ControlPlaneSpec,
     pub maintenance_window: Option<MaintenanceWindow>,
     pub deletion_protection: bool,
+    pub snapshot_policy: SnapshotPolicy,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
@@ -393,6 +418,36 @@ pub struct KubernetesVersionStatus {
 pub struct ClusterUpgrades {
     pub current: KubernetesVersionStatus,
     pub available: Vec<KubernetesVersionStatus>,
+}
+
+/// Why an etcd snapshot was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotTrigger {
+    /// By the cluster's `snapshot_policy`.
+    Scheduled,
+    /// By `POST …/clusters/{cluster}/snapshots`.
+    OnDemand,
+}
+
+/// An etcd snapshot of a cluster's control plane, as its region keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "EtcdSnapshot")]
+pub struct EtcdSnapshotView {
+    /// Unique in the cluster: what `POST …/snapshots/{snapshot}/restore` names.
+    pub name: String,
+    pub taken_at: DateTime<Utc>,
+    pub size_bytes: i64,
+    /// The Kubernetes version the control plane ran; a restore needs the same.
+    pub kubernetes_version: String,
+    pub trigger: SnapshotTrigger,
+}
+
+/// A cluster's etcd snapshots, newest first: as many as its
+/// `snapshot_policy.keep` (at most 50), so the list has no pages.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct EtcdSnapshots {
+    pub items: Vec<EtcdSnapshotView>,
 }
 
 /// Upgrade a cluster to `kubernetes_version`: its control plane blue-green
@@ -489,6 +544,7 @@ pub struct ClusterSpecPatch {
     #[schema(value_type = Option<MaintenanceWindow>)]
     pub maintenance_window: Option<Option<MaintenanceWindow>>,
     pub deletion_protection: Option<bool>,
+    pub snapshot_policy: Option<SnapshotPolicy>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
@@ -622,6 +678,9 @@ pub struct NodePoolSpecPatch {
 
 /// A worker node's name as `GET …/clusters/{cluster}/nodes` lists it.
 pub const NODE_NAME_PATTERN: &str = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$";
+
+/// An etcd snapshot's name as `GET …/clusters/{cluster}/snapshots` lists it.
+pub const SNAPSHOT_NAME_PATTERN: &str = NODE_NAME_PATTERN;
 
 /// The OpenAPI schema of a list of node names: 1 to 500 distinct names.
 pub struct NodeNames;

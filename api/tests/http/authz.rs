@@ -213,6 +213,10 @@ fn rows() -> Vec<Row> {
         // The cluster runs the newest version: allowed callers are answered 409.
         row("POST /v1/projects/{project}/clusters/{cluster}/upgrade", ManageResources)
             .body(json!({ "kubernetes_version": "1.33" })),
+        row("GET /v1/projects/{project}/clusters/{cluster}/snapshots", Read),
+        // No region runs here, so the control plane is not running: allowed callers are answered 409.
+        row("POST /v1/projects/{project}/clusters/{cluster}/snapshots", ManageResources),
+        row("POST /v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore", AdministerClusters),
         row("GET /v1/projects/{project}/clusters/{cluster}/node-pools", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/kubeconfig", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read),
@@ -409,6 +413,7 @@ impl World {
             ("{idp}", &self.idp),
             ("{invoice}", &self.invoice),
             ("{node}", "no-such-node"),
+            ("{snapshot}", "no-such-snapshot"),
             ("{n}", &format!("n{n}")),
         ] {
             text = text.replace(placeholder, value);

@@ -116,6 +116,7 @@ fn cluster_observed(cluster: ClusterId, generation: i64, phase: &str, gone: bool
         endpoint: None,
         workload: None,
         nodes: None,
+        snapshots: None,
     }
 }
 

@@ -13,6 +13,7 @@ mod console;
 mod conventions;
 mod crud;
 mod device;
+mod etcd_snapshots;
 mod faults;
 mod graphql;
 mod grpc;

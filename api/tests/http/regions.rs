@@ -33,7 +33,8 @@ async fn settle(t: &TestApp, agent: &Agent) {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         let signed = t.app.sign_serving_certificates_once().await.unwrap();
-        let unsigned = agent.state().clusters.values().any(|c| !c.deleted && !c.pki.ca_pem.is_empty() && !c.pki.ready());
+        let unsigned =
+            agent.state().clusters.values().any(|c| !c.deleted && !c.pki.ca_pem.is_empty() && !c.pki.ready());
         if signed == 0 && !unsigned {
             return;
         }

@@ -141,6 +141,7 @@ async fn create_cluster(session: &RequestSession, form: ClusterForm) -> Result<(
             kubernetes_version: Some(kubernetes_version).filter(|v| !v.is_empty()),
             maintenance_window: None,
             region,
+            snapshot_policy: None,
         },
     };
     api.cluster_create().project(&project).idempotency_key(idempotency_key.clone()).body(cluster).send().await?;
@@ -324,6 +325,7 @@ async fn estimate_cluster(
                 kubernetes_version: Some(shape.kubernetes_version).filter(|v| !v.is_empty()),
                 maintenance_window: None,
                 region: shape.region,
+                snapshot_policy: None,
             },
         },
         node_pools: vec![types::NodePoolCreate {

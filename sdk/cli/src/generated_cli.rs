@@ -138,6 +138,9 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolRecycle => Self::cli_node_pool_recycle(),
             CliCommand::ClusterNodeList => Self::cli_cluster_node_list(),
             CliCommand::ClusterOperationList => Self::cli_cluster_operation_list(),
+            CliCommand::ClusterSnapshotList => Self::cli_cluster_snapshot_list(),
+            CliCommand::ClusterSnapshotCreate => Self::cli_cluster_snapshot_create(),
+            CliCommand::ClusterSnapshotRestore => Self::cli_cluster_snapshot_restore(),
             CliCommand::ClusterUpgrade => Self::cli_cluster_upgrade(),
             CliCommand::ClusterUpgradeList => Self::cli_cluster_upgrade_list(),
             CliCommand::DeployPolicyView => Self::cli_deploy_policy_view(),
@@ -1388,6 +1391,15 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_cluster_operation_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The operations on the cluster, its node pools and its deployments (also those since deleted), newest first.")
     }
+    pub fn cli_cluster_snapshot_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The etcd snapshots the cluster's region keeps, newest first: those its\n`snapshot_policy` schedules and those taken on request.")
+    }
+    pub fn cli_cluster_snapshot_create() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("Take an etcd snapshot now. It is kept with the scheduled ones, under the\nsame `snapshot_policy.keep`. Refused with 409 `not_ready` before the\ncontrol plane runs and `restore_in_progress` during a restore.")
+    }
+    pub fn cli_cluster_snapshot_restore() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotRestoreIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("snapshot") . long ("snapshot") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotRestoreSnapshot)) . required (true) . help ("Snapshot name, as `GET …/snapshots` lists it")) . about ("Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). The snapshot must be of the Kubernetes version\nthe cluster runs (409 `version_mismatch`); not during an upgrade.")
+    }
     pub fn cli_cluster_upgrade() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("kubernetes-version") . long ("kubernetes-version") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeRequestKubernetesVersion)) . required_unless_present ("json-body") . help ("One of `GET …/upgrades`' `available`.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is.")
     }
@@ -1629,6 +1641,9 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolRecycle => self.execute_node_pool_recycle(matches).await,
             CliCommand::ClusterNodeList => self.execute_cluster_node_list(matches).await,
             CliCommand::ClusterOperationList => self.execute_cluster_operation_list(matches).await,
+            CliCommand::ClusterSnapshotList => self.execute_cluster_snapshot_list(matches).await,
+            CliCommand::ClusterSnapshotCreate => self.execute_cluster_snapshot_create(matches).await,
+            CliCommand::ClusterSnapshotRestore => self.execute_cluster_snapshot_restore(matches).await,
             CliCommand::ClusterUpgrade => self.execute_cluster_upgrade(matches).await,
             CliCommand::ClusterUpgradeList => self.execute_cluster_upgrade_list(matches).await,
             CliCommand::DeployPolicyView => self.execute_deploy_policy_view(matches).await,
@@ -5165,6 +5180,84 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_cluster_snapshot_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_snapshot_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_cluster_snapshot_list(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_cluster_snapshot_create(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_snapshot_create();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ClusterSnapshotCreateIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_cluster_snapshot_create(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_cluster_snapshot_restore(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_snapshot_restore();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ClusterSnapshotRestoreIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ClusterSnapshotRestoreSnapshot>("snapshot") {
+            request = request.snapshot(value.clone());
+        }
+        self.config.execute_cluster_snapshot_restore(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_cluster_upgrade(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.cluster_upgrade();
         if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
@@ -6467,6 +6560,27 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_cluster_snapshot_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterSnapshotList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_cluster_snapshot_create(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterSnapshotCreate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_cluster_snapshot_restore(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterSnapshotRestore,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_cluster_upgrade(
         &self,
         matches: &::clap::ArgMatches,
@@ -6701,6 +6815,9 @@ pub enum CliCommand {
     NodePoolRecycle,
     ClusterNodeList,
     ClusterOperationList,
+    ClusterSnapshotList,
+    ClusterSnapshotCreate,
+    ClusterSnapshotRestore,
     ClusterUpgrade,
     ClusterUpgradeList,
     DeployPolicyView,
@@ -6846,6 +6963,9 @@ impl CliCommand {
             CliCommand::NodePoolRecycle,
             CliCommand::ClusterNodeList,
             CliCommand::ClusterOperationList,
+            CliCommand::ClusterSnapshotList,
+            CliCommand::ClusterSnapshotCreate,
+            CliCommand::ClusterSnapshotRestore,
             CliCommand::ClusterUpgrade,
             CliCommand::ClusterUpgradeList,
             CliCommand::DeployPolicyView,
@@ -6992,6 +7112,9 @@ impl CliCommand {
             CliCommand::NodePoolRecycle => "node_pool_recycle",
             CliCommand::ClusterNodeList => "cluster_node_list",
             CliCommand::ClusterOperationList => "cluster_operation_list",
+            CliCommand::ClusterSnapshotList => "cluster_snapshot_list",
+            CliCommand::ClusterSnapshotCreate => "cluster_snapshot_create",
+            CliCommand::ClusterSnapshotRestore => "cluster_snapshot_restore",
             CliCommand::ClusterUpgrade => "cluster_upgrade",
             CliCommand::ClusterUpgradeList => "cluster_upgrade_list",
             CliCommand::DeployPolicyView => "deploy_policy_view",

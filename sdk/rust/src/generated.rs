@@ -1751,6 +1751,159 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "`ClusterSnapshotCreateIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ClusterSnapshotCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for ClusterSnapshotCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ClusterSnapshotCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: ClusterSnapshotCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ClusterSnapshotCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ClusterSnapshotCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ClusterSnapshotCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ClusterSnapshotCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`ClusterSnapshotRestoreIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ClusterSnapshotRestoreIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for ClusterSnapshotRestoreIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ClusterSnapshotRestoreIdempotencyKey> for ::std::string::String {
+        fn from(value: ClusterSnapshotRestoreIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ClusterSnapshotRestoreIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ClusterSnapshotRestoreIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ClusterSnapshotRestoreIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ClusterSnapshotRestoreIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`ClusterSnapshotRestoreSnapshot`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ClusterSnapshotRestoreSnapshot(::std::string::String);
+    impl ::std::ops::Deref for ClusterSnapshotRestoreSnapshot {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ClusterSnapshotRestoreSnapshot> for ::std::string::String {
+        fn from(value: ClusterSnapshotRestoreSnapshot) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ClusterSnapshotRestoreSnapshot {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 253usize {
+                return Err("longer than 253 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ClusterSnapshotRestoreSnapshot {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ClusterSnapshotRestoreSnapshot {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ClusterSnapshotRestoreSnapshot {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "The stored desired state of a cluster."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct ClusterSpec {
@@ -1760,6 +1913,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maintenance_window: ::std::option::Option<MaintenanceWindow>,
         pub region: ::std::string::String,
+        pub snapshot_policy: SnapshotPolicy,
     }
     impl ClusterSpec {
         pub fn builder() -> builder::ClusterSpec {
@@ -1782,6 +1936,9 @@ pub mod types {
         pub maintenance_window: ::std::option::Option<MaintenanceWindow>,
         #[doc = "A region from `GET /v1/regions`. Cannot change later."]
         pub region: ::std::string::String,
+        #[doc = "Scheduled etcd snapshots; every hour, 24 kept, if omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub snapshot_policy: ::std::option::Option<SnapshotPolicy>,
     }
     impl ClusterSpecInput {
         pub fn builder() -> builder::ClusterSpecInput {
@@ -1807,6 +1964,8 @@ pub mod types {
         #[doc = "Immutable: present only to be refused with a clear message if changed."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub region: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub snapshot_policy: ::std::option::Option<SnapshotPolicy>,
     }
     impl ClusterSpecPatch {
         pub fn builder() -> builder::ClusterSpecPatch {
@@ -4094,6 +4253,32 @@ pub mod types {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "An etcd snapshot of a cluster's control plane, as its region keeps it."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct EtcdSnapshotView {
+        #[doc = "The Kubernetes version the control plane ran; a restore needs the same."]
+        pub kubernetes_version: ::std::string::String,
+        #[doc = "Unique in the cluster: what `POST …/snapshots/{snapshot}/restore` names."]
+        pub name: ::std::string::String,
+        pub size_bytes: i64,
+        pub taken_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub trigger: SnapshotTrigger,
+    }
+    impl EtcdSnapshotView {
+        pub fn builder() -> builder::EtcdSnapshotView {
+            Default::default()
+        }
+    }
+    #[doc = "A cluster's etcd snapshots, newest first: as many as its\n`snapshot_policy.keep` (at most 50), so the list has no pages."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct EtcdSnapshots {
+        pub items: ::std::vec::Vec<EtcdSnapshotView>,
+    }
+    impl EtcdSnapshots {
+        pub fn builder() -> builder::EtcdSnapshots {
+            Default::default()
         }
     }
     #[doc = "event id, `msg_` followed by 32 hex digits"]
@@ -9739,6 +9924,70 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "How often the control plane's etcd is snapshotted, and how many\nsnapshots (scheduled and on-demand together) are kept: the oldest go first."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct SnapshotPolicy {
+        #[doc = "Hours between scheduled snapshots, 1 to 168 (a week)."]
+        pub every_hours: ::std::num::NonZeroU64,
+        #[doc = "Snapshots kept, 1 to 50."]
+        pub keep: ::std::num::NonZeroU64,
+    }
+    impl SnapshotPolicy {
+        pub fn builder() -> builder::SnapshotPolicy {
+            Default::default()
+        }
+    }
+    #[doc = "Why an etcd snapshot was taken."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum SnapshotTrigger {
+        #[serde(rename = "scheduled")]
+        Scheduled,
+        #[serde(rename = "on_demand")]
+        OnDemand,
+    }
+    impl ::std::fmt::Display for SnapshotTrigger {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Scheduled => f.write_str("scheduled"),
+                Self::OnDemand => f.write_str("on_demand"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for SnapshotTrigger {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "scheduled" => Ok(Self::Scheduled),
+                "on_demand" => Ok(Self::OnDemand),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SnapshotTrigger {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for SnapshotTrigger {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     #[doc = "A domain name in an SSO configuration's `allowed_domains`: labels of 1-63\nASCII letters, digits or '-', at least two, at most 253 characters in\nall. Surrounding whitespace is ignored and the name is lower-cased."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -12843,6 +13092,7 @@ pub mod types {
             maintenance_window:
                 ::std::result::Result<::std::option::Option<super::MaintenanceWindow>, ::std::string::String>,
             region: ::std::result::Result<::std::string::String, ::std::string::String>,
+            snapshot_policy: ::std::result::Result<super::SnapshotPolicy, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterSpec {
             fn default() -> Self {
@@ -12852,6 +13102,7 @@ pub mod types {
                     kubernetes_version: Err("no value supplied for kubernetes_version".to_string()),
                     maintenance_window: Ok(Default::default()),
                     region: Err("no value supplied for region".to_string()),
+                    snapshot_policy: Err("no value supplied for snapshot_policy".to_string()),
                 }
             }
         }
@@ -12903,6 +13154,15 @@ pub mod types {
                 self.region = value.try_into().map_err(|e| format!("error converting supplied value for region: {e}"));
                 self
             }
+            pub fn snapshot_policy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::SnapshotPolicy>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.snapshot_policy =
+                    value.try_into().map_err(|e| format!("error converting supplied value for snapshot_policy: {e}"));
+                self
+            }
         }
         impl ::std::convert::TryFrom<ClusterSpec> for super::ClusterSpec {
             type Error = super::error::ConversionError;
@@ -12913,6 +13173,7 @@ pub mod types {
                     kubernetes_version: value.kubernetes_version?,
                     maintenance_window: value.maintenance_window?,
                     region: value.region?,
+                    snapshot_policy: value.snapshot_policy?,
                 })
             }
         }
@@ -12924,6 +13185,7 @@ pub mod types {
                     kubernetes_version: Ok(value.kubernetes_version),
                     maintenance_window: Ok(value.maintenance_window),
                     region: Ok(value.region),
+                    snapshot_policy: Ok(value.snapshot_policy),
                 }
             }
         }
@@ -12937,6 +13199,7 @@ pub mod types {
             maintenance_window:
                 ::std::result::Result<::std::option::Option<super::MaintenanceWindow>, ::std::string::String>,
             region: ::std::result::Result<::std::string::String, ::std::string::String>,
+            snapshot_policy: ::std::result::Result<::std::option::Option<super::SnapshotPolicy>, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterSpecInput {
             fn default() -> Self {
@@ -12946,6 +13209,7 @@ pub mod types {
                     kubernetes_version: Ok(Default::default()),
                     maintenance_window: Ok(Default::default()),
                     region: Err("no value supplied for region".to_string()),
+                    snapshot_policy: Ok(Default::default()),
                 }
             }
         }
@@ -12997,6 +13261,15 @@ pub mod types {
                 self.region = value.try_into().map_err(|e| format!("error converting supplied value for region: {e}"));
                 self
             }
+            pub fn snapshot_policy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::SnapshotPolicy>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.snapshot_policy =
+                    value.try_into().map_err(|e| format!("error converting supplied value for snapshot_policy: {e}"));
+                self
+            }
         }
         impl ::std::convert::TryFrom<ClusterSpecInput> for super::ClusterSpecInput {
             type Error = super::error::ConversionError;
@@ -13007,6 +13280,7 @@ pub mod types {
                     kubernetes_version: value.kubernetes_version?,
                     maintenance_window: value.maintenance_window?,
                     region: value.region?,
+                    snapshot_policy: value.snapshot_policy?,
                 })
             }
         }
@@ -13018,6 +13292,7 @@ pub mod types {
                     kubernetes_version: Ok(value.kubernetes_version),
                     maintenance_window: Ok(value.maintenance_window),
                     region: Ok(value.region),
+                    snapshot_policy: Ok(value.snapshot_policy),
                 }
             }
         }
@@ -13031,6 +13306,7 @@ pub mod types {
             maintenance_window:
                 ::std::result::Result<::std::option::Option<super::MaintenanceWindow>, ::std::string::String>,
             region: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            snapshot_policy: ::std::result::Result<::std::option::Option<super::SnapshotPolicy>, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterSpecPatch {
             fn default() -> Self {
@@ -13040,6 +13316,7 @@ pub mod types {
                     kubernetes_version: Ok(Default::default()),
                     maintenance_window: Ok(Default::default()),
                     region: Ok(Default::default()),
+                    snapshot_policy: Ok(Default::default()),
                 }
             }
         }
@@ -13091,6 +13368,15 @@ pub mod types {
                 self.region = value.try_into().map_err(|e| format!("error converting supplied value for region: {e}"));
                 self
             }
+            pub fn snapshot_policy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::SnapshotPolicy>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.snapshot_policy =
+                    value.try_into().map_err(|e| format!("error converting supplied value for snapshot_policy: {e}"));
+                self
+            }
         }
         impl ::std::convert::TryFrom<ClusterSpecPatch> for super::ClusterSpecPatch {
             type Error = super::error::ConversionError;
@@ -13101,6 +13387,7 @@ pub mod types {
                     kubernetes_version: value.kubernetes_version?,
                     maintenance_window: value.maintenance_window?,
                     region: value.region?,
+                    snapshot_policy: value.snapshot_policy?,
                 })
             }
         }
@@ -13112,6 +13399,7 @@ pub mod types {
                     kubernetes_version: Ok(value.kubernetes_version),
                     maintenance_window: Ok(value.maintenance_window),
                     region: Ok(value.region),
+                    snapshot_policy: Ok(value.snapshot_policy),
                 }
             }
         }
@@ -16116,6 +16404,125 @@ pub mod types {
         impl ::std::convert::From<super::EnvVar> for EnvVar {
             fn from(value: super::EnvVar) -> Self {
                 Self { name: Ok(value.name), value: Ok(value.value) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct EtcdSnapshotView {
+            kubernetes_version: ::std::result::Result<::std::string::String, ::std::string::String>,
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            size_bytes: ::std::result::Result<i64, ::std::string::String>,
+            taken_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            trigger: ::std::result::Result<super::SnapshotTrigger, ::std::string::String>,
+        }
+        impl ::std::default::Default for EtcdSnapshotView {
+            fn default() -> Self {
+                Self {
+                    kubernetes_version: Err("no value supplied for kubernetes_version".to_string()),
+                    name: Err("no value supplied for name".to_string()),
+                    size_bytes: Err("no value supplied for size_bytes".to_string()),
+                    taken_at: Err("no value supplied for taken_at".to_string()),
+                    trigger: Err("no value supplied for trigger".to_string()),
+                }
+            }
+        }
+        impl EtcdSnapshotView {
+            pub fn kubernetes_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kubernetes_version = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+            pub fn size_bytes<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.size_bytes =
+                    value.try_into().map_err(|e| format!("error converting supplied value for size_bytes: {e}"));
+                self
+            }
+            pub fn taken_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.taken_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for taken_at: {e}"));
+                self
+            }
+            pub fn trigger<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::SnapshotTrigger>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.trigger =
+                    value.try_into().map_err(|e| format!("error converting supplied value for trigger: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<EtcdSnapshotView> for super::EtcdSnapshotView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: EtcdSnapshotView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    kubernetes_version: value.kubernetes_version?,
+                    name: value.name?,
+                    size_bytes: value.size_bytes?,
+                    taken_at: value.taken_at?,
+                    trigger: value.trigger?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::EtcdSnapshotView> for EtcdSnapshotView {
+            fn from(value: super::EtcdSnapshotView) -> Self {
+                Self {
+                    kubernetes_version: Ok(value.kubernetes_version),
+                    name: Ok(value.name),
+                    size_bytes: Ok(value.size_bytes),
+                    taken_at: Ok(value.taken_at),
+                    trigger: Ok(value.trigger),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct EtcdSnapshots {
+            items: ::std::result::Result<::std::vec::Vec<super::EtcdSnapshotView>, ::std::string::String>,
+        }
+        impl ::std::default::Default for EtcdSnapshots {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()) }
+            }
+        }
+        impl EtcdSnapshots {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::EtcdSnapshotView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<EtcdSnapshots> for super::EtcdSnapshots {
+            type Error = super::error::ConversionError;
+            fn try_from(value: EtcdSnapshots) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items? })
+            }
+        }
+        impl ::std::convert::From<super::EtcdSnapshots> for EtcdSnapshots {
+            fn from(value: super::EtcdSnapshots) -> Self {
+                Self { items: Ok(value.items) }
             }
         }
         #[derive(Clone, Debug)]
@@ -23655,6 +24062,49 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct SnapshotPolicy {
+            every_hours: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
+            keep: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
+        }
+        impl ::std::default::Default for SnapshotPolicy {
+            fn default() -> Self {
+                Self {
+                    every_hours: Err("no value supplied for every_hours".to_string()),
+                    keep: Err("no value supplied for keep".to_string()),
+                }
+            }
+        }
+        impl SnapshotPolicy {
+            pub fn every_hours<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.every_hours =
+                    value.try_into().map_err(|e| format!("error converting supplied value for every_hours: {e}"));
+                self
+            }
+            pub fn keep<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.keep = value.try_into().map_err(|e| format!("error converting supplied value for keep: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SnapshotPolicy> for super::SnapshotPolicy {
+            type Error = super::error::ConversionError;
+            fn try_from(value: SnapshotPolicy) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { every_hours: value.every_hours?, keep: value.keep? })
+            }
+        }
+        impl ::std::convert::From<super::SnapshotPolicy> for SnapshotPolicy {
+            fn from(value: super::SnapshotPolicy) -> Self {
+                Self { every_hours: Ok(value.every_hours), keep: Ok(value.keep) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct SsoConfigSet {
             allowed_domains: ::std::result::Result<::std::vec::Vec<super::SsoAllowedDomain>, ::std::string::String>,
             client_id: ::std::result::Result<super::SsoConfigSetClientId, ::std::string::String>,
@@ -26305,6 +26755,18 @@ impl Client {
     #[doc = "The operations on the cluster, its node pools and its deployments (also those since deleted), newest first\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/operations`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_operation_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_operation_list(&self) -> builder::ClusterOperationList<'_> {
         builder::ClusterOperationList::new(self)
+    }
+    #[doc = "The etcd snapshots the cluster's region keeps, newest first: those its\n`snapshot_policy` schedules and those taken on request\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n```ignore\nlet response = client.cluster_snapshot_list()\n    .project(project)\n    .cluster(cluster)\n    .send()\n    .await;\n```"]
+    pub fn cluster_snapshot_list(&self) -> builder::ClusterSnapshotList<'_> {
+        builder::ClusterSnapshotList::new(self)
+    }
+    #[doc = "Take an etcd snapshot now. It is kept with the scheduled ones, under the\nsame `snapshot_policy.keep`. Refused with 409 `not_ready` before the\ncontrol plane runs and `restore_in_progress` during a restore\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_create()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    pub fn cluster_snapshot_create(&self) -> builder::ClusterSnapshotCreate<'_> {
+        builder::ClusterSnapshotCreate::new(self)
+    }
+    #[doc = "Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). The snapshot must be of the Kubernetes version\nthe cluster runs (409 `version_mismatch`); not during an upgrade\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `snapshot`: Snapshot name, as `GET …/snapshots` lists it\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_restore()\n    .project(project)\n    .cluster(cluster)\n    .snapshot(snapshot)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    pub fn cluster_snapshot_restore(&self) -> builder::ClusterSnapshotRestore<'_> {
+        builder::ClusterSnapshotRestore::new(self)
     }
     #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn cluster_upgrade(&self) -> builder::ClusterUpgrade<'_> {
@@ -38460,6 +38922,309 @@ pub mod builder {
                 })
                 .try_flatten_stream()
                 .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_snapshot_list`]\n\n[`Client::cluster_snapshot_list`]: super::Client::cluster_snapshot_list"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterSnapshotList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+    }
+    impl<'a> ClusterSnapshotList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`"]
+        pub async fn send(self) -> Result<ResponseValue<types::EtcdSnapshots>, Error<types::Problem>> {
+            let Self { client, project, cluster } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/snapshots",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_snapshot_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_snapshot_create`]\n\n[`Client::cluster_snapshot_create`]: super::Client::cluster_snapshot_create"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterSnapshotCreate<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        idempotency_key: Result<Option<types::ClusterSnapshotCreateIdempotencyKey>, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> ClusterSnapshotCreate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                idempotency_key: Ok(None),
+                if_match: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ClusterSnapshotCreateIdempotencyKey>,
+        {
+            self.idempotency_key = value.try_into().map(Some).map_err(|_| {
+                "conversion to `ClusterSnapshotCreateIdempotencyKey` for idempotency_key failed".to_string()
+            });
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, project, cluster, idempotency_key, if_match } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/snapshots",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(3usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_snapshot_create" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_snapshot_restore`]\n\n[`Client::cluster_snapshot_restore`]: super::Client::cluster_snapshot_restore"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterSnapshotRestore<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        snapshot: Result<types::ClusterSnapshotRestoreSnapshot, String>,
+        idempotency_key: Result<Option<types::ClusterSnapshotRestoreIdempotencyKey>, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> ClusterSnapshotRestore<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                snapshot: Err("snapshot was not initialized".to_string()),
+                idempotency_key: Ok(None),
+                if_match: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn snapshot<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ClusterSnapshotRestoreSnapshot>,
+        {
+            self.snapshot = value
+                .try_into()
+                .map_err(|_| "conversion to `ClusterSnapshotRestoreSnapshot` for snapshot failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ClusterSnapshotRestoreIdempotencyKey>,
+        {
+            self.idempotency_key = value.try_into().map(Some).map_err(|_| {
+                "conversion to `ClusterSnapshotRestoreIdempotencyKey` for idempotency_key failed".to_string()
+            });
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, project, cluster, snapshot, idempotency_key, if_match } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let snapshot = snapshot.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/snapshots/{}/restore",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&snapshot.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(3usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_snapshot_restore" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
         }
     }
     #[doc = "Builder for [`Client::cluster_upgrade`]\n\n[`Client::cluster_upgrade`]: super::Client::cluster_upgrade"]

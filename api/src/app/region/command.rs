@@ -85,6 +85,10 @@ pub enum ChangeKind {
     ClusterDelete,
     /// A serving certificate, a credentials generation or revoked principals.
     ClusterCertificate,
+    /// An etcd snapshot taken on request.
+    ClusterSnapshot,
+    /// etcd restored from one of its snapshots.
+    ClusterRestore,
     NodePoolCreate,
     NodePoolUpdate,
     /// Named nodes (or all) replaced by surge, cordon and drain.
@@ -104,12 +108,14 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Every kind, for tests that must cover each.
-    pub const ALL: [ChangeKind; 18] = [
+    pub const ALL: [ChangeKind; 20] = [
         ChangeKind::ClusterCreate,
         ChangeKind::ClusterUpdate,
         ChangeKind::ClusterUpgrade,
         ChangeKind::ClusterDelete,
         ChangeKind::ClusterCertificate,
+        ChangeKind::ClusterSnapshot,
+        ChangeKind::ClusterRestore,
         ChangeKind::NodePoolCreate,
         ChangeKind::NodePoolUpdate,
         ChangeKind::NodePoolRecycle,
@@ -133,6 +139,8 @@ impl ChangeKind {
             ChangeKind::ClusterUpgrade => "cluster_upgrade",
             ChangeKind::ClusterDelete => "cluster_delete",
             ChangeKind::ClusterCertificate => "cluster_certificate",
+            ChangeKind::ClusterSnapshot => "cluster_snapshot",
+            ChangeKind::ClusterRestore => "cluster_restore",
             ChangeKind::NodePoolCreate => "node_pool_create",
             ChangeKind::NodePoolUpdate => "node_pool_update",
             ChangeKind::NodePoolRecycle => "node_pool_recycle",
@@ -157,6 +165,8 @@ impl ChangeKind {
             ChangeKind::ClusterUpdate | ChangeKind::ClusterUpgrade => CommandKind::ClusterUpdate,
             ChangeKind::ClusterDelete => CommandKind::ClusterDelete,
             ChangeKind::ClusterCertificate => CommandKind::ClusterCertificate,
+            ChangeKind::ClusterSnapshot => CommandKind::ClusterSnapshot,
+            ChangeKind::ClusterRestore => CommandKind::ClusterRestore,
             ChangeKind::NodePoolCreate => CommandKind::NodePoolCreate,
             ChangeKind::NodePoolUpdate | ChangeKind::NodePoolRecycle | ChangeKind::NodeDelete => {
                 CommandKind::NodePoolUpdate
@@ -180,7 +190,9 @@ impl ChangeKind {
             | ChangeKind::ClusterUpdate
             | ChangeKind::ClusterUpgrade
             | ChangeKind::ClusterDelete
-            | ChangeKind::ClusterCertificate => ResourceKind::Cluster,
+            | ChangeKind::ClusterCertificate
+            | ChangeKind::ClusterSnapshot
+            | ChangeKind::ClusterRestore => ResourceKind::Cluster,
             ChangeKind::NodePoolCreate
             | ChangeKind::NodePoolUpdate
             | ChangeKind::NodePoolRecycle
@@ -225,6 +237,12 @@ fn command(header: CommandHeader<'_>) -> pb::Command {
 /// A cluster change: create (with the cluster's CA certificate), update or delete.
 pub fn cluster(header: CommandHeader<'_>, spec: &ClusterSpec, ca_pem: &str) -> pb::Command {
     pb::Command { cluster: Some(cluster_spec(spec)), ca_pem: ca_pem.to_string(), ..command(header) }
+}
+
+/// An etcd snapshot of the cluster taken now (`restore` empty), or etcd
+/// restored from the snapshot `restore` names.
+pub fn etcd(header: CommandHeader<'_>, restore: &str) -> pb::Command {
+    pb::Command { snapshot: restore.to_string(), ..command(header) }
 }
 
 /// A node pool change, with each node's allocatable capacity.
@@ -289,6 +307,8 @@ fn cluster_spec(spec: &ClusterSpec) -> pb::ClusterSpec {
         kubernetes_version: spec.kubernetes_version.clone(),
         control_plane_replicas: spec.control_plane.replicas,
         deletion_protection: spec.deletion_protection,
+        snapshot_every_seconds: spec.snapshot_policy.every_hours * 3600,
+        snapshots_kept: spec.snapshot_policy.keep,
     }
 }
 
@@ -359,6 +379,9 @@ mod tests {
             "node_pool_update" | "node_pool_recycle" | "node_pool_node_delete" => CommandKind::NodePoolUpdate,
             "node_pool_delete" => CommandKind::NodePoolDelete,
             "cluster_certificate" => CommandKind::ClusterCertificate,
+            // (kinds of the typed era: their commands carry a header and a snapshot name only)
+            "cluster_snapshot" => CommandKind::ClusterSnapshot,
+            "cluster_restore" => CommandKind::ClusterRestore,
             "deployment_delete" => CommandKind::WorkloadDelete,
             kind if kind.starts_with("deployment_") => CommandKind::WorkloadApply,
             _ => CommandKind::Unspecified,
@@ -382,6 +405,9 @@ mod tests {
             kubernetes_version: text(&spec["kubernetes_version"]),
             control_plane_replicas: spec["control_plane"]["replicas"].as_i64().unwrap_or(0),
             deletion_protection: spec["deletion_protection"].as_bool().unwrap_or(false),
+            // (the snapshot policy came after the JSON era; read as the typed builder writes it)
+            snapshot_every_seconds: spec["snapshot_policy"]["every_hours"].as_i64().unwrap_or(0) * 3600,
+            snapshots_kept: spec["snapshot_policy"]["keep"].as_i64().unwrap_or(0),
         });
         let node_pool = is_pool.then(|| pb::NodePoolSpec {
             machine_type: text(&spec["machine_type"]),
@@ -436,6 +462,7 @@ mod tests {
             // Commands of the JSON era named no nodes.
             replace_nodes: Vec::new(),
             remove_nodes: Vec::new(),
+            snapshot: text(&payload["snapshot"]),
         }
         .encode_to_vec()
     }
@@ -445,7 +472,8 @@ mod tests {
     /// which regions ignore for that kind and typed commands no longer send.
     fn decoded(bytes: &[u8]) -> pb::Command {
         let command = pb::Command { written_at_unix_micros: 0, ..pb::Command::decode(bytes).expect("a command") };
-        if command.kind == CommandKind::ClusterCertificate as i32 {
+        let headers_only = [CommandKind::ClusterCertificate, CommandKind::ClusterSnapshot, CommandKind::ClusterRestore];
+        if headers_only.iter().any(|kind| command.kind == *kind as i32) {
             assert_eq!(command.cluster, Some(pb::ClusterSpec::default()));
             return pb::Command { cluster: None, ..command };
         }
@@ -465,6 +493,7 @@ mod tests {
             control_plane: ControlPlaneSpec { replicas: 3 },
             maintenance_window: None,
             deletion_protection: true,
+            snapshot_policy: crate::model::SnapshotPolicy { every_hours: 6, keep: 10 },
         };
         let pool_spec = NodePoolSpec {
             machine_type: "m1.large".into(),
@@ -526,6 +555,11 @@ mod tests {
                         "certificate"
                     );
                     revocation
+                }
+                ChangeKind::ClusterSnapshot => super::etcd(header, ""),
+                ChangeKind::ClusterRestore => {
+                    before["snapshot"] = json!("prod-etcd-20261205t110000z");
+                    super::etcd(header, "prod-etcd-20261205t110000z")
                 }
                 ChangeKind::NodePoolCreate
                 | ChangeKind::NodePoolUpdate

@@ -10,7 +10,7 @@ use prost::Message;
 
 use crate::app::region::command::ResourceKind;
 use crate::app::region::observations::{EarlierStep, OperationProgress, ResourceObservation};
-use crate::app::region::observed::{NodeObserved, PodObserved, WorkloadObserved};
+use crate::app::region::observed::{NodeObserved, PodObserved, SnapshotObserved, WorkloadObserved};
 use crate::app::{App, Result};
 use crate::ids::{ClusterId, OperationId};
 use crate::model::{Condition, OperationError, OperationStatus};
@@ -118,6 +118,22 @@ impl App {
                                 ready: n.ready,
                                 unschedulable: n.unschedulable,
                                 kubernetes_version: Some(n.kubelet_version.clone()).filter(|v| !v.is_empty()),
+                            })
+                            .collect()
+                    }),
+                    snapshots: (kind == ResourceKind::Cluster).then(|| {
+                        o.snapshots
+                            .iter()
+                            // A name that could not be asked for in a path is no snapshot.
+                            .filter(|s| crate::app::validate::is_snapshot_name(&s.name))
+                            .filter_map(|s| {
+                                Some(SnapshotObserved {
+                                    name: s.name.clone(),
+                                    taken_at: chrono::DateTime::from_timestamp_micros(s.taken_at_unix_micros)?,
+                                    size_bytes: s.size_bytes.max(0),
+                                    kubernetes_version: s.kubernetes_version.clone(),
+                                    on_demand: s.on_demand,
+                                })
                             })
                             .collect()
                     }),

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::app::kernel::jsonb;
 use crate::app::region::command::ResourceKind;
-use crate::app::region::observed::{ConditionStored, NodeObserved, ObservedStored, WorkloadObserved};
+use crate::app::region::observed::{ConditionStored, NodeObserved, ObservedStored, SnapshotObserved, WorkloadObserved};
 use crate::app::{App, Result};
 use crate::model::{Condition, OperationError, OperationStatus};
 
@@ -57,6 +57,8 @@ pub struct ResourceObservation {
     pub workload: Option<WorkloadObserved>,
     /// Node pools: their nodes.
     pub nodes: Option<Vec<NodeObserved>>,
+    /// Clusters: the etcd snapshots kept.
+    pub snapshots: Option<Vec<SnapshotObserved>>,
 }
 
 /// When each region's agent last reported, to mark what it observed stale
@@ -181,6 +183,7 @@ impl App {
             endpoint: report.endpoint.as_deref().and_then(crate::app::infra::clusters::pki::serving_endpoint),
             workload: report.workload.clone(),
             nodes: report.nodes.clone(),
+            snapshots: report.snapshots.clone(),
         });
         let mut tx = self.db().begin().await?;
         match (report.kind, report.gone) {

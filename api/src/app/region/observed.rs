@@ -25,6 +25,22 @@ pub(in crate::app) struct ObservedStored {
     /// Node pools: their nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<Vec<NodeObserved>>,
+    /// Clusters: the etcd snapshots the region keeps, oldest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshots: Option<Vec<SnapshotObserved>>,
+}
+
+/// One etcd snapshot a region keeps of a cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotObserved {
+    pub name: String,
+    pub taken_at: DateTime<Utc>,
+    #[serde(default)]
+    pub size_bytes: i64,
+    #[serde(default)]
+    pub kubernetes_version: String,
+    #[serde(default)]
+    pub on_demand: bool,
 }
 
 fn pending() -> String {
@@ -33,7 +49,14 @@ fn pending() -> String {
 
 impl Default for ObservedStored {
     fn default() -> Self {
-        ObservedStored { phase: pending(), conditions: Vec::new(), endpoint: None, workload: None, nodes: None }
+        ObservedStored {
+            phase: pending(),
+            conditions: Vec::new(),
+            endpoint: None,
+            workload: None,
+            nodes: None,
+            snapshots: None,
+        }
     }
 }
 

@@ -62,6 +62,8 @@ from .domain_verification_record import DomainVerificationRecord
 from .domain_view import DomainView
 from .endpoint_view import EndpointView
 from .env_var import EnvVar
+from .etcd_snapshot_view import EtcdSnapshotView
+from .etcd_snapshots import EtcdSnapshots
 from .exchanged_token import ExchangedToken
 from .exec_credential import ExecCredential
 from .exec_credential_status import ExecCredentialStatus
@@ -188,6 +190,8 @@ from .signup_accepted import SignupAccepted
 from .signup_confirm import SignupConfirm
 from .signup_request import SignupRequest
 from .signup_response import SignupResponse
+from .snapshot_policy import SnapshotPolicy
+from .snapshot_trigger import SnapshotTrigger
 from .sso_config_set import SsoConfigSet
 from .sso_config_view import SsoConfigView
 from .sso_link_pending import SsoLinkPending
@@ -277,6 +281,8 @@ __all__ = (
     "DomainView",
     "EndpointView",
     "EnvVar",
+    "EtcdSnapshots",
+    "EtcdSnapshotView",
     "ExchangedToken",
     "ExecCredential",
     "ExecCredentialStatus",
@@ -403,6 +409,8 @@ __all__ = (
     "SignupConfirm",
     "SignupRequest",
     "SignupResponse",
+    "SnapshotPolicy",
+    "SnapshotTrigger",
     "SsoConfigSet",
     "SsoConfigView",
     "SsoLinkPending",

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.control_plane_spec import ControlPlaneSpec
     from ..models.maintenance_window import MaintenanceWindow
+    from ..models.snapshot_policy import SnapshotPolicy
 
 
 T = TypeVar("T", bound="ClusterSpec")
@@ -25,6 +26,8 @@ class ClusterSpec:
         kubernetes_version (str):
         control_plane (ControlPlaneSpec):
         deletion_protection (bool):
+        snapshot_policy (SnapshotPolicy): How often the control plane's etcd is snapshotted, and how many
+            snapshots (scheduled and on-demand together) are kept: the oldest go first.
         maintenance_window (MaintenanceWindow | None | Unset):
     """
 
@@ -32,6 +35,7 @@ class ClusterSpec:
     kubernetes_version: str
     control_plane: ControlPlaneSpec
     deletion_protection: bool
+    snapshot_policy: SnapshotPolicy
     maintenance_window: MaintenanceWindow | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -45,6 +49,8 @@ class ClusterSpec:
         control_plane = self.control_plane.to_dict()
 
         deletion_protection = self.deletion_protection
+
+        snapshot_policy = self.snapshot_policy.to_dict()
 
         maintenance_window: dict[str, Any] | None | Unset
         if isinstance(self.maintenance_window, Unset):
@@ -62,6 +68,7 @@ class ClusterSpec:
                 "kubernetes_version": kubernetes_version,
                 "control_plane": control_plane,
                 "deletion_protection": deletion_protection,
+                "snapshot_policy": snapshot_policy,
             }
         )
         if maintenance_window is not UNSET:
@@ -73,6 +80,7 @@ class ClusterSpec:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.control_plane_spec import ControlPlaneSpec  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+        from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
 
         d = dict(src_dict)
         region = d.pop("region")
@@ -82,6 +90,8 @@ class ClusterSpec:
         control_plane = ControlPlaneSpec.from_dict(d.pop("control_plane"))
 
         deletion_protection = d.pop("deletion_protection")
+
+        snapshot_policy = SnapshotPolicy.from_dict(d.pop("snapshot_policy"))
 
         def _parse_maintenance_window(data: object) -> MaintenanceWindow | None | Unset:
             if data is None:
@@ -105,6 +115,7 @@ class ClusterSpec:
             kubernetes_version=kubernetes_version,
             control_plane=control_plane,
             deletion_protection=deletion_protection,
+            snapshot_policy=snapshot_policy,
             maintenance_window=maintenance_window,
         )
 

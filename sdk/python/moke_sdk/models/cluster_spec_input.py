@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.control_plane_input import ControlPlaneInput
     from ..models.maintenance_window import MaintenanceWindow
+    from ..models.snapshot_policy import SnapshotPolicy
 
 
 T = TypeVar("T", bound="ClusterSpecInput")
@@ -26,6 +27,7 @@ class ClusterSpecInput:
         control_plane (ControlPlaneInput | None | Unset):
         maintenance_window (MaintenanceWindow | None | Unset):
         deletion_protection (bool | None | Unset): When true, deletion is refused until it is turned off. Default false.
+        snapshot_policy (None | SnapshotPolicy | Unset):
     """
 
     region: str
@@ -33,10 +35,12 @@ class ClusterSpecInput:
     control_plane: ControlPlaneInput | None | Unset = UNSET
     maintenance_window: MaintenanceWindow | None | Unset = UNSET
     deletion_protection: bool | None | Unset = UNSET
+    snapshot_policy: None | SnapshotPolicy | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+        from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
 
         region = self.region
 
@@ -68,6 +72,14 @@ class ClusterSpecInput:
         else:
             deletion_protection = self.deletion_protection
 
+        snapshot_policy: dict[str, Any] | None | Unset
+        if isinstance(self.snapshot_policy, Unset):
+            snapshot_policy = UNSET
+        elif isinstance(self.snapshot_policy, SnapshotPolicy):
+            snapshot_policy = self.snapshot_policy.to_dict()
+        else:
+            snapshot_policy = self.snapshot_policy
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -83,6 +95,8 @@ class ClusterSpecInput:
             field_dict["maintenance_window"] = maintenance_window
         if deletion_protection is not UNSET:
             field_dict["deletion_protection"] = deletion_protection
+        if snapshot_policy is not UNSET:
+            field_dict["snapshot_policy"] = snapshot_policy
 
         return field_dict
 
@@ -90,6 +104,7 @@ class ClusterSpecInput:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
+        from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
 
         d = dict(src_dict)
         region = d.pop("region")
@@ -146,12 +161,30 @@ class ClusterSpecInput:
 
         deletion_protection = _parse_deletion_protection(d.pop("deletion_protection", UNSET))
 
+        def _parse_snapshot_policy(data: object) -> None | SnapshotPolicy | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                snapshot_policy_type_1 = SnapshotPolicy.from_dict(data)
+
+                return snapshot_policy_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SnapshotPolicy | Unset, data)
+
+        snapshot_policy = _parse_snapshot_policy(d.pop("snapshot_policy", UNSET))
+
         cluster_spec_input = cls(
             region=region,
             kubernetes_version=kubernetes_version,
             control_plane=control_plane,
             maintenance_window=maintenance_window,
             deletion_protection=deletion_protection,
+            snapshot_policy=snapshot_policy,
         )
 
         return cluster_spec_input

@@ -264,6 +264,7 @@ export type ClusterSpec = {
     control_plane: ControlPlaneSpec;
     maintenance_window?: null | MaintenanceWindow;
     deletion_protection: boolean;
+    snapshot_policy: SnapshotPolicy;
 };
 
 /**
@@ -284,6 +285,7 @@ export type ClusterSpecInput = {
      * When true, deletion is refused until it is turned off. Default false.
      */
     deletion_protection?: boolean | null;
+    snapshot_policy?: null | SnapshotPolicy;
 };
 
 export type ClusterSpecPatch = {
@@ -298,6 +300,7 @@ export type ClusterSpecPatch = {
     control_plane?: null | ControlPlaneInput;
     maintenance_window?: null | MaintenanceWindow;
     deletion_protection?: boolean | null;
+    snapshot_policy?: null | SnapshotPolicy;
 };
 
 /**
@@ -922,6 +925,31 @@ export type EndpointView = {
 export type EnvVar = {
     name: string;
     value?: string;
+};
+
+/**
+ * An etcd snapshot of a cluster's control plane, as its region keeps it.
+ */
+export type EtcdSnapshotView = {
+    /**
+     * Unique in the cluster: what `POST …/snapshots/{snapshot}/restore` names.
+     */
+    name: string;
+    taken_at: string;
+    size_bytes: number;
+    /**
+     * The Kubernetes version the control plane ran; a restore needs the same.
+     */
+    kubernetes_version: string;
+    trigger: SnapshotTrigger;
+};
+
+/**
+ * A cluster's etcd snapshots, newest first: as many as its
+ * `snapshot_policy.keep` (at most 50), so the list has no pages.
+ */
+export type EtcdSnapshots = {
+    items: Array<EtcdSnapshotView>;
 };
 
 /**
@@ -2545,6 +2573,26 @@ export type SignupResponse = {
     organization: OrgView;
     session: SessionTokens;
 };
+
+/**
+ * How often the control plane's etcd is snapshotted, and how many
+ * snapshots (scheduled and on-demand together) are kept: the oldest go first.
+ */
+export type SnapshotPolicy = {
+    /**
+     * Hours between scheduled snapshots, 1 to 168 (a week).
+     */
+    every_hours: number;
+    /**
+     * Snapshots kept, 1 to 50.
+     */
+    keep: number;
+};
+
+/**
+ * Why an etcd snapshot was taken.
+ */
+export type SnapshotTrigger = 'scheduled' | 'on_demand';
 
 /**
  * A domain name in an SSO configuration's `allowed_domains`: labels of 1-63
@@ -11240,6 +11288,229 @@ export type ClusterOperationListResponses = {
 };
 
 export type ClusterOperationListResponse = ClusterOperationListResponses[keyof ClusterOperationListResponses];
+
+export type ClusterSnapshotListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/snapshots';
+};
+
+export type ClusterSnapshotListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterSnapshotListError = ClusterSnapshotListErrors[keyof ClusterSnapshotListErrors];
+
+export type ClusterSnapshotListResponses = {
+    200: EtcdSnapshots;
+};
+
+export type ClusterSnapshotListResponse = ClusterSnapshotListResponses[keyof ClusterSnapshotListResponses];
+
+export type ClusterSnapshotCreateData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/snapshots';
+};
+
+export type ClusterSnapshotCreateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterSnapshotCreateError = ClusterSnapshotCreateErrors[keyof ClusterSnapshotCreateErrors];
+
+export type ClusterSnapshotCreateResponses = {
+    202: OperationView;
+};
+
+export type ClusterSnapshotCreateResponse = ClusterSnapshotCreateResponses[keyof ClusterSnapshotCreateResponses];
+
+export type ClusterSnapshotRestoreData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * Snapshot name, as `GET …/snapshots` lists it
+         */
+        snapshot: string;
+    };
+    query?: never;
+    url: '/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore';
+};
+
+export type ClusterSnapshotRestoreErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterSnapshotRestoreError = ClusterSnapshotRestoreErrors[keyof ClusterSnapshotRestoreErrors];
+
+export type ClusterSnapshotRestoreResponses = {
+    202: OperationView;
+};
+
+export type ClusterSnapshotRestoreResponse = ClusterSnapshotRestoreResponses[keyof ClusterSnapshotRestoreResponses];
 
 export type ClusterUpgradeData = {
     body: ClusterUpgradeRequest;

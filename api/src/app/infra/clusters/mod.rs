@@ -3,6 +3,7 @@
 
 pub mod events;
 pub mod pki;
+pub mod snapshots;
 pub mod status;
 pub mod upgrades;
 

@@ -24,7 +24,9 @@ use crate::app::region::observed::ObservedStored;
 use crate::app::region::outbox;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
-use crate::model::{ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationError, OperationStatus, OperationView};
+use crate::model::{
+    ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationError, OperationStatus, OperationView,
+};
 use moke_proto::region as pb;
 use prost::Message;
 

@@ -12,7 +12,8 @@ use crate::app::kernel::jsonb::{from_column, to_column};
 #[cfg(test)]
 use crate::app::{Error, Result};
 use crate::model::{
-    Autoscaling, ClusterSpec, ControlPlaneSpec, Labels, MaintenanceWindow, NodePoolSpec, ProjectSpec, Taint,
+    Autoscaling, ClusterSpec, ControlPlaneSpec, Labels, MaintenanceWindow, NodePoolSpec, ProjectSpec, SnapshotPolicy,
+    Taint,
 };
 
 /// `projects.spec`.
@@ -44,6 +45,15 @@ pub(in crate::app) struct ClusterSpecStored {
     pub maintenance_window: Option<MaintenanceWindowStored>,
     #[serde(default)]
     pub deletion_protection: bool,
+    /// Absent: the default policy (rows from before policies, and those that keep it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_policy: Option<SnapshotPolicyStored>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(in crate::app) struct SnapshotPolicyStored {
+    pub every_hours: i64,
+    pub keep: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +80,10 @@ impl From<&ClusterSpec> for ClusterSpecStored {
                 duration_hours: w.duration_hours,
             }),
             deletion_protection: spec.deletion_protection,
+            snapshot_policy: (spec.snapshot_policy != SnapshotPolicy::default()).then_some(SnapshotPolicyStored {
+                every_hours: spec.snapshot_policy.every_hours,
+                keep: spec.snapshot_policy.keep,
+            }),
         }
     }
 }
@@ -86,6 +100,10 @@ impl From<ClusterSpecStored> for ClusterSpec {
                 duration_hours: w.duration_hours,
             }),
             deletion_protection: stored.deletion_protection,
+            snapshot_policy: stored
+                .snapshot_policy
+                .map(|p| SnapshotPolicy { every_hours: p.every_hours, keep: p.keep })
+                .unwrap_or_default(),
         }
     }
 }
@@ -176,7 +194,14 @@ mod tests {
             "maintenance_window": null, "deletion_protection": false,
         });
         let stored: ClusterSpecStored = from_column("cluster spec", &without_window).unwrap();
-        assert_eq!(to_column(&ClusterSpecStored::from(&ClusterSpec::from(stored))), without_window);
+        let spec = ClusterSpec::from(stored);
+        assert_eq!(spec.snapshot_policy, SnapshotPolicy::default(), "rows from before policies keep the default");
+        assert_eq!(to_column(&ClusterSpecStored::from(&spec)), without_window);
+        let mut with_policy = without_window.clone();
+        with_policy["snapshot_policy"] = json!({ "every_hours": 6, "keep": 10 });
+        let stored: ClusterSpecStored = from_column("cluster spec", &with_policy).unwrap();
+        assert_eq!(ClusterSpec::from(stored.clone()).snapshot_policy, SnapshotPolicy { every_hours: 6, keep: 10 });
+        assert_eq!(to_column(&ClusterSpecStored::from(&ClusterSpec::from(stored))), with_policy);
 
         let pool = json!({
             "machine_type": "m1.large", "count": 3, "autoscaling": { "min_count": 1, "max_count": 5 },

@@ -1,0 +1,210 @@
+//! etcd snapshots of a cluster's control plane: those its region keeps
+//! (on the schedule of the cluster's `snapshot_policy`, or taken on
+//! request) and restores from them. A restore follows seed 001's recovery
+//! from quorum loss: the API servers stop, a single member is restored
+//! from the snapshot, etcd is scaled back to three, the API servers start.
+
+use moke_iam::Action;
+use serde_json::json;
+use sqlx::PgConnection;
+
+use super::{CommandTarget, lookup};
+use crate::app::authz::Lock;
+use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::jsonb;
+use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::region::observed::{ObservedStored, SnapshotObserved};
+use crate::app::region::operations;
+use crate::app::{App, Error, RequestContext, ResourceRef, Result, check_if_match, etag, validate};
+use crate::ids::{ClusterId, ClusterKind, ProjectKind};
+use crate::model::*;
+
+use super::ClusterRow;
+
+/// The snapshots the cluster's region last reported keeping, oldest first.
+fn kept(row: &ClusterRow) -> Result<Vec<SnapshotObserved>> {
+    let status: ObservedStored = jsonb::from_column("cluster status", &row.status)?;
+    Ok(status.snapshots.unwrap_or_default())
+}
+
+fn view(snapshot: SnapshotObserved) -> EtcdSnapshotView {
+    EtcdSnapshotView {
+        name: snapshot.name,
+        taken_at: snapshot.taken_at,
+        size_bytes: snapshot.size_bytes,
+        kubernetes_version: snapshot.kubernetes_version,
+        trigger: if snapshot.on_demand { SnapshotTrigger::OnDemand } else { SnapshotTrigger::Scheduled },
+    }
+}
+
+/// A cluster whose etcd may be snapshotted or restored now, locked: it
+/// runs, is not being deleted or restored, and (for a restore, which
+/// needs the version a snapshot was taken on) is not being upgraded.
+async fn etcd_target(
+    tx: &mut PgConnection,
+    ctx: &RequestContext,
+    (project, cluster): (&ResourceRef<ProjectKind>, &ResourceRef<ClusterKind>),
+    if_match: Option<&str>,
+    action: Action,
+) -> Result<ClusterRow> {
+    let row = lookup(&mut *tx, ctx, project, cluster, action, Lock::ForUpdate).await?.into_inner();
+    check_if_match(if_match, &etag(row.id, row.version))?;
+    if row.deletion_requested_at.is_some() {
+        return Err(Error::conflict("deleting", "the cluster is being deleted"));
+    }
+    let status: ObservedStored = jsonb::from_column("cluster status", &row.status)?;
+    if status.phase == "pending" {
+        return Err(Error::conflict("not_ready", "the cluster's control plane is not running yet"));
+    }
+    if operations::unfinished(&mut *tx, row.id, ChangeKind::ClusterRestore.operation_kind()).await? {
+        return Err(Error::conflict(
+            "restore_in_progress",
+            "etcd is being restored from a snapshot; wait for its Operation to finish",
+        ));
+    }
+    if action == Action::AdministerClusters && super::upgrades::upgrade_running(&mut *tx, row.id).await? {
+        return Err(Error::conflict(
+            "upgrade_in_progress",
+            "an upgrade of this cluster is still running; wait for its Operation to finish",
+        ));
+    }
+    Ok(row)
+}
+
+impl App {
+    /// `cluster_snapshot_list`: the etcd snapshots the region keeps of the
+    /// cluster, newest first.
+    pub async fn cluster_snapshot_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+    ) -> Result<EtcdSnapshots> {
+        let mut conn = self.db().acquire().await?;
+        let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
+        Ok(EtcdSnapshots { items: kept(&row)?.into_iter().rev().map(view).collect() })
+    }
+
+    /// `cluster_snapshot_create`: an etcd snapshot taken now, kept with
+    /// the scheduled ones under the cluster's retention.
+    pub async fn cluster_snapshot_create(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
+        let request_key = (project.describe(), cluster.describe(), if_match);
+        self.idempotent(ctx, "cluster_snapshot_create", &request_key, |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let row = etcd_target(&mut tx, ctx, (project, cluster), if_match, Action::ManageResources).await?;
+            let change = EtcdChange {
+                kind: ChangeKind::ClusterSnapshot,
+                action: "cluster.snapshot_create",
+                snapshot: "",
+                details: json!({}),
+            };
+            let op = self.record_etcd_change(&mut tx, ctx, &row, change).await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
+    }
+
+    /// `cluster_snapshot_restore`: etcd restored from one of its snapshots
+    /// (taken on the Kubernetes version the cluster runs). Everything the
+    /// cluster's API held since is lost, so it takes cluster-admin rights.
+    pub async fn cluster_snapshot_restore(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        snapshot: &str,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
+        if !validate::is_snapshot_name(snapshot) {
+            return Err(Error::invalid_field("snapshot", "invalid_name", "not a snapshot name"));
+        }
+        let request_key = (project.describe(), cluster.describe(), snapshot, if_match);
+        self.idempotent(ctx, "cluster_snapshot_restore", &request_key, |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let row = etcd_target(&mut tx, ctx, (project, cluster), if_match, Action::AdministerClusters).await?;
+            let found = kept(&row)?
+                .into_iter()
+                .find(|s| s.name == snapshot)
+                .ok_or_else(|| Error::not_found("snapshot", snapshot))?;
+            let running = row.spec()?.kubernetes_version;
+            if found.kubernetes_version != running {
+                return Err(Error::conflict(
+                    "version_mismatch",
+                    format!(
+                        "{snapshot} was taken on Kubernetes {}; the cluster runs {running}, and etcd restores only \
+                         onto the version it was taken on",
+                        found.kubernetes_version
+                    ),
+                ));
+            }
+            let change = EtcdChange {
+                kind: ChangeKind::ClusterRestore,
+                action: "cluster.snapshot_restore",
+                snapshot,
+                details: json!({ "snapshot": snapshot, "taken_at": found.taken_at }),
+            };
+            let op = self.record_etcd_change(&mut tx, ctx, &row, change).await?;
+            claim.complete(&mut tx, 202, &op).await?;
+            tx.commit().await?;
+            Ok(op)
+        })
+        .await
+    }
+
+    /// Records a snapshot or restore of the cluster's etcd: its Operation,
+    /// audit event and region command. The cluster's spec and generation
+    /// stay: the region acts once per Operation instead.
+    async fn record_etcd_change(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        row: &ClusterRow,
+        change: EtcdChange<'_>,
+    ) -> Result<OperationView> {
+        let region = row.spec()?.region;
+        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
+        self.record_change(
+            tx,
+            ctx,
+            RegionalChange {
+                kind: change.kind,
+                action: change.action,
+                target_id: row.id,
+                target_ref: ClusterId::from_uuid(row.id).to_string(),
+                target_name: &row.name,
+                generation: row.generation,
+                region: &region,
+                needs_region: true,
+                details: change.details,
+            },
+            |op| {
+                let header = CommandHeader {
+                    kind: change.kind,
+                    operation: op.id,
+                    org_id: target.org_id,
+                    cluster_id: target.id,
+                    name: target.name,
+                    generation: row.generation,
+                };
+                command::etcd(header, change.snapshot)
+            },
+        )
+        .await
+    }
+}
+
+/// A snapshot (`snapshot` empty) or a restore from `snapshot`.
+struct EtcdChange<'a> {
+    kind: ChangeKind,
+    action: &'static str,
+    snapshot: &'a str,
+    details: serde_json::Value,
+}

@@ -1,0 +1,257 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.operation_view import OperationView
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    project: str,
+    cluster: str,
+    *,
+    if_match: None | str | Unset = UNSET,
+    idempotency_key: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["If-Match"] = if_match
+
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/projects/{project}/clusters/{cluster}/snapshots".format(
+            project=quote(str(project), safe=""),
+            cluster=quote(str(cluster), safe=""),
+        ),
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> OperationView | Problem | None:
+    if response.status_code == 202:
+        response_202 = OperationView.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[OperationView | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    project: str,
+    cluster: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Response[OperationView | Problem]:
+    """Take an etcd snapshot now. It is kept with the scheduled ones, under the
+    same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
+    control plane runs and `restore_in_progress` during a restore.
+
+    Args:
+        project (str):
+        cluster (str):
+        if_match (None | str | Unset):
+        idempotency_key (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[OperationView | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        project=project,
+        cluster=cluster,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    project: str,
+    cluster: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+    idempotency_key: None | str | Unset = UNSET,
+) -> OperationView | Problem | None:
+    """Take an etcd snapshot now. It is kept with the scheduled ones, under the
+    same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
+    control plane runs and `restore_in_progress` during a restore.
+
+    Args:
+        project (str):
+        cluster (str):
+        if_match (None | str | Unset):
+        idempotency_key (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        OperationView | Problem
+    """
+
+    return sync_detailed(
+        project=project,
+        cluster=cluster,
+        client=client,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    project: str,
+    cluster: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+    idempotency_key: None | str | Unset = UNSET,
+) -> Response[OperationView | Problem]:
+    """Take an etcd snapshot now. It is kept with the scheduled ones, under the
+    same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
+    control plane runs and `restore_in_progress` during a restore.
+
+    Args:
+        project (str):
+        cluster (str):
+        if_match (None | str | Unset):
+        idempotency_key (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[OperationView | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        project=project,
+        cluster=cluster,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    project: str,
+    cluster: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+    idempotency_key: None | str | Unset = UNSET,
+) -> OperationView | Problem | None:
+    """Take an etcd snapshot now. It is kept with the scheduled ones, under the
+    same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
+    control plane runs and `restore_in_progress` during a restore.
+
+    Args:
+        project (str):
+        cluster (str):
+        if_match (None | str | Unset):
+        idempotency_key (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        OperationView | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            project=project,
+            cluster=cluster,
+            client=client,
+            if_match=if_match,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed
