@@ -52,6 +52,21 @@ fn identity(der: &[u8]) -> Option<Identity> {
     Some(Identity { user, groups, generation, principal_epoch })
 }
 
+impl Served {
+    /// Whether the cluster's firewall lets `address` connect (no list: any).
+    /// A list that does not parse admits nobody rather than everybody.
+    fn admits(&self, address: std::net::IpAddr) -> bool {
+        let address = address.to_canonical();
+        let provider = self.provider.lock().expect("provider lock");
+        let Some(cluster) = provider.state.clusters.get(&self.cluster_id) else { return false };
+        cluster.allowed_addresses.is_empty()
+            || cluster
+                .allowed_addresses
+                .iter()
+                .any(|net| net.parse::<ipnet::IpNet>().is_ok_and(|net| net.contains(&address)))
+    }
+}
+
 #[derive(Clone)]
 struct Served {
     cluster_id: String,
@@ -152,14 +167,18 @@ async fn serve(
             _ = stop.cancelled() => return,
             accepted = listener.accept() => accepted,
         };
-        let Ok((tcp, _)) = accepted else { continue };
+        let Ok((tcp, peer)) = accepted else { continue };
+        if !served.admits(peer.ip()) {
+            // The firewall: dropped before TLS, as a cloud firewall drops it.
+            continue;
+        }
         let (acceptor, served, stop) = (acceptor.clone(), served.clone(), stop.clone());
         tokio::spawn(async move {
             // A certificate from another CA, or none, ends here.
             let Ok(tls) = acceptor.accept(tcp).await else { return };
             let who = tls.get_ref().1.peer_certificates().and_then(|certs| certs.first()).and_then(|c| identity(c));
             let Some(who) = who else { return };
-            let app = router(served).layer(Extension(who));
+            let app = router(served).layer(Extension(who)).layer(Extension(Peer(peer.ip())));
             let service = hyper_util::service::TowerToHyperService::new(app);
             let builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
             let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(tls), service);
@@ -196,13 +215,23 @@ fn status(code: StatusCode, reason: &str, message: &str) -> Response {
     (code, Json(body)).into_response()
 }
 
-/// Refuses client certificates issued before the last revocation.
+/// The address a connection comes from.
+#[derive(Debug, Clone, Copy)]
+struct Peer(std::net::IpAddr);
+
+/// Refuses requests from addresses the firewall no longer admits (on
+/// connections opened before it changed) and client certificates issued
+/// before the last revocation.
 async fn check_generation(
     State(served): State<Served>,
     Extension(who): Extension<Identity>,
+    Extension(Peer(peer)): Extension<Peer>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    if !served.admits(peer) {
+        return status(StatusCode::FORBIDDEN, "Forbidden", "the cluster's firewall does not admit this address");
+    }
     if who.generation < served.min_generation.load(Ordering::SeqCst) {
         return status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized");
     }

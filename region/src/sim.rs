@@ -99,6 +99,9 @@ pub struct SimCluster {
     pub snapshot_every_seconds: i64,
     #[serde(default)]
     pub snapshots_kept: i64,
+    /// The networks allowed to reach the API endpoint (empty: any).
+    #[serde(default)]
+    pub allowed_addresses: Vec<String>,
     /// An etcd restore in progress.
     #[serde(default)]
     pub restore: Option<EtcdRestore>,
@@ -754,7 +757,7 @@ impl SimState {
                         *epoch = (*epoch).max(revoked.epoch);
                     }
                     // A new control plane can serve now: its create is done.
-                    if cluster.pki.ready() && cluster.upgrade.is_none() {
+                    if cluster.pki.ready() && cluster.upgrade.is_none() && cluster.restore.is_none() {
                         released.append(&mut cluster.waiting_operations);
                     }
                 }
@@ -927,10 +930,14 @@ impl SimState {
         let tick = self.tick;
         match self.clusters.get_mut(&command.cluster_id) {
             Some(existing) if command.generation <= existing.generation => {}
+            Some(existing) if existing.restore.is_some() => {
+                return Err(("restore_in_progress", "etcd is being restored; change the cluster after".into()));
+            }
             Some(existing) => {
                 existing.generation = command.generation;
                 existing.snapshot_every_seconds = spec.snapshot_every_seconds;
                 existing.snapshots_kept = spec.snapshots_kept;
+                existing.allowed_addresses = spec.allowed_addresses.clone();
                 let blue_version = existing.upgrade.as_ref().map_or(&existing.kubernetes_version, |u| &u.to_version);
                 if spec.kubernetes_version != *blue_version && !spec.kubernetes_version.is_empty() {
                     // Blue-green: start green API servers on the new version.
@@ -994,6 +1001,7 @@ impl SimState {
                         snapshots: Vec::new(),
                         snapshot_every_seconds: spec.snapshot_every_seconds,
                         snapshots_kept: spec.snapshots_kept,
+                        allowed_addresses: spec.allowed_addresses.clone(),
                         restore: None,
                         restored_from: None,
                         etcd_operations: Vec::new(),

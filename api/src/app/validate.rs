@@ -140,6 +140,17 @@ fn maintenance_window(v: &mut Validator, field: &str, window: &MaintenanceWindow
     );
 }
 
+/// The most etcd snapshots a policy keeps (and a region's report is cut to).
+pub const MAX_SNAPSHOTS_KEPT: usize = 50;
+
+/// A Kubernetes version as regions report it: `1.33` or `1.33.2`.
+pub fn is_version_text(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    text.len() <= 32
+        && (2..=3).contains(&parts.len())
+        && parts.iter().all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn snapshot_policy(v: &mut Validator, field: &str, policy: &SnapshotPolicy) {
     v.check(
         (1..=168).contains(&policy.every_hours),
@@ -147,7 +158,48 @@ fn snapshot_policy(v: &mut Validator, field: &str, policy: &SnapshotPolicy) {
         "out_of_range",
         "must be between 1 and 168",
     );
-    v.check((1..=50).contains(&policy.keep), format!("{field}.keep"), "out_of_range", "must be between 1 and 50");
+    v.check(
+        (1..=MAX_SNAPSHOTS_KEPT as i64).contains(&policy.keep),
+        format!("{field}.keep"),
+        "out_of_range",
+        format!("must be between 1 and {MAX_SNAPSHOTS_KEPT}"),
+    );
+}
+
+/// At most this many networks in a control-plane firewall.
+pub const MAX_FIREWALL_ADDRESSES: usize = 100;
+
+fn control_plane_firewall(v: &mut Validator, field: &str, firewall: &ControlPlaneFirewall) {
+    let list = format!("{field}.allowed_addresses");
+    v.check(
+        !firewall.enabled || !firewall.allowed_addresses.is_empty(),
+        &list,
+        "empty",
+        "an enabled firewall needs at least one address: none would lock everyone out",
+    );
+    v.check(
+        firewall.allowed_addresses.len() <= MAX_FIREWALL_ADDRESSES,
+        &list,
+        "too_many",
+        format!("at most {MAX_FIREWALL_ADDRESSES} networks"),
+    );
+    for (i, text) in firewall.allowed_addresses.iter().enumerate().take(MAX_FIREWALL_ADDRESSES) {
+        let field = format!("{list}[{i}]");
+        let ipv4_mapped: ipnet::IpNet = "::ffff:0:0/96".parse().expect("a network");
+        match text.parse::<ipnet::IpNet>() {
+            Err(_) => v.push(field, "invalid", "must be an IP network in CIDR notation, e.g. 203.0.113.0/24"),
+            Ok(net) if net.trunc() != net => {
+                v.push(field, "host_bits_set", format!("has host bits set; the network is {}", net.trunc()))
+            }
+            Ok(net) if ipv4_mapped.contains(&net) => {
+                v.push(field, "ipv4_mapped", "write IPv4 networks in IPv4 notation, e.g. 203.0.113.0/24")
+            }
+            // One spelling per network: what every region reads the same way.
+            Ok(net) if net.to_string() != *text => v.push(field, "not_canonical", format!("write it as {net}")),
+            Ok(_) if firewall.allowed_addresses[..i].contains(text) => v.push(field, "duplicate", "listed twice"),
+            Ok(_) => {}
+        }
+    }
 }
 
 /// Validates a new cluster and fills in defaults.
@@ -181,6 +233,9 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
     if let Some(policy) = &spec.snapshot_policy {
         snapshot_policy(&mut v, "spec.snapshot_policy", policy);
     }
+    if let Some(firewall) = &spec.control_plane_firewall {
+        control_plane_firewall(&mut v, "spec.control_plane_firewall", firewall);
+    }
     v.finish()?;
     Ok(ClusterSpec {
         region: spec.region.clone(),
@@ -189,6 +244,7 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
         maintenance_window: spec.maintenance_window.clone(),
         deletion_protection: spec.deletion_protection.unwrap_or(false),
         snapshot_policy: spec.snapshot_policy.clone().unwrap_or_default(),
+        control_plane_firewall: spec.control_plane_firewall.clone().unwrap_or_default(),
     })
 }
 
@@ -254,6 +310,10 @@ pub fn cluster_update(
         if let Some(policy) = &patch.snapshot_policy {
             snapshot_policy(&mut v, "spec.snapshot_policy", policy);
             spec.snapshot_policy = policy.clone();
+        }
+        if let Some(firewall) = &patch.control_plane_firewall {
+            control_plane_firewall(&mut v, "spec.control_plane_firewall", firewall);
+            spec.control_plane_firewall = firewall.clone();
         }
     }
     v.finish()?;

@@ -296,6 +296,7 @@ pub struct ClusterPatch {
     maintenance_window: MaybeUndefined<MaintenanceWindow>,
     deletion_protection: Option<bool>,
     snapshot_policy: Option<SnapshotPolicy>,
+    control_plane_firewall: Option<ControlPlaneFirewall>,
 }
 
 /// A change to a node pool; omitted fields stay as they are, `null` turns autoscaling off.
@@ -610,13 +611,15 @@ impl Mutation {
             maintenance_window: maybe(patch.maintenance_window),
             deletion_protection: patch.deletion_protection,
             snapshot_policy: patch.snapshot_policy,
+            control_plane_firewall: patch.control_plane_firewall,
         };
         let touches_spec = spec.region.is_some()
             || spec.kubernetes_version.is_some()
             || spec.control_plane.is_some()
             || spec.maintenance_window.is_some()
             || spec.deletion_protection.is_some()
-            || spec.snapshot_policy.is_some();
+            || spec.snapshot_policy.is_some()
+            || spec.control_plane_firewall.is_some();
         let update = ClusterUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
         let op = app(ctx)
             .cluster_update(

@@ -98,6 +98,10 @@ pub fn window_in(w: pb::MaintenanceWindow) -> MaintenanceWindow {
     MaintenanceWindow { day: w.day, start_time: w.start_time, duration_hours: w.duration_hours }
 }
 
+pub fn firewall_in(f: pb::ControlPlaneFirewall) -> ControlPlaneFirewall {
+    ControlPlaneFirewall { enabled: f.enabled, allowed_addresses: f.allowed_addresses }
+}
+
 pub fn snapshot_policy_in(p: pb::SnapshotPolicy) -> SnapshotPolicy {
     SnapshotPolicy { every_hours: p.every_hours, keep: p.keep }
 }
@@ -136,6 +140,10 @@ pub fn cluster(c: ClusterView) -> pb::Cluster {
             snapshot_policy: Some(pb::SnapshotPolicy {
                 every_hours: c.spec.snapshot_policy.every_hours,
                 keep: c.spec.snapshot_policy.keep,
+            }),
+            control_plane_firewall: Some(pb::ControlPlaneFirewall {
+                enabled: c.spec.control_plane_firewall.enabled,
+                allowed_addresses: c.spec.control_plane_firewall.allowed_addresses,
             }),
         }),
         generation: c.generation,
@@ -250,6 +258,7 @@ pub fn cluster_create_in(r: pb::CreateClusterRequest) -> ClusterCreate {
             maintenance_window: r.maintenance_window.map(window_in),
             deletion_protection: r.deletion_protection,
             snapshot_policy: r.snapshot_policy.map(snapshot_policy_in),
+            control_plane_firewall: r.control_plane_firewall.map(firewall_in),
         },
     }
 }

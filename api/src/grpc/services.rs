@@ -231,6 +231,7 @@ impl cluster_service_server::ClusterService for Api {
                 "spec.maintenance_window",
                 "spec.deletion_protection",
                 "spec.snapshot_policy",
+                "spec.control_plane_firewall",
             ],
         )?;
         let has = |path: &str| paths.iter().any(|p| p == path);
@@ -254,6 +255,10 @@ impl cluster_service_server::ClusterService for Api {
         if has("spec.snapshot_policy") {
             let policy = spec.snapshot_policy.unwrap_or_default();
             patch.snapshot_policy = Some(convert::snapshot_policy_in(policy));
+        }
+        if has("spec.control_plane_firewall") {
+            let firewall = spec.control_plane_firewall.unwrap_or_default();
+            patch.control_plane_firewall = Some(convert::firewall_in(firewall));
         }
         let update = model::ClusterUpdate {
             labels: has("labels").then(|| r.labels.into_iter().collect()),

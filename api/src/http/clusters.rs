@@ -258,7 +258,10 @@ async fn cluster_view(
     Ok(with_etag(&view.etag.clone(), view))
 }
 
-/// Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+/// Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,
+/// snapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights
+/// (organization owners and admins, project admins). A spec change during a restore from an etcd
+/// snapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`.
 #[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}", operation_id = "cluster_update", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
            ("cluster" = String, Path, description = "Cluster id or name"),
@@ -297,7 +300,9 @@ async fn cluster_upgrade_list(
 
 /// Upgrade the cluster to one of its available versions: the control plane
 /// blue-green, then each node pool a node at a time by surge. The
-/// Operation's `step` says where it is.
+/// Operation's `step` says where it is. Refused with 409
+/// `upgrade_in_progress` while another runs and `restore_in_progress`
+/// during a restore from an etcd snapshot.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/upgrade", operation_id = "cluster_upgrade",
     tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
@@ -336,7 +341,9 @@ async fn cluster_snapshot_list(
 
 /// Take an etcd snapshot now. It is kept with the scheduled ones, under the
 /// same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
-/// control plane runs and `restore_in_progress` during a restore.
+/// control plane runs, `deleting` while the cluster is deleted,
+/// `snapshot_in_progress` while another is taken and `restore_in_progress`
+/// during a restore.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/snapshots",
     operation_id = "cluster_snapshot_create", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
@@ -358,8 +365,13 @@ async fn cluster_snapshot_create(
 /// stop, a single member is restored, etcd is scaled back to three and the
 /// API servers start on the snapshot's state. What the cluster's API held
 /// since is lost, so it takes cluster-admin rights (organization owners and
-/// admins, project admins). The snapshot must be of the Kubernetes version
-/// the cluster runs (409 `version_mismatch`); not during an upgrade.
+/// admins, project admins). A name the cluster keeps no snapshot of is 404.
+/// Refused with 409 `version_mismatch` for a snapshot of another Kubernetes
+/// version than the cluster runs, `upgrade_in_progress`,
+/// `restore_in_progress`, `not_ready` before the control plane runs and
+/// `deleting`, and `update_in_progress` while a change of the cluster has
+/// not reached its region yet. While it runs, changes to the cluster's spec
+/// are refused with 409 `restore_in_progress`.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore",
     operation_id = "cluster_snapshot_restore", tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),

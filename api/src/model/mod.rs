@@ -323,6 +323,9 @@ pub struct ClusterSpecInput {
     pub deletion_protection: Option<bool>,
     /// Scheduled etcd snapshots; every hour, 24 kept, if omitted.
     pub snapshot_policy: Option<SnapshotPolicy>,
+    /// Who may reach the Kubernetes API endpoint; anyone (with a valid
+    /// client certificate) if omitted.
+    pub control_plane_firewall: Option<ControlPlaneFirewall>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
@@ -373,6 +376,51 @@ impl Default for SnapshotPolicy {
     }
 }
 
+/// The addresses allowed to connect to the cluster's Kubernetes API
+/// endpoint (DOKS `control_plane_firewall`): others have their connections
+/// dropped before TLS. Client certificates are needed either way.
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    PartialEq,
+    async_graphql::SimpleObject,
+    async_graphql::InputObject,
+)]
+#[serde(deny_unknown_fields)]
+#[graphql(input_name = "ControlPlaneFirewallInput")]
+pub struct ControlPlaneFirewall {
+    /// Off: any address may connect.
+    pub enabled: bool,
+    /// IPv4 or IPv6 networks in CIDR notation with no host bits set, e.g.
+    /// `203.0.113.0/24` or `2001:db8::/32`, each once; at least one when
+    /// enabled (none would lock everyone out).
+    #[serde(default)]
+    #[graphql(default)]
+    #[schema(value_type = CidrList)]
+    pub allowed_addresses: Vec<String>,
+}
+
+/// The OpenAPI schema of a firewall's networks: up to 100 distinct CIDRs.
+pub struct CidrList;
+
+impl utoipa::PartialSchema for CidrList {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+        let cidr = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(r"^[0-9a-fA-F:.]{2,39}/[0-9]{1,3}$"))
+            .max_length(Some(43))
+            .description(Some("An IP network in CIDR notation with no host bits set."));
+        ArrayBuilder::new().items(cidr).max_items(Some(100)).unique_items(true).into()
+    }
+}
+
+impl ToSchema for CidrList {}
+
 /// The stored desired state of a cluster.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct ClusterSpec {
@@ -382,6 +430,7 @@ pub struct ClusterSpec {
     pub maintenance_window: Option<MaintenanceWindow>,
     pub deletion_protection: bool,
     pub snapshot_policy: SnapshotPolicy,
+    pub control_plane_firewall: ControlPlaneFirewall,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
@@ -435,6 +484,7 @@ pub enum SnapshotTrigger {
 #[graphql(name = "EtcdSnapshot")]
 pub struct EtcdSnapshotView {
     /// Unique in the cluster: what `POST …/snapshots/{snapshot}/restore` names.
+    #[schema(pattern = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$", max_length = 253)]
     pub name: String,
     pub taken_at: DateTime<Utc>,
     pub size_bytes: i64,
@@ -545,6 +595,8 @@ pub struct ClusterSpecPatch {
     pub maintenance_window: Option<Option<MaintenanceWindow>>,
     pub deletion_protection: Option<bool>,
     pub snapshot_policy: Option<SnapshotPolicy>,
+    /// Replaces the whole firewall.
+    pub control_plane_firewall: Option<ControlPlaneFirewall>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]

@@ -100,6 +100,9 @@ async fn a_snapshot_taken_on_request_restores_the_cluster(options: PgPoolOptions
     assert_eq!(restoring.kind, "cluster_restore");
     let problem = owner.post::<OperationView>(&format!("{path}/snapshots"), json!({})).await;
     problem.refused_with(StatusCode::CONFLICT, "restore_in_progress");
+    let change = json!({ "spec": { "control_plane": { "replicas": 1 } } });
+    let problem = owner.patch::<OperationView>(&path, change).await;
+    problem.refused_with(StatusCode::CONFLICT, "restore_in_progress");
     owner.succeeds(&restoring).await;
     let history: OperationSteps =
         owner.get(&format!("/v1/operations/{}/steps", restoring.id)).await.expect(StatusCode::OK);

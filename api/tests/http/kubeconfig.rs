@@ -299,6 +299,87 @@ async fn a_deleted_clusters_ca_is_destroyed(options: PgPoolOptions, connect: PgC
     assert_eq!(t.app.destroy_orphaned_cluster_cas_once().await.unwrap(), 0);
 }
 
+/// The control-plane firewall (DOKS `control_plane_firewall`): with it on,
+/// kubectl from an address it does not list cannot even connect; listing the
+/// address lets it back in. Bad lists are refused naming each entry.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_control_plane_firewall_refuses_kubectl_from_elsewhere(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let region = agent(&t);
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
+    let kubectl = Kubectl::new();
+    let view: KubeconfigView = owner.get(&format!("{cluster}/kubeconfig")).await.expect(StatusCode::OK);
+    let file = kubectl.write("admin.yaml", &view.kubeconfig);
+    let (ok, _, err) = kubectl.run(&file, &["get", "nodes"]).await;
+    assert!(ok, "open by default: {err}");
+
+    let firewall = |enabled: bool, addresses: Value| json!({ "spec": { "control_plane_firewall": { "enabled": enabled, "allowed_addresses": addresses } } });
+    let problem = owner.patch::<OperationView>(&cluster, firewall(true, json!([]))).await;
+    let problem = problem.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.code_of("spec.control_plane_firewall.allowed_addresses"), "empty", "{problem:?}");
+    let bad = json!(["10.0.0.1/8", "not-a-network", "192.0.2.0/24", "192.0.2.0/24"]);
+    let problem = owner.patch::<OperationView>(&cluster, firewall(true, bad)).await.refused(StatusCode::BAD_REQUEST);
+    let list = "spec.control_plane_firewall.allowed_addresses";
+    assert_eq!(problem.code_of(&format!("{list}[0]")), "host_bits_set", "{problem:?}");
+    assert_eq!(problem.code_of(&format!("{list}[1]")), "invalid", "{problem:?}");
+    assert_eq!(problem.code_of(&format!("{list}[3]")), "duplicate", "{problem:?}");
+
+    let problem = owner.patch::<OperationView>(&cluster, firewall(true, json!(["010.0.0.0/8", "::ffff:0:0/96"]))).await;
+    let problem = problem.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.code_of(&format!("{list}[0]")), "not_canonical", "{problem:?}");
+    assert_eq!(problem.code_of(&format!("{list}[1]")), "ipv4_mapped", "{problem:?}");
+    // Members manage the cluster but not who may reach it: that is a cluster admin's.
+    let (_, member) = t.member(&acme, "member@acme.test", "member").await;
+    let member = owner.with_token(&member);
+    member.patch::<OperationView>(&cluster, firewall(false, json!(["0.0.0.0/0"]))).await.refused(StatusCode::FORBIDDEN);
+    member.patch::<OperationView>(&cluster, json!({ "labels": { "team": "web" } })).await.expect(StatusCode::ACCEPTED);
+
+    // A client keeping its connection open across the change: its next request is refused.
+    let server = view.kubeconfig.lines().find_map(|l| l.trim().strip_prefix("server: ")).unwrap().to_string();
+    let (certificate, key, ca) = (
+        pem_from_kubeconfig(&view.kubeconfig, "client-certificate-data"),
+        pem_from_kubeconfig(&view.kubeconfig, "client-key-data"),
+        pem_from_kubeconfig(&view.kubeconfig, "certificate-authority-data"),
+    );
+    let open = reqwest::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(ca.as_bytes()).unwrap()])
+        .identity(reqwest::Identity::from_pem(format!("{certificate}\n{key}").as_bytes()).unwrap())
+        .build()
+        .unwrap();
+    let before = open.get(format!("{server}/version")).send().await.unwrap();
+    assert_eq!(before.status(), StatusCode::OK);
+
+    // On, for a network kubectl is not in: the connection is dropped.
+    let op: OperationView = owner
+        .patch(&cluster, firewall(true, json!(["192.0.2.0/24", "2001:db8::/32"])))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    until(&t, &region, "the firewall to be on", async || {
+        owner.operation(op.id).await.status == OperationStatus::Succeeded
+    })
+    .await;
+    let view: ClusterView = owner.get(&cluster).await.expect(StatusCode::OK);
+    assert!(view.spec.control_plane_firewall.enabled, "{view:?}");
+    let (ok, out, err) = kubectl.run(&file, &["get", "nodes"]).await;
+    assert!(!ok, "kubectl from 127.0.0.1 reached a control plane that does not list it: {out}");
+    let after = open.get(format!("{server}/version")).send().await.expect("the open connection answers");
+    assert_eq!(after.status(), StatusCode::FORBIDDEN, "a connection opened before the firewall is held to it");
+    assert!(!err.contains("Unauthorized") && !err.contains("Forbidden"), "refused before TLS, not by the API: {err}");
+
+    // Listing loopback lets it back in.
+    let op: OperationView =
+        owner.patch(&cluster, firewall(true, json!(["127.0.0.0/8"]))).await.expect(StatusCode::ACCEPTED);
+    until(&t, &region, "the firewall to list loopback", async || {
+        owner.operation(op.id).await.status == OperationStatus::Succeeded
+    })
+    .await;
+    let (ok, _, err) = kubectl.run(&file, &["get", "nodes"]).await;
+    assert!(ok, "listed: {err}");
+}
+
 /// A control plane's certificate request that cannot be signed (its issuer
 /// is gone) waits on its own backoff and, after its attempts, is set aside
 /// with its reason: it never holds up another cluster's.

@@ -142,6 +142,7 @@ async fn create_cluster(session: &RequestSession, form: ClusterForm) -> Result<(
             maintenance_window: None,
             region,
             snapshot_policy: None,
+            control_plane_firewall: None,
         },
     };
     api.cluster_create().project(&project).idempotency_key(idempotency_key.clone()).body(cluster).send().await?;
@@ -326,6 +327,7 @@ async fn estimate_cluster(
                 maintenance_window: None,
                 region: shape.region,
                 snapshot_policy: None,
+                control_plane_firewall: None,
             },
         },
         node_pools: vec![types::NodePoolCreate {

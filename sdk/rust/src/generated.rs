@@ -1365,6 +1365,77 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "`CidrList`"]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct CidrList(pub ::std::vec::Vec<CidrListItem>);
+    impl ::std::ops::Deref for CidrList {
+        type Target = ::std::vec::Vec<CidrListItem>;
+        fn deref(&self) -> &::std::vec::Vec<CidrListItem> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CidrList> for ::std::vec::Vec<CidrListItem> {
+        fn from(value: CidrList) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::vec::Vec<CidrListItem>> for CidrList {
+        fn from(value: ::std::vec::Vec<CidrListItem>) -> Self {
+            Self(value)
+        }
+    }
+    #[doc = "An IP network in CIDR notation with no host bits set."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct CidrListItem(::std::string::String);
+    impl ::std::ops::Deref for CidrListItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CidrListItem> for ::std::string::String {
+        fn from(value: CidrListItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for CidrListItem {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 43usize {
+                return Err("longer than 43 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9a-fA-F:.]{2,39}/[0-9]{1,3}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F:.]{2,39}/[0-9]{1,3}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CidrListItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CidrListItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CidrListItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "What a kubeconfig may do in the cluster (its Kubernetes groups)."]
     #[derive(
         :: serde :: Deserialize,
@@ -1908,6 +1979,7 @@ pub mod types {
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct ClusterSpec {
         pub control_plane: ControlPlaneSpec,
+        pub control_plane_firewall: ControlPlaneFirewall,
         pub deletion_protection: bool,
         pub kubernetes_version: ::std::string::String,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1926,6 +1998,9 @@ pub mod types {
     pub struct ClusterSpecInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub control_plane: ::std::option::Option<ControlPlaneInput>,
+        #[doc = "Who may reach the Kubernetes API endpoint; anyone (with a valid\nclient certificate) if omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub control_plane_firewall: ::std::option::Option<ControlPlaneFirewall>,
         #[doc = "When true, deletion is refused until it is turned off. Default false."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub deletion_protection: ::std::option::Option<bool>,
@@ -1953,6 +2028,9 @@ pub mod types {
     pub struct ClusterSpecPatch {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub control_plane: ::std::option::Option<ControlPlaneInput>,
+        #[doc = "Replaces the whole firewall."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub control_plane_firewall: ::std::option::Option<ControlPlaneFirewall>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub deletion_protection: ::std::option::Option<bool>,
         #[doc = "Upgrade by at most one minor version at a time; downgrades are refused."]
@@ -2218,6 +2296,21 @@ pub mod types {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "The addresses allowed to connect to the cluster's Kubernetes API\nendpoint (DOKS `control_plane_firewall`): others have their connections\ndropped before TLS. Client certificates are needed either way."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ControlPlaneFirewall {
+        #[doc = "IPv4 or IPv6 networks in CIDR notation with no host bits set, e.g.\n`203.0.113.0/24` or `2001:db8::/32`, each once; at least one when\nenabled (none would lock everyone out)."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub allowed_addresses: ::std::option::Option<CidrList>,
+        #[doc = "Off: any address may connect."]
+        pub enabled: bool,
+    }
+    impl ControlPlaneFirewall {
+        pub fn builder() -> builder::ControlPlaneFirewall {
+            Default::default()
         }
     }
     #[doc = "`ControlPlaneInput`"]
@@ -4261,7 +4354,7 @@ pub mod types {
         #[doc = "The Kubernetes version the control plane ran; a restore needs the same."]
         pub kubernetes_version: ::std::string::String,
         #[doc = "Unique in the cluster: what `POST …/snapshots/{snapshot}/restore` names."]
-        pub name: ::std::string::String,
+        pub name: EtcdSnapshotViewName,
         pub size_bytes: i64,
         pub taken_at: ::chrono::DateTime<::chrono::offset::Utc>,
         pub trigger: SnapshotTrigger,
@@ -4269,6 +4362,57 @@ pub mod types {
     impl EtcdSnapshotView {
         pub fn builder() -> builder::EtcdSnapshotView {
             Default::default()
+        }
+    }
+    #[doc = "Unique in the cluster: what `POST …/snapshots/{snapshot}/restore` names."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct EtcdSnapshotViewName(::std::string::String);
+    impl ::std::ops::Deref for EtcdSnapshotViewName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<EtcdSnapshotViewName> for ::std::string::String {
+        fn from(value: EtcdSnapshotViewName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for EtcdSnapshotViewName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 253usize {
+                return Err("longer than 253 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for EtcdSnapshotViewName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for EtcdSnapshotViewName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for EtcdSnapshotViewName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "A cluster's etcd snapshots, newest first: as many as its\n`snapshot_policy.keep` (at most 50), so the list has no pages."]
@@ -13087,6 +13231,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ClusterSpec {
             control_plane: ::std::result::Result<super::ControlPlaneSpec, ::std::string::String>,
+            control_plane_firewall: ::std::result::Result<super::ControlPlaneFirewall, ::std::string::String>,
             deletion_protection: ::std::result::Result<bool, ::std::string::String>,
             kubernetes_version: ::std::result::Result<::std::string::String, ::std::string::String>,
             maintenance_window:
@@ -13098,6 +13243,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     control_plane: Err("no value supplied for control_plane".to_string()),
+                    control_plane_firewall: Err("no value supplied for control_plane_firewall".to_string()),
                     deletion_protection: Err("no value supplied for deletion_protection".to_string()),
                     kubernetes_version: Err("no value supplied for kubernetes_version".to_string()),
                     maintenance_window: Ok(Default::default()),
@@ -13114,6 +13260,16 @@ pub mod types {
             {
                 self.control_plane =
                     value.try_into().map_err(|e| format!("error converting supplied value for control_plane: {e}"));
+                self
+            }
+            pub fn control_plane_firewall<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ControlPlaneFirewall>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.control_plane_firewall = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for control_plane_firewall: {e}"));
                 self
             }
             pub fn deletion_protection<T>(mut self, value: T) -> Self
@@ -13169,6 +13325,7 @@ pub mod types {
             fn try_from(value: ClusterSpec) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     control_plane: value.control_plane?,
+                    control_plane_firewall: value.control_plane_firewall?,
                     deletion_protection: value.deletion_protection?,
                     kubernetes_version: value.kubernetes_version?,
                     maintenance_window: value.maintenance_window?,
@@ -13181,6 +13338,7 @@ pub mod types {
             fn from(value: super::ClusterSpec) -> Self {
                 Self {
                     control_plane: Ok(value.control_plane),
+                    control_plane_firewall: Ok(value.control_plane_firewall),
                     deletion_protection: Ok(value.deletion_protection),
                     kubernetes_version: Ok(value.kubernetes_version),
                     maintenance_window: Ok(value.maintenance_window),
@@ -13193,6 +13351,8 @@ pub mod types {
         pub struct ClusterSpecInput {
             control_plane:
                 ::std::result::Result<::std::option::Option<super::ControlPlaneInput>, ::std::string::String>,
+            control_plane_firewall:
+                ::std::result::Result<::std::option::Option<super::ControlPlaneFirewall>, ::std::string::String>,
             deletion_protection: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
             kubernetes_version:
                 ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -13205,6 +13365,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     control_plane: Ok(Default::default()),
+                    control_plane_firewall: Ok(Default::default()),
                     deletion_protection: Ok(Default::default()),
                     kubernetes_version: Ok(Default::default()),
                     maintenance_window: Ok(Default::default()),
@@ -13221,6 +13382,16 @@ pub mod types {
             {
                 self.control_plane =
                     value.try_into().map_err(|e| format!("error converting supplied value for control_plane: {e}"));
+                self
+            }
+            pub fn control_plane_firewall<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ControlPlaneFirewall>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.control_plane_firewall = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for control_plane_firewall: {e}"));
                 self
             }
             pub fn deletion_protection<T>(mut self, value: T) -> Self
@@ -13276,6 +13447,7 @@ pub mod types {
             fn try_from(value: ClusterSpecInput) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     control_plane: value.control_plane?,
+                    control_plane_firewall: value.control_plane_firewall?,
                     deletion_protection: value.deletion_protection?,
                     kubernetes_version: value.kubernetes_version?,
                     maintenance_window: value.maintenance_window?,
@@ -13288,6 +13460,7 @@ pub mod types {
             fn from(value: super::ClusterSpecInput) -> Self {
                 Self {
                     control_plane: Ok(value.control_plane),
+                    control_plane_firewall: Ok(value.control_plane_firewall),
                     deletion_protection: Ok(value.deletion_protection),
                     kubernetes_version: Ok(value.kubernetes_version),
                     maintenance_window: Ok(value.maintenance_window),
@@ -13300,6 +13473,8 @@ pub mod types {
         pub struct ClusterSpecPatch {
             control_plane:
                 ::std::result::Result<::std::option::Option<super::ControlPlaneInput>, ::std::string::String>,
+            control_plane_firewall:
+                ::std::result::Result<::std::option::Option<super::ControlPlaneFirewall>, ::std::string::String>,
             deletion_protection: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
             kubernetes_version:
                 ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -13312,6 +13487,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     control_plane: Ok(Default::default()),
+                    control_plane_firewall: Ok(Default::default()),
                     deletion_protection: Ok(Default::default()),
                     kubernetes_version: Ok(Default::default()),
                     maintenance_window: Ok(Default::default()),
@@ -13328,6 +13504,16 @@ pub mod types {
             {
                 self.control_plane =
                     value.try_into().map_err(|e| format!("error converting supplied value for control_plane: {e}"));
+                self
+            }
+            pub fn control_plane_firewall<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ControlPlaneFirewall>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.control_plane_firewall = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for control_plane_firewall: {e}"));
                 self
             }
             pub fn deletion_protection<T>(mut self, value: T) -> Self
@@ -13383,6 +13569,7 @@ pub mod types {
             fn try_from(value: ClusterSpecPatch) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     control_plane: value.control_plane?,
+                    control_plane_firewall: value.control_plane_firewall?,
                     deletion_protection: value.deletion_protection?,
                     kubernetes_version: value.kubernetes_version?,
                     maintenance_window: value.maintenance_window?,
@@ -13395,6 +13582,7 @@ pub mod types {
             fn from(value: super::ClusterSpecPatch) -> Self {
                 Self {
                     control_plane: Ok(value.control_plane),
+                    control_plane_firewall: Ok(value.control_plane_firewall),
                     deletion_protection: Ok(value.deletion_protection),
                     kubernetes_version: Ok(value.kubernetes_version),
                     maintenance_window: Ok(value.maintenance_window),
@@ -13838,6 +14026,50 @@ pub mod types {
         impl ::std::convert::From<super::ContainerPort> for ContainerPort {
             fn from(value: super::ContainerPort) -> Self {
                 Self { container_port: Ok(value.container_port), name: Ok(value.name), protocol: Ok(value.protocol) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ControlPlaneFirewall {
+            allowed_addresses: ::std::result::Result<::std::option::Option<super::CidrList>, ::std::string::String>,
+            enabled: ::std::result::Result<bool, ::std::string::String>,
+        }
+        impl ::std::default::Default for ControlPlaneFirewall {
+            fn default() -> Self {
+                Self {
+                    allowed_addresses: Ok(Default::default()),
+                    enabled: Err("no value supplied for enabled".to_string()),
+                }
+            }
+        }
+        impl ControlPlaneFirewall {
+            pub fn allowed_addresses<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::CidrList>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.allowed_addresses =
+                    value.try_into().map_err(|e| format!("error converting supplied value for allowed_addresses: {e}"));
+                self
+            }
+            pub fn enabled<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.enabled =
+                    value.try_into().map_err(|e| format!("error converting supplied value for enabled: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ControlPlaneFirewall> for super::ControlPlaneFirewall {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ControlPlaneFirewall) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { allowed_addresses: value.allowed_addresses?, enabled: value.enabled? })
+            }
+        }
+        impl ::std::convert::From<super::ControlPlaneFirewall> for ControlPlaneFirewall {
+            fn from(value: super::ControlPlaneFirewall) -> Self {
+                Self { allowed_addresses: Ok(value.allowed_addresses), enabled: Ok(value.enabled) }
             }
         }
         #[derive(Clone, Debug)]
@@ -16409,7 +16641,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct EtcdSnapshotView {
             kubernetes_version: ::std::result::Result<::std::string::String, ::std::string::String>,
-            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            name: ::std::result::Result<super::EtcdSnapshotViewName, ::std::string::String>,
             size_bytes: ::std::result::Result<i64, ::std::string::String>,
             taken_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             trigger: ::std::result::Result<super::SnapshotTrigger, ::std::string::String>,
@@ -16438,7 +16670,7 @@ pub mod types {
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<super::EtcdSnapshotViewName>,
                 T::Error: ::std::fmt::Display,
             {
                 self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
@@ -26612,7 +26844,7 @@ impl Client {
     pub fn cluster_delete(&self) -> builder::ClusterDelete<'_> {
         builder::ClusterDelete::new(self)
     }
-    #[doc = "Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection)\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_update()\n    .project(project)\n    .cluster(cluster)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,\nsnapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights\n(organization owners and admins, project admins). A spec change during a restore from an etcd\nsnapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_update()\n    .project(project)\n    .cluster(cluster)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn cluster_update(&self) -> builder::ClusterUpdate<'_> {
         builder::ClusterUpdate::new(self)
     }
@@ -26760,15 +26992,15 @@ impl Client {
     pub fn cluster_snapshot_list(&self) -> builder::ClusterSnapshotList<'_> {
         builder::ClusterSnapshotList::new(self)
     }
-    #[doc = "Take an etcd snapshot now. It is kept with the scheduled ones, under the\nsame `snapshot_policy.keep`. Refused with 409 `not_ready` before the\ncontrol plane runs and `restore_in_progress` during a restore\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_create()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    #[doc = "Take an etcd snapshot now. It is kept with the scheduled ones, under the\nsame `snapshot_policy.keep`. Refused with 409 `not_ready` before the\ncontrol plane runs, `deleting` while the cluster is deleted,\n`snapshot_in_progress` while another is taken and `restore_in_progress`\nduring a restore\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_create()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
     pub fn cluster_snapshot_create(&self) -> builder::ClusterSnapshotCreate<'_> {
         builder::ClusterSnapshotCreate::new(self)
     }
-    #[doc = "Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). The snapshot must be of the Kubernetes version\nthe cluster runs (409 `version_mismatch`); not during an upgrade\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `snapshot`: Snapshot name, as `GET …/snapshots` lists it\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_restore()\n    .project(project)\n    .cluster(cluster)\n    .snapshot(snapshot)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    #[doc = "Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). A name the cluster keeps no snapshot of is 404.\nRefused with 409 `version_mismatch` for a snapshot of another Kubernetes\nversion than the cluster runs, `upgrade_in_progress`,\n`restore_in_progress`, `not_ready` before the control plane runs and\n`deleting`, and `update_in_progress` while a change of the cluster has\nnot reached its region yet. While it runs, changes to the cluster's spec\nare refused with 409 `restore_in_progress`\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `snapshot`: Snapshot name, as `GET …/snapshots` lists it\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_restore()\n    .project(project)\n    .cluster(cluster)\n    .snapshot(snapshot)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
     pub fn cluster_snapshot_restore(&self) -> builder::ClusterSnapshotRestore<'_> {
         builder::ClusterSnapshotRestore::new(self)
     }
-    #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is. Refused with 409\n`upgrade_in_progress` while another runs and `restore_in_progress`\nduring a restore from an etcd snapshot\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn cluster_upgrade(&self) -> builder::ClusterUpgrade<'_> {
         builder::ClusterUpgrade::new(self)
     }

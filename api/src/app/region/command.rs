@@ -309,6 +309,11 @@ fn cluster_spec(spec: &ClusterSpec) -> pb::ClusterSpec {
         deletion_protection: spec.deletion_protection,
         snapshot_every_seconds: spec.snapshot_policy.every_hours * 3600,
         snapshots_kept: spec.snapshot_policy.keep,
+        allowed_addresses: if spec.control_plane_firewall.enabled {
+            spec.control_plane_firewall.allowed_addresses.clone()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -408,6 +413,7 @@ mod tests {
             // (the snapshot policy came after the JSON era; read as the typed builder writes it)
             snapshot_every_seconds: spec["snapshot_policy"]["every_hours"].as_i64().unwrap_or(0) * 3600,
             snapshots_kept: spec["snapshot_policy"]["keep"].as_i64().unwrap_or(0),
+            allowed_addresses: Vec::new(),
         });
         let node_pool = is_pool.then(|| pb::NodePoolSpec {
             machine_type: text(&spec["machine_type"]),
@@ -494,6 +500,7 @@ mod tests {
             maintenance_window: None,
             deletion_protection: true,
             snapshot_policy: crate::model::SnapshotPolicy { every_hours: 6, keep: 10 },
+            control_plane_firewall: Default::default(),
         };
         let pool_spec = NodePoolSpec {
             machine_type: "m1.large".into(),

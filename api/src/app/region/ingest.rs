@@ -121,22 +121,7 @@ impl App {
                             })
                             .collect()
                     }),
-                    snapshots: (kind == ResourceKind::Cluster).then(|| {
-                        o.snapshots
-                            .iter()
-                            // A name that could not be asked for in a path is no snapshot.
-                            .filter(|s| crate::app::validate::is_snapshot_name(&s.name))
-                            .filter_map(|s| {
-                                Some(SnapshotObserved {
-                                    name: s.name.clone(),
-                                    taken_at: chrono::DateTime::from_timestamp_micros(s.taken_at_unix_micros)?,
-                                    size_bytes: s.size_bytes.max(0),
-                                    kubernetes_version: s.kubernetes_version.clone(),
-                                    on_demand: s.on_demand,
-                                })
-                            })
-                            .collect()
-                    }),
+                    snapshots: (kind == ResourceKind::Cluster).then(|| snapshots_observed(&o.snapshots)),
                 })
                 .await
             }
@@ -305,5 +290,66 @@ impl App {
         self.apply_region_statuses(statuses.collect()).await?;
         tx.commit().await?;
         Ok(rows.len())
+    }
+}
+
+/// A region's snapshot list as kept: only names that can be asked for in a
+/// path and versions that look like one, each name once, the newest
+/// [`crate::app::validate::MAX_SNAPSHOTS_KEPT`] (a policy keeps no more).
+fn snapshots_observed(reported: &[moke_proto::region::EtcdSnapshot]) -> Vec<SnapshotObserved> {
+    let mut kept: Vec<SnapshotObserved> = Vec::new();
+    for s in reported.iter().rev() {
+        if kept.len() == crate::app::validate::MAX_SNAPSHOTS_KEPT {
+            break;
+        }
+        let valid = crate::app::validate::is_snapshot_name(&s.name)
+            && crate::app::validate::is_version_text(&s.kubernetes_version)
+            && !kept.iter().any(|k| k.name == s.name);
+        let Some(taken_at) = chrono::DateTime::from_timestamp_micros(s.taken_at_unix_micros) else { continue };
+        if valid {
+            kept.push(SnapshotObserved {
+                name: s.name.clone(),
+                taken_at,
+                size_bytes: s.size_bytes.max(0),
+                kubernetes_version: s.kubernetes_version.clone(),
+                on_demand: s.on_demand,
+            });
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use moke_proto::region::EtcdSnapshot;
+
+    use super::snapshots_observed;
+
+    fn reported(name: &str, version: &str, at: i64) -> EtcdSnapshot {
+        EtcdSnapshot {
+            name: name.into(),
+            taken_at_unix_micros: at,
+            size_bytes: -5,
+            kubernetes_version: version.into(),
+            on_demand: false,
+        }
+    }
+
+    /// What a region reports is kept only as far as it could be real: names
+    /// and versions of their shape, each name once, the newest 50.
+    #[test]
+    fn a_regions_snapshot_list_is_bounded_and_checked() {
+        let mut list: Vec<EtcdSnapshot> = (0..60).map(|i| reported(&format!("prod-etcd-{i}"), "1.33", i)).collect();
+        list.push(reported("prod-etcd-59", "1.33", 61));
+        list.push(reported("Bad Name\u{1b}[31m", "1.33", 62));
+        list.push(reported("prod-etcd-x", "1.33\u{1b}[31m", 63));
+        list.push(reported("prod-etcd-y", "1.33", i64::MAX));
+        let kept = snapshots_observed(&list);
+        assert_eq!(kept.len(), 50);
+        assert_eq!(kept.first().unwrap().name, "prod-etcd-10", "the oldest go: {kept:?}");
+        assert_eq!(kept.last().unwrap().name, "prod-etcd-59");
+        assert_eq!(kept.iter().filter(|s| s.name == "prod-etcd-59").count(), 1, "each name once");
+        assert!(kept.iter().all(|s| s.size_bytes == 0 && s.kubernetes_version == "1.33"));
     }
 }

@@ -7,6 +7,7 @@ use std::sync::RwLock;
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::kernel::jsonb;
@@ -124,50 +125,8 @@ impl App {
     /// Records operation progress. A finished operation never changes again,
     /// so late or repeated reports are harmless.
     pub async fn record_operation_progress(&self, report: OperationProgress) -> Result<()> {
-        // The history: each step (or status) unlike the one before it, the earlier ones first.
-        let mut steps: Vec<(&str, String, i32)> = Vec::new();
-        let all = report.earlier.iter().map(|e| (e.status, &e.step, e.progress));
-        for (status, step, progress) in all.chain(std::iter::once((report.status, &report.step, report.progress))) {
-            if steps.last().is_none_or(|(last_status, last, _)| last != step || *last_status != status.as_str()) {
-                steps.push((status.as_str(), step.clone(), progress.clamp(0, 100)));
-            }
-        }
-        let (statuses, names, percents): (Vec<&str>, Vec<String>, Vec<i32>) =
-            steps.into_iter().fold(Default::default(), |(mut a, mut b, mut c), (x, y, z)| {
-                a.push(x);
-                b.push(y);
-                c.push(z);
-                (a, b, c)
-            });
-        sqlx::query!(
-            // An Operation finished, or sent to another region, is left as it is.
-            "WITH moved AS (
-                 UPDATE operations SET status = $2, step = $3, progress = $4, error = $5, updated_at = now(),
-                     finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now() END
-                 WHERE id = $1 AND status NOT IN ('succeeded', 'failed')
-                   AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM outbox o WHERE o.operation_id = $1 AND o.region = $6))
-                 RETURNING id
-             ), last AS (
-                 SELECT status, step FROM operation_steps WHERE operation_id = $1 ORDER BY seq DESC LIMIT 1
-             )
-             INSERT INTO operation_steps (operation_id, status, step, progress)
-             SELECT moved.id, s.status, s.step, s.progress
-             FROM moved, unnest($7::text[], $8::text[], $9::int[]) WITH ORDINALITY AS s(status, step, progress, n)
-             WHERE s.n > 1 OR NOT EXISTS (SELECT 1 FROM last WHERE last.status = s.status AND last.step = s.step)
-             ORDER BY s.n",
-            report.operation_id,
-            report.status.as_str(),
-            report.step,
-            report.progress.clamp(0, 100),
-            report.error.map(|e| json!(e)),
-            report.region,
-            &statuses as &[&str],
-            &names,
-            &percents,
-        )
-        .execute(self.db())
-        .await?;
-        Ok(())
+        let mut conn = self.db().acquire().await?;
+        record_progress(&mut conn, report).await
     }
 
     /// Records observed state. Reports about an older generation than one
@@ -215,4 +174,52 @@ impl App {
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// [`App::record_operation_progress`] in the caller's transaction.
+pub(in crate::app) async fn record_progress(conn: &mut PgConnection, report: OperationProgress) -> Result<()> {
+    // The history: each step (or status) unlike the one before it, the earlier ones first.
+    let mut steps: Vec<(&str, String, i32)> = Vec::new();
+    let all = report.earlier.iter().map(|e| (e.status, &e.step, e.progress));
+    for (status, step, progress) in all.chain(std::iter::once((report.status, &report.step, report.progress))) {
+        if steps.last().is_none_or(|(last_status, last, _)| last != step || *last_status != status.as_str()) {
+            steps.push((status.as_str(), step.clone(), progress.clamp(0, 100)));
+        }
+    }
+    let (statuses, names, percents): (Vec<&str>, Vec<String>, Vec<i32>) =
+        steps.into_iter().fold(Default::default(), |(mut a, mut b, mut c), (x, y, z)| {
+            a.push(x);
+            b.push(y);
+            c.push(z);
+            (a, b, c)
+        });
+    sqlx::query!(
+        // An Operation finished, or sent to another region, is left as it is.
+        "WITH moved AS (
+             UPDATE operations SET status = $2, step = $3, progress = $4, error = $5, updated_at = now(),
+                 finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now() END
+             WHERE id = $1 AND status NOT IN ('succeeded', 'failed')
+               AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM outbox o WHERE o.operation_id = $1 AND o.region = $6))
+             RETURNING id
+         ), last AS (
+             SELECT status, step FROM operation_steps WHERE operation_id = $1 ORDER BY seq DESC LIMIT 1
+         )
+         INSERT INTO operation_steps (operation_id, status, step, progress)
+         SELECT moved.id, s.status, s.step, s.progress
+         FROM moved, unnest($7::text[], $8::text[], $9::int[]) WITH ORDINALITY AS s(status, step, progress, n)
+         WHERE s.n > 1 OR NOT EXISTS (SELECT 1 FROM last WHERE last.status = s.status AND last.step = s.step)
+         ORDER BY s.n",
+        report.operation_id,
+        report.status.as_str(),
+        report.step,
+        report.progress.clamp(0, 100),
+        report.error.map(|e| json!(e)),
+        report.region,
+        &statuses as &[&str],
+        &names,
+        &percents,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
 }

@@ -29,11 +29,12 @@ impl App {
                    SELECT id, 'deployment', generation, observed_generation FROM deployments
                    WHERE observed_generation < generation
                ), latest AS (
-                   -- The newest command carrying the spec: certificate and
-                   -- revocation commands share the cluster's id but not its spec.
+                   -- The newest command carrying the spec: certificate,
+                   -- revocation, snapshot and restore commands share the
+                   -- cluster's id but not its spec.
                    SELECT DISTINCT ON (o.resource_id) o.id, o.resource_id, o.created_at, o.delivered_at
                    FROM outbox o JOIN behind b ON b.id = o.resource_id
-                   WHERE o.kind <> 'cluster_certificate'
+                   WHERE o.kind NOT IN ('cluster_certificate', 'cluster_snapshot', 'cluster_restore')
                    ORDER BY o.resource_id, o.id DESC
                )
                SELECT b.id AS "id!", b.kind AS "kind!", b.generation AS "generation!",

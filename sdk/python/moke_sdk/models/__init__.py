@@ -27,6 +27,7 @@ from .cluster_upgrades import ClusterUpgrades
 from .cluster_view import ClusterView
 from .condition import Condition
 from .container_port import ContainerPort
+from .control_plane_firewall import ControlPlaneFirewall
 from .control_plane_input import ControlPlaneInput
 from .control_plane_replicas import ControlPlaneReplicas
 from .control_plane_spec import ControlPlaneSpec
@@ -246,6 +247,7 @@ __all__ = (
     "ClusterView",
     "Condition",
     "ContainerPort",
+    "ControlPlaneFirewall",
     "ControlPlaneInput",
     "ControlPlaneReplicas",
     "ControlPlaneSpec",

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.control_plane_firewall import ControlPlaneFirewall
     from ..models.control_plane_spec import ControlPlaneSpec
     from ..models.maintenance_window import MaintenanceWindow
     from ..models.snapshot_policy import SnapshotPolicy
@@ -28,6 +29,9 @@ class ClusterSpec:
         deletion_protection (bool):
         snapshot_policy (SnapshotPolicy): How often the control plane's etcd is snapshotted, and how many
             snapshots (scheduled and on-demand together) are kept: the oldest go first.
+        control_plane_firewall (ControlPlaneFirewall): The addresses allowed to connect to the cluster's Kubernetes API
+            endpoint (DOKS `control_plane_firewall`): others have their connections
+            dropped before TLS. Client certificates are needed either way.
         maintenance_window (MaintenanceWindow | None | Unset):
     """
 
@@ -36,6 +40,7 @@ class ClusterSpec:
     control_plane: ControlPlaneSpec
     deletion_protection: bool
     snapshot_policy: SnapshotPolicy
+    control_plane_firewall: ControlPlaneFirewall
     maintenance_window: MaintenanceWindow | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -51,6 +56,8 @@ class ClusterSpec:
         deletion_protection = self.deletion_protection
 
         snapshot_policy = self.snapshot_policy.to_dict()
+
+        control_plane_firewall = self.control_plane_firewall.to_dict()
 
         maintenance_window: dict[str, Any] | None | Unset
         if isinstance(self.maintenance_window, Unset):
@@ -69,6 +76,7 @@ class ClusterSpec:
                 "control_plane": control_plane,
                 "deletion_protection": deletion_protection,
                 "snapshot_policy": snapshot_policy,
+                "control_plane_firewall": control_plane_firewall,
             }
         )
         if maintenance_window is not UNSET:
@@ -78,6 +86,7 @@ class ClusterSpec:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_spec import ControlPlaneSpec  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
@@ -92,6 +101,8 @@ class ClusterSpec:
         deletion_protection = d.pop("deletion_protection")
 
         snapshot_policy = SnapshotPolicy.from_dict(d.pop("snapshot_policy"))
+
+        control_plane_firewall = ControlPlaneFirewall.from_dict(d.pop("control_plane_firewall"))
 
         def _parse_maintenance_window(data: object) -> MaintenanceWindow | None | Unset:
             if data is None:
@@ -116,6 +127,7 @@ class ClusterSpec:
             control_plane=control_plane,
             deletion_protection=deletion_protection,
             snapshot_policy=snapshot_policy,
+            control_plane_firewall=control_plane_firewall,
             maintenance_window=maintenance_window,
         )
 

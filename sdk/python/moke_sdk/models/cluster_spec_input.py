@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.control_plane_firewall import ControlPlaneFirewall
     from ..models.control_plane_input import ControlPlaneInput
     from ..models.maintenance_window import MaintenanceWindow
     from ..models.snapshot_policy import SnapshotPolicy
@@ -28,6 +29,7 @@ class ClusterSpecInput:
         maintenance_window (MaintenanceWindow | None | Unset):
         deletion_protection (bool | None | Unset): When true, deletion is refused until it is turned off. Default false.
         snapshot_policy (None | SnapshotPolicy | Unset):
+        control_plane_firewall (ControlPlaneFirewall | None | Unset):
     """
 
     region: str
@@ -36,8 +38,10 @@ class ClusterSpecInput:
     maintenance_window: MaintenanceWindow | None | Unset = UNSET
     deletion_protection: bool | None | Unset = UNSET
     snapshot_policy: None | SnapshotPolicy | Unset = UNSET
+    control_plane_firewall: ControlPlaneFirewall | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
@@ -80,6 +84,14 @@ class ClusterSpecInput:
         else:
             snapshot_policy = self.snapshot_policy
 
+        control_plane_firewall: dict[str, Any] | None | Unset
+        if isinstance(self.control_plane_firewall, Unset):
+            control_plane_firewall = UNSET
+        elif isinstance(self.control_plane_firewall, ControlPlaneFirewall):
+            control_plane_firewall = self.control_plane_firewall.to_dict()
+        else:
+            control_plane_firewall = self.control_plane_firewall
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -97,11 +109,14 @@ class ClusterSpecInput:
             field_dict["deletion_protection"] = deletion_protection
         if snapshot_policy is not UNSET:
             field_dict["snapshot_policy"] = snapshot_policy
+        if control_plane_firewall is not UNSET:
+            field_dict["control_plane_firewall"] = control_plane_firewall
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
@@ -178,6 +193,23 @@ class ClusterSpecInput:
 
         snapshot_policy = _parse_snapshot_policy(d.pop("snapshot_policy", UNSET))
 
+        def _parse_control_plane_firewall(data: object) -> ControlPlaneFirewall | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                control_plane_firewall_type_1 = ControlPlaneFirewall.from_dict(data)
+
+                return control_plane_firewall_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ControlPlaneFirewall | None | Unset, data)
+
+        control_plane_firewall = _parse_control_plane_firewall(d.pop("control_plane_firewall", UNSET))
+
         cluster_spec_input = cls(
             region=region,
             kubernetes_version=kubernetes_version,
@@ -185,6 +217,7 @@ class ClusterSpecInput:
             maintenance_window=maintenance_window,
             deletion_protection=deletion_protection,
             snapshot_policy=snapshot_policy,
+            control_plane_firewall=control_plane_firewall,
         )
 
         return cluster_spec_input

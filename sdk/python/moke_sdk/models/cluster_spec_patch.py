@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.control_plane_firewall import ControlPlaneFirewall
     from ..models.control_plane_input import ControlPlaneInput
     from ..models.maintenance_window import MaintenanceWindow
     from ..models.snapshot_policy import SnapshotPolicy
@@ -26,6 +27,7 @@ class ClusterSpecPatch:
         maintenance_window (MaintenanceWindow | None | Unset):
         deletion_protection (bool | None | Unset):
         snapshot_policy (None | SnapshotPolicy | Unset):
+        control_plane_firewall (ControlPlaneFirewall | None | Unset):
     """
 
     region: None | str | Unset = UNSET
@@ -34,8 +36,10 @@ class ClusterSpecPatch:
     maintenance_window: MaintenanceWindow | None | Unset = UNSET
     deletion_protection: bool | None | Unset = UNSET
     snapshot_policy: None | SnapshotPolicy | Unset = UNSET
+    control_plane_firewall: ControlPlaneFirewall | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
@@ -82,6 +86,14 @@ class ClusterSpecPatch:
         else:
             snapshot_policy = self.snapshot_policy
 
+        control_plane_firewall: dict[str, Any] | None | Unset
+        if isinstance(self.control_plane_firewall, Unset):
+            control_plane_firewall = UNSET
+        elif isinstance(self.control_plane_firewall, ControlPlaneFirewall):
+            control_plane_firewall = self.control_plane_firewall.to_dict()
+        else:
+            control_plane_firewall = self.control_plane_firewall
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -97,11 +109,14 @@ class ClusterSpecPatch:
             field_dict["deletion_protection"] = deletion_protection
         if snapshot_policy is not UNSET:
             field_dict["snapshot_policy"] = snapshot_policy
+        if control_plane_firewall is not UNSET:
+            field_dict["control_plane_firewall"] = control_plane_firewall
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
@@ -186,6 +201,23 @@ class ClusterSpecPatch:
 
         snapshot_policy = _parse_snapshot_policy(d.pop("snapshot_policy", UNSET))
 
+        def _parse_control_plane_firewall(data: object) -> ControlPlaneFirewall | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                control_plane_firewall_type_1 = ControlPlaneFirewall.from_dict(data)
+
+                return control_plane_firewall_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ControlPlaneFirewall | None | Unset, data)
+
+        control_plane_firewall = _parse_control_plane_firewall(d.pop("control_plane_firewall", UNSET))
+
         cluster_spec_patch = cls(
             region=region,
             kubernetes_version=kubernetes_version,
@@ -193,6 +225,7 @@ class ClusterSpecPatch:
             maintenance_window=maintenance_window,
             deletion_protection=deletion_protection,
             snapshot_policy=snapshot_policy,
+            control_plane_firewall=control_plane_firewall,
         )
 
         return cluster_spec_patch

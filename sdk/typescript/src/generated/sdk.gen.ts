@@ -986,7 +986,10 @@ export const clusterView = <ThrowOnError extends boolean = true>(options: Option
 });
 
 /**
- * Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+ * Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,
+ * snapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights
+ * (organization owners and admins, project admins). A spec change during a restore from an etcd
+ * snapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`.
  */
 export const clusterUpdate = <ThrowOnError extends boolean = true>(options: Options<ClusterUpdateData, ThrowOnError>): RequestResult<ClusterUpdateResponses, ClusterUpdateErrors, ThrowOnError> => (options.client ?? client).patch<ClusterUpdateResponses, ClusterUpdateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1392,7 +1395,9 @@ export const clusterSnapshotList = <ThrowOnError extends boolean = true>(options
 /**
  * Take an etcd snapshot now. It is kept with the scheduled ones, under the
  * same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
- * control plane runs and `restore_in_progress` during a restore.
+ * control plane runs, `deleting` while the cluster is deleted,
+ * `snapshot_in_progress` while another is taken and `restore_in_progress`
+ * during a restore.
  */
 export const clusterSnapshotCreate = <ThrowOnError extends boolean = true>(options: Options<ClusterSnapshotCreateData, ThrowOnError>): RequestResult<ClusterSnapshotCreateResponses, ClusterSnapshotCreateErrors, ThrowOnError> => (options.client ?? client).post<ClusterSnapshotCreateResponses, ClusterSnapshotCreateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1405,8 +1410,13 @@ export const clusterSnapshotCreate = <ThrowOnError extends boolean = true>(optio
  * stop, a single member is restored, etcd is scaled back to three and the
  * API servers start on the snapshot's state. What the cluster's API held
  * since is lost, so it takes cluster-admin rights (organization owners and
- * admins, project admins). The snapshot must be of the Kubernetes version
- * the cluster runs (409 `version_mismatch`); not during an upgrade.
+ * admins, project admins). A name the cluster keeps no snapshot of is 404.
+ * Refused with 409 `version_mismatch` for a snapshot of another Kubernetes
+ * version than the cluster runs, `upgrade_in_progress`,
+ * `restore_in_progress`, `not_ready` before the control plane runs and
+ * `deleting`, and `update_in_progress` while a change of the cluster has
+ * not reached its region yet. While it runs, changes to the cluster's spec
+ * are refused with 409 `restore_in_progress`.
  */
 export const clusterSnapshotRestore = <ThrowOnError extends boolean = true>(options: Options<ClusterSnapshotRestoreData, ThrowOnError>): RequestResult<ClusterSnapshotRestoreResponses, ClusterSnapshotRestoreErrors, ThrowOnError> => (options.client ?? client).post<ClusterSnapshotRestoreResponses, ClusterSnapshotRestoreErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1417,7 +1427,9 @@ export const clusterSnapshotRestore = <ThrowOnError extends boolean = true>(opti
 /**
  * Upgrade the cluster to one of its available versions: the control plane
  * blue-green, then each node pool a node at a time by surge. The
- * Operation's `step` says where it is.
+ * Operation's `step` says where it is. Refused with 409
+ * `upgrade_in_progress` while another runs and `restore_in_progress`
+ * during a restore from an etcd snapshot.
  */
 export const clusterUpgrade = <ThrowOnError extends boolean = true>(options: Options<ClusterUpgradeData, ThrowOnError>): RequestResult<ClusterUpgradeResponses, ClusterUpgradeErrors, ThrowOnError> => (options.client ?? client).post<ClusterUpgradeResponses, ClusterUpgradeErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -179,6 +179,8 @@ export type BudgetView = {
     updated_at: string;
 };
 
+export type CidrList = Array<string>;
+
 /**
  * What a kubeconfig may do in the cluster (its Kubernetes groups).
  */
@@ -265,6 +267,7 @@ export type ClusterSpec = {
     maintenance_window?: null | MaintenanceWindow;
     deletion_protection: boolean;
     snapshot_policy: SnapshotPolicy;
+    control_plane_firewall: ControlPlaneFirewall;
 };
 
 /**
@@ -286,6 +289,7 @@ export type ClusterSpecInput = {
      */
     deletion_protection?: boolean | null;
     snapshot_policy?: null | SnapshotPolicy;
+    control_plane_firewall?: null | ControlPlaneFirewall;
 };
 
 export type ClusterSpecPatch = {
@@ -301,6 +305,7 @@ export type ClusterSpecPatch = {
     maintenance_window?: null | MaintenanceWindow;
     deletion_protection?: boolean | null;
     snapshot_policy?: null | SnapshotPolicy;
+    control_plane_firewall?: null | ControlPlaneFirewall;
 };
 
 /**
@@ -379,6 +384,24 @@ export type ContainerPort = {
      * `TCP`, `UDP` or `SCTP`.
      */
     protocol?: string;
+};
+
+/**
+ * The addresses allowed to connect to the cluster's Kubernetes API
+ * endpoint (DOKS `control_plane_firewall`): others have their connections
+ * dropped before TLS. Client certificates are needed either way.
+ */
+export type ControlPlaneFirewall = {
+    /**
+     * Off: any address may connect.
+     */
+    enabled: boolean;
+    /**
+     * IPv4 or IPv6 networks in CIDR notation with no host bits set, e.g.
+     * `203.0.113.0/24` or `2001:db8::/32`, each once; at least one when
+     * enabled (none would lock everyone out).
+     */
+    allowed_addresses?: CidrList;
 };
 
 export type ControlPlaneInput = {

@@ -345,7 +345,20 @@ impl App {
             } else {
                 (ChangeKind::ClusterUpdate, "cluster.update")
             };
+            if spec.control_plane_firewall != current.control_plane_firewall {
+                // Who may reach the API endpoint is a cluster admin's call, as its credentials are.
+                let on = Target::project(row.org_id, row.project_id);
+                moke_iam::authorize(&ctx.principal, Action::AdministerClusters, on)?;
+            }
             let spec_changed = spec != current;
+            if spec_changed
+                && operations::unfinished(&mut tx, row.id, ChangeKind::ClusterRestore.operation_kind()).await?
+            {
+                return Err(Error::conflict(
+                    "restore_in_progress",
+                    "etcd is being restored from a snapshot; change the cluster once its Operation has finished",
+                ));
+            }
             let generation = row.generation + i64::from(spec_changed);
             store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation).await?;
             let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };

@@ -20,6 +20,7 @@ use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
+use crate::app::region::observations::OperationProgress;
 use crate::app::region::observed::ObservedStored;
 use crate::app::region::outbox;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
@@ -460,10 +461,8 @@ impl App {
         let mut tx = self.db().begin().await?;
         let recorded = store::serving_failed(&mut tx, cluster, csr, code, delay.as_secs_f64(), refused).await?;
         let cluster_ref = ClusterId::from_uuid(cluster);
-        let mut set_aside = false;
         match recorded {
             Some(attempts) if refused && attempts >= SERVING_ATTEMPTS => {
-                set_aside = true;
                 crate::background::dead_lettered(
                     "serving_certificates",
                     &format!("certificate request of {cluster_ref}"),
@@ -480,44 +479,14 @@ impl App {
                     },
                 )
                 .await?;
+                fail_waiting_cluster_create(&mut tx, cluster, code).await?;
             }
             Some(attempts) => tracing::warn!(cluster = %cluster_ref, attempts, %error, retry_in = ?delay,
                 "could not sign a control-plane certificate request; will retry"),
             None => {}
         }
         tx.commit().await?;
-        if set_aside {
-            self.fail_waiting_cluster_create(cluster, code).await?;
-        }
         Ok(())
-    }
-
-    /// Fails the cluster's unfinished create Operation, which waits for the
-    /// control plane to serve: a certificate set aside never arrives.
-    async fn fail_waiting_cluster_create(&self, cluster: Uuid, code: &str) -> Result<()> {
-        let mut conn = self.db().acquire().await?;
-        let waiting: Option<Uuid> = sqlx::query_scalar(
-            "SELECT id FROM operations WHERE target_id = $1 AND kind = 'cluster_create'
-               AND status NOT IN ('succeeded', 'failed')",
-        )
-        .bind(cluster)
-        .fetch_optional(&mut *conn)
-        .await?;
-        drop(conn);
-        let Some(operation_id) = waiting else { return Ok(()) };
-        self.record_operation_progress(crate::app::region::observations::OperationProgress {
-            region: None,
-            operation_id,
-            status: OperationStatus::Failed,
-            step: "control plane: its serving certificate could not be signed".into(),
-            progress: 100,
-            error: Some(OperationError {
-                code: code.into(),
-                message: "the control plane's certificate could not be signed; contact support".into(),
-            }),
-            earlier: Vec::new(),
-        })
-        .await
     }
 
     /// Destroys in Vault the CAs of clusters that no longer exist.
@@ -545,6 +514,32 @@ pub(in crate::app) fn serving_endpoint(reported: &str) -> Option<String> {
         && url.query().is_none()
         && url.fragment().is_none();
     plain.then(|| reported.trim_end_matches('/').to_string())
+}
+
+/// Fails the cluster's unfinished create Operation, which waits for the
+/// control plane to serve: a certificate request set aside never gets there.
+async fn fail_waiting_cluster_create(tx: &mut PgConnection, cluster: Uuid, code: &str) -> Result<()> {
+    let waiting: Option<Uuid> = sqlx::query_scalar(
+        "SELECT id FROM operations WHERE target_id = $1 AND kind = 'cluster_create'
+           AND status NOT IN ('succeeded', 'failed')",
+    )
+    .bind(cluster)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(operation_id) = waiting else { return Ok(()) };
+    let failed = OperationProgress {
+        region: None,
+        operation_id,
+        status: OperationStatus::Failed,
+        step: "control plane: its serving certificate could not be signed".into(),
+        progress: 100,
+        error: Some(OperationError {
+            code: code.into(),
+            message: "the control plane's certificate could not be signed; contact support".into(),
+        }),
+        earlier: Vec::new(),
+    };
+    crate::app::region::observations::record_progress(tx, failed).await
 }
 
 /// Where a revocation applies.

@@ -62,11 +62,20 @@ async fn etcd_target(
             "etcd is being restored from a snapshot; wait for its Operation to finish",
         ));
     }
-    if action == Action::AdministerClusters && super::upgrades::upgrade_running(&mut *tx, row.id).await? {
-        return Err(Error::conflict(
-            "upgrade_in_progress",
-            "an upgrade of this cluster is still running; wait for its Operation to finish",
-        ));
+    if action == Action::AdministerClusters {
+        if super::upgrades::upgrade_running(&mut *tx, row.id).await? {
+            return Err(Error::conflict(
+                "upgrade_in_progress",
+                "an upgrade of this cluster is still running; wait for its Operation to finish",
+            ));
+        }
+        // A change still on its way would reach a region mid-restore and be refused there.
+        if row.observed_generation < row.generation {
+            return Err(Error::conflict(
+                "update_in_progress",
+                "a change of this cluster has not reached its region yet; restore once it has",
+            ));
+        }
     }
     Ok(row)
 }
@@ -98,6 +107,13 @@ impl App {
         self.idempotent(ctx, "cluster_snapshot_create", &request_key, |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             let row = etcd_target(&mut tx, ctx, (project, cluster), if_match, Action::ManageResources).await?;
+            // One at a time: on-demand snapshots never crowd out the scheduled ones faster than they finish.
+            if operations::unfinished(&mut tx, row.id, ChangeKind::ClusterSnapshot.operation_kind()).await? {
+                return Err(Error::conflict(
+                    "snapshot_in_progress",
+                    "a snapshot of this cluster is being taken; wait for its Operation to finish",
+                ));
+            }
             let change = EtcdChange {
                 kind: ChangeKind::ClusterSnapshot,
                 action: "cluster.snapshot_create",

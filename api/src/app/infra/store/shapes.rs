@@ -12,8 +12,8 @@ use crate::app::kernel::jsonb::{from_column, to_column};
 #[cfg(test)]
 use crate::app::{Error, Result};
 use crate::model::{
-    Autoscaling, ClusterSpec, ControlPlaneSpec, Labels, MaintenanceWindow, NodePoolSpec, ProjectSpec, SnapshotPolicy,
-    Taint,
+    Autoscaling, ClusterSpec, ControlPlaneFirewall, ControlPlaneSpec, Labels, MaintenanceWindow, NodePoolSpec,
+    ProjectSpec, SnapshotPolicy, Taint,
 };
 
 /// `projects.spec`.
@@ -48,6 +48,16 @@ pub(in crate::app) struct ClusterSpecStored {
     /// Absent: the default policy (rows from before policies, and those that keep it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_policy: Option<SnapshotPolicyStored>,
+    /// Absent: off, no addresses (rows from before firewalls, and those off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_plane_firewall: Option<FirewallStored>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(in crate::app) struct FirewallStored {
+    pub enabled: bool,
+    #[serde(default)]
+    pub allowed_addresses: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +94,12 @@ impl From<&ClusterSpec> for ClusterSpecStored {
                 every_hours: spec.snapshot_policy.every_hours,
                 keep: spec.snapshot_policy.keep,
             }),
+            control_plane_firewall: (spec.control_plane_firewall != ControlPlaneFirewall::default()).then(|| {
+                FirewallStored {
+                    enabled: spec.control_plane_firewall.enabled,
+                    allowed_addresses: spec.control_plane_firewall.allowed_addresses.clone(),
+                }
+            }),
         }
     }
 }
@@ -103,6 +119,10 @@ impl From<ClusterSpecStored> for ClusterSpec {
             snapshot_policy: stored
                 .snapshot_policy
                 .map(|p| SnapshotPolicy { every_hours: p.every_hours, keep: p.keep })
+                .unwrap_or_default(),
+            control_plane_firewall: stored
+                .control_plane_firewall
+                .map(|f| ControlPlaneFirewall { enabled: f.enabled, allowed_addresses: f.allowed_addresses })
                 .unwrap_or_default(),
         }
     }

@@ -117,7 +117,9 @@ def sync_detailed(
 ) -> Response[OperationView | Problem]:
     """Take an etcd snapshot now. It is kept with the scheduled ones, under the
     same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
-    control plane runs and `restore_in_progress` during a restore.
+    control plane runs, `deleting` while the cluster is deleted,
+    `snapshot_in_progress` while another is taken and `restore_in_progress`
+    during a restore.
 
     Args:
         project (str):
@@ -157,7 +159,9 @@ def sync(
 ) -> OperationView | Problem | None:
     """Take an etcd snapshot now. It is kept with the scheduled ones, under the
     same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
-    control plane runs and `restore_in_progress` during a restore.
+    control plane runs, `deleting` while the cluster is deleted,
+    `snapshot_in_progress` while another is taken and `restore_in_progress`
+    during a restore.
 
     Args:
         project (str):
@@ -192,7 +196,9 @@ async def asyncio_detailed(
 ) -> Response[OperationView | Problem]:
     """Take an etcd snapshot now. It is kept with the scheduled ones, under the
     same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
-    control plane runs and `restore_in_progress` during a restore.
+    control plane runs, `deleting` while the cluster is deleted,
+    `snapshot_in_progress` while another is taken and `restore_in_progress`
+    during a restore.
 
     Args:
         project (str):
@@ -230,7 +236,9 @@ async def asyncio(
 ) -> OperationView | Problem | None:
     """Take an etcd snapshot now. It is kept with the scheduled ones, under the
     same `snapshot_policy.keep`. Refused with 409 `not_ready` before the
-    control plane runs and `restore_in_progress` during a restore.
+    control plane runs, `deleting` while the cluster is deleted,
+    `snapshot_in_progress` while another is taken and `restore_in_progress`
+    during a restore.
 
     Args:
         project (str):

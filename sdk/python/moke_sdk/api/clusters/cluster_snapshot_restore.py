@@ -122,8 +122,13 @@ def sync_detailed(
     stop, a single member is restored, etcd is scaled back to three and the
     API servers start on the snapshot's state. What the cluster's API held
     since is lost, so it takes cluster-admin rights (organization owners and
-    admins, project admins). The snapshot must be of the Kubernetes version
-    the cluster runs (409 `version_mismatch`); not during an upgrade.
+    admins, project admins). A name the cluster keeps no snapshot of is 404.
+    Refused with 409 `version_mismatch` for a snapshot of another Kubernetes
+    version than the cluster runs, `upgrade_in_progress`,
+    `restore_in_progress`, `not_ready` before the control plane runs and
+    `deleting`, and `update_in_progress` while a change of the cluster has
+    not reached its region yet. While it runs, changes to the cluster's spec
+    are refused with 409 `restore_in_progress`.
 
     Args:
         project (str):
@@ -168,8 +173,13 @@ def sync(
     stop, a single member is restored, etcd is scaled back to three and the
     API servers start on the snapshot's state. What the cluster's API held
     since is lost, so it takes cluster-admin rights (organization owners and
-    admins, project admins). The snapshot must be of the Kubernetes version
-    the cluster runs (409 `version_mismatch`); not during an upgrade.
+    admins, project admins). A name the cluster keeps no snapshot of is 404.
+    Refused with 409 `version_mismatch` for a snapshot of another Kubernetes
+    version than the cluster runs, `upgrade_in_progress`,
+    `restore_in_progress`, `not_ready` before the control plane runs and
+    `deleting`, and `update_in_progress` while a change of the cluster has
+    not reached its region yet. While it runs, changes to the cluster's spec
+    are refused with 409 `restore_in_progress`.
 
     Args:
         project (str):
@@ -209,8 +219,13 @@ async def asyncio_detailed(
     stop, a single member is restored, etcd is scaled back to three and the
     API servers start on the snapshot's state. What the cluster's API held
     since is lost, so it takes cluster-admin rights (organization owners and
-    admins, project admins). The snapshot must be of the Kubernetes version
-    the cluster runs (409 `version_mismatch`); not during an upgrade.
+    admins, project admins). A name the cluster keeps no snapshot of is 404.
+    Refused with 409 `version_mismatch` for a snapshot of another Kubernetes
+    version than the cluster runs, `upgrade_in_progress`,
+    `restore_in_progress`, `not_ready` before the control plane runs and
+    `deleting`, and `update_in_progress` while a change of the cluster has
+    not reached its region yet. While it runs, changes to the cluster's spec
+    are refused with 409 `restore_in_progress`.
 
     Args:
         project (str):
@@ -253,8 +268,13 @@ async def asyncio(
     stop, a single member is restored, etcd is scaled back to three and the
     API servers start on the snapshot's state. What the cluster's API held
     since is lost, so it takes cluster-admin rights (organization owners and
-    admins, project admins). The snapshot must be of the Kubernetes version
-    the cluster runs (409 `version_mismatch`); not during an upgrade.
+    admins, project admins). A name the cluster keeps no snapshot of is 404.
+    Refused with 409 `version_mismatch` for a snapshot of another Kubernetes
+    version than the cluster runs, `upgrade_in_progress`,
+    `restore_in_progress`, `not_ready` before the control plane runs and
+    `deleting`, and `update_in_progress` while a change of the cluster has
+    not reached its region yet. While it runs, changes to the cluster's spec
+    are refused with 409 `restore_in_progress`.
 
     Args:
         project (str):

@@ -117,7 +117,10 @@ def sync_detailed(
     body: ClusterUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
-    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,
+    snapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights
+    (organization owners and admins, project admins). A spec change during a restore from an etcd
+    snapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`.
 
     Args:
         project (str):
@@ -155,7 +158,10 @@ def sync(
     body: ClusterUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
-    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,
+    snapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights
+    (organization owners and admins, project admins). A spec change during a restore from an etcd
+    snapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`.
 
     Args:
         project (str):
@@ -188,7 +194,10 @@ async def asyncio_detailed(
     body: ClusterUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
-    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,
+    snapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights
+    (organization owners and admins, project admins). A spec change during a restore from an etcd
+    snapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`.
 
     Args:
         project (str):
@@ -224,7 +233,10 @@ async def asyncio(
     body: ClusterUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
-    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection).
+    """Change a cluster (labels, version upgrade, control plane, maintenance window, deletion protection,
+    snapshot policy, control-plane firewall). Changing the firewall takes cluster-admin rights
+    (organization owners and admins, project admins). A spec change during a restore from an etcd
+    snapshot answers 409 `restore_in_progress`; a second upgrade, 409 `upgrade_in_progress`.
 
     Args:
         project (str):

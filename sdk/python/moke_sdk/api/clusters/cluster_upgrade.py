@@ -124,7 +124,9 @@ def sync_detailed(
 ) -> Response[OperationView | Problem]:
     """Upgrade the cluster to one of its available versions: the control plane
     blue-green, then each node pool a node at a time by surge. The
-    Operation's `step` says where it is.
+    Operation's `step` says where it is. Refused with 409
+    `upgrade_in_progress` while another runs and `restore_in_progress`
+    during a restore from an etcd snapshot.
 
     Args:
         project (str):
@@ -170,7 +172,9 @@ def sync(
 ) -> OperationView | Problem | None:
     """Upgrade the cluster to one of its available versions: the control plane
     blue-green, then each node pool a node at a time by surge. The
-    Operation's `step` says where it is.
+    Operation's `step` says where it is. Refused with 409
+    `upgrade_in_progress` while another runs and `restore_in_progress`
+    during a restore from an etcd snapshot.
 
     Args:
         project (str):
@@ -211,7 +215,9 @@ async def asyncio_detailed(
 ) -> Response[OperationView | Problem]:
     """Upgrade the cluster to one of its available versions: the control plane
     blue-green, then each node pool a node at a time by surge. The
-    Operation's `step` says where it is.
+    Operation's `step` says where it is. Refused with 409
+    `upgrade_in_progress` while another runs and `restore_in_progress`
+    during a restore from an etcd snapshot.
 
     Args:
         project (str):
@@ -255,7 +261,9 @@ async def asyncio(
 ) -> OperationView | Problem | None:
     """Upgrade the cluster to one of its available versions: the control plane
     blue-green, then each node pool a node at a time by surge. The
-    Operation's `step` says where it is.
+    Operation's `step` says where it is. Refused with 409
+    `upgrade_in_progress` while another runs and `restore_in_progress`
+    during a restore from an etcd snapshot.
 
     Args:
         project (str):
