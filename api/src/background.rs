@@ -118,10 +118,11 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
     let repair_every = secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
     let finalize_every = secs(app.config().billing.finalize_every_seconds);
     let budgets_every = secs(app.config().billing.budget_every_seconds);
-    let periodics: [(&'static str, Duration, JobFn); 8] = [
+    let periodics: [(&'static str, Duration, JobFn); 9] = [
         ("rollout_deadlines", secs(1), |app| {
             Box::pin(async move { app.enforce_rollout_deadlines_once().await.map(drop) })
         }),
+        ("etcd_deadlines", secs(30), |app| Box::pin(async move { app.enforce_etcd_deadlines_once().await.map(drop) })),
         ("anti_entropy_repair", repair_every, |app| Box::pin(async move { app.repair_drift_once().await.map(drop) })),
         ("rate_limit_windows", secs(60), |app| {
             Box::pin(async move {

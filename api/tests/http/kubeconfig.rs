@@ -380,6 +380,34 @@ async fn the_control_plane_firewall_refuses_kubectl_from_elsewhere(options: PgPo
     assert!(ok, "listed: {err}");
 }
 
+/// A snapshot whose command the region never takes fails at its deadline,
+/// instead of holding up every later one.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_lost_snapshot_fails_at_its_deadline(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let region = agent(&t);
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let cluster = serving_cluster(&t, &region, &acme, &project, "prod").await;
+    // The agent is not run again: the command waits, and the next snapshot with it.
+    let op: OperationView = owner.post(&format!("{cluster}/snapshots"), json!({})).await.expect(StatusCode::ACCEPTED);
+    let again = owner.post::<OperationView>(&format!("{cluster}/snapshots"), json!({})).await;
+    again.refused_with(StatusCode::CONFLICT, "snapshot_in_progress");
+    assert_eq!(t.app.enforce_etcd_deadlines_once().await.unwrap(), 0, "not yet due");
+    sqlx::query("UPDATE operations SET created_at = now() - interval '11 minutes' WHERE id = $1")
+        .bind(op.id.uuid())
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(t.app.enforce_etcd_deadlines_once().await.unwrap(), 1);
+    let failed = owner.operation(op.id).await;
+    assert_eq!(failed.status, OperationStatus::Failed, "{failed:?}");
+    assert_eq!(failed.error.map(|e| e.code).as_deref(), Some("deadline_exceeded"));
+    assert_eq!(t.app.enforce_etcd_deadlines_once().await.unwrap(), 0, "failed once");
+    owner.post::<OperationView>(&format!("{cluster}/snapshots"), json!({})).await.expect(StatusCode::ACCEPTED);
+}
+
 /// A control plane's certificate request that cannot be signed (its issuer
 /// is gone) waits on its own backoff and, after its attempts, is set aside
 /// with its reason: it never holds up another cluster's.

@@ -217,6 +217,72 @@ impl App {
     }
 }
 
+/// How long a snapshot may take before its Operation fails (it holds up
+/// the next one).
+pub const SNAPSHOT_DEADLINE_SECONDS: i64 = 10 * 60;
+/// How long a restore may take before its Operation fails (it holds up
+/// every change of the cluster).
+pub const RESTORE_DEADLINE_SECONDS: i64 = 60 * 60;
+
+impl App {
+    /// Fails snapshot and restore Operations past their deadline (a lost
+    /// command would otherwise hold the cluster up for good), with
+    /// `deadline_exceeded` and an audit event. Those of a silent region are
+    /// left alone: nothing can be known of them. Returns how many failed.
+    pub async fn enforce_etcd_deadlines_once(&self) -> Result<usize> {
+        let overdue: Vec<(uuid::Uuid, uuid::Uuid, String, String, String)> = sqlx::query_as(
+            "SELECT o.id, o.org_id, o.kind, o.target_id::text, c.spec->>'region'
+             FROM operations o JOIN clusters c ON c.id = o.target_id
+             WHERE o.status NOT IN ('succeeded', 'failed')
+               AND ((o.kind = 'cluster_snapshot' AND o.created_at < now() - make_interval(secs => $1))
+                 OR (o.kind = 'cluster_restore' AND o.created_at < now() - make_interval(secs => $2)))
+             ORDER BY o.created_at LIMIT 100",
+        )
+        .bind(SNAPSHOT_DEADLINE_SECONDS as f64)
+        .bind(RESTORE_DEADLINE_SECONDS as f64)
+        .fetch_all(self.db())
+        .await?;
+        let mut failed = 0;
+        for (operation, org, kind, cluster, region) in overdue {
+            if self.region_silent(&region) {
+                continue;
+            }
+            let what = if kind == "cluster_snapshot" { "snapshot" } else { "restore" };
+            let minutes =
+                if kind == "cluster_snapshot" { SNAPSHOT_DEADLINE_SECONDS } else { RESTORE_DEADLINE_SECONDS } / 60;
+            let error = crate::model::OperationError {
+                code: "deadline_exceeded".into(),
+                message: format!("the region did not finish the {what} within {minutes} minutes"),
+            };
+            let mut tx = self.db().begin().await?;
+            let report = crate::app::region::observations::OperationProgress {
+                region: None,
+                operation_id: operation,
+                status: OperationStatus::Failed,
+                step: "deadline_exceeded".into(),
+                progress: 100,
+                error: Some(error.clone()),
+                earlier: Vec::new(),
+            };
+            crate::app::region::observations::record_progress(&mut tx, report).await?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                &RequestContext::system(org),
+                crate::app::kernel::audit::AuditRecord {
+                    action: if what == "snapshot" { "cluster.snapshot_failed" } else { "cluster.restore_failed" },
+                    resource_type: "cluster",
+                    resource_id: uuid::Uuid::parse_str(&cluster).ok().map(|id| ClusterId::from_uuid(id).to_string()),
+                    details: json!({ "operation_id": crate::ids::OperationId::from_uuid(operation), "error": error }),
+                },
+            )
+            .await?;
+            tx.commit().await?;
+            failed += 1;
+        }
+        Ok(failed)
+    }
+}
+
 /// A snapshot (`snapshot` empty) or a restore from `snapshot`.
 struct EtcdChange<'a> {
     kind: ChangeKind,
