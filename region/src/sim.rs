@@ -1860,6 +1860,42 @@ mod tests {
     }
 
     #[test]
+    fn a_certificate_command_ends_a_create_but_never_a_restore() {
+        let mut state = SimState::default();
+        let created = state.apply(&layout(), &pb::Command { ca_pem: "CA".into(), ..create("cl_1", 1) });
+        assert!(succeeded(&created).is_empty(), "a control plane without its certificate is not done");
+        let certificate = |operation: &str| pb::Command {
+            id: 2,
+            kind: CommandKind::ClusterCertificate as i32,
+            operation_id: operation.into(),
+            cluster_id: "cl_1".into(),
+            serving_certificate_pem: "SERVING".into(),
+            ..Default::default()
+        };
+        let served = state.apply(&layout(), &certificate("op-cert"));
+        assert!(succeeded(&served).contains(&"op".to_string()), "the create ends with its certificate: {served:?}");
+
+        state.apply(&layout(), &etcd_command(CommandKind::ClusterSnapshot, "op-snap", ""));
+        let name = state.clusters["cl_1"].snapshots[0].name.clone();
+        state.apply(&layout(), &etcd_command(CommandKind::ClusterRestore, "op-restore", &name));
+        let revoked = state.apply(&layout(), &certificate("op-revoke"));
+        assert!(!succeeded(&revoked).contains(&"op-restore".to_string()), "{revoked:?}");
+        assert!(state.clusters["cl_1"].restore.is_some());
+        let change = pb::Command {
+            kind: CommandKind::ClusterUpdate as i32,
+            operation_id: "op-change".into(),
+            ..create("cl_1", 2)
+        };
+        let refused = state.apply(&layout(), &change);
+        assert!(
+            refused
+                .iter()
+                .any(|r| matches!(r, pb::status::Message::Progress(p) if p.error_code == "restore_in_progress")),
+            "{refused:?}"
+        );
+    }
+
+    #[test]
     fn usage_is_sampled_per_cluster_by_machine_type() {
         let mut state = running_cluster();
         let mut every_minute = layout();
