@@ -203,7 +203,7 @@ fn router(served: Served) -> Router {
         .fallback(|| async {
             status(StatusCode::NOT_FOUND, "NotFound", "the server could not find the requested resource")
         })
-        .layer(axum::middleware::from_fn_with_state(served.clone(), check_generation))
+        .layer(axum::middleware::from_fn_with_state(served.clone(), check_access))
         .with_state(served)
 }
 
@@ -222,7 +222,7 @@ struct Peer(std::net::IpAddr);
 /// Refuses requests from addresses the firewall no longer admits (on
 /// connections opened before it changed) and client certificates issued
 /// before the last revocation.
-async fn check_generation(
+async fn check_access(
     State(served): State<Served>,
     Extension(who): Extension<Identity>,
     Extension(Peer(peer)): Extension<Peer>,

@@ -400,6 +400,14 @@ async fn a_lost_snapshot_fails_at_its_deadline(options: PgPoolOptions, connect: 
         .execute(&t.pool)
         .await
         .unwrap();
+    assert_eq!(t.app.enforce_etcd_deadlines_once().await.unwrap(), 0, "a silent region's work is left alone");
+    region.heartbeat().await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while t.count("region_health WHERE last_heartbeat_at > now() - interval '1 minute'").await == 0 {
+        t.app.ingest_region_status_once().await.unwrap();
+        assert!(std::time::Instant::now() < deadline, "the heartbeat was never recorded");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(t.app.enforce_etcd_deadlines_once().await.unwrap(), 1);
     let failed = owner.operation(op.id).await;
     assert_eq!(failed.status, OperationStatus::Failed, "{failed:?}");

@@ -126,7 +126,7 @@ impl App {
     /// so late or repeated reports are harmless.
     pub async fn record_operation_progress(&self, report: OperationProgress) -> Result<()> {
         let mut conn = self.db().acquire().await?;
-        record_progress(&mut conn, report).await
+        record_progress(&mut conn, report).await.map(drop)
     }
 
     /// Records observed state. Reports about an older generation than one
@@ -176,8 +176,10 @@ impl App {
     }
 }
 
-/// [`App::record_operation_progress`] in the caller's transaction.
-pub(in crate::app) async fn record_progress(conn: &mut PgConnection, report: OperationProgress) -> Result<()> {
+/// [`App::record_operation_progress`] in the caller's transaction; whether
+/// it recorded a step (false: the Operation had finished, belongs to
+/// another region, or already stood at that step).
+pub(in crate::app) async fn record_progress(conn: &mut PgConnection, report: OperationProgress) -> Result<bool> {
     // The history: each step (or status) unlike the one before it, the earlier ones first.
     let mut steps: Vec<(&str, String, i32)> = Vec::new();
     let all = report.earlier.iter().map(|e| (e.status, &e.step, e.progress));
@@ -193,7 +195,7 @@ pub(in crate::app) async fn record_progress(conn: &mut PgConnection, report: Ope
             c.push(z);
             (a, b, c)
         });
-    sqlx::query!(
+    let moved = sqlx::query!(
         // An Operation finished, or sent to another region, is left as it is.
         "WITH moved AS (
              UPDATE operations SET status = $2, step = $3, progress = $4, error = $5, updated_at = now(),
@@ -221,5 +223,5 @@ pub(in crate::app) async fn record_progress(conn: &mut PgConnection, report: Ope
     )
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(moved.rows_affected() > 0)
 }

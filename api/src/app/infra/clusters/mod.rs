@@ -351,13 +351,8 @@ impl App {
                 moke_iam::authorize(&ctx.principal, Action::AdministerClusters, on)?;
             }
             let spec_changed = spec != current;
-            if spec_changed
-                && operations::unfinished(&mut tx, row.id, ChangeKind::ClusterRestore.operation_kind()).await?
-            {
-                return Err(Error::conflict(
-                    "restore_in_progress",
-                    "etcd is being restored from a snapshot; change the cluster once its Operation has finished",
-                ));
+            if spec_changed {
+                snapshots::refuse_while_restoring(&mut tx, &row).await?;
             }
             let generation = row.generation + i64::from(spec_changed);
             store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation).await?;

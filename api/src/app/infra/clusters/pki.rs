@@ -539,7 +539,7 @@ async fn fail_waiting_cluster_create(tx: &mut PgConnection, cluster: Uuid, code:
         }),
         earlier: Vec::new(),
     };
-    crate::app::region::observations::record_progress(tx, failed).await
+    crate::app::region::observations::record_progress(tx, failed).await.map(drop)
 }
 
 /// Where a revocation applies.

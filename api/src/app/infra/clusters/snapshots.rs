@@ -37,6 +37,22 @@ fn view(snapshot: SnapshotObserved) -> EtcdSnapshotView {
     }
 }
 
+/// 409 `restore_in_progress` while etcd is being restored: its Operation
+/// runs, or (after that failed at its deadline) the region still reports
+/// the cluster `restoring`.
+pub(in crate::app) async fn refuse_while_restoring(tx: &mut PgConnection, row: &ClusterRow) -> Result<()> {
+    let status: ObservedStored = jsonb::from_column("cluster status", &row.status)?;
+    if status.phase == "restoring"
+        || operations::unfinished(&mut *tx, row.id, ChangeKind::ClusterRestore.operation_kind()).await?
+    {
+        return Err(Error::conflict(
+            "restore_in_progress",
+            "etcd is being restored from a snapshot; change the cluster once its Operation has finished",
+        ));
+    }
+    Ok(())
+}
+
 /// A cluster whose etcd may be snapshotted or restored now, locked: it
 /// runs, is not being deleted or restored, and (for a restore, which
 /// needs the version a snapshot was taken on) is not being upgraded.
@@ -56,12 +72,7 @@ async fn etcd_target(
     if status.phase == "pending" {
         return Err(Error::conflict("not_ready", "the cluster's control plane is not running yet"));
     }
-    if operations::unfinished(&mut *tx, row.id, ChangeKind::ClusterRestore.operation_kind()).await? {
-        return Err(Error::conflict(
-            "restore_in_progress",
-            "etcd is being restored from a snapshot; wait for its Operation to finish",
-        ));
-    }
+    refuse_while_restoring(&mut *tx, &row).await?;
     if action == Action::AdministerClusters {
         if super::upgrades::upgrade_running(&mut *tx, row.id).await? {
             return Err(Error::conflict(
@@ -230,23 +241,24 @@ impl App {
     /// `deadline_exceeded` and an audit event. Those of a silent region are
     /// left alone: nothing can be known of them. Returns how many failed.
     pub async fn enforce_etcd_deadlines_once(&self) -> Result<usize> {
-        let overdue: Vec<(uuid::Uuid, uuid::Uuid, String, String, String)> = sqlx::query_as(
-            "SELECT o.id, o.org_id, o.kind, o.target_id::text, c.spec->>'region'
+        // Only regions that sent a heartbeat lately: a silent one's stuck work never crowds out the rest.
+        let overdue: Vec<(uuid::Uuid, uuid::Uuid, String, String)> = sqlx::query_as(
+            "SELECT o.id, o.org_id, o.kind, o.target_id::text
              FROM operations o JOIN clusters c ON c.id = o.target_id
              WHERE o.status NOT IN ('succeeded', 'failed')
                AND ((o.kind = 'cluster_snapshot' AND o.created_at < now() - make_interval(secs => $1))
                  OR (o.kind = 'cluster_restore' AND o.created_at < now() - make_interval(secs => $2)))
+               AND EXISTS (SELECT 1 FROM region_health h WHERE h.region = c.spec->>'region'
+                             AND h.last_heartbeat_at > now() - make_interval(secs => $3))
              ORDER BY o.created_at LIMIT 100",
         )
         .bind(SNAPSHOT_DEADLINE_SECONDS as f64)
         .bind(RESTORE_DEADLINE_SECONDS as f64)
+        .bind(self.config().outbox.region_stale_after_seconds.max(1) as f64)
         .fetch_all(self.db())
         .await?;
         let mut failed = 0;
-        for (operation, org, kind, cluster, region) in overdue {
-            if self.region_silent(&region) {
-                continue;
-            }
+        for (operation, org, kind, cluster) in overdue {
             let what = if kind == "cluster_snapshot" { "snapshot" } else { "restore" };
             let minutes =
                 if kind == "cluster_snapshot" { SNAPSHOT_DEADLINE_SECONDS } else { RESTORE_DEADLINE_SECONDS } / 60;
@@ -264,7 +276,9 @@ impl App {
                 error: Some(error.clone()),
                 earlier: Vec::new(),
             };
-            crate::app::region::observations::record_progress(&mut tx, report).await?;
+            if !crate::app::region::observations::record_progress(&mut tx, report).await? {
+                continue; // finished meanwhile (or by another replica): nothing to record
+            }
             crate::app::kernel::audit::record(
                 &mut tx,
                 &RequestContext::system(org),
