@@ -284,6 +284,15 @@ pub fn principal_ref(principal: &Principal) -> String {
     }
 }
 
+/// Who made a change, as revisions record it: the principal's prefixed id,
+/// or `system` for the server's own changes.
+pub fn actor_ref(principal: &Principal) -> String {
+    match principal.kind {
+        moke_iam::PrincipalKind::System => "system".to_string(),
+        _ => principal_ref(principal),
+    }
+}
+
 /// Reads an id a client sent. Text that cannot be an id of this kind names
 /// nothing that exists, so it is "not found", exactly like a missing id.
 pub fn parse_id<K: IdKind>(text: &str) -> Result<Id<K>> {

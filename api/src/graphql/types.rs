@@ -516,6 +516,80 @@ impl Query {
             .map_err(error)?;
         Ok(connection(result, |o| o.id.uuid()))
     }
+
+    /// The cluster's spec revisions, newest first (the newest 100).
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn cluster_revisions(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, ClusterRevisionView>> {
+        let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+        let result = app(ctx)
+            .cluster_revision_list(caller(ctx)?, &project, &cluster, page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, ClusterRevisionView::cursor_key))
+    }
+
+    /// What changed in the cluster's spec at `generation`, against `from`
+    /// (by default the revision before).
+    async fn cluster_revision_diff(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        generation: i64,
+        from: Option<i64>,
+    ) -> Result<SpecDiff> {
+        let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+        app(ctx)
+            .cluster_revision_diff(caller(ctx)?, &project, &cluster, &generation.to_string(), from)
+            .await
+            .map_err(error)
+    }
+
+    /// The node pool's spec revisions, newest first (the newest 100).
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn node_pool_revisions(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, NodePoolRevisionView>> {
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
+        let result = app(ctx)
+            .node_pool_revision_list(caller(ctx)?, &project, &cluster, &pool, page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, NodePoolRevisionView::cursor_key))
+    }
+
+    /// What changed in the node pool's spec at `generation`, against `from`
+    /// (by default the revision before).
+    async fn node_pool_revision_diff(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        node_pool: String,
+        generation: i64,
+        from: Option<i64>,
+    ) -> Result<SpecDiff> {
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
+        app(ctx)
+            .node_pool_revision_diff(caller(ctx)?, &project, &cluster, &pool, &generation.to_string(), from)
+            .await
+            .map_err(error)
+    }
 }
 
 pub struct Mutation;

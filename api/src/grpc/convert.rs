@@ -125,27 +125,77 @@ pub fn snapshots(list: EtcdSnapshots) -> pb::ListClusterSnapshotsResponse {
     pb::ListClusterSnapshotsResponse { snapshots }
 }
 
+fn cluster_spec(spec: ClusterSpec) -> pb::ClusterSpec {
+    pb::ClusterSpec {
+        region: spec.region,
+        kubernetes_version: spec.kubernetes_version,
+        control_plane_replicas: spec.control_plane.replicas,
+        maintenance_window: spec.maintenance_window.map(window),
+        deletion_protection: spec.deletion_protection,
+        snapshot_policy: Some(pb::SnapshotPolicy {
+            every_hours: spec.snapshot_policy.every_hours,
+            keep: spec.snapshot_policy.keep,
+        }),
+        control_plane_firewall: Some(pb::ControlPlaneFirewall {
+            enabled: spec.control_plane_firewall.enabled,
+            allowed_addresses: spec.control_plane_firewall.allowed_addresses,
+        }),
+    }
+}
+
+fn node_pool_spec(spec: NodePoolSpec) -> pb::NodePoolSpec {
+    pb::NodePoolSpec {
+        machine_type: spec.machine_type,
+        count: spec.count,
+        autoscaling: spec.autoscaling.map(autoscaling),
+        zones: spec.zones,
+        node_labels: spec.node_labels.into_iter().collect(),
+        taints: spec.taints.into_iter().map(|t| pb::Taint { key: t.key, value: t.value, effect: t.effect }).collect(),
+    }
+}
+
+pub fn cluster_revision(r: ClusterRevisionView) -> pb::ClusterRevision {
+    pb::ClusterRevision {
+        generation: r.generation,
+        spec: Some(cluster_spec(r.spec)),
+        cause: r.cause.unwrap_or_default(),
+        operation_id: r.operation_id.map(|id| id.to_string()).unwrap_or_default(),
+        created_by: r.created_by.unwrap_or_default(),
+        create_time: time(r.created_at),
+    }
+}
+
+pub fn node_pool_revision(r: NodePoolRevisionView) -> pb::NodePoolRevision {
+    pb::NodePoolRevision {
+        generation: r.generation,
+        spec: Some(node_pool_spec(r.spec)),
+        cause: r.cause.unwrap_or_default(),
+        operation_id: r.operation_id.map(|id| id.to_string()).unwrap_or_default(),
+        created_by: r.created_by.unwrap_or_default(),
+        create_time: time(r.created_at),
+    }
+}
+
+pub fn spec_diff(d: SpecDiff) -> pb::SpecDiff {
+    let json = |value: Option<serde_json::Value>| value.map(|v| v.to_string()).unwrap_or_default();
+    pb::SpecDiff {
+        from_generation: d.from,
+        to_generation: d.to,
+        changes: d
+            .changes
+            .into_iter()
+            .map(|c| pb::SpecChange { path: c.path, before_json: json(c.before), after_json: json(c.after) })
+            .collect(),
+    }
+}
+
 pub fn cluster(c: ClusterView) -> pb::Cluster {
     pb::Cluster {
         id: c.id.to_string(),
         project_id: c.project_id.to_string(),
         name: c.name,
         labels: c.labels.into_iter().collect(),
-        spec: Some(pb::ClusterSpec {
-            region: c.spec.region,
-            kubernetes_version: c.spec.kubernetes_version,
-            control_plane_replicas: c.spec.control_plane.replicas,
-            maintenance_window: c.spec.maintenance_window.map(window),
-            deletion_protection: c.spec.deletion_protection,
-            snapshot_policy: Some(pb::SnapshotPolicy {
-                every_hours: c.spec.snapshot_policy.every_hours,
-                keep: c.spec.snapshot_policy.keep,
-            }),
-            control_plane_firewall: Some(pb::ControlPlaneFirewall {
-                enabled: c.spec.control_plane_firewall.enabled,
-                allowed_addresses: c.spec.control_plane_firewall.allowed_addresses,
-            }),
-        }),
+        spec: Some(cluster_spec(c.spec)),
         generation: c.generation,
         status: Some(status(c.status)),
         deletion_request_time: opt_time(c.deletion_requested_at),
@@ -174,19 +224,7 @@ pub fn node_pool(p: NodePoolView) -> pb::NodePool {
         cluster_id: p.cluster_id.to_string(),
         name: p.name,
         labels: p.labels.into_iter().collect(),
-        spec: Some(pb::NodePoolSpec {
-            machine_type: p.spec.machine_type,
-            count: p.spec.count,
-            autoscaling: p.spec.autoscaling.map(autoscaling),
-            zones: p.spec.zones,
-            node_labels: p.spec.node_labels.into_iter().collect(),
-            taints: p
-                .spec
-                .taints
-                .into_iter()
-                .map(|t| pb::Taint { key: t.key, value: t.value, effect: t.effect })
-                .collect(),
-        }),
+        spec: Some(node_pool_spec(p.spec)),
         generation: p.generation,
         status: Some(status(p.status)),
         deletion_request_time: opt_time(p.deletion_requested_at),

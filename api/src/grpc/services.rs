@@ -355,6 +355,37 @@ impl cluster_service_server::ClusterService for Api {
         Ok(Response::new(convert::operation(op)))
     }
 
+    async fn list_cluster_revisions(
+        &self,
+        request: Request<ListClusterRevisionsRequest>,
+    ) -> Reply<ListClusterRevisionsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let page = self
+            .app
+            .cluster_revision_list(&ctx, &project, &cluster, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListClusterRevisionsResponse {
+            revisions: page.items.into_iter().map(convert::cluster_revision).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn diff_cluster_revisions(&self, request: Request<DiffClusterRevisionsRequest>) -> Reply<SpecDiff> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let from = (r.from_generation != 0).then_some(r.from_generation);
+        let diff = self
+            .app
+            .cluster_revision_diff(&ctx, &project, &cluster, &r.generation.to_string(), from)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::spec_diff(diff)))
+    }
+
     async fn upgrade_cluster(&self, request: Request<UpgradeClusterRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();
@@ -499,6 +530,39 @@ impl node_pool_service_server::NodePoolService for Api {
             .await
             .map_err(status)?;
         Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn list_node_pool_revisions(
+        &self,
+        request: Request<ListNodePoolRevisionsRequest>,
+    ) -> Reply<ListNodePoolRevisionsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster), ResourceRef::parse(&r.node_pool));
+        let page = self
+            .app
+            .node_pool_revision_list(&ctx, &project, &cluster, &pool, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListNodePoolRevisionsResponse {
+            revisions: page.items.into_iter().map(convert::node_pool_revision).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn diff_node_pool_revisions(&self, request: Request<DiffNodePoolRevisionsRequest>) -> Reply<SpecDiff> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster, pool) =
+            (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster), ResourceRef::parse(&r.node_pool));
+        let from = (r.from_generation != 0).then_some(r.from_generation);
+        let diff = self
+            .app
+            .node_pool_revision_diff(&ctx, &project, &cluster, &pool, &r.generation.to_string(), from)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(convert::spec_diff(diff)))
     }
 }
 

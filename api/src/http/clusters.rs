@@ -35,6 +35,96 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(cluster_operation_list))
         .routes(routes!(cluster_event_list))
         .routes(routes!(cluster_metrics_view))
+        .routes(routes!(cluster_revision_list))
+        .routes(routes!(cluster_revision_diff))
+        .routes(routes!(node_pool_revision_list))
+        .routes(routes!(node_pool_revision_diff))
+}
+
+/// `from` of a revision diff.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct DiffParams {
+    /// The generation to compare with (default: the revision before).
+    #[param(minimum = 1)]
+    from: Option<i64>,
+}
+
+/// The cluster's spec revisions, newest first: one per generation (the
+/// newest 100), with the Operation and principal that made each.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/revisions",
+    operation_id = "cluster_revision_list", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<ClusterRevisionView>), Problems))]
+async fn cluster_revision_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.cluster_revision_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
+}
+
+/// What changed in the cluster's spec at a generation: each value that
+/// differs from the revision before (or from `from`), by JSON Pointer.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/revisions/{generation}/diff",
+    operation_id = "cluster_revision_diff", tag = "clusters",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("generation" = i64, Path, description = "The generation of the revision", minimum = 1),
+           DiffParams),
+    security(("bearer" = [])), responses((status = 200, body = SpecDiff), Problems))]
+async fn cluster_revision_diff(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, generation)): Path<(String, String, String)>,
+    Query(diff): Query<DiffParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.cluster_revision_diff(&ctx, &project, &cluster, &generation, diff.from).await?).into_response())
+}
+
+/// The node pool's spec revisions, newest first: one per generation (the
+/// newest 100), with the Operation and principal that made each.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions",
+    operation_id = "node_pool_revision_list", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<NodePoolRevisionView>), Problems))]
+async fn node_pool_revision_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool)): Path<(String, String, String)>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    let (project, cluster, pool) =
+        (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&pool));
+    Ok(axum::Json(app.node_pool_revision_list(&ctx, &project, &cluster, &pool, list.page()?).await?).into_response())
+}
+
+/// What changed in the node pool's spec at a generation: each value that
+/// differs from the revision before (or from `from`), by JSON Pointer.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions/{generation}/diff",
+    operation_id = "node_pool_revision_diff", tag = "node-pools",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"),
+           ("node_pool" = String, Path, description = "Node pool id or name"),
+           ("generation" = i64, Path, description = "The generation of the revision", minimum = 1),
+           DiffParams),
+    security(("bearer" = [])), responses((status = 200, body = SpecDiff), Problems))]
+async fn node_pool_revision_diff(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster, pool, generation)): Path<(String, String, String, String)>,
+    Query(diff): Query<DiffParams>,
+) -> ApiResult {
+    let (project, cluster, pool) =
+        (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&pool));
+    let diff = app.node_pool_revision_diff(&ctx, &project, &cluster, &pool, &generation, diff.from).await?;
+    Ok(axum::Json(diff).into_response())
 }
 
 /// The cluster's worker nodes as its region last observed them, with the pods placed on each.

@@ -910,6 +910,99 @@ impl ClusterEventView {
     }
 }
 
+/// One generation of a cluster's desired spec, as it was; immutable.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ClusterRevision")]
+pub struct ClusterRevisionView {
+    /// The cluster's generation while this was its spec.
+    pub generation: i64,
+    pub spec: ClusterSpec,
+    /// What made it: the Operation's kind, e.g. `cluster_create`,
+    /// `cluster_update`, `cluster_upgrade`, `cluster_delete`; none for a
+    /// revision older than revision history.
+    pub cause: Option<String>,
+    /// The Operation that made it.
+    pub operation_id: Option<OperationId>,
+    /// Who made it (a principal id), or `system`.
+    pub created_by: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One generation of a node pool's desired spec, as it was; immutable.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "NodePoolRevision")]
+pub struct NodePoolRevisionView {
+    /// The pool's generation while this was its spec.
+    pub generation: i64,
+    pub spec: NodePoolSpec,
+    /// What made it: the Operation's kind, e.g. `node_pool_create`,
+    /// `node_pool_update`, `node_pool_recycle`; none for a revision older
+    /// than revision history.
+    pub cause: Option<String>,
+    /// The Operation that made it.
+    pub operation_id: Option<OperationId>,
+    /// Who made it (a principal id), or `system`.
+    pub created_by: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl ClusterRevisionView {
+    /// The 16 bytes a page token or cursor holds for this revision: its generation.
+    pub fn cursor_key(&self) -> uuid::Uuid {
+        uuid::Uuid::from_u128(self.generation.max(0) as u128)
+    }
+}
+
+impl NodePoolRevisionView {
+    /// The 16 bytes a page token or cursor holds for this revision: its generation.
+    pub fn cursor_key(&self) -> uuid::Uuid {
+        uuid::Uuid::from_u128(self.generation.max(0) as u128)
+    }
+}
+
+/// What differs between two revisions of a spec.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "SpecDiff")]
+pub struct SpecDiff {
+    /// The older generation compared.
+    pub from: i64,
+    /// The newer generation compared.
+    pub to: i64,
+    /// Every value that differs, ordered by path; empty when the specs are equal.
+    pub changes: Vec<SpecChange>,
+}
+
+/// One value that differs between two specs.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "SpecChange", complex)]
+pub struct SpecChange {
+    /// Where, as a JSON Pointer (RFC 6901) into the spec, e.g. `/kubernetes_version` or `/taints/0/effect`.
+    pub path: String,
+    /// The value before; absent when it was absent or null.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[graphql(skip)]
+    pub before: Option<serde_json::Value>,
+    /// The value after; absent when it is absent or null.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[graphql(skip)]
+    pub after: Option<serde_json::Value>,
+}
+
+#[async_graphql::ComplexObject]
+impl SpecChange {
+    /// The value before; null when it was absent or null.
+    #[graphql(name = "before")]
+    async fn before_value(&self) -> Option<async_graphql::Json<&serde_json::Value>> {
+        self.before.as_ref().map(async_graphql::Json)
+    }
+
+    /// The value after; null when it is absent or null.
+    #[graphql(name = "after")]
+    async fn after_value(&self) -> Option<async_graphql::Json<&serde_json::Value>> {
+        self.after.as_ref().map(async_graphql::Json)
+    }
+}
+
 /// One step of an Operation's history, as it was reported.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 #[graphql(name = "OperationStep")]

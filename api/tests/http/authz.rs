@@ -222,6 +222,10 @@ fn rows() -> Vec<Row> {
         row("GET /v1/projects/{project}/clusters/{cluster}/nodes", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/operations", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/events", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/revisions", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/revisions/{generation}/diff", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions/{generation}/diff", Read),
         row("GET /v1/projects/{project}/clusters/{cluster}/metrics", Read),
         row("POST /v1/projects/{project}/clusters/{cluster}/credentials", Read),
         row("POST /v1/projects/{project}/clusters/{cluster}/credentials/revoke", AdministerClusters),
@@ -414,6 +418,7 @@ impl World {
             ("{invoice}", &self.invoice),
             ("{node}", "no-such-node"),
             ("{snapshot}", "no-such-snapshot"),
+            ("{generation}", "1"),
             ("{n}", &format!("n{n}")),
         ] {
             text = text.replace(placeholder, value);

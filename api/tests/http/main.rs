@@ -28,6 +28,7 @@ mod nodes;
 mod oidc;
 mod openapi;
 mod regions;
+mod revisions;
 mod sdk;
 mod sdk_scripts;
 mod security;

@@ -136,8 +136,12 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolUpdateEstimate => Self::cli_node_pool_update_estimate(),
             CliCommand::NodePoolNodeDelete => Self::cli_node_pool_node_delete(),
             CliCommand::NodePoolRecycle => Self::cli_node_pool_recycle(),
+            CliCommand::NodePoolRevisionList => Self::cli_node_pool_revision_list(),
+            CliCommand::NodePoolRevisionDiff => Self::cli_node_pool_revision_diff(),
             CliCommand::ClusterNodeList => Self::cli_cluster_node_list(),
             CliCommand::ClusterOperationList => Self::cli_cluster_operation_list(),
+            CliCommand::ClusterRevisionList => Self::cli_cluster_revision_list(),
+            CliCommand::ClusterRevisionDiff => Self::cli_cluster_revision_diff(),
             CliCommand::ClusterSnapshotList => Self::cli_cluster_snapshot_list(),
             CliCommand::ClusterSnapshotCreate => Self::cli_cluster_snapshot_create(),
             CliCommand::ClusterSnapshotRestore => Self::cli_cluster_snapshot_restore(),
@@ -1385,11 +1389,23 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_node_pool_recycle() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NodePoolRecycleIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Replace nodes of the pool, or all of them, one at a time: a new node\njoins first, then the old one is cordoned, drained and deleted, so pods\nmove rather than stop. The Operation's `step` names each node. One node\nchange of a pool runs at a time: another under way answers 409 `nodes_changing`.")
     }
+    pub fn cli_node_pool_revision_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The node pool's spec revisions, newest first: one per generation (the\nnewest 100), with the Operation and principal that made each.")
+    }
+    pub fn cli_node_pool_revision_diff() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("from") . long ("from") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU64)) . required (false) . help ("The generation to compare with (default: the revision before).")) . arg (:: clap :: Arg :: new ("generation") . long ("generation") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU64)) . required (true) . help ("The generation of the revision")) . arg (:: clap :: Arg :: new ("node-pool") . long ("node-pool") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Node pool id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("What changed in the node pool's spec at a generation: each value that\ndiffers from the revision before (or from `from`), by JSON Pointer.")
+    }
     pub fn cli_cluster_node_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together).")
     }
     pub fn cli_cluster_operation_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The operations on the cluster, its node pools and its deployments (also those since deleted), newest first.")
+    }
+    pub fn cli_cluster_revision_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The cluster's spec revisions, newest first: one per generation (the\nnewest 100), with the Operation and principal that made each.")
+    }
+    pub fn cli_cluster_revision_diff() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("from") . long ("from") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU64)) . required (false) . help ("The generation to compare with (default: the revision before).")) . arg (:: clap :: Arg :: new ("generation") . long ("generation") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU64)) . required (true) . help ("The generation of the revision")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("What changed in the cluster's spec at a generation: each value that\ndiffers from the revision before (or from `from`), by JSON Pointer.")
     }
     pub fn cli_cluster_snapshot_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("The etcd snapshots the cluster's region keeps, newest first: those its\n`snapshot_policy` schedules and those taken on request.")
@@ -1639,8 +1655,12 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::NodePoolUpdateEstimate => self.execute_node_pool_update_estimate(matches).await,
             CliCommand::NodePoolNodeDelete => self.execute_node_pool_node_delete(matches).await,
             CliCommand::NodePoolRecycle => self.execute_node_pool_recycle(matches).await,
+            CliCommand::NodePoolRevisionList => self.execute_node_pool_revision_list(matches).await,
+            CliCommand::NodePoolRevisionDiff => self.execute_node_pool_revision_diff(matches).await,
             CliCommand::ClusterNodeList => self.execute_cluster_node_list(matches).await,
             CliCommand::ClusterOperationList => self.execute_cluster_operation_list(matches).await,
+            CliCommand::ClusterRevisionList => self.execute_cluster_revision_list(matches).await,
+            CliCommand::ClusterRevisionDiff => self.execute_cluster_revision_diff(matches).await,
             CliCommand::ClusterSnapshotList => self.execute_cluster_snapshot_list(matches).await,
             CliCommand::ClusterSnapshotCreate => self.execute_cluster_snapshot_create(matches).await,
             CliCommand::ClusterSnapshotRestore => self.execute_cluster_snapshot_restore(matches).await,
@@ -5114,6 +5134,72 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_node_pool_revision_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.node_pool_revision_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("node-pool") {
+            request = request.node_pool(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_node_pool_revision_list(matches, &mut request)?;
+        self.config.list_start::<types::PageNodePoolRevisionView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageNodePoolRevisionView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
+    pub async fn execute_node_pool_revision_diff(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.node_pool_revision_diff();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU64>("from") {
+            request = request.from(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU64>("generation") {
+            request = request.generation(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("node-pool") {
+            request = request.node_pool(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_node_pool_revision_diff(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_cluster_node_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.cluster_node_list();
         if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
@@ -5177,6 +5263,66 @@ impl<T: CliConfig> Cli<T> {
                 Ok(Some(value)) => {
                     self.config.list_item(&value);
                 }
+            }
+        }
+    }
+    pub async fn execute_cluster_revision_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_revision_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_cluster_revision_list(matches, &mut request)?;
+        self.config.list_start::<types::PageClusterRevisionView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageClusterRevisionView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
+    pub async fn execute_cluster_revision_diff(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.cluster_revision_diff();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU64>("from") {
+            request = request.from(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU64>("generation") {
+            request = request.generation(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_cluster_revision_diff(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
             }
         }
     }
@@ -6546,6 +6692,20 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_node_pool_revision_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::NodePoolRevisionList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_node_pool_revision_diff(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::NodePoolRevisionDiff,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_cluster_node_list(
         &self,
         matches: &::clap::ArgMatches,
@@ -6557,6 +6717,20 @@ pub trait CliConfig {
         &self,
         matches: &::clap::ArgMatches,
         request: &mut builder::ClusterOperationList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_cluster_revision_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterRevisionList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_cluster_revision_diff(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::ClusterRevisionDiff,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -6813,8 +6987,12 @@ pub enum CliCommand {
     NodePoolUpdateEstimate,
     NodePoolNodeDelete,
     NodePoolRecycle,
+    NodePoolRevisionList,
+    NodePoolRevisionDiff,
     ClusterNodeList,
     ClusterOperationList,
+    ClusterRevisionList,
+    ClusterRevisionDiff,
     ClusterSnapshotList,
     ClusterSnapshotCreate,
     ClusterSnapshotRestore,
@@ -6961,8 +7139,12 @@ impl CliCommand {
             CliCommand::NodePoolUpdateEstimate,
             CliCommand::NodePoolNodeDelete,
             CliCommand::NodePoolRecycle,
+            CliCommand::NodePoolRevisionList,
+            CliCommand::NodePoolRevisionDiff,
             CliCommand::ClusterNodeList,
             CliCommand::ClusterOperationList,
+            CliCommand::ClusterRevisionList,
+            CliCommand::ClusterRevisionDiff,
             CliCommand::ClusterSnapshotList,
             CliCommand::ClusterSnapshotCreate,
             CliCommand::ClusterSnapshotRestore,
@@ -7110,8 +7292,12 @@ impl CliCommand {
             CliCommand::NodePoolUpdateEstimate => "node_pool_update_estimate",
             CliCommand::NodePoolNodeDelete => "node_pool_node_delete",
             CliCommand::NodePoolRecycle => "node_pool_recycle",
+            CliCommand::NodePoolRevisionList => "node_pool_revision_list",
+            CliCommand::NodePoolRevisionDiff => "node_pool_revision_diff",
             CliCommand::ClusterNodeList => "cluster_node_list",
             CliCommand::ClusterOperationList => "cluster_operation_list",
+            CliCommand::ClusterRevisionList => "cluster_revision_list",
+            CliCommand::ClusterRevisionDiff => "cluster_revision_diff",
             CliCommand::ClusterSnapshotList => "cluster_snapshot_list",
             CliCommand::ClusterSnapshotCreate => "cluster_snapshot_create",
             CliCommand::ClusterSnapshotRestore => "cluster_snapshot_restore",

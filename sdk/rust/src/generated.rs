@@ -1822,6 +1822,28 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "One generation of a cluster's desired spec, as it was; immutable."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct ClusterRevisionView {
+        #[doc = "What made it: the Operation's kind, e.g. `cluster_create`,\n`cluster_update`, `cluster_upgrade`, `cluster_delete`; none for a\nrevision older than revision history."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub cause: ::std::option::Option<::std::string::String>,
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "Who made it (a principal id), or `system`."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub created_by: ::std::option::Option<::std::string::String>,
+        #[doc = "The cluster's generation while this was its spec."]
+        pub generation: i64,
+        #[doc = "The Operation that made it."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub operation_id: ::std::option::Option<OperationId>,
+        pub spec: ClusterSpec,
+    }
+    impl ClusterRevisionView {
+        pub fn builder() -> builder::ClusterRevisionView {
+            Default::default()
+        }
+    }
     #[doc = "`ClusterSnapshotCreateIdempotencyKey`"]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -6558,6 +6580,28 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "One generation of a node pool's desired spec, as it was; immutable."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct NodePoolRevisionView {
+        #[doc = "What made it: the Operation's kind, e.g. `node_pool_create`,\n`node_pool_update`, `node_pool_recycle`; none for a revision older\nthan revision history."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub cause: ::std::option::Option<::std::string::String>,
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "Who made it (a principal id), or `system`."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub created_by: ::std::option::Option<::std::string::String>,
+        #[doc = "The pool's generation while this was its spec."]
+        pub generation: i64,
+        #[doc = "The Operation that made it."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub operation_id: ::std::option::Option<OperationId>,
+        pub spec: NodePoolSpec,
+    }
+    impl NodePoolRevisionView {
+        pub fn builder() -> builder::NodePoolRevisionView {
+            Default::default()
+        }
+    }
     #[doc = "`NodePoolSpec`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct NodePoolSpec {
@@ -7120,6 +7164,19 @@ pub mod types {
     }
     #[doc = "One page of a list."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageClusterRevisionView {
+        pub items: ::std::vec::Vec<ClusterRevisionView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageClusterRevisionView {
+        pub fn builder() -> builder::PageClusterRevisionView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct PageClusterView {
         pub items: ::std::vec::Vec<ClusterView>,
         #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
@@ -7232,6 +7289,19 @@ pub mod types {
     }
     impl PageNamespaceView {
         pub fn builder() -> builder::PageNamespaceView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageNodePoolRevisionView {
+        pub items: ::std::vec::Vec<NodePoolRevisionView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageNodePoolRevisionView {
+        pub fn builder() -> builder::PageNodePoolRevisionView {
             Default::default()
         }
     }
@@ -10130,6 +10200,38 @@ pub mod types {
         type Error = self::error::ConversionError;
         fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
+        }
+    }
+    #[doc = "One value that differs between two specs."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct SpecChange {
+        #[doc = "The value after; absent when it is absent or null."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub after: ::std::option::Option<::serde_json::Value>,
+        #[doc = "The value before; absent when it was absent or null."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub before: ::std::option::Option<::serde_json::Value>,
+        #[doc = "Where, as a JSON Pointer (RFC 6901) into the spec, e.g. `/kubernetes_version` or `/taints/0/effect`."]
+        pub path: ::std::string::String,
+    }
+    impl SpecChange {
+        pub fn builder() -> builder::SpecChange {
+            Default::default()
+        }
+    }
+    #[doc = "What differs between two revisions of a spec."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct SpecDiff {
+        #[doc = "Every value that differs, ordered by path; empty when the specs are equal."]
+        pub changes: ::std::vec::Vec<SpecChange>,
+        #[doc = "The older generation compared."]
+        pub from: i64,
+        #[doc = "The newer generation compared."]
+        pub to: i64,
+    }
+    impl SpecDiff {
+        pub fn builder() -> builder::SpecDiff {
+            Default::default()
         }
     }
     #[doc = "A domain name in an SSO configuration's `allowed_domains`: labels of 1-63\nASCII letters, digits or '-', at least two, at most 253 characters in\nall. Surrounding whitespace is ignored and the name is lower-cased."]
@@ -13225,6 +13327,106 @@ pub mod types {
                     ready_pods: Ok(value.ready_pods),
                     requested_cpu_millis: Ok(value.requested_cpu_millis),
                     requested_memory_mib: Ok(value.requested_memory_mib),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ClusterRevisionView {
+            cause: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            created_by: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            generation: ::std::result::Result<i64, ::std::string::String>,
+            operation_id: ::std::result::Result<::std::option::Option<super::OperationId>, ::std::string::String>,
+            spec: ::std::result::Result<super::ClusterSpec, ::std::string::String>,
+        }
+        impl ::std::default::Default for ClusterRevisionView {
+            fn default() -> Self {
+                Self {
+                    cause: Ok(Default::default()),
+                    created_at: Err("no value supplied for created_at".to_string()),
+                    created_by: Ok(Default::default()),
+                    generation: Err("no value supplied for generation".to_string()),
+                    operation_id: Ok(Default::default()),
+                    spec: Err("no value supplied for spec".to_string()),
+                }
+            }
+        }
+        impl ClusterRevisionView {
+            pub fn cause<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cause = value.try_into().map_err(|e| format!("error converting supplied value for cause: {e}"));
+                self
+            }
+            pub fn created_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_at: {e}"));
+                self
+            }
+            pub fn created_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_by: {e}"));
+                self
+            }
+            pub fn generation<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.generation =
+                    value.try_into().map_err(|e| format!("error converting supplied value for generation: {e}"));
+                self
+            }
+            pub fn operation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OperationId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operation_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for operation_id: {e}"));
+                self
+            }
+            pub fn spec<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ClusterSpec>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.spec = value.try_into().map_err(|e| format!("error converting supplied value for spec: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ClusterRevisionView> for super::ClusterRevisionView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ClusterRevisionView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cause: value.cause?,
+                    created_at: value.created_at?,
+                    created_by: value.created_by?,
+                    generation: value.generation?,
+                    operation_id: value.operation_id?,
+                    spec: value.spec?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ClusterRevisionView> for ClusterRevisionView {
+            fn from(value: super::ClusterRevisionView) -> Self {
+                Self {
+                    cause: Ok(value.cause),
+                    created_at: Ok(value.created_at),
+                    created_by: Ok(value.created_by),
+                    generation: Ok(value.generation),
+                    operation_id: Ok(value.operation_id),
+                    spec: Ok(value.spec),
                 }
             }
         }
@@ -18822,6 +19024,106 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct NodePoolRevisionView {
+            cause: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            created_by: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            generation: ::std::result::Result<i64, ::std::string::String>,
+            operation_id: ::std::result::Result<::std::option::Option<super::OperationId>, ::std::string::String>,
+            spec: ::std::result::Result<super::NodePoolSpec, ::std::string::String>,
+        }
+        impl ::std::default::Default for NodePoolRevisionView {
+            fn default() -> Self {
+                Self {
+                    cause: Ok(Default::default()),
+                    created_at: Err("no value supplied for created_at".to_string()),
+                    created_by: Ok(Default::default()),
+                    generation: Err("no value supplied for generation".to_string()),
+                    operation_id: Ok(Default::default()),
+                    spec: Err("no value supplied for spec".to_string()),
+                }
+            }
+        }
+        impl NodePoolRevisionView {
+            pub fn cause<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cause = value.try_into().map_err(|e| format!("error converting supplied value for cause: {e}"));
+                self
+            }
+            pub fn created_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_at: {e}"));
+                self
+            }
+            pub fn created_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_by: {e}"));
+                self
+            }
+            pub fn generation<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.generation =
+                    value.try_into().map_err(|e| format!("error converting supplied value for generation: {e}"));
+                self
+            }
+            pub fn operation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OperationId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operation_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for operation_id: {e}"));
+                self
+            }
+            pub fn spec<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::NodePoolSpec>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.spec = value.try_into().map_err(|e| format!("error converting supplied value for spec: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<NodePoolRevisionView> for super::NodePoolRevisionView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: NodePoolRevisionView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cause: value.cause?,
+                    created_at: value.created_at?,
+                    created_by: value.created_by?,
+                    generation: value.generation?,
+                    operation_id: value.operation_id?,
+                    spec: value.spec?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::NodePoolRevisionView> for NodePoolRevisionView {
+            fn from(value: super::NodePoolRevisionView) -> Self {
+                Self {
+                    cause: Ok(value.cause),
+                    created_at: Ok(value.created_at),
+                    created_by: Ok(value.created_by),
+                    generation: Ok(value.generation),
+                    operation_id: Ok(value.operation_id),
+                    spec: Ok(value.spec),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct NodePoolSpec {
             autoscaling: ::std::result::Result<::std::option::Option<super::Autoscaling>, ::std::string::String>,
             count: ::std::result::Result<i64, ::std::string::String>,
@@ -20243,6 +20545,46 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PageClusterRevisionView {
+            items: ::std::result::Result<::std::vec::Vec<super::ClusterRevisionView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageClusterRevisionView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageClusterRevisionView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::ClusterRevisionView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageClusterRevisionView> for super::PageClusterRevisionView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageClusterRevisionView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageClusterRevisionView> for PageClusterRevisionView {
+            fn from(value: super::PageClusterRevisionView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PageClusterView {
             items: ::std::result::Result<::std::vec::Vec<super::ClusterView>, ::std::string::String>,
             next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -20599,6 +20941,46 @@ pub mod types {
         }
         impl ::std::convert::From<super::PageNamespaceView> for PageNamespaceView {
             fn from(value: super::PageNamespaceView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PageNodePoolRevisionView {
+            items: ::std::result::Result<::std::vec::Vec<super::NodePoolRevisionView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageNodePoolRevisionView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageNodePoolRevisionView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::NodePoolRevisionView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageNodePoolRevisionView> for super::PageNodePoolRevisionView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageNodePoolRevisionView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageNodePoolRevisionView> for PageNodePoolRevisionView {
+            fn from(value: super::PageNodePoolRevisionView) -> Self {
                 Self { items: Ok(value.items), next_page: Ok(value.next_page) }
             }
         }
@@ -24337,6 +24719,111 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct SpecChange {
+            after: ::std::result::Result<::std::option::Option<::serde_json::Value>, ::std::string::String>,
+            before: ::std::result::Result<::std::option::Option<::serde_json::Value>, ::std::string::String>,
+            path: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for SpecChange {
+            fn default() -> Self {
+                Self {
+                    after: Ok(Default::default()),
+                    before: Ok(Default::default()),
+                    path: Err("no value supplied for path".to_string()),
+                }
+            }
+        }
+        impl SpecChange {
+            pub fn after<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.after = value.try_into().map_err(|e| format!("error converting supplied value for after: {e}"));
+                self
+            }
+            pub fn before<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.before = value.try_into().map_err(|e| format!("error converting supplied value for before: {e}"));
+                self
+            }
+            pub fn path<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.path = value.try_into().map_err(|e| format!("error converting supplied value for path: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SpecChange> for super::SpecChange {
+            type Error = super::error::ConversionError;
+            fn try_from(value: SpecChange) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { after: value.after?, before: value.before?, path: value.path? })
+            }
+        }
+        impl ::std::convert::From<super::SpecChange> for SpecChange {
+            fn from(value: super::SpecChange) -> Self {
+                Self { after: Ok(value.after), before: Ok(value.before), path: Ok(value.path) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct SpecDiff {
+            changes: ::std::result::Result<::std::vec::Vec<super::SpecChange>, ::std::string::String>,
+            from: ::std::result::Result<i64, ::std::string::String>,
+            to: ::std::result::Result<i64, ::std::string::String>,
+        }
+        impl ::std::default::Default for SpecDiff {
+            fn default() -> Self {
+                Self {
+                    changes: Err("no value supplied for changes".to_string()),
+                    from: Err("no value supplied for from".to_string()),
+                    to: Err("no value supplied for to".to_string()),
+                }
+            }
+        }
+        impl SpecDiff {
+            pub fn changes<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::SpecChange>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.changes =
+                    value.try_into().map_err(|e| format!("error converting supplied value for changes: {e}"));
+                self
+            }
+            pub fn from<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.from = value.try_into().map_err(|e| format!("error converting supplied value for from: {e}"));
+                self
+            }
+            pub fn to<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.to = value.try_into().map_err(|e| format!("error converting supplied value for to: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<SpecDiff> for super::SpecDiff {
+            type Error = super::error::ConversionError;
+            fn try_from(value: SpecDiff) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { changes: value.changes?, from: value.from?, to: value.to? })
+            }
+        }
+        impl ::std::convert::From<super::SpecDiff> for SpecDiff {
+            fn from(value: super::SpecDiff) -> Self {
+                Self { changes: Ok(value.changes), from: Ok(value.from), to: Ok(value.to) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct SsoConfigSet {
             allowed_domains: ::std::result::Result<::std::vec::Vec<super::SsoAllowedDomain>, ::std::string::String>,
             client_id: ::std::result::Result<super::SsoConfigSetClientId, ::std::string::String>,
@@ -26980,6 +27467,14 @@ impl Client {
     pub fn node_pool_recycle(&self) -> builder::NodePoolRecycle<'_> {
         builder::NodePoolRecycle::new(self)
     }
+    #[doc = "The node pool's spec revisions, newest first: one per generation (the\nnewest 100), with the Operation and principal that made each\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.node_pool_revision_list()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn node_pool_revision_list(&self) -> builder::NodePoolRevisionList<'_> {
+        builder::NodePoolRevisionList::new(self)
+    }
+    #[doc = "What changed in the node pool's spec at a generation: each value that\ndiffers from the revision before (or from `from`), by JSON Pointer\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions/{generation}/diff`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `generation`: The generation of the revision\n- `from`: The generation to compare with (default: the revision before).\n```ignore\nlet response = client.node_pool_revision_diff()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .generation(generation)\n    .from(from)\n    .send()\n    .await;\n```"]
+    pub fn node_pool_revision_diff(&self) -> builder::NodePoolRevisionDiff<'_> {
+        builder::NodePoolRevisionDiff::new(self)
+    }
     #[doc = "The cluster's worker nodes as its region last observed them, with the pods placed on each.\nNodes come grouped by the first 8 bytes of their names (a pool's nodes together)\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/nodes`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_node_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_node_list(&self) -> builder::ClusterNodeList<'_> {
         builder::ClusterNodeList::new(self)
@@ -26987,6 +27482,14 @@ impl Client {
     #[doc = "The operations on the cluster, its node pools and its deployments (also those since deleted), newest first\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/operations`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_operation_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn cluster_operation_list(&self) -> builder::ClusterOperationList<'_> {
         builder::ClusterOperationList::new(self)
+    }
+    #[doc = "The cluster's spec revisions, newest first: one per generation (the\nnewest 100), with the Operation and principal that made each\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/revisions`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.cluster_revision_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn cluster_revision_list(&self) -> builder::ClusterRevisionList<'_> {
+        builder::ClusterRevisionList::new(self)
+    }
+    #[doc = "What changed in the cluster's spec at a generation: each value that\ndiffers from the revision before (or from `from`), by JSON Pointer\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/revisions/{generation}/diff`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `generation`: The generation of the revision\n- `from`: The generation to compare with (default: the revision before).\n```ignore\nlet response = client.cluster_revision_diff()\n    .project(project)\n    .cluster(cluster)\n    .generation(generation)\n    .from(from)\n    .send()\n    .await;\n```"]
+    pub fn cluster_revision_diff(&self) -> builder::ClusterRevisionDiff<'_> {
+        builder::ClusterRevisionDiff::new(self)
     }
     #[doc = "The etcd snapshots the cluster's region keeps, newest first: those its\n`snapshot_policy` schedules and those taken on request\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/snapshots`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n```ignore\nlet response = client.cluster_snapshot_list()\n    .project(project)\n    .cluster(cluster)\n    .send()\n    .await;\n```"]
     pub fn cluster_snapshot_list(&self) -> builder::ClusterSnapshotList<'_> {
@@ -38886,6 +39389,271 @@ pub mod builder {
             }
         }
     }
+    #[doc = "Builder for [`Client::node_pool_revision_list`]\n\n[`Client::node_pool_revision_list`]: super::Client::node_pool_revision_list"]
+    #[derive(Debug, Clone)]
+    pub struct NodePoolRevisionList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        node_pool: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> NodePoolRevisionList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                node_pool: Err("node_pool was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn node_pool<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.node_pool = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for node_pool failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageNodePoolRevisionView>, Error<types::Problem>> {
+            let Self { client, project, cluster, node_pool, limit, page_token } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let node_pool = node_pool.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/node-pools/{}/revisions",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&node_pool.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "node_pool_revision_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::NodePoolRevisionView, Error<types::Problem>>> + Unpin + 'a
+        {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::node_pool_revision_diff`]\n\n[`Client::node_pool_revision_diff`]: super::Client::node_pool_revision_diff"]
+    #[derive(Debug, Clone)]
+    pub struct NodePoolRevisionDiff<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        node_pool: Result<::std::string::String, String>,
+        generation: Result<::std::num::NonZeroU64, String>,
+        from: Result<Option<::std::num::NonZeroU64>, String>,
+    }
+    impl<'a> NodePoolRevisionDiff<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                node_pool: Err("node_pool was not initialized".to_string()),
+                generation: Err("generation was not initialized".to_string()),
+                from: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn node_pool<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.node_pool = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for node_pool failed".to_string());
+            self
+        }
+        pub fn generation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.generation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU64` for generation failed".to_string());
+            self
+        }
+        pub fn from<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.from = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU64` for from failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions/{generation}/diff`"]
+        pub async fn send(self) -> Result<ResponseValue<types::SpecDiff>, Error<types::Problem>> {
+            let Self { client, project, cluster, node_pool, generation, from } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let node_pool = node_pool.map_err(Error::InvalidRequest)?;
+            let generation = generation.map_err(Error::InvalidRequest)?;
+            let from = from.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/node-pools/{}/revisions/{}/diff",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&node_pool.to_string()),
+                encode_path(&generation.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("from", &from))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "node_pool_revision_diff" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
     #[doc = "Builder for [`Client::cluster_node_list`]\n\n[`Client::cluster_node_list`]: super::Client::cluster_node_list"]
     #[derive(Debug, Clone)]
     pub struct ClusterNodeList<'a> {
@@ -39154,6 +39922,245 @@ pub mod builder {
                 })
                 .try_flatten_stream()
                 .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_revision_list`]\n\n[`Client::cluster_revision_list`]: super::Client::cluster_revision_list"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterRevisionList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> ClusterRevisionList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/revisions`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageClusterRevisionView>, Error<types::Problem>> {
+            let Self { client, project, cluster, limit, page_token } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/revisions",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_revision_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/projects/{project}/clusters/{cluster}/revisions`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::ClusterRevisionView, Error<types::Problem>>> + Unpin + 'a
+        {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
+        }
+    }
+    #[doc = "Builder for [`Client::cluster_revision_diff`]\n\n[`Client::cluster_revision_diff`]: super::Client::cluster_revision_diff"]
+    #[derive(Debug, Clone)]
+    pub struct ClusterRevisionDiff<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        generation: Result<::std::num::NonZeroU64, String>,
+        from: Result<Option<::std::num::NonZeroU64>, String>,
+    }
+    impl<'a> ClusterRevisionDiff<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                generation: Err("generation was not initialized".to_string()),
+                from: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn generation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.generation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU64` for generation failed".to_string());
+            self
+        }
+        pub fn from<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.from = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU64` for from failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/revisions/{generation}/diff`"]
+        pub async fn send(self) -> Result<ResponseValue<types::SpecDiff>, Error<types::Problem>> {
+            let Self { client, project, cluster, generation, from } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let generation = generation.map_err(Error::InvalidRequest)?;
+            let from = from.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/revisions/{}/diff",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+                encode_path(&generation.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("from", &from))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "cluster_revision_diff" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
         }
     }
     #[doc = "Builder for [`Client::cluster_snapshot_list`]\n\n[`Client::cluster_snapshot_list`]: super::Client::cluster_snapshot_list"]

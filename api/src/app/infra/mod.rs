@@ -4,4 +4,5 @@ pub mod catalog;
 pub mod clusters;
 pub mod node_pools;
 pub mod projects;
+pub mod revisions;
 pub mod store;

@@ -38,7 +38,7 @@ impl NodePoolRow {
 }
 
 /// A pool of a cluster the caller has already looked up (and so may act on).
-async fn find(
+pub(super) async fn find(
     conn: &mut PgConnection,
     cluster: &Authorized<ClusterRow>,
     pool: &ResourceRef<NodePoolKind>,

@@ -1,14 +1,16 @@
 //! The write every region-bound mutation ends with: its Operation, the
 //! command for the region (in the outbox) and the audit event, in the
-//! caller's transaction. One function, so no mutation can forget a part.
+//! caller's transaction, and who made a cluster's or node pool's new spec
+//! revision. One function, so no mutation can forget a part.
 
 use moke_proto::region as pb;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::infra::store::spec_revisions;
 use crate::app::kernel::audit::{self, AuditRecord};
-use crate::app::region::command::ChangeKind;
+use crate::app::region::command::{ChangeKind, ResourceKind};
 use crate::app::region::operations::{self, NewOperation};
 use crate::app::region::outbox::{self, NewMessage};
 use crate::app::{App, RequestContext, Result};
@@ -82,6 +84,12 @@ impl App {
                 command: command(&op),
             };
             outbox::enqueue(&mut *tx, message, max_backlog).await?;
+        }
+        if matches!(change.kind.target(), ResourceKind::Cluster | ResourceKind::NodePool) {
+            // The database wrote the spec's revision when the generation
+            // moved; say who made it and how.
+            let created_by = crate::app::actor_ref(&ctx.principal);
+            spec_revisions::attribute(tx, change.target_id, change.generation, op.id.uuid(), &created_by).await?;
         }
         let mut details = change.details;
         if let Some(details) = details.as_object_mut() {

@@ -661,10 +661,7 @@ async fn insert_revision(
     cause: &str,
     ctx: &RequestContext,
 ) -> Result<()> {
-    let created_by = match ctx.principal.kind {
-        moke_iam::PrincipalKind::System => "system".to_string(),
-        _ => crate::app::principal_ref(&ctx.principal),
-    };
+    let created_by = crate::app::actor_ref(&ctx.principal);
     revisions::insert(tx, NewRevision { deployment, revision, spec, cause, created_by: &created_by }).await
 }
 

@@ -18,6 +18,7 @@ from .cluster_estimate_request import ClusterEstimateRequest
 from .cluster_event_kind import ClusterEventKind
 from .cluster_event_view import ClusterEventView
 from .cluster_metrics import ClusterMetrics
+from .cluster_revision_view import ClusterRevisionView
 from .cluster_spec import ClusterSpec
 from .cluster_spec_input import ClusterSpecInput
 from .cluster_spec_patch import ClusterSpecPatch
@@ -97,6 +98,7 @@ from .namespace_create import NamespaceCreate
 from .namespace_view import NamespaceView
 from .node_pool_create import NodePoolCreate
 from .node_pool_recycle_request import NodePoolRecycleRequest
+from .node_pool_revision_view import NodePoolRevisionView
 from .node_pool_spec import NodePoolSpec
 from .node_pool_spec_input import NodePoolSpecInput
 from .node_pool_spec_patch import NodePoolSpecPatch
@@ -116,6 +118,7 @@ from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
 from .page_budget_view import PageBudgetView
 from .page_cluster_event_view import PageClusterEventView
+from .page_cluster_revision_view import PageClusterRevisionView
 from .page_cluster_view import PageClusterView
 from .page_credit_grant_view import PageCreditGrantView
 from .page_deploy_hook_view import PageDeployHookView
@@ -125,6 +128,7 @@ from .page_invitation_view import PageInvitationView
 from .page_invoice_summary import PageInvoiceSummary
 from .page_member_view import PageMemberView
 from .page_namespace_view import PageNamespaceView
+from .page_node_pool_revision_view import PageNodePoolRevisionView
 from .page_node_pool_view import PageNodePoolView
 from .page_node_view import PageNodeView
 from .page_operation_view import PageOperationView
@@ -193,6 +197,8 @@ from .signup_request import SignupRequest
 from .signup_response import SignupResponse
 from .snapshot_policy import SnapshotPolicy
 from .snapshot_trigger import SnapshotTrigger
+from .spec_change import SpecChange
+from .spec_diff import SpecDiff
 from .sso_config_set import SsoConfigSet
 from .sso_config_view import SsoConfigView
 from .sso_link_pending import SsoLinkPending
@@ -238,6 +244,7 @@ __all__ = (
     "ClusterEventKind",
     "ClusterEventView",
     "ClusterMetrics",
+    "ClusterRevisionView",
     "ClusterSpec",
     "ClusterSpecInput",
     "ClusterSpecPatch",
@@ -317,6 +324,7 @@ __all__ = (
     "NamespaceView",
     "NodePoolCreate",
     "NodePoolRecycleRequest",
+    "NodePoolRevisionView",
     "NodePoolSpec",
     "NodePoolSpecInput",
     "NodePoolSpecPatch",
@@ -336,6 +344,7 @@ __all__ = (
     "PageAuditEventView",
     "PageBudgetView",
     "PageClusterEventView",
+    "PageClusterRevisionView",
     "PageClusterView",
     "PageCreditGrantView",
     "PageDeployHookView",
@@ -345,6 +354,7 @@ __all__ = (
     "PageInvoiceSummary",
     "PageMemberView",
     "PageNamespaceView",
+    "PageNodePoolRevisionView",
     "PageNodePoolView",
     "PageNodeView",
     "PageOperationView",
@@ -413,6 +423,8 @@ __all__ = (
     "SignupResponse",
     "SnapshotPolicy",
     "SnapshotTrigger",
+    "SpecChange",
+    "SpecDiff",
     "SsoConfigSet",
     "SsoConfigView",
     "SsoLinkPending",

@@ -258,6 +258,29 @@ export type ClusterMetrics = {
 };
 
 /**
+ * One generation of a cluster's desired spec, as it was; immutable.
+ */
+export type ClusterRevisionView = {
+    /**
+     * The cluster's generation while this was its spec.
+     */
+    generation: number;
+    spec: ClusterSpec;
+    /**
+     * What made it: the Operation's kind, e.g. `cluster_create`,
+     * `cluster_update`, `cluster_upgrade`, `cluster_delete`; none for a
+     * revision older than revision history.
+     */
+    cause?: string | null;
+    operation_id?: null | OperationId;
+    /**
+     * Who made it (a principal id), or `system`.
+     */
+    created_by?: string | null;
+    created_at: string;
+};
+
+/**
  * The stored desired state of a cluster.
  */
 export type ClusterSpec = {
@@ -1393,6 +1416,29 @@ export type NodePoolRecycleRequest = {
     nodes?: null | NodeNames;
 };
 
+/**
+ * One generation of a node pool's desired spec, as it was; immutable.
+ */
+export type NodePoolRevisionView = {
+    /**
+     * The pool's generation while this was its spec.
+     */
+    generation: number;
+    spec: NodePoolSpec;
+    /**
+     * What made it: the Operation's kind, e.g. `node_pool_create`,
+     * `node_pool_update`, `node_pool_recycle`; none for a revision older
+     * than revision history.
+     */
+    cause?: string | null;
+    operation_id?: null | OperationId;
+    /**
+     * Who made it (a principal id), or `system`.
+     */
+    created_by?: string | null;
+    created_at: string;
+};
+
 export type NodePoolSpec = {
     machine_type: string;
     count: number;
@@ -1669,6 +1715,17 @@ export type PageClusterEventView = {
 /**
  * One page of a list.
  */
+export type PageClusterRevisionView = {
+    items: Array<ClusterRevisionView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
 export type PageClusterView = {
     items: Array<ClusterView>;
     /**
@@ -1759,6 +1816,17 @@ export type PageMemberView = {
  */
 export type PageNamespaceView = {
     items: Array<NamespaceView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
+export type PageNodePoolRevisionView = {
+    items: Array<NodePoolRevisionView>;
     /**
      * Pass as `page_token` to get the next page; `null` on the last page.
      */
@@ -2616,6 +2684,42 @@ export type SnapshotPolicy = {
  * Why an etcd snapshot was taken.
  */
 export type SnapshotTrigger = 'scheduled' | 'on_demand';
+
+/**
+ * One value that differs between two specs.
+ */
+export type SpecChange = {
+    /**
+     * Where, as a JSON Pointer (RFC 6901) into the spec, e.g. `/kubernetes_version` or `/taints/0/effect`.
+     */
+    path: string;
+    /**
+     * The value before; absent when it was absent or null.
+     */
+    before?: unknown;
+    /**
+     * The value after; absent when it is absent or null.
+     */
+    after?: unknown;
+};
+
+/**
+ * What differs between two revisions of a spec.
+ */
+export type SpecDiff = {
+    /**
+     * The older generation compared.
+     */
+    from: number;
+    /**
+     * The newer generation compared.
+     */
+    to: number;
+    /**
+     * Every value that differs, ordered by path; empty when the specs are equal.
+     */
+    changes: Array<SpecChange>;
+};
 
 /**
  * A domain name in an SSO configuration's `allowed_domains`: labels of 1-63
@@ -11168,6 +11272,158 @@ export type NodePoolRecycleResponses = {
 
 export type NodePoolRecycleResponse = NodePoolRecycleResponses[keyof NodePoolRecycleResponses];
 
+export type NodePoolRevisionListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * Node pool id or name
+         */
+        node_pool: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions';
+};
+
+export type NodePoolRevisionListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type NodePoolRevisionListError = NodePoolRevisionListErrors[keyof NodePoolRevisionListErrors];
+
+export type NodePoolRevisionListResponses = {
+    200: PageNodePoolRevisionView;
+};
+
+export type NodePoolRevisionListResponse = NodePoolRevisionListResponses[keyof NodePoolRevisionListResponses];
+
+export type NodePoolRevisionDiffData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * Node pool id or name
+         */
+        node_pool: string;
+        /**
+         * The generation of the revision
+         */
+        generation: number;
+    };
+    query?: {
+        /**
+         * The generation to compare with (default: the revision before).
+         */
+        from?: number;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/revisions/{generation}/diff';
+};
+
+export type NodePoolRevisionDiffErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type NodePoolRevisionDiffError = NodePoolRevisionDiffErrors[keyof NodePoolRevisionDiffErrors];
+
+export type NodePoolRevisionDiffResponses = {
+    200: SpecDiff;
+};
+
+export type NodePoolRevisionDiffResponse = NodePoolRevisionDiffResponses[keyof NodePoolRevisionDiffResponses];
+
 export type ClusterNodeListData = {
     body?: never;
     path: {
@@ -11311,6 +11567,150 @@ export type ClusterOperationListResponses = {
 };
 
 export type ClusterOperationListResponse = ClusterOperationListResponses[keyof ClusterOperationListResponses];
+
+export type ClusterRevisionListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/revisions';
+};
+
+export type ClusterRevisionListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterRevisionListError = ClusterRevisionListErrors[keyof ClusterRevisionListErrors];
+
+export type ClusterRevisionListResponses = {
+    200: PageClusterRevisionView;
+};
+
+export type ClusterRevisionListResponse = ClusterRevisionListResponses[keyof ClusterRevisionListResponses];
+
+export type ClusterRevisionDiffData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+        /**
+         * The generation of the revision
+         */
+        generation: number;
+    };
+    query?: {
+        /**
+         * The generation to compare with (default: the revision before).
+         */
+        from?: number;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/revisions/{generation}/diff';
+};
+
+export type ClusterRevisionDiffErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type ClusterRevisionDiffError = ClusterRevisionDiffErrors[keyof ClusterRevisionDiffErrors];
+
+export type ClusterRevisionDiffResponses = {
+    200: SpecDiff;
+};
+
+export type ClusterRevisionDiffResponse = ClusterRevisionDiffResponses[keyof ClusterRevisionDiffResponses];
 
 export type ClusterSnapshotListData = {
     body?: never;

@@ -8,5 +8,6 @@ pub(in crate::app) mod clusters;
 pub(in crate::app) mod node_pools;
 pub(in crate::app) mod projects;
 mod shapes;
+pub(in crate::app) mod spec_revisions;
 
 pub(in crate::app) use shapes::*;
