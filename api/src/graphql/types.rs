@@ -792,6 +792,13 @@ impl Mutation {
         app(ctx).cluster_snapshot_create(caller(ctx)?, &project, &cluster, if_match.as_deref()).await.map_err(error)
     }
 
+    /// Cancels a spec change (`cluster_update`, `node_pool_update`, an upgrade
+    /// the region has not received): the spec it replaced is written back by
+    /// an Operation of its own; this one fails with `cancelled`.
+    async fn cancel_operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
+        app(ctx).operation_cancel(caller(ctx)?, self::id(&id)?).await.map_err(error)
+    }
+
     /// Restores the cluster's etcd from `snapshot` (cluster-admin rights):
     /// API servers stopped, one member restored, etcd back to three.
     async fn restore_cluster_snapshot(

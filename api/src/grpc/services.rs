@@ -611,6 +611,12 @@ impl operation_service_server::OperationService for Api {
         }))
     }
 
+    async fn cancel_operation(&self, request: Request<CancelOperationRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let op = self.app.operation_cancel(&ctx, id(&request.get_ref().operation)?).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
     async fn get_operation(&self, request: Request<GetOperationRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, "").await?;
         let op = self.app.operation_view(&ctx, id(&request.get_ref().operation)?, None).await.map_err(status)?;

@@ -9,7 +9,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::ApiResult;
-use super::extract::{Ctx, ListParams, Query};
+use super::extract::{Ctx, IdempotencyKeyHeader, ListParams, Query};
 use super::orgs::path_id;
 use super::problem::{ApiError, Problems};
 use crate::app::region::operations::OperationFilter;
@@ -20,6 +20,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(operation_view))
         .routes(routes!(operation_step_list))
+        .routes(routes!(operation_cancel))
         .routes(routes!(project_operation_list))
 }
 
@@ -69,6 +70,23 @@ async fn operation_view(
     responses((status = 200, body = OperationSteps), Problems))]
 async fn operation_step_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(operation): Path<String>) -> ApiResult {
     Ok(axum::Json(app.operation_step_list(&ctx, path_id(&operation)?).await?).into_response())
+}
+
+/// Cancel a spec change (`cluster_update`, `node_pool_update`, and a
+/// `cluster_upgrade` the region has not received): the spec it replaced is
+/// written back as the next generation, by an Operation of its own, so a
+/// region that had not started does nothing and one part-way through stops
+/// between steps and converges back. The operation fails with error code
+/// `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
+/// (with the reason) for other kinds, `operation_finished` once it has
+/// ended, `superseded` when a later change of the same resource followed,
+/// `operation_started` for an upgrade the region already has.
+#[utoipa::path(post, path = "/v1/operations/{operation}/cancel", operation_id = "operation_cancel", tag = "operations",
+    params(("operation" = String, Path, description = "Operation id (`op_…`)"), IdempotencyKeyHeader),
+    security(("bearer" = [])),
+    responses((status = 200, body = OperationView), Problems))]
+async fn operation_cancel(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(operation): Path<String>) -> ApiResult {
+    Ok(axum::Json(app.operation_cancel(&ctx, path_id(&operation)?).await?).into_response())
 }
 
 /// `target`, `kind` and `status` of a project's operation list.

@@ -305,6 +305,8 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/projects/{project}/clusters/{cluster}", ManageResources),
         row("GET /v1/operations/{operation}", Read),
         row("GET /v1/operations/{operation}/steps", Read),
+        // The fixture's operation is no spec change: allowed callers are answered 409.
+        row("POST /v1/operations/{operation}/cancel", ManageResources),
         row("GET /v1/projects/{project}/operations", Read),
         row("GET /v1/orgs/{org}/webhooks", ReadCredentials),
         row("POST /v1/orgs/{org}/webhooks", ManageCredentials)

@@ -228,6 +228,7 @@ fn rows() -> Vec<Row> {
         row("GET /v1/operations/{operation}"),
         row("GET /v1/operations/{operation}").at("/v1/operations/{operation}?wait=1s"),
         row("GET /v1/operations/{operation}/steps"),
+        row("POST /v1/operations/{operation}/cancel"),
         row("GET /v1/projects/{project}/operations"),
     ]
 }

@@ -8,6 +8,7 @@ mod scenario;
 
 mod authz;
 mod billing;
+mod cancel;
 mod cli;
 mod console;
 mod conventions;

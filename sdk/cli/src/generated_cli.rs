@@ -38,6 +38,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::PersonalTokenCreate => Self::cli_personal_token_create(),
             CliCommand::PersonalTokenDelete => Self::cli_personal_token_delete(),
             CliCommand::OperationView => Self::cli_operation_view(),
+            CliCommand::OperationCancel => Self::cli_operation_cancel(),
             CliCommand::OperationStepList => Self::cli_operation_step_list(),
             CliCommand::OrgList => Self::cli_org_list(),
             CliCommand::OrgView => Self::cli_org_view(),
@@ -327,6 +328,9 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_operation_view() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . arg (:: clap :: Arg :: new ("wait") . long ("wait") . value_parser (:: clap :: value_parser ! (types :: OperationViewWait)) . required (false) . help ("Block until the operation finishes or this long passes: seconds, or\nminutes with `m` (`30s`, `30`, `1m`). Longer waits are cut to the\nserver's `http.max_wait_seconds` (60 s by default).")) . about ("View an operation; with `wait`, answer when it finishes or the wait runs out.")
+    }
+    pub fn cli_operation_cancel() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: OperationCancelIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . about ("Cancel a spec change (`cluster_update`, `node_pool_update`, and a\n`cluster_upgrade` the region has not received): the spec it replaced is\nwritten back as the next generation, by an Operation of its own, so a\nregion that had not started does nothing and one part-way through stops\nbetween steps and converges back. The operation fails with error code\n`cancelled`; cancelling it again answers it again. 409 `not_cancellable`\n(with the reason) for other kinds, `operation_finished` once it has\nended, `superseded` when a later change of the same resource followed,\n`operation_started` for an upgrade the region already has.")
     }
     pub fn cli_operation_step_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . about ("The steps the operation went through, oldest first, each with when it\nwas reported (a step is listed when it differs from the one before).")
@@ -1557,6 +1561,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::PersonalTokenCreate => self.execute_personal_token_create(matches).await,
             CliCommand::PersonalTokenDelete => self.execute_personal_token_delete(matches).await,
             CliCommand::OperationView => self.execute_operation_view(matches).await,
+            CliCommand::OperationCancel => self.execute_operation_cancel(matches).await,
             CliCommand::OperationStepList => self.execute_operation_step_list(matches).await,
             CliCommand::OrgList => self.execute_org_list(matches).await,
             CliCommand::OrgView => self.execute_org_view(matches).await,
@@ -2293,6 +2298,27 @@ impl<T: CliConfig> Cli<T> {
             request = request.wait(value.clone());
         }
         self.config.execute_operation_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_operation_cancel(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.operation_cancel();
+        if let Some(value) = matches.get_one::<types::OperationCancelIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("operation") {
+            request = request.operation(value.clone());
+        }
+        self.config.execute_operation_cancel(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -6030,6 +6056,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_operation_cancel(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OperationCancel,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_operation_step_list(
         &self,
         matches: &::clap::ArgMatches,
@@ -6889,6 +6922,7 @@ pub enum CliCommand {
     PersonalTokenCreate,
     PersonalTokenDelete,
     OperationView,
+    OperationCancel,
     OperationStepList,
     OrgList,
     OrgView,
@@ -7041,6 +7075,7 @@ impl CliCommand {
             CliCommand::PersonalTokenCreate,
             CliCommand::PersonalTokenDelete,
             CliCommand::OperationView,
+            CliCommand::OperationCancel,
             CliCommand::OperationStepList,
             CliCommand::OrgList,
             CliCommand::OrgView,
@@ -7194,6 +7229,7 @@ impl CliCommand {
             CliCommand::PersonalTokenCreate => "personal_token_create",
             CliCommand::PersonalTokenDelete => "personal_token_delete",
             CliCommand::OperationView => "operation_view",
+            CliCommand::OperationCancel => "operation_cancel",
             CliCommand::OperationStepList => "operation_step_list",
             CliCommand::OrgList => "org_list",
             CliCommand::OrgView => "org_view",

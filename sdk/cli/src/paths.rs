@@ -35,6 +35,7 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::PersonalTokenDelete => Some("me token delete"),
         CliCommand::OperationView => Some("operation view"),
         CliCommand::OperationStepList => Some("operation steps"),
+        CliCommand::OperationCancel => Some("operation cancel"),
         CliCommand::OrgList => Some("org list"),
         CliCommand::OrgView => Some("org view"),
         CliCommand::AuditEventList => Some("audit list"),

@@ -6752,6 +6752,57 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "`OperationCancelIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct OperationCancelIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for OperationCancelIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OperationCancelIdempotencyKey> for ::std::string::String {
+        fn from(value: OperationCancelIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OperationCancelIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OperationCancelIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OperationCancelIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OperationCancelIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "`OperationError`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct OperationError {
@@ -27075,6 +27126,10 @@ impl Client {
     pub fn operation_view(&self) -> builder::OperationView<'_> {
         builder::OperationView::new(self)
     }
+    #[doc = "Cancel a spec change (`cluster_update`, `node_pool_update`, and a\n`cluster_upgrade` the region has not received): the spec it replaced is\nwritten back as the next generation, by an Operation of its own, so a\nregion that had not started does nothing and one part-way through stops\nbetween steps and converges back. The operation fails with error code\n`cancelled`; cancelling it again answers it again. 409 `not_cancellable`\n(with the reason) for other kinds, `operation_finished` once it has\nended, `superseded` when a later change of the same resource followed,\n`operation_started` for an upgrade the region already has\n\nSends a `POST` request to `/v1/operations/{operation}/cancel`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n```ignore\nlet response = client.operation_cancel()\n    .operation(operation)\n    .idempotency_key(idempotency_key)\n    .send()\n    .await;\n```"]
+    pub fn operation_cancel(&self) -> builder::OperationCancel<'_> {
+        builder::OperationCancel::new(self)
+    }
     #[doc = "The steps the operation went through, oldest first, each with when it\nwas reported (a step is listed when it differs from the one before)\n\nSends a `GET` request to `/v1/operations/{operation}/steps`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n```ignore\nlet response = client.operation_step_list()\n    .operation(operation)\n    .send()\n    .await;\n```"]
     pub fn operation_step_list(&self) -> builder::OperationStepList<'_> {
         builder::OperationStepList::new(self)
@@ -29301,6 +29356,81 @@ pub mod builder {
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo { operation_id: "operation_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::operation_cancel`]\n\n[`Client::operation_cancel`]: super::Client::operation_cancel"]
+    #[derive(Debug, Clone)]
+    pub struct OperationCancel<'a> {
+        client: &'a super::Client,
+        operation: Result<::std::string::String, String>,
+        idempotency_key: Result<Option<types::OperationCancelIdempotencyKey>, String>,
+    }
+    impl<'a> OperationCancel<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                operation: Err("operation was not initialized".to_string()),
+                idempotency_key: Ok(None),
+            }
+        }
+        pub fn operation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.operation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for operation failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::OperationCancelIdempotencyKey>,
+        {
+            self.idempotency_key = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `OperationCancelIdempotencyKey` for idempotency_key failed".to_string());
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/operations/{operation}/cancel`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, operation, idempotency_key } = self;
+            let operation = operation.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/operations/{}/cancel", client.baseurl, encode_path(&operation.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "operation_cancel" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;

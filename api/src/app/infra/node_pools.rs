@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
 use crate::app::billing;
-use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::infra::clusters::{self, ClusterRow, SpecWrite};
 use crate::app::infra::store::node_pools::{self as store, NewNodePool, NodePoolRow};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::quotas::{self, Demand};
@@ -323,15 +323,41 @@ impl App {
         let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
         let current = row.spec()?;
         let spec = validate::node_pool_update(&self.config().catalog, &current, &update)?;
-        let spec_changed = spec != current;
+        let details = json!({ "labels": update.labels, "spec": update.spec });
+        let change = SpecWrite {
+            current: &current,
+            spec,
+            labels: update.labels.as_ref(),
+            kind: ChangeKind::NodePoolUpdate,
+            action: "node_pool.update",
+            details,
+        };
+        let op = self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?;
+        tx.commit().await?;
+        Ok(op)
+    }
+
+    /// Writes a checked new spec over the pool's `current` one as its next
+    /// generation (the same one for labels alone), within the organization's
+    /// quotas for any growth, and records the change.
+    pub(in crate::app) async fn write_pool_spec(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        cluster_row: &ClusterRow,
+        row: &NodePoolRow,
+        change: SpecWrite<'_, NodePoolSpec>,
+    ) -> Result<OperationView> {
+        let SpecWrite { current, spec, labels, kind, action, mut details } = change;
+        let spec_changed = spec != *current;
         let generation = row.generation + i64::from(spec_changed);
         let nodes = validate::reserved_nodes(&spec);
         let vcpus = self.vcpus_of(&spec);
-        let (old_nodes, old_vcpus) = (validate::reserved_nodes(&current), self.vcpus_of(&current));
+        let (old_nodes, old_vcpus) = (validate::reserved_nodes(current), self.vcpus_of(current));
         if nodes > old_nodes || vcpus > old_vcpus {
-            quotas::lock_org(&mut tx, row.org_id).await?;
+            quotas::lock_org(&mut *tx, row.org_id).await?;
             quotas::check(
-                &mut tx,
+                &mut *tx,
                 self.config(),
                 row.org_id,
                 Demand {
@@ -345,44 +371,34 @@ impl App {
         }
         // Old nodes run until replaced: a smaller type frees its vCPUs only at a later change.
         let reserved_vcpus = if spec.machine_type == current.machine_type { vcpus } else { vcpus.max(old_vcpus) };
-        store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation, (nodes, reserved_vcpus)).await?;
+        store::update_spec(&mut *tx, row.id, labels, &spec, generation, (nodes, reserved_vcpus)).await?;
         if spec.machine_type != current.machine_type {
-            store::set_replaced_machine_type(&mut tx, row.id, &current.machine_type).await?;
+            store::set_replaced_machine_type(&mut *tx, row.id, &current.machine_type).await?;
         }
         let removing = row.still_removing()?;
-        store::set_removing_nodes(&mut tx, row.id, &removing).await?;
+        store::set_removing_nodes(&mut *tx, row.id, &removing).await?;
         let region = cluster_row.spec()?.region;
-        let op = self
-            .record_change(
-                &mut tx,
-                ctx,
-                RegionalChange {
-                    kind: ChangeKind::NodePoolUpdate,
-                    action: "node_pool.update",
-                    target_id: row.id,
-                    target_ref: NodePoolId::from_uuid(row.id).to_string(),
-                    target_name: &row.name,
-                    generation,
-                    region: &region,
-                    needs_region: spec_changed,
-                    details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
-                },
-                |op| pb::Command {
-                    remove_nodes: removing.clone(),
-                    ..self.node_pool_command(
-                        ChangeKind::NodePoolUpdate,
-                        op,
-                        &cluster_row,
-                        row.id,
-                        &row.name,
-                        generation,
-                        &spec,
-                    )
-                },
-            )
-            .await?;
-        tx.commit().await?;
-        Ok(op)
+        details["generation"] = json!(generation);
+        self.record_change(
+            tx,
+            ctx,
+            RegionalChange {
+                kind,
+                action,
+                target_id: row.id,
+                target_ref: NodePoolId::from_uuid(row.id).to_string(),
+                target_name: &row.name,
+                generation,
+                region: &region,
+                needs_region: spec_changed,
+                details,
+            },
+            |op| pb::Command {
+                remove_nodes: removing.clone(),
+                ..self.node_pool_command(kind, op, cluster_row, row.id, &row.name, generation, &spec)
+            },
+        )
+        .await
     }
 
     /// Writes `change` to the pool at its next generation, as an Operation

@@ -18,11 +18,11 @@ use crate::ids::{ClusterKind, NodePoolKind, OperationId, ProjectKind};
 use crate::model::*;
 
 impl SpecRevisionRow {
-    fn cluster_spec(&self) -> Result<ClusterSpec> {
+    pub(in crate::app::infra) fn cluster_spec(&self) -> Result<ClusterSpec> {
         jsonb::from_column::<ClusterSpecStored>("cluster spec revision", &self.spec).map(ClusterSpec::from)
     }
 
-    fn node_pool_spec(&self) -> Result<NodePoolSpec> {
+    pub(in crate::app::infra) fn node_pool_spec(&self) -> Result<NodePoolSpec> {
         jsonb::from_column::<NodePoolSpecStored>("node pool spec revision", &self.spec).map(NodePoolSpec::from)
     }
 

@@ -175,6 +175,45 @@ impl OperationWatch {
     }
 }
 
+/// What an action on an Operation needs of it: what it acts on and where.
+pub(in crate::app) struct OperationHandle {
+    pub kind: String,
+    pub status: OperationStatus,
+    pub error_code: Option<String>,
+    /// None for organization-wide work.
+    pub project_id: Option<Uuid>,
+    pub cluster_id: Option<Uuid>,
+    pub target_id: Uuid,
+    pub target_generation: i64,
+}
+
+/// Operation `id` of organization `org`, locked until the transaction ends
+/// (unchecked: the caller authorizes on its project).
+pub(in crate::app) async fn lock(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<OperationHandle>> {
+    let row = sqlx::query!(
+        "SELECT kind, status, error->>'code' AS error_code, project_id, cluster_id, target_id, target_generation
+         FROM operations WHERE id = $1 AND org_id = $2 FOR UPDATE",
+        id,
+        org,
+    )
+    .fetch_optional(conn)
+    .await?;
+    row.map(|row| {
+        let status = OperationStatus::parse(&row.status)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", row.status)))?;
+        Ok(OperationHandle {
+            kind: row.kind,
+            status,
+            error_code: row.error_code,
+            project_id: row.project_id,
+            cluster_id: row.cluster_id,
+            target_id: row.target_id,
+            target_generation: row.target_generation,
+        })
+    })
+    .transpose()
+}
+
 /// The newest Operation of `kind` on `target` (a repeated delete answers
 /// with the delete already under way).
 pub(in crate::app) async fn latest_of_kind(

@@ -102,6 +102,25 @@ pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog
     Ok(())
 }
 
+/// Takes back the commands of Operation `operation` that no relay has
+/// delivered or is delivering now. True when it had commands and none of
+/// them left the gateway: the region will never see the change.
+pub(in crate::app) async fn withdraw(conn: &mut PgConnection, operation: Uuid) -> Result<bool> {
+    let counts = sqlx::query!(
+        // One snapshot: `total` counts the rows as they were before the delete.
+        r#"WITH undelivered AS (
+               SELECT id FROM outbox WHERE operation_id = $1 AND delivered_at IS NULL FOR UPDATE SKIP LOCKED
+           ), gone AS (
+               DELETE FROM outbox o USING undelivered u WHERE o.id = u.id RETURNING o.id
+           )
+           SELECT (SELECT count(*) FROM gone) AS "withdrawn!", (SELECT count(*) FROM outbox WHERE operation_id = $1) AS "total!""#,
+        operation,
+    )
+    .fetch_one(conn)
+    .await?;
+    Ok(counts.total > 0 && counts.withdrawn == counts.total)
+}
+
 /// The certificate commands of a cluster not yet delivered, newest first,
 /// as (outbox id, command bytes); one the relay is sending now (locked) is
 /// skipped, and those returned stay locked until the transaction ends.

@@ -4484,6 +4484,74 @@ export type OperationViewResponses = {
 
 export type OperationViewResponse = OperationViewResponses[keyof OperationViewResponses];
 
+export type OperationCancelData = {
+    body?: never;
+    headers?: {
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Operation id (`op_…`)
+         */
+        operation: string;
+    };
+    query?: never;
+    url: '/v1/operations/{operation}/cancel';
+};
+
+export type OperationCancelErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OperationCancelError = OperationCancelErrors[keyof OperationCancelErrors];
+
+export type OperationCancelResponses = {
+    200: OperationView;
+};
+
+export type OperationCancelResponse = OperationCancelResponses[keyof OperationCancelResponses];
+
 export type OperationStepListData = {
     body?: never;
     path: {

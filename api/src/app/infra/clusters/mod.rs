@@ -118,6 +118,19 @@ async fn find(
     }
 }
 
+/// A checked new spec of a cluster or node pool and how to record it.
+pub(in crate::app) struct SpecWrite<'a, S> {
+    pub current: &'a S,
+    pub spec: S,
+    /// New labels, if they change too.
+    pub labels: Option<&'a Labels>,
+    pub kind: ChangeKind,
+    /// Audit action, e.g. `cluster.update`.
+    pub action: &'a str,
+    /// What the audit event records (the generation is added).
+    pub details: serde_json::Value,
+}
+
 /// Which cluster a region command is about.
 struct CommandTarget<'a> {
     id: Uuid,
@@ -345,41 +358,58 @@ impl App {
             } else {
                 (ChangeKind::ClusterUpdate, "cluster.update")
             };
-            if spec.control_plane_firewall != current.control_plane_firewall {
-                // Who may reach the API endpoint is a cluster admin's call, as its credentials are.
-                let on = Target::project(row.org_id, row.project_id);
-                moke_iam::authorize(&ctx.principal, Action::AdministerClusters, on)?;
-            }
-            let spec_changed = spec != current;
-            if spec_changed {
-                snapshots::refuse_while_restoring(&mut tx, &row).await?;
-            }
-            let generation = row.generation + i64::from(spec_changed);
-            store::update_spec(&mut tx, row.id, update.labels.as_ref(), &spec, generation).await?;
-            let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
-            let op = self
-                .record_change(
-                    &mut tx,
-                    ctx,
-                    RegionalChange {
-                        kind,
-                        action,
-                        target_id: row.id,
-                        target_ref: ClusterId::from_uuid(row.id).to_string(),
-                        target_name: &row.name,
-                        generation,
-                        region: &spec.region,
-                        // Label-only changes need no region: done at once.
-                        needs_region: spec_changed,
-                        details: json!({ "labels": update.labels, "spec": update.spec, "generation": generation }),
-                    },
-                    |op| command(kind, op, target, generation, &spec, ""),
-                )
-                .await?;
+            let details = json!({ "labels": update.labels, "spec": update.spec });
+            let change = SpecWrite { current: &current, spec, labels: update.labels.as_ref(), kind, action, details };
+            let op = self.write_cluster_spec(&mut tx, ctx, &row, change).await?;
             claim.complete(&mut tx, 202, &op).await?;
             tx.commit().await?;
             Ok(op)
         })
+        .await
+    }
+
+    /// Writes a checked new spec over the cluster's `current` one as its
+    /// next generation (the same one for labels alone) and records the
+    /// change. A firewall change takes cluster-admin rights; a spec change
+    /// waits for a restore.
+    pub(in crate::app) async fn write_cluster_spec(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        row: &ClusterRow,
+        change: SpecWrite<'_, ClusterSpec>,
+    ) -> Result<OperationView> {
+        let SpecWrite { current, spec, labels, kind, action, mut details } = change;
+        if spec.control_plane_firewall != current.control_plane_firewall {
+            // Who may reach the API endpoint is a cluster admin's call, as its credentials are.
+            let on = Target::project(row.org_id, row.project_id);
+            moke_iam::authorize(&ctx.principal, Action::AdministerClusters, on)?;
+        }
+        let spec_changed = spec != *current;
+        if spec_changed {
+            snapshots::refuse_while_restoring(&mut *tx, row).await?;
+        }
+        let generation = row.generation + i64::from(spec_changed);
+        store::update_spec(&mut *tx, row.id, labels, &spec, generation).await?;
+        details["generation"] = json!(generation);
+        let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
+        self.record_change(
+            tx,
+            ctx,
+            RegionalChange {
+                kind,
+                action,
+                target_id: row.id,
+                target_ref: ClusterId::from_uuid(row.id).to_string(),
+                target_name: &row.name,
+                generation,
+                region: &spec.region,
+                // Label-only changes need no region: done at once.
+                needs_region: spec_changed,
+                details,
+            },
+            |op| command(kind, op, target, generation, &spec, ""),
+        )
         .await
     }
 

@@ -1,0 +1,195 @@
+//! `operation_cancel`: stopping a spec change that is no longer wanted.
+//!
+//! A change is cancelled by writing back the spec it replaced, as the
+//! resource's next generation (an Operation of its own that the region
+//! carries out like any change): a region that had not started acts on
+//! nothing it would have to undo, and one part-way through stops between
+//! steps and converges back, undoing what it did (a node already moved to a
+//! new machine type is replaced again). The cancelled Operation fails with
+//! `cancelled`. Commands the gateway has not delivered are taken back, so the
+//! region never sees the change at all.
+//!
+//! Cancellable: `cluster_update`, `node_pool_update`, and `cluster_upgrade`
+//! while its command has not left the gateway (a control plane cannot be
+//! downgraded once the region has it). Only the latest change of its
+//! target: a later one supersedes it.
+
+use moke_iam::{Action, Target};
+use serde_json::json;
+
+use crate::app::authz::Lock;
+use crate::app::infra::clusters::{self, SpecWrite};
+use crate::app::infra::store::node_pools as pool_store;
+use crate::app::infra::store::spec_revisions;
+use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::region::command::ChangeKind;
+use crate::app::region::observations::{self, OperationProgress};
+use crate::app::region::operations::{self, OperationHandle};
+use crate::app::region::outbox;
+use crate::app::{App, Error, RequestContext, ResourceRef, Result};
+use crate::ids::{ClusterId, OperationId, ProjectId};
+use crate::model::*;
+
+/// The error code of a cancelled Operation.
+pub const CANCELLED: &str = "cancelled";
+
+/// Why an Operation of `kind` cannot be cancelled, if it cannot.
+fn not_cancellable(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "cluster_update" | "cluster_upgrade" | "node_pool_update" => return None,
+        "cluster_create" => "a cluster being created is stopped by deleting it",
+        "node_pool_create" => "a node pool being created is stopped by deleting it",
+        "cluster_delete" | "node_pool_delete" => {
+            "a deletion cannot be called back; deletion protection guards against one"
+        }
+        "cluster_restore" => "a restore cannot be stopped half-way: etcd would be left on neither state",
+        "cluster_snapshot" => "a snapshot takes seconds; delete nothing, it is pruned by the snapshot policy",
+        "node_pool_recycle" | "node_delete" => "nodes already cordoned are not taken back; the pool keeps its count",
+        kind if kind.starts_with("deployment_") => "roll a deployment back to a revision instead",
+        _ => "the gateway carries this work out alone",
+    })
+}
+
+impl App {
+    /// `operation_cancel`: cancels a spec change before or while the region
+    /// carries it out (see the module). Cancelling one already cancelled
+    /// answers it again.
+    pub async fn operation_cancel(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
+        // Visible to the caller, or not found.
+        self.operation_view(ctx, id, None).await?;
+        let mut tx = self.db().begin().await?;
+        let op = operations::lock(&mut tx, ctx.principal.org_id, id.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
+        let on = match op.project_id {
+            Some(project) => Target::project(ctx.principal.org_id, project),
+            None => Target::org(ctx.principal.org_id),
+        };
+        moke_iam::authorize(&ctx.principal, Action::ManageResources, on)?;
+        if op.status.is_terminal() {
+            if op.error_code.as_deref() == Some(CANCELLED) {
+                tx.commit().await?;
+                return self.operation_view(ctx, id, None).await;
+            }
+            return Err(Error::conflict(
+                "operation_finished",
+                "the operation has finished; there is nothing to cancel",
+            ));
+        }
+        if let Some(reason) = not_cancellable(&op.kind) {
+            return Err(Error::conflict("not_cancellable", format!("{} cannot be cancelled: {reason}", op.kind)));
+        }
+        let (Some(project), Some(cluster)) = (op.project_id, op.cluster_id) else {
+            return Err(Error::conflict("not_cancellable", "the operation names no cluster"));
+        };
+        // Before the region sees it, if it has not yet.
+        let withdrawn = outbox::withdraw(&mut tx, id.uuid()).await?;
+        let (project, cluster) =
+            (ResourceRef::Id(ProjectId::from_uuid(project)), ResourceRef::Id(ClusterId::from_uuid(cluster)));
+        let cluster_row =
+            clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate).await?;
+        let revert = if op.kind == "node_pool_update" {
+            let row = pool_store::find(&mut tx, cluster_row.id, Some(op.target_id), None, Lock::ForUpdate)
+                .await?
+                .ok_or_else(|| Error::conflict("operation_finished", "the node pool is gone"))?;
+            let previous = previous_spec(&mut tx, &op, row.generation, row.deletion_requested_at.is_some()).await?;
+            let spec = previous.node_pool_spec()?;
+            fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
+            let current = row.spec()?;
+            let change = revert_write(&current, spec, ChangeKind::NodePoolUpdate, "node_pool.update", id);
+            self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?
+        } else {
+            let row = &*cluster_row;
+            if op.kind == "cluster_upgrade" && !withdrawn {
+                return Err(Error::conflict(
+                    "operation_started",
+                    "the region has the upgrade: a control plane cannot be moved back to an older version",
+                ));
+            }
+            let previous = previous_spec(&mut tx, &op, row.generation, row.deletion_requested_at.is_some()).await?;
+            let spec = previous.cluster_spec()?;
+            let current = row.spec()?;
+            if spec.kubernetes_version != current.kubernetes_version && op.kind != "cluster_upgrade" {
+                // Only an upgrade's own cancel moves the version, and only back.
+                return Err(Error::conflict(
+                    "not_cancellable",
+                    "undoing this change would change the Kubernetes version; upgrade the cluster instead",
+                ));
+            }
+            fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
+            let change = revert_write(&current, spec, ChangeKind::ClusterUpdate, "cluster.update", id);
+            self.write_cluster_spec(&mut tx, ctx, row, change).await?
+        };
+        let event = AuditRecord {
+            action: "operation.cancel",
+            resource_type: "operation",
+            resource_id: Some(id.to_string()),
+            details: json!({ "kind": op.kind, "withdrawn": withdrawn, "revert_operation_id": revert.id }),
+        };
+        audit::record(&mut tx, ctx, event).await?;
+        tx.commit().await?;
+        self.operation_view(ctx, id, None).await
+    }
+}
+
+/// The spec the cancelled change replaced: the revision before its
+/// generation, which must still be its target's latest.
+async fn previous_spec(
+    tx: &mut sqlx::PgConnection,
+    op: &OperationHandle,
+    generation: i64,
+    deleting: bool,
+) -> Result<spec_revisions::SpecRevisionRow> {
+    if deleting {
+        return Err(Error::conflict("deleting", "the resource is being deleted"));
+    }
+    if generation != op.target_generation {
+        return Err(Error::conflict(
+            "superseded",
+            "a later change of the same resource followed; cancel that one, or change the resource again",
+        ));
+    }
+    spec_revisions::previous(tx, op.target_id, generation)
+        .await?
+        .ok_or_else(|| Error::conflict("not_cancellable", "the spec before this change is no longer kept"))
+}
+
+/// Ends the Operation as cancelled, with a step saying by whom and whether
+/// the region ever saw it.
+async fn fail_cancelled(
+    tx: &mut sqlx::PgConnection,
+    ctx: &RequestContext,
+    id: OperationId,
+    withdrawn: bool,
+) -> Result<()> {
+    let by = crate::app::actor_ref(&ctx.principal);
+    let message = if withdrawn {
+        format!("cancelled by {by} before the region received it")
+    } else {
+        format!("cancelled by {by}; the region converges back to the spec before it")
+    };
+    let report = OperationProgress {
+        region: None,
+        operation_id: id.uuid(),
+        status: OperationStatus::Failed,
+        step: CANCELLED.into(),
+        progress: 100,
+        error: Some(OperationError { code: CANCELLED.into(), message }),
+        earlier: Vec::new(),
+    };
+    if !observations::record_progress(tx, report).await? {
+        return Err(Error::conflict("operation_finished", "the operation has finished; there is nothing to cancel"));
+    }
+    Ok(())
+}
+
+/// The write that brings the spec before a cancelled change back.
+fn revert_write<'a, S>(
+    current: &'a S,
+    spec: S,
+    kind: ChangeKind,
+    action: &'a str,
+    cancelled: OperationId,
+) -> SpecWrite<'a, S> {
+    SpecWrite { current, spec, labels: None, kind, action, details: json!({ "reverts": cancelled }) }
+}

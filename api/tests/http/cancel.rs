@@ -1,0 +1,188 @@
+//! Cancelling a spec change: before the region received it (taken back,
+//! nothing for the region to do) and between steps (the region converges
+//! back, undoing what it did), with what may not be cancelled refused.
+
+use moke_api::model::{
+    AuditEventView, ClusterRevisionView, NodePoolView, NodeView, OperationStatus, OperationSteps, OperationView, Page,
+    SpecDiff,
+};
+use moke_region::{Agent, AgentConfig, Transport};
+use reqwest::StatusCode;
+use serde_json::json;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::common::{Client, TestApp, zones};
+
+/// Lets the region take its commands and move one tick at a time (the
+/// gateway ingests on its own) until `done` holds.
+async fn drive(region: &Agent, what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done().await {
+        assert!(std::time::Instant::now() < deadline, "{what}: not reached");
+        region.run_once().await.unwrap();
+        region.tick().await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+    }
+}
+
+async fn finished(client: &Client<'_>, op: &OperationView, status: OperationStatus) -> bool {
+    let now = client.operation(op.id).await;
+    assert!(!now.status.is_terminal() || now.status == status, "{now:?}");
+    now.status == status
+}
+
+async fn steps(client: &Client<'_>, op: &OperationView) -> Vec<String> {
+    let history: OperationSteps = client.get(&format!("/v1/operations/{}/steps", op.id)).await.expect(StatusCode::OK);
+    history.items.into_iter().map(|s| s.step).collect()
+}
+
+/// The newest Operation of `kind` on `target`.
+async fn newest(client: &Client<'_>, project: &str, target: &str, kind: &str) -> OperationView {
+    let ops: Page<OperationView> = client
+        .get(&format!("/v1/projects/{project}/operations?target={target}&kind={kind}"))
+        .await
+        .expect(StatusCode::OK);
+    ops.items.into_iter().next().expect("an operation")
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_change_the_region_never_received_is_taken_back(options: PgPoolOptions, connect: PgConnectOptions) {
+    // No region agent runs: the commands wait in the gateway's queue.
+    let t = TestApp::start(options, connect).await;
+    let tenant = t.tenant("acme").await;
+    let owner = t.client(&tenant);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, create) =
+        owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1", "kubernetes_version": "1.32" })).await;
+    let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
+    let cancel = |op: &OperationView| format!("/v1/operations/{}/cancel", op.id);
+
+    // What is not a spec change is refused with the reason.
+    let refused = owner.post::<OperationView>(&cancel(&create), json!({})).await;
+    let problem = refused.refused_with(StatusCode::CONFLICT, "not_cancellable");
+    assert!(problem.detail.contains("deleting it"), "{problem:?}");
+
+    let upgrade: OperationView = owner
+        .post(&format!("{path}/upgrade"), json!({ "kubernetes_version": "1.33" }))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    let queued = |op: OperationView| {
+        let pool = t.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>("SELECT count(*) FROM outbox WHERE operation_id = $1")
+                .bind(op.id.uuid())
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(queued(upgrade.clone()).await, 1);
+
+    // A viewer may not cancel; another organization does not see it.
+    let (_, viewer_token) = t.member(&tenant, "viewer@acme.test", "viewer").await;
+    let (status, _) = t.post(&cancel(&upgrade), &viewer_token, json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let other = t.tenant("globex").await;
+    t.client(&other)
+        .post::<OperationView>(&cancel(&upgrade), json!({}))
+        .await
+        .refused_with(StatusCode::NOT_FOUND, "not_found");
+
+    let cancelled: OperationView = owner.post(&cancel(&upgrade), json!({})).await.expect(StatusCode::OK);
+    assert_eq!(cancelled.status, OperationStatus::Failed);
+    let error = cancelled.error.clone().expect("an error");
+    assert_eq!(error.code, "cancelled");
+    assert!(error.message.contains("before the region received it"), "{error:?}");
+    assert_eq!(queued(upgrade.clone()).await, 0, "the command is taken back: the region never sees it");
+    assert_eq!(steps(&owner, &upgrade).await.last().map(String::as_str), Some("cancelled"));
+    // Asked again: the same answer.
+    let again: OperationView = owner.post(&cancel(&upgrade), json!({})).await.expect(StatusCode::OK);
+    assert_eq!((again.id, again.status), (upgrade.id, OperationStatus::Failed));
+
+    // The spec before it is back, as a revision of its own.
+    let now: moke_api::model::ClusterView = owner.get(&path).await.expect(StatusCode::OK);
+    assert_eq!((now.spec.kubernetes_version.as_str(), now.generation), ("1.32", 3));
+    let revisions: Page<ClusterRevisionView> = owner.get(&format!("{path}/revisions")).await.expect(StatusCode::OK);
+    assert_eq!(revisions.items[0].cause.as_deref(), Some("cluster_update"));
+    let diff: SpecDiff = owner.get(&format!("{path}/revisions/3/diff")).await.expect(StatusCode::OK);
+    assert_eq!(diff.changes.len(), 1, "{diff:?}");
+    assert_eq!(diff.changes[0].path, "/kubernetes_version");
+    let audit: Page<AuditEventView> =
+        owner.get(&owner.org_path("/audit-events?action=operation.cancel")).await.expect(StatusCode::OK);
+    assert_eq!(audit.items.len(), 1, "{audit:?}");
+    assert_eq!(audit.items[0].details["withdrawn"], json!(true));
+    let revert = audit.items[0].details["revert_operation_id"].as_str().unwrap().to_string();
+    assert_eq!(owner.operation(&revert).await.kind, "cluster_update");
+
+    // Cancelling the revert would move the version again: refused. A
+    // change followed by another cannot be cancelled alone.
+    let revert_op = owner.operation(&revert).await;
+    owner
+        .post::<OperationView>(&cancel(&revert_op), json!({}))
+        .await
+        .refused_with(StatusCode::CONFLICT, "not_cancellable");
+    let protect: OperationView =
+        owner.patch(&path, json!({ "spec": { "deletion_protection": true } })).await.expect(StatusCode::ACCEPTED);
+    let _: OperationView = owner
+        .patch(&path, json!({ "spec": { "snapshot_policy": { "every_hours": 2, "keep": 5 } } }))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    owner.post::<OperationView>(&cancel(&protect), json!({})).await.refused_with(StatusCode::CONFLICT, "superseded");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_machine_type_change_cancelled_between_steps_converges_back(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let region =
+        Agent::new(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone()))
+            .unwrap();
+    let tenant = t.tenant("acme").await;
+    let owner = t.client(&tenant);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, create) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    drive(&region, "cluster created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
+    let (pool, create) = owner.create_node_pool(&project, &cluster.id.to_string(), "workers", 3).await;
+    drive(&region, "pool created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
+    let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
+    let pool_path = format!("{path}/node-pools/{}", pool.id);
+    let nodes = async || -> Vec<NodeView> {
+        let page: Page<NodeView> = owner.get(&format!("{path}/nodes")).await.expect(StatusCode::OK);
+        page.items
+    };
+    let small_cpu = nodes().await[0].allocatable_cpu_millis;
+
+    // A move to bigger machines, stopped once the first node was replaced.
+    let change: OperationView =
+        owner.patch(&pool_path, json!({ "spec": { "machine_type": "bm.medium" } })).await.expect(StatusCode::ACCEPTED);
+    drive(&region, "a node replaced", async || {
+        steps(&owner, &change).await.iter().any(|s| s.contains(": 1 of 3 node(s) replaced"))
+    })
+    .await;
+    assert!(nodes().await.iter().any(|n| n.allocatable_cpu_millis != small_cpu), "a node on the new type");
+    let cancelled: OperationView =
+        owner.post(&format!("/v1/operations/{}/cancel", change.id), json!({})).await.expect(StatusCode::OK);
+    assert_eq!(cancelled.error.as_ref().map(|e| e.code.as_str()), Some("cancelled"), "{cancelled:?}");
+    assert!(cancelled.error.as_ref().unwrap().message.contains("converges back"), "{cancelled:?}");
+
+    // The pool goes back to its machines by the same surge replacement, and
+    // the cancelled Operation stays cancelled whatever the region reports.
+    let revert = newest(&owner, &project, &pool.id.to_string(), "node_pool_update").await;
+    assert_ne!(revert.id, change.id);
+    drive(&region, "reverted", async || finished(&owner, &revert, OperationStatus::Succeeded).await).await;
+    let now = nodes().await;
+    assert_eq!(now.len(), 3, "{now:?}");
+    assert!(now.iter().all(|n| n.allocatable_cpu_millis == small_cpu && n.ready), "{now:?}");
+    let pool: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!((pool.spec.machine_type.as_str(), pool.generation), ("bm.small", 3));
+    assert_eq!(pool.status.observed_generation, 3);
+    let after = owner.operation(change.id).await;
+    assert_eq!((after.status, after.error.map(|e| e.code)), (OperationStatus::Failed, Some("cancelled".to_string())));
+    // Once over, nothing is left to cancel.
+    owner
+        .post::<OperationView>(&format!("/v1/operations/{}/cancel", revert.id), json!({}))
+        .await
+        .refused_with(StatusCode::CONFLICT, "operation_finished");
+}
