@@ -5,7 +5,9 @@
 -- one; the gateway then names the Operation and principal that made it
 -- (`operation_id`, `created_by`; NULL for revisions older than this table or
 -- written by a gateway of the previous release). The newest 100 of a resource
--- are kept; gone with the cluster.
+-- are kept; gone with the cluster, a node pool's with the pool. Revisions
+-- keep specs in their stored shape: a migration that rewrites the stored
+-- shape of `clusters.spec` or `node_pools.spec` rewrites these too.
 CREATE TABLE spec_revisions (
     resource_id   uuid NOT NULL,
     generation    bigint NOT NULL,
@@ -38,6 +40,16 @@ CREATE TRIGGER clusters_spec_revisions AFTER INSERT OR UPDATE OF generation ON c
     FOR EACH ROW EXECUTE FUNCTION record_spec_revision();
 CREATE TRIGGER node_pools_spec_revisions AFTER INSERT OR UPDATE OF generation ON node_pools
     FOR EACH ROW EXECUTE FUNCTION record_spec_revision();
+
+CREATE FUNCTION forget_spec_revisions() RETURNS trigger AS $$
+BEGIN
+    DELETE FROM spec_revisions WHERE resource_id = OLD.id;
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+
+CREATE TRIGGER node_pools_forget_spec_revisions AFTER DELETE ON node_pools
+    FOR EACH ROW EXECUTE FUNCTION forget_spec_revisions();
 
 -- What exists today is its own first revision, made by the Operation that
 -- brought it about when one is known (one row per customer cluster or pool:

@@ -185,4 +185,13 @@ async fn a_machine_type_change_cancelled_between_steps_converges_back(
         .post::<OperationView>(&format!("/v1/operations/{}/cancel", revert.id), json!({}))
         .await
         .refused_with(StatusCode::CONFLICT, "operation_finished");
+
+    // Nor is a pool's change once its cluster is being deleted.
+    let grow: OperationView =
+        owner.patch(&pool_path, json!({ "spec": { "count": 4 } })).await.expect(StatusCode::ACCEPTED);
+    let _: OperationView = owner.delete(&path).await.expect(StatusCode::ACCEPTED);
+    owner
+        .post::<OperationView>(&format!("/v1/operations/{}/cancel", grow.id), json!({}))
+        .await
+        .refused_with(StatusCode::CONFLICT, "deleting");
 }

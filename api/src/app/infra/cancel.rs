@@ -44,7 +44,9 @@ fn not_cancellable(kind: &str) -> Option<&'static str> {
         }
         "cluster_restore" => "a restore cannot be stopped half-way: etcd would be left on neither state",
         "cluster_snapshot" => "a snapshot takes seconds; delete nothing, it is pruned by the snapshot policy",
-        "node_pool_recycle" | "node_delete" => "nodes already cordoned are not taken back; the pool keeps its count",
+        "node_pool_recycle" | "node_pool_node_delete" => {
+            "nodes already cordoned are not taken back; the pool keeps its count"
+        }
         kind if kind.starts_with("deployment_") => "roll a deployment back to a revision instead",
         _ => "the gateway carries this work out alone",
     })
@@ -55,80 +57,119 @@ impl App {
     /// carries it out (see the module). Cancelling one already cancelled
     /// answers it again.
     pub async fn operation_cancel(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
-        // Visible to the caller, or not found.
-        self.operation_view(ctx, id, None).await?;
-        let mut tx = self.db().begin().await?;
-        let op = operations::lock(&mut tx, ctx.principal.org_id, id.uuid())
-            .await?
-            .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-        let on = match op.project_id {
-            Some(project) => Target::project(ctx.principal.org_id, project),
-            None => Target::org(ctx.principal.org_id),
-        };
-        moke_iam::authorize(&ctx.principal, Action::ManageResources, on)?;
-        if op.status.is_terminal() {
-            if op.error_code.as_deref() == Some(CANCELLED) {
-                tx.commit().await?;
-                return self.operation_view(ctx, id, None).await;
-            }
-            return Err(Error::conflict(
-                "operation_finished",
-                "the operation has finished; there is nothing to cancel",
-            ));
-        }
-        if let Some(reason) = not_cancellable(&op.kind) {
-            return Err(Error::conflict("not_cancellable", format!("{} cannot be cancelled: {reason}", op.kind)));
-        }
-        let (Some(project), Some(cluster)) = (op.project_id, op.cluster_id) else {
-            return Err(Error::conflict("not_cancellable", "the operation names no cluster"));
-        };
-        // Before the region sees it, if it has not yet.
-        let withdrawn = outbox::withdraw(&mut tx, id.uuid()).await?;
-        let (project, cluster) =
-            (ResourceRef::Id(ProjectId::from_uuid(project)), ResourceRef::Id(ClusterId::from_uuid(cluster)));
-        let cluster_row =
-            clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        let revert = if op.kind == "node_pool_update" {
-            let row = pool_store::find(&mut tx, cluster_row.id, Some(op.target_id), None, Lock::ForUpdate)
+        self.idempotent(ctx, "operation_cancel", &id.to_string(), |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            // Visible to the caller, or not found.
+            operations::visible(&mut tx, ctx, id).await?;
+            let op = operations::handle(&mut tx, ctx.principal.org_id, id.uuid(), false)
                 .await?
-                .ok_or_else(|| Error::conflict("operation_finished", "the node pool is gone"))?;
-            let previous = previous_spec(&mut tx, &op, row.generation, row.deletion_requested_at.is_some()).await?;
-            let spec = previous.node_pool_spec()?;
-            fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
-            let current = row.spec()?;
-            let change = revert_write(&current, spec, ChangeKind::NodePoolUpdate, "node_pool.update", id);
-            self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?
-        } else {
-            let row = &*cluster_row;
-            if op.kind == "cluster_upgrade" && !withdrawn {
-                return Err(Error::conflict(
-                    "operation_started",
-                    "the region has the upgrade: a control plane cannot be moved back to an older version",
-                ));
+                .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
+            let on = match op.project_id {
+                Some(project) => Target::project(ctx.principal.org_id, project),
+                None => Target::org(ctx.principal.org_id),
+            };
+            moke_iam::authorize(&ctx.principal, Action::ManageResources, on)?;
+            let refusal = if op.status.is_terminal() { None } else { not_cancellable(&op.kind) };
+            if let Some(reason) = refusal {
+                return Err(Error::conflict("not_cancellable", format!("{} cannot be cancelled: {reason}", op.kind)));
             }
-            let previous = previous_spec(&mut tx, &op, row.generation, row.deletion_requested_at.is_some()).await?;
-            let spec = previous.cluster_spec()?;
-            let current = row.spec()?;
-            if spec.kubernetes_version != current.kubernetes_version && op.kind != "cluster_upgrade" {
-                // Only an upgrade's own cancel moves the version, and only back.
-                return Err(Error::conflict(
-                    "not_cancellable",
-                    "undoing this change would change the Kubernetes version; upgrade the cluster instead",
-                ));
+            // The target first, then the Operation, as every change takes them.
+            let target = match (op.project_id, op.cluster_id, op.status.is_terminal()) {
+                (Some(project), Some(cluster), false) => {
+                    let (project, cluster) = (
+                        ResourceRef::Id(ProjectId::from_uuid(project)),
+                        ResourceRef::Id(ClusterId::from_uuid(cluster)),
+                    );
+                    Some(
+                        clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate)
+                            .await?,
+                    )
+                }
+                (_, _, false) => return Err(Error::conflict("not_cancellable", "the operation names no cluster")),
+                (_, _, true) => None,
+            };
+            let pool = match &target {
+                Some(cluster_row) if op.kind == "node_pool_update" => Some(
+                    pool_store::find(&mut tx, cluster_row.id, Some(op.target_id), None, Lock::ForUpdate)
+                        .await?
+                        .ok_or_else(|| Error::conflict("operation_finished", "the node pool is gone"))?,
+                ),
+                _ => None,
+            };
+            let op = operations::handle(&mut tx, ctx.principal.org_id, id.uuid(), true)
+                .await?
+                .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
+            if op.status.is_terminal() {
+                if op.error_code.as_deref() != Some(CANCELLED) {
+                    return Err(Error::conflict(
+                        "operation_finished",
+                        "the operation has finished; there is nothing to cancel",
+                    ));
+                }
+                let view = operations::visible(&mut tx, ctx, id).await?;
+                claim.complete(&mut tx, 200, &view).await?;
+                tx.commit().await?;
+                return Ok(view);
             }
-            fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
-            let change = revert_write(&current, spec, ChangeKind::ClusterUpdate, "cluster.update", id);
-            self.write_cluster_spec(&mut tx, ctx, row, change).await?
-        };
-        let event = AuditRecord {
-            action: "operation.cancel",
-            resource_type: "operation",
-            resource_id: Some(id.to_string()),
-            details: json!({ "kind": op.kind, "withdrawn": withdrawn, "revert_operation_id": revert.id }),
-        };
-        audit::record(&mut tx, ctx, event).await?;
-        tx.commit().await?;
-        self.operation_view(ctx, id, None).await
+            let Some(cluster_row) = target else {
+                return Err(Error::conflict("not_cancellable", "the operation names no cluster"));
+            };
+            if cluster_row.deletion_requested_at.is_some() {
+                return Err(Error::conflict("deleting", "the cluster is being deleted"));
+            }
+            // Before the region sees it, if it has not yet.
+            let withdrawn = outbox::withdraw(&mut tx, id.uuid()).await?;
+            let revert = if let Some(row) = pool {
+                let previous = previous_spec(&mut tx, &op, row.generation, row.deletion_requested_at.is_some()).await?;
+                let spec = previous.node_pool_spec()?;
+                if self.config().catalog.machine_type(&spec.machine_type).is_none() {
+                    return Err(Error::conflict(
+                        "not_cancellable",
+                        format!(
+                            "the pool's machine type before this change, {}, is no longer offered",
+                            spec.machine_type
+                        ),
+                    ));
+                }
+                fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
+                let current = row.spec()?;
+                let change = revert_write(&current, spec, ChangeKind::NodePoolUpdate, "node_pool.update", id);
+                self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?
+            } else {
+                let row = &*cluster_row;
+                if op.kind == "cluster_upgrade" && !withdrawn {
+                    return Err(Error::conflict(
+                        "operation_started",
+                        "the region has the upgrade: a control plane cannot be moved back to an older version",
+                    ));
+                }
+                let previous = previous_spec(&mut tx, &op, row.generation, false).await?;
+                let spec = previous.cluster_spec()?;
+                let current = row.spec()?;
+                if spec.kubernetes_version != current.kubernetes_version && op.kind != "cluster_upgrade" {
+                    // Only an upgrade's own cancel moves the version, and only back.
+                    return Err(Error::conflict(
+                        "not_cancellable",
+                        "undoing this change would change the Kubernetes version; upgrade the cluster instead",
+                    ));
+                }
+                fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
+                let change = revert_write(&current, spec, ChangeKind::ClusterUpdate, "cluster.update", id);
+                self.write_cluster_spec(&mut tx, ctx, row, change).await?
+            };
+            let event = AuditRecord {
+                action: "operation.cancel",
+                resource_type: "operation",
+                resource_id: Some(id.to_string()),
+                details: json!({ "kind": op.kind, "withdrawn": withdrawn, "revert_operation_id": revert.id }),
+            };
+            audit::record(&mut tx, ctx, event).await?;
+            let view = operations::visible(&mut tx, ctx, id).await?;
+            claim.complete(&mut tx, 200, &view).await?;
+            tx.commit().await?;
+            Ok(view)
+        })
+        .await
     }
 }
 

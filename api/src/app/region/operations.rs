@@ -175,6 +175,50 @@ impl OperationWatch {
     }
 }
 
+struct HandleRow {
+    kind: String,
+    status: String,
+    error_code: Option<String>,
+    project_id: Option<Uuid>,
+    cluster_id: Option<Uuid>,
+    target_id: Uuid,
+    target_generation: i64,
+}
+
+/// Operation `id` as `ctx` may see it (read in `conn`, so inside a
+/// transaction it shows that transaction's changes); not found otherwise.
+pub(in crate::app) async fn visible(
+    conn: &mut PgConnection,
+    ctx: &RequestContext,
+    id: OperationId,
+) -> Result<OperationView> {
+    let row = sqlx::query_as!(
+        OperationRow,
+        "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
+                target_name, target_generation, created_at, updated_at, finished_at
+         FROM operations WHERE id = $1 AND org_id = $2",
+        id.uuid(),
+        ctx.principal.org_id,
+    )
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
+
+    let target = match (row.project_id, ResourceKind::parse(&row.target_type)) {
+        (Some(project), _) => moke_iam::Target::project(row.org_id, project),
+        (None, Some(ResourceKind::Org)) => moke_iam::Target::org(row.org_id),
+        // A project resource whose project is no longer known (made
+        // before operations named their project): only unscoped credentials see it.
+        (None, _) if ctx.principal.scope.project.is_some() => {
+            return Err(Error::not_found("operation", id.to_string()));
+        }
+        (None, _) => moke_iam::Target::org(row.org_id),
+    };
+    moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, target)
+        .map_err(|_| Error::not_found("operation", id.to_string()))?;
+    row.into_view()
+}
+
 /// What an action on an Operation needs of it: what it acts on and where.
 pub(in crate::app) struct OperationHandle {
     pub kind: String,
@@ -187,17 +231,37 @@ pub(in crate::app) struct OperationHandle {
     pub target_generation: i64,
 }
 
-/// Operation `id` of organization `org`, locked until the transaction ends
-/// (unchecked: the caller authorizes on its project).
-pub(in crate::app) async fn lock(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<OperationHandle>> {
-    let row = sqlx::query!(
-        "SELECT kind, status, error->>'code' AS error_code, project_id, cluster_id, target_id, target_generation
-         FROM operations WHERE id = $1 AND org_id = $2 FOR UPDATE",
-        id,
-        org,
-    )
-    .fetch_optional(conn)
-    .await?;
+/// Operation `id` of organization `org` (unchecked: the caller authorizes
+/// on its project). With `lock`, held against other changes of the row
+/// until the transaction ends (`FOR NO KEY UPDATE`: an outbox row naming it
+/// may still be written, so take it after the target's own lock).
+pub(in crate::app) async fn handle(
+    conn: &mut PgConnection,
+    org: Uuid,
+    id: Uuid,
+    lock: bool,
+) -> Result<Option<OperationHandle>> {
+    let row = if lock {
+        sqlx::query_as!(
+            HandleRow,
+            "SELECT kind, status, error->>'code' AS error_code, project_id, cluster_id, target_id, target_generation
+             FROM operations WHERE id = $1 AND org_id = $2 FOR NO KEY UPDATE",
+            id,
+            org,
+        )
+        .fetch_optional(conn)
+        .await?
+    } else {
+        sqlx::query_as!(
+            HandleRow,
+            "SELECT kind, status, error->>'code' AS error_code, project_id, cluster_id, target_id, target_generation
+             FROM operations WHERE id = $1 AND org_id = $2",
+            id,
+            org,
+        )
+        .fetch_optional(conn)
+        .await?
+    };
     row.map(|row| {
         let status = OperationStatus::parse(&row.status)
             .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", row.status)))?;
@@ -360,30 +424,8 @@ impl App {
     }
 
     async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
-        let row = sqlx::query_as!(
-            OperationRow,
-            "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
-                    target_name, target_generation, created_at, updated_at, finished_at
-             FROM operations WHERE id = $1 AND org_id = $2",
-            id.uuid(),
-            ctx.principal.org_id,
-        )
-        .fetch_optional(self.db())
-        .await?
-        .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-        let target = match (row.project_id, ResourceKind::parse(&row.target_type)) {
-            (Some(project), _) => moke_iam::Target::project(row.org_id, project),
-            (None, Some(ResourceKind::Org)) => moke_iam::Target::org(row.org_id),
-            // A project resource whose project is no longer known (made
-            // before operations named their project): only unscoped credentials see it.
-            (None, _) if ctx.principal.scope.project.is_some() => {
-                return Err(Error::not_found("operation", id.to_string()));
-            }
-            (None, _) => moke_iam::Target::org(row.org_id),
-        };
-        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, target)
-            .map_err(|_| Error::not_found("operation", id.to_string()))?;
-        row.into_view()
+        let mut conn = self.db().acquire().await?;
+        visible(&mut conn, ctx, id).await
     }
 
     /// The most recent operations (at most `per_cluster`) in each of several

@@ -103,13 +103,16 @@ pub async fn enqueue(tx: &mut PgConnection, message: NewMessage<'_>, max_backlog
 }
 
 /// Takes back the commands of Operation `operation` that no relay has
-/// delivered or is delivering now. True when it had commands and none of
-/// them left the gateway: the region will never see the change.
+/// delivered, tried to deliver (a publish whose answer was lost may have
+/// reached the region) or is delivering now. True when it had commands and
+/// none of them left the gateway: the region will never see the change.
 pub(in crate::app) async fn withdraw(conn: &mut PgConnection, operation: Uuid) -> Result<bool> {
     let counts = sqlx::query!(
         // One snapshot: `total` counts the rows as they were before the delete.
         r#"WITH undelivered AS (
-               SELECT id FROM outbox WHERE operation_id = $1 AND delivered_at IS NULL FOR UPDATE SKIP LOCKED
+               SELECT id FROM outbox
+               WHERE operation_id = $1 AND delivered_at IS NULL AND attempts = 0 AND last_error IS NULL
+               FOR UPDATE SKIP LOCKED
            ), gone AS (
                DELETE FROM outbox o USING undelivered u WHERE o.id = u.id RETURNING o.id
            )
