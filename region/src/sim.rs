@@ -199,6 +199,16 @@ fn etcd_snapshot(
 }
 
 /// Remembers an applied operation, forgetting the oldest beyond the bound.
+/// Whether Kubernetes version `a` (`major.minor`) is older than `b`; text
+/// that is no version compares as neither.
+fn older_version(a: &str, b: &str) -> bool {
+    let parse = |v: &str| -> Option<(u32, u32)> {
+        let (major, minor) = v.split_once('.')?;
+        Some((major.parse().ok()?, minor.split('.').next()?.parse().ok()?))
+    };
+    matches!((parse(a), parse(b)), (Some(a), Some(b)) if a < b)
+}
+
 fn remember(operations: &mut Vec<String>, operation: &str) {
     operations.push(operation.to_string());
     let excess = operations.len().saturating_sub(ETCD_OPERATIONS_KEPT);
@@ -932,6 +942,18 @@ impl SimState {
             Some(existing) if command.generation <= existing.generation => {}
             Some(existing) if existing.restore.is_some() => {
                 return Err(("restore_in_progress", "etcd is being restored; change the cluster after".into()));
+            }
+            Some(existing)
+                if older_version(
+                    &spec.kubernetes_version,
+                    existing.upgrade.as_ref().map_or(&existing.kubernetes_version, |u| &u.to_version),
+                ) =>
+            {
+                // etcd's data and the API servers' storage versions only move forward.
+                return Err((
+                    "downgrade",
+                    format!("the control plane runs or is moving to a newer version than {}", spec.kubernetes_version),
+                ));
             }
             Some(existing) => {
                 existing.generation = command.generation;
@@ -1893,6 +1915,31 @@ mod tests {
                 .any(|r| matches!(r, pb::status::Message::Progress(p) if p.error_code == "restore_in_progress")),
             "{refused:?}"
         );
+    }
+
+    #[test]
+    fn a_control_plane_is_never_moved_to_an_older_version() {
+        let mut state = SimState::default();
+        let on = |version: &str, generation: i64| pb::Command {
+            kind: CommandKind::ClusterUpdate as i32,
+            operation_id: format!("op-{generation}"),
+            cluster: Some(pb::ClusterSpec {
+                control_plane_replicas: 3,
+                kubernetes_version: version.into(),
+                ..Default::default()
+            }),
+            ..create("cl_1", generation)
+        };
+        state.apply(&layout(), &pb::Command { kind: CommandKind::ClusterCreate as i32, ..on("1.32", 1) });
+        state.apply(&layout(), &on("1.33", 2));
+        assert_eq!(state.clusters["cl_1"].upgrade.as_ref().map(|u| u.to_version.as_str()), Some("1.33"));
+        let refused = state.apply(&layout(), &on("1.32", 3));
+        assert!(
+            refused.iter().any(|r| matches!(r, pb::status::Message::Progress(p) if p.error_code == "downgrade")),
+            "{refused:?}"
+        );
+        assert_eq!(state.clusters["cl_1"].generation, 2, "the refused change is not taken");
+        assert!(older_version("1.9", "1.10") && !older_version("1.10", "1.9") && !older_version("", "1.32"));
     }
 
     #[test]

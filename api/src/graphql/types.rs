@@ -795,8 +795,13 @@ impl Mutation {
     /// Cancels a spec change (`cluster_update`, `node_pool_update`, an upgrade
     /// the region has not received): the spec it replaced is written back by
     /// an Operation of its own; this one fails with `cancelled`.
-    async fn cancel_operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
-        app(ctx).operation_cancel(caller(ctx)?, self::id(&id)?).await.map_err(error)
+    async fn cancel_operation(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+        idempotency_key: Option<String>,
+    ) -> Result<OperationView> {
+        app(ctx).operation_cancel(&caller_with_key(ctx, idempotency_key)?, self::id(&id)?).await.map_err(error)
     }
 
     /// Restores the cluster's etcd from `snapshot` (cluster-admin rights):

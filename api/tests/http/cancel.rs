@@ -95,9 +95,21 @@ async fn a_change_the_region_never_received_is_taken_back(options: PgPoolOptions
     assert!(error.message.contains("before the region received it"), "{error:?}");
     assert_eq!(queued(upgrade.clone()).await, 0, "the command is taken back: the region never sees it");
     assert_eq!(steps(&owner, &upgrade).await.last().map(String::as_str), Some("cancelled"));
-    // Asked again: the same answer.
+    // Asked again: the same answer, on GraphQL too.
     let again: OperationView = owner.post(&cancel(&upgrade), json!({})).await.expect(StatusCode::OK);
     assert_eq!((again.id, again.status), (upgrade.id, OperationStatus::Failed));
+    let (status, answer) = t
+        .send(t.request(reqwest::Method::POST, "/graphql", &tenant.token).json(&json!({
+            "query": "mutation($id: ID!) { cancelOperation(id: $id, idempotencyKey: \"cancel-1\") { id status error { code } } }",
+            "variables": { "id": upgrade.id.to_string() },
+        })))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(
+        answer["data"]["cancelOperation"],
+        json!({ "id": upgrade.id.to_string(), "status": "FAILED", "error": { "code": "cancelled" } }),
+        "{answer}"
+    );
 
     // The spec before it is back, as a revision of its own.
     let now: moke_api::model::ClusterView = owner.get(&path).await.expect(StatusCode::OK);

@@ -14,17 +14,19 @@
 //! downgraded once the region has it). Only the latest change of its
 //! target: a later one supersedes it.
 
-use moke_iam::{Action, Target};
+use moke_iam::Action;
 use serde_json::json;
+use sqlx::PgConnection;
 
 use crate::app::authz::Lock;
 use crate::app::infra::clusters::{self, SpecWrite};
 use crate::app::infra::store::node_pools as pool_store;
-use crate::app::infra::store::spec_revisions;
+use crate::app::infra::store::spec_revisions::{self, SpecRevisionRow};
 use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::kernel::idempotency::Claim;
 use crate::app::region::command::ChangeKind;
 use crate::app::region::observations::{self, OperationProgress};
-use crate::app::region::operations::{self, OperationHandle};
+use crate::app::region::operations::{self, OperationRow};
 use crate::app::region::outbox;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{ClusterId, OperationId, ProjectId};
@@ -33,23 +35,39 @@ use crate::model::*;
 /// The error code of a cancelled Operation.
 pub const CANCELLED: &str = "cancelled";
 
-/// Why an Operation of `kind` cannot be cancelled, if it cannot.
-fn not_cancellable(kind: &str) -> Option<&'static str> {
+/// Why an Operation of `kind` (none: the gateway's own work) cannot be
+/// cancelled, if it cannot.
+fn not_cancellable(kind: Option<ChangeKind>) -> Option<&'static str> {
+    use ChangeKind::*;
+    let Some(kind) = kind else { return Some("the gateway carries this work out alone") };
     Some(match kind {
-        "cluster_update" | "cluster_upgrade" | "node_pool_update" => return None,
-        "cluster_create" => "a cluster being created is stopped by deleting it",
-        "node_pool_create" => "a node pool being created is stopped by deleting it",
-        "cluster_delete" | "node_pool_delete" => {
-            "a deletion cannot be called back; deletion protection guards against one"
-        }
-        "cluster_restore" => "a restore cannot be stopped half-way: etcd would be left on neither state",
-        "cluster_snapshot" => "a snapshot takes seconds; delete nothing, it is pruned by the snapshot policy",
-        "node_pool_recycle" | "node_pool_node_delete" => {
-            "nodes already cordoned are not taken back; the pool keeps its count"
-        }
-        kind if kind.starts_with("deployment_") => "roll a deployment back to a revision instead",
-        _ => "the gateway carries this work out alone",
+        ClusterUpdate | ClusterUpgrade | NodePoolUpdate => return None,
+        ClusterCreate => "a cluster being created is stopped by deleting it",
+        NodePoolCreate => "a node pool being created is stopped by deleting it",
+        ClusterDelete | NodePoolDelete => "a deletion cannot be called back; deletion protection guards against one",
+        ClusterRestore => "a restore cannot be stopped half-way: etcd would be left on neither state",
+        ClusterSnapshot => "a snapshot takes seconds; it is pruned by the snapshot policy",
+        ClusterCertificate => "the gateway sends certificates on its own",
+        NodePoolRecycle | NodeDelete => "nodes already cordoned are not taken back; the pool keeps its count",
+        DeploymentCreate | DeploymentUpdate | DeploymentScale | DeploymentPause | DeploymentResume
+        | DeploymentRestart | DeploymentRollback | DeploymentDelete => "roll a deployment back to a revision instead",
     })
+}
+
+/// An Operation that has ended: one cancelled is answered again (and the
+/// answer stored for the request's Idempotency-Key), any other refused.
+async fn answer_finished(
+    mut tx: sqlx::Transaction<'static, sqlx::Postgres>,
+    claim: &Claim,
+    op: OperationRow,
+) -> Result<OperationView> {
+    if op.error_code() != Some(CANCELLED) {
+        return Err(Error::conflict("operation_finished", "the operation has finished; there is nothing to cancel"));
+    }
+    let view = op.into_view()?;
+    claim.complete(&mut tx, 200, &view).await?;
+    tx.commit().await?;
+    Ok(view)
 }
 
 impl App {
@@ -59,94 +77,66 @@ impl App {
     pub async fn operation_cancel(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
         self.idempotent(ctx, "operation_cancel", &id.to_string(), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
-            // Visible to the caller, or not found.
-            operations::visible(&mut tx, ctx, id).await?;
-            let op = operations::handle(&mut tx, ctx.principal.org_id, id.uuid(), false)
-                .await?
-                .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-            let on = match op.project_id {
-                Some(project) => Target::project(ctx.principal.org_id, project),
-                None => Target::org(ctx.principal.org_id),
-            };
-            moke_iam::authorize(&ctx.principal, Action::ManageResources, on)?;
-            let refusal = if op.status.is_terminal() { None } else { not_cancellable(&op.kind) };
-            if let Some(reason) = refusal {
+            let op = operations::lookup(&mut tx, ctx, id, Action::ManageResources, Lock::None).await?.into_inner();
+            if op.status()?.is_terminal() {
+                return answer_finished(tx, &claim, op).await;
+            }
+            let kind = ChangeKind::of_operation_kind(&op.kind);
+            if let Some(reason) = not_cancellable(kind) {
                 return Err(Error::conflict("not_cancellable", format!("{} cannot be cancelled: {reason}", op.kind)));
             }
-            // The target first, then the Operation, as every change takes them.
-            let target = match (op.project_id, op.cluster_id, op.status.is_terminal()) {
-                (Some(project), Some(cluster), false) => {
-                    let (project, cluster) = (
-                        ResourceRef::Id(ProjectId::from_uuid(project)),
-                        ResourceRef::Id(ClusterId::from_uuid(cluster)),
-                    );
-                    Some(
-                        clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate)
-                            .await?,
-                    )
-                }
-                (_, _, false) => return Err(Error::conflict("not_cancellable", "the operation names no cluster")),
-                (_, _, true) => None,
+            let (Some(project), Some(cluster)) = (op.project_id, op.cluster_id) else {
+                return Err(Error::conflict("not_cancellable", "the operation names no cluster"));
             };
-            let pool = match &target {
-                Some(cluster_row) if op.kind == "node_pool_update" => Some(
+            // The target first, then the Operation, as every change takes them.
+            let (project, cluster) =
+                (ResourceRef::Id(ProjectId::from_uuid(project)), ResourceRef::Id(ClusterId::from_uuid(cluster)));
+            let cluster_row =
+                clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate).await?;
+            let pool = match kind {
+                Some(ChangeKind::NodePoolUpdate) => Some(
                     pool_store::find(&mut tx, cluster_row.id, Some(op.target_id), None, Lock::ForUpdate)
                         .await?
                         .ok_or_else(|| Error::conflict("operation_finished", "the node pool is gone"))?,
                 ),
                 _ => None,
             };
-            let op = operations::handle(&mut tx, ctx.principal.org_id, id.uuid(), true)
-                .await?
-                .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-            if op.status.is_terminal() {
-                if op.error_code.as_deref() != Some(CANCELLED) {
-                    return Err(Error::conflict(
-                        "operation_finished",
-                        "the operation has finished; there is nothing to cancel",
-                    ));
-                }
-                let view = operations::visible(&mut tx, ctx, id).await?;
-                claim.complete(&mut tx, 200, &view).await?;
-                tx.commit().await?;
-                return Ok(view);
+            let op = operations::lookup(&mut tx, ctx, id, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
+            if op.status()?.is_terminal() {
+                return answer_finished(tx, &claim, op).await;
             }
-            let Some(cluster_row) = target else {
-                return Err(Error::conflict("not_cancellable", "the operation names no cluster"));
-            };
             if cluster_row.deletion_requested_at.is_some() {
                 return Err(Error::conflict("deleting", "the cluster is being deleted"));
             }
             // Before the region sees it, if it has not yet.
             let withdrawn = outbox::withdraw(&mut tx, id.uuid()).await?;
             let revert = if let Some(row) = pool {
-                let previous = previous_spec(&mut tx, &op, row.generation, row.deletion_requested_at.is_some()).await?;
-                let spec = previous.node_pool_spec()?;
+                if row.deletion_requested_at.is_some() {
+                    return Err(Error::conflict("deleting", "the node pool is being deleted"));
+                }
+                let spec = previous_spec(&mut tx, &op, row.generation).await?.node_pool_spec()?;
                 if self.config().catalog.machine_type(&spec.machine_type).is_none() {
-                    return Err(Error::conflict(
-                        "not_cancellable",
-                        format!(
-                            "the pool's machine type before this change, {}, is no longer offered",
-                            spec.machine_type
-                        ),
-                    ));
+                    let detail = format!(
+                        "the pool's machine type before this change, {}, is no longer offered",
+                        spec.machine_type
+                    );
+                    return Err(Error::conflict("not_cancellable", detail));
                 }
                 fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
                 let current = row.spec()?;
                 let change = revert_write(&current, spec, ChangeKind::NodePoolUpdate, "node_pool.update", id);
                 self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?
             } else {
-                let row = &*cluster_row;
-                if op.kind == "cluster_upgrade" && !withdrawn {
+                let upgrade = kind == Some(ChangeKind::ClusterUpgrade);
+                if upgrade && !withdrawn {
                     return Err(Error::conflict(
                         "operation_started",
                         "the region has the upgrade: a control plane cannot be moved back to an older version",
                     ));
                 }
-                let previous = previous_spec(&mut tx, &op, row.generation, false).await?;
-                let spec = previous.cluster_spec()?;
-                let current = row.spec()?;
-                if spec.kubernetes_version != current.kubernetes_version && op.kind != "cluster_upgrade" {
+                let spec = previous_spec(&mut tx, &op, cluster_row.generation).await?.cluster_spec()?;
+                let current = cluster_row.spec()?;
+                if spec.kubernetes_version != current.kubernetes_version && !upgrade {
                     // Only an upgrade's own cancel moves the version, and only back.
                     return Err(Error::conflict(
                         "not_cancellable",
@@ -155,7 +145,7 @@ impl App {
                 }
                 fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
                 let change = revert_write(&current, spec, ChangeKind::ClusterUpdate, "cluster.update", id);
-                self.write_cluster_spec(&mut tx, ctx, row, change).await?
+                self.write_cluster_spec(&mut tx, ctx, &cluster_row, change).await?
             };
             let event = AuditRecord {
                 action: "operation.cancel",
@@ -164,7 +154,8 @@ impl App {
                 details: json!({ "kind": op.kind, "withdrawn": withdrawn, "revert_operation_id": revert.id }),
             };
             audit::record(&mut tx, ctx, event).await?;
-            let view = operations::visible(&mut tx, ctx, id).await?;
+            let view =
+                operations::lookup(&mut tx, ctx, id, Action::Read, Lock::None).await?.into_inner().into_view()?;
             claim.complete(&mut tx, 200, &view).await?;
             tx.commit().await?;
             Ok(view)
@@ -174,16 +165,8 @@ impl App {
 }
 
 /// The spec the cancelled change replaced: the revision before its
-/// generation, which must still be its target's latest.
-async fn previous_spec(
-    tx: &mut sqlx::PgConnection,
-    op: &OperationHandle,
-    generation: i64,
-    deleting: bool,
-) -> Result<spec_revisions::SpecRevisionRow> {
-    if deleting {
-        return Err(Error::conflict("deleting", "the resource is being deleted"));
-    }
+/// generation, which must still be its target's latest (`generation`).
+async fn previous_spec(tx: &mut PgConnection, op: &OperationRow, generation: i64) -> Result<SpecRevisionRow> {
     if generation != op.target_generation {
         return Err(Error::conflict(
             "superseded",
@@ -197,12 +180,7 @@ async fn previous_spec(
 
 /// Ends the Operation as cancelled, with a step saying by whom and whether
 /// the region ever saw it.
-async fn fail_cancelled(
-    tx: &mut sqlx::PgConnection,
-    ctx: &RequestContext,
-    id: OperationId,
-    withdrawn: bool,
-) -> Result<()> {
+async fn fail_cancelled(tx: &mut PgConnection, ctx: &RequestContext, id: OperationId, withdrawn: bool) -> Result<()> {
     let by = crate::app::actor_ref(&ctx.principal);
     let message = if withdrawn {
         format!("cancelled by {by} before the region received it")

@@ -378,7 +378,9 @@ impl App {
         let removing = row.still_removing()?;
         store::set_removing_nodes(&mut *tx, row.id, &removing).await?;
         let region = cluster_row.spec()?.region;
-        details["generation"] = json!(generation);
+        if let Some(details) = details.as_object_mut() {
+            details.insert("generation".into(), json!(generation));
+        }
         self.record_change(
             tx,
             ctx,

@@ -131,6 +131,12 @@ impl ChangeKind {
         ChangeKind::DeploymentDelete,
     ];
 
+    /// The kind whose Operations are of `kind` (the inverse of
+    /// [`ChangeKind::operation_kind`]); none for the gateway's own work.
+    pub fn of_operation_kind(kind: &str) -> Option<ChangeKind> {
+        ChangeKind::ALL.into_iter().find(|change| change.operation_kind() == kind)
+    }
+
     /// The Operation's `kind` (also the outbox row's), e.g. `cluster_create`.
     pub const fn operation_kind(self) -> &'static str {
         match self {

@@ -9,10 +9,12 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use moke_iam::Action;
 use sqlx::PgConnection;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
+use crate::app::authz::{Authorized, Lock};
 use crate::app::region::command::ResourceKind;
 use crate::app::{App, Error, RequestContext, Result};
 use crate::ids::OperationId;
@@ -111,26 +113,36 @@ fn target(kind: ResourceKind, id: Uuid, name: &str, generation: i64) -> Operatio
 pub(in crate::app) struct OperationRow {
     id: Uuid,
     org_id: Uuid,
-    project_id: Option<Uuid>,
-    cluster_id: Option<Uuid>,
-    kind: String,
+    /// None for organization-wide work.
+    pub project_id: Option<Uuid>,
+    pub cluster_id: Option<Uuid>,
+    pub kind: String,
     status: String,
     step: String,
     progress: i32,
     error: Option<serde_json::Value>,
     target_type: String,
-    target_id: Uuid,
+    pub target_id: Uuid,
     target_name: String,
-    target_generation: i64,
+    pub target_generation: i64,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     finished_at: Option<DateTime<Utc>>,
 }
 
 impl OperationRow {
+    pub(in crate::app) fn status(&self) -> Result<OperationStatus> {
+        OperationStatus::parse(&self.status)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))
+    }
+
+    /// The code of the error it ended with, if it failed.
+    pub(in crate::app) fn error_code(&self) -> Option<&str> {
+        self.error.as_ref().and_then(|e| e.get("code")).and_then(|c| c.as_str())
+    }
+
     pub(in crate::app) fn into_view(self) -> Result<OperationView> {
-        let status = OperationStatus::parse(&self.status)
-            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))?;
+        let status = self.status()?;
         let kind = ResourceKind::parse(&self.target_type)
             .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation target {}", self.target_type)))?;
         Ok(OperationView {
@@ -175,107 +187,50 @@ impl OperationWatch {
     }
 }
 
-struct HandleRow {
-    kind: String,
-    status: String,
-    error_code: Option<String>,
-    project_id: Option<Uuid>,
-    cluster_id: Option<Uuid>,
-    target_id: Uuid,
-    target_generation: i64,
+/// `sqlx::query_as!` over `operations` with `OperationRow`'s columns and
+/// the rest of the statement given.
+macro_rules! select {
+    ($rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            OperationRow,
+            "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
+                    target_name, target_generation, created_at, updated_at, finished_at
+             FROM operations " + $rest
+            $(, $arg)*
+        )
+    };
 }
 
-/// Operation `id` as `ctx` may see it (read in `conn`, so inside a
-/// transaction it shows that transaction's changes); not found otherwise.
-pub(in crate::app) async fn visible(
+/// Operation `id` of the caller's organization, if the caller may see it
+/// (not found otherwise) and may do `action` where it acts (forbidden
+/// otherwise). `Lock::ForUpdate` holds the row against other changes until
+/// the transaction ends (`FOR NO KEY UPDATE`, so an outbox row may still
+/// name it: take it after the target's own lock, as every change does).
+pub(in crate::app) async fn lookup(
     conn: &mut PgConnection,
     ctx: &RequestContext,
     id: OperationId,
-) -> Result<OperationView> {
-    let row = sqlx::query_as!(
-        OperationRow,
-        "SELECT id, org_id, project_id, cluster_id, kind, status, step, progress, error, target_type, target_id,
-                target_name, target_generation, created_at, updated_at, finished_at
-         FROM operations WHERE id = $1 AND org_id = $2",
-        id.uuid(),
-        ctx.principal.org_id,
-    )
-    .fetch_optional(conn)
-    .await?
-    .ok_or_else(|| Error::not_found("operation", id.to_string()))?;
-
+    action: Action,
+    lock: Lock,
+) -> Result<Authorized<OperationRow>> {
+    let (org, not_found) = (ctx.principal.org_id, || Error::not_found("operation", id.to_string()));
+    let row = match lock {
+        Lock::None => select!("WHERE id = $1 AND org_id = $2", id.uuid(), org).fetch_optional(conn).await?,
+        Lock::ForUpdate => {
+            select!("WHERE id = $1 AND org_id = $2 FOR NO KEY UPDATE", id.uuid(), org).fetch_optional(conn).await?
+        }
+    }
+    .ok_or_else(not_found)?;
     let target = match (row.project_id, ResourceKind::parse(&row.target_type)) {
         (Some(project), _) => moke_iam::Target::project(row.org_id, project),
         (None, Some(ResourceKind::Org)) => moke_iam::Target::org(row.org_id),
         // A project resource whose project is no longer known (made
         // before operations named their project): only unscoped credentials see it.
-        (None, _) if ctx.principal.scope.project.is_some() => {
-            return Err(Error::not_found("operation", id.to_string()));
-        }
+        (None, _) if ctx.principal.scope.project.is_some() => return Err(not_found()),
         (None, _) => moke_iam::Target::org(row.org_id),
     };
-    moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, target)
-        .map_err(|_| Error::not_found("operation", id.to_string()))?;
-    row.into_view()
-}
-
-/// What an action on an Operation needs of it: what it acts on and where.
-pub(in crate::app) struct OperationHandle {
-    pub kind: String,
-    pub status: OperationStatus,
-    pub error_code: Option<String>,
-    /// None for organization-wide work.
-    pub project_id: Option<Uuid>,
-    pub cluster_id: Option<Uuid>,
-    pub target_id: Uuid,
-    pub target_generation: i64,
-}
-
-/// Operation `id` of organization `org` (unchecked: the caller authorizes
-/// on its project). With `lock`, held against other changes of the row
-/// until the transaction ends (`FOR NO KEY UPDATE`: an outbox row naming it
-/// may still be written, so take it after the target's own lock).
-pub(in crate::app) async fn handle(
-    conn: &mut PgConnection,
-    org: Uuid,
-    id: Uuid,
-    lock: bool,
-) -> Result<Option<OperationHandle>> {
-    let row = if lock {
-        sqlx::query_as!(
-            HandleRow,
-            "SELECT kind, status, error->>'code' AS error_code, project_id, cluster_id, target_id, target_generation
-             FROM operations WHERE id = $1 AND org_id = $2 FOR NO KEY UPDATE",
-            id,
-            org,
-        )
-        .fetch_optional(conn)
-        .await?
-    } else {
-        sqlx::query_as!(
-            HandleRow,
-            "SELECT kind, status, error->>'code' AS error_code, project_id, cluster_id, target_id, target_generation
-             FROM operations WHERE id = $1 AND org_id = $2",
-            id,
-            org,
-        )
-        .fetch_optional(conn)
-        .await?
-    };
-    row.map(|row| {
-        let status = OperationStatus::parse(&row.status)
-            .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", row.status)))?;
-        Ok(OperationHandle {
-            kind: row.kind,
-            status,
-            error_code: row.error_code,
-            project_id: row.project_id,
-            cluster_id: row.cluster_id,
-            target_id: row.target_id,
-            target_generation: row.target_generation,
-        })
-    })
-    .transpose()
+    moke_iam::authorize(&ctx.principal, Action::Read, target).map_err(|_| not_found())?;
+    Authorized::check(ctx, action, target, row)
 }
 
 /// The newest Operation of `kind` on `target` (a repeated delete answers
@@ -394,7 +349,6 @@ impl App {
         filter: OperationFilter,
         page: crate::app::PageRequest,
     ) -> Result<crate::model::Page<OperationView>> {
-        use crate::app::authz::Lock;
         let mut conn = self.db().acquire().await?;
         let project =
             crate::app::infra::projects::lookup(&mut conn, ctx, project, moke_iam::Action::Read, Lock::None).await?;
@@ -425,7 +379,7 @@ impl App {
 
     async fn operation_row(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationView> {
         let mut conn = self.db().acquire().await?;
-        visible(&mut conn, ctx, id).await
+        lookup(&mut conn, ctx, id, Action::Read, Lock::None).await?.into_inner().into_view()
     }
 
     /// The most recent operations (at most `per_cluster`) in each of several

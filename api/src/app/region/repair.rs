@@ -43,6 +43,9 @@ impl App {
                WHERE l.delivered_at IS NOT NULL
                  AND l.created_at < now() - make_interval(secs => $1)
                  AND COALESCE(l.delivered_at, l.created_at) < now() - make_interval(secs => $1)
+               -- Clusters before their pools and deployments, the order every
+               -- change locks them in, so a repair never deadlocks with one.
+               ORDER BY CASE b.kind WHEN 'cluster' THEN 0 WHEN 'node_pool' THEN 1 ELSE 2 END, b.id
                LIMIT 500"#,
             after,
         )

@@ -391,7 +391,9 @@ impl App {
         }
         let generation = row.generation + i64::from(spec_changed);
         store::update_spec(&mut *tx, row.id, labels, &spec, generation).await?;
-        details["generation"] = json!(generation);
+        if let Some(details) = details.as_object_mut() {
+            details.insert("generation".into(), json!(generation));
+        }
         let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };
         self.record_change(
             tx,
