@@ -118,7 +118,8 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
     let repair_every = secs((app.config().outbox.repair_after_seconds as u64 / 4).max(1));
     let finalize_every = secs(app.config().billing.finalize_every_seconds);
     let budgets_every = secs(app.config().billing.budget_every_seconds);
-    let periodics: [(&'static str, Duration, JobFn); 9] = [
+    let auto_upgrades_every = secs(app.config().lifecycle.auto_upgrade_every_seconds);
+    let periodics: [(&'static str, Duration, JobFn); 10] = [
         ("rollout_deadlines", secs(1), |app| {
             Box::pin(async move { app.enforce_rollout_deadlines_once().await.map(drop) })
         }),
@@ -135,6 +136,9 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
         }),
         ("invoice_finalizer", finalize_every, |app| {
             Box::pin(async move { app.finalize_due_invoices(None).await.map(drop) })
+        }),
+        ("automatic_upgrades", auto_upgrades_every, |app| {
+            Box::pin(async move { app.run_automatic_upgrades(None).await.map(drop) })
         }),
         ("budget_alerts", budgets_every, |app| Box::pin(async move { app.evaluate_budgets(None).await.map(drop) })),
         // Secrets left on an old key version (a rotation by another gateway or the CLI).

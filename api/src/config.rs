@@ -59,6 +59,18 @@ pub struct Config {
     pub rate_limits: RateLimitConfig,
     pub catalog: Catalog,
     pub billing: BillingConfig,
+    pub lifecycle: LifecycleConfig,
+}
+
+/// Automatic cluster upgrades (release channels, versions past their end of life).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LifecycleConfig {
+    /// How often clusters are checked for automatic upgrades.
+    pub auto_upgrade_every_seconds: u64,
+    /// Hours from telling a cluster's owners of an automatic upgrade to its
+    /// earliest start.
+    pub auto_upgrade_notice_hours: u32,
 }
 
 /// Invoicing: when a month's invoice is final.
@@ -483,6 +495,12 @@ impl Config {
         }
         if self.billing.budget_every_seconds == 0 {
             return Err(bad("billing.budget_every_seconds", "must be positive"));
+        }
+        if self.lifecycle.auto_upgrade_every_seconds == 0 {
+            return Err(bad("lifecycle.auto_upgrade_every_seconds", "must be positive"));
+        }
+        if self.lifecycle.auto_upgrade_notice_hours > 24 * 90 {
+            return Err(bad("lifecycle.auto_upgrade_notice_hours", "at most 2160 (90 days)"));
         }
         let mut plan_ids = BTreeSet::new();
         for (i, plan) in self.billing.plans.iter().enumerate() {

@@ -8,7 +8,7 @@ use super::error::Validator;
 use crate::config::Catalog;
 use crate::model::*;
 
-const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+pub(crate) const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 pub const MAX_NODES_PER_POOL: i64 = 500;
 
@@ -202,6 +202,40 @@ fn control_plane_firewall(v: &mut Validator, field: &str, firewall: &ControlPlan
     }
 }
 
+/// At most this many maintenance exclusions on a cluster.
+pub const MAX_MAINTENANCE_EXCLUSIONS: usize = 10;
+/// The longest maintenance exclusion, in days (both ends included).
+pub const MAX_EXCLUSION_DAYS: i64 = 90;
+
+fn maintenance_exclusions(v: &mut Validator, field: &str, exclusions: &[MaintenanceExclusion]) {
+    v.check(
+        exclusions.len() <= MAX_MAINTENANCE_EXCLUSIONS,
+        field,
+        "too_many",
+        format!("at most {MAX_MAINTENANCE_EXCLUSIONS} exclusions"),
+    );
+    for (i, exclusion) in exclusions.iter().enumerate().take(MAX_MAINTENANCE_EXCLUSIONS) {
+        let at = format!("{field}[{i}]");
+        name(v, &format!("{at}.name"), &exclusion.name);
+        v.check(
+            !exclusions[..i].iter().any(|e| e.name == exclusion.name),
+            format!("{at}.name"),
+            "duplicate",
+            "each exclusion's name once",
+        );
+        let days = (exclusion.end_date - exclusion.start_date).num_days() + 1;
+        if days < 1 {
+            v.push(format!("{at}.end_date"), "before_start", "must be on or after start_date");
+        } else if days > MAX_EXCLUSION_DAYS {
+            v.push(
+                format!("{at}.end_date"),
+                "too_long",
+                format!("an exclusion lasts at most {MAX_EXCLUSION_DAYS} days; this one is {days}"),
+            );
+        }
+    }
+}
+
 /// Validates a new cluster and fills in defaults.
 pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<ClusterSpec, super::Error> {
     let mut v = Validator::new();
@@ -236,6 +270,9 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
     if let Some(firewall) = &spec.control_plane_firewall {
         control_plane_firewall(&mut v, "spec.control_plane_firewall", firewall);
     }
+    if let Some(exclusions) = &spec.maintenance_exclusions {
+        maintenance_exclusions(&mut v, "spec.maintenance_exclusions", exclusions);
+    }
     v.finish()?;
     Ok(ClusterSpec {
         region: spec.region.clone(),
@@ -245,6 +282,8 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
         deletion_protection: spec.deletion_protection.unwrap_or(false),
         snapshot_policy: spec.snapshot_policy.clone().unwrap_or_default(),
         control_plane_firewall: spec.control_plane_firewall.clone().unwrap_or_default(),
+        release_channel: spec.release_channel.unwrap_or_default(),
+        maintenance_exclusions: spec.maintenance_exclusions.clone().unwrap_or_default(),
     })
 }
 
@@ -314,6 +353,13 @@ pub fn cluster_update(
         if let Some(firewall) = &patch.control_plane_firewall {
             control_plane_firewall(&mut v, "spec.control_plane_firewall", firewall);
             spec.control_plane_firewall = firewall.clone();
+        }
+        if let Some(channel) = patch.release_channel {
+            spec.release_channel = channel;
+        }
+        if let Some(exclusions) = &patch.maintenance_exclusions {
+            maintenance_exclusions(&mut v, "spec.maintenance_exclusions", exclusions);
+            spec.maintenance_exclusions = exclusions.clone();
         }
     }
     v.finish()?;

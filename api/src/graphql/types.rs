@@ -297,6 +297,9 @@ pub struct ClusterPatch {
     deletion_protection: Option<bool>,
     snapshot_policy: Option<SnapshotPolicy>,
     control_plane_firewall: Option<ControlPlaneFirewall>,
+    release_channel: Option<ReleaseChannel>,
+    /// Replaces the whole list.
+    maintenance_exclusions: Option<Vec<MaintenanceExclusion>>,
 }
 
 /// A change to a node pool; omitted fields stay as they are, `null` turns autoscaling off.
@@ -686,6 +689,8 @@ impl Mutation {
             deletion_protection: patch.deletion_protection,
             snapshot_policy: patch.snapshot_policy,
             control_plane_firewall: patch.control_plane_firewall,
+            release_channel: patch.release_channel,
+            maintenance_exclusions: patch.maintenance_exclusions,
         };
         let touches_spec = spec.region.is_some()
             || spec.kubernetes_version.is_some()
@@ -693,7 +698,9 @@ impl Mutation {
             || spec.maintenance_window.is_some()
             || spec.deletion_protection.is_some()
             || spec.snapshot_policy.is_some()
-            || spec.control_plane_firewall.is_some();
+            || spec.control_plane_firewall.is_some()
+            || spec.release_channel.is_some()
+            || spec.maintenance_exclusions.is_some();
         let update = ClusterUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
         let op = app(ctx)
             .cluster_update(

@@ -3,7 +3,9 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use moke_proto::v1 as pb;
+use tonic::Status;
 
+use crate::app::Error;
 use crate::model::*;
 
 /// RFC 3339, exactly as the REST API writes it.
@@ -140,7 +142,60 @@ fn cluster_spec(spec: ClusterSpec) -> pb::ClusterSpec {
             enabled: spec.control_plane_firewall.enabled,
             allowed_addresses: spec.control_plane_firewall.allowed_addresses,
         }),
+        release_channel: release_channel(spec.release_channel).into(),
+        maintenance_exclusions: spec
+            .maintenance_exclusions
+            .into_iter()
+            .map(|e| pb::MaintenanceExclusion {
+                name: e.name,
+                start_date: e.start_date.to_string(),
+                end_date: e.end_date.to_string(),
+            })
+            .collect(),
     }
+}
+
+fn release_channel(channel: ReleaseChannel) -> &'static str {
+    match channel {
+        ReleaseChannel::None => "none",
+        ReleaseChannel::Rapid => "rapid",
+        ReleaseChannel::Regular => "regular",
+        ReleaseChannel::Stable => "stable",
+    }
+}
+
+/// A release channel by name (`field` says where, for the error).
+pub fn release_channel_in(field: &str, text: &str) -> Result<ReleaseChannel, Status> {
+    [ReleaseChannel::None, ReleaseChannel::Rapid, ReleaseChannel::Regular, ReleaseChannel::Stable]
+        .into_iter()
+        .find(|channel| release_channel(*channel) == text)
+        .ok_or_else(|| {
+            let message = "must be \"none\", \"rapid\", \"regular\" or \"stable\"";
+            super::status(Error::invalid_field(field, "invalid", message))
+        })
+}
+
+/// Maintenance exclusions with their dates as `YYYY-MM-DD`.
+pub fn exclusions_in(field: &str, list: Vec<pb::MaintenanceExclusion>) -> Result<Vec<MaintenanceExclusion>, Status> {
+    list.into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let date = |name: &str, text: &str| {
+                text.parse::<chrono::NaiveDate>().map_err(|_| {
+                    super::status(Error::invalid_field(
+                        &format!("{field}[{i}].{name}"),
+                        "invalid",
+                        "must be YYYY-MM-DD",
+                    ))
+                })
+            };
+            Ok(MaintenanceExclusion {
+                start_date: date("start_date", &e.start_date)?,
+                end_date: date("end_date", &e.end_date)?,
+                name: e.name,
+            })
+        })
+        .collect()
 }
 
 fn node_pool_spec(spec: NodePoolSpec) -> pb::NodePoolSpec {
@@ -285,8 +340,13 @@ pub fn token(t: TokenView) -> pb::Token {
 }
 
 /// A `CreateClusterRequest` as the model's create (its project aside).
-pub fn cluster_create_in(r: pb::CreateClusterRequest) -> ClusterCreate {
-    ClusterCreate {
+pub fn cluster_create_in(r: pb::CreateClusterRequest) -> Result<ClusterCreate, Status> {
+    let release_channel = match &r.release_channel {
+        Some(text) => Some(release_channel_in("spec.release_channel", text)?),
+        None => None,
+    };
+    let exclusions = exclusions_in("spec.maintenance_exclusions", r.maintenance_exclusions)?;
+    Ok(ClusterCreate {
         name: r.name,
         labels: r.labels.into_iter().collect(),
         spec: ClusterSpecInput {
@@ -297,8 +357,10 @@ pub fn cluster_create_in(r: pb::CreateClusterRequest) -> ClusterCreate {
             deletion_protection: r.deletion_protection,
             snapshot_policy: r.snapshot_policy.map(snapshot_policy_in),
             control_plane_firewall: r.control_plane_firewall.map(firewall_in),
+            release_channel,
+            maintenance_exclusions: (!exclusions.is_empty()).then_some(exclusions),
         },
-    }
+    })
 }
 
 /// A usage report.
@@ -363,6 +425,17 @@ pub fn cluster_upgrades(upgrades: ClusterUpgrades) -> pb::ClusterUpgrades {
     pb::ClusterUpgrades {
         current: Some(version_status(upgrades.current)),
         available: upgrades.available.into_iter().map(version_status).collect(),
+        automatic: upgrades.automatic.map(|a| pb::AutomaticUpgrade {
+            kubernetes_version: a.kubernetes_version,
+            reason: match a.reason {
+                AutomaticUpgradeReason::ReleaseChannel => "release_channel",
+                AutomaticUpgradeReason::EndOfLife => "end_of_life",
+            }
+            .into(),
+            notice_time: opt_time(a.noticed_at),
+            earliest_start_time: opt_time(a.earliest_start),
+            operation_id: a.operation_id.map(|id| id.to_string()).unwrap_or_default(),
+        }),
     }
 }
 

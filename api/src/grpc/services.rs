@@ -203,7 +203,7 @@ impl cluster_service_server::ClusterService for Api {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();
         let project = ResourceRef::parse(&r.project);
-        let op = self.app.cluster_create(&ctx, &project, convert::cluster_create_in(r)).await.map_err(status)?;
+        let op = self.app.cluster_create(&ctx, &project, convert::cluster_create_in(r)?).await.map_err(status)?;
         Ok(Response::new(convert::operation(op)))
     }
 
@@ -211,7 +211,7 @@ impl cluster_service_server::ClusterService for Api {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.into_inner();
         let input = model::ClusterEstimateRequest {
-            cluster: convert::cluster_create_in(r.cluster.unwrap_or_default()),
+            cluster: convert::cluster_create_in(r.cluster.unwrap_or_default())?,
             node_pools: r.node_pools.into_iter().map(convert::node_pool_create_in).collect(),
         };
         let estimate = self.app.cluster_estimate(&ctx, &ResourceRef::parse(&r.project), input).await.map_err(status)?;
@@ -232,6 +232,8 @@ impl cluster_service_server::ClusterService for Api {
                 "spec.deletion_protection",
                 "spec.snapshot_policy",
                 "spec.control_plane_firewall",
+                "spec.release_channel",
+                "spec.maintenance_exclusions",
             ],
         )?;
         let has = |path: &str| paths.iter().any(|p| p == path);
@@ -255,6 +257,13 @@ impl cluster_service_server::ClusterService for Api {
         if has("spec.snapshot_policy") {
             let policy = spec.snapshot_policy.unwrap_or_default();
             patch.snapshot_policy = Some(convert::snapshot_policy_in(policy));
+        }
+        if has("spec.release_channel") {
+            patch.release_channel = Some(convert::release_channel_in("spec.release_channel", &spec.release_channel)?);
+        }
+        if has("spec.maintenance_exclusions") {
+            let list = convert::exclusions_in("spec.maintenance_exclusions", spec.maintenance_exclusions)?;
+            patch.maintenance_exclusions = Some(list);
         }
         if has("spec.control_plane_firewall") {
             let firewall = spec.control_plane_firewall.unwrap_or_default();

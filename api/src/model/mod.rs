@@ -326,6 +326,48 @@ pub struct ClusterSpecInput {
     /// Who may reach the Kubernetes API endpoint; anyone (with a valid
     /// client certificate) if omitted.
     pub control_plane_firewall: Option<ControlPlaneFirewall>,
+    /// Which versions the cluster follows on its own; `none` if omitted.
+    pub release_channel: Option<ReleaseChannel>,
+    /// Days on which no automatic upgrade starts; none if omitted.
+    #[schema(max_items = 10)]
+    pub maintenance_exclusions: Option<Vec<MaintenanceExclusion>>,
+}
+
+/// The versions a cluster follows on its own (GKE's release channels).
+/// Automatic upgrades move one minor version at a time, start only inside
+/// the maintenance window (any time when there is none) and never on a
+/// day of a maintenance exclusion, and only after the owners were told
+/// (`cluster.upgrade_available`, mail). A version past its end of life is
+/// upgraded that way on every channel, `none` included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum ReleaseChannel {
+    /// No automatic upgrades, but past the version's end of life.
+    #[default]
+    None,
+    /// The newest supported version, as soon as the catalog offers it.
+    Rapid,
+    /// The version new clusters get by default.
+    Regular,
+    /// The supported version one minor before the default.
+    Stable,
+}
+
+/// Days (UTC, both included) on which no automatic upgrade of the cluster
+/// starts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade
+/// already running goes on.
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
+#[serde(deny_unknown_fields)]
+#[graphql(input_name = "MaintenanceExclusionInput")]
+pub struct MaintenanceExclusion {
+    /// A DNS label naming it, unique in the cluster, e.g. `black-friday`.
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
+    pub name: String,
+    pub start_date: chrono::NaiveDate,
+    /// On or after `start_date`, at most 90 days in all.
+    pub end_date: chrono::NaiveDate,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
@@ -431,6 +473,8 @@ pub struct ClusterSpec {
     pub deletion_protection: bool,
     pub snapshot_policy: SnapshotPolicy,
     pub control_plane_firewall: ControlPlaneFirewall,
+    pub release_channel: ReleaseChannel,
+    pub maintenance_exclusions: Vec<MaintenanceExclusion>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
@@ -467,6 +511,35 @@ pub struct KubernetesVersionStatus {
 pub struct ClusterUpgrades {
     pub current: KubernetesVersionStatus,
     pub available: Vec<KubernetesVersionStatus>,
+    /// The upgrade the cluster will get on its own (its release channel,
+    /// or its version's end of life); absent when there is none.
+    pub automatic: Option<AutomaticUpgrade>,
+}
+
+/// Why a cluster is upgraded on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
+#[serde(rename_all = "snake_case")]
+pub enum AutomaticUpgradeReason {
+    /// Its release channel is on a newer version.
+    ReleaseChannel,
+    /// Its version is past its end of life.
+    EndOfLife,
+}
+
+/// An upgrade the cluster gets on its own, and when.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+pub struct AutomaticUpgrade {
+    pub kubernetes_version: String,
+    pub reason: AutomaticUpgradeReason,
+    /// When the owners were told (`cluster.upgrade_available` and mail);
+    /// absent until the next check tells them.
+    pub noticed_at: Option<DateTime<Utc>>,
+    /// The first time it may start: after the notice period, inside the
+    /// maintenance window and outside every exclusion. Absent until the
+    /// owners were told, and when no such time comes within a year.
+    pub earliest_start: Option<DateTime<Utc>>,
+    /// The upgrade's Operation, once it started.
+    pub operation_id: Option<OperationId>,
 }
 
 /// Why an etcd snapshot was taken.
@@ -597,6 +670,10 @@ pub struct ClusterSpecPatch {
     pub snapshot_policy: Option<SnapshotPolicy>,
     /// Replaces the whole firewall.
     pub control_plane_firewall: Option<ControlPlaneFirewall>,
+    pub release_channel: Option<ReleaseChannel>,
+    /// Replaces the whole list.
+    #[schema(max_items = 10)]
+    pub maintenance_exclusions: Option<Vec<MaintenanceExclusion>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]

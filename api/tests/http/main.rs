@@ -7,6 +7,7 @@ mod common;
 mod scenario;
 
 mod authz;
+mod auto_upgrades;
 mod billing;
 mod cancel;
 mod cli;

@@ -143,6 +143,8 @@ async fn create_cluster(session: &RequestSession, form: ClusterForm) -> Result<(
             region,
             snapshot_policy: None,
             control_plane_firewall: None,
+            release_channel: None,
+            maintenance_exclusions: None,
         },
     };
     api.cluster_create().project(&project).idempotency_key(idempotency_key.clone()).body(cluster).send().await?;
@@ -328,6 +330,8 @@ async fn estimate_cluster(
                 region: shape.region,
                 snapshot_policy: None,
                 control_plane_firewall: None,
+                release_channel: None,
+                maintenance_exclusions: None,
             },
         },
         node_pools: vec![types::NodePoolCreate {

@@ -548,6 +548,76 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "An upgrade the cluster gets on its own, and when."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct AutomaticUpgrade {
+        #[doc = "The first time it may start: after the notice period, inside the\nmaintenance window and outside every exclusion. Absent until the\nowners were told, and when no such time comes within a year."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub earliest_start: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        pub kubernetes_version: ::std::string::String,
+        #[doc = "When the owners were told (`cluster.upgrade_available` and mail);\nabsent until the next check tells them."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub noticed_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        #[doc = "The upgrade's Operation, once it started."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub operation_id: ::std::option::Option<OperationId>,
+        pub reason: AutomaticUpgradeReason,
+    }
+    impl AutomaticUpgrade {
+        pub fn builder() -> builder::AutomaticUpgrade {
+            Default::default()
+        }
+    }
+    #[doc = "Why a cluster is upgraded on its own."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum AutomaticUpgradeReason {
+        #[serde(rename = "release_channel")]
+        ReleaseChannel,
+        #[serde(rename = "end_of_life")]
+        EndOfLife,
+    }
+    impl ::std::fmt::Display for AutomaticUpgradeReason {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::ReleaseChannel => f.write_str("release_channel"),
+                Self::EndOfLife => f.write_str("end_of_life"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for AutomaticUpgradeReason {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "release_channel" => Ok(Self::ReleaseChannel),
+                "end_of_life" => Ok(Self::EndOfLife),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for AutomaticUpgradeReason {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for AutomaticUpgradeReason {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     #[doc = "`Autoscaling`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -2004,9 +2074,11 @@ pub mod types {
         pub control_plane_firewall: ControlPlaneFirewall,
         pub deletion_protection: bool,
         pub kubernetes_version: ::std::string::String,
+        pub maintenance_exclusions: ::std::vec::Vec<MaintenanceExclusion>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maintenance_window: ::std::option::Option<MaintenanceWindow>,
         pub region: ::std::string::String,
+        pub release_channel: ReleaseChannel,
         pub snapshot_policy: SnapshotPolicy,
     }
     impl ClusterSpec {
@@ -2029,10 +2101,16 @@ pub mod types {
         #[doc = "A version from `GET /v1/kubernetes-versions`; the default one if omitted."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub kubernetes_version: ::std::option::Option<::std::string::String>,
+        #[doc = "Days on which no automatic upgrade starts; none if omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub maintenance_exclusions: ::std::option::Option<::std::vec::Vec<MaintenanceExclusion>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maintenance_window: ::std::option::Option<MaintenanceWindow>,
         #[doc = "A region from `GET /v1/regions`. Cannot change later."]
         pub region: ::std::string::String,
+        #[doc = "Which versions the cluster follows on its own; `none` if omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub release_channel: ::std::option::Option<ReleaseChannel>,
         #[doc = "Scheduled etcd snapshots; every hour, 24 kept, if omitted."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub snapshot_policy: ::std::option::Option<SnapshotPolicy>,
@@ -2058,12 +2136,17 @@ pub mod types {
         #[doc = "Upgrade by at most one minor version at a time; downgrades are refused."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub kubernetes_version: ::std::option::Option<::std::string::String>,
+        #[doc = "Replaces the whole list."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub maintenance_exclusions: ::std::option::Option<::std::vec::Vec<MaintenanceExclusion>>,
         #[doc = "`null` removes the window."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maintenance_window: ::std::option::Option<MaintenanceWindow>,
         #[doc = "Immutable: present only to be refused with a clear message if changed."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub region: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub release_channel: ::std::option::Option<ReleaseChannel>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub snapshot_policy: ::std::option::Option<SnapshotPolicy>,
     }
@@ -2205,6 +2288,9 @@ pub mod types {
     #[doc = "What a cluster runs and the versions it can be upgraded to: one minor\nversion up, if the catalog offers it and it has not reached its end of\nlife. Empty when there is none."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct ClusterUpgrades {
+        #[doc = "The upgrade the cluster will get on its own (its release channel,\nor its version's end of life); absent when there is none."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub automatic: ::std::option::Option<AutomaticUpgrade>,
         pub available: ::std::vec::Vec<KubernetesVersionStatus>,
         pub current: KubernetesVersionStatus,
     }
@@ -5934,6 +6020,69 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "Days (UTC, both included) on which no automatic upgrade of the cluster\nstarts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade\nalready running goes on."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct MaintenanceExclusion {
+        #[doc = "On or after `start_date`, at most 90 days in all."]
+        pub end_date: ::chrono::naive::NaiveDate,
+        #[doc = "A DNS label naming it, unique in the cluster, e.g. `black-friday`."]
+        pub name: MaintenanceExclusionName,
+        pub start_date: ::chrono::naive::NaiveDate,
+    }
+    impl MaintenanceExclusion {
+        pub fn builder() -> builder::MaintenanceExclusion {
+            Default::default()
+        }
+    }
+    #[doc = "A DNS label naming it, unique in the cluster, e.g. `black-friday`."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct MaintenanceExclusionName(::std::string::String);
+    impl ::std::ops::Deref for MaintenanceExclusionName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<MaintenanceExclusionName> for ::std::string::String {
+        fn from(value: MaintenanceExclusionName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for MaintenanceExclusionName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for MaintenanceExclusionName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for MaintenanceExclusionName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for MaintenanceExclusionName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "A weekly window in which the region may run disruptive maintenance."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -8847,6 +8996,64 @@ pub mod types {
     impl RegionView {
         pub fn builder() -> builder::RegionView {
             Default::default()
+        }
+    }
+    #[doc = "The versions a cluster follows on its own (GKE's release channels).\nAutomatic upgrades move one minor version at a time, start only inside\nthe maintenance window (any time when there is none) and never on a\nday of a maintenance exclusion, and only after the owners were told\n(`cluster.upgrade_available`, mail). A version past its end of life is\nupgraded that way on every channel, `none` included."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum ReleaseChannel {
+        #[serde(rename = "none")]
+        None,
+        #[serde(rename = "rapid")]
+        Rapid,
+        #[serde(rename = "regular")]
+        Regular,
+        #[serde(rename = "stable")]
+        Stable,
+    }
+    impl ::std::fmt::Display for ReleaseChannel {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::None => f.write_str("none"),
+                Self::Rapid => f.write_str("rapid"),
+                Self::Regular => f.write_str("regular"),
+                Self::Stable => f.write_str("stable"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ReleaseChannel {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "none" => Ok(Self::None),
+                "rapid" => Ok(Self::Rapid),
+                "regular" => Ok(Self::Regular),
+                "stable" => Ok(Self::Stable),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ReleaseChannel {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ReleaseChannel {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
     #[doc = "What one pod asks of its node."]
@@ -12535,6 +12742,101 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct AutomaticUpgrade {
+            earliest_start: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            kubernetes_version: ::std::result::Result<::std::string::String, ::std::string::String>,
+            noticed_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            operation_id: ::std::result::Result<::std::option::Option<super::OperationId>, ::std::string::String>,
+            reason: ::std::result::Result<super::AutomaticUpgradeReason, ::std::string::String>,
+        }
+        impl ::std::default::Default for AutomaticUpgrade {
+            fn default() -> Self {
+                Self {
+                    earliest_start: Ok(Default::default()),
+                    kubernetes_version: Err("no value supplied for kubernetes_version".to_string()),
+                    noticed_at: Ok(Default::default()),
+                    operation_id: Ok(Default::default()),
+                    reason: Err("no value supplied for reason".to_string()),
+                }
+            }
+        }
+        impl AutomaticUpgrade {
+            pub fn earliest_start<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.earliest_start =
+                    value.try_into().map_err(|e| format!("error converting supplied value for earliest_start: {e}"));
+                self
+            }
+            pub fn kubernetes_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kubernetes_version = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
+                self
+            }
+            pub fn noticed_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.noticed_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for noticed_at: {e}"));
+                self
+            }
+            pub fn operation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OperationId>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operation_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for operation_id: {e}"));
+                self
+            }
+            pub fn reason<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::AutomaticUpgradeReason>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.reason = value.try_into().map_err(|e| format!("error converting supplied value for reason: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<AutomaticUpgrade> for super::AutomaticUpgrade {
+            type Error = super::error::ConversionError;
+            fn try_from(value: AutomaticUpgrade) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    earliest_start: value.earliest_start?,
+                    kubernetes_version: value.kubernetes_version?,
+                    noticed_at: value.noticed_at?,
+                    operation_id: value.operation_id?,
+                    reason: value.reason?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::AutomaticUpgrade> for AutomaticUpgrade {
+            fn from(value: super::AutomaticUpgrade) -> Self {
+                Self {
+                    earliest_start: Ok(value.earliest_start),
+                    kubernetes_version: Ok(value.kubernetes_version),
+                    noticed_at: Ok(value.noticed_at),
+                    operation_id: Ok(value.operation_id),
+                    reason: Ok(value.reason),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct Autoscaling {
             max_count: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
             min_count: ::std::result::Result<i64, ::std::string::String>,
@@ -13487,9 +13789,12 @@ pub mod types {
             control_plane_firewall: ::std::result::Result<super::ControlPlaneFirewall, ::std::string::String>,
             deletion_protection: ::std::result::Result<bool, ::std::string::String>,
             kubernetes_version: ::std::result::Result<::std::string::String, ::std::string::String>,
+            maintenance_exclusions:
+                ::std::result::Result<::std::vec::Vec<super::MaintenanceExclusion>, ::std::string::String>,
             maintenance_window:
                 ::std::result::Result<::std::option::Option<super::MaintenanceWindow>, ::std::string::String>,
             region: ::std::result::Result<::std::string::String, ::std::string::String>,
+            release_channel: ::std::result::Result<super::ReleaseChannel, ::std::string::String>,
             snapshot_policy: ::std::result::Result<super::SnapshotPolicy, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterSpec {
@@ -13499,8 +13804,10 @@ pub mod types {
                     control_plane_firewall: Err("no value supplied for control_plane_firewall".to_string()),
                     deletion_protection: Err("no value supplied for deletion_protection".to_string()),
                     kubernetes_version: Err("no value supplied for kubernetes_version".to_string()),
+                    maintenance_exclusions: Err("no value supplied for maintenance_exclusions".to_string()),
                     maintenance_window: Ok(Default::default()),
                     region: Err("no value supplied for region".to_string()),
+                    release_channel: Err("no value supplied for release_channel".to_string()),
                     snapshot_policy: Err("no value supplied for snapshot_policy".to_string()),
                 }
             }
@@ -13545,6 +13852,16 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
                 self
             }
+            pub fn maintenance_exclusions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::MaintenanceExclusion>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maintenance_exclusions = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for maintenance_exclusions: {e}"));
+                self
+            }
             pub fn maintenance_window<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::MaintenanceWindow>>,
@@ -13561,6 +13878,15 @@ pub mod types {
                 T::Error: ::std::fmt::Display,
             {
                 self.region = value.try_into().map_err(|e| format!("error converting supplied value for region: {e}"));
+                self
+            }
+            pub fn release_channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ReleaseChannel>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.release_channel =
+                    value.try_into().map_err(|e| format!("error converting supplied value for release_channel: {e}"));
                 self
             }
             pub fn snapshot_policy<T>(mut self, value: T) -> Self
@@ -13581,8 +13907,10 @@ pub mod types {
                     control_plane_firewall: value.control_plane_firewall?,
                     deletion_protection: value.deletion_protection?,
                     kubernetes_version: value.kubernetes_version?,
+                    maintenance_exclusions: value.maintenance_exclusions?,
                     maintenance_window: value.maintenance_window?,
                     region: value.region?,
+                    release_channel: value.release_channel?,
                     snapshot_policy: value.snapshot_policy?,
                 })
             }
@@ -13594,8 +13922,10 @@ pub mod types {
                     control_plane_firewall: Ok(value.control_plane_firewall),
                     deletion_protection: Ok(value.deletion_protection),
                     kubernetes_version: Ok(value.kubernetes_version),
+                    maintenance_exclusions: Ok(value.maintenance_exclusions),
                     maintenance_window: Ok(value.maintenance_window),
                     region: Ok(value.region),
+                    release_channel: Ok(value.release_channel),
                     snapshot_policy: Ok(value.snapshot_policy),
                 }
             }
@@ -13609,9 +13939,14 @@ pub mod types {
             deletion_protection: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
             kubernetes_version:
                 ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            maintenance_exclusions: ::std::result::Result<
+                ::std::option::Option<::std::vec::Vec<super::MaintenanceExclusion>>,
+                ::std::string::String,
+            >,
             maintenance_window:
                 ::std::result::Result<::std::option::Option<super::MaintenanceWindow>, ::std::string::String>,
             region: ::std::result::Result<::std::string::String, ::std::string::String>,
+            release_channel: ::std::result::Result<::std::option::Option<super::ReleaseChannel>, ::std::string::String>,
             snapshot_policy: ::std::result::Result<::std::option::Option<super::SnapshotPolicy>, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterSpecInput {
@@ -13621,8 +13956,10 @@ pub mod types {
                     control_plane_firewall: Ok(Default::default()),
                     deletion_protection: Ok(Default::default()),
                     kubernetes_version: Ok(Default::default()),
+                    maintenance_exclusions: Ok(Default::default()),
                     maintenance_window: Ok(Default::default()),
                     region: Err("no value supplied for region".to_string()),
+                    release_channel: Ok(Default::default()),
                     snapshot_policy: Ok(Default::default()),
                 }
             }
@@ -13667,6 +14004,16 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
                 self
             }
+            pub fn maintenance_exclusions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<super::MaintenanceExclusion>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maintenance_exclusions = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for maintenance_exclusions: {e}"));
+                self
+            }
             pub fn maintenance_window<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::MaintenanceWindow>>,
@@ -13683,6 +14030,15 @@ pub mod types {
                 T::Error: ::std::fmt::Display,
             {
                 self.region = value.try_into().map_err(|e| format!("error converting supplied value for region: {e}"));
+                self
+            }
+            pub fn release_channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ReleaseChannel>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.release_channel =
+                    value.try_into().map_err(|e| format!("error converting supplied value for release_channel: {e}"));
                 self
             }
             pub fn snapshot_policy<T>(mut self, value: T) -> Self
@@ -13703,8 +14059,10 @@ pub mod types {
                     control_plane_firewall: value.control_plane_firewall?,
                     deletion_protection: value.deletion_protection?,
                     kubernetes_version: value.kubernetes_version?,
+                    maintenance_exclusions: value.maintenance_exclusions?,
                     maintenance_window: value.maintenance_window?,
                     region: value.region?,
+                    release_channel: value.release_channel?,
                     snapshot_policy: value.snapshot_policy?,
                 })
             }
@@ -13716,8 +14074,10 @@ pub mod types {
                     control_plane_firewall: Ok(value.control_plane_firewall),
                     deletion_protection: Ok(value.deletion_protection),
                     kubernetes_version: Ok(value.kubernetes_version),
+                    maintenance_exclusions: Ok(value.maintenance_exclusions),
                     maintenance_window: Ok(value.maintenance_window),
                     region: Ok(value.region),
+                    release_channel: Ok(value.release_channel),
                     snapshot_policy: Ok(value.snapshot_policy),
                 }
             }
@@ -13731,9 +14091,14 @@ pub mod types {
             deletion_protection: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
             kubernetes_version:
                 ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            maintenance_exclusions: ::std::result::Result<
+                ::std::option::Option<::std::vec::Vec<super::MaintenanceExclusion>>,
+                ::std::string::String,
+            >,
             maintenance_window:
                 ::std::result::Result<::std::option::Option<super::MaintenanceWindow>, ::std::string::String>,
             region: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            release_channel: ::std::result::Result<::std::option::Option<super::ReleaseChannel>, ::std::string::String>,
             snapshot_policy: ::std::result::Result<::std::option::Option<super::SnapshotPolicy>, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterSpecPatch {
@@ -13743,8 +14108,10 @@ pub mod types {
                     control_plane_firewall: Ok(Default::default()),
                     deletion_protection: Ok(Default::default()),
                     kubernetes_version: Ok(Default::default()),
+                    maintenance_exclusions: Ok(Default::default()),
                     maintenance_window: Ok(Default::default()),
                     region: Ok(Default::default()),
+                    release_channel: Ok(Default::default()),
                     snapshot_policy: Ok(Default::default()),
                 }
             }
@@ -13789,6 +14156,16 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for kubernetes_version: {e}"));
                 self
             }
+            pub fn maintenance_exclusions<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<super::MaintenanceExclusion>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.maintenance_exclusions = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for maintenance_exclusions: {e}"));
+                self
+            }
             pub fn maintenance_window<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::MaintenanceWindow>>,
@@ -13805,6 +14182,15 @@ pub mod types {
                 T::Error: ::std::fmt::Display,
             {
                 self.region = value.try_into().map_err(|e| format!("error converting supplied value for region: {e}"));
+                self
+            }
+            pub fn release_channel<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ReleaseChannel>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.release_channel =
+                    value.try_into().map_err(|e| format!("error converting supplied value for release_channel: {e}"));
                 self
             }
             pub fn snapshot_policy<T>(mut self, value: T) -> Self
@@ -13825,8 +14211,10 @@ pub mod types {
                     control_plane_firewall: value.control_plane_firewall?,
                     deletion_protection: value.deletion_protection?,
                     kubernetes_version: value.kubernetes_version?,
+                    maintenance_exclusions: value.maintenance_exclusions?,
                     maintenance_window: value.maintenance_window?,
                     region: value.region?,
+                    release_channel: value.release_channel?,
                     snapshot_policy: value.snapshot_policy?,
                 })
             }
@@ -13838,8 +14226,10 @@ pub mod types {
                     control_plane_firewall: Ok(value.control_plane_firewall),
                     deletion_protection: Ok(value.deletion_protection),
                     kubernetes_version: Ok(value.kubernetes_version),
+                    maintenance_exclusions: Ok(value.maintenance_exclusions),
                     maintenance_window: Ok(value.maintenance_window),
                     region: Ok(value.region),
+                    release_channel: Ok(value.release_channel),
                     snapshot_policy: Ok(value.snapshot_policy),
                 }
             }
@@ -13918,18 +14308,29 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct ClusterUpgrades {
+            automatic: ::std::result::Result<::std::option::Option<super::AutomaticUpgrade>, ::std::string::String>,
             available: ::std::result::Result<::std::vec::Vec<super::KubernetesVersionStatus>, ::std::string::String>,
             current: ::std::result::Result<super::KubernetesVersionStatus, ::std::string::String>,
         }
         impl ::std::default::Default for ClusterUpgrades {
             fn default() -> Self {
                 Self {
+                    automatic: Ok(Default::default()),
                     available: Err("no value supplied for available".to_string()),
                     current: Err("no value supplied for current".to_string()),
                 }
             }
         }
         impl ClusterUpgrades {
+            pub fn automatic<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::AutomaticUpgrade>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.automatic =
+                    value.try_into().map_err(|e| format!("error converting supplied value for automatic: {e}"));
+                self
+            }
             pub fn available<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::KubernetesVersionStatus>>,
@@ -13952,12 +14353,12 @@ pub mod types {
         impl ::std::convert::TryFrom<ClusterUpgrades> for super::ClusterUpgrades {
             type Error = super::error::ConversionError;
             fn try_from(value: ClusterUpgrades) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { available: value.available?, current: value.current? })
+                Ok(Self { automatic: value.automatic?, available: value.available?, current: value.current? })
             }
         }
         impl ::std::convert::From<super::ClusterUpgrades> for ClusterUpgrades {
             fn from(value: super::ClusterUpgrades) -> Self {
-                Self { available: Ok(value.available), current: Ok(value.current) }
+                Self { automatic: Ok(value.automatic), available: Ok(value.available), current: Ok(value.current) }
             }
         }
         #[derive(Clone, Debug)]
@@ -18564,6 +18965,60 @@ pub mod types {
                     price_key: Ok(value.price_key),
                     vcpus: Ok(value.vcpus),
                 }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct MaintenanceExclusion {
+            end_date: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+            name: ::std::result::Result<super::MaintenanceExclusionName, ::std::string::String>,
+            start_date: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
+        }
+        impl ::std::default::Default for MaintenanceExclusion {
+            fn default() -> Self {
+                Self {
+                    end_date: Err("no value supplied for end_date".to_string()),
+                    name: Err("no value supplied for name".to_string()),
+                    start_date: Err("no value supplied for start_date".to_string()),
+                }
+            }
+        }
+        impl MaintenanceExclusion {
+            pub fn end_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.end_date =
+                    value.try_into().map_err(|e| format!("error converting supplied value for end_date: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::MaintenanceExclusionName>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+            pub fn start_date<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.start_date =
+                    value.try_into().map_err(|e| format!("error converting supplied value for start_date: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<MaintenanceExclusion> for super::MaintenanceExclusion {
+            type Error = super::error::ConversionError;
+            fn try_from(value: MaintenanceExclusion) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { end_date: value.end_date?, name: value.name?, start_date: value.start_date? })
+            }
+        }
+        impl ::std::convert::From<super::MaintenanceExclusion> for MaintenanceExclusion {
+            fn from(value: super::MaintenanceExclusion) -> Self {
+                Self { end_date: Ok(value.end_date), name: Ok(value.name), start_date: Ok(value.start_date) }
             }
         }
         #[derive(Clone, Debug)]

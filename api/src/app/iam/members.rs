@@ -386,3 +386,9 @@ pub(crate) async fn billing_contacts(
 ) -> crate::app::Result<Vec<String>> {
     super::store::memberships::verified_addresses_of(conn, org, &["owner", "billing"]).await
 }
+
+/// Where news of `org`'s clusters that owners must act on goes (automatic
+/// upgrades): its owners' verified addresses.
+pub(crate) async fn owner_contacts(conn: &mut sqlx::PgConnection, org: uuid::Uuid) -> crate::app::Result<Vec<String>> {
+    super::store::memberships::verified_addresses_of(conn, org, &["owner"]).await
+}

@@ -507,6 +507,8 @@ mod tests {
             deletion_protection: true,
             snapshot_policy: crate::model::SnapshotPolicy { every_hours: 6, keep: 10 },
             control_plane_firewall: Default::default(),
+            release_channel: crate::model::ReleaseChannel::Stable,
+            maintenance_exclusions: Vec::new(),
         };
         let pool_spec = NodePoolSpec {
             machine_type: "m1.large".into(),

@@ -5,6 +5,8 @@ from .audit_credential import AuditCredential
 from .audit_event_view import AuditEventView
 from .audit_event_view_details import AuditEventViewDetails
 from .audit_principal import AuditPrincipal
+from .automatic_upgrade import AutomaticUpgrade
+from .automatic_upgrade_reason import AutomaticUpgradeReason
 from .autoscaling import Autoscaling
 from .billing_balance_view import BillingBalanceView
 from .budget_alert import BudgetAlert
@@ -89,6 +91,7 @@ from .link_token import LinkToken
 from .login_request import LoginRequest
 from .logout_request import LogoutRequest
 from .machine_type_entry import MachineTypeEntry
+from .maintenance_exclusion import MaintenanceExclusion
 from .maintenance_window import MaintenanceWindow
 from .me_view import MeView
 from .member_update import MemberUpdate
@@ -170,6 +173,7 @@ from .redelivery_create import RedeliveryCreate
 from .refresh_request import RefreshRequest
 from .region_health import RegionHealth
 from .region_view import RegionView
+from .release_channel import ReleaseChannel
 from .resource_requests import ResourceRequests
 from .revision_view import RevisionView
 from .rollback_request import RollbackRequest
@@ -231,6 +235,8 @@ __all__ = (
     "AuditEventView",
     "AuditEventViewDetails",
     "AuditPrincipal",
+    "AutomaticUpgrade",
+    "AutomaticUpgradeReason",
     "Autoscaling",
     "BillingBalanceView",
     "BudgetAlert",
@@ -315,6 +321,7 @@ __all__ = (
     "LoginRequest",
     "LogoutRequest",
     "MachineTypeEntry",
+    "MaintenanceExclusion",
     "MaintenanceWindow",
     "MembershipSummary",
     "MemberUpdate",
@@ -396,6 +403,7 @@ __all__ = (
     "RefreshRequest",
     "RegionHealth",
     "RegionView",
+    "ReleaseChannel",
     "ResourceRequests",
     "RevisionView",
     "RollbackRequest",

@@ -6,11 +6,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.release_channel import ReleaseChannel
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.control_plane_firewall import ControlPlaneFirewall
     from ..models.control_plane_spec import ControlPlaneSpec
+    from ..models.maintenance_exclusion import MaintenanceExclusion
     from ..models.maintenance_window import MaintenanceWindow
     from ..models.snapshot_policy import SnapshotPolicy
 
@@ -32,6 +34,13 @@ class ClusterSpec:
         control_plane_firewall (ControlPlaneFirewall): The addresses allowed to connect to the cluster's Kubernetes API
             endpoint (DOKS `control_plane_firewall`): others have their connections
             dropped before TLS. Client certificates are needed either way.
+        release_channel (ReleaseChannel): The versions a cluster follows on its own (GKE's release channels).
+            Automatic upgrades move one minor version at a time, start only inside
+            the maintenance window (any time when there is none) and never on a
+            day of a maintenance exclusion, and only after the owners were told
+            (`cluster.upgrade_available`, mail). A version past its end of life is
+            upgraded that way on every channel, `none` included.
+        maintenance_exclusions (list[MaintenanceExclusion]):
         maintenance_window (MaintenanceWindow | None | Unset):
     """
 
@@ -41,6 +50,8 @@ class ClusterSpec:
     deletion_protection: bool
     snapshot_policy: SnapshotPolicy
     control_plane_firewall: ControlPlaneFirewall
+    release_channel: ReleaseChannel
+    maintenance_exclusions: list[MaintenanceExclusion]
     maintenance_window: MaintenanceWindow | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -58,6 +69,13 @@ class ClusterSpec:
         snapshot_policy = self.snapshot_policy.to_dict()
 
         control_plane_firewall = self.control_plane_firewall.to_dict()
+
+        release_channel = self.release_channel.value
+
+        maintenance_exclusions = []
+        for maintenance_exclusions_item_data in self.maintenance_exclusions:
+            maintenance_exclusions_item = maintenance_exclusions_item_data.to_dict()
+            maintenance_exclusions.append(maintenance_exclusions_item)
 
         maintenance_window: dict[str, Any] | None | Unset
         if isinstance(self.maintenance_window, Unset):
@@ -77,6 +95,8 @@ class ClusterSpec:
                 "deletion_protection": deletion_protection,
                 "snapshot_policy": snapshot_policy,
                 "control_plane_firewall": control_plane_firewall,
+                "release_channel": release_channel,
+                "maintenance_exclusions": maintenance_exclusions,
             }
         )
         if maintenance_window is not UNSET:
@@ -88,6 +108,7 @@ class ClusterSpec:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_spec import ControlPlaneSpec  # noqa: PLC0415
+        from ..models.maintenance_exclusion import MaintenanceExclusion  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
 
@@ -103,6 +124,15 @@ class ClusterSpec:
         snapshot_policy = SnapshotPolicy.from_dict(d.pop("snapshot_policy"))
 
         control_plane_firewall = ControlPlaneFirewall.from_dict(d.pop("control_plane_firewall"))
+
+        release_channel = ReleaseChannel(d.pop("release_channel"))
+
+        maintenance_exclusions = []
+        _maintenance_exclusions = d.pop("maintenance_exclusions")
+        for maintenance_exclusions_item_data in _maintenance_exclusions:
+            maintenance_exclusions_item = MaintenanceExclusion.from_dict(maintenance_exclusions_item_data)
+
+            maintenance_exclusions.append(maintenance_exclusions_item)
 
         def _parse_maintenance_window(data: object) -> MaintenanceWindow | None | Unset:
             if data is None:
@@ -128,6 +158,8 @@ class ClusterSpec:
             deletion_protection=deletion_protection,
             snapshot_policy=snapshot_policy,
             control_plane_firewall=control_plane_firewall,
+            release_channel=release_channel,
+            maintenance_exclusions=maintenance_exclusions,
             maintenance_window=maintenance_window,
         )
 

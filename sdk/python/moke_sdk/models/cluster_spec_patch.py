@@ -5,11 +5,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.release_channel import ReleaseChannel
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.control_plane_firewall import ControlPlaneFirewall
     from ..models.control_plane_input import ControlPlaneInput
+    from ..models.maintenance_exclusion import MaintenanceExclusion
     from ..models.maintenance_window import MaintenanceWindow
     from ..models.snapshot_policy import SnapshotPolicy
 
@@ -28,6 +30,8 @@ class ClusterSpecPatch:
         deletion_protection (bool | None | Unset):
         snapshot_policy (None | SnapshotPolicy | Unset):
         control_plane_firewall (ControlPlaneFirewall | None | Unset):
+        release_channel (None | ReleaseChannel | Unset):
+        maintenance_exclusions (list[MaintenanceExclusion] | None | Unset): Replaces the whole list.
     """
 
     region: None | str | Unset = UNSET
@@ -37,6 +41,8 @@ class ClusterSpecPatch:
     deletion_protection: bool | None | Unset = UNSET
     snapshot_policy: None | SnapshotPolicy | Unset = UNSET
     control_plane_firewall: ControlPlaneFirewall | None | Unset = UNSET
+    release_channel: None | ReleaseChannel | Unset = UNSET
+    maintenance_exclusions: list[MaintenanceExclusion] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
@@ -94,6 +100,26 @@ class ClusterSpecPatch:
         else:
             control_plane_firewall = self.control_plane_firewall
 
+        release_channel: None | str | Unset
+        if isinstance(self.release_channel, Unset):
+            release_channel = UNSET
+        elif isinstance(self.release_channel, ReleaseChannel):
+            release_channel = self.release_channel.value
+        else:
+            release_channel = self.release_channel
+
+        maintenance_exclusions: list[dict[str, Any]] | None | Unset
+        if isinstance(self.maintenance_exclusions, Unset):
+            maintenance_exclusions = UNSET
+        elif isinstance(self.maintenance_exclusions, list):
+            maintenance_exclusions = []
+            for maintenance_exclusions_type_0_item_data in self.maintenance_exclusions:
+                maintenance_exclusions_type_0_item = maintenance_exclusions_type_0_item_data.to_dict()
+                maintenance_exclusions.append(maintenance_exclusions_type_0_item)
+
+        else:
+            maintenance_exclusions = self.maintenance_exclusions
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -111,6 +137,10 @@ class ClusterSpecPatch:
             field_dict["snapshot_policy"] = snapshot_policy
         if control_plane_firewall is not UNSET:
             field_dict["control_plane_firewall"] = control_plane_firewall
+        if release_channel is not UNSET:
+            field_dict["release_channel"] = release_channel
+        if maintenance_exclusions is not UNSET:
+            field_dict["maintenance_exclusions"] = maintenance_exclusions
 
         return field_dict
 
@@ -118,6 +148,7 @@ class ClusterSpecPatch:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.control_plane_firewall import ControlPlaneFirewall  # noqa: PLC0415
         from ..models.control_plane_input import ControlPlaneInput  # noqa: PLC0415
+        from ..models.maintenance_exclusion import MaintenanceExclusion  # noqa: PLC0415
         from ..models.maintenance_window import MaintenanceWindow  # noqa: PLC0415
         from ..models.snapshot_policy import SnapshotPolicy  # noqa: PLC0415
 
@@ -218,6 +249,47 @@ class ClusterSpecPatch:
 
         control_plane_firewall = _parse_control_plane_firewall(d.pop("control_plane_firewall", UNSET))
 
+        def _parse_release_channel(data: object) -> None | ReleaseChannel | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                release_channel_type_1 = ReleaseChannel(data)
+
+                return release_channel_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ReleaseChannel | Unset, data)
+
+        release_channel = _parse_release_channel(d.pop("release_channel", UNSET))
+
+        def _parse_maintenance_exclusions(data: object) -> list[MaintenanceExclusion] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                maintenance_exclusions_type_0 = []
+                _maintenance_exclusions_type_0 = data
+                for maintenance_exclusions_type_0_item_data in _maintenance_exclusions_type_0:
+                    maintenance_exclusions_type_0_item = MaintenanceExclusion.from_dict(
+                        maintenance_exclusions_type_0_item_data
+                    )
+
+                    maintenance_exclusions_type_0.append(maintenance_exclusions_type_0_item)
+
+                return maintenance_exclusions_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[MaintenanceExclusion] | None | Unset, data)
+
+        maintenance_exclusions = _parse_maintenance_exclusions(d.pop("maintenance_exclusions", UNSET))
+
         cluster_spec_patch = cls(
             region=region,
             kubernetes_version=kubernetes_version,
@@ -226,6 +298,8 @@ class ClusterSpecPatch:
             deletion_protection=deletion_protection,
             snapshot_policy=snapshot_policy,
             control_plane_firewall=control_plane_firewall,
+            release_channel=release_channel,
+            maintenance_exclusions=maintenance_exclusions,
         )
 
         return cluster_spec_patch

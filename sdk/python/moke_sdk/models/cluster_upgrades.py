@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
+    from ..models.automatic_upgrade import AutomaticUpgrade
     from ..models.kubernetes_version_status import KubernetesVersionStatus
 
 
@@ -22,19 +25,31 @@ class ClusterUpgrades:
         Attributes:
             current (KubernetesVersionStatus): A Kubernetes version as the catalog offers it today.
             available (list[KubernetesVersionStatus]):
+            automatic (AutomaticUpgrade | None | Unset):
     """
 
     current: KubernetesVersionStatus
     available: list[KubernetesVersionStatus]
+    automatic: AutomaticUpgrade | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.automatic_upgrade import AutomaticUpgrade  # noqa: PLC0415
+
         current = self.current.to_dict()
 
         available = []
         for available_item_data in self.available:
             available_item = available_item_data.to_dict()
             available.append(available_item)
+
+        automatic: dict[str, Any] | None | Unset
+        if isinstance(self.automatic, Unset):
+            automatic = UNSET
+        elif isinstance(self.automatic, AutomaticUpgrade):
+            automatic = self.automatic.to_dict()
+        else:
+            automatic = self.automatic
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -44,11 +59,14 @@ class ClusterUpgrades:
                 "available": available,
             }
         )
+        if automatic is not UNSET:
+            field_dict["automatic"] = automatic
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.automatic_upgrade import AutomaticUpgrade  # noqa: PLC0415
         from ..models.kubernetes_version_status import KubernetesVersionStatus  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -61,9 +79,27 @@ class ClusterUpgrades:
 
             available.append(available_item)
 
+        def _parse_automatic(data: object) -> AutomaticUpgrade | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                automatic_type_1 = AutomaticUpgrade.from_dict(data)
+
+                return automatic_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AutomaticUpgrade | None | Unset, data)
+
+        automatic = _parse_automatic(d.pop("automatic", UNSET))
+
         cluster_upgrades = cls(
             current=current,
             available=available,
+            automatic=automatic,
         )
 
         cluster_upgrades.additional_properties = d

@@ -59,6 +59,31 @@ export type AuditPrincipal = {
     id?: string | null;
 };
 
+/**
+ * An upgrade the cluster gets on its own, and when.
+ */
+export type AutomaticUpgrade = {
+    kubernetes_version: string;
+    reason: AutomaticUpgradeReason;
+    /**
+     * When the owners were told (`cluster.upgrade_available` and mail);
+     * absent until the next check tells them.
+     */
+    noticed_at?: string | null;
+    /**
+     * The first time it may start: after the notice period, inside the
+     * maintenance window and outside every exclusion. Absent until the
+     * owners were told, and when no such time comes within a year.
+     */
+    earliest_start?: string | null;
+    operation_id?: null | OperationId;
+};
+
+/**
+ * Why a cluster is upgraded on its own.
+ */
+export type AutomaticUpgradeReason = 'release_channel' | 'end_of_life';
+
 export type Autoscaling = {
     min_count: number;
     max_count: number;
@@ -291,6 +316,8 @@ export type ClusterSpec = {
     deletion_protection: boolean;
     snapshot_policy: SnapshotPolicy;
     control_plane_firewall: ControlPlaneFirewall;
+    release_channel: ReleaseChannel;
+    maintenance_exclusions: Array<MaintenanceExclusion>;
 };
 
 /**
@@ -313,6 +340,11 @@ export type ClusterSpecInput = {
     deletion_protection?: boolean | null;
     snapshot_policy?: null | SnapshotPolicy;
     control_plane_firewall?: null | ControlPlaneFirewall;
+    release_channel?: null | ReleaseChannel;
+    /**
+     * Days on which no automatic upgrade starts; none if omitted.
+     */
+    maintenance_exclusions?: Array<MaintenanceExclusion> | null;
 };
 
 export type ClusterSpecPatch = {
@@ -329,6 +361,11 @@ export type ClusterSpecPatch = {
     deletion_protection?: boolean | null;
     snapshot_policy?: null | SnapshotPolicy;
     control_plane_firewall?: null | ControlPlaneFirewall;
+    release_channel?: null | ReleaseChannel;
+    /**
+     * Replaces the whole list.
+     */
+    maintenance_exclusions?: Array<MaintenanceExclusion> | null;
 };
 
 /**
@@ -359,6 +396,7 @@ export type ClusterUpgradeRequest = {
 export type ClusterUpgrades = {
     current: KubernetesVersionStatus;
     available: Array<KubernetesVersionStatus>;
+    automatic?: null | AutomaticUpgrade;
 };
 
 export type ClusterView = {
@@ -1309,6 +1347,23 @@ export type MachineTypeEntry = {
      * Key of this machine type's hourly price in the price catalog.
      */
     price_key: string;
+};
+
+/**
+ * Days (UTC, both included) on which no automatic upgrade of the cluster
+ * starts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade
+ * already running goes on.
+ */
+export type MaintenanceExclusion = {
+    /**
+     * A DNS label naming it, unique in the cluster, e.g. `black-friday`.
+     */
+    name: string;
+    start_date: string;
+    /**
+     * On or after `start_date`, at most 90 days in all.
+     */
+    end_date: string;
 };
 
 /**
@@ -2345,6 +2400,16 @@ export type RegionView = {
     zones: Array<string>;
     health: RegionHealth;
 };
+
+/**
+ * The versions a cluster follows on its own (GKE's release channels).
+ * Automatic upgrades move one minor version at a time, start only inside
+ * the maintenance window (any time when there is none) and never on a
+ * day of a maintenance exclusion, and only after the owners were told
+ * (`cluster.upgrade_available`, mail). A version past its end of life is
+ * upgraded that way on every channel, `none` included.
+ */
+export type ReleaseChannel = 'none' | 'rapid' | 'regular' | 'stable';
 
 /**
  * What one pod asks of its node.

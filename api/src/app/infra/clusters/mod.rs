@@ -1,6 +1,7 @@
 //! Hosted Kubernetes clusters: desired spec in Postgres, built by a region.
 //! Every change answers with an Operation and leaves an outbox command.
 
+pub mod auto_upgrades;
 pub mod events;
 pub mod pki;
 pub mod snapshots;

@@ -56,7 +56,7 @@ pub fn upgrades(catalog: &Catalog, current: &str, today: NaiveDate) -> ClusterUp
         .map(|entry| status(entry, today))
         .filter(|version| version.support != VersionSupport::EndOfLife)
         .collect();
-    ClusterUpgrades { current: current_status, available }
+    ClusterUpgrades { current: current_status, available, automatic: None }
 }
 
 /// Whether an upgrade of `cluster` has not finished yet (one at a time: a
@@ -66,7 +66,8 @@ pub(in crate::app) async fn upgrade_running(conn: &mut sqlx::PgConnection, clust
 }
 
 impl App {
-    /// `cluster_upgrade_list`: the cluster's version and those it can move to.
+    /// `cluster_upgrade_list`: the cluster's version, those it can move
+    /// to, and the upgrade it will get on its own.
     pub async fn cluster_upgrade_list(
         &self,
         ctx: &RequestContext,
@@ -76,7 +77,10 @@ impl App {
         let mut conn = self.db().acquire().await?;
         let row = lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?.into_inner();
         let spec = row.spec()?;
-        Ok(upgrades(&self.config().catalog, &spec.kubernetes_version, Utc::now().date_naive()))
+        let now = Utc::now();
+        let mut offered = upgrades(&self.config().catalog, &spec.kubernetes_version, now.date_naive());
+        offered.automatic = self.automatic_upgrade(&mut conn, row.id, &spec, now).await?;
+        Ok(offered)
     }
 
     /// `cluster_upgrade`: moves the cluster to one of its available

@@ -9,5 +9,6 @@ pub(in crate::app) mod node_pools;
 pub(in crate::app) mod projects;
 mod shapes;
 pub(in crate::app) mod spec_revisions;
+pub(in crate::app) mod upgrade_notices;
 
 pub(in crate::app) use shapes::*;

@@ -12,8 +12,8 @@ use crate::app::kernel::jsonb::{from_column, to_column};
 #[cfg(test)]
 use crate::app::{Error, Result};
 use crate::model::{
-    Autoscaling, ClusterSpec, ControlPlaneFirewall, ControlPlaneSpec, Labels, MaintenanceWindow, NodePoolSpec,
-    ProjectSpec, SnapshotPolicy, Taint,
+    Autoscaling, ClusterSpec, ControlPlaneFirewall, ControlPlaneSpec, Labels, MaintenanceExclusion, MaintenanceWindow,
+    NodePoolSpec, ProjectSpec, ReleaseChannel, SnapshotPolicy, Taint,
 };
 
 /// `projects.spec`.
@@ -51,6 +51,27 @@ pub(in crate::app) struct ClusterSpecStored {
     /// Absent: off, no addresses (rows from before firewalls, and those off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_plane_firewall: Option<FirewallStored>,
+    /// Absent: `none` (rows from before channels, and those on none). The
+    /// auto-upgrade check finds clusters on a channel by its presence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_channel: Option<ReleaseChannelStored>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub maintenance_exclusions: Vec<ExclusionStored>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(in crate::app) enum ReleaseChannelStored {
+    Rapid,
+    Regular,
+    Stable,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(in crate::app) struct ExclusionStored {
+    pub name: String,
+    pub start_date: chrono::NaiveDate,
+    pub end_date: chrono::NaiveDate,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +121,17 @@ impl From<&ClusterSpec> for ClusterSpecStored {
                     allowed_addresses: spec.control_plane_firewall.allowed_addresses.clone(),
                 }
             }),
+            release_channel: match spec.release_channel {
+                ReleaseChannel::None => None,
+                ReleaseChannel::Rapid => Some(ReleaseChannelStored::Rapid),
+                ReleaseChannel::Regular => Some(ReleaseChannelStored::Regular),
+                ReleaseChannel::Stable => Some(ReleaseChannelStored::Stable),
+            },
+            maintenance_exclusions: spec
+                .maintenance_exclusions
+                .iter()
+                .map(|e| ExclusionStored { name: e.name.clone(), start_date: e.start_date, end_date: e.end_date })
+                .collect(),
         }
     }
 }
@@ -124,6 +156,17 @@ impl From<ClusterSpecStored> for ClusterSpec {
                 .control_plane_firewall
                 .map(|f| ControlPlaneFirewall { enabled: f.enabled, allowed_addresses: f.allowed_addresses })
                 .unwrap_or_default(),
+            release_channel: match stored.release_channel {
+                None => ReleaseChannel::None,
+                Some(ReleaseChannelStored::Rapid) => ReleaseChannel::Rapid,
+                Some(ReleaseChannelStored::Regular) => ReleaseChannel::Regular,
+                Some(ReleaseChannelStored::Stable) => ReleaseChannel::Stable,
+            },
+            maintenance_exclusions: stored
+                .maintenance_exclusions
+                .into_iter()
+                .map(|e| MaintenanceExclusion { name: e.name, start_date: e.start_date, end_date: e.end_date })
+                .collect(),
         }
     }
 }
@@ -222,6 +265,15 @@ mod tests {
         let stored: ClusterSpecStored = from_column("cluster spec", &with_policy).unwrap();
         assert_eq!(ClusterSpec::from(stored.clone()).snapshot_policy, SnapshotPolicy { every_hours: 6, keep: 10 });
         assert_eq!(to_column(&ClusterSpecStored::from(&ClusterSpec::from(stored))), with_policy);
+        let mut on_channel = with_policy.clone();
+        on_channel["release_channel"] = json!("stable");
+        on_channel["maintenance_exclusions"] =
+            json!([{ "name": "peak", "start_date": "2026-11-27", "end_date": "2026-11-30" }]);
+        let stored: ClusterSpecStored = from_column("cluster spec", &on_channel).unwrap();
+        let spec = ClusterSpec::from(stored);
+        assert_eq!(spec.release_channel, ReleaseChannel::Stable);
+        assert_eq!(spec.maintenance_exclusions[0].end_date.to_string(), "2026-11-30");
+        assert_eq!(to_column(&ClusterSpecStored::from(&spec)), on_channel);
 
         let pool = json!({
             "machine_type": "m1.large", "count": 3, "autoscaling": { "min_count": 1, "max_count": 5 },
