@@ -496,11 +496,12 @@ impl Config {
         if self.billing.budget_every_seconds == 0 {
             return Err(bad("billing.budget_every_seconds", "must be positive"));
         }
-        if self.lifecycle.auto_upgrade_every_seconds == 0 {
-            return Err(bad("lifecycle.auto_upgrade_every_seconds", "must be positive"));
+        if !(1..=1800).contains(&self.lifecycle.auto_upgrade_every_seconds) {
+            // A window is an hour at least: checked every half hour, none is missed.
+            return Err(bad("lifecycle.auto_upgrade_every_seconds", "between 1 and 1800"));
         }
-        if self.lifecycle.auto_upgrade_notice_hours > 24 * 90 {
-            return Err(bad("lifecycle.auto_upgrade_notice_hours", "at most 2160 (90 days)"));
+        if !(1..=24 * 90).contains(&self.lifecycle.auto_upgrade_notice_hours) {
+            return Err(bad("lifecycle.auto_upgrade_notice_hours", "between 1 and 2160 (90 days)"));
         }
         let mut plan_ids = BTreeSet::new();
         for (i, plan) in self.billing.plans.iter().enumerate() {

@@ -281,12 +281,14 @@ pub struct SimNodePool {
     /// control plane runs it (nodes are never newer than their API servers).
     #[serde(default)]
     pub version: String,
-    /// The node being drained (cordoned: no new pods, its pods replaced
-    /// elsewhere) before it goes, and the tick the drain began.
-    #[serde(default)]
-    pub draining: Option<String>,
-    #[serde(default)]
-    pub draining_since: u64,
+    /// The nodes being drained (cordoned: no new pods, their pods replaced
+    /// elsewhere) before they go, each with the tick its drain began (up to
+    /// the pool's `max_unavailable` plus what its surge nodes make up for).
+    #[serde(default, deserialize_with = "drains")]
+    pub draining: BTreeMap<String, u64>,
+    /// The tick the previous release's one drain began, read to date it.
+    #[serde(default, rename = "draining_since", skip_serializing)]
+    pub legacy_draining_since: u64,
     #[serde(default)]
     pub next_node: usize,
     #[serde(default)]
@@ -302,6 +304,25 @@ pub struct SimNodePool {
 /// Ticks a drain may take before the node goes regardless of its pods.
 const DRAIN_TIMEOUT_TICKS: u64 = 30;
 
+/// A drain read from the previous release's state, until dated by its
+/// `draining_since`.
+const LEGACY_DRAIN: u64 = u64::MAX;
+
+/// Reads `draining` as written now (node → tick) or by the release before
+/// (one node or none, its tick in a field of its own, `draining_since`).
+fn drains<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<String, u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Drains {
+        Now(BTreeMap<String, u64>),
+        Before(Option<String>),
+    }
+    Ok(match Drains::deserialize(deserializer)? {
+        Drains::Now(map) => map,
+        Drains::Before(node) => node.into_iter().map(|n| (n, LEGACY_DRAIN)).collect(),
+    })
+}
+
 /// Allocatable capacity of a node whose pool spec predates capacities.
 const DEFAULT_NODE_CPU_MILLIS: i64 = 8_000;
 const DEFAULT_NODE_MEMORY_MIB: i64 = 32_768;
@@ -310,7 +331,7 @@ impl SimNodePool {
     /// True when every node is of the current template and there are as
     /// many as asked for.
     fn converged(&self) -> bool {
-        self.draining.is_none()
+        self.draining.is_empty()
             && self.nodes.len() == self.spec.count.max(0) as usize
             && self.nodes.iter().all(|n| n.template == self.template)
     }
@@ -338,6 +359,68 @@ impl SimNodePool {
             machine_type: self.spec.machine_type.clone(),
         });
         self.next_node += 1;
+    }
+
+    /// `(max_surge, max_unavailable)`: both 0 (a gateway of the release
+    /// before, or the default) is one surge node at a time.
+    fn upgrade_policy(&self) -> (usize, usize) {
+        match (self.spec.max_surge.clamp(0, 10) as usize, self.spec.max_unavailable.clamp(0, 10) as usize) {
+            (0, 0) => (1, 0),
+            policy => policy,
+        }
+    }
+
+    /// One tick of replacing nodes of an older template: drains start
+    /// while at least `count - max_unavailable` nodes stay schedulable (a
+    /// surge node added the tick before makes up for one), then surge nodes
+    /// of the current template come while the pool holds at most `count +
+    /// max_surge`. Nodes removed for good go first: they need no surge node.
+    fn replace_old_nodes(
+        &mut self,
+        layout: &RegionLayout,
+        tick: u64,
+        down: &dyn Fn(&Member) -> bool,
+        reports: &mut Vec<pb::status::Message>,
+    ) {
+        let mut old: Vec<Member> = self
+            .nodes
+            .iter()
+            .filter(|n| n.template < self.template && !self.draining.contains_key(&n.name))
+            .cloned()
+            .collect();
+        old.sort_by_key(|n| !self.removing.contains(&n.name));
+        let count = self.spec.count.max(0) as usize;
+        let (surge, unavailable) = self.upgrade_policy();
+        for node in &old {
+            // Ready nodes not being drained.
+            let schedulable = self.nodes.iter().filter(|n| !self.draining.contains_key(&n.name) && !down(n)).count();
+            if schedulable <= count.saturating_sub(unavailable) {
+                break;
+            }
+            self.draining.insert(node.name.clone(), tick);
+            if self.recycling.contains(&node.name) || self.removing.contains(&node.name) {
+                let step = format!("node pool {}: node {} cordoned, draining", self.name, node.name);
+                for operation in &self.waiting_operations {
+                    reports.push(progress(operation, "running", &step, 40));
+                }
+            }
+        }
+        // Replacements still to come (or nodes drained or lost on the way): the
+        // count, less the nodes of the current template there are.
+        let current = self.nodes.iter().filter(|n| n.template == self.template).count();
+        let mut wanted = count.saturating_sub(current);
+        // Each in the zone of a node it replaces.
+        let zones: Vec<String> =
+            old.iter().filter(|n| !self.removing.contains(&n.name) && !down(n)).map(|n| n.zone.clone()).collect();
+        let mut zones = zones.into_iter();
+        while wanted > 0 && self.nodes.len() < count + surge {
+            let before = self.nodes.len();
+            self.add_node(layout, zones.next());
+            if self.nodes.len() == before {
+                break;
+            }
+            wanted -= 1;
+        }
     }
 
     /// How far replacing the pool's nodes onto its current template has come.
@@ -505,7 +588,7 @@ impl SimState {
     fn pool_node(&self, pool: &SimNodePool, member: &Member) -> pb::Node {
         pb::Node {
             ready: self.node_ready(member),
-            unschedulable: pool.draining.as_deref() == Some(member.name.as_str()),
+            unschedulable: pool.draining.contains_key(&member.name),
             kubelet_version: self.node_version(pool, member),
             ..node(member)
         }
@@ -792,7 +875,7 @@ impl SimState {
                     pool.generation = command.generation;
                     pool.deleted = true;
                     pool.nodes.clear();
-                    pool.draining = None;
+                    pool.draining.clear();
                     // An upgrade waiting for the pool has nothing left to do here.
                     released.append(&mut pool.waiting_operations);
                 }
@@ -1055,8 +1138,8 @@ impl SimState {
             spec: spec.clone(),
             template: 1,
             version,
-            draining: None,
-            draining_since: 0,
+            draining: BTreeMap::new(),
+            legacy_draining_since: 0,
             next_node: 0,
             waiting_operations: Vec::new(),
             recycling: Vec::new(),
@@ -1072,15 +1155,20 @@ impl SimState {
                 || pool.spec.node_labels != spec.node_labels
                 || pool.spec.taints != spec.taints
                 || pool.spec.zones != spec.zones;
+            let old_count = pool.spec.count.max(0) as usize;
             pool.spec = spec;
             let count = pool.spec.count.max(0) as usize;
             let marked = pool.mark_nodes(&command.replace_nodes, &command.remove_nodes);
             if rebuild && !pool.nodes.is_empty() {
-                // Replaced one node at a time by the tick: surge, cordon, drain, delete.
+                // Replaced by the tick within the pool's upgrade policy: surge, cordon, drain, delete.
                 pool.template += 1;
                 pool.waiting_operations.push(command.operation_id.clone());
             } else {
-                pool.shrink_to(count);
+                // Only what the count lost: surge nodes of a replacement under way stay.
+                let fewer = old_count.saturating_sub(count);
+                pool.shrink_to(pool.nodes.len().saturating_sub(fewer).max(count));
+                let names: BTreeSet<String> = pool.nodes.iter().map(|n| n.name.clone()).collect();
+                pool.draining.retain(|n, _| names.contains(n));
                 if marked {
                     pool.waiting_operations.push(command.operation_id.clone());
                 }
@@ -1130,7 +1218,7 @@ impl SimState {
                     labels,
                     taints: pool.spec.taints.clone(),
                     ready: self.node_ready(member),
-                    unschedulable: pool.draining.as_deref() == Some(member.name.as_str()),
+                    unschedulable: pool.draining.contains_key(&member.name),
                 });
             }
         }
@@ -1185,50 +1273,38 @@ impl SimState {
                 .collect();
             for node in lost {
                 pool.nodes.retain(|n| n.name != node.name);
-                // One on its way out for good is not replaced.
-                if !pool.removing.contains(&node.name) {
+                // One on its way out (for good, or being replaced) is not replaced
+                // here: what a replacement still needs, it adds.
+                let leaving = pool.draining.remove(&node.name).is_some() || node.template < pool.template;
+                if !pool.removing.contains(&node.name) && !leaving {
                     pool.add_node(layout, Some(node.zone.clone()));
                 }
             }
-            let mut gone = None;
-            if let Some(draining) = pool.draining.clone() {
-                // Drained once its pods have moved (or the drain timed out): it goes.
-                if !occupied.contains(&draining) || tick > pool.draining_since + DRAIN_TIMEOUT_TICKS {
+            // Drained once its pods have moved (or the drain timed out): it goes.
+            // Drains of nodes gone otherwise are over; one the release before began is dated.
+            let names: BTreeSet<String> = pool.nodes.iter().map(|n| n.name.clone()).collect();
+            pool.draining.retain(|n, _| names.contains(n));
+            let legacy_since = pool.legacy_draining_since;
+            pool.draining.values_mut().filter(|since| **since == LEGACY_DRAIN).for_each(|since| *since = legacy_since);
+            let mut gone = Vec::new();
+            for (draining, since) in pool.draining.clone() {
+                if !occupied.contains(&draining) || tick > since.saturating_add(DRAIN_TIMEOUT_TICKS) {
                     pool.nodes.retain(|n| n.name != draining);
-                    pool.draining = None;
-                    gone = Some(draining);
-                }
-            } else if let Some(old) = pool
-                .nodes
-                .iter()
-                .filter(|n| n.template < pool.template)
-                // Nodes removed for good go first: they need no surge node.
-                .min_by_key(|n| !pool.removing.contains(&n.name))
-                .cloned()
-            {
-                let count = pool.spec.count.max(0) as usize;
-                if pool.nodes.len() <= count {
-                    pool.add_node(layout, Some(old.zone.clone()));
-                } else {
-                    pool.draining = Some(old.name.clone());
-                    pool.draining_since = tick;
-                    if pool.recycling.contains(&old.name) || pool.removing.contains(&old.name) {
-                        let step = format!("node pool {}: node {} cordoned, draining", pool.name, old.name);
-                        for operation in &pool.waiting_operations {
-                            reports.push(progress(operation, "running", &step, 40));
-                        }
-                    }
+                    pool.draining.remove(&draining);
+                    gone.push(draining);
                 }
             }
-            if pool.nodes != before || pool.draining != draining_before || self.faults.changed {
-                changed_pools.push(id.clone());
-            }
-            // A node replaced: the operations waiting for the pool say how far it is.
-            if let Some(gone) = gone {
+            // Nodes replaced: the operations waiting for the pool say how far it is.
+            for gone in gone {
                 let (step, percent) = pool.removal_step(&gone);
                 for operation in &pool.waiting_operations {
                     reports.push(progress(operation, "running", &step, percent));
                 }
+            }
+            let down = |node: &Member| failed_nodes.contains(&node.name) || failed_zones.contains(&node.zone);
+            pool.replace_old_nodes(layout, tick, &down, &mut reports);
+            if pool.nodes != before || pool.draining != draining_before || self.faults.changed {
+                changed_pools.push(id.clone());
             }
             // Nodes asked for that failed and were repaired meanwhile are gone too.
             let names: BTreeSet<String> = pool.nodes.iter().map(|n| n.name.clone()).collect();
@@ -1619,7 +1695,7 @@ mod tests {
             done.extend(succeeded(&state.tick(&layout(), Utc::now())));
             let pool = &state.node_pools["np_1"];
             assert!(pool.nodes.len() <= 4, "surge of one node at most");
-            assert!(pool.nodes.iter().filter(|n| pool.draining.as_deref() == Some(n.name.as_str())).count() <= 1);
+            assert!(pool.draining.len() <= 1, "one node drained at a time");
             // maxUnavailable 0: the pods on a drained node are replaced before they go.
             assert_eq!(state.workloads["wl_web"].available(), 3);
         }
@@ -1628,6 +1704,121 @@ mod tests {
         assert_eq!(pool.nodes.len(), 3);
         assert!(pool.nodes.iter().all(|n| !old.contains(&n.name)));
         assert_eq!(state.workloads["wl_web"].available(), 3);
+    }
+
+    #[test]
+    fn an_upgrade_policy_sets_how_many_nodes_are_replaced_at_once() {
+        // Six nodes, surge 2 and 1 unavailable: at most 8 nodes, at least 5
+        // schedulable, and more than one node replaced at a time.
+        let mut state = SimState::default();
+        state.apply(&layout(), &create("cl_1", 1));
+        state.apply(&layout(), &pool("np_1", 1, 6, "bm.small"));
+        state.apply(&layout(), &workload(1, 6, 1));
+        settle(&mut state);
+        let old: Vec<String> = state.node_pools["np_1"].nodes.iter().map(|n| n.name.clone()).collect();
+        let mut faster = pool("np_1", 2, 6, "bm.medium");
+        if let Some(spec) = faster.node_pool.as_mut() {
+            (spec.max_surge, spec.max_unavailable) = (2, 1);
+        }
+        state.apply(&layout(), &faster);
+        let (mut most_nodes, mut most_draining, mut ticks) = (0, 0, 0);
+        while !state.node_pools["np_1"].converged() && ticks < 200 {
+            state.tick(&layout(), Utc::now());
+            ticks += 1;
+            let now = &state.node_pools["np_1"];
+            assert!(now.nodes.len() <= 8, "surge of two at most");
+            assert!(now.nodes.len() - now.draining.len() >= 5, "one unavailable at most");
+            most_nodes = most_nodes.max(now.nodes.len());
+            most_draining = most_draining.max(now.draining.len());
+        }
+        let replaced = &state.node_pools["np_1"];
+        assert!(replaced.nodes.iter().all(|n| !old.contains(&n.name) && n.machine_type == "bm.medium"));
+        assert_eq!(
+            (replaced.nodes.len(), most_nodes, most_draining),
+            (6, 8, 3),
+            "two surge nodes, three drains at once"
+        );
+        settle(&mut state);
+        assert_eq!(state.workloads["wl_web"].available(), 6, "no pod lost");
+
+        // No surge, 1 unavailable: never more nodes than the count.
+        let mut in_place = pool("np_1", 3, 6, "bm.small");
+        if let Some(spec) = in_place.node_pool.as_mut() {
+            (spec.max_surge, spec.max_unavailable) = (0, 1);
+        }
+        state.apply(&layout(), &in_place);
+        for _ in 0..200 {
+            state.tick(&layout(), Utc::now());
+            let now = &state.node_pools["np_1"];
+            assert!(now.nodes.len() <= 6 && now.draining.len() <= 1, "{:?}", now.draining);
+        }
+        let back = &state.node_pools["np_1"];
+        assert!(back.converged() && back.nodes.iter().all(|n| n.machine_type == "bm.small"));
+    }
+
+    #[test]
+    fn a_replacement_keeps_its_surge_nodes_through_other_changes_and_a_failed_draining_node() {
+        let mut state = SimState::default();
+        state.apply(&layout(), &create("cl_1", 1));
+        state.apply(&layout(), &pool("np_1", 1, 3, "bm.small"));
+        state.apply(&layout(), &workload(1, 3, 1));
+        settle(&mut state);
+        state.apply(&layout(), &pool("np_1", 2, 3, "bm.medium"));
+        // Until a node drains: a surge node has come and an old one is cordoned.
+        let mut ticks = 0;
+        while state.node_pools["np_1"].draining.is_empty() && ticks < 20 {
+            state.tick(&layout(), Utc::now());
+            ticks += 1;
+        }
+        let before = state.node_pools["np_1"].nodes.len();
+        assert_eq!(before, 4, "a surge node beside the three");
+        // A change that rebuilds nothing (a policy) drops no node.
+        let mut policy = pool("np_1", 3, 3, "bm.medium");
+        if let Some(spec) = policy.node_pool.as_mut() {
+            (spec.max_surge, spec.max_unavailable) = (1, 1);
+        }
+        state.apply(&layout(), &policy);
+        assert_eq!(state.node_pools["np_1"].nodes.len(), before, "the surge node stays");
+        // The draining node fails: it is not replaced twice.
+        let draining = state.node_pools["np_1"].draining.keys().next().cloned().unwrap();
+        assert!(state.fail_node(&draining));
+        for _ in 0..200 {
+            state.tick(&layout(), Utc::now());
+            assert!(state.node_pools["np_1"].nodes.len() <= 4);
+        }
+        let pool = &state.node_pools["np_1"];
+        assert!(pool.converged(), "{:?}", pool.nodes);
+        assert!(pool.nodes.iter().all(|n| n.machine_type == "bm.medium"));
+        assert_eq!(state.workloads["wl_web"].available(), 3);
+    }
+
+    #[test]
+    fn a_drain_written_by_the_release_before_still_reads() {
+        let mut pool = serde_json::to_value(SimNodePool {
+            generation: 1,
+            cluster_id: "cl_1".into(),
+            nodes: Vec::new(),
+            deleted: false,
+            name: "workers".into(),
+            spec: Default::default(),
+            template: 1,
+            version: String::new(),
+            draining: BTreeMap::new(),
+            legacy_draining_since: 0,
+            next_node: 0,
+            waiting_operations: Vec::new(),
+            recycling: Vec::new(),
+            removing: Vec::new(),
+        })
+        .unwrap();
+        pool["draining"] = serde_json::json!("workers-node-1");
+        pool["draining_since"] = serde_json::json!(7);
+        let read: SimNodePool = serde_json::from_value(pool.clone()).unwrap();
+        assert_eq!(read.draining.keys().collect::<Vec<_>>(), ["workers-node-1"]);
+        assert_eq!(read.legacy_draining_since, 7, "dated at the next tick");
+        pool["draining"] = serde_json::Value::Null;
+        let read: SimNodePool = serde_json::from_value(pool).unwrap();
+        assert!(read.draining.is_empty());
     }
 
     /// The steps an operation reported as running, in order.

@@ -206,6 +206,8 @@ fn control_plane_firewall(v: &mut Validator, field: &str, firewall: &ControlPlan
 pub const MAX_MAINTENANCE_EXCLUSIONS: usize = 10;
 /// The longest maintenance exclusion, in days (both ends included).
 pub const MAX_EXCLUSION_DAYS: i64 = 90;
+/// How far ahead a maintenance exclusion may end, in days.
+pub const MAX_EXCLUSION_DAYS_AHEAD: i64 = 365;
 
 fn maintenance_exclusions(v: &mut Validator, field: &str, exclusions: &[MaintenanceExclusion]) {
     v.check(
@@ -224,7 +226,14 @@ fn maintenance_exclusions(v: &mut Validator, field: &str, exclusions: &[Maintena
             "each exclusion's name once",
         );
         let days = (exclusion.end_date - exclusion.start_date).num_days() + 1;
-        if days < 1 {
+        let latest = Utc::now().date_naive() + chrono::Duration::days(MAX_EXCLUSION_DAYS_AHEAD);
+        if exclusion.end_date > latest {
+            v.push(
+                format!("{at}.end_date"),
+                "too_far",
+                format!("must be at most {MAX_EXCLUSION_DAYS_AHEAD} days ahead, on or before {latest}"),
+            );
+        } else if days < 1 {
             v.push(format!("{at}.end_date"), "before_start", "must be on or after start_date");
         } else if days > MAX_EXCLUSION_DAYS {
             v.push(
@@ -254,8 +263,12 @@ pub fn cluster_create(catalog: &Catalog, input: &ClusterCreate) -> Result<Cluste
         "unknown_region",
         format!("{:?} is not a region; see GET /v1/regions", spec.region),
     );
-    let version =
-        spec.kubernetes_version.clone().unwrap_or_else(|| catalog.default_kubernetes_version().version.clone());
+    // A cluster on a release channel starts on the channel's version.
+    let channel = spec.release_channel.unwrap_or_default();
+    let version = spec.kubernetes_version.clone().unwrap_or_else(|| {
+        crate::app::infra::clusters::auto_upgrades::channel_version(catalog, channel, Utc::now().date_naive())
+            .unwrap_or_else(|| catalog.default_kubernetes_version().version.clone())
+    });
     kubernetes_version(&mut v, catalog, "spec.kubernetes_version", &version);
     let replicas = spec.control_plane.as_ref().map_or(3, |cp| cp.replicas);
     if let Some(cp) = &spec.control_plane {
@@ -453,6 +466,9 @@ pub fn node_pool_create(catalog: &Catalog, region: &str, input: &NodePoolCreate)
         v.check(!zones[..i].contains(zone), format!("spec.zones[{i}]"), "duplicate", "zones must be distinct");
     }
     node_pool_shape(&mut v, spec.count, spec.autoscaling.as_ref(), &spec.node_labels, &spec.taints);
+    if let Some(policy) = &spec.upgrade_policy {
+        upgrade_policy(&mut v, policy);
+    }
     v.finish()?;
     Ok(NodePoolSpec {
         machine_type: spec.machine_type.clone(),
@@ -461,7 +477,28 @@ pub fn node_pool_create(catalog: &Catalog, region: &str, input: &NodePoolCreate)
         zones,
         node_labels: spec.node_labels.clone(),
         taints: spec.taints.clone(),
+        upgrade_policy: spec.upgrade_policy.clone().unwrap_or_default(),
     })
+}
+
+/// The most surge or unavailable nodes an upgrade policy allows.
+pub const MAX_UPGRADE_PARALLELISM: i64 = 10;
+
+fn upgrade_policy(v: &mut Validator, policy: &UpgradePolicy) {
+    for (name, value) in [("max_surge", policy.max_surge), ("max_unavailable", policy.max_unavailable)] {
+        v.check(
+            (0..=MAX_UPGRADE_PARALLELISM).contains(&value),
+            format!("spec.upgrade_policy.{name}"),
+            "out_of_range",
+            format!("must be between 0 and {MAX_UPGRADE_PARALLELISM}"),
+        );
+    }
+    v.check(
+        policy.max_surge > 0 || policy.max_unavailable > 0,
+        "spec.upgrade_policy",
+        "no_progress",
+        "max_surge and max_unavailable cannot both be 0: no node could be replaced",
+    );
 }
 
 /// Applies a node-pool patch, refusing immutable changes.
@@ -499,6 +536,10 @@ pub fn node_pool_update(
         }
         if let Some(taints) = &patch.taints {
             spec.taints = taints.clone();
+        }
+        if let Some(policy) = &patch.upgrade_policy {
+            upgrade_policy(&mut v, policy);
+            spec.upgrade_policy = policy.clone();
         }
         node_pool_shape(&mut v, spec.count, spec.autoscaling.as_ref(), &spec.node_labels, &spec.taints);
     }

@@ -312,6 +312,7 @@ pub struct NodePoolPatch {
     zones: Option<Vec<String>>,
     node_labels: Option<Json<Labels>>,
     taints: Option<Vec<Taint>>,
+    upgrade_policy: Option<UpgradePolicy>,
 }
 
 impl From<NodePoolPatch> for NodePoolUpdate {
@@ -323,13 +324,15 @@ impl From<NodePoolPatch> for NodePoolUpdate {
             zones: patch.zones,
             node_labels: patch.node_labels.map(|l| l.0),
             taints: patch.taints,
+            upgrade_policy: patch.upgrade_policy,
         };
         let touches_spec = spec.machine_type.is_some()
             || spec.count.is_some()
             || spec.autoscaling.is_some()
             || spec.zones.is_some()
             || spec.node_labels.is_some()
-            || spec.taints.is_some();
+            || spec.taints.is_some()
+            || spec.upgrade_policy.is_some();
         NodePoolUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) }
     }
 }

@@ -206,7 +206,15 @@ fn node_pool_spec(spec: NodePoolSpec) -> pb::NodePoolSpec {
         zones: spec.zones,
         node_labels: spec.node_labels.into_iter().collect(),
         taints: spec.taints.into_iter().map(|t| pb::Taint { key: t.key, value: t.value, effect: t.effect }).collect(),
+        upgrade_policy: Some(pb::UpgradePolicy {
+            max_surge: spec.upgrade_policy.max_surge,
+            max_unavailable: spec.upgrade_policy.max_unavailable,
+        }),
     }
+}
+
+pub fn upgrade_policy_in(p: pb::UpgradePolicy) -> UpgradePolicy {
+    UpgradePolicy { max_surge: p.max_surge, max_unavailable: p.max_unavailable }
 }
 
 pub fn cluster_revision(r: ClusterRevisionView) -> pb::ClusterRevision {
@@ -481,6 +489,7 @@ pub fn node_pool_create_in(r: pb::CreateNodePoolRequest) -> NodePoolCreate {
             zones: (!spec.zones.is_empty()).then_some(spec.zones),
             node_labels: spec.node_labels.into_iter().collect(),
             taints: spec.taints.into_iter().map(taint_in).collect(),
+            upgrade_policy: spec.upgrade_policy.map(upgrade_policy_in),
         },
     }
 }

@@ -66,6 +66,7 @@ fn node_pool_update_in(r: &UpdateNodePoolRequest) -> Result<model::NodePoolUpdat
             "spec.zones",
             "spec.node_labels",
             "spec.taints",
+            "spec.upgrade_policy",
         ],
     )?;
     let has = |path: &str| paths.iter().any(|p| p == path);
@@ -77,6 +78,8 @@ fn node_pool_update_in(r: &UpdateNodePoolRequest) -> Result<model::NodePoolUpdat
         zones: has("spec.zones").then_some(spec.zones),
         node_labels: has("spec.node_labels").then(|| spec.node_labels.into_iter().collect()),
         taints: has("spec.taints").then(|| spec.taints.into_iter().map(convert::taint_in).collect()),
+        upgrade_policy: has("spec.upgrade_policy")
+            .then(|| convert::upgrade_policy_in(spec.upgrade_policy.unwrap_or_default())),
     };
     Ok(model::NodePoolUpdate {
         labels: has("labels").then(|| r.labels.clone().into_iter().collect()),

@@ -371,8 +371,10 @@ async fn cluster_update(
     Ok(accepted(op))
 }
 
-/// The cluster's Kubernetes version and the versions it can be upgraded
-/// to: one minor version up, if offered and not past its end of life.
+/// The cluster's Kubernetes version, the versions it can be upgraded
+/// to (one minor version up, if offered and not past its end of life), and
+/// the upgrade it will get on its own (its release channel, or its
+/// version's end of life), with when its owners were told and its earliest start.
 #[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/upgrades", operation_id = "cluster_upgrade_list",
     tag = "clusters",
     params(("project" = String, Path, description = "Project id or name"),
@@ -389,7 +391,7 @@ async fn cluster_upgrade_list(
 }
 
 /// Upgrade the cluster to one of its available versions: the control plane
-/// blue-green, then each node pool a node at a time by surge. The
+/// blue-green, then each node pool by surge as its upgrade policy says. The
 /// Operation's `step` says where it is. Refused with 409
 /// `upgrade_in_progress` while another runs and `restore_in_progress`
 /// during a restore from an etcd snapshot.
@@ -595,7 +597,7 @@ async fn node_pool_view(
 }
 
 /// Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
-/// type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
+/// type, node labels or taints replace the nodes by surge, cordon and drain, as the pool's `upgrade_policy` says.
 #[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}",
     operation_id = "node_pool_update", tag = "node-pools",
     params(("project" = String, Path, description = "Project id or name"),

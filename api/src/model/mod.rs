@@ -315,7 +315,8 @@ pub struct ClusterCreate {
 pub struct ClusterSpecInput {
     /// A region from `GET /v1/regions`. Cannot change later.
     pub region: String,
-    /// A version from `GET /v1/kubernetes-versions`; the default one if omitted.
+    /// A version from `GET /v1/kubernetes-versions`; if omitted, the
+    /// release channel's version, or else the default one.
     pub kubernetes_version: Option<String>,
     pub control_plane: Option<ControlPlaneInput>,
     pub maintenance_window: Option<MaintenanceWindow>,
@@ -334,11 +335,17 @@ pub struct ClusterSpecInput {
 }
 
 /// The versions a cluster follows on its own (GKE's release channels).
-/// Automatic upgrades move one minor version at a time, start only inside
-/// the maintenance window (any time when there is none) and never on a
-/// day of a maintenance exclusion, and only after the owners were told
-/// (`cluster.upgrade_available`, mail). A version past its end of life is
-/// upgraded that way on every channel, `none` included.
+/// Automatic upgrades move one minor version at a time. The owners are
+/// told first (`cluster.upgrade_available`, and mail to verified owners;
+/// told again when the upgrade is still held 60 days after its notice
+/// period, or after an automatic upgrade was cancelled); an upgrade starts no sooner than
+/// the gateway's notice period later (a week by default), only inside the
+/// maintenance window (any time when there is none) and never on a day of
+/// a maintenance exclusion, and only on a cluster that runs as asked. A
+/// version past its end of life is upgraded that way on every channel,
+/// `none` included; exclusions hold such an upgrade only until 30 days
+/// after the end of life. A new cluster on a channel starts on its version
+/// unless it names one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
 pub enum ReleaseChannel {
@@ -355,7 +362,8 @@ pub enum ReleaseChannel {
 
 /// Days (UTC, both included) on which no automatic upgrade of the cluster
 /// starts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade
-/// already running goes on.
+/// already running goes on, so a window just before an exclusion can reach
+/// into it.
 #[derive(
     Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
 )]
@@ -366,7 +374,8 @@ pub struct MaintenanceExclusion {
     #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     pub start_date: chrono::NaiveDate,
-    /// On or after `start_date`, at most 90 days in all.
+    /// On or after `start_date`, at most 90 days in all, and at most 365
+    /// days from today.
     pub end_date: chrono::NaiveDate,
 }
 
@@ -575,7 +584,7 @@ pub struct EtcdSnapshots {
 
 /// Upgrade a cluster to `kubernetes_version`: its control plane blue-green
 /// (new API servers beside the old, traffic switched, the old retired), then
-/// every node pool, a node at a time by surge (cordoned and drained).
+/// every node pool by surge, cordon and drain, as its `upgrade_policy` says.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterUpgradeRequest {
@@ -670,6 +679,7 @@ pub struct ClusterSpecPatch {
     pub snapshot_policy: Option<SnapshotPolicy>,
     /// Replaces the whole firewall.
     pub control_plane_firewall: Option<ControlPlaneFirewall>,
+    /// The versions the cluster follows on its own from now on.
     pub release_channel: Option<ReleaseChannel>,
     /// Replaces the whole list.
     #[schema(max_items = 10)]
@@ -717,7 +727,7 @@ pub struct NodePoolCreate {
 #[serde(deny_unknown_fields)]
 pub struct NodePoolSpecInput {
     /// A machine type from `GET /v1/machine-types`. A change later replaces
-    /// the nodes one at a time onto the new type (surge, cordon, drain).
+    /// the nodes onto the new type as `upgrade_policy` says (surge, cordon, drain).
     pub machine_type: String,
     /// Nodes to run, 0 to 500 (within the autoscaling range when set).
     #[schema(minimum = 0, maximum = 500)]
@@ -733,6 +743,33 @@ pub struct NodePoolSpecInput {
     #[serde(default)]
     #[graphql(default)]
     pub taints: Vec<Taint>,
+    /// How nodes are replaced; one surge node at a time if omitted.
+    pub upgrade_policy: Option<UpgradePolicy>,
+}
+
+/// How a pool's nodes are replaced (upgrades, machine-type, label and
+/// taint changes, recycles), Scaleway's `upgrade_policy`: up to
+/// `max_surge` new nodes beyond the pool's count come first, and up to
+/// `max_unavailable` nodes below it may be draining at once. Not both 0.
+/// Surge nodes are not charged to quota.
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
+#[serde(deny_unknown_fields)]
+#[graphql(input_name = "UpgradePolicyInput")]
+pub struct UpgradePolicy {
+    /// Extra nodes at once, 0 to 10.
+    #[schema(minimum = 0, maximum = 10)]
+    pub max_surge: i64,
+    /// Nodes below the count at once, 0 to 10.
+    #[schema(minimum = 0, maximum = 10)]
+    pub max_unavailable: i64,
+}
+
+impl Default for UpgradePolicy {
+    fn default() -> Self {
+        UpgradePolicy { max_surge: 1, max_unavailable: 0 }
+    }
 }
 
 #[derive(
@@ -775,6 +812,7 @@ pub struct NodePoolSpec {
     #[schema(value_type = LabelMap)]
     pub node_labels: Labels,
     pub taints: Vec<Taint>,
+    pub upgrade_policy: UpgradePolicy,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
@@ -789,8 +827,8 @@ pub struct NodePoolUpdate {
 #[serde(deny_unknown_fields)]
 pub struct NodePoolSpecPatch {
     /// A machine type from `GET /v1/machine-types`: the nodes are replaced
-    /// onto it one at a time (a surge node first, then the old one cordoned
-    /// and drained), so pods move rather than stop.
+    /// onto it as `upgrade_policy` says (surge nodes first, then old ones
+    /// cordoned and drained), so pods move rather than stop.
     pub machine_type: Option<String>,
     #[schema(minimum = 0, maximum = 500)]
     pub count: Option<i64>,
@@ -803,6 +841,9 @@ pub struct NodePoolSpecPatch {
     #[schema(value_type = Option<LabelMap>)]
     pub node_labels: Option<Labels>,
     pub taints: Option<Vec<Taint>>,
+    /// Replaces no node itself; a replacement under way follows it from
+    /// the region's next step.
+    pub upgrade_policy: Option<UpgradePolicy>,
 }
 
 /// A worker node's name as `GET …/clusters/{cluster}/nodes` lists it.

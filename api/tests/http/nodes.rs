@@ -1,6 +1,7 @@
 //! Nodes replaced through the public API against the simulated region:
-//! a recycle of named nodes, a change of machine type, and a node deleted
-//! with and without a replacement, each with every pod still running.
+//! a recycle of named nodes, an upgrade policy, a change of machine type,
+//! and a node deleted with and without a replacement, each with every pod
+//! still running.
 
 use moke_api::model::{
     ClusterEventKind, ClusterEventView, DeploymentView, NodePoolView, NodeView, OperationStatus, OperationSteps,
@@ -106,6 +107,20 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
     assert_eq!(now.len(), 3);
     assert!(now.contains(&first[0]) && now.contains(&first[2]) && !now.contains(&first[1]), "{now:?}");
 
+    // An upgrade policy: checked by field, then three surge nodes at once.
+    let pool: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!((pool.spec.upgrade_policy.max_surge, pool.spec.upgrade_policy.max_unavailable), (1, 0), "the default");
+    let stuck = json!({ "spec": { "upgrade_policy": { "max_surge": 0, "max_unavailable": 0 } } });
+    let refused = owner.patch::<OperationView>(&pool_path, stuck).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(refused.code_of("spec.upgrade_policy"), "no_progress");
+    let wide = json!({ "spec": { "upgrade_policy": { "max_surge": 11, "max_unavailable": 0 } } });
+    let refused = owner.patch::<OperationView>(&pool_path, wide).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(refused.code_of("spec.upgrade_policy.max_surge"), "out_of_range");
+    let faster = json!({ "spec": { "upgrade_policy": { "max_surge": 3, "max_unavailable": 0 } } });
+    let op: OperationView = owner.patch(&pool_path, faster).await.expect(StatusCode::ACCEPTED);
+    owner.succeeds(&op).await;
+    assert_eq!(node_names(&owner, &path).await, now, "a policy alone replaces no node");
+
     // A new machine type: every node replaced onto it by surge, the pool kept.
     let op: OperationView =
         owner.patch(&pool_path, json!({ "spec": { "machine_type": "bm.medium" } })).await.expect(StatusCode::ACCEPTED);
@@ -169,6 +184,7 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
             "node_pool_update",
             "node_pool_node_delete",
             "node_pool_node_delete",
+            "node_pool_update",
             "node_pool_update",
             "node_pool_recycle",
             "node_pool_create"

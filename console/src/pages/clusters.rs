@@ -159,6 +159,7 @@ async fn create_cluster(session: &RequestSession, form: ClusterForm) -> Result<(
             machine_type,
             node_labels: None,
             taints: Vec::new(),
+            upgrade_policy: None,
             zones: (!zones.is_empty()).then_some(zones),
         },
     };
@@ -343,6 +344,7 @@ async fn estimate_cluster(
                 machine_type: shape.machine_type,
                 node_labels: None,
                 taints: Vec::new(),
+                upgrade_policy: None,
                 zones: (!zones.is_empty()).then_some(zones),
             },
         }],
@@ -544,6 +546,7 @@ pub fn Cluster() -> impl IntoView {
                             Some(endpoint) => view! { <code>{endpoint}</code> }.into_any(),
                             None => view! { <span class="muted">"not yet"</span> }.into_any(),
                         }}</dd></div>
+                        <div><dt>"Release channel"</dt><dd>{release_channel(cluster.spec.release_channel)}</dd></div>
                         <div><dt>"Deletion protection"</dt><dd>{if cluster.spec.deletion_protection { "on" } else { "off" }}</dd></div>
                         <div><dt>"Created"</dt><dd>{when(cluster.created_at)}</dd></div>
                     </dl>
@@ -939,6 +942,16 @@ pub async fn cluster_upgrade(
     Ok(())
 }
 
+/// A release channel as the summary names it.
+fn release_channel(channel: types::ReleaseChannel) -> &'static str {
+    match channel {
+        types::ReleaseChannel::None => "none (upgraded by hand)",
+        types::ReleaseChannel::Rapid => "rapid",
+        types::ReleaseChannel::Regular => "regular",
+        types::ReleaseChannel::Stable => "stable",
+    }
+}
+
 /// `/projects/:project/clusters/:cluster/upgrade`: the versions on offer
 /// and what an upgrade does, confirmed before it starts.
 #[component]
@@ -972,10 +985,36 @@ pub fn ClusterUpgrade() -> impl IntoView {
                 support(current.support),
                 current.end_of_life
             );
+            let automatic = offered.automatic.map(|a| {
+                let why = match a.reason {
+                    types::AutomaticUpgradeReason::ReleaseChannel => "its release channel is on it".to_string(),
+                    types::AutomaticUpgradeReason::EndOfLife => format!("{} is past its end of life", current.version),
+                };
+                let when = match (a.operation_id, a.noticed_at, a.earliest_start) {
+                    (Some(_), _, _) => "It has started: follow it on the cluster's page.".to_string(),
+                    (None, Some(told), Some(start)) => format!(
+                        "The owners were told on {}; it starts no sooner than {} UTC, inside the maintenance window and outside every exclusion.",
+                        told.format("%Y-%m-%d"),
+                        start.format("%Y-%m-%d %H:%M")
+                    ),
+                    (None, Some(told), None) => format!(
+                        "The owners were told on {}; no time inside the maintenance window and outside its exclusions comes within a year.",
+                        told.format("%Y-%m-%d")
+                    ),
+                    (None, None, _) => "The owners are told first, well before it may start.".to_string(),
+                };
+                view! {
+                    <section class="summary" aria-labelledby="automatic-title">
+                        <h2 id="automatic-title">"Automatic upgrade"</h2>
+                        <p>{format!("The cluster moves to Kubernetes {} on its own, because {why}. {when}", a.kubernetes_version)}</p>
+                    </section>
+                }
+            });
             if offered.available.is_empty() {
                 return view! {
                     <h1>{format!("Upgrade cluster {name}")}</h1>
                     <p>{standing}</p>
+                    {automatic}
                     <p class="empty">"No newer version is offered yet: the cluster is up to date."</p>
                 }
                 .into_any();
@@ -994,7 +1033,8 @@ pub fn ClusterUpgrade() -> impl IntoView {
             view! {
                 <h1>{format!("Upgrade cluster {name}")}</h1>
                 <p>{standing}</p>
-                <p>"An upgrade starts new API servers on the new version beside the old ones, moves traffic to them and retires the old ones. Then each node pool is replaced a node at a time: a new node joins, an old one is cordoned and drained, its pods move, and it goes. Follow the steps on the cluster's page."</p>
+                {automatic}
+                <p>"An upgrade starts new API servers on the new version beside the old ones, moves traffic to them and retires the old ones. Then each node pool's nodes are replaced as its upgrade policy says (one at a time by default): new nodes join, old ones are cordoned and drained, their pods move, and they go. Follow the steps on the cluster's page."</p>
                 <FormAlert errors=errors.clone()/>
                 <ActionForm action=upgrade>
                     <Csrf/>
@@ -1002,7 +1042,7 @@ pub fn ClusterUpgrade() -> impl IntoView {
                     <input type="hidden" name="project" value=project.clone()/>
                     <input type="hidden" name="cluster" value=name.clone()/>
                     <Select label="New version" name="kubernetes_version" error_name="kubernetes_version" errors=errors.clone() options=choices/>
-                    <Choice label="I understand that every node is replaced, one at a time" name="confirm" required=true errors=errors.clone()/>
+                    <Choice label="I understand that every node is replaced" name="confirm" required=true errors=errors.clone()/>
                     <button type="submit">"Upgrade"</button>
                 </ActionForm>
             }

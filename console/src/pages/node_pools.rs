@@ -184,6 +184,7 @@ pub async fn node_pool_create(
                 machine_type: machine_type.clone(),
                 node_labels: (!labels.is_empty()).then_some(labels),
                 taints,
+                upgrade_policy: None,
                 zones: (!zones.is_empty()).then_some(zones),
             },
         };

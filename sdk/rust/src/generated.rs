@@ -2098,7 +2098,7 @@ pub mod types {
         #[doc = "When true, deletion is refused until it is turned off. Default false."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub deletion_protection: ::std::option::Option<bool>,
-        #[doc = "A version from `GET /v1/kubernetes-versions`; the default one if omitted."]
+        #[doc = "A version from `GET /v1/kubernetes-versions`; if omitted, the\nrelease channel's version, or else the default one."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub kubernetes_version: ::std::option::Option<::std::string::String>,
         #[doc = "Days on which no automatic upgrade starts; none if omitted."]
@@ -2145,6 +2145,7 @@ pub mod types {
         #[doc = "Immutable: present only to be refused with a clear message if changed."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub region: ::std::option::Option<::std::string::String>,
+        #[doc = "The versions the cluster follows on its own from now on."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub release_channel: ::std::option::Option<ReleaseChannel>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2222,7 +2223,7 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
-    #[doc = "Upgrade a cluster to `kubernetes_version`: its control plane blue-green\n(new API servers beside the old, traffic switched, the old retired), then\nevery node pool, a node at a time by surge (cordoned and drained)."]
+    #[doc = "Upgrade a cluster to `kubernetes_version`: its control plane blue-green\n(new API servers beside the old, traffic switched, the old retired), then\nevery node pool by surge, cordon and drain, as its `upgrade_policy` says."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct ClusterUpgradeRequest {
@@ -6020,11 +6021,11 @@ pub mod types {
             Default::default()
         }
     }
-    #[doc = "Days (UTC, both included) on which no automatic upgrade of the cluster\nstarts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade\nalready running goes on."]
+    #[doc = "Days (UTC, both included) on which no automatic upgrade of the cluster\nstarts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade\nalready running goes on, so a window just before an exclusion can reach\ninto it."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct MaintenanceExclusion {
-        #[doc = "On or after `start_date`, at most 90 days in all."]
+        #[doc = "On or after `start_date`, at most 90 days in all, and at most 365\ndays from today."]
         pub end_date: ::chrono::naive::NaiveDate,
         #[doc = "A DNS label naming it, unique in the cluster, e.g. `black-friday`."]
         pub name: MaintenanceExclusionName,
@@ -6760,6 +6761,7 @@ pub mod types {
         pub machine_type: ::std::string::String,
         pub node_labels: LabelMap,
         pub taints: ::std::vec::Vec<Taint>,
+        pub upgrade_policy: UpgradePolicy,
         pub zones: ::std::vec::Vec<::std::string::String>,
     }
     impl NodePoolSpec {
@@ -6775,13 +6777,16 @@ pub mod types {
         pub autoscaling: ::std::option::Option<Autoscaling>,
         #[doc = "Nodes to run, 0 to 500 (within the autoscaling range when set)."]
         pub count: i64,
-        #[doc = "A machine type from `GET /v1/machine-types`. A change later replaces\nthe nodes one at a time onto the new type (surge, cordon, drain)."]
+        #[doc = "A machine type from `GET /v1/machine-types`. A change later replaces\nthe nodes onto the new type as `upgrade_policy` says (surge, cordon, drain)."]
         pub machine_type: ::std::string::String,
         #[doc = "Kubernetes labels put on every node."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub node_labels: ::std::option::Option<LabelMap>,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub taints: ::std::vec::Vec<Taint>,
+        #[doc = "How nodes are replaced; one surge node at a time if omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub upgrade_policy: ::std::option::Option<UpgradePolicy>,
         #[doc = "Zones of the cluster's region to spread over; all of them if omitted. Cannot change later."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub zones: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
@@ -6802,13 +6807,16 @@ pub mod types {
         pub autoscaling: ::std::option::Option<Autoscaling>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        #[doc = "A machine type from `GET /v1/machine-types`: the nodes are replaced\nonto it one at a time (a surge node first, then the old one cordoned\nand drained), so pods move rather than stop."]
+        #[doc = "A machine type from `GET /v1/machine-types`: the nodes are replaced\nonto it as `upgrade_policy` says (surge nodes first, then old ones\ncordoned and drained), so pods move rather than stop."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub machine_type: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub node_labels: ::std::option::Option<LabelMap>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub taints: ::std::option::Option<::std::vec::Vec<Taint>>,
+        #[doc = "Replaces no node itself; a replacement under way follows it from\nthe region's next step."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub upgrade_policy: ::std::option::Option<UpgradePolicy>,
         #[doc = "Immutable."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub zones: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
@@ -8998,7 +9006,7 @@ pub mod types {
             Default::default()
         }
     }
-    #[doc = "The versions a cluster follows on its own (GKE's release channels).\nAutomatic upgrades move one minor version at a time, start only inside\nthe maintenance window (any time when there is none) and never on a\nday of a maintenance exclusion, and only after the owners were told\n(`cluster.upgrade_available`, mail). A version past its end of life is\nupgraded that way on every channel, `none` included."]
+    #[doc = "The versions a cluster follows on its own (GKE's release channels).\nAutomatic upgrades move one minor version at a time. The owners are\ntold first (`cluster.upgrade_available`, and mail to verified owners;\ntold again when the upgrade is still held 60 days after its notice\nperiod, or after an automatic upgrade was cancelled); an upgrade starts no sooner than\nthe gateway's notice period later (a week by default), only inside the\nmaintenance window (any time when there is none) and never on a day of\na maintenance exclusion, and only on a cluster that runs as asked. A\nversion past its end of life is upgraded that way on every channel,\n`none` included; exclusions hold such an upgrade only until 30 days\nafter the end of life. A new cluster on a channel starts on its version\nunless it names one."]
     #[derive(
         :: serde :: Deserialize,
         :: serde :: Serialize,
@@ -11678,6 +11686,20 @@ pub mod types {
     }
     impl TrustPolicyView {
         pub fn builder() -> builder::TrustPolicyView {
+            Default::default()
+        }
+    }
+    #[doc = "How a pool's nodes are replaced (upgrades, machine-type, label and\ntaint changes, recycles), Scaleway's `upgrade_policy`: up to\n`max_surge` new nodes beyond the pool's count come first, and up to\n`max_unavailable` nodes below it may be draining at once. Not both 0.\nSurge nodes are not charged to quota."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct UpgradePolicy {
+        #[doc = "Extra nodes at once, 0 to 10."]
+        pub max_surge: i64,
+        #[doc = "Nodes below the count at once, 0 to 10."]
+        pub max_unavailable: i64,
+    }
+    impl UpgradePolicy {
+        pub fn builder() -> builder::UpgradePolicy {
             Default::default()
         }
     }
@@ -19636,6 +19658,7 @@ pub mod types {
             machine_type: ::std::result::Result<::std::string::String, ::std::string::String>,
             node_labels: ::std::result::Result<super::LabelMap, ::std::string::String>,
             taints: ::std::result::Result<::std::vec::Vec<super::Taint>, ::std::string::String>,
+            upgrade_policy: ::std::result::Result<super::UpgradePolicy, ::std::string::String>,
             zones: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         }
         impl ::std::default::Default for NodePoolSpec {
@@ -19646,6 +19669,7 @@ pub mod types {
                     machine_type: Err("no value supplied for machine_type".to_string()),
                     node_labels: Err("no value supplied for node_labels".to_string()),
                     taints: Err("no value supplied for taints".to_string()),
+                    upgrade_policy: Err("no value supplied for upgrade_policy".to_string()),
                     zones: Err("no value supplied for zones".to_string()),
                 }
             }
@@ -19694,6 +19718,15 @@ pub mod types {
                 self.taints = value.try_into().map_err(|e| format!("error converting supplied value for taints: {e}"));
                 self
             }
+            pub fn upgrade_policy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::UpgradePolicy>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.upgrade_policy =
+                    value.try_into().map_err(|e| format!("error converting supplied value for upgrade_policy: {e}"));
+                self
+            }
             pub fn zones<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
@@ -19712,6 +19745,7 @@ pub mod types {
                     machine_type: value.machine_type?,
                     node_labels: value.node_labels?,
                     taints: value.taints?,
+                    upgrade_policy: value.upgrade_policy?,
                     zones: value.zones?,
                 })
             }
@@ -19724,6 +19758,7 @@ pub mod types {
                     machine_type: Ok(value.machine_type),
                     node_labels: Ok(value.node_labels),
                     taints: Ok(value.taints),
+                    upgrade_policy: Ok(value.upgrade_policy),
                     zones: Ok(value.zones),
                 }
             }
@@ -19735,6 +19770,7 @@ pub mod types {
             machine_type: ::std::result::Result<::std::string::String, ::std::string::String>,
             node_labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
             taints: ::std::result::Result<::std::vec::Vec<super::Taint>, ::std::string::String>,
+            upgrade_policy: ::std::result::Result<::std::option::Option<super::UpgradePolicy>, ::std::string::String>,
             zones: ::std::result::Result<
                 ::std::option::Option<::std::vec::Vec<::std::string::String>>,
                 ::std::string::String,
@@ -19748,6 +19784,7 @@ pub mod types {
                     machine_type: Err("no value supplied for machine_type".to_string()),
                     node_labels: Ok(Default::default()),
                     taints: Ok(Default::default()),
+                    upgrade_policy: Ok(Default::default()),
                     zones: Ok(Default::default()),
                 }
             }
@@ -19796,6 +19833,15 @@ pub mod types {
                 self.taints = value.try_into().map_err(|e| format!("error converting supplied value for taints: {e}"));
                 self
             }
+            pub fn upgrade_policy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::UpgradePolicy>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.upgrade_policy =
+                    value.try_into().map_err(|e| format!("error converting supplied value for upgrade_policy: {e}"));
+                self
+            }
             pub fn zones<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
@@ -19814,6 +19860,7 @@ pub mod types {
                     machine_type: value.machine_type?,
                     node_labels: value.node_labels?,
                     taints: value.taints?,
+                    upgrade_policy: value.upgrade_policy?,
                     zones: value.zones?,
                 })
             }
@@ -19826,6 +19873,7 @@ pub mod types {
                     machine_type: Ok(value.machine_type),
                     node_labels: Ok(value.node_labels),
                     taints: Ok(value.taints),
+                    upgrade_policy: Ok(value.upgrade_policy),
                     zones: Ok(value.zones),
                 }
             }
@@ -19837,6 +19885,7 @@ pub mod types {
             machine_type: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
             node_labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
             taints: ::std::result::Result<::std::option::Option<::std::vec::Vec<super::Taint>>, ::std::string::String>,
+            upgrade_policy: ::std::result::Result<::std::option::Option<super::UpgradePolicy>, ::std::string::String>,
             zones: ::std::result::Result<
                 ::std::option::Option<::std::vec::Vec<::std::string::String>>,
                 ::std::string::String,
@@ -19850,6 +19899,7 @@ pub mod types {
                     machine_type: Ok(Default::default()),
                     node_labels: Ok(Default::default()),
                     taints: Ok(Default::default()),
+                    upgrade_policy: Ok(Default::default()),
                     zones: Ok(Default::default()),
                 }
             }
@@ -19898,6 +19948,15 @@ pub mod types {
                 self.taints = value.try_into().map_err(|e| format!("error converting supplied value for taints: {e}"));
                 self
             }
+            pub fn upgrade_policy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::UpgradePolicy>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.upgrade_policy =
+                    value.try_into().map_err(|e| format!("error converting supplied value for upgrade_policy: {e}"));
+                self
+            }
             pub fn zones<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
@@ -19916,6 +19975,7 @@ pub mod types {
                     machine_type: value.machine_type?,
                     node_labels: value.node_labels?,
                     taints: value.taints?,
+                    upgrade_policy: value.upgrade_policy?,
                     zones: value.zones?,
                 })
             }
@@ -19928,6 +19988,7 @@ pub mod types {
                     machine_type: Ok(value.machine_type),
                     node_labels: Ok(value.node_labels),
                     taints: Ok(value.taints),
+                    upgrade_policy: Ok(value.upgrade_policy),
                     zones: Ok(value.zones),
                 }
             }
@@ -26478,6 +26539,50 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct UpgradePolicy {
+            max_surge: ::std::result::Result<i64, ::std::string::String>,
+            max_unavailable: ::std::result::Result<i64, ::std::string::String>,
+        }
+        impl ::std::default::Default for UpgradePolicy {
+            fn default() -> Self {
+                Self {
+                    max_surge: Err("no value supplied for max_surge".to_string()),
+                    max_unavailable: Err("no value supplied for max_unavailable".to_string()),
+                }
+            }
+        }
+        impl UpgradePolicy {
+            pub fn max_surge<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_surge =
+                    value.try_into().map_err(|e| format!("error converting supplied value for max_surge: {e}"));
+                self
+            }
+            pub fn max_unavailable<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_unavailable =
+                    value.try_into().map_err(|e| format!("error converting supplied value for max_unavailable: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<UpgradePolicy> for super::UpgradePolicy {
+            type Error = super::error::ConversionError;
+            fn try_from(value: UpgradePolicy) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { max_surge: value.max_surge?, max_unavailable: value.max_unavailable? })
+            }
+        }
+        impl ::std::convert::From<super::UpgradePolicy> for UpgradePolicy {
+            fn from(value: super::UpgradePolicy) -> Self {
+                Self { max_surge: Ok(value.max_surge), max_unavailable: Ok(value.max_unavailable) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct UsageDay {
             amount: ::std::result::Result<super::UsageDayAmount, ::std::string::String>,
             day: ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String>,
@@ -27961,7 +28066,7 @@ impl Client {
     pub fn node_pool_delete(&self) -> builder::NodePoolDelete<'_> {
         builder::NodePoolDelete::new(self)
     }
-    #[doc = "Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine\ntype, node labels or taints replace the nodes one at a time by surge, cordon and drain\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_update()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine\ntype, node labels or taints replace the nodes by surge, cordon and drain, as the pool's `upgrade_policy` says\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `node_pool`: Node pool id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.node_pool_update()\n    .project(project)\n    .cluster(cluster)\n    .node_pool(node_pool)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn node_pool_update(&self) -> builder::NodePoolUpdate<'_> {
         builder::NodePoolUpdate::new(self)
     }
@@ -28013,11 +28118,11 @@ impl Client {
     pub fn cluster_snapshot_restore(&self) -> builder::ClusterSnapshotRestore<'_> {
         builder::ClusterSnapshotRestore::new(self)
     }
-    #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool a node at a time by surge. The\nOperation's `step` says where it is. Refused with 409\n`upgrade_in_progress` while another runs and `restore_in_progress`\nduring a restore from an etcd snapshot\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool by surge as its upgrade policy says. The\nOperation's `step` says where it is. Refused with 409\n`upgrade_in_progress` while another runs and `restore_in_progress`\nduring a restore from an etcd snapshot\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn cluster_upgrade(&self) -> builder::ClusterUpgrade<'_> {
         builder::ClusterUpgrade::new(self)
     }
-    #[doc = "The cluster's Kubernetes version and the versions it can be upgraded\nto: one minor version up, if offered and not past its end of life\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/upgrades`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n```ignore\nlet response = client.cluster_upgrade_list()\n    .project(project)\n    .cluster(cluster)\n    .send()\n    .await;\n```"]
+    #[doc = "The cluster's Kubernetes version, the versions it can be upgraded\nto (one minor version up, if offered and not past its end of life), and\nthe upgrade it will get on its own (its release channel, or its\nversion's end of life), with when its owners were told and its earliest start\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/upgrades`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n```ignore\nlet response = client.cluster_upgrade_list()\n    .project(project)\n    .cluster(cluster)\n    .send()\n    .await;\n```"]
     pub fn cluster_upgrade_list(&self) -> builder::ClusterUpgradeList<'_> {
         builder::ClusterUpgradeList::new(self)
     }

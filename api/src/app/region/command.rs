@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::app::workloads::workload_spec;
 use crate::ids::{ClusterId, DeploymentId, NodePoolId, OperationId, OrgId};
-use crate::model::{ClusterSpec, DeploymentSpec, NodePoolSpec};
+use crate::model::{ClusterSpec, DeploymentSpec, NodePoolSpec, UpgradePolicy};
 
 /// A kind of resource that operations act on and regions report about. A
 /// new kind is a compile error in every `match` until each handles it.
@@ -338,6 +338,9 @@ fn node_pool_spec(spec: &NodePoolSpec, cpu_millis: i64, memory_mib: i64) -> pb::
             .collect(),
         cpu_millis,
         memory_mib,
+        // The default is sent as nothing: what a region of the previous release reads the same way.
+        max_surge: if spec.upgrade_policy == UpgradePolicy::default() { 0 } else { spec.upgrade_policy.max_surge },
+        max_unavailable: spec.upgrade_policy.max_unavailable,
     }
 }
 
@@ -441,6 +444,9 @@ mod tests {
                 .unwrap_or_default(),
             cpu_millis: payload["allocatable"]["cpu_millis"].as_i64().unwrap_or(0),
             memory_mib: payload["allocatable"]["memory_mib"].as_i64().unwrap_or(0),
+            // (upgrade policies came after the JSON era; the default is sent as nothing)
+            max_surge: 0,
+            max_unavailable: 0,
         });
         pb::Command {
             id: 0,
@@ -517,6 +523,7 @@ mod tests {
             zones: vec!["a".into(), "b".into()],
             node_labels: [("tier".to_string(), "web".to_string())].into(),
             taints: vec![Taint { key: "gpu".into(), value: "yes".into(), effect: "NoSchedule".into() }],
+            upgrade_policy: Default::default(),
         };
         let deployment: DeploymentSpec = serde_json::from_value(json!({
             "image": "registry.example/app:2", "replicas": 5, "paused": true,

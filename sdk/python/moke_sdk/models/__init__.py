@@ -218,6 +218,7 @@ from .trust_policy_create import TrustPolicyCreate
 from .trust_policy_create_claims import TrustPolicyCreateClaims
 from .trust_policy_view import TrustPolicyView
 from .trust_policy_view_claims import TrustPolicyViewClaims
+from .upgrade_policy import UpgradePolicy
 from .usage_day import UsageDay
 from .usage_item import UsageItem
 from .usage_report import UsageReport
@@ -448,6 +449,7 @@ __all__ = (
     "TrustPolicyCreateClaims",
     "TrustPolicyView",
     "TrustPolicyViewClaims",
+    "UpgradePolicy",
     "UsageDay",
     "UsageItem",
     "UsageReport",

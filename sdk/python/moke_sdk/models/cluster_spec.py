@@ -35,11 +35,17 @@ class ClusterSpec:
             endpoint (DOKS `control_plane_firewall`): others have their connections
             dropped before TLS. Client certificates are needed either way.
         release_channel (ReleaseChannel): The versions a cluster follows on its own (GKE's release channels).
-            Automatic upgrades move one minor version at a time, start only inside
-            the maintenance window (any time when there is none) and never on a
-            day of a maintenance exclusion, and only after the owners were told
-            (`cluster.upgrade_available`, mail). A version past its end of life is
-            upgraded that way on every channel, `none` included.
+            Automatic upgrades move one minor version at a time. The owners are
+            told first (`cluster.upgrade_available`, and mail to verified owners;
+            told again when the upgrade is still held 60 days after its notice
+            period, or after an automatic upgrade was cancelled); an upgrade starts no sooner than
+            the gateway's notice period later (a week by default), only inside the
+            maintenance window (any time when there is none) and never on a day of
+            a maintenance exclusion, and only on a cluster that runs as asked. A
+            version past its end of life is upgraded that way on every channel,
+            `none` included; exclusions hold such an upgrade only until 30 days
+            after the end of life. A new cluster on a channel starts on its version
+            unless it names one.
         maintenance_exclusions (list[MaintenanceExclusion]):
         maintenance_window (MaintenanceWindow | None | Unset):
     """

@@ -25,8 +25,8 @@ class ClusterSpecInput:
 
     Attributes:
         region (str): A region from `GET /v1/regions`. Cannot change later.
-        kubernetes_version (None | str | Unset): A version from `GET /v1/kubernetes-versions`; the default one if
-            omitted.
+        kubernetes_version (None | str | Unset): A version from `GET /v1/kubernetes-versions`; if omitted, the
+            release channel's version, or else the default one.
         control_plane (ControlPlaneInput | None | Unset):
         maintenance_window (MaintenanceWindow | None | Unset):
         deletion_protection (bool | None | Unset): When true, deletion is refused until it is turned off. Default false.

@@ -12,7 +12,7 @@ T = TypeVar("T", bound="ClusterUpgradeRequest")
 class ClusterUpgradeRequest:
     """Upgrade a cluster to `kubernetes_version`: its control plane blue-green
     (new API servers beside the old, traffic switched, the old retired), then
-    every node pool, a node at a time by surge (cordoned and drained).
+    every node pool by surge, cordon and drain, as its `upgrade_policy` says.
 
         Attributes:
             kubernetes_version (str): One of `GET …/upgrades`' `available`.

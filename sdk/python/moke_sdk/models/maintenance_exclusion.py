@@ -13,12 +13,14 @@ T = TypeVar("T", bound="MaintenanceExclusion")
 class MaintenanceExclusion:
     """Days (UTC, both included) on which no automatic upgrade of the cluster
     starts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade
-    already running goes on.
+    already running goes on, so a window just before an exclusion can reach
+    into it.
 
         Attributes:
             name (str): A DNS label naming it, unique in the cluster, e.g. `black-friday`.
             start_date (datetime.date):
-            end_date (datetime.date): On or after `start_date`, at most 90 days in all.
+            end_date (datetime.date): On or after `start_date`, at most 90 days in all, and at most 365
+                days from today.
     """
 
     name: str

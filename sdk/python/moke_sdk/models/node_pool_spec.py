@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..models.autoscaling import Autoscaling
     from ..models.label_map import LabelMap
     from ..models.taint import Taint
+    from ..models.upgrade_policy import UpgradePolicy
 
 
 T = TypeVar("T", bound="NodePoolSpec")
@@ -26,6 +27,11 @@ class NodePoolSpec:
         zones (list[str]):
         node_labels (LabelMap): Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63 characters.
         taints (list[Taint]):
+        upgrade_policy (UpgradePolicy): How a pool's nodes are replaced (upgrades, machine-type, label and
+            taint changes, recycles), Scaleway's `upgrade_policy`: up to
+            `max_surge` new nodes beyond the pool's count come first, and up to
+            `max_unavailable` nodes below it may be draining at once. Not both 0.
+            Surge nodes are not charged to quota.
         autoscaling (Autoscaling | None | Unset):
     """
 
@@ -34,6 +40,7 @@ class NodePoolSpec:
     zones: list[str]
     node_labels: LabelMap
     taints: list[Taint]
+    upgrade_policy: UpgradePolicy
     autoscaling: Autoscaling | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -53,6 +60,8 @@ class NodePoolSpec:
             taints_item = taints_item_data.to_dict()
             taints.append(taints_item)
 
+        upgrade_policy = self.upgrade_policy.to_dict()
+
         autoscaling: dict[str, Any] | None | Unset
         if isinstance(self.autoscaling, Unset):
             autoscaling = UNSET
@@ -70,6 +79,7 @@ class NodePoolSpec:
                 "zones": zones,
                 "node_labels": node_labels,
                 "taints": taints,
+                "upgrade_policy": upgrade_policy,
             }
         )
         if autoscaling is not UNSET:
@@ -82,6 +92,7 @@ class NodePoolSpec:
         from ..models.autoscaling import Autoscaling  # noqa: PLC0415
         from ..models.label_map import LabelMap  # noqa: PLC0415
         from ..models.taint import Taint  # noqa: PLC0415
+        from ..models.upgrade_policy import UpgradePolicy  # noqa: PLC0415
 
         d = dict(src_dict)
         machine_type = d.pop("machine_type")
@@ -98,6 +109,8 @@ class NodePoolSpec:
             taints_item = Taint.from_dict(taints_item_data)
 
             taints.append(taints_item)
+
+        upgrade_policy = UpgradePolicy.from_dict(d.pop("upgrade_policy"))
 
         def _parse_autoscaling(data: object) -> Autoscaling | None | Unset:
             if data is None:
@@ -122,6 +135,7 @@ class NodePoolSpec:
             zones=zones,
             node_labels=node_labels,
             taints=taints,
+            upgrade_policy=upgrade_policy,
             autoscaling=autoscaling,
         )
 

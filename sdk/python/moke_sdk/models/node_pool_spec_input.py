@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ..models.autoscaling import Autoscaling
     from ..models.label_map import LabelMap
     from ..models.taint import Taint
+    from ..models.upgrade_policy import UpgradePolicy
 
 
 T = TypeVar("T", bound="NodePoolSpecInput")
@@ -21,7 +22,7 @@ class NodePoolSpecInput:
     """
     Attributes:
         machine_type (str): A machine type from `GET /v1/machine-types`. A change later replaces
-            the nodes one at a time onto the new type (surge, cordon, drain).
+            the nodes onto the new type as `upgrade_policy` says (surge, cordon, drain).
         count (int): Nodes to run, 0 to 500 (within the autoscaling range when set).
         autoscaling (Autoscaling | None | Unset):
         zones (list[str] | None | Unset): Zones of the cluster's region to spread over; all of them if omitted. Cannot
@@ -29,6 +30,7 @@ class NodePoolSpecInput:
         node_labels (LabelMap | Unset): Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63
             characters.
         taints (list[Taint] | Unset):
+        upgrade_policy (None | Unset | UpgradePolicy):
     """
 
     machine_type: str
@@ -37,9 +39,11 @@ class NodePoolSpecInput:
     zones: list[str] | None | Unset = UNSET
     node_labels: LabelMap | Unset = UNSET
     taints: list[Taint] | Unset = UNSET
+    upgrade_policy: None | Unset | UpgradePolicy = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.autoscaling import Autoscaling  # noqa: PLC0415
+        from ..models.upgrade_policy import UpgradePolicy  # noqa: PLC0415
 
         machine_type = self.machine_type
 
@@ -73,6 +77,14 @@ class NodePoolSpecInput:
                 taints_item = taints_item_data.to_dict()
                 taints.append(taints_item)
 
+        upgrade_policy: dict[str, Any] | None | Unset
+        if isinstance(self.upgrade_policy, Unset):
+            upgrade_policy = UNSET
+        elif isinstance(self.upgrade_policy, UpgradePolicy):
+            upgrade_policy = self.upgrade_policy.to_dict()
+        else:
+            upgrade_policy = self.upgrade_policy
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -89,6 +101,8 @@ class NodePoolSpecInput:
             field_dict["node_labels"] = node_labels
         if taints is not UNSET:
             field_dict["taints"] = taints
+        if upgrade_policy is not UNSET:
+            field_dict["upgrade_policy"] = upgrade_policy
 
         return field_dict
 
@@ -97,6 +111,7 @@ class NodePoolSpecInput:
         from ..models.autoscaling import Autoscaling  # noqa: PLC0415
         from ..models.label_map import LabelMap  # noqa: PLC0415
         from ..models.taint import Taint  # noqa: PLC0415
+        from ..models.upgrade_policy import UpgradePolicy  # noqa: PLC0415
 
         d = dict(src_dict)
         machine_type = d.pop("machine_type")
@@ -153,6 +168,23 @@ class NodePoolSpecInput:
 
                 taints.append(taints_item)
 
+        def _parse_upgrade_policy(data: object) -> None | Unset | UpgradePolicy:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                upgrade_policy_type_1 = UpgradePolicy.from_dict(data)
+
+                return upgrade_policy_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UpgradePolicy, data)
+
+        upgrade_policy = _parse_upgrade_policy(d.pop("upgrade_policy", UNSET))
+
         node_pool_spec_input = cls(
             machine_type=machine_type,
             count=count,
@@ -160,6 +192,7 @@ class NodePoolSpecInput:
             zones=zones,
             node_labels=node_labels,
             taints=taints,
+            upgrade_policy=upgrade_policy,
         )
 
         return node_pool_spec_input

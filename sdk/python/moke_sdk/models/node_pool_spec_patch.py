@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ..models.autoscaling import Autoscaling
     from ..models.label_map import LabelMap
     from ..models.taint import Taint
+    from ..models.upgrade_policy import UpgradePolicy
 
 
 T = TypeVar("T", bound="NodePoolSpecPatch")
@@ -21,13 +22,14 @@ class NodePoolSpecPatch:
     """
     Attributes:
         machine_type (None | str | Unset): A machine type from `GET /v1/machine-types`: the nodes are replaced
-            onto it one at a time (a surge node first, then the old one cordoned
-            and drained), so pods move rather than stop.
+            onto it as `upgrade_policy` says (surge nodes first, then old ones
+            cordoned and drained), so pods move rather than stop.
         count (int | None | Unset):
         autoscaling (Autoscaling | None | Unset):
         zones (list[str] | None | Unset): Immutable.
         node_labels (LabelMap | None | Unset):
         taints (list[Taint] | None | Unset):
+        upgrade_policy (None | Unset | UpgradePolicy):
     """
 
     machine_type: None | str | Unset = UNSET
@@ -36,10 +38,12 @@ class NodePoolSpecPatch:
     zones: list[str] | None | Unset = UNSET
     node_labels: LabelMap | None | Unset = UNSET
     taints: list[Taint] | None | Unset = UNSET
+    upgrade_policy: None | Unset | UpgradePolicy = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.autoscaling import Autoscaling  # noqa: PLC0415
         from ..models.label_map import LabelMap  # noqa: PLC0415
+        from ..models.upgrade_policy import UpgradePolicy  # noqa: PLC0415
 
         machine_type: None | str | Unset
         if isinstance(self.machine_type, Unset):
@@ -90,6 +94,14 @@ class NodePoolSpecPatch:
         else:
             taints = self.taints
 
+        upgrade_policy: dict[str, Any] | None | Unset
+        if isinstance(self.upgrade_policy, Unset):
+            upgrade_policy = UNSET
+        elif isinstance(self.upgrade_policy, UpgradePolicy):
+            upgrade_policy = self.upgrade_policy.to_dict()
+        else:
+            upgrade_policy = self.upgrade_policy
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -105,6 +117,8 @@ class NodePoolSpecPatch:
             field_dict["node_labels"] = node_labels
         if taints is not UNSET:
             field_dict["taints"] = taints
+        if upgrade_policy is not UNSET:
+            field_dict["upgrade_policy"] = upgrade_policy
 
         return field_dict
 
@@ -113,6 +127,7 @@ class NodePoolSpecPatch:
         from ..models.autoscaling import Autoscaling  # noqa: PLC0415
         from ..models.label_map import LabelMap  # noqa: PLC0415
         from ..models.taint import Taint  # noqa: PLC0415
+        from ..models.upgrade_policy import UpgradePolicy  # noqa: PLC0415
 
         d = dict(src_dict)
 
@@ -207,6 +222,23 @@ class NodePoolSpecPatch:
 
         taints = _parse_taints(d.pop("taints", UNSET))
 
+        def _parse_upgrade_policy(data: object) -> None | Unset | UpgradePolicy:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                upgrade_policy_type_1 = UpgradePolicy.from_dict(data)
+
+                return upgrade_policy_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UpgradePolicy, data)
+
+        upgrade_policy = _parse_upgrade_policy(d.pop("upgrade_policy", UNSET))
+
         node_pool_spec_patch = cls(
             machine_type=machine_type,
             count=count,
@@ -214,6 +246,7 @@ class NodePoolSpecPatch:
             zones=zones,
             node_labels=node_labels,
             taints=taints,
+            upgrade_policy=upgrade_policy,
         )
 
         return node_pool_spec_patch

@@ -1326,7 +1326,7 @@ export const nodePoolView = <ThrowOnError extends boolean = true>(options: Optio
 
 /**
  * Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
- * type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
+ * type, node labels or taints replace the nodes by surge, cordon and drain, as the pool's `upgrade_policy` says.
  */
 export const nodePoolUpdate = <ThrowOnError extends boolean = true>(options: Options<NodePoolUpdateData, ThrowOnError>): RequestResult<NodePoolUpdateResponses, NodePoolUpdateErrors, ThrowOnError> => (options.client ?? client).patch<NodePoolUpdateResponses, NodePoolUpdateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1483,7 +1483,7 @@ export const clusterSnapshotRestore = <ThrowOnError extends boolean = true>(opti
 
 /**
  * Upgrade the cluster to one of its available versions: the control plane
- * blue-green, then each node pool a node at a time by surge. The
+ * blue-green, then each node pool by surge as its upgrade policy says. The
  * Operation's `step` says where it is. Refused with 409
  * `upgrade_in_progress` while another runs and `restore_in_progress`
  * during a restore from an etcd snapshot.
@@ -1499,8 +1499,10 @@ export const clusterUpgrade = <ThrowOnError extends boolean = true>(options: Opt
 });
 
 /**
- * The cluster's Kubernetes version and the versions it can be upgraded
- * to: one minor version up, if offered and not past its end of life.
+ * The cluster's Kubernetes version, the versions it can be upgraded
+ * to (one minor version up, if offered and not past its end of life), and
+ * the upgrade it will get on its own (its release channel, or its
+ * version's end of life), with when its owners were told and its earliest start.
  */
 export const clusterUpgradeList = <ThrowOnError extends boolean = true>(options: Options<ClusterUpgradeListData, ThrowOnError>): RequestResult<ClusterUpgradeListResponses, ClusterUpgradeListErrors, ThrowOnError> => (options.client ?? client).get<ClusterUpgradeListResponses, ClusterUpgradeListErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

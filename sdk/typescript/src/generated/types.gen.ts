@@ -329,7 +329,8 @@ export type ClusterSpecInput = {
      */
     region: string;
     /**
-     * A version from `GET /v1/kubernetes-versions`; the default one if omitted.
+     * A version from `GET /v1/kubernetes-versions`; if omitted, the
+     * release channel's version, or else the default one.
      */
     kubernetes_version?: string | null;
     control_plane?: null | ControlPlaneInput;
@@ -379,7 +380,7 @@ export type ClusterUpdate = {
 /**
  * Upgrade a cluster to `kubernetes_version`: its control plane blue-green
  * (new API servers beside the old, traffic switched, the old retired), then
- * every node pool, a node at a time by surge (cordoned and drained).
+ * every node pool by surge, cordon and drain, as its `upgrade_policy` says.
  */
 export type ClusterUpgradeRequest = {
     /**
@@ -1352,7 +1353,8 @@ export type MachineTypeEntry = {
 /**
  * Days (UTC, both included) on which no automatic upgrade of the cluster
  * starts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade
- * already running goes on.
+ * already running goes on, so a window just before an exclusion can reach
+ * into it.
  */
 export type MaintenanceExclusion = {
     /**
@@ -1361,7 +1363,8 @@ export type MaintenanceExclusion = {
     name: string;
     start_date: string;
     /**
-     * On or after `start_date`, at most 90 days in all.
+     * On or after `start_date`, at most 90 days in all, and at most 365
+     * days from today.
      */
     end_date: string;
 };
@@ -1501,12 +1504,13 @@ export type NodePoolSpec = {
     zones: Array<string>;
     node_labels: LabelMap;
     taints: Array<Taint>;
+    upgrade_policy: UpgradePolicy;
 };
 
 export type NodePoolSpecInput = {
     /**
      * A machine type from `GET /v1/machine-types`. A change later replaces
-     * the nodes one at a time onto the new type (surge, cordon, drain).
+     * the nodes onto the new type as `upgrade_policy` says (surge, cordon, drain).
      */
     machine_type: string;
     /**
@@ -1523,13 +1527,14 @@ export type NodePoolSpecInput = {
      */
     node_labels?: LabelMap;
     taints?: Array<Taint>;
+    upgrade_policy?: null | UpgradePolicy;
 };
 
 export type NodePoolSpecPatch = {
     /**
      * A machine type from `GET /v1/machine-types`: the nodes are replaced
-     * onto it one at a time (a surge node first, then the old one cordoned
-     * and drained), so pods move rather than stop.
+     * onto it as `upgrade_policy` says (surge nodes first, then old ones
+     * cordoned and drained), so pods move rather than stop.
      */
     machine_type?: string | null;
     count?: number | null;
@@ -1540,6 +1545,7 @@ export type NodePoolSpecPatch = {
     zones?: Array<string> | null;
     node_labels?: null | LabelMap;
     taints?: Array<Taint> | null;
+    upgrade_policy?: null | UpgradePolicy;
 };
 
 export type NodePoolUpdate = {
@@ -2403,11 +2409,17 @@ export type RegionView = {
 
 /**
  * The versions a cluster follows on its own (GKE's release channels).
- * Automatic upgrades move one minor version at a time, start only inside
- * the maintenance window (any time when there is none) and never on a
- * day of a maintenance exclusion, and only after the owners were told
- * (`cluster.upgrade_available`, mail). A version past its end of life is
- * upgraded that way on every channel, `none` included.
+ * Automatic upgrades move one minor version at a time. The owners are
+ * told first (`cluster.upgrade_available`, and mail to verified owners;
+ * told again when the upgrade is still held 60 days after its notice
+ * period, or after an automatic upgrade was cancelled); an upgrade starts no sooner than
+ * the gateway's notice period later (a week by default), only inside the
+ * maintenance window (any time when there is none) and never on a day of
+ * a maintenance exclusion, and only on a cluster that runs as asked. A
+ * version past its end of life is upgraded that way on every channel,
+ * `none` included; exclusions hold such an upgrade only until 30 days
+ * after the end of life. A new cluster on a channel starts on its version
+ * unless it names one.
  */
 export type ReleaseChannel = 'none' | 'rapid' | 'regular' | 'stable';
 
@@ -3004,6 +3016,24 @@ export type TrustPolicyView = {
      * Set when an expiring credential made it: it ends with that credential.
      */
     expires_at?: string | null;
+};
+
+/**
+ * How a pool's nodes are replaced (upgrades, machine-type, label and
+ * taint changes, recycles), Scaleway's `upgrade_policy`: up to
+ * `max_surge` new nodes beyond the pool's count come first, and up to
+ * `max_unavailable` nodes below it may be draining at once. Not both 0.
+ * Surge nodes are not charged to quota.
+ */
+export type UpgradePolicy = {
+    /**
+     * Extra nodes at once, 0 to 10.
+     */
+    max_surge: number;
+    /**
+     * Nodes below the count at once, 0 to 10.
+     */
+    max_unavailable: number;
 };
 
 /**

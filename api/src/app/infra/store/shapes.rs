@@ -13,7 +13,7 @@ use crate::app::kernel::jsonb::{from_column, to_column};
 use crate::app::{Error, Result};
 use crate::model::{
     Autoscaling, ClusterSpec, ControlPlaneFirewall, ControlPlaneSpec, Labels, MaintenanceExclusion, MaintenanceWindow,
-    NodePoolSpec, ProjectSpec, ReleaseChannel, SnapshotPolicy, Taint,
+    NodePoolSpec, ProjectSpec, ReleaseChannel, SnapshotPolicy, Taint, UpgradePolicy,
 };
 
 /// `projects.spec`.
@@ -184,6 +184,16 @@ pub(in crate::app) struct NodePoolSpecStored {
     pub node_labels: Labels,
     #[serde(default)]
     pub taints: Vec<TaintStored>,
+    /// Absent: one surge node, none unavailable (rows from before
+    /// policies, and those that keep the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgrade_policy: Option<UpgradePolicyStored>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(in crate::app) struct UpgradePolicyStored {
+    pub max_surge: i64,
+    pub max_unavailable: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -216,6 +226,10 @@ impl From<&NodePoolSpec> for NodePoolSpecStored {
                 .iter()
                 .map(|t| TaintStored { key: t.key.clone(), value: t.value.clone(), effect: t.effect.clone() })
                 .collect(),
+            upgrade_policy: (spec.upgrade_policy != UpgradePolicy::default()).then_some(UpgradePolicyStored {
+                max_surge: spec.upgrade_policy.max_surge,
+                max_unavailable: spec.upgrade_policy.max_unavailable,
+            }),
         }
     }
 }
@@ -229,6 +243,10 @@ impl From<NodePoolSpecStored> for NodePoolSpec {
             zones: stored.zones,
             node_labels: stored.node_labels,
             taints: stored.taints.into_iter().map(|t| Taint { key: t.key, value: t.value, effect: t.effect }).collect(),
+            upgrade_policy: stored
+                .upgrade_policy
+                .map(|p| UpgradePolicy { max_surge: p.max_surge, max_unavailable: p.max_unavailable })
+                .unwrap_or_default(),
         }
     }
 }
@@ -281,7 +299,13 @@ mod tests {
             "taints": [{ "key": "gpu", "value": "yes", "effect": "NoSchedule" }],
         });
         let stored: NodePoolSpecStored = from_column("node pool spec", &pool).unwrap();
-        assert_eq!(to_column(&NodePoolSpecStored::from(&NodePoolSpec::from(stored))), pool);
+        let spec = NodePoolSpec::from(stored);
+        assert_eq!(spec.upgrade_policy, UpgradePolicy::default(), "rows from before policies surge one node");
+        assert_eq!(to_column(&NodePoolSpecStored::from(&spec)), pool);
+        let mut faster = pool.clone();
+        faster["upgrade_policy"] = json!({ "max_surge": 3, "max_unavailable": 1 });
+        let stored: NodePoolSpecStored = from_column("node pool spec", &faster).unwrap();
+        assert_eq!(to_column(&NodePoolSpecStored::from(&NodePoolSpec::from(stored))), faster);
 
         let project = json!({ "description": "the shop" });
         let stored: ProjectSpecStored = from_column("project spec", &project).unwrap();

@@ -13,10 +13,25 @@ pub(in crate::app) async fn now(conn: &mut PgConnection) -> Result<DateTime<Utc>
     Ok(sqlx::query_scalar!(r#"SELECT now() AS "now!""#).fetch_one(conn).await?)
 }
 
-/// A notice of an automatic upgrade of one cluster to one version.
+/// Holds the automatic-upgrade round for the caller's transaction: false
+/// when another gateway runs one (a transaction-scoped lock, freed with the
+/// connection if the gateway dies).
+pub(in crate::app) async fn claim_round(conn: &mut PgConnection) -> Result<bool> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT pg_try_advisory_xact_lock(hashtextextended('moke.automatic_upgrades', 0)) AS "claimed!""#
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// A notice of an automatic upgrade of one cluster to one version, with
+/// the status of the upgrade it started.
 pub(in crate::app) struct NoticeRow {
+    pub reason: String,
     pub noticed_at: DateTime<Utc>,
     pub operation_id: Option<Uuid>,
+    pub operation_status: Option<String>,
+    pub finish_told_at: Option<DateTime<Utc>>,
 }
 
 /// A cluster that may be due an automatic upgrade: one on a release
@@ -25,7 +40,6 @@ pub(in crate::app) struct NoticeRow {
 /// the last `fresh_seconds` (nothing is started where nothing would act).
 pub(in crate::app) struct CandidateRow {
     pub id: Uuid,
-    pub org_id: Uuid,
     pub spec: serde_json::Value,
 }
 
@@ -37,7 +51,7 @@ pub(in crate::app) async fn candidates(
 ) -> Result<Vec<CandidateRow>> {
     Ok(sqlx::query_as!(
         CandidateRow,
-        "SELECT c.id, c.org_id, c.spec FROM clusters c
+        "SELECT c.id, c.spec FROM clusters c
          WHERE c.deletion_requested_at IS NULL
            AND (c.spec ? 'release_channel' OR NOT (c.spec->>'kubernetes_version' = ANY($1)))
            AND EXISTS (SELECT 1 FROM region_health h WHERE h.region = c.region
@@ -54,13 +68,28 @@ pub(in crate::app) async fn candidates(
 pub(in crate::app) async fn find(conn: &mut PgConnection, cluster: Uuid, version: &str) -> Result<Option<NoticeRow>> {
     Ok(sqlx::query_as!(
         NoticeRow,
-        "SELECT noticed_at, operation_id FROM cluster_upgrade_notices
-         WHERE cluster_id = $1 AND kubernetes_version = $2",
+        r#"SELECT n.reason, n.noticed_at, n.operation_id, o.status AS "operation_status?", n.finish_told_at
+           FROM cluster_upgrade_notices n LEFT JOIN operations o ON o.id = n.operation_id
+           WHERE n.cluster_id = $1 AND n.kubernetes_version = $2"#,
         cluster,
         version,
     )
     .fetch_optional(conn)
     .await?)
+}
+
+/// Forgets a notice: one that no longer counts (its reason changed, it is
+/// too old) or whose upgrade failed and was told of, so that the owners
+/// are told again before another try.
+pub(in crate::app) async fn delete(conn: &mut PgConnection, cluster: Uuid, version: &str) -> Result<()> {
+    sqlx::query!(
+        "DELETE FROM cluster_upgrade_notices WHERE cluster_id = $1 AND kubernetes_version = $2",
+        cluster,
+        version,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// Records a notice at `at`; false if one was already recorded (by this
@@ -111,33 +140,33 @@ pub(in crate::app) struct EndedRow {
     pub org_id: Uuid,
     pub cluster_name: String,
     pub status: String,
+    pub error: Option<serde_json::Value>,
 }
 
-/// Up to 100 automatic upgrades that ended untold, locked (`SKIP LOCKED`:
-/// another gateway tells the others).
+/// Up to 100 automatic upgrades that ended untold.
 pub(in crate::app) async fn ended_untold(conn: &mut PgConnection) -> Result<Vec<EndedRow>> {
     Ok(sqlx::query_as!(
         EndedRow,
-        "SELECT n.cluster_id, n.kubernetes_version, o.org_id, o.target_name AS cluster_name, o.status
+        "SELECT n.cluster_id, n.kubernetes_version, o.org_id, o.target_name AS cluster_name, o.status, o.error
          FROM cluster_upgrade_notices n JOIN operations o ON o.id = n.operation_id
          WHERE n.operation_id IS NOT NULL AND n.finish_told_at IS NULL
            AND o.status IN ('succeeded', 'failed')
-         ORDER BY o.updated_at LIMIT 100
-         FOR UPDATE OF n SKIP LOCKED",
+         ORDER BY o.updated_at LIMIT 100",
     )
     .fetch_all(conn)
     .await?)
 }
 
-/// Records that the owners were told how the upgrade ended.
-pub(in crate::app) async fn mark_told(conn: &mut PgConnection, cluster: Uuid, version: &str) -> Result<()> {
-    sqlx::query!(
+/// Records that the owners were told how the upgrade ended; false if they
+/// had been already.
+pub(in crate::app) async fn mark_told(conn: &mut PgConnection, cluster: Uuid, version: &str) -> Result<bool> {
+    let marked = sqlx::query!(
         "UPDATE cluster_upgrade_notices SET finish_told_at = now()
-         WHERE cluster_id = $1 AND kubernetes_version = $2",
+         WHERE cluster_id = $1 AND kubernetes_version = $2 AND finish_told_at IS NULL",
         cluster,
         version,
     )
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(marked.rows_affected() == 1)
 }

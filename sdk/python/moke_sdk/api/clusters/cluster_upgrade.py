@@ -123,7 +123,7 @@ def sync_detailed(
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
     """Upgrade the cluster to one of its available versions: the control plane
-    blue-green, then each node pool a node at a time by surge. The
+    blue-green, then each node pool by surge as its upgrade policy says. The
     Operation's `step` says where it is. Refused with 409
     `upgrade_in_progress` while another runs and `restore_in_progress`
     during a restore from an etcd snapshot.
@@ -136,7 +136,7 @@ def sync_detailed(
         body (ClusterUpgradeRequest): Upgrade a cluster to `kubernetes_version`: its control plane
             blue-green
             (new API servers beside the old, traffic switched, the old retired), then
-            every node pool, a node at a time by surge (cordoned and drained).
+            every node pool by surge, cordon and drain, as its `upgrade_policy` says.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,7 +171,7 @@ def sync(
     idempotency_key: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
     """Upgrade the cluster to one of its available versions: the control plane
-    blue-green, then each node pool a node at a time by surge. The
+    blue-green, then each node pool by surge as its upgrade policy says. The
     Operation's `step` says where it is. Refused with 409
     `upgrade_in_progress` while another runs and `restore_in_progress`
     during a restore from an etcd snapshot.
@@ -184,7 +184,7 @@ def sync(
         body (ClusterUpgradeRequest): Upgrade a cluster to `kubernetes_version`: its control plane
             blue-green
             (new API servers beside the old, traffic switched, the old retired), then
-            every node pool, a node at a time by surge (cordoned and drained).
+            every node pool by surge, cordon and drain, as its `upgrade_policy` says.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -214,7 +214,7 @@ async def asyncio_detailed(
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
     """Upgrade the cluster to one of its available versions: the control plane
-    blue-green, then each node pool a node at a time by surge. The
+    blue-green, then each node pool by surge as its upgrade policy says. The
     Operation's `step` says where it is. Refused with 409
     `upgrade_in_progress` while another runs and `restore_in_progress`
     during a restore from an etcd snapshot.
@@ -227,7 +227,7 @@ async def asyncio_detailed(
         body (ClusterUpgradeRequest): Upgrade a cluster to `kubernetes_version`: its control plane
             blue-green
             (new API servers beside the old, traffic switched, the old retired), then
-            every node pool, a node at a time by surge (cordoned and drained).
+            every node pool by surge, cordon and drain, as its `upgrade_policy` says.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -260,7 +260,7 @@ async def asyncio(
     idempotency_key: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
     """Upgrade the cluster to one of its available versions: the control plane
-    blue-green, then each node pool a node at a time by surge. The
+    blue-green, then each node pool by surge as its upgrade policy says. The
     Operation's `step` says where it is. Refused with 409
     `upgrade_in_progress` while another runs and `restore_in_progress`
     during a restore from an etcd snapshot.
@@ -273,7 +273,7 @@ async def asyncio(
         body (ClusterUpgradeRequest): Upgrade a cluster to `kubernetes_version`: its control plane
             blue-green
             (new API servers beside the old, traffic switched, the old retired), then
-            every node pool, a node at a time by surge (cordoned and drained).
+            every node pool by surge, cordon and drain, as its `upgrade_policy` says.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

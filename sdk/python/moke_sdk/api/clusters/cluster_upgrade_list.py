@@ -103,8 +103,10 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[ClusterUpgrades | Problem]:
-    """The cluster's Kubernetes version and the versions it can be upgraded
-    to: one minor version up, if offered and not past its end of life.
+    """The cluster's Kubernetes version, the versions it can be upgraded
+    to (one minor version up, if offered and not past its end of life), and
+    the upgrade it will get on its own (its release channel, or its
+    version's end of life), with when its owners were told and its earliest start.
 
     Args:
         project (str):
@@ -136,8 +138,10 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> ClusterUpgrades | Problem | None:
-    """The cluster's Kubernetes version and the versions it can be upgraded
-    to: one minor version up, if offered and not past its end of life.
+    """The cluster's Kubernetes version, the versions it can be upgraded
+    to (one minor version up, if offered and not past its end of life), and
+    the upgrade it will get on its own (its release channel, or its
+    version's end of life), with when its owners were told and its earliest start.
 
     Args:
         project (str):
@@ -164,8 +168,10 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[ClusterUpgrades | Problem]:
-    """The cluster's Kubernetes version and the versions it can be upgraded
-    to: one minor version up, if offered and not past its end of life.
+    """The cluster's Kubernetes version, the versions it can be upgraded
+    to (one minor version up, if offered and not past its end of life), and
+    the upgrade it will get on its own (its release channel, or its
+    version's end of life), with when its owners were told and its earliest start.
 
     Args:
         project (str):
@@ -195,8 +201,10 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> ClusterUpgrades | Problem | None:
-    """The cluster's Kubernetes version and the versions it can be upgraded
-    to: one minor version up, if offered and not past its end of life.
+    """The cluster's Kubernetes version, the versions it can be upgraded
+    to (one minor version up, if offered and not past its end of life), and
+    the upgrade it will get on its own (its release channel, or its
+    version's end of life), with when its owners were told and its earliest start.
 
     Args:
         project (str):

@@ -121,7 +121,8 @@ def sync_detailed(
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
     """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
-    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
+    type, node labels or taints replace the nodes by surge, cordon and drain, as the pool's
+    `upgrade_policy` says.
 
     Args:
         project (str):
@@ -163,7 +164,8 @@ def sync(
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
     """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
-    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
+    type, node labels or taints replace the nodes by surge, cordon and drain, as the pool's
+    `upgrade_policy` says.
 
     Args:
         project (str):
@@ -200,7 +202,8 @@ async def asyncio_detailed(
     if_match: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
     """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
-    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
+    type, node labels or taints replace the nodes by surge, cordon and drain, as the pool's
+    `upgrade_policy` says.
 
     Args:
         project (str):
@@ -240,7 +243,8 @@ async def asyncio(
     if_match: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
     """Change a node pool (count, autoscaling, machine type, node labels, taints). A new machine
-    type, node labels or taints replace the nodes one at a time by surge, cordon and drain.
+    type, node labels or taints replace the nodes by surge, cordon and drain, as the pool's
+    `upgrade_policy` says.
 
     Args:
         project (str):
