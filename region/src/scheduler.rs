@@ -69,6 +69,16 @@ fn taints_tolerated(node: &SchedNode, pod: &PodRequest) -> bool {
         .all(|taint| pod.tolerations.iter().any(|t| tolerates(t, taint)))
 }
 
+/// True when `pod` would run on an empty `node` (the autoscaler's question
+/// of a node a pool could add): selector matched, taints tolerated, and
+/// CPU and memory within the node's.
+pub fn fits_empty(node: &SchedNode, pod: &PodRequest) -> bool {
+    pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v))
+        && taints_tolerated(node, pod)
+        && pod.cpu_millis <= node.cpu_millis
+        && pod.memory_mib <= node.memory_mib
+}
+
 /// The cluster's nodes with what is already placed on them.
 #[derive(Debug, Clone)]
 pub struct Scheduler {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
-use crate::scheduler::{Bound, SchedNode, Scheduler};
+use crate::scheduler::{Bound, PodRequest, SchedNode, Scheduler, fits_empty};
 use crate::workloads::{NodeState, SimWorkload};
 
 use moke_proto::region::{self as pb, CommandKind};
@@ -299,10 +299,26 @@ pub struct SimNodePool {
     /// Nodes asked to be removed with no replacement, until they are gone.
     #[serde(default)]
     pub removing: Vec<String>,
+    /// The autoscaler's last decision (reported as the `Autoscaled`
+    /// condition) and the tick it was taken.
+    #[serde(default)]
+    pub autoscaled: String,
+    #[serde(default)]
+    pub autoscaled_at: u64,
+    /// Since which tick each node has run no pod (the autoscaler drains
+    /// one idle for long enough).
+    #[serde(default)]
+    pub idle_since: BTreeMap<String, u64>,
 }
 
 /// Ticks a drain may take before the node goes regardless of its pods.
 const DRAIN_TIMEOUT_TICKS: u64 = 30;
+
+/// Ticks between two decisions of the autoscaler on one pool (a new node
+/// gets time to take the pending pods).
+const AUTOSCALE_EVERY_TICKS: u64 = 3;
+/// Ticks a node runs no pod before the autoscaler drains it.
+const AUTOSCALE_IDLE_TICKS: u64 = 10;
 
 /// A drain read from the previous release's state, until dated by its
 /// `draining_since`.
@@ -745,12 +761,19 @@ impl SimState {
             resource_id: id.to_string(),
             observed_generation: pool.generation,
             phase: phase.into(),
-            conditions: vec![pb::Condition {
+            conditions: std::iter::once(pb::Condition {
                 r#type: "Ready".into(),
                 status: if pool.deleted || ready < pool.nodes.len() { "False".into() } else { "True".into() },
                 reason: if ready < pool.nodes.len() { "NodesNotReady".into() } else { "NodesReady".into() },
                 message: format!("{ready} of {} node(s) ready", pool.nodes.len()),
-            }],
+            })
+            .chain((!pool.autoscaled.is_empty()).then(|| pb::Condition {
+                r#type: "Autoscaled".into(),
+                status: "True".into(),
+                reason: if pool.autoscaled.contains("scaled up") { "ScaledUp" } else { "ScaledDown" }.into(),
+                message: pool.autoscaled.clone(),
+            }))
+            .collect(),
             gone: pool.deleted,
             nodes: pool.nodes.iter().map(|n| self.pool_node(pool, n)).collect(),
             ..Default::default()
@@ -1140,12 +1163,16 @@ impl SimState {
             version,
             draining: BTreeMap::new(),
             legacy_draining_since: 0,
+            autoscaled: String::new(),
+            autoscaled_at: 0,
+            idle_since: BTreeMap::new(),
             next_node: 0,
             waiting_operations: Vec::new(),
             recycling: Vec::new(),
             removing: Vec::new(),
         });
         if command.generation > pool.generation {
+            let existed = pool.generation > 0;
             pool.generation = command.generation;
             pool.deleted = false;
             if pool.name.is_empty() {
@@ -1156,6 +1183,21 @@ impl SimState {
                 || pool.spec.taints != spec.taints
                 || pool.spec.zones != spec.zones;
             let old_count = pool.spec.count.max(0) as usize;
+            let mut spec = spec;
+            if spec.autoscale_max > 0 && existed {
+                // The autoscaler's count stays, within the new range: the change never fights it.
+                // Less the nodes this command newly removes (each command repeats those on their way out).
+                let removed = command
+                    .remove_nodes
+                    .iter()
+                    .filter(|n| pool.nodes.iter().any(|m| &m.name == *n) && !pool.removing.contains(n))
+                    .count() as i64;
+                spec.count = (old_count as i64 - removed).min(spec.autoscale_max).max(spec.autoscale_min.max(0));
+            }
+            if spec.autoscale_max == 0 {
+                pool.autoscaled.clear();
+                pool.idle_since.clear();
+            }
             pool.spec = spec;
             let count = pool.spec.count.max(0) as usize;
             let marked = pool.mark_nodes(&command.replace_nodes, &command.remove_nodes);
@@ -1250,6 +1292,111 @@ impl SimState {
     /// upgrades, blue-green control-plane upgrades, etcd snapshots, and one
     /// reconcile of every workload. Reports what changed and finishes the
     /// operations that were waiting for it.
+    /// The cluster autoscaler, once a tick after the pods were scheduled:
+    /// a pool with autoscaling gets a node while pods of its cluster that
+    /// an empty node of the pool would run (selector, taints, CPU, memory)
+    /// are pending (one pool a cluster a tick), and drains a ready node
+    /// that ran no pod for [`AUTOSCALE_IDLE_TICKS`], within its range and
+    /// never while its nodes are being replaced. Each decision is the
+    /// pool's `Autoscaled` condition. The pools it changed.
+    fn autoscale(&mut self, layout: &RegionLayout, tick: u64) -> Vec<String> {
+        let mut changed = Vec::new();
+        let mut grown: BTreeSet<String> = BTreeSet::new();
+        let ids: Vec<String> = self
+            .node_pools
+            .iter()
+            .filter(|(_, p)| !p.deleted && p.spec.autoscale_max > 0)
+            .map(|(id, _)| id.clone())
+            .collect();
+        // Per cluster, once: the pending pods, and the nodes running pods.
+        let mut pending: BTreeMap<String, Vec<PodRequest>> = BTreeMap::new();
+        let mut occupied: BTreeSet<String> = BTreeSet::new();
+        for workload in self.workloads.values().filter(|w| !w.deleted) {
+            for pod in &workload.pods {
+                match &pod.node {
+                    Some(node) => drop(occupied.insert(node.clone())),
+                    None => pending.entry(workload.cluster_id.clone()).or_default().push(workload.request()),
+                }
+            }
+        }
+        for id in ids {
+            let template = self.template_node(&id);
+            let pool = &self.node_pools[&id];
+            let cluster_id = pool.cluster_id.clone();
+            let fits =
+                pending.get(&cluster_id).map_or(0, |pods| pods.iter().filter(|p| fits_empty(&template, p)).count());
+            let ready: BTreeSet<String> =
+                pool.nodes.iter().filter(|n| self.node_ready(n)).map(|n| n.name.clone()).collect();
+            let failed_zones = self.faults.failed_zones.clone();
+            let Some(pool) = self.node_pools.get_mut(&id) else { continue };
+            for node in &pool.nodes {
+                if occupied.contains(&node.name) || !ready.contains(&node.name) {
+                    pool.idle_since.remove(&node.name);
+                } else {
+                    pool.idle_since.entry(node.name.clone()).or_insert(tick);
+                }
+            }
+            let names: BTreeSet<String> = pool.nodes.iter().map(|n| n.name.clone()).collect();
+            pool.idle_since.retain(|n, _| names.contains(n));
+            let replacing = !pool.draining.is_empty() || pool.nodes.iter().any(|n| n.template < pool.template);
+            if replacing || tick < pool.autoscaled_at + AUTOSCALE_EVERY_TICKS {
+                continue;
+            }
+            let (count, min, max) = (pool.spec.count, pool.spec.autoscale_min.max(0), pool.spec.autoscale_max);
+            let staying = pool.nodes.iter().filter(|n| !pool.removing.contains(&n.name)).count() as i64;
+            if fits > 0 && count < max && staying < max && !grown.contains(&cluster_id) {
+                // Into a zone that is up.
+                let zones = pool.zones(layout);
+                let zone = zones
+                    .iter()
+                    .filter(|z| !failed_zones.contains(*z))
+                    .min_by_key(|z| pool.nodes.iter().filter(|n| &n.zone == *z).count())
+                    .cloned();
+                let Some(zone) = zone else { continue };
+                pool.spec.count += 1;
+                pool.add_node(layout, Some(zone));
+                pool.autoscaled = format!("scaled up from {count} to {} node(s): {fits} pod(s) pending", count + 1);
+                pool.autoscaled_at = tick;
+                grown.insert(cluster_id);
+                changed.push(id);
+            } else if fits == 0 && count > min {
+                let idle = pool
+                    .nodes
+                    .iter()
+                    .filter(|n| pool.idle_since.get(&n.name).is_some_and(|since| tick >= since + AUTOSCALE_IDLE_TICKS))
+                    .map(|n| n.name.clone())
+                    .next();
+                if let Some(idle) = idle {
+                    pool.spec.count -= 1;
+                    pool.mark_nodes(&[], std::slice::from_ref(&idle));
+                    pool.autoscaled =
+                        format!("scaled down from {count} to {} node(s): node {idle} was idle", count - 1);
+                    pool.autoscaled_at = tick;
+                    changed.push(id);
+                }
+            }
+        }
+        changed
+    }
+
+    /// An empty node pool `id` could add, as the scheduler sees nodes.
+    fn template_node(&self, id: &str) -> SchedNode {
+        let pool = &self.node_pools[id];
+        let mut labels: BTreeMap<String, String> =
+            pool.spec.node_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        labels.insert("moke.cloud/node-pool".into(), pool.name.clone());
+        SchedNode {
+            name: String::new(),
+            zone: String::new(),
+            cpu_millis: if pool.spec.cpu_millis > 0 { pool.spec.cpu_millis } else { DEFAULT_NODE_CPU_MILLIS },
+            memory_mib: if pool.spec.memory_mib > 0 { pool.spec.memory_mib } else { DEFAULT_NODE_MEMORY_MIB },
+            labels,
+            taints: pool.spec.taints.clone(),
+            ready: true,
+            unschedulable: false,
+        }
+    }
+
     pub fn tick(&mut self, layout: &RegionLayout, now: DateTime<Utc>) -> Reports {
         self.tick += 1;
         let tick = self.tick;
@@ -1450,6 +1597,9 @@ impl SimState {
                 }
             }
         }
+        changed_pools.extend(self.autoscale(layout, tick));
+        changed_pools.sort();
+        changed_pools.dedup();
         for id in changed_pools {
             reports.extend(self.node_pool_observation(&id).map(pb::status::Message::Observation));
         }
@@ -1793,6 +1943,66 @@ mod tests {
     }
 
     #[test]
+    fn the_autoscaler_adds_nodes_for_pending_pods_and_drains_idle_ones_within_its_range() {
+        let mut state = SimState::default();
+        state.apply(&layout(), &create("cl_1", 1));
+        let mut autoscaled = pool("np_1", 1, 1, "bm.small");
+        if let Some(spec) = autoscaled.node_pool.as_mut() {
+            (spec.autoscale_min, spec.autoscale_max) = (1, 3);
+        }
+        state.apply(&layout(), &autoscaled);
+        settle(&mut state);
+        // Pods of 5 CPUs on 8-CPU nodes: one a node, so three need three nodes (and four cannot fit).
+        let mut big = workload(1, 4, 1);
+        if let Some(spec) = big.workload.as_mut() {
+            spec.cpu_millis = 5000;
+        }
+        state.apply(&layout(), &big);
+        for _ in 0..60 {
+            state.tick(&layout(), Utc::now());
+            assert!(state.node_pools["np_1"].nodes.len() <= 3, "never past the maximum");
+        }
+        let pool = &state.node_pools["np_1"];
+        assert_eq!((pool.nodes.len(), pool.spec.count), (3, 3));
+        assert_eq!(pool.autoscaled, "scaled up from 2 to 3 node(s): 2 pod(s) pending");
+        let conditions = state.node_pool_observation("np_1").unwrap().conditions;
+        assert!(conditions.iter().any(|c| c.r#type == "Autoscaled" && c.reason == "ScaledUp"), "{conditions:?}");
+        assert_eq!(state.workloads["wl_web"].available(), 3, "the fourth pod fits nowhere");
+        // A later command with another count keeps the autoscaler's.
+        let mut relabelled = autoscaled.clone();
+        relabelled.generation = 2;
+        if let Some(spec) = relabelled.node_pool.as_mut() {
+            spec.count = 1;
+        }
+        state.apply(&layout(), &relabelled);
+        assert_eq!(state.node_pools["np_1"].spec.count, 3, "the PATCH's count does not fight the autoscaler");
+        // A node removed by name lowers the count once, though every later command repeats it.
+        let gone = state.node_pools["np_1"].nodes[0].name.clone();
+        let mut remove = relabelled.clone();
+        remove.generation = 3;
+        remove.remove_nodes = vec![gone.clone()];
+        state.apply(&layout(), &remove);
+        assert_eq!(state.node_pools["np_1"].spec.count, 2);
+        remove.generation = 4;
+        state.apply(&layout(), &remove);
+        assert_eq!(state.node_pools["np_1"].spec.count, 2, "a node on its way out counts once");
+
+        // One pod left: idle nodes are drained, down to the minimum.
+        let mut small = workload(2, 1, 1);
+        if let Some(spec) = small.workload.as_mut() {
+            spec.cpu_millis = 5000;
+        }
+        state.apply(&layout(), &small);
+        for _ in 0..200 {
+            state.tick(&layout(), Utc::now());
+            assert!(state.workloads["wl_web"].available() >= 1, "no pod lost");
+        }
+        let pool = &state.node_pools["np_1"];
+        assert_eq!((pool.nodes.len(), pool.spec.count), (1, 1), "{}", pool.autoscaled);
+        assert!(pool.autoscaled.starts_with("scaled down from 2 to 1 node(s): node "), "{}", pool.autoscaled);
+    }
+
+    #[test]
     fn a_drain_written_by_the_release_before_still_reads() {
         let mut pool = serde_json::to_value(SimNodePool {
             generation: 1,
@@ -1805,6 +2015,9 @@ mod tests {
             version: String::new(),
             draining: BTreeMap::new(),
             legacy_draining_since: 0,
+            autoscaled: String::new(),
+            autoscaled_at: 0,
+            idle_since: BTreeMap::new(),
             next_node: 0,
             waiting_operations: Vec::new(),
             recycling: Vec::new(),

@@ -729,9 +729,16 @@ pub struct NodePoolSpecInput {
     /// A machine type from `GET /v1/machine-types`. A change later replaces
     /// the nodes onto the new type as `upgrade_policy` says (surge, cordon, drain).
     pub machine_type: String,
-    /// Nodes to run, 0 to 500 (within the autoscaling range when set).
+    /// Nodes to run, 0 to 500 (within the autoscaling range when set; with
+    /// autoscaling, only the size to start at).
     #[schema(minimum = 0, maximum = 500)]
     pub count: i64,
+    /// The region's autoscaler then sets the size within the range: it
+    /// adds a node while pods are pending that an empty node of the pool
+    /// would run (selector, taints, CPU, memory), and drains a node that
+    /// stays idle. Later changes of the pool keep its size (clamped to a new
+    /// range); turning autoscaling off goes back to `count`. The pool's
+    /// nodes show the size, and each decision is an `autoscaled` cluster event.
     pub autoscaling: Option<Autoscaling>,
     /// Zones of the cluster's region to spread over; all of them if omitted. Cannot change later.
     pub zones: Option<Vec<String>>,
@@ -982,6 +989,8 @@ pub enum ClusterEventKind {
     /// A node that was not ready is again.
     NodeReady,
     NodeNotReady,
+    /// The region's autoscaler changed a pool's size, and why.
+    Autoscaled,
 }
 
 impl ClusterEventKind {
@@ -993,6 +1002,7 @@ impl ClusterEventKind {
             "node_left" => ClusterEventKind::NodeLeft,
             "node_ready" => ClusterEventKind::NodeReady,
             "node_not_ready" => ClusterEventKind::NodeNotReady,
+            "autoscaled" => ClusterEventKind::Autoscaled,
             _ => return None,
         })
     }

@@ -240,3 +240,57 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
 fn urlencoding(text: &str) -> String {
     text.replace('+', "%2B").replace(':', "%3A")
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_autoscaler_grows_a_pool_for_pending_pods_and_shrinks_it_when_they_go(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let tenant = t.tenant("acme").await;
+    let owner = t.client(&tenant);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, op) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    owner.succeeds(&op).await;
+    let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
+    let pool = json!({ "name": "workers", "spec": {
+        "machine_type": "bm.small", "count": 1, "autoscaling": { "min_count": 1, "max_count": 3 },
+    } });
+    let op: OperationView = owner.post(&format!("{path}/node-pools"), pool).await.expect(StatusCode::ACCEPTED);
+    owner.succeeds(&op).await;
+    assert_eq!(node_names(&owner, &path).await.len(), 1);
+
+    // Three pods of 5 CPUs fit one to a node of 8: two pend, and the pool grows to three.
+    let spec = json!({ "image": "registry.example.com/web:1", "replicas": 3, "resources": { "cpu_millis": 5000 } });
+    let (deployment, op) = owner.create_deployment(&project, &cluster.id.to_string(), "web", spec).await;
+    owner.succeeds(&op).await;
+    assert_eq!(node_names(&owner, &path).await.len(), 3);
+    let web = format!("{path}/namespaces/default/deployments/{}", deployment.id);
+    let running: DeploymentView = owner.get(&web).await.expect(StatusCode::OK);
+    assert_eq!(running.status.ready_replicas, 3);
+
+    // A PATCH of the count (sent to the region) does not fight the autoscaler.
+    let op: OperationView = owner
+        .patch(&format!("{path}/node-pools/workers"), json!({ "spec": { "count": 2 } }))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    owner.succeeds(&op).await;
+    assert_eq!(node_names(&owner, &path).await.len(), 3, "the autoscaler's size stays");
+
+    // One pod left: the idle nodes are drained, down to the minimum.
+    let op: OperationView = owner.post(&format!("{web}/scale"), json!({ "replicas": 1 })).await.ok();
+    owner.succeeds(&op).await;
+    crate::common::eventually(60, "the pool back at one node", async || node_names(&owner, &path).await.len() == 1)
+        .await;
+
+    // Each decision is a cluster event, beside the nodes joining and leaving.
+    let events: Page<ClusterEventView> = owner.get(&format!("{path}/events?limit=500")).await.expect(StatusCode::OK);
+    let scaled: Vec<&str> =
+        events.items.iter().filter(|e| e.kind == ClusterEventKind::Autoscaled).map(|e| e.message.as_str()).collect();
+    assert!(scaled.contains(&"autoscaler scaled up from 2 to 3 node(s): 1 pod(s) pending"), "{scaled:?}");
+    assert!(scaled.iter().any(|m| m.starts_with("autoscaler scaled down from 2 to 1 node(s): node ")), "{scaled:?}");
+}

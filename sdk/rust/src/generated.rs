@@ -1766,6 +1766,8 @@ pub mod types {
         NodeReady,
         #[serde(rename = "node_not_ready")]
         NodeNotReady,
+        #[serde(rename = "autoscaled")]
+        Autoscaled,
     }
     impl ::std::fmt::Display for ClusterEventKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -1776,6 +1778,7 @@ pub mod types {
                 Self::NodeLeft => f.write_str("node_left"),
                 Self::NodeReady => f.write_str("node_ready"),
                 Self::NodeNotReady => f.write_str("node_not_ready"),
+                Self::Autoscaled => f.write_str("autoscaled"),
             }
         }
     }
@@ -1789,6 +1792,7 @@ pub mod types {
                 "node_left" => Ok(Self::NodeLeft),
                 "node_ready" => Ok(Self::NodeReady),
                 "node_not_ready" => Ok(Self::NodeNotReady),
+                "autoscaled" => Ok(Self::Autoscaled),
                 _ => Err("invalid value".into()),
             }
         }
@@ -6773,9 +6777,10 @@ pub mod types {
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct NodePoolSpecInput {
+        #[doc = "The region's autoscaler then sets the size within the range: it\nadds a node while pods are pending that an empty node of the pool\nwould run (selector, taints, CPU, memory), and drains a node that\nstays idle. Later changes of the pool keep its size (clamped to a new\nrange); turning autoscaling off goes back to `count`. The pool's\nnodes show the size, and each decision is an `autoscaled` cluster event."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub autoscaling: ::std::option::Option<Autoscaling>,
-        #[doc = "Nodes to run, 0 to 500 (within the autoscaling range when set)."]
+        #[doc = "Nodes to run, 0 to 500 (within the autoscaling range when set; with\nautoscaling, only the size to start at)."]
         pub count: i64,
         #[doc = "A machine type from `GET /v1/machine-types`. A change later replaces\nthe nodes onto the new type as `upgrade_policy` says (surge, cordon, drain)."]
         pub machine_type: ::std::string::String,

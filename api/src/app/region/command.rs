@@ -341,6 +341,8 @@ fn node_pool_spec(spec: &NodePoolSpec, cpu_millis: i64, memory_mib: i64) -> pb::
         // The default is sent as nothing: what a region of the previous release reads the same way.
         max_surge: if spec.upgrade_policy == UpgradePolicy::default() { 0 } else { spec.upgrade_policy.max_surge },
         max_unavailable: spec.upgrade_policy.max_unavailable,
+        autoscale_min: spec.autoscaling.as_ref().map_or(0, |a| a.min_count),
+        autoscale_max: spec.autoscaling.as_ref().map_or(0, |a| a.max_count),
     }
 }
 
@@ -447,6 +449,8 @@ mod tests {
             // (upgrade policies came after the JSON era; the default is sent as nothing)
             max_surge: 0,
             max_unavailable: 0,
+            autoscale_min: 0,
+            autoscale_max: 0,
         });
         pb::Command {
             id: 0,

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class ClusterEventKind(StrEnum):
+    AUTOSCALED = "autoscaled"
     NODE_JOINED = "node_joined"
     NODE_LEFT = "node_left"
     NODE_NOT_READY = "node_not_ready"

@@ -23,7 +23,8 @@ class NodePoolSpecInput:
     Attributes:
         machine_type (str): A machine type from `GET /v1/machine-types`. A change later replaces
             the nodes onto the new type as `upgrade_policy` says (surge, cordon, drain).
-        count (int): Nodes to run, 0 to 500 (within the autoscaling range when set).
+        count (int): Nodes to run, 0 to 500 (within the autoscaling range when set; with
+            autoscaling, only the size to start at).
         autoscaling (Autoscaling | None | Unset):
         zones (list[str] | None | Unset): Zones of the cluster's region to spread over; all of them if omitted. Cannot
             change later.

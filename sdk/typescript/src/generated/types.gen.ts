@@ -237,7 +237,7 @@ export type ClusterEstimateRequest = {
 /**
  * What a cluster event is about.
  */
-export type ClusterEventKind = 'operation_step' | 'phase_changed' | 'node_joined' | 'node_left' | 'node_ready' | 'node_not_ready';
+export type ClusterEventKind = 'operation_step' | 'phase_changed' | 'node_joined' | 'node_left' | 'node_ready' | 'node_not_ready' | 'autoscaled';
 
 /**
  * Something that happened in a cluster (DOKS `status_messages`): the
@@ -1514,7 +1514,8 @@ export type NodePoolSpecInput = {
      */
     machine_type: string;
     /**
-     * Nodes to run, 0 to 500 (within the autoscaling range when set).
+     * Nodes to run, 0 to 500 (within the autoscaling range when set; with
+     * autoscaling, only the size to start at).
      */
     count: number;
     autoscaling?: null | Autoscaling;
