@@ -139,6 +139,11 @@ pub fn App() -> impl IntoView {
                     view=clusters::ClusterUpgrade
                     ssr=SsrMode::Async
                 />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/events")
+                    view=clusters::ClusterEvents
+                    ssr=SsrMode::Async
+                />
             </Routes>
         </Router>
     }

@@ -616,6 +616,12 @@ async fn a_cluster_is_upgraded_from_the_console(options: PgPoolOptions, connect:
     })
     .await;
     browser.check("upgraded").await;
+    // The cluster's events tell the upgrade step by step.
+    browser.click("nav.tabs a[href$='/events']").await;
+    assert_eq!(browser.path().await, "/projects/shop/clusters/prod/events");
+    let events = browser.text("main table").await;
+    assert!(events.contains("control plane: traffic switched to the API servers on 1.33"), "{events}");
+    browser.check("events").await;
     browser.close().await;
 }
 

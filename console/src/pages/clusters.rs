@@ -942,6 +942,82 @@ pub async fn cluster_upgrade(
     Ok(())
 }
 
+/// `/projects/:project/clusters/:cluster/events`: what happened in the
+/// cluster, newest first (operation steps, phases, nodes joining and
+/// leaving, the autoscaler's decisions), a page of 50 at a time.
+#[component]
+pub fn ClusterEvents() -> impl IntoView {
+    let (project, name) = (param("project"), param("cluster"));
+    let path = cluster_path(&project, &name);
+    let page = query("page");
+    let session = request_session();
+    let content = {
+        let (session, project, name, path) = (session.clone(), project.clone(), name.clone(), path.clone());
+        Suspend::new(async move {
+            let listed = async {
+                let api = session.api().await?;
+                let mut request = api.cluster_event_list().project(&project).cluster(&name).limit(50);
+                if let Some(token) = &page {
+                    request = request.page_token(token.clone());
+                }
+                Ok::<_, ConsoleError>(request.send().await?.into_inner())
+            };
+            let events = match listed.await {
+                Ok(events) => events,
+                Err(error) => return error_view(&session, error),
+            };
+            let body = if events.items.is_empty() {
+                view! { <p class="empty">"Nothing has happened in this cluster yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table>
+                        <caption class="visually-hidden">"Cluster events, newest first"</caption>
+                        <thead><tr><th scope="col">"When"</th><th scope="col">"What"</th><th scope="col">"On"</th><th scope="col">"Event"</th></tr></thead>
+                        <tbody>
+                            {events.items.into_iter().map(|event| view! {
+                                <tr>
+                                    <td>{when(event.at)}</td>
+                                    <td>{event_kind(event.kind)}</td>
+                                    <td>{format!("{} {}", event.resource_type.replace('_', " "), event.resource_name)}</td>
+                                    <td>{event.message}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }
+                .into_any()
+            };
+            view! {
+                <h1>{format!("Events of {name}")}</h1>
+                <ClusterTabs project=project.clone() cluster=name.clone() current="events"/>
+                <p class="muted">"What happened in the cluster, newest first: operation steps, phase changes, nodes joining and leaving, and the autoscaler's decisions."</p>
+                {body}
+                <Pager base=format!("{path}/events") next=events.next_page paged=page.is_some()/>
+            }
+            .into_any()
+        })
+    };
+    let crumbs = cluster_crumbs(&project, &name);
+    view! {
+        <Frame title=format!("Events of {name}") crumbs=crumbs>
+            <Suspense fallback=|| ()>{content}</Suspense>
+        </Frame>
+    }
+}
+
+/// An event's kind as the events page names it.
+fn event_kind(kind: types::ClusterEventKind) -> &'static str {
+    match kind {
+        types::ClusterEventKind::OperationStep => "Operation step",
+        types::ClusterEventKind::PhaseChanged => "Phase changed",
+        types::ClusterEventKind::NodeJoined => "Node joined",
+        types::ClusterEventKind::NodeLeft => "Node left",
+        types::ClusterEventKind::NodeReady => "Node ready",
+        types::ClusterEventKind::NodeNotReady => "Node not ready",
+        types::ClusterEventKind::Autoscaled => "Autoscaled",
+    }
+}
+
 /// A release channel as the summary names it.
 fn release_channel(channel: types::ReleaseChannel) -> &'static str {
     match channel {

@@ -39,6 +39,7 @@ pub(crate) fn ClusterTabs(project: String, cluster: String, current: &'static st
             <a href=base.clone() aria-current=mark("overview")>"Overview"</a>
             <a href=format!("{base}/workloads") aria-current=mark("workloads")>"Workloads"</a>
             <a href=format!("{base}/kubeconfig") aria-current=mark("kubeconfig")>"Kubeconfig"</a>
+            <a href=format!("{base}/events") aria-current=mark("events")>"Events"</a>
         </nav>
     }
 }

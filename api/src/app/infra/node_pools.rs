@@ -548,16 +548,17 @@ impl App {
             replaced.push(node.to_string());
         } else {
             let floor = spec.autoscaling.as_ref().map_or(0, |a| a.min_count);
-            if spec.count <= floor {
+            // An autoscaled pool runs what its autoscaler set, which the region lowers itself.
+            let size = if spec.autoscaling.is_some() { row.observed_nodes()?.len() as i64 } else { spec.count };
+            if size <= floor {
                 return Err(Error::conflict(
                     "at_minimum",
-                    format!(
-                        "node pool {} runs {} node(s), its minimum: replace the node instead",
-                        row.name, spec.count
-                    ),
+                    format!("node pool {} runs {size} node(s), its minimum: replace the node instead", row.name),
                 ));
             }
-            spec.count -= 1;
+            if spec.autoscaling.is_none() {
+                spec.count -= 1;
+            }
             removing.push(node.to_string());
         }
         let change = NodeChange {
