@@ -2,7 +2,7 @@
 //! node-pool specs checked against the catalogs. Each checker records every
 //! bad field in a [`Validator`] instead of stopping at the first.
 
-use chrono::{NaiveTime, Utc};
+use chrono::{NaiveDate, NaiveTime, Utc};
 
 use super::error::Validator;
 use crate::config::Catalog;
@@ -224,6 +224,13 @@ fn maintenance_exclusions(v: &mut Validator, field: &str, exclusions: &[Maintena
             format!("{at}.name"),
             "duplicate",
             "each exclusion's name once",
+        );
+        let earliest = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a date");
+        v.check(
+            exclusion.start_date >= earliest,
+            format!("{at}.start_date"),
+            "out_of_range",
+            format!("must be on or after {earliest}"),
         );
         let days = (exclusion.end_date - exclusion.start_date).num_days() + 1;
         let latest = Utc::now().date_naive() + chrono::Duration::days(MAX_EXCLUSION_DAYS_AHEAD);
@@ -547,9 +554,12 @@ pub fn node_pool_update(
     Ok(spec)
 }
 
-/// Nodes a pool holds against quota: its count, or its autoscaling maximum if larger.
+/// Nodes a pool holds against quota: its count, or its autoscaling maximum if
+/// larger, and the surge nodes its upgrade policy allows beyond the first.
 pub fn reserved_nodes(spec: &NodePoolSpec) -> i64 {
-    spec.autoscaling.as_ref().map_or(spec.count, |a| a.max_count.max(spec.count))
+    let size = spec.autoscaling.as_ref().map_or(spec.count, |a| a.max_count.max(spec.count));
+    // Surge nodes beyond the one every pool may have while nodes are replaced.
+    size + (spec.upgrade_policy.max_surge - UpgradePolicy::default().max_surge).max(0)
 }
 
 /// A normalized e-mail address: trimmed and lower-cased, so one address

@@ -142,7 +142,7 @@ fn cluster_spec(spec: ClusterSpec) -> pb::ClusterSpec {
             enabled: spec.control_plane_firewall.enabled,
             allowed_addresses: spec.control_plane_firewall.allowed_addresses,
         }),
-        release_channel: release_channel(spec.release_channel).into(),
+        release_channel: spec.release_channel.as_str().into(),
         maintenance_exclusions: spec
             .maintenance_exclusions
             .into_iter()
@@ -155,24 +155,12 @@ fn cluster_spec(spec: ClusterSpec) -> pb::ClusterSpec {
     }
 }
 
-fn release_channel(channel: ReleaseChannel) -> &'static str {
-    match channel {
-        ReleaseChannel::None => "none",
-        ReleaseChannel::Rapid => "rapid",
-        ReleaseChannel::Regular => "regular",
-        ReleaseChannel::Stable => "stable",
-    }
-}
-
 /// A release channel by name (`field` says where, for the error).
 pub fn release_channel_in(field: &str, text: &str) -> Result<ReleaseChannel, Status> {
-    [ReleaseChannel::None, ReleaseChannel::Rapid, ReleaseChannel::Regular, ReleaseChannel::Stable]
-        .into_iter()
-        .find(|channel| release_channel(*channel) == text)
-        .ok_or_else(|| {
-            let message = "must be \"none\", \"rapid\", \"regular\" or \"stable\"";
-            super::status(Error::invalid_field(field, "invalid", message))
-        })
+    ReleaseChannel::parse(text).ok_or_else(|| {
+        let message = "must be \"none\", \"rapid\", \"regular\" or \"stable\"";
+        super::status(Error::invalid_field(field, "invalid", message))
+    })
 }
 
 /// Maintenance exclusions with their dates as `YYYY-MM-DD`.
@@ -435,11 +423,7 @@ pub fn cluster_upgrades(upgrades: ClusterUpgrades) -> pb::ClusterUpgrades {
         available: upgrades.available.into_iter().map(version_status).collect(),
         automatic: upgrades.automatic.map(|a| pb::AutomaticUpgrade {
             kubernetes_version: a.kubernetes_version,
-            reason: match a.reason {
-                AutomaticUpgradeReason::ReleaseChannel => "release_channel",
-                AutomaticUpgradeReason::EndOfLife => "end_of_life",
-            }
-            .into(),
+            reason: a.reason.as_str().into(),
             notice_time: opt_time(a.noticed_at),
             earliest_start_time: opt_time(a.earliest_start),
             operation_id: a.operation_id.map(|id| id.to_string()).unwrap_or_default(),

@@ -360,6 +360,25 @@ pub enum ReleaseChannel {
     Stable,
 }
 
+impl ReleaseChannel {
+    pub const ALL: [ReleaseChannel; 4] =
+        [ReleaseChannel::None, ReleaseChannel::Rapid, ReleaseChannel::Regular, ReleaseChannel::Stable];
+
+    /// Its name on the wire (REST, gRPC) and in stored specs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReleaseChannel::None => "none",
+            ReleaseChannel::Rapid => "rapid",
+            ReleaseChannel::Regular => "regular",
+            ReleaseChannel::Stable => "stable",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ReleaseChannel> {
+        Self::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
 /// Days (UTC, both included) on which no automatic upgrade of the cluster
 /// starts, e.g. a sales peak (GKE's maintenance exclusions). An upgrade
 /// already running goes on, so a window just before an exclusion can reach
@@ -373,6 +392,7 @@ pub struct MaintenanceExclusion {
     /// A DNS label naming it, unique in the cluster, e.g. `black-friday`.
     #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
+    /// On or after 2000-01-01.
     pub start_date: chrono::NaiveDate,
     /// On or after `start_date`, at most 90 days in all, and at most 365
     /// days from today.
@@ -533,6 +553,16 @@ pub enum AutomaticUpgradeReason {
     ReleaseChannel,
     /// Its version is past its end of life.
     EndOfLife,
+}
+
+impl AutomaticUpgradeReason {
+    /// Its name on the wire, in events and in stored notices.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AutomaticUpgradeReason::ReleaseChannel => "release_channel",
+            AutomaticUpgradeReason::EndOfLife => "end_of_life",
+        }
+    }
 }
 
 /// An upgrade the cluster gets on its own, and when.
@@ -758,7 +788,7 @@ pub struct NodePoolSpecInput {
 /// taint changes, recycles), Scaleway's `upgrade_policy`: up to
 /// `max_surge` new nodes beyond the pool's count come first, and up to
 /// `max_unavailable` nodes below it may be draining at once. Not both 0.
-/// Surge nodes are not charged to quota.
+/// Surge nodes beyond the first count against the node and vCPU quotas.
 #[derive(
     Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
 )]

@@ -62,6 +62,18 @@ async fn clusters_are_upgraded_on_their_own_after_notice_inside_their_window_and
     assert_eq!(problem.code_of("spec.maintenance_exclusions[1].end_date"), "too_long");
     let channel = json!({ "name": "bad", "spec": { "region": "eu-central-1", "release_channel": "nightly" } });
     owner.post::<Value>(&clusters, channel).await.refused(StatusCode::BAD_REQUEST);
+    let ancient = json!({ "name": "bad", "spec": { "region": "eu-central-1",
+        "maintenance_exclusions": [{ "name": "old", "start_date": "0000-01-01", "end_date": "0000-01-02" }] } });
+    let problem = owner.post::<Value>(&clusters, ancient).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.code_of("spec.maintenance_exclusions[0].start_date"), "out_of_range");
+    // A channel acts long after the request: not with a credential that expires.
+    let brief = owner
+        .post::<Value>(&owner.org_path("/tokens"), json!({ "name": "ci", "role": "admin", "expires_in_seconds": 3600 }))
+        .await
+        .expect(StatusCode::CREATED);
+    let on_channel = json!({ "name": "brief", "spec": { "region": "eu-central-1", "release_channel": "rapid" } });
+    let refused = owner.with_token(brief["token"].as_str().unwrap()).post::<Value>(&clusters, on_channel).await;
+    refused.refused_with(StatusCode::FORBIDDEN, "exceeds_credential");
 
     // On the regular channel (1.33), in a Saturday window, with an exclusion
     // over the third weekend of January; and one on no channel.

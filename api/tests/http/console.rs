@@ -169,6 +169,15 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     let newest = browser.texts("section[aria-labelledby=operations-title] tbody tr").await;
     assert_eq!(kinds(&newest), kinds(&operations));
 
+    // Its events tell how it came to be; an altered page token shows the newest.
+    browser.click("nav.tabs a[href$='/events']").await;
+    assert_eq!(browser.path().await, "/projects/shop/clusters/prod/events");
+    let events = browser.text("main table").await;
+    assert!(events.contains("cluster_create succeeded: done") && events.contains("joined"), "{events}");
+    browser.check("cluster-events").await;
+    browser.goto(&format!("{}/projects/shop/clusters/prod/events?page=not-a-token", t.base)).await;
+    assert!(browser.text("main table").await.contains("cluster_create succeeded: done"));
+
     // The list shows it with its status.
     browser.goto(&format!("{}/projects/shop", t.base)).await;
     assert_eq!(browser.texts("tbody .chip").await, vec!["running"]);

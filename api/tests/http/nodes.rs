@@ -120,6 +120,8 @@ async fn nodes_are_recycled_resized_and_removed_without_losing_a_pod(
     let op: OperationView = owner.patch(&pool_path, faster).await.expect(StatusCode::ACCEPTED);
     owner.succeeds(&op).await;
     assert_eq!(node_names(&owner, &path).await, now, "a policy alone replaces no node");
+    // Surge nodes beyond the first are held against the quotas: 3 nodes and 2 more.
+    assert_eq!(t.count("node_pools WHERE name = 'workers' AND reserved_nodes = 5").await, 1);
 
     // A new machine type: every node replaced onto it by surge, the pool kept.
     let op: OperationView =

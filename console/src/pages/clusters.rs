@@ -942,9 +942,12 @@ pub async fn cluster_upgrade(
     Ok(())
 }
 
+/// Events on a page of a cluster's events.
+const EVENTS_PER_PAGE: u32 = 50;
+
 /// `/projects/:project/clusters/:cluster/events`: what happened in the
 /// cluster, newest first (operation steps, phases, nodes joining and
-/// leaving, the autoscaler's decisions), a page of 50 at a time.
+/// leaving, the autoscaler's decisions), a page at a time.
 #[component]
 pub fn ClusterEvents() -> impl IntoView {
     let (project, name) = (param("project"), param("cluster"));
@@ -956,11 +959,16 @@ pub fn ClusterEvents() -> impl IntoView {
         Suspend::new(async move {
             let listed = async {
                 let api = session.api().await?;
-                let mut request = api.cluster_event_list().project(&project).cluster(&name).limit(50);
-                if let Some(token) = &page {
-                    request = request.page_token(token.clone());
-                }
-                Ok::<_, ConsoleError>(request.send().await?.into_inner())
+                let newest = || api.cluster_event_list().project(&project).cluster(&name).limit(EVENTS_PER_PAGE);
+                let listed = match &page {
+                    Some(token) => match newest().page_token(token.clone()).send().await {
+                        Ok(listed) => listed,
+                        // A stale or altered `?page=` shows the newest events, not an error page.
+                        Err(_) => newest().send().await?,
+                    },
+                    None => newest().send().await?,
+                };
+                Ok::<_, ConsoleError>(listed.into_inner())
             };
             let events = match listed.await {
                 Ok(events) => events,

@@ -6033,6 +6033,7 @@ pub mod types {
         pub end_date: ::chrono::naive::NaiveDate,
         #[doc = "A DNS label naming it, unique in the cluster, e.g. `black-friday`."]
         pub name: MaintenanceExclusionName,
+        #[doc = "On or after 2000-01-01."]
         pub start_date: ::chrono::naive::NaiveDate,
     }
     impl MaintenanceExclusion {
@@ -11694,7 +11695,7 @@ pub mod types {
             Default::default()
         }
     }
-    #[doc = "How a pool's nodes are replaced (upgrades, machine-type, label and\ntaint changes, recycles), Scaleway's `upgrade_policy`: up to\n`max_surge` new nodes beyond the pool's count come first, and up to\n`max_unavailable` nodes below it may be draining at once. Not both 0.\nSurge nodes are not charged to quota."]
+    #[doc = "How a pool's nodes are replaced (upgrades, machine-type, label and\ntaint changes, recycles), Scaleway's `upgrade_policy`: up to\n`max_surge` new nodes beyond the pool's count come first, and up to\n`max_unavailable` nodes below it may be draining at once. Not both 0.\nSurge nodes beyond the first count against the node and vCPU quotas."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct UpgradePolicy {

@@ -277,7 +277,7 @@ impl App {
             fired.push(threshold);
         }
         if let Some(highest) = fired.iter().max()
-            && store::budget_mails_today(&mut tx, budget.org_id).await? < MAILS_PER_DAY
+            && mail::queued_today(&mut tx, budget.org_id, "budget").await? < MAILS_PER_DAY
         {
             // The name a billing member chose stays out of the subject.
             let subject = format!("Moke: a budget of your organization reached {highest}%");

@@ -39,7 +39,8 @@ pub(crate) const MAX_PERIOD: Duration = Duration::hours(1);
 /// may still be reported on (its last sample arrives after the deletion).
 pub(crate) const GONE_GRACE: Duration = Duration::hours(1);
 
-/// Nodes a pool may have beyond its size while one is replaced (surge).
+/// Nodes a pool may have beyond what it reserves while one is replaced (the
+/// first surge node; more are reserved as the pool's upgrade policy allows).
 const SURGE_NODES: i64 = 1;
 
 /// The longest node name a region may report (a DNS subdomain).

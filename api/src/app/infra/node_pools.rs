@@ -549,7 +549,11 @@ impl App {
         } else {
             let floor = spec.autoscaling.as_ref().map_or(0, |a| a.min_count);
             // An autoscaled pool runs what its autoscaler set, which the region lowers itself.
-            let size = if spec.autoscaling.is_some() { row.observed_nodes()?.len() as i64 } else { spec.count };
+            let size = if spec.autoscaling.is_some() {
+                row.observed_nodes()?.iter().filter(|n| !removing.contains(&n.name)).count() as i64
+            } else {
+                spec.count
+            };
             if size <= floor {
                 return Err(Error::conflict(
                     "at_minimum",

@@ -162,6 +162,19 @@ pub struct Mail<'a> {
     pub org: Option<Uuid>,
 }
 
+/// How many mails of `kind` were queued for `org` in the last day (for
+/// the kinds an organization's own activity sends, which each cap).
+pub async fn queued_today(conn: &mut PgConnection, org: Uuid, kind: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM mail_outbox
+           WHERE org_id = $1 AND kind = $2 AND created_at > now() - interval '1 day'"#,
+        org,
+        kind
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
 /// Stores a message in the caller's transaction, its body encrypted by Vault.
 pub async fn enqueue(tx: &mut PgConnection, app: &App, mail: Mail<'_>) -> Result<()> {
     let message_id = format!("<{}@moke>", Uuid::now_v7());

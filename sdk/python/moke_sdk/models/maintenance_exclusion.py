@@ -18,7 +18,7 @@ class MaintenanceExclusion:
 
         Attributes:
             name (str): A DNS label naming it, unique in the cluster, e.g. `black-friday`.
-            start_date (datetime.date):
+            start_date (datetime.date): On or after 2000-01-01.
             end_date (datetime.date): On or after `start_date`, at most 90 days in all, and at most 365
                 days from today.
     """

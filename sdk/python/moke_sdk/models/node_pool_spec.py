@@ -31,7 +31,7 @@ class NodePoolSpec:
             taint changes, recycles), Scaleway's `upgrade_policy`: up to
             `max_surge` new nodes beyond the pool's count come first, and up to
             `max_unavailable` nodes below it may be draining at once. Not both 0.
-            Surge nodes are not charged to quota.
+            Surge nodes beyond the first count against the node and vCPU quotas.
         autoscaling (Autoscaling | None | Unset):
     """
 

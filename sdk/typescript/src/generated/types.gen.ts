@@ -1361,6 +1361,9 @@ export type MaintenanceExclusion = {
      * A DNS label naming it, unique in the cluster, e.g. `black-friday`.
      */
     name: string;
+    /**
+     * On or after 2000-01-01.
+     */
     start_date: string;
     /**
      * On or after `start_date`, at most 90 days in all, and at most 365
@@ -3024,7 +3027,7 @@ export type TrustPolicyView = {
  * taint changes, recycles), Scaleway's `upgrade_policy`: up to
  * `max_surge` new nodes beyond the pool's count come first, and up to
  * `max_unavailable` nodes below it may be draining at once. Not both 0.
- * Surge nodes are not charged to quota.
+ * Surge nodes beyond the first count against the node and vCPU quotas.
  */
 export type UpgradePolicy = {
     /**

@@ -796,17 +796,6 @@ pub(in crate::app) async fn org_name(conn: &mut PgConnection, org: Uuid) -> Resu
         .unwrap_or_default())
 }
 
-/// How many budget mails went out for `org` in the last day.
-pub(in crate::app) async fn budget_mails_today(conn: &mut PgConnection, org: Uuid) -> Result<i64> {
-    Ok(sqlx::query_scalar!(
-        r#"SELECT count(*) AS "n!" FROM mail_outbox
-           WHERE org_id = $1 AND kind = 'budget' AND created_at > now() - interval '1 day'"#,
-        org
-    )
-    .fetch_one(conn)
-    .await?)
-}
-
 /// `org`'s chosen plan (`None`: the default plan) and when it last changed.
 pub(in crate::app) async fn org_plan(
     conn: &mut PgConnection,

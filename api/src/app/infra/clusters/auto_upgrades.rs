@@ -98,13 +98,6 @@ impl<'a> Schedule<'a> {
     }
 }
 
-fn reason_text(reason: AutomaticUpgradeReason) -> &'static str {
-    match reason {
-        AutomaticUpgradeReason::ReleaseChannel => "release_channel",
-        AutomaticUpgradeReason::EndOfLife => "end_of_life",
-    }
-}
-
 /// The start of the last occurrence of `window` at or before `at`.
 fn last_window_start(window: &MaintenanceWindow, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let day = WEEKDAYS.iter().position(|d| *d == window.day)? as i64;
@@ -196,11 +189,14 @@ impl App {
     /// failed and was told of) or is recent enough.
     fn notice_counts(&self, notice: &NoticeRow, reason: AutomaticUpgradeReason, now: DateTime<Utc>) -> bool {
         match notice.operation_id {
-            Some(_) => notice.operation_status.as_deref() != Some("failed") || notice.finish_told_at.is_none(),
+            Some(_) => {
+                notice.operation_status.as_deref() != Some(OperationStatus::Failed.as_str())
+                    || notice.finish_told_at.is_none()
+            }
             // A notice of a channel's upgrade does not tell of an end-of-life one
             // (the owners may have left the channel since); the other way it does.
             None => {
-                (notice.reason == reason_text(reason) || reason == AutomaticUpgradeReason::ReleaseChannel)
+                (notice.reason == reason.as_str() || reason == AutomaticUpgradeReason::ReleaseChannel)
                     && now <= notice.noticed_at + self.notice_period() + Duration::days(NOTICE_VALID_DAYS)
             }
         }
@@ -290,7 +286,7 @@ impl App {
         };
         let schedule = Schedule::of(catalog, &spec, reason);
         let Some(notice) = notice else {
-            notices::insert(&mut tx, cluster, &version, reason_text(reason), now).await?;
+            notices::insert(&mut tx, cluster, &version, reason.as_str(), now).await?;
             let starts = earliest_start(&schedule, now + self.notice_period());
             self.tell_upgrade_due(&mut tx, &row, &spec, (&version, reason), starts).await?;
             tx.commit().await?;
@@ -310,7 +306,7 @@ impl App {
             action: "cluster.auto_upgrade",
             details: json!({
                 "kubernetes_version": version,
-                "reason": reason_text(reason),
+                "reason": reason.as_str(),
                 "noticed_at": notice.noticed_at,
             }),
         };
@@ -336,7 +332,7 @@ impl App {
                          "project_id": crate::ids::ProjectId::from_uuid(row.project_id) },
             "kubernetes_version": spec.kubernetes_version,
             "upgrade_to": version,
-            "reason": reason_text(reason),
+            "reason": reason.as_str(),
             "earliest_start": starts,
         });
         crate::app::integrations::store::webhooks::emit_event(&mut *tx, row.org_id, "cluster.upgrade_available", event)
@@ -358,11 +354,7 @@ impl App {
              yourself before then, or change its maintenance window or exclusions.\n",
             row.name, spec.kubernetes_version
         );
-        for to in crate::app::iam::members::owner_contacts(&mut *tx, row.org_id).await? {
-            let mail = Mail { kind: "cluster_upgrade", to: &to, subject: &subject, body: &body, org: Some(row.org_id) };
-            mail::enqueue(&mut *tx, self, mail).await?;
-        }
-        Ok(())
+        self.mail_owners(tx, row.org_id, &subject, &body).await
     }
 
     /// Mails the owners how automatic upgrades ended (the event went out
@@ -394,22 +386,35 @@ impl App {
                 "The automatic upgrade of cluster {name} to Kubernetes {version} {outcome}. Its Operation and \
                  steps are on the cluster's page.\n"
             );
-            for to in crate::app::iam::members::owner_contacts(&mut tx, upgrade.org_id).await? {
-                let mail = Mail {
-                    kind: "cluster_upgrade",
-                    to: &to,
-                    subject: &subject,
-                    body: &body,
-                    org: Some(upgrade.org_id),
-                };
-                mail::enqueue(&mut tx, self, mail).await?;
-            }
+            self.mail_owners(&mut tx, upgrade.org_id, &subject, &body).await?;
             tx.commit().await?;
             told += 1;
         }
         Ok(told)
     }
 }
+
+impl App {
+    /// Mails `org`'s owners about an automatic upgrade, while the
+    /// organization is under [`UPGRADE_MAILS_PER_DAY`] (the events still go
+    /// out): a catalog change makes many clusters due at once.
+    async fn mail_owners(&self, tx: &mut sqlx::PgConnection, org: uuid::Uuid, subject: &str, body: &str) -> Result<()> {
+        if mail::queued_today(&mut *tx, org, UPGRADE_MAIL).await? >= UPGRADE_MAILS_PER_DAY {
+            return Ok(());
+        }
+        for to in crate::app::iam::members::owner_contacts(&mut *tx, org).await? {
+            let mail = Mail { kind: UPGRADE_MAIL, to: &to, subject, body, org: Some(org) };
+            mail::enqueue(&mut *tx, self, mail).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The kind of the mails about automatic upgrades.
+const UPGRADE_MAIL: &str = "cluster_upgrade";
+/// Mails about automatic upgrades queued for an organization in a day
+/// before no more are (the events are not capped).
+pub const UPGRADE_MAILS_PER_DAY: i64 = 50;
 
 /// What [`App::advance_automatic_upgrade`] did for one cluster.
 enum Step {

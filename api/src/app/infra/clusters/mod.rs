@@ -119,6 +119,20 @@ async fn find(
     }
 }
 
+/// Refuses putting a cluster on a release channel (`spec`, over `current`
+/// when it exists) with a credential that expires: the upgrades the channel
+/// brings go on long after it, as deploy hooks do.
+fn check_release_channel(
+    ctx: &RequestContext,
+    target: Target,
+    current: Option<&ClusterSpec>,
+    spec: &ClusterSpec,
+) -> Result<()> {
+    let joins = spec.release_channel != ReleaseChannel::None
+        && current.is_none_or(|current| current.release_channel != spec.release_channel);
+    if joins { crate::app::check_lasting(ctx, target, &[Action::ManageResources]) } else { Ok(()) }
+}
+
 /// A checked new spec of a cluster or node pool and how to record it.
 pub(in crate::app) struct SpecWrite<'a, S> {
     pub current: &'a S,
@@ -178,6 +192,7 @@ impl App {
                 crate::app::infra::projects::lookup(&mut conn, ctx, project, Action::ManageResources, Lock::None)
                     .await?;
 
+            check_release_channel(ctx, Target::project(found.org_id, found.id), None, spec)?;
             // A quota already used up fails before Vault works; the locked check below decides.
             quotas::check(&mut conn, self.config(), found.org_id, Demand { clusters: 1, ..Demand::default() }).await?;
             drop(conn);
@@ -386,6 +401,7 @@ impl App {
             let on = Target::project(row.org_id, row.project_id);
             moke_iam::authorize(&ctx.principal, Action::AdministerClusters, on)?;
         }
+        check_release_channel(ctx, Target::project(row.org_id, row.project_id), Some(current), &spec)?;
         let spec_changed = spec != *current;
         if spec_changed {
             snapshots::refuse_while_restoring(&mut *tx, row).await?;
