@@ -189,6 +189,8 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
     if javascript {
         // Viewed, it is copied with one click.
         browser.click("a[href$='kubeconfig?show=1']").await;
+        // The script adds the copy button once it has loaded on the new page.
+        eventually(20, "the copy button", async || browser.exists("button.copy").await).await;
         browser.click("button.copy").await;
         eventually(20, "the copy button to say it copied", async || {
             browser.text("button.copy").await.starts_with("Copied")
