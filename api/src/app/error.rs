@@ -94,6 +94,11 @@ pub enum Error {
     VaultUnavailable(String),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
+    /// Not a failure: a dry run reached its commit and wrote nothing; this
+    /// is what it would have done. Surfaces answer it as the request's
+    /// success (see `kernel::dry_run`).
+    #[error("dry run: nothing was changed")]
+    DryRun(Box<crate::model::DryRunView>),
 }
 
 impl Error {
@@ -130,6 +135,7 @@ impl Error {
             Error::RateLimited { .. } => "rate_limited",
             Error::VaultUnavailable(_) => "vault_unavailable",
             Error::Internal(_) => "internal",
+            Error::DryRun(_) => "dry_run",
         }
     }
 }

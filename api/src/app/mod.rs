@@ -44,6 +44,8 @@ pub struct RequestContext {
     pub user_agent: Option<String>,
     /// The client's `Idempotency-Key` (REST) or `request_id` (gRPC), for creates.
     pub idempotency_key: Option<String>,
+    /// Set for a dry run ([`RequestContext::dry_run`]): what its transaction records.
+    pub dry_run: Option<Arc<kernel::dry_run::DryRunLog>>,
 }
 
 /// What a surface knows of a request before it is authenticated.
@@ -71,6 +73,7 @@ impl RequestContext {
             source_ip: meta.source_ip,
             user_agent: meta.user_agent.map(|ua| ua.chars().take(256).collect()),
             idempotency_key: meta.idempotency_key,
+            dry_run: None,
         }
     }
 
@@ -91,6 +94,7 @@ impl RequestContext {
             source_ip: None,
             user_agent: None,
             idempotency_key: None,
+            dry_run: None,
         }
     }
 }

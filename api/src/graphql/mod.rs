@@ -76,8 +76,15 @@ pub fn error(error: Error) -> async_graphql::Error {
         ),
         _ => None,
     };
+    let plan = match &error {
+        Error::DryRun(plan) => serde_json::to_value(plan).ok().and_then(|p| async_graphql::Value::from_json(p).ok()),
+        _ => None,
+    };
     async_graphql::Error::new(message).extend_with(|_, extensions| {
         extensions.set("code", code);
+        if let Some(plan) = plan {
+            extensions.set("plan", plan);
+        }
         if let Some(Ok(value)) =
             fields.as_ref().map(|f| async_graphql::Value::from_json(serde_json::Value::Array(f.clone())))
         {

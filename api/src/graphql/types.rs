@@ -25,9 +25,17 @@ fn caller<'a>(ctx: &Context<'a>) -> Result<&'a RequestContext> {
     ctx.data::<RequestContext>().map_err(|_| error(Error::Unauthenticated))
 }
 
-/// The caller, with the client's idempotency key for one create.
-fn caller_with_key(ctx: &Context<'_>, key: Option<String>) -> Result<RequestContext> {
-    let mut caller = caller(ctx)?.clone();
+/// The caller of a mutation, asking for a dry run when its `dryRun`
+/// argument is true (answered as an error with code `dry_run` and the plan
+/// in `extensions.plan`: nothing was changed).
+fn caller_for(ctx: &Context<'_>, dry_run: Option<bool>) -> Result<RequestContext> {
+    let caller = caller(ctx)?.clone();
+    Ok(if dry_run == Some(true) { caller.dry_run() } else { caller })
+}
+
+/// [`caller_for`], with the client's idempotency key for one create.
+fn caller_with_key(ctx: &Context<'_>, key: Option<String>, dry_run: Option<bool>) -> Result<RequestContext> {
+    let mut caller = caller_for(ctx, dry_run)?;
     caller.idempotency_key = key;
     Ok(caller)
 }
@@ -605,24 +613,26 @@ impl Mutation {
     async fn create_project(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         org: ID,
         input: ProjectCreate,
         idempotency_key: Option<String>,
     ) -> Result<ProjectView> {
-        let caller = caller_with_key(ctx, idempotency_key)?;
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
         app(ctx).project_create(&caller, id(&org)?, input).await.map_err(error)
     }
 
     async fn update_project(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         patch: ProjectPatch,
         if_match: Option<String>,
     ) -> Result<ProjectView> {
         let update = ProjectUpdate { name: patch.name, labels: patch.labels.map(|l| l.0), spec: patch.spec };
         let view = app(ctx)
-            .project_update(caller(ctx)?, &ResourceRef::parse(&project), if_match.as_deref(), update)
+            .project_update(&caller_for(ctx, dry_run)?, &ResourceRef::parse(&project), if_match.as_deref(), update)
             .await
             .map_err(error)?;
         Ok(view)
@@ -630,35 +640,55 @@ impl Mutation {
 
     /// Move the organization to another plan (refused while it uses more
     /// than a smaller plan allows).
-    async fn change_plan(&self, ctx: &Context<'_>, org: ID, input: PlanChange) -> Result<OrgPlanView> {
-        app(ctx).billing_plan_update(caller(ctx)?, id(&org)?, input).await.map_err(error)
+    async fn change_plan(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: PlanChange,
+    ) -> Result<OrgPlanView> {
+        app(ctx).billing_plan_update(&caller_for(ctx, dry_run)?, id(&org)?, input).await.map_err(error)
     }
 
     /// Set a monthly budget with alert thresholds (percent).
     async fn create_budget(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         org: ID,
         input: BudgetCreate,
         idempotency_key: Option<String>,
     ) -> Result<BudgetView> {
-        let caller = caller_with_key(ctx, idempotency_key)?;
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
         app(ctx).budget_create(&caller, id(&org)?, input).await.map_err(error)
     }
 
     /// Change a budget: only the fields given change.
-    async fn update_budget(&self, ctx: &Context<'_>, org: ID, budget: ID, patch: BudgetUpdate) -> Result<BudgetView> {
-        app(ctx).budget_update(caller(ctx)?, id(&org)?, id(&budget)?, patch).await.map_err(error)
+    async fn update_budget(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        budget: ID,
+        patch: BudgetUpdate,
+    ) -> Result<BudgetView> {
+        app(ctx).budget_update(&caller_for(ctx, dry_run)?, id(&org)?, id(&budget)?, patch).await.map_err(error)
     }
 
-    async fn delete_budget(&self, ctx: &Context<'_>, org: ID, budget: ID) -> Result<bool> {
-        app(ctx).budget_delete(caller(ctx)?, id(&org)?, id(&budget)?).await.map_err(error)?;
+    async fn delete_budget(&self, ctx: &Context<'_>, dry_run: Option<bool>, org: ID, budget: ID) -> Result<bool> {
+        app(ctx).budget_delete(&caller_for(ctx, dry_run)?, id(&org)?, id(&budget)?).await.map_err(error)?;
         Ok(true)
     }
 
-    async fn delete_project(&self, ctx: &Context<'_>, project: String, if_match: Option<String>) -> Result<bool> {
+    async fn delete_project(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        project: String,
+        if_match: Option<String>,
+    ) -> Result<bool> {
         app(ctx)
-            .project_delete(caller(ctx)?, &ResourceRef::parse(&project), if_match.as_deref())
+            .project_delete(&caller_for(ctx, dry_run)?, &ResourceRef::parse(&project), if_match.as_deref())
             .await
             .map_err(error)?;
         Ok(true)
@@ -667,11 +697,12 @@ impl Mutation {
     async fn create_cluster(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         input: ClusterCreate,
         idempotency_key: Option<String>,
     ) -> Result<OperationView> {
-        let caller = caller_with_key(ctx, idempotency_key)?;
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
         let op = app(ctx).cluster_create(&caller, &ResourceRef::parse(&project), input).await.map_err(error)?;
         Ok(op)
     }
@@ -679,6 +710,7 @@ impl Mutation {
     async fn update_cluster(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         patch: ClusterPatch,
@@ -707,7 +739,7 @@ impl Mutation {
         let update = ClusterUpdate { labels: patch.labels.map(|l| l.0), spec: touches_spec.then_some(spec) };
         let op = app(ctx)
             .cluster_update(
-                caller(ctx)?,
+                &caller_for(ctx, dry_run)?,
                 &ResourceRef::parse(&project),
                 &ResourceRef::parse(&cluster),
                 if_match.as_deref(),
@@ -723,25 +755,30 @@ impl Mutation {
     async fn upgrade_cluster(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         input: ClusterUpgradeRequest,
         if_match: Option<String>,
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
-        app(ctx).cluster_upgrade(caller(ctx)?, &project, &cluster, if_match.as_deref(), input).await.map_err(error)
+        app(ctx)
+            .cluster_upgrade(&caller_for(ctx, dry_run)?, &project, &cluster, if_match.as_deref(), input)
+            .await
+            .map_err(error)
     }
 
     async fn delete_cluster(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         if_match: Option<String>,
     ) -> Result<OperationView> {
         let op = app(ctx)
             .cluster_delete(
-                caller(ctx)?,
+                &caller_for(ctx, dry_run)?,
                 &ResourceRef::parse(&project),
                 &ResourceRef::parse(&cluster),
                 if_match.as_deref(),
@@ -754,12 +791,13 @@ impl Mutation {
     async fn create_node_pool(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         input: NodePoolCreate,
         idempotency_key: Option<String>,
     ) -> Result<OperationView> {
-        let caller = caller_with_key(ctx, idempotency_key)?;
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
         let op = app(ctx)
             .node_pool_create(&caller, &ResourceRef::parse(&project), &ResourceRef::parse(&cluster), input)
             .await
@@ -767,9 +805,11 @@ impl Mutation {
         Ok(op)
     }
 
+    #[allow(clippy::too_many_arguments)] // each argument is one of the field's
     async fn update_node_pool(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         node_pool: String,
@@ -778,7 +818,7 @@ impl Mutation {
     ) -> Result<OperationView> {
         let op = app(ctx)
             .node_pool_update(
-                caller(ctx)?,
+                &caller_for(ctx, dry_run)?,
                 &ResourceRef::parse(&project),
                 &ResourceRef::parse(&cluster),
                 &ResourceRef::parse(&node_pool),
@@ -794,12 +834,16 @@ impl Mutation {
     async fn create_cluster_snapshot(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         if_match: Option<String>,
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
-        app(ctx).cluster_snapshot_create(caller(ctx)?, &project, &cluster, if_match.as_deref()).await.map_err(error)
+        app(ctx)
+            .cluster_snapshot_create(&caller_for(ctx, dry_run)?, &project, &cluster, if_match.as_deref())
+            .await
+            .map_err(error)
     }
 
     /// Cancels a spec change (`cluster_update`, `node_pool_update`, an upgrade
@@ -808,10 +852,11 @@ impl Mutation {
     async fn cancel_operation(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         id: ID,
         idempotency_key: Option<String>,
     ) -> Result<OperationView> {
-        app(ctx).operation_cancel(&caller_with_key(ctx, idempotency_key)?, self::id(&id)?).await.map_err(error)
+        app(ctx).operation_cancel(&caller_with_key(ctx, idempotency_key, dry_run)?, self::id(&id)?).await.map_err(error)
     }
 
     /// Restores the cluster's etcd from `snapshot` (cluster-admin rights):
@@ -819,6 +864,7 @@ impl Mutation {
     async fn restore_cluster_snapshot(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         snapshot: String,
@@ -826,16 +872,18 @@ impl Mutation {
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_snapshot_restore(caller(ctx)?, &project, &cluster, &snapshot, if_match.as_deref())
+            .cluster_snapshot_restore(&caller_for(ctx, dry_run)?, &project, &cluster, &snapshot, if_match.as_deref())
             .await
             .map_err(error)
     }
 
     /// Replaces `input.nodes` of the pool (all of them when left out) one at
     /// a time: a new node first, then the old one cordoned, drained, deleted.
+    #[allow(clippy::too_many_arguments)] // each argument is one of the field's
     async fn recycle_node_pool(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         node_pool: String,
@@ -845,7 +893,7 @@ impl Mutation {
         let (project, cluster, pool) =
             (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
         app(ctx)
-            .node_pool_recycle(caller(ctx)?, &project, &cluster, &pool, if_match.as_deref(), input)
+            .node_pool_recycle(&caller_for(ctx, dry_run)?, &project, &cluster, &pool, if_match.as_deref(), input)
             .await
             .map_err(error)
     }
@@ -856,6 +904,7 @@ impl Mutation {
     async fn delete_node(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         node_pool: String,
@@ -866,7 +915,15 @@ impl Mutation {
         let (project, cluster, pool) =
             (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
         app(ctx)
-            .node_pool_node_delete(caller(ctx)?, &project, &cluster, &pool, &node, replace, if_match.as_deref())
+            .node_pool_node_delete(
+                &caller_for(ctx, dry_run)?,
+                &project,
+                &cluster,
+                &pool,
+                &node,
+                replace,
+                if_match.as_deref(),
+            )
             .await
             .map_err(error)
     }
@@ -874,6 +931,7 @@ impl Mutation {
     async fn delete_node_pool(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         project: String,
         cluster: String,
         node_pool: String,
@@ -881,7 +939,7 @@ impl Mutation {
     ) -> Result<OperationView> {
         let op = app(ctx)
             .node_pool_delete(
-                caller(ctx)?,
+                &caller_for(ctx, dry_run)?,
                 &ResourceRef::parse(&project),
                 &ResourceRef::parse(&cluster),
                 &ResourceRef::parse(&node_pool),
@@ -895,17 +953,18 @@ impl Mutation {
     async fn create_token(
         &self,
         ctx: &Context<'_>,
+        dry_run: Option<bool>,
         org: ID,
         input: TokenCreate,
         idempotency_key: Option<String>,
     ) -> Result<TokenCreated> {
-        let caller = caller_with_key(ctx, idempotency_key)?;
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
         let created = app(ctx).token_create(&caller, id(&org)?, input).await.map_err(error)?;
         Ok(TokenCreated { token: created.view.into(), secret: created.token })
     }
 
-    async fn delete_token(&self, ctx: &Context<'_>, org: ID, token: ID) -> Result<bool> {
-        app(ctx).token_delete(caller(ctx)?, id(&org)?, id(&token)?).await.map_err(error)?;
+    async fn delete_token(&self, ctx: &Context<'_>, dry_run: Option<bool>, org: ID, token: ID) -> Result<bool> {
+        app(ctx).token_delete(&caller_for(ctx, dry_run)?, id(&org)?, id(&token)?).await.map_err(error)?;
         Ok(true)
     }
 }

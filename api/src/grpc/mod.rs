@@ -60,6 +60,35 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
+        .layer(axum::middleware::map_response(dry_run_answers))
+}
+
+/// The metadata that asks for a dry run (AIP-163's `validate_only`, for
+/// every method at once): `moke-validate-only: true`.
+pub const VALIDATE_ONLY: &str = "moke-validate-only";
+/// The trailer holding a dry run's plan (a `DryRunView` as JSON).
+pub const DRY_RUN_PLAN: &str = "moke-dry-run-bin";
+
+/// A dry run's answer, made from the status [`status`] gives it: the
+/// method's response message with every field at its default (an empty
+/// message is a valid encoding of any message type), and the plan in the
+/// trailer [`DRY_RUN_PLAN`], so every client library reads it as a success.
+async fn dry_run_answers(response: axum::response::Response) -> axum::response::Response {
+    use axum::body::{Body, Bytes};
+    use http_body::Frame;
+    use http_body_util::StreamBody;
+    let Some(plan) = response.headers().get(DRY_RUN_PLAN).cloned() else { return response };
+    let (mut parts, _) = response.into_parts();
+    for name in ["grpc-status", "grpc-message", "grpc-status-details-bin", DRY_RUN_PLAN] {
+        parts.headers.remove(name);
+    }
+    let mut trailers = axum::http::HeaderMap::new();
+    trailers.insert("grpc-status", axum::http::HeaderValue::from_static("0"));
+    trailers.insert(DRY_RUN_PLAN, plan);
+    // One length-prefixed message of no bytes: not compressed, length 0.
+    let frames: [Result<Frame<Bytes>, std::convert::Infallible>; 2] =
+        [Ok(Frame::data(Bytes::from_static(&[0, 0, 0, 0, 0]))), Ok(Frame::trailers(trailers))];
+    axum::response::Response::from_parts(parts, Body::new(StreamBody::new(futures::stream::iter(frames))))
 }
 
 /// Maps an app-layer error to a gRPC status with `ErrorInfo` (reason = the
@@ -78,6 +107,7 @@ pub fn status(error: Error) -> Status {
         Error::Unavailable { .. } | Error::VaultUnavailable(_) => Code::Unavailable,
         Error::RateLimited { .. } => Code::ResourceExhausted,
         Error::Internal(_) => Code::Internal,
+        Error::DryRun(plan) => return dry_run_status(plan),
     };
     if let Error::Internal(source) = &error {
         tracing::error!(error = format!("{source:#}"), "internal error");
@@ -127,6 +157,15 @@ pub fn status(error: Error) -> Status {
     Status::with_error_details_vec(code, message, details)
 }
 
+/// A dry run's plan, on its way to [`dry_run_answers`], which makes it the
+/// call's successful answer.
+fn dry_run_status(plan: &crate::model::DryRunView) -> Status {
+    let mut status = Status::new(Code::Ok, "");
+    let json = serde_json::to_vec(plan).unwrap_or_default();
+    status.metadata_mut().insert_bin(DRY_RUN_PLAN, tonic::metadata::MetadataValue::from_bytes(&json));
+    status
+}
+
 /// Names a REST field as the gRPC request names it.
 fn grpc_field(field: &str) -> String {
     match field {
@@ -151,8 +190,14 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
             .or_else(|| request.remote_addr().map(|addr| addr.ip().to_string())),
         idempotency_key: (!request_id.is_empty()).then(|| request_id.to_string()),
     });
+    let dry_run = match text(VALIDATE_ONLY).as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => return Err(status(Error::invalid_field(VALIDATE_ONLY, "invalid", "must be true or false"))),
+    };
     let authorization = text("authorization").ok_or_else(|| status(Error::Unauthenticated))?;
-    app.authenticate_request(&authorization, ctx).await.map_err(status)
+    let ctx = app.authenticate_request(&authorization, ctx).await.map_err(status)?;
+    Ok(if dry_run { ctx.dry_run() } else { ctx })
 }
 
 /// `page_size` (0 = default) and `page_token` as a page request.

@@ -50,6 +50,36 @@ pub struct IfMatchHeader {
     pub if_match: Option<String>,
 }
 
+/// Whether a request asks for a dry run: `?dry_run=true` on a POST, PUT,
+/// PATCH or DELETE (read requests write nothing to begin with). Any value
+/// but `true` or `false` is refused, so a typo never runs for real.
+pub(super) fn dry_run_asked(method: &axum::http::Method, query: Option<&str>) -> Result<bool, ApiError> {
+    use axum::http::Method;
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        return Ok(false);
+    }
+    let mut asked = false;
+    for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        if key == "dry_run" {
+            asked = match value.as_ref() {
+                "true" => true,
+                "false" => false,
+                _ => return Err(Error::invalid_field("dry_run", "invalid", "must be true or false").into()),
+            };
+        }
+    }
+    Ok(asked)
+}
+
+/// Refuses a dry run of an operation that offers none (sign-in, sign-up and
+/// the other flows without a bearer token), before it acts.
+fn refuse_dry_run(parts: &Parts) -> Result<(), ApiError> {
+    if dry_run_asked(&parts.method, parts.uri.query())? {
+        return Err(Error::invalid_field("dry_run", "unsupported", "this operation has no dry run").into());
+    }
+    Ok(())
+}
+
 /// Request metadata without a caller: for sign-up, sign-in and the other
 /// routes that take no bearer token. Audit events name no principal.
 pub struct Meta(pub RequestContext);
@@ -81,9 +111,10 @@ async fn authenticated(parts: &Parts, app: &App, authorization: &str) -> Result<
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Meta {
-    type Rejection = std::convert::Infallible;
+    type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        refuse_dry_run(parts)?;
         Ok(Meta(metadata(parts)))
     }
 }
@@ -92,8 +123,10 @@ impl FromRequestParts<Arc<App>> for Ctx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        let dry_run = dry_run_asked(&parts.method, parts.uri.query())?;
         let authorization = authorization(parts).ok_or(Error::Unauthenticated)?;
-        Ok(Ctx(authenticated(parts, app, &authorization).await?))
+        let ctx = authenticated(parts, app, &authorization).await?;
+        Ok(Ctx(if dry_run { ctx.dry_run() } else { ctx }))
     }
 }
 
@@ -105,6 +138,7 @@ impl FromRequestParts<Arc<App>> for CtxWithBearer {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        refuse_dry_run(parts)?;
         let authorization = authorization(parts).ok_or(Error::Unauthenticated)?;
         let ctx = authenticated(parts, app, &authorization).await?;
         let bearer = crate::app::iam::principals::bearer_of(&authorization)?.to_string();
@@ -116,6 +150,7 @@ impl FromRequestParts<Arc<App>> for MaybeCtx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        refuse_dry_run(parts)?;
         match authorization(parts) {
             Some(authorization) => Ok(MaybeCtx(authenticated(parts, app, &authorization).await?)),
             None => Ok(MaybeCtx(metadata(parts))),

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{MatchedPath, Request};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -52,7 +52,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         license(name = "Apache-2.0")
     ),
     modifiers(&BearerAuth),
-    components(schemas(problem::Problem, problem::FieldErrorDoc, crate::model::ClusterAccess, crate::model::KubeconfigFormat)),
+    components(schemas(problem::Problem, problem::FieldErrorDoc, crate::model::ClusterAccess, crate::model::KubeconfigFormat, crate::model::DryRunView)),
     tags(
         (name = "auth", description = "Sign-up, sign-in, sessions, CI token exchange, single sign-on"),
         (name = "orgs", description = "Organizations, their quotas and audit log"),
@@ -107,6 +107,7 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, mut spec) = api_router().split_for_parts();
     refer_page_items(&mut spec);
+    offer_dry_runs(&mut spec);
     spec
 }
 
@@ -125,6 +126,120 @@ fn refer_page_items(spec: &mut utoipa::openapi::OpenApi) {
             items.items = ArrayItems::RefOrSchema(Box::new(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(item))));
         }
     }
+}
+
+/// Whether the document's operation `method path` takes `?dry_run=`:
+/// every mutation a bearer token makes (sign-in, sign-up, their links and
+/// the CI deploy hook, which act without one, have none).
+fn offers_dry_run(method: &str, operation: &utoipa::openapi::path::Operation) -> bool {
+    matches!(method, "post" | "put" | "patch" | "delete") && operation.security.as_ref().is_some_and(|s| !s.is_empty())
+}
+
+/// States the dry run on every operation that offers one: the `dry_run`
+/// query parameter, and its `200` answer, a `DryRunView` (beside the
+/// operation's own `200`, for the few that answer one, as `anyOf`).
+fn offer_dry_runs(spec: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+    use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Type};
+    use utoipa::openapi::{ContentBuilder, Ref, RefOr, Required, ResponseBuilder};
+    let dry_run = ParameterBuilder::new()
+        .name("dry_run")
+        .parameter_in(ParameterIn::Query)
+        .required(Required::False)
+        .description(Some(
+            "`true`: do everything up to the commit (validation, authorization, quotas) and answer `200` with what \
+             would change (`DryRunView`), writing nothing; refused the same way as the real call.",
+        ))
+        .schema(Some(ObjectBuilder::new().schema_type(Type::Boolean)))
+        .build();
+    let plan = || RefOr::Ref(Ref::from_schema_name("DryRunView"));
+    for item in spec.paths.paths.values_mut() {
+        let operations = [
+            ("post", item.post.as_mut()),
+            ("put", item.put.as_mut()),
+            ("patch", item.patch.as_mut()),
+            ("delete", item.delete.as_mut()),
+        ];
+        for (method, operation) in operations {
+            let Some(operation) = operation.filter(|op| offers_dry_run(method, op)) else { continue };
+            operation.parameters.get_or_insert_with(Vec::new).push(dry_run.clone());
+            let answers = &mut operation.responses.responses;
+            match answers.get_mut("200") {
+                Some(RefOr::T(ok)) => {
+                    for content in ok.content.values_mut() {
+                        if let Some(own) = content.schema.take() {
+                            content.schema = Some(AnyOfBuilder::new().item(own).item(plan()).into());
+                        }
+                    }
+                    ok.description = format!("{} (or, for a dry run, what would change)", ok.description);
+                }
+                _ => {
+                    let answer = ResponseBuilder::new()
+                        .description("A dry run: what would change; nothing was written")
+                        .content("application/json", ContentBuilder::new().schema(Some(plan())).build())
+                        .build();
+                    answers.insert("200".to_string(), RefOr::T(answer));
+                }
+            }
+        }
+    }
+}
+
+/// The operations that offer a dry run, as method and path template.
+struct DryRunRoutes(Vec<(axum::http::Method, Vec<String>)>);
+
+impl DryRunRoutes {
+    fn of(spec: &utoipa::openapi::OpenApi) -> DryRunRoutes {
+        let mut routes = Vec::new();
+        for (path, item) in &spec.paths.paths {
+            let operations = [
+                ("post", axum::http::Method::POST, item.post.as_ref()),
+                ("put", axum::http::Method::PUT, item.put.as_ref()),
+                ("patch", axum::http::Method::PATCH, item.patch.as_ref()),
+                ("delete", axum::http::Method::DELETE, item.delete.as_ref()),
+            ];
+            for (name, method, operation) in operations {
+                if operation.is_some_and(|op| offers_dry_run(name, op)) {
+                    routes.push((method, path.split('/').map(str::to_string).collect()));
+                }
+            }
+        }
+        DryRunRoutes(routes)
+    }
+
+    /// Whether `method path` is an operation with a dry run (a `{…}` of a
+    /// template matches any one segment).
+    fn offers(&self, method: &axum::http::Method, path: &str) -> bool {
+        let segments: Vec<&str> = path.split('/').collect();
+        self.0.iter().any(|(m, template)| {
+            m == method
+                && template.len() == segments.len()
+                && template.iter().zip(&segments).all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
+        })
+    }
+}
+
+/// Dry runs (`?dry_run=true`), checked before any handler acts: refused
+/// for an operation that offers none (it would run for real). A mutation
+/// that reaches its commit answers its plan itself (`kernel::dry_run`); one
+/// that succeeds without reaching it had nothing to change (an estimate,
+/// asking again for what is already under way), which is answered as an
+/// empty plan rather than as if it had been done.
+async fn dry_run_answers(State(routes): State<Arc<DryRunRoutes>>, request: Request, next: Next) -> Response {
+    match extract::dry_run_asked(request.method(), request.uri().query()) {
+        Err(refusal) => return refusal.into_response(),
+        Ok(false) => return next.run(request).await,
+        Ok(true) => {}
+    }
+    if !routes.offers(request.method(), request.uri().path()) {
+        return ApiError(Error::invalid_field("dry_run", "unsupported", "this operation has no dry run"))
+            .into_response();
+    }
+    let response = next.run(request).await;
+    if !response.status().is_success() || response.headers().contains_key(problem::DRY_RUN_HEADER) {
+        return response;
+    }
+    problem::dry_run_answer(crate::model::DryRunView { dry_run: true, changes: Vec::new(), operations: Vec::new() })
 }
 
 /// The whole HTTP application: API, docs, health, metrics, middleware.
@@ -147,6 +262,8 @@ pub struct ConsoleMount {
 pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>, console: Option<ConsoleMount>) -> Router {
     let (api, mut spec) = api_router().split_for_parts();
     refer_page_items(&mut spec);
+    offer_dry_runs(&mut spec);
+    let dry_runs = Arc::new(DryRunRoutes::of(&spec));
     let spec = Arc::new(spec);
     let config = app.config().http.clone();
     let limiter = app.clone();
@@ -176,7 +293,8 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>, console: Option<Conso
             ApiError(Error::not_found("route", "requested")).into_response()
         });
     let hsts = config.public_url.starts_with("https://");
-    api.layer(axum::middleware::from_fn_with_state(limiter, limit_by_ip))
+    api.layer(axum::middleware::from_fn_with_state(dry_runs, dry_run_answers))
+        .layer(axum::middleware::from_fn_with_state(limiter, limit_by_ip))
         .layer(axum::middleware::from_fn_with_state(forwarding.map(Arc::new), trust_console_forwarding))
         .layer(axum::middleware::from_fn(problem_request_id))
         .layer(axum::middleware::from_fn(record_metrics))

@@ -86,12 +86,17 @@ fn status_of(error: &Error) -> StatusCode {
         Error::Unavailable { .. } | Error::VaultUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        Error::DryRun(_) => StatusCode::OK,
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let error = self.0;
+        let error = match self.0 {
+            // Not an error: the plan of a dry run, the request's answer.
+            Error::DryRun(plan) => return dry_run_answer(*plan),
+            error => error,
+        };
         let status = status_of(&error);
         if let Error::Internal(source) = &error {
             // Details go to the log (with the request id of the span), never to the client.
@@ -187,4 +192,15 @@ impl utoipa::IntoResponses for Problems {
         })
         .collect()
     }
+}
+
+/// Marks a dry run's answer, so the layer that checks dry runs
+/// (`http::dry_run_answers`) knows the mutation reached its commit.
+pub const DRY_RUN_HEADER: &str = "moke-dry-run";
+
+/// A dry run's plan as a `200` answer.
+pub fn dry_run_answer(plan: crate::model::DryRunView) -> Response {
+    let mut response = (StatusCode::OK, axum::Json(plan)).into_response();
+    response.headers_mut().insert(DRY_RUN_HEADER, axum::http::HeaderValue::from_static("true"));
+    response
 }

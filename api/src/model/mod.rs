@@ -1118,6 +1118,55 @@ impl NodePoolRevisionView {
     }
 }
 
+/// What a mutation would do, answered to a dry run (`?dry_run=true` on
+/// REST, `moke-validate-only: true` metadata on gRPC, `dryRun: true` on
+/// GraphQL) in place of its usual answer. The request went through
+/// everything up to its commit (validation, authorization, quotas, the
+/// region's backlog) and then wrote nothing: no row, no command to a
+/// region, no mail, no webhook, no audit event. A request a real call would
+/// refuse is refused the same way.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DryRunView {
+    /// Always `true`: nothing was changed.
+    pub dry_run: bool,
+    /// Each change the request would record, in order, as its audit event
+    /// would name it; empty when it would change nothing.
+    pub changes: Vec<PlannedChange>,
+    /// The Operations it would start, with the steps each would take.
+    pub operations: Vec<PlannedOperation>,
+}
+
+/// One change a dry run found, as the audit log would record it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PlannedChange {
+    /// e.g. `cluster.update`, `token.create`.
+    pub action: String,
+    /// e.g. `cluster`, `project`, `token`.
+    pub resource_type: String,
+    /// The resource's prefixed id; for a create, the id it would have had
+    /// (a real call makes another).
+    pub resource_id: Option<String>,
+    /// What the audit event would record besides the action.
+    #[schema(value_type = Object)]
+    pub details: serde_json::Value,
+}
+
+/// An Operation a dry run would have started.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PlannedOperation {
+    /// e.g. `cluster_upgrade`, `node_pool_update`.
+    pub kind: String,
+    pub target: OperationTarget,
+    /// False when the gateway alone would complete it (labels only):
+    /// nothing would reach the region.
+    pub needs_region: bool,
+    /// What the target's spec would become, against its spec now, for
+    /// clusters and node pools (which keep spec revisions); empty otherwise.
+    pub diff: Vec<SpecChange>,
+    /// The steps the Operation would go through, in order.
+    pub steps: Vec<String>,
+}
+
 /// What differs between two revisions of a spec.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 #[graphql(name = "SpecDiff")]

@@ -150,6 +150,17 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     assert_eq!(change["monthly_delta"], "120.02", "one more bm.small node: {change}");
     let table = cli.ok(&["cluster", "list", "--project", "shop"]).await;
     assert!(table.starts_with("ID") && table.contains("prod"), "{table}");
+    // The same change as a dry run: its diff and steps, and the pool unchanged.
+    let plan = cli.ok(&[&args[..], &["--json-body", scale.to_str().unwrap(), "--dry-run"]].concat()).await;
+    assert!(plan.contains("Dry run") && plan.contains("/count: 2 -> 3"), "{plan}");
+    let plan = cli.json(&["cluster", "delete", "--project", "shop", "--cluster", "prod", "--dry-run"]).await;
+    assert_eq!(plan["operations"][0]["kind"], "cluster_delete", "{plan}");
+    let pool =
+        cli.json(&["node-pool", "view", "--project", "shop", "--cluster", "prod", "--node-pool", "workers"]).await;
+    assert_eq!(pool["spec"]["count"], 2, "{pool}");
+    let (ok, _, err) =
+        cli.run(&["cluster", "delete", "--project", "shop", "--cluster", "nope", "--dry-run"], &[]).await;
+    assert!(!ok && err.contains("not found"), "refused as the real call: {err}");
 
     // A kubeconfig in ~/.kube/config whose user is the exec plugin.
     let mut cluster_id = String::new();

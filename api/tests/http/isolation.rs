@@ -482,6 +482,28 @@ async fn cross_tenant_writes_answer_404_and_change_nothing(options: PgPoolOption
     assert_eq!(t.count("org_credential_policies").await, 0);
 }
 
+/// The same writes as dry runs: another organization's resources are as
+/// absent to a dry run as to the real call.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn cross_tenant_dry_runs_answer_404(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let victim = Victim::make(&t).await;
+    let intruder = t.tenant("intruder").await;
+    let writes: Vec<Row> = rows()
+        .into_iter()
+        .filter(|r| !is_read(r))
+        .map(|r| {
+            let path = r.at.unwrap_or_else(|| r.route.split_once(' ').unwrap().1);
+            let glue = if path.contains('?') { '&' } else { '?' };
+            let at: &'static str = Box::leak(format!("{path}{glue}dry_run=true").into_boxed_str());
+            Row { at: Some(at), ..r }
+        })
+        .collect();
+    let audit_events = t.count("audit_events").await;
+    intrude(&t.client(&intruder), &victim, &writes).await;
+    assert_eq!(t.count("audit_events").await, audit_events, "a refused dry run records nothing");
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn self_routes_show_only_the_callers_own(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;

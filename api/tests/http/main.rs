@@ -15,6 +15,7 @@ mod console;
 mod conventions;
 mod crud;
 mod device;
+mod dry_run;
 mod etcd_snapshots;
 mod faults;
 mod graphql;

@@ -72,6 +72,17 @@ async fn the_rust_sdk_runs_the_customer_scenario(options: PgPoolOptions, connect
     let operation = client.wait_operation(&created.id, Duration::from_secs(120)).await.unwrap();
     assert_eq!(operation.status, OperationStatus::Succeeded, "{operation:?}");
 
+    // A dry run of a delete through the SDK: what would go, and nothing gone;
+    // refused like the real call for a cluster that does not exist.
+    let plan =
+        client.dry_run(async |c| c.cluster_delete().project(&project).cluster("prod").send().await).await.unwrap();
+    assert_eq!(plan.operations[0].kind, "cluster_delete", "{plan:?}");
+    let refused =
+        client.dry_run(async |c| c.cluster_delete().project(&project).cluster("nope").send().await).await.unwrap_err();
+    assert_eq!(refused.status(), Some(reqwest::StatusCode::NOT_FOUND), "{refused:?}");
+    let still = client.cluster_view().project(&project).cluster("prod").send().await.unwrap().into_inner();
+    assert!(still.deletion_requested_at.is_none(), "{still:?}");
+
     // 4. A node pool.
     let pool = client
         .node_pool_create()

@@ -210,13 +210,22 @@ fn shortcuts(operation: CliCommand, command: Command) -> Command {
         }
         _ => command,
     };
-    if output::answers_operation(operation) {
+    let command = if output::is_mutation(operation) {
         command.arg(
-            Arg::new("wait")
-                .long("wait")
+            Arg::new("dry-run")
+                .long("dry-run")
                 .action(clap::ArgAction::SetTrue)
-                .help("Wait for the Operation to finish (exit non-zero if it fails)"),
+                .help("Print what the command would change (checked as the real call is); change nothing"),
         )
+    } else {
+        command
+    };
+    if output::answers_operation(operation) {
+        let wait = Arg::new("wait")
+            .long("wait")
+            .action(clap::ArgAction::SetTrue)
+            .help("Wait for the Operation to finish (exit non-zero if it fails)");
+        command.arg(if output::is_mutation(operation) { wait.conflicts_with("dry-run") } else { wait })
     } else {
         command
     }
@@ -286,6 +295,20 @@ async fn run() -> Result<ExitCode> {
             warn_of_secrets_in_arguments(leaf_matches);
             if leaf_matches.try_get_one::<bool>("estimate").ok().flatten() == Some(&true) {
                 return cmd_estimate::run(operation, &client, leaf_matches, &printer).await;
+            }
+            if leaf_matches.try_get_one::<bool>("dry-run").ok().flatten() == Some(&true) {
+                let (planning, plan) = client.planning();
+                let cli = Cli::new(planning, printer.quiet_for(plan.clone()));
+                let answered = cli.execute(operation, leaf_matches).await;
+                return match plan.take() {
+                    Some(plan) => {
+                        Printer::new(format).print_plan(&plan);
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    // Refused as the real call would be (the printer said why).
+                    None if answered.is_err() => Ok(ExitCode::FAILURE),
+                    None => Err(anyhow::anyhow!("the server answered as if this were no dry run")),
+                };
             }
             let waits = leaf_matches.try_get_one::<bool>("wait").ok().flatten().copied().unwrap_or(false);
             let printer = if waits { Printer::holding_answer(format) } else { printer };

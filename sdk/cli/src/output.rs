@@ -31,16 +31,55 @@ pub struct Printer {
     answer: Rc<RefCell<Option<Value>>>,
     /// Keep a single answer instead of printing it (`--wait` prints the end).
     hold_answer: bool,
+    /// A dry run's plan, once answered: the generated command then fails to
+    /// read the answer as its own, which is not an error to print.
+    plan: Option<moke_sdk::PlanSlot>,
 }
 
 impl Printer {
     pub fn new(format: Format) -> Printer {
-        Printer { format, rows: RefCell::new(Vec::new()), answer: Rc::default(), hold_answer: false }
+        Printer { format, rows: RefCell::new(Vec::new()), answer: Rc::default(), hold_answer: false, plan: None }
     }
 
     /// A printer that keeps a single answer rather than printing it.
     pub fn holding_answer(format: Format) -> Printer {
         Printer { hold_answer: true, ..Printer::new(format) }
+    }
+
+    /// This printer for a dry run whose plan arrives in `plan`.
+    pub fn quiet_for(self, plan: moke_sdk::PlanSlot) -> Printer {
+        Printer { plan: Some(plan), ..self }
+    }
+
+    /// A dry run's plan: as a table, each change and each Operation's steps
+    /// and spec changes; otherwise the whole plan.
+    pub fn print_plan(&self, plan: &moke_sdk::types::DryRunView) {
+        if self.format != Format::Table {
+            return self.print(plan);
+        }
+        let mut text = String::from("Dry run: nothing was changed.\n");
+        if plan.changes.is_empty() {
+            text += "Nothing would change.\n";
+        }
+        for change in &plan.changes {
+            text += &format!(
+                "would {} {}\n",
+                change.action,
+                change.resource_id.as_deref().unwrap_or(&change.resource_type)
+            );
+        }
+        for operation in &plan.operations {
+            text +=
+                &format!("\nOperation {} on {} {}:\n", operation.kind, operation.target.type_, operation.target.name);
+            for change in &operation.diff {
+                let show = |v: &Option<Value>| v.as_ref().map_or("(none)".to_string(), Value::to_string);
+                text += &format!("  {}: {} -> {}\n", change.path, show(&change.before), show(&change.after));
+            }
+            for (n, step) in operation.steps.iter().enumerate() {
+                text += &format!("  {}. {step}\n", n + 1);
+            }
+        }
+        let _ = std::io::stdout().write_all(text.as_bytes());
     }
 
     /// Where the last single answer will be, once the command has run.
@@ -79,6 +118,11 @@ impl Printer {
 pub fn operation_id(answer: &Value) -> Option<String> {
     let id = answer.get("id")?.as_str()?;
     (id.starts_with("op_") && answer.get("status").is_some()).then(|| id.to_string())
+}
+
+/// Commands that change something and have a dry run, which take `--dry-run`.
+pub fn is_mutation(command: crate::generated_cli::CliCommand) -> bool {
+    moke_sdk::DRY_RUN_OPERATIONS.contains(&command.operation_id())
 }
 
 /// Commands whose answer may be an Operation, which take `--wait`.
@@ -160,7 +204,9 @@ impl crate::generated_cli::CliConfig for Printer {
     where
         T: schemars::JsonSchema + Serialize + std::fmt::Debug,
     {
-        eprintln!("{}", describe_error(value));
+        if !self.plan.as_ref().is_some_and(moke_sdk::PlanSlot::holds_plan) {
+            eprintln!("{}", describe_error(value));
+        }
     }
 
     fn list_start<T>(&self)

@@ -45,6 +45,7 @@ fn generate(check: bool) -> Result<bool> {
     let document: serde_json::Value = serde_json::from_slice(
         &std::fs::read(root.join("openapi/moke.json")).context("could not read openapi/moke.json")?,
     )?;
+    let dry_runs = openapi30::dry_run_operations(&document);
     let document = openapi30::down_convert(document);
     let spec: openapiv3::OpenAPI =
         serde_json::from_value(document).context("the down-converted document is not OpenAPI 3.0")?;
@@ -63,7 +64,11 @@ fn generate(check: bool) -> Result<bool> {
     let mut generator = Generator::new(&settings);
     let sdk = generator.generate_tokens(&spec).map_err(|e| anyhow::anyhow!("{e}"))?;
     // typify's schemars code names a variable `gen`, a keyword in Rust 2024.
-    let sdk = format(&root, "2021", &sdk.to_string())?;
+    let dry_runs = quote::quote! {
+        /// The operations that take `?dry_run=true` (see `Client::dry_run`).
+        pub const DRY_RUN_OPERATIONS: &[&str] = &[#(#dry_runs),*];
+    };
+    let sdk = format(&root, "2021", &format!("{sdk}\n{dry_runs}"))?;
     // Formatted again: rustfmt orders the replaced imports as `cargo fmt` does.
     let sdk = format(&root, "2021", &own_path_encoding(sdk)?)?;
     let cli = generator.cli(&spec, "moke_sdk").map_err(|e| anyhow::anyhow!("{e}"))?;

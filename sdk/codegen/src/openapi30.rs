@@ -29,10 +29,69 @@ pub fn down_convert(mut document: Value) -> Value {
         license.remove("identifier");
     }
     convert(&mut document);
+    without_dry_runs(&mut document);
     plain_parameters(&mut document);
     json_problems(&mut document);
     mark_pages(&mut document);
     document
+}
+
+/// The operations of `document` that take `?dry_run=`, sorted.
+pub fn dry_run_operations(document: &Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    for item in document.get("paths").and_then(Value::as_object).into_iter().flat_map(|paths| paths.values()) {
+        for operation in item.as_object().into_iter().flat_map(|ops| ops.values()) {
+            let takes = operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .is_some_and(|ps| ps.iter().any(|p| p.get("name").and_then(Value::as_str) == Some("dry_run")));
+            if let Some(id) = operation.get("operationId").and_then(Value::as_str).filter(|_| takes) {
+                ids.push(id.to_string());
+            }
+        }
+    }
+    ids.sort();
+    ids
+}
+
+/// A dry run (`?dry_run=true`) answers a `DryRunView` in place of the
+/// operation's own answer, and progenitor wants one answer type per
+/// operation: the generated methods leave it out, and `Client::dry_run`
+/// (by hand) offers it for every one of them.
+fn without_dry_runs(document: &mut Value) {
+    let plan = json!({ "$ref": "#/components/schemas/DryRunView" });
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else { return };
+    for operation in paths.values_mut().filter_map(Value::as_object_mut).flat_map(|item| item.values_mut()) {
+        if let Some(parameters) = operation.get_mut("parameters").and_then(Value::as_array_mut) {
+            parameters.retain(|p| p.get("name").and_then(Value::as_str) != Some("dry_run"));
+        }
+        let Some(responses) = operation.get_mut("responses").and_then(Value::as_object_mut) else { continue };
+        let Some(ok) = responses.get_mut("200") else { continue };
+        let mut only_plan = false;
+        if let Some(contents) = ok.get_mut("content").and_then(Value::as_object_mut) {
+            for content in contents.values_mut() {
+                let Some(schema) = content.get_mut("schema") else { continue };
+                if *schema == plan {
+                    only_plan = true;
+                } else if let Some(own) = schema
+                    .get("anyOf")
+                    .and_then(Value::as_array)
+                    .filter(|any| any.contains(&plan))
+                    .and_then(|any| any.iter().find(|s| **s != plan))
+                {
+                    *schema = own.clone();
+                }
+            }
+        }
+        if let Some(description) = ok.get_mut("description")
+            && let Some(text) = description.as_str()
+        {
+            *description = json!(text.trim_end_matches(" (or, for a dry run, what would change)"));
+        }
+        if only_plan {
+            responses.remove("200");
+        }
+    }
 }
 
 /// progenitor types only `application/json` bodies; a problem is JSON too,

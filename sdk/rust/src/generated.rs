@@ -4384,6 +4384,21 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "What a mutation would do, answered to a dry run (`?dry_run=true` on\nREST, `moke-validate-only: true` metadata on gRPC, `dryRun: true` on\nGraphQL) in place of its usual answer. The request went through\neverything up to its commit (validation, authorization, quotas, the\nregion's backlog) and then wrote nothing: no row, no command to a\nregion, no mail, no webhook, no audit event. A request a real call would\nrefuse is refused the same way."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct DryRunView {
+        #[doc = "Each change the request would record, in order, as its audit event\nwould name it; empty when it would change nothing."]
+        pub changes: ::std::vec::Vec<PlannedChange>,
+        #[doc = "Always `true`: nothing was changed."]
+        pub dry_run: bool,
+        #[doc = "The Operations it would start, with the steps each would take."]
+        pub operations: ::std::vec::Vec<PlannedOperation>,
+    }
+    impl DryRunView {
+        pub fn builder() -> builder::DryRunView {
+            Default::default()
+        }
+    }
     #[doc = "One pod behind a service, as last observed."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct EndpointView {
@@ -7948,6 +7963,42 @@ pub mod types {
     }
     impl PlanView {
         pub fn builder() -> builder::PlanView {
+            Default::default()
+        }
+    }
+    #[doc = "One change a dry run found, as the audit log would record it."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PlannedChange {
+        #[doc = "e.g. `cluster.update`, `token.create`."]
+        pub action: ::std::string::String,
+        #[doc = "What the audit event would record besides the action."]
+        pub details: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[doc = "The resource's prefixed id; for a create, the id it would have had\n(a real call makes another)."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub resource_id: ::std::option::Option<::std::string::String>,
+        #[doc = "e.g. `cluster`, `project`, `token`."]
+        pub resource_type: ::std::string::String,
+    }
+    impl PlannedChange {
+        pub fn builder() -> builder::PlannedChange {
+            Default::default()
+        }
+    }
+    #[doc = "An Operation a dry run would have started."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PlannedOperation {
+        #[doc = "What the target's spec would become, against its spec now, for\nclusters and node pools (which keep spec revisions); empty otherwise."]
+        pub diff: ::std::vec::Vec<SpecChange>,
+        #[doc = "e.g. `cluster_upgrade`, `node_pool_update`."]
+        pub kind: ::std::string::String,
+        #[doc = "False when the gateway alone would complete it (labels only):\nnothing would reach the region."]
+        pub needs_region: bool,
+        #[doc = "The steps the Operation would go through, in order."]
+        pub steps: ::std::vec::Vec<::std::string::String>,
+        pub target: OperationTarget,
+    }
+    impl PlannedOperation {
+        pub fn builder() -> builder::PlannedOperation {
             Default::default()
         }
     }
@@ -17186,6 +17237,61 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct DryRunView {
+            changes: ::std::result::Result<::std::vec::Vec<super::PlannedChange>, ::std::string::String>,
+            dry_run: ::std::result::Result<bool, ::std::string::String>,
+            operations: ::std::result::Result<::std::vec::Vec<super::PlannedOperation>, ::std::string::String>,
+        }
+        impl ::std::default::Default for DryRunView {
+            fn default() -> Self {
+                Self {
+                    changes: Err("no value supplied for changes".to_string()),
+                    dry_run: Err("no value supplied for dry_run".to_string()),
+                    operations: Err("no value supplied for operations".to_string()),
+                }
+            }
+        }
+        impl DryRunView {
+            pub fn changes<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::PlannedChange>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.changes =
+                    value.try_into().map_err(|e| format!("error converting supplied value for changes: {e}"));
+                self
+            }
+            pub fn dry_run<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.dry_run =
+                    value.try_into().map_err(|e| format!("error converting supplied value for dry_run: {e}"));
+                self
+            }
+            pub fn operations<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::PlannedOperation>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operations =
+                    value.try_into().map_err(|e| format!("error converting supplied value for operations: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<DryRunView> for super::DryRunView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: DryRunView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { changes: value.changes?, dry_run: value.dry_run?, operations: value.operations? })
+            }
+        }
+        impl ::std::convert::From<super::DryRunView> for DryRunView {
+            fn from(value: super::DryRunView) -> Self {
+                Self { changes: Ok(value.changes), dry_run: Ok(value.dry_run), operations: Ok(value.operations) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct EndpointView {
             ip: ::std::result::Result<::std::string::String, ::std::string::String>,
             node: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -22305,6 +22411,169 @@ pub mod types {
                     id: Ok(value.id),
                     limits: Ok(value.limits),
                     self_serve: Ok(value.self_serve),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PlannedChange {
+            action: ::std::result::Result<::std::string::String, ::std::string::String>,
+            details: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
+            resource_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            resource_type: ::std::result::Result<::std::string::String, ::std::string::String>,
+        }
+        impl ::std::default::Default for PlannedChange {
+            fn default() -> Self {
+                Self {
+                    action: Err("no value supplied for action".to_string()),
+                    details: Err("no value supplied for details".to_string()),
+                    resource_id: Ok(Default::default()),
+                    resource_type: Err("no value supplied for resource_type".to_string()),
+                }
+            }
+        }
+        impl PlannedChange {
+            pub fn action<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.action = value.try_into().map_err(|e| format!("error converting supplied value for action: {e}"));
+                self
+            }
+            pub fn details<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.details =
+                    value.try_into().map_err(|e| format!("error converting supplied value for details: {e}"));
+                self
+            }
+            pub fn resource_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_id: {e}"));
+                self
+            }
+            pub fn resource_type<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.resource_type =
+                    value.try_into().map_err(|e| format!("error converting supplied value for resource_type: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PlannedChange> for super::PlannedChange {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PlannedChange) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    action: value.action?,
+                    details: value.details?,
+                    resource_id: value.resource_id?,
+                    resource_type: value.resource_type?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PlannedChange> for PlannedChange {
+            fn from(value: super::PlannedChange) -> Self {
+                Self {
+                    action: Ok(value.action),
+                    details: Ok(value.details),
+                    resource_id: Ok(value.resource_id),
+                    resource_type: Ok(value.resource_type),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PlannedOperation {
+            diff: ::std::result::Result<::std::vec::Vec<super::SpecChange>, ::std::string::String>,
+            kind: ::std::result::Result<::std::string::String, ::std::string::String>,
+            needs_region: ::std::result::Result<bool, ::std::string::String>,
+            steps: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+            target: ::std::result::Result<super::OperationTarget, ::std::string::String>,
+        }
+        impl ::std::default::Default for PlannedOperation {
+            fn default() -> Self {
+                Self {
+                    diff: Err("no value supplied for diff".to_string()),
+                    kind: Err("no value supplied for kind".to_string()),
+                    needs_region: Err("no value supplied for needs_region".to_string()),
+                    steps: Err("no value supplied for steps".to_string()),
+                    target: Err("no value supplied for target".to_string()),
+                }
+            }
+        }
+        impl PlannedOperation {
+            pub fn diff<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::SpecChange>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.diff = value.try_into().map_err(|e| format!("error converting supplied value for diff: {e}"));
+                self
+            }
+            pub fn kind<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+                self
+            }
+            pub fn needs_region<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<bool>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.needs_region =
+                    value.try_into().map_err(|e| format!("error converting supplied value for needs_region: {e}"));
+                self
+            }
+            pub fn steps<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.steps = value.try_into().map_err(|e| format!("error converting supplied value for steps: {e}"));
+                self
+            }
+            pub fn target<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::OperationTarget>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.target = value.try_into().map_err(|e| format!("error converting supplied value for target: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PlannedOperation> for super::PlannedOperation {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PlannedOperation) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    diff: value.diff?,
+                    kind: value.kind?,
+                    needs_region: value.needs_region?,
+                    steps: value.steps?,
+                    target: value.target?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PlannedOperation> for PlannedOperation {
+            fn from(value: super::PlannedOperation) -> Self {
+                Self {
+                    diff: Ok(value.diff),
+                    kind: Ok(value.kind),
+                    needs_region: Ok(value.needs_region),
+                    steps: Ok(value.steps),
+                    target: Ok(value.target),
                 }
             }
         }
@@ -42577,3 +42846,77 @@ pub mod builder {
 pub mod prelude {
     pub use self::super::Client;
 }
+#[doc = r" The operations that take `?dry_run=true` (see `Client::dry_run`)."]
+pub const DRY_RUN_OPERATIONS: &[&str] = &[
+    "billing_plan_update",
+    "budget_create",
+    "budget_delete",
+    "budget_update",
+    "cluster_create",
+    "cluster_credentials_create",
+    "cluster_credentials_revoke",
+    "cluster_delete",
+    "cluster_estimate",
+    "cluster_snapshot_create",
+    "cluster_snapshot_restore",
+    "cluster_update",
+    "cluster_upgrade",
+    "credential_policy_update",
+    "deploy_hook_create",
+    "deploy_hook_delete",
+    "deploy_hook_secret_rotate",
+    "deploy_policy_update",
+    "deployment_create",
+    "deployment_delete",
+    "deployment_pause",
+    "deployment_restart",
+    "deployment_resume",
+    "deployment_rollback",
+    "deployment_scale",
+    "deployment_update",
+    "device_authorization_confirm",
+    "device_authorization_deny",
+    "domain_create",
+    "domain_delete",
+    "domain_verify",
+    "invitation_accept",
+    "invitation_create",
+    "invitation_delete",
+    "member_delete",
+    "member_update",
+    "namespace_create",
+    "namespace_delete",
+    "node_pool_create",
+    "node_pool_delete",
+    "node_pool_estimate",
+    "node_pool_node_delete",
+    "node_pool_recycle",
+    "node_pool_update",
+    "node_pool_update_estimate",
+    "operation_cancel",
+    "other_sessions_delete",
+    "personal_token_create",
+    "personal_token_delete",
+    "project_create",
+    "project_delete",
+    "project_member_delete",
+    "project_member_update",
+    "project_update",
+    "service_account_create",
+    "service_account_delete",
+    "service_account_token_create",
+    "service_create",
+    "service_delete",
+    "service_update",
+    "session_revoke",
+    "sso_config_delete",
+    "sso_config_update",
+    "sso_link_confirm",
+    "token_create",
+    "token_delete",
+    "trust_policy_create",
+    "trust_policy_delete",
+    "webhook_endpoint_create",
+    "webhook_endpoint_delete",
+    "webhook_redelivery_create",
+];

@@ -55,7 +55,28 @@ impl std::error::Error for ConfigError {}
 /// per client rather than in the `reqwest::Client`, so that many clients
 /// (one per signed-in person) can share one connection pool.
 #[derive(Debug, Clone, Default)]
-pub struct ClientHeaders(HeaderMap);
+pub struct ClientHeaders(HeaderMap, Option<PlanSlot>);
+
+/// Where a dry-run client ([`Client::planning`]) puts the plan the server
+/// answered to its last mutation.
+#[derive(Debug, Clone, Default)]
+pub struct PlanSlot(std::sync::Arc<std::sync::Mutex<Option<types::DryRunView>>>);
+
+impl PlanSlot {
+    /// The plan answered since the last take, if any.
+    pub fn take(&self) -> Option<types::DryRunView> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
+
+    /// Whether a plan is waiting to be taken.
+    pub fn holds_plan(&self) -> bool {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
+    }
+
+    fn put(&self, plan: types::DryRunView) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(plan);
+    }
+}
 
 impl ClientHeaders {
     /// Headers holding `Authorization: Bearer <token>` (marked sensitive).
@@ -65,7 +86,7 @@ impl ClientHeaders {
         bearer.set_sensitive(true);
         let mut headers = HeaderMap::new();
         headers.insert(AUTHORIZATION, bearer);
-        Ok(ClientHeaders(headers))
+        Ok(ClientHeaders(headers, None))
     }
 
     /// Adds (or replaces) one header.
@@ -109,6 +130,45 @@ impl Client {
         let host = std::env::var("MOKE_HOST").map_err(|_| ConfigError("MOKE_HOST is not set".into()))?;
         let token = std::env::var("MOKE_TOKEN").map_err(|_| ConfigError("MOKE_TOKEN is not set".into()))?;
         Client::with_token(&host, &token)
+    }
+
+    /// Runs the mutation `call` makes as a dry run: the server does
+    /// everything up to the commit (validation, authorization, quotas) and
+    /// answers what would change, writing nothing. A refusal is the real
+    /// call's error.
+    ///
+    /// ```no_run
+    /// # async fn example(client: moke_sdk::Client) -> Result<(), moke_sdk::Error<moke_sdk::types::Problem>> {
+    /// let plan = client
+    ///     .dry_run(async |c| c.cluster_delete().project("web").cluster("prod").send().await)
+    ///     .await?;
+    /// for change in plan.changes {
+    ///     println!("{} {}", change.action, change.resource_id.unwrap_or_default());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn dry_run<T, E>(
+        &self,
+        call: impl AsyncFnOnce(&Client) -> Result<ResponseValue<T>, Error<E>>,
+    ) -> Result<types::DryRunView, Error<E>> {
+        let (planning, plan) = self.planning();
+        // The plan is not the operation's own answer, so the generated
+        // method fails to read it; the plan was kept on the way.
+        let answer = call(&planning).await;
+        match (plan.take(), answer) {
+            (Some(plan), _) => Ok(plan),
+            (None, Err(error)) => Err(error),
+            (None, Ok(_)) => Err(Error::Custom("the server answered as if this were no dry run".into())),
+        }
+    }
+
+    /// A copy of this client whose mutations are dry runs (`?dry_run=true`),
+    /// and where it puts the plans the server answers: what
+    /// [`Client::dry_run`] uses, for callers that run generated code.
+    pub fn planning(&self) -> (Client, PlanSlot) {
+        let slot = PlanSlot::default();
+        let headers = ClientHeaders(self.inner.0.clone(), Some(slot.clone()));
+        (Client::new_with_client(self.baseurl(), self.client().clone(), headers), slot)
     }
 
     /// Waits until the Operation `id` has finished (the server holds each
@@ -162,12 +222,17 @@ fn http_client() -> Result<reqwest::Client, ConfigError> {
 }
 
 impl progenitor_client::ClientHooks<ClientHeaders> for Client {
-    /// Adds the client's own headers, and gives every `POST` an idempotency
-    /// key unless the caller chose one, so the retries in [`Self::exec`] (and
+    /// Adds the client's own headers (and `dry_run=true` to a dry run's
+    /// mutation), and gives every `POST` an idempotency key unless the
+    /// caller chose one, so the retries in [`Self::exec`] (and
     /// the caller's own) change nothing twice.
     async fn pre<E>(&self, request: &mut reqwest::Request, _: &OperationInfo) -> Result<(), Error<E>> {
         for (name, value) in &self.inner.0 {
             request.headers_mut().insert(name, value.clone());
+        }
+        let mutation = matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH | Method::DELETE);
+        if self.inner.1.is_some() && mutation {
+            request.url_mut().query_pairs_mut().append_pair("dry_run", "true");
         }
         if request.method() == Method::POST && !request.headers().contains_key("idempotency-key") {
             let key = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("a UUID is a header value");
@@ -178,7 +243,37 @@ impl progenitor_client::ClientHooks<ClientHeaders> for Client {
 
     /// Sends the request, and again after the server's `Retry-After` (or a
     /// growing pause) while it answers 429 or 503.
-    async fn exec(&self, request: reqwest::Request, _: &OperationInfo) -> reqwest::Result<reqwest::Response> {
+    async fn exec(&self, request: reqwest::Request, info: &OperationInfo) -> reqwest::Result<reqwest::Response> {
+        let response = self.exec_with_retries(request, info).await?;
+        match &self.inner.1 {
+            Some(slot) if response.headers().contains_key(DRY_RUN_HEADER) => keep_plan(slot, response).await,
+            _ => Ok(response),
+        }
+    }
+}
+
+/// The header that marks a dry run's answer.
+const DRY_RUN_HEADER: &str = "moke-dry-run";
+
+/// Keeps a dry run's plan in `slot`, and hands the answer on unchanged.
+async fn keep_plan(slot: &PlanSlot, response: reqwest::Response) -> reqwest::Result<reqwest::Response> {
+    let mut answer = http::Response::builder().status(response.status()).version(response.version());
+    if let Some(headers) = answer.headers_mut() {
+        *headers = response.headers().clone();
+    }
+    let body = response.bytes().await?;
+    if let Ok(plan) = serde_json::from_slice::<types::DryRunView>(&body) {
+        slot.put(plan);
+    }
+    Ok(reqwest::Response::from(answer.body(body).expect("the parts of an answer received")))
+}
+
+impl Client {
+    async fn exec_with_retries(
+        &self,
+        request: reqwest::Request,
+        _: &OperationInfo,
+    ) -> reqwest::Result<reqwest::Response> {
         let mut pause = Duration::from_millis(500);
         for _ in 1..ATTEMPTS {
             let Some(again) = request.try_clone() else { break };

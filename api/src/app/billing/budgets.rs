@@ -128,7 +128,7 @@ impl App {
             audit::record(&mut tx, ctx, record).await?;
             let view = one(views(&mut tx, org.uuid(), vec![row], Utc::now()).await?)?;
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -167,7 +167,7 @@ impl App {
         };
         audit::record(&mut tx, ctx, record).await?;
         let view = one(views(&mut tx, org.uuid(), vec![row], Utc::now()).await?)?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(view)
     }
 
@@ -185,7 +185,7 @@ impl App {
             details: serde_json::json!({}),
         };
         audit::record(&mut tx, ctx, record).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 

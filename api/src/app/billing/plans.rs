@@ -114,7 +114,7 @@ impl App {
             details,
         };
         audit::record(&mut tx, ctx, record).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(self.org_plan_view(Some(&wanted.id), Some(changed_at)))
     }
 

@@ -93,7 +93,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         // Other gateways hear of it through the trigger's `moke_principals` notification.
         self.principal_cache().evict(org.uuid());
         Ok(CredentialPolicyView {

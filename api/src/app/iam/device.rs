@@ -210,7 +210,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         let base = self.config().http.public_url.trim_end_matches('/');
         let user_code = shown(&user_code);
         Ok(DeviceAuthorizationCreated {
@@ -274,7 +274,7 @@ impl App {
             .await?;
             let view = row.into_view("approved", Some(org));
             claim.complete(&mut tx, 200, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -318,7 +318,7 @@ impl App {
             .await?;
             let view = row.into_view("denied", None);
             claim.complete(&mut tx, 200, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -380,7 +380,7 @@ impl App {
                 let soon = row.since_last_poll.is_some_and(|s| s < f64::from(interval) - POLL_SLACK_SECONDS);
                 let interval = if soon { interval + SLOW_DOWN_SECONDS } else { interval };
                 store::device_authorizations::polled(&mut tx, row.id, interval).await?;
-                tx.commit().await?;
+                self.commit(ctx, tx).await?;
                 return Err(if soon {
                     grant("slow_down", format!("poll at most every {interval} seconds"))
                 } else {
@@ -429,7 +429,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(DeviceToken {
             access_token: created.token,
             token_type: "Bearer".to_string(),

@@ -128,7 +128,7 @@ impl App {
             .await?;
             let view = row.into_view();
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -179,7 +179,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         if let Some(problem) = problem {
             return Err(Error::conflict("domain_not_verified", problem));
         }
@@ -206,7 +206,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 }

@@ -90,7 +90,7 @@ impl App {
             )
             .await?;
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -126,7 +126,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 
@@ -183,7 +183,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(MembershipSummary {
             organization: OrgId::from_uuid(invitation.org_id),
             organization_name: invitation.org_name,

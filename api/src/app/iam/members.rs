@@ -191,7 +191,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         // Every gateway drops the member's cached principals (`moke_principals`).
         self.principal_cache().evict(user.uuid());
         Ok(row.into_view())
@@ -243,7 +243,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         self.principal_cache().evict(user.uuid());
         Ok(())
     }
@@ -323,7 +323,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         self.principal_cache().evict(member);
         Ok(ProjectMemberView {
             principal: principal.to_string(),
@@ -372,7 +372,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         self.principal_cache().evict(member);
         Ok(())
     }

@@ -125,7 +125,7 @@ impl App {
             )
             .await?;
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -192,7 +192,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         self.principal_cache().evict(id.uuid());
         Ok(())
     }
@@ -284,7 +284,7 @@ impl App {
             )
             .await?;
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -331,7 +331,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 }

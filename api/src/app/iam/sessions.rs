@@ -222,7 +222,7 @@ impl App {
                     .await?
                 }
             }
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             return Err(Error::Unauthenticated);
         };
         // The password checked is still the account's: a reset, or an owner
@@ -247,7 +247,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(tokens)
     }
 
@@ -279,7 +279,7 @@ impl App {
                 )
                 .await?;
             }
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             self.principal_cache().evict(row.session_id);
             return Err(Error::Unauthenticated);
         }
@@ -305,7 +305,7 @@ impl App {
         store::sessions::spend_refresh_token(&mut tx, &plain_hash(&input.refresh_token)[..]).await?;
         store::sessions::touch(&mut tx, row.session_id, org, ctx.source_ip.as_deref()).await?;
         let refresh = self.new_refresh_token(&mut tx, row.session_id).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(self.session_tokens(row.user_id, org, row.session_id, refresh))
     }
 
@@ -342,7 +342,7 @@ impl App {
             )
             .await?;
         }
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         self.principal_cache().evict(session);
         Ok(())
     }
@@ -434,7 +434,7 @@ impl App {
             )
             .await?;
         }
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         for session in &ended {
             self.principal_cache().evict(session.id);
         }

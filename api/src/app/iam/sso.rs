@@ -184,7 +184,7 @@ impl App {
         )
         .await?;
         let name = store::orgs::name(&mut tx, org.uuid()).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(self.sso_view(row, &name))
     }
 
@@ -216,7 +216,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 
@@ -720,7 +720,7 @@ impl App {
         let (identity, user) = self.confirm_link(&mut tx, &input.token, false, Some(ctx.principal.id)).await?;
         self.audit_link(&mut tx, ctx, &identity, user, "signed_in").await?;
         let org_name = store::orgs::name(&mut tx, identity.org).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(SsoLinkView {
             organization: OrgId::from_uuid(identity.org),
             organization_name: org_name,
@@ -743,7 +743,7 @@ impl App {
             .sso_session(&mut tx, ctx, &identity, user, &row.allowed_domains, default_role)
             .await
             .map_err(|(error, _)| error)?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(tokens)
     }
 }

@@ -196,7 +196,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(ExchangedToken {
             access_token: self.sign_access_token(account.to_string(), org, None, lifetime, jti_of_ours),
             token_type: "Bearer".to_string(),

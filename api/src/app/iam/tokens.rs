@@ -254,7 +254,7 @@ impl App {
             // The stored replay never holds the secret: a retry learns the id only.
             let replay = TokenCreated { token: String::new(), ..created.clone() };
             claim.complete(&mut tx, 201, &replay).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(created)
         })
         .await
@@ -282,7 +282,7 @@ impl App {
             let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
             let replay = TokenCreated { token: String::new(), ..created.clone() };
             claim.complete(&mut tx, 201, &replay).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(created)
         })
         .await
@@ -306,7 +306,7 @@ impl App {
             let created = insert_token(&mut tx, self, ctx, owner, &input.name, limits).await?;
             let replay = TokenCreated { token: String::new(), ..created.clone() };
             claim.complete(&mut tx, 201, &replay).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(created)
         })
         .await
@@ -404,7 +404,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         // Other gateways hear of it through the `moke_tokens` notification.
         self.principal_cache().evict(id.uuid());
         Ok(())

@@ -154,7 +154,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         crate::app::answer_uniformly(parted).await;
         Ok(SignupAccepted {
             email,
@@ -184,7 +184,7 @@ impl App {
             .map_err(|e| Error::Internal(anyhow::anyhow!("password check task: {e}")))?;
         if !matches {
             store::signups::wrong_password(&mut tx, &plain_hash(&input.token)[..], SIGNUP_CONFIRM_ATTEMPTS).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             return Err(Error::invalid_field(
                 "password",
                 "wrong_password",
@@ -217,7 +217,7 @@ impl App {
         )
         .await?;
         let session = self.start_session(&mut tx, &actor, user.id, org, SessionMethod::Password).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         let organization = self.org_view(&actor, OrgId::from_uuid(org)).await?;
         Ok(SignupResponse { user: user.into_view(), organization, session })
     }
@@ -259,7 +259,7 @@ impl App {
         }
         let row = store::users::mark_verified(&mut tx, user).await?;
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.email_verified", "success", json!({})).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         if !was_verified {
             // Other gateways learn of the eviction by notification; this one
             // forgets at once, so the next request here already sees it (the
@@ -338,7 +338,7 @@ impl App {
                 .await?
             }
         }
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         crate::app::answer_uniformly(parted).await;
         Ok(())
     }
@@ -384,7 +384,7 @@ impl App {
             .await?;
         }
         self.audit_in_user_orgs(&mut tx, ctx, user, "user.password_reset", "success", json!({})).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         // The sessions just ended (and an evicted maker's credentials) stop
         // here at once, not when the notification arrives.
         if was_verified {

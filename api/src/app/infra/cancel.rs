@@ -157,7 +157,7 @@ impl App {
             let view =
                 operations::lookup(&mut tx, ctx, id, Action::Read, Lock::None).await?.into_inner().into_view()?;
             claim.complete(&mut tx, 200, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await

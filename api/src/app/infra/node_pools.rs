@@ -203,7 +203,7 @@ impl App {
                 )
                 .await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await
@@ -333,7 +333,7 @@ impl App {
             details,
         };
         let op = self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(op)
     }
 
@@ -503,7 +503,7 @@ impl App {
             };
             let op = self.change_nodes(&mut tx, ctx, &cluster_row, &row, change).await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await
@@ -534,7 +534,7 @@ impl App {
             // Node changes run one at a time, so the newest is this node's.
             let existing = operations::latest_of_kind(&mut tx, row.id, ChangeKind::NodeDelete).await?;
             if let Some(op_id) = existing {
-                tx.commit().await?;
+                self.commit(ctx, tx).await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
@@ -574,7 +574,7 @@ impl App {
             details: json!({ "node": node, "replace": replace }),
         };
         let op = self.change_nodes(&mut tx, ctx, &cluster_row, &row, change).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(op)
     }
 
@@ -595,7 +595,7 @@ impl App {
         if row.deletion_requested_at.is_some() {
             let existing = operations::latest_of_kind(&mut tx, row.id, ChangeKind::NodePoolDelete).await?;
             if let Some(op_id) = existing {
-                tx.commit().await?;
+                self.commit(ctx, tx).await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
@@ -631,7 +631,7 @@ impl App {
                 },
             )
             .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(op)
     }
 }

@@ -96,7 +96,7 @@ impl App {
             )
             .await?;
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -162,7 +162,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(view)
     }
 
@@ -195,7 +195,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 }

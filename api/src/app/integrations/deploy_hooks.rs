@@ -326,7 +326,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(policy_view_of(project_row.id, Some(row)))
     }
 
@@ -418,7 +418,7 @@ impl App {
             // The stored replay never holds the secret: a retry learns the hook only.
             let replay = DeployHookCreated { secret: String::new(), ..created.clone() };
             claim.complete(&mut tx, 201, &replay).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(created)
         })
         .await
@@ -481,7 +481,7 @@ impl App {
                 // The stored replay never holds the secret: a retry learns the hook only.
                 let replay = DeployHookCreated { secret: String::new(), ..rotated.clone() };
                 claim.complete(&mut tx, 200, &replay).await?;
-                tx.commit().await?;
+                self.commit(ctx, tx).await?;
                 Ok(rotated)
             })
             .await?;
@@ -511,7 +511,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         self.hook_secrets.forget(hook.uuid());
         Ok(())
     }

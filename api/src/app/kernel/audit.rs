@@ -47,6 +47,14 @@ pub async fn insert(
     // An event of no organization about an address (a failed sign-in of an
     // unknown one): the account that later proves the address reads it.
     let subject_email = org_id.is_none().then(|| event.details["email"].as_str()).flatten();
+    if outcome == "success" {
+        ctx.note_change(crate::model::PlannedChange {
+            action: event.action.to_string(),
+            resource_type: event.resource_type.to_string(),
+            resource_id: event.resource_id.clone(),
+            details: event.details.clone(),
+        });
+    }
     sqlx::query!(
         "INSERT INTO audit_events (id, org_id, action, outcome, principal_id, principal_kind,
              resource_type, resource_id, request_id, source_ip, user_agent, details, credential_id,

@@ -85,6 +85,7 @@ impl App {
             };
             outbox::enqueue(&mut *tx, message, max_backlog).await?;
         }
+        ctx.note_operation(op.id.uuid(), change.kind, change.target_id, op.target.clone(), change.needs_region);
         if matches!(change.kind.target(), ResourceKind::Cluster | ResourceKind::NodePool) {
             // The database wrote the spec's revision when the generation
             // moved; say who made it and how.

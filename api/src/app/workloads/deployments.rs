@@ -255,7 +255,7 @@ impl App {
                 .await?;
             store::set_rollout(&mut tx, id.uuid(), op.id.uuid()).await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await
@@ -375,7 +375,7 @@ impl App {
             v.finish()?;
             let op = self.commit_change(&mut tx, ctx, &cluster_row, &row, &current, spec, kind, &cause, labels).await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await
@@ -472,7 +472,7 @@ impl App {
             let existing =
                 crate::app::region::operations::latest_of_kind(&mut tx, row.id, ChangeKind::DeploymentDelete).await?;
             if let Some(op_id) = existing {
-                tx.commit().await?;
+                self.commit(ctx, tx).await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
@@ -508,7 +508,7 @@ impl App {
                 },
             )
             .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(op)
     }
 

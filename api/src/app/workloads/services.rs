@@ -306,7 +306,7 @@ impl App {
             .await?;
             let view = self.service_view(&mut tx, row).await?;
             claim.complete(&mut tx, 201, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
@@ -359,7 +359,7 @@ impl App {
         )
         .await?;
         let view = self.service_view(&mut tx, row).await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(view)
     }
 
@@ -387,7 +387,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 }

@@ -64,6 +64,7 @@ from .device_token_request import DeviceTokenRequest
 from .domain_create import DomainCreate
 from .domain_verification_record import DomainVerificationRecord
 from .domain_view import DomainView
+from .dry_run_view import DryRunView
 from .endpoint_view import EndpointView
 from .env_var import EnvVar
 from .etcd_snapshot_view import EtcdSnapshotView
@@ -151,6 +152,9 @@ from .password_reset_request import PasswordResetRequest
 from .plan_change import PlanChange
 from .plan_view import PlanView
 from .plan_view_limits import PlanViewLimits
+from .planned_change import PlannedChange
+from .planned_change_details import PlannedChangeDetails
+from .planned_operation import PlannedOperation
 from .pod_view import PodView
 from .price_change import PriceChange
 from .price_estimate import PriceEstimate
@@ -295,6 +299,7 @@ __all__ = (
     "DomainCreate",
     "DomainVerificationRecord",
     "DomainView",
+    "DryRunView",
     "EndpointView",
     "EnvVar",
     "EtcdSnapshots",
@@ -380,6 +385,9 @@ __all__ = (
     "PasswordResetConfirm",
     "PasswordResetRequest",
     "PlanChange",
+    "PlannedChange",
+    "PlannedChangeDetails",
+    "PlannedOperation",
     "PlanView",
     "PlanViewLimits",
     "PodView",

@@ -993,6 +993,31 @@ export type DomainView = {
 };
 
 /**
+ * What a mutation would do, answered to a dry run (`?dry_run=true` on
+ * REST, `moke-validate-only: true` metadata on gRPC, `dryRun: true` on
+ * GraphQL) in place of its usual answer. The request went through
+ * everything up to its commit (validation, authorization, quotas, the
+ * region's backlog) and then wrote nothing: no row, no command to a
+ * region, no mail, no webhook, no audit event. A request a real call would
+ * refuse is refused the same way.
+ */
+export type DryRunView = {
+    /**
+     * Always `true`: nothing was changed.
+     */
+    dry_run: boolean;
+    /**
+     * Each change the request would record, in order, as its audit event
+     * would name it; empty when it would change nothing.
+     */
+    changes: Array<PlannedChange>;
+    /**
+     * The Operations it would start, with the steps each would take.
+     */
+    operations: Array<PlannedOperation>;
+};
+
+/**
  * One pod behind a service, as last observed.
  */
 export type EndpointView = {
@@ -2101,6 +2126,56 @@ export type PlanView = {
     limits: {
         [key: string]: number;
     };
+};
+
+/**
+ * One change a dry run found, as the audit log would record it.
+ */
+export type PlannedChange = {
+    /**
+     * e.g. `cluster.update`, `token.create`.
+     */
+    action: string;
+    /**
+     * e.g. `cluster`, `project`, `token`.
+     */
+    resource_type: string;
+    /**
+     * The resource's prefixed id; for a create, the id it would have had
+     * (a real call makes another).
+     */
+    resource_id?: string | null;
+    /**
+     * What the audit event would record besides the action.
+     */
+    details: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * An Operation a dry run would have started.
+ */
+export type PlannedOperation = {
+    /**
+     * e.g. `cluster_upgrade`, `node_pool_update`.
+     */
+    kind: string;
+    target: OperationTarget;
+    /**
+     * False when the gateway alone would complete it (labels only):
+     * nothing would reach the region.
+     */
+    needs_region: boolean;
+    /**
+     * What the target's spec would become, against its spec now, for
+     * clusters and node pools (which keep spec revisions); empty otherwise.
+     */
+    diff: Array<SpecChange>;
+    /**
+     * The steps the Operation would go through, in order.
+     */
+    steps: Array<string>;
 };
 
 /**

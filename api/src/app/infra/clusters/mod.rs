@@ -197,6 +197,16 @@ impl App {
             quotas::check(&mut conn, self.config(), found.org_id, Demand { clusters: 1, ..Demand::default() }).await?;
             drop(conn);
             let id = ClusterId::generate();
+            if ctx.is_dry_run() {
+                // A dry run asks Vault for nothing: a CA that is never used.
+                let ca = crate::vault::ClusterCa {
+                    mount: "dry-run".into(),
+                    issuer_id: "dry-run".into(),
+                    key_id: "dry-run".into(),
+                    certificate_pem: String::new(),
+                };
+                return self.insert_cluster(ctx, project, input, spec, id, &ca, claim).await;
+            }
             // The cluster's certificate authority; without Vault no cluster is made (503).
             let ca = {
                 let _permit = self.ca_permits().acquire().await.map_err(|e| Error::Internal(e.into()))?;
@@ -264,7 +274,7 @@ impl App {
                 )
                 .await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         }
     }
@@ -378,7 +388,7 @@ impl App {
             let change = SpecWrite { current: &current, spec, labels: update.labels.as_ref(), kind, action, details };
             let op = self.write_cluster_spec(&mut tx, ctx, &row, change).await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await
@@ -456,7 +466,7 @@ impl App {
             let existing =
                 crate::app::region::operations::latest_of_kind(&mut tx, row.id, ChangeKind::ClusterDelete).await?;
             if let Some(op_id) = existing {
-                tx.commit().await?;
+                self.commit(ctx, tx).await?;
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
@@ -481,7 +491,7 @@ impl App {
                 |op| command(ChangeKind::ClusterDelete, op, target, generation, &spec, ""),
             )
             .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(op)
     }
 }

@@ -27,6 +27,7 @@ use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::{ClusterId, ClusterKind, ProjectId, ProjectKind};
 use crate::model::{
     ClusterAccess, ExecCredential, KubeconfigFormat, KubeconfigView, OperationError, OperationStatus, OperationView,
+    PlannedChange,
 };
 use moke_proto::region as pb;
 use prost::Message;
@@ -178,6 +179,18 @@ impl App {
             .serialize_request(&key)
             .and_then(|csr| csr.pem())
             .map_err(|e| Error::Internal(anyhow::anyhow!("certificate request: {e}")))?;
+        if ctx.is_dry_run() {
+            // Nothing is signed: the plan is the certificate it would be.
+            return Err(crate::app::kernel::dry_run::outside_database(PlannedChange {
+                action: "cluster.credentials_issue".into(),
+                resource_type: "cluster".into(),
+                resource_id: Some(ClusterId::from_uuid(target.cluster_id).to_string()),
+                details: json!({
+                    "user": user, "groups": groups, "lifetime_seconds": lifetime, "purpose": purpose,
+                    "credentials_generation": target.credentials_generation, "principal_epoch": epoch,
+                }),
+            }));
+        }
         let signed =
             self.vault().sign_verbatim(&target.mount, &target.issuer_id, "kube-client", &csr, lifetime).await?;
         let expires_at = DateTime::from_timestamp(signed.expiration, 0).unwrap_or_else(Utc::now);
@@ -352,7 +365,7 @@ impl App {
                 )
                 .await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await

@@ -133,7 +133,7 @@ impl App {
             };
             let op = self.record_etcd_change(&mut tx, ctx, &row, change).await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await
@@ -180,7 +180,7 @@ impl App {
             };
             let op = self.record_etcd_change(&mut tx, ctx, &row, change).await?;
             claim.complete(&mut tx, 202, &op).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(op)
         })
         .await

@@ -161,7 +161,7 @@ impl App {
             // The stored replay never holds the secret: a retry learns the endpoint only.
             let replay = WebhookEndpointCreated { secret: String::new(), ..created.clone() };
             claim.complete(&mut tx, 201, &replay).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(created)
         })
         .await
@@ -191,7 +191,7 @@ impl App {
             },
         )
         .await?;
-        tx.commit().await?;
+        self.commit(ctx, tx).await?;
         Ok(())
     }
 
@@ -291,7 +291,7 @@ impl App {
                 finished_at: None,
             };
             claim.complete(&mut tx, 202, &view).await?;
-            tx.commit().await?;
+            self.commit(ctx, tx).await?;
             Ok(view)
         })
         .await
