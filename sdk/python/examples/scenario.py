@@ -17,7 +17,7 @@ import time
 import httpx
 
 from moke_sdk.api.auth import session_create
-from moke_sdk.api.clusters import cluster_create, cluster_kubeconfig_view
+from moke_sdk.api.clusters import cluster_create, cluster_delete, cluster_kubeconfig_view, cluster_view
 from moke_sdk.api.node_pools import node_pool_create
 from moke_sdk.api.projects import project_create, project_list
 from moke_sdk.api.workloads import deployment_create
@@ -29,6 +29,7 @@ from moke_sdk.extras import (
     ok,
     pages,
     paginate,
+    plan_of,
     wait_operation,
     wait_operation_async,
 )
@@ -69,6 +70,13 @@ created = ok(
 )
 operation = wait_operation(client, created.id, timeout=2 * MINUTES)
 assert operation.status == OperationStatus.SUCCEEDED, operation
+
+# A dry run of the cluster's delete: what would go, and nothing gone.
+with connect(HOST, session.access_token, dry_run=True) as planning:
+    plan = plan_of(cluster_delete.sync_detailed(project.id, "prod", client=planning))
+assert plan.operations[0].kind == "cluster_delete", plan
+still = ok(cluster_view.sync(project.id, "prod", client=client))
+assert not still.deletion_requested_at, still
 
 # 4. A node pool.
 pool = ok(

@@ -15,7 +15,9 @@ models under ``moke_sdk.models``. This module adds:
   result's type accordingly;
 - :func:`paginate` / :func:`pages` (and ``apaginate`` / ``apages``) walk every
   page of a list;
-- :func:`wait_operation` (and ``wait_operation_async``) wait for long work.
+- :func:`wait_operation` (and ``wait_operation_async``) wait for long work;
+- ``connect(…, dry_run=True)`` makes every mutation a dry run
+  (``?dry_run=true``), whose answer :func:`plan_of` reads.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import httpx
 
 from .api.operations import operation_view
 from .client import AuthenticatedClient, Client
+from .models.dry_run_view import DryRunView
 from .models.field_error_doc import FieldErrorDoc
 from .models.operation_status import OperationStatus
 from .models.operation_view import OperationView
@@ -48,6 +51,7 @@ __all__ = [
     "ok",
     "pages",
     "paginate",
+    "plan_of",
     "problem_json",
     "wait_operation",
     "wait_operation_async",
@@ -135,6 +139,36 @@ def _with_idempotency_key(request: httpx.Request) -> None:
         request.headers["Idempotency-Key"] = str(uuid.uuid4())
 
 
+_MUTATIONS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _as_dry_run(request: httpx.Request) -> None:
+    if request.method in _MUTATIONS:
+        request.url = request.url.copy_merge_params({"dry_run": "true"})
+
+
+async def _as_dry_run_async(request: httpx.Request) -> None:
+    _as_dry_run(request)
+
+
+class _Answer(Protocol):
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Any: ...
+
+
+def plan_of(answer: _Answer) -> DryRunView:
+    """The plan a dry-run client's mutation answered, from its ``sync_detailed``/``asyncio_detailed`` answer.
+
+    (Its ``parsed`` is the operation's own answer type, which a dry run does not give.)
+    """
+    if answer.headers.get("moke-dry-run") != "true":
+        raise RuntimeError("the answer is not a dry run's: connect with dry_run=True")
+    return DryRunView.from_dict(json.loads(answer.content))
+
+
 def _retry_after(response: httpx.Response) -> float | None:
     """``Retry-After`` in seconds (the only form the server sends)."""
     value = response.headers.get("retry-after", "").strip()
@@ -214,6 +248,7 @@ def _equip(
     timeout: httpx.Timeout,
     transport: httpx.BaseTransport | None,
     async_transport: httpx.AsyncBaseTransport | None,
+    dry_run: bool = False,
 ) -> _C:
     headers = {"User-Agent": USER_AGENT, **headers}
     client.set_httpx_client(
@@ -222,7 +257,7 @@ def _equip(
             headers=headers,
             timeout=timeout,
             transport=RetryingTransport(transport, attempts),
-            event_hooks={"response": [_raise_on_problem]},
+            event_hooks={"request": [_as_dry_run] if dry_run else [], "response": [_raise_on_problem]},
         )
     )
     client.set_async_httpx_client(
@@ -231,7 +266,7 @@ def _equip(
             headers=headers,
             timeout=timeout,
             transport=AsyncRetryingTransport(async_transport, attempts),
-            event_hooks={"response": [_araise_on_problem]},
+            event_hooks={"request": [_as_dry_run_async] if dry_run else [], "response": [_araise_on_problem]},
         )
     )
     return client
@@ -245,15 +280,19 @@ def connect(
     timeout: httpx.Timeout = TIMEOUT,
     transport: httpx.BaseTransport | None = None,
     async_transport: httpx.AsyncBaseTransport | None = None,
+    dry_run: bool = False,
 ) -> AuthenticatedClient:
     """A client for the API at ``base_url`` acting with ``token`` (an API token ``moke_…`` or an access token).
 
     Use it with both the ``sync*`` and the ``asyncio*`` functions; ``with client:``
-    (or ``async with client:``) closes its connections.
+    (or ``async with client:``) closes its connections. With ``dry_run``, every
+    mutation is a dry run: checked as the real call (a refusal raises as usual),
+    answered with what would change (:func:`plan_of`), and nothing is written.
     """
     base_url = base_url.rstrip("/")
     client = AuthenticatedClient(base_url=base_url, token=token)
-    return _equip(client, base_url, {"Authorization": f"Bearer {token}"}, attempts, timeout, transport, async_transport)
+    headers = {"Authorization": f"Bearer {token}"}
+    return _equip(client, base_url, headers, attempts, timeout, transport, async_transport, dry_run)
 
 
 def anonymous(

@@ -9,13 +9,16 @@ import assert from 'node:assert/strict';
 
 import {
   clusterCreate,
+  clusterDelete,
   clusterKubeconfigView,
+  clusterView,
   createMokeClient,
   deploymentCreate,
   MokeError,
   nodePoolCreate,
   pages,
   paginate,
+  planOf,
   projectCreate,
   projectList,
   sessionCreate,
@@ -52,6 +55,13 @@ const { data: created } = await clusterCreate({
 });
 let operation = await waitForOperation(client, created.id, { timeoutMs: 2 * minutes });
 assert.equal(operation.status, 'succeeded', JSON.stringify(operation));
+
+// A dry run of the cluster's delete: what would go, and nothing gone.
+const planning = createMokeClient({ baseUrl: host, token: session.access_token, dryRun: true });
+const plan = planOf(await clusterDelete({ client: planning, path: { project: project.id, cluster: 'prod' } }));
+assert.equal(plan.operations[0]?.kind, 'cluster_delete', JSON.stringify(plan));
+const { data: still } = await clusterView({ client, path: { project: project.id, cluster: 'prod' } });
+assert.equal(still.deletion_requested_at ?? null, null, JSON.stringify(still));
 
 // 4. A node pool.
 const { data: pool } = await nodePoolCreate({

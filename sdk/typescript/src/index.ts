@@ -13,12 +13,14 @@
  * - answers 429 and 503 are retried, honouring `Retry-After`;
  * - errors are thrown as {@link MokeError}, carrying the RFC 9457 problem;
  * - {@link paginate} / {@link pages} walk every page of a list;
- * - {@link waitForOperation} waits for long work to finish.
+ * - {@link waitForOperation} waits for long work to finish;
+ * - `createMokeClient({ …, dryRun: true })` makes every mutation a dry run
+ *   (`?dry_run=true`), whose answer {@link planOf} reads.
  */
 
 import { type Client, createClient } from './generated/client/index.js';
 import { operationView } from './generated/sdk.gen.js';
-import type { FieldErrorDoc, OperationView, Problem } from './generated/types.gen.js';
+import type { DryRunView, FieldErrorDoc, OperationView, Problem } from './generated/types.gen.js';
 
 export * from './generated/index.js';
 export type { Client } from './generated/client/index.js';
@@ -39,6 +41,12 @@ export interface MokeClientOptions {
   maxRetryWaitMs?: number;
   /** The fetch to send with (default `globalThis.fetch`). */
   fetch?: typeof fetch;
+  /**
+   * Every mutation is a dry run (`?dry_run=true`): checked as the real call
+   * (a refusal throws as usual), answered with what would change
+   * ({@link planOf}), and nothing is written.
+   */
+  dryRun?: boolean;
 }
 
 /** An answer of the API that is not a success: the problem it carries (RFC 9457). */
@@ -90,10 +98,28 @@ export function createMokeClient(options: MokeClientOptions): Client {
     if (request.method === 'POST' && !request.headers.has('Idempotency-Key')) {
       request.headers.set('Idempotency-Key', crypto.randomUUID());
     }
+    if (options.dryRun && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(request.method)) {
+      const url = new URL(request.url);
+      url.searchParams.set('dry_run', 'true');
+      const body = request.body === null ? undefined : await request.arrayBuffer();
+      return new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal });
+    }
     return request;
   });
   client.interceptors.error.use((error, response) => toMokeError(error, response));
   return client;
+}
+
+/**
+ * The plan a dry-run client's mutation answered (its `data` is typed as the
+ * operation's own answer, which a dry run does not give):
+ * `planOf(await clusterDelete({ client: planning, path: { project, cluster } }))`.
+ */
+export function planOf(answer: { data?: unknown; response: Response }): DryRunView {
+  if (answer.response.headers.get('moke-dry-run') !== 'true') {
+    throw new Error('the answer is not a dry run’s: make the client with `dryRun: true`');
+  }
+  return answer.data as DryRunView;
 }
 
 /** A client from `MOKE_HOST` and `MOKE_TOKEN` (what CI sets). */
