@@ -614,6 +614,13 @@ async fn a_cluster_is_upgraded_from_the_console(options: PgPoolOptions, connect:
     assert_eq!(browser.path().await, "/projects/shop/clusters/prod/upgrade");
     assert!(browser.body_text().await.contains("runs Kubernetes 1.32"));
     browser.check("upgrade-form").await;
+    // A preview first: the dry run's steps, and nothing started.
+    browser.submit("form.preview button[type=submit]").await;
+    assert_eq!(browser.path().await, "/projects/shop/clusters/prod/upgrade?preview=1.33");
+    let plan = browser.text("section.plan").await;
+    assert!(plan.contains("What upgrading to 1.33 would do") && plan.contains("/kubernetes_version"), "{plan}");
+    assert!(plan.contains("traffic switched to the new control plane"), "{plan}");
+    browser.check("upgrade-preview").await;
     browser.click("#field-confirm").await;
     browser.submit("main form button[type=submit]").await;
     assert!(browser.path().await.starts_with("/projects/shop/clusters/prod?operation=op_"), "{}", browser.path().await);

@@ -191,6 +191,35 @@ async fn a_dry_run_answers_what_would_change_and_writes_nothing(options: PgPoolO
         )
         .await
         .refused_with(StatusCode::CONFLICT, "already_at_version");
+
+    // A credential limited to one project learns nothing of the others from
+    // a plan: revoking it revokes its cluster access in every cluster of the
+    // organization, which the plan counts and does not name.
+    let data = owner.create_project("data").await.id.to_string();
+    let (hidden, _) = owner.create_cluster(&data, "hidden", json!({ "region": "eu-central-1" })).await;
+    let (_, session) = t.member(&tenant, "dev@acme.test", "admin").await;
+    let person = owner.with_token(&session);
+    let scoped: Value =
+        person.post("/v1/me/tokens", json!({ "name": "web only", "project": "web" })).await.expect(StatusCode::CREATED);
+    let scoped_client = owner.with_token(scoped["token"].as_str().unwrap());
+    let token_id = scoped["id"].as_str().unwrap();
+    let plan: Value = scoped_client.delete(&dry(&format!("/v1/me/tokens/{token_id}"))).await.expect(StatusCode::OK);
+    let text = plan.to_string();
+    assert!(!text.contains(&hidden.id.to_string()) && !text.contains("hidden"), "{text}");
+    let revocations = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["action"] == "cluster.principal_credentials_revoke")
+        .unwrap_or_else(|| panic!("the revocation is counted: {text}"));
+    assert_eq!(
+        (revocations["resource_id"].clone(), revocations["details"]["count"].clone()),
+        (Value::Null, json!(2)),
+        "{text}"
+    );
+    // GET has no dry run (a kubeconfig's read signs a certificate).
+    let read = owner.get::<Value>(&dry(&cluster_path)).await;
+    assert_eq!((read.status, bad_fields(&read.body)), (StatusCode::BAD_REQUEST, vec!["dry_run".to_string()]));
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

@@ -1043,6 +1043,7 @@ pub fn ClusterUpgrade() -> impl IntoView {
     let upgrade = ServerAction::<ClusterUpgrade>::new();
     let errors = FormErrors::new(action_error(upgrade.value().get_untracked()), &["kubernetes_version", "confirm"]);
     let (project, name) = (param("project"), param("cluster"));
+    let preview = query("preview");
     let session = request_session();
     let content = {
         let (session, project, name) = (session.clone(), project.clone(), name.clone());
@@ -1103,17 +1104,28 @@ pub fn ClusterUpgrade() -> impl IntoView {
                 }
                 .into_any();
             }
+            let preview = preview.filter(|version| offered.available.iter().any(|v| v.version == *version));
+            let planned = match &preview {
+                None => None,
+                Some(version) => match upgrade_plan(&session, &project, &name, version).await {
+                    Ok(plan) => Some((version.clone(), plan)),
+                    Err(error) => return error_view(&session, error),
+                },
+            };
             let choices: Vec<(String, String, bool)> = offered
                 .available
                 .iter()
                 .map(|v| {
+                    let chosen = preview.as_ref().map_or(v.default, |p| *p == v.version);
                     (
                         v.version.clone(),
                         format!("{} ({}, until {})", v.version, support(v.support), v.end_of_life),
-                        v.default,
+                        chosen,
                     )
                 })
                 .collect();
+            let preview_choices = choices.clone();
+            let planned = planned.map(|(version, plan)| view! { <UpgradePlan version=version plan=plan/> });
             view! {
                 <h1>{format!("Upgrade cluster {name}")}</h1>
                 <p>{standing}</p>
@@ -1129,6 +1141,11 @@ pub fn ClusterUpgrade() -> impl IntoView {
                     <Choice label="I understand that every node is replaced" name="confirm" required=true errors=errors.clone()/>
                     <button type="submit">"Upgrade"</button>
                 </ActionForm>
+                <form method="get" class="preview" aria-label="Preview an upgrade">
+                    <Select label="Version to preview" name="preview" error_name="preview" errors=FormErrors::default() options=preview_choices/>
+                    <button type="submit" class="secondary">"Preview the upgrade"</button>
+                </form>
+                {planned}
             }
             .into_any()
         })
@@ -1138,6 +1155,57 @@ pub fn ClusterUpgrade() -> impl IntoView {
         <Frame title=format!("Upgrade cluster {name}") crumbs=crumbs>
             <Suspense fallback=|| ()>{content}</Suspense>
         </Frame>
+    }
+}
+
+/// What upgrading cluster `name` to `version` would do, from a dry run of
+/// the upgrade: checked as the upgrade itself (a refusal is its error), and
+/// nothing changes.
+async fn upgrade_plan(
+    session: &RequestSession,
+    project: &str,
+    name: &str,
+    version: &str,
+) -> Result<types::DryRunView, ConsoleError> {
+    let kubernetes_version = version
+        .parse::<types::ClusterUpgradeRequestKubernetesVersion>()
+        .map_err(|_| ConsoleError::new(404, "Not Found", "no such version is on offer"))?;
+    let body = types::ClusterUpgradeRequest { kubernetes_version };
+    let api = session.api().await?;
+    Ok(api.dry_run(async |c| c.cluster_upgrade().project(project).cluster(name).body(body).send().await).await?)
+}
+
+/// A dry run's plan of an upgrade: the spec it changes and the steps it takes.
+#[component]
+fn UpgradePlan(version: String, plan: types::DryRunView) -> impl IntoView {
+    let show = |value: &Option<serde_json::Value>| value.as_ref().map_or("nothing".to_string(), |v| v.to_string());
+    let operations = plan
+        .operations
+        .into_iter()
+        .map(|op| {
+            let diff = op
+                .diff
+                .iter()
+                .map(|c| view! { <li><code>{c.path.clone()}</code>": "{show(&c.before)}" → "{show(&c.after)}</li> })
+                .collect_view();
+            let steps = op.steps.into_iter().map(|step| view! { <li>{step}</li> }).collect_view();
+            let heading =
+                format!("{} of {} {}", op.kind.replace('_', " "), op.target.type_.replace('_', " "), op.target.name);
+            view! {
+                <h3>{heading}</h3>
+                <p>"What changes in its spec:"</p>
+                <ul class="diff">{diff}</ul>
+                <p>"The steps it takes:"</p>
+                <ol class="steps">{steps}</ol>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="summary plan" aria-labelledby="plan-title">
+            <h2 id="plan-title">{format!("What upgrading to {version} would do")}</h2>
+            <p>"Checked as the upgrade itself would be, with your rights and the cluster as it is now; nothing has changed."</p>
+            {operations}
+        </section>
     }
 }
 

@@ -179,6 +179,10 @@ impl App {
             },
         )
         .await?;
+        if let Some(problem) = problem.as_ref().filter(|_| ctx.is_dry_run()) {
+            // Refused as the real call is (which records the failed check first).
+            return Err(Error::conflict("domain_not_verified", problem.clone()));
+        }
         self.commit(ctx, tx).await?;
         if let Some(problem) = problem {
             return Err(Error::conflict("domain_not_verified", problem));

@@ -13,6 +13,7 @@
 //! kubeconfig's certificate) skip that step when [`RequestContext::is_dry_run`].
 //! Each surface answers [`Error::DryRun`] as its success.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use sqlx::{PgConnection, Postgres, Transaction};
@@ -30,15 +31,23 @@ use crate::model::{
 
 /// What a dry run's transaction recorded, in order, collected as it is
 /// written (shared by the clones of its context).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DryRunLog {
-    entries: Mutex<Recorded>,
+    /// The caller: what a context acting for someone else (Moke itself)
+    /// records is counted, never listed.
+    caller: Uuid,
+    /// False in a context for work done on the caller's behalf across
+    /// resources it may not see ([`RequestContext::on_behalf`]): counted too.
+    listed: bool,
+    entries: Arc<Mutex<Recorded>>,
 }
 
 #[derive(Debug, Default)]
 struct Recorded {
     changes: Vec<PlannedChange>,
     operations: Vec<RecordedOperation>,
+    /// Changes made on the caller's behalf: how many of each action on each kind.
+    on_behalf: BTreeMap<(String, String), u64>,
 }
 
 #[derive(Debug)]
@@ -61,8 +70,26 @@ impl RequestContext {
     /// This context, asking for a dry run: its mutation ends at its commit
     /// with [`Error::DryRun`] and writes nothing.
     pub fn dry_run(mut self) -> RequestContext {
-        self.dry_run = Some(Arc::new(DryRunLog::default()));
+        let caller = self.principal.id;
+        self.dry_run = Some(Arc::new(DryRunLog { caller, listed: true, entries: Arc::default() }));
         self
+    }
+
+    /// This context, for changes made on the caller's behalf in resources
+    /// the caller may not be allowed to see (a departing credential's
+    /// access revoked in every cluster of the organization): a dry run
+    /// counts what it records and lists none of it.
+    pub(in crate::app) fn on_behalf(&self) -> RequestContext {
+        let mut ctx = self.clone();
+        if let Some(log) = &self.dry_run {
+            ctx.dry_run = Some(Arc::new(DryRunLog { caller: log.caller, listed: false, entries: log.entries.clone() }));
+        }
+        ctx
+    }
+
+    /// Whether what this context records is listed in its dry run's plan.
+    fn listed(&self, log: &DryRunLog) -> bool {
+        log.listed && self.principal.id == log.caller
     }
 
     /// Whether this request is a dry run: a mutation must not act outside
@@ -73,8 +100,13 @@ impl RequestContext {
 
     /// Notes an audit event a dry run's transaction wrote.
     pub(in crate::app) fn note_change(&self, change: PlannedChange) {
-        if let Some(log) = &self.dry_run {
-            log.recorded().changes.push(change);
+        let Some(log) = &self.dry_run else { return };
+        let listed = self.listed(log);
+        let mut recorded = log.recorded();
+        if listed {
+            recorded.changes.push(change);
+        } else {
+            *recorded.on_behalf.entry((change.action, change.resource_type)).or_default() += 1;
         }
     }
 
@@ -87,7 +119,8 @@ impl RequestContext {
         target: OperationTarget,
         needs_region: bool,
     ) {
-        if let Some(log) = &self.dry_run {
+        // One on the caller's behalf is counted with its audit event.
+        if let Some(log) = self.dry_run.as_ref().filter(|log| self.listed(log)) {
             log.recorded().operations.push(RecordedOperation { operation_id, kind, target_id, target, needs_region });
         }
     }
@@ -106,10 +139,19 @@ impl App {
             tx.commit().await?;
             return Ok(());
         };
-        let (changes, recorded) = {
+        let (mut changes, recorded, on_behalf) = {
             let mut entries = log.recorded();
-            (std::mem::take(&mut entries.changes), std::mem::take(&mut entries.operations))
+            let entries = &mut *entries;
+            (
+                std::mem::take(&mut entries.changes),
+                std::mem::take(&mut entries.operations),
+                std::mem::take(&mut entries.on_behalf),
+            )
         };
+        for ((action, resource_type), count) in on_behalf {
+            let details = serde_json::json!({ "count": count, "on_behalf": "made by Moke for this change, not listed one by one" });
+            changes.push(PlannedChange { action, resource_type, resource_id: None, details });
+        }
         let mut operations = Vec::with_capacity(recorded.len());
         for op in recorded {
             let diff = spec_change(&mut tx, &op).await?;

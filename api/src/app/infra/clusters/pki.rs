@@ -599,9 +599,9 @@ pub(in crate::app) async fn revoke_principal_credentials(
     // The organization's own record of the change: the caller when it acts
     // there, else the server (a password reset has no organization).
     let system = if ctx.principal.org_id == org {
-        ctx.clone()
+        ctx.on_behalf()
     } else {
-        RequestContext { principal: RequestContext::system(org).principal, ..ctx.clone() }
+        RequestContext { principal: RequestContext::system(org).principal, ..ctx.on_behalf() }
     };
     for row in clusters {
         // At most one revocation waits per cluster: a later one takes its
