@@ -846,9 +846,10 @@ impl Mutation {
             .map_err(error)
     }
 
-    /// Cancels a spec change (`cluster_update`, `node_pool_update`, an upgrade
-    /// the region has not received): the spec it replaced is written back by
-    /// an Operation of its own; this one fails with `cancelled`.
+    /// Cancels a spec change (`cluster_update`, `node_pool_update`), or an
+    /// upgrade, recycle, etcd snapshot or restore the region has not
+    /// received: the spec it replaced is written back by an Operation of its
+    /// own; this one fails with `cancelled`.
     async fn cancel_operation(
         &self,
         ctx: &Context<'_>,

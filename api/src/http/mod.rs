@@ -185,42 +185,76 @@ fn offer_dry_runs(spec: &mut utoipa::openapi::OpenApi) {
     }
 }
 
-/// The operations that offer a dry run, as method and path template.
-struct DryRunRoutes(Vec<(axum::http::Method, Vec<String>)>);
+/// Every operation of the document, as method and path template, and
+/// whether it offers a dry run.
+struct DryRunRoutes(Vec<(axum::http::Method, Vec<String>, bool)>);
+
+/// What the document says of a dry run of one request.
+enum DryRunOffer {
+    /// The operation has one.
+    Offered,
+    /// The operation has none (it would run for real), or the path is no
+    /// operation's: refused.
+    Refused,
+    /// The path is an operation's, but not with this method: the router
+    /// answers 405, and nothing runs.
+    NoSuchMethod,
+}
 
 impl DryRunRoutes {
     fn of(spec: &utoipa::openapi::OpenApi) -> DryRunRoutes {
+        use axum::http::Method;
         let mut routes = Vec::new();
         for (path, item) in &spec.paths.paths {
             let operations = [
-                ("post", axum::http::Method::POST, item.post.as_ref()),
-                ("put", axum::http::Method::PUT, item.put.as_ref()),
-                ("patch", axum::http::Method::PATCH, item.patch.as_ref()),
-                ("delete", axum::http::Method::DELETE, item.delete.as_ref()),
+                ("get", Method::GET, item.get.as_ref()),
+                ("post", Method::POST, item.post.as_ref()),
+                ("put", Method::PUT, item.put.as_ref()),
+                ("patch", Method::PATCH, item.patch.as_ref()),
+                ("delete", Method::DELETE, item.delete.as_ref()),
             ];
+            let template: Vec<String> = path.split('/').map(str::to_string).collect();
             for (name, method, operation) in operations {
-                if operation.is_some_and(|op| offers_dry_run(name, op)) {
-                    routes.push((method, path.split('/').map(str::to_string).collect()));
+                if let Some(operation) = operation {
+                    routes.push((method, template.clone(), offers_dry_run(name, operation)));
                 }
             }
         }
         DryRunRoutes(routes)
     }
 
-    /// Whether `method path` is an operation with a dry run (a `{…}` of a
+    /// What the document says of a dry run of `method path` (a `{…}` of a
     /// template matches any one segment).
-    fn offers(&self, method: &axum::http::Method, path: &str) -> bool {
+    fn offer(&self, method: &axum::http::Method, path: &str) -> DryRunOffer {
+        // The router answers HEAD with the GET operation.
+        let method = if method == axum::http::Method::HEAD { &axum::http::Method::GET } else { method };
         let segments: Vec<&str> = path.split('/').collect();
-        self.0.iter().any(|(m, template)| {
-            m == method
-                && template.len() == segments.len()
+        let at_path = |template: &Vec<String>| {
+            template.len() == segments.len()
                 && template.iter().zip(&segments).all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
-        })
+        };
+        let mut documented_path = false;
+        let mut same_method = false;
+        for (m, template, offered) in &self.0 {
+            if !at_path(template) {
+                continue;
+            }
+            documented_path = true;
+            if m == method {
+                same_method = true;
+                if *offered {
+                    return DryRunOffer::Offered;
+                }
+            }
+        }
+        if documented_path && !same_method { DryRunOffer::NoSuchMethod } else { DryRunOffer::Refused }
     }
 }
 
 /// Dry runs (`?dry_run=true`), checked before any handler acts: refused
-/// for an operation that offers none (it would run for real). A mutation
+/// for an operation that offers none (it would run for real) and on a path
+/// no operation has (a method a documented path lacks is left to the
+/// router's 405). A mutation
 /// that reaches its commit answers its plan itself (`kernel::dry_run`); one
 /// that succeeds without reaching it had nothing to change (an estimate,
 /// asking again for what is already under way), which is answered as an
@@ -231,9 +265,12 @@ async fn dry_run_answers(State(routes): State<Arc<DryRunRoutes>>, request: Reque
         Ok(false) => return next.run(request).await,
         Ok(true) => {}
     }
-    if !routes.offers(request.method(), request.uri().path()) {
-        return ApiError(Error::invalid_field("dry_run", "unsupported", "this operation has no dry run"))
-            .into_response();
+    match routes.offer(request.method(), request.uri().path()) {
+        DryRunOffer::Offered | DryRunOffer::NoSuchMethod => {}
+        DryRunOffer::Refused => {
+            let refusal = Error::invalid_field("dry_run", "unsupported", "this operation has no dry run");
+            return ApiError(refusal).into_response();
+        }
     }
     let response = next.run(request).await;
     if !response.status().is_success() || response.headers().contains_key(problem::DRY_RUN_HEADER) {

@@ -72,15 +72,16 @@ async fn operation_step_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(op
     Ok(axum::Json(app.operation_step_list(&ctx, path_id(&operation)?).await?).into_response())
 }
 
-/// Cancel a spec change (`cluster_update`, `node_pool_update`, and a
-/// `cluster_upgrade` the region has not received): the spec it replaced is
+/// Cancel a spec change (`cluster_update`, `node_pool_update`), or a
+/// `cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or
+/// `cluster_restore` the region has not received: the spec it replaced is
 /// written back as the next generation, by an Operation of its own, so a
 /// region that had not started does nothing and one part-way through stops
 /// between steps and converges back. The operation fails with error code
 /// `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
 /// (with the reason) for other kinds, `operation_finished` once it has
 /// ended, `superseded` when a later change of the same resource followed,
-/// `operation_started` for an upgrade the region already has.
+/// `operation_started` for one of the four the region already has.
 #[utoipa::path(post, path = "/v1/operations/{operation}/cancel", operation_id = "operation_cancel", tag = "operations",
     params(("operation" = String, Path, description = "Operation id (`op_…`)"), IdempotencyKeyHeader),
     security(("bearer" = [])),

@@ -8,7 +8,7 @@ use moke_api::model::{
 };
 use moke_region::{Agent, AgentConfig, Transport};
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::common::{Client, TestApp, zones};
@@ -206,4 +206,94 @@ async fn a_machine_type_change_cancelled_between_steps_converges_back(
         .post::<OperationView>(&format!("/v1/operations/{}/cancel", grow.id), json!({}))
         .await
         .refused_with(StatusCode::CONFLICT, "deleting");
+}
+
+/// An etcd snapshot, a restore and a recycle are cancelled while their
+/// command waits in the gateway (the region never hears of them, and a
+/// recycle replaces no node), and refused once the region has them.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn etcd_work_and_recycles_are_cancelled_only_before_the_region_has_them(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let region =
+        Agent::new(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone()))
+            .unwrap();
+    let tenant = t.tenant("acme").await;
+    let owner = t.client(&tenant);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, create) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    drive(&region, "cluster created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
+    let (pool, create) = owner.create_node_pool(&project, &cluster.id.to_string(), "workers", 2).await;
+    drive(&region, "pool created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
+    let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
+    let pool_path = format!("{path}/node-pools/{}", pool.id);
+    let cancel = |op: &OperationView| format!("/v1/operations/{}/cancel", op.id);
+    // The region's reports are ingested meanwhile: a cancel that meets one
+    // may be told to retry (503), as any client is.
+    let cancel_now = async |op: &OperationView| -> crate::common::Answer<OperationView> {
+        for _ in 0..5 {
+            let answer = owner.post::<OperationView>(&cancel(op), json!({})).await;
+            if answer.status != StatusCode::SERVICE_UNAVAILABLE {
+                return answer;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        panic!("still told to retry")
+    };
+    let cancelled_before = |op: OperationView| {
+        let error = op.error.expect("cancelled");
+        assert_eq!(error.code, "cancelled");
+        assert!(error.message.contains("before the region received it"), "{error:?}");
+    };
+    let node_names = async || -> Vec<String> {
+        let page: Page<NodeView> = owner.get(&format!("{path}/nodes")).await.expect(StatusCode::OK);
+        let mut names: Vec<String> = page.items.into_iter().map(|n| n.name).collect();
+        names.sort();
+        names
+    };
+
+    // A snapshot, cancelled while queued; another, refused once the region has it.
+    let snapshot: OperationView =
+        owner.post(&format!("{path}/snapshots"), json!({})).await.expect(StatusCode::ACCEPTED);
+    cancelled_before(cancel_now(&snapshot).await.expect(StatusCode::OK));
+    let snapshot: OperationView =
+        owner.post(&format!("{path}/snapshots"), json!({})).await.expect(StatusCode::ACCEPTED);
+    drive(&region, "snapshot taken", async || finished(&owner, &snapshot, OperationStatus::Succeeded).await).await;
+    let late = cancel_now(&snapshot).await;
+    late.refused_with(StatusCode::CONFLICT, "operation_finished");
+
+    // A restore from it, cancelled while queued: etcd is left alone.
+    let snapshots: Value = owner.get(&format!("{path}/snapshots")).await.expect(StatusCode::OK);
+    let name = snapshots["items"][0]["name"].as_str().expect("a snapshot").to_string();
+    let restore: OperationView =
+        owner.post(&format!("{path}/snapshots/{name}/restore"), json!({})).await.expect(StatusCode::ACCEPTED);
+    cancelled_before(cancel_now(&restore).await.expect(StatusCode::OK));
+    let restore: OperationView =
+        owner.post(&format!("{path}/snapshots/{name}/restore"), json!({})).await.expect(StatusCode::ACCEPTED);
+    region.run_once().await.unwrap();
+    let started = cancel_now(&restore).await;
+    assert_eq!(started.status, StatusCode::CONFLICT, "{started:?}");
+    assert!(["operation_started", "operation_finished"].contains(&started.code().as_deref().unwrap_or_default()));
+    drive(&region, "restored", async || finished(&owner, &restore, OperationStatus::Succeeded).await).await;
+
+    // A recycle, cancelled while queued: the pool moves on a generation with
+    // no node named, and the region replaces none.
+    let before = node_names().await;
+    let recycle: OperationView =
+        owner.post(&format!("{pool_path}/recycle"), json!({})).await.expect(StatusCode::ACCEPTED);
+    cancelled_before(cancel_now(&recycle).await.expect(StatusCode::OK));
+    let revert = newest(&owner, &project, &pool.id.to_string(), "node_pool_update").await;
+    drive(&region, "recycle reverted", async || finished(&owner, &revert, OperationStatus::Succeeded).await).await;
+    assert_eq!(node_names().await, before, "no node was replaced");
+    let now: NodePoolView = owner.get(&pool_path).await.expect(StatusCode::OK);
+    assert_eq!((now.generation, now.status.observed_generation), (pool.generation + 2, pool.generation + 2));
+    // Once the region has a recycle, it goes on.
+    let recycle: OperationView =
+        owner.post(&format!("{pool_path}/recycle"), json!({})).await.expect(StatusCode::ACCEPTED);
+    region.run_once().await.unwrap();
+    cancel_now(&recycle).await.refused_with(StatusCode::CONFLICT, "operation_started");
+    drive(&region, "recycled", async || finished(&owner, &recycle, OperationStatus::Succeeded).await).await;
+    assert_ne!(node_names().await, before, "every node was replaced");
 }

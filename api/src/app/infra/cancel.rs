@@ -9,10 +9,12 @@
 //! `cancelled`. Commands the gateway has not delivered are taken back, so the
 //! region never sees the change at all.
 //!
-//! Cancellable: `cluster_update`, `node_pool_update`, and `cluster_upgrade`
-//! while its command has not left the gateway (a control plane cannot be
-//! downgraded once the region has it). Only the latest change of its
-//! target: a later one supersedes it.
+//! Cancellable: `cluster_update`, `node_pool_update`, and, while its command
+//! has not left the gateway, `cluster_upgrade` (a control plane cannot be
+//! downgraded once the region has it), `node_pool_recycle` (a node once
+//! cordoned is not taken back), `cluster_snapshot` and `cluster_restore`
+//! (etcd restored half-way would be on neither state). Only the latest
+//! change of its target: a later one supersedes it.
 
 use moke_iam::Action;
 use serde_json::json;
@@ -20,6 +22,7 @@ use sqlx::PgConnection;
 
 use crate::app::authz::Lock;
 use crate::app::infra::clusters::{self, SpecWrite};
+use crate::app::infra::node_pools::NodeChange;
 use crate::app::infra::store::node_pools as pool_store;
 use crate::app::infra::store::spec_revisions::{self, SpecRevisionRow};
 use crate::app::kernel::audit::{self, AuditRecord};
@@ -42,13 +45,13 @@ fn not_cancellable(kind: Option<ChangeKind>) -> Option<&'static str> {
     let Some(kind) = kind else { return Some("the gateway carries this work out alone") };
     Some(match kind {
         ClusterUpdate | ClusterUpgrade | NodePoolUpdate => return None,
+        // Only before the region has them (see `operation_cancel`).
+        NodePoolRecycle | ClusterSnapshot | ClusterRestore => return None,
         ClusterCreate => "a cluster being created is stopped by deleting it",
         NodePoolCreate => "a node pool being created is stopped by deleting it",
         ClusterDelete | NodePoolDelete => "a deletion cannot be called back; deletion protection guards against one",
-        ClusterRestore => "a restore cannot be stopped half-way: etcd would be left on neither state",
-        ClusterSnapshot => "a snapshot takes seconds; it is pruned by the snapshot policy",
         ClusterCertificate => "the gateway sends certificates on its own",
-        NodePoolRecycle | NodeDelete => "nodes already cordoned are not taken back; the pool keeps its count",
+        NodeDelete => "a node's removal changes the pool's count; add the node back by raising the count",
         DeploymentCreate | DeploymentUpdate | DeploymentScale | DeploymentPause | DeploymentResume
         | DeploymentRestart | DeploymentRollback | DeploymentDelete => "roll a deployment back to a revision instead",
     })
@@ -94,7 +97,7 @@ impl App {
             let cluster_row =
                 clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate).await?;
             let pool = match kind {
-                Some(ChangeKind::NodePoolUpdate) => Some(
+                Some(ChangeKind::NodePoolUpdate | ChangeKind::NodePoolRecycle) => Some(
                     pool_store::find(&mut tx, cluster_row.id, Some(op.target_id), None, Lock::ForUpdate)
                         .await?
                         .ok_or_else(|| Error::conflict("operation_finished", "the node pool is gone"))?,
@@ -110,7 +113,31 @@ impl App {
             }
             // Before the region sees it, if it has not yet.
             let withdrawn = outbox::withdraw(&mut tx, id.uuid()).await?;
-            let revert = if let Some(row) = pool {
+            if let Some(reason) = kind.and_then(only_before_the_region).filter(|_| !withdrawn) {
+                return Err(Error::conflict("operation_started", format!("the region has started it: {reason}")));
+            }
+            let revert = if matches!(kind, Some(ChangeKind::ClusterSnapshot | ChangeKind::ClusterRestore)) {
+                // Nothing of the cluster's spec moved: the region never hears of it.
+                fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
+                None
+            } else if let (Some(row), Some(ChangeKind::NodePoolRecycle)) = (&pool, kind) {
+                if row.deletion_requested_at.is_some() {
+                    return Err(Error::conflict("deleting", "the node pool is being deleted"));
+                }
+                previous_spec(&mut tx, &op, row.generation).await?;
+                fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
+                // The pool at its next generation as it was, no node named:
+                // the region, which never had the recycle, replaces nothing.
+                let change = NodeChange {
+                    kind: ChangeKind::NodePoolUpdate,
+                    action: "node_pool.update",
+                    spec: row.spec()?,
+                    replace: Vec::new(),
+                    removing: row.still_removing()?,
+                    details: json!({ "reverts": id }),
+                };
+                Some(self.change_nodes(&mut tx, ctx, &cluster_row, row, change).await?)
+            } else if let Some(row) = pool {
                 if row.deletion_requested_at.is_some() {
                     return Err(Error::conflict("deleting", "the node pool is being deleted"));
                 }
@@ -125,15 +152,9 @@ impl App {
                 fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
                 let current = row.spec()?;
                 let change = revert_write(&current, spec, ChangeKind::NodePoolUpdate, "node_pool.update", id);
-                self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?
+                Some(self.write_pool_spec(&mut tx, ctx, &cluster_row, &row, change).await?)
             } else {
                 let upgrade = kind == Some(ChangeKind::ClusterUpgrade);
-                if upgrade && !withdrawn {
-                    return Err(Error::conflict(
-                        "operation_started",
-                        "the region has the upgrade: a control plane cannot be moved back to an older version",
-                    ));
-                }
                 let spec = previous_spec(&mut tx, &op, cluster_row.generation).await?.cluster_spec()?;
                 let current = cluster_row.spec()?;
                 if spec.kubernetes_version != current.kubernetes_version && !upgrade {
@@ -145,13 +166,13 @@ impl App {
                 }
                 fail_cancelled(&mut tx, ctx, id, withdrawn).await?;
                 let change = revert_write(&current, spec, ChangeKind::ClusterUpdate, "cluster.update", id);
-                self.write_cluster_spec(&mut tx, ctx, &cluster_row, change).await?
+                Some(self.write_cluster_spec(&mut tx, ctx, &cluster_row, change).await?)
             };
             let event = AuditRecord {
                 action: "operation.cancel",
                 resource_type: "operation",
                 resource_id: Some(id.to_string()),
-                details: json!({ "kind": op.kind, "withdrawn": withdrawn, "revert_operation_id": revert.id }),
+                details: json!({ "kind": op.kind, "withdrawn": withdrawn, "revert_operation_id": revert.map(|op| op.id) }),
             };
             audit::record(&mut tx, ctx, event).await?;
             let view =
@@ -161,6 +182,18 @@ impl App {
             Ok(view)
         })
         .await
+    }
+}
+
+/// Why an Operation of `kind` is cancellable only while its command has not
+/// left the gateway, if it is one of those.
+fn only_before_the_region(kind: ChangeKind) -> Option<&'static str> {
+    match kind {
+        ChangeKind::ClusterUpgrade => Some("a control plane cannot be moved back to an older version"),
+        ChangeKind::NodePoolRecycle => Some("nodes already cordoned are not taken back"),
+        ChangeKind::ClusterSnapshot => Some("a snapshot takes seconds; the snapshot policy prunes it"),
+        ChangeKind::ClusterRestore => Some("a restore cannot stop half-way: etcd would be left on neither state"),
+        _ => None,
     }
 }
 

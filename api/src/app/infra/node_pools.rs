@@ -85,16 +85,16 @@ async fn no_node_change_running(tx: &mut PgConnection, pool: &NodePoolRow) -> Re
 }
 
 /// What a change to named nodes of a pool asks of its region.
-struct NodeChange<'a> {
-    kind: ChangeKind,
-    action: &'a str,
+pub(in crate::app::infra) struct NodeChange<'a> {
+    pub kind: ChangeKind,
+    pub action: &'a str,
     /// The pool's spec after the change (a lower count when a node goes for good).
-    spec: NodePoolSpec,
+    pub spec: NodePoolSpec,
     /// Nodes to replace by surge, cordon and drain.
-    replace: Vec<String>,
+    pub replace: Vec<String>,
     /// Every node still to be removed with no replacement, this change's included.
-    removing: Vec<String>,
-    details: serde_json::Value,
+    pub removing: Vec<String>,
+    pub details: serde_json::Value,
 }
 
 /// The specs of a cluster's pools not being deleted.
@@ -405,7 +405,7 @@ impl App {
 
     /// Writes `change` to the pool at its next generation, as an Operation
     /// the region finishes once the named nodes are replaced or gone.
-    async fn change_nodes(
+    pub(in crate::app::infra) async fn change_nodes(
         &self,
         tx: &mut PgConnection,
         ctx: &RequestContext,

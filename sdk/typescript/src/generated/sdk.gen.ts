@@ -316,15 +316,16 @@ export const operationView = <ThrowOnError extends boolean = true>(options: Opti
 });
 
 /**
- * Cancel a spec change (`cluster_update`, `node_pool_update`, and a
- * `cluster_upgrade` the region has not received): the spec it replaced is
+ * Cancel a spec change (`cluster_update`, `node_pool_update`), or a
+ * `cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or
+ * `cluster_restore` the region has not received: the spec it replaced is
  * written back as the next generation, by an Operation of its own, so a
  * region that had not started does nothing and one part-way through stops
  * between steps and converges back. The operation fails with error code
  * `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
  * (with the reason) for other kinds, `operation_finished` once it has
  * ended, `superseded` when a later change of the same resource followed,
- * `operation_started` for an upgrade the region already has.
+ * `operation_started` for one of the four the region already has.
  */
 export const operationCancel = <ThrowOnError extends boolean = true>(options: Options<OperationCancelData, ThrowOnError>): RequestResult<OperationCancelResponses, OperationCancelErrors, ThrowOnError> => (options.client ?? client).post<OperationCancelResponses, OperationCancelErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

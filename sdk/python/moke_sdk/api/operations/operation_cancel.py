@@ -107,15 +107,16 @@ def sync_detailed(
     client: AuthenticatedClient,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
-    """Cancel a spec change (`cluster_update`, `node_pool_update`, and a
-    `cluster_upgrade` the region has not received): the spec it replaced is
+    """Cancel a spec change (`cluster_update`, `node_pool_update`), or a
+    `cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or
+    `cluster_restore` the region has not received: the spec it replaced is
     written back as the next generation, by an Operation of its own, so a
     region that had not started does nothing and one part-way through stops
     between steps and converges back. The operation fails with error code
     `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
-    `operation_started` for an upgrade the region already has.
+    `operation_started` for one of the four the region already has.
 
     Args:
         operation (str):
@@ -147,15 +148,16 @@ def sync(
     client: AuthenticatedClient,
     idempotency_key: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
-    """Cancel a spec change (`cluster_update`, `node_pool_update`, and a
-    `cluster_upgrade` the region has not received): the spec it replaced is
+    """Cancel a spec change (`cluster_update`, `node_pool_update`), or a
+    `cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or
+    `cluster_restore` the region has not received: the spec it replaced is
     written back as the next generation, by an Operation of its own, so a
     region that had not started does nothing and one part-way through stops
     between steps and converges back. The operation fails with error code
     `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
-    `operation_started` for an upgrade the region already has.
+    `operation_started` for one of the four the region already has.
 
     Args:
         operation (str):
@@ -182,15 +184,16 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[OperationView | Problem]:
-    """Cancel a spec change (`cluster_update`, `node_pool_update`, and a
-    `cluster_upgrade` the region has not received): the spec it replaced is
+    """Cancel a spec change (`cluster_update`, `node_pool_update`), or a
+    `cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or
+    `cluster_restore` the region has not received: the spec it replaced is
     written back as the next generation, by an Operation of its own, so a
     region that had not started does nothing and one part-way through stops
     between steps and converges back. The operation fails with error code
     `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
-    `operation_started` for an upgrade the region already has.
+    `operation_started` for one of the four the region already has.
 
     Args:
         operation (str):
@@ -220,15 +223,16 @@ async def asyncio(
     client: AuthenticatedClient,
     idempotency_key: None | str | Unset = UNSET,
 ) -> OperationView | Problem | None:
-    """Cancel a spec change (`cluster_update`, `node_pool_update`, and a
-    `cluster_upgrade` the region has not received): the spec it replaced is
+    """Cancel a spec change (`cluster_update`, `node_pool_update`), or a
+    `cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or
+    `cluster_restore` the region has not received: the spec it replaced is
     written back as the next generation, by an Operation of its own, so a
     region that had not started does nothing and one part-way through stops
     between steps and converges back. The operation fails with error code
     `cancelled`; cancelling it again answers it again. 409 `not_cancellable`
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
-    `operation_started` for an upgrade the region already has.
+    `operation_started` for one of the four the region already has.
 
     Args:
         operation (str):
