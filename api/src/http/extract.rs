@@ -54,13 +54,7 @@ pub struct IfMatchHeader {
 /// `true` or `false` is refused, so a typo never runs for real. Which
 /// operations have one is `http::dry_run_answers`' to say (no read has: a
 /// kubeconfig's read signs a certificate, which would not be dry).
-pub(super) fn dry_run_asked(method: &axum::http::Method, query: Option<&str>) -> Result<bool, ApiError> {
-    use axum::http::Method;
-    let read = matches!(*method, Method::GET | Method::HEAD);
-    if !read && !matches!(*method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE) {
-        // No route answers these but with 405.
-        return Ok(false);
-    }
+pub(super) fn dry_run_asked(query: Option<&str>) -> Result<bool, ApiError> {
     let mut asked = false;
     for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         if key == "dry_run" {
@@ -77,7 +71,7 @@ pub(super) fn dry_run_asked(method: &axum::http::Method, query: Option<&str>) ->
 /// Refuses a dry run of an operation that offers none (sign-in, sign-up and
 /// the other flows without a bearer token), before it acts.
 fn refuse_dry_run(parts: &Parts) -> Result<(), ApiError> {
-    if dry_run_asked(&parts.method, parts.uri.query())? {
+    if dry_run_asked(parts.uri.query())? {
         return Err(Error::invalid_field("dry_run", "unsupported", "this operation has no dry run").into());
     }
     Ok(())
@@ -126,7 +120,7 @@ impl FromRequestParts<Arc<App>> for Ctx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
-        let dry_run = dry_run_asked(&parts.method, parts.uri.query())?;
+        let dry_run = dry_run_asked(parts.uri.query())?;
         let authorization = authorization(parts).ok_or(Error::Unauthenticated)?;
         let ctx = authenticated(parts, app, &authorization).await?;
         Ok(Ctx(if dry_run { ctx.dry_run() } else { ctx }))

@@ -260,7 +260,7 @@ impl DryRunRoutes {
 /// asking again for what is already under way), which is answered as an
 /// empty plan rather than as if it had been done.
 async fn dry_run_answers(State(routes): State<Arc<DryRunRoutes>>, request: Request, next: Next) -> Response {
-    match extract::dry_run_asked(request.method(), request.uri().query()) {
+    match extract::dry_run_asked(request.uri().query()) {
         Err(refusal) => return refusal.into_response(),
         Ok(false) => return next.run(request).await,
         Ok(true) => {}

@@ -82,6 +82,8 @@ async fn operation_step_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(op
 /// (with the reason) for other kinds, `operation_finished` once it has
 /// ended, `superseded` when a later change of the same resource followed,
 /// `operation_started` for one of the four the region already has.
+/// Cancelling takes the rights starting the work takes (cluster-admin rights
+/// for a restore).
 #[utoipa::path(post, path = "/v1/operations/{operation}/cancel", operation_id = "operation_cancel", tag = "operations",
     params(("operation" = String, Path, description = "Operation id (`op_…`)"), IdempotencyKeyHeader),
     security(("bearer" = [])),

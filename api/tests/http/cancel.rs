@@ -269,6 +269,10 @@ async fn etcd_work_and_recycles_are_cancelled_only_before_the_region_has_them(
     let name = snapshots["items"][0]["name"].as_str().expect("a snapshot").to_string();
     let restore: OperationView =
         owner.post(&format!("{path}/snapshots/{name}/restore"), json!({})).await.expect(StatusCode::ACCEPTED);
+    // Stopping a restore takes the rights starting one takes (a member may not).
+    let (_, member) = t.member(&tenant, "member@acme.test", "member").await;
+    let (status, _) = t.post(&cancel(&restore), &member, json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
     cancelled_before(cancel_now(&restore).await.expect(StatusCode::OK));
     let restore: OperationView =
         owner.post(&format!("{path}/snapshots/{name}/restore"), json!({})).await.expect(StatusCode::ACCEPTED);

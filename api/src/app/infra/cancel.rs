@@ -88,14 +88,18 @@ impl App {
             if let Some(reason) = not_cancellable(kind) {
                 return Err(Error::conflict("not_cancellable", format!("{} cannot be cancelled: {reason}", op.kind)));
             }
+            // Stopping work takes the rights starting it takes.
+            let rights = match kind {
+                Some(ChangeKind::ClusterRestore) => Action::AdministerClusters,
+                _ => Action::ManageResources,
+            };
             let (Some(project), Some(cluster)) = (op.project_id, op.cluster_id) else {
                 return Err(Error::conflict("not_cancellable", "the operation names no cluster"));
             };
             // The target first, then the Operation, as every change takes them.
             let (project, cluster) =
                 (ResourceRef::Id(ProjectId::from_uuid(project)), ResourceRef::Id(ClusterId::from_uuid(cluster)));
-            let cluster_row =
-                clusters::lookup(&mut tx, ctx, &project, &cluster, Action::ManageResources, Lock::ForUpdate).await?;
+            let cluster_row = clusters::lookup(&mut tx, ctx, &project, &cluster, rights, Lock::ForUpdate).await?;
             let pool = match kind {
                 Some(ChangeKind::NodePoolUpdate | ChangeKind::NodePoolRecycle) => Some(
                     pool_store::find(&mut tx, cluster_row.id, Some(op.target_id), None, Lock::ForUpdate)
@@ -104,7 +108,7 @@ impl App {
                 ),
                 _ => None,
             };
-            let op = operations::lookup(&mut tx, ctx, id, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
+            let op = operations::lookup(&mut tx, ctx, id, rights, Lock::ForUpdate).await?.into_inner();
             if op.status()?.is_terminal() {
                 return answer_finished(tx, &claim, op).await;
             }
@@ -112,7 +116,11 @@ impl App {
                 return Err(Error::conflict("deleting", "the cluster is being deleted"));
             }
             // Before the region sees it, if it has not yet.
-            let withdrawn = outbox::withdraw(&mut tx, id.uuid()).await?;
+            let withdrawn = if ctx.is_dry_run() {
+                outbox::withdrawable(&mut tx, id.uuid()).await?
+            } else {
+                outbox::withdraw(&mut tx, id.uuid()).await?
+            };
             if let Some(reason) = kind.and_then(only_before_the_region).filter(|_| !withdrawn) {
                 return Err(Error::conflict("operation_started", format!("the region has started it: {reason}")));
             }

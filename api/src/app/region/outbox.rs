@@ -124,6 +124,20 @@ pub(in crate::app) async fn withdraw(conn: &mut PgConnection, operation: Uuid) -
     Ok(counts.total > 0 && counts.withdrawn == counts.total)
 }
 
+/// Whether [`withdraw`] would take back every command of `operation`, read
+/// without locking or deleting anything (for a dry run, which must not hold
+/// up the relay).
+pub(in crate::app) async fn withdrawable(conn: &mut PgConnection, operation: Uuid) -> Result<bool> {
+    let (total, untouched): (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE delivered_at IS NULL AND attempts = 0 AND last_error IS NULL)
+         FROM outbox WHERE operation_id = $1",
+    )
+    .bind(operation)
+    .fetch_one(conn)
+    .await?;
+    Ok(total > 0 && untouched == total)
+}
+
 /// The certificate commands of a cluster not yet delivered, newest first,
 /// as (outbox id, command bytes); one the relay is sending now (locked) is
 /// skipped, and those returned stay locked until the transaction ends.

@@ -326,6 +326,8 @@ export const operationView = <ThrowOnError extends boolean = true>(options: Opti
  * (with the reason) for other kinds, `operation_finished` once it has
  * ended, `superseded` when a later change of the same resource followed,
  * `operation_started` for one of the four the region already has.
+ * Cancelling takes the rights starting the work takes (cluster-admin rights
+ * for a restore).
  */
 export const operationCancel = <ThrowOnError extends boolean = true>(options: Options<OperationCancelData, ThrowOnError>): RequestResult<OperationCancelResponses, OperationCancelErrors, ThrowOnError> => (options.client ?? client).post<OperationCancelResponses, OperationCancelErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -117,6 +117,8 @@ def sync_detailed(
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
     `operation_started` for one of the four the region already has.
+    Cancelling takes the rights starting the work takes (cluster-admin rights
+    for a restore).
 
     Args:
         operation (str):
@@ -158,6 +160,8 @@ def sync(
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
     `operation_started` for one of the four the region already has.
+    Cancelling takes the rights starting the work takes (cluster-admin rights
+    for a restore).
 
     Args:
         operation (str):
@@ -194,6 +198,8 @@ async def asyncio_detailed(
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
     `operation_started` for one of the four the region already has.
+    Cancelling takes the rights starting the work takes (cluster-admin rights
+    for a restore).
 
     Args:
         operation (str):
@@ -233,6 +239,8 @@ async def asyncio(
     (with the reason) for other kinds, `operation_finished` once it has
     ended, `superseded` when a later change of the same resource followed,
     `operation_started` for one of the four the region already has.
+    Cancelling takes the rights starting the work takes (cluster-admin rights
+    for a restore).
 
     Args:
         operation (str):
