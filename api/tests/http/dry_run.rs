@@ -46,6 +46,20 @@ fn changed(before: &BTreeMap<String, i64>, after: &BTreeMap<String, i64>) -> Vec
         .collect()
 }
 
+/// The simulated region, taking its commands as they come.
+fn region(t: &TestApp) -> BackgroundAgent {
+    BackgroundAgent::start(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone()))
+}
+
+/// Project `web` and its cluster `prod` on Kubernetes 1.32, running.
+async fn running_cluster(owner: &crate::common::Client<'_>) -> (String, ClusterView) {
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, created) =
+        owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1", "kubernetes_version": "1.32" })).await;
+    owner.succeeds(&created).await;
+    (project, cluster)
+}
+
 fn dry(path: &str) -> String {
     format!("{path}?dry_run=true")
 }
@@ -53,16 +67,10 @@ fn dry(path: &str) -> String {
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_dry_run_answers_what_would_change_and_writes_nothing(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
-    let _region = BackgroundAgent::start(
-        AgentConfig::new("eu-central-1", zones("eu-central-1")),
-        Transport::Postgres(t.pool.clone()),
-    );
+    let _region = region(&t);
     let tenant = t.tenant("acme").await;
     let owner = t.client(&tenant);
-    let project = owner.create_project("web").await.id.to_string();
-    let (cluster, created) =
-        owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1", "kubernetes_version": "1.32" })).await;
-    owner.succeeds(&created).await;
+    let (project, cluster) = running_cluster(&owner).await;
     let cluster_path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
     let (pool, pool_op) = owner.create_node_pool(&project, &cluster.id.to_string(), "workers", 2).await;
     owner.succeeds(&pool_op).await;
@@ -225,10 +233,7 @@ async fn a_dry_run_answers_what_would_change_and_writes_nothing(options: PgPoolO
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_dry_run_is_refused_as_the_real_call_is(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start_with(options, connect, |c| c.quotas.max_clusters = 1).await;
-    let _region = BackgroundAgent::start(
-        AgentConfig::new("eu-central-1", zones("eu-central-1")),
-        Transport::Postgres(t.pool.clone()),
-    );
+    let _region = region(&t);
     let tenant = t.tenant("acme").await;
     let owner = t.client(&tenant);
     let project = owner.create_project("web").await.id.to_string();
@@ -291,16 +296,10 @@ async fn a_dry_run_is_refused_as_the_real_call_is(options: PgPoolOptions, connec
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn grpc_validate_only_and_graphql_dry_run_answer_the_plan(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
-    let _region = BackgroundAgent::start(
-        AgentConfig::new("eu-central-1", zones("eu-central-1")),
-        Transport::Postgres(t.pool.clone()),
-    );
+    let _region = region(&t);
     let tenant = t.tenant("acme").await;
     let owner = t.client(&tenant);
-    let project = owner.create_project("web").await.id.to_string();
-    let (cluster, created) =
-        owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1", "kubernetes_version": "1.32" })).await;
-    owner.succeeds(&created).await;
+    let (project, cluster) = running_cluster(&owner).await;
     let before = row_counts(&t).await;
 
     // gRPC: the method's message at its defaults, the plan in a trailer.

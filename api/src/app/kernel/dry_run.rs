@@ -213,6 +213,18 @@ async fn spec_change(conn: &mut PgConnection, op: &RecordedOperation) -> Result<
     Ok(spec_diff(&before, &public(kind, &after.spec)?))
 }
 
+/// The steps of a move to another Kubernetes version: the control plane
+/// blue-green, then each pool by surge.
+const UPGRADE: &[&str] = &[
+    "queued",
+    "new control plane at the target version started",
+    "new control plane healthy",
+    "traffic switched to the new control plane",
+    "old control plane retired",
+    "each node pool's nodes replaced by surge, within its upgrade policy",
+    "running",
+];
+
 /// The steps an Operation of `kind` would go through, as the region
 /// reports them, refined by what its spec change touches.
 fn planned_steps(kind: ChangeKind, diff: &[SpecChange]) -> Vec<String> {
@@ -225,24 +237,8 @@ fn planned_steps(kind: ChangeKind, diff: &[SpecChange]) -> Vec<String> {
             "provisioning the node pools",
             "running",
         ],
-        ChangeKind::ClusterUpgrade => &[
-            "queued",
-            "new control plane at the target version started",
-            "new control plane healthy",
-            "traffic switched to the new control plane",
-            "old control plane retired",
-            "each node pool's nodes replaced by surge, within its upgrade policy",
-            "running",
-        ],
-        ChangeKind::ClusterUpdate if touches("/kubernetes_version") => &[
-            "queued",
-            "new control plane at the target version started",
-            "new control plane healthy",
-            "traffic switched to the new control plane",
-            "old control plane retired",
-            "each node pool's nodes replaced by surge, within its upgrade policy",
-            "running",
-        ],
+        ChangeKind::ClusterUpgrade => UPGRADE,
+        ChangeKind::ClusterUpdate if touches("/kubernetes_version") => UPGRADE,
         ChangeKind::ClusterUpdate if touches("/control_plane") => {
             &["queued", "control-plane replicas changed one at a time", "running"]
         }
