@@ -45,6 +45,25 @@ async fn newest(client: &Client<'_>, project: &str, target: &str, kind: &str) ->
     ops.items.into_iter().next().expect("an operation")
 }
 
+/// The simulated region, moved by [`drive`] only.
+fn region(t: &TestApp) -> Agent {
+    Agent::new(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone())).unwrap()
+}
+
+/// Project `web`, its cluster `prod` and pool `workers` of `count` nodes, driven until they run.
+async fn cluster_with_pool(
+    region: &Agent,
+    owner: &Client<'_>,
+    count: i64,
+) -> (String, moke_api::model::ClusterView, NodePoolView) {
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, create) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
+    drive(region, "cluster created", async || finished(owner, &create, OperationStatus::Succeeded).await).await;
+    let (pool, create) = owner.create_node_pool(&project, &cluster.id.to_string(), "workers", count).await;
+    drive(region, "pool created", async || finished(owner, &create, OperationStatus::Succeeded).await).await;
+    (project, cluster, pool)
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_change_the_region_never_received_is_taken_back(options: PgPoolOptions, connect: PgConnectOptions) {
     // No region agent runs: the commands wait in the gateway's queue.
@@ -148,16 +167,10 @@ async fn a_machine_type_change_cancelled_between_steps_converges_back(
     connect: PgConnectOptions,
 ) {
     let t = TestApp::start(options, connect).await;
-    let region =
-        Agent::new(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone()))
-            .unwrap();
+    let region = region(&t);
     let tenant = t.tenant("acme").await;
     let owner = t.client(&tenant);
-    let project = owner.create_project("web").await.id.to_string();
-    let (cluster, create) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
-    drive(&region, "cluster created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
-    let (pool, create) = owner.create_node_pool(&project, &cluster.id.to_string(), "workers", 3).await;
-    drive(&region, "pool created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
+    let (project, cluster, pool) = cluster_with_pool(&region, &owner, 3).await;
     let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
     let pool_path = format!("{path}/node-pools/{}", pool.id);
     let nodes = async || -> Vec<NodeView> {
@@ -217,16 +230,10 @@ async fn etcd_work_and_recycles_are_cancelled_only_before_the_region_has_them(
     connect: PgConnectOptions,
 ) {
     let t = TestApp::start(options, connect).await;
-    let region =
-        Agent::new(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone()))
-            .unwrap();
+    let region = region(&t);
     let tenant = t.tenant("acme").await;
     let owner = t.client(&tenant);
-    let project = owner.create_project("web").await.id.to_string();
-    let (cluster, create) = owner.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
-    drive(&region, "cluster created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
-    let (pool, create) = owner.create_node_pool(&project, &cluster.id.to_string(), "workers", 2).await;
-    drive(&region, "pool created", async || finished(&owner, &create, OperationStatus::Succeeded).await).await;
+    let (project, cluster, pool) = cluster_with_pool(&region, &owner, 2).await;
     let path = format!("/v1/projects/{project}/clusters/{}", cluster.id);
     let pool_path = format!("{path}/node-pools/{}", pool.id);
     let cancel = |op: &OperationView| format!("/v1/operations/{}/cancel", op.id);

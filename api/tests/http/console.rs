@@ -643,6 +643,28 @@ async fn a_cluster_is_upgraded_from_the_console(options: PgPoolOptions, connect:
     browser.close().await;
 }
 
+/// The upgrade preview without JavaScript: a plain GET form, answered with
+/// the dry run's spec change and steps, and nothing started.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_upgrade_is_previewed_without_javascript(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("upgrade-preview-no-js", false).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    running_cluster_on(&t, "ada@example.com", "1.32").await;
+    browser.goto(&format!("{}/projects/shop/clusters/prod/upgrade", t.base)).await;
+    browser.submit("form.preview button[type=submit]").await;
+    assert_eq!(browser.path().await, "/projects/shop/clusters/prod/upgrade?preview=1.33");
+    let plan = browser.text("section.plan").await;
+    assert!(plan.contains("/kubernetes_version") && plan.contains("old control plane retired"), "{plan}");
+    browser.check("preview").await;
+    assert_eq!(t.count("operations WHERE kind = 'cluster_upgrade'").await, 0, "a preview starts nothing");
+    browser.close().await;
+}
+
 /// A deploy hook's secret shows once, on the page after its creation, and
 /// never again (reloading the page does not bring it back).
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
