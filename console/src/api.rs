@@ -21,14 +21,19 @@ impl Api {
     /// that clears a field (e.g. turns a node pool's autoscaling off), which
     /// the generated Rust types leave out. `path` is built with
     /// [`moke_sdk::encode_path`]; errors arrive as the typed calls' do.
-    pub(crate) async fn patch_json(&self, path: &str, body: &serde_json::Value) -> Result<(), ConsoleError> {
+    /// The answer's body, as JSON (`null` when it is not).
+    pub(crate) async fn patch_json(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> Result<serde_json::Value, ConsoleError> {
         let url = reqwest::Url::parse(&format!("{}{path}", self.base_url))
             .map_err(|_| ConsoleError::new(400, "Invalid input", "The address could not be built."))?;
         let answer = self.client.raw_request(reqwest::Method::PATCH, url).json(body).send().await.map_err(|_| {
             ConsoleError::new(503, "Moke is unavailable", "The API could not be reached. Try again in a moment.")
         })?;
         if answer.status().is_success() {
-            return Ok(());
+            return Ok(answer.json().await.unwrap_or(serde_json::Value::Null));
         }
         Err(Api::problem(answer).await)
     }

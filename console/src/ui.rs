@@ -252,6 +252,7 @@ pub(crate) fn StatusChip(phase: String, #[prop(optional)] stale: bool) -> impl I
 /// An Operation's state as a chip.
 pub(crate) fn operation_chip(status: types::OperationStatus) -> impl IntoView {
     let phase = match status {
+        types::OperationStatus::AwaitingApproval => "awaiting approval",
         types::OperationStatus::Pending => "pending",
         types::OperationStatus::Running => "running",
         types::OperationStatus::Succeeded => "succeeded",

@@ -209,10 +209,13 @@ pub enum Action {
     ReadBilling,
     /// Set budgets and their alerts.
     ManageBilling,
+    /// Write the organization's policy: which changes need approval, who
+    /// approves them, and how many disruptive changes run at once.
+    ManagePolicies,
 }
 
 impl Action {
-    pub const ALL: [Action; 13] = [
+    pub const ALL: [Action; 14] = [
         Action::Read,
         Action::ManageResources,
         Action::ReadQuotas,
@@ -226,6 +229,7 @@ impl Action {
         Action::AdministerClusters,
         Action::ReadBilling,
         Action::ManageBilling,
+        Action::ManagePolicies,
     ];
 
     /// The stable text form used in token scopes.
@@ -244,6 +248,7 @@ impl Action {
             Action::AdministerClusters => "administer_clusters",
             Action::ReadBilling => "read_billing",
             Action::ManageBilling => "manage_billing",
+            Action::ManagePolicies => "manage_policies",
         }
     }
 
@@ -291,7 +296,7 @@ pub fn role_allows(role: OrgRole, action: Action) -> bool {
         }
         ReadAudit | ReadBilling => matches!(role, Owner | Admin | Billing),
         ManageBilling => matches!(role, Owner | Admin | Billing),
-        ManageSso => role == Owner,
+        ManageSso | ManagePolicies => role == Owner,
     }
 }
 

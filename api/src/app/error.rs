@@ -99,6 +99,11 @@ pub enum Error {
     /// success (see `kernel::dry_run`).
     #[error("dry run: nothing was changed")]
     DryRun(Box<crate::model::DryRunView>),
+    /// Not a failure either, and never seen by a surface: the approval
+    /// policy holds the change, which `App::unless_held` turns into an
+    /// Operation awaiting approval.
+    #[error("the change waits for approval")]
+    Held(Box<crate::app::infra::approvals::Hold>),
 }
 
 impl Error {
@@ -136,6 +141,7 @@ impl Error {
             Error::VaultUnavailable(_) => "vault_unavailable",
             Error::Internal(_) => "internal",
             Error::DryRun(_) => "dry_run",
+            Error::Held(_) => "internal",
         }
     }
 }

@@ -46,6 +46,9 @@ pub struct RequestContext {
     pub idempotency_key: Option<String>,
     /// Set for a dry run ([`RequestContext::dry_run`]): what its transaction records.
     pub dry_run: Option<Arc<kernel::dry_run::DryRunLog>>,
+    /// Set while an approver carries out a change the approval policy held
+    /// (`infra::approvals`): its Operation, which the change starts.
+    pub(crate) approval: Option<Arc<infra::approvals::ApprovalGrant>>,
 }
 
 /// What a surface knows of a request before it is authenticated.
@@ -74,6 +77,7 @@ impl RequestContext {
             user_agent: meta.user_agent.map(|ua| ua.chars().take(256).collect()),
             idempotency_key: meta.idempotency_key,
             dry_run: None,
+            approval: None,
         }
     }
 
@@ -95,6 +99,7 @@ impl RequestContext {
             user_agent: None,
             idempotency_key: None,
             dry_run: None,
+            approval: None,
         }
     }
 }

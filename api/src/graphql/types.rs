@@ -88,6 +88,22 @@ impl OrgView {
     async fn quotas(&self, ctx: &Context<'_>) -> Result<QuotasView> {
         app(ctx).quota_view(caller(ctx)?, self.id).await.map_err(error)
     }
+    /// The change policy: the version in force and those scheduled.
+    async fn policy(&self, ctx: &Context<'_>) -> Result<OrgPolicyView> {
+        app(ctx).org_policy_view(caller(ctx)?, self.id).await.map_err(error)
+    }
+    /// Every version of the change policy, newest first.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn policy_versions(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, OrgPolicyVersion>> {
+        let result =
+            app(ctx).org_policy_version_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |v| uuid::Uuid::from_u128(u128::MAX - v.version as u128)))
+    }
     /// The organization's invoices, newest first (drafts with their totals
     /// so far). Needs the `read_billing` permission.
     #[graphql(complexity = "100 + list_complexity(child_complexity, first)")]
@@ -411,6 +427,12 @@ impl Query {
 
     async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<OperationView> {
         app(ctx).operation_view(caller(ctx)?, self::id(&id)?, None).await.map_err(error)
+    }
+
+    /// The approval request of an Operation the change policy held, with
+    /// the change's plan.
+    async fn operation_approval(&self, ctx: &Context<'_>, id: ID) -> Result<ApprovalView> {
+        app(ctx).operation_approval_view(caller(ctx)?, self::id(&id)?).await.map_err(error)
     }
 
     /// An invoice of an organization, with its lines.
@@ -858,6 +880,49 @@ impl Mutation {
         idempotency_key: Option<String>,
     ) -> Result<OperationView> {
         app(ctx).operation_cancel(&caller_with_key(ctx, idempotency_key, dry_run)?, self::id(&id)?).await.map_err(error)
+    }
+
+    /// Writes the next version of the organization's change policy (owners),
+    /// in force from `input.effectiveAt` (now by default).
+    async fn update_org_policy(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: OrgPolicyUpdate,
+        if_match: Option<String>,
+    ) -> Result<OrgPolicyView> {
+        app(ctx)
+            .org_policy_update(&caller_for(ctx, dry_run)?, id(&org)?, input, if_match.as_deref())
+            .await
+            .map_err(error)
+    }
+
+    /// Approves a held change: it is made now, as the approver, and its
+    /// Operation starts.
+    async fn approve_operation(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        id: ID,
+        reason: Option<String>,
+        idempotency_key: Option<String>,
+    ) -> Result<OperationView> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx).operation_approve(&caller, self::id(&id)?, ApprovalDecision { reason }).await.map_err(error)
+    }
+
+    /// Rejects a held change: it never acts; its Operation fails with `rejected`.
+    async fn reject_operation(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        id: ID,
+        reason: Option<String>,
+        idempotency_key: Option<String>,
+    ) -> Result<OperationView> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx).operation_reject(&caller, self::id(&id)?, ApprovalDecision { reason }).await.map_err(error)
     }
 
     /// Restores the cluster's etcd from `snapshot` (cluster-admin rights):

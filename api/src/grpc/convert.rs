@@ -566,3 +566,101 @@ pub fn budget(b: BudgetView) -> pb::Budget {
         update_time: time(b.updated_at),
     }
 }
+
+fn approval_policy(a: ApprovalPolicy) -> pb::ApprovalPolicy {
+    pb::ApprovalPolicy {
+        required_for: a.required_for.into_iter().map(|r| r.as_str().to_string()).collect(),
+        scale_down_over_percent: a.scale_down_over_percent,
+        approver_role: a.approver_role.as_str().to_string(),
+        expires_after_hours: a.expires_after_hours,
+    }
+}
+
+pub fn org_policy_version(v: OrgPolicyVersion) -> pb::OrgPolicyVersion {
+    pb::OrgPolicyVersion {
+        version: v.version,
+        effective_time: time(v.effective_at),
+        approvals: Some(approval_policy(v.approvals)),
+        limits: Some(pb::DisruptionLimits {
+            max_per_cluster: v.limits.max_per_cluster.unwrap_or(0),
+            max_per_region: v.limits.max_per_region.unwrap_or(0),
+        }),
+        created_by: v.created_by,
+        create_time: time(v.created_at),
+    }
+}
+
+pub fn org_policy(p: OrgPolicyView) -> pb::OrgPolicy {
+    pb::OrgPolicy {
+        in_force: p.in_force.map(org_policy_version),
+        scheduled: p.scheduled.into_iter().map(org_policy_version).collect(),
+        etag: p.etag,
+    }
+}
+
+/// A policy version to write, from its message (zeros and empty strings
+/// are the REST defaults; a rule or role that does not exist is refused by field).
+pub fn org_policy_update(r: pb::UpdateOrgPolicyRequest) -> Result<OrgPolicyUpdate, Status> {
+    let defaults = ApprovalPolicy::default();
+    let approvals = match r.approvals {
+        None => defaults,
+        Some(a) => ApprovalPolicy {
+            required_for: a
+                .required_for
+                .iter()
+                .map(|rule| {
+                    ApprovalRule::parse(rule).ok_or_else(|| {
+                        Error::invalid_field("approvals.required_for", "unknown_rule", format!("no rule {rule}"))
+                    })
+                })
+                .collect::<Result<_, _>>()
+                .map_err(super::status)?,
+            scale_down_over_percent: if a.scale_down_over_percent == 0 {
+                defaults.scale_down_over_percent
+            } else {
+                a.scale_down_over_percent
+            },
+            approver_role: match a.approver_role.as_str() {
+                "" => defaults.approver_role,
+                role => ApproverRole::parse(role).ok_or_else(|| {
+                    super::status(Error::invalid_field("approvals.approver_role", "invalid", "owner or admin"))
+                })?,
+            },
+            expires_after_hours: if a.expires_after_hours == 0 {
+                defaults.expires_after_hours
+            } else {
+                a.expires_after_hours
+            },
+        },
+    };
+    let limits = r.limits.map_or_else(DisruptionLimits::default, |l| DisruptionLimits {
+        max_per_cluster: (l.max_per_cluster != 0).then_some(l.max_per_cluster),
+        max_per_region: (l.max_per_region != 0).then_some(l.max_per_region),
+    });
+    let effective_at = match r.effective_time.as_str() {
+        "" => None,
+        text => Some(
+            DateTime::parse_from_rfc3339(text)
+                .map(|t| t.with_timezone(&Utc))
+                .map_err(|_| super::status(Error::invalid_field("effective_time", "invalid", "an RFC 3339 time")))?,
+        ),
+    };
+    Ok(OrgPolicyUpdate { approvals, limits, effective_at })
+}
+
+pub fn approval(a: ApprovalView) -> pb::Approval {
+    pb::Approval {
+        operation: a.operation_id.to_string(),
+        state: a.state.as_str().to_string(),
+        rule: a.rule.as_str().to_string(),
+        policy_version: a.policy_version,
+        approver_role: a.approver_role.as_str().to_string(),
+        requested_by: a.requested_by,
+        request_time: time(a.requested_at),
+        expire_time: time(a.expires_at),
+        decided_by: a.decided_by.unwrap_or_default(),
+        decide_time: opt_time(a.decided_at),
+        reason: a.reason.unwrap_or_default(),
+        plan_json: serde_json::to_string(&a.plan).unwrap_or_default(),
+    }
+}

@@ -106,7 +106,7 @@ pub fn status(error: Error) -> Status {
         Error::PreconditionFailed { .. } | Error::IdempotencyMismatch => Code::FailedPrecondition,
         Error::Unavailable { .. } | Error::VaultUnavailable(_) => Code::Unavailable,
         Error::RateLimited { .. } => Code::ResourceExhausted,
-        Error::Internal(_) => Code::Internal,
+        Error::Internal(_) | Error::Held(_) => Code::Internal,
         Error::DryRun(plan) => return dry_run_status(plan),
     };
     if let Error::Internal(source) = &error {

@@ -114,6 +114,38 @@ impl org_service_server::OrgService for Api {
         let view = self.app.quota_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
         Ok(Response::new(convert::quotas(view)))
     }
+
+    async fn get_org_policy(&self, request: Request<GetOrgPolicyRequest>) -> Reply<OrgPolicy> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.org_policy_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(convert::org_policy(view)))
+    }
+
+    async fn update_org_policy(&self, request: Request<UpdateOrgPolicyRequest>) -> Reply<OrgPolicy> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (org, etag) = (id(&r.org)?, r.etag.clone());
+        let input = convert::org_policy_update(r)?;
+        let view = self.app.org_policy_update(&ctx, org, input, if_match(&etag)).await.map_err(status)?;
+        Ok(Response::new(convert::org_policy(view)))
+    }
+
+    async fn list_org_policy_versions(
+        &self,
+        request: Request<ListOrgPolicyVersionsRequest>,
+    ) -> Reply<ListOrgPolicyVersionsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let page = self
+            .app
+            .org_policy_version_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListOrgPolicyVersionsResponse {
+            versions: page.items.into_iter().map(convert::org_policy_version).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
 }
 
 #[tonic::async_trait]
@@ -626,6 +658,28 @@ impl operation_service_server::OperationService for Api {
     async fn cancel_operation(&self, request: Request<CancelOperationRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let op = self.app.operation_cancel(&ctx, id(&request.get_ref().operation)?).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn get_operation_approval(&self, request: Request<GetOperationApprovalRequest>) -> Reply<Approval> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.operation_approval_view(&ctx, id(&request.get_ref().operation)?).await.map_err(status)?;
+        Ok(Response::new(convert::approval(view)))
+    }
+
+    async fn approve_operation(&self, request: Request<DecideOperationRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let decision = model::ApprovalDecision { reason: (!r.reason.is_empty()).then_some(r.reason) };
+        let op = self.app.operation_approve(&ctx, id(&r.operation)?, decision).await.map_err(status)?;
+        Ok(Response::new(convert::operation(op)))
+    }
+
+    async fn reject_operation(&self, request: Request<DecideOperationRequest>) -> Reply<Operation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let decision = model::ApprovalDecision { reason: (!r.reason.is_empty()).then_some(r.reason) };
+        let op = self.app.operation_reject(&ctx, id(&r.operation)?, decision).await.map_err(status)?;
         Ok(Response::new(convert::operation(op)))
     }
 

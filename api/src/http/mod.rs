@@ -13,6 +13,7 @@ mod iam;
 mod operations;
 pub mod ops;
 mod orgs;
+mod policy;
 pub mod problem;
 mod projects;
 mod webhooks;
@@ -67,6 +68,7 @@ static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
         (name = "deploy-hooks", description = "CI/CD deploy webhooks and the policy they obey"),
         (name = "webhooks", description = "Event webhooks: endpoints, deliveries and their attempts"),
         (name = "operations", description = "Long-running work done by regions"),
+        (name = "policy", description = "The organization's change policy: approvals and disruption limits"),
         (name = "catalog", description = "Regions, Kubernetes versions and machine types on offer"),
         (name = "billing", description = "Invoices, from usage regions report, at the catalog's prices"),
     )
@@ -99,6 +101,7 @@ fn api_router() -> OpenApiRouter<Arc<App>> {
         .merge(hooks::routes())
         .merge(webhooks::routes())
         .merge(operations::routes())
+        .merge(policy::routes())
         .merge(catalog::routes())
         .merge(billing::routes())
 }
@@ -276,7 +279,12 @@ async fn dry_run_answers(State(routes): State<Arc<DryRunRoutes>>, request: Reque
     if !response.status().is_success() || response.headers().contains_key(problem::DRY_RUN_HEADER) {
         return response;
     }
-    problem::dry_run_answer(crate::model::DryRunView { dry_run: true, changes: Vec::new(), operations: Vec::new() })
+    problem::dry_run_answer(crate::model::DryRunView {
+        dry_run: true,
+        changes: Vec::new(),
+        operations: Vec::new(),
+        approval: None,
+    })
 }
 
 /// The whole HTTP application: API, docs, health, metrics, middleware.

@@ -85,7 +85,7 @@ fn status_of(error: &Error) -> StatusCode {
         Error::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
         Error::Unavailable { .. } | Error::VaultUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-        Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        Error::Internal(_) | Error::Held(_) => StatusCode::INTERNAL_SERVER_ERROR,
         Error::DryRun(_) => StatusCode::OK,
     }
 }

@@ -10,8 +10,10 @@ use utoipa::ToSchema;
 
 mod billing;
 mod iam;
+mod policy;
 pub use billing::*;
 pub use iam::*;
+pub use policy::*;
 
 use crate::ids::{
     AuditEventId, ClusterId, DeployHookId, DeploymentId, EventId, InvitationId, NodePoolId, OperationId, OrgId,
@@ -702,7 +704,7 @@ pub struct ClusterSpecPatch {
     pub kubernetes_version: Option<String>,
     pub control_plane: Option<ControlPlaneInput>,
     /// `null` removes the window.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<MaintenanceWindow>)]
     pub maintenance_window: Option<Option<MaintenanceWindow>>,
     pub deletion_protection: Option<bool>,
@@ -870,7 +872,7 @@ pub struct NodePoolSpecPatch {
     #[schema(minimum = 0, maximum = 500)]
     pub count: Option<i64>,
     /// `null` turns autoscaling off.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Autoscaling>)]
     pub autoscaling: Option<Option<Autoscaling>>,
     /// Immutable.
@@ -944,6 +946,10 @@ pub struct NodePoolView {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
 pub enum OperationStatus {
+    /// Held by the organization's approval policy: nothing has changed and
+    /// nothing reaches the region until someone approves it
+    /// (`POST /v1/operations/{operation}/approve`).
+    AwaitingApproval,
     Pending,
     Running,
     Succeeded,
@@ -953,6 +959,7 @@ pub enum OperationStatus {
 impl OperationStatus {
     pub fn as_str(self) -> &'static str {
         match self {
+            OperationStatus::AwaitingApproval => "awaiting_approval",
             OperationStatus::Pending => "pending",
             OperationStatus::Running => "running",
             OperationStatus::Succeeded => "succeeded",
@@ -960,7 +967,9 @@ impl OperationStatus {
         }
     }
     pub fn parse(text: &str) -> Option<OperationStatus> {
-        [Self::Pending, Self::Running, Self::Succeeded, Self::Failed].into_iter().find(|s| s.as_str() == text)
+        [Self::AwaitingApproval, Self::Pending, Self::Running, Self::Succeeded, Self::Failed]
+            .into_iter()
+            .find(|s| s.as_str() == text)
     }
     pub fn is_terminal(self) -> bool {
         matches!(self, OperationStatus::Succeeded | OperationStatus::Failed)
@@ -1134,6 +1143,11 @@ pub struct DryRunView {
     pub changes: Vec<PlannedChange>,
     /// The Operations it would start, with the steps each would take.
     pub operations: Vec<PlannedOperation>,
+    /// Set when the organization's approval policy would hold the change:
+    /// a real call answers an Operation in `awaiting_approval`, and the
+    /// change is made only once someone else approves it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<PlannedApproval>,
 }
 
 /// One change a dry run found, as the audit log would record it.

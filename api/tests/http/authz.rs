@@ -16,7 +16,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::common::{Client, OidcProvider, Tenant, TestApp};
 
 /// Routes outside the matrix, and why.
-const OUTSIDE: [(&str, &str); 26] = [
+const OUTSIDE: [(&str, &str); 27] = [
     ("POST /v1/signup/confirm", "the mailed token is the credential"),
     ("POST /v1/auth/sso-link/confirm", "the mailed token is the credential"),
     ("POST /v1/hooks/{hook}", "the delivery's signature is the credential"),
@@ -43,6 +43,7 @@ const OUTSIDE: [(&str, &str); 26] = [
     ("POST /v1/device/token", "the device code is the credential"),
     ("POST /v1/device/confirm", "the caller's own sign-in, a person's session only (device.rs)"),
     ("POST /v1/device/deny", "the caller's own sign-in, a person's session only (device.rs)"),
+    ("PUT /v1/orgs/{org}/policy", "owners who are people only, never a service account (approvals.rs)"),
 ];
 
 /// Routes about the caller's own things (isolation.rs checks them).
@@ -307,6 +308,12 @@ fn rows() -> Vec<Row> {
         row("GET /v1/operations/{operation}/steps", Read),
         // The fixture's operation is no spec change: allowed callers are answered 409.
         row("POST /v1/operations/{operation}/cancel", ManageResources),
+        // The fixture's operation was never held: it has no approval (404), and
+        // every caller who sees it is answered 409; who may decide a held one
+        // is approvals.rs's.
+        row("GET /v1/operations/{operation}/approval", Read).absent(),
+        row("POST /v1/operations/{operation}/approve", Read).body(json!({})),
+        row("POST /v1/operations/{operation}/reject", Read).body(json!({})),
         row("GET /v1/projects/{project}/operations", Read),
         row("GET /v1/orgs/{org}/webhooks", ReadCredentials),
         row("POST /v1/orgs/{org}/webhooks", ManageCredentials)
@@ -355,6 +362,8 @@ fn rows() -> Vec<Row> {
         row("POST /v1/orgs/{org}/domains/{domain}/verify", ManageSso).fresh(Domain),
         row("DELETE /v1/orgs/{org}/domains/{domain}", ManageSso).fresh(Domain),
         row("GET /v1/orgs/{org}/credential-policy", Read),
+        row("GET /v1/orgs/{org}/policy", Read),
+        row("GET /v1/orgs/{org}/policy/versions", Read),
         row("PUT /v1/orgs/{org}/credential-policy", ManageSso).body(json!({ "max_token_lifetime_seconds": null })),
         row("GET /v1/projects/{project}/members", Read),
         row("PUT /v1/projects/{project}/members/{principal}", ManageProjectMembers)

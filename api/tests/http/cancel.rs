@@ -15,7 +15,7 @@ use crate::common::{Client, TestApp, zones};
 
 /// Lets the region take its commands and move one tick at a time (the
 /// gateway ingests on its own) until `done` holds.
-async fn drive(region: &Agent, what: &str, mut done: impl AsyncFnMut() -> bool) {
+pub async fn drive(region: &Agent, what: &str, mut done: impl AsyncFnMut() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !done().await {
         assert!(std::time::Instant::now() < deadline, "{what}: not reached");
@@ -25,7 +25,7 @@ async fn drive(region: &Agent, what: &str, mut done: impl AsyncFnMut() -> bool) 
     }
 }
 
-async fn finished(client: &Client<'_>, op: &OperationView, status: OperationStatus) -> bool {
+pub async fn finished(client: &Client<'_>, op: &OperationView, status: OperationStatus) -> bool {
     let now = client.operation(op.id).await;
     assert!(!now.status.is_terminal() || now.status == status, "{now:?}");
     now.status == status
@@ -46,12 +46,12 @@ async fn newest(client: &Client<'_>, project: &str, target: &str, kind: &str) ->
 }
 
 /// The simulated region, moved by [`drive`] only.
-fn region(t: &TestApp) -> Agent {
+pub fn region(t: &TestApp) -> Agent {
     Agent::new(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone())).unwrap()
 }
 
 /// Project `web`, its cluster `prod` and pool `workers` of `count` nodes, driven until they run.
-async fn cluster_with_pool(
+pub async fn cluster_with_pool(
     region: &Agent,
     owner: &Client<'_>,
     count: i64,

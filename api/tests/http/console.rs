@@ -1172,3 +1172,64 @@ async fn the_billing_pages_work_without_javascript(options: PgPoolOptions, conne
     assert!(browser.body_text().await.contains("plan, standard"), "{}", browser.body_text().await);
     browser.close().await;
 }
+
+/// A delete the organization's policy holds waits on its approval page;
+/// another owner signs in and approves it there, without JavaScript.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_held_delete_is_approved_by_another_owner_without_javascript(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("approval-no-js", false).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    running_cluster(&t, "ada@example.com").await;
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let (token, org) = (session["access_token"].as_str().unwrap(), session["organization"].as_str().unwrap());
+    let policy = serde_json::json!({ "approvals": { "required_for": ["cluster_delete"] } });
+    let (status, body) =
+        t.send(t.request(reqwest::Method::PUT, &format!("/v1/orgs/{org}/policy"), token).json(&policy)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let tenant = crate::common::Tenant { org: org.to_string(), token: token.to_string() };
+    t.member(&tenant, "grace@example.com", "owner").await;
+
+    // Ada deletes the cluster: the console shows the request waiting.
+    browser.goto(&format!("{}/projects/shop/clusters/prod/delete", t.base)).await;
+    browser.fill("#field-confirm", "prod").await;
+    browser.submit("main form button.danger").await;
+    let approval = browser.path().await;
+    assert!(approval.starts_with("/operations/op_") && approval.ends_with("/approval"), "{approval}");
+    let page = browser.body_text().await;
+    assert!(
+        page.contains("awaiting approval") && page.contains("the rule “cluster delete” of policy version 1"),
+        "{page}"
+    );
+    browser.check("awaiting").await;
+    // Ada may not decide her own request.
+    browser.click("#decision-approve").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.body_text().await.contains("someone other than who asked"), "{}", browser.body_text().await);
+    browser.check("own-request-refused").await;
+
+    // Grace signs in and approves: the cluster is being deleted.
+    browser.submit("header button.link").await;
+    browser.goto(&format!("{}/signin", t.base)).await;
+    browser.fill("#field-email", "grace@example.com").await;
+    browser.fill("#field-password", crate::common::MEMBER_PASSWORD).await;
+    browser.submit("main form button[type=submit]").await;
+    browser.goto(&format!("{}{approval}", t.base)).await;
+    browser.click("#decision-approve").await;
+    browser.fill("#field-reason", "the shop moved to eu-west").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.path().await.ends_with("/approval?decided=approve"), "{}", browser.path().await);
+    let page = browser.body_text().await;
+    assert!(page.contains("The request was approved") && page.contains("the shop moved to eu-west"), "{page}");
+    browser.check("approved").await;
+    let (_, cluster) = t.get("/v1/projects/shop/clusters/prod", token).await;
+    assert!(cluster["deletion_requested_at"].is_string() || cluster["code"] == "not_found", "{cluster}");
+    browser.close().await;
+}

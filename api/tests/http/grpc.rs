@@ -18,7 +18,7 @@ use crate::common::{Tenant, TestApp, bad_fields};
 
 /// Adds the bearer token to every call.
 #[derive(Clone)]
-struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+pub struct Bearer(pub MetadataValue<tonic::metadata::Ascii>);
 
 impl Interceptor for Bearer {
     fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
@@ -47,11 +47,11 @@ async fn clients(t: &TestApp, tenant: &Tenant) -> Clients {
     }
 }
 
-fn reason(status: &tonic::Status) -> String {
+pub fn reason(status: &tonic::Status) -> String {
     status.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
 }
 
-fn violations(status: &tonic::Status) -> Vec<String> {
+pub fn violations(status: &tonic::Status) -> Vec<String> {
     status
         .get_details_bad_request()
         .map(|b| b.field_violations.into_iter().map(|v| v.field).collect())

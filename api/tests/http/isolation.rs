@@ -218,6 +218,9 @@ fn rows() -> Vec<Row> {
         row("POST /v1/orgs/{org}/domains/{domain}/verify"),
         row("DELETE /v1/orgs/{org}/domains/{domain}"),
         row("GET /v1/orgs/{org}/credential-policy"),
+        row("GET /v1/orgs/{org}/policy"),
+        row("GET /v1/orgs/{org}/policy/versions"),
+        row("PUT /v1/orgs/{org}/policy").body(json!({ "limits": { "max_per_cluster": 1 } })),
         row("PUT /v1/orgs/{org}/credential-policy").body(json!({ "require_verified_email": true })),
         row("DELETE /v1/me/tokens/{token}").at("/v1/me/tokens/{personal}"),
         // Only people accept invitations (by their secret token); the intruder is a service account.
@@ -229,6 +232,9 @@ fn rows() -> Vec<Row> {
         row("GET /v1/operations/{operation}").at("/v1/operations/{operation}?wait=1s"),
         row("GET /v1/operations/{operation}/steps"),
         row("POST /v1/operations/{operation}/cancel"),
+        row("GET /v1/operations/{operation}/approval"),
+        row("POST /v1/operations/{operation}/approve").body(json!({})),
+        row("POST /v1/operations/{operation}/reject").body(json!({})),
         row("GET /v1/projects/{project}/operations"),
     ]
 }

@@ -6,6 +6,7 @@ mod browser;
 mod common;
 mod scenario;
 
+mod approvals;
 mod authz;
 mod auto_upgrades;
 mod billing;

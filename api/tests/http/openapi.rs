@@ -18,7 +18,7 @@ fn operation_ids_follow_resource_action() {
     let allowed = [
         "list", "create", "view", "update", "delete", "refresh", "verify", "request", "confirm", "exchange", "start",
         "finish", "accept", "revoke", "rotate", "scale", "pause", "resume", "restart", "rollback", "export", "deny",
-        "estimate", "upgrade", "recycle", "restore", "diff", "cancel",
+        "estimate", "upgrade", "recycle", "restore", "diff", "cancel", "approve", "reject",
     ];
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {

@@ -690,6 +690,9 @@ fn Operations(
                                         <td>
                                             <progress max="100" value=op.progress.to_string() aria-label=format!("{} {}%", op.kind, op.progress)>{format!("{}%", op.progress)}</progress>
                                             " " <span class="muted">{op.step.clone()}</span>
+                                            {(op.status == types::OperationStatus::AwaitingApproval).then(|| view! {
+                                                " " <a href=format!("/operations/{}/approval", op.id.as_str())>"Review the request"</a>
+                                            })}
                                             {error.map(|message| view! { <p class="field-error">{message}</p> })}
                                         </td>
                                         <td><time datetime=op.created_at.to_rfc3339()>{ago(op.created_at)}</time></td>
@@ -882,8 +885,12 @@ pub async fn cluster_delete(
     session.check_csrf(&csrf)?;
     Fields::typed(&confirm, &cluster, "Type the cluster's name exactly to delete it.")?;
     let api = session.api().await?;
-    api.cluster_delete().project(&project).cluster(&cluster).send().await?;
-    session.redirect(&format!("/projects/{}?deleted={}", segment(&project), segment(&cluster)));
+    let op = api.cluster_delete().project(&project).cluster(&cluster).send().await?.into_inner();
+    // The organization's policy may hold it: then it waits for someone else.
+    match super::approvals::held(&serde_json::to_value(op).unwrap_or_default()) {
+        Some(held) => session.redirect(&held),
+        None => session.redirect(&format!("/projects/{}?deleted={}", segment(&project), segment(&cluster))),
+    }
     Ok(())
 }
 
@@ -1178,35 +1185,45 @@ async fn upgrade_plan(
 /// A dry run's plan of an upgrade: the spec it changes and the steps it takes.
 #[component]
 fn UpgradePlan(version: String, plan: types::DryRunView) -> impl IntoView {
+    view! {
+        <section class="summary plan" aria-labelledby="plan-title">
+            <h2 id="plan-title">{format!("What upgrading to {version} would do")}</h2>
+            <p>"Checked as the upgrade itself would be, with your rights and the cluster as it is now; nothing has changed."</p>
+            <PlannedOperations plan=plan/>
+        </section>
+    }
+}
+
+/// Each Operation of a dry run's plan: what changes in its target's spec,
+/// and the steps it takes.
+#[component]
+pub(crate) fn PlannedOperations(plan: types::DryRunView) -> impl IntoView {
     let show = |value: &Option<serde_json::Value>| value.as_ref().map_or("nothing".to_string(), |v| v.to_string());
-    let operations = plan
-        .operations
+    plan.operations
         .into_iter()
         .map(|op| {
-            let diff = op
-                .diff
-                .iter()
-                .map(|c| view! { <li><code>{c.path.clone()}</code>": "{show(&c.before)}" → "{show(&c.after)}</li> })
-                .collect_view();
+            let changes = (!op.diff.is_empty()).then(|| {
+                let diff = op
+                    .diff
+                    .iter()
+                    .map(|c| view! { <li><code>{c.path.clone()}</code>": "{show(&c.before)}" → "{show(&c.after)}</li> })
+                    .collect_view();
+                view! {
+                    <p>"What changes in its spec:"</p>
+                    <ul class="diff">{diff}</ul>
+                }
+            });
             let steps = op.steps.into_iter().map(|step| view! { <li>{step}</li> }).collect_view();
             let heading =
                 format!("{} of {} {}", op.kind.replace('_', " "), op.target.type_.replace('_', " "), op.target.name);
             view! {
                 <h3>{heading}</h3>
-                <p>"What changes in its spec:"</p>
-                <ul class="diff">{diff}</ul>
+                {changes}
                 <p>"The steps it takes:"</p>
                 <ol class="steps">{steps}</ol>
             }
         })
-        .collect_view();
-    view! {
-        <section class="summary plan" aria-labelledby="plan-title">
-            <h2 id="plan-title">{format!("What upgrading to {version} would do")}</h2>
-            <p>"Checked as the upgrade itself would be, with your rights and the cluster as it is now; nothing has changed."</p>
-            {operations}
-        </section>
-    }
+        .collect_view()
 }
 
 /// `/projects/:project/clusters/:cluster/delete`: type the name to delete;

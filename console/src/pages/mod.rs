@@ -3,6 +3,7 @@
 
 pub(crate) mod access;
 pub(crate) mod account;
+pub(crate) mod approvals;
 pub(crate) mod billing;
 pub(crate) mod cicd;
 pub(crate) mod clusters;

@@ -330,9 +330,10 @@ pub async fn node_pool_update(
             ..Default::default()
         };
         let api = session.api().await?;
-        if autoscale {
+        let op: serde_json::Value = if autoscale {
             let body = types::NodePoolUpdate { labels: None, spec: Some(spec) };
-            api.node_pool_update().project(&project).cluster(&cluster).node_pool(&node_pool).body(body).send().await?;
+            let op = api.node_pool_update().project(&project).cluster(&cluster).node_pool(&node_pool).body(body);
+            serde_json::to_value(op.send().await?.into_inner()).unwrap_or_default()
         } else {
             // Turning autoscaling off is an explicit `null`, which the SDK's
             // Rust types cannot send.
@@ -344,7 +345,11 @@ pub async fn node_pool_update(
                 moke_sdk::encode_path(&cluster),
                 moke_sdk::encode_path(&node_pool)
             );
-            api.patch_json(&path, &serde_json::json!({ "spec": spec })).await?;
+            api.patch_json(&path, &serde_json::json!({ "spec": spec })).await?
+        };
+        if let Some(held) = super::approvals::held(&op) {
+            session.redirect(&held);
+            return Ok(());
         }
         session.redirect(&format!("{}?saved=1", pool_path(&project, &cluster, &node_pool)));
         Ok(())
@@ -363,8 +368,12 @@ pub async fn node_pool_delete(
     let session = request_session();
     session.check_csrf(&csrf)?;
     Fields::typed(&confirm, &node_pool, "Type the node pool's name exactly to delete it.")?;
-    session.api().await?.node_pool_delete().project(&project).cluster(&cluster).node_pool(&node_pool).send().await?;
-    session.redirect(&format!("{}?pool_deleted=1", cluster_path(&project, &cluster)));
+    let api = session.api().await?;
+    let op = api.node_pool_delete().project(&project).cluster(&cluster).node_pool(&node_pool).send().await?;
+    match super::approvals::held(&serde_json::to_value(op.into_inner()).unwrap_or_default()) {
+        Some(held) => session.redirect(&held),
+        None => session.redirect(&format!("{}?pool_deleted=1", cluster_path(&project, &cluster))),
+    }
     Ok(())
 }
 

@@ -38,7 +38,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::PersonalTokenCreate => Self::cli_personal_token_create(),
             CliCommand::PersonalTokenDelete => Self::cli_personal_token_delete(),
             CliCommand::OperationView => Self::cli_operation_view(),
+            CliCommand::OperationApprovalView => Self::cli_operation_approval_view(),
+            CliCommand::OperationApprove => Self::cli_operation_approve(),
             CliCommand::OperationCancel => Self::cli_operation_cancel(),
+            CliCommand::OperationReject => Self::cli_operation_reject(),
             CliCommand::OperationStepList => Self::cli_operation_step_list(),
             CliCommand::OrgList => Self::cli_org_list(),
             CliCommand::OrgView => Self::cli_org_view(),
@@ -71,6 +74,9 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::MemberList => Self::cli_member_list(),
             CliCommand::MemberDelete => Self::cli_member_delete(),
             CliCommand::MemberUpdate => Self::cli_member_update(),
+            CliCommand::OrgPolicyView => Self::cli_org_policy_view(),
+            CliCommand::OrgPolicyUpdate => Self::cli_org_policy_update(),
+            CliCommand::OrgPolicyVersionList => Self::cli_org_policy_version_list(),
             CliCommand::ProjectList => Self::cli_project_list(),
             CliCommand::ProjectCreate => Self::cli_project_create(),
             CliCommand::QuotaView => Self::cli_quota_view(),
@@ -329,8 +335,17 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_operation_view() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . arg (:: clap :: Arg :: new ("wait") . long ("wait") . value_parser (:: clap :: value_parser ! (types :: OperationViewWait)) . required (false) . help ("Block until the operation finishes or this long passes: seconds, or\nminutes with `m` (`30s`, `30`, `1m`). Longer waits are cut to the\nserver's `http.max_wait_seconds` (60 s by default).")) . about ("View an operation; with `wait`, answer when it finishes or the wait runs out.")
     }
+    pub fn cli_operation_approval_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . about ("View the approval request of an Operation the policy held: the rule,\nwho asked, until when, the decision, and the change's plan (its dry run\nwhen asked for). 404 for an Operation never held.")
+    }
+    pub fn cli_operation_approve() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . arg (:: clap :: Arg :: new ("reason") . long ("reason") . value_parser (:: clap :: value_parser ! (types :: ApprovalDecisionReason)) . required (false) . help ("Why, for the audit log and the requester: at most 500 characters,\nno control characters.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Approve a held change: it is made now, as the approver (who needs the\nrights it takes), on the resource as it is now, and its Operation\nstarts. The approver is a person with the policy's approver role other\nthan who asked (403 `own_request`, `approver_role`,\n`approver_not_a_person`); 409 `not_awaiting_approval` for an Operation\nnever held, `approval_closed` once rejected, withdrawn\nor expired, `approval_stale` once the resource changed since the request,\n`approval_moot` when the change no longer changes anything. Approving it\nagain answers the Operation again.")
+    }
     pub fn cli_operation_cancel() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: OperationCancelIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . about ("Cancel a spec change (`cluster_update`, `node_pool_update`), or a\n`cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or\n`cluster_restore` the region has not received: the spec it replaced is\nwritten back as the next generation, by an Operation of its own, so a\nregion that had not started does nothing and one part-way through stops\nbetween steps and converges back. The operation fails with error code\n`cancelled`; cancelling it again answers it again. 409 `not_cancellable`\n(with the reason) for other kinds, `operation_finished` once it has\nended, `superseded` when a later change of the same resource followed,\n`operation_started` for one of the four the region already has.\nCancelling takes the rights starting the work takes (cluster-admin rights\nfor a restore).")
+    }
+    pub fn cli_operation_reject() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . arg (:: clap :: Arg :: new ("reason") . long ("reason") . value_parser (:: clap :: value_parser ! (types :: ApprovalDecisionReason)) . required (false) . help ("Why, for the audit log and the requester: at most 500 characters,\nno control characters.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Reject a held change: it never acts, and its Operation fails with\n`rejected`. Who may reject is who may approve; the requester withdraws\ntheir own with `POST …/cancel`. 409 `not_awaiting_approval` for an\nOperation never held, `approval_closed` once approved, withdrawn or\nexpired. Rejecting it again answers it again.")
     }
     pub fn cli_operation_step_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("operation") . long ("operation") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Operation id (`op_…`)")) . about ("The steps the operation went through, oldest first, each with when it\nwas reported (a step is listed when it differs from the one before).")
@@ -654,6 +669,30 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_member_update() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("role") . long ("role") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: OrgRole :: Owner . to_string () , types :: OrgRole :: Admin . to_string () , types :: OrgRole :: Billing . to_string () , types :: OrgRole :: Member . to_string () , types :: OrgRole :: Viewer . to_string () ,]) , | s | types :: OrgRole :: try_from (s) . unwrap ())) . required_unless_present ("json-body") . help ("`owner`, `admin`, `billing`, `member` or `viewer`; not above your own.")) . arg (:: clap :: Arg :: new ("user") . long ("user") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("User id (`usr_…`)")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Change a member's role (not above your own; only owners change owners;\nthe last owner stays owner).")
+    }
+    pub fn cli_org_policy_view() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("View the organization's change policy: the version in force (none\nbefore the first takes effect) and those scheduled.")
+    }
+    pub fn cli_org_policy_update() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("effective-at") . long ("effective-at") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("When it takes effect: now when omitted; at most 90 days ahead and 5\nminutes behind (taken as now). From then on it is in force over\nevery version before it, scheduled ones included (one scheduled\nearlier still takes effect until then).")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Write the next version of the organization's change policy (owners who\nare people; a service account is refused, 403 `not_a_person`):\nwhich changes wait for approval and who approves them, and how many\ndisruptive operations run at once. It takes effect at `effective_at`\n(now by default); versions are never changed, and every change's audit\nevent names the version that allowed it.")
+    }
+    pub fn cli_org_policy_version_list() -> ::clap::Command {
+        ::clap::Command::new("")
+            .arg(
+                ::clap::Arg::new("limit")
+                    .long("limit")
+                    .value_parser(::clap::value_parser!(::std::num::NonZeroU32))
+                    .required(false)
+                    .help("Items per page, 1 to 500 (default 50)."),
+            )
+            .arg(
+                ::clap::Arg::new("org")
+                    .long("org")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Organization id"),
+            )
+            .about("List every version of the organization's change policy, newest first.")
     }
     pub fn cli_project_list() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1522,7 +1561,7 @@ impl<T: CliConfig> Cli<T> {
             .about("Take a project role away.")
     }
     pub fn cli_project_operation_list() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("kind") . long ("kind") . value_parser (:: clap :: value_parser ! (types :: ProjectOperationListKind)) . required (false) . help ("Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`; empty matches all.")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("status") . long ("status") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: OperationStatus :: Pending . to_string () , types :: OperationStatus :: Running . to_string () , types :: OperationStatus :: Succeeded . to_string () , types :: OperationStatus :: Failed . to_string () ,]) , | s | types :: OperationStatus :: try_from (s) . unwrap ())) . required (false) . help ("Only those in this status.")) . arg (:: clap :: Arg :: new ("target") . long ("target") . value_parser (:: clap :: value_parser ! (types :: ProjectOperationListTarget)) . required (false) . help ("Only those on this cluster, node pool or deployment (its id); empty matches all.")) . about ("The project's operations, newest first (also those on resources since\ndeleted), optionally only those on one resource, of one kind or in one status.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("kind") . long ("kind") . value_parser (:: clap :: value_parser ! (types :: ProjectOperationListKind)) . required (false) . help ("Only those of this kind, e.g. `cluster_upgrade`, `node_pool_recycle`; empty matches all.")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("status") . long ("status") . value_parser (:: clap :: builder :: TypedValueParser :: map (:: clap :: builder :: PossibleValuesParser :: new ([types :: OperationStatus :: AwaitingApproval . to_string () , types :: OperationStatus :: Pending . to_string () , types :: OperationStatus :: Running . to_string () , types :: OperationStatus :: Succeeded . to_string () , types :: OperationStatus :: Failed . to_string () ,]) , | s | types :: OperationStatus :: try_from (s) . unwrap ())) . required (false) . help ("Only those in this status.")) . arg (:: clap :: Arg :: new ("target") . long ("target") . value_parser (:: clap :: value_parser ! (types :: ProjectOperationListTarget)) . required (false) . help ("Only those on this cluster, node pool or deployment (its id); empty matches all.")) . about ("The project's operations, newest first (also those on resources since\ndeleted), optionally only those on one resource, of one kind or in one status.")
     }
     pub fn cli_region_list() -> ::clap::Command {
         ::clap::Command::new("").about("List regions with their zones, agent health and queued work.")
@@ -1561,7 +1600,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::PersonalTokenCreate => self.execute_personal_token_create(matches).await,
             CliCommand::PersonalTokenDelete => self.execute_personal_token_delete(matches).await,
             CliCommand::OperationView => self.execute_operation_view(matches).await,
+            CliCommand::OperationApprovalView => self.execute_operation_approval_view(matches).await,
+            CliCommand::OperationApprove => self.execute_operation_approve(matches).await,
             CliCommand::OperationCancel => self.execute_operation_cancel(matches).await,
+            CliCommand::OperationReject => self.execute_operation_reject(matches).await,
             CliCommand::OperationStepList => self.execute_operation_step_list(matches).await,
             CliCommand::OrgList => self.execute_org_list(matches).await,
             CliCommand::OrgView => self.execute_org_view(matches).await,
@@ -1594,6 +1636,9 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::MemberList => self.execute_member_list(matches).await,
             CliCommand::MemberDelete => self.execute_member_delete(matches).await,
             CliCommand::MemberUpdate => self.execute_member_update(matches).await,
+            CliCommand::OrgPolicyView => self.execute_org_policy_view(matches).await,
+            CliCommand::OrgPolicyUpdate => self.execute_org_policy_update(matches).await,
+            CliCommand::OrgPolicyVersionList => self.execute_org_policy_version_list(matches).await,
             CliCommand::ProjectList => self.execute_project_list(matches).await,
             CliCommand::ProjectCreate => self.execute_project_create(matches).await,
             CliCommand::QuotaView => self.execute_quota_view(matches).await,
@@ -2310,6 +2355,52 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_operation_approval_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.operation_approval_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("operation") {
+            request = request.operation(value.clone());
+        }
+        self.config.execute_operation_approval_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_operation_approve(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.operation_approve();
+        if let Some(value) = matches.get_one::<::std::string::String>("operation") {
+            request = request.operation(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ApprovalDecisionReason>("reason") {
+            request = request.body_map(|body| body.reason(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::ApprovalDecision>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_operation_approve(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_operation_cancel(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.operation_cancel();
         if let Some(value) = matches.get_one::<types::OperationCancelIdempotencyKey>("idempotency-key") {
@@ -2319,6 +2410,34 @@ impl<T: CliConfig> Cli<T> {
             request = request.operation(value.clone());
         }
         self.config.execute_operation_cancel(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_operation_reject(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.operation_reject();
+        if let Some(value) = matches.get_one::<::std::string::String>("operation") {
+            request = request.operation(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::ApprovalDecisionReason>("reason") {
+            request = request.body_map(|body| body.reason(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::ApprovalDecision>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_operation_reject(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -3183,6 +3302,85 @@ impl<T: CliConfig> Cli<T> {
             Err(r) => {
                 self.config.error(&r);
                 Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_org_policy_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.org_policy_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_org_policy_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_org_policy_update(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.org_policy_update();
+        if let Some(value) = matches.get_one::<::chrono::DateTime<::chrono::offset::Utc>>("effective-at") {
+            request = request.body_map(|body| body.effective_at(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::OrgPolicyUpdate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_org_policy_update(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_org_policy_version_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.org_policy_version_list();
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_org_policy_version_list(matches, &mut request)?;
+        self.config.list_start::<types::PageOrgPolicyVersion>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageOrgPolicyVersion>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
             }
         }
     }
@@ -6056,10 +6254,31 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_operation_approval_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OperationApprovalView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_operation_approve(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OperationApprove,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_operation_cancel(
         &self,
         matches: &::clap::ArgMatches,
         request: &mut builder::OperationCancel,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_operation_reject(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OperationReject,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -6276,6 +6495,27 @@ pub trait CliConfig {
         &self,
         matches: &::clap::ArgMatches,
         request: &mut builder::MemberUpdate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_org_policy_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OrgPolicyView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_org_policy_update(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OrgPolicyUpdate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_org_policy_version_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::OrgPolicyVersionList,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -6922,7 +7162,10 @@ pub enum CliCommand {
     PersonalTokenCreate,
     PersonalTokenDelete,
     OperationView,
+    OperationApprovalView,
+    OperationApprove,
     OperationCancel,
+    OperationReject,
     OperationStepList,
     OrgList,
     OrgView,
@@ -6955,6 +7198,9 @@ pub enum CliCommand {
     MemberList,
     MemberDelete,
     MemberUpdate,
+    OrgPolicyView,
+    OrgPolicyUpdate,
+    OrgPolicyVersionList,
     ProjectList,
     ProjectCreate,
     QuotaView,
@@ -7075,7 +7321,10 @@ impl CliCommand {
             CliCommand::PersonalTokenCreate,
             CliCommand::PersonalTokenDelete,
             CliCommand::OperationView,
+            CliCommand::OperationApprovalView,
+            CliCommand::OperationApprove,
             CliCommand::OperationCancel,
+            CliCommand::OperationReject,
             CliCommand::OperationStepList,
             CliCommand::OrgList,
             CliCommand::OrgView,
@@ -7108,6 +7357,9 @@ impl CliCommand {
             CliCommand::MemberList,
             CliCommand::MemberDelete,
             CliCommand::MemberUpdate,
+            CliCommand::OrgPolicyView,
+            CliCommand::OrgPolicyUpdate,
+            CliCommand::OrgPolicyVersionList,
             CliCommand::ProjectList,
             CliCommand::ProjectCreate,
             CliCommand::QuotaView,
@@ -7229,7 +7481,10 @@ impl CliCommand {
             CliCommand::PersonalTokenCreate => "personal_token_create",
             CliCommand::PersonalTokenDelete => "personal_token_delete",
             CliCommand::OperationView => "operation_view",
+            CliCommand::OperationApprovalView => "operation_approval_view",
+            CliCommand::OperationApprove => "operation_approve",
             CliCommand::OperationCancel => "operation_cancel",
+            CliCommand::OperationReject => "operation_reject",
             CliCommand::OperationStepList => "operation_step_list",
             CliCommand::OrgList => "org_list",
             CliCommand::OrgView => "org_view",
@@ -7262,6 +7517,9 @@ impl CliCommand {
             CliCommand::MemberList => "member_list",
             CliCommand::MemberDelete => "member_delete",
             CliCommand::MemberUpdate => "member_update",
+            CliCommand::OrgPolicyView => "org_policy_view",
+            CliCommand::OrgPolicyUpdate => "org_policy_update",
+            CliCommand::OrgPolicyVersionList => "org_policy_version_list",
             CliCommand::ProjectList => "project_list",
             CliCommand::ProjectCreate => "project_create",
             CliCommand::QuotaView => "quota_view",

@@ -49,6 +49,8 @@ pub mod types {
         ReadBilling,
         #[serde(rename = "manage_billing")]
         ManageBilling,
+        #[serde(rename = "manage_policies")]
+        ManagePolicies,
     }
     impl ::std::fmt::Display for Action {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -66,6 +68,7 @@ pub mod types {
                 Self::AdministerClusters => f.write_str("administer_clusters"),
                 Self::ReadBilling => f.write_str("read_billing"),
                 Self::ManageBilling => f.write_str("manage_billing"),
+                Self::ManagePolicies => f.write_str("manage_policies"),
             }
         }
     }
@@ -86,6 +89,7 @@ pub mod types {
                 "administer_clusters" => Ok(Self::AdministerClusters),
                 "read_billing" => Ok(Self::ReadBilling),
                 "manage_billing" => Ok(Self::ManageBilling),
+                "manage_policies" => Ok(Self::ManagePolicies),
                 _ => Err("invalid value".into()),
             }
         }
@@ -97,6 +101,312 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for Action {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "An approver's decision."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct ApprovalDecision {
+        #[doc = "Why, for the audit log and the requester: at most 500 characters,\nno control characters."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub reason: ::std::option::Option<ApprovalDecisionReason>,
+    }
+    impl ApprovalDecision {
+        pub fn builder() -> builder::ApprovalDecision {
+            Default::default()
+        }
+    }
+    #[doc = "Why, for the audit log and the requester: at most 500 characters,\nno control characters."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ApprovalDecisionReason(::std::string::String);
+    impl ::std::ops::Deref for ApprovalDecisionReason {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ApprovalDecisionReason> for ::std::string::String {
+        fn from(value: ApprovalDecisionReason) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ApprovalDecisionReason {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[^\\x00-\\x1f\\x7f-\\x9f]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^\\x00-\\x1f\\x7f-\\x9f]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ApprovalDecisionReason {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ApprovalDecisionReason {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ApprovalDecisionReason {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Which changes wait for approval, and who approves them."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ApprovalPolicy {
+        #[doc = "Who may approve."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub approver_role: ::std::option::Option<ApproverRole>,
+        #[doc = "Hours a request waits before it expires unapproved (and never\nacts): 1 to 168."]
+        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 24>")]
+        pub expires_after_hours: ::std::num::NonZeroU64,
+        #[doc = "The kinds of change that wait in `awaiting_approval` (a kind named\ntwice counts once). Empty: nothing waits."]
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub required_for: ::std::vec::Vec<ApprovalRule>,
+        #[doc = "A node-pool change waits (with `node_pool_scale_down`) when it\nremoves more than this percent of the pool's nodes: 1 to 99."]
+        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 50>")]
+        pub scale_down_over_percent: ::std::num::NonZeroU64,
+    }
+    impl ::std::default::Default for ApprovalPolicy {
+        fn default() -> Self {
+            Self {
+                approver_role: Default::default(),
+                expires_after_hours: defaults::default_nzu64::<::std::num::NonZeroU64, 24>(),
+                required_for: Default::default(),
+                scale_down_over_percent: defaults::default_nzu64::<::std::num::NonZeroU64, 50>(),
+            }
+        }
+    }
+    impl ApprovalPolicy {
+        pub fn builder() -> builder::ApprovalPolicy {
+            Default::default()
+        }
+    }
+    #[doc = "A kind of change the approval policy can hold for approval."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum ApprovalRule {
+        #[serde(rename = "cluster_delete")]
+        ClusterDelete,
+        #[serde(rename = "control_plane_reduction")]
+        ControlPlaneReduction,
+        #[serde(rename = "node_pool_scale_down")]
+        NodePoolScaleDown,
+        #[serde(rename = "node_pool_delete")]
+        NodePoolDelete,
+        #[serde(rename = "snapshot_restore")]
+        SnapshotRestore,
+        #[serde(rename = "upgrade_outside_window")]
+        UpgradeOutsideWindow,
+    }
+    impl ::std::fmt::Display for ApprovalRule {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::ClusterDelete => f.write_str("cluster_delete"),
+                Self::ControlPlaneReduction => f.write_str("control_plane_reduction"),
+                Self::NodePoolScaleDown => f.write_str("node_pool_scale_down"),
+                Self::NodePoolDelete => f.write_str("node_pool_delete"),
+                Self::SnapshotRestore => f.write_str("snapshot_restore"),
+                Self::UpgradeOutsideWindow => f.write_str("upgrade_outside_window"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ApprovalRule {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cluster_delete" => Ok(Self::ClusterDelete),
+                "control_plane_reduction" => Ok(Self::ControlPlaneReduction),
+                "node_pool_scale_down" => Ok(Self::NodePoolScaleDown),
+                "node_pool_delete" => Ok(Self::NodePoolDelete),
+                "snapshot_restore" => Ok(Self::SnapshotRestore),
+                "upgrade_outside_window" => Ok(Self::UpgradeOutsideWindow),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ApprovalRule {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ApprovalRule {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "Where an approval request stands."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum ApprovalState {
+        #[serde(rename = "awaiting")]
+        Awaiting,
+        #[serde(rename = "approved")]
+        Approved,
+        #[serde(rename = "rejected")]
+        Rejected,
+        #[serde(rename = "expired")]
+        Expired,
+        #[serde(rename = "withdrawn")]
+        Withdrawn,
+    }
+    impl ::std::fmt::Display for ApprovalState {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Awaiting => f.write_str("awaiting"),
+                Self::Approved => f.write_str("approved"),
+                Self::Rejected => f.write_str("rejected"),
+                Self::Expired => f.write_str("expired"),
+                Self::Withdrawn => f.write_str("withdrawn"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ApprovalState {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "awaiting" => Ok(Self::Awaiting),
+                "approved" => Ok(Self::Approved),
+                "rejected" => Ok(Self::Rejected),
+                "expired" => Ok(Self::Expired),
+                "withdrawn" => Ok(Self::Withdrawn),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ApprovalState {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ApprovalState {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    #[doc = "A change held for approval."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct ApprovalView {
+        pub approver_role: ApproverRole,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub decided_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub decided_by: ::std::option::Option<::std::string::String>,
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "The held Operation."]
+        pub operation_id: OperationId,
+        #[doc = "What the change would do, as its dry run answered when it was asked\nfor (an approval makes the change on the resource as it is then)."]
+        pub plan: DryRunView,
+        #[doc = "The policy version in force when it was asked for."]
+        pub policy_version: i64,
+        #[doc = "The approver's or rejecter's words, if any."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub reason: ::std::option::Option<::std::string::String>,
+        pub requested_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "Who asked (`usr_…`, `sa_…`)."]
+        pub requested_by: ::std::string::String,
+        #[doc = "The policy rule that held it."]
+        pub rule: ApprovalRule,
+        pub state: ApprovalState,
+    }
+    impl ApprovalView {
+        pub fn builder() -> builder::ApprovalView {
+            Default::default()
+        }
+    }
+    #[doc = "Who may approve a held change: always someone other than the person who\nasked for it, signed in as a person (never a service account), who may\nalso make the change themselves."]
+    #[derive(
+        :: serde :: Deserialize,
+        :: serde :: Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars :: JsonSchema,
+    )]
+    pub enum ApproverRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "admin")]
+        Admin,
+    }
+    impl ::std::fmt::Display for ApproverRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Admin => f.write_str("admin"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ApproverRole {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "admin" => Ok(Self::Admin),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ApproverRole {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ApproverRole {
         type Error = self::error::ConversionError;
         fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
@@ -4187,6 +4497,24 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "How many disruptive Operations may run at once: cluster upgrades,\netcd restores, node-pool recycles, node removals, and node-pool and\ncluster deletions, from when they are queued until they finish. A change\npast a limit is refused (409 `policy_limit`, naming the rule)."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct DisruptionLimits {
+        #[doc = "At most this many in one cluster: 1 to 50; none: no limit."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_per_cluster: ::std::option::Option<::std::num::NonZeroU64>,
+        #[doc = "At most this many across the organization's clusters in one region:\n1 to 1000; none: no limit."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_per_region: ::std::option::Option<::std::num::NonZeroU64>,
+    }
+    impl DisruptionLimits {
+        pub fn builder() -> builder::DisruptionLimits {
+            Default::default()
+        }
+    }
     #[doc = "`POST /v1/orgs/{org}/domains`: a domain to prove the organization owns."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -4387,6 +4715,9 @@ pub mod types {
     #[doc = "What a mutation would do, answered to a dry run (`?dry_run=true` on\nREST, `moke-validate-only: true` metadata on gRPC, `dryRun: true` on\nGraphQL) in place of its usual answer. The request went through\neverything up to its commit (validation, authorization, quotas, the\nregion's backlog) and then wrote nothing: no row, no command to a\nregion, no mail, no webhook, no audit event. A request a real call would\nrefuse is refused the same way."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct DryRunView {
+        #[doc = "Set when the organization's approval policy would hold the change:\na real call answers an Operation in `awaiting_approval`, and the\nchange is made only once someone else approves it."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub approval: ::std::option::Option<PlannedApproval>,
         #[doc = "Each change the request would record, in order, as its audit event\nwould name it; empty when it would change nothing."]
         pub changes: ::std::vec::Vec<PlannedChange>,
         #[doc = "Always `true`: nothing was changed."]
@@ -7055,6 +7386,8 @@ pub mod types {
         schemars :: JsonSchema,
     )]
     pub enum OperationStatus {
+        #[serde(rename = "awaiting_approval")]
+        AwaitingApproval,
         #[serde(rename = "pending")]
         Pending,
         #[serde(rename = "running")]
@@ -7067,6 +7400,7 @@ pub mod types {
     impl ::std::fmt::Display for OperationStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
+                Self::AwaitingApproval => f.write_str("awaiting_approval"),
                 Self::Pending => f.write_str("pending"),
                 Self::Running => f.write_str("running"),
                 Self::Succeeded => f.write_str("succeeded"),
@@ -7078,6 +7412,7 @@ pub mod types {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
+                "awaiting_approval" => Ok(Self::AwaitingApproval),
                 "pending" => Ok(Self::Pending),
                 "running" => Ok(Self::Running),
                 "succeeded" => Ok(Self::Succeeded),
@@ -7271,6 +7606,58 @@ pub mod types {
     }
     impl OrgPlanView {
         pub fn builder() -> builder::OrgPlanView {
+            Default::default()
+        }
+    }
+    #[doc = "A new version of the organization's policy. It is in force from\n`effective_at` until a later version's; versions are never changed."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct OrgPolicyUpdate {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub approvals: ::std::option::Option<ApprovalPolicy>,
+        #[doc = "When it takes effect: now when omitted; at most 90 days ahead and 5\nminutes behind (taken as now). From then on it is in force over\nevery version before it, scheduled ones included (one scheduled\nearlier still takes effect until then)."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub effective_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub limits: ::std::option::Option<DisruptionLimits>,
+    }
+    impl OrgPolicyUpdate {
+        pub fn builder() -> builder::OrgPolicyUpdate {
+            Default::default()
+        }
+    }
+    #[doc = "One version of the organization's policy."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct OrgPolicyVersion {
+        pub approvals: ApprovalPolicy,
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "Who wrote it (`usr_…`)."]
+        pub created_by: ::std::string::String,
+        pub effective_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub limits: DisruptionLimits,
+        #[doc = "1, 2, …: what audit events name as `policy_version`."]
+        pub version: i64,
+    }
+    impl OrgPolicyVersion {
+        pub fn builder() -> builder::OrgPolicyVersion {
+            Default::default()
+        }
+    }
+    #[doc = "The organization's policy: the version in force and those scheduled."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct OrgPolicyView {
+        #[doc = "For `If-Match` on the next `PUT`: changes with every version."]
+        pub etag: ::std::string::String,
+        #[doc = "None before any version took effect: nothing waits, nothing is limited."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub in_force: ::std::option::Option<OrgPolicyVersion>,
+        #[doc = "Versions that take effect later (newer than the one in force),\nsoonest first."]
+        pub scheduled: ::std::vec::Vec<OrgPolicyVersion>,
+    }
+    impl OrgPolicyView {
+        pub fn builder() -> builder::OrgPolicyView {
             Default::default()
         }
     }
@@ -7570,6 +7957,19 @@ pub mod types {
     }
     impl PageOperationView {
         pub fn builder() -> builder::PageOperationView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageOrgPolicyVersion {
+        pub items: ::std::vec::Vec<OrgPolicyVersion>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageOrgPolicyVersion {
+        pub fn builder() -> builder::PageOrgPolicyVersion {
             Default::default()
         }
     }
@@ -7963,6 +8363,19 @@ pub mod types {
     }
     impl PlanView {
         pub fn builder() -> builder::PlanView {
+            Default::default()
+        }
+    }
+    #[doc = "A dry run's note that the change would wait for approval."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PlannedApproval {
+        pub approver_role: ApproverRole,
+        pub expires_after_hours: i64,
+        pub policy_version: i64,
+        pub rule: ApprovalRule,
+    }
+    impl PlannedApproval {
+        pub fn builder() -> builder::PlannedApproval {
             Default::default()
         }
     }
@@ -12562,6 +12975,293 @@ pub mod types {
     #[doc = " Types for composing complex structures."]
     pub mod builder {
         #[derive(Clone, Debug)]
+        pub struct ApprovalDecision {
+            reason: ::std::result::Result<::std::option::Option<super::ApprovalDecisionReason>, ::std::string::String>,
+        }
+        impl ::std::default::Default for ApprovalDecision {
+            fn default() -> Self {
+                Self { reason: Ok(Default::default()) }
+            }
+        }
+        impl ApprovalDecision {
+            pub fn reason<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ApprovalDecisionReason>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.reason = value.try_into().map_err(|e| format!("error converting supplied value for reason: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ApprovalDecision> for super::ApprovalDecision {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ApprovalDecision) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { reason: value.reason? })
+            }
+        }
+        impl ::std::convert::From<super::ApprovalDecision> for ApprovalDecision {
+            fn from(value: super::ApprovalDecision) -> Self {
+                Self { reason: Ok(value.reason) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ApprovalPolicy {
+            approver_role: ::std::result::Result<::std::option::Option<super::ApproverRole>, ::std::string::String>,
+            expires_after_hours: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
+            required_for: ::std::result::Result<::std::vec::Vec<super::ApprovalRule>, ::std::string::String>,
+            scale_down_over_percent: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
+        }
+        impl ::std::default::Default for ApprovalPolicy {
+            fn default() -> Self {
+                Self {
+                    approver_role: Ok(Default::default()),
+                    expires_after_hours: Ok(super::defaults::default_nzu64::<::std::num::NonZeroU64, 24>()),
+                    required_for: Ok(Default::default()),
+                    scale_down_over_percent: Ok(super::defaults::default_nzu64::<::std::num::NonZeroU64, 50>()),
+                }
+            }
+        }
+        impl ApprovalPolicy {
+            pub fn approver_role<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ApproverRole>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.approver_role =
+                    value.try_into().map_err(|e| format!("error converting supplied value for approver_role: {e}"));
+                self
+            }
+            pub fn expires_after_hours<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.expires_after_hours = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for expires_after_hours: {e}"));
+                self
+            }
+            pub fn required_for<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::ApprovalRule>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.required_for =
+                    value.try_into().map_err(|e| format!("error converting supplied value for required_for: {e}"));
+                self
+            }
+            pub fn scale_down_over_percent<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.scale_down_over_percent = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for scale_down_over_percent: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ApprovalPolicy> for super::ApprovalPolicy {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ApprovalPolicy) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    approver_role: value.approver_role?,
+                    expires_after_hours: value.expires_after_hours?,
+                    required_for: value.required_for?,
+                    scale_down_over_percent: value.scale_down_over_percent?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ApprovalPolicy> for ApprovalPolicy {
+            fn from(value: super::ApprovalPolicy) -> Self {
+                Self {
+                    approver_role: Ok(value.approver_role),
+                    expires_after_hours: Ok(value.expires_after_hours),
+                    required_for: Ok(value.required_for),
+                    scale_down_over_percent: Ok(value.scale_down_over_percent),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct ApprovalView {
+            approver_role: ::std::result::Result<super::ApproverRole, ::std::string::String>,
+            decided_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            decided_by: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            expires_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            operation_id: ::std::result::Result<super::OperationId, ::std::string::String>,
+            plan: ::std::result::Result<super::DryRunView, ::std::string::String>,
+            policy_version: ::std::result::Result<i64, ::std::string::String>,
+            reason: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            requested_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            requested_by: ::std::result::Result<::std::string::String, ::std::string::String>,
+            rule: ::std::result::Result<super::ApprovalRule, ::std::string::String>,
+            state: ::std::result::Result<super::ApprovalState, ::std::string::String>,
+        }
+        impl ::std::default::Default for ApprovalView {
+            fn default() -> Self {
+                Self {
+                    approver_role: Err("no value supplied for approver_role".to_string()),
+                    decided_at: Ok(Default::default()),
+                    decided_by: Ok(Default::default()),
+                    expires_at: Err("no value supplied for expires_at".to_string()),
+                    operation_id: Err("no value supplied for operation_id".to_string()),
+                    plan: Err("no value supplied for plan".to_string()),
+                    policy_version: Err("no value supplied for policy_version".to_string()),
+                    reason: Ok(Default::default()),
+                    requested_at: Err("no value supplied for requested_at".to_string()),
+                    requested_by: Err("no value supplied for requested_by".to_string()),
+                    rule: Err("no value supplied for rule".to_string()),
+                    state: Err("no value supplied for state".to_string()),
+                }
+            }
+        }
+        impl ApprovalView {
+            pub fn approver_role<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ApproverRole>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.approver_role =
+                    value.try_into().map_err(|e| format!("error converting supplied value for approver_role: {e}"));
+                self
+            }
+            pub fn decided_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.decided_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for decided_at: {e}"));
+                self
+            }
+            pub fn decided_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.decided_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for decided_by: {e}"));
+                self
+            }
+            pub fn expires_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.expires_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for expires_at: {e}"));
+                self
+            }
+            pub fn operation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::OperationId>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.operation_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for operation_id: {e}"));
+                self
+            }
+            pub fn plan<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::DryRunView>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.plan = value.try_into().map_err(|e| format!("error converting supplied value for plan: {e}"));
+                self
+            }
+            pub fn policy_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.policy_version =
+                    value.try_into().map_err(|e| format!("error converting supplied value for policy_version: {e}"));
+                self
+            }
+            pub fn reason<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.reason = value.try_into().map_err(|e| format!("error converting supplied value for reason: {e}"));
+                self
+            }
+            pub fn requested_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.requested_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for requested_at: {e}"));
+                self
+            }
+            pub fn requested_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.requested_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for requested_by: {e}"));
+                self
+            }
+            pub fn rule<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ApprovalRule>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.rule = value.try_into().map_err(|e| format!("error converting supplied value for rule: {e}"));
+                self
+            }
+            pub fn state<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ApprovalState>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.state = value.try_into().map_err(|e| format!("error converting supplied value for state: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<ApprovalView> for super::ApprovalView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: ApprovalView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    approver_role: value.approver_role?,
+                    decided_at: value.decided_at?,
+                    decided_by: value.decided_by?,
+                    expires_at: value.expires_at?,
+                    operation_id: value.operation_id?,
+                    plan: value.plan?,
+                    policy_version: value.policy_version?,
+                    reason: value.reason?,
+                    requested_at: value.requested_at?,
+                    requested_by: value.requested_by?,
+                    rule: value.rule?,
+                    state: value.state?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::ApprovalView> for ApprovalView {
+            fn from(value: super::ApprovalView) -> Self {
+                Self {
+                    approver_role: Ok(value.approver_role),
+                    decided_at: Ok(value.decided_at),
+                    decided_by: Ok(value.decided_by),
+                    expires_at: Ok(value.expires_at),
+                    operation_id: Ok(value.operation_id),
+                    plan: Ok(value.plan),
+                    policy_version: Ok(value.policy_version),
+                    reason: Ok(value.reason),
+                    requested_at: Ok(value.requested_at),
+                    requested_by: Ok(value.requested_by),
+                    rule: Ok(value.rule),
+                    state: Ok(value.state),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct AuditCredential {
             id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
             method: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -17022,6 +17722,48 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct DisruptionLimits {
+            max_per_cluster:
+                ::std::result::Result<::std::option::Option<::std::num::NonZeroU64>, ::std::string::String>,
+            max_per_region: ::std::result::Result<::std::option::Option<::std::num::NonZeroU64>, ::std::string::String>,
+        }
+        impl ::std::default::Default for DisruptionLimits {
+            fn default() -> Self {
+                Self { max_per_cluster: Ok(Default::default()), max_per_region: Ok(Default::default()) }
+            }
+        }
+        impl DisruptionLimits {
+            pub fn max_per_cluster<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::num::NonZeroU64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_per_cluster =
+                    value.try_into().map_err(|e| format!("error converting supplied value for max_per_cluster: {e}"));
+                self
+            }
+            pub fn max_per_region<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::num::NonZeroU64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.max_per_region =
+                    value.try_into().map_err(|e| format!("error converting supplied value for max_per_region: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<DisruptionLimits> for super::DisruptionLimits {
+            type Error = super::error::ConversionError;
+            fn try_from(value: DisruptionLimits) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { max_per_cluster: value.max_per_cluster?, max_per_region: value.max_per_region? })
+            }
+        }
+        impl ::std::convert::From<super::DisruptionLimits> for DisruptionLimits {
+            fn from(value: super::DisruptionLimits) -> Self {
+                Self { max_per_cluster: Ok(value.max_per_cluster), max_per_region: Ok(value.max_per_region) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct DomainCreate {
             domain: ::std::result::Result<super::DomainCreateDomain, ::std::string::String>,
         }
@@ -17238,6 +17980,7 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct DryRunView {
+            approval: ::std::result::Result<::std::option::Option<super::PlannedApproval>, ::std::string::String>,
             changes: ::std::result::Result<::std::vec::Vec<super::PlannedChange>, ::std::string::String>,
             dry_run: ::std::result::Result<bool, ::std::string::String>,
             operations: ::std::result::Result<::std::vec::Vec<super::PlannedOperation>, ::std::string::String>,
@@ -17245,6 +17988,7 @@ pub mod types {
         impl ::std::default::Default for DryRunView {
             fn default() -> Self {
                 Self {
+                    approval: Ok(Default::default()),
                     changes: Err("no value supplied for changes".to_string()),
                     dry_run: Err("no value supplied for dry_run".to_string()),
                     operations: Err("no value supplied for operations".to_string()),
@@ -17252,6 +17996,15 @@ pub mod types {
             }
         }
         impl DryRunView {
+            pub fn approval<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::PlannedApproval>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.approval =
+                    value.try_into().map_err(|e| format!("error converting supplied value for approval: {e}"));
+                self
+            }
             pub fn changes<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::PlannedChange>>,
@@ -17283,12 +18036,22 @@ pub mod types {
         impl ::std::convert::TryFrom<DryRunView> for super::DryRunView {
             type Error = super::error::ConversionError;
             fn try_from(value: DryRunView) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { changes: value.changes?, dry_run: value.dry_run?, operations: value.operations? })
+                Ok(Self {
+                    approval: value.approval?,
+                    changes: value.changes?,
+                    dry_run: value.dry_run?,
+                    operations: value.operations?,
+                })
             }
         }
         impl ::std::convert::From<super::DryRunView> for DryRunView {
             fn from(value: super::DryRunView) -> Self {
-                Self { changes: Ok(value.changes), dry_run: Ok(value.dry_run), operations: Ok(value.operations) }
+                Self {
+                    approval: Ok(value.approval),
+                    changes: Ok(value.changes),
+                    dry_run: Ok(value.dry_run),
+                    operations: Ok(value.operations),
+                }
             }
         }
         #[derive(Clone, Debug)]
@@ -20993,6 +21756,218 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct OrgPolicyUpdate {
+            approvals: ::std::result::Result<::std::option::Option<super::ApprovalPolicy>, ::std::string::String>,
+            effective_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            limits: ::std::result::Result<::std::option::Option<super::DisruptionLimits>, ::std::string::String>,
+        }
+        impl ::std::default::Default for OrgPolicyUpdate {
+            fn default() -> Self {
+                Self {
+                    approvals: Ok(Default::default()),
+                    effective_at: Ok(Default::default()),
+                    limits: Ok(Default::default()),
+                }
+            }
+        }
+        impl OrgPolicyUpdate {
+            pub fn approvals<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ApprovalPolicy>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.approvals =
+                    value.try_into().map_err(|e| format!("error converting supplied value for approvals: {e}"));
+                self
+            }
+            pub fn effective_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.effective_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for effective_at: {e}"));
+                self
+            }
+            pub fn limits<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::DisruptionLimits>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.limits = value.try_into().map_err(|e| format!("error converting supplied value for limits: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OrgPolicyUpdate> for super::OrgPolicyUpdate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OrgPolicyUpdate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { approvals: value.approvals?, effective_at: value.effective_at?, limits: value.limits? })
+            }
+        }
+        impl ::std::convert::From<super::OrgPolicyUpdate> for OrgPolicyUpdate {
+            fn from(value: super::OrgPolicyUpdate) -> Self {
+                Self { approvals: Ok(value.approvals), effective_at: Ok(value.effective_at), limits: Ok(value.limits) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct OrgPolicyVersion {
+            approvals: ::std::result::Result<super::ApprovalPolicy, ::std::string::String>,
+            created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            created_by: ::std::result::Result<::std::string::String, ::std::string::String>,
+            effective_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            limits: ::std::result::Result<super::DisruptionLimits, ::std::string::String>,
+            version: ::std::result::Result<i64, ::std::string::String>,
+        }
+        impl ::std::default::Default for OrgPolicyVersion {
+            fn default() -> Self {
+                Self {
+                    approvals: Err("no value supplied for approvals".to_string()),
+                    created_at: Err("no value supplied for created_at".to_string()),
+                    created_by: Err("no value supplied for created_by".to_string()),
+                    effective_at: Err("no value supplied for effective_at".to_string()),
+                    limits: Err("no value supplied for limits".to_string()),
+                    version: Err("no value supplied for version".to_string()),
+                }
+            }
+        }
+        impl OrgPolicyVersion {
+            pub fn approvals<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ApprovalPolicy>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.approvals =
+                    value.try_into().map_err(|e| format!("error converting supplied value for approvals: {e}"));
+                self
+            }
+            pub fn created_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_at: {e}"));
+                self
+            }
+            pub fn created_by<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_by =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_by: {e}"));
+                self
+            }
+            pub fn effective_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.effective_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for effective_at: {e}"));
+                self
+            }
+            pub fn limits<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::DisruptionLimits>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.limits = value.try_into().map_err(|e| format!("error converting supplied value for limits: {e}"));
+                self
+            }
+            pub fn version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.version =
+                    value.try_into().map_err(|e| format!("error converting supplied value for version: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OrgPolicyVersion> for super::OrgPolicyVersion {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OrgPolicyVersion) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    approvals: value.approvals?,
+                    created_at: value.created_at?,
+                    created_by: value.created_by?,
+                    effective_at: value.effective_at?,
+                    limits: value.limits?,
+                    version: value.version?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::OrgPolicyVersion> for OrgPolicyVersion {
+            fn from(value: super::OrgPolicyVersion) -> Self {
+                Self {
+                    approvals: Ok(value.approvals),
+                    created_at: Ok(value.created_at),
+                    created_by: Ok(value.created_by),
+                    effective_at: Ok(value.effective_at),
+                    limits: Ok(value.limits),
+                    version: Ok(value.version),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct OrgPolicyView {
+            etag: ::std::result::Result<::std::string::String, ::std::string::String>,
+            in_force: ::std::result::Result<::std::option::Option<super::OrgPolicyVersion>, ::std::string::String>,
+            scheduled: ::std::result::Result<::std::vec::Vec<super::OrgPolicyVersion>, ::std::string::String>,
+        }
+        impl ::std::default::Default for OrgPolicyView {
+            fn default() -> Self {
+                Self {
+                    etag: Err("no value supplied for etag".to_string()),
+                    in_force: Ok(Default::default()),
+                    scheduled: Err("no value supplied for scheduled".to_string()),
+                }
+            }
+        }
+        impl OrgPolicyView {
+            pub fn etag<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.etag = value.try_into().map_err(|e| format!("error converting supplied value for etag: {e}"));
+                self
+            }
+            pub fn in_force<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OrgPolicyVersion>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.in_force =
+                    value.try_into().map_err(|e| format!("error converting supplied value for in_force: {e}"));
+                self
+            }
+            pub fn scheduled<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::OrgPolicyVersion>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.scheduled =
+                    value.try_into().map_err(|e| format!("error converting supplied value for scheduled: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OrgPolicyView> for super::OrgPolicyView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OrgPolicyView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { etag: value.etag?, in_force: value.in_force?, scheduled: value.scheduled? })
+            }
+        }
+        impl ::std::convert::From<super::OrgPolicyView> for OrgPolicyView {
+            fn from(value: super::OrgPolicyView) -> Self {
+                Self { etag: Ok(value.etag), in_force: Ok(value.in_force), scheduled: Ok(value.scheduled) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct OrgView {
             created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             display_name: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -21784,6 +22759,46 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PageOrgPolicyVersion {
+            items: ::std::result::Result<::std::vec::Vec<super::OrgPolicyVersion>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageOrgPolicyVersion {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageOrgPolicyVersion {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::OrgPolicyVersion>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageOrgPolicyVersion> for super::PageOrgPolicyVersion {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PageOrgPolicyVersion) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageOrgPolicyVersion> for PageOrgPolicyVersion {
+            fn from(value: super::PageOrgPolicyVersion) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PageOrgView {
             items: ::std::result::Result<::std::vec::Vec<super::OrgView>, ::std::string::String>,
             next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -22411,6 +23426,82 @@ pub mod types {
                     id: Ok(value.id),
                     limits: Ok(value.limits),
                     self_serve: Ok(value.self_serve),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct PlannedApproval {
+            approver_role: ::std::result::Result<super::ApproverRole, ::std::string::String>,
+            expires_after_hours: ::std::result::Result<i64, ::std::string::String>,
+            policy_version: ::std::result::Result<i64, ::std::string::String>,
+            rule: ::std::result::Result<super::ApprovalRule, ::std::string::String>,
+        }
+        impl ::std::default::Default for PlannedApproval {
+            fn default() -> Self {
+                Self {
+                    approver_role: Err("no value supplied for approver_role".to_string()),
+                    expires_after_hours: Err("no value supplied for expires_after_hours".to_string()),
+                    policy_version: Err("no value supplied for policy_version".to_string()),
+                    rule: Err("no value supplied for rule".to_string()),
+                }
+            }
+        }
+        impl PlannedApproval {
+            pub fn approver_role<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ApproverRole>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.approver_role =
+                    value.try_into().map_err(|e| format!("error converting supplied value for approver_role: {e}"));
+                self
+            }
+            pub fn expires_after_hours<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.expires_after_hours = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for expires_after_hours: {e}"));
+                self
+            }
+            pub fn policy_version<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.policy_version =
+                    value.try_into().map_err(|e| format!("error converting supplied value for policy_version: {e}"));
+                self
+            }
+            pub fn rule<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ApprovalRule>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.rule = value.try_into().map_err(|e| format!("error converting supplied value for rule: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PlannedApproval> for super::PlannedApproval {
+            type Error = super::error::ConversionError;
+            fn try_from(value: PlannedApproval) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    approver_role: value.approver_role?,
+                    expires_after_hours: value.expires_after_hours?,
+                    policy_version: value.policy_version?,
+                    rule: value.rule?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::PlannedApproval> for PlannedApproval {
+            fn from(value: super::PlannedApproval) -> Self {
+                Self {
+                    approver_role: Ok(value.approver_role),
+                    expires_after_hours: Ok(value.expires_after_hours),
+                    policy_version: Ok(value.policy_version),
+                    rule: Ok(value.rule),
                 }
             }
         }
@@ -27774,6 +28865,16 @@ pub mod types {
             }
         }
     }
+    #[doc = " Generation of default values for serde."]
+    pub mod defaults {
+        pub(super) fn default_nzu64<T, const V: u64>() -> T
+        where
+            T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
+            <T as ::std::convert::TryFrom<::std::num::NonZeroU64>>::Error: ::std::fmt::Debug,
+        {
+            T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
+        }
+    }
     #[doc = " Error types."]
     pub mod error {
         #[doc = r" Error from a `TryFrom` or `FromStr` implementation."]
@@ -27961,9 +29062,21 @@ impl Client {
     pub fn operation_view(&self) -> builder::OperationView<'_> {
         builder::OperationView::new(self)
     }
+    #[doc = "View the approval request of an Operation the policy held: the rule,\nwho asked, until when, the decision, and the change's plan (its dry run\nwhen asked for). 404 for an Operation never held\n\nSends a `GET` request to `/v1/operations/{operation}/approval`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n```ignore\nlet response = client.operation_approval_view()\n    .operation(operation)\n    .send()\n    .await;\n```"]
+    pub fn operation_approval_view(&self) -> builder::OperationApprovalView<'_> {
+        builder::OperationApprovalView::new(self)
+    }
+    #[doc = "Approve a held change: it is made now, as the approver (who needs the\nrights it takes), on the resource as it is now, and its Operation\nstarts. The approver is a person with the policy's approver role other\nthan who asked (403 `own_request`, `approver_role`,\n`approver_not_a_person`); 409 `not_awaiting_approval` for an Operation\nnever held, `approval_closed` once rejected, withdrawn\nor expired, `approval_stale` once the resource changed since the request,\n`approval_moot` when the change no longer changes anything. Approving it\nagain answers the Operation again\n\nSends a `POST` request to `/v1/operations/{operation}/approve`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n- `body`\n```ignore\nlet response = client.operation_approve()\n    .operation(operation)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn operation_approve(&self) -> builder::OperationApprove<'_> {
+        builder::OperationApprove::new(self)
+    }
     #[doc = "Cancel a spec change (`cluster_update`, `node_pool_update`), or a\n`cluster_upgrade`, `node_pool_recycle`, `cluster_snapshot` or\n`cluster_restore` the region has not received: the spec it replaced is\nwritten back as the next generation, by an Operation of its own, so a\nregion that had not started does nothing and one part-way through stops\nbetween steps and converges back. The operation fails with error code\n`cancelled`; cancelling it again answers it again. 409 `not_cancellable`\n(with the reason) for other kinds, `operation_finished` once it has\nended, `superseded` when a later change of the same resource followed,\n`operation_started` for one of the four the region already has.\nCancelling takes the rights starting the work takes (cluster-admin rights\nfor a restore)\n\nSends a `POST` request to `/v1/operations/{operation}/cancel`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n```ignore\nlet response = client.operation_cancel()\n    .operation(operation)\n    .idempotency_key(idempotency_key)\n    .send()\n    .await;\n```"]
     pub fn operation_cancel(&self) -> builder::OperationCancel<'_> {
         builder::OperationCancel::new(self)
+    }
+    #[doc = "Reject a held change: it never acts, and its Operation fails with\n`rejected`. Who may reject is who may approve; the requester withdraws\ntheir own with `POST …/cancel`. 409 `not_awaiting_approval` for an\nOperation never held, `approval_closed` once approved, withdrawn or\nexpired. Rejecting it again answers it again\n\nSends a `POST` request to `/v1/operations/{operation}/reject`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n- `body`\n```ignore\nlet response = client.operation_reject()\n    .operation(operation)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn operation_reject(&self) -> builder::OperationReject<'_> {
+        builder::OperationReject::new(self)
     }
     #[doc = "The steps the operation went through, oldest first, each with when it\nwas reported (a step is listed when it differs from the one before)\n\nSends a `GET` request to `/v1/operations/{operation}/steps`\n\nArguments:\n- `operation`: Operation id (`op_…`)\n```ignore\nlet response = client.operation_step_list()\n    .operation(operation)\n    .send()\n    .await;\n```"]
     pub fn operation_step_list(&self) -> builder::OperationStepList<'_> {
@@ -28092,6 +29205,18 @@ impl Client {
     #[doc = "Change a member's role (not above your own; only owners change owners;\nthe last owner stays owner)\n\nSends a `PATCH` request to `/v1/orgs/{org}/members/{user}`\n\nArguments:\n- `org`: Organization id\n- `user`: User id (`usr_…`)\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.member_update()\n    .org(org)\n    .user(user)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn member_update(&self) -> builder::MemberUpdate<'_> {
         builder::MemberUpdate::new(self)
+    }
+    #[doc = "View the organization's change policy: the version in force (none\nbefore the first takes effect) and those scheduled\n\nSends a `GET` request to `/v1/orgs/{org}/policy`\n\nArguments:\n- `org`: Organization id\n```ignore\nlet response = client.org_policy_view()\n    .org(org)\n    .send()\n    .await;\n```"]
+    pub fn org_policy_view(&self) -> builder::OrgPolicyView<'_> {
+        builder::OrgPolicyView::new(self)
+    }
+    #[doc = "Write the next version of the organization's change policy (owners who\nare people; a service account is refused, 403 `not_a_person`):\nwhich changes wait for approval and who approves them, and how many\ndisruptive operations run at once. It takes effect at `effective_at`\n(now by default); versions are never changed, and every change's audit\nevent names the version that allowed it\n\nSends a `PUT` request to `/v1/orgs/{org}/policy`\n\nArguments:\n- `org`: Organization id\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.org_policy_update()\n    .org(org)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn org_policy_update(&self) -> builder::OrgPolicyUpdate<'_> {
+        builder::OrgPolicyUpdate::new(self)
+    }
+    #[doc = "List every version of the organization's change policy, newest first\n\nSends a `GET` request to `/v1/orgs/{org}/policy/versions`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.org_policy_version_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn org_policy_version_list(&self) -> builder::OrgPolicyVersionList<'_> {
+        builder::OrgPolicyVersionList::new(self)
     }
     #[doc = "List an organization's projects\n\nSends a `GET` request to `/v1/orgs/{org}/projects`\n\nArguments:\n- `org`: Organization id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.project_list()\n    .org(org)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn project_list(&self) -> builder::ProjectList<'_> {
@@ -30210,6 +31335,145 @@ pub mod builder {
             }
         }
     }
+    #[doc = "Builder for [`Client::operation_approval_view`]\n\n[`Client::operation_approval_view`]: super::Client::operation_approval_view"]
+    #[derive(Debug, Clone)]
+    pub struct OperationApprovalView<'a> {
+        client: &'a super::Client,
+        operation: Result<::std::string::String, String>,
+    }
+    impl<'a> OperationApprovalView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, operation: Err("operation was not initialized".to_string()) }
+        }
+        pub fn operation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.operation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for operation failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/operations/{operation}/approval`"]
+        pub async fn send(self) -> Result<ResponseValue<types::ApprovalView>, Error<types::Problem>> {
+            let Self { client, operation } = self;
+            let operation = operation.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/operations/{}/approval", client.baseurl, encode_path(&operation.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "operation_approval_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::operation_approve`]\n\n[`Client::operation_approve`]: super::Client::operation_approve"]
+    #[derive(Debug, Clone)]
+    pub struct OperationApprove<'a> {
+        client: &'a super::Client,
+        operation: Result<::std::string::String, String>,
+        body: Result<types::builder::ApprovalDecision, String>,
+    }
+    impl<'a> OperationApprove<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                operation: Err("operation was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn operation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.operation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for operation failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ApprovalDecision>,
+            <V as std::convert::TryInto<types::ApprovalDecision>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `ApprovalDecision` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::ApprovalDecision) -> types::builder::ApprovalDecision,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/operations/{operation}/approve`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, operation, body } = self;
+            let operation = operation.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::ApprovalDecision::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/operations/{}/approve", client.baseurl, encode_path(&operation.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "operation_approve" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
     #[doc = "Builder for [`Client::operation_cancel`]\n\n[`Client::operation_cancel`]: super::Client::operation_cancel"]
     #[derive(Debug, Clone)]
     pub struct OperationCancel<'a> {
@@ -30266,6 +31530,89 @@ pub mod builder {
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo { operation_id: "operation_cancel" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::operation_reject`]\n\n[`Client::operation_reject`]: super::Client::operation_reject"]
+    #[derive(Debug, Clone)]
+    pub struct OperationReject<'a> {
+        client: &'a super::Client,
+        operation: Result<::std::string::String, String>,
+        body: Result<types::builder::ApprovalDecision, String>,
+    }
+    impl<'a> OperationReject<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                operation: Err("operation was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn operation<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.operation = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for operation failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::ApprovalDecision>,
+            <V as std::convert::TryInto<types::ApprovalDecision>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `ApprovalDecision` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::ApprovalDecision) -> types::builder::ApprovalDecision,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/operations/{operation}/reject`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OperationView>, Error<types::Problem>> {
+            let Self { client, operation, body } = self;
+            let operation = operation.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::ApprovalDecision::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/operations/{}/reject", client.baseurl, encode_path(&operation.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "operation_reject" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;
@@ -33234,6 +34581,276 @@ pub mod builder {
                 503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    #[doc = "Builder for [`Client::org_policy_view`]\n\n[`Client::org_policy_view`]: super::Client::org_policy_view"]
+    #[derive(Debug, Clone)]
+    pub struct OrgPolicyView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+    }
+    impl<'a> OrgPolicyView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, org: Err("org was not initialized".to_string()) }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/policy`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OrgPolicyView>, Error<types::Problem>> {
+            let Self { client, org } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/policy", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "org_policy_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::org_policy_update`]\n\n[`Client::org_policy_update`]: super::Client::org_policy_update"]
+    #[derive(Debug, Clone)]
+    pub struct OrgPolicyUpdate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+        body: Result<types::builder::OrgPolicyUpdate, String>,
+    }
+    impl<'a> OrgPolicyUpdate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                if_match: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::OrgPolicyUpdate>,
+            <V as std::convert::TryInto<types::OrgPolicyUpdate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `OrgPolicyUpdate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::OrgPolicyUpdate) -> types::builder::OrgPolicyUpdate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `PUT` request to `/v1/orgs/{org}/policy`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OrgPolicyView>, Error<types::Problem>> {
+            let Self { client, org, if_match, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::OrgPolicyUpdate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/policy", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .put(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "org_policy_update" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::org_policy_version_list`]\n\n[`Client::org_policy_version_list`]: super::Client::org_policy_version_list"]
+    #[derive(Debug, Clone)]
+    pub struct OrgPolicyVersionList<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> OrgPolicyVersionList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/policy/versions`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageOrgPolicyVersion>, Error<types::Problem>> {
+            let Self { client, org, limit, page_token } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}/policy/versions", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "org_policy_version_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/orgs/{org}/policy/versions`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::OrgPolicyVersion, Error<types::Problem>>> + Unpin + 'a {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
         }
     }
     #[doc = "Builder for [`Client::project_list`]\n\n[`Client::project_list`]: super::Client::project_list"]
@@ -42893,7 +44510,10 @@ pub const DRY_RUN_OPERATIONS: &[&str] = &[
     "node_pool_recycle",
     "node_pool_update",
     "node_pool_update_estimate",
+    "operation_approve",
     "operation_cancel",
+    "operation_reject",
+    "org_policy_update",
     "other_sessions_delete",
     "personal_token_create",
     "personal_token_delete",

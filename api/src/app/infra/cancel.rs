@@ -9,6 +9,9 @@
 //! `cancelled`. Commands the gateway has not delivered are taken back, so the
 //! region never sees the change at all.
 //!
+//! An Operation awaiting approval is withdrawn: nothing changed, and its
+//! request never acts (`infra::approvals`).
+//!
 //! Cancellable: `cluster_update`, `node_pool_update`, and, while its command
 //! has not left the gateway, `cluster_upgrade` (a control plane cannot be
 //! downgraded once the region has it), `node_pool_recycle` (a node once
@@ -83,6 +86,14 @@ impl App {
             let op = operations::lookup(&mut tx, ctx, id, Action::ManageResources, Lock::None).await?.into_inner();
             if op.status()?.is_terminal() {
                 return answer_finished(tx, &claim, op).await;
+            }
+            if op.status()? == OperationStatus::AwaitingApproval {
+                // Nothing has changed yet: the request is withdrawn.
+                self.withdraw_held(&mut tx, ctx, id).await?;
+                let view = operations::lookup(&mut tx, ctx, id, Action::Read, Lock::None).await?.into_inner().into_view()?;
+                claim.complete(&mut tx, 200, &view).await?;
+                self.commit(ctx, tx).await?;
+                return Ok(view);
             }
             let kind = ChangeKind::of_operation_kind(&op.kind);
             if let Some(reason) = not_cancellable(kind) {

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
 use crate::app::billing;
+use crate::app::infra::approvals::{Gated, HeldRequest, HeldTarget};
 use crate::app::infra::clusters::{self, ClusterRow, SpecWrite};
 use crate::app::infra::store::node_pools::{self as store, NewNodePool, NodePoolRow};
 use crate::app::kernel::changes::RegionalChange;
@@ -319,10 +320,51 @@ impl App {
         if_match: Option<&str>,
         update: NodePoolUpdate,
     ) -> Result<OperationView> {
+        let update = &update;
+        self.unless_held(ctx, |ctx| {
+            Box::pin(async move { self.update_node_pool(&ctx, project, cluster, pool, if_match, update).await })
+        })
+        .await
+    }
+
+    /// [`App::node_pool_update`], unless the approval policy holds it.
+    async fn update_node_pool(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        pool: &ResourceRef<NodePoolKind>,
+        if_match: Option<&str>,
+        update: &NodePoolUpdate,
+    ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
         let current = row.spec()?;
-        let spec = validate::node_pool_update(&self.config().catalog, &current, &update)?;
+        let spec = validate::node_pool_update(&self.config().catalog, &current, update)?;
+        let held =
+            HeldTarget { kind: ChangeKind::NodePoolUpdate, id: row.id, name: &row.name, generation: row.generation };
+        // A scale-down lowers the most nodes the pool may run (its count, or
+        // its autoscaler's ceiling), measured from what runs: an autoscaled
+        // pool runs what its autoscaler set. Lowering the floor only lets
+        // the autoscaler remove idle nodes, and is not one.
+        let ceiling = |spec: &NodePoolSpec| spec.autoscaling.as_ref().map_or(spec.count, |a| a.max_count);
+        let (old_ceiling, new_ceiling) = (ceiling(&current), ceiling(&spec));
+        let from = if current.autoscaling.is_some() {
+            let removing = row.still_removing()?;
+            let running = row.observed_nodes()?.iter().filter(|n| !removing.contains(&n.name)).count() as i64;
+            running.min(old_ceiling)
+        } else {
+            current.count
+        };
+        let to = if new_ceiling < old_ceiling { new_ceiling.min(from) } else { from };
+        let gated = Gated::NodePoolChange { count: (from, to) };
+        self.approval_gate(&mut tx, ctx, gated, held, || HeldRequest::NodePoolUpdate {
+            project: cluster_row.project_id,
+            cluster: cluster_row.id,
+            pool: row.id,
+            update: update.clone(),
+        })
+        .await?;
         let details = json!({ "labels": update.labels, "spec": update.spec });
         let change = SpecWrite {
             current: &current,
@@ -527,6 +569,25 @@ impl App {
         if !validate::is_node_name(node) {
             return Err(Error::invalid_field("node", "invalid_name", "not a node name"));
         }
+        self.unless_held(ctx, |ctx| {
+            Box::pin(async move { self.delete_node(&ctx, project, cluster, pool, node, replace, if_match).await })
+        })
+        .await
+    }
+
+    /// [`App::node_pool_node_delete`], unless the approval policy holds it
+    /// (a removal without replacement is a scale-down by one).
+    #[allow(clippy::too_many_arguments)]
+    async fn delete_node(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        pool: &ResourceRef<NodePoolKind>,
+        node: &str,
+        replace: bool,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let (cluster_row, row) = pool_to_change(&mut tx, ctx, project, cluster, pool, if_match).await?;
         let mut removing = row.still_removing()?;
@@ -560,6 +621,16 @@ impl App {
                     format!("node pool {} runs {size} node(s), its minimum: replace the node instead", row.name),
                 ));
             }
+            let held =
+                HeldTarget { kind: ChangeKind::NodeDelete, id: row.id, name: &row.name, generation: row.generation };
+            let gated = Gated::NodePoolChange { count: (size, size - 1) };
+            self.approval_gate(&mut tx, ctx, gated, held, || HeldRequest::NodeDelete {
+                project: cluster_row.project_id,
+                cluster: cluster_row.id,
+                pool: row.id,
+                node: node.to_string(),
+            })
+            .await?;
             if spec.autoscaling.is_none() {
                 spec.count -= 1;
             }
@@ -587,6 +658,21 @@ impl App {
         pool: &ResourceRef<NodePoolKind>,
         if_match: Option<&str>,
     ) -> Result<OperationView> {
+        self.unless_held(ctx, |ctx| {
+            Box::pin(async move { self.delete_node_pool(&ctx, project, cluster, pool, if_match).await })
+        })
+        .await
+    }
+
+    /// [`App::node_pool_delete`], unless the approval policy holds it.
+    async fn delete_node_pool(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        pool: &ResourceRef<NodePoolKind>,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let cluster_row =
             clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
@@ -599,6 +685,14 @@ impl App {
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
+        let held =
+            HeldTarget { kind: ChangeKind::NodePoolDelete, id: row.id, name: &row.name, generation: row.generation };
+        self.approval_gate(&mut tx, ctx, Gated::NodePoolDelete, held, || HeldRequest::NodePoolDelete {
+            project: cluster_row.project_id,
+            cluster: cluster_row.id,
+            pool: row.id,
+        })
+        .await?;
         let spec = row.spec()?;
         let generation = row.generation + 1;
         store::request_deletion(&mut tx, row.id, generation).await?;

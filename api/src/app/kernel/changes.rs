@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::app::infra::store::spec_revisions;
 use crate::app::kernel::audit::{self, AuditRecord};
+use crate::app::kernel::policy;
 use crate::app::region::command::{ChangeKind, ResourceKind};
 use crate::app::region::operations::{self, NewOperation};
 use crate::app::region::outbox::{self, NewMessage};
@@ -60,20 +61,35 @@ impl App {
         command: impl FnOnce(&OperationView) -> pb::Command,
         max_backlog: Option<i64>,
     ) -> Result<OperationView> {
-        let status = if change.needs_region { OperationStatus::Pending } else { OperationStatus::Succeeded };
-        let op = operations::insert(
-            &mut *tx,
-            ctx,
-            NewOperation {
-                kind: change.kind.operation_kind(),
-                target_type: change.kind.target(),
-                target_id: change.target_id,
-                target_name: change.target_name,
-                target_generation: change.generation,
-                status,
-            },
-        )
-        .await?;
+        let policy = policy::in_force(&mut *tx, ctx.principal.org_id).await?;
+        if let Some(policy) = policy.as_ref().filter(|_| change.needs_region && policy::is_disruptive(change.kind)) {
+            let cluster = match change.kind.target() {
+                ResourceKind::NodePool => {
+                    sqlx::query_scalar("SELECT cluster_id FROM node_pools WHERE id = $1")
+                        .bind(change.target_id)
+                        .fetch_one(&mut *tx)
+                        .await?
+                }
+                _ => change.target_id,
+            };
+            policy::check_limits(&mut *tx, policy, ctx.principal.org_id, cluster, change.region).await?;
+        }
+        // A change an approver carries out starts the Operation that waited for it.
+        let op = match self.start_approved_change(&mut *tx, ctx, &change).await? {
+            Some(op) => op,
+            None => {
+                let status = if change.needs_region { OperationStatus::Pending } else { OperationStatus::Succeeded };
+                let new = NewOperation {
+                    kind: change.kind.operation_kind(),
+                    target_type: change.kind.target(),
+                    target_id: change.target_id,
+                    target_name: change.target_name,
+                    target_generation: change.generation,
+                    status,
+                };
+                operations::insert(&mut *tx, ctx, new).await?
+            }
+        };
         if change.needs_region {
             let message = NewMessage {
                 region: change.region,
@@ -95,6 +111,10 @@ impl App {
         let mut details = change.details;
         if let Some(details) = details.as_object_mut() {
             details.insert("operation_id".into(), json!(op.id));
+            // The policy version that allowed it.
+            if let Some(policy) = &policy {
+                details.insert("policy_version".into(), json!(policy.version));
+            }
         }
         let event = AuditRecord {
             action: change.action,

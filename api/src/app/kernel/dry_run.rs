@@ -26,7 +26,8 @@ use crate::app::kernel::jsonb;
 use crate::app::region::command::{ChangeKind, ResourceKind};
 use crate::app::{App, Error, RequestContext, Result};
 use crate::model::{
-    ClusterSpec, DryRunView, NodePoolSpec, OperationTarget, PlannedChange, PlannedOperation, SpecChange,
+    ClusterSpec, DryRunView, NodePoolSpec, OperationTarget, PlannedApproval, PlannedChange, PlannedOperation,
+    SpecChange,
 };
 
 /// What a dry run's transaction recorded, in order, collected as it is
@@ -48,6 +49,8 @@ struct Recorded {
     operations: Vec<RecordedOperation>,
     /// Changes made on the caller's behalf: how many of each action on each kind.
     on_behalf: BTreeMap<(String, String), u64>,
+    /// The approval policy's hold the change would wait in.
+    approval: Option<PlannedApproval>,
 }
 
 #[derive(Debug)]
@@ -110,6 +113,13 @@ impl RequestContext {
         }
     }
 
+    /// Notes that the organization's approval policy would hold the change.
+    pub(in crate::app) fn note_approval(&self, approval: PlannedApproval) {
+        if let Some(log) = &self.dry_run {
+            log.recorded().approval.get_or_insert(approval);
+        }
+    }
+
     /// Notes an Operation a dry run's transaction started.
     pub(in crate::app) fn note_operation(
         &self,
@@ -139,13 +149,14 @@ impl App {
             tx.commit().await?;
             return Ok(());
         };
-        let (mut changes, recorded, on_behalf) = {
+        let (mut changes, recorded, on_behalf, approval) = {
             let mut entries = log.recorded();
             let entries = &mut *entries;
             (
                 std::mem::take(&mut entries.changes),
                 std::mem::take(&mut entries.operations),
                 std::mem::take(&mut entries.on_behalf),
+                entries.approval.take(),
             )
         };
         for ((action, resource_type), count) in on_behalf {
@@ -169,14 +180,14 @@ impl App {
             });
         }
         tx.rollback().await?;
-        Err(Error::DryRun(Box::new(DryRunView { dry_run: true, changes, operations })))
+        Err(Error::DryRun(Box::new(DryRunView { dry_run: true, changes, operations, approval })))
     }
 }
 
 /// The end of a dry run of a mutation that acts outside the database (a
 /// certificate Vault would sign): `change` is what it would have done.
 pub(in crate::app) fn outside_database(change: PlannedChange) -> Error {
-    Error::DryRun(Box::new(DryRunView { dry_run: true, changes: vec![change], operations: Vec::new() }))
+    Error::DryRun(Box::new(DryRunView { dry_run: true, changes: vec![change], operations: Vec::new(), approval: None }))
 }
 
 /// What the Operation's target spec would become against the revision

@@ -6,5 +6,6 @@ pub mod dry_run;
 pub mod idempotency;
 pub mod jsonb;
 pub mod mail;
+pub mod policy;
 pub mod quotas;
 pub mod secrets;

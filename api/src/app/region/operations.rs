@@ -33,11 +33,12 @@ pub struct NewOperation<'a> {
     pub status: OperationStatus,
 }
 
-/// Whether an operation of `kind` on `target` has not finished yet.
+/// Whether an operation of `kind` on `target` is under way (one awaiting
+/// approval has changed nothing yet, so it is not).
 pub async fn unfinished(conn: &mut PgConnection, target: Uuid, kind: &str) -> Result<bool> {
     let found = sqlx::query_scalar::<_, bool>(
         "SELECT EXISTS (SELECT 1 FROM operations WHERE target_id = $1 AND kind = $2
-                          AND status NOT IN ('succeeded', 'failed'))",
+                          AND status IN ('pending', 'running'))",
     )
     .bind(target)
     .bind(kind)
@@ -51,6 +52,7 @@ pub async fn insert(tx: &mut PgConnection, ctx: &RequestContext, new: NewOperati
     let id = OperationId::generate();
     let (step, progress) = match new.status {
         OperationStatus::Succeeded => ("done", 100),
+        OperationStatus::AwaitingApproval => ("awaiting_approval", 0),
         _ => ("queued", 0),
     };
     let row = sqlx::query!(
@@ -131,6 +133,15 @@ pub(in crate::app) struct OperationRow {
 }
 
 impl OperationRow {
+    /// What the Operation acts in, as authorization names it: its project,
+    /// or the organization for organization-wide work.
+    pub(in crate::app) fn authz_target(&self) -> moke_iam::Target {
+        match self.project_id {
+            Some(project) => moke_iam::Target::project(self.org_id, project),
+            None => moke_iam::Target::org(self.org_id),
+        }
+    }
+
     pub(in crate::app) fn status(&self) -> Result<OperationStatus> {
         OperationStatus::parse(&self.status)
             .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", self.status)))
@@ -199,6 +210,39 @@ macro_rules! select {
             $(, $arg)*
         )
     };
+}
+
+/// Starts Operation `id`, which waited for approval, as the approved
+/// `change`'s (the same kind, on the same target): `pending`, queued at its
+/// generation. Refused when it no longer waits (rejected, withdrawn or
+/// expired meanwhile).
+pub(in crate::app) async fn start_approved(
+    tx: &mut PgConnection,
+    id: Uuid,
+    change: &crate::app::kernel::changes::RegionalChange<'_>,
+) -> Result<OperationView> {
+    let moved = sqlx::query(
+        "UPDATE operations SET status = 'pending', step = 'queued', progress = 0, target_generation = $3,
+                updated_at = now()
+         WHERE id = $1 AND target_id = $2 AND kind = $4 AND status = 'awaiting_approval'",
+    )
+    .bind(id)
+    .bind(change.target_id)
+    .bind(change.generation)
+    .bind(change.kind.operation_kind())
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if moved == 0 {
+        return Err(Error::conflict("approval_closed", "the operation no longer awaits approval"));
+    }
+    sqlx::query(
+        "INSERT INTO operation_steps (operation_id, status, step, progress) VALUES ($1, 'pending', 'queued', 0)",
+    )
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    select!("WHERE id = $1", id).fetch_one(&mut *tx).await?.into_view()
 }
 
 /// Operation `id` of the caller's organization, if the caller may see it

@@ -1,6 +1,12 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .action import Action
+from .approval_decision import ApprovalDecision
+from .approval_policy import ApprovalPolicy
+from .approval_rule import ApprovalRule
+from .approval_state import ApprovalState
+from .approval_view import ApprovalView
+from .approver_role import ApproverRole
 from .audit_credential import AuditCredential
 from .audit_event_view import AuditEventView
 from .audit_event_view_details import AuditEventViewDetails
@@ -61,6 +67,7 @@ from .device_deny import DeviceDeny
 from .device_grant_type import DeviceGrantType
 from .device_token import DeviceToken
 from .device_token_request import DeviceTokenRequest
+from .disruption_limits import DisruptionLimits
 from .domain_create import DomainCreate
 from .domain_verification_record import DomainVerificationRecord
 from .domain_view import DomainView
@@ -117,6 +124,9 @@ from .operation_steps import OperationSteps
 from .operation_target import OperationTarget
 from .operation_view import OperationView
 from .org_plan_view import OrgPlanView
+from .org_policy_update import OrgPolicyUpdate
+from .org_policy_version import OrgPolicyVersion
+from .org_policy_view import OrgPolicyView
 from .org_role import OrgRole
 from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
@@ -136,6 +146,7 @@ from .page_node_pool_revision_view import PageNodePoolRevisionView
 from .page_node_pool_view import PageNodePoolView
 from .page_node_view import PageNodeView
 from .page_operation_view import PageOperationView
+from .page_org_policy_version import PageOrgPolicyVersion
 from .page_org_view import PageOrgView
 from .page_project_member_view import PageProjectMemberView
 from .page_project_view import PageProjectView
@@ -152,6 +163,7 @@ from .password_reset_request import PasswordResetRequest
 from .plan_change import PlanChange
 from .plan_view import PlanView
 from .plan_view_limits import PlanViewLimits
+from .planned_approval import PlannedApproval
 from .planned_change import PlannedChange
 from .planned_change_details import PlannedChangeDetails
 from .planned_operation import PlannedOperation
@@ -236,6 +248,12 @@ from .webhook_endpoint_view import WebhookEndpointView
 
 __all__ = (
     "Action",
+    "ApprovalDecision",
+    "ApprovalPolicy",
+    "ApprovalRule",
+    "ApprovalState",
+    "ApprovalView",
+    "ApproverRole",
     "AuditCredential",
     "AuditEventView",
     "AuditEventViewDetails",
@@ -296,6 +314,7 @@ __all__ = (
     "DeviceGrantType",
     "DeviceToken",
     "DeviceTokenRequest",
+    "DisruptionLimits",
     "DomainCreate",
     "DomainVerificationRecord",
     "DomainView",
@@ -352,6 +371,9 @@ __all__ = (
     "OperationTarget",
     "OperationView",
     "OrgPlanView",
+    "OrgPolicyUpdate",
+    "OrgPolicyVersion",
+    "OrgPolicyView",
     "OrgRole",
     "OrgView",
     "PageAuditEventView",
@@ -371,6 +393,7 @@ __all__ = (
     "PageNodePoolView",
     "PageNodeView",
     "PageOperationView",
+    "PageOrgPolicyVersion",
     "PageOrgView",
     "PageProjectMemberView",
     "PageProjectView",
@@ -385,6 +408,7 @@ __all__ = (
     "PasswordResetConfirm",
     "PasswordResetRequest",
     "PlanChange",
+    "PlannedApproval",
     "PlannedChange",
     "PlannedChangeDetails",
     "PlannedOperation",

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
+    from ..models.planned_approval import PlannedApproval
     from ..models.planned_change import PlannedChange
     from ..models.planned_operation import PlannedOperation
 
@@ -29,14 +32,18 @@ class DryRunView:
             changes (list[PlannedChange]): Each change the request would record, in order, as its audit event
                 would name it; empty when it would change nothing.
             operations (list[PlannedOperation]): The Operations it would start, with the steps each would take.
+            approval (None | PlannedApproval | Unset):
     """
 
     dry_run: bool
     changes: list[PlannedChange]
     operations: list[PlannedOperation]
+    approval: None | PlannedApproval | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.planned_approval import PlannedApproval  # noqa: PLC0415
+
         dry_run = self.dry_run
 
         changes = []
@@ -49,6 +56,14 @@ class DryRunView:
             operations_item = operations_item_data.to_dict()
             operations.append(operations_item)
 
+        approval: dict[str, Any] | None | Unset
+        if isinstance(self.approval, Unset):
+            approval = UNSET
+        elif isinstance(self.approval, PlannedApproval):
+            approval = self.approval.to_dict()
+        else:
+            approval = self.approval
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -58,11 +73,14 @@ class DryRunView:
                 "operations": operations,
             }
         )
+        if approval is not UNSET:
+            field_dict["approval"] = approval
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.planned_approval import PlannedApproval  # noqa: PLC0415
         from ..models.planned_change import PlannedChange  # noqa: PLC0415
         from ..models.planned_operation import PlannedOperation  # noqa: PLC0415
 
@@ -83,10 +101,28 @@ class DryRunView:
 
             operations.append(operations_item)
 
+        def _parse_approval(data: object) -> None | PlannedApproval | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                approval_type_1 = PlannedApproval.from_dict(data)
+
+                return approval_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlannedApproval | Unset, data)
+
+        approval = _parse_approval(d.pop("approval", UNSET))
+
         dry_run_view = cls(
             dry_run=dry_run,
             changes=changes,
             operations=operations,
+            approval=approval,
         )
 
         dry_run_view.additional_properties = d

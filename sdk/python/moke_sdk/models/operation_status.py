@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class OperationStatus(StrEnum):
+    AWAITING_APPROVAL = "awaiting_approval"
     FAILED = "failed"
     PENDING = "pending"
     RUNNING = "running"

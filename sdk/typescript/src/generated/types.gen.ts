@@ -7,7 +7,97 @@ export type ClientOptions = {
 /**
  * Something a principal may try to do.
  */
-export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing' | 'manage_billing';
+export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing' | 'manage_billing' | 'manage_policies';
+
+/**
+ * An approver's decision.
+ */
+export type ApprovalDecision = {
+    /**
+     * Why, for the audit log and the requester: at most 500 characters,
+     * no control characters.
+     */
+    reason?: string | null;
+};
+
+/**
+ * Which changes wait for approval, and who approves them.
+ */
+export type ApprovalPolicy = {
+    /**
+     * The kinds of change that wait in `awaiting_approval` (a kind named
+     * twice counts once). Empty: nothing waits.
+     */
+    required_for?: Array<ApprovalRule>;
+    /**
+     * A node-pool change waits (with `node_pool_scale_down`) when it
+     * removes more than this percent of the pool's nodes: 1 to 99.
+     */
+    scale_down_over_percent?: number;
+    /**
+     * Who may approve.
+     */
+    approver_role?: ApproverRole;
+    /**
+     * Hours a request waits before it expires unapproved (and never
+     * acts): 1 to 168.
+     */
+    expires_after_hours?: number;
+};
+
+/**
+ * A kind of change the approval policy can hold for approval.
+ */
+export type ApprovalRule = 'cluster_delete' | 'control_plane_reduction' | 'node_pool_scale_down' | 'node_pool_delete' | 'snapshot_restore' | 'upgrade_outside_window';
+
+/**
+ * Where an approval request stands.
+ */
+export type ApprovalState = 'awaiting' | 'approved' | 'rejected' | 'expired' | 'withdrawn';
+
+/**
+ * A change held for approval.
+ */
+export type ApprovalView = {
+    /**
+     * The held Operation.
+     */
+    operation_id: OperationId;
+    state: ApprovalState;
+    /**
+     * The policy rule that held it.
+     */
+    rule: ApprovalRule;
+    /**
+     * The policy version in force when it was asked for.
+     */
+    policy_version: number;
+    approver_role: ApproverRole;
+    /**
+     * Who asked (`usr_…`, `sa_…`).
+     */
+    requested_by: string;
+    requested_at: string;
+    expires_at: string;
+    decided_by?: string | null;
+    decided_at?: string | null;
+    /**
+     * The approver's or rejecter's words, if any.
+     */
+    reason?: string | null;
+    /**
+     * What the change would do, as its dry run answered when it was asked
+     * for (an approval makes the change on the resource as it is then).
+     */
+    plan: DryRunView;
+};
+
+/**
+ * Who may approve a held change: always someone other than the person who
+ * asked for it, signed in as a person (never a service account), who may
+ * also make the change themselves.
+ */
+export type ApproverRole = 'owner' | 'admin';
 
 /**
  * The credential behind an audit event.
@@ -937,6 +1027,24 @@ export type DeviceTokenRequest = {
 };
 
 /**
+ * How many disruptive Operations may run at once: cluster upgrades,
+ * etcd restores, node-pool recycles, node removals, and node-pool and
+ * cluster deletions, from when they are queued until they finish. A change
+ * past a limit is refused (409 `policy_limit`, naming the rule).
+ */
+export type DisruptionLimits = {
+    /**
+     * At most this many in one cluster: 1 to 50; none: no limit.
+     */
+    max_per_cluster?: number | null;
+    /**
+     * At most this many across the organization's clusters in one region:
+     * 1 to 1000; none: no limit.
+     */
+    max_per_region?: number | null;
+};
+
+/**
  * `POST /v1/orgs/{org}/domains`: a domain to prove the organization owns.
  */
 export type DomainCreate = {
@@ -1015,6 +1123,7 @@ export type DryRunView = {
      * The Operations it would start, with the steps each would take.
      */
     operations: Array<PlannedOperation>;
+    approval?: null | PlannedApproval;
 };
 
 /**
@@ -1661,7 +1770,7 @@ export type OperationError = {
  */
 export type OperationId = string;
 
-export type OperationStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+export type OperationStatus = 'awaiting_approval' | 'pending' | 'running' | 'succeeded' | 'failed';
 
 /**
  * One step of an Operation's history, as it was reported.
@@ -1749,6 +1858,56 @@ export type OrgPlanView = {
      * plan every organization starts on.
      */
     changed_at?: string | null;
+};
+
+/**
+ * A new version of the organization's policy. It is in force from
+ * `effective_at` until a later version's; versions are never changed.
+ */
+export type OrgPolicyUpdate = {
+    approvals?: ApprovalPolicy;
+    limits?: DisruptionLimits;
+    /**
+     * When it takes effect: now when omitted; at most 90 days ahead and 5
+     * minutes behind (taken as now). From then on it is in force over
+     * every version before it, scheduled ones included (one scheduled
+     * earlier still takes effect until then).
+     */
+    effective_at?: string | null;
+};
+
+/**
+ * One version of the organization's policy.
+ */
+export type OrgPolicyVersion = {
+    /**
+     * 1, 2, …: what audit events name as `policy_version`.
+     */
+    version: number;
+    effective_at: string;
+    approvals: ApprovalPolicy;
+    limits: DisruptionLimits;
+    /**
+     * Who wrote it (`usr_…`).
+     */
+    created_by: string;
+    created_at: string;
+};
+
+/**
+ * The organization's policy: the version in force and those scheduled.
+ */
+export type OrgPolicyView = {
+    in_force?: null | OrgPolicyVersion;
+    /**
+     * Versions that take effect later (newer than the one in force),
+     * soonest first.
+     */
+    scheduled: Array<OrgPolicyVersion>;
+    /**
+     * For `If-Match` on the next `PUT`: changes with every version.
+     */
+    etag: string;
 };
 
 /**
@@ -1959,6 +2118,17 @@ export type PageOperationView = {
 /**
  * One page of a list.
  */
+export type PageOrgPolicyVersion = {
+    items: Array<OrgPolicyVersion>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
 export type PageOrgView = {
     items: Array<OrgView>;
     /**
@@ -2126,6 +2296,16 @@ export type PlanView = {
     limits: {
         [key: string]: number;
     };
+};
+
+/**
+ * A dry run's note that the change would wait for approval.
+ */
+export type PlannedApproval = {
+    rule: ApprovalRule;
+    policy_version: number;
+    approver_role: ApproverRole;
+    expires_after_hours: number;
 };
 
 /**
@@ -4658,6 +4838,124 @@ export type OperationViewResponses = {
 
 export type OperationViewResponse = OperationViewResponses[keyof OperationViewResponses];
 
+export type OperationApprovalViewData = {
+    body?: never;
+    path: {
+        /**
+         * Operation id (`op_…`)
+         */
+        operation: string;
+    };
+    query?: never;
+    url: '/v1/operations/{operation}/approval';
+};
+
+export type OperationApprovalViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OperationApprovalViewError = OperationApprovalViewErrors[keyof OperationApprovalViewErrors];
+
+export type OperationApprovalViewResponses = {
+    200: ApprovalView;
+};
+
+export type OperationApprovalViewResponse = OperationApprovalViewResponses[keyof OperationApprovalViewResponses];
+
+export type OperationApproveData = {
+    body: ApprovalDecision;
+    path: {
+        /**
+         * Operation id (`op_…`)
+         */
+        operation: string;
+    };
+    query?: never;
+    url: '/v1/operations/{operation}/approve';
+};
+
+export type OperationApproveErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OperationApproveError = OperationApproveErrors[keyof OperationApproveErrors];
+
+export type OperationApproveResponses = {
+    200: OperationView;
+};
+
+export type OperationApproveResponse = OperationApproveResponses[keyof OperationApproveResponses];
+
 export type OperationCancelData = {
     body?: never;
     headers?: {
@@ -4725,6 +5023,65 @@ export type OperationCancelResponses = {
 };
 
 export type OperationCancelResponse = OperationCancelResponses[keyof OperationCancelResponses];
+
+export type OperationRejectData = {
+    body: ApprovalDecision;
+    path: {
+        /**
+         * Operation id (`op_…`)
+         */
+        operation: string;
+    };
+    query?: never;
+    url: '/v1/operations/{operation}/reject';
+};
+
+export type OperationRejectErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OperationRejectError = OperationRejectErrors[keyof OperationRejectErrors];
+
+export type OperationRejectResponses = {
+    200: OperationView;
+};
+
+export type OperationRejectResponse = OperationRejectResponses[keyof OperationRejectResponses];
 
 export type OperationStepListData = {
     body?: never;
@@ -6865,6 +7222,200 @@ export type MemberUpdateResponses = {
 };
 
 export type MemberUpdateResponse = MemberUpdateResponses[keyof MemberUpdateResponses];
+
+export type OrgPolicyViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/policy';
+};
+
+export type OrgPolicyViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OrgPolicyViewError = OrgPolicyViewErrors[keyof OrgPolicyViewErrors];
+
+export type OrgPolicyViewResponses = {
+    200: OrgPolicyView;
+};
+
+export type OrgPolicyViewResponse = OrgPolicyViewResponses[keyof OrgPolicyViewResponses];
+
+export type OrgPolicyUpdateData = {
+    body: OrgPolicyUpdate;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/policy';
+};
+
+export type OrgPolicyUpdateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OrgPolicyUpdateError = OrgPolicyUpdateErrors[keyof OrgPolicyUpdateErrors];
+
+export type OrgPolicyUpdateResponses = {
+    200: OrgPolicyView;
+};
+
+export type OrgPolicyUpdateResponse = OrgPolicyUpdateResponses[keyof OrgPolicyUpdateResponses];
+
+export type OrgPolicyVersionListData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/orgs/{org}/policy/versions';
+};
+
+export type OrgPolicyVersionListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OrgPolicyVersionListError = OrgPolicyVersionListErrors[keyof OrgPolicyVersionListErrors];
+
+export type OrgPolicyVersionListResponses = {
+    200: PageOrgPolicyVersion;
+};
+
+export type OrgPolicyVersionListResponse = OrgPolicyVersionListResponses[keyof OrgPolicyVersionListResponses];
 
 export type ProjectListData = {
     body?: never;

@@ -140,6 +140,17 @@ pub fn earliest_start(schedule: &Schedule<'_>, from: DateTime<Utc>) -> Option<Da
     None
 }
 
+/// Whether `at` lies outside the cluster's maintenance window or on a
+/// day one of its exclusions covers (never, for a cluster with neither).
+pub fn outside_window(spec: &ClusterSpec, at: DateTime<Utc>) -> bool {
+    let schedule = Schedule {
+        window: spec.maintenance_window.as_ref(),
+        exclusions: &spec.maintenance_exclusions,
+        exclusions_until: None,
+    };
+    earliest_start(&schedule, at) != Some(at)
+}
+
 /// What one round of [`App::run_automatic_upgrades`] did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct AutomaticUpgradeRound {

@@ -15,6 +15,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::authz::{Authorized, Lock};
+use crate::app::infra::approvals::{Gated, HeldRequest, HeldTarget};
 pub(in crate::app) use crate::app::infra::store::clusters::ClusterRow;
 use crate::app::infra::store::clusters::{self as store, ClusterKey, NewCluster};
 use crate::app::kernel::changes::RegionalChange;
@@ -342,7 +343,13 @@ impl App {
         if_match: Option<&str>,
         update: ClusterUpdate,
     ) -> Result<OperationView> {
-        self.change_cluster(ctx, project, cluster, if_match, update, "cluster_update", |_| Ok(())).await
+        self.unless_held(ctx, |ctx| {
+            let update = update.clone();
+            Box::pin(async move {
+                self.change_cluster(&ctx, project, cluster, if_match, update, "cluster_update", |_| Ok(())).await
+            })
+        })
+        .await
     }
 
     /// A change of the cluster's labels or spec, answered (and replayed
@@ -384,6 +391,25 @@ impl App {
             } else {
                 (ChangeKind::ClusterUpdate, "cluster.update")
             };
+            let gated = Gated::ClusterChange {
+                replicas: (current.control_plane.replicas, spec.control_plane.replicas),
+                upgrade_outside_window: kind == ChangeKind::ClusterUpgrade
+                    && auto_upgrades::outside_window(&current, Utc::now()),
+                window_changed: spec.maintenance_window != current.maintenance_window
+                    || spec.maintenance_exclusions != current.maintenance_exclusions,
+            };
+            let held = HeldTarget { kind, id: row.id, name: &row.name, generation: row.generation };
+            self.approval_gate(&mut tx, ctx, gated, held, || {
+                let (project, cluster) = (row.project_id, row.id);
+                match (request, &update.spec) {
+                    ("cluster_upgrade", Some(ClusterSpecPatch { kubernetes_version: Some(version), .. })) => {
+                        let upgrade = ClusterUpgradeRequest { kubernetes_version: version.clone() };
+                        HeldRequest::ClusterUpgrade { project, cluster, upgrade }
+                    }
+                    _ => HeldRequest::ClusterUpdate { project, cluster, update: update.clone() },
+                }
+            })
+            .await?;
             let details = json!({ "labels": update.labels, "spec": update.spec });
             let change = SpecWrite { current: &current, spec, labels: update.labels.as_ref(), kind, action, details };
             let op = self.write_cluster_spec(&mut tx, ctx, &row, change).await?;
@@ -451,6 +477,20 @@ impl App {
         cluster: &ResourceRef<ClusterKind>,
         if_match: Option<&str>,
     ) -> Result<OperationView> {
+        self.unless_held(ctx, |ctx| {
+            Box::pin(async move { self.delete_cluster(&ctx, project, cluster, if_match).await })
+        })
+        .await
+    }
+
+    /// [`App::cluster_delete`], unless the approval policy holds it.
+    async fn delete_cluster(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
         let mut tx = self.db().begin().await?;
         let row = lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?.into_inner();
         check_if_match(if_match, &etag(row.id, row.version))?;
@@ -470,6 +510,13 @@ impl App {
                 return self.operation_view(ctx, crate::ids::OperationId::from_uuid(op_id), None).await;
             }
         }
+        let held =
+            HeldTarget { kind: ChangeKind::ClusterDelete, id: row.id, name: &row.name, generation: row.generation };
+        self.approval_gate(&mut tx, ctx, Gated::ClusterDelete, held, || HeldRequest::ClusterDelete {
+            project: row.project_id,
+            cluster: row.id,
+        })
+        .await?;
         let generation = row.generation + 1;
         store::request_deletion(&mut tx, row.id, generation).await?;
         let target = CommandTarget { id: row.id, org_id: row.org_id, name: &row.name };

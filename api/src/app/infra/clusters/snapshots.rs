@@ -10,6 +10,7 @@ use sqlx::PgConnection;
 
 use super::{CommandTarget, lookup};
 use crate::app::authz::Lock;
+use crate::app::infra::approvals::{Gated, HeldRequest, HeldTarget};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
@@ -153,6 +154,21 @@ impl App {
         if !validate::is_snapshot_name(snapshot) {
             return Err(Error::invalid_field("snapshot", "invalid_name", "not a snapshot name"));
         }
+        self.unless_held(ctx, |ctx| {
+            Box::pin(async move { self.restore_snapshot(&ctx, project, cluster, snapshot, if_match).await })
+        })
+        .await
+    }
+
+    /// [`App::cluster_snapshot_restore`], unless the approval policy holds it.
+    async fn restore_snapshot(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        snapshot: &str,
+        if_match: Option<&str>,
+    ) -> Result<OperationView> {
         let request_key = (project.describe(), cluster.describe(), snapshot, if_match);
         self.idempotent(ctx, "cluster_snapshot_restore", &request_key, |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
@@ -172,6 +188,18 @@ impl App {
                     ),
                 ));
             }
+            let held = HeldTarget {
+                kind: ChangeKind::ClusterRestore,
+                id: row.id,
+                name: &row.name,
+                generation: row.generation,
+            };
+            self.approval_gate(&mut tx, ctx, Gated::SnapshotRestore, held, || HeldRequest::SnapshotRestore {
+                project: row.project_id,
+                cluster: row.id,
+                snapshot: snapshot.to_string(),
+            })
+            .await?;
             let change = EtcdChange {
                 kind: ChangeKind::ClusterRestore,
                 action: "cluster.snapshot_restore",
@@ -245,7 +273,7 @@ impl App {
         let overdue: Vec<(uuid::Uuid, uuid::Uuid, String, String)> = sqlx::query_as(
             "SELECT o.id, o.org_id, o.kind, o.target_id::text
              FROM operations o JOIN clusters c ON c.id = o.target_id
-             WHERE o.status NOT IN ('succeeded', 'failed')
+             WHERE o.status IN ('pending', 'running')
                AND ((o.kind = 'cluster_snapshot' AND o.created_at < now() - make_interval(secs => $1))
                  OR (o.kind = 'cluster_restore' AND o.created_at < now() - make_interval(secs => $2)))
                AND EXISTS (SELECT 1 FROM region_health h WHERE h.region = c.spec->>'region'

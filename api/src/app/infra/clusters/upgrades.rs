@@ -99,7 +99,7 @@ impl App {
             spec: Some(ClusterSpecPatch { kubernetes_version: Some(wanted.clone()), ..Default::default() }),
         };
         let catalog = &self.config().catalog;
-        let check = |current: &ClusterSpec| {
+        let check = move |current: &ClusterSpec| {
             let offered = upgrades(catalog, &current.kubernetes_version, Utc::now().date_naive());
             if offered.available.iter().any(|v| v.version == wanted) {
                 return Ok(());
@@ -115,7 +115,13 @@ impl App {
             };
             Err(Error::invalid_field("kubernetes_version", "not_an_upgrade", why))
         };
-        self.change_cluster(ctx, project, cluster, if_match, update, "cluster_upgrade", check).await
+        self.unless_held(ctx, |ctx| {
+            let (update, check) = (update.clone(), check.clone());
+            Box::pin(async move {
+                self.change_cluster(&ctx, project, cluster, if_match, update, "cluster_upgrade", check).await
+            })
+        })
+        .await
     }
 }
 

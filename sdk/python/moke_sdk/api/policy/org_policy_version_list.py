@@ -1,0 +1,237 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.page_org_policy_version import PageOrgPolicyVersion
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    org: str,
+    *,
+    limit: int | Unset = UNSET,
+    page_token: str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["page_token"] = page_token
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/orgs/{org}/policy/versions".format(
+            org=quote(str(org), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> PageOrgPolicyVersion | Problem | None:
+    if response.status_code == 200:
+        response_200 = PageOrgPolicyVersion.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+        return response_412
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[PageOrgPolicyVersion | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    page_token: str | Unset = UNSET,
+) -> Response[PageOrgPolicyVersion | Problem]:
+    """List every version of the organization's change policy, newest first.
+
+    Args:
+        org (str):
+        limit (int | Unset):
+        page_token (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PageOrgPolicyVersion | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        limit=limit,
+        page_token=page_token,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    page_token: str | Unset = UNSET,
+) -> PageOrgPolicyVersion | Problem | None:
+    """List every version of the organization's change policy, newest first.
+
+    Args:
+        org (str):
+        limit (int | Unset):
+        page_token (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PageOrgPolicyVersion | Problem
+    """
+
+    return sync_detailed(
+        org=org,
+        client=client,
+        limit=limit,
+        page_token=page_token,
+    ).parsed
+
+
+async def asyncio_detailed(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    page_token: str | Unset = UNSET,
+) -> Response[PageOrgPolicyVersion | Problem]:
+    """List every version of the organization's change policy, newest first.
+
+    Args:
+        org (str):
+        limit (int | Unset):
+        page_token (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PageOrgPolicyVersion | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        org=org,
+        limit=limit,
+        page_token=page_token,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    org: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    page_token: str | Unset = UNSET,
+) -> PageOrgPolicyVersion | Problem | None:
+    """List every version of the organization's change policy, newest first.
+
+    Args:
+        org (str):
+        limit (int | Unset):
+        page_token (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PageOrgPolicyVersion | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            org=org,
+            client=client,
+            limit=limit,
+            page_token=page_token,
+        )
+    ).parsed
