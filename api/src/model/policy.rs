@@ -19,9 +19,10 @@ pub enum ApprovalRule {
     ClusterDelete,
     /// A cluster change to fewer control-plane replicas (3 → 1).
     ControlPlaneReduction,
-    /// A node-pool change that removes more than `scale_down_over_percent`
-    /// of the pool's nodes (by `count`), or a node removal without a
-    /// replacement that does.
+    /// A node-pool change, or a node removal without a replacement, that
+    /// leaves fewer than `100 − scale_down_over_percent` % of the most nodes
+    /// the pool asked for in the last 24 hours (so a scale-down in steps
+    /// counts whole), or of the nodes an autoscaled pool runs.
     NodePoolScaleDown,
     /// `node_pool_delete`.
     NodePoolDelete,

@@ -87,6 +87,12 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
         alice.patch(&pool_path, json!({ "spec": { "count": 2 } })).await.expect(StatusCode::ACCEPTED);
     assert_eq!(small.status, OperationStatus::Pending);
     drive(&region, "scaled to 2", async || finished(&alice, &small, OperationStatus::Succeeded).await).await;
+    // The next step down is measured from the 4 nodes of an hour ago: 2 → 1 would wait.
+    let step: Value = alice
+        .patch(&format!("{pool_path}?dry_run=true"), json!({ "spec": { "count": 1 } }))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(step["approval"]["rule"], "node_pool_scale_down", "{step}");
     let grow: OperationView =
         alice.patch(&pool_path, json!({ "spec": { "count": 4 } })).await.expect(StatusCode::ACCEPTED);
     drive(&region, "scaled to 4", async || finished(&alice, &grow, OperationStatus::Succeeded).await).await;

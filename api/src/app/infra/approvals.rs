@@ -22,7 +22,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use futures::future::BoxFuture;
 use moke_iam::{Action, OrgRole, PrincipalKind};
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::app::authz::Lock;
+use crate::app::infra::store::approvals::{self as store, ApprovalRow};
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::policy::{self, PolicyInForce};
@@ -178,27 +179,6 @@ impl RequestContext {
     }
 }
 
-#[derive(sqlx::FromRow)]
-struct ApprovalRow {
-    operation_id: Uuid,
-    rule: String,
-    policy_version: i32,
-    approver_role: String,
-    request: serde_json::Value,
-    plan: serde_json::Value,
-    requested_by_ref: String,
-    accountable: Vec<Uuid>,
-    state: String,
-    expires_at: DateTime<Utc>,
-    decided_by: Option<String>,
-    decided_at: Option<DateTime<Utc>>,
-    reason: Option<String>,
-    created_at: DateTime<Utc>,
-}
-
-const COLUMNS: &str = "operation_id, rule, policy_version, approver_role, request, plan, requested_by_ref, \
-                       accountable, state, expires_at, decided_by, decided_at, reason, created_at";
-
 impl ApprovalRow {
     fn state(&self) -> Result<ApprovalState> {
         ApprovalState::parse(&self.state)
@@ -227,15 +207,6 @@ impl ApprovalRow {
             plan: crate::app::kernel::jsonb::from_column("approval plan", &self.plan)?,
         })
     }
-}
-
-/// The approval request of Operation `id`, if it has one.
-async fn find(conn: &mut PgConnection, id: Uuid, lock: Lock) -> Result<Option<ApprovalRow>> {
-    let sql = match lock {
-        Lock::None => format!("SELECT {COLUMNS} FROM approval_requests WHERE operation_id = $1"),
-        Lock::ForUpdate => format!("SELECT {COLUMNS} FROM approval_requests WHERE operation_id = $1 FOR UPDATE"),
-    };
-    Ok(sqlx::query_as::<_, ApprovalRow>(&sql).bind(id).fetch_optional(conn).await?)
 }
 
 /// Refuses a decision by someone the request does not allow: not a person,
@@ -267,6 +238,15 @@ fn check_decider(ctx: &RequestContext, row: &ApprovalRow, target: moke_iam::Targ
     Ok(())
 }
 
+/// The approval request of Operation `id` (404 unless `ctx` sees the
+/// Operation), once `ctx` may decide it.
+async fn to_decide(conn: &mut PgConnection, ctx: &RequestContext, id: OperationId, lock: Lock) -> Result<ApprovalRow> {
+    let op = operations::lookup(&mut *conn, ctx, id, Action::Read, Lock::None).await?.into_inner();
+    let row = store::find(&mut *conn, id.uuid(), lock).await?.ok_or_else(not_held)?;
+    check_decider(ctx, &row, op.authz_target())?;
+    Ok(row)
+}
+
 /// Fails a held Operation with `code`, the request closed as `state`.
 async fn close(
     tx: &mut PgConnection,
@@ -277,18 +257,7 @@ async fn close(
     code: &str,
     message: String,
 ) -> Result<()> {
-    let closed = sqlx::query(
-        "UPDATE approval_requests SET state = $2, decided_by = $3, decided_at = now(), reason = $4
-         WHERE operation_id = $1 AND state = 'awaiting'",
-    )
-    .bind(id)
-    .bind(state.as_str())
-    .bind(by)
-    .bind(reason)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if closed == 0 {
+    if !store::close(&mut *tx, id, state.as_str(), by, reason).await? {
         return Err(Error::conflict("approval_closed", "the request was decided meanwhile"));
     }
     let report = OperationProgress {
@@ -334,10 +303,7 @@ impl App {
     ) -> Result<()> {
         if let Some(grant) = &ctx.approval {
             // What the approver was shown is what they approve: not a resource changed since.
-            let then: i64 = sqlx::query_scalar("SELECT target_generation FROM operations WHERE id = $1")
-                .bind(grant.operation_id)
-                .fetch_one(&mut *conn)
-                .await?;
+            let then = operations::target_generation(&mut *conn, grant.operation_id).await?;
             if then != target.generation {
                 return Err(Error::conflict(
                     "approval_stale",
@@ -408,14 +374,7 @@ impl App {
         let request = serde_json::to_value(&hold.request).map_err(|e| Error::Internal(e.into()))?;
         let plan = serde_json::to_value(&plan).map_err(|e| Error::Internal(e.into()))?;
         let mut tx = self.db().begin().await?;
-        let waiting: Option<(Uuid, serde_json::Value, Uuid)> = sqlx::query_as(
-            "SELECT operation_id, request, requested_by FROM approval_requests
-             WHERE target_id = $1 AND state = 'awaiting'",
-        )
-        .bind(hold.target_id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some((waiting, asked, by)) = waiting {
+        if let Some((waiting, asked, by)) = store::awaiting_for(&mut tx, hold.target_id).await? {
             if asked == request && by == ctx.principal.id {
                 drop(tx);
                 return self.operation_view(ctx, OperationId::from_uuid(waiting), None).await;
@@ -443,50 +402,20 @@ impl App {
         )
         .await?;
         let requested_by = crate::app::actor_ref(&ctx.principal);
-        // The requester and, for a service account, everyone who made it or
-        // gave it a credential (a token, a trust policy), and theirs in turn:
-        // anyone who could have asked through it.
-        let accountable: Vec<Uuid> = sqlx::query_scalar(
-            "WITH RECURSIVE makers (id) AS (
-                 SELECT $1::uuid
-                 UNION
-                 SELECT next.id FROM makers m, LATERAL (
-                     SELECT s.created_by FROM service_accounts s WHERE s.id = m.id AND s.created_by IS NOT NULL
-                     UNION ALL
-                     SELECT t.created_by FROM api_tokens t
-                     WHERE t.service_account_id = m.id AND t.created_by IS NOT NULL
-                     UNION ALL
-                     SELECT p.created_by FROM trust_policies p
-                     WHERE p.service_account_id = m.id AND p.created_by IS NOT NULL
-                 ) next (id)
-             )
-             SELECT id FROM makers",
-        )
-        .bind(ctx.principal.id)
-        .fetch_all(&mut *tx)
-        .await?;
-        let inserted = sqlx::query(
-            "INSERT INTO approval_requests (operation_id, org_id, target_id, rule, policy_version, approver_role,
-                                            request, plan, requested_by, requested_by_ref, accountable, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + make_interval(hours => $12))
-             ON CONFLICT (target_id) WHERE state = 'awaiting' DO NOTHING",
-        )
-        .bind(op.id.uuid())
-        .bind(ctx.principal.org_id)
-        .bind(hold.target_id)
-        .bind(hold.rule.as_str())
-        .bind(hold.policy_version as i32)
-        .bind(hold.approver_role.as_str())
-        .bind(&request)
-        .bind(&plan)
-        .bind(ctx.principal.id)
-        .bind(&requested_by)
-        .bind(&accountable)
-        .bind(hold.expires_after_hours as i32)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if inserted == 0 {
+        let new = store::NewApproval {
+            operation_id: op.id.uuid(),
+            org_id: ctx.principal.org_id,
+            target_id: hold.target_id,
+            rule: hold.rule.as_str(),
+            policy_version: hold.policy_version,
+            approver_role: hold.approver_role.as_str(),
+            request: &request,
+            plan: &plan,
+            requested_by: ctx.principal.id,
+            requested_by_ref: &requested_by,
+            expires_after_hours: hold.expires_after_hours,
+        };
+        if !store::insert(&mut tx, new).await? {
             return Err(Error::conflict("approval_pending", "another change of this resource awaits approval"));
         }
         let details = json!({
@@ -539,17 +468,7 @@ impl App {
             ));
         }
         let by = crate::app::actor_ref(&ctx.principal);
-        let approved = sqlx::query(
-            "UPDATE approval_requests SET state = 'approved', decided_by = $2, decided_at = now(), reason = $3
-             WHERE operation_id = $1 AND state = 'awaiting' AND expires_at > now()",
-        )
-        .bind(grant.operation_id)
-        .bind(&by)
-        .bind(&grant.reason)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if approved == 0 {
+        if !store::approve(&mut *tx, grant.operation_id, &by, grant.reason.as_deref()).await? {
             return Err(Error::conflict("approval_closed", "the request expired or was decided meanwhile"));
         }
         let op = operations::start_approved(tx, grant.operation_id, change).await?;
@@ -575,7 +494,7 @@ impl App {
     pub async fn operation_approval_view(&self, ctx: &RequestContext, id: OperationId) -> Result<ApprovalView> {
         let mut conn = self.db().acquire().await?;
         operations::lookup(&mut conn, ctx, id, Action::Read, Lock::None).await?;
-        let row = find(&mut conn, id.uuid(), Lock::None)
+        let row = store::find(&mut conn, id.uuid(), Lock::None)
             .await?
             .ok_or_else(|| Error::not_found("approval", id.to_string()))?;
         row.into_view()
@@ -592,9 +511,7 @@ impl App {
     ) -> Result<OperationView> {
         check_reason(&decision)?;
         let mut conn = self.db().acquire().await?;
-        let op = operations::lookup(&mut conn, ctx, id, Action::Read, Lock::None).await?.into_inner();
-        let row = find(&mut conn, id.uuid(), Lock::None).await?.ok_or_else(not_held)?;
-        check_decider(ctx, &row, op.authz_target())?;
+        let row = to_decide(&mut conn, ctx, id, Lock::None).await?;
         match row.state()? {
             ApprovalState::Awaiting => {}
             ApprovalState::Approved => return self.operation_view(ctx, id, None).await,
@@ -670,9 +587,7 @@ impl App {
     ) -> Result<OperationView> {
         check_reason(&decision)?;
         let mut tx = self.db().begin().await?;
-        let op = operations::lookup(&mut tx, ctx, id, Action::Read, Lock::None).await?.into_inner();
-        let row = find(&mut tx, id.uuid(), Lock::ForUpdate).await?.ok_or_else(not_held)?;
-        check_decider(ctx, &row, op.authz_target())?;
+        let row = to_decide(&mut tx, ctx, id, Lock::ForUpdate).await?;
         match row.state()? {
             ApprovalState::Awaiting => {}
             ApprovalState::Rejected => {
@@ -723,13 +638,7 @@ impl App {
     /// Operation fails with `approval_expired`. Returns how many expired.
     pub async fn expire_approvals_once(&self) -> Result<usize> {
         let mut tx = self.db().begin().await?;
-        let due: Vec<(Uuid, Uuid)> = sqlx::query_as(
-            "SELECT operation_id, org_id FROM approval_requests
-             WHERE state = 'awaiting' AND expires_at <= now()
-             ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED",
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        let due = store::expired(&mut tx).await?;
         for (operation, org) in &due {
             let message = "nobody approved it in time; ask again if it is still wanted".to_string();
             close(&mut tx, *operation, ApprovalState::Expired, "system", None, EXPIRED, message).await?;

@@ -11,6 +11,7 @@ use crate::app::billing;
 use crate::app::infra::approvals::{Gated, HeldRequest, HeldTarget};
 use crate::app::infra::clusters::{self, ClusterRow, SpecWrite};
 use crate::app::infra::store::node_pools::{self as store, NewNodePool, NodePoolRow};
+use crate::app::infra::store::spec_revisions;
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::quotas::{self, Demand};
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
@@ -70,6 +71,10 @@ async fn pool_to_change(
     }
     Ok((cluster_row, row))
 }
+
+/// How far back a scale-down is measured from (the most nodes the pool's
+/// spec asked for since), so one made in steps is judged whole.
+const SCALE_DOWN_HOURS: i64 = 24;
 
 /// Refuses a change to named nodes while another is under way in the pool:
 /// nodes are replaced or removed one Operation at a time.
@@ -354,7 +359,8 @@ impl App {
             let running = row.observed_nodes()?.iter().filter(|n| !removing.contains(&n.name)).count() as i64;
             running.min(old_ceiling)
         } else {
-            current.count
+            let recent = spec_revisions::largest_count_since(&mut tx, row.id, SCALE_DOWN_HOURS).await?;
+            current.count.max(recent.unwrap_or(0))
         };
         let to = if new_ceiling < old_ceiling { new_ceiling.min(from) } else { from };
         let gated = Gated::NodePoolChange { count: (from, to) };
@@ -623,7 +629,13 @@ impl App {
             }
             let held =
                 HeldTarget { kind: ChangeKind::NodeDelete, id: row.id, name: &row.name, generation: row.generation };
-            let gated = Gated::NodePoolChange { count: (size, size - 1) };
+            let from = if spec.autoscaling.is_some() {
+                size
+            } else {
+                let recent = spec_revisions::largest_count_since(&mut tx, row.id, SCALE_DOWN_HOURS).await?;
+                size.max(recent.unwrap_or(0))
+            };
+            let gated = Gated::NodePoolChange { count: (from, size - 1) };
             self.approval_gate(&mut tx, ctx, gated, held, || HeldRequest::NodeDelete {
                 project: cluster_row.project_id,
                 cluster: cluster_row.id,

@@ -212,6 +212,11 @@ macro_rules! select {
     };
 }
 
+/// The generation of its target Operation `id` was made at.
+pub(in crate::app) async fn target_generation(conn: &mut PgConnection, id: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar("SELECT target_generation FROM operations WHERE id = $1").bind(id).fetch_one(conn).await?)
+}
+
 /// Starts Operation `id`, which waited for approval, as the approved
 /// `change`'s (the same kind, on the same target): `pending`, queued at its
 /// generation. Refused when it no longer waits (rejected, withdrawn or

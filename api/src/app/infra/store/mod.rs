@@ -3,6 +3,7 @@
 //! for stated as [`Lock`](crate::app::authz::Lock) rather than a copy of
 //! the query. `shapes` holds the JSONB shapes.
 
+pub(in crate::app) mod approvals;
 pub(in crate::app) mod cluster_cas;
 pub(in crate::app) mod clusters;
 pub(in crate::app) mod node_pools;
