@@ -161,6 +161,14 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     let (ok, _, err) =
         cli.run(&["cluster", "delete", "--project", "shop", "--cluster", "nope", "--dry-run"], &[]).await;
     assert!(!ok && err.contains("not found"), "refused as the real call: {err}");
+    // Once the organization's policy holds deletes, the plan says the delete would wait.
+    let org = cli.json(&["org", "list"]).await[0]["id"].as_str().unwrap().to_string();
+    let policy = cli.path("policy.json");
+    std::fs::write(&policy, serde_json::json!({ "approvals": { "required_for": ["cluster_delete"] } }).to_string())
+        .unwrap();
+    cli.ok(&["org", "policy", "update", "--org", &org, "--json-body", policy.to_str().unwrap()]).await;
+    let plan = cli.ok(&["cluster", "delete", "--project", "shop", "--cluster", "prod", "--dry-run"]).await;
+    assert!(plan.contains("It would wait for approval (rule cluster_delete of policy version 1)"), "{plan}");
 
     // A kubeconfig in ~/.kube/config whose user is the exec plugin.
     let mut cluster_id = String::new();

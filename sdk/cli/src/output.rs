@@ -79,6 +79,13 @@ impl Printer {
                 text += &format!("  {}. {step}\n", n + 1);
             }
         }
+        if let Some(approval) = &plan.approval {
+            text += &format!(
+                "\nIt would wait for approval (rule {} of policy version {}): an organization {} other than you \
+                 decides within {} h, and nothing changes until then.\n",
+                approval.rule, approval.policy_version, approval.approver_role, approval.expires_after_hours
+            );
+        }
         let _ = std::io::stdout().write_all(text.as_bytes());
     }
 
