@@ -87,7 +87,15 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
         alice.patch(&pool_path, json!({ "spec": { "count": 2 } })).await.expect(StatusCode::ACCEPTED);
     assert_eq!(small.status, OperationStatus::Pending);
     drive(&region, "scaled to 2", async || finished(&alice, &small, OperationStatus::Succeeded).await).await;
-    // The next step down is measured from the 4 nodes of an hour ago: 2 → 1 would wait.
+    // The next step down is measured from the 4 nodes it ran lately: 2 → 1 would wait, also when
+    // the 4-node spec was written long before the 24 hours (it was in force when they began).
+    sqlx::query(
+        "UPDATE spec_revisions SET created_at = created_at - interval '2 days' WHERE resource_id = $1 AND generation = 1",
+    )
+        .bind(pool.id.uuid())
+        .execute(&t.pool)
+        .await
+        .unwrap();
     let step: Value = alice
         .patch(&format!("{pool_path}?dry_run=true"), json!({ "spec": { "count": 1 } }))
         .await

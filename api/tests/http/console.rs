@@ -1174,18 +1174,27 @@ async fn the_billing_pages_work_without_javascript(options: PgPoolOptions, conne
 }
 
 /// A delete the organization's policy holds waits on its approval page;
-/// another owner signs in and approves it there, without JavaScript.
+/// another owner signs in and approves it there.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_held_delete_is_approved_by_another_owner(options: PgPoolOptions, connect: PgConnectOptions) {
+    held_delete_approved(options, connect, true).await;
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_held_delete_is_approved_by_another_owner_without_javascript(
     options: PgPoolOptions,
     connect: PgConnectOptions,
 ) {
+    held_delete_approved(options, connect, false).await;
+}
+
+async fn held_delete_approved(options: PgPoolOptions, connect: PgConnectOptions, javascript: bool) {
     let t = TestApp::start(options, connect).await;
     let _region = BackgroundAgent::start(
         AgentConfig::new("eu-central-1", zones("eu-central-1")),
         Transport::Postgres(t.pool.clone()),
     );
-    let browser = Browser::start("approval-no-js", false).await;
+    let browser = Browser::start(if javascript { "approval" } else { "approval-no-js" }, javascript).await;
     sign_up(&t, &browser, "ada@example.com", "acme").await;
     running_cluster(&t, "ada@example.com").await;
     let session = t.login("ada@example.com", PASSWORD, None).await;

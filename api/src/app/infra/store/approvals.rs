@@ -149,7 +149,7 @@ pub(in crate::app) async fn close(
 pub(in crate::app) async fn approve(conn: &mut PgConnection, id: Uuid, by: &str, reason: Option<&str>) -> Result<bool> {
     let approved = sqlx::query(
         "UPDATE approval_requests SET state = 'approved', decided_by = $2, decided_at = now(), reason = $3
-         WHERE operation_id = $1 AND state = 'awaiting' AND expires_at > now()",
+         WHERE operation_id = $1 AND state = 'awaiting' AND expires_at > clock_timestamp()",
     )
     .bind(id)
     .bind(by)

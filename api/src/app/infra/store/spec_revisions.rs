@@ -100,18 +100,24 @@ pub(in crate::app) async fn attribute(
 }
 
 /// The most nodes node pool `pool`'s spec asked for (its `count`, while not
-/// autoscaled) in a revision written in the last `hours`: what a scale-down
-/// is measured from, so one made in steps counts whole.
+/// autoscaled) in the last `hours`: in the revisions written since, and the
+/// one in force when they began. What a scale-down is measured from, so one
+/// made in steps counts whole.
 pub(in crate::app) async fn largest_count_since(
     conn: &mut PgConnection,
     pool: Uuid,
     hours: i64,
 ) -> Result<Option<i64>> {
     Ok(sqlx::query_scalar(
-        "SELECT max((spec->>'count')::bigint) FROM spec_revisions
-         WHERE resource_id = $1 AND resource_type = 'node_pool'
-           AND created_at > now() - make_interval(hours => $2::int)
-           AND jsonb_typeof(spec->'autoscaling') IS DISTINCT FROM 'object'",
+        "SELECT max((r.spec->>'count')::bigint) FROM (
+             SELECT spec FROM spec_revisions
+             WHERE resource_id = $1 AND created_at > now() - make_interval(hours => $2::int)
+             UNION ALL
+             (SELECT spec FROM spec_revisions
+              WHERE resource_id = $1 AND created_at <= now() - make_interval(hours => $2::int)
+              ORDER BY generation DESC LIMIT 1)
+         ) r
+         WHERE jsonb_typeof(r.spec->'autoscaling') IS DISTINCT FROM 'object'",
     )
     .bind(pool)
     .bind(hours as i32)
