@@ -7,7 +7,7 @@
 use moke_api::model::{
     ApprovalView, NodePoolView, OperationStatus, OperationView, OrgPolicyVersion, OrgPolicyView, Page,
 };
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
@@ -59,6 +59,7 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
     let (alice_id, alice) = t.member(&tenant, "alice@acme.test", "owner").await;
     let (bob_id, bob) = t.member(&tenant, "bob@acme.test", "owner").await;
     let (_, carol) = t.member(&tenant, "carol@acme.test", "member").await;
+    let (erin_id, erin) = t.member(&tenant, "erin@acme.test", "member").await;
     let (alice, bob, carol) = (robot.with_token(&alice), robot.with_token(&bob), robot.with_token(&carol));
     let region = region(&t);
     let (project, cluster, pool) = cluster_with_pool(&region, &alice, 4).await;
@@ -66,7 +67,7 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
     let pool_path = format!("{cluster_path}/node-pools/{}", pool.id);
 
     // Version 1: deletions and big scale-downs wait for an owner.
-    let policy = json!({ "approvals": { "required_for": ["cluster_delete", "node_pool_scale_down", "cluster_delete"],
+    let policy = json!({ "approvals": { "required_for": ["cluster_delete", "node_pool_scale_down", "cluster_delete", "upgrade_outside_window"],
                                         "approver_role": "owner", "expires_after_hours": 1 } });
     carol
         .put::<Value>(&robot.org_path("/policy"), policy.clone())
@@ -79,7 +80,7 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
     let v1: OrgPolicyView = alice.put(&robot.org_path("/policy"), policy).await.expect(StatusCode::OK);
     let in_force = v1.in_force.expect("in force at once");
     assert_eq!(in_force.version, 1);
-    assert_eq!(in_force.approvals.required_for.len(), 2, "a rule named twice counts once");
+    assert_eq!(in_force.approvals.required_for.len(), 3, "a rule named twice counts once");
     assert_eq!(in_force.approvals.scale_down_over_percent, 50, "the default");
 
     // A scale-down of half the nodes or less goes ahead; more waits.
@@ -150,6 +151,15 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
         .post::<Value>(&decide(&held, "approve"), json!({}))
         .await
         .refused_with(StatusCode::FORBIDDEN, "approver_not_a_person");
+    // Nor anyone whose role came after the request: a second account invited, or a member promoted,
+    // could be the requester's own.
+    let (_, dave) = t.member(&tenant, "dave@acme.test", "owner").await;
+    let promoted = json!({ "role": "owner" });
+    alice.patch::<Value>(&alice.org_path(&format!("/members/{erin_id}")), promoted).await.expect(StatusCode::OK);
+    for newcomer in [robot.with_token(&dave), robot.with_token(&erin)] {
+        let refused = newcomer.post::<Value>(&decide(&held, "approve"), json!({})).await;
+        refused.refused_with(StatusCode::FORBIDDEN, "approver_too_recent");
+    }
 
     // Nor who made the service account that asked, nor who gave it the token it asked with.
     let account = bob.create_service_account("deployer", "owner").await;
@@ -216,6 +226,20 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
     assert_eq!(rejected["data"]["rejectOperation"]["error"]["code"], "rejected", "{rejected}");
     assert!(rejected["data"]["rejectOperation"]["error"]["message"].as_str().unwrap().ends_with("not today"));
     assert!(alice.get::<Value>(&cluster_path).await.expect(StatusCode::OK)["deletion_requested_at"].is_null());
+
+    // A held request is answered under its Idempotency-Key: a retry, after the rejection too, is
+    // answered the same Operation rather than asking again.
+    let window =
+        json!({ "spec": { "maintenance_window": { "day": "sunday", "start_time": "03:00", "duration_hours": 4 } } });
+    let move_window =
+        || alice.request(Method::PATCH, &cluster_path).header("idempotency-key", "window-1").json(&window);
+    let held_window: OperationView = alice.send(move_window()).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(held_window.status, OperationStatus::AwaitingApproval);
+    bob.post::<Value>(&decide(&held_window, "reject"), json!({})).await.expect(StatusCode::OK);
+    let retried: OperationView = alice.send(move_window()).await.expect(StatusCode::ACCEPTED);
+    assert_eq!(retried.id, held_window.id, "the key's answer, not a second request");
+    assert_eq!(alice.operation(held_window.id).await.error.map(|e| e.code).as_deref(), Some("rejected"));
+    assert_eq!(audited(&t, "operation.approval_request").await.len(), 5, "asked once for the window");
 
     // Withdrawn by its requester through cancel.
     let delete: OperationView = alice.delete(&cluster_path).await.expect(StatusCode::ACCEPTED);

@@ -34,6 +34,7 @@ use crate::app::authz::Lock;
 use crate::app::infra::store::approvals::{self as store, ApprovalRow};
 use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::kernel::changes::RegionalChange;
+use crate::app::kernel::idempotency::Claim;
 use crate::app::kernel::policy::{self, PolicyInForce};
 use crate::app::region::command::ChangeKind;
 use crate::app::region::observations::{self, OperationProgress};
@@ -157,6 +158,16 @@ pub struct Hold {
     target_name: String,
     generation: i64,
     request: HeldRequest,
+    /// The request's Idempotency-Key, under which the held Operation is
+    /// answered to a retry (also once it is decided).
+    idempotency: Claim,
+}
+
+impl Hold {
+    /// Records the held Operation as the answer under `claim`'s key.
+    pub(in crate::app) fn answer_under(&mut self, claim: Claim) {
+        self.idempotency = claim;
+    }
 }
 
 /// An approver's go-ahead, carried by the context the approved change runs
@@ -342,6 +353,7 @@ impl App {
             target_name: target.name.to_string(),
             generation: target.generation,
             request: request(),
+            idempotency: Claim::default(),
         })))
     }
 
@@ -373,11 +385,16 @@ impl App {
     async fn hold(&self, ctx: &RequestContext, hold: Hold, plan: DryRunView) -> Result<OperationView> {
         let request = serde_json::to_value(&hold.request).map_err(|e| Error::Internal(e.into()))?;
         let plan = serde_json::to_value(&plan).map_err(|e| Error::Internal(e.into()))?;
-        let mut tx = self.db().begin().await?;
+        let mut tx = hold.idempotency.begin(self.db()).await?;
         if let Some((waiting, asked, by)) = store::awaiting_for(&mut tx, hold.target_id).await? {
             if asked == request && by == ctx.principal.id {
-                drop(tx);
-                return self.operation_view(ctx, OperationId::from_uuid(waiting), None).await;
+                let op = operations::lookup(&mut tx, ctx, OperationId::from_uuid(waiting), Action::Read, Lock::None)
+                    .await?
+                    .into_inner()
+                    .into_view()?;
+                hold.idempotency.complete(&mut tx, 202, &op).await?;
+                self.commit(ctx, tx).await?;
+                return Ok(op);
             }
             return Err(Error::conflict(
                 "approval_pending",
@@ -444,6 +461,7 @@ impl App {
             payload,
         )
         .await?;
+        hold.idempotency.complete(&mut tx, 202, &op).await?;
         self.commit(ctx, tx).await?;
         Ok(op)
     }
@@ -519,6 +537,15 @@ impl App {
         }
         if row.expires_at <= Utc::now() {
             return Err(closed(ApprovalState::Expired));
+        }
+        // Two people means two who were there before the request: a
+        // membership invited or promoted since could be the requester's own.
+        if store::role_newer_than_request(&mut conn, row.operation_id, ctx.principal.id).await? {
+            return Err(Error::refused(
+                "approver_too_recent",
+                "your role in the organization was granted or changed after this request was made; \
+                 someone who held their role before it must approve",
+            ));
         }
         drop(conn);
         let request: HeldRequest = crate::app::kernel::jsonb::from_column("held request", &row.request)?;

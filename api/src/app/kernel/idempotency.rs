@@ -20,6 +20,7 @@ use crate::app::{App, Error, RequestContext, Result};
 
 /// A request's idempotency key, once checked: whose it is and what request
 /// it was first used for.
+#[derive(Clone)]
 struct Key {
     org_id: Uuid,
     principal_id: Uuid,
@@ -33,6 +34,19 @@ struct Key {
 /// How a mutation begins its transaction and records its answer: with the
 /// request's idempotency key when it has one, plainly when it has none.
 pub struct Claim(Option<Key>);
+
+impl std::fmt::Debug for Claim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Claim(key)" } else { "Claim(none)" })
+    }
+}
+
+impl Default for Claim {
+    /// No key: the transaction begins plainly and stores no answer.
+    fn default() -> Claim {
+        Claim(None)
+    }
+}
 
 impl Claim {
     /// Begins the mutation's transaction, holding the key in it: refused
@@ -189,7 +203,15 @@ impl App {
             Some(Stored { response_body: Some(body), .. }) => {
                 serde_json::from_value(body).map_err(|e| Error::Internal(e.into()))
             }
-            _ => mutation(Claim(Some(key))).await,
+            _ => match mutation(Claim(Some(key.clone()))).await {
+                // A change the approval policy holds is recorded afterwards,
+                // in a transaction of its own: it answers under the key too.
+                Err(Error::Held(mut hold)) => {
+                    hold.answer_under(Claim(Some(key)));
+                    Err(Error::Held(hold))
+                }
+                other => other,
+            },
         }
     }
 

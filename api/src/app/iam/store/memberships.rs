@@ -74,11 +74,15 @@ pub(in crate::app) async fn owner_count(conn: &mut PgConnection, org: Uuid) -> R
 }
 
 /// Sets a member's role and moves its version; the member as it now is.
+/// `updated_at` says since when the role is held (approvals compare it
+/// with a request's time), so it moves only when the role does, by the
+/// clock rather than the transaction's start (which may have waited).
 pub(in crate::app) async fn set_role(conn: &mut PgConnection, org: Uuid, user: Uuid, role: &str) -> Result<MemberRow> {
     Ok(sqlx::query_as!(
         MemberRow,
         "WITH changed AS (
-             UPDATE memberships SET role = $3, version = version + 1, updated_at = now()
+             UPDATE memberships SET role = $3, version = version + 1,
+                    updated_at = CASE WHEN role IS DISTINCT FROM $3 THEN clock_timestamp() ELSE updated_at END
              WHERE org_id = $1 AND user_id = $2
              RETURNING user_id, role, version, created_at
          )

@@ -171,3 +171,19 @@ pub(in crate::app) async fn expired(conn: &mut PgConnection) -> Result<Vec<(Uuid
     .fetch_all(conn)
     .await?)
 }
+
+/// Whether `user`'s role in the organization of Operation `id`'s request
+/// was granted or changed after the request was made (or is gone): such a
+/// role may have been made to approve it, by the requester or for them.
+pub(in crate::app) async fn role_newer_than_request(conn: &mut PgConnection, id: Uuid, user: Uuid) -> Result<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT NOT EXISTS (
+             SELECT 1 FROM approval_requests a
+             JOIN memberships m ON m.org_id = a.org_id AND m.user_id = $2
+             WHERE a.operation_id = $1 AND m.updated_at <= a.created_at)",
+    )
+    .bind(id)
+    .bind(user)
+    .fetch_one(conn)
+    .await?)
+}

@@ -113,8 +113,9 @@ def sync_detailed(
     """Approve a held change: it is made now, as the approver (who needs the
     rights it takes), on the resource as it is now, and its Operation
     starts. The approver is a person with the policy's approver role other
-    than who asked (403 `own_request`, `approver_role`,
-    `approver_not_a_person`); 409 `not_awaiting_approval` for an Operation
+    than who asked, who held that role before the request was made (403
+    `own_request`, `approver_role`, `approver_not_a_person`,
+    `approver_too_recent`); 409 `not_awaiting_approval` for an Operation
     never held, `approval_closed` once rejected, withdrawn
     or expired, `approval_stale` once the resource changed since the request,
     `approval_moot` when the change no longer changes anything. Approving it
@@ -153,8 +154,9 @@ def sync(
     """Approve a held change: it is made now, as the approver (who needs the
     rights it takes), on the resource as it is now, and its Operation
     starts. The approver is a person with the policy's approver role other
-    than who asked (403 `own_request`, `approver_role`,
-    `approver_not_a_person`); 409 `not_awaiting_approval` for an Operation
+    than who asked, who held that role before the request was made (403
+    `own_request`, `approver_role`, `approver_not_a_person`,
+    `approver_too_recent`); 409 `not_awaiting_approval` for an Operation
     never held, `approval_closed` once rejected, withdrawn
     or expired, `approval_stale` once the resource changed since the request,
     `approval_moot` when the change no longer changes anything. Approving it
@@ -188,8 +190,9 @@ async def asyncio_detailed(
     """Approve a held change: it is made now, as the approver (who needs the
     rights it takes), on the resource as it is now, and its Operation
     starts. The approver is a person with the policy's approver role other
-    than who asked (403 `own_request`, `approver_role`,
-    `approver_not_a_person`); 409 `not_awaiting_approval` for an Operation
+    than who asked, who held that role before the request was made (403
+    `own_request`, `approver_role`, `approver_not_a_person`,
+    `approver_too_recent`); 409 `not_awaiting_approval` for an Operation
     never held, `approval_closed` once rejected, withdrawn
     or expired, `approval_stale` once the resource changed since the request,
     `approval_moot` when the change no longer changes anything. Approving it
@@ -226,8 +229,9 @@ async def asyncio(
     """Approve a held change: it is made now, as the approver (who needs the
     rights it takes), on the resource as it is now, and its Operation
     starts. The approver is a person with the policy's approver role other
-    than who asked (403 `own_request`, `approver_role`,
-    `approver_not_a_person`); 409 `not_awaiting_approval` for an Operation
+    than who asked, who held that role before the request was made (403
+    `own_request`, `approver_role`, `approver_not_a_person`,
+    `approver_too_recent`); 409 `not_awaiting_approval` for an Operation
     never held, `approval_closed` once rejected, withdrawn
     or expired, `approval_stale` once the resource changed since the request,
     `approval_moot` when the change no longer changes anything. Approving it
