@@ -21,15 +21,22 @@ impl Api {
     /// that clears a field (e.g. turns a node pool's autoscaling off), which
     /// the generated Rust types leave out. `path` is built with
     /// [`moke_sdk::encode_path`]; errors arrive as the typed calls' do.
+    /// With `if_match` (the ETag the form was filled from), a change made
+    /// by someone else since is refused (412) rather than overwritten.
     /// The answer's body, as JSON (`null` when it is not).
     pub(crate) async fn patch_json(
         &self,
         path: &str,
         body: &serde_json::Value,
+        if_match: Option<&str>,
     ) -> Result<serde_json::Value, ConsoleError> {
         let url = reqwest::Url::parse(&format!("{}{path}", self.base_url))
             .map_err(|_| ConsoleError::new(400, "Invalid input", "The address could not be built."))?;
-        let answer = self.client.raw_request(reqwest::Method::PATCH, url).json(body).send().await.map_err(|_| {
+        let mut request = self.client.raw_request(reqwest::Method::PATCH, url).json(body);
+        if let Some(etag) = if_match {
+            request = request.header(reqwest::header::IF_MATCH, etag);
+        }
+        let answer = request.send().await.map_err(|_| {
             ConsoleError::new(503, "Moke is unavailable", "The API could not be reached. Try again in a moment.")
         })?;
         if answer.status().is_success() {

@@ -8,8 +8,8 @@ use leptos_router::{SsrMode, path};
 use moke_sdk::types;
 
 use crate::pages::{
-    access, account, approvals, billing, cicd, clusters, node_pools, org, projects, service_account, sso, sso_signin,
-    webhooks, workloads,
+    access, account, approvals, billing, cicd, clusters, lifecycle, node_pools, org, projects, service_account, sso,
+    sso_signin, webhooks, workloads,
 };
 use crate::session::request_session;
 use crate::ui::{Csrf, error_view};
@@ -95,6 +95,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/reset-password") view=account::ResetPassword ssr=SsrMode::Async/>
                 <Route path=path!("/device") view=account::Device ssr=SsrMode::Async/>
                 <Route path=path!("/projects") view=projects::Projects ssr=SsrMode::Async/>
+                <Route path=path!("/operations/:operation") view=lifecycle::Operation ssr=SsrMode::Async/>
                 <Route path=path!("/operations/:operation/approval") view=approvals::OperationApproval ssr=SsrMode::Async/>
                 <Route path=path!("/org/members") view=org::Members ssr=SsrMode::Async/>
                 <Route path=path!("/org/service-accounts") view=org::ServiceAccounts ssr=SsrMode::Async/>
@@ -143,6 +144,26 @@ pub fn App() -> impl IntoView {
                 <Route
                     path=path!("/projects/:project/clusters/:cluster/events")
                     view=clusters::ClusterEvents
+                    ssr=SsrMode::Async
+                />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/snapshots")
+                    view=lifecycle::ClusterSnapshots
+                    ssr=SsrMode::Async
+                />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/snapshots/:snapshot/restore")
+                    view=lifecycle::ClusterSnapshotRestore
+                    ssr=SsrMode::Async
+                />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/settings")
+                    view=lifecycle::ClusterSettings
+                    ssr=SsrMode::Async
+                />
+                <Route
+                    path=path!("/projects/:project/clusters/:cluster/revisions")
+                    view=lifecycle::ClusterRevisions
                     ssr=SsrMode::Async
                 />
             </Routes>

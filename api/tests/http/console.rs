@@ -1242,3 +1242,138 @@ async fn held_delete_approved(options: PgPoolOptions, connect: PgConnectOptions,
     assert!(cluster["deletion_requested_at"].is_string() || cluster["code"] == "not_found", "{cluster}");
     browser.close().await;
 }
+
+/// A cluster's lifecycle pages: an etcd snapshot taken and followed on its
+/// Operation's page, the spec history with what a change changed, a node
+/// replaced from its pool's page, a held request withdrawn, and a restore
+/// confirmed by the cluster's name.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn lifecycle_pages_take_snapshots_replace_nodes_and_withdraw(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = BackgroundAgent::start(
+        AgentConfig::new("eu-central-1", zones("eu-central-1")),
+        Transport::Postgres(t.pool.clone()),
+    );
+    let browser = Browser::start("lifecycle", true).await;
+    sign_up(&t, &browser, "ada@example.com", "acme").await;
+    running_cluster(&t, "ada@example.com").await;
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let (token, org) = (session["access_token"].as_str().unwrap(), session["organization"].as_str().unwrap());
+    let cluster = format!("{}/projects/shop/clusters/prod", t.base);
+
+    // A snapshot on request: its Operation's page follows it to the end.
+    browser.goto(&format!("{cluster}/snapshots")).await;
+    browser.check("snapshots-before").await;
+    browser.submit("main form button.secondary").await;
+    let operation = browser.path().await;
+    assert!(operation.starts_with("/operations/op_"), "{operation}");
+    assert!(browser.body_text().await.contains("cluster snapshot of cluster prod"), "{}", browser.body_text().await);
+    eventually(60, "the snapshot to be taken", async || {
+        browser.goto(&format!("{}{operation}", t.base)).await;
+        browser.text("#operation-summary").await.contains("succeeded")
+    })
+    .await;
+    assert!(!browser.exists("#cancel-title").await, "a finished operation offers no cancel");
+    browser.check("snapshot-operation").await;
+    browser.goto(&format!("{cluster}/snapshots")).await;
+    assert!(browser.body_text().await.contains("on request"), "{}", browser.body_text().await);
+    browser.check("snapshots").await;
+
+    // The spec history says what a change changed.
+    let window =
+        json!({ "spec": { "maintenance_window": { "day": "sunday", "start_time": "03:00", "duration_hours": 4 } } });
+    let (status, body) =
+        t.send(t.request(reqwest::Method::PATCH, "/v1/projects/shop/clusters/prod", token).json(&window)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    browser.goto(&format!("{cluster}/revisions")).await;
+    browser.click("a[href$='revisions?generation=2']").await;
+    let diff = browser.text("section.plan").await;
+    assert!(diff.contains("What generation 2 changed from 1") && diff.contains("/maintenance_window"), "{diff}");
+    browser.check("revisions").await;
+
+    // Settings: a malformed exclusion and a CIDR with host bits are refused at their fields.
+    browser.goto(&format!("{cluster}/settings")).await;
+    assert_eq!(browser.source_value("#field-window_start").await, "03:00", "the window as it is");
+    browser.fill("#field-exclusions", "freeze 2027-01-04").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.text("#field-exclusions-error").await.contains("first day and the last day"));
+    browser.fill("#field-exclusions", "freeze 2027-01-04 2027-01-08").await;
+    browser.click("#field-firewall").await;
+    browser.fill("#field-allowed_addresses", "10.0.0.1/8").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.exists("#field-allowed_addresses[aria-invalid=true]").await, "{}", browser.body_text().await);
+    browser.check("settings-refused").await;
+    browser.fill("#field-allowed_addresses", "10.0.0.0/8").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.path().await.starts_with("/operations/op_"), "{}", browser.body_text().await);
+    let (_, now) = t.get("/v1/projects/shop/clusters/prod", token).await;
+    assert_eq!(now["spec"]["maintenance_exclusions"][0]["name"], "freeze", "{now}");
+    assert_eq!(now["spec"]["control_plane_firewall"]["allowed_addresses"], json!(["10.0.0.0/8"]), "{now}");
+    assert_eq!(now["spec"]["maintenance_window"]["day"], "sunday", "kept: {now}");
+    // A form shown before a colleague's change does not undo it.
+    browser.goto(&format!("{cluster}/settings")).await;
+    let theirs = json!({ "spec": { "maintenance_exclusions": [] } });
+    let (status, body) =
+        t.send(t.request(reqwest::Method::PATCH, "/v1/projects/shop/clusters/prod", token).json(&theirs)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.body_text().await.contains("Someone changed this cluster"), "{}", browser.body_text().await);
+    assert_eq!(browser.source_value("#field-exclusions").await, "", "shown as it now is");
+    let (_, now) = t.get("/v1/projects/shop/clusters/prod", token).await;
+    assert_eq!(now["spec"]["maintenance_exclusions"], json!([]), "{now}");
+
+    // One node replaced from the pool's page; unconfirmed first.
+    browser.goto(&format!("{cluster}/node-pools/workers")).await;
+    let chosen = browser
+        .execute("const s = document.querySelector('#field-nodes'); s.value = s.options[1].value; return s.value;")
+        .await;
+    assert!(chosen.as_str().is_some_and(|node| !node.is_empty() && node != "all"), "{chosen}");
+    browser.execute("document.querySelector('#field-recycle_confirm').removeAttribute('required')").await;
+    browser.submit("main form button.secondary").await;
+    assert!(browser.text("#field-recycle_confirm-error").await.contains("Confirm"), "{}", browser.body_text().await);
+    assert_eq!(browser.source_value("#field-nodes").await, chosen.as_str().unwrap(), "the choice is kept");
+    browser.check("recycle-refused").await;
+    browser.click("#field-recycle_confirm").await;
+    browser.submit("main form button.secondary").await;
+    let recycle = browser.path().await;
+    assert!(recycle.starts_with("/operations/op_"), "{recycle}");
+    assert!(browser.body_text().await.contains("node pool recycle of node pool workers"));
+    browser.check("recycle-operation").await;
+
+    // A delete the policy holds is withdrawn from its Operation's page.
+    let policy = json!({ "approvals": { "required_for": ["cluster_delete"] } });
+    let (status, body) =
+        t.send(t.request(reqwest::Method::PUT, &format!("/v1/orgs/{org}/policy"), token).json(&policy)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, held) = t.send(t.request(reqwest::Method::DELETE, "/v1/projects/shop/clusters/prod", token)).await;
+    assert_eq!((status, held["status"].as_str()), (StatusCode::ACCEPTED, Some("awaiting_approval")), "{held}");
+    let held = held["id"].as_str().unwrap().to_string();
+    browser.goto(&format!("{}/operations/{held}/approval", t.base)).await;
+    browser.click(&format!("main a[href='/operations/{held}']")).await;
+    assert_eq!(browser.text("#cancel-title").await, "Withdraw");
+    browser.click("#field-confirm").await;
+    browser.submit("main form button.danger").await;
+    assert!(browser.body_text().await.contains("The operation was cancelled."), "{}", browser.body_text().await);
+    assert!(browser.text("#operation-summary").await.contains("cancelled"));
+    browser.check("withdrawn").await;
+    let (_, cluster_now) = t.get("/v1/projects/shop/clusters/prod", token).await;
+    assert!(cluster_now["deletion_requested_at"].is_null(), "{cluster_now}");
+
+    // A restore is confirmed by the cluster's name, of a snapshot the cluster keeps.
+    browser.goto(&format!("{cluster}/snapshots/prod-etcd-20200101t000000z-1/restore")).await;
+    assert!(browser.body_text().await.contains("Not found"), "{}", browser.body_text().await);
+    browser.check_not_found("restore-unknown").await;
+    browser.goto(&format!("{cluster}/snapshots")).await;
+    browser.click("main a[aria-label^='Restore']").await;
+    browser.check("restore").await;
+    browser.fill("#field-confirm", "staging").await;
+    browser.submit("main form button.danger").await;
+    assert!(browser.text("#field-confirm-error").await.contains("exactly"), "{}", browser.body_text().await);
+    browser.fill("#field-confirm", "prod").await;
+    browser.submit("main form button.danger").await;
+    let restore = browser.path().await;
+    assert!(restore.starts_with("/operations/op_"), "{restore}: {}", browser.body_text().await);
+    assert!(browser.body_text().await.contains("cluster restore of cluster prod"), "{}", browser.body_text().await);
+    browser.check("restore-operation").await;
+    browser.close().await;
+}

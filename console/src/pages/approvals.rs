@@ -73,6 +73,7 @@ pub fn OperationApproval() -> impl IntoView {
             };
             let target = format!("{} {}", op.target.type_.replace('_', " "), op.target.name);
             let waiting = approval.state == types::ApprovalState::Awaiting;
+            let withdraw = super::lifecycle::operation_path(&operation);
             let decision = approval.decided_by.clone().map(|by| {
                 let at = approval.decided_at.map(when).unwrap_or_default();
                 let why = approval.reason.clone().map(|r| format!(": {r}")).unwrap_or_default();
@@ -116,6 +117,7 @@ pub fn OperationApproval() -> impl IntoView {
                         <Field label="Why (optional)" name="reason" autocomplete="off" errors=errors.clone()/>
                         <button type="submit">"Send the decision"</button>
                     </ActionForm>
+                    <p>"Asked for it yourself? Someone else decides; you can "<a href=withdraw.clone()>"withdraw the request"</a>" on its operation's page."</p>
                 })}
             }
             .into_any()

@@ -684,7 +684,7 @@ fn Operations(
                                 let error = op.error.as_ref().map(|e| e.message.clone());
                                 view! {
                                     <tr class:current=current aria-current=current.then_some("true")>
-                                        <td><code>{op.kind.clone()}</code></td>
+                                        <td><a href=super::lifecycle::operation_path(op.id.as_str())><code>{op.kind.clone()}</code></a></td>
                                         <td>{target}</td>
                                         <td>{operation_chip(op.status)}</td>
                                         <td>
@@ -1291,7 +1291,7 @@ fn project_crumbs(project: &str) -> Vec<(String, String)> {
 }
 
 /// The breadcrumbs of a page of cluster `name`: the project's, then the cluster.
-fn cluster_crumbs(project: &str, name: &str) -> Vec<(String, String)> {
+pub(crate) fn cluster_crumbs(project: &str, name: &str) -> Vec<(String, String)> {
     let mut crumbs = project_crumbs(project);
     crumbs.push((name.to_string(), cluster_path(project, name)));
     crumbs

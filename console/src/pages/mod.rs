@@ -7,6 +7,7 @@ pub(crate) mod approvals;
 pub(crate) mod billing;
 pub(crate) mod cicd;
 pub(crate) mod clusters;
+pub(crate) mod lifecycle;
 pub(crate) mod node_pools;
 pub(crate) mod org;
 pub(crate) mod projects;

@@ -345,7 +345,7 @@ pub async fn node_pool_update(
                 moke_sdk::encode_path(&cluster),
                 moke_sdk::encode_path(&node_pool)
             );
-            api.patch_json(&path, &serde_json::json!({ "spec": spec })).await?
+            api.patch_json(&path, &serde_json::json!({ "spec": spec }), None).await?
         };
         if let Some(held) = super::approvals::held(&op) {
             session.redirect(&held);
@@ -377,6 +377,82 @@ pub async fn node_pool_delete(
     Ok(())
 }
 
+/// Replaces the pool's nodes by surge (`nodes` = `all`), or one of them.
+#[server(prefix = "/console/fn", endpoint = "node_pool_recycle")]
+pub async fn node_pool_recycle(
+    csrf: String,
+    idempotency_key: String,
+    project: String,
+    cluster: String,
+    node_pool: String,
+    nodes: String,
+    recycle_confirm: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let mut fields = Fields::default();
+    let chosen = match nodes.as_str() {
+        "all" => None,
+        one => fields.parse::<types::NodeNamesItem>("nodes", one, "Choose a node of the pool.").map(|n| vec![n]),
+    };
+    if recycle_confirm.is_none() {
+        fields.problem("recycle_confirm", "Confirm that the nodes may be drained and replaced.");
+    }
+    fields.finish().map_err(|e| e.keep(&[("nodes", nodes.as_str())]))?;
+    let body = types::NodePoolRecycleRequest { nodes: chosen.map(types::NodeNames) };
+    let api = session.api().await?;
+    let op = api
+        .node_pool_recycle()
+        .project(&project)
+        .cluster(&cluster)
+        .node_pool(&node_pool)
+        .idempotency_key(idempotency_key)
+        .body(body)
+        .send()
+        .await?
+        .into_inner();
+    session.redirect(&super::lifecycle::operation_path(op.id.as_str()));
+    Ok(())
+}
+
+/// Drains and removes one node, with a replacement or lowering the count.
+#[server(prefix = "/console/fn", endpoint = "node_pool_node_delete")]
+pub async fn node_pool_node_delete(
+    csrf: String,
+    project: String,
+    cluster: String,
+    node_pool: String,
+    node: String,
+    replace: Option<String>,
+    remove_confirm: Option<String>,
+) -> Result<(), ConsoleError> {
+    let session = request_session();
+    session.check_csrf(&csrf)?;
+    let mut fields = Fields::default();
+    let chosen = fields.parse::<types::NodePoolNodeDeleteNode>("node", &node, "Choose a node of the pool.");
+    if remove_confirm.is_none() {
+        fields.problem("remove_confirm", "Confirm that the node may be drained and removed.");
+    }
+    fields.finish().map_err(|e| e.keep(&[("node", node.as_str())]))?;
+    let api = session.api().await?;
+    let op = api
+        .node_pool_node_delete()
+        .project(&project)
+        .cluster(&cluster)
+        .node_pool(&node_pool)
+        .node(chosen.expect("finish() refused a missing field"))
+        .replace(replace.is_some())
+        .send()
+        .await?
+        .into_inner();
+    // Removing a node without a replacement may wait for an approver.
+    let id = op.id.as_str().to_string();
+    let next = super::approvals::held(&serde_json::to_value(op).unwrap_or_default())
+        .unwrap_or_else(|| super::lifecycle::operation_path(&id));
+    session.redirect(&next);
+    Ok(())
+}
+
 /// `/projects/:project/clusters/:cluster/node-pools/:node_pool`.
 #[component]
 pub fn NodePool() -> impl IntoView {
@@ -386,6 +462,10 @@ pub fn NodePool() -> impl IntoView {
         ["spec.count", "spec.autoscaling.min_count", "spec.autoscaling.max_count", "spec.node_labels", "spec.taints"];
     let update_errors = FormErrors::new(action_error(update.value().get_untracked()), &order);
     let delete_errors = FormErrors::new(action_error(delete.value().get_untracked()), &["confirm"]);
+    let recycle = ServerAction::<NodePoolRecycle>::new();
+    let recycle_errors = FormErrors::new(action_error(recycle.value().get_untracked()), &["nodes", "recycle_confirm"]);
+    let remove = ServerAction::<NodePoolNodeDelete>::new();
+    let remove_errors = FormErrors::new(action_error(remove.value().get_untracked()), &["node", "remove_confirm"]);
     let (project, cluster, name) = (param("project"), param("cluster"), param("node_pool"));
     let notice = if super::query("created").is_some() {
         Some("The node pool is being created.")
@@ -424,6 +504,13 @@ pub fn NodePool() -> impl IntoView {
                 Err(error) => return error_view(&session, error),
             };
             let nodes: Vec<_> = nodes.into_iter().filter(|n| n.node_pool == pool.name).collect();
+            let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+            let mut every = vec![("all".to_string(), "Every node, one at a time".to_string(), true)];
+            every.extend(node_names.iter().map(|n| (n.clone(), n.clone(), false)));
+            let one: Vec<_> = node_names.iter().enumerate().map(|(i, n)| (n.clone(), n.clone(), i == 0)).collect();
+            let has_nodes = !node_names.is_empty();
+            let (n3, n4) = (pool.name.clone(), pool.name.clone());
+            let (p3, p4, c3, c4) = (project.clone(), project.clone(), cluster.clone(), cluster.clone());
             let autoscaling = pool.spec.autoscaling.clone();
             // After a refused change, as the person left it.
             let autoscale_ticked = if update_errors.is_empty() {
@@ -504,6 +591,38 @@ pub fn NodePool() -> impl IntoView {
                         <button type="submit">"Save"</button>
                     </ActionForm>
                 </section>
+                {has_nodes.then(|| view! {
+                    <section class="card" aria-labelledby="replace-title">
+                        <h2 id="replace-title">"Replace nodes"</h2>
+                        <p>"Each node is cordoned and drained, and a new one takes its place within the pool's surge and unavailability limits."</p>
+                        <FormAlert errors=recycle_errors.clone()/>
+                        <ActionForm action=recycle>
+                            <Csrf/>
+                            <IdempotencyKey/>
+                            <input type="hidden" name="project" value=p3/>
+                            <input type="hidden" name="cluster" value=c3/>
+                            <input type="hidden" name="node_pool" value=n3/>
+                            <Select label="Nodes to replace" name="nodes" error_name="nodes" errors=recycle_errors.clone() options=every/>
+                            <crate::ui::Choice label="Drain and replace them" name="recycle_confirm" errors=recycle_errors.clone() required=true/>
+                            <button type="submit" class="secondary">"Replace"</button>
+                        </ActionForm>
+                        <h3>"Remove one node"</h3>
+                        <FormAlert errors=remove_errors.clone()/>
+                        <ActionForm action=remove>
+                            <Csrf/>
+                            <input type="hidden" name="project" value=p4/>
+                            <input type="hidden" name="cluster" value=c4/>
+                            <input type="hidden" name="node_pool" value=n4/>
+                            <Select label="Node to remove" name="node" error_name="node" errors=remove_errors.clone() options=one/>
+                            <div class="choice">
+                                <input type="checkbox" id="field-replace" name="replace" value="yes" checked=true/>
+                                <label for="field-replace">"Add a replacement (else the pool shrinks by one)"</label>
+                            </div>
+                            <crate::ui::Choice label="Drain and remove this node" name="remove_confirm" errors=remove_errors.clone() required=true/>
+                            <button type="submit" class="danger">"Remove the node"</button>
+                        </ActionForm>
+                    </section>
+                })}
                 <section class="card danger" aria-labelledby="delete-pool-title">
                     <h2 id="delete-pool-title">"Delete this node pool"</h2>
                     <p>"Its nodes are drained and removed; workloads move to the cluster's other pools if they fit."</p>

@@ -40,6 +40,9 @@ pub(crate) fn ClusterTabs(project: String, cluster: String, current: &'static st
             <a href=format!("{base}/workloads") aria-current=mark("workloads")>"Workloads"</a>
             <a href=format!("{base}/kubeconfig") aria-current=mark("kubeconfig")>"Kubeconfig"</a>
             <a href=format!("{base}/events") aria-current=mark("events")>"Events"</a>
+            <a href=format!("{base}/snapshots") aria-current=mark("snapshots")>"Snapshots"</a>
+            <a href=format!("{base}/revisions") aria-current=mark("revisions")>"History"</a>
+            <a href=format!("{base}/settings") aria-current=mark("settings")>"Settings"</a>
         </nav>
     }
 }
