@@ -70,6 +70,15 @@ impl ConsoleError {
 
     /// Keeps what the person typed into the inputs `values` (no passwords
     /// or tokens: the error travels in the page's URL).
+    /// The problems the API named `from` shown at the input of `to` (a
+    /// rule over several inputs, shown beside the last of them).
+    pub fn shown_at(mut self, from: &str, to: &str) -> ConsoleError {
+        for problem in self.fields.iter_mut().filter(|p| p.field == from) {
+            problem.field = to.to_string();
+        }
+        self
+    }
+
     pub fn keep(mut self, values: &[(&str, &str)]) -> ConsoleError {
         self.values = values.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
         self

@@ -1322,6 +1322,18 @@ async fn lifecycle_pages_take_snapshots_replace_nodes_and_withdraw(options: PgPo
     let (_, now) = t.get("/v1/projects/shop/clusters/prod", token).await;
     assert_eq!(now["spec"]["maintenance_exclusions"], json!([]), "{now}");
 
+    // How the pool replaces nodes: not both limits 0 (refused at the field), then a faster one.
+    browser.goto(&format!("{cluster}/node-pools/workers")).await;
+    browser.fill("#field-max_surge", "0").await;
+    browser.fill("#field-max_unavailable", "0").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.exists("#field-max_unavailable[aria-invalid=true]").await, "{}", browser.body_text().await);
+    browser.fill("#field-max_surge", "2").await;
+    browser.fill("#field-max_unavailable", "1").await;
+    browser.submit("main form button[type=submit]").await;
+    let (_, pool) = t.get("/v1/projects/shop/clusters/prod/node-pools/workers", token).await;
+    assert_eq!(pool["spec"]["upgrade_policy"], json!({ "max_surge": 2, "max_unavailable": 1 }), "{pool}");
+
     // One node replaced from the pool's page; unconfirmed first.
     browser.goto(&format!("{cluster}/node-pools/workers")).await;
     let chosen = browser

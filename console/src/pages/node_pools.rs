@@ -302,10 +302,13 @@ pub async fn node_pool_update(
     max_count: Option<String>,
     node_labels: Option<String>,
     taints: Option<String>,
+    max_surge: Option<String>,
+    max_unavailable: Option<String>,
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
     let (node_labels, taints) = (node_labels.unwrap_or_default(), taints.unwrap_or_default());
+    let (max_surge, max_unavailable) = (max_surge.unwrap_or_default(), max_unavailable.unwrap_or_default());
     let (min_count, max_count) = (min_count.unwrap_or_default(), max_count.unwrap_or_default());
     let kept = [
         ("count", count.as_str()),
@@ -314,6 +317,8 @@ pub async fn node_pool_update(
         ("max_count", max_count.as_str()),
         ("node_labels", node_labels.as_str()),
         ("taints", taints.as_str()),
+        ("max_surge", max_surge.as_str()),
+        ("max_unavailable", max_unavailable.as_str()),
     ];
     let updated = async {
         let mut fields = Fields::default();
@@ -321,12 +326,19 @@ pub async fn node_pool_update(
         let size = parse_size(&mut fields, &count, autoscale, &min_count, &max_count);
         let labels = parse_labels(&mut fields, &node_labels);
         let taints = parse_taints(&mut fields, &taints);
+        let surge = fields.parse::<i64>("spec.upgrade_policy.max_surge", &max_surge, "Enter 0 to 10 nodes.");
+        let unavailable =
+            fields.parse::<i64>("spec.upgrade_policy.max_unavailable", &max_unavailable, "Enter 0 to 10 nodes.");
         fields.finish()?;
+        let upgrade_policy = surge
+            .zip(unavailable)
+            .map(|(max_surge, max_unavailable)| types::UpgradePolicy { max_surge, max_unavailable });
         let spec = types::NodePoolSpecPatch {
             autoscaling: size.autoscaling,
             count: size.count,
             node_labels: Some(labels),
             taints: Some(taints),
+            upgrade_policy,
             ..Default::default()
         };
         let api = session.api().await?;
@@ -354,7 +366,10 @@ pub async fn node_pool_update(
         session.redirect(&format!("{}?saved=1", pool_path(&project, &cluster, &node_pool)));
         Ok(())
     };
-    updated.await.map_err(|e: ConsoleError| e.keep(&kept))
+    updated.await.map_err(|e: ConsoleError| {
+        // "Not both 0" is a rule over the two numbers: shown at the second.
+        e.shown_at("spec.upgrade_policy", "spec.upgrade_policy.max_unavailable").keep(&kept)
+    })
 }
 
 #[server(prefix = "/console/fn", endpoint = "node_pool_delete")]
@@ -458,8 +473,15 @@ pub async fn node_pool_node_delete(
 pub fn NodePool() -> impl IntoView {
     let update = ServerAction::<NodePoolUpdate>::new();
     let delete = ServerAction::<NodePoolDelete>::new();
-    let order =
-        ["spec.count", "spec.autoscaling.min_count", "spec.autoscaling.max_count", "spec.node_labels", "spec.taints"];
+    let order = [
+        "spec.count",
+        "spec.autoscaling.min_count",
+        "spec.autoscaling.max_count",
+        "spec.node_labels",
+        "spec.taints",
+        "spec.upgrade_policy.max_surge",
+        "spec.upgrade_policy.max_unavailable",
+    ];
     let update_errors = FormErrors::new(action_error(update.value().get_untracked()), &order);
     let delete_errors = FormErrors::new(action_error(delete.value().get_untracked()), &["confirm"]);
     let recycle = ServerAction::<NodePoolRecycle>::new();
@@ -588,6 +610,14 @@ pub fn NodePool() -> impl IntoView {
                             value=labels errors=update_errors.clone()/>
                         <TextArea label="Taints" name="taints" error_name="spec.taints" hint=TAINTS_HINT rows=3 optional=true
                             value=taints errors=update_errors.clone()/>
+                        <fieldset>
+                            <legend>"Replacing nodes (upgrades, recycles, machine-type changes)"</legend>
+                            <Field label="Extra nodes at once (surge)" name="max_surge" error_name="spec.upgrade_policy.max_surge" kind="number" min="0" max="10"
+                                value=pool.spec.upgrade_policy.max_surge.to_string() errors=update_errors.clone()/>
+                            <Field label="Nodes down at once (unavailable)" name="max_unavailable" error_name="spec.upgrade_policy.max_unavailable" kind="number" min="0" max="10"
+                                value=pool.spec.upgrade_policy.max_unavailable.to_string() hint="Not both 0: a replacement needs room to move."
+                                errors=update_errors.clone()/>
+                        </fieldset>
                         <button type="submit">"Save"</button>
                     </ActionForm>
                 </section>
