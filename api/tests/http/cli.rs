@@ -35,6 +35,7 @@ impl Cli {
         let output = tokio::process::Command::new(&self.binary)
             .args(args)
             .env_clear()
+            .current_dir(self.home.path())
             .env("HOME", self.home.path())
             .env("PATH", path)
             .envs(env.iter().copied())
@@ -143,6 +144,25 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
         ])
         .await;
     assert_eq!(pool["status"], "succeeded", "{pool}");
+
+    // The month's invoice, by the names people reach for: listed, then downloaded as PDF and CSV
+    // (its usage reported now, if the region has not yet).
+    let now = chrono::Utc::now();
+    let cluster_id = cluster["target"]["id"].as_str().unwrap();
+    let _ = t.report_usage_as(cluster_id, None, "", now - chrono::Duration::seconds(5), now, "cli").await;
+    let invoices = cli.json(&["billing", "invoices"]).await;
+    let draft = invoices[0]["id"].as_str().unwrap_or_else(|| panic!("a draft: {invoices}")).to_string();
+    assert_eq!(invoices[0]["status"], "draft", "{invoices}");
+    let saved = cli.ok(&["billing", "download", "--invoice", &draft]).await;
+    assert!(saved.is_empty(), "the file's name goes to stderr: {saved}");
+    let month = now.format("%Y-%m");
+    let pdf = std::fs::read(cli.path(&format!("moke-invoice-{month}-draft.pdf"))).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    let csv = cli.ok(&["billing", "invoice", "csv", "--invoice", &draft, "--file", "-"]).await;
+    assert!(csv.lines().next().is_some_and(|header| header.contains("amount")), "{csv}");
+    let (ok, _, err) =
+        cli.run(&["billing", "download", "--invoice", "inv_00000000000000000000000000000000"], &[]).await;
+    assert!(!ok && err.contains("404"), "{err}");
     let scale = cli.path("scale.json");
     std::fs::write(&scale, serde_json::json!({ "spec": { "count": 3 } }).to_string()).unwrap();
     let args = ["node-pool", "update", "--project", "shop", "--cluster", "prod", "--node-pool", "workers"];

@@ -3,10 +3,12 @@
 //! Every API operation is a command generated from the OpenAPI document
 //! (`generated_cli.rs`, placed in the tree by [`paths::command_path`]);
 //! hand-written commands beside them sign in, save kubeconfigs, act as
-//! kubectl's credential plugin, wait for operations and deploy manifests.
+//! kubectl's credential plugin, wait for operations, deploy manifests and
+//! download invoices.
 
 mod cmd_api;
 mod cmd_auth;
+mod cmd_billing;
 mod cmd_deploy;
 mod cmd_estimate;
 mod cmd_kubeconfig;
@@ -36,6 +38,9 @@ enum Custom {
     OperationWait,
     Deploy,
     Api,
+    BillingDownload,
+    InvoicePdf,
+    InvoiceCsv,
     Version,
     Completion,
 }
@@ -58,6 +63,17 @@ fn custom_commands() -> Vec<(&'static str, Custom, Command)> {
         ("operation wait", Custom::OperationWait, cmd_operation::Wait::augment_args(Command::new("wait"))),
         ("deploy", Custom::Deploy, cmd_deploy::Deploy::augment_args(Command::new("deploy"))),
         ("api", Custom::Api, cmd_api::Api::augment_args(Command::new("api"))),
+        ("billing download", Custom::BillingDownload, cmd_billing::Download::augment_args(Command::new("download"))),
+        (
+            "billing invoice pdf",
+            Custom::InvoicePdf,
+            cmd_billing::Download::augment_args(Command::new("pdf")).mut_arg("format", |a| a.hide(true)),
+        ),
+        (
+            "billing invoice csv",
+            Custom::InvoiceCsv,
+            cmd_billing::Download::augment_args(Command::new("csv")).mut_arg("format", |a| a.hide(true)),
+        ),
         ("version", Custom::Version, Command::new("version").about("Print the CLI's version")),
         (
             "completion",
@@ -154,6 +170,10 @@ fn tree(default_org: Option<&str>) -> Node {
         {
             let org = org.to_string();
             command = command.mut_arg("org", |arg| arg.required(false).default_value(org));
+        }
+        if matches!(operation, CliCommand::InvoiceList) {
+            // The name people reach for first.
+            root.insert("billing invoices", Leaf::Generated(operation), shortcuts(operation, command.clone()));
         }
         root.insert(path, Leaf::Generated(operation), shortcuts(operation, command));
     }
@@ -365,6 +385,9 @@ async fn run_custom(
         Custom::OperationWait => cmd_operation::Wait::from_arg_matches(matches)?.run(profile, printer).await,
         Custom::Deploy => cmd_deploy::Deploy::from_arg_matches(matches)?.run(profile, printer).await,
         Custom::Api => cmd_api::Api::from_arg_matches(matches)?.run(profile).await,
+        Custom::BillingDownload => cmd_billing::Download::from_arg_matches(matches)?.run(profile).await,
+        Custom::InvoicePdf => cmd_billing::Download::from_arg_matches(matches)?.in_format("pdf").run(profile).await,
+        Custom::InvoiceCsv => cmd_billing::Download::from_arg_matches(matches)?.in_format("csv").run(profile).await,
         Custom::Version => {
             println!("moke {}", env!("CARGO_PKG_VERSION"));
             Ok(ExitCode::SUCCESS)

@@ -57,8 +57,10 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::CreditGrantList => Some("billing credit list"),
         CliCommand::InvoiceList => Some("billing invoice list"),
         CliCommand::InvoiceView => Some("billing invoice view"),
-        CliCommand::InvoiceCsvView => Some("billing invoice csv"),
-        CliCommand::InvoicePdfView => Some("billing invoice pdf"),
+        // Files, not answers to print: the hand-written `billing download`
+        // (also at `billing invoice csv|pdf`) writes them.
+        CliCommand::InvoiceCsvView => None,
+        CliCommand::InvoicePdfView => None,
         CliCommand::CredentialPolicyView => Some("org credential-policy view"),
         CliCommand::OrgPolicyView => Some("org policy view"),
         CliCommand::OrgPolicyUpdate => Some("org policy update"),
