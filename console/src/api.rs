@@ -30,9 +30,32 @@ impl Api {
         body: &serde_json::Value,
         if_match: Option<&str>,
     ) -> Result<serde_json::Value, ConsoleError> {
+        self.send_json(reqwest::Method::PATCH, path, body, if_match).await
+    }
+
+    /// A PUT of a document the form built as JSON, so that every rule is
+    /// the API's and its refusals name the fields (the SDK's types would
+    /// refuse some values before sending, without a field); as
+    /// [`Api::patch_json`] otherwise.
+    pub(crate) async fn put_json(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+        if_match: Option<&str>,
+    ) -> Result<serde_json::Value, ConsoleError> {
+        self.send_json(reqwest::Method::PUT, path, body, if_match).await
+    }
+
+    async fn send_json(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &serde_json::Value,
+        if_match: Option<&str>,
+    ) -> Result<serde_json::Value, ConsoleError> {
         let url = reqwest::Url::parse(&format!("{}{path}", self.base_url))
             .map_err(|_| ConsoleError::new(400, "Invalid input", "The address could not be built."))?;
-        let mut request = self.client.raw_request(reqwest::Method::PATCH, url).json(body);
+        let mut request = self.client.raw_request(method, url).json(body);
         if let Some(etag) = if_match {
             request = request.header(reqwest::header::IF_MATCH, etag);
         }

@@ -8,8 +8,8 @@ use leptos_router::{SsrMode, path};
 use moke_sdk::types;
 
 use crate::pages::{
-    access, account, approvals, billing, cicd, clusters, lifecycle, node_pools, org, projects, service_account, sso,
-    sso_signin, webhooks, workloads,
+    access, account, approvals, billing, cicd, clusters, lifecycle, node_pools, org, policy, projects, service_account,
+    sso, sso_signin, webhooks, workloads,
 };
 use crate::session::request_session;
 use crate::ui::{Csrf, error_view};
@@ -106,6 +106,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/org/billing/invoices/:invoice") view=billing::Invoice ssr=SsrMode::Async/>
                 <Route path=path!("/org/sso") view=sso::Sso ssr=SsrMode::Async/>
                 <Route path=path!("/org/audit") view=org::Audit ssr=SsrMode::Async/>
+                <Route path=path!("/org/policy") view=policy::OrgPolicy ssr=SsrMode::Async/>
                 <Route path=path!("/org/webhooks") view=webhooks::Webhooks ssr=SsrMode::Async/>
                 <Route path=path!("/org/webhooks/:endpoint") view=webhooks::WebhookDeliveries ssr=SsrMode::Async/>
                 <Route path=path!("/projects/:project") view=projects::Project ssr=SsrMode::Async/>

@@ -587,6 +587,10 @@ pub fn org_policy_version(v: OrgPolicyVersion) -> pb::OrgPolicyVersion {
         }),
         created_by: v.created_by,
         create_time: time(v.created_at),
+        deploy: Some(pb::DeployRules {
+            allowed_image_prefixes: v.deploy.allowed_image_prefixes,
+            allowed_branches: v.deploy.allowed_branches,
+        }),
     }
 }
 
@@ -645,7 +649,11 @@ pub fn org_policy_update(r: pb::UpdateOrgPolicyRequest) -> Result<OrgPolicyUpdat
                 .map_err(|_| super::status(Error::invalid_field("effective_time", "invalid", "an RFC 3339 time")))?,
         ),
     };
-    Ok(OrgPolicyUpdate { approvals, limits, effective_at })
+    let deploy = r.deploy.map_or_else(DeployRules::default, |d| DeployRules {
+        allowed_image_prefixes: d.allowed_image_prefixes,
+        allowed_branches: d.allowed_branches,
+    });
+    Ok(OrgPolicyUpdate { approvals, limits, deploy, effective_at })
 }
 
 pub fn approval(a: ApprovalView) -> pb::Approval {

@@ -155,6 +155,84 @@ pub struct DisruptionLimits {
     pub max_per_region: Option<i64>,
 }
 
+/// What may be deployed anywhere in the organization, over each project's
+/// own deploy policy (both must allow a deploy).
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    async_graphql::SimpleObject,
+    async_graphql::InputObject,
+)]
+#[serde(deny_unknown_fields)]
+#[graphql(input_name = "DeployRulesInput")]
+pub struct DeployRules {
+    /// Every Deployment's image (by the API, by a manifest or by a CI
+    /// webhook) must start with one of these registry paths, each ending
+    /// in `/` (e.g. `registry.acme.com/`); empty: any image. Up to 20.
+    #[serde(default)]
+    #[graphql(default)]
+    #[schema(value_type = ImagePrefixList)]
+    pub allowed_image_prefixes: Vec<String>,
+    /// CI webhooks deploy only from these branches (exact names), besides
+    /// what the project allows; empty: the project decides. Up to 20.
+    #[serde(default)]
+    #[graphql(default)]
+    #[schema(value_type = BranchList)]
+    pub allowed_branches: Vec<String>,
+}
+
+/// The characters of a registry path prefix, and its most; the server
+/// checks the same as the document states.
+pub const IMAGE_PREFIX_PATTERN: &str = r"^[A-Za-z0-9._:@/-]{0,254}/$";
+/// The characters of a branch name the policy can list.
+pub const BRANCH_PATTERN: &str = r"^[A-Za-z0-9._/@+-]{1,255}$";
+
+/// Whether `prefix` is a registry path prefix [`IMAGE_PREFIX_PATTERN`] allows.
+pub fn is_image_prefix(prefix: &str) -> bool {
+    prefix.len() <= 255
+        && prefix.ends_with('/')
+        && prefix.bytes().all(|b| b.is_ascii_alphanumeric() || b"._:@/-".contains(&b))
+}
+
+/// Whether `branch` is a branch name [`BRANCH_PATTERN`] allows.
+pub fn is_branch_name(branch: &str) -> bool {
+    (1..=255).contains(&branch.len()) && branch.bytes().all(|b| b.is_ascii_alphanumeric() || b"._/@+-".contains(&b))
+}
+
+/// A list of up to 20 distinct strings matching `pattern`, for the document.
+fn string_list(pattern: &str, description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let item = ObjectBuilder::new().schema_type(Type::String).pattern(Some(pattern)).description(Some(description));
+    ArrayBuilder::new().items(item).max_items(Some(20)).unique_items(true).into()
+}
+
+/// The OpenAPI schema of the policy's image prefixes.
+pub struct ImagePrefixList;
+
+impl utoipa::PartialSchema for ImagePrefixList {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        string_list(IMAGE_PREFIX_PATTERN, "A registry path ending in '/', e.g. registry.acme.com/shop/.")
+    }
+}
+
+impl ToSchema for ImagePrefixList {}
+
+/// The OpenAPI schema of the policy's branches.
+pub struct BranchList;
+
+impl utoipa::PartialSchema for BranchList {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        string_list(BRANCH_PATTERN, "A branch name, e.g. main or release/2.x.")
+    }
+}
+
+impl ToSchema for BranchList {}
+
 /// A new version of the organization's policy. It is in force from
 /// `effective_at` until a later version's; versions are never changed.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
@@ -166,6 +244,9 @@ pub struct OrgPolicyUpdate {
     #[serde(default)]
     #[graphql(default)]
     pub limits: DisruptionLimits,
+    #[serde(default)]
+    #[graphql(default)]
+    pub deploy: DeployRules,
     /// When it takes effect: now when omitted; at most 90 days ahead and 5
     /// minutes behind (taken as now). From then on it is in force over
     /// every version before it, scheduled ones included (one scheduled
@@ -181,6 +262,7 @@ pub struct OrgPolicyVersion {
     pub effective_at: DateTime<Utc>,
     pub approvals: ApprovalPolicy,
     pub limits: DisruptionLimits,
+    pub deploy: DeployRules,
     /// Who wrote it (`usr_…`).
     pub created_by: String,
     pub created_at: DateTime<Utc>,

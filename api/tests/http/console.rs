@@ -1352,11 +1352,25 @@ async fn lifecycle_pages_take_snapshots_replace_nodes_and_withdraw(options: PgPo
     assert!(browser.body_text().await.contains("node pool recycle of node pool workers"));
     browser.check("recycle-operation").await;
 
+    // The change policy, written on its page: a registry path without its '/' is refused at its
+    // field, with the rules as they were ticked; then saved as version 1.
+    browser.goto(&format!("{}/org/policy", t.base)).await;
+    assert!(browser.body_text().await.contains("No policy yet"), "{}", browser.body_text().await);
+    browser.click("#field-rule_cluster_delete").await;
+    browser.fill("#field-allowed_image_prefixes", "registry.example.com").await;
+    browser.submit("main form button[type=submit]").await;
+    assert!(browser.exists("#field-allowed_image_prefixes[aria-invalid=true]").await, "{}", browser.body_text().await);
+    assert!(browser.exists("#field-rule_cluster_delete:checked").await, "the ticked rule is kept");
+    browser.check("policy-refused").await;
+    browser.fill("#field-allowed_image_prefixes", "").await;
+    browser.submit("main form button[type=submit]").await;
+    let page = browser.body_text().await;
+    assert!(page.contains("The new version is saved.") && page.contains("cluster delete"), "{page}");
+    browser.check("policy").await;
+    let (_, policy) = t.get(&format!("/v1/orgs/{org}/policy"), token).await;
+    assert_eq!(policy["in_force"]["approvals"]["required_for"], json!(["cluster_delete"]), "{policy}");
+
     // A delete the policy holds is withdrawn from its Operation's page.
-    let policy = json!({ "approvals": { "required_for": ["cluster_delete"] } });
-    let (status, body) =
-        t.send(t.request(reqwest::Method::PUT, &format!("/v1/orgs/{org}/policy"), token).json(&policy)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
     let (status, held) = t.send(t.request(reqwest::Method::DELETE, "/v1/projects/shop/clusters/prod", token)).await;
     assert_eq!((status, held["status"].as_str()), (StatusCode::ACCEPTED, Some("awaiting_approval")), "{held}");
     let held = held["id"].as_str().unwrap().to_string();

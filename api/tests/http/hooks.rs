@@ -448,3 +448,69 @@ async fn deploy_hooks_page(options: PgPoolOptions, connect: PgConnectOptions) {
         owner.walk_pages(&hooks).await.iter().map(|h| h["name"].as_str().unwrap().to_string()).collect();
     assert_eq!(names, ["ci-b", "ci-a", "ci-c"], "in creation order");
 }
+
+/// The organization's policy narrows what may be deployed on every path:
+/// images from its registries only (a create, an update, a CI delivery),
+/// CI deliveries from its branches only; a rollback goes back as it was; the
+/// change's audit event names the version that allowed it.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_organization_policy_narrows_images_and_branches(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let tenant = crate::common::Tenant { org: s.owner.org.clone(), token: s.owner.token.clone() };
+    let (_, ada) = t.member(&tenant, "ada@acme.test", "owner").await;
+    let ada = s.owner.with_token(&ada);
+    let policy = ada.org_path("/policy");
+
+    // Bad rules are refused by field: a bare host would allow "host.evil.example".
+    let bad = json!({ "deploy": { "allowed_image_prefixes": ["registry.example.com"], "allowed_branches": ["main", "main"] } });
+    let problem = ada.put::<Value>(&policy, bad).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["deploy.allowed_image_prefixes[0]", "deploy.allowed_branches[1]"]);
+
+    // Version 1: only the organization's own registry.
+    let v1 = json!({ "deploy": { "allowed_image_prefixes": ["registry.acme.internal/"] } });
+    ada.put::<Value>(&policy, v1).await.expect(StatusCode::OK);
+    let update = json!({ "spec": { "image": "registry.example.com/shop/web:2", "replicas": 2 } });
+    let problem =
+        s.owner.patch::<OperationView>(&s.deployment_path, update.clone()).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["spec.image"]);
+    assert!(problem.errors[0].message.contains("(version 1)"), "{problem:?}");
+    let deployments = s.deployment_path.trim_end_matches("/web").to_string();
+    let elsewhere = json!({ "name": "api", "spec": { "image": "docker.io/library/nginx:1", "replicas": 1 } });
+    s.owner.post::<OperationView>(&deployments, elsewhere).await.refused(StatusCode::BAD_REQUEST);
+    let (url, secret) = hook(
+        &s,
+        json!({ "name": "ci", "rules": [{ "repository": "acme/web", "target": { "cluster": "prod", "deployment": "web" } }],
+                "image_template": "registry.example.com/shop/web:{sha}" }),
+    )
+    .await;
+    let body = json!({ "image": "registry.example.com/shop/web:3", "repository": "acme/web" }).to_string();
+    let refused =
+        standard::<OperationView>(&t, &url, &secret, "p1", now(), &body).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(refused.fields(), ["spec.image"], "{refused:?}");
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:1", "nothing changed");
+
+    // Version 2: the registry again, but CI deploys only from release branches.
+    let v2 = json!({ "deploy": { "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": ["release"] } });
+    ada.put::<Value>(&policy, v2).await.expect(StatusCode::OK);
+    let op: OperationView = s.owner.patch(&s.deployment_path, update).await.expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
+    let (_, details): (uuid::Uuid, Value) = sqlx::query_as(
+        "SELECT principal_id, details FROM audit_events WHERE action = 'deployment.update' ORDER BY id DESC LIMIT 1",
+    )
+    .fetch_one(&t.pool)
+    .await
+    .unwrap();
+    assert_eq!(details["policy_version"], 2, "{details}");
+    let run = json!({ "action": "completed", "repository": { "full_name": "acme/web" },
+                      "workflow_run": { "conclusion": "success", "head_branch": "main", "head_sha": "abc123" } })
+    .to_string();
+    let github = delivery(&t, &url)
+        .header("x-github-event", "workflow_run")
+        .header("x-github-delivery", "g1")
+        .header("x-hub-signature-256", github_signature(&secret, run.as_bytes()))
+        .body(run);
+    let ignored: HookAnswer = t.anonymous().send(github).await.expect(StatusCode::OK);
+    assert_eq!(ignored.outcome, "ignored", "main is the project's, not the organization's: {ignored:?}");
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:2");
+}

@@ -10,6 +10,7 @@ pub(crate) mod clusters;
 pub(crate) mod lifecycle;
 pub(crate) mod node_pools;
 pub(crate) mod org;
+pub(crate) mod policy;
 pub(crate) mod projects;
 pub(crate) mod service_account;
 pub(crate) mod sso;

@@ -39,6 +39,7 @@ pub(crate) fn OrgTabs(current: &'static str) -> impl IntoView {
             <a href="/org/billing" aria-current=mark("billing")>"Billing"</a>
             <a href="/org/webhooks" aria-current=mark("webhooks")>"Event webhooks"</a>
             <a href="/org/sso" aria-current=mark("sso")>"Single sign-on"</a>
+            <a href="/org/policy" aria-current=mark("policy")>"Change policy"</a>
             <a href="/org/audit" aria-current=mark("audit")>"Audit log"</a>
         </nav>
     }

@@ -1103,6 +1103,74 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "`BranchList`"]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BranchList(pub ::std::vec::Vec<BranchListItem>);
+    impl ::std::ops::Deref for BranchList {
+        type Target = ::std::vec::Vec<BranchListItem>;
+        fn deref(&self) -> &::std::vec::Vec<BranchListItem> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BranchList> for ::std::vec::Vec<BranchListItem> {
+        fn from(value: BranchList) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::vec::Vec<BranchListItem>> for BranchList {
+        fn from(value: ::std::vec::Vec<BranchListItem>) -> Self {
+            Self(value)
+        }
+    }
+    #[doc = "A branch name, e.g. main or release/2.x."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct BranchListItem(::std::string::String);
+    impl ::std::ops::Deref for BranchListItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<BranchListItem> for ::std::string::String {
+        fn from(value: BranchListItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for BranchListItem {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Za-z0-9._/@+-]{1,255}$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9._/@+-]{1,255}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for BranchListItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for BranchListItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BranchListItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "A threshold this month's usage reached."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct BudgetAlert {
@@ -3373,6 +3441,24 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "What may be deployed anywhere in the organization, over each project's\nown deploy policy (both must allow a deploy)."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct DeployRules {
+        #[doc = "CI webhooks deploy only from these branches (exact names), besides\nwhat the project allows; empty: the project decides. Up to 20."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub allowed_branches: ::std::option::Option<BranchList>,
+        #[doc = "Every Deployment's image (by the API, by a manifest or by a CI\nwebhook) must start with one of these registry paths, each ending\nin `/` (e.g. `registry.acme.com/`); empty: any image. Up to 20."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub allowed_image_prefixes: ::std::option::Option<ImagePrefixList>,
+    }
+    impl DeployRules {
+        pub fn builder() -> builder::DeployRules {
+            Default::default()
+        }
+    }
     #[doc = "Create a deployment from exactly one of `spec` (the portable contract)\nor `manifest` (a Kubernetes `apps/v1` Deployment as a JSON object)."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
@@ -5080,6 +5166,74 @@ pub mod types {
     impl HookTarget {
         pub fn builder() -> builder::HookTarget {
             Default::default()
+        }
+    }
+    #[doc = "`ImagePrefixList`"]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ImagePrefixList(pub ::std::vec::Vec<ImagePrefixListItem>);
+    impl ::std::ops::Deref for ImagePrefixList {
+        type Target = ::std::vec::Vec<ImagePrefixListItem>;
+        fn deref(&self) -> &::std::vec::Vec<ImagePrefixListItem> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ImagePrefixList> for ::std::vec::Vec<ImagePrefixListItem> {
+        fn from(value: ImagePrefixList) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::vec::Vec<ImagePrefixListItem>> for ImagePrefixList {
+        fn from(value: ::std::vec::Vec<ImagePrefixListItem>) -> Self {
+            Self(value)
+        }
+    }
+    #[doc = "A registry path ending in '/', e.g. registry.acme.com/shop/."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ImagePrefixListItem(::std::string::String);
+    impl ::std::ops::Deref for ImagePrefixListItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ImagePrefixListItem> for ::std::string::String {
+        fn from(value: ImagePrefixListItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ImagePrefixListItem {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Za-z0-9._:@/-]{0,254}/$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9._:@/-]{0,254}/$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ImagePrefixListItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ImagePrefixListItem {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ImagePrefixListItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "`InvitationCreate`"]
@@ -7617,6 +7771,8 @@ pub mod types {
     pub struct OrgPolicyUpdate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub approvals: ::std::option::Option<ApprovalPolicy>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub deploy: ::std::option::Option<DeployRules>,
         #[doc = "When it takes effect: now when omitted; at most 90 days ahead and 5\nminutes behind (taken as now). From then on it is in force over\nevery version before it, scheduled ones included (one scheduled\nearlier still takes effect until then)."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub effective_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
@@ -7635,6 +7791,7 @@ pub mod types {
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         #[doc = "Who wrote it (`usr_…`)."]
         pub created_by: ::std::string::String,
+        pub deploy: DeployRules,
         pub effective_at: ::chrono::DateTime<::chrono::offset::Utc>,
         pub limits: DisruptionLimits,
         #[doc = "1, 2, …: what audit events name as `policy_version`."]
@@ -16420,6 +16577,55 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct DeployRules {
+            allowed_branches: ::std::result::Result<::std::option::Option<super::BranchList>, ::std::string::String>,
+            allowed_image_prefixes:
+                ::std::result::Result<::std::option::Option<super::ImagePrefixList>, ::std::string::String>,
+        }
+        impl ::std::default::Default for DeployRules {
+            fn default() -> Self {
+                Self { allowed_branches: Ok(Default::default()), allowed_image_prefixes: Ok(Default::default()) }
+            }
+        }
+        impl DeployRules {
+            pub fn allowed_branches<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::BranchList>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.allowed_branches =
+                    value.try_into().map_err(|e| format!("error converting supplied value for allowed_branches: {e}"));
+                self
+            }
+            pub fn allowed_image_prefixes<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::ImagePrefixList>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.allowed_image_prefixes = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for allowed_image_prefixes: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<DeployRules> for super::DeployRules {
+            type Error = super::error::ConversionError;
+            fn try_from(value: DeployRules) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    allowed_branches: value.allowed_branches?,
+                    allowed_image_prefixes: value.allowed_image_prefixes?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::DeployRules> for DeployRules {
+            fn from(value: super::DeployRules) -> Self {
+                Self {
+                    allowed_branches: Ok(value.allowed_branches),
+                    allowed_image_prefixes: Ok(value.allowed_image_prefixes),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct DeploymentCreate {
             labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
             manifest: ::std::result::Result<
@@ -21758,6 +21964,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct OrgPolicyUpdate {
             approvals: ::std::result::Result<::std::option::Option<super::ApprovalPolicy>, ::std::string::String>,
+            deploy: ::std::result::Result<::std::option::Option<super::DeployRules>, ::std::string::String>,
             effective_at: ::std::result::Result<
                 ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
                 ::std::string::String,
@@ -21768,6 +21975,7 @@ pub mod types {
             fn default() -> Self {
                 Self {
                     approvals: Ok(Default::default()),
+                    deploy: Ok(Default::default()),
                     effective_at: Ok(Default::default()),
                     limits: Ok(Default::default()),
                 }
@@ -21781,6 +21989,14 @@ pub mod types {
             {
                 self.approvals =
                     value.try_into().map_err(|e| format!("error converting supplied value for approvals: {e}"));
+                self
+            }
+            pub fn deploy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::DeployRules>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.deploy = value.try_into().map_err(|e| format!("error converting supplied value for deploy: {e}"));
                 self
             }
             pub fn effective_at<T>(mut self, value: T) -> Self
@@ -21804,12 +22020,22 @@ pub mod types {
         impl ::std::convert::TryFrom<OrgPolicyUpdate> for super::OrgPolicyUpdate {
             type Error = super::error::ConversionError;
             fn try_from(value: OrgPolicyUpdate) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { approvals: value.approvals?, effective_at: value.effective_at?, limits: value.limits? })
+                Ok(Self {
+                    approvals: value.approvals?,
+                    deploy: value.deploy?,
+                    effective_at: value.effective_at?,
+                    limits: value.limits?,
+                })
             }
         }
         impl ::std::convert::From<super::OrgPolicyUpdate> for OrgPolicyUpdate {
             fn from(value: super::OrgPolicyUpdate) -> Self {
-                Self { approvals: Ok(value.approvals), effective_at: Ok(value.effective_at), limits: Ok(value.limits) }
+                Self {
+                    approvals: Ok(value.approvals),
+                    deploy: Ok(value.deploy),
+                    effective_at: Ok(value.effective_at),
+                    limits: Ok(value.limits),
+                }
             }
         }
         #[derive(Clone, Debug)]
@@ -21817,6 +22043,7 @@ pub mod types {
             approvals: ::std::result::Result<super::ApprovalPolicy, ::std::string::String>,
             created_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             created_by: ::std::result::Result<::std::string::String, ::std::string::String>,
+            deploy: ::std::result::Result<super::DeployRules, ::std::string::String>,
             effective_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
             limits: ::std::result::Result<super::DisruptionLimits, ::std::string::String>,
             version: ::std::result::Result<i64, ::std::string::String>,
@@ -21827,6 +22054,7 @@ pub mod types {
                     approvals: Err("no value supplied for approvals".to_string()),
                     created_at: Err("no value supplied for created_at".to_string()),
                     created_by: Err("no value supplied for created_by".to_string()),
+                    deploy: Err("no value supplied for deploy".to_string()),
                     effective_at: Err("no value supplied for effective_at".to_string()),
                     limits: Err("no value supplied for limits".to_string()),
                     version: Err("no value supplied for version".to_string()),
@@ -21859,6 +22087,14 @@ pub mod types {
             {
                 self.created_by =
                     value.try_into().map_err(|e| format!("error converting supplied value for created_by: {e}"));
+                self
+            }
+            pub fn deploy<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::DeployRules>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.deploy = value.try_into().map_err(|e| format!("error converting supplied value for deploy: {e}"));
                 self
             }
             pub fn effective_at<T>(mut self, value: T) -> Self
@@ -21895,6 +22131,7 @@ pub mod types {
                     approvals: value.approvals?,
                     created_at: value.created_at?,
                     created_by: value.created_by?,
+                    deploy: value.deploy?,
                     effective_at: value.effective_at?,
                     limits: value.limits?,
                     version: value.version?,
@@ -21907,6 +22144,7 @@ pub mod types {
                     approvals: Ok(value.approvals),
                     created_at: Ok(value.created_at),
                     created_by: Ok(value.created_by),
+                    deploy: Ok(value.deploy),
                     effective_at: Ok(value.effective_at),
                     limits: Ok(value.limits),
                     version: Ok(value.version),

@@ -585,7 +585,10 @@ impl App {
         let body: Value = serde_json::from_slice(delivery.body)
             .map_err(|e| Error::Malformed(format!("the body is not JSON: {e}")))?;
         let mut conn = self.db().acquire().await?;
-        let policy = policy_of(&mut conn, row.project_id).await?;
+        let mut policy = policy_of(&mut conn, row.project_id).await?;
+        // The organization's policy narrows the branches further (its image rule applies to every deploy).
+        policy.allowed_branches =
+            crate::app::kernel::policy::deploy_branches(&mut conn, row.org_id, policy.allowed_branches).await?;
         drop(conn);
         let read = match provider {
             ("github", event) => read_github(&event, delivery_id, &body, &policy.allowed_branches),

@@ -3,7 +3,9 @@
 //! its transaction: its disruption limits refuse a change past them (409
 //! `policy_limit`, naming the rule and version), its approval rules hold
 //! changes for approval (`infra::approvals`), and the change's audit event
-//! records the version that allowed it (`policy_version`).
+//! records the version that allowed it (`policy_version`). Its deploy rules
+//! refuse a Deployment's image from elsewhere ([`check_image`], on every
+//! path that sets one) and narrow the branches CI webhooks deploy from.
 
 use chrono::{DateTime, Duration, Utc};
 use moke_iam::Action;
@@ -17,7 +19,10 @@ use crate::app::kernel::audit::{self, AuditRecord};
 use crate::app::region::command::ChangeKind;
 use crate::app::{App, Error, PageRequest, RequestContext, Result};
 use crate::ids::OrgId;
-use crate::model::{ApprovalPolicy, DisruptionLimits, OrgPolicyUpdate, OrgPolicyVersion, OrgPolicyView, Page};
+use crate::model::{
+    ApprovalPolicy, DeployRules, DisruptionLimits, OrgPolicyUpdate, OrgPolicyVersion, OrgPolicyView, Page,
+    is_branch_name, is_image_prefix,
+};
 
 /// How far ahead a version may be scheduled.
 const MAX_SCHEDULE_DAYS: i64 = 90;
@@ -27,6 +32,9 @@ const MAX_SCHEDULE_DAYS: i64 = 90;
 struct PolicyStored {
     approvals: ApprovalPolicy,
     limits: DisruptionLimits,
+    /// Absent from versions written before deploy rules: none.
+    #[serde(default)]
+    deploy: DeployRules,
 }
 
 /// A version of an organization's policy, as a change evaluates it.
@@ -35,6 +43,7 @@ pub(in crate::app) struct PolicyInForce {
     pub version: i64,
     pub approvals: ApprovalPolicy,
     pub limits: DisruptionLimits,
+    pub deploy: DeployRules,
 }
 
 #[derive(sqlx::FromRow)]
@@ -52,12 +61,13 @@ impl PolicyRow {
     }
 
     fn into_view(self) -> Result<OrgPolicyVersion> {
-        let PolicyStored { approvals, limits } = self.document()?;
+        let PolicyStored { approvals, limits, deploy } = self.document()?;
         Ok(OrgPolicyVersion {
             version: i64::from(self.version),
             effective_at: self.effective_at,
             approvals,
             limits,
+            deploy,
             created_by: self.created_by,
             created_at: self.created_at,
         })
@@ -74,8 +84,49 @@ pub(in crate::app) async fn in_force(conn: &mut PgConnection, org: Uuid) -> Resu
     .fetch_optional(conn)
     .await?;
     let Some(row) = row else { return Ok(None) };
-    let PolicyStored { approvals, limits } = row.document()?;
-    Ok(Some(PolicyInForce { version: i64::from(row.version), approvals, limits }))
+    let PolicyStored { approvals, limits, deploy } = row.document()?;
+    Ok(Some(PolicyInForce { version: i64::from(row.version), approvals, limits, deploy }))
+}
+
+/// Refuses `image` (the Deployment's `field`) unless the deploy rules of
+/// `org`'s policy in force allow it; the version whose rules it passed.
+pub(in crate::app) async fn check_image(
+    conn: &mut PgConnection,
+    org: Uuid,
+    image: &str,
+    field: &str,
+) -> Result<Option<i64>> {
+    let Some(policy) = in_force(conn, org).await? else { return Ok(None) };
+    let prefixes = &policy.deploy.allowed_image_prefixes;
+    if !prefixes.is_empty() && !prefixes.iter().any(|prefix| image.starts_with(prefix.as_str())) {
+        return Err(Error::invalid_field(
+            field,
+            "not_allowed",
+            format!(
+                "{image:?} is not from a registry that deploy.allowed_image_prefixes of the organization's policy \
+                 (version {}) allows: {}",
+                policy.version,
+                prefixes.join(", ")
+            ),
+        ));
+    }
+    Ok(Some(policy.version))
+}
+
+/// The branches CI webhooks of `org` may deploy from: the project's, and
+/// only those the policy in force allows too.
+pub(in crate::app) async fn deploy_branches(
+    conn: &mut PgConnection,
+    org: Uuid,
+    project_allows: Vec<String>,
+) -> Result<Vec<String>> {
+    let Some(policy) = in_force(conn, org).await? else { return Ok(project_allows) };
+    let allowed = &policy.deploy.allowed_branches;
+    Ok(if allowed.is_empty() {
+        project_allows
+    } else {
+        project_allows.into_iter().filter(|b| allowed.contains(b)).collect()
+    })
 }
 
 /// Every version of `org`'s policy, newest first.
@@ -188,6 +239,38 @@ fn check(input: &OrgPolicyUpdate, now: DateTime<Utc>) -> Result<()> {
     if let Some(max) = input.limits.max_per_region {
         v.check((1..=1000).contains(&max), "limits.max_per_region", "out_of_range", "must be between 1 and 1000");
     }
+    let deploy = &input.deploy;
+    v.check(deploy.allowed_image_prefixes.len() <= 20, "deploy.allowed_image_prefixes", "too_many", "at most 20");
+    for (i, prefix) in deploy.allowed_image_prefixes.iter().enumerate() {
+        // A bare host would also allow "host.evil.example": prefixes end at a path separator.
+        v.check(
+            is_image_prefix(prefix),
+            format!("deploy.allowed_image_prefixes[{i}]"),
+            "invalid",
+            "a registry path ending in '/', e.g. registry.acme.com/shop/",
+        );
+        v.check(
+            !deploy.allowed_image_prefixes[..i].contains(prefix),
+            format!("deploy.allowed_image_prefixes[{i}]"),
+            "duplicate",
+            "listed twice",
+        );
+    }
+    v.check(deploy.allowed_branches.len() <= 20, "deploy.allowed_branches", "too_many", "at most 20");
+    for (i, branch) in deploy.allowed_branches.iter().enumerate() {
+        v.check(
+            is_branch_name(branch),
+            format!("deploy.allowed_branches[{i}]"),
+            "invalid",
+            "a branch name: letters, digits and . _ / @ + -",
+        );
+        v.check(
+            !deploy.allowed_branches[..i].contains(branch),
+            format!("deploy.allowed_branches[{i}]"),
+            "duplicate",
+            "listed twice",
+        );
+    }
     if let Some(at) = input.effective_at {
         v.check(
             at <= now + Duration::days(MAX_SCHEDULE_DAYS),
@@ -248,7 +331,7 @@ impl App {
         let version = latest.as_ref().map_or(1, |l| l.version + 1);
         // Never in the past: an audit event names the version in force when it was written.
         let effective_at = input.effective_at.unwrap_or(now).max(now);
-        let stored = PolicyStored { approvals: input.approvals, limits: input.limits };
+        let stored = PolicyStored { approvals: input.approvals, limits: input.limits, deploy: input.deploy };
         let document = serde_json::to_value(&stored).map_err(|e| Error::Internal(e.into()))?;
         sqlx::query(
             "INSERT INTO org_policies (org_id, version, effective_at, document, created_by)

@@ -16,6 +16,7 @@ use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::kernel::changes::RegionalChange;
 use crate::app::kernel::jsonb;
+use crate::app::kernel::policy;
 use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::region::observed::ObservedStored;
 use crate::app::workloads::store::deployments::{
@@ -210,6 +211,7 @@ impl App {
                 return Err(Error::conflict("deleting", "the cluster is being deleted"));
             }
             self.check_workload_quotas(&mut tx, &cluster_row, 1, requested_cpu(&spec)).await?;
+            policy::check_image(&mut tx, cluster_row.org_id, &spec.image, "spec.image").await?;
             let id = DeploymentId::generate();
             let new = NewDeployment {
                 id: id.uuid(),
@@ -398,6 +400,10 @@ impl App {
         labels: Option<Labels>,
     ) -> Result<OperationView> {
         let changed = spec != *current;
+        if spec.image != current.image && kind != ChangeKind::DeploymentRollback {
+            // A rollback goes back to an image once allowed; anything new passes today's rules.
+            policy::check_image(tx, cluster_row.org_id, &spec.image, "spec.image").await?;
+        }
         let cpu_delta = requested_cpu(&spec) - row.requested_cpu_millis;
         if changed && cpu_delta > 0 {
             self.check_workload_quotas(tx, cluster_row, 0, cpu_delta).await?;

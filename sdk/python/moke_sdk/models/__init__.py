@@ -50,6 +50,7 @@ from .deploy_hook_secret_rotate import DeployHookSecretRotate
 from .deploy_hook_view import DeployHookView
 from .deploy_policy import DeployPolicy
 from .deploy_policy_view import DeployPolicyView
+from .deploy_rules import DeployRules
 from .deployment_create import DeploymentCreate
 from .deployment_create_manifest_type_0 import DeploymentCreateManifestType0
 from .deployment_metrics import DeploymentMetrics
@@ -306,6 +307,7 @@ __all__ = (
     "DeploymentView",
     "DeployPolicy",
     "DeployPolicyView",
+    "DeployRules",
     "DeviceAuthorizationCreate",
     "DeviceAuthorizationCreated",
     "DeviceAuthorizationView",

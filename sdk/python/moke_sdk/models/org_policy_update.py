@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.approval_policy import ApprovalPolicy
+    from ..models.deploy_rules import DeployRules
     from ..models.disruption_limits import DisruptionLimits
 
 
@@ -27,6 +28,8 @@ class OrgPolicyUpdate:
                 etcd restores, node-pool recycles, node removals, and node-pool and
                 cluster deletions, from when they are queued until they finish. A change
                 past a limit is refused (409 `policy_limit`, naming the rule).
+            deploy (DeployRules | Unset): What may be deployed anywhere in the organization, over each project's
+                own deploy policy (both must allow a deploy).
             effective_at (datetime.datetime | None | Unset): When it takes effect: now when omitted; at most 90 days ahead
                 and 5
                 minutes behind (taken as now). From then on it is in force over
@@ -36,6 +39,7 @@ class OrgPolicyUpdate:
 
     approvals: ApprovalPolicy | Unset = UNSET
     limits: DisruptionLimits | Unset = UNSET
+    deploy: DeployRules | Unset = UNSET
     effective_at: datetime.datetime | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,6 +50,10 @@ class OrgPolicyUpdate:
         limits: dict[str, Any] | Unset = UNSET
         if not isinstance(self.limits, Unset):
             limits = self.limits.to_dict()
+
+        deploy: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.deploy, Unset):
+            deploy = self.deploy.to_dict()
 
         effective_at: None | str | Unset
         if isinstance(self.effective_at, Unset):
@@ -62,6 +70,8 @@ class OrgPolicyUpdate:
             field_dict["approvals"] = approvals
         if limits is not UNSET:
             field_dict["limits"] = limits
+        if deploy is not UNSET:
+            field_dict["deploy"] = deploy
         if effective_at is not UNSET:
             field_dict["effective_at"] = effective_at
 
@@ -70,6 +80,7 @@ class OrgPolicyUpdate:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.approval_policy import ApprovalPolicy  # noqa: PLC0415
+        from ..models.deploy_rules import DeployRules  # noqa: PLC0415
         from ..models.disruption_limits import DisruptionLimits  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -86,6 +97,13 @@ class OrgPolicyUpdate:
             limits = UNSET
         else:
             limits = DisruptionLimits.from_dict(_limits)
+
+        _deploy = d.pop("deploy", UNSET)
+        deploy: DeployRules | Unset
+        if isinstance(_deploy, Unset):
+            deploy = UNSET
+        else:
+            deploy = DeployRules.from_dict(_deploy)
 
         def _parse_effective_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -107,6 +125,7 @@ class OrgPolicyUpdate:
         org_policy_update = cls(
             approvals=approvals,
             limits=limits,
+            deploy=deploy,
             effective_at=effective_at,
         )
 

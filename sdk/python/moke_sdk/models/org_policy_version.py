@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
     from ..models.approval_policy import ApprovalPolicy
+    from ..models.deploy_rules import DeployRules
     from ..models.disruption_limits import DisruptionLimits
 
 
@@ -27,6 +28,8 @@ class OrgPolicyVersion:
             etcd restores, node-pool recycles, node removals, and node-pool and
             cluster deletions, from when they are queued until they finish. A change
             past a limit is refused (409 `policy_limit`, naming the rule).
+        deploy (DeployRules): What may be deployed anywhere in the organization, over each project's
+            own deploy policy (both must allow a deploy).
         created_by (str): Who wrote it (`usr_…`).
         created_at (datetime.datetime):
     """
@@ -35,6 +38,7 @@ class OrgPolicyVersion:
     effective_at: datetime.datetime
     approvals: ApprovalPolicy
     limits: DisruptionLimits
+    deploy: DeployRules
     created_by: str
     created_at: datetime.datetime
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -48,6 +52,8 @@ class OrgPolicyVersion:
 
         limits = self.limits.to_dict()
 
+        deploy = self.deploy.to_dict()
+
         created_by = self.created_by
 
         created_at = self.created_at.isoformat()
@@ -60,6 +66,7 @@ class OrgPolicyVersion:
                 "effective_at": effective_at,
                 "approvals": approvals,
                 "limits": limits,
+                "deploy": deploy,
                 "created_by": created_by,
                 "created_at": created_at,
             }
@@ -70,6 +77,7 @@ class OrgPolicyVersion:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.approval_policy import ApprovalPolicy  # noqa: PLC0415
+        from ..models.deploy_rules import DeployRules  # noqa: PLC0415
         from ..models.disruption_limits import DisruptionLimits  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -81,6 +89,8 @@ class OrgPolicyVersion:
 
         limits = DisruptionLimits.from_dict(d.pop("limits"))
 
+        deploy = DeployRules.from_dict(d.pop("deploy"))
+
         created_by = d.pop("created_by")
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
@@ -90,6 +100,7 @@ class OrgPolicyVersion:
             effective_at=effective_at,
             approvals=approvals,
             limits=limits,
+            deploy=deploy,
             created_by=created_by,
             created_at=created_at,
         )

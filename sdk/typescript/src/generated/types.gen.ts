@@ -205,6 +205,8 @@ export type BillingBalanceView = {
     generated_at: string;
 };
 
+export type BranchList = Array<string>;
+
 /**
  * A threshold this month's usage reached.
  */
@@ -743,6 +745,24 @@ export type DeployPolicyView = {
 };
 
 /**
+ * What may be deployed anywhere in the organization, over each project's
+ * own deploy policy (both must allow a deploy).
+ */
+export type DeployRules = {
+    /**
+     * Every Deployment's image (by the API, by a manifest or by a CI
+     * webhook) must start with one of these registry paths, each ending
+     * in `/` (e.g. `registry.acme.com/`); empty: any image. Up to 20.
+     */
+    allowed_image_prefixes?: ImagePrefixList;
+    /**
+     * CI webhooks deploy only from these branches (exact names), besides
+     * what the project allows; empty: the project decides. Up to 20.
+     */
+    allowed_branches?: BranchList;
+};
+
+/**
  * Create a deployment from exactly one of `spec` (the portable contract)
  * or `manifest` (a Kubernetes `apps/v1` Deployment as a JSON object).
  */
@@ -1249,6 +1269,8 @@ export type HookTarget = {
      */
     deployment: string;
 };
+
+export type ImagePrefixList = Array<string>;
 
 export type InvitationCreate = {
     /**
@@ -1867,6 +1889,7 @@ export type OrgPlanView = {
 export type OrgPolicyUpdate = {
     approvals?: ApprovalPolicy;
     limits?: DisruptionLimits;
+    deploy?: DeployRules;
     /**
      * When it takes effect: now when omitted; at most 90 days ahead and 5
      * minutes behind (taken as now). From then on it is in force over
@@ -1887,6 +1910,7 @@ export type OrgPolicyVersion = {
     effective_at: string;
     approvals: ApprovalPolicy;
     limits: DisruptionLimits;
+    deploy: DeployRules;
     /**
      * Who wrote it (`usr_…`).
      */
