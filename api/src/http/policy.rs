@@ -36,10 +36,13 @@ async fn org_policy_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): 
 
 /// Write the next version of the organization's change policy (owners who
 /// are people; a service account is refused, 403 `not_a_person`):
-/// which changes wait for approval and who approves them, and how many
-/// disruptive operations run at once. It takes effect at `effective_at`
-/// (now by default); versions are never changed, and every change's audit
-/// event names the version that allowed it.
+/// which changes wait for approval and who approves them, how many
+/// disruptive operations run at once, and what may be deployed. The body
+/// is the whole version: a part left out takes its defaults (no rule), so
+/// send the parts to keep as `GET` shows them, with its ETag as
+/// `If-Match`. It takes effect at `effective_at` (now by default);
+/// versions are never changed, and every change's audit event names the
+/// version that allowed it.
 #[utoipa::path(put, path = "/v1/orgs/{org}/policy", operation_id = "org_policy_update", tag = "policy",
     params(("org" = String, Path, description = "Organization id"), IfMatchHeader),
     request_body = OrgPolicyUpdate, security(("bearer" = [])),

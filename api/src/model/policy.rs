@@ -171,32 +171,82 @@ pub struct DisruptionLimits {
 #[serde(deny_unknown_fields)]
 #[graphql(input_name = "DeployRulesInput")]
 pub struct DeployRules {
-    /// Every Deployment's image (by the API, by a manifest or by a CI
-    /// webhook) must start with one of these registry paths, each ending
-    /// in `/` (e.g. `registry.acme.com/`); empty: any image. Up to 20.
+    /// Every Deployment's image (by the API, by a manifest, by a CI webhook
+    /// or by a person's rollback) must start with one of these registry
+    /// paths, each a registry host and path ending in `/` (e.g.
+    /// `registry.acme.com/`); an image named without a registry is
+    /// `docker.io/…` (`docker.io/library/…` for one name). A Deployment
+    /// keeps an image it ran before the rule until its image changes, and
+    /// a failed rollout's automatic rollback returns to its last good one.
+    /// Empty: any image. Up to 20.
     #[serde(default)]
     #[graphql(default)]
     #[schema(value_type = ImagePrefixList)]
     pub allowed_image_prefixes: Vec<String>,
     /// CI webhooks deploy only from these branches (exact names), besides
-    /// what the project allows; empty: the project decides. Up to 20.
+    /// what the project allows: a delivery that names no branch (a tag, a
+    /// package, a plain Standard Webhooks delivery) deploys nothing then.
+    /// Empty: the project decides. Up to 20.
     #[serde(default)]
     #[graphql(default)]
     #[schema(value_type = BranchList)]
     pub allowed_branches: Vec<String>,
 }
 
-/// The characters of a registry path prefix, and its most; the server
-/// checks the same as the document states.
-pub const IMAGE_PREFIX_PATTERN: &str = r"^[A-Za-z0-9._:@/-]{0,254}/$";
+/// A registry path prefix: a registry host (a domain name with a dot, or
+/// `localhost`, lowercase, with an optional port) and any repository path
+/// components after it, ending in `/`. The server checks exactly this, and
+/// at most 255 characters.
+pub const IMAGE_PREFIX_PATTERN: &str = r"^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)(:[0-9]{1,5})?/([a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*/)*$";
 /// The characters of a branch name the policy can list.
 pub const BRANCH_PATTERN: &str = r"^[A-Za-z0-9._/@+-]{1,255}$";
 
 /// Whether `prefix` is a registry path prefix [`IMAGE_PREFIX_PATTERN`] allows.
 pub fn is_image_prefix(prefix: &str) -> bool {
-    prefix.len() <= 255
-        && prefix.ends_with('/')
-        && prefix.bytes().all(|b| b.is_ascii_alphanumeric() || b"._:@/-".contains(&b))
+    let Some(path) = prefix.strip_suffix('/').filter(|_| prefix.len() <= 255) else { return false };
+    let mut parts = path.split('/');
+    let host = parts.next().unwrap_or_default();
+    let (name, port) = match host.split_once(':') {
+        Some((name, port)) => (name, Some(port)),
+        None => (host, None),
+    };
+    let label = |l: &str| {
+        !l.is_empty()
+            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    let name_ok = name == "localhost" || (name.contains('.') && name.split('.').all(label));
+    let port_ok = port.is_none_or(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    name_ok && port_ok && parts.all(is_path_component)
+}
+
+/// A repository path component as registries name them:
+/// `[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*`.
+fn is_path_component(component: &str) -> bool {
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let bytes = component.as_bytes();
+    if bytes.is_empty() || !alnum(bytes[0]) || !alnum(bytes[bytes.len() - 1]) {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        if alnum(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        // A separator between two alphanumeric runs: `.`, `_`, `__` or dashes.
+        let start = i;
+        while i < bytes.len() && !alnum(bytes[i]) {
+            i += 1;
+        }
+        match &component[start..i] {
+            "." | "_" | "__" => {}
+            dashes if dashes.bytes().all(|b| b == b'-') => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Whether `branch` is a branch name [`BRANCH_PATTERN`] allows.
@@ -207,7 +257,11 @@ pub fn is_branch_name(branch: &str) -> bool {
 /// A list of up to 20 distinct strings matching `pattern`, for the document.
 fn string_list(pattern: &str, description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
-    let item = ObjectBuilder::new().schema_type(Type::String).pattern(Some(pattern)).description(Some(description));
+    let item = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(pattern))
+        .max_length(Some(255))
+        .description(Some(description));
     ArrayBuilder::new().items(item).max_items(Some(20)).unique_items(true).into()
 }
 
@@ -216,7 +270,7 @@ pub struct ImagePrefixList;
 
 impl utoipa::PartialSchema for ImagePrefixList {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        string_list(IMAGE_PREFIX_PATTERN, "A registry path ending in '/', e.g. registry.acme.com/shop/.")
+        string_list(IMAGE_PREFIX_PATTERN, "A registry host and path ending in '/', e.g. registry.acme.com/shop/.")
     }
 }
 
@@ -365,5 +419,39 @@ impl ApprovalView {
     /// for: the changes, and each Operation's spec diff and steps.
     async fn plan(&self) -> async_graphql::Json<&DryRunView> {
         async_graphql::Json(&self.plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_prefixes_name_a_registry_host_and_path() {
+        for ok in ["registry.acme.com/", "localhost:5000/team/", "r.io/a__b/c-d--e/f.g/", "docker.io/library/"] {
+            assert!(is_image_prefix(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "/",
+            "registry.acme.com",
+            "acme/",
+            "Registry.acme.com/",
+            "registry.acme.com/../",
+            "registry.acme.com/a._b/",
+            "-r.io/",
+            "r.io:123456/",
+            "r..io/",
+            "r.io//",
+        ] {
+            assert!(!is_image_prefix(bad), "{bad}");
+        }
+        assert!(!is_image_prefix(&format!("r.io/{}/", "a".repeat(250))), "at most 255 characters");
+    }
+
+    #[test]
+    fn branch_names_are_plain() {
+        assert!(is_branch_name("release/2.x") && is_branch_name("main"));
+        assert!(!is_branch_name("") && !is_branch_name("a b") && !is_branch_name(&"a".repeat(256)));
     }
 }

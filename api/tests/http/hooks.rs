@@ -467,17 +467,37 @@ async fn the_organization_policy_narrows_images_and_branches(options: PgPoolOpti
     let problem = ada.put::<Value>(&policy, bad).await.refused(StatusCode::BAD_REQUEST);
     assert_eq!(problem.fields(), ["deploy.allowed_image_prefixes[0]", "deploy.allowed_branches[1]"]);
 
-    // Version 1: only the organization's own registry.
-    let v1 = json!({ "deploy": { "allowed_image_prefixes": ["registry.acme.internal/"] } });
+    // A prefix must name a registry host: `acme/` would mean Docker Hub's acme.
+    let hub = json!({ "deploy": { "allowed_image_prefixes": ["acme/", "Registry.example.com/"] } });
+    let problem = ada.put::<Value>(&policy, hub).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["deploy.allowed_image_prefixes[0]", "deploy.allowed_image_prefixes[1]"]);
+
+    // Before any rule, web moves to a second revision.
+    let second = json!({ "spec": { "image": "registry.example.com/shop/web:1b", "replicas": 2 } });
+    let op: OperationView = s.owner.patch(&s.deployment_path, second).await.expect(StatusCode::ACCEPTED);
+    wait(&s.owner, &op).await;
+
+    // Version 1: only the organization's own registry (and Docker Hub's official images).
+    let v1 = json!({ "deploy": { "allowed_image_prefixes": ["registry.acme.internal/", "docker.io/library/"] } });
     ada.put::<Value>(&policy, v1).await.expect(StatusCode::OK);
+    // A person's rollback to an image the rule refuses is refused too.
+    let back =
+        s.owner.post::<OperationView>(&format!("{}/rollback", s.deployment_path), json!({ "revision": 1 })).await;
+    assert_eq!(back.refused(StatusCode::BAD_REQUEST).fields(), ["spec.image"]);
     let update = json!({ "spec": { "image": "registry.example.com/shop/web:2", "replicas": 2 } });
     let problem =
         s.owner.patch::<OperationView>(&s.deployment_path, update.clone()).await.refused(StatusCode::BAD_REQUEST);
     assert_eq!(problem.fields(), ["spec.image"]);
     assert!(problem.errors[0].message.contains("(version 1)"), "{problem:?}");
     let deployments = s.deployment_path.trim_end_matches("/web").to_string();
-    let elsewhere = json!({ "name": "api", "spec": { "image": "docker.io/library/nginx:1", "replicas": 1 } });
-    s.owner.post::<OperationView>(&deployments, elsewhere).await.refused(StatusCode::BAD_REQUEST);
+    for image in ["docker.io/acme/api:1", "acme/api:1", "registry.acme.internal/../other/api:1"] {
+        let elsewhere = json!({ "name": "api", "spec": { "image": image, "replicas": 1 } });
+        let refused = s.owner.post::<OperationView>(&deployments, elsewhere).await.refused(StatusCode::BAD_REQUEST);
+        assert_eq!(refused.fields(), ["spec.image"], "{image}");
+    }
+    // `nginx` is docker.io/library/nginx, which the rule allows.
+    let official = json!({ "name": "api", "spec": { "image": "nginx:1", "replicas": 1 } });
+    s.owner.post::<OperationView>(&deployments, official).await.expect(StatusCode::ACCEPTED);
     let (url, secret) = hook(
         &s,
         json!({ "name": "ci", "rules": [{ "repository": "acme/web", "target": { "cluster": "prod", "deployment": "web" } }],
@@ -488,7 +508,7 @@ async fn the_organization_policy_narrows_images_and_branches(options: PgPoolOpti
     let refused =
         standard::<OperationView>(&t, &url, &secret, "p1", now(), &body).await.refused(StatusCode::BAD_REQUEST);
     assert_eq!(refused.fields(), ["spec.image"], "{refused:?}");
-    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:1", "nothing changed");
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:1b", "nothing changed");
 
     // Version 2: the registry again, but CI deploys only from release branches.
     let v2 = json!({ "deploy": { "allowed_image_prefixes": ["registry.example.com/shop/"], "allowed_branches": ["release"] } });
@@ -512,5 +532,42 @@ async fn the_organization_policy_narrows_images_and_branches(options: PgPoolOpti
         .body(run);
     let ignored: HookAnswer = t.anonymous().send(github).await.expect(StatusCode::OK);
     assert_eq!(ignored.outcome, "ignored", "main is the project's, not the organization's: {ignored:?}");
+    // A delivery that names no branch (a plain Standard Webhooks one) deploys nothing under a branch rule.
+    let plain = json!({ "image": "registry.example.com/shop/web:4", "repository": "acme/web" }).to_string();
+    let ignored: HookAnswer = standard(&t, &url, &secret, "p2", now(), &plain).await.expect(StatusCode::OK);
+    assert_eq!(ignored.outcome, "ignored", "{ignored:?}");
     assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:2");
+}
+
+/// A pull request's workflow run, or a fork's, names a head branch its
+/// author chose: it never deploys, whatever the branch is called.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn pull_request_runs_never_deploy(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let s = setup(&t).await;
+    let (url, secret) = hook(
+        &s,
+        json!({ "name": "ci", "rules": [{ "repository": "acme/web", "target": { "cluster": "prod", "deployment": "web" } }],
+                "image_template": "registry.example.com/shop/web:{sha}" }),
+    )
+    .await;
+    let runs = [
+        json!({ "event": "pull_request", "head_repository": { "full_name": "acme/web" } }),
+        json!({ "event": "push", "head_repository": { "full_name": "mallory/web" } }),
+    ];
+    for (n, run) in runs.into_iter().enumerate() {
+        let mut workflow_run = json!({ "conclusion": "success", "head_branch": "main", "head_sha": "evil" });
+        workflow_run.as_object_mut().unwrap().extend(run.as_object().unwrap().clone());
+        let body =
+            json!({ "action": "completed", "repository": { "full_name": "acme/web" }, "workflow_run": workflow_run })
+                .to_string();
+        let github = delivery(&t, &url)
+            .header("x-github-event", "workflow_run")
+            .header("x-github-delivery", format!("pr-{n}"))
+            .header("x-hub-signature-256", github_signature(&secret, body.as_bytes()))
+            .body(body);
+        let ignored: HookAnswer = t.anonymous().send(github).await.expect(StatusCode::OK);
+        assert_eq!(ignored.outcome, "ignored", "{ignored:?}");
+    }
+    assert_eq!(s.web().await.spec.image, "registry.example.com/shop/web:1");
 }

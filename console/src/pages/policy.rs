@@ -211,16 +211,19 @@ pub fn OrgPolicy() -> impl IntoView {
                 Err(error) => return error_view(&session, error),
             };
             let current = policy.in_force.clone();
-            // After a refused write, as the person left it; else as the version in force.
+            // The form starts from the newest version written (a scheduled one, if any), so that
+            // saving never drops rules written after the one in force.
+            let newest = policy.scheduled.iter().chain(current.iter()).max_by_key(|v| v.version).cloned();
+            // After a refused write, as the person left it; else as the newest version.
             let value = |input: &str, now: String| errors.value(input).unwrap_or(now);
             let chosen: Vec<String> = match errors.value("rules") {
                 Some(kept) => kept.split(',').filter(|r| !r.is_empty()).map(str::to_string).collect(),
-                None => current
+                None => newest
                     .as_ref()
                     .map(|v| v.approvals.required_for.iter().map(|r| r.to_string()).collect())
                     .unwrap_or_default(),
             };
-            let approvals = current.as_ref().map(|v| &v.approvals);
+            let approvals = newest.as_ref().map(|v| &v.approvals);
             let percent = value(
                 "scale_down_over_percent",
                 approvals.map_or("50".into(), |a| a.scale_down_over_percent.to_string()),
@@ -231,7 +234,7 @@ pub fn OrgPolicy() -> impl IntoView {
             );
             let hours =
                 value("expires_after_hours", approvals.map_or("24".into(), |a| a.expires_after_hours.to_string()));
-            let limits = current.as_ref().map(|v| &v.limits);
+            let limits = newest.as_ref().map(|v| &v.limits);
             let per_cluster = value(
                 "max_per_cluster",
                 limits.and_then(|l| l.max_per_cluster).map(|m| m.to_string()).unwrap_or_default(),
@@ -240,7 +243,7 @@ pub fn OrgPolicy() -> impl IntoView {
                 "max_per_region",
                 limits.and_then(|l| l.max_per_region).map(|m| m.to_string()).unwrap_or_default(),
             );
-            let deploy = current.as_ref().map(|v| &v.deploy);
+            let deploy = newest.as_ref().map(|v| &v.deploy);
             let prefixes = value(
                 "allowed_image_prefixes",
                 deploy.map(|d| strings(&d.allowed_image_prefixes).join("\n")).unwrap_or_default(),

@@ -1141,6 +1141,9 @@ pub mod types {
     impl ::std::str::FromStr for BranchListItem {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
                 ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Za-z0-9._/@+-]{1,255}$").unwrap());
             if PATTERN.find(value).is_none() {
@@ -3447,10 +3450,10 @@ pub mod types {
     )]
     #[serde(deny_unknown_fields)]
     pub struct DeployRules {
-        #[doc = "CI webhooks deploy only from these branches (exact names), besides\nwhat the project allows; empty: the project decides. Up to 20."]
+        #[doc = "CI webhooks deploy only from these branches (exact names), besides\nwhat the project allows: a delivery that names no branch (a tag, a\npackage, a plain Standard Webhooks delivery) deploys nothing then.\nEmpty: the project decides. Up to 20."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub allowed_branches: ::std::option::Option<BranchList>,
-        #[doc = "Every Deployment's image (by the API, by a manifest or by a CI\nwebhook) must start with one of these registry paths, each ending\nin `/` (e.g. `registry.acme.com/`); empty: any image. Up to 20."]
+        #[doc = "Every Deployment's image (by the API, by a manifest, by a CI webhook\nor by a person's rollback) must start with one of these registry\npaths, each a registry host and path ending in `/` (e.g.\n`registry.acme.com/`); an image named without a registry is\n`docker.io/…` (`docker.io/library/…` for one name). A Deployment\nkeeps an image it ran before the rule until its image changes, and\na failed rollout's automatic rollback returns to its last good one.\nEmpty: any image. Up to 20."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub allowed_image_prefixes: ::std::option::Option<ImagePrefixList>,
     }
@@ -5188,7 +5191,7 @@ pub mod types {
             Self(value)
         }
     }
-    #[doc = "A registry path ending in '/', e.g. registry.acme.com/shop/."]
+    #[doc = "A registry host and path ending in '/', e.g. registry.acme.com/shop/."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
     pub struct ImagePrefixListItem(::std::string::String);
@@ -5206,10 +5209,14 @@ pub mod types {
     impl ::std::str::FromStr for ImagePrefixListItem {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Za-z0-9._:@/-]{0,254}/$").unwrap());
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
+                :: regress :: Regex :: new ("^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)(:[0-9]{1,5})?/([a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*/)*$") . unwrap ()
+            });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9._:@/-]{0,254}/$\"".into());
+                return Err ("doesn't match pattern \"^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)(:[0-9]{1,5})?/([a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*/)*$\"" . into ()) ;
             }
             Ok(Self(value.to_string()))
         }
@@ -29448,7 +29455,7 @@ impl Client {
     pub fn org_policy_view(&self) -> builder::OrgPolicyView<'_> {
         builder::OrgPolicyView::new(self)
     }
-    #[doc = "Write the next version of the organization's change policy (owners who\nare people; a service account is refused, 403 `not_a_person`):\nwhich changes wait for approval and who approves them, and how many\ndisruptive operations run at once. It takes effect at `effective_at`\n(now by default); versions are never changed, and every change's audit\nevent names the version that allowed it\n\nSends a `PUT` request to `/v1/orgs/{org}/policy`\n\nArguments:\n- `org`: Organization id\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.org_policy_update()\n    .org(org)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Write the next version of the organization's change policy (owners who\nare people; a service account is refused, 403 `not_a_person`):\nwhich changes wait for approval and who approves them, how many\ndisruptive operations run at once, and what may be deployed. The body\nis the whole version: a part left out takes its defaults (no rule), so\nsend the parts to keep as `GET` shows them, with its ETag as\n`If-Match`. It takes effect at `effective_at` (now by default);\nversions are never changed, and every change's audit event names the\nversion that allowed it\n\nSends a `PUT` request to `/v1/orgs/{org}/policy`\n\nArguments:\n- `org`: Organization id\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.org_policy_update()\n    .org(org)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn org_policy_update(&self) -> builder::OrgPolicyUpdate<'_> {
         builder::OrgPolicyUpdate::new(self)
     }

@@ -159,8 +159,14 @@ fn read_github(event: &str, delivery_id: String, body: &Value, branches: &[Strin
         "workflow_run" => {
             let run = &body["workflow_run"];
             let branch = text(&run["head_branch"]).unwrap_or_default();
+            // A pull request's run names its head branch, which a fork chooses freely.
+            let from_fork = text(&run["head_repository"]["full_name"])
+                .is_some_and(|head| Some(head.as_str()) != body["repository"]["full_name"].as_str());
+            let for_pull_request = run["event"].as_str().is_some_and(|event| event.starts_with("pull_request"));
             if body["action"] != "completed" || run["conclusion"] != "success" {
                 Read::Ignored("only successfully completed workflow runs deploy".into())
+            } else if from_fork || for_pull_request {
+                Read::Ignored("runs for pull requests (and of forks) do not deploy".into())
             } else if !branches.contains(&branch) {
                 Read::Ignored(format!("branch {branch:?} is not allowed to deploy"))
             } else {
@@ -192,8 +198,14 @@ fn read_gitlab(event: &str, delivery_id: String, body: &Value, branches: &[Strin
         "Pipeline Hook" => {
             let attributes = &body["object_attributes"];
             let branch = text(&attributes["ref"]).unwrap_or_default();
+            // A merge request's pipeline runs its source branch, which a fork chooses freely.
+            let for_merge_request = attributes["source"]
+                .as_str()
+                .is_some_and(|source| matches!(source, "merge_request_event" | "external_pull_request_event"));
             if attributes["status"] != "success" {
                 Read::Ignored("only successful pipelines deploy".into())
+            } else if for_merge_request {
+                Read::Ignored("pipelines for merge requests do not deploy".into())
             } else if attributes["tag"] == true {
                 let sha = text(&attributes["sha"]).unwrap_or_default();
                 event_of(ImageSource::Template { sha, tag: branch, branch: String::new() })
@@ -205,7 +217,8 @@ fn read_gitlab(event: &str, delivery_id: String, body: &Value, branches: &[Strin
             }
         }
         "Push Hook" => {
-            let branch = text(&body["ref"]).unwrap_or_default().trim_start_matches("refs/heads/").to_string();
+            let reference = text(&body["ref"]).unwrap_or_default();
+            let branch = reference.strip_prefix("refs/heads/").unwrap_or(&reference).to_string();
             if !branches.contains(&branch) {
                 return Read::Ignored(format!("branch {branch:?} is not allowed to deploy"));
             }
@@ -585,11 +598,7 @@ impl App {
         let body: Value = serde_json::from_slice(delivery.body)
             .map_err(|e| Error::Malformed(format!("the body is not JSON: {e}")))?;
         let mut conn = self.db().acquire().await?;
-        let mut policy = policy_of(&mut conn, row.project_id).await?;
-        // The organization's policy narrows the branches further (its image rule applies to every deploy).
-        policy.allowed_branches =
-            crate::app::kernel::policy::deploy_branches(&mut conn, row.org_id, policy.allowed_branches).await?;
-        drop(conn);
+        let policy = policy_of(&mut conn, row.project_id).await?;
         let read = match provider {
             ("github", event) => read_github(&event, delivery_id, &body, &policy.allowed_branches),
             ("gitlab", event) => read_gitlab(&event, delivery_id, &body, &policy.allowed_branches),
@@ -600,6 +609,16 @@ impl App {
             Read::Pong => return Ok(HookOutcome::Pong),
             Read::Ignored(why) => return Ok(HookOutcome::Ignored(why)),
         };
+        // The organization's policy may narrow the branches further: then a
+        // delivery must name one (its image rule applies to every deploy).
+        let branch = match &event.image {
+            ImageSource::Template { branch, .. } if !branch.is_empty() => Some(branch.as_str()),
+            _ => None,
+        };
+        if let Some(why) = crate::app::kernel::policy::refuse_branch(&mut conn, row.org_id, branch).await? {
+            return Ok(HookOutcome::Ignored(why));
+        }
+        drop(conn);
         let (deployment, image) = self.resolve(&row, &event).await?;
         if !policy.allowed_image_prefixes.iter().any(|prefix| image.starts_with(prefix.as_str())) {
             return Err(Error::invalid_field(

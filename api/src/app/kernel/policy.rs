@@ -98,7 +98,15 @@ pub(in crate::app) async fn check_image(
 ) -> Result<Option<i64>> {
     let Some(policy) = in_force(conn, org).await? else { return Ok(None) };
     let prefixes = &policy.deploy.allowed_image_prefixes;
-    if !prefixes.is_empty() && !prefixes.iter().any(|prefix| image.starts_with(prefix.as_str())) {
+    let named = full_image_name(image);
+    let repository = named.split('@').next().unwrap_or_default();
+    let repository = match repository.rsplit_once(':') {
+        Some((repository, tag)) if !tag.contains('/') => repository,
+        _ => repository,
+    };
+    // A path that climbs out of its prefix is no path a registry serves.
+    let walks = repository.split('/').any(|part| part == "." || part == "..");
+    if !prefixes.is_empty() && (walks || !prefixes.iter().any(|prefix| named.starts_with(prefix.as_str()))) {
         return Err(Error::invalid_field(
             field,
             "not_allowed",
@@ -113,20 +121,35 @@ pub(in crate::app) async fn check_image(
     Ok(Some(policy.version))
 }
 
-/// The branches CI webhooks of `org` may deploy from: the project's, and
-/// only those the policy in force allows too.
-pub(in crate::app) async fn deploy_branches(
+/// `image` as a registry resolves it: one named without a registry host
+/// (no `.` or `:` in its first part, and not `localhost`) is Docker Hub's,
+/// `docker.io/…`, and a single name there is under `library/`.
+fn full_image_name(image: &str) -> String {
+    match image.split_once('/') {
+        Some((first, _)) if first.contains(['.', ':']) || first == "localhost" => image.to_string(),
+        Some(_) => format!("docker.io/{image}"),
+        None => format!("docker.io/library/{image}"),
+    }
+}
+
+/// Why a CI delivery from `branch` (none for a tag, a package or a plain
+/// delivery) may not deploy under `org`'s policy in force; `None` when it may.
+pub(in crate::app) async fn refuse_branch(
     conn: &mut PgConnection,
     org: Uuid,
-    project_allows: Vec<String>,
-) -> Result<Vec<String>> {
-    let Some(policy) = in_force(conn, org).await? else { return Ok(project_allows) };
+    branch: Option<&str>,
+) -> Result<Option<String>> {
+    let Some(policy) = in_force(conn, org).await? else { return Ok(None) };
     let allowed = &policy.deploy.allowed_branches;
-    Ok(if allowed.is_empty() {
-        project_allows
-    } else {
-        project_allows.into_iter().filter(|b| allowed.contains(b)).collect()
-    })
+    if allowed.is_empty() || branch.is_some_and(|b| allowed.iter().any(|a| a == b)) {
+        return Ok(None);
+    }
+    let what = branch.map_or_else(|| "a delivery that names no branch".to_string(), |b| format!("branch {b:?}"));
+    Ok(Some(format!(
+        "{what} may not deploy: deploy.allowed_branches of the organization's policy (version {}) allows {}",
+        policy.version,
+        allowed.join(", ")
+    )))
 }
 
 /// Every version of `org`'s policy, newest first.
@@ -247,7 +270,7 @@ fn check(input: &OrgPolicyUpdate, now: DateTime<Utc>) -> Result<()> {
             is_image_prefix(prefix),
             format!("deploy.allowed_image_prefixes[{i}]"),
             "invalid",
-            "a registry path ending in '/', e.g. registry.acme.com/shop/",
+            "a registry host and path ending in '/', lowercase, e.g. registry.acme.com/shop/",
         );
         v.check(
             !deploy.allowed_image_prefixes[..i].contains(prefix),

@@ -400,8 +400,11 @@ impl App {
         labels: Option<Labels>,
     ) -> Result<OperationView> {
         let changed = spec != *current;
-        if spec.image != current.image && kind != ChangeKind::DeploymentRollback {
-            // A rollback goes back to an image once allowed; anything new passes today's rules.
+        // A new image passes today's rules, a person's rollback too; only a failed
+        // rollout's automatic rollback returns to its last good image regardless.
+        let automatic_rollback =
+            kind == ChangeKind::DeploymentRollback && ctx.principal.kind == moke_iam::PrincipalKind::System;
+        if spec.image != current.image && !automatic_rollback {
             policy::check_image(tx, cluster_row.org_id, &spec.image, "spec.image").await?;
         }
         let cpu_delta = requested_cpu(&spec) - row.requested_cpu_millis;

@@ -737,10 +737,13 @@ export const orgPolicyView = <ThrowOnError extends boolean = true>(options: Opti
 /**
  * Write the next version of the organization's change policy (owners who
  * are people; a service account is refused, 403 `not_a_person`):
- * which changes wait for approval and who approves them, and how many
- * disruptive operations run at once. It takes effect at `effective_at`
- * (now by default); versions are never changed, and every change's audit
- * event names the version that allowed it.
+ * which changes wait for approval and who approves them, how many
+ * disruptive operations run at once, and what may be deployed. The body
+ * is the whole version: a part left out takes its defaults (no rule), so
+ * send the parts to keep as `GET` shows them, with its ETag as
+ * `If-Match`. It takes effect at `effective_at` (now by default);
+ * versions are never changed, and every change's audit event names the
+ * version that allowed it.
  */
 export const orgPolicyUpdate = <ThrowOnError extends boolean = true>(options: Options<OrgPolicyUpdateData, ThrowOnError>): RequestResult<OrgPolicyUpdateResponses, OrgPolicyUpdateErrors, ThrowOnError> => (options.client ?? client).put<OrgPolicyUpdateResponses, OrgPolicyUpdateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

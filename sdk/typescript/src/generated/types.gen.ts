@@ -750,14 +750,21 @@ export type DeployPolicyView = {
  */
 export type DeployRules = {
     /**
-     * Every Deployment's image (by the API, by a manifest or by a CI
-     * webhook) must start with one of these registry paths, each ending
-     * in `/` (e.g. `registry.acme.com/`); empty: any image. Up to 20.
+     * Every Deployment's image (by the API, by a manifest, by a CI webhook
+     * or by a person's rollback) must start with one of these registry
+     * paths, each a registry host and path ending in `/` (e.g.
+     * `registry.acme.com/`); an image named without a registry is
+     * `docker.io/…` (`docker.io/library/…` for one name). A Deployment
+     * keeps an image it ran before the rule until its image changes, and
+     * a failed rollout's automatic rollback returns to its last good one.
+     * Empty: any image. Up to 20.
      */
     allowed_image_prefixes?: ImagePrefixList;
     /**
      * CI webhooks deploy only from these branches (exact names), besides
-     * what the project allows; empty: the project decides. Up to 20.
+     * what the project allows: a delivery that names no branch (a tag, a
+     * package, a plain Standard Webhooks delivery) deploys nothing then.
+     * Empty: the project decides. Up to 20.
      */
     allowed_branches?: BranchList;
 };

@@ -116,10 +116,13 @@ def sync_detailed(
 ) -> Response[OrgPolicyView | Problem]:
     """Write the next version of the organization's change policy (owners who
     are people; a service account is refused, 403 `not_a_person`):
-    which changes wait for approval and who approves them, and how many
-    disruptive operations run at once. It takes effect at `effective_at`
-    (now by default); versions are never changed, and every change's audit
-    event names the version that allowed it.
+    which changes wait for approval and who approves them, how many
+    disruptive operations run at once, and what may be deployed. The body
+    is the whole version: a part left out takes its defaults (no rule), so
+    send the parts to keep as `GET` shows them, with its ETag as
+    `If-Match`. It takes effect at `effective_at` (now by default);
+    versions are never changed, and every change's audit event names the
+    version that allowed it.
 
     Args:
         org (str):
@@ -157,10 +160,13 @@ def sync(
 ) -> OrgPolicyView | Problem | None:
     """Write the next version of the organization's change policy (owners who
     are people; a service account is refused, 403 `not_a_person`):
-    which changes wait for approval and who approves them, and how many
-    disruptive operations run at once. It takes effect at `effective_at`
-    (now by default); versions are never changed, and every change's audit
-    event names the version that allowed it.
+    which changes wait for approval and who approves them, how many
+    disruptive operations run at once, and what may be deployed. The body
+    is the whole version: a part left out takes its defaults (no rule), so
+    send the parts to keep as `GET` shows them, with its ETag as
+    `If-Match`. It takes effect at `effective_at` (now by default);
+    versions are never changed, and every change's audit event names the
+    version that allowed it.
 
     Args:
         org (str):
@@ -193,10 +199,13 @@ async def asyncio_detailed(
 ) -> Response[OrgPolicyView | Problem]:
     """Write the next version of the organization's change policy (owners who
     are people; a service account is refused, 403 `not_a_person`):
-    which changes wait for approval and who approves them, and how many
-    disruptive operations run at once. It takes effect at `effective_at`
-    (now by default); versions are never changed, and every change's audit
-    event names the version that allowed it.
+    which changes wait for approval and who approves them, how many
+    disruptive operations run at once, and what may be deployed. The body
+    is the whole version: a part left out takes its defaults (no rule), so
+    send the parts to keep as `GET` shows them, with its ETag as
+    `If-Match`. It takes effect at `effective_at` (now by default);
+    versions are never changed, and every change's audit event names the
+    version that allowed it.
 
     Args:
         org (str):
@@ -232,10 +241,13 @@ async def asyncio(
 ) -> OrgPolicyView | Problem | None:
     """Write the next version of the organization's change policy (owners who
     are people; a service account is refused, 403 `not_a_person`):
-    which changes wait for approval and who approves them, and how many
-    disruptive operations run at once. It takes effect at `effective_at`
-    (now by default); versions are never changed, and every change's audit
-    event names the version that allowed it.
+    which changes wait for approval and who approves them, how many
+    disruptive operations run at once, and what may be deployed. The body
+    is the whole version: a part left out takes its defaults (no rule), so
+    send the parts to keep as `GET` shows them, with its ETag as
+    `If-Match`. It takes effect at `effective_at` (now by default);
+    versions are never changed, and every change's audit event names the
+    version that allowed it.
 
     Args:
         org (str):
