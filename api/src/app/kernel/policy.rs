@@ -239,6 +239,16 @@ fn limit_reached(rule: &str, version: i64, max: i64, place: &str) -> Error {
     )
 }
 
+/// Checks a list of the deploy rules: at most 20 distinct items, each
+/// `valid` (else `hint`), as the document states.
+fn check_list(v: &mut Validator, field: &str, items: &[String], valid: fn(&str) -> bool, hint: &str) {
+    v.check(items.len() <= 20, field, "too_many", "at most 20");
+    for (i, item) in items.iter().enumerate() {
+        v.check(valid(item), format!("{field}[{i}]"), "invalid", hint);
+        v.check(!items[..i].contains(item), format!("{field}[{i}]"), "duplicate", "listed twice");
+    }
+}
+
 /// Checks a new version's rules, naming each bad field.
 fn check(input: &OrgPolicyUpdate, now: DateTime<Utc>) -> Result<()> {
     let mut v = Validator::new();
@@ -263,37 +273,11 @@ fn check(input: &OrgPolicyUpdate, now: DateTime<Utc>) -> Result<()> {
         v.check((1..=1000).contains(&max), "limits.max_per_region", "out_of_range", "must be between 1 and 1000");
     }
     let deploy = &input.deploy;
-    v.check(deploy.allowed_image_prefixes.len() <= 20, "deploy.allowed_image_prefixes", "too_many", "at most 20");
-    for (i, prefix) in deploy.allowed_image_prefixes.iter().enumerate() {
-        // A bare host would also allow "host.evil.example": prefixes end at a path separator.
-        v.check(
-            is_image_prefix(prefix),
-            format!("deploy.allowed_image_prefixes[{i}]"),
-            "invalid",
-            "a registry host and path ending in '/', lowercase, e.g. registry.acme.com/shop/",
-        );
-        v.check(
-            !deploy.allowed_image_prefixes[..i].contains(prefix),
-            format!("deploy.allowed_image_prefixes[{i}]"),
-            "duplicate",
-            "listed twice",
-        );
-    }
-    v.check(deploy.allowed_branches.len() <= 20, "deploy.allowed_branches", "too_many", "at most 20");
-    for (i, branch) in deploy.allowed_branches.iter().enumerate() {
-        v.check(
-            is_branch_name(branch),
-            format!("deploy.allowed_branches[{i}]"),
-            "invalid",
-            "a branch name: letters, digits and . _ / @ + -",
-        );
-        v.check(
-            !deploy.allowed_branches[..i].contains(branch),
-            format!("deploy.allowed_branches[{i}]"),
-            "duplicate",
-            "listed twice",
-        );
-    }
+    // A bare host would also allow "host.evil.example": prefixes end at a path separator.
+    let prefix_hint = "a registry host and path ending in '/', lowercase, e.g. registry.acme.com/shop/";
+    check_list(&mut v, "deploy.allowed_image_prefixes", &deploy.allowed_image_prefixes, is_image_prefix, prefix_hint);
+    let branch_hint = "a branch name: letters, digits and . _ / @ + -";
+    check_list(&mut v, "deploy.allowed_branches", &deploy.allowed_branches, is_branch_name, branch_hint);
     if let Some(at) = input.effective_at {
         v.check(
             at <= now + Duration::days(MAX_SCHEDULE_DAYS),
