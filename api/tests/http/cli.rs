@@ -161,7 +161,7 @@ async fn from_nothing_to_kubectl_with_only_moke_commands(options: PgPoolOptions,
     let csv = cli.ok(&["billing", "invoice", "csv", "--invoice", &draft, "--file", "-"]).await;
     assert!(csv.lines().next().is_some_and(|header| header.contains("amount")), "{csv}");
     let (ok, _, err) =
-        cli.run(&["billing", "download", "--invoice", "inv_00000000000000000000000000000000"], &[]).await;
+        cli.run(&["billing", "download", "--invoice", "bill_00000000000000000000000000000000"], &[]).await;
     assert!(!ok && err.contains("404"), "{err}");
     let scale = cli.path("scale.json");
     std::fs::write(&scale, serde_json::json!({ "spec": { "count": 3 } }).to_string()).unwrap();

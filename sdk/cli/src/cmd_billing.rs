@@ -18,7 +18,7 @@ fn refused<T: serde::Serialize + std::fmt::Debug>(error: moke_sdk::Error<T>) -> 
 /// Download an invoice as PDF or CSV.
 #[derive(Debug, clap::Args)]
 pub struct Download {
-    /// Invoice id (`inv_…`), as `moke billing invoices` lists them.
+    /// Invoice id (`bill_…`), as `moke billing invoices` lists them.
     #[arg(long)]
     invoice: String,
     /// `pdf` or `csv`.
