@@ -1249,12 +1249,21 @@ async fn held_delete_approved(options: PgPoolOptions, connect: PgConnectOptions,
 /// confirmed by the cluster's name.
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn lifecycle_pages_take_snapshots_replace_nodes_and_withdraw(options: PgPoolOptions, connect: PgConnectOptions) {
+    lifecycle_pages(options, connect, true).await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn lifecycle_pages_work_without_javascript(options: PgPoolOptions, connect: PgConnectOptions) {
+    lifecycle_pages(options, connect, false).await;
+}
+
+async fn lifecycle_pages(options: PgPoolOptions, connect: PgConnectOptions, javascript: bool) {
     let t = TestApp::start(options, connect).await;
     let _region = BackgroundAgent::start(
         AgentConfig::new("eu-central-1", zones("eu-central-1")),
         Transport::Postgres(t.pool.clone()),
     );
-    let browser = Browser::start("lifecycle", true).await;
+    let browser = Browser::start(if javascript { "lifecycle" } else { "lifecycle-no-js" }, javascript).await;
     sign_up(&t, &browser, "ada@example.com", "acme").await;
     running_cluster(&t, "ada@example.com").await;
     let session = t.login("ada@example.com", PASSWORD, None).await;

@@ -28,7 +28,7 @@ fn finished(status: types::OperationStatus) -> bool {
 
 /// Where a change's answer leads: its approval page when the organization's
 /// policy holds it, else its Operation's page.
-fn after_change(op: types::OperationView) -> String {
+pub(crate) fn after_change(op: types::OperationView) -> String {
     let id = op.id.as_str().to_string();
     super::approvals::held(&serde_json::to_value(op).unwrap_or_default()).unwrap_or_else(|| operation_path(&id))
 }

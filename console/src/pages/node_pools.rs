@@ -461,10 +461,7 @@ pub async fn node_pool_node_delete(
         .await?
         .into_inner();
     // Removing a node without a replacement may wait for an approver.
-    let id = op.id.as_str().to_string();
-    let next = super::approvals::held(&serde_json::to_value(op).unwrap_or_default())
-        .unwrap_or_else(|| super::lifecycle::operation_path(&id));
-    session.redirect(&next);
+    session.redirect(&super::lifecycle::after_change(op));
     Ok(())
 }
 
