@@ -6,7 +6,14 @@ use std::path::PathBuf;
 use protox::prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files = ["moke/v1/moke.proto", "moke/region/v1/region.proto"];
+    let files = [
+        "moke/v1/moke.proto",
+        "moke/v1/iam.proto",
+        "moke/v1/workloads.proto",
+        "moke/v1/integrations.proto",
+        "moke/v1/catalog.proto",
+        "moke/region/v1/region.proto",
+    ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");
     }

@@ -24,7 +24,16 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
 use crate::app::{App, Error, RequestContext, RequestMeta};
-pub use types::{Mutation, Query, Subscription};
+pub use types::Subscription;
+
+/// Every query field: each resource family's resolvers are an object of
+/// their own, merged here.
+#[derive(async_graphql::MergedObject, Default)]
+pub struct Query(types::CoreQuery);
+
+/// Every mutation, merged from each family's object as [`Query`] is.
+#[derive(async_graphql::MergedObject, Default)]
+pub struct Mutation(types::CoreMutation);
 
 /// The Moke GraphQL schema.
 pub type MokeSchema = Schema<Query, Mutation, Subscription>;
@@ -36,7 +45,7 @@ pub const MAX_COMPLEXITY: usize = 10_000;
 
 /// Builds the schema with its limits; `app` is absent only when printing SDL.
 pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
-    let mut builder = Schema::build(Query, Mutation, Subscription)
+    let mut builder = Schema::build(Query::default(), Mutation::default(), Subscription)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(64)

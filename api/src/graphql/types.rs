@@ -371,10 +371,11 @@ fn maybe<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
 
 // ---------------------------------------------------------------- roots
 
-pub struct Query;
+#[derive(Default)]
+pub struct CoreQuery;
 
 #[Object]
-impl Query {
+impl CoreQuery {
     /// The organizations the caller belongs to.
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn orgs(
@@ -628,10 +629,11 @@ impl Query {
     }
 }
 
-pub struct Mutation;
+#[derive(Default)]
+pub struct CoreMutation;
 
 #[Object]
-impl Mutation {
+impl CoreMutation {
     async fn create_project(
         &self,
         ctx: &Context<'_>,

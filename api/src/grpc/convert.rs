@@ -17,6 +17,25 @@ pub fn opt_time(t: Option<DateTime<Utc>>) -> String {
     t.map(time).unwrap_or_default()
 }
 
+/// A time as `google.protobuf.Timestamp`.
+pub fn timestamp(t: DateTime<Utc>) -> prost_types::Timestamp {
+    prost_types::Timestamp { seconds: t.timestamp(), nanos: t.timestamp_subsec_nanos() as i32 }
+}
+
+/// An optional time: unset when there is none.
+pub fn opt_timestamp(t: Option<DateTime<Utc>>) -> Option<prost_types::Timestamp> {
+    t.map(timestamp)
+}
+
+/// A `google.protobuf.Timestamp` from a request, refused by field name when
+/// out of range.
+pub fn timestamp_in(field: &str, t: prost_types::Timestamp) -> Result<DateTime<Utc>, Status> {
+    u32::try_from(t.nanos)
+        .ok()
+        .and_then(|nanos| DateTime::from_timestamp(t.seconds, nanos))
+        .ok_or_else(|| super::status(Error::invalid_field(field, "invalid", "not a valid time")))
+}
+
 pub fn next_page(token: Option<String>) -> String {
     token.unwrap_or_default()
 }
