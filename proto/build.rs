@@ -13,6 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "moke/v1/integrations.proto",
         "moke/v1/catalog.proto",
         "moke/region/v1/region.proto",
+        "google/rpc/status.proto",
     ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");
@@ -22,7 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(out.join("moke_descriptor.bin"), descriptors.encode_to_vec())?;
     // The region agent keeps these specs in its own store.
     let stored = ["Taint", "Toleration", "NodePoolSpec", "WorkloadSpec"];
-    let mut config = tonic_prost_build::configure().build_client(true).build_server(true);
+    // google.rpc.Status is tonic-types' own (the type tonic's rich errors use).
+    let mut config = tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .extern_path(".google.rpc", "::tonic_types::pb");
     for message in stored {
         config = config.type_attribute(
             format!("moke.region.v1.{message}"),

@@ -393,7 +393,8 @@ pub struct RegionEntry {
     pub zones: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "KubernetesVersion")]
 #[serde(deny_unknown_fields)]
 pub struct KubernetesVersionEntry {
     /// Minor version, e.g. `1.33`.
@@ -405,7 +406,8 @@ pub struct KubernetesVersionEntry {
     pub end_of_life: NaiveDate,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, utoipa::ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "MachineType")]
 #[serde(deny_unknown_fields)]
 pub struct MachineTypeEntry {
     pub name: String,

@@ -7,6 +7,7 @@
 //! pools and operations costs a fixed number of queries. Depth and complexity
 //! are limited; the schema is checked in as `graphql/schema.graphql`.
 
+mod catalog;
 mod loaders;
 mod types;
 
@@ -29,7 +30,7 @@ pub use types::Subscription;
 /// Every query field: each resource family's resolvers are an object of
 /// their own, merged here.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Query(types::CoreQuery);
+pub struct Query(types::CoreQuery, catalog::CatalogQuery);
 
 /// Every mutation, merged from each family's object as [`Query`] is.
 #[derive(async_graphql::MergedObject, Default)]

@@ -17,7 +17,7 @@ use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef};
 use crate::ids::{Id, IdKind, OperationId};
 use crate::model::*;
 
-fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
+pub(super) fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
     ctx.data_unchecked::<Arc<App>>()
 }
 

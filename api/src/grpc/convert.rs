@@ -1,21 +1,12 @@
 //! Conversions between the public resource model and `moke.v1` messages.
 //! Field for field the same data as the REST JSON, timestamps included.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use moke_proto::v1 as pb;
 use tonic::Status;
 
 use crate::app::Error;
 use crate::model::*;
-
-/// RFC 3339, exactly as the REST API writes it.
-pub fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
-
-pub fn opt_time(t: Option<DateTime<Utc>>) -> String {
-    t.map(time).unwrap_or_default()
-}
 
 /// A time as `google.protobuf.Timestamp`.
 pub fn timestamp(t: DateTime<Utc>) -> prost_types::Timestamp {
@@ -25,6 +16,13 @@ pub fn timestamp(t: DateTime<Utc>) -> prost_types::Timestamp {
 /// An optional time: unset when there is none.
 pub fn opt_timestamp(t: Option<DateTime<Utc>>) -> Option<prost_types::Timestamp> {
     t.map(timestamp)
+}
+
+/// A length of time in (fractional) seconds as `google.protobuf.Duration`.
+pub fn seconds(seconds: f64) -> prost_types::Duration {
+    let whole = seconds.trunc();
+    // Saturating float-to-int casts: a real age is far inside both ranges.
+    prost_types::Duration { seconds: whole as i64, nanos: ((seconds - whole) * 1e9) as i32 }
 }
 
 /// A `google.protobuf.Timestamp` from a request, refused by field name when
@@ -52,10 +50,10 @@ fn status(s: ObservedStatus) -> pb::ObservedStatus {
                 status: c.status,
                 reason: c.reason,
                 message: c.message,
-                last_transition_time: time(c.last_transition_time),
+                last_transition_time: Some(timestamp(c.last_transition_time)),
             })
             .collect(),
-        observed_at: opt_time(s.observed_at),
+        observed_at: opt_timestamp(s.observed_at),
         stale: s.stale,
     }
 }
@@ -67,8 +65,8 @@ pub fn org(o: OrgView) -> pb::Org {
         display_name: o.display_name,
         labels: o.labels.into_iter().collect(),
         etag: o.etag,
-        create_time: time(o.created_at),
-        update_time: time(o.updated_at),
+        create_time: Some(timestamp(o.created_at)),
+        update_time: Some(timestamp(o.updated_at)),
     }
 }
 
@@ -106,8 +104,8 @@ pub fn project(p: ProjectView) -> pb::Project {
         spec: Some(pb::ProjectSpec { description: p.spec.description }),
         generation: p.generation,
         etag: p.etag,
-        create_time: time(p.created_at),
-        update_time: time(p.updated_at),
+        create_time: Some(timestamp(p.created_at)),
+        update_time: Some(timestamp(p.updated_at)),
     }
 }
 
@@ -133,7 +131,7 @@ pub fn snapshots(list: EtcdSnapshots) -> pb::ListClusterSnapshotsResponse {
         .into_iter()
         .map(|s| pb::EtcdSnapshot {
             name: s.name,
-            take_time: time(s.taken_at),
+            take_time: Some(timestamp(s.taken_at)),
             size_bytes: s.size_bytes,
             kubernetes_version: s.kubernetes_version,
             trigger: match s.trigger {
@@ -231,7 +229,7 @@ pub fn cluster_revision(r: ClusterRevisionView) -> pb::ClusterRevision {
         cause: r.cause.unwrap_or_default(),
         operation_id: r.operation_id.map(|id| id.to_string()).unwrap_or_default(),
         created_by: r.created_by.unwrap_or_default(),
-        create_time: time(r.created_at),
+        create_time: Some(timestamp(r.created_at)),
     }
 }
 
@@ -242,7 +240,7 @@ pub fn node_pool_revision(r: NodePoolRevisionView) -> pb::NodePoolRevision {
         cause: r.cause.unwrap_or_default(),
         operation_id: r.operation_id.map(|id| id.to_string()).unwrap_or_default(),
         created_by: r.created_by.unwrap_or_default(),
-        create_time: time(r.created_at),
+        create_time: Some(timestamp(r.created_at)),
     }
 }
 
@@ -268,10 +266,10 @@ pub fn cluster(c: ClusterView) -> pb::Cluster {
         spec: Some(cluster_spec(c.spec)),
         generation: c.generation,
         status: Some(status(c.status)),
-        deletion_request_time: opt_time(c.deletion_requested_at),
+        deletion_request_time: opt_timestamp(c.deletion_requested_at),
         etag: c.etag,
-        create_time: time(c.created_at),
-        update_time: time(c.updated_at),
+        create_time: Some(timestamp(c.created_at)),
+        update_time: Some(timestamp(c.updated_at)),
         upgrade_available: c.upgrade_available.unwrap_or_default(),
     }
 }
@@ -297,37 +295,79 @@ pub fn node_pool(p: NodePoolView) -> pb::NodePool {
         spec: Some(node_pool_spec(p.spec)),
         generation: p.generation,
         status: Some(status(p.status)),
-        deletion_request_time: opt_time(p.deletion_requested_at),
+        deletion_request_time: opt_timestamp(p.deletion_requested_at),
         etag: p.etag,
-        create_time: time(p.created_at),
-        update_time: time(p.updated_at),
+        create_time: Some(timestamp(p.created_at)),
+        update_time: Some(timestamp(p.updated_at)),
     }
 }
 
+/// An Operation in google.longrunning.Operation's shape: the REST view as
+/// its metadata, and once done, its error or its target as the response.
 pub fn operation(o: OperationView) -> pb::Operation {
-    pb::Operation {
+    use pb::operation::Result as Outcome;
+    let target = pb::OperationTarget {
+        r#type: o.target.target_type,
+        id: o.target.id,
+        name: o.target.name,
+        generation: o.target.generation,
+    };
+    let done = o.status.is_terminal();
+    let result = match (&o.error, done) {
+        (Some(e), true) => Some(Outcome::Error(operation_error(&e.code, &e.message))),
+        (None, true) => Some(Outcome::Response(any("moke.v1.OperationTarget", &target))),
+        (_, false) => None,
+    };
+    let metadata = pb::OperationMetadata {
         id: o.id.to_string(),
         kind: o.kind,
         status: o.status.as_str().to_string(),
-        done: o.status.is_terminal(),
         step: o.step,
         progress: o.progress,
         error: o.error.map(|e| pb::OperationError { code: e.code, message: e.message }),
-        target: Some(pb::OperationTarget {
-            r#type: o.target.target_type,
-            id: o.target.id,
-            name: o.target.name,
-            generation: o.target.generation,
-        }),
-        create_time: time(o.created_at),
-        update_time: time(o.updated_at),
-        finish_time: opt_time(o.finished_at),
+        target: Some(target),
+        create_time: Some(timestamp(o.created_at)),
+        update_time: Some(timestamp(o.updated_at)),
+        finish_time: opt_timestamp(o.finished_at),
+    };
+    pb::Operation {
+        name: o.id.to_string(),
+        metadata: Some(any("moke.v1.OperationMetadata", &metadata)),
+        done,
+        result,
+    }
+}
+
+/// `message` packed as a `google.protobuf.Any` of the type `full_name`.
+fn any(full_name: &str, message: &impl prost::Message) -> prost_types::Any {
+    prost_types::Any { type_url: format!("type.googleapis.com/{full_name}"), value: message.encode_to_vec() }
+}
+
+/// A failed Operation's error as `google.rpc.Status`: the gRPC code nearest
+/// its REST code, which is also the reason of its `ErrorInfo`.
+fn operation_error(code: &str, message: &str) -> tonic_types::pb::Status {
+    let grpc = match code {
+        "cancelled" => tonic::Code::Cancelled,
+        "deadline_exceeded" => tonic::Code::DeadlineExceeded,
+        "quota_exceeded" => tonic::Code::ResourceExhausted,
+        "precondition_failed" | "downgrade" => tonic::Code::FailedPrecondition,
+        _ => tonic::Code::Unknown,
+    };
+    let info = tonic_types::pb::ErrorInfo {
+        reason: code.to_string(),
+        domain: super::ERROR_DOMAIN.to_string(),
+        metadata: Default::default(),
+    };
+    tonic_types::pb::Status {
+        code: grpc as i32,
+        message: message.to_string(),
+        details: vec![any("google.rpc.ErrorInfo", &info)],
     }
 }
 
 pub fn cluster_event(e: crate::model::ClusterEventView) -> pb::ClusterEvent {
     pb::ClusterEvent {
-        time: time(e.at),
+        time: Some(timestamp(e.at)),
         kind: serde_json::to_value(e.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
         resource_type: e.resource_type,
         resource_id: e.resource_id,
@@ -338,7 +378,7 @@ pub fn cluster_event(e: crate::model::ClusterEventView) -> pb::ClusterEvent {
 }
 
 pub fn operation_step(s: crate::model::OperationStepView) -> pb::OperationStep {
-    pb::OperationStep { status: s.status.as_str().to_string(), step: s.step, progress: s.progress, time: time(s.at) }
+    pb::OperationStep { status: s.status.as_str().to_string(), step: s.step, progress: s.progress, time: Some(timestamp(s.at)) }
 }
 
 pub fn token(t: TokenView) -> pb::Token {
@@ -347,10 +387,10 @@ pub fn token(t: TokenView) -> pb::Token {
         name: t.name,
         role: t.role.as_str().to_string(),
         hint: t.hint,
-        create_time: time(t.created_at),
-        expire_time: opt_time(t.expires_at),
-        last_use_time: opt_time(t.last_used_at),
-        revoke_time: opt_time(t.revoked_at),
+        create_time: Some(timestamp(t.created_at)),
+        expire_time: opt_timestamp(t.expires_at),
+        last_use_time: opt_timestamp(t.last_used_at),
+        revoke_time: opt_timestamp(t.revoked_at),
     }
 }
 
@@ -417,10 +457,9 @@ pub fn plan(plan: PlanView) -> pb::Plan {
 
 /// An organization's plan.
 pub fn org_plan(view: OrgPlanView) -> pb::OrgPlan {
-    pb::OrgPlan { plan: Some(plan(view.plan)), change_time: view.changed_at.map(time).unwrap_or_default() }
+    pb::OrgPlan { plan: Some(plan(view.plan)), change_time: opt_timestamp(view.changed_at) }
 }
 
-/// A price estimate as the API shows it.
 /// A version's support as its JSON name (`supported`, `deprecated`, `end_of_life`).
 fn version_status(version: KubernetesVersionStatus) -> pb::KubernetesVersionStatus {
     let support = match version.support {
@@ -443,8 +482,8 @@ pub fn cluster_upgrades(upgrades: ClusterUpgrades) -> pb::ClusterUpgrades {
         automatic: upgrades.automatic.map(|a| pb::AutomaticUpgrade {
             kubernetes_version: a.kubernetes_version,
             reason: a.reason.as_str().into(),
-            notice_time: opt_time(a.noticed_at),
-            earliest_start_time: opt_time(a.earliest_start),
+            notice_time: opt_timestamp(a.noticed_at),
+            earliest_start_time: opt_timestamp(a.earliest_start),
             operation_id: a.operation_id.map(|id| id.to_string()).unwrap_or_default(),
         }),
     }
@@ -512,14 +551,14 @@ pub fn invoice(s: InvoiceSummary, lines: Vec<InvoiceLine>) -> pb::Invoice {
             InvoiceStatus::Void => "void",
         }
         .to_string(),
-        period_start: time(s.period_start),
-        period_end: time(s.period_end),
+        period_start: Some(timestamp(s.period_start)),
+        period_end: Some(timestamp(s.period_end)),
         currency: s.currency,
         subtotal: s.subtotal,
         credits: s.credits,
         total: s.total,
-        finalize_time: opt_time(s.finalized_at),
-        void_time: opt_time(s.voided_at),
+        finalize_time: opt_timestamp(s.finalized_at),
+        void_time: opt_timestamp(s.voided_at),
         void_reason: s.void_reason.unwrap_or_default(),
         replaced_by: s.replaced_by.map(|id| id.to_string()).unwrap_or_default(),
         replaces: s.replaces.map(|id| id.to_string()).unwrap_or_default(),
@@ -536,8 +575,8 @@ pub fn invoice(s: InvoiceSummary, lines: Vec<InvoiceLine>) -> pb::Invoice {
                 unit: l.unit,
                 unit_price: l.unit_price,
                 amount: l.amount,
-                start_time: time(l.start),
-                end_time: time(l.end),
+                start_time: Some(timestamp(l.start)),
+                end_time: Some(timestamp(l.end)),
             })
             .collect(),
     }
@@ -549,7 +588,7 @@ pub fn billing_balance(b: BillingBalanceView) -> pb::BillingBalance {
         month_to_date_usage: b.month_to_date_usage,
         credits_remaining: b.credits_remaining,
         month_to_date_balance: b.month_to_date_balance,
-        generate_time: time(b.generated_at),
+        generate_time: Some(timestamp(b.generated_at)),
     }
 }
 
@@ -561,8 +600,8 @@ pub fn credit_grant(g: CreditGrantView) -> pb::CreditGrant {
         amount: g.amount,
         remaining: g.remaining,
         priority: g.priority,
-        grant_time: time(g.granted_at),
-        expire_time: opt_time(g.expires_at),
+        grant_time: Some(timestamp(g.granted_at)),
+        expire_time: opt_timestamp(g.expires_at),
     }
 }
 
@@ -579,10 +618,10 @@ pub fn budget(b: BudgetView) -> pb::Budget {
         alerts: b
             .alerts
             .into_iter()
-            .map(|a| pb::BudgetAlert { threshold: a.threshold, value: a.value, fire_time: time(a.fired_at) })
+            .map(|a| pb::BudgetAlert { threshold: a.threshold, value: a.value, fire_time: Some(timestamp(a.fired_at)) })
             .collect(),
-        create_time: time(b.created_at),
-        update_time: time(b.updated_at),
+        create_time: Some(timestamp(b.created_at)),
+        update_time: Some(timestamp(b.updated_at)),
     }
 }
 
@@ -598,14 +637,14 @@ fn approval_policy(a: ApprovalPolicy) -> pb::ApprovalPolicy {
 pub fn org_policy_version(v: OrgPolicyVersion) -> pb::OrgPolicyVersion {
     pb::OrgPolicyVersion {
         version: v.version,
-        effective_time: time(v.effective_at),
+        effective_time: Some(timestamp(v.effective_at)),
         approvals: Some(approval_policy(v.approvals)),
         limits: Some(pb::DisruptionLimits {
             max_per_cluster: v.limits.max_per_cluster.unwrap_or(0),
             max_per_region: v.limits.max_per_region.unwrap_or(0),
         }),
         created_by: v.created_by,
-        create_time: time(v.created_at),
+        create_time: Some(timestamp(v.created_at)),
         deploy: Some(pb::DeployRules {
             allowed_image_prefixes: v.deploy.allowed_image_prefixes,
             allowed_branches: v.deploy.allowed_branches,
@@ -660,14 +699,7 @@ pub fn org_policy_update(r: pb::UpdateOrgPolicyRequest) -> Result<OrgPolicyUpdat
         max_per_cluster: (l.max_per_cluster != 0).then_some(l.max_per_cluster),
         max_per_region: (l.max_per_region != 0).then_some(l.max_per_region),
     });
-    let effective_at = match r.effective_time.as_str() {
-        "" => None,
-        text => Some(
-            DateTime::parse_from_rfc3339(text)
-                .map(|t| t.with_timezone(&Utc))
-                .map_err(|_| super::status(Error::invalid_field("effective_time", "invalid", "an RFC 3339 time")))?,
-        ),
-    };
+    let effective_at = r.effective_time.map(|t| timestamp_in("effective_time", t)).transpose()?;
     let deploy = r.deploy.map_or_else(DeployRules::default, |d| DeployRules {
         allowed_image_prefixes: d.allowed_image_prefixes,
         allowed_branches: d.allowed_branches,
@@ -683,10 +715,10 @@ pub fn approval(a: ApprovalView) -> pb::Approval {
         policy_version: a.policy_version,
         approver_role: a.approver_role.as_str().to_string(),
         requested_by: a.requested_by,
-        request_time: time(a.requested_at),
-        expire_time: time(a.expires_at),
+        request_time: Some(timestamp(a.requested_at)),
+        expire_time: Some(timestamp(a.expires_at)),
         decided_by: a.decided_by.unwrap_or_default(),
-        decide_time: opt_time(a.decided_at),
+        decide_time: opt_timestamp(a.decided_at),
         reason: a.reason.unwrap_or_default(),
         plan_json: serde_json::to_string(&a.plan).unwrap_or_default(),
     }

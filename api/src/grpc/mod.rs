@@ -5,6 +5,7 @@
 //! with `google.rpc` error details. Server reflection and the standard health
 //! service are included so `grpcurl` and load balancers work out of the box.
 
+mod catalog;
 mod convert;
 mod services;
 
@@ -19,12 +20,13 @@ use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, QuotaFailure, QuotaViolati
 use crate::app::{App, Error, PageRequest, RequestContext, RequestMeta};
 
 /// The domain named in every `google.rpc.ErrorInfo`.
-const ERROR_DOMAIN: &str = "moke.dev";
+pub(crate) const ERROR_DOMAIN: &str = "moke.dev";
 
 /// The gRPC services as an axum router, to merge with the REST routes.
 pub fn router(app: Arc<App>) -> axum::Router {
     use moke_proto::v1::{
-        billing_service_server::BillingServiceServer, cluster_service_server::ClusterServiceServer,
+        billing_service_server::BillingServiceServer, catalog_service_server::CatalogServiceServer,
+        cluster_service_server::ClusterServiceServer,
         node_pool_service_server::NodePoolServiceServer, operation_service_server::OperationServiceServer,
         org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
         token_service_server::TokenServiceServer,
@@ -46,6 +48,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.OperationService",
         "moke.v1.TokenService",
         "moke.v1.BillingService",
+        "moke.v1.CatalogService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -58,7 +61,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(NodePoolServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(OperationServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
-        .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
+        .add_service(BillingServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(CatalogServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
 }

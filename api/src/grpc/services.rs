@@ -14,7 +14,7 @@ use crate::app::{App, Error, ResourceRef};
 use crate::ids::{Id, IdKind};
 use crate::model;
 
-type Reply<T> = Result<Response<T>, Status>;
+pub(super) type Reply<T> = Result<Response<T>, Status>;
 
 #[derive(Clone)]
 pub struct Api {
@@ -350,12 +350,7 @@ impl cluster_service_server::ClusterService for Api {
     ) -> Reply<ListClusterEventsResponse> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.into_inner();
-        let since = match r.since.as_str() {
-            "" => None,
-            text => Some(chrono::DateTime::parse_from_rfc3339(text).map(|t| t.to_utc()).map_err(|_| {
-                status(Error::invalid_field("since", "invalid", "an RFC 3339 time, e.g. 2026-12-05T10:00:00Z"))
-            })?),
-        };
+        let since = r.since.map(|t| convert::timestamp_in("since", t)).transpose()?;
         let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
         let page = self
             .app
@@ -704,14 +699,15 @@ impl operation_service_server::OperationService for Api {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();
         let max = self.app.config().http.max_wait_seconds;
-        if !(0..=max as i64).contains(&r.timeout_seconds) {
-            return Err(status(Error::invalid_field(
-                "timeout_seconds",
-                "out_of_range",
-                format!("must be between 0 and {max}"),
-            )));
-        }
-        let wait = Duration::from_secs(r.timeout_seconds as u64);
+        let timeout = r.timeout.unwrap_or_default();
+        let wait = u64::try_from(timeout.seconds)
+            .ok()
+            .zip(u32::try_from(timeout.nanos).ok())
+            .map(|(seconds, nanos)| Duration::new(seconds, nanos))
+            .filter(|wait| *wait <= Duration::from_secs(max))
+            .ok_or_else(|| {
+                status(Error::invalid_field("timeout", "out_of_range", format!("must be between 0 and {max} s")))
+            })?;
         let op = self.app.operation_view(&ctx, id(&r.operation)?, Some(wait)).await.map_err(status)?;
         Ok(Response::new(convert::operation(op)))
     }
@@ -739,7 +735,7 @@ impl token_service_server::TokenService for Api {
     async fn create_token(&self, request: Request<CreateTokenRequest>) -> Reply<CreateTokenResponse> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();
-        let input = model::TokenCreate { name: r.name, role: r.role, expires_in_seconds: r.expires_in_seconds };
+        let input = model::TokenCreate { name: r.name, role: r.role, expires_in_seconds: r.expires_in.map(|d| d.seconds) };
         let created = self.app.token_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
         Ok(Response::new(CreateTokenResponse { token: Some(convert::token(created.view)), secret: created.token }))
     }

@@ -147,7 +147,8 @@ pub struct ObservedStatus {
 // ---------------------------------------------------------------- regions
 
 /// A region on offer, with the health of its agent and queue.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Region")]
 pub struct RegionView {
     /// Region name used in cluster specs, e.g. `eu-central-1`.
     pub name: String,
@@ -156,7 +157,7 @@ pub struct RegionView {
     pub health: RegionHealth,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct RegionHealth {
     /// `healthy` (agent reported recently), `stale` (it stopped reporting:
     /// changes are accepted and queue up), or `unknown` (never reported).

@@ -315,7 +315,7 @@ async fn grpc_validate_only_and_graphql_dry_run_answer_the_plan(options: PgPoolO
     request.metadata_mut().insert("authorization", format!("Bearer {}", tenant.token).parse().unwrap());
     request.metadata_mut().insert("moke-validate-only", "true".parse().unwrap());
     let answer = clusters.update_cluster(request).await.expect("a dry run succeeds");
-    assert_eq!(answer.get_ref().id, "", "no Operation was made");
+    assert_eq!(answer.get_ref().name, "", "no Operation was made");
     let plan = answer.metadata().get_bin("moke-dry-run-bin").expect("the plan's trailer").to_bytes().unwrap();
     let plan: DryRunView = serde_json::from_slice(&plan).unwrap();
     assert_eq!(plan.operations[0].diff[0].path, "/deletion_protection", "{plan:?}");

@@ -47,6 +47,14 @@ async fn clients(t: &TestApp, tenant: &Tenant) -> Clients {
     }
 }
 
+/// What an Operation is doing: its metadata, an `OperationMetadata` packed
+/// as `google.longrunning.Operation` packs it.
+pub fn metadata(op: &Operation) -> OperationMetadata {
+    let any = op.metadata.as_ref().expect("every Operation has metadata");
+    assert_eq!(any.type_url, "type.googleapis.com/moke.v1.OperationMetadata");
+    prost::Message::decode(any.value.as_slice()).unwrap()
+}
+
 pub fn reason(status: &tonic::Status) -> String {
     status.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
 }
@@ -86,9 +94,11 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
         ..Default::default()
     };
     let op = g.clusters.create_cluster(create.clone()).await.unwrap().into_inner();
-    assert_eq!((op.kind.as_str(), op.status.as_str(), op.done), ("cluster_create", "pending", false));
+    let meta = metadata(&op);
+    assert_eq!((meta.kind.as_str(), meta.status.as_str(), op.done), ("cluster_create", "pending", false));
+    assert_eq!((op.name.as_str(), op.result.is_none()), (meta.id.as_str(), true), "no result before it is done");
     let retry = g.clusters.create_cluster(create).await.unwrap().into_inner();
-    assert_eq!(retry.id, op.id, "request_id makes the retry idempotent");
+    assert_eq!(retry.name, op.name, "request_id makes the retry idempotent");
     g.clusters
         .create_cluster(CreateClusterRequest {
             project: "web".into(),
@@ -128,7 +138,7 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
         .await
         .unwrap()
         .into_inner();
-    let kinds: Vec<&str> = prod_ops.operations.iter().map(|o| o.kind.as_str()).collect();
+    let kinds: Vec<String> = prod_ops.operations.iter().map(|o| metadata(o).kind).collect();
     assert_eq!(kinds, ["node_pool_create", "cluster_create"], "the pool's work too, newest first");
     let priced = g
         .clusters
@@ -226,11 +236,14 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
     // Waiting on an operation works over gRPC too.
     let waited = g
         .operations
-        .wait_operation(WaitOperationRequest { operation: op.id, timeout_seconds: 1 })
+        .wait_operation(WaitOperationRequest {
+            operation: op.name,
+            timeout: Some(prost_types::Duration { seconds: 1, nanos: 0 }),
+        })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(waited.status, "pending");
+    assert_eq!(metadata(&waited).status, "pending");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
