@@ -117,6 +117,7 @@ pub struct App {
     db: PgPool,
     config: Arc<Config>,
     operations: OperationWatch,
+    watch_slots: kernel::watch::WatchSlots,
     principals: PrincipalCache,
     vault: Arc<crate::vault::Vault>,
     rate_limits: RateLimits,
@@ -137,6 +138,7 @@ impl App {
     pub fn new(db: PgPool, config: Arc<Config>, vault: Arc<crate::vault::Vault>) -> Arc<App> {
         Arc::new(App {
             operations: OperationWatch::new(),
+            watch_slots: kernel::watch::WatchSlots::default(),
             principals: PrincipalCache::default(),
             rate_limits: RateLimits::new(&config.rate_limits),
             issuer_keys: iam::token_exchange::IssuerKeys::default(),
@@ -182,6 +184,11 @@ impl App {
 
     pub fn operation_watch(&self) -> &OperationWatch {
         &self.operations
+    }
+
+    /// The watches each principal holds (see [`kernel::watch`]).
+    pub fn watch_slots(&self) -> &kernel::watch::WatchSlots {
+        &self.watch_slots
     }
 
     /// Authenticated principals of this process (see [`PrincipalCache`]).

@@ -202,6 +202,11 @@ pub struct WsSession {
 }
 
 impl WsSession {
+    /// The socket's credential, to check again as a watch goes on.
+    pub fn bearer(&self) -> &str {
+        &self.bearer
+    }
+
     /// The caller as its credential stands now (and within its rate limit).
     pub async fn caller(&self, app: &App) -> Result<RequestContext, Error> {
         let principal = app.authenticate(&self.bearer, &self.meta).await?;

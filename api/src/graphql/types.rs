@@ -2,17 +2,16 @@
 //! and subscription roots. Each resolver calls one app-layer function.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_graphql::connection::{Connection, Edge};
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, ID, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject};
 use chrono::{DateTime, Utc};
 use futures::Stream;
-use tokio::sync::broadcast;
 
 use super::error;
 use super::loaders;
+use crate::app::kernel::watch::Watcher;
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef};
 use crate::ids::{Id, IdKind, OperationId};
 use crate::model::*;
@@ -1039,62 +1038,49 @@ impl CoreMutation {
 
 pub struct Subscription;
 
-struct Watch {
-    app: Arc<App>,
-    caller: RequestContext,
-    id: OperationId,
-    changes: broadcast::Receiver<uuid::Uuid>,
-    next: Option<OperationView>,
-    done: bool,
-    /// Over a WebSocket: the credential, checked again at every change, and
-    /// the socket's subscription slot this stream holds.
-    session: Option<(super::WsSession, super::SubscriptionSlot)>,
+/// A watch for this subscription's caller. Over a WebSocket its credential
+/// is checked again before every read, and it holds one of the socket's
+/// subscription slots as well as one of the principal's watches.
+async fn watcher(ctx: &Context<'_>, app: &Arc<App>) -> Result<(Watcher, Option<super::SubscriptionSlot>)> {
+    match ctx.data_opt::<super::WsSession>() {
+        Some(session) => {
+            let slot = session.take_slot().map_err(error)?;
+            let caller = session.caller(app).await.map_err(error)?;
+            let watcher = Watcher::start(app, Some(session.bearer().to_string()), caller).map_err(error)?;
+            Ok((watcher, Some(slot)))
+        }
+        None => Ok((Watcher::start(app, None, caller(ctx)?.clone()).map_err(error)?, None)),
+    }
+}
+
+/// A watch's updates as a subscription: the first read's error is the
+/// field's own (an unknown id is refused, not an empty stream), and a later
+/// error (a revoked credential) is the last item.
+async fn follow<T, S>(updates: S, slot: Option<super::SubscriptionSlot>) -> Result<impl Stream<Item = Result<T>> + use<T, S>>
+where
+    T: Send + 'static,
+    S: Stream<Item = Result<T, Error>> + Send + 'static,
+{
+    use futures::StreamExt;
+    let mut updates = Box::pin(updates);
+    let first = match updates.next().await {
+        Some(first) => first.map_err(error)?,
+        None => return Err(error(Error::Unavailable { detail: "the server is shutting down".into(), retry_after_seconds: 1 })),
+    };
+    Ok(futures::stream::once(async move { Ok(first) }).chain(updates.map(move |update| {
+        // The socket's slot is held as long as the stream lives.
+        let _held = &slot;
+        update.map_err(error)
+    })))
 }
 
 #[async_graphql::Subscription]
 impl Subscription {
     /// An operation's state now and at every change, ending when it is done.
-    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<impl Stream<Item = OperationView> + use<>> {
+    async fn operation(&self, ctx: &Context<'_>, id: ID) -> Result<impl Stream<Item = Result<OperationView>> + use<>> {
         let app = app(ctx).clone();
         let id: OperationId = self::id(&id)?;
-        let (caller, session) = match ctx.data_opt::<super::WsSession>() {
-            // The credential as it stands now, not as it stood at connection_init.
-            Some(session) => {
-                let slot = session.take_slot().map_err(error)?;
-                (session.caller(&app).await.map_err(error)?, Some((session.clone(), slot)))
-            }
-            None => (caller(ctx)?.clone(), None),
-        };
-        let changes = app.operation_watch().subscribe();
-        let first = app.operation_view(&caller, id, None).await.map_err(error)?;
-        let watch = Watch { app, caller, id, changes, next: Some(first), done: false, session };
-        Ok(futures::stream::unfold(watch, |mut watch| async move {
-            if let Some(view) = watch.next.take() {
-                watch.done = view.status.is_terminal();
-                return Some((view, watch));
-            }
-            if watch.done {
-                return None;
-            }
-            loop {
-                let woke = tokio::time::timeout(Duration::from_secs(2), watch.changes.recv()).await;
-                match woke {
-                    Ok(Ok(changed)) if changed != watch.id.uuid() => continue,
-                    Ok(Err(broadcast::error::RecvError::Closed)) => return None,
-                    // This operation changed, we lagged, or the fallback tick fired: re-read.
-                    _ => {}
-                }
-                if let Some((session, _)) = &watch.session {
-                    // A revoked or expired credential ends the stream.
-                    watch.caller = session.caller(&watch.app).await.ok()?;
-                }
-                let view = watch.app.operation_view(&watch.caller, watch.id, None).await.ok()?;
-                if watch.app.shutdown_token().is_cancelled() {
-                    return None;
-                }
-                watch.done = view.status.is_terminal();
-                return Some((view, watch));
-            }
-        }))
+        let (watcher, slot) = watcher(ctx, &app).await?;
+        follow(crate::app::kernel::watch::operation_updates(watcher, id), slot).await
     }
 }

@@ -17,6 +17,7 @@ use axum::extract::ConnectInfo;
 use tonic::{Code, Status};
 use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, QuotaFailure, QuotaViolation, RetryInfo, StatusExt};
 
+use crate::app::kernel::watch::Watcher;
 use crate::app::{App, Error, PageRequest, RequestContext, RequestMeta};
 
 /// The domain named in every `google.rpc.ErrorInfo`.
@@ -202,6 +203,35 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
     let authorization = text("authorization").ok_or_else(|| status(Error::Unauthenticated))?;
     let ctx = app.authenticate_request(&authorization, ctx).await.map_err(status)?;
     Ok(if dry_run { ctx.dry_run() } else { ctx })
+}
+
+/// A server stream of a watch's updates.
+pub type Updates<T> = std::pin::Pin<Box<dyn futures::Stream<Item = Result<T, Status>> + Send>>;
+
+/// A watch for the call's caller, whose credential is checked again before
+/// every message (see [`crate::app::kernel::watch`]).
+async fn watcher<T>(app: &Arc<App>, request: &tonic::Request<T>) -> Result<Watcher, Status> {
+    let ctx = context(app, request, "").await?;
+    let authorization = request.metadata().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let bearer = crate::app::iam::principals::bearer_of(authorization).map_err(status)?;
+    Watcher::start(app, Some(bearer.to_string()), ctx).map_err(status)
+}
+
+/// A watch's updates as a server stream: the first read's error is the
+/// call's own (an unknown id is NOT_FOUND, not an empty stream), and a later
+/// one (a revoked credential) ends the stream with its status.
+async fn follow<V: Send + 'static, T: Send + 'static>(
+    updates: impl futures::Stream<Item = Result<V, Error>> + Send + 'static,
+    convert: fn(V) -> T,
+) -> Result<tonic::Response<Updates<T>>, Status> {
+    use futures::StreamExt;
+    let mut updates = Box::pin(updates);
+    let Some(first) = updates.next().await else {
+        return Err(Status::unavailable("the server is shutting down"));
+    };
+    let first = convert(first.map_err(status)?);
+    let rest = updates.map(move |update| update.map(convert).map_err(status));
+    Ok(tonic::Response::new(Box::pin(futures::stream::once(async move { Ok(first) }).chain(rest))))
 }
 
 /// `page_size` (0 = default) and `page_token` as a page request.

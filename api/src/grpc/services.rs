@@ -695,6 +695,14 @@ impl operation_service_server::OperationService for Api {
         }))
     }
 
+    type WatchOperationStream = super::Updates<Operation>;
+
+    async fn watch_operation(&self, request: Request<GetOperationRequest>) -> Reply<Self::WatchOperationStream> {
+        let watcher = super::watcher(&self.app, &request).await?;
+        let updates = crate::app::kernel::watch::operation_updates(watcher, id(&request.get_ref().operation)?);
+        super::follow(updates, convert::operation).await
+    }
+
     async fn wait_operation(&self, request: Request<WaitOperationRequest>) -> Reply<Operation> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();

@@ -38,6 +38,7 @@ mod sdk_scripts;
 mod security;
 mod security_iam;
 mod security_sso;
+mod surfaces;
 mod upgrades;
 mod webhooks;
 mod workloads;

@@ -9,3 +9,4 @@ pub mod mail;
 pub mod policy;
 pub mod quotas;
 pub mod secrets;
+pub mod watch;

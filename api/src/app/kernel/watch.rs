@@ -1,0 +1,149 @@
+//! Long-lived watches: a gRPC server stream or a GraphQL subscription that
+//! follows a resource as it changes. A watch checks its credential again
+//! before every read, so a revoked or expired token ends it, and one
+//! principal holds at most [`MAX_WATCHES_PER_PRINCIPAL`] at once, across
+//! surfaces and connections.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::Stream;
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+use crate::app::{App, Error, RequestContext, Result};
+use crate::ids::OperationId;
+use crate::model::OperationView;
+
+/// The most watches one principal holds at once.
+pub const MAX_WATCHES_PER_PRINCIPAL: usize = 16;
+
+/// How often a watch reads again when no notification woke it.
+pub const FALLBACK_TICK: Duration = Duration::from_secs(2);
+
+/// The watches each principal holds now.
+#[derive(Default)]
+pub struct WatchSlots {
+    held: Mutex<HashMap<Uuid, usize>>,
+}
+
+/// One held watch slot, given back when dropped.
+pub struct WatchSlot {
+    slots: Arc<App>,
+    principal: Uuid,
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        let mut held = self.slots.watch_slots().held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.principal) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.principal);
+            }
+        }
+    }
+}
+
+/// A watch's caller. With a bearer credential it is authenticated again
+/// (and counted against its rate limit) before every read.
+pub struct Watcher {
+    app: Arc<App>,
+    bearer: Option<String>,
+    ctx: RequestContext,
+    _slot: WatchSlot,
+}
+
+impl Watcher {
+    /// Starts a watch for `ctx`'s caller, whose credential is `bearer`
+    /// (`None` for a caller without one to check again, e.g. in-process),
+    /// refused with 429 beyond the principal's share.
+    pub fn start(app: &Arc<App>, bearer: Option<String>, ctx: RequestContext) -> Result<Watcher> {
+        let principal = ctx.principal.id;
+        {
+            let mut held = app.watch_slots().held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let count = held.entry(principal).or_default();
+            if *count >= MAX_WATCHES_PER_PRINCIPAL {
+                return Err(Error::RateLimited {
+                    limit: MAX_WATCHES_PER_PRINCIPAL as u32,
+                    window_seconds: 0,
+                    retry_after_seconds: 1,
+                });
+            }
+            *count += 1;
+        }
+        let slot = WatchSlot { slots: app.clone(), principal };
+        Ok(Watcher { app: app.clone(), bearer, ctx, _slot: slot })
+    }
+
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    /// The caller as its credential stands now.
+    pub async fn caller(&mut self) -> Result<&RequestContext> {
+        if let Some(bearer) = &self.bearer {
+            let principal = self.app.authenticate(bearer, &self.ctx).await?;
+            self.app.rate_limits().check_principal(principal.id)?;
+            self.ctx.principal = principal;
+        }
+        Ok(&self.ctx)
+    }
+
+    /// Waits for a change `is_mine` accepts on `changes`, the fallback tick,
+    /// or shutdown (`false`: the watch should end).
+    pub async fn next_change(
+        &self,
+        changes: &mut broadcast::Receiver<Uuid>,
+        is_mine: impl Fn(Uuid) -> bool,
+    ) -> bool {
+        let tick = tokio::time::sleep(FALLBACK_TICK);
+        tokio::pin!(tick);
+        loop {
+            tokio::select! {
+                _ = self.app.shutdown_token().cancelled() => return false,
+                _ = &mut tick => return true,
+                changed = changes.recv() => match changed {
+                    Ok(changed) if is_mine(changed) => return true,
+                    Ok(_) => continue,
+                    Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                    Err(broadcast::error::RecvError::Closed) => return false,
+                },
+            }
+        }
+    }
+}
+
+/// The operation now and after every change, ending once it is done, when
+/// the caller's credential no longer holds (the error is the last item), or
+/// at shutdown.
+pub fn operation_updates(watcher: Watcher, id: OperationId) -> impl Stream<Item = Result<OperationView>> {
+    struct State {
+        watcher: Watcher,
+        changes: broadcast::Receiver<Uuid>,
+        first: bool,
+        over: bool,
+    }
+    let changes = watcher.app().operation_watch().subscribe();
+    let state = State { watcher, changes, first: true, over: false };
+    futures::stream::unfold(state, move |mut state| async move {
+        if state.over {
+            return None;
+        }
+        if !std::mem::take(&mut state.first)
+            && !state.watcher.next_change(&mut state.changes, |changed| changed == id.uuid()).await
+        {
+            return None;
+        }
+        let read = match state.watcher.caller().await {
+            Ok(caller) => {
+                let caller = caller.clone();
+                state.watcher.app().operation_view(&caller, id, None).await
+            }
+            Err(e) => Err(e),
+        };
+        state.over = !matches!(&read, Ok(view) if !view.status.is_terminal());
+        Some((read, state))
+    })
+}
