@@ -17,39 +17,39 @@ use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef};
 use crate::ids::{Id, IdKind, OperationId};
 use crate::model::*;
 
-fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
+pub(super) fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
     ctx.data_unchecked::<Arc<App>>()
 }
 
-fn caller<'a>(ctx: &Context<'a>) -> Result<&'a RequestContext> {
+pub(super) fn caller<'a>(ctx: &Context<'a>) -> Result<&'a RequestContext> {
     ctx.data::<RequestContext>().map_err(|_| error(Error::Unauthenticated))
 }
 
 /// The caller of a mutation, asking for a dry run when its `dryRun`
 /// argument is true (answered as an error with code `dry_run` and the plan
 /// in `extensions.plan`: nothing was changed).
-fn caller_for(ctx: &Context<'_>, dry_run: Option<bool>) -> Result<RequestContext> {
+pub(super) fn caller_for(ctx: &Context<'_>, dry_run: Option<bool>) -> Result<RequestContext> {
     let caller = caller(ctx)?.clone();
     Ok(if dry_run == Some(true) { caller.dry_run() } else { caller })
 }
 
 /// [`caller_for`], with the client's idempotency key for one create.
-fn caller_with_key(ctx: &Context<'_>, key: Option<String>, dry_run: Option<bool>) -> Result<RequestContext> {
+pub(super) fn caller_with_key(ctx: &Context<'_>, key: Option<String>, dry_run: Option<bool>) -> Result<RequestContext> {
     let mut caller = caller_for(ctx, dry_run)?;
     caller.idempotency_key = key;
     Ok(caller)
 }
 
-fn id<K: IdKind>(text: &str) -> Result<Id<K>> {
+pub(super) fn id<K: IdKind>(text: &str) -> Result<Id<K>> {
     crate::app::parse_id(text).map_err(error)
 }
 
-fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {
+pub(super) fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {
     PageRequest::parse(first.map(i64::from), after.as_deref()).map_err(error)
 }
 
 /// A page as a Relay connection whose cursors are the REST page tokens.
-fn connection<V>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid) -> Connection<String, V>
+pub(super) fn connection<V>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid) -> Connection<String, V>
 where
     V: async_graphql::OutputType,
 {
@@ -59,7 +59,7 @@ where
 }
 
 /// Complexity of a list field: its page size times the cost of one item.
-fn list_complexity(child: usize, first: Option<i32>) -> usize {
+pub(super) fn list_complexity(child: usize, first: Option<i32>) -> usize {
     let size = first.map_or(PageRequest::DEFAULT_LIMIT as usize, |f| f.max(0) as usize);
     size.saturating_mul(child.max(1))
 }
@@ -1097,4 +1097,91 @@ impl Subscription {
             }
         }))
     }
+
+    /// A deployment (id or name) now and at every change, ending when its
+    /// rollout is complete (`running` at its current generation) or failed.
+    /// Nothing broadcasts deployment changes, so it is read every second
+    /// (and sent only when it changed).
+    async fn deployment_rollout(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+        namespace: String,
+        deployment: String,
+    ) -> Result<impl Stream<Item = DeploymentView> + use<>> {
+        let app = app(ctx).clone();
+        let (caller, session) = match ctx.data_opt::<super::WsSession>() {
+            // The credential as it stands now, not as it stood at connection_init.
+            Some(session) => {
+                let slot = session.take_slot().map_err(error)?;
+                (session.caller(&app).await.map_err(error)?, Some((session.clone(), slot)))
+            }
+            None => (caller(ctx)?.clone(), None),
+        };
+        let target = RolloutTarget { project, cluster, namespace, deployment };
+        let first = target.read(&app, &caller).await.map_err(error)?;
+        let watch = RolloutWatch { app, caller, target, next: Some(first), last: None, done: false, session };
+        Ok(futures::stream::unfold(watch, |mut watch| async move {
+            if let Some(view) = watch.next.take() {
+                watch.done = view.rollout_done();
+                watch.last = serde_json::to_value(&view).ok();
+                return Some((view, watch));
+            }
+            if watch.done {
+                return None;
+            }
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                if let Some((session, _)) = &watch.session {
+                    // A revoked or expired credential ends the stream.
+                    watch.caller = session.caller(&watch.app).await.ok()?;
+                }
+                let view = watch.target.read(&watch.app, &watch.caller).await.ok()?;
+                if watch.app.shutdown_token().is_cancelled() {
+                    return None;
+                }
+                let value = serde_json::to_value(&view).ok();
+                if value.is_some() && value == watch.last {
+                    continue;
+                }
+                watch.done = view.rollout_done();
+                watch.last = value;
+                return Some((view, watch));
+            }
+        }))
+    }
+}
+
+/// The deployment a rollout subscription watches.
+struct RolloutTarget {
+    project: String,
+    cluster: String,
+    namespace: String,
+    deployment: String,
+}
+
+impl RolloutTarget {
+    async fn read(&self, app: &App, caller: &RequestContext) -> std::result::Result<DeploymentView, Error> {
+        let (project, cluster) = (ResourceRef::parse(&self.project), ResourceRef::parse(&self.cluster));
+        let at = crate::app::workloads::deployments::DeploymentPath {
+            project: &project,
+            cluster: &cluster,
+            namespace: &self.namespace,
+        };
+        app.deployment_view(caller, &at, &ResourceRef::parse(&self.deployment)).await
+    }
+}
+
+struct RolloutWatch {
+    app: Arc<App>,
+    caller: RequestContext,
+    target: RolloutTarget,
+    next: Option<DeploymentView>,
+    /// What was sent last, to send only changes.
+    last: Option<serde_json::Value>,
+    done: bool,
+    /// Over a WebSocket: the credential, checked again at every read, and
+    /// the socket's subscription slot this stream holds.
+    session: Option<(super::WsSession, super::SubscriptionSlot)>,
 }
