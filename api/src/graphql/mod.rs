@@ -10,6 +10,7 @@
 mod catalog;
 mod loaders;
 mod types;
+mod workloads;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -30,11 +31,18 @@ pub use types::Subscription;
 /// Every query field: each resource family's resolvers are an object of
 /// their own, merged here.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Query(types::CoreQuery, catalog::CatalogQuery);
+pub struct Query(
+    types::CoreQuery,
+    catalog::CatalogQuery,
+    workloads::WorkloadsQuery,
+);
 
 /// Every mutation, merged from each family's object as [`Query`] is.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Mutation(types::CoreMutation);
+pub struct Mutation(
+    types::CoreMutation,
+    workloads::WorkloadsMutation,
+);
 
 /// The Moke GraphQL schema.
 pub type MokeSchema = Schema<Query, Mutation, Subscription>;

@@ -8,6 +8,7 @@
 mod catalog;
 mod convert;
 mod services;
+mod workloads;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -32,6 +33,10 @@ pub fn router(app: Arc<App>) -> axum::Router {
         org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
         token_service_server::TokenServiceServer,
     };
+    use moke_proto::v1::{
+        cluster_access_service_server::ClusterAccessServiceServer, deployment_service_server::DeploymentServiceServer,
+        namespace_service_server::NamespaceServiceServer, network_service_server::NetworkServiceServer,
+    };
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
     let api = services::Api { app };
@@ -50,6 +55,10 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.TokenService",
         "moke.v1.BillingService",
         "moke.v1.CatalogService",
+        "moke.v1.NamespaceService",
+        "moke.v1.DeploymentService",
+        "moke.v1.NetworkService",
+        "moke.v1.ClusterAccessService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -63,7 +72,11 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(OperationServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api.clone()).max_decoding_message_size(max))
-        .add_service(CatalogServiceServer::new(api).max_decoding_message_size(max))
+        .add_service(CatalogServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(NamespaceServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(DeploymentServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(NetworkServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(ClusterAccessServiceServer::new(api.clone()).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
 }

@@ -1249,7 +1249,7 @@ pub struct OperationSteps {
 // ---------------------------------------------------------------- cluster credentials
 
 /// What a kubeconfig may do in the cluster (its Kubernetes groups).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
 pub enum ClusterAccess {
     /// `moke:cluster-admins`: organization owners and admins, project admins.
@@ -1271,7 +1271,7 @@ impl ClusterAccess {
 }
 
 /// How the kubeconfig authenticates.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, async_graphql::Enum)]
 #[serde(rename_all = "snake_case")]
 pub enum KubeconfigFormat {
     /// An embedded client certificate and key.
@@ -1282,7 +1282,8 @@ pub enum KubeconfigFormat {
     Exec,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Kubeconfig")]
 pub struct KubeconfigView {
     /// The kubeconfig file (YAML).
     pub kubeconfig: String,
@@ -1294,7 +1295,7 @@ pub struct KubeconfigView {
 
 /// A `client.authentication.k8s.io/v1` ExecCredential, as kubectl reads it
 /// from an exec plugin.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecCredential {
     pub api_version: String,
@@ -1302,7 +1303,7 @@ pub struct ExecCredential {
     pub status: ExecCredentialStatus,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecCredentialStatus {
     pub client_certificate_data: String,
@@ -1327,14 +1328,15 @@ impl ExecCredential {
 // ---------------------------------------------------------------- workloads
 
 /// A namespace of a hosted cluster. Every cluster has `default`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Namespace")]
 pub struct NamespaceView {
     pub name: String,
     pub cluster_id: ClusterId,
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct NamespaceCreate {
     /// A DNS label; `kube-*` names are reserved.
@@ -1345,39 +1347,52 @@ pub struct NamespaceCreate {
 /// Moke's portable description of a Deployment: one container, run as
 /// `replicas` pods. Written directly, or derived from a Kubernetes
 /// `apps/v1` Deployment manifest; both are stored in this form.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "DeploymentSpecInput")]
 pub struct DeploymentSpec {
     /// Container image reference, e.g. `registry.example.com/web:1.4.2` or `...@sha256:…`.
     #[schema(pattern = r"^[a-z0-9._/-][a-z0-9._/:-]*(:[^\s/:@]*)?(@\S*)?$", max_length = 512)]
     pub image: String,
     /// Pods to run, 0 to 1000.
     #[serde(default = "defaults::replicas")]
+    #[graphql(default_with = "defaults::replicas()")]
     #[schema(minimum = 0, maximum = 1000)]
     pub replicas: i64,
     #[serde(default)]
+    #[graphql(default)]
     pub ports: Vec<ContainerPort>,
     #[serde(default)]
+    #[graphql(default)]
     #[schema(max_items = 256)]
     pub env: Vec<EnvVar>,
     #[serde(default)]
+    #[graphql(default)]
     pub resources: ResourceRequests,
     #[serde(default)]
+    #[graphql(default)]
     pub probes: Probes,
     #[serde(default)]
+    #[graphql(default)]
     pub strategy: RolloutStrategy,
     /// Labels of every pod (what Services select); `app: <deployment name>` if none are given.
     #[serde(default)]
+    #[graphql(default)]
     #[schema(value_type = LabelMap)]
     pub pod_labels: Labels,
     /// Pods run only on nodes with all these labels.
     #[serde(default)]
+    #[graphql(default)]
     #[schema(value_type = LabelMap)]
     pub node_selector: Labels,
     #[serde(default)]
+    #[graphql(default)]
     pub tolerations: Vec<Toleration>,
     /// A paused deployment keeps running its current pods; template changes wait for `resume`.
     #[serde(default)]
+    #[graphql(default)]
     pub paused: bool,
     /// Set by `restart`: a new value rolls every pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1414,8 +1429,11 @@ mod defaults {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ContainerPortInput")]
 pub struct ContainerPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -1423,29 +1441,39 @@ pub struct ContainerPort {
     pub container_port: i64,
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default = "defaults::protocol")]
+    #[graphql(default_with = "defaults::protocol()")]
     #[schema(pattern = "^(TCP|UDP|SCTP)$")]
     pub protocol: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "EnvVarInput")]
 pub struct EnvVar {
     #[schema(pattern = r"^[-._A-Za-z][-._A-Za-z0-9]*$")]
     pub name: String,
     #[serde(default)]
+    #[graphql(default)]
     pub value: String,
 }
 
 /// What one pod asks of its node.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ResourceRequestsInput")]
 pub struct ResourceRequests {
     /// Thousandths of a CPU (Kubernetes `250m` = 250).
     #[serde(default = "defaults::cpu_millis")]
+    #[graphql(default_with = "defaults::cpu_millis()")]
     #[schema(minimum = 1, maximum = 256000)]
     pub cpu_millis: i64,
     /// Mebibytes (Kubernetes `512Mi` = 512).
     #[serde(default = "defaults::memory_mib")]
+    #[graphql(default_with = "defaults::memory_mib()")]
     #[schema(minimum = 1, maximum = 4194304)]
     pub memory_mib: i64,
 }
@@ -1456,8 +1484,19 @@ impl Default for ResourceRequests {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    PartialEq,
+    async_graphql::SimpleObject,
+    async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ProbesInput")]
 pub struct Probes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readiness: Option<Probe>,
@@ -1466,8 +1505,11 @@ pub struct Probes {
 }
 
 /// An HTTP GET (when `http_path` is set) or TCP probe of a container port.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ProbeInput")]
 pub struct Probe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^/")]
@@ -1475,31 +1517,40 @@ pub struct Probe {
     #[schema(minimum = 1, maximum = 65535)]
     pub port: i64,
     #[serde(default)]
+    #[graphql(default)]
     #[schema(minimum = 0)]
     pub initial_delay_seconds: i64,
     #[serde(default = "defaults::period_seconds")]
+    #[graphql(default_with = "defaults::period_seconds()")]
     #[schema(minimum = 1)]
     pub period_seconds: i64,
 }
 
 /// How a new revision replaces the pods of the old one.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "RolloutStrategyInput")]
 pub struct RolloutStrategy {
     /// Extra pods allowed during a rollout: a count (`"1"`) or a percentage of replicas (`"25%"`, rounded up).
     #[serde(default = "defaults::surge")]
+    #[graphql(default_with = "defaults::surge()")]
     #[schema(pattern = "^(0*[0-9]{1,18}|0*([0-9]{1,2}|100)%)$")]
     pub max_surge: String,
     /// Pods that may be unavailable during a rollout: a count or a percentage (rounded down).
     #[serde(default = "defaults::surge")]
+    #[graphql(default_with = "defaults::surge()")]
     #[schema(pattern = "^(0*[0-9]{1,18}|0*([0-9]{1,2}|100)%)$")]
     pub max_unavailable: String,
     /// A rollout not finished after this long is marked failed.
     #[serde(default = "defaults::progress_deadline_seconds")]
+    #[graphql(default_with = "defaults::progress_deadline_seconds()")]
     #[schema(minimum = 1, maximum = 86400)]
     pub progress_deadline_seconds: i64,
     /// Roll back to the last revision that rolled out fully when a rollout fails.
     #[serde(default)]
+    #[graphql(default)]
     pub auto_rollback: bool,
 }
 
@@ -1515,20 +1566,27 @@ impl Default for RolloutStrategy {
 }
 
 /// A Kubernetes toleration.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "TolerationInput")]
 pub struct Toleration {
     /// Empty with `Exists` tolerates every taint.
     #[serde(default)]
+    #[graphql(default)]
     pub key: String,
     /// `Equal` or `Exists`.
     #[serde(default = "defaults::equal")]
+    #[graphql(default_with = "defaults::equal()")]
     #[schema(pattern = "^(Equal|Exists)$")]
     pub operator: String,
     #[serde(default)]
+    #[graphql(default)]
     pub value: String,
     /// `NoSchedule`, `PreferNoSchedule`, `NoExecute`, or empty for all.
     #[serde(default)]
+    #[graphql(default)]
     #[schema(pattern = "^(NoSchedule|PreferNoSchedule|NoExecute)?$")]
     pub effect: String,
 }
@@ -1576,7 +1634,8 @@ pub struct RollbackRequest {
 }
 
 /// One pod, as the region last saw it.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
+#[graphql(name = "Pod")]
 pub struct PodView {
     pub name: String,
     /// Empty while pending.
@@ -1588,7 +1647,7 @@ pub struct PodView {
 }
 
 /// Desired and observed replicas of a deployment.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct DeploymentStatus {
     /// `pending` until first observed, then `progressing`, `running`, `failed` or `deleting`.
     pub phase: String,
@@ -1610,12 +1669,14 @@ pub struct DeploymentStatus {
 }
 
 /// A deployment: the spec asked for and the status observed.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Deployment", complex)]
 pub struct DeploymentView {
     pub id: DeploymentId,
     pub cluster_id: ClusterId,
     pub namespace: String,
     pub name: String,
+    #[graphql(skip)]
     #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: DeploymentSpec,
@@ -1634,7 +1695,8 @@ pub struct DeploymentView {
 }
 
 /// One immutable revision of a deployment.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "DeploymentRevision")]
 pub struct RevisionView {
     pub revision: i64,
     pub spec: DeploymentSpec,
@@ -1643,6 +1705,76 @@ pub struct RevisionView {
     /// Who made it (a principal id), or `system`.
     pub created_by: String,
     pub created_at: DateTime<Utc>,
+}
+
+impl RevisionView {
+    /// The 16 bytes a page token or cursor holds for this revision: its number.
+    pub fn cursor_key(&self) -> uuid::Uuid {
+        uuid::Uuid::from_u128(u128::try_from(self.revision).unwrap_or(0))
+    }
+}
+
+impl DeploymentView {
+    /// Whether its latest rollout has ended: it failed, or the region runs
+    /// the current generation (`running`).
+    pub fn rollout_done(&self) -> bool {
+        match self.status.phase.as_str() {
+            "failed" => true,
+            "running" => self.status.observed_generation >= self.generation,
+            _ => false,
+        }
+    }
+}
+
+impl DeploymentSpec {
+    /// The portable spec's fields, by their JSON names.
+    pub const FIELDS: [&str; 11] = [
+        "image",
+        "replicas",
+        "ports",
+        "env",
+        "resources",
+        "probes",
+        "strategy",
+        "pod_labels",
+        "node_selector",
+        "tolerations",
+        "paused",
+    ];
+
+    /// A JSON merge patch (RFC 7386, what [`DeploymentUpdate::spec`] is)
+    /// that sets `fields` (of [`Self::FIELDS`]) to this spec's values, each
+    /// replaced whole, probes included, except the label maps, which a
+    /// merge patch merges key by key.
+    pub fn merge_patch_of(&self, fields: &[&str]) -> serde_json::Value {
+        let whole = serde_json::to_value(self).unwrap_or_default();
+        let patch = fields.iter().map(|&field| {
+            let value = match field {
+                "probes" => self.probes.replacement(),
+                _ => whole.get(field).cloned().unwrap_or_default(),
+            };
+            (field.to_string(), value)
+        });
+        serde_json::Value::Object(patch.collect())
+    }
+}
+
+impl Probes {
+    /// The probes as a merge patch value that replaces both: a probe, or a
+    /// probe's `http_path`, left out here is removed, not kept.
+    pub fn replacement(&self) -> serde_json::Value {
+        let probe = |probe: &Option<Probe>| {
+            probe.as_ref().map(|p| {
+                serde_json::json!({
+                    "http_path": p.http_path,
+                    "port": p.port,
+                    "initial_delay_seconds": p.initial_delay_seconds,
+                    "period_seconds": p.period_seconds,
+                })
+            })
+        };
+        serde_json::json!({ "readiness": probe(&self.readiness), "liveness": probe(&self.liveness) })
+    }
 }
 
 // ---------------------------------------------------------------- deploy webhooks
@@ -1851,7 +1983,8 @@ pub struct RedeliveryCreate {
 // ---------------------------------------------------------------- cluster observations
 
 /// A worker node as the region last reported it, with what is placed on it.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ClusterNode")]
 pub struct NodeView {
     pub name: String,
     pub node_pool: String,
@@ -1871,7 +2004,7 @@ pub struct NodeView {
 }
 
 /// Requests and pods of one deployment.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct DeploymentMetrics {
     pub namespace: String,
     pub name: String,
@@ -1884,7 +2017,7 @@ pub struct DeploymentMetrics {
 }
 
 /// A cluster's capacity and what its workloads ask of it, from the region's observations.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct ClusterMetrics {
     pub nodes: i64,
     pub ready_nodes: i64,
@@ -1900,11 +2033,15 @@ pub struct ClusterMetrics {
 // ---------------------------------------------------------------- services
 
 /// A Service: a stable address in front of the pods its selector matches.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ServiceSpecInput")]
 pub struct ServiceSpec {
     /// `ClusterIP` (default) or `NodePort`.
     #[serde(rename = "type", default = "defaults::cluster_ip")]
+    #[graphql(name = "type", default_with = "defaults::cluster_ip()")]
     #[schema(pattern = "^(ClusterIP|NodePort)$")]
     pub service_type: String,
     /// Pods with all these labels are the Service's endpoints.
@@ -1914,8 +2051,11 @@ pub struct ServiceSpec {
     pub ports: Vec<ServicePort>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(input_name = "ServicePortInput")]
 pub struct ServicePort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -1926,6 +2066,7 @@ pub struct ServicePort {
     #[schema(minimum = 1, maximum = 65535)]
     pub target_port: Option<i64>,
     #[serde(default = "defaults::protocol")]
+    #[graphql(default_with = "defaults::protocol()")]
     #[schema(pattern = "^(TCP|UDP|SCTP)$")]
     pub protocol: String,
     /// `NodePort` services: the port on every node (allocated from 30000-32767 when omitted).
@@ -1961,7 +2102,8 @@ pub struct ServiceUpdate {
 }
 
 /// One pod behind a service, as last observed.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
+#[graphql(name = "ServiceEndpoint")]
 pub struct EndpointView {
     pub ip: String,
     pub port: i64,
@@ -1972,12 +2114,14 @@ pub struct EndpointView {
     pub ready: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Service", complex)]
 pub struct ServiceView {
     pub id: ServiceId,
     pub cluster_id: ClusterId,
     pub namespace: String,
     pub name: String,
+    #[graphql(skip)]
     #[schema(value_type = LabelMap)]
     pub labels: Labels,
     pub spec: ServiceSpec,
@@ -1986,4 +2130,18 @@ pub struct ServiceView {
     pub etag: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl ServiceSpec {
+    /// The spec's fields, by their JSON names.
+    pub const FIELDS: [&str; 3] = ["type", "selector", "ports"];
+
+    /// A JSON merge patch (RFC 7386, what [`ServiceUpdate::spec`] is) that
+    /// sets `fields` (of [`Self::FIELDS`]) to this spec's values: `type`
+    /// and `ports` replaced, `selector` merged key by key.
+    pub fn merge_patch_of(&self, fields: &[&str]) -> serde_json::Value {
+        let whole = serde_json::to_value(self).unwrap_or_default();
+        let patch = fields.iter().map(|&field| (field.to_string(), whole.get(field).cloned().unwrap_or_default()));
+        serde_json::Value::Object(patch.collect())
+    }
 }

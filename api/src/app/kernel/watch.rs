@@ -12,9 +12,10 @@ use futures::Stream;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
-use crate::app::{App, Error, RequestContext, Result};
+use crate::app::workloads::deployments::DeploymentPath;
+use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::OperationId;
-use crate::model::OperationView;
+use crate::model::{DeploymentView, OperationView};
 
 /// The most watches one principal holds at once.
 pub const MAX_WATCHES_PER_PRINCIPAL: usize = 16;
@@ -145,5 +146,74 @@ pub fn operation_updates(watcher: Watcher, id: OperationId) -> impl Stream<Item 
         };
         state.over = !matches!(&read, Ok(view) if !view.status.is_terminal());
         Some((read, state))
+    })
+}
+
+/// How often a rollout watch reads its deployment: nothing broadcasts
+/// deployment changes, so it is read again rather than woken.
+pub const ROLLOUT_POLL: Duration = Duration::from_secs(1);
+
+/// The deployment a rollout watch follows, by its path's ids or names.
+pub struct DeploymentAt {
+    pub project: String,
+    pub cluster: String,
+    pub namespace: String,
+    pub deployment: String,
+}
+
+impl DeploymentAt {
+    async fn read(&self, app: &App, caller: &RequestContext) -> Result<DeploymentView> {
+        let (project, cluster) = (ResourceRef::parse(&self.project), ResourceRef::parse(&self.cluster));
+        let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &self.namespace };
+        app.deployment_view(caller, &at, &ResourceRef::parse(&self.deployment)).await
+    }
+}
+
+/// The deployment now and whenever it has changed, ending once its rollout
+/// is complete (running at its current generation) or failed, when the
+/// caller's credential no longer holds (the error is the last item), or at
+/// shutdown.
+pub fn deployment_rollout_updates(watcher: Watcher, at: DeploymentAt) -> impl Stream<Item = Result<DeploymentView>> {
+    struct State {
+        watcher: Watcher,
+        at: DeploymentAt,
+        /// What was sent last, so only changes are sent.
+        last: Option<serde_json::Value>,
+        over: bool,
+    }
+    let state = State { watcher, at, last: None, over: false };
+    futures::stream::unfold(state, |mut state| async move {
+        loop {
+            if state.over {
+                return None;
+            }
+            if state.last.is_some() {
+                tokio::select! {
+                    _ = state.watcher.app().shutdown_token().cancelled() => return None,
+                    _ = tokio::time::sleep(ROLLOUT_POLL) => {}
+                }
+            }
+            let read = match state.watcher.caller().await {
+                Ok(caller) => {
+                    let caller = caller.clone();
+                    state.at.read(state.watcher.app(), &caller).await
+                }
+                Err(e) => Err(e),
+            };
+            let view = match read {
+                Ok(view) => view,
+                Err(e) => {
+                    state.over = true;
+                    return Some((Err(e), state));
+                }
+            };
+            let seen = serde_json::to_value(&view).ok();
+            if state.last.is_some() && seen == state.last {
+                continue;
+            }
+            state.over = view.rollout_done();
+            state.last = seen.or(Some(serde_json::Value::Null));
+            return Some((Ok(view), state));
+        }
     })
 }
