@@ -6,6 +6,7 @@
 //! service are included so `grpcurl` and load balancers work out of the box.
 
 mod convert;
+mod integrations;
 mod services;
 
 use std::collections::HashMap;
@@ -25,9 +26,10 @@ const ERROR_DOMAIN: &str = "moke.dev";
 pub fn router(app: Arc<App>) -> axum::Router {
     use moke_proto::v1::{
         billing_service_server::BillingServiceServer, cluster_service_server::ClusterServiceServer,
-        node_pool_service_server::NodePoolServiceServer, operation_service_server::OperationServiceServer,
-        org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
-        token_service_server::TokenServiceServer,
+        deploy_hook_service_server::DeployHookServiceServer, node_pool_service_server::NodePoolServiceServer,
+        operation_service_server::OperationServiceServer, org_service_server::OrgServiceServer,
+        project_service_server::ProjectServiceServer, token_service_server::TokenServiceServer,
+        webhook_service_server::WebhookServiceServer,
     };
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
@@ -46,6 +48,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.OperationService",
         "moke.v1.TokenService",
         "moke.v1.BillingService",
+        "moke.v1.DeployHookService",
+        "moke.v1.WebhookService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -58,7 +62,9 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(NodePoolServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(OperationServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
-        .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
+        .add_service(BillingServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(DeployHookServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(WebhookServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
 }
@@ -172,6 +178,7 @@ fn grpc_field(field: &str) -> String {
         "limit" => "page_size".to_string(),
         "Idempotency-Key" => "request_id".to_string(),
         "spec.control_plane.replicas" => "spec.control_plane_replicas".to_string(),
+        "previous_secret_valid_seconds" => "previous_secret_validity".to_string(),
         other => other.to_string(),
     }
 }
