@@ -7,6 +7,7 @@
 //! pools and operations costs a fixed number of queries. Depth and complexity
 //! are limited; the schema is checked in as `graphql/schema.graphql`.
 
+mod integrations;
 mod loaders;
 mod types;
 
@@ -29,11 +30,11 @@ pub use types::Subscription;
 /// Every query field: each resource family's resolvers are an object of
 /// their own, merged here.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Query(types::CoreQuery);
+pub struct Query(types::CoreQuery, integrations::IntegrationsQuery);
 
 /// Every mutation, merged from each family's object as [`Query`] is.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Mutation(types::CoreMutation);
+pub struct Mutation(types::CoreMutation, integrations::IntegrationsMutation);
 
 /// The Moke GraphQL schema.
 pub type MokeSchema = Schema<Query, Mutation, Subscription>;

@@ -1647,8 +1647,9 @@ pub struct RevisionView {
 // ---------------------------------------------------------------- deploy webhooks
 
 /// What a project's deploy webhooks may do.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "DeployPolicyInput")]
 pub struct DeployPolicy {
     /// Images must start with one of these, e.g. `registry.example.com/shop/`. Empty: webhooks deploy nothing.
     pub allowed_image_prefixes: Vec<String>,
@@ -1657,7 +1658,8 @@ pub struct DeployPolicy {
 }
 
 /// A project's deploy policy.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
+#[graphql(name = "DeployPolicy")]
 pub struct DeployPolicyView {
     /// Images must start with one of these. Empty: webhooks deploy nothing.
     pub allowed_image_prefixes: Vec<String>,
@@ -1670,12 +1672,16 @@ pub struct DeployPolicyView {
 }
 
 /// The deployment a webhook (or one of its rules) changes.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "DeployHookTarget", input_name = "DeployHookTargetInput")]
 pub struct HookTarget {
     /// Cluster id or name.
     pub cluster: String,
     #[serde(default = "default_namespace")]
+    #[graphql(default_with = "default_namespace()")]
     pub namespace: String,
     /// Deployment id or name.
     pub deployment: String,
@@ -1687,8 +1693,11 @@ fn default_namespace() -> String {
 
 /// A project hook's rule: deliveries from `repository` (when set) of images
 /// starting with `image_prefix` (when set) change `target`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "DeployHookRule", input_name = "DeployHookRuleInput")]
 pub struct HookRule {
     /// e.g. `acme/web` (GitHub `owner/repo`, GitLab `group/project`).
     pub repository: Option<String>,
@@ -1698,12 +1707,13 @@ pub struct HookRule {
 
 /// Create a deploy webhook: for one deployment (`target`) or for the
 /// project with `rules`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct DeployHookCreate {
     pub name: String,
     pub target: Option<HookTarget>,
     #[serde(default)]
+    #[graphql(default)]
     #[schema(max_items = 100)]
     pub rules: Vec<HookRule>,
     /// For events that name a commit or tag but no image: `{sha}`, `{tag}` and `{branch}` are filled in,
@@ -1712,7 +1722,8 @@ pub struct DeployHookCreate {
     pub image_template: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "DeployHook")]
 pub struct DeployHookView {
     pub id: DeployHookId,
     pub project_id: ProjectId,
@@ -1729,7 +1740,7 @@ pub struct DeployHookView {
 }
 
 /// Rotating a hook's secret.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct DeployHookSecretRotate {
     /// How long the previous secret keeps being accepted, in seconds: 0 revokes it at once (it leaked),
@@ -1739,7 +1750,7 @@ pub struct DeployHookSecretRotate {
 }
 
 /// A new hook and its signing secret, shown only now.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct DeployHookCreated {
     #[serde(flatten)]
     pub hook: DeployHookView,
@@ -1774,7 +1785,7 @@ impl utoipa::PartialSchema for EventTypePattern {
 impl ToSchema for EventTypePattern {}
 
 /// Subscribe a URL to events of the organization.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookEndpointCreate {
     /// `https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and
@@ -1782,6 +1793,7 @@ pub struct WebhookEndpointCreate {
     #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", max_length = 2048)]
     pub url: String,
     #[serde(default)]
+    #[graphql(default)]
     #[schema(max_length = 500)]
     pub description: String,
     /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`;
@@ -1790,7 +1802,8 @@ pub struct WebhookEndpointCreate {
     pub event_types: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "WebhookEndpoint")]
 pub struct WebhookEndpointView {
     pub id: WebhookEndpointId,
     pub url: String,
@@ -1804,7 +1817,7 @@ pub struct WebhookEndpointView {
 }
 
 /// A new endpoint and its signing secret, shown only now.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct WebhookEndpointCreated {
     #[serde(flatten)]
     pub endpoint: WebhookEndpointView,
@@ -1814,7 +1827,8 @@ pub struct WebhookEndpointCreated {
 }
 
 /// One try at delivering an event.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "WebhookAttempt")]
 pub struct WebhookAttemptView {
     pub attempt: i32,
     pub attempted_at: DateTime<Utc>,
@@ -1825,7 +1839,8 @@ pub struct WebhookAttemptView {
 }
 
 /// One event's delivery to an endpoint, with every attempt.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "WebhookDelivery")]
 pub struct WebhookDeliveryView {
     pub id: WebhookDeliveryId,
     /// The event (the `webhook-id` header of every attempt).
@@ -1839,8 +1854,26 @@ pub struct WebhookDeliveryView {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+impl WebhookDeliveryView {
+    /// The 16 bytes a page token or cursor holds for this delivery (see [`Self::key_of`]).
+    pub fn cursor_key(&self) -> uuid::Uuid {
+        Self::key_of(self.created_at, self.id.uuid())
+    }
+
+    /// The key of a delivery made at `created_at` with id `id`: the time
+    /// (Unix microseconds, big-endian) and the first 8 bytes of the id.
+    /// Deliveries list newest first; ids made by the database are random,
+    /// so the time leads.
+    pub fn key_of(created_at: DateTime<Utc>, id: uuid::Uuid) -> uuid::Uuid {
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&created_at.timestamp_micros().to_be_bytes());
+        key[8..].copy_from_slice(&id.as_bytes()[..8]);
+        uuid::Uuid::from_bytes(key)
+    }
+}
+
 /// Send an event to the endpoint again.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct RedeliveryCreate {
     #[schema(pattern = "^msg_[0-9a-f]{32}$")]

@@ -36,18 +36,7 @@ fn check_url(outbound: &OutboundClient, url: &str) -> std::result::Result<reqwes
     }
 }
 
-/// The 16 bytes a delivery list's page token holds: when the delivery was
-/// made (Unix microseconds, big-endian) and the first 8 bytes of its id.
-/// Deliveries list newest first; ids made by the database are random, so
-/// the time leads.
-fn delivery_key(created_at: DateTime<Utc>, id: Uuid) -> Uuid {
-    let mut key = [0u8; 16];
-    key[..8].copy_from_slice(&created_at.timestamp_micros().to_be_bytes());
-    key[8..].copy_from_slice(&id.as_bytes()[..8]);
-    Uuid::from_bytes(key)
-}
-
-/// Where a delivery list continues: before this time and id. Any 16 bytes
+/// Where a delivery list continues ([`WebhookDeliveryView::key_of`]): before this time and id. Any 16 bytes
 /// are a token: a time outside years 1-9999 is taken as the nearest of them.
 fn delivery_of_key(key: Uuid) -> (DateTime<Utc>, Uuid) {
     let bytes = key.as_bytes();
@@ -227,7 +216,7 @@ impl App {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(page.page(views, |d| delivery_key(d.created_at, d.id.uuid())))
+        Ok(page.page(views, WebhookDeliveryView::cursor_key))
     }
 
     /// `webhook_redelivery_create`: sends an event to the endpoint again, as a new delivery.
@@ -349,7 +338,7 @@ mod tests {
     fn delivery_page_keys() {
         let at = DateTime::from_timestamp_micros(1_800_000_000_123_456).unwrap();
         let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677);
-        let (back_at, back_id) = delivery_of_key(delivery_key(at, id));
+        let (back_at, back_id) = delivery_of_key(WebhookDeliveryView::key_of(at, id));
         assert_eq!(back_at, at, "to the microsecond");
         assert_eq!(back_id, Uuid::from_u128(0x0123_4567_89ab_cdef_0000_0000_0000_0000));
         assert!(back_id <= id, "the delivery itself is not after its own key");
