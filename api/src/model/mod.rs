@@ -1813,7 +1813,37 @@ pub struct WebhookEndpointView {
     pub failing_since: Option<DateTime<Utc>>,
     pub disabled_at: Option<DateTime<Utc>>,
     pub disabled_reason: Option<String>,
+    /// After a secret rotation: until when deliveries are also signed with the previous secret.
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+}
+
+/// A change to a webhook endpoint: only the fields given change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointUpdate {
+    /// Checked as on create: `https://` (plain `http://` only for targets the operator allow-listed);
+    /// private, loopback and link-local addresses are refused.
+    #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", max_length = 2048)]
+    pub url: Option<String>,
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+    /// Replaces the whole list; the patterns of create, billing events only with the `read_billing` permission.
+    #[schema(min_items = 1, value_type = Option<Vec<EventTypePattern>>)]
+    pub event_types: Option<Vec<String>>,
+    /// `false` disables the endpoint (its pending deliveries fail); `true` enables a disabled one again,
+    /// clearing `disabled_at`, `disabled_reason` and `failing_since`.
+    pub enabled: Option<bool>,
+}
+
+/// Rotating an endpoint's signing secret.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointSecretRotate {
+    /// How long deliveries keep being signed with the previous secret too (Standard Webhooks' several
+    /// `v1,` signatures), in seconds: 0 stops at once (it leaked), at most 604800 (7 days); 86400 when not given.
+    #[schema(minimum = 0, maximum = 604800)]
+    pub previous_secret_valid_seconds: Option<i64>,
 }
 
 /// A new endpoint and its signing secret, shown only now.
