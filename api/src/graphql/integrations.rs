@@ -50,6 +50,11 @@ impl IntegrationsQuery {
         Ok(connection(result, |e| e.id.uuid()))
     }
 
+    /// One event webhook endpoint of an organization, never its secret.
+    async fn webhook_endpoint(&self, ctx: &Context<'_>, org: ID, endpoint: ID) -> Result<WebhookEndpointView> {
+        app(ctx).webhook_endpoint_view(caller(ctx)?, id(&org)?, id(&endpoint)?).await.map_err(error)
+    }
+
     /// An endpoint's deliveries, newest first, each with its attempts.
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn webhook_deliveries(
@@ -150,6 +155,43 @@ impl IntegrationsMutation {
     ) -> Result<WebhookEndpointCreated> {
         let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
         app(ctx).webhook_endpoint_create(&caller, id(&org)?, input).await.map_err(error)
+    }
+
+    /// Changes an endpoint: only the fields given change, each checked as on
+    /// create; `enabled: true` turns a disabled endpoint back on (clearing
+    /// `disabledAt`, `disabledReason` and `failingSince`), `false` disables it.
+    async fn update_webhook_endpoint(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        endpoint: ID,
+        patch: WebhookEndpointUpdate,
+    ) -> Result<WebhookEndpointView> {
+        app(ctx)
+            .webhook_endpoint_update(&caller_for(ctx, dry_run)?, id(&org)?, id(&endpoint)?, patch)
+            .await
+            .map_err(error)
+    }
+
+    /// A new signing secret for an endpoint, in this answer only (empty when
+    /// replayed to a retry with the same idempotency key); deliveries are
+    /// also signed with the previous one for
+    /// `input.previousSecretValidSeconds` (24 h by default; 0: not at all).
+    async fn rotate_webhook_endpoint_secret(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        endpoint: ID,
+        input: Option<WebhookEndpointSecretRotate>,
+        idempotency_key: Option<String>,
+    ) -> Result<WebhookEndpointCreated> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx)
+            .webhook_endpoint_secret_rotate(&caller, id(&org)?, id(&endpoint)?, input.unwrap_or_default())
+            .await
+            .map_err(error)
     }
 
     /// Removes an endpoint and its pending deliveries.

@@ -6,7 +6,7 @@ use moke_proto::v1::*;
 use tonic::{Request, Response, Status};
 
 use super::convert::{opt_timestamp, timestamp};
-use super::services::{Api, Reply, id, if_match};
+use super::services::{Api, Reply, id, if_match, mask_paths};
 use super::{context, convert, page, status};
 use crate::app::{Error, ResourceRef};
 use crate::model;
@@ -97,7 +97,20 @@ fn webhook_endpoint(e: model::WebhookEndpointView) -> WebhookEndpoint {
         disable_time: opt_timestamp(e.disabled_at),
         disabled_reason: e.disabled_reason.unwrap_or_default(),
         create_time: Some(timestamp(e.created_at)),
+        previous_secret_expire_time: opt_timestamp(e.previous_secret_expires_at),
     }
+}
+
+/// An `UpdateWebhookEndpointRequest`'s masked fields as the model's update.
+fn webhook_endpoint_update_in(r: UpdateWebhookEndpointRequest) -> Result<model::WebhookEndpointUpdate, Status> {
+    let paths = mask_paths(r.update_mask, &["url", "description", "event_types", "enabled"])?;
+    let has = |path: &str| paths.iter().any(|p| p == path);
+    Ok(model::WebhookEndpointUpdate {
+        url: has("url").then_some(r.url),
+        description: has("description").then_some(r.description),
+        event_types: has("event_types").then_some(r.event_types),
+        enabled: has("enabled").then_some(r.enabled),
+    })
 }
 
 fn webhook_attempt(a: model::WebhookAttemptView) -> WebhookAttempt {
@@ -241,6 +254,41 @@ impl webhook_service_server::WebhookService for Api {
         Ok(Response::new(CreateWebhookEndpointResponse {
             webhook_endpoint: Some(webhook_endpoint(created.endpoint)),
             secret: created.secret,
+        }))
+    }
+
+    async fn get_webhook_endpoint(&self, request: Request<GetWebhookEndpointRequest>) -> Reply<WebhookEndpoint> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self.app.webhook_endpoint_view(&ctx, id(&r.org)?, id(&r.webhook_endpoint)?).await.map_err(status)?;
+        Ok(Response::new(webhook_endpoint(view)))
+    }
+
+    async fn update_webhook_endpoint(&self, request: Request<UpdateWebhookEndpointRequest>) -> Reply<WebhookEndpoint> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (org, endpoint) = (id(&r.org)?, id(&r.webhook_endpoint)?);
+        let input = webhook_endpoint_update_in(r)?;
+        let view = self.app.webhook_endpoint_update(&ctx, org, endpoint, input).await.map_err(status)?;
+        Ok(Response::new(webhook_endpoint(view)))
+    }
+
+    async fn rotate_webhook_endpoint_secret(
+        &self,
+        request: Request<RotateWebhookEndpointSecretRequest>,
+    ) -> Reply<RotateWebhookEndpointSecretResponse> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let validity = r.previous_secret_validity.map(|d| whole_seconds("previous_secret_validity", d)).transpose()?;
+        let input = model::WebhookEndpointSecretRotate { previous_secret_valid_seconds: validity };
+        let rotated = self
+            .app
+            .webhook_endpoint_secret_rotate(&ctx, id(&r.org)?, id(&r.webhook_endpoint)?, input)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(RotateWebhookEndpointSecretResponse {
+            webhook_endpoint: Some(webhook_endpoint(rotated.endpoint)),
+            secret: rotated.secret,
         }))
     }
 
