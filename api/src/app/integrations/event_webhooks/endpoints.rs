@@ -6,6 +6,7 @@ use moke_iam::Action;
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::Validator;
 use crate::app::integrations::store::webhooks::{self as store, EndpointChange, EndpointRow, NewEndpoint};
 use crate::app::{App, Error, PageRequest, RequestContext, Result, integrations::signing};
@@ -190,7 +191,7 @@ impl App {
     ) -> Result<WebhookEndpointView> {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let mut conn = self.db().acquire().await?;
-        let row = store::find(&mut conn, org.uuid(), endpoint.uuid())
+        let row = store::find(&mut conn, org.uuid(), endpoint.uuid(), Lock::None)
             .await?
             .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
         Ok(Self::endpoint_view(row))
@@ -226,7 +227,7 @@ impl App {
         let org_id = org.uuid();
         let mut tx = self.db().begin().await?;
         crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org_id).await?;
-        let current = store::lock(&mut tx, org_id, endpoint.uuid())
+        let current = store::find(&mut tx, org_id, endpoint.uuid(), Lock::ForUpdate)
             .await?
             .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
         // Billing events carry amounts: only who may read billing, for good,
@@ -268,7 +269,7 @@ impl App {
             },
         )
         .await?;
-        let row = store::find(&mut tx, org_id, endpoint.uuid())
+        let row = store::find(&mut tx, org_id, endpoint.uuid(), Lock::None)
             .await?
             .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
         self.commit(ctx, tx).await?;
@@ -373,7 +374,7 @@ impl App {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let org = org.uuid();
         let mut conn = self.db().acquire().await?;
-        if store::find(&mut conn, org, endpoint.uuid()).await?.is_none() {
+        if store::find(&mut conn, org, endpoint.uuid(), Lock::None).await?.is_none() {
             return Err(Error::not_found("webhook endpoint", endpoint.to_string()));
         }
         let before = page.after.map(delivery_of_key);
@@ -412,7 +413,7 @@ impl App {
         let input = &input;
         self.idempotent(ctx, "webhook_redelivery_create", &(org, endpoint_id, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
-            let found = store::find(&mut tx, org, endpoint_id.uuid())
+            let found = store::find(&mut tx, org, endpoint_id.uuid(), Lock::None)
                 .await?
                 .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
             if found.disabled_at.is_some() {

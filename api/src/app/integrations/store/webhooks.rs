@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::or_unique;
 use crate::app::{Error, PageRequest, Result};
 
@@ -23,8 +24,17 @@ pub(in crate::app) struct EndpointRow {
 }
 
 /// `sqlx::query_as!` over `webhook_endpoints` with `EndpointRow`'s columns
-/// and the rest of the statement given.
+/// and the rest of the statement given; `locked` adds `FOR UPDATE`.
 macro_rules! select {
+    (locked $rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            EndpointRow,
+            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason,
+                    previous_secret_expires_at, created_at
+             FROM webhook_endpoints " + $rest + " FOR UPDATE"
+            $(, $arg)*
+        )
+    };
     ($rest:tt $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             EndpointRow,
@@ -48,15 +58,18 @@ pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid, page: &Page
     .await?)
 }
 
-/// An endpoint of `org`.
-pub(in crate::app) async fn find(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<EndpointRow>> {
-    Ok(select!("WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?)
-}
-
-/// An endpoint of `org`, locked until the transaction ends: a change reads
-/// the endpoint it replaces.
-pub(in crate::app) async fn lock(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<EndpointRow>> {
-    Ok(select!("WHERE id = $1 AND org_id = $2 FOR UPDATE", id, org).fetch_optional(conn).await?)
+/// An endpoint of `org`; a change takes it `ForUpdate`, so it reads the
+/// endpoint it replaces.
+pub(in crate::app) async fn find(
+    conn: &mut PgConnection,
+    org: Uuid,
+    id: Uuid,
+    lock: Lock,
+) -> Result<Option<EndpointRow>> {
+    Ok(match lock {
+        Lock::None => select!("WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?,
+        Lock::ForUpdate => select!(locked "WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?,
+    })
 }
 
 /// What an endpoint change writes; `None` keeps a field as it is.
@@ -68,7 +81,7 @@ pub(in crate::app) struct EndpointChange<'a> {
     pub url_set_by: Option<Uuid>,
 }
 
-/// Changes an endpoint of `org` (one [`lock`]ed: it exists).
+/// Changes an endpoint of `org` (found `ForUpdate`: it exists).
 pub(in crate::app) async fn update(
     conn: &mut PgConnection,
     org: Uuid,
