@@ -8,6 +8,7 @@
 //! are limited; the schema is checked in as `graphql/schema.graphql`.
 
 mod catalog;
+mod integrations;
 mod loaders;
 mod types;
 mod workloads;
@@ -35,6 +36,7 @@ pub struct Query(
     types::CoreQuery,
     catalog::CatalogQuery,
     workloads::WorkloadsQuery,
+    integrations::IntegrationsQuery,
 );
 
 /// Every mutation, merged from each family's object as [`Query`] is.
@@ -42,6 +44,7 @@ pub struct Query(
 pub struct Mutation(
     types::CoreMutation,
     workloads::WorkloadsMutation,
+    integrations::IntegrationsMutation,
 );
 
 /// The Moke GraphQL schema.

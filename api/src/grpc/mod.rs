@@ -7,6 +7,7 @@
 
 mod catalog;
 mod convert;
+mod integrations;
 mod services;
 mod workloads;
 
@@ -28,10 +29,10 @@ pub(crate) const ERROR_DOMAIN: &str = "moke.dev";
 pub fn router(app: Arc<App>) -> axum::Router {
     use moke_proto::v1::{
         billing_service_server::BillingServiceServer, catalog_service_server::CatalogServiceServer,
-        cluster_service_server::ClusterServiceServer,
+        cluster_service_server::ClusterServiceServer, deploy_hook_service_server::DeployHookServiceServer,
         node_pool_service_server::NodePoolServiceServer, operation_service_server::OperationServiceServer,
         org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
-        token_service_server::TokenServiceServer,
+        token_service_server::TokenServiceServer, webhook_service_server::WebhookServiceServer,
     };
     use moke_proto::v1::{
         cluster_access_service_server::ClusterAccessServiceServer, deployment_service_server::DeploymentServiceServer,
@@ -59,6 +60,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.DeploymentService",
         "moke.v1.NetworkService",
         "moke.v1.ClusterAccessService",
+        "moke.v1.DeployHookService",
+        "moke.v1.WebhookService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -77,6 +80,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(DeploymentServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(NetworkServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(ClusterAccessServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(DeployHookServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(WebhookServiceServer::new(api.clone()).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
 }
@@ -190,6 +195,7 @@ fn grpc_field(field: &str) -> String {
         "limit" => "page_size".to_string(),
         "Idempotency-Key" => "request_id".to_string(),
         "spec.control_plane.replicas" => "spec.control_plane_replicas".to_string(),
+        "previous_secret_valid_seconds" => "previous_secret_validity".to_string(),
         other => other.to_string(),
     }
 }

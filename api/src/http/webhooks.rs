@@ -19,7 +19,8 @@ use crate::model::*;
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(webhook_endpoint_list, webhook_endpoint_create))
-        .routes(routes!(webhook_endpoint_delete))
+        .routes(routes!(webhook_endpoint_view, webhook_endpoint_update, webhook_endpoint_delete))
+        .routes(routes!(webhook_endpoint_secret_rotate))
         .routes(routes!(webhook_delivery_list))
         .routes(routes!(webhook_redelivery_create))
 }
@@ -51,6 +52,59 @@ async fn webhook_endpoint_create(
 ) -> ApiResult {
     let created = app.webhook_endpoint_create(&ctx, path_id(&org)?, input).await?;
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
+}
+
+/// View a webhook endpoint (never its secret).
+#[utoipa::path(get, path = "/v1/orgs/{org}/webhooks/{endpoint}", operation_id = "webhook_endpoint_view",
+    tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id"),
+           ("endpoint" = String, Path, description = "Webhook endpoint id")),
+    security(("bearer" = [])), responses((status = 200, body = WebhookEndpointView), Problems))]
+async fn webhook_endpoint_view(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, endpoint)): Path<(String, String)>,
+) -> ApiResult {
+    Ok(axum::Json(app.webhook_endpoint_view(&ctx, path_id(&org)?, path_id(&endpoint)?).await?).into_response())
+}
+
+/// Change a webhook endpoint: only the fields given change. The URL is checked as on create; `enabled: true`
+/// turns a disabled endpoint back on (clearing `disabled_at`, `disabled_reason` and `failing_since`), `false`
+/// disables it.
+#[utoipa::path(patch, path = "/v1/orgs/{org}/webhooks/{endpoint}", operation_id = "webhook_endpoint_update",
+    tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id"),
+           ("endpoint" = String, Path, description = "Webhook endpoint id")),
+    request_body = WebhookEndpointUpdate, security(("bearer" = [])),
+    responses((status = 200, body = WebhookEndpointView), Problems))]
+async fn webhook_endpoint_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, endpoint)): Path<(String, String)>,
+    Json(input): Json<WebhookEndpointUpdate>,
+) -> ApiResult {
+    let view = app.webhook_endpoint_update(&ctx, path_id(&org)?, path_id(&endpoint)?, input).await?;
+    Ok(axum::Json(view).into_response())
+}
+
+/// Rotate a webhook endpoint's signing secret. The answer holds the new secret, shown only once; deliveries are
+/// signed with it from now on and, for `previous_secret_valid_seconds` (24 h by default; 0: not at all), with the
+/// previous one too (two `v1,` signatures in `webhook-signature`), so the receiver can switch without refusing one.
+/// A retry with the same Idempotency-Key answers the endpoint again, without its secret.
+#[utoipa::path(post, path = "/v1/orgs/{org}/webhooks/{endpoint}/rotate-secret",
+    operation_id = "webhook_endpoint_secret_rotate", tag = "webhooks",
+    params(("org" = String, Path, description = "Organization id"),
+           ("endpoint" = String, Path, description = "Webhook endpoint id"), IdempotencyKeyHeader),
+    request_body = WebhookEndpointSecretRotate, security(("bearer" = [])),
+    responses((status = 200, body = WebhookEndpointCreated), Problems))]
+async fn webhook_endpoint_secret_rotate(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((org, endpoint)): Path<(String, String)>,
+    Json(input): Json<WebhookEndpointSecretRotate>,
+) -> ApiResult {
+    let rotated = app.webhook_endpoint_secret_rotate(&ctx, path_id(&org)?, path_id(&endpoint)?, input).await?;
+    Ok(axum::Json(rotated).into_response())
 }
 
 /// Remove a webhook endpoint and its pending deliveries.

@@ -1780,8 +1780,9 @@ impl Probes {
 // ---------------------------------------------------------------- deploy webhooks
 
 /// What a project's deploy webhooks may do.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "DeployPolicyInput")]
 pub struct DeployPolicy {
     /// Images must start with one of these, e.g. `registry.example.com/shop/`. Empty: webhooks deploy nothing.
     pub allowed_image_prefixes: Vec<String>,
@@ -1790,7 +1791,8 @@ pub struct DeployPolicy {
 }
 
 /// A project's deploy policy.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
+#[graphql(name = "DeployPolicy")]
 pub struct DeployPolicyView {
     /// Images must start with one of these. Empty: webhooks deploy nothing.
     pub allowed_image_prefixes: Vec<String>,
@@ -1803,12 +1805,16 @@ pub struct DeployPolicyView {
 }
 
 /// The deployment a webhook (or one of its rules) changes.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "DeployHookTarget", input_name = "DeployHookTargetInput")]
 pub struct HookTarget {
     /// Cluster id or name.
     pub cluster: String,
     #[serde(default = "default_namespace")]
+    #[graphql(default_with = "default_namespace()")]
     pub namespace: String,
     /// Deployment id or name.
     pub deployment: String,
@@ -1820,8 +1826,11 @@ fn default_namespace() -> String {
 
 /// A project hook's rule: deliveries from `repository` (when set) of images
 /// starting with `image_prefix` (when set) change `target`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[derive(
+    Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject, async_graphql::InputObject,
+)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "DeployHookRule", input_name = "DeployHookRuleInput")]
 pub struct HookRule {
     /// e.g. `acme/web` (GitHub `owner/repo`, GitLab `group/project`).
     pub repository: Option<String>,
@@ -1831,12 +1840,13 @@ pub struct HookRule {
 
 /// Create a deploy webhook: for one deployment (`target`) or for the
 /// project with `rules`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct DeployHookCreate {
     pub name: String,
     pub target: Option<HookTarget>,
     #[serde(default)]
+    #[graphql(default)]
     #[schema(max_items = 100)]
     pub rules: Vec<HookRule>,
     /// For events that name a commit or tag but no image: `{sha}`, `{tag}` and `{branch}` are filled in,
@@ -1845,7 +1855,8 @@ pub struct DeployHookCreate {
     pub image_template: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "DeployHook")]
 pub struct DeployHookView {
     pub id: DeployHookId,
     pub project_id: ProjectId,
@@ -1862,7 +1873,7 @@ pub struct DeployHookView {
 }
 
 /// Rotating a hook's secret.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct DeployHookSecretRotate {
     /// How long the previous secret keeps being accepted, in seconds: 0 revokes it at once (it leaked),
@@ -1872,7 +1883,7 @@ pub struct DeployHookSecretRotate {
 }
 
 /// A new hook and its signing secret, shown only now.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct DeployHookCreated {
     #[serde(flatten)]
     pub hook: DeployHookView,
@@ -1907,7 +1918,7 @@ impl utoipa::PartialSchema for EventTypePattern {
 impl ToSchema for EventTypePattern {}
 
 /// Subscribe a URL to events of the organization.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookEndpointCreate {
     /// `https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and
@@ -1915,6 +1926,7 @@ pub struct WebhookEndpointCreate {
     #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", max_length = 2048)]
     pub url: String,
     #[serde(default)]
+    #[graphql(default)]
     #[schema(max_length = 500)]
     pub description: String,
     /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`;
@@ -1923,7 +1935,8 @@ pub struct WebhookEndpointCreate {
     pub event_types: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "WebhookEndpoint")]
 pub struct WebhookEndpointView {
     pub id: WebhookEndpointId,
     pub url: String,
@@ -1933,11 +1946,41 @@ pub struct WebhookEndpointView {
     pub failing_since: Option<DateTime<Utc>>,
     pub disabled_at: Option<DateTime<Utc>>,
     pub disabled_reason: Option<String>,
+    /// After a secret rotation: until when deliveries are also signed with the previous secret.
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
+/// A change to a webhook endpoint: only the fields given change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointUpdate {
+    /// Checked as on create: `https://` (plain `http://` only for targets the operator allow-listed);
+    /// private, loopback and link-local addresses are refused.
+    #[schema(pattern = "^[Hh][Tt][Tt][Pp][Ss]?://", max_length = 2048)]
+    pub url: Option<String>,
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+    /// Replaces the whole list; the patterns of create, billing events only with the `read_billing` permission.
+    #[schema(min_items = 1, value_type = Option<Vec<EventTypePattern>>)]
+    pub event_types: Option<Vec<String>>,
+    /// `false` disables the endpoint (its pending deliveries fail); `true` enables a disabled one again,
+    /// clearing `disabled_at`, `disabled_reason` and `failing_since`.
+    pub enabled: Option<bool>,
+}
+
+/// Rotating an endpoint's signing secret.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookEndpointSecretRotate {
+    /// How long deliveries keep being signed with the previous secret too (Standard Webhooks' several
+    /// `v1,` signatures), in seconds: 0 stops at once (it leaked), at most 604800 (7 days); 86400 when not given.
+    #[schema(minimum = 0, maximum = 604800)]
+    pub previous_secret_valid_seconds: Option<i64>,
+}
+
 /// A new endpoint and its signing secret, shown only now.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct WebhookEndpointCreated {
     #[serde(flatten)]
     pub endpoint: WebhookEndpointView,
@@ -1947,7 +1990,8 @@ pub struct WebhookEndpointCreated {
 }
 
 /// One try at delivering an event.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "WebhookAttempt")]
 pub struct WebhookAttemptView {
     pub attempt: i32,
     pub attempted_at: DateTime<Utc>,
@@ -1958,7 +2002,8 @@ pub struct WebhookAttemptView {
 }
 
 /// One event's delivery to an endpoint, with every attempt.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "WebhookDelivery")]
 pub struct WebhookDeliveryView {
     pub id: WebhookDeliveryId,
     /// The event (the `webhook-id` header of every attempt).
@@ -1972,8 +2017,26 @@ pub struct WebhookDeliveryView {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+impl WebhookDeliveryView {
+    /// The 16 bytes a page token or cursor holds for this delivery (see [`Self::key_of`]).
+    pub fn cursor_key(&self) -> uuid::Uuid {
+        Self::key_of(self.created_at, self.id.uuid())
+    }
+
+    /// The key of a delivery made at `created_at` with id `id`: the time
+    /// (Unix microseconds, big-endian) and the first 8 bytes of the id.
+    /// Deliveries list newest first; ids made by the database are random,
+    /// so the time leads.
+    pub fn key_of(created_at: DateTime<Utc>, id: uuid::Uuid) -> uuid::Uuid {
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&created_at.timestamp_micros().to_be_bytes());
+        key[8..].copy_from_slice(&id.as_bytes()[..8]);
+        uuid::Uuid::from_bytes(key)
+    }
+}
+
 /// Send an event to the endpoint again.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct RedeliveryCreate {
     #[schema(pattern = "^msg_[0-9a-f]{32}$")]

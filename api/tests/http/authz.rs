@@ -322,6 +322,13 @@ fn rows() -> Vec<Row> {
         row("POST /v1/orgs/{org}/webhooks/{endpoint}/redeliveries", ManageCredentials)
             .body(json!({ "event_id": "{event}" }))
             .fresh(Webhook),
+        row("GET /v1/orgs/{org}/webhooks/{endpoint}", ReadCredentials).fresh(Webhook),
+        row("PATCH /v1/orgs/{org}/webhooks/{endpoint}", ManageCredentials)
+            .body(json!({ "url": "https://hooks.example.invalid/moved", "enabled": true }))
+            .fresh(Webhook),
+        row("POST /v1/orgs/{org}/webhooks/{endpoint}/rotate-secret", ManageCredentials)
+            .body(json!({ "previous_secret_valid_seconds": 60 }))
+            .fresh(Webhook),
         row("DELETE /v1/orgs/{org}/webhooks/{endpoint}", ManageCredentials).fresh(Webhook),
         row("GET /v1/orgs/{org}/members", ReadMembers),
         row("PATCH /v1/orgs/{org}/members/{user}", ManageMembers)

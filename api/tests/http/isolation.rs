@@ -173,6 +173,10 @@ fn rows() -> Vec<Row> {
         row("GET /v1/orgs/{org}/webhooks"),
         row("POST /v1/orgs/{org}/webhooks")
             .body(json!({ "url": "https://hooks.example.invalid/", "event_types": ["*"] })),
+        row("GET /v1/orgs/{org}/webhooks/{endpoint}"),
+        row("PATCH /v1/orgs/{org}/webhooks/{endpoint}")
+            .body(json!({ "url": "https://intruder.example.invalid/", "event_types": ["*"], "enabled": true })),
+        row("POST /v1/orgs/{org}/webhooks/{endpoint}/rotate-secret").body(json!({})),
         row("DELETE /v1/orgs/{org}/webhooks/{endpoint}"),
         row("GET /v1/orgs/{org}/billing/balance"),
         row("GET /v1/orgs/{org}/billing/plan"),

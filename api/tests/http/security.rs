@@ -116,6 +116,14 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
     let narrow = owner.with_token(&narrowed_token(&t, &owner, &project).await);
     let org = &acme.org;
     let cp = format!("/v1/projects/{project}/clusters/{cluster}");
+    let endpoint: WebhookEndpointCreated = owner
+        .post(
+            &format!("/v1/orgs/{org}/webhooks"),
+            json!({ "url": "https://hooks.example.com/x", "event_types": ["*"] }),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    let endpoint = endpoint.endpoint.id.to_string();
 
     // (operation id, method, path, body); each must be refused.
     let refused: Vec<(&str, Method, String, Value)> = vec![
@@ -176,6 +184,12 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
             Method::POST,
             format!("/v1/orgs/{org}/webhooks"),
             json!({ "url": "https://hooks.example.com/x", "event_types": ["*"] }),
+        ),
+        (
+            "webhook_endpoint_secret_rotate",
+            Method::POST,
+            format!("/v1/orgs/{org}/webhooks/{endpoint}/rotate-secret"),
+            json!({}),
         ),
         ("cluster_kubeconfig_view", Method::GET, format!("{cp}/kubeconfig?expiry_seconds=86400"), Value::Null),
         ("invitation_accept", Method::POST, "/v1/invitations/accept".into(), json!({ "token": "x" })),
@@ -295,6 +309,18 @@ async fn no_route_lets_a_narrowed_credential_confer_more_than_it_has(
             Method::POST,
             format!("/v1/orgs/{org}/webhooks"),
             json!({ "url": "https://hooks.example.com/x", "event_types": ["*"] }),
+        ),
+        (
+            "webhook_endpoint_secret_rotate",
+            Method::POST,
+            format!("/v1/orgs/{org}/webhooks/{endpoint}/rotate-secret"),
+            json!({}),
+        ),
+        (
+            "webhook_endpoint_update",
+            Method::PATCH,
+            format!("/v1/orgs/{org}/webhooks/{endpoint}"),
+            json!({ "url": "https://hooks.example.com/elsewhere" }),
         ),
     ];
     for (id, method, path, body) in lasting {

@@ -1,6 +1,7 @@
 //! Outbound event webhooks against local receivers: signed deliveries,
 //! retries on the schedule, Retry-After, 410, disabling after days of
-//! failure, redelivery, and refusal of private targets.
+//! failure, redelivery, refusal of private targets, and an endpoint moved,
+//! turned back on and its secret rotated.
 
 use std::time::Duration;
 
@@ -222,4 +223,57 @@ async fn endpoints_and_deliveries_page(options: PgPoolOptions, connect: PgConnec
         paged.iter().map(|d| d["created_at"].as_str().unwrap().parse().unwrap()).collect();
     assert!(made.windows(2).all(|w| w[0] >= w[1]), "newest first: {made:?}");
     assert_eq!(made[0], made[1], "two deliveries made at one instant page apart: {made:?}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_endpoint_is_moved_turned_back_on_and_its_secret_rotated(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start_with(options, connect, fast).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (project, cluster) = cluster(&owner).await;
+    let gone = Receiver::start(vec![(410, None)]).await;
+    let moved = Receiver::start(vec![]).await;
+    let (id, first_secret) = endpoint(&owner, &gone.url, json!(["operation.succeeded"])).await;
+    let path = owner.org_path(&format!("/webhooks/{id}"));
+
+    // 410 disables it.
+    some_event(&owner, &project, &cluster).await;
+    eventually(20, "the endpoint to be disabled", async || {
+        owner.get::<WebhookEndpointView>(&path).await.expect(StatusCode::OK).disabled_at.is_some()
+    })
+    .await;
+
+    // A URL is checked as on create; moved and turned back on, it has no failure behind it.
+    let refused = owner.patch::<WebhookEndpointView>(&path, json!({ "url": "ftp://example.com/" })).await;
+    assert_eq!(refused.refused(StatusCode::BAD_REQUEST).fields(), ["url"]);
+    let changed: WebhookEndpointView = owner
+        .patch(&path, json!({ "url": moved.url, "enabled": true, "description": "moved" }))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!((changed.url.as_str(), changed.description.as_str()), (moved.url.as_str(), "moved"));
+    assert_eq!(changed.event_types, ["operation.succeeded"], "what was not given stays");
+    assert!(changed.disabled_at.is_none() && changed.disabled_reason.is_none(), "{changed:?}");
+    assert!(changed.failing_since.is_none(), "{changed:?}");
+
+    // Rotated: deliveries are signed with the new secret and, for the grace period, the previous one.
+    let rotated: WebhookEndpointCreated =
+        owner.post(&format!("{path}/rotate-secret"), json!({})).await.expect(StatusCode::OK);
+    assert!(rotated.secret.starts_with("whsec_") && rotated.secret != first_secret);
+    assert!(rotated.endpoint.previous_secret_expires_at.is_some(), "{rotated:?}");
+    some_event(&owner, &project, &cluster).await;
+    let first = moved.event("operation.succeeded").await;
+    assert!(first.signed_with(&rotated.secret) && first.signed_with(&first_secret), "both secrets sign");
+
+    // Rotated with no grace period: only the newest secret signs.
+    let body = json!({ "previous_secret_valid_seconds": 0 });
+    let again: WebhookEndpointCreated = owner.post(&format!("{path}/rotate-secret"), body).await.expect(StatusCode::OK);
+    assert!(again.endpoint.previous_secret_expires_at.is_none(), "{again:?}");
+    some_event(&owner, &project, &cluster).await;
+    eventually(20, "a second delivery", async || moved.requests().len() >= 2).await;
+    let second = moved.requests()[1].clone();
+    assert!(second.signed_with(&again.secret) && !second.signed_with(&rotated.secret));
+    assert_eq!(gone.requests().len(), 1, "nothing more to the old URL");
+    let stored: Vec<String> =
+        sqlx::query_scalar("SELECT secret_enc FROM webhook_endpoints").fetch_all(&t.pool).await.unwrap();
+    assert!(stored.iter().all(|s| s.starts_with("vault:v") && !s.contains(&again.secret)));
 }

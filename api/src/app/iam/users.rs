@@ -483,7 +483,7 @@ impl App {
         }
         let endpoints = store::eviction::endpoints(&mut *tx, &makers).await?;
         for endpoint in &endpoints {
-            let reason = "made by whoever held an account before its address was proven";
+            let reason = "made or pointed at its URL by whoever held an account before its address was proven";
             self.disable_endpoint(&mut *tx, endpoint.org_id, endpoint.id, &endpoint.url, reason).await?;
         }
         self.revoke_user_cluster_credentials(tx, ctx, user, None, "address_proven").await?;

@@ -53,6 +53,13 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> String {
     format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()))
 }
 
+/// The `webhook-signature` value signed with each of `secrets` in turn,
+/// space-separated: after a secret rotation the new secret's and the
+/// previous one's, so a receiver that knows either accepts the message.
+pub fn sign_with_each(secrets: &[impl AsRef<str>], id: &str, timestamp: i64, body: &[u8]) -> String {
+    secrets.iter().map(|secret| sign(secret.as_ref(), id, timestamp, body)).collect::<Vec<_>>().join(" ")
+}
+
 /// Verifies a Standard Webhooks delivery: the timestamp within
 /// [`TOLERANCE_SECONDS`] of `now`, and any one of the space-separated
 /// `v1,` signatures (several during a secret rotation) matching.
@@ -173,6 +180,17 @@ mod tests {
         assert_eq!(check(&format!("{old} {SIGNATURE}"), BODY, TIMESTAMP), Ok(()));
         assert_eq!(check(&format!("{SIGNATURE} {old}"), BODY, TIMESTAMP), Ok(()));
         assert_eq!(check(&old, BODY, TIMESTAMP), Err(Refusal::NoMatchingSignature));
+    }
+
+    #[test]
+    fn a_message_signed_with_both_secrets_verifies_with_either() {
+        let old = "whsec_b2xkIHNlY3JldCBvbGQgc2VjcmV0IG9sZA==";
+        let both = sign_with_each(&[SECRET, old], ID, TIMESTAMP, BODY);
+        assert_eq!(both, format!("{SIGNATURE} {}", sign(old, ID, TIMESTAMP, BODY)));
+        assert_eq!(check(&both, BODY, TIMESTAMP), Ok(()));
+        let with_old = verify(old, Some(ID), Some(&TIMESTAMP.to_string()), Some(&both), BODY, TIMESTAMP);
+        assert_eq!(with_old, Ok(()));
+        assert_eq!(sign_with_each(&[SECRET], ID, TIMESTAMP, BODY), SIGNATURE);
     }
 
     #[test]

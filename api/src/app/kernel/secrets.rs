@@ -13,11 +13,12 @@ use crate::app::{App, RequestContext, Result};
 use crate::model::{OperationError, OperationStatus, OperationView};
 
 /// Every column that holds a secret: (table, ciphertext column, organization column, key column).
-pub const SECRET_COLUMNS: [(&str, &str, &str, &str); 4] = [
+pub const SECRET_COLUMNS: [(&str, &str, &str, &str); 5] = [
     ("sso_providers", "client_secret_enc", "org_id", "org_id"),
     ("deploy_hooks", "secret_enc", "org_id", "id"),
     ("deploy_hooks", "previous_secret_enc", "org_id", "id"),
     ("webhook_endpoints", "secret_enc", "org_id", "id"),
+    ("webhook_endpoints", "previous_secret_enc", "org_id", "id"),
 ];
 
 /// The key version a ciphertext was made with (`vault:v3:…` → 3).

@@ -16,7 +16,8 @@ pub(in crate::app) async fn reached_orgs(conn: &mut PgConnection, user: Uuid, ma
                UNION SELECT org_id FROM service_accounts WHERE id = ANY($2)
                UNION SELECT org_id FROM deploy_hooks
                      WHERE created_by = ANY($2) OR secret_issued_to = ANY($2) OR previous_secret_issued_to = ANY($2)
-               UNION SELECT org_id FROM webhook_endpoints WHERE created_by = ANY($2) AND disabled_at IS NULL
+               UNION SELECT org_id FROM webhook_endpoints
+                     WHERE (created_by = ANY($2) OR url_set_by = ANY($2)) AND disabled_at IS NULL
                UNION SELECT org_id FROM invitations
                      WHERE invited_by = ANY($2) AND (accepted_by IS NOT NULL OR revoked_at IS NULL)
                UNION SELECT org_id FROM sso_providers WHERE updated_by = ANY($2)
@@ -94,11 +95,12 @@ pub(in crate::app) struct EndpointRow {
     pub url: String,
 }
 
-/// The enabled event endpoints `makers` made.
+/// The enabled event endpoints `makers` made or pointed at a new URL.
 pub(in crate::app) async fn endpoints(conn: &mut PgConnection, makers: &[Uuid]) -> Result<Vec<EndpointRow>> {
     Ok(sqlx::query_as!(
         EndpointRow,
-        "SELECT id, org_id, url FROM webhook_endpoints WHERE created_by = ANY($1) AND disabled_at IS NULL",
+        "SELECT id, org_id, url FROM webhook_endpoints
+         WHERE (created_by = ANY($1) OR url_set_by = ANY($1)) AND disabled_at IS NULL",
         makers
     )
     .fetch_all(conn)

@@ -51,8 +51,10 @@ impl App {
         let count = due.len();
         // An endpoint whose secret cannot be decrypted fails its deliveries
         // alone (a recorded attempt, so the schedule, giving up and
-        // disabling apply); an unreachable Vault ends the round.
-        let mut secrets: HashMap<Uuid, Option<String>> = HashMap::new();
+        // disabling apply); an unreachable Vault ends the round. A previous
+        // secret still in its grace period signs too; if it alone cannot be
+        // decrypted, the current one signs alone.
+        let mut secrets: HashMap<Uuid, Option<Vec<String>>> = HashMap::new();
         let mut ready = Vec::with_capacity(due.len());
         let mut unsignable = Vec::new();
         for delivery in due {
@@ -66,10 +68,22 @@ impl App {
                         None
                     }
                 };
-                entry.insert(secret);
+                let previous = match (&secret, &delivery.previous_secret_enc) {
+                    (Some(_), Some(ciphertext)) => match self.vault().decrypt(delivery.org_id, ciphertext).await {
+                        Ok(previous) => Some(previous),
+                        Err(error) if !self.vault().healthy().await => return Err(error.into()),
+                        Err(error) => {
+                            tracing::warn!(endpoint = %delivery.endpoint_id, %error,
+                                "an endpoint's previous secret could not be decrypted; the current one signs alone");
+                            None
+                        }
+                    },
+                    _ => None,
+                };
+                entry.insert(secret.map(|current| std::iter::once(current).chain(previous).collect()));
             }
             match secrets.get(&delivery.endpoint_id) {
-                Some(Some(secret)) => ready.push((delivery, secret.clone())),
+                Some(Some(signing)) => ready.push((delivery, signing.clone())),
                 _ => unsignable.push(delivery),
             }
         }
@@ -83,8 +97,8 @@ impl App {
             self.record_attempt(&delivery, attempt).await?;
         }
         let results: Vec<Result<()>> = futures::stream::iter(ready)
-            .map(|(delivery, secret)| async move {
-                let attempt = self.attempt(&delivery, &secret).await;
+            .map(|(delivery, secrets)| async move {
+                let attempt = self.attempt(&delivery, &secrets).await;
                 self.record_attempt(&delivery, attempt).await
             })
             .buffer_unordered(self.config().webhooks.concurrency)
@@ -94,8 +108,9 @@ impl App {
         Ok(count)
     }
 
-    /// One POST of a delivery.
-    async fn attempt(&self, delivery: &Due, secret: &str) -> Attempt {
+    /// One POST of a delivery, signed with each of `secrets` (the current
+    /// one, then the previous one while it is in its grace period).
+    async fn attempt(&self, delivery: &Due, secrets: &[String]) -> Attempt {
         let started = Instant::now();
         let message_id = EventId::from_uuid(delivery.event_id).to_string();
         let body = json!({
@@ -105,6 +120,7 @@ impl App {
         })
         .to_string();
         let timestamp = chrono::Utc::now().timestamp();
+        let signature = signing::sign_with_each(secrets, &message_id, timestamp, body.as_bytes());
         let request = reqwest::Url::parse(&delivery.url).map_err(|e| e.to_string()).and_then(|url| {
             self.outbound()
                 .request(reqwest::Method::POST, url)
@@ -112,7 +128,7 @@ impl App {
                 .header("content-type", "application/json")
                 .header("webhook-id", &message_id)
                 .header("webhook-timestamp", timestamp.to_string())
-                .header("webhook-signature", signing::sign(secret, &message_id, timestamp, body.as_bytes()))
+                .header("webhook-signature", signature)
                 .body(body)
                 .build()
                 .map_err(|e| e.to_string())

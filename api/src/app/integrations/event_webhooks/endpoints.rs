@@ -6,8 +6,9 @@ use moke_iam::Action;
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::Validator;
-use crate::app::integrations::store::webhooks::{self as store, EndpointRow, NewEndpoint};
+use crate::app::integrations::store::webhooks::{self as store, EndpointChange, EndpointRow, NewEndpoint};
 use crate::app::{App, Error, PageRequest, RequestContext, Result, integrations::signing};
 use crate::ids::{EventId, EventKind, OrgId, WebhookDeliveryId, WebhookEndpointId};
 use crate::model::*;
@@ -36,18 +37,7 @@ fn check_url(outbound: &OutboundClient, url: &str) -> std::result::Result<reqwes
     }
 }
 
-/// The 16 bytes a delivery list's page token holds: when the delivery was
-/// made (Unix microseconds, big-endian) and the first 8 bytes of its id.
-/// Deliveries list newest first; ids made by the database are random, so
-/// the time leads.
-fn delivery_key(created_at: DateTime<Utc>, id: Uuid) -> Uuid {
-    let mut key = [0u8; 16];
-    key[..8].copy_from_slice(&created_at.timestamp_micros().to_be_bytes());
-    key[8..].copy_from_slice(&id.as_bytes()[..8]);
-    Uuid::from_bytes(key)
-}
-
-/// Where a delivery list continues: before this time and id. Any 16 bytes
+/// Where a delivery list continues ([`WebhookDeliveryView::key_of`]): before this time and id. Any 16 bytes
 /// are a token: a time outside years 1-9999 is taken as the nearest of them.
 fn delivery_of_key(key: Uuid) -> (DateTime<Utc>, Uuid) {
     let bytes = key.as_bytes();
@@ -68,6 +58,42 @@ fn event_type_ok(pattern: &str) -> bool {
             && pattern.chars().all(|c| c.is_ascii_lowercase() || c == '.' || c == '_' || c == '*')
 }
 
+/// Whether any of the patterns subscribes to billing events, which carry amounts.
+fn names_billing(event_types: &[String]) -> bool {
+    event_types.iter().any(|pattern| pattern.starts_with("invoice.") || pattern.starts_with("budget."))
+}
+
+/// The checks of an endpoint's URL, event types and description that create
+/// and update share: each field given is checked as create checks it.
+fn check_fields(
+    v: &mut Validator,
+    outbound: &OutboundClient,
+    url: Option<&str>,
+    event_types: Option<&[String]>,
+    description: Option<&str>,
+) {
+    if let Some(url) = url {
+        v.check(url.chars().count() <= 2048, "url", "too_long", "at most 2048 characters");
+        if let Err(problem) = check_url(outbound, url) {
+            v.push("url", "invalid", problem);
+        }
+    }
+    if let Some(event_types) = event_types {
+        v.check(!event_types.is_empty(), "event_types", "required", "subscribe to at least one event type");
+        for (i, pattern) in event_types.iter().enumerate() {
+            v.check(
+                event_type_ok(pattern),
+                format!("event_types[{i}]"),
+                "invalid",
+                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.*, invoice.*, budget.* (or a type within them), or *",
+            );
+        }
+    }
+    if let Some(description) = description {
+        v.check(description.chars().count() <= 500, "description", "too_long", "at most 500 characters");
+    }
+}
+
 impl App {
     fn endpoint_view(row: EndpointRow) -> WebhookEndpointView {
         WebhookEndpointView {
@@ -78,6 +104,7 @@ impl App {
             failing_since: row.failing_since,
             disabled_at: row.disabled_at,
             disabled_reason: row.disabled_reason,
+            previous_secret_expires_at: row.previous_secret_expires_at.filter(|at| *at > Utc::now()),
             created_at: row.created_at,
         }
     }
@@ -107,23 +134,11 @@ impl App {
         crate::app::check_lasting(ctx, moke_iam::Target::org(org.uuid()), &[Action::Read])?;
         let org = org.uuid();
         let mut v = Validator::new();
-        v.check(input.url.chars().count() <= 2048, "url", "too_long", "at most 2048 characters");
-        if let Err(problem) = check_url(self.outbound(), &input.url) {
-            v.push("url", "invalid", problem);
-        }
-        v.check(!input.event_types.is_empty(), "event_types", "required", "subscribe to at least one event type");
-        for (i, pattern) in input.event_types.iter().enumerate() {
-            v.check(
-                event_type_ok(pattern),
-                format!("event_types[{i}]"),
-                "invalid",
-                "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.*, invoice.*, budget.* (or a type within them), or *",
-            );
-        }
-        v.check(input.description.chars().count() <= 500, "description", "too_long", "at most 500 characters");
+        let (url, description) = (Some(input.url.as_str()), Some(input.description.as_str()));
+        check_fields(&mut v, self.outbound(), url, Some(&input.event_types), description);
         v.finish()?;
         // Billing events carry amounts: only a creator who may read billing, for good, subscribes to them.
-        if input.event_types.iter().any(|pattern| pattern.starts_with("invoice.") || pattern.starts_with("budget.")) {
+        if names_billing(&input.event_types) {
             self.org_authorized(ctx, OrgId::from_uuid(org), Action::ReadBilling).await?;
             crate::app::check_lasting(ctx, moke_iam::Target::org(org), &[Action::ReadBilling])?;
         }
@@ -163,6 +178,158 @@ impl App {
             claim.complete(&mut tx, 201, &replay).await?;
             self.commit(ctx, tx).await?;
             Ok(created)
+        })
+        .await
+    }
+
+    /// `webhook_endpoint_view`: one endpoint, never its secret.
+    pub async fn webhook_endpoint_view(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        endpoint: WebhookEndpointId,
+    ) -> Result<WebhookEndpointView> {
+        self.org_authorized(ctx, org, Action::ReadCredentials).await?;
+        let mut conn = self.db().acquire().await?;
+        let row = store::find(&mut conn, org.uuid(), endpoint.uuid(), Lock::None)
+            .await?
+            .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
+        Ok(Self::endpoint_view(row))
+    }
+
+    /// `webhook_endpoint_update`: the fields given change, each checked as
+    /// create checks it. A change of where the endpoint sends or what it
+    /// receives (its URL, its event types, enabling it) is held to what
+    /// create asks of its caller: a lasting credential that reads the
+    /// organization, and for billing events one that reads billing. `enabled:
+    /// false` disables it as a failing endpoint is disabled (pending
+    /// deliveries fail, a `webhook_endpoint.disabled` event); `enabled: true`
+    /// clears the disabled state and `failing_since`. Whoever points it at a
+    /// new URL answers for it as its creator does: an eviction of either
+    /// disables it.
+    pub async fn webhook_endpoint_update(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        endpoint: WebhookEndpointId,
+        input: WebhookEndpointUpdate,
+    ) -> Result<WebhookEndpointView> {
+        self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        let redirects = input.url.is_some() || input.event_types.is_some() || input.enabled == Some(true);
+        if redirects {
+            // The endpoint reads every event of the organization, for as long as it lives.
+            crate::app::check_lasting(ctx, moke_iam::Target::org(org.uuid()), &[Action::Read])?;
+        }
+        let mut v = Validator::new();
+        let (url, event_types) = (input.url.as_deref(), input.event_types.as_deref());
+        check_fields(&mut v, self.outbound(), url, event_types, input.description.as_deref());
+        v.finish()?;
+        let org_id = org.uuid();
+        let mut tx = self.db().begin().await?;
+        crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org_id).await?;
+        let current = store::find(&mut tx, org_id, endpoint.uuid(), Lock::ForUpdate)
+            .await?
+            .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
+        // Billing events carry amounts: only who may read billing, for good,
+        // sends them somewhere new, subscribes to them or turns them back on.
+        if redirects && names_billing(input.event_types.as_deref().unwrap_or(&current.event_types)) {
+            self.org_authorized(ctx, org, Action::ReadBilling).await?;
+            crate::app::check_lasting(ctx, moke_iam::Target::org(org_id), &[Action::ReadBilling])?;
+        }
+        let new_url = input.url.as_deref().filter(|url| *url != current.url);
+        let change = EndpointChange {
+            url: new_url,
+            description: input.description.as_deref(),
+            event_types: input.event_types.as_deref(),
+            url_set_by: new_url.map(|_| ctx.principal.id),
+        };
+        store::update(&mut tx, org_id, endpoint.uuid(), change).await?;
+        match input.enabled {
+            Some(false) => {
+                let reason = "disabled on request";
+                if store::disable(&mut tx, endpoint.uuid(), reason).await? {
+                    let url = new_url.unwrap_or(&current.url);
+                    let event = json!({ "endpoint": { "id": endpoint, "url": url, "reason": reason } });
+                    store::emit_event(&mut tx, org_id, "webhook_endpoint.disabled", event).await?;
+                }
+            }
+            Some(true) => {
+                store::enable(&mut tx, endpoint.uuid()).await?;
+            }
+            None => {}
+        }
+        crate::app::kernel::audit::record(
+            &mut tx,
+            ctx,
+            crate::app::kernel::audit::AuditRecord {
+                action: "webhook_endpoint.update",
+                resource_type: "webhook_endpoint",
+                resource_id: Some(endpoint.to_string()),
+                details: json!(input),
+            },
+        )
+        .await?;
+        let row = store::find(&mut tx, org_id, endpoint.uuid(), Lock::None)
+            .await?
+            .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
+        self.commit(ctx, tx).await?;
+        Ok(Self::endpoint_view(row))
+    }
+
+    /// `webhook_endpoint_secret_rotate`: a new signing secret, shown only in
+    /// the answer. Deliveries are signed with it from now on and, for
+    /// `previous_secret_valid_seconds` (24 h by default; 0: not at all),
+    /// with the previous one too, so the receiver can switch without
+    /// refusing one. A second rotation replaces whatever previous secret was
+    /// still signing.
+    pub async fn webhook_endpoint_secret_rotate(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        endpoint: WebhookEndpointId,
+        input: WebhookEndpointSecretRotate,
+    ) -> Result<WebhookEndpointCreated> {
+        let keep = input.previous_secret_valid_seconds.unwrap_or(86_400);
+        let mut v = Validator::new();
+        v.check(
+            (0..=604_800).contains(&keep),
+            "previous_secret_valid_seconds",
+            "out_of_range",
+            "between 0 (stop now) and 604800 (7 days)",
+        );
+        v.finish()?;
+        // Authorized before the key is consulted, and the organization and
+        // endpoint are part of the request: a replay is answered only to a
+        // caller who may rotate this endpoint's secret now.
+        self.org_authorized(ctx, org, Action::ManageCredentials).await?;
+        // The secret speaks for the organization to the receiver, for as long as the endpoint lives.
+        crate::app::check_lasting(ctx, moke_iam::Target::org(org.uuid()), &[Action::Read])?;
+        let org = org.uuid();
+        self.idempotent(ctx, "webhook_endpoint_secret_rotate", &(org, endpoint, keep), |claim| async move {
+            let secret = signing::new_secret();
+            let secret_enc = self.vault().encrypt(org, &secret).await?;
+            let mut tx = claim.begin(self.db()).await?;
+            crate::app::iam::principals::hold_live_credential(&mut tx, ctx, org).await?;
+            let row = store::rotate_secret(&mut tx, org, endpoint.uuid(), &secret_enc, keep)
+                .await?
+                .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
+            crate::app::kernel::audit::record(
+                &mut tx,
+                ctx,
+                crate::app::kernel::audit::AuditRecord {
+                    action: "webhook_endpoint.rotate_secret",
+                    resource_type: "webhook_endpoint",
+                    resource_id: Some(endpoint.to_string()),
+                    details: json!({ "previous_secret_valid_seconds": keep }),
+                },
+            )
+            .await?;
+            let rotated = WebhookEndpointCreated { endpoint: Self::endpoint_view(row), secret };
+            // The stored replay never holds the secret: a retry learns the endpoint only.
+            let replay = WebhookEndpointCreated { secret: String::new(), ..rotated.clone() };
+            claim.complete(&mut tx, 200, &replay).await?;
+            self.commit(ctx, tx).await?;
+            Ok(rotated)
         })
         .await
     }
@@ -207,7 +374,7 @@ impl App {
         self.org_authorized(ctx, org, Action::ReadCredentials).await?;
         let org = org.uuid();
         let mut conn = self.db().acquire().await?;
-        if store::find(&mut conn, org, endpoint.uuid()).await?.is_none() {
+        if store::find(&mut conn, org, endpoint.uuid(), Lock::None).await?.is_none() {
             return Err(Error::not_found("webhook endpoint", endpoint.to_string()));
         }
         let before = page.after.map(delivery_of_key);
@@ -227,7 +394,7 @@ impl App {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(page.page(views, |d| delivery_key(d.created_at, d.id.uuid())))
+        Ok(page.page(views, WebhookDeliveryView::cursor_key))
     }
 
     /// `webhook_redelivery_create`: sends an event to the endpoint again, as a new delivery.
@@ -246,7 +413,7 @@ impl App {
         let input = &input;
         self.idempotent(ctx, "webhook_redelivery_create", &(org, endpoint_id, input), |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
-            let found = store::find(&mut tx, org, endpoint_id.uuid())
+            let found = store::find(&mut tx, org, endpoint_id.uuid(), Lock::None)
                 .await?
                 .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
             if found.disabled_at.is_some() {
@@ -349,7 +516,7 @@ mod tests {
     fn delivery_page_keys() {
         let at = DateTime::from_timestamp_micros(1_800_000_000_123_456).unwrap();
         let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677);
-        let (back_at, back_id) = delivery_of_key(delivery_key(at, id));
+        let (back_at, back_id) = delivery_of_key(WebhookDeliveryView::key_of(at, id));
         assert_eq!(back_at, at, "to the microsecond");
         assert_eq!(back_id, Uuid::from_u128(0x0123_4567_89ab_cdef_0000_0000_0000_0000));
         assert!(back_id <= id, "the delivery itself is not after its own key");

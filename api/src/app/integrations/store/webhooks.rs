@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::app::authz::Lock;
 use crate::app::error::or_unique;
 use crate::app::{Error, PageRequest, Result};
 
@@ -17,16 +18,28 @@ pub(in crate::app) struct EndpointRow {
     pub failing_since: Option<DateTime<Utc>>,
     pub disabled_at: Option<DateTime<Utc>>,
     pub disabled_reason: Option<String>,
+    /// Until when the previous secret also signs deliveries (may be past).
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
 /// `sqlx::query_as!` over `webhook_endpoints` with `EndpointRow`'s columns
-/// and the rest of the statement given.
+/// and the rest of the statement given; `locked` adds `FOR UPDATE`.
 macro_rules! select {
+    (locked $rest:tt $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            EndpointRow,
+            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason,
+                    previous_secret_expires_at, created_at
+             FROM webhook_endpoints " + $rest + " FOR UPDATE"
+            $(, $arg)*
+        )
+    };
     ($rest:tt $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             EndpointRow,
-            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at
+            "SELECT id, url, description, event_types, failing_since, disabled_at, disabled_reason,
+                    previous_secret_expires_at, created_at
              FROM webhook_endpoints " + $rest
             $(, $arg)*
         )
@@ -45,9 +58,93 @@ pub(in crate::app) async fn list(conn: &mut PgConnection, org: Uuid, page: &Page
     .await?)
 }
 
-/// An endpoint of `org`.
-pub(in crate::app) async fn find(conn: &mut PgConnection, org: Uuid, id: Uuid) -> Result<Option<EndpointRow>> {
-    Ok(select!("WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?)
+/// An endpoint of `org`; a change takes it `ForUpdate`, so it reads the
+/// endpoint it replaces.
+pub(in crate::app) async fn find(
+    conn: &mut PgConnection,
+    org: Uuid,
+    id: Uuid,
+    lock: Lock,
+) -> Result<Option<EndpointRow>> {
+    Ok(match lock {
+        Lock::None => select!("WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?,
+        Lock::ForUpdate => select!(locked "WHERE id = $1 AND org_id = $2", id, org).fetch_optional(conn).await?,
+    })
+}
+
+/// What an endpoint change writes; `None` keeps a field as it is.
+pub(in crate::app) struct EndpointChange<'a> {
+    pub url: Option<&'a str>,
+    pub description: Option<&'a str>,
+    pub event_types: Option<&'a [String]>,
+    /// Who pointed the endpoint at a new URL, when the change does.
+    pub url_set_by: Option<Uuid>,
+}
+
+/// Changes an endpoint of `org` (found `ForUpdate`: it exists).
+pub(in crate::app) async fn update(
+    conn: &mut PgConnection,
+    org: Uuid,
+    id: Uuid,
+    change: EndpointChange<'_>,
+) -> Result<()> {
+    sqlx::query!(
+        "UPDATE webhook_endpoints SET url = COALESCE($3, url), description = COALESCE($4, description),
+             event_types = COALESCE($5, event_types), url_set_by = COALESCE($6, url_set_by)
+         WHERE id = $1 AND org_id = $2",
+        id,
+        org,
+        change.url,
+        change.description,
+        change.event_types,
+        change.url_set_by,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Enables a disabled endpoint again, with no failure behind it: its
+/// disabled state and `failing_since` are cleared. False if it was enabled.
+pub(in crate::app) async fn enable(conn: &mut PgConnection, id: Uuid) -> Result<bool> {
+    let enabled = sqlx::query!(
+        "UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
+         WHERE id = $1 AND disabled_at IS NOT NULL",
+        id
+    )
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(enabled > 0)
+}
+
+/// Replaces an endpoint's secret (Vault transit ciphertext); the one it
+/// replaces keeps signing beside it for `keep_seconds` (0: not at all,
+/// and a previous one still in its grace period ends). None if `org` has
+/// no such endpoint.
+pub(in crate::app) async fn rotate_secret(
+    conn: &mut PgConnection,
+    org: Uuid,
+    id: Uuid,
+    secret_enc: &str,
+    keep_seconds: i64,
+) -> Result<Option<EndpointRow>> {
+    Ok(sqlx::query_as!(
+        EndpointRow,
+        "UPDATE webhook_endpoints SET
+             previous_secret_enc = CASE WHEN $4 > 0 THEN secret_enc END,
+             previous_secret_expires_at = CASE WHEN $4 > 0 THEN now() + make_interval(secs => $4) END,
+             secret_enc = $3
+         WHERE id = $1 AND org_id = $2
+         RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason,
+                   previous_secret_expires_at, created_at",
+        id,
+        org,
+        secret_enc,
+        keep_seconds as f64,
+    )
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// A new endpoint; its secret is Vault transit ciphertext.
@@ -66,7 +163,8 @@ pub(in crate::app) async fn insert(conn: &mut PgConnection, new: NewEndpoint<'_>
         EndpointRow,
         "INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, secret_enc, created_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
-         RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason, created_at",
+         RETURNING id, url, description, event_types, failing_since, disabled_at, disabled_reason,
+                   previous_secret_expires_at, created_at",
         new.id,
         new.org,
         new.url,
@@ -217,6 +315,8 @@ pub(in crate::app) struct Due {
     pub org_id: Uuid,
     pub url: String,
     pub secret_enc: String,
+    /// The previous secret while it still signs beside `secret_enc`.
+    pub previous_secret_enc: Option<String>,
 }
 
 /// Leases up to `limit` due deliveries for `lease_seconds` (another
@@ -231,7 +331,9 @@ pub(in crate::app) async fn lease_due(conn: &mut PgConnection, limit: i64, lease
                             ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
                RETURNING id, attempts, event_id, endpoint_id)
            SELECT l.id AS "id!", l.attempts AS "attempts!", l.event_id AS "event_id!", e.event_type, e.payload,
-                  e.created_at, l.endpoint_id AS "endpoint_id!", w.org_id, w.url, w.secret_enc
+                  e.created_at, l.endpoint_id AS "endpoint_id!", w.org_id, w.url, w.secret_enc,
+                  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_enc END
+                      AS previous_secret_enc
            FROM leased l JOIN events e ON e.id = l.event_id JOIN webhook_endpoints w ON w.id = l.endpoint_id"#,
         limit,
         lease_seconds,
