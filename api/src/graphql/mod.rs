@@ -7,6 +7,7 @@
 //! pools and operations costs a fixed number of queries. Depth and complexity
 //! are limited; the schema is checked in as `graphql/schema.graphql`.
 
+mod iam;
 mod loaders;
 mod types;
 
@@ -29,11 +30,11 @@ pub use types::Subscription;
 /// Every query field: each resource family's resolvers are an object of
 /// their own, merged here.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Query(types::CoreQuery);
+pub struct Query(types::CoreQuery, iam::IamQuery);
 
 /// Every mutation, merged from each family's object as [`Query`] is.
 #[derive(async_graphql::MergedObject, Default)]
-pub struct Mutation(types::CoreMutation);
+pub struct Mutation(types::CoreMutation, iam::IamMutation);
 
 /// The Moke GraphQL schema.
 pub type MokeSchema = Schema<Query, Mutation, Subscription>;
@@ -112,6 +113,11 @@ fn graphql_field(field: &str) -> String {
     }
 }
 
+/// The request's metadata without its caller, for a mutation that takes no
+/// bearer (a CI ID token exchanged for an access token), as REST's routes
+/// without one read it.
+pub(crate) struct Origin(pub RequestContext);
+
 #[derive(Clone)]
 struct GraphqlState {
     app: Arc<App>,
@@ -174,6 +180,7 @@ async fn execute(
         source_ip: Some(peer.ip().to_string()),
         idempotency_key: None,
     });
+    let origin = Origin(meta.clone());
     let caller = match authenticate(&state.app, text("authorization").as_deref(), meta).await {
         Ok(caller) => caller,
         Err(e) => {
@@ -183,6 +190,7 @@ async fn execute(
     };
     let mut request = request.into_inner();
     request.data = request_data(&state.app, caller);
+    request.data.insert(origin);
     GraphQLResponse::from(state.schema.execute(request).await).into_response()
 }
 

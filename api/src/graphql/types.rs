@@ -17,39 +17,39 @@ use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef};
 use crate::ids::{Id, IdKind, OperationId};
 use crate::model::*;
 
-fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
+pub(super) fn app<'a>(ctx: &Context<'a>) -> &'a Arc<App> {
     ctx.data_unchecked::<Arc<App>>()
 }
 
-fn caller<'a>(ctx: &Context<'a>) -> Result<&'a RequestContext> {
+pub(super) fn caller<'a>(ctx: &Context<'a>) -> Result<&'a RequestContext> {
     ctx.data::<RequestContext>().map_err(|_| error(Error::Unauthenticated))
 }
 
 /// The caller of a mutation, asking for a dry run when its `dryRun`
 /// argument is true (answered as an error with code `dry_run` and the plan
 /// in `extensions.plan`: nothing was changed).
-fn caller_for(ctx: &Context<'_>, dry_run: Option<bool>) -> Result<RequestContext> {
+pub(super) fn caller_for(ctx: &Context<'_>, dry_run: Option<bool>) -> Result<RequestContext> {
     let caller = caller(ctx)?.clone();
     Ok(if dry_run == Some(true) { caller.dry_run() } else { caller })
 }
 
 /// [`caller_for`], with the client's idempotency key for one create.
-fn caller_with_key(ctx: &Context<'_>, key: Option<String>, dry_run: Option<bool>) -> Result<RequestContext> {
+pub(super) fn caller_with_key(ctx: &Context<'_>, key: Option<String>, dry_run: Option<bool>) -> Result<RequestContext> {
     let mut caller = caller_for(ctx, dry_run)?;
     caller.idempotency_key = key;
     Ok(caller)
 }
 
-fn id<K: IdKind>(text: &str) -> Result<Id<K>> {
+pub(super) fn id<K: IdKind>(text: &str) -> Result<Id<K>> {
     crate::app::parse_id(text).map_err(error)
 }
 
-fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {
+pub(super) fn page(first: Option<i32>, after: Option<String>) -> Result<PageRequest> {
     PageRequest::parse(first.map(i64::from), after.as_deref()).map_err(error)
 }
 
 /// A page as a Relay connection whose cursors are the REST page tokens.
-fn connection<V>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid) -> Connection<String, V>
+pub(super) fn connection<V>(page: Page<V>, id_of: impl Fn(&V) -> uuid::Uuid) -> Connection<String, V>
 where
     V: async_graphql::OutputType,
 {
@@ -59,7 +59,7 @@ where
 }
 
 /// Complexity of a list field: its page size times the cost of one item.
-fn list_complexity(child: usize, first: Option<i32>) -> usize {
+pub(super) fn list_complexity(child: usize, first: Option<i32>) -> usize {
     let size = first.map_or(PageRequest::DEFAULT_LIMIT as usize, |f| f.max(0) as usize);
     size.saturating_mul(child.max(1))
 }

@@ -6,6 +6,7 @@
 //! service are included so `grpcurl` and load balancers work out of the box.
 
 mod convert;
+mod iam;
 mod services;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
         token_service_server::TokenServiceServer,
     };
+    use moke_proto::v1::{auth_service_server::AuthServiceServer, me_service_server::MeServiceServer};
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
     let api = services::Api { app };
@@ -46,6 +48,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.OperationService",
         "moke.v1.TokenService",
         "moke.v1.BillingService",
+        "moke.v1.MeService",
+        "moke.v1.AuthService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -58,6 +62,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(NodePoolServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(OperationServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(MeServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(AuthServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
@@ -176,11 +182,11 @@ fn grpc_field(field: &str) -> String {
     }
 }
 
-/// Authenticates the call and collects what the audit log records.
-async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
+/// What the audit log records of a call, before anyone is authenticated.
+fn request_meta<T>(request: &tonic::Request<T>, request_id: &str) -> RequestContext {
     let metadata = request.metadata();
     let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let ctx = RequestContext::anonymous(RequestMeta {
+    RequestContext::anonymous(RequestMeta {
         request_id: text("x-request-id"),
         user_agent: text("user-agent"),
         source_ip: request
@@ -189,7 +195,14 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
             .map(|ConnectInfo(addr)| addr.ip().to_string())
             .or_else(|| request.remote_addr().map(|addr| addr.ip().to_string())),
         idempotency_key: (!request_id.is_empty()).then(|| request_id.to_string()),
-    });
+    })
+}
+
+/// Authenticates the call and collects what the audit log records.
+async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
+    let metadata = request.metadata();
+    let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let ctx = request_meta(request, request_id);
     let dry_run = match text(VALIDATE_ONLY).as_deref() {
         None | Some("false") => false,
         Some("true") => true,
@@ -198,6 +211,18 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
     let authorization = text("authorization").ok_or_else(|| status(Error::Unauthenticated))?;
     let ctx = app.authenticate_request(&authorization, ctx).await.map_err(status)?;
     Ok(if dry_run { ctx.dry_run() } else { ctx })
+}
+
+/// For a method the caller proves itself to in its request (a CI ID token
+/// exchanged for an access token), as REST's routes without a bearer do:
+/// what the audit log records, no credential, and no dry run.
+fn anonymous_context<T>(request: &tonic::Request<T>) -> Result<RequestContext, Status> {
+    let validate_only = request.metadata().get(VALIDATE_ONLY).map(|v| v.to_str().unwrap_or_default());
+    match validate_only {
+        None | Some("false") => Ok(request_meta(request, "")),
+        Some("true") => Err(status(Error::invalid_field(VALIDATE_ONLY, "unsupported", "this operation has no dry run"))),
+        Some(_) => Err(status(Error::invalid_field(VALIDATE_ONLY, "invalid", "must be true or false"))),
+    }
 }
 
 /// `page_size` (0 = default) and `page_token` as a page request.

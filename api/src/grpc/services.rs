@@ -14,7 +14,7 @@ use crate::app::{App, Error, ResourceRef};
 use crate::ids::{Id, IdKind};
 use crate::model;
 
-type Reply<T> = Result<Response<T>, Status>;
+pub(super) type Reply<T> = Result<Response<T>, Status>;
 
 #[derive(Clone)]
 pub struct Api {
@@ -22,12 +22,12 @@ pub struct Api {
 }
 
 /// An id from a request; text that cannot be one is simply not found.
-fn id<K: IdKind>(text: &str) -> Result<Id<K>, Status> {
+pub(super) fn id<K: IdKind>(text: &str) -> Result<Id<K>, Status> {
     crate::app::parse_id(text).map_err(status)
 }
 
 /// The paths of a field mask, refusing ones outside `allowed`.
-fn mask_paths(mask: Option<prost_types::FieldMask>, allowed: &[&str]) -> Result<Vec<String>, Status> {
+pub(super) fn mask_paths(mask: Option<prost_types::FieldMask>, allowed: &[&str]) -> Result<Vec<String>, Status> {
     let paths = mask.map(|m| m.paths).unwrap_or_default();
     if paths.is_empty() {
         return Err(status(Error::invalid_field("update_mask", "missing_field", "name the fields to update")));
@@ -87,7 +87,7 @@ fn node_pool_update_in(r: &UpdateNodePoolRequest) -> Result<model::NodePoolUpdat
     })
 }
 
-fn if_match(etag: &str) -> Option<&str> {
+pub(super) fn if_match(etag: &str) -> Option<&str> {
     (!etag.is_empty()).then_some(etag)
 }
 

@@ -27,7 +27,8 @@ pub struct TokenCreate {
     pub expires_in_seconds: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ApiToken", complex)]
 pub struct TokenView {
     pub id: TokenId,
     pub name: String,
@@ -38,10 +39,12 @@ pub struct TokenView {
     /// The person the token acts as (personal tokens).
     pub user: Option<UserId>,
     /// The organization role of the token's owner.
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     /// The only project the token can reach, if it is limited to one.
     pub project: Option<ProjectId>,
     /// The only actions the token may perform, if limited.
+    #[graphql(skip)]
     pub scopes: Option<Vec<moke_iam::Action>>,
     /// The first characters of the token, to recognise it.
     pub hint: String,
@@ -63,7 +66,8 @@ pub struct TokenCreated {
 
 // ---------------------------------------------------------------- audit
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "AuditEvent", complex)]
 pub struct AuditEventView {
     pub id: AuditEventId,
     pub occurred_at: DateTime<Utc>,
@@ -80,10 +84,11 @@ pub struct AuditEventView {
     pub source_ip: Option<String>,
     pub user_agent: Option<String>,
     #[schema(value_type = Object)]
+    #[graphql(skip)]
     pub details: serde_json::Value,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct AuditPrincipal {
     /// `user`, `service_account`, `system` (or `api_token` on events recorded before service accounts).
     pub kind: String,
@@ -91,7 +96,7 @@ pub struct AuditPrincipal {
 }
 
 /// The credential behind an audit event.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct AuditCredential {
     /// `tok_…` (API token), `ses_…` (session), or `jti:…` (exchanged CI token).
     pub id: Option<String>,
@@ -196,7 +201,8 @@ pub struct SignupResponse {
     pub session: SessionTokens,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "User")]
 pub struct UserView {
     pub id: UserId,
     pub email: String,
@@ -282,7 +288,8 @@ pub struct PasswordResetConfirm {
 }
 
 /// One of your sign-in sessions.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Session")]
 pub struct SessionView {
     pub id: SessionId,
     /// The session making this request.
@@ -302,13 +309,14 @@ pub struct SessionView {
 }
 
 /// How many sessions were ended.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct SessionsEnded {
     pub ended: usize,
 }
 
 /// Who the caller is and where it may act.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Me", complex)]
 pub struct MeView {
     /// `user` or `service_account`.
     pub kind: String,
@@ -316,14 +324,17 @@ pub struct MeView {
     pub id: String,
     pub user: Option<UserView>,
     pub organization: OrgId,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     pub memberships: Vec<MembershipSummary>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Membership", complex)]
 pub struct MembershipSummary {
     pub organization: OrgId,
     pub organization_name: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
 }
 
@@ -416,7 +427,7 @@ pub struct ServiceAccountView {
 }
 
 /// A token for a service account or for yourself, optionally narrowed.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ScopedTokenCreate {
     /// What the token is for: at most 100 characters, not only whitespace.
@@ -481,7 +492,7 @@ pub struct TrustPolicyView {
     pub expires_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct TokenExchangeRequest {
     /// The CI system's OIDC ID token.
@@ -491,7 +502,7 @@ pub struct TokenExchangeRequest {
     pub service_account: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct ExchangedToken {
     pub access_token: String,
     pub token_type: String,

@@ -1,0 +1,202 @@
+//! GraphQL over identity and access: the caller's own account, members and
+//! project roles, service accounts, the audit log, single sign-on settings,
+//! and CI token exchange. Each resolver calls the app-layer function its
+//! REST twin calls.
+
+use async_graphql::connection::Connection;
+use async_graphql::{ComplexObject, Context, ID, Json, Object, Result, SimpleObject};
+
+use super::types::{app, caller, caller_for, caller_with_key, connection, id, list_complexity, page};
+use super::{Origin, error};
+use crate::app::Error;
+use crate::model::*;
+
+// ---------------------------------------------------------------- objects
+
+#[ComplexObject]
+impl TokenView {
+    /// The organization role of the token's owner: owner, admin, billing, member or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+    /// The only actions the token may perform; null when not limited.
+    async fn scopes(&self) -> Option<Vec<&'static str>> {
+        self.scopes.as_ref().map(|actions| actions.iter().map(|a| a.as_str()).collect())
+    }
+}
+
+#[ComplexObject]
+impl AuditEventView {
+    /// What the event records beyond its fields (a JSON object).
+    async fn details(&self) -> Json<&serde_json::Value> {
+        Json(&self.details)
+    }
+}
+
+#[ComplexObject]
+impl MembershipSummary {
+    /// owner, admin, billing, member or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+}
+
+#[ComplexObject]
+impl MeView {
+    /// The role where the caller acts: owner, admin, billing, member or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+    /// Your sign-in sessions, newest first (a session from an identity
+    /// provider sees that provider's sessions only).
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn sessions(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, SessionView>> {
+        let result = app(ctx).session_list(caller(ctx)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |s| s.id.uuid()))
+    }
+    /// Security events about your account (sign-ins, failed ones too,
+    /// resets, sessions, SSO links), in every organization and in none,
+    /// newest first. Needs a session (not an API token).
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn security_events(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, AuditEventView>> {
+        let result = app(ctx).security_event_list(caller(ctx)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |e| e.id.uuid()))
+    }
+    /// Your personal tokens in the current organization.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn personal_tokens(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, TokenView>> {
+        let result = app(ctx).personal_token_list(caller(ctx)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |t| t.id.uuid()))
+    }
+}
+
+/// A new API token; `secret` is shown only in this answer (it is empty in
+/// an answer replayed to a retry with the same idempotency key).
+#[derive(SimpleObject)]
+pub struct ApiTokenCreated {
+    token: TokenView,
+    secret: String,
+}
+
+impl From<TokenCreated> for ApiTokenCreated {
+    fn from(created: TokenCreated) -> Self {
+        ApiTokenCreated { token: created.view, secret: created.token }
+    }
+}
+
+/// A public key access tokens are signed with, as a JWK (RFC 7517).
+#[derive(SimpleObject)]
+pub struct SigningKey {
+    /// The key id tokens name in their header.
+    kid: String,
+    /// Always `EC`.
+    kty: String,
+    /// Always `P-256`.
+    crv: String,
+    /// Always `ES256`.
+    alg: String,
+    /// Always `sig`.
+    #[graphql(name = "use")]
+    key_use: String,
+    /// The point's coordinates, base64url.
+    x: String,
+    y: String,
+}
+
+/// The keys of a JWK Set, as the app layer gives it.
+fn signing_keys(jwks: &serde_json::Value) -> Vec<SigningKey> {
+    let keys = jwks["keys"].as_array().map(Vec::as_slice).unwrap_or_default();
+    keys.iter()
+        .map(|k| {
+            let text = |name: &str| k[name].as_str().unwrap_or_default().to_string();
+            SigningKey {
+                kid: text("kid"),
+                kty: text("kty"),
+                crv: text("crv"),
+                alg: text("alg"),
+                key_use: text("use"),
+                x: text("x"),
+                y: text("y"),
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- roots
+
+#[derive(Default)]
+pub struct IamQuery;
+
+#[Object]
+impl IamQuery {
+    /// Who you are, where you act, and your organizations; your sessions,
+    /// security events and personal tokens hang off it.
+    async fn me(&self, ctx: &Context<'_>) -> Result<MeView> {
+        app(ctx).me(caller(ctx)?).await.map_err(error)
+    }
+
+    /// The public keys access tokens are signed with (the JWK Set of
+    /// `/.well-known/jwks.json`). Needs no credential.
+    async fn signing_keys(&self, ctx: &Context<'_>) -> Vec<SigningKey> {
+        signing_keys(&app(ctx).jwks())
+    }
+}
+
+#[derive(Default)]
+pub struct IamMutation;
+
+#[Object]
+impl IamMutation {
+    /// End every session of yours but the one making this request.
+    async fn delete_other_sessions(&self, ctx: &Context<'_>, dry_run: Option<bool>) -> Result<SessionsEnded> {
+        app(ctx).session_delete_others(&caller_for(ctx, dry_run)?).await.map_err(error)
+    }
+
+    /// End one of your sessions.
+    async fn revoke_session(&self, ctx: &Context<'_>, dry_run: Option<bool>, session: ID) -> Result<bool> {
+        app(ctx).session_delete(&caller_for(ctx, dry_run)?, id(&session)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Create a personal token (`moke_pat_…`) acting as you in the current
+    /// organization, optionally limited to a project and some actions.
+    async fn create_personal_token(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        input: ScopedTokenCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<ApiTokenCreated> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        Ok(app(ctx).personal_token_create(&caller, input).await.map_err(error)?.into())
+    }
+
+    /// Revoke one of your personal tokens.
+    async fn delete_personal_token(&self, ctx: &Context<'_>, dry_run: Option<bool>, token: ID) -> Result<bool> {
+        app(ctx).personal_token_delete(&caller_for(ctx, dry_run)?, id(&token)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Exchange a CI system's OIDC ID token for a short-lived service-account
+    /// token, when it matches one of the account's trust policies. Needs no
+    /// bearer (the ID token is the credential) and has no dry run.
+    async fn exchange_token(&self, ctx: &Context<'_>, input: TokenExchangeRequest) -> Result<ExchangedToken> {
+        let Origin(origin) = ctx.data::<Origin>().map_err(|_| error(Error::Unauthenticated))?;
+        app(ctx).token_exchange(origin, input).await.map_err(error)
+    }
+}

@@ -1,0 +1,230 @@
+//! The identity and access services of `moke.v1` (`iam.proto`): the
+//! caller's own account, members and project roles, service accounts, the
+//! audit log, single sign-on settings, and CI token exchange. Each method
+//! calls the app-layer function its REST twin calls, and converts.
+
+use moke_proto::v1::*;
+use tonic::{Request, Response};
+
+use super::convert::{opt_timestamp, timestamp};
+use super::services::{Api, Reply, id};
+use super::{anonymous_context, context, page, status};
+use crate::model;
+
+// ---------------------------------------------------------------- conversions
+
+fn user(u: model::UserView) -> User {
+    User {
+        id: u.id.to_string(),
+        email: u.email,
+        display_name: u.display_name,
+        email_verified: u.email_verified,
+        create_time: Some(timestamp(u.created_at)),
+    }
+}
+
+fn membership(m: model::MembershipSummary) -> Membership {
+    Membership {
+        organization: m.organization.to_string(),
+        organization_name: m.organization_name,
+        role: m.role.as_str().to_string(),
+    }
+}
+
+fn me(m: model::MeView) -> Me {
+    Me {
+        kind: m.kind,
+        id: m.id,
+        user: m.user.map(user),
+        organization: m.organization.to_string(),
+        role: m.role.as_str().to_string(),
+        memberships: m.memberships.into_iter().map(membership).collect(),
+    }
+}
+
+fn session(s: model::SessionView) -> Session {
+    Session {
+        id: s.id.to_string(),
+        current: s.current,
+        method: s.method,
+        organization: s.organization.to_string(),
+        organization_name: s.organization_name,
+        create_time: Some(timestamp(s.created_at)),
+        expire_time: Some(timestamp(s.expires_at)),
+        last_use_time: opt_timestamp(s.last_used_at),
+        created_from_ip: s.created_from_ip.unwrap_or_default(),
+        last_ip: s.last_ip.unwrap_or_default(),
+        user_agent: s.user_agent.unwrap_or_default(),
+    }
+}
+
+fn audit_event(e: model::AuditEventView) -> AuditEvent {
+    AuditEvent {
+        id: e.id.to_string(),
+        occur_time: Some(timestamp(e.occurred_at)),
+        action: e.action,
+        outcome: e.outcome,
+        principal: Some(AuditPrincipal { kind: e.principal.kind, id: e.principal.id.unwrap_or_default() }),
+        credential: e.credential.map(|c| AuditCredential { id: c.id.unwrap_or_default(), method: c.method }),
+        resource_type: e.resource_type,
+        resource_id: e.resource_id.unwrap_or_default(),
+        request_id: e.request_id.unwrap_or_default(),
+        source_ip: e.source_ip.unwrap_or_default(),
+        user_agent: e.user_agent.unwrap_or_default(),
+        details_json: e.details.to_string(),
+    }
+}
+
+fn api_token(t: model::TokenView) -> ApiToken {
+    ApiToken {
+        id: t.id.to_string(),
+        name: t.name,
+        kind: t.kind,
+        service_account: t.service_account.map(|id| id.to_string()).unwrap_or_default(),
+        user: t.user.map(|id| id.to_string()).unwrap_or_default(),
+        role: t.role.as_str().to_string(),
+        project: t.project.map(|id| id.to_string()).unwrap_or_default(),
+        scopes: t.scopes.unwrap_or_default().into_iter().map(|a| a.as_str().to_string()).collect(),
+        hint: t.hint,
+        create_time: Some(timestamp(t.created_at)),
+        expire_time: opt_timestamp(t.expires_at),
+        last_use_time: opt_timestamp(t.last_used_at),
+        revoke_time: opt_timestamp(t.revoked_at),
+    }
+}
+
+/// A token request's fields as the model's scoped create (no scopes: not limited).
+fn scoped_token_in(
+    name: String,
+    project: Option<String>,
+    scopes: Vec<String>,
+    expires_in_seconds: Option<i64>,
+) -> model::ScopedTokenCreate {
+    model::ScopedTokenCreate { name, project, scopes: (!scopes.is_empty()).then_some(scopes), expires_in_seconds }
+}
+
+fn exchanged_token(t: model::ExchangedToken) -> ExchangedToken {
+    ExchangedToken {
+        access_token: t.access_token,
+        token_type: t.token_type,
+        expires_in: Some(prost_types::Duration { seconds: t.expires_in, nanos: 0 }),
+        service_account: t.service_account.to_string(),
+        organization: t.organization.to_string(),
+    }
+}
+
+/// The keys of a JWK Set, as the app layer gives it.
+fn signing_keys(jwks: &serde_json::Value) -> Vec<SigningKey> {
+    let keys = jwks["keys"].as_array().map(Vec::as_slice).unwrap_or_default();
+    keys.iter()
+        .map(|k| {
+            let text = |name: &str| k[name].as_str().unwrap_or_default().to_string();
+            SigningKey {
+                kid: text("kid"),
+                kty: text("kty"),
+                crv: text("crv"),
+                alg: text("alg"),
+                r#use: text("use"),
+                x: text("x"),
+                y: text("y"),
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- services
+
+#[tonic::async_trait]
+impl me_service_server::MeService for Api {
+    async fn get_me(&self, request: Request<GetMeRequest>) -> Reply<Me> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.me(&ctx).await.map_err(status)?;
+        Ok(Response::new(me(view)))
+    }
+
+    async fn list_sessions(&self, request: Request<ListSessionsRequest>) -> Reply<ListSessionsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self.app.session_list(&ctx, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListSessionsResponse {
+            sessions: page.items.into_iter().map(session).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn delete_other_sessions(
+        &self,
+        request: Request<DeleteOtherSessionsRequest>,
+    ) -> Reply<DeleteOtherSessionsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let ended = self.app.session_delete_others(&ctx).await.map_err(status)?.ended;
+        Ok(Response::new(DeleteOtherSessionsResponse { ended: i64::try_from(ended).unwrap_or(i64::MAX) }))
+    }
+
+    async fn revoke_session(&self, request: Request<RevokeSessionRequest>) -> Reply<RevokeSessionResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        self.app.session_delete(&ctx, id(&request.get_ref().session)?).await.map_err(status)?;
+        Ok(Response::new(RevokeSessionResponse {}))
+    }
+
+    async fn list_security_events(
+        &self,
+        request: Request<ListSecurityEventsRequest>,
+    ) -> Reply<ListSecurityEventsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self.app.security_event_list(&ctx, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListSecurityEventsResponse {
+            events: page.items.into_iter().map(audit_event).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn list_personal_tokens(
+        &self,
+        request: Request<ListPersonalTokensRequest>,
+    ) -> Reply<ListPersonalTokensResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self.app.personal_token_list(&ctx, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListPersonalTokensResponse {
+            tokens: page.items.into_iter().map(api_token).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn create_personal_token(
+        &self,
+        request: Request<CreatePersonalTokenRequest>,
+    ) -> Reply<CreatePersonalTokenResponse> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = scoped_token_in(r.name, r.project, r.scopes, r.expires_in_seconds);
+        let created = self.app.personal_token_create(&ctx, input).await.map_err(status)?;
+        Ok(Response::new(CreatePersonalTokenResponse { token: Some(api_token(created.view)), secret: created.token }))
+    }
+
+    async fn delete_personal_token(
+        &self,
+        request: Request<DeletePersonalTokenRequest>,
+    ) -> Reply<DeletePersonalTokenResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        self.app.personal_token_delete(&ctx, id(&request.get_ref().token)?).await.map_err(status)?;
+        Ok(Response::new(DeletePersonalTokenResponse {}))
+    }
+}
+
+#[tonic::async_trait]
+impl auth_service_server::AuthService for Api {
+    async fn exchange_token(&self, request: Request<ExchangeTokenRequest>) -> Reply<ExchangedToken> {
+        let ctx = anonymous_context(&request)?;
+        let r = request.into_inner();
+        let input = model::TokenExchangeRequest { subject_token: r.subject_token, service_account: r.service_account };
+        let token = self.app.token_exchange(&ctx, input).await.map_err(status)?;
+        Ok(Response::new(exchanged_token(token)))
+    }
+
+    async fn list_signing_keys(&self, _request: Request<ListSigningKeysRequest>) -> Reply<ListSigningKeysResponse> {
+        Ok(Response::new(ListSigningKeysResponse { keys: signing_keys(&self.app.jwks()) }))
+    }
+}
