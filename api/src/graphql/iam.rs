@@ -8,7 +8,8 @@ use async_graphql::{ComplexObject, Context, ID, Json, Object, Result, SimpleObje
 
 use super::types::{app, caller, caller_for, caller_with_key, connection, id, list_complexity, page};
 use super::{Origin, error};
-use crate::app::Error;
+use crate::app::{Error, ResourceRef};
+use crate::ids::{ServiceAccountId, UserId};
 use crate::model::*;
 
 // ---------------------------------------------------------------- objects
@@ -85,6 +86,39 @@ impl MeView {
     }
 }
 
+#[ComplexObject]
+impl MemberView {
+    /// owner, admin, billing, member or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+}
+
+#[ComplexObject]
+impl InvitationView {
+    /// The role the person gets on accepting: owner, admin, billing, member or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+}
+
+#[ComplexObject]
+impl ProjectMemberView {
+    /// admin, developer or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+}
+
+/// The id a page of project members is ordered by: the principal's own.
+fn principal_uuid(principal: &str) -> uuid::Uuid {
+    principal
+        .parse::<UserId>()
+        .map(|id| id.uuid())
+        .or_else(|_| principal.parse::<ServiceAccountId>().map(|id| id.uuid()))
+        .unwrap_or_default()
+}
+
 /// A new API token; `secret` is shown only in this answer (it is empty in
 /// an answer replayed to a retry with the same idempotency key).
 #[derive(SimpleObject)]
@@ -155,6 +189,48 @@ impl IamQuery {
     async fn signing_keys(&self, ctx: &Context<'_>) -> Vec<SigningKey> {
         signing_keys(&app(ctx).jwks())
     }
+
+    /// The organization's members.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn members(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, MemberView>> {
+        let result = app(ctx).member_list(caller(ctx)?, id(&org)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |m| m.user.uuid()))
+    }
+
+    /// The organization's invitations.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn invitations(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, InvitationView>> {
+        let result = app(ctx).invitation_list(caller(ctx)?, id(&org)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |i| i.id.uuid()))
+    }
+
+    /// Who holds a role in a project (id or name).
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn project_members(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, ProjectMemberView>> {
+        let result = app(ctx)
+            .project_member_list(caller(ctx)?, &ResourceRef::parse(&project), page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, |m| principal_uuid(&m.principal)))
+    }
 }
 
 #[derive(Default)]
@@ -189,6 +265,97 @@ impl IamMutation {
     /// Revoke one of your personal tokens.
     async fn delete_personal_token(&self, ctx: &Context<'_>, dry_run: Option<bool>, token: ID) -> Result<bool> {
         app(ctx).personal_token_delete(&caller_for(ctx, dry_run)?, id(&token)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Change a member's role (not above your own; only owners change
+    /// owners; the last owner stays owner). `ifMatch`: the member's etag.
+    async fn update_member(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        user: ID,
+        input: MemberUpdate,
+        if_match: Option<String>,
+    ) -> Result<MemberView> {
+        app(ctx)
+            .member_update(&caller_for(ctx, dry_run)?, id(&org)?, id(&user)?, if_match.as_deref(), input)
+            .await
+            .map_err(error)
+    }
+
+    /// Remove a member, or leave (your own id). The last owner cannot leave.
+    async fn delete_member(&self, ctx: &Context<'_>, dry_run: Option<bool>, org: ID, user: ID) -> Result<bool> {
+        app(ctx).member_remove(&caller_for(ctx, dry_run)?, id(&org)?, id(&user)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Invite someone by e-mail; the link expires and works once.
+    async fn create_invitation(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: InvitationCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<InvitationView> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx).invitation_create(&caller, id(&org)?, input).await.map_err(error)
+    }
+
+    /// Revoke a pending invitation.
+    async fn delete_invitation(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        invitation: ID,
+    ) -> Result<bool> {
+        app(ctx).invitation_delete(&caller_for(ctx, dry_run)?, id(&org)?, id(&invitation)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Accept an invitation (signed in with the invited address).
+    async fn accept_invitation(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        input: LinkToken,
+    ) -> Result<MembershipSummary> {
+        app(ctx).invitation_accept(&caller_for(ctx, dry_run)?, input).await.map_err(error)
+    }
+
+    /// Give a member or service account (`usr_…` or `sa_…`) a project role.
+    /// `ifMatch`: the role's etag.
+    async fn update_project_member(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        project: String,
+        principal: String,
+        input: ProjectMemberSet,
+        if_match: Option<String>,
+    ) -> Result<ProjectMemberView> {
+        let project = ResourceRef::parse(&project);
+        app(ctx)
+            .project_member_set(&caller_for(ctx, dry_run)?, &project, &principal, if_match.as_deref(), input)
+            .await
+            .map_err(error)
+    }
+
+    /// Take a project role away.
+    async fn delete_project_member(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        project: String,
+        principal: String,
+    ) -> Result<bool> {
+        app(ctx)
+            .project_member_remove(&caller_for(ctx, dry_run)?, &ResourceRef::parse(&project), &principal)
+            .await
+            .map_err(error)?;
         Ok(true)
     }
 

@@ -7,7 +7,8 @@ use moke_proto::v1::*;
 use tonic::{Request, Response};
 
 use super::convert::{opt_timestamp, timestamp};
-use super::services::{Api, Reply, id};
+use super::services::{Api, Reply, id, if_match, mask_paths};
+use crate::app::ResourceRef;
 use super::{anonymous_context, context, page, status};
 use crate::model;
 
@@ -132,6 +133,38 @@ fn signing_keys(jwks: &serde_json::Value) -> Vec<SigningKey> {
         .collect()
 }
 
+fn member(m: model::MemberView) -> Member {
+    Member {
+        user: m.user.to_string(),
+        email: m.email,
+        display_name: m.display_name,
+        role: m.role.as_str().to_string(),
+        etag: m.etag,
+        join_time: Some(timestamp(m.joined_at)),
+    }
+}
+
+fn invitation(i: model::InvitationView) -> Invitation {
+    Invitation {
+        id: i.id.to_string(),
+        email: i.email,
+        role: i.role.as_str().to_string(),
+        create_time: Some(timestamp(i.created_at)),
+        expire_time: Some(timestamp(i.expires_at)),
+        accept_time: opt_timestamp(i.accepted_at),
+        revoke_time: opt_timestamp(i.revoked_at),
+    }
+}
+
+fn project_member(m: model::ProjectMemberView) -> ProjectMember {
+    ProjectMember {
+        principal: m.principal,
+        role: m.role.as_str().to_string(),
+        etag: m.etag,
+        create_time: Some(timestamp(m.created_at)),
+    }
+}
+
 // ---------------------------------------------------------------- services
 
 #[tonic::async_trait]
@@ -226,5 +259,111 @@ impl auth_service_server::AuthService for Api {
 
     async fn list_signing_keys(&self, _request: Request<ListSigningKeysRequest>) -> Reply<ListSigningKeysResponse> {
         Ok(Response::new(ListSigningKeysResponse { keys: signing_keys(&self.app.jwks()) }))
+    }
+}
+
+#[tonic::async_trait]
+impl member_service_server::MemberService for Api {
+    async fn list_members(&self, request: Request<ListMembersRequest>) -> Reply<ListMembersResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self.app.member_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListMembersResponse {
+            members: page.items.into_iter().map(member).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn update_member(&self, request: Request<UpdateMemberRequest>) -> Reply<Member> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        mask_paths(r.update_mask, &["role"])?;
+        let input = model::MemberUpdate { role: r.role };
+        let view =
+            self.app.member_update(&ctx, id(&r.org)?, id(&r.user)?, if_match(&r.etag), input).await.map_err(status)?;
+        Ok(Response::new(member(view)))
+    }
+
+    async fn delete_member(&self, request: Request<DeleteMemberRequest>) -> Reply<DeleteMemberResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.member_remove(&ctx, id(&r.org)?, id(&r.user)?).await.map_err(status)?;
+        Ok(Response::new(DeleteMemberResponse {}))
+    }
+
+    async fn list_invitations(&self, request: Request<ListInvitationsRequest>) -> Reply<ListInvitationsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page =
+            self.app.invitation_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListInvitationsResponse {
+            invitations: page.items.into_iter().map(invitation).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn create_invitation(&self, request: Request<CreateInvitationRequest>) -> Reply<Invitation> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::InvitationCreate { email: r.email, role: r.role };
+        let view = self.app.invitation_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
+        Ok(Response::new(invitation(view)))
+    }
+
+    async fn delete_invitation(&self, request: Request<DeleteInvitationRequest>) -> Reply<DeleteInvitationResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.invitation_delete(&ctx, id(&r.org)?, id(&r.invitation)?).await.map_err(status)?;
+        Ok(Response::new(DeleteInvitationResponse {}))
+    }
+
+    async fn accept_invitation(&self, request: Request<AcceptInvitationRequest>) -> Reply<Membership> {
+        let ctx = context(&self.app, &request, "").await?;
+        let input = model::LinkToken { token: request.into_inner().token };
+        let joined = self.app.invitation_accept(&ctx, input).await.map_err(status)?;
+        Ok(Response::new(membership(joined)))
+    }
+
+    async fn list_project_members(
+        &self,
+        request: Request<ListProjectMembersRequest>,
+    ) -> Reply<ListProjectMembersResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self
+            .app
+            .project_member_list(&ctx, &ResourceRef::parse(&r.project), page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListProjectMembersResponse {
+            members: page.items.into_iter().map(project_member).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn update_project_member(&self, request: Request<UpdateProjectMemberRequest>) -> Reply<ProjectMember> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        mask_paths(r.update_mask, &["role"])?;
+        let input = model::ProjectMemberSet { role: r.role };
+        let view = self
+            .app
+            .project_member_set(&ctx, &ResourceRef::parse(&r.project), &r.principal, if_match(&r.etag), input)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(project_member(view)))
+    }
+
+    async fn delete_project_member(
+        &self,
+        request: Request<DeleteProjectMemberRequest>,
+    ) -> Reply<DeleteProjectMemberResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app
+            .project_member_remove(&ctx, &ResourceRef::parse(&r.project), &r.principal)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(DeleteProjectMemberResponse {}))
     }
 }

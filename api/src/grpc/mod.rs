@@ -30,7 +30,10 @@ pub fn router(app: Arc<App>) -> axum::Router {
         org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
         token_service_server::TokenServiceServer,
     };
-    use moke_proto::v1::{auth_service_server::AuthServiceServer, me_service_server::MeServiceServer};
+    use moke_proto::v1::{
+        auth_service_server::AuthServiceServer, me_service_server::MeServiceServer,
+        member_service_server::MemberServiceServer,
+    };
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
     let api = services::Api { app };
@@ -50,6 +53,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.BillingService",
         "moke.v1.MeService",
         "moke.v1.AuthService",
+        "moke.v1.MemberService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -64,6 +68,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(TokenServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(MeServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(AuthServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(MemberServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))

@@ -259,7 +259,7 @@ pub struct LogoutRequest {
 }
 
 /// A single-use token from an e-mail or invitation link.
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct LinkToken {
     pub token: String,
@@ -338,18 +338,20 @@ pub struct MembershipSummary {
     pub role: moke_iam::OrgRole,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Member", complex)]
 pub struct MemberView {
     pub user: UserId,
     pub email: String,
     pub display_name: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     /// Send as `If-Match` to update.
     pub etag: String,
     pub joined_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct MemberUpdate {
     /// `owner`, `admin`, `billing`, `member` or `viewer`; not above your own.
@@ -357,7 +359,7 @@ pub struct MemberUpdate {
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct InvitationCreate {
     /// An e-mail address: one `@`, a domain with a `.` not at either end, no
@@ -372,10 +374,12 @@ pub struct InvitationCreate {
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Invitation", complex)]
 pub struct InvitationView {
     pub id: InvitationId,
     pub email: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -383,17 +387,19 @@ pub struct InvitationView {
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ProjectMember", complex)]
 pub struct ProjectMemberView {
     /// `usr_…` or `sa_…`.
     pub principal: String,
+    #[graphql(skip)]
     pub role: moke_iam::ProjectRole,
     /// Send as `If-Match` to update.
     pub etag: String,
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectMemberSet {
     /// `admin`, `developer` or `viewer`.
