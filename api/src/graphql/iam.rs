@@ -110,6 +110,14 @@ impl ProjectMemberView {
     }
 }
 
+#[ComplexObject]
+impl ServiceAccountView {
+    /// Organization role: owner, admin, billing, member or viewer.
+    async fn role(&self) -> &'static str {
+        self.role.as_str()
+    }
+}
+
 /// The id a page of project members is ordered by: the principal's own.
 fn principal_uuid(principal: &str) -> uuid::Uuid {
     principal
@@ -230,6 +238,42 @@ impl IamQuery {
             .await
             .map_err(error)?;
         Ok(connection(result, |m| principal_uuid(&m.principal)))
+    }
+
+    /// The organization's service accounts.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn service_accounts(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, ServiceAccountView>> {
+        let result =
+            app(ctx).service_account_list(caller(ctx)?, id(&org)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |a| a.id.uuid()))
+    }
+
+    /// One service account.
+    async fn service_account(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<ServiceAccountView> {
+        app(ctx).service_account_view(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)
+    }
+
+    /// A service account's CI trust policies.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn trust_policies(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        service_account: ID,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, TrustPolicyView>> {
+        let result = app(ctx)
+            .trust_policy_list(caller(ctx)?, id(&org)?, id(&service_account)?, page(first, after)?)
+            .await
+            .map_err(error)?;
+        Ok(connection(result, |p| p.id.uuid()))
     }
 }
 
@@ -354,6 +398,81 @@ impl IamMutation {
     ) -> Result<bool> {
         app(ctx)
             .project_member_remove(&caller_for(ctx, dry_run)?, &ResourceRef::parse(&project), &principal)
+            .await
+            .map_err(error)?;
+        Ok(true)
+    }
+
+    /// Create a service account with an organization role (not above your own).
+    async fn create_service_account(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: ServiceAccountCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<ServiceAccountView> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx).service_account_create(&caller, id(&org)?, input).await.map_err(error)
+    }
+
+    /// Delete a service account; its tokens stop working at once.
+    async fn delete_service_account(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        service_account: ID,
+    ) -> Result<bool> {
+        let caller = caller_for(ctx, dry_run)?;
+        app(ctx).service_account_delete(&caller, id(&org)?, id(&service_account)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Create a token (`moke_sat_…`) for a service account.
+    async fn create_service_account_token(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        service_account: ID,
+        input: ScopedTokenCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<ApiTokenCreated> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        let created = app(ctx)
+            .service_account_token_create(&caller, id(&org)?, id(&service_account)?, input)
+            .await
+            .map_err(error)?;
+        Ok(created.into())
+    }
+
+    /// Let CI jobs whose ID tokens match (issuer, audience, claims) act as the service account.
+    async fn create_trust_policy(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        service_account: ID,
+        input: TrustPolicyCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<TrustPolicyView> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx).trust_policy_create(&caller, id(&org)?, id(&service_account)?, input).await.map_err(error)
+    }
+
+    /// Delete a trust policy.
+    async fn delete_trust_policy(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        service_account: ID,
+        policy: ID,
+    ) -> Result<bool> {
+        let caller = caller_for(ctx, dry_run)?;
+        app(ctx)
+            .trust_policy_delete(&caller, id(&org)?, id(&service_account)?, id(&policy)?)
             .await
             .map_err(error)?;
         Ok(true)

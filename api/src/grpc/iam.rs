@@ -165,6 +165,28 @@ fn project_member(m: model::ProjectMemberView) -> ProjectMember {
     }
 }
 
+fn service_account(a: model::ServiceAccountView) -> ServiceAccount {
+    ServiceAccount {
+        id: a.id.to_string(),
+        name: a.name,
+        description: a.description,
+        role: a.role.as_str().to_string(),
+        create_time: Some(timestamp(a.created_at)),
+    }
+}
+
+fn trust_policy(p: model::TrustPolicyView) -> TrustPolicy {
+    TrustPolicy {
+        id: p.id.to_string(),
+        service_account: p.service_account.to_string(),
+        issuer: p.issuer,
+        audience: p.audience,
+        claims: p.claims.into_iter().collect(),
+        create_time: Some(timestamp(p.created_at)),
+        expire_time: opt_timestamp(p.expires_at),
+    }
+}
+
 // ---------------------------------------------------------------- services
 
 #[tonic::async_trait]
@@ -365,5 +387,96 @@ impl member_service_server::MemberService for Api {
             .await
             .map_err(status)?;
         Ok(Response::new(DeleteProjectMemberResponse {}))
+    }
+}
+
+#[tonic::async_trait]
+impl service_account_service_server::ServiceAccountService for Api {
+    async fn list_service_accounts(
+        &self,
+        request: Request<ListServiceAccountsRequest>,
+    ) -> Reply<ListServiceAccountsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page =
+            self.app.service_account_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListServiceAccountsResponse {
+            service_accounts: page.items.into_iter().map(service_account).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn create_service_account(&self, request: Request<CreateServiceAccountRequest>) -> Reply<ServiceAccount> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::ServiceAccountCreate { name: r.name, description: r.description, role: r.role };
+        let view = self.app.service_account_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
+        Ok(Response::new(service_account(view)))
+    }
+
+    async fn get_service_account(&self, request: Request<GetServiceAccountRequest>) -> Reply<ServiceAccount> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self.app.service_account_view(&ctx, id(&r.org)?, id(&r.service_account)?).await.map_err(status)?;
+        Ok(Response::new(service_account(view)))
+    }
+
+    async fn delete_service_account(
+        &self,
+        request: Request<DeleteServiceAccountRequest>,
+    ) -> Reply<DeleteServiceAccountResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.service_account_delete(&ctx, id(&r.org)?, id(&r.service_account)?).await.map_err(status)?;
+        Ok(Response::new(DeleteServiceAccountResponse {}))
+    }
+
+    async fn create_service_account_token(
+        &self,
+        request: Request<CreateServiceAccountTokenRequest>,
+    ) -> Reply<CreateServiceAccountTokenResponse> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let (org, account) = (id(&r.org)?, id(&r.service_account)?);
+        let input = scoped_token_in(r.name, r.project, r.scopes, r.expires_in_seconds);
+        let created = self.app.service_account_token_create(&ctx, org, account, input).await.map_err(status)?;
+        Ok(Response::new(CreateServiceAccountTokenResponse {
+            token: Some(api_token(created.view)),
+            secret: created.token,
+        }))
+    }
+
+    async fn list_trust_policies(&self, request: Request<ListTrustPoliciesRequest>) -> Reply<ListTrustPoliciesResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self
+            .app
+            .trust_policy_list(&ctx, id(&r.org)?, id(&r.service_account)?, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListTrustPoliciesResponse {
+            trust_policies: page.items.into_iter().map(trust_policy).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn create_trust_policy(&self, request: Request<CreateTrustPolicyRequest>) -> Reply<TrustPolicy> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let (org, account) = (id(&r.org)?, id(&r.service_account)?);
+        let input =
+            model::TrustPolicyCreate { issuer: r.issuer, audience: r.audience, claims: r.claims.into_iter().collect() };
+        let view = self.app.trust_policy_create(&ctx, org, account, input).await.map_err(status)?;
+        Ok(Response::new(trust_policy(view)))
+    }
+
+    async fn delete_trust_policy(&self, request: Request<DeleteTrustPolicyRequest>) -> Reply<DeleteTrustPolicyResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app
+            .trust_policy_delete(&ctx, id(&r.org)?, id(&r.service_account)?, id(&r.trust_policy)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(DeleteTrustPolicyResponse {}))
     }
 }

@@ -32,7 +32,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
     };
     use moke_proto::v1::{
         auth_service_server::AuthServiceServer, me_service_server::MeServiceServer,
-        member_service_server::MemberServiceServer,
+        member_service_server::MemberServiceServer, service_account_service_server::ServiceAccountServiceServer,
     };
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
@@ -54,6 +54,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.MeService",
         "moke.v1.AuthService",
         "moke.v1.MemberService",
+        "moke.v1.ServiceAccountService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -69,6 +70,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(MeServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(AuthServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(MemberServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(ServiceAccountServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))

@@ -407,7 +407,7 @@ pub struct ProjectMemberSet {
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceAccountCreate {
     /// A DNS label: 1-63 lowercase letters, digits or '-', starting with a
@@ -417,17 +417,20 @@ pub struct ServiceAccountCreate {
     /// At most 500 characters.
     #[serde(default)]
     #[schema(max_length = 500)]
+    #[graphql(default)]
     pub description: String,
     /// Organization role; not above your own.
     #[schema(value_type = moke_iam::OrgRole)]
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ServiceAccount", complex)]
 pub struct ServiceAccountView {
     pub id: ServiceAccountId,
     pub name: String,
     pub description: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     pub created_at: DateTime<Utc>,
 }
@@ -450,7 +453,7 @@ pub struct ScopedTokenCreate {
     pub expires_in_seconds: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct TrustPolicyCreate {
     /// The CI system's OpenID issuer, e.g. `https://token.actions.githubusercontent.com`:
@@ -486,7 +489,8 @@ fn trust_claims_schema() -> utoipa::openapi::schema::Object {
         .build()
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "TrustPolicy")]
 pub struct TrustPolicyView {
     pub id: TrustPolicyId,
     pub service_account: ServiceAccountId,
