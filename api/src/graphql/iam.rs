@@ -4,10 +4,12 @@
 //! REST twin calls.
 
 use async_graphql::connection::Connection;
-use async_graphql::{ComplexObject, Context, ID, Json, Object, Result, SimpleObject};
+use async_graphql::{ComplexObject, Context, ID, InputObject, Json, Object, Result, SimpleObject};
+use chrono::{DateTime, Utc};
 
 use super::types::{app, caller, caller_for, caller_with_key, connection, id, list_complexity, page};
 use super::{Origin, error};
+use crate::app::kernel::audit::AuditFilter;
 use crate::app::{Error, ResourceRef};
 use crate::ids::{ServiceAccountId, UserId};
 use crate::model::*;
@@ -179,6 +181,36 @@ fn signing_keys(jwks: &serde_json::Value) -> Vec<SigningKey> {
         .collect()
 }
 
+/// Which audit events to list; every field given narrows.
+#[derive(InputObject, Default)]
+pub struct AuditEventFilter {
+    /// Who acted: a `usr_…`, `sa_…` or (older events) `tok_…` id.
+    actor: Option<String>,
+    /// An action (`member.remove`), or a family of them (`member.*`).
+    action: Option<String>,
+    /// `success` or `failure`.
+    outcome: Option<String>,
+    /// The id of the resource acted on.
+    resource: Option<String>,
+    /// Events at or after this time.
+    since: Option<DateTime<Utc>>,
+    /// Events before this time; must be after `since`.
+    until: Option<DateTime<Utc>>,
+}
+
+impl From<AuditEventFilter> for AuditFilter {
+    fn from(f: AuditEventFilter) -> Self {
+        AuditFilter {
+            actor: f.actor,
+            action: f.action,
+            outcome: f.outcome,
+            resource: f.resource,
+            since: f.since,
+            until: f.until,
+        }
+    }
+}
+
 // ---------------------------------------------------------------- roots
 
 #[derive(Default)]
@@ -274,6 +306,23 @@ impl IamQuery {
             .await
             .map_err(error)?;
         Ok(connection(result, |p| p.id.uuid()))
+    }
+
+    /// The organization's audit events, oldest first, optionally filtered
+    /// by actor, action, outcome, resource and time.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn audit_events(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        filter: Option<AuditEventFilter>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, AuditEventView>> {
+        let filter = AuditFilter::from(filter.unwrap_or_default());
+        let result =
+            app(ctx).audit_event_list(caller(ctx)?, id(&org)?, &filter, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |e| e.id.uuid()))
     }
 }
 

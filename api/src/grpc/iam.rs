@@ -3,12 +3,17 @@
 //! audit log, single sign-on settings, and CI token exchange. Each method
 //! calls the app-layer function its REST twin calls, and converts.
 
-use moke_proto::v1::*;
-use tonic::{Request, Response};
+use std::pin::Pin;
+use std::time::Duration;
 
-use super::convert::{opt_timestamp, timestamp};
+use futures::Stream;
+use moke_proto::v1::*;
+use tonic::{Request, Response, Status};
+
+use super::convert::{opt_timestamp, timestamp, timestamp_in};
 use super::services::{Api, Reply, id, if_match, mask_paths};
-use crate::app::ResourceRef;
+use crate::app::kernel::audit::{AuditFilter, EXPORT_BATCH, EXPORT_SECONDS, MAX_EXPORT_EVENTS};
+use crate::app::{RequestContext, ResourceRef};
 use super::{anonymous_context, context, page, status};
 use crate::model;
 
@@ -184,6 +189,43 @@ fn trust_policy(p: model::TrustPolicyView) -> TrustPolicy {
         claims: p.claims.into_iter().collect(),
         create_time: Some(timestamp(p.created_at)),
         expire_time: opt_timestamp(p.expires_at),
+    }
+}
+
+/// An audit filter from a request's fields (empty text and unset times: no narrowing).
+fn audit_filter(
+    actor: String,
+    action: String,
+    outcome: String,
+    resource: String,
+    since: Option<prost_types::Timestamp>,
+    until: Option<prost_types::Timestamp>,
+) -> Result<AuditFilter, Status> {
+    let text = |t: String| (!t.is_empty()).then_some(t);
+    Ok(AuditFilter {
+        actor: text(actor),
+        action: text(action),
+        outcome: text(outcome),
+        resource: text(resource),
+        since: since.map(|t| timestamp_in("since", t)).transpose()?,
+        until: until.map(|t| timestamp_in("until", t)).transpose()?,
+    })
+}
+
+/// Where a streaming audit export stands.
+struct Export {
+    /// The batch read (and authorized) before the answer began.
+    first: Option<Vec<model::AuditEventView>>,
+    after: Option<uuid::Uuid>,
+    sent: i64,
+    done: bool,
+}
+
+impl Export {
+    /// Ends the stream with an error (the export fails visibly, never short).
+    fn fail(mut self, status: Status) -> Option<(Result<ExportAuditEventsResponse, Status>, Export)> {
+        self.done = true;
+        Some((Err(status), self))
     }
 }
 
@@ -478,5 +520,90 @@ impl service_account_service_server::ServiceAccountService for Api {
             .await
             .map_err(status)?;
         Ok(Response::new(DeleteTrustPolicyResponse {}))
+    }
+}
+
+#[tonic::async_trait]
+impl audit_service_server::AuditService for Api {
+    type ExportAuditEventsStream = Pin<Box<dyn Stream<Item = Result<ExportAuditEventsResponse, Status>> + Send>>;
+
+    async fn list_audit_events(&self, request: Request<ListAuditEventsRequest>) -> Reply<ListAuditEventsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let filter = audit_filter(r.actor, r.action, r.outcome, r.resource, r.since, r.until)?;
+        let page = self
+            .app
+            .audit_event_list(&ctx, id(&r.org)?, &filter, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(ListAuditEventsResponse {
+            events: page.items.into_iter().map(audit_event).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    /// As REST's `audit_event_export`: the first batch answers authorization
+    /// and filter errors; each later batch is read as the caller stands then
+    /// (authenticated again), so a revoked credential ends the stream.
+    async fn export_audit_events(
+        &self,
+        request: Request<ExportAuditEventsRequest>,
+    ) -> Reply<Self::ExportAuditEventsStream> {
+        let ctx = context(&self.app, &request, "").await?;
+        let authorization = request.metadata().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+        let bearer = crate::app::iam::principals::bearer_of(authorization).map_err(status)?.to_string();
+        let r = request.into_inner();
+        let org = id(&r.org)?;
+        let mut filter = audit_filter(r.actor, r.action, r.outcome, r.resource, r.since, r.until)?;
+        // Events up to now only: a stream held open later learns nothing newer.
+        let now = chrono::Utc::now();
+        if filter.since.is_none_or(|since| since < now) {
+            filter.until = Some(filter.until.map_or(now, |until| until.min(now)));
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(EXPORT_SECONDS);
+        let first = self.app.audit_event_export_batch(&ctx, org, &filter, None).await.map_err(status)?;
+        let app = self.app.clone();
+        let start = Export { first: Some(first), after: None, sent: 0, done: false };
+        let batches = futures::stream::unfold(start, move |mut export| {
+            let (app, ctx, filter, bearer) = (app.clone(), ctx.clone(), filter.clone(), bearer.clone());
+            async move {
+                if export.done {
+                    return None;
+                }
+                let events = match export.first.take() {
+                    Some(events) => events,
+                    None if tokio::time::Instant::now() > deadline => {
+                        return export
+                            .fail(Status::deadline_exceeded("the export took too long; narrow it with since and until"));
+                    }
+                    None => {
+                        let batch = async {
+                            let principal = app.authenticate(&bearer, &ctx).await?;
+                            let ctx = RequestContext { principal, ..ctx.clone() };
+                            app.audit_event_export_batch(&ctx, org, &filter, export.after).await
+                        };
+                        match batch.await {
+                            Ok(events) => events,
+                            Err(error) => return export.fail(status(error)),
+                        }
+                    }
+                };
+                if events.is_empty() {
+                    return None;
+                }
+                if export.sent >= MAX_EXPORT_EVENTS {
+                    return export.fail(Status::resource_exhausted(format!(
+                        "the export holds at most {MAX_EXPORT_EVENTS} events; narrow it with since and until"
+                    )));
+                }
+                let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+                export.sent += count;
+                export.after = events.last().map(|e| e.id.uuid());
+                export.done = count < EXPORT_BATCH;
+                let batch = ExportAuditEventsResponse { events: events.into_iter().map(audit_event).collect() };
+                Some((Ok(batch), export))
+            }
+        });
+        Ok(Response::new(Box::pin(batches)))
     }
 }

@@ -31,7 +31,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         token_service_server::TokenServiceServer,
     };
     use moke_proto::v1::{
-        auth_service_server::AuthServiceServer, me_service_server::MeServiceServer,
+        audit_service_server::AuditServiceServer, auth_service_server::AuthServiceServer, me_service_server::MeServiceServer,
         member_service_server::MemberServiceServer, service_account_service_server::ServiceAccountServiceServer,
     };
     // The same bound as a REST body (tonic's own default is 4 MiB).
@@ -55,6 +55,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.AuthService",
         "moke.v1.MemberService",
         "moke.v1.ServiceAccountService",
+        "moke.v1.AuditService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -71,6 +72,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(AuthServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(MemberServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(ServiceAccountServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(AuditServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
