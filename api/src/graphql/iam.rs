@@ -120,6 +120,14 @@ impl ServiceAccountView {
     }
 }
 
+#[ComplexObject]
+impl SsoConfigView {
+    /// The role of people who join through SSO: admin, billing, member or viewer.
+    async fn default_role(&self) -> &'static str {
+        self.default_role.as_str()
+    }
+}
+
 /// The id a page of project members is ordered by: the principal's own.
 fn principal_uuid(principal: &str) -> uuid::Uuid {
     principal
@@ -324,6 +332,29 @@ impl IamQuery {
             app(ctx).audit_event_list(caller(ctx)?, id(&org)?, &filter, page(first, after)?).await.map_err(error)?;
         Ok(connection(result, |e| e.id.uuid()))
     }
+
+    /// The organization's single sign-on settings (never the client secret).
+    async fn sso_config(&self, ctx: &Context<'_>, org: ID) -> Result<SsoConfigView> {
+        app(ctx).sso_config_view(caller(ctx)?, id(&org)?).await.map_err(error)
+    }
+
+    /// The domains the organization claims, with the DNS record that proves each.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn domains(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, DomainView>> {
+        let result = app(ctx).domain_list(caller(ctx)?, id(&org)?, page(first, after)?).await.map_err(error)?;
+        Ok(connection(result, |d| d.id.uuid()))
+    }
+
+    /// What the organization demands of its members' credentials.
+    async fn credential_policy(&self, ctx: &Context<'_>, org: ID) -> Result<CredentialPolicyView> {
+        app(ctx).credential_policy_view(caller(ctx)?, id(&org)?).await.map_err(error)
+    }
 }
 
 #[derive(Default)]
@@ -520,11 +551,75 @@ impl IamMutation {
         policy: ID,
     ) -> Result<bool> {
         let caller = caller_for(ctx, dry_run)?;
-        app(ctx)
-            .trust_policy_delete(&caller, id(&org)?, id(&service_account)?, id(&policy)?)
-            .await
-            .map_err(error)?;
+        app(ctx).trust_policy_delete(&caller, id(&org)?, id(&service_account)?, id(&policy)?).await.map_err(error)?;
         Ok(true)
+    }
+
+    /// Configure single sign-on (owners); the client secret is encrypted by
+    /// Vault. `ifMatch`: the configuration's etag.
+    async fn update_sso_config(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: SsoConfigSet,
+        if_match: Option<String>,
+    ) -> Result<SsoConfigView> {
+        app(ctx).sso_config_set(&caller_for(ctx, dry_run)?, id(&org)?, if_match.as_deref(), input).await.map_err(error)
+    }
+
+    /// Turn single sign-on off.
+    async fn delete_sso_config(&self, ctx: &Context<'_>, dry_run: Option<bool>, org: ID) -> Result<bool> {
+        app(ctx).sso_config_delete(&caller_for(ctx, dry_run)?, id(&org)?).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Claim a domain (owners): the answer names the DNS TXT record to
+    /// publish before verifying it.
+    async fn create_domain(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: DomainCreate,
+        idempotency_key: Option<String>,
+    ) -> Result<DomainView> {
+        let caller = caller_with_key(ctx, idempotency_key, dry_run)?;
+        app(ctx).domain_create(&caller, id(&org)?, input).await.map_err(error)
+    }
+
+    /// Give a domain up (owners): people at it no longer join through SSO.
+    async fn delete_domain(&self, ctx: &Context<'_>, dry_run: Option<bool>, org: ID, domain: String) -> Result<bool> {
+        app(ctx).domain_delete(&caller_for(ctx, dry_run)?, id(&org)?, &domain).await.map_err(error)?;
+        Ok(true)
+    }
+
+    /// Check the domain's DNS TXT record now: verified when it carries the token (owners).
+    async fn verify_domain(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        domain: String,
+    ) -> Result<DomainView> {
+        app(ctx).domain_verify(&caller_for(ctx, dry_run)?, id(&org)?, &domain).await.map_err(error)
+    }
+
+    /// Set the longest token lifetime, and whether members must use SSO or
+    /// a verified address (owners); the whole policy is written. Credentials
+    /// the new policy refuses stop working at once. `ifMatch`: the policy's etag.
+    async fn update_credential_policy(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        input: CredentialPolicy,
+        if_match: Option<String>,
+    ) -> Result<CredentialPolicyView> {
+        app(ctx)
+            .credential_policy_update(&caller_for(ctx, dry_run)?, id(&org)?, input, if_match.as_deref())
+            .await
+            .map_err(error)
     }
 
     /// Exchange a CI system's OIDC ID token for a short-lived service-account

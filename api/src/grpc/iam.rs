@@ -12,9 +12,9 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{opt_timestamp, timestamp, timestamp_in};
 use super::services::{Api, Reply, id, if_match, mask_paths};
-use crate::app::kernel::audit::{AuditFilter, EXPORT_BATCH, EXPORT_SECONDS, MAX_EXPORT_EVENTS};
-use crate::app::{RequestContext, ResourceRef};
 use super::{anonymous_context, context, page, status};
+use crate::app::kernel::audit::{AuditFilter, EXPORT_BATCH, EXPORT_SECONDS, MAX_EXPORT_EVENTS};
+use crate::app::{Error, RequestContext, ResourceRef};
 use crate::model;
 
 // ---------------------------------------------------------------- conversions
@@ -190,6 +190,64 @@ fn trust_policy(p: model::TrustPolicyView) -> TrustPolicy {
         create_time: Some(timestamp(p.created_at)),
         expire_time: opt_timestamp(p.expires_at),
     }
+}
+
+fn sso_config(c: model::SsoConfigView) -> SsoConfig {
+    SsoConfig {
+        issuer: c.issuer,
+        client_id: c.client_id,
+        allowed_domains: c.allowed_domains,
+        default_role: c.default_role.as_str().to_string(),
+        login_url: c.login_url,
+        redirect_uri: c.redirect_uri,
+        etag: c.etag,
+        update_time: Some(timestamp(c.updated_at)),
+    }
+}
+
+fn domain(d: model::DomainView) -> Domain {
+    Domain {
+        id: d.id.to_string(),
+        domain: d.domain,
+        verification: Some(DomainVerificationRecord {
+            name: d.verification.name,
+            record_type: d.verification.record_type,
+            value: d.verification.value,
+        }),
+        verified: d.verified,
+        verify_time: opt_timestamp(d.verified_at),
+        last_check_time: opt_timestamp(d.last_checked_at),
+        last_error: d.last_error.unwrap_or_default(),
+        create_time: Some(timestamp(d.created_at)),
+    }
+}
+
+fn credential_policy(p: model::CredentialPolicyView) -> CredentialPolicy {
+    CredentialPolicy {
+        max_token_lifetime_seconds: p.max_token_lifetime_seconds,
+        require_sso: p.require_sso,
+        require_verified_email: p.require_verified_email,
+        etag: p.etag,
+        update_time: opt_timestamp(p.updated_at),
+    }
+}
+
+/// The update mask of a resource REST replaces whole (a PUT): omitted,
+/// `*`, or naming every one of `fields`.
+fn whole_mask(mask: Option<prost_types::FieldMask>, fields: &[&str]) -> Result<(), Status> {
+    let given = mask.as_ref().is_some_and(|m| !m.paths.is_empty() && m.paths != ["*"]);
+    if !given {
+        return Ok(());
+    }
+    let paths = mask_paths(mask, fields)?;
+    if fields.iter().all(|field| paths.iter().any(|p| p == field)) {
+        return Ok(());
+    }
+    Err(status(Error::invalid_field(
+        "update_mask",
+        "invalid",
+        format!("this resource is replaced whole: omit update_mask, send \"*\", or name {}", fields.join(", ")),
+    )))
 }
 
 /// An audit filter from a request's fields (empty text and unset times: no narrowing).
@@ -424,10 +482,7 @@ impl member_service_server::MemberService for Api {
     ) -> Reply<DeleteProjectMemberResponse> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();
-        self.app
-            .project_member_remove(&ctx, &ResourceRef::parse(&r.project), &r.principal)
-            .await
-            .map_err(status)?;
+        self.app.project_member_remove(&ctx, &ResourceRef::parse(&r.project), &r.principal).await.map_err(status)?;
         Ok(Response::new(DeleteProjectMemberResponse {}))
     }
 }
@@ -440,8 +495,11 @@ impl service_account_service_server::ServiceAccountService for Api {
     ) -> Reply<ListServiceAccountsResponse> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();
-        let page =
-            self.app.service_account_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        let page = self
+            .app
+            .service_account_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
         Ok(Response::new(ListServiceAccountsResponse {
             service_accounts: page.items.into_iter().map(service_account).collect(),
             next_page_token: super::convert::next_page(page.next_page),
@@ -488,7 +546,10 @@ impl service_account_service_server::ServiceAccountService for Api {
         }))
     }
 
-    async fn list_trust_policies(&self, request: Request<ListTrustPoliciesRequest>) -> Reply<ListTrustPoliciesResponse> {
+    async fn list_trust_policies(
+        &self,
+        request: Request<ListTrustPoliciesRequest>,
+    ) -> Reply<ListTrustPoliciesResponse> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();
         let page = self
@@ -512,7 +573,10 @@ impl service_account_service_server::ServiceAccountService for Api {
         Ok(Response::new(trust_policy(view)))
     }
 
-    async fn delete_trust_policy(&self, request: Request<DeleteTrustPolicyRequest>) -> Reply<DeleteTrustPolicyResponse> {
+    async fn delete_trust_policy(
+        &self,
+        request: Request<DeleteTrustPolicyRequest>,
+    ) -> Reply<DeleteTrustPolicyResponse> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();
         self.app
@@ -573,8 +637,9 @@ impl audit_service_server::AuditService for Api {
                 let events = match export.first.take() {
                     Some(events) => events,
                     None if tokio::time::Instant::now() > deadline => {
-                        return export
-                            .fail(Status::deadline_exceeded("the export took too long; narrow it with since and until"));
+                        return export.fail(Status::deadline_exceeded(
+                            "the export took too long; narrow it with since and until",
+                        ));
                     }
                     None => {
                         let batch = async {
@@ -605,5 +670,93 @@ impl audit_service_server::AuditService for Api {
             }
         });
         Ok(Response::new(Box::pin(batches)))
+    }
+}
+
+#[tonic::async_trait]
+impl sso_service_server::SsoService for Api {
+    async fn get_sso_config(&self, request: Request<GetSsoConfigRequest>) -> Reply<SsoConfig> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.sso_config_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(sso_config(view)))
+    }
+
+    async fn update_sso_config(&self, request: Request<UpdateSsoConfigRequest>) -> Reply<SsoConfig> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        whole_mask(r.update_mask, &["issuer", "client_id", "client_secret", "allowed_domains", "default_role"])?;
+        let input = model::SsoConfigSet {
+            issuer: r.issuer,
+            client_id: r.client_id,
+            client_secret: r.client_secret,
+            allowed_domains: r.allowed_domains,
+            default_role: r.default_role,
+        };
+        let view = self.app.sso_config_set(&ctx, id(&r.org)?, if_match(&r.etag), input).await.map_err(status)?;
+        Ok(Response::new(sso_config(view)))
+    }
+
+    async fn delete_sso_config(&self, request: Request<DeleteSsoConfigRequest>) -> Reply<DeleteSsoConfigResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        self.app.sso_config_delete(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(DeleteSsoConfigResponse {}))
+    }
+
+    async fn list_domains(&self, request: Request<ListDomainsRequest>) -> Reply<ListDomainsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let page = self.app.domain_list(&ctx, id(&r.org)?, page(r.page_size, &r.page_token)?).await.map_err(status)?;
+        Ok(Response::new(ListDomainsResponse {
+            domains: page.items.into_iter().map(domain).collect(),
+            next_page_token: super::convert::next_page(page.next_page),
+        }))
+    }
+
+    async fn create_domain(&self, request: Request<CreateDomainRequest>) -> Reply<Domain> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let view = self
+            .app
+            .domain_create(&ctx, id(&r.org)?, model::DomainCreate { domain: r.domain })
+            .await
+            .map_err(status)?;
+        Ok(Response::new(domain(view)))
+    }
+
+    async fn delete_domain(&self, request: Request<DeleteDomainRequest>) -> Reply<DeleteDomainResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.domain_delete(&ctx, id(&r.org)?, &r.domain).await.map_err(status)?;
+        Ok(Response::new(DeleteDomainResponse {}))
+    }
+
+    async fn verify_domain(&self, request: Request<VerifyDomainRequest>) -> Reply<Domain> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        let view = self.app.domain_verify(&ctx, id(&r.org)?, &r.domain).await.map_err(status)?;
+        Ok(Response::new(domain(view)))
+    }
+
+    async fn get_credential_policy(&self, request: Request<GetCredentialPolicyRequest>) -> Reply<CredentialPolicy> {
+        let ctx = context(&self.app, &request, "").await?;
+        let view = self.app.credential_policy_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;
+        Ok(Response::new(credential_policy(view)))
+    }
+
+    async fn update_credential_policy(
+        &self,
+        request: Request<UpdateCredentialPolicyRequest>,
+    ) -> Reply<CredentialPolicy> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        whole_mask(r.update_mask, &["max_token_lifetime_seconds", "require_sso", "require_verified_email"])?;
+        let input = model::CredentialPolicy {
+            max_token_lifetime_seconds: r.max_token_lifetime_seconds,
+            require_sso: r.require_sso,
+            require_verified_email: r.require_verified_email,
+        };
+        let view =
+            self.app.credential_policy_update(&ctx, id(&r.org)?, input, if_match(&r.etag)).await.map_err(status)?;
+        Ok(Response::new(credential_policy(view)))
     }
 }

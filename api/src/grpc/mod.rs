@@ -25,14 +25,15 @@ const ERROR_DOMAIN: &str = "moke.dev";
 /// The gRPC services as an axum router, to merge with the REST routes.
 pub fn router(app: Arc<App>) -> axum::Router {
     use moke_proto::v1::{
+        audit_service_server::AuditServiceServer, auth_service_server::AuthServiceServer,
+        me_service_server::MeServiceServer, member_service_server::MemberServiceServer,
+        service_account_service_server::ServiceAccountServiceServer, sso_service_server::SsoServiceServer,
+    };
+    use moke_proto::v1::{
         billing_service_server::BillingServiceServer, cluster_service_server::ClusterServiceServer,
         node_pool_service_server::NodePoolServiceServer, operation_service_server::OperationServiceServer,
         org_service_server::OrgServiceServer, project_service_server::ProjectServiceServer,
         token_service_server::TokenServiceServer,
-    };
-    use moke_proto::v1::{
-        audit_service_server::AuditServiceServer, auth_service_server::AuthServiceServer, me_service_server::MeServiceServer,
-        member_service_server::MemberServiceServer, service_account_service_server::ServiceAccountServiceServer,
     };
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
@@ -56,6 +57,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.MemberService",
         "moke.v1.ServiceAccountService",
         "moke.v1.AuditService",
+        "moke.v1.SsoService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -73,6 +75,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(MemberServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(ServiceAccountServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(AuditServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(SsoServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
@@ -229,7 +232,9 @@ fn anonymous_context<T>(request: &tonic::Request<T>) -> Result<RequestContext, S
     let validate_only = request.metadata().get(VALIDATE_ONLY).map(|v| v.to_str().unwrap_or_default());
     match validate_only {
         None | Some("false") => Ok(request_meta(request, "")),
-        Some("true") => Err(status(Error::invalid_field(VALIDATE_ONLY, "unsupported", "this operation has no dry run"))),
+        Some("true") => {
+            Err(status(Error::invalid_field(VALIDATE_ONLY, "unsupported", "this operation has no dry run")))
+        }
         Some(_) => Err(status(Error::invalid_field(VALIDATE_ONLY, "invalid", "must be true or false"))),
     }
 }

@@ -521,7 +521,7 @@ pub struct ExchangedToken {
     pub organization: OrgId,
 }
 
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct SsoConfigSet {
     /// The identity provider's issuer URL, `https://` (discovery is read from it).
@@ -567,11 +567,13 @@ impl std::fmt::Debug for SsoConfigSet {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "SsoConfig", complex)]
 pub struct SsoConfigView {
     pub issuer: String,
     pub client_id: String,
     pub allowed_domains: Vec<String>,
+    #[graphql(skip)]
     pub default_role: moke_iam::OrgRole,
     /// Where people start signing in.
     pub login_url: String,
@@ -582,8 +584,9 @@ pub struct SsoConfigView {
 }
 
 /// What an organization demands of its members' credentials.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "CredentialPolicyInput")]
 pub struct CredentialPolicy {
     /// The longest lifetime a new API token may have, in seconds (300 to
     /// 31 536 000); a token asked for without an expiry gets this one. Null: no limit.
@@ -594,14 +597,17 @@ pub struct CredentialPolicy {
     /// single sign-on (password sessions, and personal tokens made from
     /// them, are refused). Needs SSO configured.
     #[serde(default)]
+    #[graphql(default)]
     pub require_sso: bool,
     /// Members act here only with a verified e-mail address.
     #[serde(default)]
+    #[graphql(default)]
     pub require_verified_email: bool,
 }
 
 /// An organization's credential policy.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "CredentialPolicy")]
 pub struct CredentialPolicyView {
     pub max_token_lifetime_seconds: Option<i64>,
     pub require_sso: bool,
@@ -613,7 +619,7 @@ pub struct CredentialPolicyView {
 }
 
 /// `POST /v1/orgs/{org}/domains`: a domain to prove the organization owns.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct DomainCreate {
     /// A domain name such as `example.com`: at least two labels of 1-63
@@ -627,7 +633,7 @@ pub struct DomainCreate {
 }
 
 /// The DNS record that proves a domain.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct DomainVerificationRecord {
     /// e.g. `_moke-challenge.example.com`.
     pub name: String,
@@ -638,7 +644,8 @@ pub struct DomainVerificationRecord {
 }
 
 /// A domain an organization claims, verified or not.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Domain")]
 pub struct DomainView {
     pub id: crate::ids::DomainId,
     pub domain: String,
