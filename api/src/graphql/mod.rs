@@ -8,6 +8,7 @@
 //! are limited; the schema is checked in as `graphql/schema.graphql`.
 
 mod catalog;
+mod iam;
 mod integrations;
 mod loaders;
 mod types;
@@ -37,6 +38,7 @@ pub struct Query(
     catalog::CatalogQuery,
     workloads::WorkloadsQuery,
     integrations::IntegrationsQuery,
+    iam::IamQuery,
 );
 
 /// Every mutation, merged from each family's object as [`Query`] is.
@@ -45,6 +47,7 @@ pub struct Mutation(
     types::CoreMutation,
     workloads::WorkloadsMutation,
     integrations::IntegrationsMutation,
+    iam::IamMutation,
 );
 
 /// The Moke GraphQL schema.
@@ -124,6 +127,11 @@ fn graphql_field(field: &str) -> String {
     }
 }
 
+/// The request's metadata without its caller, for a mutation that takes no
+/// bearer (a CI ID token exchanged for an access token), as REST's routes
+/// without one read it.
+pub(crate) struct Origin(pub RequestContext);
+
 #[derive(Clone)]
 struct GraphqlState {
     app: Arc<App>,
@@ -186,6 +194,7 @@ async fn execute(
         source_ip: Some(peer.ip().to_string()),
         idempotency_key: None,
     });
+    let origin = Origin(meta.clone());
     let caller = match authenticate(&state.app, text("authorization").as_deref(), meta).await {
         Ok(caller) => caller,
         Err(e) => {
@@ -195,6 +204,7 @@ async fn execute(
     };
     let mut request = request.into_inner();
     request.data = request_data(&state.app, caller);
+    request.data.insert(origin);
     GraphQLResponse::from(state.schema.execute(request).await).into_response()
 }
 

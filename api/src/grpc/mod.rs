@@ -7,6 +7,7 @@
 
 mod catalog;
 mod convert;
+mod iam;
 mod integrations;
 mod services;
 mod workloads;
@@ -27,6 +28,11 @@ pub(crate) const ERROR_DOMAIN: &str = "moke.dev";
 
 /// The gRPC services as an axum router, to merge with the REST routes.
 pub fn router(app: Arc<App>) -> axum::Router {
+    use moke_proto::v1::{
+        audit_service_server::AuditServiceServer, auth_service_server::AuthServiceServer,
+        me_service_server::MeServiceServer, member_service_server::MemberServiceServer,
+        service_account_service_server::ServiceAccountServiceServer, sso_service_server::SsoServiceServer,
+    };
     use moke_proto::v1::{
         billing_service_server::BillingServiceServer, catalog_service_server::CatalogServiceServer,
         cluster_service_server::ClusterServiceServer, deploy_hook_service_server::DeployHookServiceServer,
@@ -62,6 +68,12 @@ pub fn router(app: Arc<App>) -> axum::Router {
         "moke.v1.ClusterAccessService",
         "moke.v1.DeployHookService",
         "moke.v1.WebhookService",
+        "moke.v1.MeService",
+        "moke.v1.AuthService",
+        "moke.v1.MemberService",
+        "moke.v1.ServiceAccountService",
+        "moke.v1.AuditService",
+        "moke.v1.SsoService",
     ] {
         let health = health.clone();
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
@@ -82,6 +94,13 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(ClusterAccessServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(DeployHookServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(WebhookServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(MeServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(AuthServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(MemberServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(ServiceAccountServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(AuditServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(SsoServiceServer::new(api.clone()).max_decoding_message_size(max))
+        .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
 }
@@ -200,11 +219,11 @@ fn grpc_field(field: &str) -> String {
     }
 }
 
-/// Authenticates the call and collects what the audit log records.
-async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
+/// What the audit log records of a call, before anyone is authenticated.
+fn request_meta<T>(request: &tonic::Request<T>, request_id: &str) -> RequestContext {
     let metadata = request.metadata();
     let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let ctx = RequestContext::anonymous(RequestMeta {
+    RequestContext::anonymous(RequestMeta {
         request_id: text("x-request-id"),
         user_agent: text("user-agent"),
         source_ip: request
@@ -213,7 +232,14 @@ async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) ->
             .map(|ConnectInfo(addr)| addr.ip().to_string())
             .or_else(|| request.remote_addr().map(|addr| addr.ip().to_string())),
         idempotency_key: (!request_id.is_empty()).then(|| request_id.to_string()),
-    });
+    })
+}
+
+/// Authenticates the call and collects what the audit log records.
+async fn context<T>(app: &App, request: &tonic::Request<T>, request_id: &str) -> Result<RequestContext, Status> {
+    let metadata = request.metadata();
+    let text = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let ctx = request_meta(request, request_id);
     let dry_run = match text(VALIDATE_ONLY).as_deref() {
         None | Some("false") => false,
         Some("true") => true,
@@ -251,6 +277,20 @@ async fn follow<V: Send + 'static, T: Send + 'static>(
     let first = convert(first.map_err(status)?);
     let rest = updates.map(move |update| update.map(convert).map_err(status));
     Ok(tonic::Response::new(Box::pin(futures::stream::once(async move { Ok(first) }).chain(rest))))
+}
+
+/// For a method the caller proves itself to in its request (a CI ID token
+/// exchanged for an access token), as REST's routes without a bearer do:
+/// what the audit log records, no credential, and no dry run.
+fn anonymous_context<T>(request: &tonic::Request<T>) -> Result<RequestContext, Status> {
+    let validate_only = request.metadata().get(VALIDATE_ONLY).map(|v| v.to_str().unwrap_or_default());
+    match validate_only {
+        None | Some("false") => Ok(request_meta(request, "")),
+        Some("true") => {
+            Err(status(Error::invalid_field(VALIDATE_ONLY, "unsupported", "this operation has no dry run")))
+        }
+        Some(_) => Err(status(Error::invalid_field(VALIDATE_ONLY, "invalid", "must be true or false"))),
+    }
 }
 
 /// `page_size` (0 = default) and `page_token` as a page request.

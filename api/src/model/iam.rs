@@ -27,7 +27,8 @@ pub struct TokenCreate {
     pub expires_in_seconds: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ApiToken", complex)]
 pub struct TokenView {
     pub id: TokenId,
     pub name: String,
@@ -38,10 +39,12 @@ pub struct TokenView {
     /// The person the token acts as (personal tokens).
     pub user: Option<UserId>,
     /// The organization role of the token's owner.
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     /// The only project the token can reach, if it is limited to one.
     pub project: Option<ProjectId>,
     /// The only actions the token may perform, if limited.
+    #[graphql(skip)]
     pub scopes: Option<Vec<moke_iam::Action>>,
     /// The first characters of the token, to recognise it.
     pub hint: String,
@@ -63,7 +66,8 @@ pub struct TokenCreated {
 
 // ---------------------------------------------------------------- audit
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "AuditEvent", complex)]
 pub struct AuditEventView {
     pub id: AuditEventId,
     pub occurred_at: DateTime<Utc>,
@@ -80,10 +84,11 @@ pub struct AuditEventView {
     pub source_ip: Option<String>,
     pub user_agent: Option<String>,
     #[schema(value_type = Object)]
+    #[graphql(skip)]
     pub details: serde_json::Value,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct AuditPrincipal {
     /// `user`, `service_account`, `system` (or `api_token` on events recorded before service accounts).
     pub kind: String,
@@ -91,7 +96,7 @@ pub struct AuditPrincipal {
 }
 
 /// The credential behind an audit event.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct AuditCredential {
     /// `tok_…` (API token), `ses_…` (session), or `jti:…` (exchanged CI token).
     pub id: Option<String>,
@@ -196,7 +201,8 @@ pub struct SignupResponse {
     pub session: SessionTokens,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "User")]
 pub struct UserView {
     pub id: UserId,
     pub email: String,
@@ -253,7 +259,7 @@ pub struct LogoutRequest {
 }
 
 /// A single-use token from an e-mail or invitation link.
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct LinkToken {
     pub token: String,
@@ -282,7 +288,8 @@ pub struct PasswordResetConfirm {
 }
 
 /// One of your sign-in sessions.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Session")]
 pub struct SessionView {
     pub id: SessionId,
     /// The session making this request.
@@ -302,13 +309,14 @@ pub struct SessionView {
 }
 
 /// How many sessions were ended.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct SessionsEnded {
     pub ended: usize,
 }
 
 /// Who the caller is and where it may act.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Me", complex)]
 pub struct MeView {
     /// `user` or `service_account`.
     pub kind: String,
@@ -316,29 +324,34 @@ pub struct MeView {
     pub id: String,
     pub user: Option<UserView>,
     pub organization: OrgId,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     pub memberships: Vec<MembershipSummary>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Membership", complex)]
 pub struct MembershipSummary {
     pub organization: OrgId,
     pub organization_name: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Member", complex)]
 pub struct MemberView {
     pub user: UserId,
     pub email: String,
     pub display_name: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     /// Send as `If-Match` to update.
     pub etag: String,
     pub joined_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct MemberUpdate {
     /// `owner`, `admin`, `billing`, `member` or `viewer`; not above your own.
@@ -346,7 +359,7 @@ pub struct MemberUpdate {
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct InvitationCreate {
     /// An e-mail address: one `@`, a domain with a `.` not at either end, no
@@ -361,10 +374,12 @@ pub struct InvitationCreate {
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Invitation", complex)]
 pub struct InvitationView {
     pub id: InvitationId,
     pub email: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -372,17 +387,19 @@ pub struct InvitationView {
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ProjectMember", complex)]
 pub struct ProjectMemberView {
     /// `usr_…` or `sa_…`.
     pub principal: String,
+    #[graphql(skip)]
     pub role: moke_iam::ProjectRole,
     /// Send as `If-Match` to update.
     pub etag: String,
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectMemberSet {
     /// `admin`, `developer` or `viewer`.
@@ -390,7 +407,7 @@ pub struct ProjectMemberSet {
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceAccountCreate {
     /// A DNS label: 1-63 lowercase letters, digits or '-', starting with a
@@ -400,23 +417,26 @@ pub struct ServiceAccountCreate {
     /// At most 500 characters.
     #[serde(default)]
     #[schema(max_length = 500)]
+    #[graphql(default)]
     pub description: String,
     /// Organization role; not above your own.
     #[schema(value_type = moke_iam::OrgRole)]
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "ServiceAccount", complex)]
 pub struct ServiceAccountView {
     pub id: ServiceAccountId,
     pub name: String,
     pub description: String,
+    #[graphql(skip)]
     pub role: moke_iam::OrgRole,
     pub created_at: DateTime<Utc>,
 }
 
 /// A token for a service account or for yourself, optionally narrowed.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct ScopedTokenCreate {
     /// What the token is for: at most 100 characters, not only whitespace.
@@ -433,7 +453,7 @@ pub struct ScopedTokenCreate {
     pub expires_in_seconds: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct TrustPolicyCreate {
     /// The CI system's OpenID issuer, e.g. `https://token.actions.githubusercontent.com`:
@@ -469,7 +489,8 @@ fn trust_claims_schema() -> utoipa::openapi::schema::Object {
         .build()
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "TrustPolicy")]
 pub struct TrustPolicyView {
     pub id: TrustPolicyId,
     pub service_account: ServiceAccountId,
@@ -481,7 +502,7 @@ pub struct TrustPolicyView {
     pub expires_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct TokenExchangeRequest {
     /// The CI system's OIDC ID token.
@@ -491,7 +512,7 @@ pub struct TokenExchangeRequest {
     pub service_account: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct ExchangedToken {
     pub access_token: String,
     pub token_type: String,
@@ -500,7 +521,7 @@ pub struct ExchangedToken {
     pub organization: OrgId,
 }
 
-#[derive(Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct SsoConfigSet {
     /// The identity provider's issuer URL, `https://` (discovery is read from it).
@@ -546,11 +567,13 @@ impl std::fmt::Debug for SsoConfigSet {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "SsoConfig", complex)]
 pub struct SsoConfigView {
     pub issuer: String,
     pub client_id: String,
     pub allowed_domains: Vec<String>,
+    #[graphql(skip)]
     pub default_role: moke_iam::OrgRole,
     /// Where people start signing in.
     pub login_url: String,
@@ -561,8 +584,9 @@ pub struct SsoConfigView {
 }
 
 /// What an organization demands of its members' credentials.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
+#[graphql(name = "CredentialPolicyInput")]
 pub struct CredentialPolicy {
     /// The longest lifetime a new API token may have, in seconds (300 to
     /// 31 536 000); a token asked for without an expiry gets this one. Null: no limit.
@@ -573,14 +597,17 @@ pub struct CredentialPolicy {
     /// single sign-on (password sessions, and personal tokens made from
     /// them, are refused). Needs SSO configured.
     #[serde(default)]
+    #[graphql(default)]
     pub require_sso: bool,
     /// Members act here only with a verified e-mail address.
     #[serde(default)]
+    #[graphql(default)]
     pub require_verified_email: bool,
 }
 
 /// An organization's credential policy.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "CredentialPolicy")]
 pub struct CredentialPolicyView {
     pub max_token_lifetime_seconds: Option<i64>,
     pub require_sso: bool,
@@ -592,7 +619,7 @@ pub struct CredentialPolicyView {
 }
 
 /// `POST /v1/orgs/{org}/domains`: a domain to prove the organization owns.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct DomainCreate {
     /// A domain name such as `example.com`: at least two labels of 1-63
@@ -606,7 +633,7 @@ pub struct DomainCreate {
 }
 
 /// The DNS record that proves a domain.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
 pub struct DomainVerificationRecord {
     /// e.g. `_moke-challenge.example.com`.
     pub name: String,
@@ -617,7 +644,8 @@ pub struct DomainVerificationRecord {
 }
 
 /// A domain an organization claims, verified or not.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "Domain")]
 pub struct DomainView {
     pub id: crate::ids::DomainId,
     pub domain: String,
