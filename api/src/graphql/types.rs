@@ -126,6 +126,21 @@ impl OrgView {
         let result = app(ctx).budget_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
         Ok(connection(result, |b| b.id.uuid()))
     }
+    /// The organization's API tokens (never their secrets). Needs `read_credentials`.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn tokens(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Token>> {
+        let result = app(ctx).token_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
+        let mut connection = Connection::new(false, result.next_page.is_some());
+        connection.edges.extend(
+            result.items.into_iter().map(|t| Edge::new(PageRequest::cursor(t.id.uuid()), Token::from(t))),
+        );
+        Ok(connection)
+    }
     /// Usage per UTC day, project, resource and price at list price, on
     /// days `[start, end)` (this month so far by default; at most 366
     /// days, 20 000 rows). Needs the `read_billing` permission.
@@ -454,6 +469,29 @@ impl CoreQuery {
     async fn invoice_csv(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<String> {
         let (_, csv) = app(ctx).invoice_csv(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)?;
         String::from_utf8(csv).map_err(|e| error(crate::app::Error::Internal(e.into())))
+    }
+
+    /// The usage report of days `[start, end)` as CSV (one row per day,
+    /// project, resource and price), as REST's download. Needs `read_billing`.
+    async fn usage_csv(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        start: Option<chrono::NaiveDate>,
+        end: Option<chrono::NaiveDate>,
+    ) -> Result<String> {
+        let (_, csv) = app(ctx).billing_usage_csv(caller(ctx)?, self::id(&org)?, start, end).await.map_err(error)?;
+        String::from_utf8(csv).map_err(|e| error(crate::app::Error::Internal(e.into())))
+    }
+
+    /// One budget. Needs `read_billing`.
+    async fn budget(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<BudgetView> {
+        app(ctx).budget_view(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map_err(error)
+    }
+
+    /// One API token of the organization (never its secret). Needs `read_credentials`.
+    async fn token(&self, ctx: &Context<'_>, org: ID, id: ID) -> Result<Token> {
+        app(ctx).token_view(caller(ctx)?, self::id(&org)?, self::id(&id)?).await.map(Token::from).map_err(error)
     }
 
     /// What a cluster and its node pools would cost a month, at the prices
@@ -1082,6 +1120,24 @@ impl Subscription {
         let id: OperationId = self::id(&id)?;
         let (watcher, slot) = watcher(ctx, &app).await?;
         follow(crate::app::kernel::watch::operation_updates(watcher, id), slot).await
+    }
+
+    /// The organization's audit events the filter selects, up to now,
+    /// oldest first, in batches of 1 000, as REST's export: each batch read
+    /// as the caller's credential stands then; more than 100 000 events or
+    /// 10 minutes end it with an error (narrow it with `since` and `until`).
+    async fn audit_event_export(
+        &self,
+        ctx: &Context<'_>,
+        org: ID,
+        filter: Option<super::iam::AuditEventFilter>,
+    ) -> Result<impl Stream<Item = Result<Vec<crate::model::AuditEventView>>> + use<>> {
+        let app = app(ctx).clone();
+        let org = self::id(&org)?;
+        let filter = crate::app::kernel::audit::AuditFilter::from(filter.unwrap_or_default());
+        let (watcher, slot) = watcher(ctx, &app).await?;
+        let batches = crate::app::kernel::watch::audit_event_export(watcher, org, filter).await.map_err(error)?;
+        follow(batches, slot).await
     }
 
     /// A deployment (id or name) now and at every change, ending when its

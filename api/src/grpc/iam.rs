@@ -4,7 +4,6 @@
 //! calls the app-layer function its REST twin calls, and converts.
 
 use std::pin::Pin;
-use std::time::Duration;
 
 use futures::Stream;
 use moke_proto::v1::*;
@@ -13,8 +12,8 @@ use tonic::{Request, Response, Status};
 use super::convert::{opt_timestamp, timestamp, timestamp_in};
 use super::services::{Api, Reply, id, if_match, mask_paths};
 use super::{anonymous_context, context, page, status};
-use crate::app::kernel::audit::{AuditFilter, EXPORT_BATCH, EXPORT_SECONDS, MAX_EXPORT_EVENTS};
-use crate::app::{Error, RequestContext, ResourceRef};
+use crate::app::kernel::audit::AuditFilter;
+use crate::app::{Error, ResourceRef};
 use crate::model;
 
 // ---------------------------------------------------------------- conversions
@@ -268,23 +267,6 @@ fn audit_filter(
         since: since.map(|t| timestamp_in("since", t)).transpose()?,
         until: until.map(|t| timestamp_in("until", t)).transpose()?,
     })
-}
-
-/// Where a streaming audit export stands.
-struct Export {
-    /// The batch read (and authorized) before the answer began.
-    first: Option<Vec<model::AuditEventView>>,
-    after: Option<uuid::Uuid>,
-    sent: i64,
-    done: bool,
-}
-
-impl Export {
-    /// Ends the stream with an error (the export fails visibly, never short).
-    fn fail(mut self, status: Status) -> Option<(Result<ExportAuditEventsResponse, Status>, Export)> {
-        self.done = true;
-        Some((Err(status), self))
-    }
 }
 
 // ---------------------------------------------------------------- services
@@ -613,61 +595,15 @@ impl audit_service_server::AuditService for Api {
         &self,
         request: Request<ExportAuditEventsRequest>,
     ) -> Reply<Self::ExportAuditEventsStream> {
-        let ctx = context(&self.app, &request, "").await?;
-        let authorization = request.metadata().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
-        let bearer = crate::app::iam::principals::bearer_of(authorization).map_err(status)?.to_string();
+        let watcher = super::watcher(&self.app, &request).await?;
         let r = request.into_inner();
-        let org = id(&r.org)?;
-        let mut filter = audit_filter(r.actor, r.action, r.outcome, r.resource, r.since, r.until)?;
-        // Events up to now only: a stream held open later learns nothing newer.
-        let now = chrono::Utc::now();
-        if filter.since.is_none_or(|since| since < now) {
-            filter.until = Some(filter.until.map_or(now, |until| until.min(now)));
-        }
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(EXPORT_SECONDS);
-        let first = self.app.audit_event_export_batch(&ctx, org, &filter, None).await.map_err(status)?;
-        let app = self.app.clone();
-        let start = Export { first: Some(first), after: None, sent: 0, done: false };
-        let batches = futures::stream::unfold(start, move |mut export| {
-            let (app, ctx, filter, bearer) = (app.clone(), ctx.clone(), filter.clone(), bearer.clone());
-            async move {
-                if export.done {
-                    return None;
-                }
-                let events = match export.first.take() {
-                    Some(events) => events,
-                    None if tokio::time::Instant::now() > deadline => {
-                        return export.fail(Status::deadline_exceeded(
-                            "the export took too long; narrow it with since and until",
-                        ));
-                    }
-                    None => {
-                        let batch = async {
-                            let principal = app.authenticate(&bearer, &ctx).await?;
-                            let ctx = RequestContext { principal, ..ctx.clone() };
-                            app.audit_event_export_batch(&ctx, org, &filter, export.after).await
-                        };
-                        match batch.await {
-                            Ok(events) => events,
-                            Err(error) => return export.fail(status(error)),
-                        }
-                    }
-                };
-                if events.is_empty() {
-                    return None;
-                }
-                if export.sent >= MAX_EXPORT_EVENTS {
-                    return export.fail(Status::resource_exhausted(format!(
-                        "the export holds at most {MAX_EXPORT_EVENTS} events; narrow it with since and until"
-                    )));
-                }
-                let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
-                export.sent += count;
-                export.after = events.last().map(|e| e.id.uuid());
-                export.done = count < EXPORT_BATCH;
-                let batch = ExportAuditEventsResponse { events: events.into_iter().map(audit_event).collect() };
-                Some((Ok(batch), export))
-            }
+        let filter = audit_filter(r.actor, r.action, r.outcome, r.resource, r.since, r.until)?;
+        let batches =
+            crate::app::kernel::watch::audit_event_export(watcher, id(&r.org)?, filter).await.map_err(status)?;
+        let batches = futures::StreamExt::map(batches, |batch| {
+            batch
+                .map(|events| ExportAuditEventsResponse { events: events.into_iter().map(audit_event).collect() })
+                .map_err(status)
         });
         Ok(Response::new(Box::pin(batches)))
     }

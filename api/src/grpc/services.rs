@@ -87,6 +87,20 @@ fn node_pool_update_in(r: &UpdateNodePoolRequest) -> Result<model::NodePoolUpdat
     })
 }
 
+/// A day range of a usage request: `YYYY-MM-DD`, or empty for the default.
+type Days = (Option<chrono::NaiveDate>, Option<chrono::NaiveDate>);
+
+/// A usage request's organization and days.
+fn usage_range(r: &GetUsageRequest) -> Result<(crate::ids::OrgId, Days), Status> {
+    let day = |field: &'static str, text: &str| -> Result<Option<chrono::NaiveDate>, Status> {
+        if text.is_empty() {
+            return Ok(None);
+        }
+        text.parse().map(Some).map_err(|_| status(Error::invalid_field(field, "invalid", "a day as YYYY-MM-DD")))
+    };
+    Ok((id(&r.org)?, (day("start", &r.start)?, day("end", &r.end)?)))
+}
+
 pub(super) fn if_match(etag: &str) -> Option<&str> {
     (!etag.is_empty()).then_some(etag)
 }
@@ -812,18 +826,16 @@ impl billing_service_server::BillingService for Api {
 
     async fn get_usage(&self, request: Request<GetUsageRequest>) -> Reply<UsageReport> {
         let ctx = context(&self.app, &request, "").await?;
-        let r = request.into_inner();
-        let day = |field: &'static str, text: &str| -> Result<Option<chrono::NaiveDate>, Status> {
-            if text.is_empty() {
-                return Ok(None);
-            }
-            text.parse()
-                .map(Some)
-                .map_err(|_| status(crate::app::Error::invalid_field(field, "invalid", "a day as YYYY-MM-DD")))
-        };
-        let (start, end) = (day("start", &r.start)?, day("end", &r.end)?);
-        let report = self.app.billing_usage_view(&ctx, id(&r.org)?, start, end).await.map_err(status)?;
+        let (org, (start, end)) = usage_range(request.get_ref())?;
+        let report = self.app.billing_usage_view(&ctx, org, start, end).await.map_err(status)?;
         Ok(Response::new(convert::usage_report(report)))
+    }
+
+    async fn get_usage_csv(&self, request: Request<GetUsageRequest>) -> Reply<GetUsageCsvResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let (org, (start, end)) = usage_range(request.get_ref())?;
+        let (file_name, csv) = self.app.billing_usage_csv(&ctx, org, start, end).await.map_err(status)?;
+        Ok(Response::new(GetUsageCsvResponse { file_name, csv }))
     }
 
     async fn list_plans(&self, _request: Request<ListPlansRequest>) -> Reply<ListPlansResponse> {

@@ -105,19 +105,8 @@ async fn audit_event_export(
         Some("ndjson") => false,
         Some(_) => return Err(crate::app::Error::invalid_field("format", "invalid", "csv or ndjson").into()),
     };
-    let org: OrgId = path_id(&org)?;
-    // Events up to now only: a stream held open later learns nothing newer.
-    let mut filter = filter;
-    let now = chrono::Utc::now();
-    if filter.since.is_none_or(|since| since < now) {
-        filter.until = Some(filter.until.map_or(now, |until| until.min(now)));
-    }
-    let deadline =
-        tokio::time::Instant::now() + std::time::Duration::from_secs(crate::app::kernel::audit::EXPORT_SECONDS);
-    // The first batch answers authorization and filter errors as problems;
-    // the rest streams, and a failure ends it as an error (never a quietly
-    // short file).
-    let first = app.audit_event_export_batch(&ctx, org, &filter, None).await?;
+    let watcher = crate::app::kernel::watch::Watcher::start(&app, Some(bearer), ctx)?;
+    let batches = crate::app::kernel::watch::audit_event_export(watcher, path_id(&org)?, filter).await?;
     let (content_type, extension) =
         if csv { ("text/csv; charset=utf-8", "csv") } else { ("application/x-ndjson", "ndjson") };
     let render = move |events: &[AuditEventView]| -> String {
@@ -128,54 +117,9 @@ async fn audit_event_export(
         }
     };
     let header = if csv { AUDIT_CSV_HEADER.to_string() } else { String::new() };
-    // Each step reads its batch as the caller stands then and sends it at
-    // once: a credential revoked, a member removed or demoted ends the
-    // stream before anything read after it goes out.
-    let start = Export { first: Some(first), after: None, sent: 0, done: false };
-    let batches = futures::stream::unfold(start, move |mut export| {
-        let (app, ctx, filter, bearer) = (app.clone(), ctx.clone(), filter.clone(), bearer.clone());
-        async move {
-            if export.done {
-                return None;
-            }
-            let events = match export.first.take() {
-                Some(events) => events,
-                None if tokio::time::Instant::now() > deadline => {
-                    return Some((
-                        Err(export.fail("the export took too long; narrow it with since and until")),
-                        export,
-                    ));
-                }
-                None => {
-                    let batch = async {
-                        let principal = app.authenticate(&bearer, &ctx).await?;
-                        let ctx = crate::app::RequestContext { principal, ..ctx.clone() };
-                        app.audit_event_export_batch(&ctx, org, &filter, export.after).await
-                    };
-                    match batch.await {
-                        Ok(events) => events,
-                        Err(error) => {
-                            tracing::warn!(error = %error, "audit export stopped");
-                            return Some((Err(export.fail(&error.to_string())), export));
-                        }
-                    }
-                }
-            };
-            if events.is_empty() {
-                return None;
-            }
-            if export.sent >= crate::app::kernel::audit::MAX_EXPORT_EVENTS {
-                let why = format!(
-                    "the export holds at most {} events; narrow it with since and until",
-                    crate::app::kernel::audit::MAX_EXPORT_EVENTS
-                );
-                return Some((Err(export.fail(&why)), export));
-            }
-            export.sent += events.len() as i64;
-            export.after = events.last().map(|e| e.id.uuid());
-            export.done = (events.len() as i64) < crate::app::kernel::audit::EXPORT_BATCH;
-            Some((Ok(axum::body::Bytes::from(render(&events))), export))
-        }
+    // A failure after the answer began ends the body as an error: never a quietly short file.
+    let batches = batches.map(move |batch| {
+        batch.map(|events| axum::body::Bytes::from(render(&events))).map_err(|e| std::io::Error::other(e.to_string()))
     });
     let body = futures::stream::once(async move { Ok(axum::body::Bytes::from(header)) }).chain(batches);
     let disposition = format!("attachment; filename=\"audit-events.{extension}\"");
@@ -189,22 +133,6 @@ async fn audit_event_export(
         .into_response())
 }
 
-/// Where a streaming audit export stands.
-struct Export {
-    /// The batch read (and authorized) before the answer began.
-    first: Option<Vec<AuditEventView>>,
-    after: Option<uuid::Uuid>,
-    sent: i64,
-    done: bool,
-}
-
-impl Export {
-    /// Ends the stream with an error (the download fails visibly).
-    fn fail(&mut self, why: &str) -> std::io::Error {
-        self.done = true;
-        std::io::Error::other(why.to_string())
-    }
-}
 
 /// The CSV export's first line.
 const AUDIT_CSV_HEADER: &str = "id,occurred_at,action,outcome,principal_kind,principal_id,credential_method,\

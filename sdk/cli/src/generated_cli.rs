@@ -97,9 +97,12 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::TokenDelete => Self::cli_token_delete(),
             CliCommand::WebhookEndpointList => Self::cli_webhook_endpoint_list(),
             CliCommand::WebhookEndpointCreate => Self::cli_webhook_endpoint_create(),
+            CliCommand::WebhookEndpointView => Self::cli_webhook_endpoint_view(),
             CliCommand::WebhookEndpointDelete => Self::cli_webhook_endpoint_delete(),
+            CliCommand::WebhookEndpointUpdate => Self::cli_webhook_endpoint_update(),
             CliCommand::WebhookDeliveryList => Self::cli_webhook_delivery_list(),
             CliCommand::WebhookRedeliveryCreate => Self::cli_webhook_redelivery_create(),
+            CliCommand::WebhookEndpointSecretRotate => Self::cli_webhook_endpoint_secret_rotate(),
             CliCommand::PlanList => Self::cli_plan_list(),
             CliCommand::ProjectView => Self::cli_project_view(),
             CliCommand::ProjectDelete => Self::cli_project_delete(),
@@ -942,6 +945,24 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_webhook_endpoint_create() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("description") . long ("description") . value_parser (:: clap :: value_parser ! (types :: WebhookEndpointCreateDescription)) . required (false)) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: WebhookEndpointCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("url") . long ("url") . value_parser (:: clap :: value_parser ! (types :: WebhookEndpointCreateUrl)) . required_unless_present ("json-body") . help ("`https://` (plain `http://` only for targets the operator allow-listed). Private, loopback and\nlink-local addresses are refused.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (true) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Subscribe an endpoint to events; the answer holds its signing secret, shown only once.\nA retry with the same Idempotency-Key answers the endpoint again, without its secret.")
     }
+    pub fn cli_webhook_endpoint_view() -> ::clap::Command {
+        ::clap::Command::new("")
+            .arg(
+                ::clap::Arg::new("endpoint")
+                    .long("endpoint")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Webhook endpoint id"),
+            )
+            .arg(
+                ::clap::Arg::new("org")
+                    .long("org")
+                    .value_parser(::clap::value_parser!(::std::string::String))
+                    .required(true)
+                    .help("Organization id"),
+            )
+            .about("View a webhook endpoint (never its secret).")
+    }
     pub fn cli_webhook_endpoint_delete() -> ::clap::Command {
         ::clap::Command::new("")
             .arg(
@@ -959,6 +980,9 @@ impl<T: CliConfig> Cli<T> {
                     .help("Organization id"),
             )
             .about("Remove a webhook endpoint and its pending deliveries.")
+    }
+    pub fn cli_webhook_endpoint_update() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("description") . long ("description") . value_parser (:: clap :: value_parser ! (types :: WebhookEndpointUpdateDescription)) . required (false)) . arg (:: clap :: Arg :: new ("enabled") . long ("enabled") . value_parser (:: clap :: value_parser ! (bool)) . required (false) . help ("`false` disables the endpoint (its pending deliveries fail); `true` enables a disabled one again,\nclearing `disabled_at`, `disabled_reason` and `failing_since`.")) . arg (:: clap :: Arg :: new ("endpoint") . long ("endpoint") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Webhook endpoint id")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("url") . long ("url") . value_parser (:: clap :: value_parser ! (types :: WebhookEndpointUpdateUrl)) . required (false) . help ("Checked as on create: `https://` (plain `http://` only for targets the operator allow-listed);\nprivate, loopback and link-local addresses are refused.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Change a webhook endpoint: only the fields given change. The URL is checked as on create; `enabled: true`\nturns a disabled endpoint back on (clearing `disabled_at`, `disabled_reason` and `failing_since`), `false`\ndisables it.")
     }
     pub fn cli_webhook_delivery_list() -> ::clap::Command {
         ::clap::Command::new("")
@@ -987,6 +1011,9 @@ impl<T: CliConfig> Cli<T> {
     }
     pub fn cli_webhook_redelivery_create() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("endpoint") . long ("endpoint") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Webhook endpoint id")) . arg (:: clap :: Arg :: new ("event-id") . long ("event-id") . value_parser (:: clap :: value_parser ! (types :: RedeliveryCreateEventId)) . required_unless_present ("json-body")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: WebhookRedeliveryCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Send an event to the endpoint again.")
+    }
+    pub fn cli_webhook_endpoint_secret_rotate() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("endpoint") . long ("endpoint") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Webhook endpoint id")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: WebhookEndpointSecretRotateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("previous-secret-valid-seconds") . long ("previous-secret-valid-seconds") . value_parser (:: clap :: value_parser ! (i64)) . required (false) . help ("How long deliveries keep being signed with the previous secret too (Standard Webhooks' several\n`v1,` signatures), in seconds: 0 stops at once (it leaked), at most 604800 (7 days); 86400 when not given.")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Rotate a webhook endpoint's signing secret. The answer holds the new secret, shown only once; deliveries are\nsigned with it from now on and, for `previous_secret_valid_seconds` (24 h by default; 0: not at all), with the\nprevious one too (two `v1,` signatures in `webhook-signature`), so the receiver can switch without refusing one.\nA retry with the same Idempotency-Key answers the endpoint again, without its secret.")
     }
     pub fn cli_plan_list() -> ::clap::Command {
         ::clap::Command::new("").about("List the plans on offer and the quota limits each sets.")
@@ -1659,9 +1686,12 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::TokenDelete => self.execute_token_delete(matches).await,
             CliCommand::WebhookEndpointList => self.execute_webhook_endpoint_list(matches).await,
             CliCommand::WebhookEndpointCreate => self.execute_webhook_endpoint_create(matches).await,
+            CliCommand::WebhookEndpointView => self.execute_webhook_endpoint_view(matches).await,
             CliCommand::WebhookEndpointDelete => self.execute_webhook_endpoint_delete(matches).await,
+            CliCommand::WebhookEndpointUpdate => self.execute_webhook_endpoint_update(matches).await,
             CliCommand::WebhookDeliveryList => self.execute_webhook_delivery_list(matches).await,
             CliCommand::WebhookRedeliveryCreate => self.execute_webhook_redelivery_create(matches).await,
+            CliCommand::WebhookEndpointSecretRotate => self.execute_webhook_endpoint_secret_rotate(matches).await,
             CliCommand::PlanList => self.execute_plan_list(matches).await,
             CliCommand::ProjectView => self.execute_project_view(matches).await,
             CliCommand::ProjectDelete => self.execute_project_delete(matches).await,
@@ -3955,6 +3985,27 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_webhook_endpoint_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.webhook_endpoint_view();
+        if let Some(value) = matches.get_one::<::std::string::String>("endpoint") {
+            request = request.endpoint(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_webhook_endpoint_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_webhook_endpoint_delete(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.webhook_endpoint_delete();
         if let Some(value) = matches.get_one::<::std::string::String>("endpoint") {
@@ -3968,6 +4019,43 @@ impl<T: CliConfig> Cli<T> {
         match result {
             Ok(r) => {
                 self.config.success_no_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_webhook_endpoint_update(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.webhook_endpoint_update();
+        if let Some(value) = matches.get_one::<types::WebhookEndpointUpdateDescription>("description") {
+            request = request.body_map(|body| body.description(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<bool>("enabled") {
+            request = request.body_map(|body| body.enabled(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("endpoint") {
+            request = request.endpoint(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::WebhookEndpointUpdateUrl>("url") {
+            request = request.body_map(|body| body.url(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::WebhookEndpointUpdate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_webhook_endpoint_update(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
                 Ok(())
             }
             Err(r) => {
@@ -4031,6 +4119,40 @@ impl<T: CliConfig> Cli<T> {
             request = request.body(body_value);
         }
         self.config.execute_webhook_redelivery_create(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_webhook_endpoint_secret_rotate(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.webhook_endpoint_secret_rotate();
+        if let Some(value) = matches.get_one::<::std::string::String>("endpoint") {
+            request = request.endpoint(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::WebhookEndpointSecretRotateIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<i64>("previous-secret-valid-seconds") {
+            request = request.body_map(|body| body.previous_secret_valid_seconds(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::WebhookEndpointSecretRotate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_webhook_endpoint_secret_rotate(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -6647,10 +6769,24 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_webhook_endpoint_view(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::WebhookEndpointView,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_webhook_endpoint_delete(
         &self,
         matches: &::clap::ArgMatches,
         request: &mut builder::WebhookEndpointDelete,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_webhook_endpoint_update(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::WebhookEndpointUpdate,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -6665,6 +6801,13 @@ pub trait CliConfig {
         &self,
         matches: &::clap::ArgMatches,
         request: &mut builder::WebhookRedeliveryCreate,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_webhook_endpoint_secret_rotate(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::WebhookEndpointSecretRotate,
     ) -> anyhow::Result<()> {
         Ok(())
     }
@@ -7221,9 +7364,12 @@ pub enum CliCommand {
     TokenDelete,
     WebhookEndpointList,
     WebhookEndpointCreate,
+    WebhookEndpointView,
     WebhookEndpointDelete,
+    WebhookEndpointUpdate,
     WebhookDeliveryList,
     WebhookRedeliveryCreate,
+    WebhookEndpointSecretRotate,
     PlanList,
     ProjectView,
     ProjectDelete,
@@ -7380,9 +7526,12 @@ impl CliCommand {
             CliCommand::TokenDelete,
             CliCommand::WebhookEndpointList,
             CliCommand::WebhookEndpointCreate,
+            CliCommand::WebhookEndpointView,
             CliCommand::WebhookEndpointDelete,
+            CliCommand::WebhookEndpointUpdate,
             CliCommand::WebhookDeliveryList,
             CliCommand::WebhookRedeliveryCreate,
+            CliCommand::WebhookEndpointSecretRotate,
             CliCommand::PlanList,
             CliCommand::ProjectView,
             CliCommand::ProjectDelete,
@@ -7540,9 +7689,12 @@ impl CliCommand {
             CliCommand::TokenDelete => "token_delete",
             CliCommand::WebhookEndpointList => "webhook_endpoint_list",
             CliCommand::WebhookEndpointCreate => "webhook_endpoint_create",
+            CliCommand::WebhookEndpointView => "webhook_endpoint_view",
             CliCommand::WebhookEndpointDelete => "webhook_endpoint_delete",
+            CliCommand::WebhookEndpointUpdate => "webhook_endpoint_update",
             CliCommand::WebhookDeliveryList => "webhook_delivery_list",
             CliCommand::WebhookRedeliveryCreate => "webhook_redelivery_create",
+            CliCommand::WebhookEndpointSecretRotate => "webhook_endpoint_secret_rotate",
             CliCommand::PlanList => "plan_list",
             CliCommand::ProjectView => "project_view",
             CliCommand::ProjectDelete => "project_delete",

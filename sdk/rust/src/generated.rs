@@ -13007,6 +13007,9 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub failing_since: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
         pub id: WebhookEndpointId,
+        #[doc = "After a secret rotation: until when deliveries are also signed with the previous secret."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub previous_secret_expires_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
         #[doc = "`whsec_…`: verify deliveries with any Standard Webhooks library.\nShown only once: empty in an answer replayed to a retry with the same `Idempotency-Key`."]
         pub secret: ::std::string::String,
         pub url: ::std::string::String,
@@ -13064,6 +13067,192 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "Rotating an endpoint's signing secret."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct WebhookEndpointSecretRotate {
+        #[doc = "How long deliveries keep being signed with the previous secret too (Standard Webhooks' several\n`v1,` signatures), in seconds: 0 stops at once (it leaked), at most 604800 (7 days); 86400 when not given."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub previous_secret_valid_seconds: ::std::option::Option<i64>,
+    }
+    impl WebhookEndpointSecretRotate {
+        pub fn builder() -> builder::WebhookEndpointSecretRotate {
+            Default::default()
+        }
+    }
+    #[doc = "`WebhookEndpointSecretRotateIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct WebhookEndpointSecretRotateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for WebhookEndpointSecretRotateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<WebhookEndpointSecretRotateIdempotencyKey> for ::std::string::String {
+        fn from(value: WebhookEndpointSecretRotateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for WebhookEndpointSecretRotateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for WebhookEndpointSecretRotateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for WebhookEndpointSecretRotateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for WebhookEndpointSecretRotateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "A change to a webhook endpoint: only the fields given change."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct WebhookEndpointUpdate {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<WebhookEndpointUpdateDescription>,
+        #[doc = "`false` disables the endpoint (its pending deliveries fail); `true` enables a disabled one again,\nclearing `disabled_at`, `disabled_reason` and `failing_since`."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub enabled: ::std::option::Option<bool>,
+        #[doc = "Replaces the whole list; the patterns of create, billing events only with the `read_billing` permission."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub event_types: ::std::option::Option<::std::vec::Vec<EventTypePattern>>,
+        #[doc = "Checked as on create: `https://` (plain `http://` only for targets the operator allow-listed);\nprivate, loopback and link-local addresses are refused."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<WebhookEndpointUpdateUrl>,
+    }
+    impl WebhookEndpointUpdate {
+        pub fn builder() -> builder::WebhookEndpointUpdate {
+            Default::default()
+        }
+    }
+    #[doc = "`WebhookEndpointUpdateDescription`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct WebhookEndpointUpdateDescription(::std::string::String);
+    impl ::std::ops::Deref for WebhookEndpointUpdateDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<WebhookEndpointUpdateDescription> for ::std::string::String {
+        fn from(value: WebhookEndpointUpdateDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for WebhookEndpointUpdateDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for WebhookEndpointUpdateDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for WebhookEndpointUpdateDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for WebhookEndpointUpdateDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "Checked as on create: `https://` (plain `http://` only for targets the operator allow-listed);\nprivate, loopback and link-local addresses are refused."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct WebhookEndpointUpdateUrl(::std::string::String);
+    impl ::std::ops::Deref for WebhookEndpointUpdateUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<WebhookEndpointUpdateUrl> for ::std::string::String {
+        fn from(value: WebhookEndpointUpdateUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for WebhookEndpointUpdateUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[Hh][Tt][Tt][Pp][Ss]?://").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[Hh][Tt][Tt][Pp][Ss]?://\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for WebhookEndpointUpdateUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for WebhookEndpointUpdateUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for WebhookEndpointUpdateUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "`WebhookEndpointView`"]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct WebhookEndpointView {
@@ -13078,6 +13267,9 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub failing_since: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
         pub id: WebhookEndpointId,
+        #[doc = "After a secret rotation: until when deliveries are also signed with the previous secret."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub previous_secret_expires_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
         pub url: ::std::string::String,
     }
     impl WebhookEndpointView {
@@ -28848,6 +29040,10 @@ pub mod types {
                 ::std::string::String,
             >,
             id: ::std::result::Result<super::WebhookEndpointId, ::std::string::String>,
+            previous_secret_expires_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
             secret: ::std::result::Result<::std::string::String, ::std::string::String>,
             url: ::std::result::Result<::std::string::String, ::std::string::String>,
         }
@@ -28861,6 +29057,7 @@ pub mod types {
                     event_types: Err("no value supplied for event_types".to_string()),
                     failing_since: Ok(Default::default()),
                     id: Err("no value supplied for id".to_string()),
+                    previous_secret_expires_at: Ok(Default::default()),
                     secret: Err("no value supplied for secret".to_string()),
                     url: Err("no value supplied for url".to_string()),
                 }
@@ -28929,6 +29126,16 @@ pub mod types {
                 self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
                 self
             }
+            pub fn previous_secret_expires_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.previous_secret_expires_at = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for previous_secret_expires_at: {e}"));
+                self
+            }
             pub fn secret<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -28957,6 +29164,7 @@ pub mod types {
                     event_types: value.event_types?,
                     failing_since: value.failing_since?,
                     id: value.id?,
+                    previous_secret_expires_at: value.previous_secret_expires_at?,
                     secret: value.secret?,
                     url: value.url?,
                 })
@@ -28972,7 +29180,123 @@ pub mod types {
                     event_types: Ok(value.event_types),
                     failing_since: Ok(value.failing_since),
                     id: Ok(value.id),
+                    previous_secret_expires_at: Ok(value.previous_secret_expires_at),
                     secret: Ok(value.secret),
+                    url: Ok(value.url),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct WebhookEndpointSecretRotate {
+            previous_secret_valid_seconds: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
+        }
+        impl ::std::default::Default for WebhookEndpointSecretRotate {
+            fn default() -> Self {
+                Self { previous_secret_valid_seconds: Ok(Default::default()) }
+            }
+        }
+        impl WebhookEndpointSecretRotate {
+            pub fn previous_secret_valid_seconds<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<i64>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.previous_secret_valid_seconds = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for previous_secret_valid_seconds: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<WebhookEndpointSecretRotate> for super::WebhookEndpointSecretRotate {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: WebhookEndpointSecretRotate,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { previous_secret_valid_seconds: value.previous_secret_valid_seconds? })
+            }
+        }
+        impl ::std::convert::From<super::WebhookEndpointSecretRotate> for WebhookEndpointSecretRotate {
+            fn from(value: super::WebhookEndpointSecretRotate) -> Self {
+                Self { previous_secret_valid_seconds: Ok(value.previous_secret_valid_seconds) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct WebhookEndpointUpdate {
+            description: ::std::result::Result<
+                ::std::option::Option<super::WebhookEndpointUpdateDescription>,
+                ::std::string::String,
+            >,
+            enabled: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
+            event_types: ::std::result::Result<
+                ::std::option::Option<::std::vec::Vec<super::EventTypePattern>>,
+                ::std::string::String,
+            >,
+            url: ::std::result::Result<::std::option::Option<super::WebhookEndpointUpdateUrl>, ::std::string::String>,
+        }
+        impl ::std::default::Default for WebhookEndpointUpdate {
+            fn default() -> Self {
+                Self {
+                    description: Ok(Default::default()),
+                    enabled: Ok(Default::default()),
+                    event_types: Ok(Default::default()),
+                    url: Ok(Default::default()),
+                }
+            }
+        }
+        impl WebhookEndpointUpdate {
+            pub fn description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::WebhookEndpointUpdateDescription>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description =
+                    value.try_into().map_err(|e| format!("error converting supplied value for description: {e}"));
+                self
+            }
+            pub fn enabled<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.enabled =
+                    value.try_into().map_err(|e| format!("error converting supplied value for enabled: {e}"));
+                self
+            }
+            pub fn event_types<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<super::EventTypePattern>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.event_types =
+                    value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+                self
+            }
+            pub fn url<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::WebhookEndpointUpdateUrl>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.url = value.try_into().map_err(|e| format!("error converting supplied value for url: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<WebhookEndpointUpdate> for super::WebhookEndpointUpdate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: WebhookEndpointUpdate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    description: value.description?,
+                    enabled: value.enabled?,
+                    event_types: value.event_types?,
+                    url: value.url?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::WebhookEndpointUpdate> for WebhookEndpointUpdate {
+            fn from(value: super::WebhookEndpointUpdate) -> Self {
+                Self {
+                    description: Ok(value.description),
+                    enabled: Ok(value.enabled),
+                    event_types: Ok(value.event_types),
                     url: Ok(value.url),
                 }
             }
@@ -28992,6 +29316,10 @@ pub mod types {
                 ::std::string::String,
             >,
             id: ::std::result::Result<super::WebhookEndpointId, ::std::string::String>,
+            previous_secret_expires_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
             url: ::std::result::Result<::std::string::String, ::std::string::String>,
         }
         impl ::std::default::Default for WebhookEndpointView {
@@ -29004,6 +29332,7 @@ pub mod types {
                     event_types: Err("no value supplied for event_types".to_string()),
                     failing_since: Ok(Default::default()),
                     id: Err("no value supplied for id".to_string()),
+                    previous_secret_expires_at: Ok(Default::default()),
                     url: Err("no value supplied for url".to_string()),
                 }
             }
@@ -29071,6 +29400,16 @@ pub mod types {
                 self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
                 self
             }
+            pub fn previous_secret_expires_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.previous_secret_expires_at = value
+                    .try_into()
+                    .map_err(|e| format!("error converting supplied value for previous_secret_expires_at: {e}"));
+                self
+            }
             pub fn url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -29091,6 +29430,7 @@ pub mod types {
                     event_types: value.event_types?,
                     failing_since: value.failing_since?,
                     id: value.id?,
+                    previous_secret_expires_at: value.previous_secret_expires_at?,
                     url: value.url?,
                 })
             }
@@ -29105,6 +29445,7 @@ pub mod types {
                     event_types: Ok(value.event_types),
                     failing_since: Ok(value.failing_since),
                     id: Ok(value.id),
+                    previous_secret_expires_at: Ok(value.previous_secret_expires_at),
                     url: Ok(value.url),
                 }
             }
@@ -29543,9 +29884,17 @@ impl Client {
     pub fn webhook_endpoint_create(&self) -> builder::WebhookEndpointCreate<'_> {
         builder::WebhookEndpointCreate::new(self)
     }
+    #[doc = "View a webhook endpoint (never its secret)\n\nSends a `GET` request to `/v1/orgs/{org}/webhooks/{endpoint}`\n\nArguments:\n- `org`: Organization id\n- `endpoint`: Webhook endpoint id\n```ignore\nlet response = client.webhook_endpoint_view()\n    .org(org)\n    .endpoint(endpoint)\n    .send()\n    .await;\n```"]
+    pub fn webhook_endpoint_view(&self) -> builder::WebhookEndpointView<'_> {
+        builder::WebhookEndpointView::new(self)
+    }
     #[doc = "Remove a webhook endpoint and its pending deliveries\n\nSends a `DELETE` request to `/v1/orgs/{org}/webhooks/{endpoint}`\n\nArguments:\n- `org`: Organization id\n- `endpoint`: Webhook endpoint id\n```ignore\nlet response = client.webhook_endpoint_delete()\n    .org(org)\n    .endpoint(endpoint)\n    .send()\n    .await;\n```"]
     pub fn webhook_endpoint_delete(&self) -> builder::WebhookEndpointDelete<'_> {
         builder::WebhookEndpointDelete::new(self)
+    }
+    #[doc = "Change a webhook endpoint: only the fields given change. The URL is checked as on create; `enabled: true`\nturns a disabled endpoint back on (clearing `disabled_at`, `disabled_reason` and `failing_since`), `false`\ndisables it\n\nSends a `PATCH` request to `/v1/orgs/{org}/webhooks/{endpoint}`\n\nArguments:\n- `org`: Organization id\n- `endpoint`: Webhook endpoint id\n- `body`\n```ignore\nlet response = client.webhook_endpoint_update()\n    .org(org)\n    .endpoint(endpoint)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn webhook_endpoint_update(&self) -> builder::WebhookEndpointUpdate<'_> {
+        builder::WebhookEndpointUpdate::new(self)
     }
     #[doc = "The endpoint's deliveries, newest first, each with its attempts (status and latency)\n\nSends a `GET` request to `/v1/orgs/{org}/webhooks/{endpoint}/deliveries`\n\nArguments:\n- `org`: Organization id\n- `endpoint`: Webhook endpoint id\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.webhook_delivery_list()\n    .org(org)\n    .endpoint(endpoint)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn webhook_delivery_list(&self) -> builder::WebhookDeliveryList<'_> {
@@ -29554,6 +29903,10 @@ impl Client {
     #[doc = "Send an event to the endpoint again\n\nSends a `POST` request to `/v1/orgs/{org}/webhooks/{endpoint}/redeliveries`\n\nArguments:\n- `org`: Organization id\n- `endpoint`: Webhook endpoint id\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.webhook_redelivery_create()\n    .org(org)\n    .endpoint(endpoint)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn webhook_redelivery_create(&self) -> builder::WebhookRedeliveryCreate<'_> {
         builder::WebhookRedeliveryCreate::new(self)
+    }
+    #[doc = "Rotate a webhook endpoint's signing secret. The answer holds the new secret, shown only once; deliveries are\nsigned with it from now on and, for `previous_secret_valid_seconds` (24 h by default; 0: not at all), with the\nprevious one too (two `v1,` signatures in `webhook-signature`), so the receiver can switch without refusing one.\nA retry with the same Idempotency-Key answers the endpoint again, without its secret\n\nSends a `POST` request to `/v1/orgs/{org}/webhooks/{endpoint}/rotate-secret`\n\nArguments:\n- `org`: Organization id\n- `endpoint`: Webhook endpoint id\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.webhook_endpoint_secret_rotate()\n    .org(org)\n    .endpoint(endpoint)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn webhook_endpoint_secret_rotate(&self) -> builder::WebhookEndpointSecretRotate<'_> {
+        builder::WebhookEndpointSecretRotate::new(self)
     }
     #[doc = "List the plans on offer and the quota limits each sets\n\nSends a `GET` request to `/v1/plans`\n\n```ignore\nlet response = client.plan_list()\n    .send()\n    .await;\n```"]
     pub fn plan_list(&self) -> builder::PlanList<'_> {
@@ -36970,6 +37323,81 @@ pub mod builder {
             }
         }
     }
+    #[doc = "Builder for [`Client::webhook_endpoint_view`]\n\n[`Client::webhook_endpoint_view`]: super::Client::webhook_endpoint_view"]
+    #[derive(Debug, Clone)]
+    pub struct WebhookEndpointView<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        endpoint: Result<::std::string::String, String>,
+    }
+    impl<'a> WebhookEndpointView<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                endpoint: Err("endpoint was not initialized".to_string()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn endpoint<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.endpoint = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for endpoint failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/orgs/{org}/webhooks/{endpoint}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::WebhookEndpointView>, Error<types::Problem>> {
+            let Self { client, org, endpoint } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let endpoint = endpoint.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/webhooks/{}",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&endpoint.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "webhook_endpoint_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
     #[doc = "Builder for [`Client::webhook_endpoint_delete`]\n\n[`Client::webhook_endpoint_delete`]: super::Client::webhook_endpoint_delete"]
     #[derive(Debug, Clone)]
     pub struct WebhookEndpointDelete<'a> {
@@ -37032,6 +37460,105 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 204u16 => Ok(ResponseValue::empty(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::webhook_endpoint_update`]\n\n[`Client::webhook_endpoint_update`]: super::Client::webhook_endpoint_update"]
+    #[derive(Debug, Clone)]
+    pub struct WebhookEndpointUpdate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        endpoint: Result<::std::string::String, String>,
+        body: Result<types::builder::WebhookEndpointUpdate, String>,
+    }
+    impl<'a> WebhookEndpointUpdate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                endpoint: Err("endpoint was not initialized".to_string()),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn endpoint<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.endpoint = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for endpoint failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::WebhookEndpointUpdate>,
+            <V as std::convert::TryInto<types::WebhookEndpointUpdate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `WebhookEndpointUpdate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::WebhookEndpointUpdate) -> types::builder::WebhookEndpointUpdate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `PATCH` request to `/v1/orgs/{org}/webhooks/{endpoint}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::WebhookEndpointView>, Error<types::Problem>> {
+            let Self { client, org, endpoint, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let endpoint = endpoint.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::WebhookEndpointUpdate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/webhooks/{}",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&endpoint.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .patch(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "webhook_endpoint_update" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
                 400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
@@ -37281,6 +37808,122 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::webhook_endpoint_secret_rotate`]\n\n[`Client::webhook_endpoint_secret_rotate`]: super::Client::webhook_endpoint_secret_rotate"]
+    #[derive(Debug, Clone)]
+    pub struct WebhookEndpointSecretRotate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        endpoint: Result<::std::string::String, String>,
+        idempotency_key: Result<Option<types::WebhookEndpointSecretRotateIdempotencyKey>, String>,
+        body: Result<types::builder::WebhookEndpointSecretRotate, String>,
+    }
+    impl<'a> WebhookEndpointSecretRotate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                endpoint: Err("endpoint was not initialized".to_string()),
+                idempotency_key: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn endpoint<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.endpoint = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for endpoint failed".to_string());
+            self
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::WebhookEndpointSecretRotateIdempotencyKey>,
+        {
+            self.idempotency_key = value.try_into().map(Some).map_err(|_| {
+                "conversion to `WebhookEndpointSecretRotateIdempotencyKey` for idempotency_key failed".to_string()
+            });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::WebhookEndpointSecretRotate>,
+            <V as std::convert::TryInto<types::WebhookEndpointSecretRotate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `WebhookEndpointSecretRotate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(
+                types::builder::WebhookEndpointSecretRotate,
+            ) -> types::builder::WebhookEndpointSecretRotate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/orgs/{org}/webhooks/{endpoint}/rotate-secret`"]
+        pub async fn send(self) -> Result<ResponseValue<types::WebhookEndpointCreated>, Error<types::Problem>> {
+            let Self { client, org, endpoint, idempotency_key, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let endpoint = endpoint.map_err(Error::InvalidRequest)?;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::WebhookEndpointSecretRotate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/orgs/{}/webhooks/{}/rotate-secret",
+                client.baseurl,
+                encode_path(&org.to_string()),
+                encode_path(&endpoint.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "webhook_endpoint_secret_rotate" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
                 400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
@@ -44783,5 +45426,7 @@ pub const DRY_RUN_OPERATIONS: &[&str] = &[
     "trust_policy_delete",
     "webhook_endpoint_create",
     "webhook_endpoint_delete",
+    "webhook_endpoint_secret_rotate",
+    "webhook_endpoint_update",
     "webhook_redelivery_create",
 ];

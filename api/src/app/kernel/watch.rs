@@ -217,3 +217,81 @@ pub fn deployment_rollout_updates(watcher: Watcher, at: DeploymentAt) -> impl St
         }
     })
 }
+
+/// `audit_event_export`: the organization's audit events that `filter`
+/// selects, up to now, oldest first, in batches of
+/// [`audit::EXPORT_BATCH`](crate::app::kernel::audit::EXPORT_BATCH), each
+/// read as the caller stands then, so a credential revoked or a member
+/// removed ends the export before anything read afterwards goes out. The
+/// first batch is read here (authorization and filter errors are the call's
+/// own); a later failure is the stream's last item, never a quietly short
+/// export: past `MAX_EXPORT_EVENTS` events (`export_too_large`) or
+/// `EXPORT_SECONDS` (`export_too_slow`).
+pub async fn audit_event_export(
+    mut watcher: Watcher,
+    org: crate::ids::OrgId,
+    filter: crate::app::kernel::audit::AuditFilter,
+) -> Result<impl Stream<Item = Result<Vec<crate::model::AuditEventView>>> + use<>> {
+    use crate::app::kernel::audit::{EXPORT_BATCH, EXPORT_SECONDS, MAX_EXPORT_EVENTS};
+    struct Export {
+        watcher: Watcher,
+        filter: crate::app::kernel::audit::AuditFilter,
+        first: Option<Vec<crate::model::AuditEventView>>,
+        after: Option<Uuid>,
+        sent: usize,
+        done: bool,
+        deadline: tokio::time::Instant,
+    }
+    let mut filter = filter;
+    // Events up to now only: an export held open later learns nothing newer.
+    let now = chrono::Utc::now();
+    if filter.since.is_none_or(|since| since < now) {
+        filter.until = Some(filter.until.map_or(now, |until| until.min(now)));
+    }
+    let caller = watcher.caller().await?.clone();
+    let first = watcher.app().audit_event_export_batch(&caller, org, &filter, None).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(EXPORT_SECONDS);
+    let start = Export { watcher, filter, first: Some(first), after: None, sent: 0, done: false, deadline };
+    let batch_size = usize::try_from(EXPORT_BATCH).unwrap_or(usize::MAX);
+    let most = usize::try_from(MAX_EXPORT_EVENTS).unwrap_or(usize::MAX);
+    Ok(futures::stream::unfold(start, move |mut export| async move {
+        if export.done {
+            return None;
+        }
+        let events = match export.first.take() {
+            Some(events) => Ok(events),
+            None if tokio::time::Instant::now() > export.deadline => Err(Error::conflict(
+                "export_too_slow",
+                "the export took too long; narrow it with since and until",
+            )),
+            None => match export.watcher.caller().await {
+                Ok(caller) => {
+                    let caller = caller.clone();
+                    export.watcher.app().audit_event_export_batch(&caller, org, &export.filter, export.after).await
+                }
+                Err(e) => Err(e),
+            },
+        };
+        let events = match events {
+            Ok(events) if events.is_empty() => return None,
+            Ok(_) if export.sent >= most => Err(Error::conflict(
+                "export_too_large",
+                format!("the export holds at most {MAX_EXPORT_EVENTS} events; narrow it with since and until"),
+            )),
+            other => other,
+        };
+        match events {
+            Ok(events) => {
+                export.sent += events.len();
+                export.after = events.last().map(|e| e.id.uuid());
+                export.done = events.len() < batch_size;
+                Some((Ok(events), export))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "audit export stopped");
+                export.done = true;
+                Some((Err(e), export))
+            }
+        }
+    }))
+}

@@ -245,6 +245,8 @@ from .webhook_attempt_view import WebhookAttemptView
 from .webhook_delivery_view import WebhookDeliveryView
 from .webhook_endpoint_create import WebhookEndpointCreate
 from .webhook_endpoint_created import WebhookEndpointCreated
+from .webhook_endpoint_secret_rotate import WebhookEndpointSecretRotate
+from .webhook_endpoint_update import WebhookEndpointUpdate
 from .webhook_endpoint_view import WebhookEndpointView
 
 __all__ = (
@@ -493,5 +495,7 @@ __all__ = (
     "WebhookDeliveryView",
     "WebhookEndpointCreate",
     "WebhookEndpointCreated",
+    "WebhookEndpointSecretRotate",
+    "WebhookEndpointUpdate",
     "WebhookEndpointView",
 )

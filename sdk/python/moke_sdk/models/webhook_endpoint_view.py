@@ -24,6 +24,8 @@ class WebhookEndpointView:
         failing_since (datetime.datetime | None | Unset): Deliveries have failed since then (cleared by a success).
         disabled_at (datetime.datetime | None | Unset):
         disabled_reason (None | str | Unset):
+        previous_secret_expires_at (datetime.datetime | None | Unset): After a secret rotation: until when deliveries
+            are also signed with the previous secret.
     """
 
     id: str
@@ -34,6 +36,7 @@ class WebhookEndpointView:
     failing_since: datetime.datetime | None | Unset = UNSET
     disabled_at: datetime.datetime | None | Unset = UNSET
     disabled_reason: None | str | Unset = UNSET
+    previous_secret_expires_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +72,14 @@ class WebhookEndpointView:
         else:
             disabled_reason = self.disabled_reason
 
+        previous_secret_expires_at: None | str | Unset
+        if isinstance(self.previous_secret_expires_at, Unset):
+            previous_secret_expires_at = UNSET
+        elif isinstance(self.previous_secret_expires_at, datetime.datetime):
+            previous_secret_expires_at = self.previous_secret_expires_at.isoformat()
+        else:
+            previous_secret_expires_at = self.previous_secret_expires_at
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -86,6 +97,8 @@ class WebhookEndpointView:
             field_dict["disabled_at"] = disabled_at
         if disabled_reason is not UNSET:
             field_dict["disabled_reason"] = disabled_reason
+        if previous_secret_expires_at is not UNSET:
+            field_dict["previous_secret_expires_at"] = previous_secret_expires_at
 
         return field_dict
 
@@ -145,6 +158,23 @@ class WebhookEndpointView:
 
         disabled_reason = _parse_disabled_reason(d.pop("disabled_reason", UNSET))
 
+        def _parse_previous_secret_expires_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                previous_secret_expires_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return previous_secret_expires_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        previous_secret_expires_at = _parse_previous_secret_expires_at(d.pop("previous_secret_expires_at", UNSET))
+
         webhook_endpoint_view = cls(
             id=id,
             url=url,
@@ -154,6 +184,7 @@ class WebhookEndpointView:
             failing_since=failing_since,
             disabled_at=disabled_at,
             disabled_reason=disabled_reason,
+            previous_secret_expires_at=previous_secret_expires_at,
         )
 
         webhook_endpoint_view.additional_properties = d

@@ -3472,6 +3472,38 @@ export type WebhookEndpointCreated = WebhookEndpointView & {
  */
 export type WebhookEndpointId = string;
 
+/**
+ * Rotating an endpoint's signing secret.
+ */
+export type WebhookEndpointSecretRotate = {
+    /**
+     * How long deliveries keep being signed with the previous secret too (Standard Webhooks' several
+     * `v1,` signatures), in seconds: 0 stops at once (it leaked), at most 604800 (7 days); 86400 when not given.
+     */
+    previous_secret_valid_seconds?: number | null;
+};
+
+/**
+ * A change to a webhook endpoint: only the fields given change.
+ */
+export type WebhookEndpointUpdate = {
+    /**
+     * Checked as on create: `https://` (plain `http://` only for targets the operator allow-listed);
+     * private, loopback and link-local addresses are refused.
+     */
+    url?: string | null;
+    description?: string | null;
+    /**
+     * Replaces the whole list; the patterns of create, billing events only with the `read_billing` permission.
+     */
+    event_types?: Array<EventTypePattern> | null;
+    /**
+     * `false` disables the endpoint (its pending deliveries fail); `true` enables a disabled one again,
+     * clearing `disabled_at`, `disabled_reason` and `failing_since`.
+     */
+    enabled?: boolean | null;
+};
+
 export type WebhookEndpointView = {
     id: WebhookEndpointId;
     url: string;
@@ -3483,6 +3515,10 @@ export type WebhookEndpointView = {
     failing_since?: string | null;
     disabled_at?: string | null;
     disabled_reason?: string | null;
+    /**
+     * After a secret rotation: until when deliveries are also signed with the previous secret.
+     */
+    previous_secret_expires_at?: string | null;
     created_at: string;
 };
 
@@ -8846,6 +8882,132 @@ export type WebhookEndpointDeleteResponses = {
 
 export type WebhookEndpointDeleteResponse = WebhookEndpointDeleteResponses[keyof WebhookEndpointDeleteResponses];
 
+export type WebhookEndpointViewData = {
+    body?: never;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Webhook endpoint id
+         */
+        endpoint: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/webhooks/{endpoint}';
+};
+
+export type WebhookEndpointViewErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type WebhookEndpointViewError = WebhookEndpointViewErrors[keyof WebhookEndpointViewErrors];
+
+export type WebhookEndpointViewResponses = {
+    200: WebhookEndpointView;
+};
+
+export type WebhookEndpointViewResponse = WebhookEndpointViewResponses[keyof WebhookEndpointViewResponses];
+
+export type WebhookEndpointUpdateData = {
+    body: WebhookEndpointUpdate;
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Webhook endpoint id
+         */
+        endpoint: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/webhooks/{endpoint}';
+};
+
+export type WebhookEndpointUpdateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type WebhookEndpointUpdateError = WebhookEndpointUpdateErrors[keyof WebhookEndpointUpdateErrors];
+
+export type WebhookEndpointUpdateResponses = {
+    200: WebhookEndpointView;
+};
+
+export type WebhookEndpointUpdateResponse = WebhookEndpointUpdateResponses[keyof WebhookEndpointUpdateResponses];
+
 export type WebhookDeliveryListData = {
     body?: never;
     path: {
@@ -8989,6 +9151,78 @@ export type WebhookRedeliveryCreateResponses = {
 };
 
 export type WebhookRedeliveryCreateResponse = WebhookRedeliveryCreateResponses[keyof WebhookRedeliveryCreateResponses];
+
+export type WebhookEndpointSecretRotateData = {
+    body: WebhookEndpointSecretRotate;
+    headers?: {
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+        /**
+         * Webhook endpoint id
+         */
+        endpoint: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}/webhooks/{endpoint}/rotate-secret';
+};
+
+export type WebhookEndpointSecretRotateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type WebhookEndpointSecretRotateError = WebhookEndpointSecretRotateErrors[keyof WebhookEndpointSecretRotateErrors];
+
+export type WebhookEndpointSecretRotateResponses = {
+    200: WebhookEndpointCreated;
+};
+
+export type WebhookEndpointSecretRotateResponse = WebhookEndpointSecretRotateResponses[keyof WebhookEndpointSecretRotateResponses];
 
 export type PlanListData = {
     body?: never;
