@@ -451,3 +451,140 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
     let list: Page<ServiceView> = owner.get(&services).await.expect(StatusCode::OK);
     assert_eq!(list.items.len(), 1);
 }
+
+/// A customer who picks gRPC deploys with it alone: a namespace, a
+/// deployment whose rollout they watch as a server stream, a scale and a
+/// rollback, each answering an Operation in google.longrunning's shape; REST
+/// and GraphQL then show the same deployment.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_workload_deploys_end_to_end_over_grpc(options: PgPoolOptions, connect: PgConnectOptions) {
+    use moke_proto::v1::deployment_service_client::DeploymentServiceClient;
+    use moke_proto::v1::namespace_service_client::NamespaceServiceClient;
+    use moke_proto::v1::operation_service_client::OperationServiceClient;
+    use moke_proto::v1::{self as pb, create_deployment_request::Source};
+    use tonic::transport::Channel;
+
+    use crate::grpc::{Bearer, metadata};
+
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let _region = region(&t);
+    let (project, cluster) = running_cluster(&owner).await;
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let bearer = Bearer(format!("Bearer {}", acme.token).parse().unwrap());
+    let mut namespaces = NamespaceServiceClient::with_interceptor(channel.clone(), bearer.clone());
+    let mut deployments = DeploymentServiceClient::with_interceptor(channel.clone(), bearer.clone());
+    let mut operations = OperationServiceClient::with_interceptor(channel, bearer);
+    let place = |deployment: &str| (project.clone(), cluster.clone(), "shop".to_string(), deployment.to_string());
+    let finished = async |operations: &mut OperationServiceClient<_>, op: pb::Operation| {
+        let mut stream =
+            operations.watch_operation(pb::GetOperationRequest { operation: op.name }).await.unwrap().into_inner();
+        let mut last = None;
+        while let Some(update) = stream.message().await.unwrap() {
+            last = Some(update);
+        }
+        let last = last.expect("a watch sends the operation at least once");
+        assert!(last.done, "the watch ends once the operation is done");
+        assert!(matches!(last.result, Some(pb::operation::Result::Response(_))), "{last:?}");
+        metadata(&last)
+    };
+
+    namespaces
+        .create_namespace(pb::CreateNamespaceRequest {
+            project: project.clone(),
+            cluster: cluster.clone(),
+            name: "shop".into(),
+            request_id: "ns-1".into(),
+        })
+        .await
+        .unwrap();
+    let (p, c, n, _) = place("web");
+    let create = pb::CreateDeploymentRequest {
+        project: p.clone(),
+        cluster: c.clone(),
+        namespace: n.clone(),
+        name: "web".into(),
+        source: Some(Source::Spec(pb::DeploymentSpec {
+            image: "registry.example/web:1".into(),
+            replicas: Some(2),
+            ..Default::default()
+        })),
+        request_id: "web-1".into(),
+        ..Default::default()
+    };
+    let op = deployments.create_deployment(create.clone()).await.unwrap().into_inner();
+    let again = deployments.create_deployment(create).await.unwrap().into_inner();
+    assert_eq!(again.name, op.name, "request_id answers a retry with the first Operation");
+
+    // The rollout, followed as a stream until it is complete.
+    let watch = pb::WatchDeploymentRolloutRequest {
+        project: p.clone(),
+        cluster: c.clone(),
+        namespace: n.clone(),
+        deployment: "web".into(),
+    };
+    let mut rollout = deployments.watch_deployment_rollout(watch).await.unwrap().into_inner();
+    let mut last = None;
+    while let Some(update) = rollout.message().await.unwrap() {
+        last = Some(update);
+    }
+    let web = last.expect("the rollout watch sends the deployment");
+    let status = web.status.clone().unwrap();
+    assert_eq!((status.phase.as_str(), status.ready_replicas), ("running", 2), "{web:?}");
+    assert_eq!(finished(&mut operations, op).await.status, "succeeded");
+
+    let scale = pb::ScaleDeploymentRequest {
+        project: p.clone(),
+        cluster: c.clone(),
+        namespace: n.clone(),
+        deployment: "web".into(),
+        replicas: 3,
+        etag: web.etag.clone(),
+        request_id: "scale-1".into(),
+    };
+    let op = deployments.scale_deployment(scale).await.unwrap().into_inner();
+    assert_eq!(finished(&mut operations, op).await.kind, "deployment_scale");
+    // A new image, then back to the one that last rolled out fully.
+    let update = pb::UpdateDeploymentRequest {
+        project: p.clone(),
+        cluster: c.clone(),
+        namespace: n.clone(),
+        deployment: "web".into(),
+        change: Some(pb::update_deployment_request::Change::Spec(pb::DeploymentSpec {
+            image: "registry.example/web:2".into(),
+            ..Default::default()
+        })),
+        update_mask: Some(prost_types::FieldMask { paths: vec!["spec.image".into()] }),
+        ..Default::default()
+    };
+    let op = deployments.update_deployment(update).await.unwrap().into_inner();
+    assert_eq!(finished(&mut operations, op).await.status, "succeeded");
+    let rollback = pb::RollbackDeploymentRequest {
+        project: p.clone(),
+        cluster: c.clone(),
+        namespace: n.clone(),
+        deployment: "web".into(),
+        request_id: "rollback-1".into(),
+        ..Default::default()
+    };
+    let op = deployments.rollback_deployment(rollback).await.unwrap().into_inner();
+    assert_eq!(finished(&mut operations, op).await.kind, "deployment_rollback");
+
+    // REST and GraphQL see what gRPC made.
+    let path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/shop/deployments/web");
+    let rest: DeploymentView = owner.get(&path).await.expect(StatusCode::OK);
+    assert_eq!((rest.spec.replicas, rest.id.to_string()), (3, web.id.clone()));
+    assert_eq!(rest.spec.image, "registry.example/web:1", "rolled back to the first image");
+    let (status, answer) = t
+        .send(t.request(reqwest::Method::POST, "/graphql", &acme.token).json(&json!({
+            "query": "query($p: String!, $c: String!) { deployment(project: $p, cluster: $c, \
+                namespace: \"shop\", deployment: \"web\") { id spec { replicas image } } }",
+            "variables": { "p": project, "c": cluster },
+        })))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["data"]["deployment"]["id"], json!(web.id), "{answer}");
+    assert_eq!(answer["data"]["deployment"]["spec"]["replicas"], json!(3), "{answer}");
+    assert_eq!(answer["data"]["deployment"]["spec"]["image"], json!("registry.example/web:1"), "{answer}");
+}
