@@ -212,10 +212,12 @@ pub enum Action {
     /// Write the organization's policy: which changes need approval, who
     /// approves them, and how many disruptive changes run at once.
     ManagePolicies,
+    /// Rename or relabel the organization, and delete it once it is empty.
+    ManageOrg,
 }
 
 impl Action {
-    pub const ALL: [Action; 14] = [
+    pub const ALL: [Action; 15] = [
         Action::Read,
         Action::ManageResources,
         Action::ReadQuotas,
@@ -230,6 +232,7 @@ impl Action {
         Action::ReadBilling,
         Action::ManageBilling,
         Action::ManagePolicies,
+        Action::ManageOrg,
     ];
 
     /// The stable text form used in token scopes.
@@ -249,6 +252,7 @@ impl Action {
             Action::ReadBilling => "read_billing",
             Action::ManageBilling => "manage_billing",
             Action::ManagePolicies => "manage_policies",
+            Action::ManageOrg => "manage_org",
         }
     }
 
@@ -296,7 +300,7 @@ pub fn role_allows(role: OrgRole, action: Action) -> bool {
         }
         ReadAudit | ReadBilling => matches!(role, Owner | Admin | Billing),
         ManageBilling => matches!(role, Owner | Admin | Billing),
-        ManageSso | ManagePolicies => role == Owner,
+        ManageSso | ManagePolicies | ManageOrg => role == Owner,
     }
 }
 

@@ -10,6 +10,7 @@
 mod catalog;
 mod iam;
 mod integrations;
+mod limits;
 mod loaders;
 mod types;
 mod workloads;
@@ -64,7 +65,8 @@ pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(64)
-        .limit_directives(16);
+        .limit_directives(16)
+        .extension(limits::Limits);
     if let Some(app) = app {
         builder = builder.data(app);
     }
@@ -281,6 +283,11 @@ async fn subscribe(
                 .on_connection_init(move |payload| async move {
                     let meta = RequestContext::anonymous(RequestMeta { source_ip, ..RequestMeta::default() });
                     let authorization = payload.get("authorization").and_then(|v| v.as_str());
+                    // A socket only carries subscriptions, and every one needs a caller.
+                    let Some(authorization) = authorization else {
+                        return Err(error(Error::Unauthenticated));
+                    };
+                    let authorization = Some(authorization);
                     // Checked now to refuse a bad credential at once, but not
                     // kept: the socket holds only the bearer, so queries and
                     // mutations find no caller here (they belong on HTTP) and

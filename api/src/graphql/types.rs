@@ -741,6 +741,45 @@ impl CoreMutation {
         Ok(true)
     }
 
+    /// Another organization, owned by the person asking (at most 10 each;
+    /// a person only, signed in or with a token neither limited nor
+    /// expiring). The caller's credential stays where it acts.
+    async fn create_org(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        idempotency_key: Option<String>,
+        input: OrgCreate,
+    ) -> Result<OrgView> {
+        app(ctx).org_create(&caller_with_key(ctx, idempotency_key, dry_run)?, input).await.map_err(error)
+    }
+
+    /// Renames or relabels an organization (owners); `ifMatch` refuses a stale change.
+    async fn update_org(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        if_match: Option<String>,
+        input: OrgUpdate,
+    ) -> Result<OrgView> {
+        app(ctx).org_update(&caller_for(ctx, dry_run)?, id(&org)?, if_match.as_deref(), input).await.map_err(error)
+    }
+
+    /// Deletes an empty organization: an owner signed in as themselves who
+    /// belongs to another organization. Everything that could act in it
+    /// stops at once; its name stays taken, its invoices and audit log kept.
+    async fn delete_org(
+        &self,
+        ctx: &Context<'_>,
+        dry_run: Option<bool>,
+        org: ID,
+        if_match: Option<String>,
+    ) -> Result<bool> {
+        app(ctx).org_delete(&caller_for(ctx, dry_run)?, id(&org)?, if_match.as_deref()).await.map_err(error)?;
+        Ok(true)
+    }
+
     async fn delete_project(
         &self,
         ctx: &Context<'_>,
@@ -817,6 +856,7 @@ impl CoreMutation {
         &self,
         ctx: &Context<'_>,
         dry_run: Option<bool>,
+        idempotency_key: Option<String>,
         project: String,
         cluster: String,
         input: ClusterUpgradeRequest,
@@ -824,7 +864,7 @@ impl CoreMutation {
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_upgrade(&caller_for(ctx, dry_run)?, &project, &cluster, if_match.as_deref(), input)
+            .cluster_upgrade(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, if_match.as_deref(), input)
             .await
             .map_err(error)
     }
@@ -896,13 +936,14 @@ impl CoreMutation {
         &self,
         ctx: &Context<'_>,
         dry_run: Option<bool>,
+        idempotency_key: Option<String>,
         project: String,
         cluster: String,
         if_match: Option<String>,
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_snapshot_create(&caller_for(ctx, dry_run)?, &project, &cluster, if_match.as_deref())
+            .cluster_snapshot_create(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, if_match.as_deref())
             .await
             .map_err(error)
     }
@@ -970,6 +1011,7 @@ impl CoreMutation {
         &self,
         ctx: &Context<'_>,
         dry_run: Option<bool>,
+        idempotency_key: Option<String>,
         project: String,
         cluster: String,
         snapshot: String,
@@ -977,7 +1019,7 @@ impl CoreMutation {
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_snapshot_restore(&caller_for(ctx, dry_run)?, &project, &cluster, &snapshot, if_match.as_deref())
+            .cluster_snapshot_restore(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, &snapshot, if_match.as_deref())
             .await
             .map_err(error)
     }
@@ -989,6 +1031,7 @@ impl CoreMutation {
         &self,
         ctx: &Context<'_>,
         dry_run: Option<bool>,
+        idempotency_key: Option<String>,
         project: String,
         cluster: String,
         node_pool: String,
@@ -998,7 +1041,7 @@ impl CoreMutation {
         let (project, cluster, pool) =
             (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
         app(ctx)
-            .node_pool_recycle(&caller_for(ctx, dry_run)?, &project, &cluster, &pool, if_match.as_deref(), input)
+            .node_pool_recycle(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, &pool, if_match.as_deref(), input)
             .await
             .map_err(error)
     }
@@ -1084,10 +1127,11 @@ async fn watcher(ctx: &Context<'_>, app: &Arc<App>) -> Result<(Watcher, Option<s
         Some(session) => {
             let slot = session.take_slot().map_err(error)?;
             let caller = session.caller(app).await.map_err(error)?;
-            let watcher = Watcher::start(app, Some(session.bearer().to_string()), caller).map_err(error)?;
+            let watcher = Watcher::start(app, session.bearer().to_string(), caller).map_err(error)?;
             Ok((watcher, Some(slot)))
         }
-        None => Ok((Watcher::start(app, None, caller(ctx)?.clone()).map_err(error)?, None)),
+        // A watch checks its credential again as it goes: only a socket holds one to check.
+        None => Err(error(Error::Unauthenticated)),
     }
 }
 

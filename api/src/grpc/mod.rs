@@ -100,7 +100,6 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .add_service(ServiceAccountServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(AuditServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(SsoServiceServer::new(api.clone()).max_decoding_message_size(max))
-        .add_service(BillingServiceServer::new(api).max_decoding_message_size(max))
         .into_axum_router()
         .layer(axum::middleware::map_response(dry_run_answers))
 }
@@ -259,7 +258,7 @@ async fn watcher<T>(app: &Arc<App>, request: &tonic::Request<T>) -> Result<Watch
     let ctx = context(app, request, "").await?;
     let authorization = request.metadata().get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
     let bearer = crate::app::iam::principals::bearer_of(authorization).map_err(status)?;
-    Watcher::start(app, Some(bearer.to_string()), ctx).map_err(status)
+    Watcher::start(app, bearer.to_string(), ctx).map_err(status)
 }
 
 /// A watch's updates as a server stream: the first read's error is the

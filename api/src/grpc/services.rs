@@ -123,6 +123,38 @@ impl org_service_server::OrgService for Api {
         Ok(Response::new(convert::org(view)))
     }
 
+    async fn create_org(&self, request: Request<CreateOrgRequest>) -> Reply<Org> {
+        let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
+        let r = request.into_inner();
+        let input = model::OrgCreate {
+            name: r.name,
+            display_name: (!r.display_name.is_empty()).then_some(r.display_name),
+            labels: r.labels.into_iter().collect(),
+        };
+        Ok(Response::new(convert::org(self.app.org_create(&ctx, input).await.map_err(status)?)))
+    }
+
+    async fn update_org(&self, request: Request<UpdateOrgRequest>) -> Reply<Org> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let paths = mask_paths(r.update_mask, &["name", "display_name", "labels"])?;
+        let has = |path: &str| paths.iter().any(|p| p == path);
+        let update = model::OrgUpdate {
+            name: has("name").then_some(r.name),
+            display_name: has("display_name").then_some(r.display_name),
+            labels: has("labels").then(|| r.labels.into_iter().collect()),
+        };
+        let view = self.app.org_update(&ctx, id(&r.org)?, if_match(&r.etag), update).await.map_err(status)?;
+        Ok(Response::new(convert::org(view)))
+    }
+
+    async fn delete_org(&self, request: Request<DeleteOrgRequest>) -> Reply<DeleteOrgResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.get_ref();
+        self.app.org_delete(&ctx, id(&r.org)?, if_match(&r.etag)).await.map_err(status)?;
+        Ok(Response::new(DeleteOrgResponse {}))
+    }
+
     async fn get_quotas(&self, request: Request<GetQuotasRequest>) -> Reply<Quotas> {
         let ctx = context(&self.app, &request, "").await?;
         let view = self.app.quota_view(&ctx, id(&request.get_ref().org)?).await.map_err(status)?;

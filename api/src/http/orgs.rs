@@ -9,7 +9,7 @@ use futures::StreamExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Ctx, CtxWithBearer, IdempotencyKeyHeader, Json, ListParams, Query};
+use super::extract::{Ctx, CtxWithBearer, IdempotencyKeyHeader, IfMatch, IfMatchHeader, Json, ListParams, Query};
 use super::problem::{ApiError, Problems};
 use super::{ApiResult, created, with_etag};
 use crate::app::App;
@@ -19,8 +19,8 @@ use crate::model::*;
 
 pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
-        .routes(routes!(org_list))
-        .routes(routes!(org_view))
+        .routes(routes!(org_list, org_create))
+        .routes(routes!(org_view, org_update, org_delete))
         .routes(routes!(quota_view))
         .routes(routes!(audit_event_list))
         .routes(routes!(audit_event_export))
@@ -48,6 +48,52 @@ async fn org_list(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Query(list): Query
 async fn org_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<String>) -> ApiResult {
     let view = app.org_view(&ctx, path_id(&org)?).await?;
     Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Make another organization, owned by the person asking (at most 10 each).
+/// Only a person may, signed in or with a token neither limited nor
+/// expiring. The credential asking stays where it acts: to act in the new
+/// organization, sign in to it, or refresh the session naming it.
+#[utoipa::path(post, path = "/v1/orgs", operation_id = "org_create", tag = "orgs",
+    params(IdempotencyKeyHeader), request_body = OrgCreate, security(("bearer" = [])),
+    responses((status = 201, body = OrgView), Problems))]
+async fn org_create(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Json(input): Json<OrgCreate>) -> ApiResult {
+    let view = app.org_create(&ctx, input).await?;
+    Ok(created(format!("/v1/orgs/{}", view.id), &view.etag.clone(), view))
+}
+
+/// Rename or relabel an organization (owners).
+#[utoipa::path(patch, path = "/v1/orgs/{org}", operation_id = "org_update", tag = "orgs",
+    params(("org" = String, Path, description = "Organization id"), IfMatchHeader),
+    request_body = OrgUpdate, security(("bearer" = [])),
+    responses((status = 200, body = OrgView), Problems))]
+async fn org_update(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    IfMatch(if_match): IfMatch,
+    Json(input): Json<OrgUpdate>,
+) -> ApiResult {
+    let view = app.org_update(&ctx, path_id(&org)?, if_match.as_deref(), input).await?;
+    Ok(with_etag(&view.etag.clone(), view))
+}
+
+/// Delete an empty organization (no projects): an owner, signed in as
+/// themselves, who belongs to another organization. Every member, service
+/// account, token and session of it stops working at once; its name stays
+/// taken, and its invoices and audit log stay on record.
+#[utoipa::path(delete, path = "/v1/orgs/{org}", operation_id = "org_delete", tag = "orgs",
+    params(("org" = String, Path, description = "Organization id"), IfMatchHeader),
+    security(("bearer" = [])),
+    responses((status = 204, description = "Deleted"), Problems))]
+async fn org_delete(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path(org): Path<String>,
+    IfMatch(if_match): IfMatch,
+) -> ApiResult {
+    app.org_delete(&ctx, path_id(&org)?, if_match.as_deref()).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Show an organization's quotas: limits and usage.
@@ -105,7 +151,7 @@ async fn audit_event_export(
         Some("ndjson") => false,
         Some(_) => return Err(crate::app::Error::invalid_field("format", "invalid", "csv or ndjson").into()),
     };
-    let watcher = crate::app::kernel::watch::Watcher::start(&app, Some(bearer), ctx)?;
+    let watcher = crate::app::kernel::watch::Watcher::start(&app, bearer, ctx)?;
     let batches = crate::app::kernel::watch::audit_event_export(watcher, path_id(&org)?, filter).await?;
     let (content_type, extension) =
         if csv { ("text/csv; charset=utf-8", "csv") } else { ("application/x-ndjson", "ndjson") };

@@ -185,6 +185,45 @@ pub struct OrgView {
     pub updated_at: DateTime<Utc>,
 }
 
+/// A new organization. The person asking becomes its only owner; a person
+/// owns at most 10.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct OrgCreate {
+    /// DNS label: lowercase letters, digits and `-`, 1–63 characters, unique
+    /// across Moke (a deleted organization's name stays taken).
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
+    pub name: String,
+    /// 1-100 characters without control characters (surrounding whitespace
+    /// is ignored); the name when omitted.
+    #[serde(default)]
+    #[schema(pattern = r"^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]([^\x00-\x1f\x7f-\x9f]{0,98}[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000])?[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$")]
+    pub display_name: Option<String>,
+    #[serde(default)]
+    #[graphql(default)]
+    #[schema(value_type = LabelMap)]
+    pub labels: Labels,
+}
+
+/// Changes to an organization (owners); what is absent stays as it is.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+pub struct OrgUpdate {
+    /// A new name: a DNS label, 1–63 characters, unique across Moke.
+    /// Sign-in links that used the old name stop working; the id never changes.
+    #[serde(default)]
+    #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
+    pub name: Option<String>,
+    /// 1-100 characters without control characters.
+    #[serde(default)]
+    #[schema(pattern = r"^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]([^\x00-\x1f\x7f-\x9f]{0,98}[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000])?[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$")]
+    pub display_name: Option<String>,
+    /// Replaces the labels.
+    #[serde(default)]
+    #[schema(value_type = Option<LabelMap>)]
+    pub labels: Option<Labels>,
+}
+
 /// One quota: its limit and what is in use.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, async_graphql::SimpleObject)]
 pub struct QuotaItem {
@@ -1905,12 +1944,18 @@ pub struct HookAnswer {
 /// An event type or a pattern of them (`*` matches the rest).
 pub struct EventTypePattern;
 
+/// The most patterns an endpoint subscribes with.
+pub const MAX_EVENT_TYPES: usize = 50;
+/// The longest pattern.
+pub const MAX_EVENT_TYPE_CHARS: usize = 100;
+
 impl utoipa::PartialSchema for EventTypePattern {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::String)
             .pattern(Some(r"^(\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice|budget)\.[a-z._*]*)$"))
+            .max_length(Some(MAX_EVENT_TYPE_CHARS))
             .into()
     }
 }
@@ -1931,7 +1976,7 @@ pub struct WebhookEndpointCreate {
     pub description: String,
     /// Patterns: `cluster.*`, `nodepool.*`, `deployment.rollout.*`, `operation.*`, `webhook_endpoint.*`, or `*`;
     /// billing events (`invoice.*`, `budget.*`) only by name, with the `read_billing` permission.
-    #[schema(min_items = 1, value_type = Vec<EventTypePattern>)]
+    #[schema(min_items = 1, max_items = 50, value_type = Vec<EventTypePattern>)]
     pub event_types: Vec<String>,
 }
 
@@ -1962,7 +2007,7 @@ pub struct WebhookEndpointUpdate {
     #[schema(max_length = 500)]
     pub description: Option<String>,
     /// Replaces the whole list; the patterns of create, billing events only with the `read_billing` permission.
-    #[schema(min_items = 1, value_type = Option<Vec<EventTypePattern>>)]
+    #[schema(min_items = 1, max_items = 50, value_type = Option<Vec<EventTypePattern>>)]
     pub event_types: Option<Vec<String>>,
     /// `false` disables the endpoint (its pending deliveries fail); `true` enables a disabled one again,
     /// clearing `disabled_at`, `disabled_reason` and `failing_since`.

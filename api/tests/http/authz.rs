@@ -16,7 +16,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use crate::common::{Client, OidcProvider, Tenant, TestApp};
 
 /// Routes outside the matrix, and why.
-const OUTSIDE: [(&str, &str); 27] = [
+const OUTSIDE: [(&str, &str); 29] = [
     ("POST /v1/signup/confirm", "the mailed token is the credential"),
     ("POST /v1/auth/sso-link/confirm", "the mailed token is the credential"),
     ("POST /v1/hooks/{hook}", "the delivery's signature is the credential"),
@@ -44,6 +44,8 @@ const OUTSIDE: [(&str, &str); 27] = [
     ("POST /v1/device/confirm", "the caller's own sign-in, a person's session only (device.rs)"),
     ("POST /v1/device/deny", "the caller's own sign-in, a person's session only (device.rs)"),
     ("PUT /v1/orgs/{org}/policy", "owners who are people only, never a service account (approvals.rs)"),
+    ("POST /v1/orgs", "a person's own act: any person may make an organization, no service account (iam.rs)"),
+    ("DELETE /v1/orgs/{org}", "the whole organization: its owners who are people only, once empty (iam.rs)"),
 ];
 
 /// Routes about the caller's own things (isolation.rs checks them).
@@ -164,6 +166,7 @@ fn rows() -> Vec<Row> {
     use Fresh::*;
     vec![
         row("GET /v1/orgs/{org}", Read),
+        row("PATCH /v1/orgs/{org}", ManageOrg).body(json!({ "display_name": "Acme {n}" })),
         row("GET /v1/orgs/{org}/quotas", ReadQuotas),
         row("GET /v1/orgs/{org}/audit-events", ReadAudit),
         row("GET /v1/orgs/{org}/audit-events/export", ReadAudit).query("?format=ndjson"),

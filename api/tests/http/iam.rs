@@ -592,3 +592,101 @@ async fn foundation_tokens_keep_working_as_service_accounts(options: PgPoolOptio
     let names: Vec<&str> = accounts.items.iter().map(|a| a.name.as_str()).collect();
     assert!(names.contains(&"ci"), "{names:?}");
 }
+
+/// A person makes another organization, acts in it once signed in to it,
+/// renames it, and deletes it once empty; everything that could act in it
+/// stops, its name stays taken, and the last organization a person has
+/// cannot go. Creating is a person's act, never a service account's; gRPC and
+/// GraphQL make and rename the same way.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptions, connect: PgConnectOptions) {
+    use moke_api::model::OrgView;
+    use moke_proto::v1::org_service_client::OrgServiceClient;
+    use tonic::transport::Channel;
+
+    let t = TestApp::start(options, connect).await;
+    let made = signup(&t, "ada@example.com", "first").await;
+    let ada = t.client(&signed_in(&made));
+
+    let second: OrgView = ada
+        .post("/v1/orgs", json!({ "name": "second", "display_name": "  Second  ", "labels": { "team": "web" } }))
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!((second.name.as_str(), second.display_name.as_str()), ("second", "Second"));
+    ada.post::<Value>("/v1/orgs", json!({ "name": "second" })).await.refused(StatusCode::BAD_REQUEST);
+    ada.post::<Value>("/v1/orgs", json!({ "name": "Not A Label" })).await.refused(StatusCode::BAD_REQUEST);
+    // The session acts where it was opened: the new organization is another one's to it.
+    ada.get::<Value>(&format!("/v1/orgs/{}", second.id)).await.refused(StatusCode::NOT_FOUND);
+    // A service account is no person.
+    let robot = t.tenant("robots").await;
+    t.client(&robot).post::<Value>("/v1/orgs", json!({ "name": "robotic" })).await.refused_with(
+        StatusCode::FORBIDDEN,
+        "person_only",
+    );
+
+    // Signed in to it, Ada owns it: a project in it, a rename, a stale rename refused.
+    let there = session(&t, "ada@example.com", PASSWORD, Some("second")).await;
+    let in_second = t.client(&Tenant { org: second.id.to_string(), token: there.access_token.clone() });
+    let project = in_second.create_project("web").await;
+    let rename = |name: &str| {
+        in_second
+            .request(Method::PATCH, &format!("/v1/orgs/{}", second.id))
+            .header("if-match", &second.etag)
+            .json(&json!({ "name": name }))
+    };
+    let renamed: OrgView = in_second.send(rename("second-co")).await.expect(StatusCode::OK);
+    assert_eq!(renamed.name, "second-co");
+    in_second.send::<Value>(rename("second-again")).await.refused(StatusCode::PRECONDITION_FAILED);
+
+    // Over gRPC and GraphQL: made, then renamed, the same way.
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let bearer = crate::grpc::Bearer(format!("Bearer {}", made.session.access_token).parse().unwrap());
+    let mut orgs = OrgServiceClient::with_interceptor(channel, bearer);
+    let third = orgs
+        .create_org(moke_proto::v1::CreateOrgRequest { name: "third".into(), request_id: "o-1".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    let again = orgs
+        .create_org(moke_proto::v1::CreateOrgRequest { name: "third".into(), request_id: "o-1".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((third.display_name.as_str(), again.id.as_str()), ("third", third.id.as_str()), "request_id: one org");
+    let at_third = session(&t, "ada@example.com", PASSWORD, Some("third")).await;
+    let (status, answer) = t
+        .send(t.request(Method::POST, "/graphql", &at_third.access_token).json(&json!({
+            "query": "mutation($org: ID!) { updateOrg(org: $org, input: { displayName: \"Third Co\" }) { name displayName } }",
+            "variables": { "org": third.id },
+        })))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(answer["data"]["updateOrg"], json!({ "name": "third", "displayName": "Third Co" }), "{answer}");
+
+    // Deleting: not while it holds a project, then at once for everyone in it.
+    let org_path = format!("/v1/orgs/{}", second.id);
+    in_second.delete::<Value>(&org_path).await.refused_with(StatusCode::CONFLICT, "org_not_empty");
+    in_second.delete::<Value>(&format!("/v1/projects/{}", project.id)).await.expect(StatusCode::NO_CONTENT);
+    in_second.delete::<Value>(&org_path).await.expect(StatusCode::NO_CONTENT);
+    in_second.get::<Value>("/v1/me").await.refused(StatusCode::UNAUTHORIZED);
+    let (status, _) = t.post_public(
+        "/v1/auth/login",
+        json!({ "email": "ada@example.com", "password": PASSWORD, "organization": "second-co" }),
+    )
+    .await;
+    assert_ne!(status, StatusCode::OK, "no one signs in to a deleted organization");
+    ada.post::<Value>("/v1/orgs", json!({ "name": "second-co" })).await.refused(StatusCode::BAD_REQUEST);
+    ada.get::<Value>("/v1/me").await.expect(StatusCode::OK);
+
+    // The last organization a person has stays; the one made over gRPC
+    // recorded who made it, in itself.
+    let in_third = t.client(&Tenant { org: third.id.clone(), token: at_third.access_token.clone() });
+    let audit: Page<AuditEventView> =
+        in_third.get(&format!("/v1/orgs/{}/audit-events?action=org.create", third.id)).await.expect(StatusCode::OK);
+    assert_eq!(audit.items.len(), 1, "{audit:?}");
+    in_third.delete::<Value>(&format!("/v1/orgs/{}", third.id)).await.expect(StatusCode::NO_CONTENT);
+    ada.delete::<Value>(&format!("/v1/orgs/{}", made.organization.id)).await.refused_with(
+        StatusCode::CONFLICT,
+        "last_organization",
+    );
+}

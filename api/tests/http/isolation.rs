@@ -42,8 +42,9 @@ const PUBLIC: [&str; 20] = [
 ];
 
 /// Routes about the caller itself; [`self_routes_show_only_the_callers_own`] checks them.
-const SELF: [&str; 11] = [
+const SELF: [&str; 12] = [
     "GET /v1/orgs",
+    "POST /v1/orgs",
     "GET /v1/me",
     "GET /v1/me/tokens",
     "POST /v1/me/tokens",
@@ -89,6 +90,8 @@ impl Row {
 fn rows() -> Vec<Row> {
     vec![
         row("GET /v1/orgs/{org}"),
+        row("PATCH /v1/orgs/{org}").body(json!({ "name": "taken-over", "display_name": "Taken over" })),
+        row("DELETE /v1/orgs/{org}"),
         row("GET /v1/orgs/{org}/quotas"),
         row("GET /v1/orgs/{org}/audit-events"),
         row("GET /v1/orgs/{org}/audit-events/export"),

@@ -7,9 +7,13 @@ use serde_json::json;
 use crate::app::iam::store;
 use crate::app::iam::store::orgs::OrgRow;
 use crate::app::kernel::audit::{self, AuditRecord};
-use crate::app::{App, Error, PageRequest, RequestContext, Result, etag, validate};
+use crate::app::error::Validator;
+use crate::app::{App, Error, PageRequest, RequestContext, Result, check_if_match, etag, validate};
 use crate::ids::OrgId;
-use crate::model::{Labels, OrgView, Page, TokenCreated};
+use crate::model::{Labels, OrgCreate, OrgUpdate, OrgView, Page, TokenCreated};
+
+/// The most organizations one person owns at once.
+pub const MAX_OWNED_ORGS: i64 = 10;
 
 /// A new organization with its first owner token.
 pub struct BootstrapOrg {
@@ -91,4 +95,147 @@ impl App {
             .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
         Ok(row.into_view())
     }
+
+    /// `org_create`: a new organization, its only owner the person asking.
+    /// They act in it once they sign in to it (or refresh their session
+    /// naming it); the credential asking stays in its own organization.
+    pub async fn org_create(&self, ctx: &RequestContext, input: OrgCreate) -> Result<OrgView> {
+        own_act(ctx, "make an organization")?;
+        let display_name = input.display_name.clone().unwrap_or_else(|| input.name.clone());
+        let mut v = Validator::new();
+        validate::name(&mut v, "name", &input.name);
+        validate::display_name(&mut v, "display_name", &display_name);
+        validate::labels(&mut v, "labels", &input.labels);
+        v.finish()?;
+        let (input, display_name) = (&input, display_name.trim());
+        self.idempotent(ctx, "org_create", input, |claim| async move {
+            let mut tx = claim.begin(self.db()).await?;
+            let user = ctx.principal.id;
+            let owned = store::orgs::owned_by(&mut tx, user).await?;
+            if owned >= MAX_OWNED_ORGS {
+                return Err(Error::QuotaExceeded {
+                    quota: "organizations_owned",
+                    limit: MAX_OWNED_ORGS,
+                    usage: owned,
+                    requested: 1,
+                });
+            }
+            let labels = serde_json::to_value(&input.labels).map_err(|e| Error::Internal(e.into()))?;
+            let row = store::orgs::insert(&mut tx, OrgId::generate().uuid(), &input.name, display_name, &labels).await?;
+            store::memberships::insert_owner(&mut tx, row.id, user).await?;
+            let view = row.into_view();
+            // Recorded in the new organization, by its owner.
+            let actor = self.user_context(ctx, user, view.id.uuid(), OrgRole::Owner);
+            let details = json!({ "name": view.name, "made_from": OrgId::from_uuid(ctx.principal.org_id).to_string() });
+            let record = AuditRecord { action: "org.create", resource_type: "org", resource_id: Some(view.id.to_string()), details };
+            audit::record(&mut tx, &actor, record).await?;
+            claim.complete(&mut tx, 201, &view).await?;
+            self.commit(ctx, tx).await?;
+            Ok(view)
+        })
+        .await
+    }
+
+    /// `org_update`: a new name, display name or labels (owners); `if_match`
+    /// guards against lost updates. Sign-in links that named the old name
+    /// stop working; the id never changes.
+    pub async fn org_update(
+        &self,
+        ctx: &RequestContext,
+        org: OrgId,
+        if_match: Option<&str>,
+        update: OrgUpdate,
+    ) -> Result<OrgView> {
+        let mut v = Validator::new();
+        if let Some(name) = &update.name {
+            validate::name(&mut v, "name", name);
+        }
+        if let Some(display_name) = &update.display_name {
+            validate::display_name(&mut v, "display_name", display_name);
+        }
+        if let Some(labels) = &update.labels {
+            validate::labels(&mut v, "labels", labels);
+        }
+        v.finish()?;
+        self.org_authorized(ctx, org, Action::ManageOrg).await?;
+        let mut tx = self.db().begin().await?;
+        let row = store::orgs::find_for_update(&mut tx, org.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        let renamed_from = update.name.as_ref().filter(|name| **name != row.name).map(|_| row.name.clone());
+        let labels = update.labels.as_ref().map(serde_json::to_value).transpose().map_err(|e| Error::Internal(e.into()))?;
+        let display_name = update.display_name.as_deref().map(str::trim);
+        let row = store::orgs::update(&mut tx, row.id, update.name.as_deref(), display_name, labels.as_ref()).await?;
+        let details = json!({
+            "name": update.name,
+            "renamed_from": renamed_from,
+            "display_name": display_name,
+            "labels": update.labels,
+        });
+        let record = AuditRecord { action: "org.update", resource_type: "org", resource_id: Some(org.to_string()), details };
+        audit::record(&mut tx, ctx, record).await?;
+        self.commit(ctx, tx).await?;
+        Ok(row.into_view())
+    }
+
+    /// `org_delete`: deletes an empty organization (no projects), by one of
+    /// its owners signed in as themselves who belongs to another
+    /// organization to act in afterwards. Every member, service account,
+    /// token and session stops working at once; its name stays taken, and
+    /// its invoices and audit log stay on record.
+    pub async fn org_delete(&self, ctx: &RequestContext, org: OrgId, if_match: Option<&str>) -> Result<()> {
+        self.org_authorized(ctx, org, Action::ManageOrg).await?;
+        own_act(ctx, "delete an organization")?;
+        let mut tx = self.db().begin().await?;
+        let row = store::orgs::find_for_update(&mut tx, org.uuid())
+            .await?
+            .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
+        check_if_match(if_match, &etag(row.id, row.version))?;
+        let (projects, elsewhere) = store::orgs::before_delete(&mut tx, row.id, ctx.principal.id).await?;
+        if projects > 0 {
+            return Err(Error::conflict(
+                "org_not_empty",
+                format!("organization {} still has {projects} project(s); delete them first", row.name),
+            ));
+        }
+        if !elsewhere {
+            return Err(Error::conflict(
+                "last_organization",
+                "this is the only organization you belong to; make or join another one first",
+            ));
+        }
+        // Recorded before the organization closes, while its principal still counts.
+        let record = AuditRecord {
+            action: "org.delete",
+            resource_type: "org",
+            resource_id: Some(org.to_string()),
+            details: json!({ "name": row.name }),
+        };
+        audit::record(&mut tx, ctx, record).await?;
+        let closed = store::orgs::close(&mut tx, row.id).await?;
+        self.commit(ctx, tx).await?;
+        // Every gateway drops the cached principals of everyone who could act in it.
+        for principal in closed.members.iter().chain(&closed.service_accounts) {
+            self.principal_cache().evict(*principal);
+        }
+        Ok(())
+    }
+}
+
+/// Refuses an act that is a person's own (making or deleting an
+/// organization) to anyone but a person signed in, or using a token that is
+/// neither limited nor expiring.
+fn own_act(ctx: &RequestContext, what: &str) -> Result<()> {
+    let principal = &ctx.principal;
+    if principal.kind != moke_iam::PrincipalKind::User {
+        return Err(Error::refused("person_only", format!("only a person may {what}; a service account may not")));
+    }
+    if principal.scope != moke_iam::Scope::default() || principal.expires_at.is_some() {
+        return Err(Error::refused(
+            "exceeds_credential",
+            format!("refused: {what} signed in, or with a token that is neither limited nor expiring"),
+        ));
+    }
+    Ok(())
 }

@@ -20,6 +20,9 @@ use crate::model::{DeploymentView, OperationView};
 /// The most watches one principal holds at once.
 pub const MAX_WATCHES_PER_PRINCIPAL: usize = 16;
 
+/// The longest a watch lasts; a client that wants more starts another.
+pub const MAX_WATCH: Duration = Duration::from_secs(3600);
+
 /// How often a watch reads again when no notification woke it.
 pub const FALLBACK_TICK: Duration = Duration::from_secs(2);
 
@@ -47,20 +50,21 @@ impl Drop for WatchSlot {
     }
 }
 
-/// A watch's caller. With a bearer credential it is authenticated again
-/// (and counted against its rate limit) before every read.
+/// A watch's caller, authenticated again by its bearer credential (and
+/// counted against its rate limit) before every read, for at most
+/// [`MAX_WATCH`].
 pub struct Watcher {
     app: Arc<App>,
-    bearer: Option<String>,
+    bearer: String,
     ctx: RequestContext,
+    until: tokio::time::Instant,
     _slot: WatchSlot,
 }
 
 impl Watcher {
-    /// Starts a watch for `ctx`'s caller, whose credential is `bearer`
-    /// (`None` for a caller without one to check again, e.g. in-process),
+    /// Starts a watch for `ctx`'s caller, whose credential is `bearer`,
     /// refused with 429 beyond the principal's share.
-    pub fn start(app: &Arc<App>, bearer: Option<String>, ctx: RequestContext) -> Result<Watcher> {
+    pub fn start(app: &Arc<App>, bearer: String, ctx: RequestContext) -> Result<Watcher> {
         let principal = ctx.principal.id;
         {
             let mut held = app.watch_slots().held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -75,20 +79,26 @@ impl Watcher {
             *count += 1;
         }
         let slot = WatchSlot { slots: app.clone(), principal };
-        Ok(Watcher { app: app.clone(), bearer, ctx, _slot: slot })
+        let until = tokio::time::Instant::now() + MAX_WATCH;
+        Ok(Watcher { app: app.clone(), bearer, ctx, until, _slot: slot })
     }
 
     pub fn app(&self) -> &Arc<App> {
         &self.app
     }
 
-    /// The caller as its credential stands now.
+    /// The caller as its credential stands now; an error once the watch
+    /// has lasted [`MAX_WATCH`].
     pub async fn caller(&mut self) -> Result<&RequestContext> {
-        if let Some(bearer) = &self.bearer {
-            let principal = self.app.authenticate(bearer, &self.ctx).await?;
-            self.app.rate_limits().check_principal(principal.id)?;
-            self.ctx.principal = principal;
+        if tokio::time::Instant::now() > self.until {
+            return Err(Error::Unavailable {
+                detail: "a watch lasts at most an hour; start another".into(),
+                retry_after_seconds: 0,
+            });
         }
+        let principal = self.app.authenticate(&self.bearer, &self.ctx).await?;
+        self.app.rate_limits().check_principal(principal.id)?;
+        self.ctx.principal = principal;
         Ok(&self.ctx)
     }
 

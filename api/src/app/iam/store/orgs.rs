@@ -31,8 +31,134 @@ macro_rules! select {
     };
 }
 
+/// An organization that is not deleted.
 pub(in crate::app) async fn find(conn: &mut PgConnection, id: Uuid) -> Result<Option<OrgRow>> {
-    Ok(select!("WHERE id = $1", id).fetch_optional(conn).await?)
+    Ok(select!("WHERE id = $1 AND deleted_at IS NULL", id).fetch_optional(conn).await?)
+}
+
+/// [`find`], locked for a change (`FOR UPDATE`).
+pub(in crate::app) async fn find_for_update(conn: &mut PgConnection, id: Uuid) -> Result<Option<OrgRow>> {
+    Ok(select!("WHERE id = $1 AND deleted_at IS NULL FOR UPDATE", id).fetch_optional(conn).await?)
+}
+
+/// A new organization made by a person (who the caller makes its owner); a
+/// taken name, deleted organizations' included, is an invalid `name`.
+pub(in crate::app) async fn insert(
+    conn: &mut PgConnection,
+    id: Uuid,
+    name: &str,
+    display_name: &str,
+    labels: &serde_json::Value,
+) -> Result<OrgRow> {
+    sqlx::query_as!(
+        OrgRow,
+        "INSERT INTO organizations (id, name, display_name, labels) VALUES ($1, $2, $3, $4)
+         RETURNING id, name, display_name, labels, version, created_at, updated_at",
+        id,
+        name,
+        display_name,
+        labels,
+    )
+    .fetch_one(conn)
+    .await
+    .map_err(or_unique(|| Error::invalid_field("name", "taken", "an organization with this name exists")))
+}
+
+/// Renames or relabels an organization; each `None` keeps what it has.
+pub(in crate::app) async fn update(
+    conn: &mut PgConnection,
+    id: Uuid,
+    name: Option<&str>,
+    display_name: Option<&str>,
+    labels: Option<&serde_json::Value>,
+) -> Result<OrgRow> {
+    sqlx::query_as!(
+        OrgRow,
+        "UPDATE organizations SET name = COALESCE($2, name), display_name = COALESCE($3, display_name),
+                labels = COALESCE($4, labels), version = version + 1, updated_at = now()
+         WHERE id = $1
+         RETURNING id, name, display_name, labels, version, created_at, updated_at",
+        id,
+        name,
+        display_name,
+        labels,
+    )
+    .fetch_one(conn)
+    .await
+    .map_err(or_unique(|| Error::invalid_field("name", "taken", "an organization with this name exists")))
+}
+
+/// How many organizations, not deleted, `user` owns.
+pub(in crate::app) async fn owned_by(conn: &mut PgConnection, user: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM memberships m JOIN organizations o ON o.id = m.org_id
+           WHERE m.user_id = $1 AND m.role = 'owner' AND o.deleted_at IS NULL"#,
+        user
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// What stands in the way of deleting an organization: its projects, and
+/// whether `user` belongs to another organization to act in afterwards.
+pub(in crate::app) async fn before_delete(conn: &mut PgConnection, org: Uuid, user: Uuid) -> Result<(i64, bool)> {
+    let row = sqlx::query!(
+        r#"SELECT (SELECT count(*) FROM projects WHERE org_id = $1) AS "projects!",
+                  EXISTS (SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.org_id
+                          WHERE m.user_id = $2 AND m.org_id <> $1 AND o.deleted_at IS NULL) AS "elsewhere!""#,
+        org,
+        user
+    )
+    .fetch_one(conn)
+    .await?;
+    Ok((row.projects, row.elsewhere))
+}
+
+/// Who could act in an organization as it is deleted.
+pub(in crate::app) struct Closed {
+    pub members: Vec<Uuid>,
+    pub service_accounts: Vec<Uuid>,
+}
+
+/// Deletes an organization: every way to act in it ends (memberships,
+/// invitations and service accounts deleted, their tokens with them; API
+/// tokens and sessions revoked, which tells every gateway's cache; single
+/// sign-on, claimed domains and device grants deleted; event-webhook
+/// endpoints deleted so nothing more is sent), and the row is marked
+/// deleted, keeping its name, invoices and audit log.
+pub(in crate::app) async fn close(conn: &mut PgConnection, org: Uuid) -> Result<Closed> {
+    let members = sqlx::query_scalar!("DELETE FROM memberships WHERE org_id = $1 RETURNING user_id", org)
+        .fetch_all(&mut *conn)
+        .await?;
+    let service_accounts = sqlx::query_scalar!("DELETE FROM service_accounts WHERE org_id = $1 RETURNING id", org)
+        .fetch_all(&mut *conn)
+        .await?;
+    sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", org)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query!(
+        "UPDATE sessions SET revoked_at = now(), revoked_reason = 'org_deleted'
+         WHERE org_id = $1 AND revoked_at IS NULL",
+        org
+    )
+    .execute(&mut *conn)
+    .await?;
+    for statement in [
+        "DELETE FROM invitations WHERE org_id = $1",
+        "DELETE FROM device_authorizations WHERE org_id = $1",
+        "DELETE FROM sso_link_requests WHERE org_id = $1",
+        "DELETE FROM sso_logins WHERE org_id = $1",
+        "DELETE FROM sso_identities WHERE org_id = $1",
+        "DELETE FROM sso_providers WHERE org_id = $1",
+        "DELETE FROM org_domains WHERE org_id = $1",
+        "DELETE FROM webhook_endpoints WHERE org_id = $1",
+    ] {
+        sqlx::query(statement).bind(org).execute(&mut *conn).await?;
+    }
+    sqlx::query!("UPDATE organizations SET deleted_at = now(), version = version + 1, updated_at = now() WHERE id = $1", org)
+        .execute(&mut *conn)
+        .await?;
+    Ok(Closed { members, service_accounts })
 }
 
 /// The caller's one organization as a page (a credential acts in one).

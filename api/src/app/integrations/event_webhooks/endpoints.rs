@@ -79,10 +79,17 @@ fn check_fields(
         }
     }
     if let Some(event_types) = event_types {
+        use crate::model::{MAX_EVENT_TYPE_CHARS, MAX_EVENT_TYPES};
         v.check(!event_types.is_empty(), "event_types", "required", "subscribe to at least one event type");
+        v.check(
+            event_types.len() <= MAX_EVENT_TYPES,
+            "event_types",
+            "too_many",
+            format!("at most {MAX_EVENT_TYPES} patterns"),
+        );
         for (i, pattern) in event_types.iter().enumerate() {
             v.check(
-                event_type_ok(pattern),
+                pattern.chars().count() <= MAX_EVENT_TYPE_CHARS && event_type_ok(pattern),
                 format!("event_types[{i}]"),
                 "invalid",
                 "cluster.*, nodepool.*, deployment.*, operation.*, webhook_endpoint.*, invoice.*, budget.* (or a type within them), or *",
@@ -231,10 +238,18 @@ impl App {
             .await?
             .ok_or_else(|| Error::not_found("webhook endpoint", endpoint.to_string()))?;
         // Billing events carry amounts: only who may read billing, for good,
-        // sends them somewhere new, subscribes to them or turns them back on.
-        if redirects && names_billing(input.event_types.as_deref().unwrap_or(&current.event_types)) {
+        // sends them somewhere new (deliveries already queued included),
+        // subscribes to them, drops them, or turns them back on.
+        let new_types = input.event_types.as_deref().unwrap_or(&current.event_types);
+        if redirects && (names_billing(new_types) || names_billing(&current.event_types)) {
             self.org_authorized(ctx, org, Action::ReadBilling).await?;
             crate::app::check_lasting(ctx, moke_iam::Target::org(org_id), &[Action::ReadBilling])?;
+        }
+        if input.enabled == Some(true) && input.url.is_none() {
+            // Turned back on, the URL it has must pass today's rules too.
+            let mut v = Validator::new();
+            check_fields(&mut v, self.outbound(), Some(&current.url), None, None);
+            v.finish()?;
         }
         let new_url = input.url.as_deref().filter(|url| *url != current.url);
         let change = EndpointChange {
