@@ -44,7 +44,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::OperationReject => Self::cli_operation_reject(),
             CliCommand::OperationStepList => Self::cli_operation_step_list(),
             CliCommand::OrgList => Self::cli_org_list(),
+            CliCommand::OrgCreate => Self::cli_org_create(),
             CliCommand::OrgView => Self::cli_org_view(),
+            CliCommand::OrgDelete => Self::cli_org_delete(),
+            CliCommand::OrgUpdate => Self::cli_org_update(),
             CliCommand::AuditEventList => Self::cli_audit_event_list(),
             CliCommand::AuditEventExport => Self::cli_audit_event_export(),
             CliCommand::BillingBalanceView => Self::cli_billing_balance_view(),
@@ -364,6 +367,9 @@ impl<T: CliConfig> Cli<T> {
             )
             .about("List the organizations the caller belongs to.")
     }
+    pub fn cli_org_create() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("display-name") . long ("display-name") . value_parser (:: clap :: value_parser ! (types :: OrgCreateDisplayName)) . required (false) . help ("1-100 characters without control characters (surrounding whitespace\nis ignored); the name when omitted.")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: OrgCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: OrgCreateName)) . required_unless_present ("json-body") . help ("DNS label: lowercase letters, digits and `-`, 1–63 characters, unique\nacross Moke (a deleted organization's name stays taken).")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Make another organization, owned by the person asking (at most 10 each).\nOnly a person may, signed in or with a token neither limited nor\nexpiring. The credential asking stays where it acts: to act in the new\norganization, sign in to it, or refresh the session naming it.")
+    }
     pub fn cli_org_view() -> ::clap::Command {
         ::clap::Command::new("")
             .arg(
@@ -374,6 +380,12 @@ impl<T: CliConfig> Cli<T> {
                     .help("Organization id (`org_…`)"),
             )
             .about("View an organization.")
+    }
+    pub fn cli_org_delete() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . about ("Delete an empty organization (no projects): an owner, signed in as\nthemselves, who belongs to another organization. Every member, service\naccount, token and session of it stops working at once; its name stays\ntaken, and its invoices and audit log stay on record.")
+    }
+    pub fn cli_org_update() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("display-name") . long ("display-name") . value_parser (:: clap :: value_parser ! (types :: OrgUpdateDisplayName)) . required (false) . help ("1-100 characters without control characters.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: OrgUpdateName)) . required (false) . help ("A new name: a DNS label, 1–63 characters, unique across Moke.\nSign-in links that used the old name stop working; the id never changes.")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Rename or relabel an organization (owners).")
     }
     pub fn cli_audit_event_list() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("action") . long ("action") . value_parser (:: clap :: value_parser ! (types :: AuditEventListAction)) . required (false) . help ("An action (`member.remove`), or a family of them (`member.*`): 1 to\n100 lowercase letters, '.' or '_', a '*' only at the end.")) . arg (:: clap :: Arg :: new ("actor") . long ("actor") . value_parser (:: clap :: value_parser ! (types :: AuditEventListActor)) . required (false) . help ("Who acted: a `usr_…`, `sa_…` or (older events) `tok_…` id.")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("org") . long ("org") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Organization id")) . arg (:: clap :: Arg :: new ("outcome") . long ("outcome") . value_parser (:: clap :: value_parser ! (types :: AuditEventListOutcome)) . required (false) . help ("`success` or `failure`.")) . arg (:: clap :: Arg :: new ("resource") . long ("resource") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The id of the resource acted on.")) . arg (:: clap :: Arg :: new ("since") . long ("since") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Events at or after this time (RFC 3339).")) . arg (:: clap :: Arg :: new ("until") . long ("until") . value_parser (:: clap :: value_parser ! (:: chrono :: DateTime < :: chrono :: offset :: Utc >)) . required (false) . help ("Events before this time (RFC 3339); must be after `since`.")) . about ("List the organization's audit events, oldest first, optionally filtered\nby actor, action, outcome, resource and time.")
@@ -1633,7 +1645,10 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::OperationReject => self.execute_operation_reject(matches).await,
             CliCommand::OperationStepList => self.execute_operation_step_list(matches).await,
             CliCommand::OrgList => self.execute_org_list(matches).await,
+            CliCommand::OrgCreate => self.execute_org_create(matches).await,
             CliCommand::OrgView => self.execute_org_view(matches).await,
+            CliCommand::OrgDelete => self.execute_org_delete(matches).await,
+            CliCommand::OrgUpdate => self.execute_org_update(matches).await,
             CliCommand::AuditEventList => self.execute_audit_event_list(matches).await,
             CliCommand::AuditEventExport => self.execute_audit_event_export(matches).await,
             CliCommand::BillingBalanceView => self.execute_billing_balance_view(matches).await,
@@ -2525,12 +2540,98 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_org_create(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.org_create();
+        if let Some(value) = matches.get_one::<types::OrgCreateDisplayName>("display-name") {
+            request = request.body_map(|body| body.display_name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<types::OrgCreateIdempotencyKey>("idempotency-key") {
+            request = request.idempotency_key(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::OrgCreateName>("name") {
+            request = request.body_map(|body| body.name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::OrgCreate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_org_create(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
     pub async fn execute_org_view(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.org_view();
         if let Some(value) = matches.get_one::<::std::string::String>("org") {
             request = request.org(value.clone());
         }
         self.config.execute_org_view(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_org_delete(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.org_delete();
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        self.config.execute_org_delete(matches, &mut request)?;
+        let result = request.send().await;
+        match result {
+            Ok(r) => {
+                self.config.success_no_item(&r);
+                Ok(())
+            }
+            Err(r) => {
+                self.config.error(&r);
+                Err(anyhow::Error::new(r))
+            }
+        }
+    }
+    pub async fn execute_org_update(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.org_update();
+        if let Some(value) = matches.get_one::<types::OrgUpdateDisplayName>("display-name") {
+            request = request.body_map(|body| body.display_name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("if-match") {
+            request = request.if_match(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::OrgUpdateName>("name") {
+            request = request.body_map(|body| body.name(value.clone()))
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("org") {
+            request = request.org(value.clone());
+        }
+        if let Some(value) = matches.get_one::<std::path::PathBuf>("json-body") {
+            let body_txt =
+                std::fs::read_to_string(value).with_context(|| format!("failed to read {}", value.display()))?;
+            let body_value = serde_json::from_str::<types::OrgUpdate>(&body_txt)
+                .with_context(|| format!("failed to parse {}", value.display()))?;
+            request = request.body(body_value);
+        }
+        self.config.execute_org_update(matches, &mut request)?;
         let result = request.send().await;
         match result {
             Ok(r) => {
@@ -6414,7 +6515,16 @@ pub trait CliConfig {
     fn execute_org_list(&self, matches: &::clap::ArgMatches, request: &mut builder::OrgList) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_org_create(&self, matches: &::clap::ArgMatches, request: &mut builder::OrgCreate) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_org_view(&self, matches: &::clap::ArgMatches, request: &mut builder::OrgView) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_org_delete(&self, matches: &::clap::ArgMatches, request: &mut builder::OrgDelete) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn execute_org_update(&self, matches: &::clap::ArgMatches, request: &mut builder::OrgUpdate) -> anyhow::Result<()> {
         Ok(())
     }
     fn execute_audit_event_list(
@@ -7311,7 +7421,10 @@ pub enum CliCommand {
     OperationReject,
     OperationStepList,
     OrgList,
+    OrgCreate,
     OrgView,
+    OrgDelete,
+    OrgUpdate,
     AuditEventList,
     AuditEventExport,
     BillingBalanceView,
@@ -7473,7 +7586,10 @@ impl CliCommand {
             CliCommand::OperationReject,
             CliCommand::OperationStepList,
             CliCommand::OrgList,
+            CliCommand::OrgCreate,
             CliCommand::OrgView,
+            CliCommand::OrgDelete,
+            CliCommand::OrgUpdate,
             CliCommand::AuditEventList,
             CliCommand::AuditEventExport,
             CliCommand::BillingBalanceView,
@@ -7636,7 +7752,10 @@ impl CliCommand {
             CliCommand::OperationReject => "operation_reject",
             CliCommand::OperationStepList => "operation_step_list",
             CliCommand::OrgList => "org_list",
+            CliCommand::OrgCreate => "org_create",
             CliCommand::OrgView => "org_view",
+            CliCommand::OrgDelete => "org_delete",
+            CliCommand::OrgUpdate => "org_update",
             CliCommand::AuditEventList => "audit_event_list",
             CliCommand::AuditEventExport => "audit_event_export",
             CliCommand::BillingBalanceView => "billing_balance_view",

@@ -51,6 +51,8 @@ pub mod types {
         ManageBilling,
         #[serde(rename = "manage_policies")]
         ManagePolicies,
+        #[serde(rename = "manage_org")]
+        ManageOrg,
     }
     impl ::std::fmt::Display for Action {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -69,6 +71,7 @@ pub mod types {
                 Self::ReadBilling => f.write_str("read_billing"),
                 Self::ManageBilling => f.write_str("manage_billing"),
                 Self::ManagePolicies => f.write_str("manage_policies"),
+                Self::ManageOrg => f.write_str("manage_org"),
             }
         }
     }
@@ -90,6 +93,7 @@ pub mod types {
                 "read_billing" => Ok(Self::ReadBilling),
                 "manage_billing" => Ok(Self::ManageBilling),
                 "manage_policies" => Ok(Self::ManagePolicies),
+                "manage_org" => Ok(Self::ManageOrg),
                 _ => Err("invalid value".into()),
             }
         }
@@ -5039,6 +5043,9 @@ pub mod types {
     impl ::std::str::FromStr for EventTypePattern {
         type Err = self::error::ConversionError;
         fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
                 ::regress::Regex::new(
                     "^(\\*|(cluster|nodepool|deployment|operation|webhook_endpoint|invoice|budget)\\.[a-z._*]*)$",
@@ -7709,6 +7716,171 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "A new organization. The person asking becomes its only owner; a person\nowns at most 10."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct OrgCreate {
+        #[doc = "1-100 characters without control characters (surrounding whitespace\nis ignored); the name when omitted."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub display_name: ::std::option::Option<OrgCreateDisplayName>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub labels: ::std::option::Option<LabelMap>,
+        #[doc = "DNS label: lowercase letters, digits and `-`, 1–63 characters, unique\nacross Moke (a deleted organization's name stays taken)."]
+        pub name: OrgCreateName,
+    }
+    impl OrgCreate {
+        pub fn builder() -> builder::OrgCreate {
+            Default::default()
+        }
+    }
+    #[doc = "1-100 characters without control characters (surrounding whitespace\nis ignored); the name when omitted."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct OrgCreateDisplayName(::std::string::String);
+    impl ::std::ops::Deref for OrgCreateDisplayName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OrgCreateDisplayName> for ::std::string::String {
+        fn from(value: OrgCreateDisplayName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OrgCreateDisplayName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
+                :: regress :: Regex :: new ("^[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$") . unwrap ()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err ("doesn't match pattern \"^[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$\"" . into ()) ;
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OrgCreateDisplayName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OrgCreateDisplayName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OrgCreateDisplayName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`OrgCreateIdempotencyKey`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct OrgCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for OrgCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OrgCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: OrgCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OrgCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[ -~]*[!-~][ -~]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[ -~]*[!-~][ -~]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OrgCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OrgCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OrgCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "DNS label: lowercase letters, digits and `-`, 1–63 characters, unique\nacross Moke (a deleted organization's name stays taken)."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct OrgCreateName(::std::string::String);
+    impl ::std::ops::Deref for OrgCreateName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OrgCreateName> for ::std::string::String {
+        fn from(value: OrgCreateName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OrgCreateName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OrgCreateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OrgCreateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OrgCreateName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "organization id, `org_` followed by 32 hex digits"]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -7885,6 +8057,124 @@ pub mod types {
         type Error = self::error::ConversionError;
         fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
+        }
+    }
+    #[doc = "Changes to an organization (owners); what is absent stays as it is."]
+    #[derive(
+        :: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, Default, PartialEq, schemars :: JsonSchema,
+    )]
+    #[serde(deny_unknown_fields)]
+    pub struct OrgUpdate {
+        #[doc = "1-100 characters without control characters."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub display_name: ::std::option::Option<OrgUpdateDisplayName>,
+        #[doc = "Replaces the labels."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub labels: ::std::option::Option<LabelMap>,
+        #[doc = "A new name: a DNS label, 1–63 characters, unique across Moke.\nSign-in links that used the old name stop working; the id never changes."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<OrgUpdateName>,
+    }
+    impl OrgUpdate {
+        pub fn builder() -> builder::OrgUpdate {
+            Default::default()
+        }
+    }
+    #[doc = "1-100 characters without control characters."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct OrgUpdateDisplayName(::std::string::String);
+    impl ::std::ops::Deref for OrgUpdateDisplayName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OrgUpdateDisplayName> for ::std::string::String {
+        fn from(value: OrgUpdateDisplayName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OrgUpdateDisplayName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
+                :: regress :: Regex :: new ("^[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$") . unwrap ()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err ("doesn't match pattern \"^[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$\"" . into ()) ;
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OrgUpdateDisplayName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OrgUpdateDisplayName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OrgUpdateDisplayName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "A new name: a DNS label, 1–63 characters, unique across Moke.\nSign-in links that used the old name stop working; the id never changes."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct OrgUpdateName(::std::string::String);
+    impl ::std::ops::Deref for OrgUpdateName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OrgUpdateName> for ::std::string::String {
+        fn from(value: OrgUpdateName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OrgUpdateName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OrgUpdateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OrgUpdateName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OrgUpdateName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "`OrgView`"]
@@ -22118,6 +22408,60 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct OrgCreate {
+            display_name:
+                ::std::result::Result<::std::option::Option<super::OrgCreateDisplayName>, ::std::string::String>,
+            labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
+            name: ::std::result::Result<super::OrgCreateName, ::std::string::String>,
+        }
+        impl ::std::default::Default for OrgCreate {
+            fn default() -> Self {
+                Self {
+                    display_name: Ok(Default::default()),
+                    labels: Ok(Default::default()),
+                    name: Err("no value supplied for name".to_string()),
+                }
+            }
+        }
+        impl OrgCreate {
+            pub fn display_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OrgCreateDisplayName>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.display_name =
+                    value.try_into().map_err(|e| format!("error converting supplied value for display_name: {e}"));
+                self
+            }
+            pub fn labels<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::LabelMap>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.labels = value.try_into().map_err(|e| format!("error converting supplied value for labels: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::OrgCreateName>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OrgCreate> for super::OrgCreate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OrgCreate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { display_name: value.display_name?, labels: value.labels?, name: value.name? })
+            }
+        }
+        impl ::std::convert::From<super::OrgCreate> for OrgCreate {
+            fn from(value: super::OrgCreate) -> Self {
+                Self { display_name: Ok(value.display_name), labels: Ok(value.labels), name: Ok(value.name) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct OrgPlanView {
             changed_at: ::std::result::Result<
                 ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
@@ -22402,6 +22746,60 @@ pub mod types {
         impl ::std::convert::From<super::OrgPolicyView> for OrgPolicyView {
             fn from(value: super::OrgPolicyView) -> Self {
                 Self { etag: Ok(value.etag), in_force: Ok(value.in_force), scheduled: Ok(value.scheduled) }
+            }
+        }
+        #[derive(Clone, Debug)]
+        pub struct OrgUpdate {
+            display_name:
+                ::std::result::Result<::std::option::Option<super::OrgUpdateDisplayName>, ::std::string::String>,
+            labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
+            name: ::std::result::Result<::std::option::Option<super::OrgUpdateName>, ::std::string::String>,
+        }
+        impl ::std::default::Default for OrgUpdate {
+            fn default() -> Self {
+                Self {
+                    display_name: Ok(Default::default()),
+                    labels: Ok(Default::default()),
+                    name: Ok(Default::default()),
+                }
+            }
+        }
+        impl OrgUpdate {
+            pub fn display_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OrgUpdateDisplayName>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.display_name =
+                    value.try_into().map_err(|e| format!("error converting supplied value for display_name: {e}"));
+                self
+            }
+            pub fn labels<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::LabelMap>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.labels = value.try_into().map_err(|e| format!("error converting supplied value for labels: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::OrgUpdateName>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<OrgUpdate> for super::OrgUpdate {
+            type Error = super::error::ConversionError;
+            fn try_from(value: OrgUpdate) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { display_name: value.display_name?, labels: value.labels?, name: value.name? })
+            }
+        }
+        impl ::std::convert::From<super::OrgUpdate> for OrgUpdate {
+            fn from(value: super::OrgUpdate) -> Self {
+                Self { display_name: Ok(value.display_name), labels: Ok(value.labels), name: Ok(value.name) }
             }
         }
         #[derive(Clone, Debug)]
@@ -29672,9 +30070,21 @@ impl Client {
     pub fn org_list(&self) -> builder::OrgList<'_> {
         builder::OrgList::new(self)
     }
+    #[doc = "Make another organization, owned by the person asking (at most 10 each).\nOnly a person may, signed in or with a token neither limited nor\nexpiring. The credential asking stays where it acts: to act in the new\norganization, sign in to it, or refresh the session naming it\n\nSends a `POST` request to `/v1/orgs`\n\nArguments:\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.org_create()\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn org_create(&self) -> builder::OrgCreate<'_> {
+        builder::OrgCreate::new(self)
+    }
     #[doc = "View an organization\n\nSends a `GET` request to `/v1/orgs/{org}`\n\nArguments:\n- `org`: Organization id (`org_…`)\n```ignore\nlet response = client.org_view()\n    .org(org)\n    .send()\n    .await;\n```"]
     pub fn org_view(&self) -> builder::OrgView<'_> {
         builder::OrgView::new(self)
+    }
+    #[doc = "Delete an empty organization (no projects): an owner, signed in as\nthemselves, who belongs to another organization. Every member, service\naccount, token and session of it stops working at once; its name stays\ntaken, and its invoices and audit log stay on record\n\nSends a `DELETE` request to `/v1/orgs/{org}`\n\nArguments:\n- `org`: Organization id\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.org_delete()\n    .org(org)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
+    pub fn org_delete(&self) -> builder::OrgDelete<'_> {
+        builder::OrgDelete::new(self)
+    }
+    #[doc = "Rename or relabel an organization (owners)\n\nSends a `PATCH` request to `/v1/orgs/{org}`\n\nArguments:\n- `org`: Organization id\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.org_update()\n    .org(org)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    pub fn org_update(&self) -> builder::OrgUpdate<'_> {
+        builder::OrgUpdate::new(self)
     }
     #[doc = "List the organization's audit events, oldest first, optionally filtered\nby actor, action, outcome, resource and time\n\nSends a `GET` request to `/v1/orgs/{org}/audit-events`\n\nArguments:\n- `org`: Organization id\n- `action`: An action (`member.remove`), or a family of them (`member.*`): 1 to\n100 lowercase letters, '.' or '_', a '*' only at the end.\n- `actor`: Who acted: a `usr_…`, `sa_…` or (older events) `tok_…` id.\n- `limit`: Items per page, 1 to 500 (default 50).\n- `outcome`: `success` or `failure`.\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n- `resource`: The id of the resource acted on.\n- `since`: Events at or after this time (RFC 3339).\n- `until`: Events before this time (RFC 3339); must be after `since`.\n```ignore\nlet response = client.audit_event_list()\n    .org(org)\n    .action(action)\n    .actor(actor)\n    .limit(limit)\n    .outcome(outcome)\n    .page_token(page_token)\n    .resource(resource)\n    .since(since)\n    .until(until)\n    .send()\n    .await;\n```"]
     pub fn audit_event_list(&self) -> builder::AuditEventList<'_> {
@@ -32386,6 +32796,89 @@ pub mod builder {
                 .boxed()
         }
     }
+    #[doc = "Builder for [`Client::org_create`]\n\n[`Client::org_create`]: super::Client::org_create"]
+    #[derive(Debug, Clone)]
+    pub struct OrgCreate<'a> {
+        client: &'a super::Client,
+        idempotency_key: Result<Option<types::OrgCreateIdempotencyKey>, String>,
+        body: Result<types::builder::OrgCreate, String>,
+    }
+    impl<'a> OrgCreate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, idempotency_key: Ok(None), body: Ok(::std::default::Default::default()) }
+        }
+        pub fn idempotency_key<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::OrgCreateIdempotencyKey>,
+        {
+            self.idempotency_key = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `OrgCreateIdempotencyKey` for idempotency_key failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::OrgCreate>,
+            <V as std::convert::TryInto<types::OrgCreate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `OrgCreate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::OrgCreate) -> types::builder::OrgCreate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `POST` request to `/v1/orgs`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OrgView>, Error<types::Problem>> {
+            let Self { client, idempotency_key, body } = self;
+            let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::OrgCreate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = idempotency_key {
+                header_map.append("Idempotency-Key", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "org_create" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                201u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
     #[doc = "Builder for [`Client::org_view`]\n\n[`Client::org_view`]: super::Client::org_view"]
     #[derive(Debug, Clone)]
     pub struct OrgView<'a> {
@@ -32422,6 +32915,174 @@ pub mod builder {
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo { operation_id: "org_view" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::org_delete`]\n\n[`Client::org_delete`]: super::Client::org_delete"]
+    #[derive(Debug, Clone)]
+    pub struct OrgDelete<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> OrgDelete<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client, org: Err("org was not initialized".to_string()), if_match: Ok(None) }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        #[doc = "Sends a `DELETE` request to `/v1/orgs/{org}`"]
+        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::Problem>> {
+            let Self { client, org, if_match } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .delete(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "org_delete" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                204u16 => Ok(ResponseValue::empty(response)),
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    #[doc = "Builder for [`Client::org_update`]\n\n[`Client::org_update`]: super::Client::org_update"]
+    #[derive(Debug, Clone)]
+    pub struct OrgUpdate<'a> {
+        client: &'a super::Client,
+        org: Result<::std::string::String, String>,
+        if_match: Result<Option<::std::string::String>, String>,
+        body: Result<types::builder::OrgUpdate, String>,
+    }
+    impl<'a> OrgUpdate<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                org: Err("org was not initialized".to_string()),
+                if_match: Ok(None),
+                body: Ok(::std::default::Default::default()),
+            }
+        }
+        pub fn org<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.org =
+                value.try_into().map_err(|_| "conversion to `:: std :: string :: String` for org failed".to_string());
+            self
+        }
+        pub fn if_match<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.if_match = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for if_match failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::OrgUpdate>,
+            <V as std::convert::TryInto<types::OrgUpdate>>::Error: std::fmt::Display,
+        {
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| format!("conversion to `OrgUpdate` for body failed: {}", s));
+            self
+        }
+        pub fn body_map<F>(mut self, f: F) -> Self
+        where
+            F: std::ops::FnOnce(types::builder::OrgUpdate) -> types::builder::OrgUpdate,
+        {
+            self.body = self.body.map(f);
+            self
+        }
+        #[doc = "Sends a `PATCH` request to `/v1/orgs/{org}`"]
+        pub async fn send(self) -> Result<ResponseValue<types::OrgView>, Error<types::Problem>> {
+            let Self { client, org, if_match, body } = self;
+            let org = org.map_err(Error::InvalidRequest)?;
+            let if_match = if_match.map_err(Error::InvalidRequest)?;
+            let body = body
+                .and_then(|v| types::OrgUpdate::try_from(v).map_err(|e| e.to_string()))
+                .map_err(Error::InvalidRequest)?;
+            let url = format!("{}/v1/orgs/{}", client.baseurl, encode_path(&org.to_string()),);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            if let Some(value) = if_match {
+                header_map.append("If-Match", value.to_string().try_into()?);
+            }
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .patch(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "org_update" };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
             client.post(&result, &info).await?;
@@ -45401,7 +46062,10 @@ pub const DRY_RUN_OPERATIONS: &[&str] = &[
     "operation_approve",
     "operation_cancel",
     "operation_reject",
+    "org_create",
+    "org_delete",
     "org_policy_update",
+    "org_update",
     "other_sessions_delete",
     "personal_token_create",
     "personal_token_delete",

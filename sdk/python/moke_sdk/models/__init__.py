@@ -124,11 +124,13 @@ from .operation_step_view import OperationStepView
 from .operation_steps import OperationSteps
 from .operation_target import OperationTarget
 from .operation_view import OperationView
+from .org_create import OrgCreate
 from .org_plan_view import OrgPlanView
 from .org_policy_update import OrgPolicyUpdate
 from .org_policy_version import OrgPolicyVersion
 from .org_policy_view import OrgPolicyView
 from .org_role import OrgRole
+from .org_update import OrgUpdate
 from .org_view import OrgView
 from .page_audit_event_view import PageAuditEventView
 from .page_budget_view import PageBudgetView
@@ -374,11 +376,13 @@ __all__ = (
     "OperationStepView",
     "OperationTarget",
     "OperationView",
+    "OrgCreate",
     "OrgPlanView",
     "OrgPolicyUpdate",
     "OrgPolicyVersion",
     "OrgPolicyView",
     "OrgRole",
+    "OrgUpdate",
     "OrgView",
     "PageAuditEventView",
     "PageBudgetView",

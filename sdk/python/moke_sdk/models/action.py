@@ -6,6 +6,7 @@ class Action(StrEnum):
     MANAGE_BILLING = "manage_billing"
     MANAGE_CREDENTIALS = "manage_credentials"
     MANAGE_MEMBERS = "manage_members"
+    MANAGE_ORG = "manage_org"
     MANAGE_POLICIES = "manage_policies"
     MANAGE_PROJECT_MEMBERS = "manage_project_members"
     MANAGE_RESOURCES = "manage_resources"

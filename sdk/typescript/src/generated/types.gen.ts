@@ -7,7 +7,7 @@ export type ClientOptions = {
 /**
  * Something a principal may try to do.
  */
-export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing' | 'manage_billing' | 'manage_policies';
+export type Action = 'read' | 'manage_resources' | 'read_quotas' | 'read_credentials' | 'manage_credentials' | 'read_audit' | 'read_members' | 'manage_members' | 'manage_project_members' | 'manage_sso' | 'administer_clusters' | 'read_billing' | 'manage_billing' | 'manage_policies' | 'manage_org';
 
 /**
  * An approver's decision.
@@ -1873,6 +1873,24 @@ export type OperationView = {
 };
 
 /**
+ * A new organization. The person asking becomes its only owner; a person
+ * owns at most 10.
+ */
+export type OrgCreate = {
+    /**
+     * DNS label: lowercase letters, digits and `-`, 1–63 characters, unique
+     * across Moke (a deleted organization's name stays taken).
+     */
+    name: string;
+    /**
+     * 1-100 characters without control characters (surrounding whitespace
+     * is ignored); the name when omitted.
+     */
+    display_name?: string | null;
+    labels?: LabelMap;
+};
+
+/**
  * organization id, `org_` followed by 32 hex digits
  */
 export type OrgId = string;
@@ -1948,6 +1966,22 @@ export type OrgPolicyView = {
  * of their own.
  */
 export type OrgRole = 'owner' | 'admin' | 'billing' | 'member' | 'viewer';
+
+/**
+ * Changes to an organization (owners); what is absent stays as it is.
+ */
+export type OrgUpdate = {
+    /**
+     * A new name: a DNS label, 1–63 characters, unique across Moke.
+     * Sign-in links that used the old name stop working; the id never changes.
+     */
+    name?: string | null;
+    /**
+     * 1-100 characters without control characters.
+     */
+    display_name?: string | null;
+    labels?: null | LabelMap;
+};
 
 export type OrgView = {
     id: OrgId;
@@ -5272,6 +5306,139 @@ export type OrgListResponses = {
 
 export type OrgListResponse = OrgListResponses[keyof OrgListResponses];
 
+export type OrgCreateData = {
+    body: OrgCreate;
+    headers?: {
+        /**
+         * Any 1-255 printable ASCII characters, unique per intended change (a
+         * UUID is good). A retry with the same key and body within 24 hours
+         * gets the first answer again and changes nothing; the same key with
+         * another body is refused (422); while the first is still running, 409.
+         */
+        'Idempotency-Key'?: string | null;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/orgs';
+};
+
+export type OrgCreateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OrgCreateError = OrgCreateErrors[keyof OrgCreateErrors];
+
+export type OrgCreateResponses = {
+    201: OrgView;
+};
+
+export type OrgCreateResponse = OrgCreateResponses[keyof OrgCreateResponses];
+
+export type OrgDeleteData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}';
+};
+
+export type OrgDeleteErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OrgDeleteError = OrgDeleteErrors[keyof OrgDeleteErrors];
+
+export type OrgDeleteResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type OrgDeleteResponse = OrgDeleteResponses[keyof OrgDeleteResponses];
+
 export type OrgViewData = {
     body?: never;
     path: {
@@ -5330,6 +5497,73 @@ export type OrgViewResponses = {
 };
 
 export type OrgViewResponse = OrgViewResponses[keyof OrgViewResponses];
+
+export type OrgUpdateData = {
+    body: OrgUpdate;
+    headers?: {
+        /**
+         * The `etag` of the resource as last read (or a comma-separated list
+         * of them, or `*`): the change is made only if the resource is still
+         * at one of them, else 412 with the current ETag.
+         */
+        'If-Match'?: string | null;
+    };
+    path: {
+        /**
+         * Organization id
+         */
+        org: string;
+    };
+    query?: never;
+    url: '/v1/orgs/{org}';
+};
+
+export type OrgUpdateErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type OrgUpdateError = OrgUpdateErrors[keyof OrgUpdateErrors];
+
+export type OrgUpdateResponses = {
+    200: OrgView;
+};
+
+export type OrgUpdateResponse = OrgUpdateResponses[keyof OrgUpdateResponses];
 
 export type AuditEventListData = {
     body?: never;
