@@ -171,6 +171,7 @@ fn test(args: &[String]) -> Result<()> {
     browser::debian_packages(&[("/usr/bin/pdftotext", "poppler-utils")], "the billing tests")?;
     // The console's browser tests run its pages with their script.
     let script = console_script::build()?;
+    let test_python = test_python::ensure()?;
     let mut command = cargo();
     command
         .args(["test", "--workspace", "--all-targets"])
@@ -182,7 +183,8 @@ fn test(args: &[String]) -> Result<()> {
         // The tests' gateways log in to this Vault, each under its own KV path.
         .env("OIDC_PROVIDER_DIR", oidc::ensure()?)
         // The mail tests deliver to aiosmtpd on loopback.
-        .env("TEST_PYTHON", test_python::ensure()?)
+        .env("GRPCURL", test_python::grpcurl(&test_python)?)
+        .env("TEST_PYTHON", &test_python)
         .env("MOKE_HTTP__CONSOLE_SCRIPT_DIR", &script)
         // The TypeScript and Python SDK scenarios run with these.
         .env("SDK_TEST_NODE_MODULES", &sdk_tools.node_modules)

@@ -1166,6 +1166,21 @@ impl Subscription {
         follow(crate::app::kernel::watch::operation_updates(watcher, id), slot).await
     }
 
+    /// A cluster (id or name) now and whenever it changed (its status,
+    /// conditions, version), read every second, for as long as it exists: a
+    /// dashboard follows clusters without polling the API itself.
+    async fn cluster(
+        &self,
+        ctx: &Context<'_>,
+        project: String,
+        cluster: String,
+    ) -> Result<impl Stream<Item = Result<ClusterView>> + use<>> {
+        use crate::app::kernel::watch::{ClusterAt, polled_updates};
+        let app = app(ctx).clone();
+        let (watcher, slot) = watcher(ctx, &app).await?;
+        follow(polled_updates(watcher, ClusterAt { project, cluster }), slot).await
+    }
+
     /// The organization's audit events the filter selects, up to now,
     /// oldest first, in batches of 1 000, as REST's export: each batch read
     /// as the caller's credential stands then; more than 100 000 events or

@@ -269,6 +269,16 @@ impl cluster_service_server::ClusterService for Api {
         }))
     }
 
+    type WatchClusterStream = super::Updates<Cluster>;
+
+    async fn watch_cluster(&self, request: Request<GetClusterRequest>) -> Reply<Self::WatchClusterStream> {
+        use crate::app::kernel::watch::{ClusterAt, polled_updates};
+        let watcher = super::watcher(&self.app, &request).await?;
+        let r = request.into_inner();
+        super::follow(polled_updates(watcher, ClusterAt { project: r.project, cluster: r.cluster }), convert::cluster)
+            .await
+    }
+
     async fn get_cluster(&self, request: Request<GetClusterRequest>) -> Reply<Cluster> {
         let ctx = context(&self.app, &request, "").await?;
         let r = request.get_ref();

@@ -588,3 +588,80 @@ async fn a_workload_deploys_end_to_end_over_grpc(options: PgPoolOptions, connect
     assert_eq!(answer["data"]["deployment"]["spec"]["replicas"], json!(3), "{answer}");
     assert_eq!(answer["data"]["deployment"]["spec"]["image"], json!("registry.example/web:1"), "{answer}");
 }
+
+/// Runs the real `grpcurl` (from `GRPCURL`) against the gateway's gRPC
+/// reflection with `token`: `method` with `request` as JSON, and returns
+/// every message it printed (a server stream prints one per message).
+fn grpcurl(base: &str, token: &str, method: &str, request: serde_json::Value) -> Vec<serde_json::Value> {
+    let grpcurl = std::env::var("GRPCURL").expect("GRPCURL (cargo xtask test installs grpcurl)");
+    let address = base.trim_start_matches("http://");
+    let output = std::process::Command::new(grpcurl)
+        .args(["-plaintext", "-max-time", "60", "-H", &format!("authorization: Bearer {token}"), "-d"])
+        .arg(request.to_string())
+        .args([address, method])
+        .output()
+        .expect("grpcurl runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "grpcurl {method}: {}\n{stdout}", String::from_utf8_lossy(&output.stderr));
+    serde_json::Deserializer::from_str(&stdout).into_iter::<serde_json::Value>().map(|m| m.unwrap()).collect()
+}
+
+/// What a customer does with nothing but grpcurl and the server's
+/// reflection: a project, a cluster with a node pool, a namespace, a
+/// deployment whose rollout they watch, and a scale, each Operation
+/// followed with WatchOperation until done.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn grpcurl_deploys_a_workload_through_reflection(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let _region = region(&t);
+    let (token, org, base) = (acme.token.clone(), acme.org.clone(), t.base.clone());
+    // grpcurl runs as a process while the gateway serves on this runtime.
+    tokio::task::spawn_blocking(move || {
+        let call = |method: &str, request: serde_json::Value| grpcurl(&base, &token, method, request);
+        let done = |operation: &serde_json::Value| {
+            let name = operation["name"].as_str().expect("an Operation's name").to_string();
+            let updates = call("moke.v1.OperationService/WatchOperation", json!({ "operation": name }));
+            let last = updates.last().expect("the watch sends the operation").clone();
+            assert_eq!(last["done"], json!(true), "{last}");
+            assert!(last.get("response").is_some(), "succeeded: {last}");
+            last
+        };
+        call("moke.v1.ProjectService/CreateProject", json!({ "org": org, "name": "web" }));
+        let op = call(
+            "moke.v1.ClusterService/CreateCluster",
+            json!({ "project": "web", "name": "prod", "region": "eu-central-1", "requestId": "c-1" }),
+        )
+        .remove(0);
+        assert_eq!(op["metadata"]["@type"], json!("type.googleapis.com/moke.v1.OperationMetadata"), "{op}");
+        let op = call(
+            "moke.v1.NodePoolService/CreateNodePool",
+            json!({ "project": "web", "cluster": "prod", "name": "workers",
+                    "spec": { "machineType": "bm.small", "count": 3 } }),
+        )
+        .remove(0);
+        done(&op);
+        call(
+            "moke.v1.NamespaceService/CreateNamespace",
+            json!({ "project": "web", "cluster": "prod", "name": "shop" }),
+        );
+        let at = json!({ "project": "web", "cluster": "prod", "namespace": "shop" });
+        let mut create = at.clone();
+        create["name"] = json!("web");
+        create["spec"] = json!({ "image": "registry.example/web:1", "replicas": 2 });
+        done(&call("moke.v1.DeploymentService/CreateDeployment", create).remove(0));
+        let mut which = at.clone();
+        which["deployment"] = json!("web");
+        let rollout = call("moke.v1.DeploymentService/WatchDeploymentRollout", which.clone());
+        let last = rollout.last().expect("the rollout watch sends the deployment");
+        assert_eq!(last["status"]["phase"], json!("running"), "{last}");
+        let mut scale = which.clone();
+        scale["replicas"] = json!(3);
+        let scaled = done(&call("moke.v1.DeploymentService/ScaleDeployment", scale).remove(0));
+        assert_eq!(scaled["metadata"]["kind"], json!("deployment_scale"), "{scaled}");
+        let web = call("moke.v1.DeploymentService/GetDeployment", which).remove(0);
+        assert_eq!(web["spec"]["replicas"], json!("3"), "int64 is a JSON string in protojson: {web}");
+    })
+    .await
+    .unwrap();
+}

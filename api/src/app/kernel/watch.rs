@@ -9,13 +9,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::Stream;
+use futures::future::BoxFuture;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
 use crate::app::workloads::deployments::DeploymentPath;
 use crate::app::{App, Error, RequestContext, ResourceRef, Result};
 use crate::ids::OperationId;
-use crate::model::{DeploymentView, OperationView};
+use crate::model::{ClusterView, DeploymentView, OperationView};
 
 /// The most watches one principal holds at once.
 pub const MAX_WATCHES_PER_PRINCIPAL: usize = 16;
@@ -159,11 +160,21 @@ pub fn operation_updates(watcher: Watcher, id: OperationId) -> impl Stream<Item 
     })
 }
 
-/// How often a rollout watch reads its deployment: nothing broadcasts
-/// deployment changes, so it is read again rather than woken.
-pub const ROLLOUT_POLL: Duration = Duration::from_secs(1);
+/// How often a polled watch reads its resource: nothing broadcasts
+/// deployment or cluster changes, so it is read again rather than woken.
+pub const POLL: Duration = Duration::from_secs(1);
 
-/// The deployment a rollout watch follows, by its path's ids or names.
+/// A resource a polled watch follows: read as the caller may see it now.
+pub trait Polled: Send + 'static {
+    type View: serde::Serialize + Send + 'static;
+    fn read<'a>(&'a self, app: &'a App, caller: &'a RequestContext) -> BoxFuture<'a, Result<Self::View>>;
+    /// Whether no later change is worth waiting for.
+    fn finished(view: &Self::View) -> bool;
+}
+
+/// The deployment a rollout watch follows, by its path's ids or names; it
+/// is finished once its rollout is complete (running at its current
+/// generation) or failed.
 pub struct DeploymentAt {
     pub project: String,
     pub cluster: String,
@@ -171,27 +182,57 @@ pub struct DeploymentAt {
     pub deployment: String,
 }
 
-impl DeploymentAt {
-    async fn read(&self, app: &App, caller: &RequestContext) -> Result<DeploymentView> {
-        let (project, cluster) = (ResourceRef::parse(&self.project), ResourceRef::parse(&self.cluster));
-        let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &self.namespace };
-        app.deployment_view(caller, &at, &ResourceRef::parse(&self.deployment)).await
+impl Polled for DeploymentAt {
+    type View = DeploymentView;
+    fn read<'a>(&'a self, app: &'a App, caller: &'a RequestContext) -> BoxFuture<'a, Result<DeploymentView>> {
+        Box::pin(async move {
+            let (project, cluster) = (ResourceRef::parse(&self.project), ResourceRef::parse(&self.cluster));
+            let at = DeploymentPath { project: &project, cluster: &cluster, namespace: &self.namespace };
+            app.deployment_view(caller, &at, &ResourceRef::parse(&self.deployment)).await
+        })
+    }
+    fn finished(view: &DeploymentView) -> bool {
+        view.rollout_done()
     }
 }
 
-/// The deployment now and whenever it has changed, ending once its rollout
-/// is complete (running at its current generation) or failed, when the
-/// caller's credential no longer holds (the error is the last item), or at
-/// shutdown.
+/// A cluster whose status a watch follows, by its project's and its own id
+/// or name, as long as it exists (a deleted one ends the watch, 404).
+pub struct ClusterAt {
+    pub project: String,
+    pub cluster: String,
+}
+
+impl Polled for ClusterAt {
+    type View = ClusterView;
+    fn read<'a>(&'a self, app: &'a App, caller: &'a RequestContext) -> BoxFuture<'a, Result<ClusterView>> {
+        Box::pin(async move {
+            app.cluster_view(caller, &ResourceRef::parse(&self.project), &ResourceRef::parse(&self.cluster)).await
+        })
+    }
+    fn finished(_: &ClusterView) -> bool {
+        false
+    }
+}
+
+/// The deployment's rollout: [`polled_updates`] of a [`DeploymentAt`].
 pub fn deployment_rollout_updates(watcher: Watcher, at: DeploymentAt) -> impl Stream<Item = Result<DeploymentView>> {
-    struct State {
+    polled_updates(watcher, at)
+}
+
+/// The resource now and whenever it has changed (read every [`POLL`]),
+/// ending once it is [`Polled::finished`], when the caller's credential no
+/// longer holds or the resource is gone (the error is the last item), or at
+/// shutdown.
+pub fn polled_updates<P: Polled>(watcher: Watcher, target: P) -> impl Stream<Item = Result<P::View>> {
+    struct State<P> {
         watcher: Watcher,
-        at: DeploymentAt,
+        target: P,
         /// What was sent last, so only changes are sent.
         last: Option<serde_json::Value>,
         over: bool,
     }
-    let state = State { watcher, at, last: None, over: false };
+    let state = State { watcher, target, last: None, over: false };
     futures::stream::unfold(state, |mut state| async move {
         loop {
             if state.over {
@@ -200,13 +241,13 @@ pub fn deployment_rollout_updates(watcher: Watcher, at: DeploymentAt) -> impl St
             if state.last.is_some() {
                 tokio::select! {
                     _ = state.watcher.app().shutdown_token().cancelled() => return None,
-                    _ = tokio::time::sleep(ROLLOUT_POLL) => {}
+                    _ = tokio::time::sleep(POLL) => {}
                 }
             }
             let read = match state.watcher.caller().await {
                 Ok(caller) => {
                     let caller = caller.clone();
-                    state.at.read(state.watcher.app(), &caller).await
+                    state.target.read(state.watcher.app(), &caller).await
                 }
                 Err(e) => Err(e),
             };
@@ -221,7 +262,7 @@ pub fn deployment_rollout_updates(watcher: Watcher, at: DeploymentAt) -> impl St
             if state.last.is_some() && seen == state.last {
                 continue;
             }
-            state.over = view.rollout_done();
+            state.over = P::finished(&view);
             state.last = seen.or(Some(serde_json::Value::Null));
             return Some((Ok(view), state));
         }
