@@ -19,7 +19,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use async_graphql::dataloader::DataLoader;
-use async_graphql::extensions::apollo_persisted_queries::{ApolloPersistedQueries, LruCacheStorage};
 use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, GraphiQLSource};
 use async_graphql::{Data, ErrorExtensions, Schema};
 use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLResponse, GraphQLWebSocket};
@@ -55,9 +54,6 @@ pub struct Mutation(
 /// The Moke GraphQL schema.
 pub type MokeSchema = Schema<Query, Mutation, Subscription>;
 
-/// Documents kept for automatic persisted queries.
-pub const PERSISTED_QUERIES: usize = 1024;
-
 /// Deepest query accepted.
 pub const MAX_DEPTH: usize = 10;
 /// Largest query complexity accepted (a list counts its `first` times its items).
@@ -70,10 +66,7 @@ pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(64)
         .limit_directives(16)
-        .extension(limits::Limits)
-        // Automatic persisted queries: a client may send a document's
-        // SHA-256 alone once the server has seen it (the newest 1 024 kept).
-        .extension(ApolloPersistedQueries::new(LruCacheStorage::new(PERSISTED_QUERIES)));
+        .extension(limits::Limits);
     if let Some(app) = app {
         builder = builder.data(app);
     }

@@ -473,6 +473,7 @@ impl CoreQuery {
 
     /// The usage report of days `[start, end)` as CSV (one row per day,
     /// project, resource and price), as REST's download. Needs `read_billing`.
+    #[graphql(complexity = 2000)]
     async fn usage_csv(
         &self,
         ctx: &Context<'_>,
@@ -766,9 +767,10 @@ impl CoreMutation {
         app(ctx).org_update(&caller_for(ctx, dry_run)?, id(&org)?, if_match.as_deref(), input).await.map_err(error)
     }
 
-    /// Deletes an empty organization: an owner signed in as themselves who
-    /// belongs to another organization. Everything that could act in it
-    /// stops at once; its name stays taken, its invoices and audit log kept.
+    /// Deletes an empty organization (no projects, no usage a finalized
+    /// invoice does not hold yet): an owner signed in (a session, not a
+    /// token) who belongs to another organization. Everything that could act
+    /// in it stops at once; its name stays taken, its invoices and audit log kept.
     async fn delete_org(
         &self,
         ctx: &Context<'_>,

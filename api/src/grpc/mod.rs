@@ -47,11 +47,15 @@ pub fn router(app: Arc<App>) -> axum::Router {
     // The same bound as a REST body (tonic's own default is 4 MiB).
     let max = app.config().http.max_body_bytes;
     let api = services::Api { app };
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(moke_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()
-        .expect("the embedded descriptor sets are valid");
+    // Reflection in both versions: v1, and v1alpha, which grpcurl before
+    // 1.9 and many other clients still ask for.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(moke_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection().build_v1().expect("the embedded descriptor sets are valid");
+    let reflection_v1alpha = reflection().build_v1alpha().expect("the embedded descriptor sets are valid");
     let (health, health_service) = tonic_health::server::health_reporter();
     for name in [
         "moke.v1.OrgService",
@@ -79,7 +83,8 @@ pub fn router(app: Arc<App>) -> axum::Router {
         tokio::spawn(async move { health.set_service_status(name, tonic_health::ServingStatus::Serving).await });
     }
     tonic::service::Routes::new(health_service)
-        .add_service(reflection)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
         .add_service(OrgServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(ProjectServiceServer::new(api.clone()).max_decoding_message_size(max))
         .add_service(ClusterServiceServer::new(api.clone()).max_decoding_message_size(max))

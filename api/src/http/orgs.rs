@@ -50,9 +50,10 @@ async fn org_view(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Path(org): Path<St
     Ok(with_etag(&view.etag.clone(), view))
 }
 
-/// Make another organization, owned by the person asking (at most 10 each).
-/// Only a person may, signed in or with a token neither limited nor
-/// expiring. The credential asking stays where it acts: to act in the new
+/// Make another organization, owned by the person asking: at most 10 owned
+/// at once and 10 made in 30 days. Only a person may, signed in or with a
+/// token neither limited nor expiring. A name any organization has or had
+/// is taken. The credential asking stays where it acts: to act in the new
 /// organization, sign in to it, or refresh the session naming it.
 #[utoipa::path(post, path = "/v1/orgs", operation_id = "org_create", tag = "orgs",
     params(IdempotencyKeyHeader), request_body = OrgCreate, security(("bearer" = [])),
@@ -62,7 +63,9 @@ async fn org_create(State(app): State<Arc<App>>, Ctx(ctx): Ctx, Json(input): Jso
     Ok(created(format!("/v1/orgs/{}", view.id), &view.etag.clone(), view))
 }
 
-/// Rename or relabel an organization (owners).
+/// Rename or relabel an organization (owners). A new name must be one no
+/// organization has or had; the old one stays this organization's, so links
+/// that named it lead nowhere else.
 #[utoipa::path(patch, path = "/v1/orgs/{org}", operation_id = "org_update", tag = "orgs",
     params(("org" = String, Path, description = "Organization id"), IfMatchHeader),
     request_body = OrgUpdate, security(("bearer" = [])),
@@ -78,10 +81,12 @@ async fn org_update(
     Ok(with_etag(&view.etag.clone(), view))
 }
 
-/// Delete an empty organization (no projects): an owner, signed in as
-/// themselves, who belongs to another organization. Every member, service
-/// account, token and session of it stops working at once; its name stays
-/// taken, and its invoices and audit log stay on record.
+/// Delete an empty organization: no projects, and no usage a finalized
+/// invoice does not hold yet (409 `org_not_empty`, `unbilled_usage`). Only
+/// an owner signed in (a session, not a token) who belongs to another
+/// organization (409 `last_organization`). Every member, service account,
+/// token and session of it stops working at once; its name stays taken,
+/// and its invoices and audit log stay on record.
 #[utoipa::path(delete, path = "/v1/orgs/{org}", operation_id = "org_delete", tag = "orgs",
     params(("org" = String, Path, description = "Organization id"), IfMatchHeader),
     security(("bearer" = [])),

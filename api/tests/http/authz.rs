@@ -45,7 +45,7 @@ const OUTSIDE: [(&str, &str); 29] = [
     ("POST /v1/device/deny", "the caller's own sign-in, a person's session only (device.rs)"),
     ("PUT /v1/orgs/{org}/policy", "owners who are people only, never a service account (approvals.rs)"),
     ("POST /v1/orgs", "a person's own act: any person may make an organization, no service account (iam.rs)"),
-    ("DELETE /v1/orgs/{org}", "the whole organization: its owners who are people only, once empty (iam.rs)"),
+    ("DELETE /v1/orgs/{org}", "the whole organization: its owners signed in, once empty (iam.rs)"),
 ];
 
 /// Routes about the caller's own things (isolation.rs checks them).

@@ -663,12 +663,20 @@ async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptio
     assert_eq!(status, StatusCode::OK);
     assert_eq!(answer["data"]["updateOrg"], json!({ "name": "third", "displayName": "Third Co" }), "{answer}");
 
-    // Deleting: not while it holds a project, then at once for everyone in it.
+    // The old name stays the organization's: nobody else takes it.
+    let bob = signup(&t, "bob@example.com", "bobs").await;
+    t.client(&signed_in(&bob)).post::<Value>("/v1/orgs", json!({ "name": "second" })).await.refused(StatusCode::BAD_REQUEST);
+
+    // Deleting: never with a token, not while it holds a project, then at
+    // once for everyone in it.
     let org_path = format!("/v1/orgs/{}", second.id);
+    let pat: TokenCreated = in_second.post("/v1/me/tokens", json!({ "name": "laptop" })).await.expect(StatusCode::CREATED);
+    in_second.with_token(&pat.token).delete::<Value>(&org_path).await.refused_with(StatusCode::FORBIDDEN, "session_only");
     in_second.delete::<Value>(&org_path).await.refused_with(StatusCode::CONFLICT, "org_not_empty");
     in_second.delete::<Value>(&format!("/v1/projects/{}", project.id)).await.expect(StatusCode::NO_CONTENT);
     in_second.delete::<Value>(&org_path).await.expect(StatusCode::NO_CONTENT);
     in_second.get::<Value>("/v1/me").await.refused(StatusCode::UNAUTHORIZED);
+    in_second.with_token(&pat.token).get::<Value>("/v1/me").await.refused(StatusCode::UNAUTHORIZED);
     let (status, _) = t.post_public(
         "/v1/auth/login",
         json!({ "email": "ada@example.com", "password": PASSWORD, "organization": "second-co" }),

@@ -545,7 +545,7 @@ async fn a_workload_deploys_end_to_end_over_grpc(options: PgPoolOptions, connect
     };
     let op = deployments.scale_deployment(scale).await.unwrap().into_inner();
     assert_eq!(finished(&mut operations, op).await.kind, "deployment_scale");
-    // A new image, then back to the one that last rolled out fully.
+    // A new image, then back to the first revision's.
     let update = pb::UpdateDeploymentRequest {
         project: p.clone(),
         cluster: c.clone(),
@@ -565,6 +565,7 @@ async fn a_workload_deploys_end_to_end_over_grpc(options: PgPoolOptions, connect
         cluster: c.clone(),
         namespace: n.clone(),
         deployment: "web".into(),
+        revision: Some(1),
         request_id: "rollback-1".into(),
         ..Default::default()
     };

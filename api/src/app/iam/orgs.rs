@@ -12,7 +12,8 @@ use crate::app::{App, Error, PageRequest, RequestContext, Result, check_if_match
 use crate::ids::OrgId;
 use crate::model::{Labels, OrgCreate, OrgUpdate, OrgView, Page, TokenCreated};
 
-/// The most organizations one person owns at once.
+/// The most organizations one person owns at once, and makes in 30 days
+/// (deleted ones counted: a name once taken stays taken).
 pub const MAX_OWNED_ORGS: i64 = 10;
 
 /// A new organization with its first owner token.
@@ -111,17 +112,15 @@ impl App {
         self.idempotent(ctx, "org_create", input, |claim| async move {
             let mut tx = claim.begin(self.db()).await?;
             let user = ctx.principal.id;
-            let owned = store::orgs::owned_by(&mut tx, user).await?;
-            if owned >= MAX_OWNED_ORGS {
-                return Err(Error::QuotaExceeded {
-                    quota: "organizations_owned",
-                    limit: MAX_OWNED_ORGS,
-                    usage: owned,
-                    requested: 1,
-                });
+            let (owned, recent) = store::orgs::made_by(&mut tx, user).await?;
+            for (quota, usage) in [("organizations_owned", owned), ("organizations_made_in_30_days", recent)] {
+                if usage >= MAX_OWNED_ORGS {
+                    return Err(Error::QuotaExceeded { quota, limit: MAX_OWNED_ORGS, usage, requested: 1 });
+                }
             }
             let labels = serde_json::to_value(&input.labels).map_err(|e| Error::Internal(e.into()))?;
-            let row = store::orgs::insert(&mut tx, OrgId::generate().uuid(), &input.name, display_name, &labels).await?;
+            let id = OrgId::generate().uuid();
+            let row = store::orgs::insert(&mut tx, id, user, &input.name, display_name, &labels).await?;
             store::memberships::insert_owner(&mut tx, row.id, user).await?;
             let view = row.into_view();
             // Recorded in the new organization, by its owner.
@@ -179,20 +178,26 @@ impl App {
         Ok(row.into_view())
     }
 
-    /// `org_delete`: deletes an empty organization (no projects), by one of
-    /// its owners signed in as themselves who belongs to another
+    /// `org_delete`: deletes an empty organization (no projects, no usage
+    /// that a finalized invoice does not hold yet), by one of its owners
+    /// signed in (a session, not a token) who belongs to another
     /// organization to act in afterwards. Every member, service account,
     /// token and session stops working at once; its name stays taken, and
     /// its invoices and audit log stay on record.
     pub async fn org_delete(&self, ctx: &RequestContext, org: OrgId, if_match: Option<&str>) -> Result<()> {
         self.org_authorized(ctx, org, Action::ManageOrg).await?;
         own_act(ctx, "delete an organization")?;
+        // Never a token's act, however long-lived: the person, signed in.
+        if !matches!(ctx.principal.credential, moke_iam::Credential::Session { .. }) {
+            return Err(Error::refused("session_only", "delete an organization signed in, not with a token"));
+        }
         let mut tx = self.db().begin().await?;
         let row = store::orgs::find_for_update(&mut tx, org.uuid())
             .await?
             .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
-        let (projects, elsewhere) = store::orgs::before_delete(&mut tx, row.id, ctx.principal.id).await?;
+        let store::orgs::BeforeDelete { projects, elsewhere, unbilled } =
+            store::orgs::before_delete(&mut tx, row.id, ctx.principal.id).await?;
         if projects > 0 {
             return Err(Error::conflict(
                 "org_not_empty",
@@ -203,6 +208,13 @@ impl App {
             return Err(Error::conflict(
                 "last_organization",
                 "this is the only organization you belong to; make or join another one first",
+            ));
+        }
+        if unbilled {
+            return Err(Error::conflict(
+                "unbilled_usage",
+                "usage is recorded that no finalized invoice holds yet; delete the organization once the month's \
+                 invoice is finalized",
             ));
         }
         // Recorded before the organization closes, while its principal still counts.

@@ -221,7 +221,9 @@ pub(in crate::app) async fn check_count(
 pub(in crate::app) async fn lock_org(tx: &mut PgConnection, org: Uuid) -> Result<()> {
     // NO KEY UPDATE: serializes quota checks of one organization without
     // blocking the foreign-key checks (KEY SHARE) every other write of it makes.
-    sqlx::query!("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org)
+    // A deleted organization is gone: a write that waited for its delete
+    // reads the row again after the lock and finds it no more.
+    sqlx::query!("SELECT id FROM organizations WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE", org)
         .fetch_optional(tx)
         .await?
         .ok_or_else(|| Error::not_found("organization", OrgId::from_uuid(org).to_string()))?;

@@ -41,23 +41,25 @@ pub(in crate::app) async fn find_for_update(conn: &mut PgConnection, id: Uuid) -
     Ok(select!("WHERE id = $1 AND deleted_at IS NULL FOR UPDATE", id).fetch_optional(conn).await?)
 }
 
-/// A new organization made by a person (who the caller makes its owner); a
-/// taken name, deleted organizations' included, is an invalid `name`.
+/// A new organization made by `person` (whom the caller makes its owner);
+/// a name any organization has or had is an invalid `name`.
 pub(in crate::app) async fn insert(
     conn: &mut PgConnection,
     id: Uuid,
+    person: Uuid,
     name: &str,
     display_name: &str,
     labels: &serde_json::Value,
 ) -> Result<OrgRow> {
     sqlx::query_as!(
         OrgRow,
-        "INSERT INTO organizations (id, name, display_name, labels) VALUES ($1, $2, $3, $4)
+        "INSERT INTO organizations (id, name, display_name, labels, created_by) VALUES ($1, $2, $3, $4, $5)
          RETURNING id, name, display_name, labels, version, created_at, updated_at",
         id,
         name,
         display_name,
         labels,
+        person,
     )
     .fetch_one(conn)
     .await
@@ -88,30 +90,48 @@ pub(in crate::app) async fn update(
     .map_err(or_unique(|| Error::invalid_field("name", "taken", "an organization with this name exists")))
 }
 
-/// How many organizations, not deleted, `user` owns.
-pub(in crate::app) async fn owned_by(conn: &mut PgConnection, user: Uuid) -> Result<i64> {
-    Ok(sqlx::query_scalar!(
-        r#"SELECT count(*) AS "count!" FROM memberships m JOIN organizations o ON o.id = m.org_id
-           WHERE m.user_id = $1 AND m.role = 'owner' AND o.deleted_at IS NULL"#,
+/// How many organizations `user` owns now, and how many they made in the
+/// last 30 days (deleted ones too), with their account locked so two
+/// requests count one after the other.
+pub(in crate::app) async fn made_by(conn: &mut PgConnection, user: Uuid) -> Result<(i64, i64)> {
+    sqlx::query!("SELECT id FROM users WHERE id = $1 FOR UPDATE", user).fetch_one(&mut *conn).await?;
+    let row = sqlx::query!(
+        r#"SELECT (SELECT count(*) FROM memberships m JOIN organizations o ON o.id = m.org_id
+                   WHERE m.user_id = $1 AND m.role = 'owner' AND o.deleted_at IS NULL) AS "owned!",
+                  (SELECT count(*) FROM organizations
+                   WHERE created_by = $1 AND created_at > now() - interval '30 days') AS "recent!""#,
         user
     )
     .fetch_one(conn)
-    .await?)
+    .await?;
+    Ok((row.owned, row.recent))
 }
 
-/// What stands in the way of deleting an organization: its projects, and
-/// whether `user` belongs to another organization to act in afterwards.
-pub(in crate::app) async fn before_delete(conn: &mut PgConnection, org: Uuid, user: Uuid) -> Result<(i64, bool)> {
+/// What stands in the way of deleting an organization.
+pub(in crate::app) struct BeforeDelete {
+    pub projects: i64,
+    /// Whether the person deleting it belongs to another organization.
+    pub elsewhere: bool,
+    /// Whether usage is recorded that no finalized invoice holds yet.
+    pub unbilled: bool,
+}
+
+pub(in crate::app) async fn before_delete(conn: &mut PgConnection, org: Uuid, user: Uuid) -> Result<BeforeDelete> {
     let row = sqlx::query!(
         r#"SELECT (SELECT count(*) FROM projects WHERE org_id = $1) AS "projects!",
                   EXISTS (SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.org_id
-                          WHERE m.user_id = $2 AND m.org_id <> $1 AND o.deleted_at IS NULL) AS "elsewhere!""#,
+                          WHERE m.user_id = $2 AND m.org_id <> $1 AND o.deleted_at IS NULL) AS "elsewhere!",
+                  EXISTS (SELECT 1 FROM usage_records u
+                          WHERE u.org_id = $1
+                            AND u.period_end > COALESCE((SELECT max(i.period_end) FROM invoices i
+                                                         WHERE i.org_id = $1 AND i.status = 'finalized'),
+                                                        '-infinity'::timestamptz)) AS "unbilled!""#,
         org,
         user
     )
     .fetch_one(conn)
     .await?;
-    Ok((row.projects, row.elsewhere))
+    Ok(BeforeDelete { projects: row.projects, elsewhere: row.elsewhere, unbilled: row.unbilled })
 }
 
 /// Who could act in an organization as it is deleted.
@@ -185,14 +205,16 @@ pub(in crate::app) async fn insert_or_get(
     Ok(sqlx::query_as!(
         OrgRow,
         "INSERT INTO organizations (id, name, display_name) VALUES ($1, $2, $3)
-         ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
+         ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name WHERE organizations.deleted_at IS NULL
          RETURNING id, name, display_name, labels, version, created_at, updated_at",
         id,
         name,
         display_name,
     )
-    .fetch_one(conn)
-    .await?)
+    .fetch_optional(conn)
+    .await
+    .map_err(or_unique(|| Error::conflict("name_taken", format!("another organization had the name {name}"))))?
+    .ok_or_else(|| Error::conflict("org_deleted", format!("organization {name} was deleted; its name stays taken")))?)
 }
 
 /// A new organization made at sign-up (named `name`, displayed as it); a
@@ -216,8 +238,9 @@ pub(in crate::app) async fn insert_for_signup(conn: &mut PgConnection, id: Uuid,
     .id)
 }
 
+/// The organization that has or had `name` (a name once taken stays its own).
 pub(in crate::app) async fn id_by_name(conn: &mut PgConnection, name: &str) -> Result<Option<Uuid>> {
-    Ok(sqlx::query_scalar!("SELECT id FROM organizations WHERE name = $1", name).fetch_optional(conn).await?)
+    Ok(sqlx::query_scalar!("SELECT org_id FROM org_names WHERE name = $1", name).fetch_optional(conn).await?)
 }
 
 pub(in crate::app) async fn name(conn: &mut PgConnection, id: Uuid) -> Result<String> {
