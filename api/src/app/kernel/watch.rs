@@ -19,7 +19,7 @@ use crate::ids::OperationId;
 use crate::model::{ClusterView, DeploymentView, OperationView};
 
 /// The most watches one principal holds at once.
-pub const MAX_WATCHES_PER_PRINCIPAL: usize = 16;
+pub const MAX_WATCHES_PER_PRINCIPAL: usize = 32;
 
 /// The longest a watch lasts; a client that wants more starts another.
 pub const MAX_WATCH: Duration = Duration::from_secs(3600);

@@ -405,9 +405,10 @@ export const orgList = <ThrowOnError extends boolean = true>(options?: Options<O
 });
 
 /**
- * Make another organization, owned by the person asking (at most 10 each).
- * Only a person may, signed in or with a token neither limited nor
- * expiring. The credential asking stays where it acts: to act in the new
+ * Make another organization, owned by the person asking: at most 10 owned
+ * at once and 10 made in 30 days. Only a person may, signed in or with a
+ * token neither limited nor expiring. A name any organization has or had
+ * is taken. The credential asking stays where it acts: to act in the new
  * organization, sign in to it, or refresh the session naming it.
  */
 export const orgCreate = <ThrowOnError extends boolean = true>(options: Options<OrgCreateData, ThrowOnError>): RequestResult<OrgCreateResponses, OrgCreateErrors, ThrowOnError> => (options.client ?? client).post<OrgCreateResponses, OrgCreateErrors, ThrowOnError>({
@@ -421,10 +422,12 @@ export const orgCreate = <ThrowOnError extends boolean = true>(options: Options<
 });
 
 /**
- * Delete an empty organization (no projects): an owner, signed in as
- * themselves, who belongs to another organization. Every member, service
- * account, token and session of it stops working at once; its name stays
- * taken, and its invoices and audit log stay on record.
+ * Delete an empty organization: no projects, and no usage a finalized
+ * invoice does not hold yet (409 `org_not_empty`, `unbilled_usage`). Only
+ * an owner signed in (a session, not a token) who belongs to another
+ * organization (409 `last_organization`). Every member, service account,
+ * token and session of it stops working at once; its name stays taken,
+ * and its invoices and audit log stay on record.
  */
 export const orgDelete = <ThrowOnError extends boolean = true>(options: Options<OrgDeleteData, ThrowOnError>): RequestResult<OrgDeleteResponses, OrgDeleteErrors, ThrowOnError> => (options.client ?? client).delete<OrgDeleteResponses, OrgDeleteErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -442,7 +445,9 @@ export const orgView = <ThrowOnError extends boolean = true>(options: Options<Or
 });
 
 /**
- * Rename or relabel an organization (owners).
+ * Rename or relabel an organization (owners). A new name must be one no
+ * organization has or had; the old one stays this organization's, so links
+ * that named it lead nowhere else.
  */
 export const orgUpdate = <ThrowOnError extends boolean = true>(options: Options<OrgUpdateData, ThrowOnError>): RequestResult<OrgUpdateResponses, OrgUpdateErrors, ThrowOnError> => (options.client ?? client).patch<OrgUpdateResponses, OrgUpdateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -105,9 +105,10 @@ def sync_detailed(
     body: OrgCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[OrgView | Problem]:
-    """Make another organization, owned by the person asking (at most 10 each).
-    Only a person may, signed in or with a token neither limited nor
-    expiring. The credential asking stays where it acts: to act in the new
+    """Make another organization, owned by the person asking: at most 10 owned
+    at once and 10 made in 30 days. Only a person may, signed in or with a
+    token neither limited nor expiring. A name any organization has or had
+    is taken. The credential asking stays where it acts: to act in the new
     organization, sign in to it, or refresh the session naming it.
 
     Args:
@@ -141,9 +142,10 @@ def sync(
     body: OrgCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> OrgView | Problem | None:
-    """Make another organization, owned by the person asking (at most 10 each).
-    Only a person may, signed in or with a token neither limited nor
-    expiring. The credential asking stays where it acts: to act in the new
+    """Make another organization, owned by the person asking: at most 10 owned
+    at once and 10 made in 30 days. Only a person may, signed in or with a
+    token neither limited nor expiring. A name any organization has or had
+    is taken. The credential asking stays where it acts: to act in the new
     organization, sign in to it, or refresh the session naming it.
 
     Args:
@@ -172,9 +174,10 @@ async def asyncio_detailed(
     body: OrgCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[OrgView | Problem]:
-    """Make another organization, owned by the person asking (at most 10 each).
-    Only a person may, signed in or with a token neither limited nor
-    expiring. The credential asking stays where it acts: to act in the new
+    """Make another organization, owned by the person asking: at most 10 owned
+    at once and 10 made in 30 days. Only a person may, signed in or with a
+    token neither limited nor expiring. A name any organization has or had
+    is taken. The credential asking stays where it acts: to act in the new
     organization, sign in to it, or refresh the session naming it.
 
     Args:
@@ -206,9 +209,10 @@ async def asyncio(
     body: OrgCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> OrgView | Problem | None:
-    """Make another organization, owned by the person asking (at most 10 each).
-    Only a person may, signed in or with a token neither limited nor
-    expiring. The credential asking stays where it acts: to act in the new
+    """Make another organization, owned by the person asking: at most 10 owned
+    at once and 10 made in 30 days. Only a person may, signed in or with a
+    token neither limited nor expiring. A name any organization has or had
+    is taken. The credential asking stays where it acts: to act in the new
     organization, sign in to it, or refresh the session naming it.
 
     Args:

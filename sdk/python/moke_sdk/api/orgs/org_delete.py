@@ -101,10 +101,12 @@ def sync_detailed(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Response[Any | Problem]:
-    """Delete an empty organization (no projects): an owner, signed in as
-    themselves, who belongs to another organization. Every member, service
-    account, token and session of it stops working at once; its name stays
-    taken, and its invoices and audit log stay on record.
+    """Delete an empty organization: no projects, and no usage a finalized
+    invoice does not hold yet (409 `org_not_empty`, `unbilled_usage`). Only
+    an owner signed in (a session, not a token) who belongs to another
+    organization (409 `last_organization`). Every member, service account,
+    token and session of it stops working at once; its name stays taken,
+    and its invoices and audit log stay on record.
 
     Args:
         org (str):
@@ -136,10 +138,12 @@ def sync(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Any | Problem | None:
-    """Delete an empty organization (no projects): an owner, signed in as
-    themselves, who belongs to another organization. Every member, service
-    account, token and session of it stops working at once; its name stays
-    taken, and its invoices and audit log stay on record.
+    """Delete an empty organization: no projects, and no usage a finalized
+    invoice does not hold yet (409 `org_not_empty`, `unbilled_usage`). Only
+    an owner signed in (a session, not a token) who belongs to another
+    organization (409 `last_organization`). Every member, service account,
+    token and session of it stops working at once; its name stays taken,
+    and its invoices and audit log stay on record.
 
     Args:
         org (str):
@@ -166,10 +170,12 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Response[Any | Problem]:
-    """Delete an empty organization (no projects): an owner, signed in as
-    themselves, who belongs to another organization. Every member, service
-    account, token and session of it stops working at once; its name stays
-    taken, and its invoices and audit log stay on record.
+    """Delete an empty organization: no projects, and no usage a finalized
+    invoice does not hold yet (409 `org_not_empty`, `unbilled_usage`). Only
+    an owner signed in (a session, not a token) who belongs to another
+    organization (409 `last_organization`). Every member, service account,
+    token and session of it stops working at once; its name stays taken,
+    and its invoices and audit log stay on record.
 
     Args:
         org (str):
@@ -199,10 +205,12 @@ async def asyncio(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Any | Problem | None:
-    """Delete an empty organization (no projects): an owner, signed in as
-    themselves, who belongs to another organization. Every member, service
-    account, token and session of it stops working at once; its name stays
-    taken, and its invoices and audit log stay on record.
+    """Delete an empty organization: no projects, and no usage a finalized
+    invoice does not hold yet (409 `org_not_empty`, `unbilled_usage`). Only
+    an owner signed in (a session, not a token) who belongs to another
+    organization (409 `last_organization`). Every member, service account,
+    token and session of it stops working at once; its name stays taken,
+    and its invoices and audit log stay on record.
 
     Args:
         org (str):

@@ -110,7 +110,9 @@ def sync_detailed(
     body: OrgUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[OrgView | Problem]:
-    """Rename or relabel an organization (owners).
+    """Rename or relabel an organization (owners). A new name must be one no
+    organization has or had; the old one stays this organization's, so links
+    that named it lead nowhere else.
 
     Args:
         org (str):
@@ -145,7 +147,9 @@ def sync(
     body: OrgUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> OrgView | Problem | None:
-    """Rename or relabel an organization (owners).
+    """Rename or relabel an organization (owners). A new name must be one no
+    organization has or had; the old one stays this organization's, so links
+    that named it lead nowhere else.
 
     Args:
         org (str):
@@ -175,7 +179,9 @@ async def asyncio_detailed(
     body: OrgUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[OrgView | Problem]:
-    """Rename or relabel an organization (owners).
+    """Rename or relabel an organization (owners). A new name must be one no
+    organization has or had; the old one stays this organization's, so links
+    that named it lead nowhere else.
 
     Args:
         org (str):
@@ -208,7 +214,9 @@ async def asyncio(
     body: OrgUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> OrgView | Problem | None:
-    """Rename or relabel an organization (owners).
+    """Rename or relabel an organization (owners). A new name must be one no
+    organization has or had; the old one stays this organization's, so links
+    that named it lead nowhere else.
 
     Args:
         org (str):
