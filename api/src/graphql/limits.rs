@@ -88,7 +88,9 @@ fn root_fields<'a>(
     for item in &set.items {
         let count = match &item.node {
             Selection::Field(_) => 1,
-            Selection::InlineFragment(fragment) => root_fields(document, &fragment.node.selection_set.node, counted, path),
+            Selection::InlineFragment(fragment) => {
+                root_fields(document, &fragment.node.selection_set.node, counted, path)
+            }
             Selection::FragmentSpread(spread) => {
                 let name = spread.node.fragment_name.node.as_str();
                 match (counted.get(name), document.fragments.get(name)) {

@@ -136,9 +136,9 @@ impl OrgView {
     ) -> Result<Connection<String, Token>> {
         let result = app(ctx).token_list(caller(ctx)?, self.id, page(first, after)?).await.map_err(error)?;
         let mut connection = Connection::new(false, result.next_page.is_some());
-        connection.edges.extend(
-            result.items.into_iter().map(|t| Edge::new(PageRequest::cursor(t.id.uuid()), Token::from(t))),
-        );
+        connection
+            .edges
+            .extend(result.items.into_iter().map(|t| Edge::new(PageRequest::cursor(t.id.uuid()), Token::from(t))));
         Ok(connection)
     }
     /// Usage per UTC day, project, resource and price at list price, on
@@ -854,6 +854,7 @@ impl CoreMutation {
 
     /// Upgrades the cluster to one of `clusterUpgrades.available`: the
     /// control plane blue-green, then each node pool a node at a time.
+    #[allow(clippy::too_many_arguments)] // each argument is one of the field's
     async fn upgrade_cluster(
         &self,
         ctx: &Context<'_>,
@@ -866,7 +867,13 @@ impl CoreMutation {
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_upgrade(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, if_match.as_deref(), input)
+            .cluster_upgrade(
+                &caller_with_key(ctx, idempotency_key, dry_run)?,
+                &project,
+                &cluster,
+                if_match.as_deref(),
+                input,
+            )
             .await
             .map_err(error)
     }
@@ -945,7 +952,12 @@ impl CoreMutation {
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_snapshot_create(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, if_match.as_deref())
+            .cluster_snapshot_create(
+                &caller_with_key(ctx, idempotency_key, dry_run)?,
+                &project,
+                &cluster,
+                if_match.as_deref(),
+            )
             .await
             .map_err(error)
     }
@@ -1009,6 +1021,7 @@ impl CoreMutation {
 
     /// Restores the cluster's etcd from `snapshot` (cluster-admin rights):
     /// API servers stopped, one member restored, etcd back to three.
+    #[allow(clippy::too_many_arguments)] // each argument is one of the field's
     async fn restore_cluster_snapshot(
         &self,
         ctx: &Context<'_>,
@@ -1021,7 +1034,13 @@ impl CoreMutation {
     ) -> Result<OperationView> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         app(ctx)
-            .cluster_snapshot_restore(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, &snapshot, if_match.as_deref())
+            .cluster_snapshot_restore(
+                &caller_with_key(ctx, idempotency_key, dry_run)?,
+                &project,
+                &cluster,
+                &snapshot,
+                if_match.as_deref(),
+            )
             .await
             .map_err(error)
     }
@@ -1043,7 +1062,14 @@ impl CoreMutation {
         let (project, cluster, pool) =
             (ResourceRef::parse(&project), ResourceRef::parse(&cluster), ResourceRef::parse(&node_pool));
         app(ctx)
-            .node_pool_recycle(&caller_with_key(ctx, idempotency_key, dry_run)?, &project, &cluster, &pool, if_match.as_deref(), input)
+            .node_pool_recycle(
+                &caller_with_key(ctx, idempotency_key, dry_run)?,
+                &project,
+                &cluster,
+                &pool,
+                if_match.as_deref(),
+                input,
+            )
             .await
             .map_err(error)
     }
@@ -1140,7 +1166,10 @@ async fn watcher(ctx: &Context<'_>, app: &Arc<App>) -> Result<(Watcher, Option<s
 /// A watch's updates as a subscription: the first read's error is the
 /// field's own (an unknown id is refused, not an empty stream), and a later
 /// error (a revoked credential) is the last item.
-async fn follow<T, S>(updates: S, slot: Option<super::SubscriptionSlot>) -> Result<impl Stream<Item = Result<T>> + use<T, S>>
+async fn follow<T, S>(
+    updates: S,
+    slot: Option<super::SubscriptionSlot>,
+) -> Result<impl Stream<Item = Result<T>> + use<T, S>>
 where
     T: Send + 'static,
     S: Stream<Item = Result<T, Error>> + Send + 'static,
@@ -1149,7 +1178,12 @@ where
     let mut updates = Box::pin(updates);
     let first = match updates.next().await {
         Some(first) => first.map_err(error)?,
-        None => return Err(error(Error::Unavailable { detail: "the server is shutting down".into(), retry_after_seconds: 1 })),
+        None => {
+            return Err(error(Error::Unavailable {
+                detail: "the server is shutting down".into(),
+                retry_after_seconds: 1,
+            }));
+        }
     };
     Ok(futures::stream::once(async move { Ok(first) }).chain(updates.map(move |update| {
         // The socket's slot is held as long as the stream lives.

@@ -53,12 +53,7 @@ impl catalog_service_server::CatalogService for Api {
                 .app
                 .machine_type_list()
                 .into_iter()
-                .map(|m| MachineType {
-                    name: m.name,
-                    vcpus: m.vcpus,
-                    memory_gib: m.memory_gib,
-                    price_key: m.price_key,
-                })
+                .map(|m| MachineType { name: m.name, vcpus: m.vcpus, memory_gib: m.memory_gib, price_key: m.price_key })
                 .collect(),
         }))
     }

@@ -330,12 +330,7 @@ pub fn operation(o: OperationView) -> pb::Operation {
         update_time: Some(timestamp(o.updated_at)),
         finish_time: opt_timestamp(o.finished_at),
     };
-    pb::Operation {
-        name: o.id.to_string(),
-        metadata: Some(any("moke.v1.OperationMetadata", &metadata)),
-        done,
-        result,
-    }
+    pb::Operation { name: o.id.to_string(), metadata: Some(any("moke.v1.OperationMetadata", &metadata)), done, result }
 }
 
 /// `message` packed as a `google.protobuf.Any` of the type `full_name`.
@@ -378,7 +373,12 @@ pub fn cluster_event(e: crate::model::ClusterEventView) -> pb::ClusterEvent {
 }
 
 pub fn operation_step(s: crate::model::OperationStepView) -> pb::OperationStep {
-    pb::OperationStep { status: s.status.as_str().to_string(), step: s.step, progress: s.progress, time: Some(timestamp(s.at)) }
+    pb::OperationStep {
+        status: s.status.as_str().to_string(),
+        step: s.step,
+        progress: s.progress,
+        time: Some(timestamp(s.at)),
+    }
 }
 
 pub fn token(t: TokenView) -> pb::Token {

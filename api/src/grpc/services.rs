@@ -799,7 +799,8 @@ impl token_service_server::TokenService for Api {
     async fn create_token(&self, request: Request<CreateTokenRequest>) -> Reply<CreateTokenResponse> {
         let ctx = context(&self.app, &request, &request.get_ref().request_id).await?;
         let r = request.into_inner();
-        let input = model::TokenCreate { name: r.name, role: r.role, expires_in_seconds: r.expires_in.map(|d| d.seconds) };
+        let input =
+            model::TokenCreate { name: r.name, role: r.role, expires_in_seconds: r.expires_in.map(|d| d.seconds) };
         let created = self.app.token_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
         Ok(Response::new(CreateTokenResponse { token: Some(convert::token(created.view)), secret: created.token }))
     }

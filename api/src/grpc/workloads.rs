@@ -86,7 +86,6 @@ impl pb::namespace_service_server::NamespaceService for Api {
     }
 }
 
-
 #[tonic::async_trait]
 impl pb::deployment_service_server::DeploymentService for Api {
     type WatchDeploymentRolloutStream = super::Updates<pb::Deployment>;
@@ -216,7 +215,8 @@ impl pb::deployment_service_server::DeploymentService for Api {
         use crate::app::kernel::watch::{DeploymentAt, deployment_rollout_updates};
         let watcher = super::watcher(&self.app, &request).await?;
         let r = request.into_inner();
-        let at = DeploymentAt { project: r.project, cluster: r.cluster, namespace: r.namespace, deployment: r.deployment };
+        let at =
+            DeploymentAt { project: r.project, cluster: r.cluster, namespace: r.namespace, deployment: r.deployment };
         super::follow(deployment_rollout_updates(watcher, at), deployment).await
     }
 }

@@ -184,7 +184,6 @@ async fn audit_event_export(
         .into_response())
 }
 
-
 /// The CSV export's first line.
 const AUDIT_CSV_HEADER: &str = "id,occurred_at,action,outcome,principal_kind,principal_id,credential_method,\
 credential_id,resource_type,resource_id,request_id,source_ip,user_agent,details\r\n";

@@ -314,7 +314,11 @@ async fn held_changes_wait_for_another_owner_and_never_act_unapproved(
     );
     let mut as_alice =
         OrgServiceClient::with_interceptor(channel.clone(), Bearer(format!("Bearer {}", alice.token).parse().unwrap()));
-    let bad_time = UpdateOrgPolicyRequest { approvals: None, effective_time: Some(prost_types::Timestamp { seconds: 0, nanos: -1 }), ..request };
+    let bad_time = UpdateOrgPolicyRequest {
+        approvals: None,
+        effective_time: Some(prost_types::Timestamp { seconds: 0, nanos: -1 }),
+        ..request
+    };
     let refused = as_alice.update_org_policy(bad_time).await.unwrap_err();
     assert_eq!(
         (refused.code(), reason(&refused)),

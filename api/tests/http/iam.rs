@@ -619,10 +619,10 @@ async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptio
     ada.get::<Value>(&format!("/v1/orgs/{}", second.id)).await.refused(StatusCode::NOT_FOUND);
     // A service account is no person.
     let robot = t.tenant("robots").await;
-    t.client(&robot).post::<Value>("/v1/orgs", json!({ "name": "robotic" })).await.refused_with(
-        StatusCode::FORBIDDEN,
-        "person_only",
-    );
+    t.client(&robot)
+        .post::<Value>("/v1/orgs", json!({ "name": "robotic" }))
+        .await
+        .refused_with(StatusCode::FORBIDDEN, "person_only");
 
     // Signed in to it, Ada owns it: a project in it, a rename, a stale rename refused.
     let there = session(&t, "ada@example.com", PASSWORD, Some("second")).await;
@@ -643,12 +643,20 @@ async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptio
     let bearer = crate::grpc::Bearer(format!("Bearer {}", made.session.access_token).parse().unwrap());
     let mut orgs = OrgServiceClient::with_interceptor(channel, bearer);
     let third = orgs
-        .create_org(moke_proto::v1::CreateOrgRequest { name: "third".into(), request_id: "o-1".into(), ..Default::default() })
+        .create_org(moke_proto::v1::CreateOrgRequest {
+            name: "third".into(),
+            request_id: "o-1".into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
     let again = orgs
-        .create_org(moke_proto::v1::CreateOrgRequest { name: "third".into(), request_id: "o-1".into(), ..Default::default() })
+        .create_org(moke_proto::v1::CreateOrgRequest {
+            name: "third".into(),
+            request_id: "o-1".into(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -665,23 +673,32 @@ async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptio
 
     // The old name stays the organization's: nobody else takes it.
     let bob = signup(&t, "bob@example.com", "bobs").await;
-    t.client(&signed_in(&bob)).post::<Value>("/v1/orgs", json!({ "name": "second" })).await.refused(StatusCode::BAD_REQUEST);
+    t.client(&signed_in(&bob))
+        .post::<Value>("/v1/orgs", json!({ "name": "second" }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
 
     // Deleting: never with a token, not while it holds a project, then at
     // once for everyone in it.
     let org_path = format!("/v1/orgs/{}", second.id);
-    let pat: TokenCreated = in_second.post("/v1/me/tokens", json!({ "name": "laptop" })).await.expect(StatusCode::CREATED);
-    in_second.with_token(&pat.token).delete::<Value>(&org_path).await.refused_with(StatusCode::FORBIDDEN, "session_only");
+    let pat: TokenCreated =
+        in_second.post("/v1/me/tokens", json!({ "name": "laptop" })).await.expect(StatusCode::CREATED);
+    in_second
+        .with_token(&pat.token)
+        .delete::<Value>(&org_path)
+        .await
+        .refused_with(StatusCode::FORBIDDEN, "session_only");
     in_second.delete::<Value>(&org_path).await.refused_with(StatusCode::CONFLICT, "org_not_empty");
     in_second.delete::<Value>(&format!("/v1/projects/{}", project.id)).await.expect(StatusCode::NO_CONTENT);
     in_second.delete::<Value>(&org_path).await.expect(StatusCode::NO_CONTENT);
     in_second.get::<Value>("/v1/me").await.refused(StatusCode::UNAUTHORIZED);
     in_second.with_token(&pat.token).get::<Value>("/v1/me").await.refused(StatusCode::UNAUTHORIZED);
-    let (status, _) = t.post_public(
-        "/v1/auth/login",
-        json!({ "email": "ada@example.com", "password": PASSWORD, "organization": "second-co" }),
-    )
-    .await;
+    let (status, _) = t
+        .post_public(
+            "/v1/auth/login",
+            json!({ "email": "ada@example.com", "password": PASSWORD, "organization": "second-co" }),
+        )
+        .await;
     assert_ne!(status, StatusCode::OK, "no one signs in to a deleted organization");
     ada.post::<Value>("/v1/orgs", json!({ "name": "second-co" })).await.refused(StatusCode::BAD_REQUEST);
     ada.get::<Value>("/v1/me").await.expect(StatusCode::OK);
@@ -693,8 +710,7 @@ async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptio
         in_third.get(&format!("/v1/orgs/{}/audit-events?action=org.create", third.id)).await.expect(StatusCode::OK);
     assert_eq!(audit.items.len(), 1, "{audit:?}");
     in_third.delete::<Value>(&format!("/v1/orgs/{}", third.id)).await.expect(StatusCode::NO_CONTENT);
-    ada.delete::<Value>(&format!("/v1/orgs/{}", made.organization.id)).await.refused_with(
-        StatusCode::CONFLICT,
-        "last_organization",
-    );
+    ada.delete::<Value>(&format!("/v1/orgs/{}", made.organization.id))
+        .await
+        .refused_with(StatusCode::CONFLICT, "last_organization");
 }

@@ -4,10 +4,10 @@
 use moke_iam::{Action, OrgRole};
 use serde_json::json;
 
+use crate::app::error::Validator;
 use crate::app::iam::store;
 use crate::app::iam::store::orgs::OrgRow;
 use crate::app::kernel::audit::{self, AuditRecord};
-use crate::app::error::Validator;
 use crate::app::{App, Error, PageRequest, RequestContext, Result, check_if_match, etag, validate};
 use crate::ids::OrgId;
 use crate::model::{Labels, OrgCreate, OrgUpdate, OrgView, Page, TokenCreated};
@@ -126,7 +126,12 @@ impl App {
             // Recorded in the new organization, by its owner.
             let actor = self.user_context(ctx, user, view.id.uuid(), OrgRole::Owner);
             let details = json!({ "name": view.name, "made_from": OrgId::from_uuid(ctx.principal.org_id).to_string() });
-            let record = AuditRecord { action: "org.create", resource_type: "org", resource_id: Some(view.id.to_string()), details };
+            let record = AuditRecord {
+                action: "org.create",
+                resource_type: "org",
+                resource_id: Some(view.id.to_string()),
+                details,
+            };
             audit::record(&mut tx, &actor, record).await?;
             claim.complete(&mut tx, 201, &view).await?;
             self.commit(ctx, tx).await?;
@@ -163,7 +168,8 @@ impl App {
             .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let renamed_from = update.name.as_ref().filter(|name| **name != row.name).map(|_| row.name.clone());
-        let labels = update.labels.as_ref().map(serde_json::to_value).transpose().map_err(|e| Error::Internal(e.into()))?;
+        let labels =
+            update.labels.as_ref().map(serde_json::to_value).transpose().map_err(|e| Error::Internal(e.into()))?;
         let display_name = update.display_name.as_deref().map(str::trim);
         let row = store::orgs::update(&mut tx, row.id, update.name.as_deref(), display_name, labels.as_ref()).await?;
         let details = json!({
@@ -172,7 +178,8 @@ impl App {
             "display_name": display_name,
             "labels": update.labels,
         });
-        let record = AuditRecord { action: "org.update", resource_type: "org", resource_id: Some(org.to_string()), details };
+        let record =
+            AuditRecord { action: "org.update", resource_type: "org", resource_id: Some(org.to_string()), details };
         audit::record(&mut tx, ctx, record).await?;
         self.commit(ctx, tx).await?;
         Ok(row.into_view())

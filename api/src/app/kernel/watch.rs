@@ -105,11 +105,7 @@ impl Watcher {
 
     /// Waits for a change `is_mine` accepts on `changes`, the fallback tick,
     /// or shutdown (`false`: the watch should end).
-    pub async fn next_change(
-        &self,
-        changes: &mut broadcast::Receiver<Uuid>,
-        is_mine: impl Fn(Uuid) -> bool,
-    ) -> bool {
+    pub async fn next_change(&self, changes: &mut broadcast::Receiver<Uuid>, is_mine: impl Fn(Uuid) -> bool) -> bool {
         let tick = tokio::time::sleep(FALLBACK_TICK);
         tokio::pin!(tick);
         loop {
@@ -311,10 +307,9 @@ pub async fn audit_event_export(
         }
         let events = match export.first.take() {
             Some(events) => Ok(events),
-            None if tokio::time::Instant::now() > export.deadline => Err(Error::conflict(
-                "export_too_slow",
-                "the export took too long; narrow it with since and until",
-            )),
+            None if tokio::time::Instant::now() > export.deadline => {
+                Err(Error::conflict("export_too_slow", "the export took too long; narrow it with since and until"))
+            }
             None => match export.watcher.caller().await {
                 Ok(caller) => {
                     let caller = caller.clone();

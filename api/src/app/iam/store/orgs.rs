@@ -175,9 +175,12 @@ pub(in crate::app) async fn close(conn: &mut PgConnection, org: Uuid) -> Result<
     ] {
         sqlx::query(statement).bind(org).execute(&mut *conn).await?;
     }
-    sqlx::query!("UPDATE organizations SET deleted_at = now(), version = version + 1, updated_at = now() WHERE id = $1", org)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query!(
+        "UPDATE organizations SET deleted_at = now(), version = version + 1, updated_at = now() WHERE id = $1",
+        org
+    )
+    .execute(&mut *conn)
+    .await?;
     Ok(Closed { members, service_accounts })
 }
 
@@ -202,7 +205,7 @@ pub(in crate::app) async fn insert_or_get(
     name: &str,
     display_name: &str,
 ) -> Result<OrgRow> {
-    Ok(sqlx::query_as!(
+    sqlx::query_as!(
         OrgRow,
         "INSERT INTO organizations (id, name, display_name) VALUES ($1, $2, $3)
          ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name WHERE organizations.deleted_at IS NULL
@@ -214,7 +217,7 @@ pub(in crate::app) async fn insert_or_get(
     .fetch_optional(conn)
     .await
     .map_err(or_unique(|| Error::conflict("name_taken", format!("another organization had the name {name}"))))?
-    .ok_or_else(|| Error::conflict("org_deleted", format!("organization {name} was deleted; its name stays taken")))?)
+    .ok_or_else(|| Error::conflict("org_deleted", format!("organization {name} was deleted; its name stays taken")))
 }
 
 /// A new organization made at sign-up (named `name`, displayed as it); a
