@@ -236,6 +236,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut document = serde_json::from_slice::<UniqueKeys>(bytes)
         .map_err(|e| ApiError(Error::Malformed(format!("invalid JSON: {e}"))))?
         .0;
+    // Every request body is an object; serde would read a struct from an
+    // array of its fields in order, which the document does not allow.
+    if !document.is_object() {
+        return Err(ApiError(Error::invalid_field("body", "invalid", "must be a JSON object")));
+    }
     integral_numbers_as_integers(&mut document);
     let value = serde_path_to_error::deserialize(document).map_err(|error| {
         let path = error.path().to_string();
@@ -380,6 +385,8 @@ mod tests {
     fn a_key_named_twice_is_refused() {
         let twice = r#"{"name":"a","spec":{"region":"r","control_plane":{"replicas":1,"replicas":3}}}"#;
         assert!(matches!(parse_json::<ClusterCreate>(twice.as_bytes()), Err(ApiError(Error::Malformed(_)))));
+        // A struct's fields as an array are no object.
+        assert!(matches!(parse_json::<ClusterCreate>(b"[\"prod\", null]"), Err(ApiError(Error::Invalid(_)))));
     }
 
     #[test]

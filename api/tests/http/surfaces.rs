@@ -160,3 +160,146 @@ async fn every_operation_is_on_every_surface_or_says_why_not(options: PgPoolOpti
     }
     assert!(problems.is_empty(), "the surfaces mapping is wrong:\n{}", problems.join("\n"));
 }
+
+/// The surfaces a parity scenario runs over.
+#[derive(Clone, Copy, Debug)]
+enum Surface {
+    Rest,
+    Grpc,
+    Graphql,
+}
+
+/// IAM on every surface: a service account made (a bad name refused first,
+/// by the same field), given a token that works, then deleted, after which
+/// the token is refused. Each surface leaves the same state and writes the
+/// same audit trail.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_service_account_lives_and_dies_alike_on_every_surface(options: PgPoolOptions, connect: PgConnectOptions) {
+    use moke_api::model::{AuditEventView, Page, ServiceAccountView, TokenCreated};
+    use moke_proto::v1::service_account_service_client::ServiceAccountServiceClient;
+    use moke_proto::v1::{CreateServiceAccountRequest, CreateServiceAccountTokenRequest, DeleteServiceAccountRequest};
+
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let bearer = crate::grpc::Bearer(format!("Bearer {}", acme.token).parse().unwrap());
+    let mut grpc = ServiceAccountServiceClient::with_interceptor(channel, bearer);
+    let graphql = async |query: &str, variables: Value| {
+        let request = t.request(reqwest::Method::POST, "/graphql", &acme.token);
+        let (status, body) = t.send(request.json(&json!({ "query": query, "variables": variables }))).await;
+        assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+        body
+    };
+
+    let started = chrono::Utc::now();
+    for surface in [Surface::Rest, Surface::Grpc, Surface::Graphql] {
+        let name = format!("ci-{surface:?}").to_lowercase();
+        // (the refused field, the account's id, the token's secret)
+        let (refused, account, secret) = match surface {
+            Surface::Rest => {
+                let bad = owner
+                    .post::<Value>(
+                        &owner.org_path("/service-accounts"),
+                        json!({ "name": "Bad Name", "role": "viewer" }),
+                    )
+                    .await
+                    .refused(reqwest::StatusCode::BAD_REQUEST);
+                let made: ServiceAccountView = owner
+                    .post(&owner.org_path("/service-accounts"), json!({ "name": name, "role": "viewer" }))
+                    .await
+                    .expect(reqwest::StatusCode::CREATED);
+                let token: TokenCreated = owner
+                    .post(&owner.org_path(&format!("/service-accounts/{}/tokens", made.id)), json!({ "name": "ci" }))
+                    .await
+                    .expect(reqwest::StatusCode::CREATED);
+                (bad.fields().join(","), made.id.to_string(), token.token)
+            }
+            Surface::Grpc => {
+                let create = |name: &str| CreateServiceAccountRequest {
+                    org: acme.org.clone(),
+                    name: name.into(),
+                    role: "viewer".into(),
+                    ..Default::default()
+                };
+                let bad = grpc.create_service_account(create("Bad Name")).await.unwrap_err();
+                assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+                let made = grpc.create_service_account(create(&name)).await.unwrap().into_inner();
+                let token = grpc
+                    .create_service_account_token(CreateServiceAccountTokenRequest {
+                        org: acme.org.clone(),
+                        service_account: made.id.clone(),
+                        name: "ci".into(),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                (crate::grpc::violations(&bad).join(","), made.id, token.secret)
+            }
+            Surface::Graphql => {
+                let create = "mutation($org: ID!, $name: String!) { createServiceAccount(org: $org, \
+                              input: { name: $name, role: \"viewer\" }) { id } }";
+                let bad = graphql(create, json!({ "org": acme.org, "name": "Bad Name" })).await;
+                let fields: Vec<&str> = bad["errors"][0]["extensions"]["fields"]
+                    .as_array()
+                    .map(|f| f.iter().filter_map(|f| f["field"].as_str()).collect())
+                    .unwrap_or_default();
+                let made = graphql(create, json!({ "org": acme.org, "name": name })).await;
+                let id = made["data"]["createServiceAccount"]["id"].as_str().expect("made").to_string();
+                let token = graphql(
+                    "mutation($org: ID!, $sa: ID!) { createServiceAccountToken(org: $org, serviceAccount: $sa, \
+                     input: { name: \"ci\" }) { secret } }",
+                    json!({ "org": acme.org, "sa": id }),
+                )
+                .await;
+                let secret = token["data"]["createServiceAccountToken"]["secret"].as_str().expect("a secret");
+                (fields.join(","), id, secret.to_string())
+            }
+        };
+        assert_eq!(refused, "name", "{surface:?} names the bad field");
+        let robot = owner.with_token(&secret);
+        robot.get::<Value>("/v1/me").await.expect(reqwest::StatusCode::OK);
+        match surface {
+            Surface::Rest => {
+                owner
+                    .delete::<Value>(&owner.org_path(&format!("/service-accounts/{account}")))
+                    .await
+                    .expect(reqwest::StatusCode::NO_CONTENT);
+            }
+            Surface::Grpc => {
+                let delete = DeleteServiceAccountRequest { org: acme.org.clone(), service_account: account.clone() };
+                grpc.delete_service_account(delete).await.unwrap();
+            }
+            Surface::Graphql => {
+                let deleted = graphql(
+                    "mutation($org: ID!, $sa: ID!) { deleteServiceAccount(org: $org, serviceAccount: $sa) }",
+                    json!({ "org": acme.org, "sa": account }),
+                )
+                .await;
+                assert_eq!(deleted["data"]["deleteServiceAccount"], json!(true), "{deleted}");
+            }
+        }
+        robot.get::<Value>("/v1/me").await.refused(reqwest::StatusCode::UNAUTHORIZED);
+    }
+
+    // The same state: none of the three accounts is left.
+    let left: Page<ServiceAccountView> =
+        owner.get(&owner.org_path("/service-accounts")).await.expect(reqwest::StatusCode::OK);
+    assert!(left.items.iter().all(|a| !a.name.starts_with("ci-")), "{left:?}");
+    // The same audit trail, surface after surface.
+    let events: Page<AuditEventView> =
+        owner.get(&owner.org_path("/audit-events?limit=500")).await.expect(reqwest::StatusCode::OK);
+    let trail: Vec<&str> = events
+        .items
+        .iter()
+        .filter(|e| e.occurred_at >= started)
+        .map(|e| e.action.as_str())
+        .filter(|a| a.starts_with("service_account") || a.starts_with("token"))
+        .collect();
+    assert_eq!(trail.len() % 3, 0, "{trail:?}");
+    let each = trail.len() / 3;
+    assert!(each >= 3, "made, token, deleted: {trail:?}");
+    assert_eq!(trail[..each], trail[each..2 * each], "REST and gRPC: {trail:?}");
+    assert_eq!(trail[..each], trail[2 * each..], "REST and GraphQL: {trail:?}");
+}
