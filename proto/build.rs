@@ -21,6 +21,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile(files, ["."])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("moke_descriptor.bin"), descriptors.encode_to_vec())?;
+    // What the gateway's reflection tells anyone: the public API, without
+    // the internal gateway ↔ region messages.
+    let public: Vec<&str> = files.into_iter().filter(|file| !file.starts_with("moke/region/")).collect();
+    std::fs::write(out.join("moke_public_descriptor.bin"), protox::compile(public, ["."])?.encode_to_vec())?;
     // The region agent keeps these specs in its own store.
     let stored = ["Taint", "Toleration", "NodePoolSpec", "WorkloadSpec"];
     // google.rpc.Status is tonic-types' own (the type tonic's rich errors use).

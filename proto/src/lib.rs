@@ -15,8 +15,12 @@ pub mod region {
     tonic::include_proto!("moke.region.v1");
 }
 
-/// The encoded `FileDescriptorSet` of every contract, for gRPC reflection.
+/// The encoded `FileDescriptorSet` of every contract.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/moke_descriptor.bin"));
+
+/// The encoded `FileDescriptorSet` of the public API alone (`moke.v1` and
+/// what it imports), which the gateway's gRPC reflection serves.
+pub const PUBLIC_FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/moke_public_descriptor.bin"));
 
 /// Where region messages travel on NATS JetStream. `prefix` separates
 /// deployments (and tests) sharing one NATS server; it is `moke` by default.

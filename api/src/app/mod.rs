@@ -411,7 +411,9 @@ impl PageRequest {
         self.page(rows, key_of)
     }
 
-    fn fetch_limit(self) -> i64 {
+    /// How many rows to fetch: one more than the page, to tell whether
+    /// another page follows.
+    pub(crate) fn fetch_limit(self) -> i64 {
         self.limit + 1
     }
 }

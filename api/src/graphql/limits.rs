@@ -2,10 +2,18 @@
 //! most [`MAX_ROOT_FIELDS`] root fields: aliases or repeated fragments would
 //! otherwise repeat an expensive field thousands of times in one request
 //! that the rate limit counts once. A document spreads fragments at most
-//! [`MAX_SPREADS`] times, checked on its text before it is parsed, so no
-//! nesting of fragments can make parsing or validation walk an exponential
-//! tree. And a WebSocket carries only subscriptions: queries and mutations
-//! belong on HTTP, where every request is counted.
+//! [`MAX_SPREADS`] times, checked on its text before it is parsed. An
+//! operation with its fragments written out selects at most
+//! [`MAX_EXPANDED_FIELDS`] fields, worked out once per fragment before
+//! validation: validation (depth, complexity) walks every use of a fragment
+//! again, synchronously, so fragments that each spread the next a few times
+//! would otherwise make it walk an exponential tree, whoever sent it. And a
+//! WebSocket carries only subscriptions: queries and mutations belong on
+//! HTTP, where every request is counted.
+//!
+//! The extension also keeps the documents signed-in callers send most, parsed
+//! and checked ([`Documents`]): a dashboard or an SDK sends the same few
+//! documents over and over, and parsing was a sixth of a read's CPU.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,18 +29,64 @@ use crate::app::Error;
 pub const MAX_ROOT_FIELDS: usize = 20;
 /// The most fragment spreads (`...`) in one document.
 pub const MAX_SPREADS: usize = 50;
+/// The most fields one operation selects at all depths once its fragments
+/// are written out (the complexity limit, 10 000, prices far fewer).
+pub const MAX_EXPANDED_FIELDS: usize = 5_000;
 
-/// The extension enforcing both limits, before anything is resolved.
-pub struct Limits;
+/// The most parsed documents kept.
+pub const CACHED_DOCUMENTS: usize = 256;
+/// The longest document kept parsed (longer ones are parsed every time).
+pub const MAX_CACHED_DOCUMENT_BYTES: usize = 16 * 1024;
+
+/// The extension enforcing the limits before anything is resolved, with
+/// the parsed documents it keeps for every request of the schema.
+#[derive(Default)]
+pub struct Limits {
+    documents: Arc<Documents>,
+}
 
 impl ExtensionFactory for Limits {
     fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Limits)
+        Arc::new(LimitsOfRequest { documents: self.documents.clone() })
     }
 }
 
+/// Parsed documents that passed the limits, keyed by their exact text; at
+/// most [`CACHED_DOCUMENTS`], each at most [`MAX_CACHED_DOCUMENT_BYTES`], and
+/// only what signed-in callers sent, so nobody fills it without a
+/// credential. When full, an arbitrary one makes room: a caller who sends
+/// many different documents only makes them all parse again.
+#[derive(Default)]
+pub struct Documents {
+    kept: std::sync::Mutex<HashMap<String, ExecutableDocument>>,
+}
+
+impl Documents {
+    fn get(&self, text: &str) -> Option<ExecutableDocument> {
+        self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(text).cloned()
+    }
+
+    fn keep(&self, text: &str, document: &ExecutableDocument) {
+        if text.len() > MAX_CACHED_DOCUMENT_BYTES {
+            return;
+        }
+        let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if kept.len() >= CACHED_DOCUMENTS
+            && let Some(any) = kept.keys().next().cloned()
+        {
+            kept.remove(&any);
+        }
+        kept.insert(text.to_string(), document.clone());
+    }
+}
+
+/// [`Limits`] for one request.
+struct LimitsOfRequest {
+    documents: Arc<Documents>,
+}
+
 #[async_trait::async_trait]
-impl Extension for Limits {
+impl Extension for LimitsOfRequest {
     async fn prepare_request(
         &self,
         ctx: &ExtensionContext<'_>,
@@ -53,18 +107,31 @@ impl Extension for Limits {
         variables: &Variables,
         next: NextParseQuery<'_>,
     ) -> ServerResult<ExecutableDocument> {
-        let document = next.run(ctx, query, variables).await?;
+        let signed_in = ctx.data_opt::<crate::app::RequestContext>().is_some();
+        let kept = if signed_in { self.documents.get(query) } else { None };
+        let known = kept.is_some();
+        let document = match kept {
+            Some(document) => document,
+            None => next.run(ctx, query, variables).await?,
+        };
         let over_socket = ctx.data_opt::<WsSession>().is_some();
         for (_, operation) in document.operations.iter() {
             if over_socket && operation.node.ty != OperationType::Subscription {
                 return Err(refused("only subscriptions run over the WebSocket; send queries and mutations over HTTP"));
             }
-            let mut counted = HashMap::new();
-            let mut path = Vec::new();
-            if root_fields(&document, &operation.node.selection_set.node, &mut counted, &mut path) > MAX_ROOT_FIELDS {
+            let set = &operation.node.selection_set.node;
+            if root_fields(&document, set, &mut HashMap::new(), &mut Vec::new()) > MAX_ROOT_FIELDS {
                 let why = format!("an operation selects at most {MAX_ROOT_FIELDS} root fields (aliases included)");
                 return Err(refused(&why));
             }
+            if expanded_fields(&document, set, &mut HashMap::new(), &mut Vec::new()) > MAX_EXPANDED_FIELDS {
+                let why =
+                    format!("an operation selects at most {MAX_EXPANDED_FIELDS} fields with its fragments written out");
+                return Err(refused(&why));
+            }
+        }
+        if signed_in && !known {
+            self.documents.keep(query, &document);
         }
         Ok(document)
     }
@@ -107,6 +174,45 @@ fn root_fields<'a>(
             }
         };
         total = total.saturating_add(count);
+    }
+    total
+}
+
+/// The fields a selection set selects at every depth with its fragments
+/// written out: what validation and execution walk. Each fragment's size is
+/// worked out once (`sized`), so this is linear in the document whatever
+/// the nesting; a fragment spread inside itself (`path`) counts nothing.
+fn expanded_fields<'a>(
+    document: &'a ExecutableDocument,
+    set: &'a SelectionSet,
+    sized: &mut HashMap<&'a str, usize>,
+    path: &mut Vec<&'a str>,
+) -> usize {
+    let mut total = 0usize;
+    for item in &set.items {
+        let size = match &item.node {
+            Selection::Field(field) => {
+                1usize.saturating_add(expanded_fields(document, &field.node.selection_set.node, sized, path))
+            }
+            Selection::InlineFragment(fragment) => {
+                expanded_fields(document, &fragment.node.selection_set.node, sized, path)
+            }
+            Selection::FragmentSpread(spread) => {
+                let name = spread.node.fragment_name.node.as_str();
+                match (sized.get(name), document.fragments.get(name)) {
+                    (Some(size), _) => *size,
+                    (None, Some(fragment)) if !path.contains(&name) => {
+                        path.push(name);
+                        let size = expanded_fields(document, &fragment.node.selection_set.node, sized, path);
+                        path.pop();
+                        sized.insert(name, size);
+                        size
+                    }
+                    _ => 0,
+                }
+            }
+        };
+        total = total.saturating_add(size);
     }
     total
 }

@@ -66,7 +66,7 @@ pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(64)
         .limit_directives(16)
-        .extension(limits::Limits);
+        .extension(limits::Limits::default());
     if let Some(app) = app {
         builder = builder.data(app);
     }
@@ -165,10 +165,14 @@ fn request_data(app: &Arc<App>, caller: Option<RequestContext>) -> Data {
     if let Some(caller) = caller {
         // A short gathering delay so every item of a page joins one batch even on a busy machine.
         let delay = std::time::Duration::from_millis(5);
+        let clusters = loaders::Clusters { app: app.clone(), caller: caller.clone() };
+        data.insert(DataLoader::new(clusters, tokio::spawn).delay(delay));
         let pools = loaders::NodePools { app: app.clone(), caller: caller.clone() };
         data.insert(DataLoader::new(pools, tokio::spawn).delay(delay));
         let operations = loaders::Operations { app: app.clone(), caller: caller.clone() };
         data.insert(DataLoader::new(operations, tokio::spawn).delay(delay));
+        let steps = loaders::OperationSteps { app: app.clone(), caller: caller.clone() };
+        data.insert(DataLoader::new(steps, tokio::spawn).delay(delay));
         data.insert(caller);
     }
     data
@@ -277,9 +281,12 @@ async fn subscribe(
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
         .max_message_size(MAX_WS_MESSAGE_BYTES)
         .max_frame_size(MAX_WS_MESSAGE_BYTES)
-        .on_upgrade(move |socket| {
+        .on_upgrade(move |socket| async move {
             let app = state.app.clone();
-            GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
+            let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let initialized = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let (socket_active, socket_initialized) = (active.clone(), initialized.clone());
+            let serve = GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
                 .on_connection_init(move |payload| async move {
                     let meta = RequestContext::anonymous(RequestMeta { source_ip, ..RequestMeta::default() });
                     let authorization = payload.get("authorization").and_then(|v| v.as_str());
@@ -298,11 +305,38 @@ async fn subscribe(
                         .map(|v| v.trim().to_string());
                     let mut data = request_data(&app, None);
                     if let Some(bearer) = bearer {
-                        data.insert(WsSession { bearer, meta, active: Default::default() });
+                        data.insert(WsSession { bearer, meta, active: socket_active });
                     }
+                    socket_initialized.store(true, std::sync::atomic::Ordering::Release);
                     Ok(data)
                 })
-                .serve()
+                .serve();
+            tokio::select! {
+                () = serve => {}
+                () = socket_unused(&initialized, &active) => {}
+            }
         })
         .into_response()
+}
+
+/// How long a socket has to send its `connection_init`.
+pub const WS_INIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long a socket stays open with no subscription running.
+pub const WS_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Ends when a socket is of no use and should close: no `connection_init`
+/// within [`WS_INIT_TIMEOUT`], or no subscription for [`WS_IDLE_TIMEOUT`].
+/// Without it, a client could hold sockets open for nothing, unsigned-in.
+async fn socket_unused(initialized: &std::sync::atomic::AtomicBool, active: &std::sync::atomic::AtomicUsize) {
+    use std::sync::atomic::Ordering;
+    tokio::time::sleep(WS_INIT_TIMEOUT).await;
+    if !initialized.load(Ordering::Acquire) {
+        return;
+    }
+    let check = WS_IDLE_TIMEOUT / 10;
+    let mut idle = std::time::Duration::ZERO;
+    while idle < WS_IDLE_TIMEOUT {
+        tokio::time::sleep(check).await;
+        idle = if active.load(Ordering::Acquire) == 0 { idle + check } else { std::time::Duration::ZERO };
+    }
 }

@@ -57,6 +57,14 @@ where
     connection
 }
 
+/// The request's batch loader `L`. Loaders come with a caller, so where there
+/// is none (a subscription's nested fields, which belong on HTTP) this is the
+/// same refusal [`caller`] gives.
+pub(super) fn batch<'a, L: Send + Sync + 'static>(ctx: &Context<'a>) -> Result<&'a DataLoader<L>> {
+    caller(ctx)?;
+    ctx.data::<DataLoader<L>>()
+}
+
 /// Complexity of a list field: its page size times the cost of one item.
 pub(super) fn list_complexity(child: usize, first: Option<i32>) -> usize {
     let size = first.map_or(PageRequest::DEFAULT_LIMIT as usize, |f| f.max(0) as usize);
@@ -205,6 +213,8 @@ impl ProjectView {
             .map_err(error)?;
         Ok(connection(result, |o| o.id.uuid()))
     }
+    /// The project's clusters in creation order. The first page of every
+    /// project on a page is one query; `after` reads on.
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn clusters(
         &self,
@@ -212,9 +222,15 @@ impl ProjectView {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, ClusterView>> {
-        let result =
-            app(ctx).cluster_list(caller(ctx)?, &ResourceRef::Id(self.id), page(first, after)?).await.map_err(error)?;
-        Ok(connection(result, |c| c.id.uuid()))
+        let request = page(first, after)?;
+        if request.after.is_some() {
+            let result =
+                app(ctx).cluster_list(caller(ctx)?, &ResourceRef::Id(self.id), request).await.map_err(error)?;
+            return Ok(connection(result, |c| c.id.uuid()));
+        }
+        let loader = batch::<loaders::Clusters>(ctx)?;
+        let first_page = loader.load_one((self.id.uuid(), request.fetch_limit())).await.map_err(|e| (*e).clone())?;
+        Ok(connection(request.page(first_page.unwrap_or_default(), |c| c.id.uuid()), |c| c.id.uuid()))
     }
 }
 
@@ -239,20 +255,46 @@ impl ClusterView {
             .map_err(error)?;
         Ok(connection(result, ClusterEventView::cursor_key))
     }
-    /// Every node pool of the cluster (batched across a page of clusters).
-    #[graphql(complexity = "10 * child_complexity")]
-    async fn node_pools(&self, ctx: &Context<'_>) -> Result<Vec<NodePoolView>> {
-        let loader = ctx.data_unchecked::<DataLoader<loaders::NodePools>>();
+    /// The cluster's node pools in creation order. The first page of every
+    /// cluster on a page is one query; `after` reads on.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn node_pools(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, NodePoolView>> {
+        let request = page(first, after)?;
+        if request.after.is_some() {
+            let (project, cluster) = (ResourceRef::Id(self.project_id), ResourceRef::Id(self.id));
+            let result = app(ctx).node_pool_list(caller(ctx)?, &project, &cluster, request).await.map_err(error)?;
+            return Ok(connection(result, |p| p.id.uuid()));
+        }
+        let loader = batch::<loaders::NodePools>(ctx)?;
         let pools = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;
-        Ok(pools.unwrap_or_default())
+        Ok(connection(request.page(pools.unwrap_or_default(), |p| p.id.uuid()), |p| p.id.uuid()))
     }
-    /// The most recent operations on the cluster, its node pools and its
-    /// deployments, newest first (batched; `clusterOperations` pages them all).
-    #[graphql(complexity = "5 * child_complexity")]
-    async fn operations(&self, ctx: &Context<'_>) -> Result<Vec<OperationView>> {
-        let loader = ctx.data_unchecked::<DataLoader<loaders::Operations>>();
-        let operations = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;
-        Ok(operations.unwrap_or_default())
+    /// The operations on the cluster, its node pools and its deployments
+    /// (those since deleted too), newest first, as `clusterOperations` pages
+    /// them. The first page of every cluster on a page is one query; `after`
+    /// reads on.
+    #[graphql(complexity = "list_complexity(child_complexity, first)")]
+    async fn operations(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, OperationView>> {
+        let request = page(first, after)?;
+        if request.after.is_some() {
+            let (project, cluster) = (ResourceRef::Id(self.project_id), ResourceRef::Id(self.id));
+            let result =
+                app(ctx).cluster_operation_list(caller(ctx)?, &project, &cluster, request).await.map_err(error)?;
+            return Ok(connection(result, |o| o.id.uuid()));
+        }
+        let loader = batch::<loaders::Operations>(ctx)?;
+        let newest = loader.load_one((self.id.uuid(), request.fetch_limit())).await.map_err(|e| (*e).clone())?;
+        Ok(connection(request.page(newest.unwrap_or_default(), |o| o.id.uuid()), |o| o.id.uuid()))
     }
 }
 
@@ -270,11 +312,15 @@ impl OperationView {
         self.status.is_terminal()
     }
 
-    /// The steps it went through, oldest first, each with when it was reported.
-    /// Priced as a list of 200: one query per Operation, so ask for it on a few.
-    #[graphql(complexity = 200)]
+    /// The steps it went through (the newest 1000), oldest first, each with
+    /// when it was reported, as REST's `operation_step_list` gives them: a
+    /// bounded history rather than a paged list. The steps of every
+    /// operation on a page are one query.
+    #[graphql(complexity = "20 * child_complexity")]
     async fn steps(&self, ctx: &Context<'_>) -> Result<Vec<crate::model::OperationStepView>> {
-        Ok(app(ctx).operation_step_list(caller(ctx)?, self.id).await.map_err(error)?.items)
+        let loader = batch::<loaders::OperationSteps>(ctx)?;
+        let steps = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;
+        Ok(steps.unwrap_or_default())
     }
 }
 

@@ -51,7 +51,7 @@ pub fn router(app: Arc<App>) -> axum::Router {
     // 1.9 and many other clients still ask for.
     let reflection = || {
         tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(moke_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(moke_proto::PUBLIC_FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
     let reflection_v1 = reflection().build_v1().expect("the embedded descriptor sets are valid");

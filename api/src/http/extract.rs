@@ -9,6 +9,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
+use super::objects_only::ObjectsOnly;
 use super::problem::ApiError;
 use crate::app::{App, Error, FieldError, PageRequest, RequestContext, RequestMeta};
 
@@ -236,13 +237,13 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut document = serde_json::from_slice::<UniqueKeys>(bytes)
         .map_err(|e| ApiError(Error::Malformed(format!("invalid JSON: {e}"))))?
         .0;
-    // Every request body is an object; serde would read a struct from an
-    // array of its fields in order, which the document does not allow.
+    // Every request body is an object, and so is every struct inside one
+    // (see [`ObjectsOnly`]).
     if !document.is_object() {
         return Err(ApiError(Error::invalid_field("body", "invalid", "must be a JSON object")));
     }
     integral_numbers_as_integers(&mut document);
-    let value = serde_path_to_error::deserialize(document).map_err(|error| {
+    let value = serde_path_to_error::deserialize(ObjectsOnly(document)).map_err(|error| {
         let path = error.path().to_string();
         let message = error.into_inner().to_string();
         // Serde names an unknown field in its message, not in the path.

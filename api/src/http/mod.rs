@@ -10,6 +10,7 @@ mod device;
 pub mod extract;
 mod hooks;
 mod iam;
+mod objects_only;
 mod operations;
 pub mod ops;
 mod orgs;

@@ -760,7 +760,8 @@ async fn the_organization_pages_work(options: PgPoolOptions, connect: PgConnectO
     browser.click("a[href='/org/webhooks']").await;
     browser.fill("#field-url", "http://127.0.0.1:9/moke-events").await;
     browser.submit("section[aria-labelledby=new-endpoint] button[type=submit]").await;
-    assert!(browser.source_value("#token-secret").await.starts_with("whsec_"), "{}", browser.body_text().await);
+    assert!(browser.source_value("#signing-secret").await.starts_with("whsec_"), "{}", browser.body_text().await);
+    assert!(browser.body_text().await.contains("webhook-signature"), "the panel says what the secret is for");
     browser.check("webhook-secret").await;
     browser.click("td a[href^='/org/webhooks/']").await;
     assert!(browser.body_text().await.contains("Deliveries"));

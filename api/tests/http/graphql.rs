@@ -195,6 +195,10 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
         t.cluster(&acme, &project, &name).await;
         t.node_pool(&acme, &project, &name, "workers", 1).await;
     }
+    for i in 0..9 {
+        let other = t.project(&acme, &format!("p{i}")).await;
+        t.cluster(&acme, &other, "only").await;
+    }
     let queries = Arc::new(AtomicUsize::new(0));
     let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(QueryCounter(queries.clone())));
     // Callsites may have cached "never interested" from threads without a subscriber.
@@ -202,7 +206,8 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     let page = |first: usize| {
         format!(
             r#"{{ project(project: "web") {{ clusters(first: {first}) {{ edges {{ node {{
-            name nodePools {{ name spec {{ count }} }} operations {{ kind status }} }} }} }} }} }}"#
+            name nodePools(first: 5) {{ nodes {{ name spec {{ count }} }} }}
+            operations(first: 2) {{ nodes {{ kind status steps {{ step }} }} }} }} }} }} }} }}"#
         )
     };
     let mut cost = Vec::new();
@@ -219,9 +224,10 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
             let answer = gql(&t, &acme, &page(first), json!({})).await;
             let edges = answer["data"]["project"]["clusters"]["edges"].as_array().unwrap_or_else(|| panic!("{answer}"));
             assert_eq!(edges.len(), first, "{answer}");
-            assert_eq!(edges[first - 1]["node"]["nodePools"][0]["name"], "workers");
-            let kinds = &edges[0]["node"]["operations"];
+            assert_eq!(edges[first - 1]["node"]["nodePools"]["nodes"][0]["name"], "workers");
+            let kinds = &edges[0]["node"]["operations"]["nodes"];
             assert_eq!((&kinds[0]["kind"], &kinds[1]["kind"]), (&json!("node_pool_create"), &json!("cluster_create")));
+            assert!(kinds[1]["steps"].as_array().is_some_and(|s| !s.is_empty()), "{answer}");
             let counted = queries.load(Ordering::SeqCst);
             if counted > 0 {
                 seen.push(counted);
@@ -234,6 +240,52 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     }
     assert!(cost[0] > 0, "the counter sees queries");
     assert_eq!(cost[0], cost[1], "5 and 50 clusters cost the same number of queries: {cost:?}");
+
+    // A page of projects with their clusters: 2 or 10 projects, one query for all their clusters.
+    let projects = |first: usize| {
+        format!(
+            r#"{{ orgs {{ nodes {{ projects(first: {first}) {{ nodes {{ name
+            clusters(first: 3) {{ nodes {{ name }} pageInfo {{ hasNextPage endCursor }} }} }} }} }} }} }}"#
+        )
+    };
+    let mut cost = Vec::new();
+    for first in [2, 10] {
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            tracing::callsite::rebuild_interest_cache();
+            queries.store(0, Ordering::SeqCst);
+            let answer = gql(&t, &acme, &projects(first), json!({})).await;
+            let listed = answer["data"]["orgs"]["nodes"][0]["projects"]["nodes"].as_array().cloned();
+            assert_eq!(listed.map(|p| p.len()), Some(first), "{answer}");
+            let counted = queries.load(Ordering::SeqCst);
+            if counted > 0 {
+                seen.push(counted);
+            }
+            if seen.len() == 3 {
+                break;
+            }
+        }
+        cost.push(seen.into_iter().min().unwrap_or(0));
+    }
+    assert_eq!(cost[0], cost[1], "2 and 10 projects cost the same number of queries: {cost:?}");
+
+    // A nested first page reads on with its own cursor, as the root list does.
+    let first = gql(&t, &acme, &projects(10), json!({})).await;
+    let web = first["data"]["orgs"]["nodes"][0]["projects"]["nodes"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "web").cloned())
+        .unwrap_or_else(|| panic!("{first}"));
+    assert_eq!(web["clusters"]["nodes"][2]["name"], "c02", "{web}");
+    assert_eq!(web["clusters"]["pageInfo"]["hasNextPage"], true, "{web}");
+    let cursor = web["clusters"]["pageInfo"]["endCursor"].as_str().unwrap();
+    let next = gql(
+        &t,
+        &acme,
+        r#"query($after: String!) { project(project: "web") { clusters(first: 2, after: $after) { nodes { name } } } }"#,
+        json!({ "after": cursor }),
+    )
+    .await;
+    assert_eq!(next["data"]["project"]["clusters"]["nodes"], json!([{ "name": "c03" }, { "name": "c04" }]), "{next}");
 
     let paged = gql(
         &t,
@@ -263,7 +315,7 @@ async fn queries_over_the_limits_are_refused(options: PgPoolOptions, connect: Pg
     let t = TestApp::start(options, connect).await;
     let acme = t.tenant("acme").await;
     // Thirteen levels, each list of one item, so only the depth is over a limit.
-    let deep = "{ orgs(first: 1) { edges { node { projects(first: 1) { edges { node { clusters(first: 1) { edges { node { nodePools { spec { taints { key } } } } } } } } } } } } }";
+    let deep = "{ orgs(first: 1) { edges { node { projects(first: 1) { edges { node { clusters(first: 1) { edges { node { nodePools(first: 1) { nodes { spec { taints { key } } } } } } } } } } } } } }";
     let answer = gql(&t, &acme, deep, json!({})).await;
     let message = answer["errors"][0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("nested too deep"), "{answer}");
@@ -278,6 +330,21 @@ async fn queries_over_the_limits_are_refused(options: PgPoolOptions, connect: Pg
     let (status, _) =
         t.send(t.request(reqwest::Method::POST, "/graphql", &acme.token).json(&json!({ "query": huge }))).await;
     assert_eq!(status, reqwest::StatusCode::PAYLOAD_TOO_LARGE, "documents over the size limit are refused");
+
+    // Fragments that each spread the next three times: 49 spreads, one root
+    // field, and 3^16 × 100 fields written out. Refused before validation
+    // would walk them, to anyone, signed in or not.
+    let mut exponential = String::from("query { __schema { ...F0 } }\n");
+    for level in 0..16 {
+        let next = level + 1;
+        exponential.push_str(&format!("fragment F{level} on __Schema {{ ...F{next} ...F{next} ...F{next} }}\n"));
+    }
+    let wide: Vec<String> = (0..100).map(|n| format!("a{n}: description")).collect();
+    exponential.push_str(&format!("fragment F16 on __Schema {{ {} }}", wide.join(" ")));
+    let anonymous = t.client.post(format!("{}/graphql", t.base)).json(&json!({ "query": exponential }));
+    let (_, answer) = t.send(anonymous).await;
+    let message = answer["errors"][0]["extensions"]["fields"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("fields with its fragments written out"), "{answer}");
 
     // Within the limits, the same shape works.
     let fine = gql(&t, &acme, "{ orgs { edges { node { name quotas { clusters { limit } } } } } }", json!({})).await;
@@ -347,4 +414,27 @@ async fn a_subscription_follows_an_operation_to_completion(options: PgPoolOption
     }
     let last = next().await;
     assert_eq!(last["type"], "complete", "the stream ends when the operation is done: {last}");
+}
+
+/// A WebSocket that never sends `connection_init` is closed after
+/// `WS_INIT_TIMEOUT`, so nobody holds sockets open without signing in.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_socket_that_never_signs_in_is_closed(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let mut request = format!("{}/graphql/ws", t.base.replace("http://", "ws://")).into_client_request().unwrap();
+    request.headers_mut().insert("sec-websocket-protocol", "graphql-transport-ws".parse().unwrap());
+    let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let (_outgoing, mut incoming) = socket.split();
+    let started = std::time::Instant::now();
+    let limit = moke_api::graphql::WS_INIT_TIMEOUT + std::time::Duration::from_secs(10);
+    let ended = tokio::time::timeout(limit, async {
+        while let Some(message) = incoming.next().await {
+            if message.is_err() || matches!(message, Ok(Message::Close(_))) {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the socket is still open after {:?}", started.elapsed());
+    assert!(started.elapsed() >= moke_api::graphql::WS_INIT_TIMEOUT - std::time::Duration::from_secs(1));
 }

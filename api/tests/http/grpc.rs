@@ -287,6 +287,22 @@ async fn reflection_and_health_work_out_of_the_box(options: PgPoolOptions, conne
     for expected in ["moke.v1.ClusterService", "moke.v1.ProjectService", "grpc.health.v1.Health"] {
         assert!(names.contains(&expected.to_string()), "{expected} missing from {names:?}");
     }
+    // Only the public API is described: not the gateway ↔ region messages.
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::FileContainingSymbol("moke.region.v1.Command".into())),
+    };
+    let mut answers = reflection.server_reflection_info(tokio_stream_once(request)).await.unwrap().into_inner();
+    match answers.message().await {
+        Err(status) => assert_eq!(status.code(), tonic::Code::NotFound, "{status:?}"),
+        Ok(answer) => assert!(
+            matches!(
+                answer.as_ref().and_then(|a| a.message_response.as_ref()),
+                Some(MessageResponse::ErrorResponse(_))
+            ),
+            "the region messages are not described: {answer:?}"
+        ),
+    }
 }
 
 /// A request stream of one message.

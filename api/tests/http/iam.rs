@@ -637,6 +637,14 @@ async fn a_person_makes_renames_and_deletes_an_organization(options: PgPoolOptio
     let renamed: OrgView = in_second.send(rename("second-co")).await.expect(StatusCode::OK);
     assert_eq!(renamed.name, "second-co");
     in_second.send::<Value>(rename("second-again")).await.refused(StatusCode::PRECONDITION_FAILED);
+    // Every name stays the organization's, so it takes at most three in 30 days.
+    let path = format!("/v1/orgs/{}", second.id);
+    let renamed: OrgView = in_second.patch(&path, json!({ "name": "second-inc" })).await.expect(StatusCode::OK);
+    assert_eq!(renamed.name, "second-inc");
+    let refused = in_second.patch::<Value>(&path, json!({ "name": "second-gmbh" })).await;
+    assert_eq!(refused.refused_with(StatusCode::CONFLICT, "quota_exceeded").status, 409);
+    let back: OrgView = in_second.patch(&path, json!({ "name": "second-co" })).await.expect(StatusCode::OK);
+    assert_eq!(back.name, "second-co", "a name it already holds is not another");
 
     // Over gRPC and GraphQL: made, then renamed, the same way.
     let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();

@@ -31,6 +31,7 @@ mod lifecycle;
 mod nodes;
 mod oidc;
 mod openapi;
+mod parity;
 mod regions;
 mod revisions;
 mod sdk;

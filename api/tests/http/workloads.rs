@@ -13,7 +13,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::common::{BackgroundAgent, Client, TestApp, eventually, zones};
 
-fn region(t: &TestApp) -> BackgroundAgent {
+pub(crate) fn region(t: &TestApp) -> BackgroundAgent {
     BackgroundAgent::start(AgentConfig::new("eu-central-1", zones("eu-central-1")), Transport::Postgres(t.pool.clone()))
 }
 
@@ -29,7 +29,7 @@ async fn succeeds(client: &Client<'_>, op: &OperationView) {
 }
 
 /// A project with a running cluster of three `bm.small` nodes: (project id, cluster id).
-async fn running_cluster(client: &Client<'_>) -> (String, String) {
+pub(crate) async fn running_cluster(client: &Client<'_>) -> (String, String) {
     let project = client.create_project("web").await.id.to_string();
     let (cluster, _) = client.create_cluster(&project, "prod", json!({ "region": "eu-central-1" })).await;
     let cluster = cluster.id.to_string();

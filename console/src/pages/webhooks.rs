@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use moke_sdk::types;
 
 use super::account::Fields;
-use super::org::{OrgTabs, TokenOnce};
+use super::org::OrgTabs;
 use super::{param, query, segment};
 use crate::app::Frame;
 use crate::error::ConsoleError;
@@ -97,6 +97,25 @@ pub async fn webhook_endpoint_delete(
     Ok(())
 }
 
+/// A new (or rotated) endpoint's signing secret, shown once, with what it
+/// is for: not a credential to send, but the key a receiver checks each
+/// delivery's signature with.
+#[component]
+fn SigningSecretOnce(flash: Flash) -> impl IntoView {
+    view! {
+        <section class="card secret" aria-labelledby="secret-title" role="alert">
+            <h2 id="secret-title">{format!("The {}", flash.what)}</h2>
+            <p><strong>"Copy it now: it is shown only this once."</strong> " If it is lost, rotate it."</p>
+            <div class="field">
+                <label for="signing-secret">"Signing secret"</label>
+                <input id="signing-secret" readonly=true value=flash.secret autocomplete="off" spellcheck="false" data-copy="signing secret"/>
+            </div>
+            <p class="hint">"Your receiver checks each delivery with it: the "<code>"webhook-signature"</code>" header signs "<code>"webhook-id.webhook-timestamp.body"</code>" (Standard Webhooks; any of its libraries verifies it). Refuse a delivery whose signature does not match or whose timestamp is more than five minutes old."</p>
+            <p><a class="button" href="/org/webhooks">"I have saved it"</a></p>
+        </section>
+    }
+}
+
 /// `/org/webhooks`: the organization's endpoints.
 #[component]
 pub fn Webhooks() -> impl IntoView {
@@ -123,7 +142,7 @@ pub fn Webhooks() -> impl IntoView {
             view! {
                 <h1>"Event webhooks"</h1>
                 <OrgTabs current="webhooks"/>
-                {flash.map(|flash| view! { <TokenOnce flash=flash back="/org/webhooks"/> })}
+                {flash.map(|flash| view! { <SigningSecretOnce flash=flash/> })}
                 <p class="hint">"Moke posts signed events (Standard Webhooks) to these URLs when clusters, node pools, deployments and operations change."</p>
                 <FormAlert errors=delete_errors.clone()/>
                 {if endpoints.is_empty() {

@@ -16,6 +16,11 @@ use crate::model::{Labels, OrgCreate, OrgUpdate, OrgView, Page, TokenCreated};
 /// (deleted ones counted: a name once taken stays taken).
 pub const MAX_OWNED_ORGS: i64 = 10;
 
+/// The most names an organization takes in 30 days, the one it was made
+/// with among them (3: two renames a month); going back to a name it
+/// already holds takes none.
+pub const MAX_NAMES_IN_30_DAYS: i64 = 3;
+
 /// A new organization with its first owner token.
 pub struct BootstrapOrg {
     pub org: OrgView,
@@ -168,6 +173,20 @@ impl App {
             .ok_or_else(|| Error::not_found("organization", org.to_string()))?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         let renamed_from = update.name.as_ref().filter(|name| **name != row.name).map(|_| row.name.clone());
+        // Every name an organization had stays its own, so renames are few:
+        // one organization cannot hold a catalogue of names.
+        if let (Some(_), Some(name)) = (&renamed_from, &update.name) {
+            let since = chrono::Utc::now() - chrono::Duration::days(30);
+            let taken = store::orgs::names_taken_since(&mut tx, row.id, name, since).await?;
+            if let Some(taken) = taken.filter(|taken| *taken >= MAX_NAMES_IN_30_DAYS) {
+                return Err(Error::QuotaExceeded {
+                    quota: "organization_names_in_30_days",
+                    limit: MAX_NAMES_IN_30_DAYS,
+                    usage: taken,
+                    requested: 1,
+                });
+            }
+        }
         let labels =
             update.labels.as_ref().map(serde_json::to_value).transpose().map_err(|e| Error::Internal(e.into()))?;
         let display_name = update.display_name.as_deref().map(str::trim);

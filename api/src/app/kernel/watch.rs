@@ -1,8 +1,10 @@
 //! Long-lived watches: a gRPC server stream or a GraphQL subscription that
 //! follows a resource as it changes. A watch checks its credential again
-//! before every read, so a revoked or expired token ends it, and one
-//! principal holds at most [`MAX_WATCHES_PER_PRINCIPAL`] at once, across
-//! surfaces and connections.
+//! before every read, so a revoked or expired token ends it. Each gateway
+//! holds at most [`MAX_WATCHES`] watches, [`MAX_WATCHES_PER_ORG`] of one
+//! organization and [`MAX_WATCHES_PER_PRINCIPAL`] of one principal, across
+//! surfaces and connections; a watch past [`MAX_WATCH`] no longer counts,
+//! even if its client stopped reading and so never lets it end.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,6 +13,7 @@ use std::time::Duration;
 use futures::Stream;
 use futures::future::BoxFuture;
 use tokio::sync::broadcast;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::app::workloads::deployments::DeploymentPath;
@@ -21,33 +24,77 @@ use crate::model::{ClusterView, DeploymentView, OperationView};
 /// The most watches one principal holds at once.
 pub const MAX_WATCHES_PER_PRINCIPAL: usize = 32;
 
+/// The most watches one organization's principals hold at once, so many
+/// service accounts of one organization cannot take a gateway's share.
+pub const MAX_WATCHES_PER_ORG: usize = 128;
+
+/// The most watches one gateway holds at once.
+pub const MAX_WATCHES: usize = 4096;
+
 /// The longest a watch lasts; a client that wants more starts another.
 pub const MAX_WATCH: Duration = Duration::from_secs(3600);
 
 /// How often a watch reads again when no notification woke it.
 pub const FALLBACK_TICK: Duration = Duration::from_secs(2);
 
-/// The watches each principal holds now.
+/// The watches held now on this gateway.
 #[derive(Default)]
 pub struct WatchSlots {
-    held: Mutex<HashMap<Uuid, usize>>,
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    next: u64,
+    slots: HashMap<u64, HeldSlot>,
+}
+
+struct HeldSlot {
+    principal: Uuid,
+    org: Uuid,
+    until: Instant,
+}
+
+impl WatchSlots {
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Takes a slot for `principal` of `org` until `until`, or says which
+    /// limit is reached. Slots past their end no longer count.
+    fn take(&self, principal: Uuid, org: Uuid, until: Instant) -> Result<u64> {
+        let mut held = self.held();
+        let now = Instant::now();
+        held.slots.retain(|_, slot| slot.until > now);
+        if held.slots.len() >= MAX_WATCHES {
+            return Err(Error::Unavailable {
+                detail: "this gateway follows as many watches as it can; try again shortly".into(),
+                retry_after_seconds: 5,
+            });
+        }
+        let mine = held.slots.values().filter(|slot| slot.principal == principal).count();
+        let ours = held.slots.values().filter(|slot| slot.org == org).count();
+        for (count, limit) in [(mine, MAX_WATCHES_PER_PRINCIPAL), (ours, MAX_WATCHES_PER_ORG)] {
+            if count >= limit {
+                return Err(Error::RateLimited { limit: limit as u32, window_seconds: 0, retry_after_seconds: 1 });
+            }
+        }
+        held.next += 1;
+        let id = held.next;
+        held.slots.insert(id, HeldSlot { principal, org, until });
+        Ok(id)
+    }
 }
 
 /// One held watch slot, given back when dropped.
 pub struct WatchSlot {
-    slots: Arc<App>,
-    principal: Uuid,
+    app: Arc<App>,
+    id: u64,
 }
 
 impl Drop for WatchSlot {
     fn drop(&mut self) {
-        let mut held = self.slots.watch_slots().held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(count) = held.get_mut(&self.principal) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(&self.principal);
-            }
-        }
+        self.app.watch_slots().held().slots.remove(&self.id);
     }
 }
 
@@ -58,7 +105,7 @@ pub struct Watcher {
     app: Arc<App>,
     bearer: String,
     ctx: RequestContext,
-    until: tokio::time::Instant,
+    until: Instant,
     _slot: WatchSlot,
 }
 
@@ -66,21 +113,9 @@ impl Watcher {
     /// Starts a watch for `ctx`'s caller, whose credential is `bearer`,
     /// refused with 429 beyond the principal's share.
     pub fn start(app: &Arc<App>, bearer: String, ctx: RequestContext) -> Result<Watcher> {
-        let principal = ctx.principal.id;
-        {
-            let mut held = app.watch_slots().held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let count = held.entry(principal).or_default();
-            if *count >= MAX_WATCHES_PER_PRINCIPAL {
-                return Err(Error::RateLimited {
-                    limit: MAX_WATCHES_PER_PRINCIPAL as u32,
-                    window_seconds: 0,
-                    retry_after_seconds: 1,
-                });
-            }
-            *count += 1;
-        }
-        let slot = WatchSlot { slots: app.clone(), principal };
-        let until = tokio::time::Instant::now() + MAX_WATCH;
+        let until = Instant::now() + MAX_WATCH;
+        let id = app.watch_slots().take(ctx.principal.id, ctx.principal.org_id, until)?;
+        let slot = WatchSlot { app: app.clone(), id };
         Ok(Watcher { app: app.clone(), bearer, ctx, until, _slot: slot })
     }
 
@@ -91,7 +126,7 @@ impl Watcher {
     /// The caller as its credential stands now; an error once the watch
     /// has lasted [`MAX_WATCH`].
     pub async fn caller(&mut self) -> Result<&RequestContext> {
-        if tokio::time::Instant::now() > self.until {
+        if Instant::now() > self.until {
             return Err(Error::Unavailable {
                 detail: "a watch lasts at most an hour; start another".into(),
                 retry_after_seconds: 0,
@@ -340,4 +375,38 @@ pub async fn audit_event_export(
             }
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watches_are_capped_per_principal_and_organization_and_expire() {
+        let slots = WatchSlots::default();
+        let (org, other_org) = (Uuid::new_v4(), Uuid::new_v4());
+        let later = Instant::now() + MAX_WATCH;
+        let principals: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
+        for _ in 0..MAX_WATCHES_PER_PRINCIPAL {
+            slots.take(principals[0], org, later).unwrap();
+        }
+        let refused = slots.take(principals[0], org, later).unwrap_err();
+        assert!(matches!(refused, Error::RateLimited { limit: 32, .. }), "{refused:?}");
+        for principal in &principals[1..4] {
+            for _ in 0..MAX_WATCHES_PER_PRINCIPAL {
+                slots.take(*principal, org, later).unwrap();
+            }
+        }
+        // 4 × 32 = 128: the organization's share is taken, whoever asks next.
+        let refused = slots.take(principals[4], org, later).unwrap_err();
+        assert!(matches!(refused, Error::RateLimited { limit: 128, .. }), "{refused:?}");
+        slots.take(principals[4], other_org, later).expect("another organization has its own share");
+        // A watch past its end no longer counts, even if nobody dropped it.
+        let expired = Instant::now() - Duration::from_secs(1);
+        let slots = WatchSlots::default();
+        for _ in 0..MAX_WATCHES_PER_PRINCIPAL {
+            slots.take(principals[0], org, expired).unwrap();
+        }
+        slots.take(principals[0], org, later).expect("expired watches make room");
+    }
 }

@@ -453,6 +453,44 @@ impl App {
         Ok(by_cluster)
     }
 
+    /// The steps of several operations at once, each as
+    /// [`App::operation_step_list`] gives them (the newest 1000, oldest
+    /// first), for the GraphQL loader of `Operation.steps`, whose keys are
+    /// operations the caller has already read; limited to the caller's
+    /// organization and, for a scoped credential, its project.
+    pub(crate) async fn operation_steps_by_operation(
+        &self,
+        ctx: &RequestContext,
+        operations: &[Uuid],
+    ) -> Result<std::collections::HashMap<Uuid, Vec<OperationStepView>>> {
+        moke_iam::authorize(&ctx.principal, moke_iam::Action::Read, moke_iam::Target::org(ctx.principal.org_id))?;
+        let rows = sqlx::query!(
+            r#"SELECT s.operation_id AS "operation_id!", s.status AS "status!", s.step AS "step!",
+                      s.progress AS "progress!", s.at AS "at!"
+               FROM (
+                   SELECT st.*, row_number() OVER (PARTITION BY st.operation_id ORDER BY st.seq DESC) AS newest
+                   FROM operation_steps st
+                   JOIN operations o ON o.id = st.operation_id
+                   WHERE st.operation_id = ANY($1) AND o.org_id = $2 AND ($3::uuid IS NULL OR o.project_id = $3)
+               ) s
+               WHERE s.newest <= 1000
+               ORDER BY s.operation_id, s.seq"#,
+            operations,
+            ctx.principal.org_id,
+            ctx.principal.scope.project,
+        )
+        .fetch_all(self.db())
+        .await?;
+        let mut by_operation = std::collections::HashMap::<Uuid, Vec<OperationStepView>>::new();
+        for row in rows {
+            let status = OperationStatus::parse(&row.status)
+                .ok_or_else(|| Error::Internal(anyhow::anyhow!("unknown operation status {}", row.status)))?;
+            let step = OperationStepView { status, step: row.step, progress: row.progress, at: row.at };
+            by_operation.entry(row.operation_id).or_default().push(step);
+        }
+        Ok(by_operation)
+    }
+
     /// `operation_step_list`: the steps operation `id` went through (the
     /// newest 1000), oldest first, to whoever may see the operation.
     pub async fn operation_step_list(&self, ctx: &RequestContext, id: OperationId) -> Result<OperationSteps> {

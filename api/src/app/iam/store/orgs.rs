@@ -107,6 +107,26 @@ pub(in crate::app) async fn made_by(conn: &mut PgConnection, user: Uuid) -> Resu
     Ok((row.owned, row.recent))
 }
 
+/// How many names `org` has taken (its current one among them) since
+/// `since`; `None` when `name` is already one of its names.
+pub(in crate::app) async fn names_taken_since(
+    conn: &mut PgConnection,
+    org: Uuid,
+    name: &str,
+    since: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<i64>> {
+    let row = sqlx::query!(
+        r#"SELECT count(*) FILTER (WHERE taken_at > $3) AS "taken!", bool_or(name = $2) AS "held!"
+           FROM org_names WHERE org_id = $1"#,
+        org,
+        name,
+        since
+    )
+    .fetch_one(conn)
+    .await?;
+    Ok((!row.held).then_some(row.taken))
+}
+
 /// What stands in the way of deleting an organization.
 pub(in crate::app) struct BeforeDelete {
     pub projects: i64,
@@ -116,12 +136,17 @@ pub(in crate::app) struct BeforeDelete {
     pub unbilled: bool,
 }
 
+/// Locks the person's row first, so two deletes of their last two
+/// organizations at once take turns and the second sees the first done.
 pub(in crate::app) async fn before_delete(conn: &mut PgConnection, org: Uuid, user: Uuid) -> Result<BeforeDelete> {
+    sqlx::query!("SELECT id FROM users WHERE id = $1 FOR UPDATE", user).fetch_one(&mut *conn).await?;
     let row = sqlx::query!(
         r#"SELECT (SELECT count(*) FROM projects WHERE org_id = $1) AS "projects!",
                   EXISTS (SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.org_id
                           WHERE m.user_id = $2 AND m.org_id <> $1 AND o.deleted_at IS NULL) AS "elsewhere!",
-                  EXISTS (SELECT 1 FROM usage_records u
+                  EXISTS (SELECT 1 FROM usage_records u JOIN invoices i ON i.id = u.invoice_id
+                          WHERE u.org_id = $1 AND i.status <> 'finalized')
+                  OR EXISTS (SELECT 1 FROM usage_records u
                           WHERE u.org_id = $1
                             AND u.period_end > COALESCE((SELECT max(i.period_end) FROM invoices i
                                                          WHERE i.org_id = $1 AND i.status = 'finalized'),

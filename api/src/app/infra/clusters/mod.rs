@@ -315,6 +315,32 @@ impl App {
         row.into_view(silent, &self.config().catalog)
     }
 
+    /// The first `per_project` clusters of each of several projects (for the
+    /// GraphQL loader of `Project.clusters`, whose keys are projects the
+    /// caller has already read); limited to the caller's organization and,
+    /// for a scoped credential, its project.
+    pub(crate) async fn clusters_by_project(
+        &self,
+        ctx: &RequestContext,
+        projects: &[Uuid],
+        per_project: i64,
+    ) -> Result<std::collections::HashMap<Uuid, Vec<ClusterView>>> {
+        moke_iam::authorize(&ctx.principal, Action::Read, Target::org(ctx.principal.org_id))?;
+        let projects: Vec<Uuid> = match ctx.principal.scope.project {
+            Some(only) => projects.iter().copied().filter(|p| *p == only).collect(),
+            None => projects.to_vec(),
+        };
+        let mut conn = self.db().acquire().await?;
+        let rows = store::first_of_projects(&mut conn, ctx.principal.org_id, &projects, per_project).await?;
+        let mut by_project = std::collections::HashMap::<Uuid, Vec<ClusterView>>::new();
+        for row in rows {
+            let project = row.project_id;
+            let silent = self.region_silent(&row.region()?);
+            by_project.entry(project).or_default().push(row.into_view(silent, &self.config().catalog)?);
+        }
+        Ok(by_project)
+    }
+
     /// `cluster_operation_list`: the work on the cluster, its node pools and
     /// its deployments (those since deleted too), newest first.
     pub async fn cluster_operation_list(

@@ -133,6 +133,29 @@ pub(in crate::app) async fn list(
     .await?)
 }
 
+/// The first `per_project` clusters (in id order) of each of several
+/// projects of `org`, for a batch loader.
+pub(in crate::app) async fn first_of_projects(
+    conn: &mut PgConnection,
+    org: Uuid,
+    projects: &[Uuid],
+    per_project: i64,
+) -> Result<Vec<ClusterRow>> {
+    Ok(select!(
+        "WHERE c.id IN (
+             SELECT id FROM (
+                 SELECT id, row_number() OVER (PARTITION BY project_id ORDER BY id) AS n
+                 FROM clusters WHERE project_id = ANY($1) AND org_id = $2
+             ) ranked WHERE n <= $3
+         ) ORDER BY c.id",
+        projects,
+        org,
+        per_project,
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
 /// A new cluster, pending until its region reports; a taken name is
 /// `409 already_exists`.
 pub(in crate::app) struct NewCluster<'a> {

@@ -175,7 +175,7 @@ impl App {
                     action: "webhook_endpoint.create",
                     resource_type: "webhook_endpoint",
                     resource_id: Some(id.to_string()),
-                    details: json!({ "url": input.url, "event_types": input.event_types }),
+                    details: json!({ "url": url_on_record(&input.url), "event_types": input.event_types }),
                 },
             )
             .await?;
@@ -264,7 +264,7 @@ impl App {
                 let reason = "disabled on request";
                 if store::disable(&mut tx, endpoint.uuid(), reason).await? {
                     let url = new_url.unwrap_or(&current.url);
-                    let event = json!({ "endpoint": { "id": endpoint, "url": url, "reason": reason } });
+                    let event = json!({ "endpoint": { "id": endpoint, "url": url_on_record(url), "reason": reason } });
                     store::emit_event(&mut tx, org_id, "webhook_endpoint.disabled", event).await?;
                 }
             }
@@ -280,7 +280,13 @@ impl App {
                 action: "webhook_endpoint.update",
                 resource_type: "webhook_endpoint",
                 resource_id: Some(endpoint.to_string()),
-                details: json!(input),
+                details: {
+                    let mut details = json!(input);
+                    if let Some(url) = &input.url {
+                        details["url"] = json!(url_on_record(url));
+                    }
+                    details
+                },
             },
         )
         .await?;
@@ -494,7 +500,7 @@ impl App {
             return Ok(());
         }
         let endpoint = WebhookEndpointId::from_uuid(endpoint_id);
-        let event = json!({ "endpoint": { "id": endpoint, "url": url, "reason": reason } });
+        let event = json!({ "endpoint": { "id": endpoint, "url": url_on_record(url), "reason": reason } });
         store::emit_event(&mut *tx, org, "webhook_endpoint.disabled", event).await?;
         let ctx = RequestContext::system(org);
         crate::app::kernel::audit::record(
@@ -539,5 +545,29 @@ mod tests {
         let (first, _) = delivery_of_key(Uuid::from_bytes([0x80; 16]));
         let (last, _) = delivery_of_key(Uuid::from_bytes([0x7f; 16]));
         assert!(first < last);
+    }
+}
+
+/// An endpoint's URL as the audit log and events show it: scheme, host and
+/// port, with `/…` for a path or query left out. Many receivers take a
+/// secret in the URL (`https://hooks.slack.com/services/…`, `?token=`), and
+/// the audit log and other endpoints reach roles that may not read webhooks.
+pub(crate) fn url_on_record(url: &str) -> String {
+    let Ok(parsed) = url::Url::parse(url) else { return "(not a URL)".to_string() };
+    let host = parsed.host_str().unwrap_or_default();
+    let port = parsed.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let more = parsed.path() != "/" || parsed.query().is_some() || parsed.fragment().is_some();
+    format!("{}://{host}{port}{}", parsed.scheme(), if more { "/…" } else { "" })
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::url_on_record;
+
+    #[test]
+    fn a_recorded_url_keeps_no_path_query_or_credentials() {
+        assert_eq!(url_on_record("https://hooks.slack.com/services/T0/B0/secret"), "https://hooks.slack.com/…");
+        assert_eq!(url_on_record("https://user:pw@example.com:8443/?token=x"), "https://example.com:8443/…");
+        assert_eq!(url_on_record("https://example.com"), "https://example.com");
     }
 }
