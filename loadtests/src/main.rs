@@ -15,6 +15,30 @@ use anyhow::{Context, Result, bail};
 use moke_loadtests::{env, load, print_row, start_server};
 use serde_json::{Value, json};
 
+/// The gRPC clients one worker calls through.
+type GrpcClients = (
+    moke_proto::v1::cluster_service_client::ClusterServiceClient<tonic::transport::Channel>,
+    moke_proto::v1::project_service_client::ProjectServiceClient<tonic::transport::Channel>,
+);
+
+/// Clients for `workers` workers over `channels` channels (connections),
+/// worker `n` on channel `n % channels`.
+async fn grpc_clients(base: &str, channels: usize, workers: usize) -> Result<Vec<GrpcClients>> {
+    let mut opened = Vec::new();
+    for _ in 0..channels {
+        opened.push(tonic::transport::Channel::from_shared(base.to_string())?.connect().await?);
+    }
+    Ok((0..workers)
+        .map(|worker| {
+            let channel = opened[worker % channels].clone();
+            (
+                moke_proto::v1::cluster_service_client::ClusterServiceClient::new(channel.clone()),
+                moke_proto::v1::project_service_client::ProjectServiceClient::new(channel),
+            )
+        })
+        .collect())
+}
+
 fn run_pgbench(args: &[&str]) -> Result<String> {
     let output = Command::new(env("PGBENCH")?).args(args).arg(env("PGBENCH_URL")?).output()?;
     if !output.status.success() {
@@ -77,30 +101,31 @@ async fn main() -> Result<()> {
     .await;
     print_row("GET cluster (cluster_view)", &get);
 
-    // The same two operations over gRPC, one HTTP/2 connection per worker.
-    let mut grpc_clients = Vec::new();
-    for _ in 0..connections {
-        let channel = tonic::transport::Channel::from_shared(server.base.clone())?.connect().await?;
-        grpc_clients.push((
-            moke_proto::v1::cluster_service_client::ClusterServiceClient::new(channel.clone()),
-            moke_proto::v1::project_service_client::ProjectServiceClient::new(channel),
-        ));
-    }
-    let grpc_clients = Arc::new(grpc_clients);
+    // The same two operations over gRPC, as gRPC clients call: the workers
+    // share `BENCH_GRPC_CHANNELS` channels (default 2, one per core), each
+    // one HTTP/2 connection carrying many calls at once. Then, to show what
+    // multiplexing is worth, a connection per worker (one call at a time on
+    // each, as HTTP/1.1 must).
+    let channels: usize = std::env::var("BENCH_GRPC_CHANNELS").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
+    let shared = Arc::new(grpc_clients(&server.base, channels.clamp(1, connections), connections).await?);
+    let per_worker = Arc::new(grpc_clients(&server.base, connections, connections).await?);
     let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {}", server.token).parse()?;
-    let (clients, auth, project, cluster) =
-        (grpc_clients.clone(), bearer.clone(), project_id.clone(), cluster_id.clone());
-    let grpc_get = load(connections, duration, move |worker, _| {
-        let mut client = clients[worker].0.clone();
-        let mut request = tonic::Request::new(moke_proto::v1::GetClusterRequest {
-            project: project.clone(),
-            cluster: cluster.clone(),
-        });
-        request.metadata_mut().insert("authorization", auth.clone());
-        async move { client.get_cluster(request).await.is_ok() }
-    })
-    .await;
-    print_row("gRPC GetCluster", &grpc_get);
+    let get_cluster = |clients: Arc<Vec<GrpcClients>>| {
+        let (auth, project, cluster) = (bearer.clone(), project_id.clone(), cluster_id.clone());
+        move |worker: usize, _| {
+            let mut client = clients[worker].0.clone();
+            let mut request = tonic::Request::new(moke_proto::v1::GetClusterRequest {
+                project: project.clone(),
+                cluster: cluster.clone(),
+            });
+            request.metadata_mut().insert("authorization", auth.clone());
+            async move { client.get_cluster(request).await.is_ok() }
+        }
+    };
+    let grpc_get = load(connections, duration, get_cluster(shared.clone())).await;
+    print_row(&format!("gRPC GetCluster ({channels} channels)"), &grpc_get);
+    let grpc_get_unshared = load(connections, duration, get_cluster(per_worker)).await;
+    print_row("gRPC GetCluster (1 per worker)", &grpc_get_unshared);
 
     // And over GraphQL.
     let graphql_url = format!("{}/graphql", server.base);
@@ -126,7 +151,7 @@ async fn main() -> Result<()> {
     })
     .await;
     print_row("POST project (project_create)", &create);
-    let (clients, auth, org) = (grpc_clients.clone(), bearer.clone(), server.org.clone());
+    let (clients, auth, org) = (shared.clone(), bearer.clone(), server.org.clone());
     let grpc_create = load(connections, duration, move |worker, i| {
         let mut client = clients[worker].1.clone();
         let mut request = tonic::Request::new(moke_proto::v1::CreateProjectRequest {
@@ -179,6 +204,7 @@ async fn main() -> Result<()> {
     println!();
     for (name, stats, baseline) in [
         ("gRPC GetCluster / REST GET", &grpc_get, &get),
+        ("  with a connection per worker", &grpc_get_unshared, &get),
         ("GraphQL cluster / REST GET", &graphql_get, &get),
         ("gRPC CreateProject / REST POST", &grpc_create, &create),
         ("GraphQL createProject / REST POST", &graphql_create, &create),
@@ -190,8 +216,10 @@ async fn main() -> Result<()> {
             baseline.p99_ms
         );
     }
-    let errors: usize =
-        [&get, &create, &grpc_get, &grpc_create, &graphql_get, &graphql_create].iter().map(|s| s.errors).sum();
+    let errors: usize = [&get, &create, &grpc_get, &grpc_get_unshared, &grpc_create, &graphql_get, &graphql_create]
+        .iter()
+        .map(|s| s.errors)
+        .sum();
     if errors > 0 {
         bail!("{errors} requests failed");
     }

@@ -311,16 +311,21 @@ fn sqlx_prepare() -> Result<()> {
     Ok(())
 }
 
-/// The API benchmark. With `BENCH_BASELINE_BIN` (a `moke-server` built from
+/// The API benchmark (`BENCH_NO_BUILD=1`: of the release binaries already
+/// built). With `BENCH_BASELINE_BIN` (a `moke-server` built from
 /// another commit), that binary is benchmarked first in the same run, each
 /// on a fresh database, so the two sets of ratios compare like for like.
 fn bench_api(args: &[String]) -> Result<()> {
     let db = postgres::ensure(postgres::Purpose::Bench)?;
     let pgbench = postgres::tool("pgbench")?;
     let vault = vault::ensure()?;
-    run(cargo()
-        .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
-        .env("SQLX_OFFLINE", "true"))?;
+    // BENCH_NO_BUILD=1 measures the release binaries already built (while
+    // the tree is mid-change, or to profile them again).
+    if env::var("BENCH_NO_BUILD").is_err() {
+        run(cargo()
+            .args(["build", "--release", "--package", "moke-api", "--package", "moke-loadtests"])
+            .env("SQLX_OFFLINE", "true"))?;
+    }
     let target = target_dir();
     let mut servers = Vec::new();
     if let Ok(baseline) = env::var("BENCH_BASELINE_BIN") {

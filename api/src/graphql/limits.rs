@@ -36,7 +36,11 @@ pub const MAX_EXPANDED_FIELDS: usize = 5_000;
 /// The most parsed documents kept.
 pub const CACHED_DOCUMENTS: usize = 256;
 /// The longest document kept parsed (longer ones are parsed every time).
-pub const MAX_CACHED_DOCUMENT_BYTES: usize = 16 * 1024;
+pub const MAX_CACHED_DOCUMENT_BYTES: usize = 4 * 1024;
+/// The most selections (fields, spreads, inline fragments, in operations
+/// and fragments alike) of a document kept parsed, which bounds what each
+/// kept document holds in memory.
+pub const MAX_CACHED_SELECTIONS: usize = 500;
 
 /// The extension enforcing the limits before anything is resolved, with
 /// the parsed documents it keeps for every request of the schema.
@@ -52,32 +56,52 @@ impl ExtensionFactory for Limits {
 }
 
 /// Parsed documents that passed the limits, keyed by their exact text; at
-/// most [`CACHED_DOCUMENTS`], each at most [`MAX_CACHED_DOCUMENT_BYTES`], and
-/// only what signed-in callers sent, so nobody fills it without a
-/// credential. When full, an arbitrary one makes room: a caller who sends
-/// many different documents only makes them all parse again.
+/// most [`CACHED_DOCUMENTS`], each at most [`MAX_CACHED_DOCUMENT_BYTES`] and
+/// [`MAX_CACHED_SELECTIONS`], and only what signed-in callers sent, so
+/// nobody fills it without a credential. When full, an arbitrary one makes
+/// room: a caller who sends many different documents only makes them all
+/// parse again. A document is copied out after the lock is let go.
 #[derive(Default)]
 pub struct Documents {
-    kept: std::sync::Mutex<HashMap<String, ExecutableDocument>>,
+    kept: std::sync::Mutex<HashMap<String, Arc<ExecutableDocument>>>,
 }
 
 impl Documents {
     fn get(&self, text: &str) -> Option<ExecutableDocument> {
-        self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(text).cloned()
+        let kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(text).cloned();
+        kept.map(|document| (*document).clone())
     }
 
     fn keep(&self, text: &str, document: &ExecutableDocument) {
-        if text.len() > MAX_CACHED_DOCUMENT_BYTES {
+        if text.len() > MAX_CACHED_DOCUMENT_BYTES || selections(document) > MAX_CACHED_SELECTIONS {
             return;
         }
+        let document = Arc::new(document.clone());
         let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if kept.len() >= CACHED_DOCUMENTS
             && let Some(any) = kept.keys().next().cloned()
         {
             kept.remove(&any);
         }
-        kept.insert(text.to_string(), document.clone());
+        kept.insert(text.to_string(), document);
     }
+}
+
+/// Every selection a document writes (not expanded): its size in memory.
+fn selections(document: &ExecutableDocument) -> usize {
+    fn of(set: &SelectionSet) -> usize {
+        set.items.iter().fold(0usize, |total, item| {
+            let nested = match &item.node {
+                Selection::Field(field) => of(&field.node.selection_set.node),
+                Selection::InlineFragment(fragment) => of(&fragment.node.selection_set.node),
+                Selection::FragmentSpread(_) => 0,
+            };
+            total.saturating_add(1).saturating_add(nested)
+        })
+    }
+    let operations = document.operations.iter().map(|(_, operation)| of(&operation.node.selection_set.node));
+    let fragments = document.fragments.values().map(|fragment| of(&fragment.node.selection_set.node));
+    operations.chain(fragments).fold(0usize, usize::saturating_add)
 }
 
 /// [`Limits`] for one request.

@@ -226,6 +226,8 @@ pub struct WsSession {
     bearer: String,
     meta: RequestContext,
     active: Arc<std::sync::atomic::AtomicUsize>,
+    /// Subscriptions started since the idle check last looked.
+    started: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl WsSession {
@@ -244,6 +246,7 @@ impl WsSession {
     /// Takes one of the socket's subscription slots, given back when the guard drops.
     pub fn take_slot(&self) -> Result<SubscriptionSlot, Error> {
         use std::sync::atomic::Ordering;
+        self.started.fetch_add(1, Ordering::AcqRel);
         let taken = self.active.fetch_add(1, Ordering::AcqRel);
         let slot = SubscriptionSlot(self.active.clone());
         if taken >= MAX_SUBSCRIPTIONS_PER_SOCKET {
@@ -284,8 +287,10 @@ async fn subscribe(
         .on_upgrade(move |socket| async move {
             let app = state.app.clone();
             let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
             let initialized = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let (socket_active, socket_initialized) = (active.clone(), initialized.clone());
+            let (socket_active, socket_started, socket_initialized) =
+                (active.clone(), started.clone(), initialized.clone());
             let serve = GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
                 .on_connection_init(move |payload| async move {
                     let meta = RequestContext::anonymous(RequestMeta { source_ip, ..RequestMeta::default() });
@@ -305,7 +310,7 @@ async fn subscribe(
                         .map(|v| v.trim().to_string());
                     let mut data = request_data(&app, None);
                     if let Some(bearer) = bearer {
-                        data.insert(WsSession { bearer, meta, active: socket_active });
+                        data.insert(WsSession { bearer, meta, active: socket_active, started: socket_started });
                     }
                     socket_initialized.store(true, std::sync::atomic::Ordering::Release);
                     Ok(data)
@@ -313,7 +318,10 @@ async fn subscribe(
                 .serve();
             tokio::select! {
                 () = serve => {}
-                () = socket_unused(&initialized, &active) => {}
+                () = socket_unused(&initialized, &active, &started) => {}
+                // Every watch ends within its hour; a socket whose client
+                // stopped reading would otherwise hold them past it.
+                () = tokio::time::sleep(WS_MAX_LIFETIME) => {}
             }
         })
         .into_response()
@@ -323,11 +331,19 @@ async fn subscribe(
 pub const WS_INIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// How long a socket stays open with no subscription running.
 pub const WS_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+/// The longest a socket lives: a watch's hour and a little more; clients
+/// of the graphql-ws protocol connect again.
+pub const WS_MAX_LIFETIME: std::time::Duration =
+    std::time::Duration::from_secs(crate::app::kernel::watch::MAX_WATCH.as_secs() + 300);
 
 /// Ends when a socket is of no use and should close: no `connection_init`
 /// within [`WS_INIT_TIMEOUT`], or no subscription for [`WS_IDLE_TIMEOUT`].
 /// Without it, a client could hold sockets open for nothing, unsigned-in.
-async fn socket_unused(initialized: &std::sync::atomic::AtomicBool, active: &std::sync::atomic::AtomicUsize) {
+async fn socket_unused(
+    initialized: &std::sync::atomic::AtomicBool,
+    active: &std::sync::atomic::AtomicUsize,
+    started: &std::sync::atomic::AtomicUsize,
+) {
     use std::sync::atomic::Ordering;
     tokio::time::sleep(WS_INIT_TIMEOUT).await;
     if !initialized.load(Ordering::Acquire) {
@@ -337,6 +353,8 @@ async fn socket_unused(initialized: &std::sync::atomic::AtomicBool, active: &std
     let mut idle = std::time::Duration::ZERO;
     while idle < WS_IDLE_TIMEOUT {
         tokio::time::sleep(check).await;
-        idle = if active.load(Ordering::Acquire) == 0 { idle + check } else { std::time::Duration::ZERO };
+        // None running now and none started since the last look: idle.
+        let used = active.load(Ordering::Acquire) > 0 || started.swap(0, Ordering::AcqRel) > 0;
+        idle = if used { std::time::Duration::ZERO } else { idle + check };
     }
 }

@@ -314,9 +314,10 @@ impl OperationView {
 
     /// The steps it went through (the newest 1000), oldest first, each with
     /// when it was reported, as REST's `operation_step_list` gives them: a
-    /// bounded history rather than a paged list. The steps of every
-    /// operation on a page are one query.
-    #[graphql(complexity = "20 * child_complexity")]
+    /// bounded history rather than a paged list, priced as a list of 100
+    /// (most operations take fewer steps). The steps of every operation on a
+    /// page are one query.
+    #[graphql(complexity = "100 * child_complexity")]
     async fn steps(&self, ctx: &Context<'_>) -> Result<Vec<crate::model::OperationStepView>> {
         let loader = batch::<loaders::OperationSteps>(ctx)?;
         let steps = loader.load_one(self.id.uuid()).await.map_err(|e| (*e).clone())?;

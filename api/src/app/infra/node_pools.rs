@@ -231,7 +231,7 @@ impl App {
     }
 
     /// The node pools of several clusters at once (for batch loaders), limited
-    /// to the caller's organization.
+    /// to the caller's organization and, for a scoped credential, its project.
     pub async fn node_pools_by_cluster(
         &self,
         ctx: &RequestContext,
@@ -239,7 +239,8 @@ impl App {
     ) -> Result<std::collections::HashMap<Uuid, Vec<NodePoolView>>> {
         moke_iam::authorize(&ctx.principal, Action::Read, Target::org(ctx.principal.org_id))?;
         let mut conn = self.db().acquire().await?;
-        let (rows, regions) = store::of_clusters(&mut conn, ctx.principal.org_id, clusters).await?;
+        let (org, project) = (ctx.principal.org_id, ctx.principal.scope.project);
+        let (rows, regions) = store::of_clusters(&mut conn, org, project, clusters).await?;
         let regions: std::collections::HashMap<Uuid, String> = regions.into_iter().collect();
         let mut by_cluster = std::collections::HashMap::<Uuid, Vec<NodePoolView>>::new();
         for row in rows {

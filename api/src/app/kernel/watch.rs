@@ -3,8 +3,11 @@
 //! before every read, so a revoked or expired token ends it. Each gateway
 //! holds at most [`MAX_WATCHES`] watches, [`MAX_WATCHES_PER_ORG`] of one
 //! organization and [`MAX_WATCHES_PER_PRINCIPAL`] of one principal, across
-//! surfaces and connections; a watch past [`MAX_WATCH`] no longer counts,
-//! even if its client stopped reading and so never lets it end.
+//! surfaces and connections; once it is half full, an organization holding
+//! [`CROWDED_SHARE`] or more gets no more, so a few tenants cannot take it
+//! all. A watch holds its slot until it is dropped: each surface ends a
+//! watch whose client stopped reading (see `grpc::follow` and the GraphQL
+//! WebSocket's lifetime), so none outlives [`MAX_WATCH`] by much.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,6 +34,9 @@ pub const MAX_WATCHES_PER_ORG: usize = 128;
 /// The most watches one gateway holds at once.
 pub const MAX_WATCHES: usize = 4096;
 
+/// What one organization may hold once the gateway is half full.
+pub const CROWDED_SHARE: usize = 32;
+
 /// The longest a watch lasts; a client that wants more starts another.
 pub const MAX_WATCH: Duration = Duration::from_secs(3600);
 
@@ -52,7 +58,6 @@ struct Held {
 struct HeldSlot {
     principal: Uuid,
     org: Uuid,
-    until: Instant,
 }
 
 impl WatchSlots {
@@ -60,12 +65,9 @@ impl WatchSlots {
         self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Takes a slot for `principal` of `org` until `until`, or says which
-    /// limit is reached. Slots past their end no longer count.
-    fn take(&self, principal: Uuid, org: Uuid, until: Instant) -> Result<u64> {
+    /// Takes a slot for `principal` of `org`, or says which limit is reached.
+    fn take(&self, principal: Uuid, org: Uuid) -> Result<u64> {
         let mut held = self.held();
-        let now = Instant::now();
-        held.slots.retain(|_, slot| slot.until > now);
         if held.slots.len() >= MAX_WATCHES {
             return Err(Error::Unavailable {
                 detail: "this gateway follows as many watches as it can; try again shortly".into(),
@@ -74,14 +76,15 @@ impl WatchSlots {
         }
         let mine = held.slots.values().filter(|slot| slot.principal == principal).count();
         let ours = held.slots.values().filter(|slot| slot.org == org).count();
-        for (count, limit) in [(mine, MAX_WATCHES_PER_PRINCIPAL), (ours, MAX_WATCHES_PER_ORG)] {
+        let org_limit = if held.slots.len() >= MAX_WATCHES / 2 { CROWDED_SHARE } else { MAX_WATCHES_PER_ORG };
+        for (count, limit) in [(mine, MAX_WATCHES_PER_PRINCIPAL), (ours, org_limit)] {
             if count >= limit {
                 return Err(Error::RateLimited { limit: limit as u32, window_seconds: 0, retry_after_seconds: 1 });
             }
         }
         held.next += 1;
         let id = held.next;
-        held.slots.insert(id, HeldSlot { principal, org, until });
+        held.slots.insert(id, HeldSlot { principal, org });
         Ok(id)
     }
 }
@@ -114,7 +117,7 @@ impl Watcher {
     /// refused with 429 beyond the principal's share.
     pub fn start(app: &Arc<App>, bearer: String, ctx: RequestContext) -> Result<Watcher> {
         let until = Instant::now() + MAX_WATCH;
-        let id = app.watch_slots().take(ctx.principal.id, ctx.principal.org_id, until)?;
+        let id = app.watch_slots().take(ctx.principal.id, ctx.principal.org_id)?;
         let slot = WatchSlot { app: app.clone(), id };
         Ok(Watcher { app: app.clone(), bearer, ctx, until, _slot: slot })
     }
@@ -382,31 +385,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn watches_are_capped_per_principal_and_organization_and_expire() {
+    fn watches_are_capped_per_principal_organization_and_gateway() {
         let slots = WatchSlots::default();
         let (org, other_org) = (Uuid::new_v4(), Uuid::new_v4());
-        let later = Instant::now() + MAX_WATCH;
         let principals: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
         for _ in 0..MAX_WATCHES_PER_PRINCIPAL {
-            slots.take(principals[0], org, later).unwrap();
+            slots.take(principals[0], org).unwrap();
         }
-        let refused = slots.take(principals[0], org, later).unwrap_err();
+        let refused = slots.take(principals[0], org).unwrap_err();
         assert!(matches!(refused, Error::RateLimited { limit: 32, .. }), "{refused:?}");
         for principal in &principals[1..4] {
             for _ in 0..MAX_WATCHES_PER_PRINCIPAL {
-                slots.take(*principal, org, later).unwrap();
+                slots.take(*principal, org).unwrap();
             }
         }
         // 4 × 32 = 128: the organization's share is taken, whoever asks next.
-        let refused = slots.take(principals[4], org, later).unwrap_err();
+        let refused = slots.take(principals[4], org).unwrap_err();
         assert!(matches!(refused, Error::RateLimited { limit: 128, .. }), "{refused:?}");
-        slots.take(principals[4], other_org, later).expect("another organization has its own share");
-        // A watch past its end no longer counts, even if nobody dropped it.
-        let expired = Instant::now() - Duration::from_secs(1);
-        let slots = WatchSlots::default();
-        for _ in 0..MAX_WATCHES_PER_PRINCIPAL {
-            slots.take(principals[0], org, expired).unwrap();
+        slots.take(principals[4], other_org).expect("another organization has its own share");
+
+        // Half full, an organization that holds its crowded share gets no more.
+        let crowded = WatchSlots::default();
+        for _ in 0..MAX_WATCHES / 2 {
+            crowded.take(Uuid::new_v4(), Uuid::new_v4()).unwrap();
         }
-        slots.take(principals[0], org, later).expect("expired watches make room");
+        for _ in 0..CROWDED_SHARE {
+            crowded.take(Uuid::new_v4(), org).unwrap();
+        }
+        let refused = crowded.take(Uuid::new_v4(), org).unwrap_err();
+        assert!(matches!(refused, Error::RateLimited { limit: 32, .. }), "{refused:?}");
+        crowded.take(Uuid::new_v4(), other_org).expect("a small tenant still gets one");
     }
 }

@@ -456,8 +456,9 @@ impl App {
     /// The steps of several operations at once, each as
     /// [`App::operation_step_list`] gives them (the newest 1000, oldest
     /// first), for the GraphQL loader of `Operation.steps`, whose keys are
-    /// operations the caller has already read; limited to the caller's
-    /// organization and, for a scoped credential, its project.
+    /// operations the caller has already read; limited as
+    /// [`lookup`] limits them: the caller's organization and, for a scoped
+    /// credential, its project and the organization's own operations.
     pub(crate) async fn operation_steps_by_operation(
         &self,
         ctx: &RequestContext,
@@ -471,7 +472,8 @@ impl App {
                    SELECT st.*, row_number() OVER (PARTITION BY st.operation_id ORDER BY st.seq DESC) AS newest
                    FROM operation_steps st
                    JOIN operations o ON o.id = st.operation_id
-                   WHERE st.operation_id = ANY($1) AND o.org_id = $2 AND ($3::uuid IS NULL OR o.project_id = $3)
+                   WHERE st.operation_id = ANY($1) AND o.org_id = $2
+                     AND ($3::uuid IS NULL OR o.project_id = $3 OR (o.project_id IS NULL AND o.target_type = 'org'))
                ) s
                WHERE s.newest <= 1000
                ORDER BY s.operation_id, s.seq"#,

@@ -119,20 +119,27 @@ pub(in crate::app) async fn live_in(conn: &mut PgConnection, cluster: Uuid) -> R
         .await?)
 }
 
-/// Every pool of the given clusters of `org`, with each cluster's region.
+/// Every pool of the given clusters of `org` (of `project` only, when
+/// given), with each cluster's region.
 pub(in crate::app) async fn of_clusters(
     conn: &mut PgConnection,
     org: Uuid,
+    project: Option<Uuid>,
     clusters: &[Uuid],
 ) -> Result<(Vec<NodePoolRow>, Vec<(Uuid, String)>)> {
-    let pools =
-        select!("WHERE cluster_id = ANY($1) AND org_id = $2 ORDER BY id", clusters, org).fetch_all(&mut *conn).await?;
-    let regions = sqlx::query!("SELECT id, region FROM clusters WHERE id = ANY($1) AND org_id = $2", clusters, org)
-        .fetch_all(conn)
-        .await?
-        .into_iter()
-        .map(|r| (r.id, r.region))
-        .collect();
+    let regions = sqlx::query!(
+        "SELECT id, region FROM clusters WHERE id = ANY($1) AND org_id = $2 AND ($3::uuid IS NULL OR project_id = $3)",
+        clusters,
+        org,
+        project
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    let clusters: Vec<Uuid> = regions.iter().map(|r| r.id).collect();
+    let pools = select!("WHERE cluster_id = ANY($1) AND org_id = $2 ORDER BY id", clusters.as_slice(), org)
+        .fetch_all(&mut *conn)
+        .await?;
+    let regions = regions.into_iter().map(|r| (r.id, r.region)).collect();
     Ok((pools, regions))
 }
 
