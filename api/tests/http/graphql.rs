@@ -181,6 +181,36 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QueryCounter {
     }
 }
 
+/// The database queries one GraphQL document costs, `check`ing each answer.
+/// Tests on other threads register callsites meanwhile and can cache "not
+/// interested" for ours: rebuild before each measurement and skip ones that
+/// saw nothing. A poll of a background loop can land in a measurement and
+/// only ever adds: the fewest of three is the document's cost (an N+1 would
+/// show in every one).
+async fn fewest_queries(
+    t: &TestApp,
+    tenant: &Tenant,
+    queries: &AtomicUsize,
+    document: &str,
+    check: impl Fn(&Value),
+) -> usize {
+    let mut seen = Vec::new();
+    for _ in 0..10 {
+        tracing::callsite::rebuild_interest_cache();
+        queries.store(0, Ordering::SeqCst);
+        let answer = gql(t, tenant, document, json!({})).await;
+        check(&answer);
+        let counted = queries.load(Ordering::SeqCst);
+        if counted > 0 {
+            seen.push(counted);
+        }
+        if seen.len() == 3 {
+            break;
+        }
+    }
+    seen.into_iter().min().unwrap_or(0)
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptions, connect: PgConnectOptions) {
     use tracing_subscriber::layer::SubscriberExt;
@@ -212,30 +242,14 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     };
     let mut cost = Vec::new();
     for first in [5, 50] {
-        // Tests on other threads register callsites meanwhile and can cache
-        // "not interested" for ours: rebuild before each measurement and skip
-        // ones that saw nothing. A poll of a background loop can land in a
-        // measurement and only ever adds: the fewest of three is the page's cost
-        // (an N+1 would show in every one).
-        let mut seen = Vec::new();
-        for _ in 0..10 {
-            tracing::callsite::rebuild_interest_cache();
-            queries.store(0, Ordering::SeqCst);
-            let answer = gql(&t, &acme, &page(first), json!({})).await;
+        let check = |answer: &Value| {
             let edges = answer["data"]["project"]["clusters"]["edges"].as_array().unwrap_or_else(|| panic!("{answer}"));
             assert_eq!(edges.len(), first, "{answer}");
             assert_eq!(edges[first - 1]["node"]["nodePools"]["nodes"][0]["name"], "workers");
             let kinds = &edges[0]["node"]["operations"]["nodes"];
             assert_eq!((&kinds[0]["kind"], &kinds[1]["kind"]), (&json!("node_pool_create"), &json!("cluster_create")));
-            let counted = queries.load(Ordering::SeqCst);
-            if counted > 0 {
-                seen.push(counted);
-            }
-            if seen.len() == 3 {
-                break;
-            }
-        }
-        cost.push(seen.into_iter().min().unwrap_or(0));
+        };
+        cost.push(fewest_queries(&t, &acme, &queries, &page(first), check).await);
     }
     assert!(cost[0] > 0, "the counter sees queries");
     assert_eq!(cost[0], cost[1], "5 and 50 clusters cost the same number of queries: {cost:?}");
@@ -250,11 +264,7 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
     };
     let mut cost = Vec::new();
     for first in [2, 10] {
-        let mut seen = Vec::new();
-        for _ in 0..10 {
-            tracing::callsite::rebuild_interest_cache();
-            queries.store(0, Ordering::SeqCst);
-            let answer = gql(&t, &acme, &projects(first), json!({})).await;
+        let check = |answer: &Value| {
             let listed = answer["data"]["orgs"]["nodes"][0]["projects"]["nodes"].as_array().cloned();
             assert_eq!(listed.as_ref().map(|p| p.len()), Some(first), "{answer}");
             let stepped = listed.unwrap().iter().any(|project| {
@@ -262,15 +272,8 @@ async fn a_page_of_clusters_costs_a_fixed_number_of_queries(options: PgPoolOptio
                 steps.as_array().is_some_and(|s| !s.is_empty())
             });
             assert!(stepped, "operations come with their steps: {answer}");
-            let counted = queries.load(Ordering::SeqCst);
-            if counted > 0 {
-                seen.push(counted);
-            }
-            if seen.len() == 3 {
-                break;
-            }
-        }
-        cost.push(seen.into_iter().min().unwrap_or(0));
+        };
+        cost.push(fewest_queries(&t, &acme, &queries, &projects(first), check).await);
     }
     assert_eq!(cost[0], cost[1], "2 and 10 projects cost the same number of queries: {cost:?}");
 
