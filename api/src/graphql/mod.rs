@@ -226,7 +226,7 @@ pub struct WsSession {
     bearer: String,
     meta: RequestContext,
     active: Arc<std::sync::atomic::AtomicUsize>,
-    /// Subscriptions started since the idle check last looked.
+    /// Subscriptions accepted since the idle check last looked.
     started: Arc<std::sync::atomic::AtomicUsize>,
 }
 
@@ -243,10 +243,15 @@ impl WsSession {
         Ok(RequestContext { principal, ..self.meta.clone() })
     }
 
+    /// Notes that a subscription was accepted (its caller authenticated and
+    /// its watch started): only that keeps an otherwise idle socket open.
+    pub fn mark_started(&self) {
+        self.started.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
     /// Takes one of the socket's subscription slots, given back when the guard drops.
     pub fn take_slot(&self) -> Result<SubscriptionSlot, Error> {
         use std::sync::atomic::Ordering;
-        self.started.fetch_add(1, Ordering::AcqRel);
         let taken = self.active.fetch_add(1, Ordering::AcqRel);
         let slot = SubscriptionSlot(self.active.clone());
         if taken >= MAX_SUBSCRIPTIONS_PER_SOCKET {

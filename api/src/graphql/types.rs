@@ -1203,6 +1203,7 @@ async fn watcher(ctx: &Context<'_>, app: &Arc<App>) -> Result<(Watcher, Option<s
             let slot = session.take_slot().map_err(error)?;
             let caller = session.caller(app).await.map_err(error)?;
             let watcher = Watcher::start(app, session.bearer().to_string(), caller).map_err(error)?;
+            session.mark_started();
             Ok((watcher, Some(slot)))
         }
         // A watch checks its credential again as it goes: only a socket holds one to check.

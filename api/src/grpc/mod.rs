@@ -266,16 +266,11 @@ async fn watcher<T>(app: &Arc<App>, request: &tonic::Request<T>) -> Result<Watch
     Watcher::start(app, bearer.to_string(), ctx).map_err(status)
 }
 
-/// How long a watch waits for its client to take an update before ending.
-pub const WATCH_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// A watch's updates as a server stream: the first read's error is the
 /// call's own (an unknown id is NOT_FOUND, not an empty stream), and a later
-/// one (a revoked credential) ends the stream with its status. The watch
-/// runs in its own task, a few updates ahead of the client: one that stops
-/// taking them (HTTP/2 flow control never lets the stream be read) ends the
-/// watch after [`WATCH_SEND_TIMEOUT`], so its slot is given back and its hour
-/// holds, whether or not the client ever reads again.
+/// one (a revoked credential) ends the stream with its status. The rest is
+/// [`delivered`](crate::app::kernel::watch::delivered), so a client that
+/// stops reading ends the watch.
 async fn follow<V: Send + 'static, T: Send + 'static>(
     updates: impl futures::Stream<Item = Result<V, Error>> + Send + 'static,
     convert: fn(V) -> T,
@@ -286,31 +281,8 @@ async fn follow<V: Send + 'static, T: Send + 'static>(
         return Err(Status::unavailable("the server is shutting down"));
     };
     let first = convert(first.map_err(status)?);
-    let (sender, receiver) = tokio::sync::mpsc::channel::<Result<T, Status>>(4);
-    tokio::spawn(async move {
-        if sender.send_timeout(Ok(first), WATCH_SEND_TIMEOUT).await.is_err() {
-            return;
-        }
-        loop {
-            // A client that hung up ends the watch at once, update or not.
-            let update = tokio::select! {
-                () = sender.closed() => return,
-                update = updates.next() => match update {
-                    Some(update) => update,
-                    None => return,
-                },
-            };
-            let update = update.map(convert).map_err(status);
-            let last = update.is_err();
-            if sender.send_timeout(update, WATCH_SEND_TIMEOUT).await.is_err() || last {
-                return;
-            }
-        }
-    });
-    let stream = futures::stream::unfold(receiver, |mut receiver| async move {
-        receiver.recv().await.map(|update| (update, receiver))
-    });
-    Ok(tonic::Response::new(Box::pin(stream)))
+    let rest = crate::app::kernel::watch::delivered(updates.map(move |update| update.map(convert).map_err(status)));
+    Ok(tonic::Response::new(Box::pin(futures::stream::once(async move { Ok(first) }).chain(rest))))
 }
 
 /// For a method the caller proves itself to in its request (a CI ID token

@@ -158,6 +158,8 @@ async fn audit_event_export(
     };
     let watcher = crate::app::kernel::watch::Watcher::start(&app, bearer, ctx)?;
     let batches = crate::app::kernel::watch::audit_event_export(watcher, path_id(&org)?, filter).await?;
+    // A client that stops reading ends the export (and gives back its watch).
+    let batches = crate::app::kernel::watch::delivered(batches);
     let (content_type, extension) =
         if csv { ("text/csv; charset=utf-8", "csv") } else { ("application/x-ndjson", "ndjson") };
     let render = move |events: &[AuditEventView]| -> String {

@@ -6,7 +6,7 @@
 //! surfaces and connections; once it is half full, an organization holding
 //! [`CROWDED_SHARE`] or more gets no more, so a few tenants cannot take it
 //! all. A watch holds its slot until it is dropped: each surface ends a
-//! watch whose client stopped reading (see `grpc::follow` and the GraphQL
+//! watch whose client stopped reading (see [`delivered`] and the GraphQL
 //! WebSocket's lifetime), so none outlives [`MAX_WATCH`] by much.
 
 use std::collections::HashMap;
@@ -159,6 +159,38 @@ impl Watcher {
             }
         }
     }
+}
+
+/// How long a watch waits for its client to take an update before ending.
+pub const WATCH_SEND_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A watch's stream, run in its own task a few items ahead of the client,
+/// as every surface sends it. A client that stops taking items (a TCP or
+/// HTTP/2 window it never opens, so the stream would never be polled again)
+/// ends the watch after [`WATCH_SEND_TIMEOUT`], and one that hangs up ends
+/// it at once: either way its [`Watcher`] and slot are dropped, and its
+/// deadline holds whether or not the client reads again.
+pub fn delivered<T: Send + 'static>(
+    updates: impl Stream<Item = T> + Send + 'static,
+) -> impl Stream<Item = T> + Send + 'static {
+    use futures::StreamExt;
+    let (sender, receiver) = tokio::sync::mpsc::channel::<T>(4);
+    tokio::spawn(async move {
+        let mut updates = Box::pin(updates);
+        loop {
+            let update = tokio::select! {
+                () = sender.closed() => return,
+                update = updates.next() => match update {
+                    Some(update) => update,
+                    None => return,
+                },
+            };
+            if sender.send_timeout(update, WATCH_SEND_TIMEOUT).await.is_err() {
+                return;
+            }
+        }
+    });
+    futures::stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) })
 }
 
 /// The operation now and after every change, ending once it is done, when
