@@ -152,6 +152,11 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
                     Ok(purged) => tracing::info!(purged, "expired idempotency keys removed"),
                     Err(error) => round_failed("expired_idempotency_keys", &error),
                 }
+                match app.purge_expired_previous_secrets().await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "expired previous signing secrets forgotten"),
+                    Err(error) => round_failed("expired_previous_secrets", &error),
+                }
                 app.purge_sign_in_leftovers().await.map(drop)
             })
         }),

@@ -54,6 +54,13 @@ pub async fn serve(
         tracing::info!("shutting down: finishing in-flight requests");
         token.cancel();
     };
+    // Answers go out as soon as they are written: an HTTP/2 answer is
+    // several small writes, which Nagle's algorithm would hold back.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |connection| {
+        if let Err(error) = connection.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(stop)
         .await

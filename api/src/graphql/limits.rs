@@ -11,9 +11,11 @@
 //! WebSocket carries only subscriptions: queries and mutations belong on
 //! HTTP, where every request is counted.
 //!
-//! The extension also keeps the documents signed-in callers send most, parsed
-//! and checked ([`Documents`]): a dashboard or an SDK sends the same few
-//! documents over and over, and parsing was a sixth of a read's CPU.
+//! HTTP requests are parsed and checked here before the schema sees them,
+//! and the documents signed-in callers send most are kept parsed
+//! ([`Documents`]): a dashboard or an SDK sends the same few documents over
+//! and over, and parsing was a sixth of a read's CPU. Subscriptions over the
+//! WebSocket are checked by the [`OverSocket`] extension.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,7 +24,7 @@ use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, N
 use async_graphql::parser::types::{ExecutableDocument, OperationType, Selection, SelectionSet};
 use async_graphql::{Request, ServerResult, Variables};
 
-use super::{WsSession, error};
+use super::error;
 use crate::app::Error;
 
 /// The most root fields (aliases and fragments included) of one operation.
@@ -42,19 +44,6 @@ pub const MAX_CACHED_DOCUMENT_BYTES: usize = 4 * 1024;
 /// kept document holds in memory.
 pub const MAX_CACHED_SELECTIONS: usize = 500;
 
-/// The extension enforcing the limits before anything is resolved, with
-/// the parsed documents it keeps for every request of the schema.
-#[derive(Default)]
-pub struct Limits {
-    documents: Arc<Documents>,
-}
-
-impl ExtensionFactory for Limits {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(LimitsOfRequest { documents: self.documents.clone() })
-    }
-}
-
 /// Parsed documents that passed the limits, keyed by their exact text; at
 /// most [`CACHED_DOCUMENTS`], each at most [`MAX_CACHED_DOCUMENT_BYTES`] and
 /// [`MAX_CACHED_SELECTIONS`], and only what signed-in callers sent, so
@@ -67,6 +56,22 @@ pub struct Documents {
 }
 
 impl Documents {
+    /// The parsed document of an HTTP request, within every limit: kept
+    /// from an earlier request of a signed-in caller, or parsed, checked,
+    /// and kept when `signed_in`.
+    pub fn prepare(&self, text: &str, signed_in: bool) -> ServerResult<ExecutableDocument> {
+        if signed_in && let Some(document) = self.get(text) {
+            return Ok(document);
+        }
+        spreads_within_limit(text)?;
+        let document = async_graphql::parser::parse_query(text)?;
+        check(&document, false)?;
+        if signed_in {
+            self.keep(text, &document);
+        }
+        Ok(document)
+    }
+
     fn get(&self, text: &str) -> Option<ExecutableDocument> {
         let kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(text).cloned();
         kept.map(|document| (*document).clone())
@@ -104,23 +109,61 @@ fn selections(document: &ExecutableDocument) -> usize {
     operations.chain(fragments).fold(0usize, usize::saturating_add)
 }
 
-/// [`Limits`] for one request.
-struct LimitsOfRequest {
-    documents: Arc<Documents>,
+/// The spread limit, checked on the text before it is parsed.
+fn spreads_within_limit(text: &str) -> ServerResult<()> {
+    if text.matches("...").count() > MAX_SPREADS {
+        let why = format!("a document spreads fragments at most {MAX_SPREADS} times");
+        return Err(refused(&why));
+    }
+    Ok(())
+}
+
+/// The limits of a parsed document's operations; over a WebSocket, only
+/// subscriptions are allowed.
+fn check(document: &ExecutableDocument, over_socket: bool) -> ServerResult<()> {
+    for (_, operation) in document.operations.iter() {
+        if over_socket && operation.node.ty != OperationType::Subscription {
+            return Err(refused("only subscriptions run over the WebSocket; send queries and mutations over HTTP"));
+        }
+        let set = &operation.node.selection_set.node;
+        let too_deep =
+            || refused(&format!("an operation nests at most {MAX_NESTING} levels with its fragments written out"));
+        let roots = root_fields(document, set, &mut HashMap::new(), &mut Vec::new(), 0).ok_or_else(too_deep)?;
+        if roots > MAX_ROOT_FIELDS {
+            let why = format!("an operation selects at most {MAX_ROOT_FIELDS} root fields (aliases included)");
+            return Err(refused(&why));
+        }
+        let expanded = expanded_fields(document, set, &mut HashMap::new(), &mut Vec::new(), 0).ok_or_else(too_deep)?;
+        if expanded > MAX_EXPANDED_FIELDS {
+            let why =
+                format!("an operation selects at most {MAX_EXPANDED_FIELDS} fields with its fragments written out");
+            return Err(refused(&why));
+        }
+    }
+    Ok(())
+}
+
+/// The limits as a schema extension, for the WebSocket: HTTP requests are
+/// prepared with [`Documents::prepare`] before they reach the schema, which
+/// then runs without extensions (an extension costs something on every
+/// field it resolves).
+pub struct OverSocket;
+
+impl ExtensionFactory for OverSocket {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(OverSocket)
+    }
 }
 
 #[async_trait::async_trait]
-impl Extension for LimitsOfRequest {
+impl Extension for OverSocket {
     async fn prepare_request(
         &self,
         ctx: &ExtensionContext<'_>,
         request: Request,
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
-        if request.query.matches("...").count() > MAX_SPREADS {
-            let why = format!("a document spreads fragments at most {MAX_SPREADS} times");
-            return Err(refused(&why));
-        }
+        spreads_within_limit(&request.query)?;
         next.run(ctx, request).await
     }
 
@@ -131,32 +174,8 @@ impl Extension for LimitsOfRequest {
         variables: &Variables,
         next: NextParseQuery<'_>,
     ) -> ServerResult<ExecutableDocument> {
-        let signed_in = ctx.data_opt::<crate::app::RequestContext>().is_some();
-        let kept = if signed_in { self.documents.get(query) } else { None };
-        let known = kept.is_some();
-        let document = match kept {
-            Some(document) => document,
-            None => next.run(ctx, query, variables).await?,
-        };
-        let over_socket = ctx.data_opt::<WsSession>().is_some();
-        for (_, operation) in document.operations.iter() {
-            if over_socket && operation.node.ty != OperationType::Subscription {
-                return Err(refused("only subscriptions run over the WebSocket; send queries and mutations over HTTP"));
-            }
-            let set = &operation.node.selection_set.node;
-            if root_fields(&document, set, &mut HashMap::new(), &mut Vec::new()) > MAX_ROOT_FIELDS {
-                let why = format!("an operation selects at most {MAX_ROOT_FIELDS} root fields (aliases included)");
-                return Err(refused(&why));
-            }
-            if expanded_fields(&document, set, &mut HashMap::new(), &mut Vec::new()) > MAX_EXPANDED_FIELDS {
-                let why =
-                    format!("an operation selects at most {MAX_EXPANDED_FIELDS} fields with its fragments written out");
-                return Err(refused(&why));
-            }
-        }
-        if signed_in && !known {
-            self.documents.keep(query, &document);
-        }
+        let document = next.run(ctx, query, variables).await?;
+        check(&document, true)?;
         Ok(document)
     }
 }
@@ -165,22 +184,32 @@ fn refused(why: &str) -> async_graphql::ServerError {
     error(Error::invalid_field("query", "too_many_fields", why)).into_server_error(Default::default())
 }
 
+/// The deepest an operation nests, fragments written out (async-graphql's
+/// own check counts each fragment alone); the walks below give up past it,
+/// so a chain of fragments cannot make them recurse without bound.
+pub const MAX_NESTING: usize = 64;
+
 /// The fields a selection set selects at its own level, through fragments:
 /// every spread counts (the executor runs each one), each fragment's count
 /// worked out once (`counted`), and a fragment spread inside itself (`path`,
-/// which validation refuses later) counts nothing.
+/// which validation refuses later) counts nothing. None past
+/// [`MAX_NESTING`].
 fn root_fields<'a>(
     document: &'a ExecutableDocument,
     set: &'a SelectionSet,
     counted: &mut HashMap<&'a str, usize>,
     path: &mut Vec<&'a str>,
-) -> usize {
+    depth: usize,
+) -> Option<usize> {
+    if depth > MAX_NESTING {
+        return None;
+    }
     let mut total = 0usize;
     for item in &set.items {
         let count = match &item.node {
             Selection::Field(_) => 1,
             Selection::InlineFragment(fragment) => {
-                root_fields(document, &fragment.node.selection_set.node, counted, path)
+                root_fields(document, &fragment.node.selection_set.node, counted, path, depth + 1)?
             }
             Selection::FragmentSpread(spread) => {
                 let name = spread.node.fragment_name.node.as_str();
@@ -188,8 +217,9 @@ fn root_fields<'a>(
                     (Some(count), _) => *count,
                     (None, Some(fragment)) if !path.contains(&name) => {
                         path.push(name);
-                        let count = root_fields(document, &fragment.node.selection_set.node, counted, path);
+                        let count = root_fields(document, &fragment.node.selection_set.node, counted, path, depth + 1);
                         path.pop();
+                        let count = count?;
                         counted.insert(name, count);
                         count
                     }
@@ -199,27 +229,36 @@ fn root_fields<'a>(
         };
         total = total.saturating_add(count);
     }
-    total
+    Some(total)
 }
 
 /// The fields a selection set selects at every depth with its fragments
 /// written out: what validation and execution walk. Each fragment's size is
 /// worked out once (`sized`), so this is linear in the document whatever
 /// the nesting; a fragment spread inside itself (`path`) counts nothing.
+/// None past [`MAX_NESTING`].
 fn expanded_fields<'a>(
     document: &'a ExecutableDocument,
     set: &'a SelectionSet,
     sized: &mut HashMap<&'a str, usize>,
     path: &mut Vec<&'a str>,
-) -> usize {
+    depth: usize,
+) -> Option<usize> {
+    if depth > MAX_NESTING {
+        return None;
+    }
     let mut total = 0usize;
     for item in &set.items {
         let size = match &item.node {
-            Selection::Field(field) => {
-                1usize.saturating_add(expanded_fields(document, &field.node.selection_set.node, sized, path))
-            }
+            Selection::Field(field) => 1usize.saturating_add(expanded_fields(
+                document,
+                &field.node.selection_set.node,
+                sized,
+                path,
+                depth + 1,
+            )?),
             Selection::InlineFragment(fragment) => {
-                expanded_fields(document, &fragment.node.selection_set.node, sized, path)
+                expanded_fields(document, &fragment.node.selection_set.node, sized, path, depth + 1)?
             }
             Selection::FragmentSpread(spread) => {
                 let name = spread.node.fragment_name.node.as_str();
@@ -227,8 +266,9 @@ fn expanded_fields<'a>(
                     (Some(size), _) => *size,
                     (None, Some(fragment)) if !path.contains(&name) => {
                         path.push(name);
-                        let size = expanded_fields(document, &fragment.node.selection_set.node, sized, path);
+                        let size = expanded_fields(document, &fragment.node.selection_set.node, sized, path, depth + 1);
                         path.pop();
+                        let size = size?;
                         sized.insert(name, size);
                         size
                     }
@@ -238,5 +278,5 @@ fn expanded_fields<'a>(
         };
         total = total.saturating_add(size);
     }
-    total
+    Some(total)
 }

@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use async_graphql::dataloader::Loader;
+use std::sync::OnceLock;
+
+use async_graphql::dataloader::{DataLoader, Loader};
 use uuid::Uuid;
 
 use crate::app::{App, RequestContext};
@@ -17,6 +19,60 @@ type LoadError = Arc<async_graphql::Error>;
 fn load_error(error: crate::app::Error) -> LoadError {
     Arc::new(super::error(error))
 }
+
+/// A request's DataLoaders, each made the first time a field asks for it
+/// (most requests ask for none).
+pub struct Batches {
+    app: Arc<App>,
+    caller: RequestContext,
+    clusters: OnceLock<DataLoader<Clusters>>,
+    node_pools: OnceLock<DataLoader<NodePools>>,
+    operations: OnceLock<DataLoader<Operations>>,
+    operation_steps: OnceLock<DataLoader<OperationSteps>>,
+}
+
+impl Batches {
+    pub fn new(app: Arc<App>, caller: RequestContext) -> Batches {
+        Batches {
+            app,
+            caller,
+            clusters: OnceLock::new(),
+            node_pools: OnceLock::new(),
+            operations: OnceLock::new(),
+            operation_steps: OnceLock::new(),
+        }
+    }
+
+    /// The request's loader of `L`.
+    pub fn get<L: Batched>(&self) -> &DataLoader<L> {
+        L::cell(self).get_or_init(|| {
+            // A short gathering delay so every item of a page joins one batch even on a busy machine.
+            let loader = L::new(self.app.clone(), self.caller.clone());
+            DataLoader::new(loader, tokio::spawn).delay(std::time::Duration::from_millis(5))
+        })
+    }
+}
+
+/// A loader [`Batches`] holds.
+pub trait Batched: Send + Sync + Sized + 'static {
+    fn new(app: Arc<App>, caller: RequestContext) -> Self;
+    fn cell(batches: &Batches) -> &OnceLock<DataLoader<Self>>;
+}
+
+macro_rules! batched {
+    ($($loader:ident in $cell:ident),* $(,)?) => {$(
+        impl Batched for $loader {
+            fn new(app: Arc<App>, caller: RequestContext) -> Self {
+                $loader { app, caller }
+            }
+            fn cell(batches: &Batches) -> &OnceLock<DataLoader<Self>> {
+                &batches.$cell
+            }
+        }
+    )*};
+}
+
+batched!(Clusters in clusters, NodePools in node_pools, Operations in operations, OperationSteps in operation_steps);
 
 /// Keys that carry how many items to fetch per parent, grouped so each
 /// distinct count is one query.
@@ -30,8 +86,8 @@ fn by_limit(keys: &[(Uuid, i64)]) -> HashMap<i64, Vec<Uuid>> {
 
 /// The first clusters of each project: keyed by (project, how many).
 pub struct Clusters {
-    pub app: Arc<App>,
-    pub caller: RequestContext,
+    app: Arc<App>,
+    caller: RequestContext,
 }
 
 impl Loader<(Uuid, i64)> for Clusters {
@@ -50,8 +106,8 @@ impl Loader<(Uuid, i64)> for Clusters {
 
 /// Every node pool of each cluster (a cluster holds few).
 pub struct NodePools {
-    pub app: Arc<App>,
-    pub caller: RequestContext,
+    app: Arc<App>,
+    caller: RequestContext,
 }
 
 impl Loader<Uuid> for NodePools {
@@ -65,8 +121,8 @@ impl Loader<Uuid> for NodePools {
 
 /// The newest operations of each cluster: keyed by (cluster, how many).
 pub struct Operations {
-    pub app: Arc<App>,
-    pub caller: RequestContext,
+    app: Arc<App>,
+    caller: RequestContext,
 }
 
 impl Loader<(Uuid, i64)> for Operations {
@@ -85,8 +141,8 @@ impl Loader<(Uuid, i64)> for Operations {
 
 /// The steps of each operation.
 pub struct OperationSteps {
-    pub app: Arc<App>,
-    pub caller: RequestContext,
+    app: Arc<App>,
+    caller: RequestContext,
 }
 
 impl Loader<Uuid> for OperationSteps {

@@ -12,13 +12,13 @@ mod iam;
 mod integrations;
 mod limits;
 mod loaders;
+mod persisted;
 mod types;
 mod workloads;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use async_graphql::dataloader::DataLoader;
 use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, GraphiQLSource};
 use async_graphql::{Data, ErrorExtensions, Schema};
 use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLResponse, GraphQLWebSocket};
@@ -59,14 +59,19 @@ pub const MAX_DEPTH: usize = 10;
 /// Largest query complexity accepted (a list counts its `first` times its items).
 pub const MAX_COMPLEXITY: usize = 10_000;
 
-/// Builds the schema with its limits; `app` is absent only when printing SDL.
-pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
+/// Builds the schema with its limits; `app` is absent only when printing
+/// SDL. Over HTTP, the limits of [`limits`] are checked before a request
+/// reaches it (see [`limits::Documents`]); `over_socket` adds them as an
+/// extension for the WebSocket.
+pub fn schema(app: Option<Arc<App>>, over_socket: bool) -> MokeSchema {
     let mut builder = Schema::build(Query::default(), Mutation::default(), Subscription)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(64)
-        .limit_directives(16)
-        .extension(limits::Limits::default());
+        .limit_directives(16);
+    if over_socket {
+        builder = builder.extension(limits::OverSocket);
+    }
     if let Some(app) = app {
         builder = builder.data(app);
     }
@@ -75,7 +80,7 @@ pub fn schema(app: Option<Arc<App>>) -> MokeSchema {
 
 /// The schema in SDL, as checked in.
 pub fn sdl() -> String {
-    schema(None).sdl()
+    schema(None, false).sdl()
 }
 
 /// Maps an app-layer error to a GraphQL error with the REST `code` (and the
@@ -138,12 +143,21 @@ pub(crate) struct Origin(pub RequestContext);
 struct GraphqlState {
     app: Arc<App>,
     schema: MokeSchema,
+    socket_schema: MokeSchema,
+    documents: Arc<limits::Documents>,
+    persisted: Arc<persisted::PersistedQueries>,
 }
 
 /// `/graphql` and `/graphql/ws`.
 pub fn router(app: Arc<App>) -> Router {
     let max_body = app.config().http.max_body_bytes;
-    let state = GraphqlState { schema: schema(Some(app.clone())), app };
+    let state = GraphqlState {
+        schema: schema(Some(app.clone()), false),
+        socket_schema: schema(Some(app.clone()), true),
+        app,
+        documents: Arc::default(),
+        persisted: Arc::default(),
+    };
     Router::new()
         .route("/graphql", get(graphiql).post(execute))
         .route("/graphql/ws", get(subscribe))
@@ -159,20 +173,12 @@ async fn graphiql() -> axum::response::Response {
     ([(axum::http::header::CONTENT_SECURITY_POLICY, csp)], Html(page)).into_response()
 }
 
-/// Per-request data: the caller (when authenticated) and its DataLoaders.
+/// Per-request data: the caller (when authenticated) and its DataLoaders,
+/// each made when a field first asks for it.
 fn request_data(app: &Arc<App>, caller: Option<RequestContext>) -> Data {
     let mut data = Data::default();
     if let Some(caller) = caller {
-        // A short gathering delay so every item of a page joins one batch even on a busy machine.
-        let delay = std::time::Duration::from_millis(5);
-        let clusters = loaders::Clusters { app: app.clone(), caller: caller.clone() };
-        data.insert(DataLoader::new(clusters, tokio::spawn).delay(delay));
-        let pools = loaders::NodePools { app: app.clone(), caller: caller.clone() };
-        data.insert(DataLoader::new(pools, tokio::spawn).delay(delay));
-        let operations = loaders::Operations { app: app.clone(), caller: caller.clone() };
-        data.insert(DataLoader::new(operations, tokio::spawn).delay(delay));
-        let steps = loaders::OperationSteps { app: app.clone(), caller: caller.clone() };
-        data.insert(DataLoader::new(steps, tokio::spawn).delay(delay));
+        data.insert(loaders::Batches::new(app.clone(), caller.clone()));
         data.insert(caller);
     }
     data
@@ -209,6 +215,17 @@ async fn execute(
         }
     };
     let mut request = request.into_inner();
+    let prepared = state.persisted.resolve(&mut request, caller.as_ref()).and_then(|sent| {
+        let document = state.documents.prepare(&request.query, caller.is_some())?;
+        request.set_parsed_query(document);
+        if let Some(sent) = sent {
+            state.persisted.keep(sent, &request.query);
+        }
+        Ok(())
+    });
+    if let Err(refused) = prepared {
+        return GraphQLResponse::from(async_graphql::Response::from_errors(vec![refused])).into_response();
+    }
     request.data = request_data(&state.app, caller);
     request.data.insert(origin);
     GraphQLResponse::from(state.schema.execute(request).await).into_response()
@@ -296,7 +313,7 @@ async fn subscribe(
             let initialized = Arc::new(std::sync::atomic::AtomicBool::new(false));
             let (socket_active, socket_started, socket_initialized) =
                 (active.clone(), started.clone(), initialized.clone());
-            let serve = GraphQLWebSocket::new(socket, state.schema.clone(), protocol)
+            let serve = GraphQLWebSocket::new(socket, state.socket_schema.clone(), protocol)
                 .on_connection_init(move |payload| async move {
                     let meta = RequestContext::anonymous(RequestMeta { source_ip, ..RequestMeta::default() });
                     let authorization = payload.get("authorization").and_then(|v| v.as_str());

@@ -60,9 +60,9 @@ where
 /// The request's batch loader `L`. Loaders come with a caller, so where there
 /// is none (a subscription's nested fields, which belong on HTTP) this is the
 /// same refusal [`caller`] gives.
-pub(super) fn batch<'a, L: Send + Sync + 'static>(ctx: &Context<'a>) -> Result<&'a DataLoader<L>> {
+pub(super) fn batch<'a, L: super::loaders::Batched>(ctx: &Context<'a>) -> Result<&'a DataLoader<L>> {
     caller(ctx)?;
-    ctx.data::<DataLoader<L>>()
+    Ok(ctx.data::<super::loaders::Batches>()?.get::<L>())
 }
 
 /// Complexity of a list field: its page size times the cost of one item.

@@ -1,5 +1,6 @@
 //! The gRPC surface (`moke.v1`), served on the REST port (gRPC requests are
-//! told apart by path and content type). Like the REST handlers, each method
+//! told apart by their `application/grpc` content type, and skip the REST
+//! middleware: see `http::router_with`). Like the REST handlers, each method
 //! builds a [`RequestContext`], calls one app-layer function and maps the
 //! result; [`status`] is the one mapping from app errors to gRPC status codes
 //! with `google.rpc` error details. Server reflection and the standard health
@@ -109,6 +110,29 @@ pub fn router(app: Arc<App>) -> axum::Router {
         .layer(axum::middleware::map_response(dry_run_answers))
 }
 
+/// Whether a request is a gRPC call (`application/grpc`, `+proto` and the like).
+pub fn is_grpc(request: &axum::extract::Request) -> bool {
+    request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/grpc"))
+}
+
+/// The per-address rate limit REST applies, answered as a gRPC status
+/// (`RESOURCE_EXHAUSTED` with `RetryInfo`), not as an HTTP 429 that gRPC
+/// clients would read as `UNAVAILABLE`.
+pub async fn limit_by_ip(
+    axum::extract::State(app): axum::extract::State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip());
+    if let Some(Err(refused)) = peer.map(|ip| app.rate_limits().check_ip(ip)) {
+        return status(refused).into_http();
+    }
+    next.run(request).await
+}
+
 /// The metadata that asks for a dry run (AIP-163's `validate_only`, for
 /// every method at once): `moke-validate-only: true`.
 pub const VALIDATE_ONLY: &str = "moke-validate-only";
@@ -210,6 +234,20 @@ fn dry_run_status(plan: &crate::model::DryRunView) -> Status {
     let json = serde_json::to_vec(plan).unwrap_or_default();
     status.metadata_mut().insert_bin(DRY_RUN_PLAN, tonic::metadata::MetadataValue::from_bytes(&json));
     status
+}
+
+/// [`status`] for a method whose request names some fields otherwise than
+/// REST does (`renames`: the REST name, then the request's), so that a
+/// violation names a field the caller sent.
+fn status_renaming(mut error: Error, renames: &[(&str, &str)]) -> Status {
+    if let Error::Invalid(fields) = &mut error {
+        for field in fields.iter_mut() {
+            if let Some((_, name)) = renames.iter().find(|(rest, _)| *rest == field.field) {
+                field.field = (*name).to_string();
+            }
+        }
+    }
+    status(error)
 }
 
 /// Names a REST field as the gRPC request names it.

@@ -8,7 +8,7 @@ use moke_proto::v1::*;
 use tonic::{Request, Response, Status};
 
 use super::convert;
-use super::{context, page, status};
+use super::{context, page, status, status_renaming};
 use crate::app::region::operations::OperationFilter;
 use crate::app::{App, Error, ResourceRef};
 use crate::ids::{Id, IdKind};
@@ -801,7 +801,11 @@ impl token_service_server::TokenService for Api {
         let r = request.into_inner();
         let input =
             model::TokenCreate { name: r.name, role: r.role, expires_in_seconds: r.expires_in.map(|d| d.seconds) };
-        let created = self.app.token_create(&ctx, id(&r.org)?, input).await.map_err(status)?;
+        let created = self
+            .app
+            .token_create(&ctx, id(&r.org)?, input)
+            .await
+            .map_err(|e| status_renaming(e, &[("expires_in_seconds", "expires_in")]))?;
         Ok(Response::new(CreateTokenResponse { token: Some(convert::token(created.view)), secret: created.token }))
     }
 

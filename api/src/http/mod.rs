@@ -315,8 +315,8 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>, console: Option<Conso
     let limiter = app.clone();
     let grpc = crate::grpc::router(app.clone());
     let graphql = crate::graphql::router(app.clone());
-    // gRPC routes are `/moke.v1.Service/Method`; anything else unknown is a
-    // REST 404 (this replaces the gRPC router's own fallback).
+    // gRPC calls (told apart by their content type) go to the gRPC
+    // services; anything else unknown is a REST 404.
     let has_console = console.is_some();
     let (console_routes, forwarding) = match console {
         Some(ConsoleMount { routes, forward_secret, api_ip }) => {
@@ -324,28 +324,37 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>, console: Option<Conso
         }
         None => (Router::new(), None),
     };
-    let api = api
-        .merge(ops::routes(spec))
-        .merge(extra)
-        .with_state(app)
-        .merge(grpc)
-        .merge(graphql)
-        .merge(console_routes)
-        .fallback(move |request: Request| async move {
+    let rest = api.merge(ops::routes(spec)).merge(extra).with_state(app).merge(graphql).merge(console_routes).fallback(
+        move |request: Request| async move {
             let (parts, _) = request.into_parts();
             if has_console && moke_console::wants_page(&parts) {
                 return moke_console::not_found();
             }
             ApiError(Error::not_found("route", "requested")).into_response()
-        });
+        },
+    );
     let hsts = config.public_url.starts_with("https://");
-    api.layer(axum::middleware::from_fn_with_state(dry_runs, dry_run_answers))
-        .layer(axum::middleware::from_fn_with_state(limiter, limit_by_ip))
+    let rest = rest
+        .layer(axum::middleware::from_fn_with_state(dry_runs, dry_run_answers))
+        .layer(axum::middleware::from_fn_with_state(limiter.clone(), limit_by_ip))
         .layer(axum::middleware::from_fn_with_state(forwarding.map(Arc::new), trust_console_forwarding))
         .layer(axum::middleware::from_fn(problem_request_id))
         .layer(axum::middleware::from_fn(record_metrics))
         .layer(axum::middleware::from_fn_with_state(hsts, security_headers))
-        .layer(
+        .layer(axum::extract::DefaultBodyLimit::max(config.max_body_bytes));
+    // gRPC calls skip what only REST and browsers need (problem+json,
+    // security headers for pages, the console's forwarding, `?dry_run`): a
+    // call is a few hundred bytes, and every header and layer shows.
+    let grpc = grpc
+        .layer(axum::middleware::from_fn_with_state(limiter, crate::grpc::limit_by_ip))
+        .layer(axum::middleware::from_fn(record_metrics))
+        .layer(axum::middleware::map_response(no_store));
+    let surfaces = tower::service_fn(move |request: Request| {
+        use tower::ServiceExt;
+        let surface = if crate::grpc::is_grpc(&request) { grpc.clone() } else { rest.clone() };
+        surface.oneshot(request)
+    });
+    Router::new().fallback_service(surfaces).layer(
         tower::ServiceBuilder::new()
             .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
             .layer(
@@ -362,12 +371,18 @@ pub fn router_with(app: Arc<App>, extra: Router<Arc<App>>, console: Option<Conso
             .layer(tower_http::timeout::TimeoutLayer::with_status_code(
                 StatusCode::REQUEST_TIMEOUT,
                 Duration::from_secs(config.request_timeout_seconds),
-            ))
-            .layer(axum::extract::DefaultBodyLimit::max(config.max_body_bytes)),
+            )),
     )
     // Outermost: a client's request id is kept only when it is short and
     // plain (it reaches logs and the audit log); otherwise one is made.
     .layer(axum::middleware::from_fn(plain_request_id))
+}
+
+/// Answers carry tokens and private data: no cache keeps them (gRPC's; REST's
+/// get it from [`security_headers`]).
+async fn no_store(mut response: Response) -> Response {
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// Adds the request's id to every problem+json answer (`request_id`), so a

@@ -354,9 +354,65 @@ async fn queries_over_the_limits_are_refused(options: PgPoolOptions, connect: Pg
     let message = answer["errors"][0]["extensions"]["fields"][0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("fields with its fragments written out"), "{answer}");
 
+    // A chain of fragments, each shallow, nesting 93 deep in all: refused
+    // before any walk of it recurses that deep.
+    let mut chain = String::from("query { ...F0 }\n");
+    for level in 0..3 {
+        let inner = if level < 2 { format!("...F{}", level + 1) } else { "b".to_string() };
+        let (open, close) = ("a { ".repeat(30), " }".repeat(30));
+        chain.push_str(&format!("fragment F{level} on Query {{ {open}{inner}{close} }}\n"));
+    }
+    let anonymous = t.client.post(format!("{}/graphql", t.base)).json(&json!({ "query": chain }));
+    let (_, answer) = t.send(anonymous).await;
+    let message = answer["errors"][0]["extensions"]["fields"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("nests at most 64 levels"), "{answer}");
+
     // Within the limits, the same shape works.
     let fine = gql(&t, &acme, "{ orgs { edges { node { name quotas { clusters { limit } } } } } }", json!({})).await;
     assert_eq!(fine["data"]["orgs"]["edges"][0]["node"]["name"], "acme", "{fine}");
+}
+
+/// Sends a document by hash (Apollo's automatic persisted queries), with its
+/// text when `text` is given.
+async fn persisted(t: &TestApp, tenant: &Tenant, hash: &str, text: Option<&str>) -> Value {
+    let mut body = json!({ "extensions": { "persistedQuery": { "version": 1, "sha256Hash": hash } } });
+    if let Some(text) = text {
+        body["query"] = json!(text);
+    }
+    let (status, answer) = t.send(t.request(reqwest::Method::POST, "/graphql", &tenant.token).json(&body)).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{answer}");
+    answer
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_persisted_query_runs_by_its_hash_for_the_caller_who_sent_it(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    use sha2::Digest;
+    let t = TestApp::start(options, connect).await;
+    let (acme, globex) = (t.tenant("acme").await, t.tenant("globex").await);
+    let text = "{ orgs { edges { node { name } } } }";
+    let hash = hex::encode(sha2::Sha256::digest(text));
+
+    // The protocol: an unknown hash asks for the text, which is then kept.
+    let unknown = persisted(&t, &acme, &hash, None).await;
+    assert_eq!(unknown["errors"][0]["message"], "PersistedQueryNotFound", "{unknown}");
+    assert_eq!(error_code(&unknown), "PERSISTED_QUERY_NOT_FOUND");
+    let registered = persisted(&t, &acme, &hash, Some(text)).await;
+    assert_eq!(registered["data"]["orgs"]["edges"][0]["node"]["name"], "acme", "{registered}");
+    let by_hash = persisted(&t, &acme, &hash, None).await;
+    assert_eq!(by_hash["data"], registered["data"]);
+
+    // Another tenant cannot run (or learn of) what acme sent.
+    let other = persisted(&t, &globex, &hash, None).await;
+    assert_eq!(error_code(&other), "PERSISTED_QUERY_NOT_FOUND", "{other}");
+
+    // A hash that is not the text's is refused, naming the field.
+    let wrong = persisted(&t, &acme, &hex::encode([0u8; 32]), Some(text)).await;
+    assert_eq!(error_code(&wrong), "invalid_request", "{wrong}");
+    assert_eq!(wrong["errors"][0]["extensions"]["fields"][0]["field"], "extensions.persistedQuery.sha256Hash");
+    assert!(wrong["data"].is_null());
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

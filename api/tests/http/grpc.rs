@@ -247,6 +247,63 @@ async fn the_rest_scenario_over_grpc_ends_in_the_same_state(options: PgPoolOptio
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_address_limit_answers_as_grpc_does(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start_with(options, connect, |c| {
+        (c.rate_limits.per_ip_per_second, c.rate_limits.per_ip_burst) = (1, 3);
+    })
+    .await;
+    let acme = t.tenant("acme").await;
+    let mut projects = clients(&t, &acme).await.projects;
+    let mut refused = None;
+    for _ in 0..10 {
+        let listed = projects.list_projects(ListProjectsRequest { org: acme.org.clone(), ..Default::default() }).await;
+        if let Err(status) = listed {
+            refused = Some(status);
+            break;
+        }
+    }
+    // RESOURCE_EXHAUSTED with when to retry, not an HTTP 429 (which a gRPC
+    // client reads as UNAVAILABLE, and retries at once).
+    let status = refused.expect("the address limit refuses the fourth call in a second");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(&status), "rate_limited");
+    assert!(status.get_details_retry_info().is_some_and(|retry| retry.retry_delay.is_some()), "{status:?}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_violation_names_the_field_of_the_grpc_request(options: PgPoolOptions, connect: PgConnectOptions) {
+    use moke_proto::v1::token_service_client::TokenServiceClient;
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let bearer = Bearer(format!("Bearer {}", acme.token).parse().unwrap());
+    let mut tokens = TokenServiceClient::with_interceptor(channel, bearer);
+    // REST's `expires_in_seconds` is this request's `expires_in`.
+    let short = CreateTokenRequest {
+        org: acme.org.clone(),
+        name: "ci".into(),
+        role: "viewer".into(),
+        expires_in: Some(prost_types::Duration { seconds: 10, nanos: 0 }),
+        ..Default::default()
+    };
+    let refused = tokens.create_token(short).await.unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert_eq!(violations(&refused), ["expires_in"]);
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn an_unknown_method_is_unimplemented(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let channel = Channel::from_shared(t.base.clone()).unwrap().connect().await.unwrap();
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let path = http::uri::PathAndQuery::from_static("/moke.v1.NoSuchService/Get");
+    let codec = tonic_prost::ProstCodec::<(), ()>::default();
+    let answer = grpc.unary(tonic::Request::new(()), path, codec).await.unwrap_err();
+    assert_eq!(answer.code(), Code::Unimplemented, "{answer:?}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn reflection_and_health_work_out_of_the_box(options: PgPoolOptions, connect: PgConnectOptions) {
     use tonic_health::pb::health_check_response::ServingStatus;
     use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};

@@ -277,3 +277,44 @@ async fn an_endpoint_is_moved_turned_back_on_and_its_secret_rotated(options: PgP
         sqlx::query_scalar("SELECT secret_enc FROM webhook_endpoints").fetch_all(&t.pool).await.unwrap();
     assert!(stored.iter().all(|s| s.starts_with("vault:v") && !s.contains(&again.secret)));
 }
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn narrowed_event_types_stop_what_is_queued_and_old_secrets_are_forgotten(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    // A failed attempt is tried again only after an hour: what is queued stays queued.
+    let t = TestApp::start_with(options, connect, |c| c.webhooks.retry_schedule_seconds = vec![0.0, 3600.0]).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (project, cluster) = cluster(&owner).await;
+    let receiver = Receiver::start(vec![(500, None); 8]).await;
+    let (id, _) = endpoint(&owner, &receiver.url, json!(["operation.*", "cluster.*"])).await;
+    some_event(&owner, &project, &cluster).await;
+    eventually(20, "a first attempt of each event", async || {
+        let queued = deliveries(&owner, &id).await;
+        queued.len() >= 2 && queued.iter().all(|d| d.status == "pending" && !d.attempts.is_empty())
+    })
+    .await;
+
+    // Narrowed to cluster events: the queued operation events fail, the rest wait on.
+    let path = owner.org_path(&format!("/webhooks/{id}"));
+    owner.patch::<WebhookEndpointView>(&path, json!({ "event_types": ["cluster.*"] })).await.expect(StatusCode::OK);
+    let after = deliveries(&owner, &id).await;
+    for delivery in &after {
+        let expected = if delivery.event_type.starts_with("operation.") { "failed" } else { "pending" };
+        assert_eq!(delivery.status, expected, "{delivery:?}");
+    }
+    assert!(after.iter().any(|d| d.status == "pending"), "{after:?}");
+
+    // A previous secret whose grace period is over is forgotten by the hourly sweep.
+    owner.post::<WebhookEndpointCreated>(&format!("{path}/rotate-secret"), json!({})).await.expect(StatusCode::OK);
+    sqlx::query("UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second'")
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(t.app.purge_expired_previous_secrets().await.unwrap(), 1);
+    let kept: Option<String> =
+        sqlx::query_scalar("SELECT previous_secret_enc FROM webhook_endpoints").fetch_one(&t.pool).await.unwrap();
+    assert_eq!(kept, None);
+}

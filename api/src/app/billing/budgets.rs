@@ -281,9 +281,12 @@ impl App {
         {
             // The name a billing member chose stays out of the subject.
             let subject = format!("Moke: a budget of your organization reached {highest}%");
+            // The body names the organization: one person may bill for several.
+            let org_name = mail::quoted(&crate::app::iam::members::org_display_name(&mut tx, budget.org_id).await?);
             let body = format!(
-                "This month's {} for your organization is {} {}: {highest}% of the budget {:?} ({} {}).\n\n\
-                 Budgets only alert: nothing was stopped. See the organization's Billing page for the invoice so far.\n",
+                "This month's {} for your organization {org_name} is {} {}: {highest}% of the budget {:?} \
+                 ({} {}).\n\nBudgets only alert: nothing was stopped. See the organization's Billing page for the \
+                 invoice so far.\n",
                 match basis {
                     BudgetBasis::Spend => "usage",
                     BudgetBasis::Forecast => "forecast usage",

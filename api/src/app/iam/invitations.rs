@@ -54,7 +54,7 @@ impl App {
                 .await?;
             crate::app::kernel::quotas::check_count(&mut tx, config, org.uuid(), Counted::InvitationsLastHour, 1)
                 .await?;
-            let org_name = store::orgs::display_name(&mut tx, org.uuid()).await?;
+            let org_name = crate::app::kernel::mail::quoted(&store::orgs::display_name(&mut tx, org.uuid()).await?);
             let secret = random_secret(43);
             let days = self.config().auth.invitation_days;
             let new = store::invitations::NewInvitation {

@@ -392,3 +392,9 @@ pub(crate) async fn billing_contacts(
 pub(crate) async fn owner_contacts(conn: &mut sqlx::PgConnection, org: uuid::Uuid) -> crate::app::Result<Vec<String>> {
     super::store::memberships::verified_addresses_of(conn, org, &["owner"]).await
 }
+
+/// The name `org`'s people know it by, for mails about it (one person may
+/// belong to several organizations).
+pub(crate) async fn org_display_name(conn: &mut sqlx::PgConnection, org: uuid::Uuid) -> crate::app::Result<String> {
+    super::store::orgs::display_name(conn, org).await
+}

@@ -175,6 +175,21 @@ pub async fn queued_today(conn: &mut PgConnection, org: Uuid, kind: &str) -> Res
     .await?)
 }
 
+/// A name customers chose (an organization's), as a mail may quote it:
+/// in quotes, with what could forge lines or hide text taken out (line and
+/// paragraph separators, bidirectional overrides, zero-width and other
+/// invisible format characters, controls).
+pub fn quoted(name: &str) -> String {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c,
+                '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+    };
+    let shown: String = name.chars().filter(|c| !hidden(*c)).collect();
+    format!("\"{}\"", shown.trim())
+}
+
 /// Stores a message in the caller's transaction, its body encrypted by Vault.
 pub async fn enqueue(tx: &mut PgConnection, app: &App, mail: Mail<'_>) -> Result<()> {
     let message_id = format!("<{}@moke>", Uuid::now_v7());
@@ -340,6 +355,13 @@ pub fn warn_if_development_sender(config: &crate::config::MailConfig) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_name_cannot_forge_lines_or_hide_text() {
+        let forged = "Acme\u{2028}\u{2028}Action required: https://evil.example\u{202E}moc.emka";
+        assert_eq!(super::quoted(forged), "\"AcmeAction required: https://evil.examplemoc.emka\"");
+        assert_eq!(super::quoted("Acme GmbH"), "\"Acme GmbH\"");
+    }
+
     use super::{Failure, classify};
 
     #[test]

@@ -413,8 +413,11 @@ impl App {
         if mail::queued_today(&mut *tx, org, UPGRADE_MAIL).await? >= UPGRADE_MAILS_PER_DAY {
             return Ok(());
         }
+        // The body names the organization: one person may own several.
+        let org_name = mail::quoted(&crate::app::iam::members::org_display_name(&mut *tx, org).await?);
+        let body = format!("Organization: {org_name}\n\n{body}");
         for to in crate::app::iam::members::owner_contacts(&mut *tx, org).await? {
-            let mail = Mail { kind: UPGRADE_MAIL, to: &to, subject, body, org: Some(org) };
+            let mail = Mail { kind: UPGRADE_MAIL, to: &to, subject, body: &body, org: Some(org) };
             mail::enqueue(&mut *tx, self, mail).await?;
         }
         Ok(())

@@ -102,6 +102,13 @@ fn check_fields(
 }
 
 impl App {
+    /// Forgets the previous signing secrets of endpoints and deploy hooks
+    /// whose grace period is over (the hourly sweep of expired records).
+    pub async fn purge_expired_previous_secrets(&self) -> Result<u64> {
+        let mut conn = self.db().acquire().await?;
+        store::purge_expired_previous_secrets(&mut conn).await
+    }
+
     fn endpoint_view(row: EndpointRow) -> WebhookEndpointView {
         WebhookEndpointView {
             id: WebhookEndpointId::from_uuid(row.id),
@@ -259,6 +266,10 @@ impl App {
             url_set_by: new_url.map(|_| ctx.principal.id),
         };
         store::update(&mut tx, org_id, endpoint.uuid(), change).await?;
+        if let Some(event_types) = &input.event_types {
+            // What it no longer subscribes to does not go out, queued or not.
+            store::fail_unsubscribed(&mut tx, endpoint.uuid(), event_types).await?;
+        }
         match input.enabled {
             Some(false) => {
                 let reason = "disabled on request";

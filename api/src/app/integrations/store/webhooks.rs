@@ -104,6 +104,50 @@ pub(in crate::app) async fn update(
     Ok(())
 }
 
+/// Fails the pending deliveries of an endpoint whose events it no longer
+/// subscribes to (its types were just narrowed to `event_types`); returns
+/// how many.
+pub(in crate::app) async fn fail_unsubscribed(
+    conn: &mut PgConnection,
+    id: Uuid,
+    event_types: &[String],
+) -> Result<u64> {
+    let failed = sqlx::query!(
+        "UPDATE webhook_deliveries d SET status = 'failed', finished_at = now()
+         FROM events e
+         WHERE d.endpoint_id = $1 AND d.status = 'pending' AND e.id = d.event_id
+           AND NOT event_type_subscribed(e.event_type, $2)",
+        id,
+        event_types,
+    )
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(failed)
+}
+
+/// Forgets previous signing secrets whose grace period is over, of event
+/// webhook endpoints and deploy hooks alike: nothing reads them any more,
+/// and a secret kept is a secret that can leak. Returns how many.
+pub(in crate::app) async fn purge_expired_previous_secrets(conn: &mut PgConnection) -> Result<u64> {
+    let endpoints = sqlx::query!(
+        "UPDATE webhook_endpoints SET previous_secret_enc = NULL, previous_secret_expires_at = NULL
+         WHERE previous_secret_expires_at <= now()"
+    )
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    let hooks = sqlx::query!(
+        "UPDATE deploy_hooks SET previous_secret_enc = NULL, previous_secret_expires_at = NULL,
+             previous_secret_issued_to = NULL
+         WHERE previous_secret_expires_at <= now()"
+    )
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(endpoints + hooks)
+}
+
 /// Enables a disabled endpoint again, with no failure behind it: its
 /// disabled state and `failing_since` are cleared. False if it was enabled.
 pub(in crate::app) async fn enable(conn: &mut PgConnection, id: Uuid) -> Result<bool> {
@@ -354,6 +398,9 @@ pub(in crate::app) struct AttemptRecord<'a> {
     pub retry_in_seconds: f64,
 }
 
+/// Records an attempt and what it makes of the delivery, unless the
+/// delivery stopped being pending while it was in flight (its endpoint
+/// disabled, or no longer subscribed to it): that stands.
 pub(in crate::app) async fn record_attempt(conn: &mut PgConnection, attempt: AttemptRecord<'_>) -> Result<()> {
     sqlx::query!(
         "INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, latency_ms) VALUES ($1, $2, $3, $4, $5)",
@@ -369,7 +416,7 @@ pub(in crate::app) async fn record_attempt(conn: &mut PgConnection, attempt: Att
         "UPDATE webhook_deliveries SET attempts = $2, status = $3,
              next_attempt_at = now() + make_interval(secs => $4),
              finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
-         WHERE id = $1",
+         WHERE id = $1 AND status = 'pending'",
         attempt.delivery,
         attempt.number,
         attempt.status,
