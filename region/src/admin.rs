@@ -106,7 +106,7 @@ pub fn router(provider: Arc<Mutex<Simulated>>, switches: Arc<Switches>, token: &
 
 /// The simulated region, without the control planes' private keys.
 async fn state(State(admin): State<AdminState>) -> Json<crate::SimState> {
-    let mut state = admin.provider.lock().expect("provider lock").state.clone();
+    let mut state = admin.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state.clone();
     for cluster in state.clusters.values_mut() {
         cluster.pki.serving_key_pem.clear();
     }
@@ -114,7 +114,7 @@ async fn state(State(admin): State<AdminState>) -> Json<crate::SimState> {
 }
 
 async fn fail_node(State(admin): State<AdminState>, Path(node): Path<String>) -> StatusCode {
-    if admin.provider.lock().expect("provider lock").state.fail_node(&node) {
+    if admin.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state.fail_node(&node) {
         StatusCode::NO_CONTENT
     } else {
         StatusCode::NOT_FOUND
@@ -122,7 +122,7 @@ async fn fail_node(State(admin): State<AdminState>, Path(node): Path<String>) ->
 }
 
 async fn set_zone(admin: &AdminState, zone: &str, failed: bool) -> StatusCode {
-    let mut provider = admin.provider.lock().expect("provider lock");
+    let mut provider = admin.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if !provider.layout.zones.iter().any(|z| z == zone) {
         return StatusCode::NOT_FOUND;
     }

@@ -1,10 +1,10 @@
 //! The simulated hosted control plane's API endpoint: HTTPS with a serving
 //! certificate from the cluster's own CA, client certificates required and
 //! verified against that CA alone (another cluster's certificate fails the
-//! TLS handshake), and enough of the Kubernetes API for `kubectl version`,
-//! `get namespaces`, `get nodes` and `auth whoami`. The client certificate's
-//! CN is the user, its O entries the groups, its OU the credentials
-//! generation (older generations are refused after a revocation).
+//! TLS handshake); the Kubernetes API behind it is [`crate::kube`]'s. The
+//! client certificate's CN is the user, its O entries the groups, its OU
+//! the credentials generation (older generations are refused after a
+//! revocation).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use axum::extract::{Extension, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::response::Response;
+use axum::routing::{any, get};
 use axum::{Json, Router};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Simulated;
+use crate::kube::status;
 use crate::sim::SimCluster;
 
 /// Who a client certificate names.
@@ -57,7 +58,7 @@ impl Served {
     /// A list that does not parse admits nobody rather than everybody.
     fn admits(&self, address: std::net::IpAddr) -> bool {
         let address = address.to_canonical();
-        let provider = self.provider.lock().expect("provider lock");
+        let provider = self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(cluster) = provider.state.clusters.get(&self.cluster_id) else { return false };
         cluster.allowed_addresses.is_empty()
             || cluster
@@ -72,8 +73,6 @@ struct Served {
     cluster_id: String,
     provider: Arc<Mutex<Simulated>>,
     min_generation: Arc<AtomicI64>,
-    /// When this endpoint started; objects without a history of their own are this old.
-    started: chrono::DateTime<chrono::Utc>,
 }
 
 struct Running {
@@ -116,12 +115,7 @@ impl ControlPlanes {
         let endpoint = format!("https://{}", listener.local_addr()?);
         let min_generation = Arc::new(AtomicI64::new(cluster.pki.credentials_generation));
         let stop = CancellationToken::new();
-        let served = Served {
-            cluster_id: cluster_id.to_string(),
-            provider,
-            min_generation: min_generation.clone(),
-            started: chrono::Utc::now(),
-        };
+        let served = Served { cluster_id: cluster_id.to_string(), provider, min_generation: min_generation.clone() };
         let listener = tokio::net::TcpListener::from_std(listener)?;
         tokio::spawn(serve(listener, tokio_rustls::TlsAcceptor::from(Arc::new(config)), served, stop.clone()));
         running.insert(cluster_id.to_string(), Running { endpoint: endpoint.clone(), min_generation, stop });
@@ -193,13 +187,12 @@ async fn serve(
 fn router(served: Served) -> Router {
     Router::new()
         .route("/version", get(version))
-        .route("/api", get(api_versions))
-        .route("/apis", get(api_groups))
-        .route("/api/v1", get(core_resources))
-        .route("/apis/authentication.k8s.io/v1", get(authentication_resources))
-        .route("/api/v1/namespaces", get(namespaces))
-        .route("/api/v1/nodes", get(nodes))
-        .route("/apis/authentication.k8s.io/v1/selfsubjectreviews", post(whoami))
+        .route("/api", any(kube_api))
+        .route("/api/{*rest}", any(kube_api))
+        .route("/apis", any(kube_api))
+        .route("/apis/{*rest}", any(kube_api))
+        .route("/openapi/v3", any(kube_api))
+        .route("/openapi/v3/{*rest}", any(kube_api))
         .fallback(|| async {
             status(StatusCode::NOT_FOUND, "NotFound", "the server could not find the requested resource")
         })
@@ -207,36 +200,37 @@ fn router(served: Served) -> Router {
         .with_state(served)
 }
 
-fn status(code: StatusCode, reason: &str, message: &str) -> Response {
-    let body = json!({
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": message, "reason": reason, "code": code.as_u16(),
-    });
-    (code, Json(body)).into_response()
+/// Every Kubernetes API path: [`crate::kube`] serves them.
+async fn kube_api(
+    State(served): State<Served>,
+    Extension(who): Extension<Identity>,
+    Extension(Peer(peer)): Extension<Peer>,
+    request: axum::extract::Request,
+) -> Response {
+    let (user, groups) = (who.user.clone(), who.groups.clone());
+    let checked = served.clone();
+    let still_allowed = Arc::new(move || refusal(&checked, &who, peer).is_none());
+    let caller = crate::kube::Caller { user, groups, still_allowed };
+    crate::kube::serve(served.provider.clone(), served.cluster_id.clone(), caller, request).await
 }
 
 /// The address a connection comes from.
 #[derive(Debug, Clone, Copy)]
 struct Peer(std::net::IpAddr);
 
-/// Refuses requests from addresses the firewall no longer admits (on
-/// connections opened before it changed) and client certificates issued
-/// before the last revocation.
-async fn check_access(
-    State(served): State<Served>,
-    Extension(who): Extension<Identity>,
-    Extension(Peer(peer)): Extension<Peer>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
+/// Why a request on a connection is refused now, if it is: its address
+/// is no longer admitted by the firewall (a connection opened before it
+/// changed), or its client certificate was issued before the last
+/// revocation.
+fn refusal(served: &Served, who: &Identity, peer: std::net::IpAddr) -> Option<Response> {
     if !served.admits(peer) {
-        return status(StatusCode::FORBIDDEN, "Forbidden", "the cluster's firewall does not admit this address");
+        return Some(status(StatusCode::FORBIDDEN, "Forbidden", "the cluster's firewall does not admit this address"));
     }
     if who.generation < served.min_generation.load(Ordering::SeqCst) {
-        return status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized");
+        return Some(status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized"));
     }
     let revoked_below = {
-        let provider = served.provider.lock().expect("provider lock");
+        let provider = served.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         provider
             .state
             .clusters
@@ -244,19 +238,25 @@ async fn check_access(
             .and_then(|cluster| cluster.pki.principal_epochs.get(&who.user).copied())
             .unwrap_or(0)
     };
-    if who.principal_epoch < revoked_below {
-        return status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized");
-    }
-    next.run(request).await
+    (who.principal_epoch < revoked_below).then(|| status(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized"))
 }
 
-/// A full `vMAJOR.MINOR.PATCH` from a catalog version such as `1.33`.
-fn git_version(version: &str) -> String {
-    if version.split('.').count() >= 3 { format!("v{version}") } else { format!("v{version}.0") }
+/// Refuses what [`refusal`] refuses, before anything else runs.
+async fn check_access(
+    State(served): State<Served>,
+    Extension(who): Extension<Identity>,
+    Extension(Peer(peer)): Extension<Peer>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match refusal(&served, &who, peer) {
+        Some(refused) => refused,
+        None => next.run(request).await,
+    }
 }
 
 fn cluster_version(served: &Served) -> String {
-    let provider = served.provider.lock().expect("provider lock");
+    let provider = served.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     provider.state.clusters.get(&served.cluster_id).map(|c| c.kubernetes_version.clone()).unwrap_or_default()
 }
 
@@ -265,166 +265,8 @@ async fn version(State(served): State<Served>) -> Json<Value> {
     let mut parts = version.split('.');
     let (major, minor) = (parts.next().unwrap_or("1").to_string(), parts.next().unwrap_or("31").to_string());
     Json(json!({
-        "major": major, "minor": minor, "gitVersion": git_version(&version),
+        "major": major, "minor": minor, "gitVersion": crate::kube::git_version(&version),
         "gitCommit": "moke-simulated", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
         "goVersion": "go1.22", "compiler": "gc", "platform": "linux/amd64",
-    }))
-}
-
-async fn api_versions() -> Json<Value> {
-    Json(json!({
-        "kind": "APIVersions", "versions": ["v1"],
-        "serverAddressByClientCIDRs": [{ "clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1" }],
-    }))
-}
-
-async fn api_groups() -> Json<Value> {
-    let version = json!({ "groupVersion": "authentication.k8s.io/v1", "version": "v1" });
-    Json(json!({
-        "kind": "APIGroupList", "apiVersion": "v1",
-        "groups": [{ "name": "authentication.k8s.io", "versions": [version], "preferredVersion": version }],
-    }))
-}
-
-fn resource(name: &str, kind: &str, namespaced: bool, verbs: &[&str], short: &[&str]) -> Value {
-    json!({
-        "name": name, "singularName": kind.to_lowercase(), "namespaced": namespaced, "kind": kind,
-        "verbs": verbs, "shortNames": short,
-    })
-}
-
-async fn core_resources() -> Json<Value> {
-    Json(json!({
-        "kind": "APIResourceList", "groupVersion": "v1",
-        "resources": [
-            resource("namespaces", "Namespace", false, &["get", "list"], &["ns"]),
-            resource("nodes", "Node", false, &["get", "list"], &["no"]),
-        ],
-    }))
-}
-
-async fn authentication_resources() -> Json<Value> {
-    Json(json!({
-        "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authentication.k8s.io/v1",
-        "resources": [resource("selfsubjectreviews", "SelfSubjectReview", false, &["create"], &[])],
-    }))
-}
-
-/// True when the client asks for server-side printing (`as=Table`), as kubectl does.
-fn wants_table(headers: &axum::http::HeaderMap) -> bool {
-    headers.get(axum::http::header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("as=Table"))
-}
-
-fn age(since: chrono::DateTime<chrono::Utc>) -> String {
-    let seconds = (chrono::Utc::now() - since).num_seconds().max(0);
-    match seconds {
-        s if s < 120 => format!("{s}s"),
-        s if s < 7200 => format!("{}m", s / 60),
-        s if s < 172_800 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
-}
-
-/// A `meta.k8s.io/v1` Table of `items` with `columns`, each row's cells made by `cells`.
-fn table(columns: &[&str], items: &[Value], cells: impl Fn(&Value) -> Vec<Value>) -> Value {
-    let definitions: Vec<Value> = columns
-        .iter()
-        .map(|name| {
-            let format = if *name == "Name" { "name" } else { "" };
-            json!({ "name": name, "type": "string", "format": format, "description": "", "priority": 0 })
-        })
-        .collect();
-    let rows: Vec<Value> = items
-        .iter()
-        .map(|item| {
-            json!({
-                "cells": cells(item),
-                "object": { "kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": item["metadata"] },
-            })
-        })
-        .collect();
-    json!({
-        "kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": { "resourceVersion": "1" },
-        "columnDefinitions": definitions, "rows": rows,
-    })
-}
-
-async fn namespaces(State(served): State<Served>, headers: axum::http::HeaderMap) -> Json<Value> {
-    let created = served.started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let items: Vec<Value> = ["default", "kube-node-lease", "kube-public", "kube-system"]
-        .iter()
-        .map(|name| {
-            json!({
-                "metadata": { "name": name, "creationTimestamp": created,
-                              "labels": { "kubernetes.io/metadata.name": name } },
-                "spec": { "finalizers": ["kubernetes"] }, "status": { "phase": "Active" },
-            })
-        })
-        .collect();
-    if wants_table(&headers) {
-        let since = age(served.started);
-        return Json(table(&["Name", "Status", "Age"], &items, |ns| {
-            vec![ns["metadata"]["name"].clone(), json!("Active"), json!(since)]
-        }));
-    }
-    Json(json!({ "kind": "NamespaceList", "apiVersion": "v1", "metadata": { "resourceVersion": "1" }, "items": items }))
-}
-
-async fn nodes(State(served): State<Served>, headers: axum::http::HeaderMap) -> Json<Value> {
-    let created = served.started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let (items, version) = {
-        let provider = served.provider.lock().expect("provider lock");
-        let state = &provider.state;
-        let version = state.clusters.get(&served.cluster_id).map(|c| c.kubernetes_version.clone()).unwrap_or_default();
-        let mut items = Vec::new();
-        for (pool_id, pool) in state.node_pools.iter().filter(|(_, p)| p.cluster_id == served.cluster_id && !p.deleted)
-        {
-            for node in &pool.nodes {
-                items.push(json!({
-                    "metadata": {
-                        "name": node.name, "creationTimestamp": created,
-                        "labels": {
-                            "kubernetes.io/hostname": node.name,
-                            "kubernetes.io/os": "linux",
-                            "topology.kubernetes.io/zone": node.zone,
-                            "moke.dev/rack": node.rack,
-                            "moke.dev/node-pool": pool_id,
-                        },
-                    },
-                    "status": {
-                        "conditions": [{ "type": "Ready", "status": "True", "reason": "KubeletReady",
-                                         "message": "kubelet is posting ready status" }],
-                        "nodeInfo": { "kubeletVersion": git_version(&state.node_version(pool, node)), "osImage": "Moke bare metal",
-                                      "containerRuntimeVersion": "containerd://1.7", "architecture": "amd64",
-                                      "operatingSystem": "linux", "kernelVersion": "6.1" },
-                    },
-                }));
-            }
-        }
-        (items, version)
-    };
-    if wants_table(&headers) {
-        let since = age(served.started);
-        return Json(table(&["Name", "Status", "Roles", "Age", "Version", "Zone"], &items, |node| {
-            vec![
-                node["metadata"]["name"].clone(),
-                json!("Ready"),
-                json!("<none>"),
-                json!(since),
-                json!(git_version(&version)),
-                node["metadata"]["labels"]["topology.kubernetes.io/zone"].clone(),
-            ]
-        }));
-    }
-    Json(json!({ "kind": "NodeList", "apiVersion": "v1", "metadata": { "resourceVersion": "1" }, "items": items }))
-}
-
-async fn whoami(Extension(who): Extension<Identity>) -> Json<Value> {
-    let mut groups = who.groups.clone();
-    groups.push("system:authenticated".into());
-    Json(json!({
-        "kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1",
-        "metadata": { "creationTimestamp": null },
-        "status": { "userInfo": { "username": who.user, "groups": groups } },
     }))
 }

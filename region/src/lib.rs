@@ -18,6 +18,7 @@
 
 pub mod admin;
 pub mod control_plane;
+pub mod kube;
 pub mod scheduler;
 pub mod sim;
 pub mod workloads;
@@ -46,6 +47,10 @@ pub trait Provider: Send {
 pub struct Simulated {
     pub layout: RegionLayout,
     pub state: SimState,
+    /// Counts changes to the clusters' API objects (kubectl's writes, and
+    /// what ticks project): watches wait on it, and the agent saves the
+    /// state when it moved.
+    pub kube_changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl Provider for Simulated {
@@ -163,6 +168,8 @@ pub struct Agent {
     unsent: Mutex<Vec<pb::status::Message>>,
     /// Queue lag (gateway wrote → agent took) of the most recent commands.
     lags: Mutex<std::collections::VecDeque<Duration>>,
+    /// The count of API object changes last saved (see [`Simulated::kube_changes`]).
+    saved_kube_changes: std::sync::atomic::AtomicU64,
 }
 
 /// Most queue-lag samples kept: the latest, the oldest make room.
@@ -188,7 +195,8 @@ impl Agent {
             }
             _ => SimState::default(),
         };
-        let provider = Arc::new(Mutex::new(Simulated { layout: config.layout.clone(), state }));
+        let kube_changes = tokio::sync::watch::Sender::new(0);
+        let provider = Arc::new(Mutex::new(Simulated { layout: config.layout.clone(), state, kube_changes }));
         Ok(Agent {
             config,
             transport,
@@ -197,6 +205,7 @@ impl Agent {
             faults: Default::default(),
             unsent: Mutex::new(Vec::new()),
             lags: Mutex::new(Default::default()),
+            saved_kube_changes: Default::default(),
         })
     }
 
@@ -238,7 +247,7 @@ impl Agent {
     /// Applies one command to the provider, then starts, updates or stops
     /// the cluster's control-plane endpoint; returns what to report.
     fn apply(&self, command: &pb::Command) -> Vec<pb::status::Message> {
-        let mut reports = self.provider.lock().expect("provider lock").apply(command);
+        let mut reports = self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).apply(command);
         match pb::CommandKind::try_from(command.kind) {
             Ok(pb::CommandKind::ClusterDelete) => self.control_planes.stop(&command.cluster_id),
             Ok(pb::CommandKind::ClusterCertificate | pb::CommandKind::ClusterCreate) => {
@@ -262,13 +271,20 @@ impl Agent {
     /// Serves a cluster whose control plane has its certificate; the
     /// observation to report when its endpoint is new.
     fn serve_control_plane(&self, cluster_id: &str) -> Option<pb::Observation> {
-        let cluster = self.provider.lock().expect("provider lock").state.clusters.get(cluster_id).cloned()?;
+        let cluster = self
+            .provider
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .state
+            .clusters
+            .get(cluster_id)
+            .cloned()?;
         if cluster.deleted || !cluster.pki.ready() {
             return None;
         }
         match self.control_planes.ensure(cluster_id, &cluster, self.provider.clone()) {
             Ok(endpoint) => {
-                let mut provider = self.provider.lock().expect("provider lock");
+                let mut provider = self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 let stored = provider.state.clusters.get_mut(cluster_id)?;
                 if stored.endpoint.as_deref() == Some(endpoint.as_str()) {
                     return None;
@@ -285,12 +301,13 @@ impl Agent {
 
     /// A copy of the simulated region's state.
     pub fn state(&self) -> SimState {
-        self.provider.lock().expect("provider lock").state.clone()
+        self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state.clone()
     }
 
     fn save(&self) -> anyhow::Result<()> {
         if let Some(path) = &self.config.state_file {
-            let bytes = serde_json::to_vec(&self.provider.lock().expect("provider lock").state)?;
+            let bytes =
+                serde_json::to_vec(&self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state)?;
             let temp = path.with_extension("tmp");
             std::fs::write(&temp, bytes)?;
             std::fs::rename(&temp, path)?;
@@ -542,20 +559,30 @@ impl Agent {
         if self.faults.stalled() {
             return Ok(());
         }
-        let reports = {
-            let mut provider = self.provider.lock().expect("provider lock");
-            let Simulated { layout, state } = &mut *provider;
-            state.tick(layout, chrono::Utc::now())
+        let (reports, kube_changes) = {
+            let mut provider = self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let Simulated { layout, state, kube_changes } = &mut *provider;
+            let revisions = |state: &SimState| state.kube.values().map(|s| s.revision).sum::<u64>();
+            let before = revisions(state);
+            let reports = state.tick(layout, chrono::Utc::now());
+            if revisions(state) != before {
+                kube_changes.send_modify(|changes| *changes += 1);
+            }
+            (reports, *kube_changes.borrow())
         };
-        if !reports.is_empty() {
+        // What kubectl wrote since the last save is saved too (and again
+        // at the next tick, should this save fail).
+        let saved = self.saved_kube_changes.load(std::sync::atomic::Ordering::Acquire);
+        if !reports.is_empty() || saved != kube_changes {
             self.save()?;
+            self.saved_kube_changes.store(kube_changes, std::sync::atomic::Ordering::Release);
         }
         self.send(reports).await
     }
 
     /// Tells the gateway this agent is alive.
     pub async fn heartbeat(&self) -> anyhow::Result<()> {
-        let applied = self.provider.lock().expect("provider lock").state.commands_applied;
+        let applied = self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state.commands_applied;
         self.send(vec![pb::status::Message::Heartbeat(pb::Heartbeat {
             region: self.config.region.clone(),
             commands_applied: applied,

@@ -533,6 +533,10 @@ pub struct SimState {
     /// The start of the usage period not yet reported.
     #[serde(default)]
     pub usage_since: Option<DateTime<Utc>>,
+    /// Each cluster's Kubernetes API objects, by cluster id (a cluster's
+    /// appear when its API is first used).
+    #[serde(default)]
+    pub kube: BTreeMap<String, crate::kube::KubeStore>,
 }
 
 /// Status messages a command produced.
@@ -854,6 +858,7 @@ impl SimState {
                         workload.deleted = true;
                         workload.pods.clear();
                     }
+                    self.kube.remove(&command.cluster_id);
                 }
                 Ok(self.cluster_observation(&command.cluster_id))
             }
@@ -1606,7 +1611,8 @@ impl SimState {
         for id in changed_clusters {
             reports.extend(self.cluster_observation(&id).map(pb::status::Message::Observation));
         }
-        for id in changed_workloads {
+        // Workloads made with kubectl are the customer's: the gateway hears of them through their objects.
+        for id in changed_workloads.into_iter().filter(|id| !crate::kube::is_kubectl_workload(id)) {
             reports.extend(self.workload_observation(&id).map(pb::status::Message::Observation));
         }
         // An operation several resources wait for (an upgrade's pools) finishes with the last.
@@ -1617,6 +1623,11 @@ impl SimState {
         }
         // Deleted workloads are forgotten once their last pod is gone and reported.
         self.workloads.retain(|_, w| !(w.deleted && w.pods.is_empty()));
+        // The clusters' API objects follow what just changed.
+        let served: Vec<String> = self.kube.keys().cloned().collect();
+        for cluster_id in served {
+            crate::kube::sync(self, &cluster_id);
+        }
         reports.extend(self.usage(layout, now));
         reports
     }

@@ -27,6 +27,7 @@ mod idempotency;
 mod integrity;
 mod isolation;
 mod kubeconfig;
+mod kubectl_api;
 mod lifecycle;
 mod nodes;
 mod oidc;

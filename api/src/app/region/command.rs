@@ -371,6 +371,7 @@ fn workload_spec(namespace: &str, name: &str, spec: &DeploymentSpec, template_re
         max_unavailable: workload_spec::bound(&spec.strategy.max_unavailable, spec.replicas, false).unwrap_or(0),
         paused: spec.paused,
         revision: template_revision,
+        pod_labels: spec.pod_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
     }
 }
 

@@ -1,0 +1,1189 @@
+//! The Kubernetes API of a simulated hosted cluster, as kubectl uses it:
+//! discovery and the OpenAPI v3 index, then get, list, watch, create,
+//! update (409 on a stale `resourceVersion`), patch (merge, JSON and
+//! strategic merge) and delete of namespaces, configmaps and deployments
+//! (with `scale`), read-only nodes and pods, self reviews, and Table output
+//! for `kubectl get`. Authorization follows the client certificate's Moke
+//! groups ([`rbac`]). Objects live in the cluster's [`KubeStore`], which
+//! [`projection::sync`] keeps one with the simulated region: what Moke's API
+//! made shows here, and what kubectl made runs there.
+
+mod patch;
+mod projection;
+mod protobuf;
+mod rbac;
+mod resources;
+mod store;
+mod tables;
+mod validate;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+pub use projection::{is_kubectl_workload, sync};
+pub use store::KubeStore;
+
+use crate::Simulated;
+use resources::{Kind, Source};
+
+/// The largest request body accepted (the API server's own limit).
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+/// The most objects clients may make in one cluster (namespaces,
+/// configmaps, deployments; pods and nodes are the region's).
+pub const MAX_OBJECTS: usize = 1000;
+/// The most watches open on one cluster, and of one user there.
+pub const MAX_WATCHES_PER_CLUSTER: usize = 128;
+pub const MAX_WATCHES_PER_USER: usize = 16;
+/// How long a watch waits for a client that stopped reading before it ends.
+const STALLED_WATCH: Duration = Duration::from_secs(30);
+/// The longest a watch runs, whatever the client asks (kubectl asks less
+/// and watches again).
+pub const MAX_WATCH: Duration = Duration::from_secs(30 * 60);
+/// How often a watch that asked for bookmarks gets one.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(20);
+
+/// Who is calling: the client certificate's user and groups, and whether
+/// the certificate still works (checked again while a watch runs: a
+/// revocation or a firewall change ends it).
+#[derive(Clone)]
+pub struct Caller {
+    pub user: String,
+    pub groups: Vec<String>,
+    pub still_allowed: Arc<dyn Fn() -> bool + Send + Sync>,
+}
+
+/// `vMAJOR.MINOR.PATCH` from a catalog version such as `1.33`.
+pub fn git_version(version: &str) -> String {
+    if version.split('.').count() >= 3 { format!("v{version}") } else { format!("v{version}.0") }
+}
+
+/// A `Status` answer, as the API server refuses.
+pub fn status(code: StatusCode, reason: &str, message: &str) -> Response {
+    (code, axum::Json(status_object(code, reason, message))).into_response()
+}
+
+fn status_object(code: StatusCode, reason: &str, message: &str) -> Value {
+    json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": message, "reason": reason, "code": code.as_u16(),
+    })
+}
+
+/// A refusal on its way out of an operation.
+struct Refusal(Box<Response>);
+
+type Answer = Result<Response, Refusal>;
+
+fn refuse(code: StatusCode, reason: &str, message: impl AsRef<str>) -> Refusal {
+    Refusal(Box::new(status(code, reason, message.as_ref())))
+}
+
+fn not_found(kind: &Kind, name: &str) -> Refusal {
+    refuse(StatusCode::NOT_FOUND, "NotFound", format!("{}{} \"{name}\" not found", kind.resource, group_suffix(kind)))
+}
+
+fn group_suffix(kind: &Kind) -> String {
+    if kind.group.is_empty() { String::new() } else { format!(".{}", kind.group) }
+}
+
+fn invalid(kind: &Kind, name: &str, field: &str, why: &str) -> Refusal {
+    let message = format!("{}{} \"{name}\" is invalid: {field}: {why}", kind.kind, group_suffix(kind));
+    refuse(StatusCode::UNPROCESSABLE_ENTITY, "Invalid", message)
+}
+
+/// What a request path names.
+enum Route {
+    /// A discovery or OpenAPI document.
+    Document(Value),
+    Resource(Target),
+    NotFound,
+}
+
+struct Target {
+    kind: &'static Kind,
+    /// Set for a namespaced path.
+    namespace: Option<String>,
+    name: Option<String>,
+    subresource: Option<String>,
+}
+
+fn route(path: &str) -> Route {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
+    let (group, version, rest) = match segments.as_slice() {
+        ["api"] => return Route::Document(resources::api_versions()),
+        ["apis"] => return Route::Document(resources::api_groups()),
+        ["openapi", "v3"] => return Route::Document(resources::openapi_index()),
+        ["openapi", "v3", rest @ ..] => {
+            return resources::openapi_document(&rest.join("/")).map_or(Route::NotFound, Route::Document);
+        }
+        ["api", version, rest @ ..] => ("", *version, rest),
+        ["apis", group, version, rest @ ..] => (*group, *version, rest),
+        _ => return Route::NotFound,
+    };
+    if rest.is_empty() {
+        return resources::resource_list(group, version).map_or(Route::NotFound, Route::Document);
+    }
+    let namespaced = |resource: &str| resources::find(group, version, resource).is_some_and(|k| k.namespaced);
+    let (namespace, rest) = match rest {
+        ["namespaces", namespace, resource, tail @ ..] if namespaced(resource) => {
+            (Some(namespace.to_string()), [&[*resource][..], tail].concat())
+        }
+        _ => (None, rest.to_vec()),
+    };
+    let (resource, name, subresource) = match rest.as_slice() {
+        [resource] => (*resource, None, None),
+        [resource, name] => (*resource, Some(name.to_string()), None),
+        [resource, name, sub] => (*resource, Some(name.to_string()), Some(sub.to_string())),
+        _ => return Route::NotFound,
+    };
+    let Some(kind) = resources::find(group, version, resource) else { return Route::NotFound };
+    if kind.namespaced && namespace.is_none() && name.is_some() {
+        return Route::NotFound;
+    }
+    if subresource.as_deref().is_some_and(|sub| !kind.subresources.contains(&sub)) {
+        return Route::NotFound;
+    }
+    Route::Resource(Target { kind, namespace, name, subresource })
+}
+
+/// Serves one request of `caller` to the API of `cluster_id`.
+pub async fn serve(
+    provider: Arc<Mutex<Simulated>>,
+    cluster_id: String,
+    caller: Caller,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let target = match route(parts.uri.path()) {
+        Route::Document(document) => return axum::Json(document).into_response(),
+        Route::NotFound => {
+            return status(StatusCode::NOT_FOUND, "NotFound", "the server could not find the requested resource");
+        }
+        Route::Resource(target) => target,
+    };
+    let query: HashMap<String, String> =
+        axum::extract::Query::try_from_uri(&parts.uri).map(|q| q.0).unwrap_or_default();
+    let watching = matches!(query.get("watch").map(String::as_str), Some("true" | "1"));
+    let verb = match (&parts.method, target.name.is_some()) {
+        (&Method::GET, true) => "get",
+        (&Method::GET, false) if watching => "watch",
+        (&Method::GET, false) => "list",
+        (&Method::POST, false) => "create",
+        (&Method::PUT, true) => "update",
+        (&Method::PATCH, true) => "patch",
+        (&Method::DELETE, true) => "delete",
+        (&Method::DELETE, false) => "deletecollection",
+        _ => return method_not_allowed(),
+    };
+    let attributes = rbac::Attributes {
+        verb,
+        group: target.kind.group,
+        resource: target.kind.resource,
+        subresource: target.subresource.as_deref().unwrap_or(""),
+        namespace: target.namespace.as_deref().unwrap_or(""),
+    };
+    if !rbac::allowed(&caller.groups, attributes) {
+        return status(StatusCode::FORBIDDEN, "Forbidden", &rbac::forbidden_message(&caller.user, attributes));
+    }
+    let sub_verbs: &[&str] = &["get", "update", "patch"];
+    let supported = match &target.subresource {
+        Some(_) => sub_verbs.contains(&verb),
+        None => target.kind.verbs().contains(&verb),
+    };
+    if !supported {
+        return method_not_allowed();
+    }
+    let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(body) => body,
+        Err(_) => {
+            let message = format!("the request body is larger than {MAX_BODY_BYTES} bytes");
+            return status(StatusCode::PAYLOAD_TOO_LARGE, "RequestEntityTooLarge", &message);
+        }
+    };
+    let request = Request { target, query, headers: parts.headers, body, caller };
+    if target_source(&request) == Source::Review {
+        return review(&request).unwrap_or_else(|Refusal(r)| *r);
+    }
+    if verb == "watch" {
+        return watch(provider, cluster_id, request);
+    }
+    let answer = {
+        let mut guard = provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let simulated = &mut *guard;
+        if !simulated.state.kube.contains_key(&cluster_id) {
+            projection::sync(&mut simulated.state, &cluster_id);
+        }
+        let before = simulated.state.kube.get(&cluster_id).map(|s| s.revision);
+        let answer = if simulated.state.clusters.get(&cluster_id).is_none_or(|c| c.deleted) {
+            Err(refuse(StatusCode::SERVICE_UNAVAILABLE, "ServiceUnavailable", "the cluster is being deleted"))
+        } else {
+            operate(&mut simulated.state, &cluster_id, verb, &request)
+        };
+        if simulated.state.kube.get(&cluster_id).map(|s| s.revision) != before {
+            simulated.kube_changes.send_modify(|changes| *changes += 1);
+        }
+        answer
+    };
+    answer.unwrap_or_else(|Refusal(response)| *response)
+}
+
+fn method_not_allowed() -> Response {
+    status(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+    )
+}
+
+/// One request, parsed.
+struct Request {
+    target: Target,
+    query: HashMap<String, String>,
+    headers: HeaderMap,
+    body: Bytes,
+    caller: Caller,
+}
+
+impl Request {
+    fn name(&self) -> &str {
+        self.target.name.as_deref().unwrap_or_default()
+    }
+
+    fn namespace(&self) -> &str {
+        self.target.namespace.as_deref().unwrap_or_default()
+    }
+
+    fn dry_run(&self) -> bool {
+        self.query.get("dryRun").is_some_and(|v| v == "All")
+    }
+
+    /// The body as JSON: sent as JSON, or in Kubernetes' protobuf encoding
+    /// (kubectl's typed clients) for the objects [`protobuf`] reads.
+    fn json(&self) -> Result<Value, Refusal> {
+        if self.content_type().starts_with("application/vnd.kubernetes.protobuf") {
+            return protobuf::decode(self.target.kind.resource, &self.body).ok_or_else(|| {
+                let message = format!("the protobuf body of a {} could not be read; send JSON", self.target.kind.kind);
+                refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UnsupportedMediaType", message)
+            });
+        }
+        serde_json::from_slice(&self.body).map_err(|error| {
+            refuse(StatusCode::BAD_REQUEST, "BadRequest", format!("the request body is not valid JSON: {error}"))
+        })
+    }
+
+    fn content_type(&self) -> &str {
+        self.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("application/json")
+    }
+}
+
+fn target_source(request: &Request) -> Source {
+    request.target.kind.source
+}
+
+/// The store of a cluster the request has synced.
+fn store_of<'a>(state: &'a mut crate::sim::SimState, cluster_id: &str) -> &'a mut KubeStore {
+    state.kube.entry(cluster_id.to_string()).or_default()
+}
+
+/// Runs a read or write against the cluster's store.
+fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, request: &Request) -> Answer {
+    let kind = request.target.kind;
+    match (verb, request.target.subresource.as_deref()) {
+        ("get", Some("scale")) => {
+            let deployment = existing(store_of(state, cluster_id), request)?;
+            Ok(json_answer(StatusCode::OK, scale_of(&deployment)))
+        }
+        ("get", _) => {
+            let store = store_of(state, cluster_id);
+            let object = existing(store, request)?;
+            if tables::wanted(&request.headers) {
+                return Ok(json_answer(StatusCode::OK, tables::table(kind.resource, &[object], store.revision)));
+            }
+            Ok(json_answer(StatusCode::OK, object))
+        }
+        ("list", _) => {
+            let selector = Selector::parse(&request.query)?;
+            let store = store_of(state, cluster_id);
+            let items: Vec<Value> = store
+                .list(&store::prefix(kind, request.target.namespace.as_deref()))
+                .map(|(_, object)| object)
+                .filter(|object| selector.matches(object))
+                .cloned()
+                .collect();
+            if tables::wanted(&request.headers) {
+                return Ok(json_answer(StatusCode::OK, tables::table(kind.resource, &items, store.revision)));
+            }
+            Ok(json_answer(
+                StatusCode::OK,
+                json!({ "kind": kind.list_kind(), "apiVersion": kind.group_version(),
+                        "metadata": { "resourceVersion": store.revision.to_string() }, "items": items }),
+            ))
+        }
+        ("create", _) => create(state, cluster_id, request),
+        ("update", Some("scale")) | ("patch", Some("scale")) => {
+            let deployment = existing(store_of(state, cluster_id), request)?;
+            let mut scale = scale_of(&deployment);
+            if verb == "update" {
+                scale = request.json()?;
+            } else {
+                apply_patch(&mut scale, request)?;
+            }
+            let Some(replicas) =
+                scale["spec"]["replicas"].as_i64().filter(|r| (0..=validate::MAX_REPLICAS).contains(r))
+            else {
+                let why = format!("must be a whole number from 0 to {}", validate::MAX_REPLICAS);
+                return Err(invalid(kind, request.name(), "spec.replicas", &why));
+            };
+            let mut changed = deployment.clone();
+            changed["spec"]["replicas"] = json!(replicas);
+            let precondition = if scale["metadata"]["resourceVersion"] == deployment["metadata"]["resourceVersion"] {
+                Value::Null
+            } else {
+                scale["metadata"]["resourceVersion"].clone()
+            };
+            let stored = replace(state, cluster_id, request, deployment, changed, &precondition)?;
+            Ok(json_answer(StatusCode::OK, scale_of(&stored)))
+        }
+        ("update", Some(_)) | ("patch", Some(_)) => Err(Refusal(Box::new(method_not_allowed()))),
+        ("update", None) => {
+            let current = existing(store_of(state, cluster_id), request)?;
+            let changed = request.json()?;
+            let precondition = changed["metadata"]["resourceVersion"].clone();
+            let stored = replace(state, cluster_id, request, current, changed, &precondition)?;
+            Ok(json_answer(StatusCode::OK, stored))
+        }
+        ("patch", None) => {
+            let current = existing(store_of(state, cluster_id), request)?;
+            let mut changed = current.clone();
+            apply_patch(&mut changed, request)?;
+            // A patch that names a resourceVersion is a precondition on it.
+            let precondition = if changed["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"] {
+                Value::Null
+            } else {
+                changed["metadata"]["resourceVersion"].clone()
+            };
+            let stored = replace(state, cluster_id, request, current, changed, &precondition)?;
+            Ok(json_answer(StatusCode::OK, stored))
+        }
+        ("delete", _) => {
+            let store = store_of(state, cluster_id);
+            let current = existing(store, request)?;
+            deletable(store, kind, &current)?;
+            if !request.dry_run() {
+                delete(state, cluster_id, request, std::slice::from_ref(&current));
+            }
+            Ok(success(kind, &current))
+        }
+        ("deletecollection", _) => {
+            let selector = Selector::parse(&request.query)?;
+            let store = &*store_of(state, cluster_id);
+            let doomed: Vec<Value> = store
+                .list(&store::prefix(kind, request.target.namespace.as_deref()))
+                .map(|(_, object)| object)
+                .filter(|object| selector.matches(object) && deletable(store, kind, object).is_ok())
+                .cloned()
+                .collect();
+            if !request.dry_run() {
+                delete(state, cluster_id, request, &doomed);
+            }
+            Ok(json_answer(
+                StatusCode::OK,
+                json!({ "kind": kind.list_kind(), "apiVersion": kind.group_version(), "metadata": {}, "items": doomed }),
+            ))
+        }
+        _ => Err(Refusal(Box::new(method_not_allowed()))),
+    }
+}
+
+fn json_answer(code: StatusCode, body: Value) -> Response {
+    (code, axum::Json(body)).into_response()
+}
+
+/// The object the request names, or 404.
+fn existing(store: &KubeStore, request: &Request) -> Result<Value, Refusal> {
+    let key = store::key(request.target.kind, request.namespace(), request.name());
+    store.get(&key).cloned().ok_or_else(|| not_found(request.target.kind, request.name()))
+}
+
+fn success(kind: &Kind, object: &Value) -> Response {
+    json_answer(
+        StatusCode::OK,
+        json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": { "name": object["metadata"]["name"], "group": kind.group, "kind": kind.resource,
+                         "uid": object["metadata"]["uid"] },
+        }),
+    )
+}
+
+/// A Deployment's `scale` subresource.
+fn scale_of(deployment: &Value) -> Value {
+    let metadata = &deployment["metadata"];
+    let selector = deployment["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .map(|labels| {
+            labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
+        })
+        .unwrap_or_default();
+    json!({
+        "kind": "Scale", "apiVersion": "autoscaling/v1",
+        "metadata": { "name": metadata["name"], "namespace": metadata["namespace"], "uid": metadata["uid"],
+                      "resourceVersion": metadata["resourceVersion"], "creationTimestamp": metadata["creationTimestamp"] },
+        "spec": { "replicas": deployment["spec"]["replicas"] },
+        "status": { "replicas": deployment["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector },
+    })
+}
+
+fn apply_patch(target: &mut Value, request: &Request) -> Result<(), Refusal> {
+    let content_type = request.content_type();
+    let patch = || request.json();
+    let result = match content_type.split(';').next().unwrap_or_default().trim() {
+        "application/merge-patch+json" => {
+            patch::merge(target, &patch()?);
+            Ok(())
+        }
+        "application/strategic-merge-patch+json" => patch::strategic(target, &patch()?),
+        "application/json-patch+json" => patch::json_patch(target, &patch()?, validate::MAX_OBJECT_BYTES),
+        other => {
+            let message = format!("the patch type {other:?} is not supported here (merge, JSON or strategic merge)");
+            return Err(refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UnsupportedMediaType", message));
+        }
+    };
+    result.map_err(|patch::PatchError(why)| {
+        refuse(StatusCode::UNPROCESSABLE_ENTITY, "Invalid", format!("the patch could not be applied: {why}"))
+    })
+}
+
+/// A DNS-1123 subdomain (at most 253 characters), as object names are.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+/// A DNS-1123 label (at most 63 characters), as namespace names are.
+fn valid_label(name: &str) -> bool {
+    valid_name(name) && name.len() <= 63 && !name.contains('.')
+}
+
+fn random_suffix() -> String {
+    let id = uuid::Uuid::now_v7().simple().to_string();
+    id.chars().rev().filter(|c| c.is_ascii_alphanumeric()).take(5).collect()
+}
+
+/// Checks what every write of an object of `kind` must hold.
+fn check_object(kind: &Kind, object: &Value, name: &str) -> Result<(), Refusal> {
+    if let Some(api_version) = object["apiVersion"].as_str()
+        && (api_version != kind.group_version() || object["kind"].as_str().is_some_and(|k| k != kind.kind))
+    {
+        let message = format!("the object is a {api_version} {}, not a {}", object["kind"], kind.kind);
+        return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", message));
+    }
+    let fits = if kind.resource == "namespaces" { valid_label(name) } else { valid_name(name) };
+    if !fits {
+        let why = "a lowercase RFC 1123 name must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+        return Err(invalid(kind, name, "metadata.name", why));
+    }
+    if projection::managed(object) {
+        let why = format!("the label {} is Moke's: objects made through Moke's API carry it", projection::MANAGED_BY);
+        return Err(invalid(kind, name, "metadata.labels", &why));
+    }
+    if kind.resource == "deployments" {
+        let spec = &object["spec"];
+        let selector = spec["selector"]["matchLabels"].as_object();
+        let labels = spec["template"]["metadata"]["labels"].as_object();
+        let Some(selector) = selector.filter(|s| !s.is_empty()) else {
+            return Err(invalid(kind, name, "spec.selector", "Required value"));
+        };
+        if !selector.iter().all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v)) {
+            return Err(invalid(
+                kind,
+                name,
+                "spec.template.metadata.labels",
+                "`selector` does not match template `labels`",
+            ));
+        }
+        let containers = spec["template"]["spec"]["containers"].as_array();
+        if containers.is_none_or(|c| c.is_empty() || c.iter().any(|c| c["name"].as_str().is_none_or(str::is_empty))) {
+            return Err(invalid(kind, name, "spec.template.spec.containers", "Required value"));
+        }
+        if containers.is_some_and(|c| c.iter().any(|c| c["image"].as_str().is_none_or(str::is_empty))) {
+            return Err(invalid(kind, name, "spec.template.spec.containers[0].image", "Required value"));
+        }
+    }
+    Ok(())
+}
+
+fn create(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request) -> Answer {
+    let kind = request.target.kind;
+    let mut object = request.json()?;
+    let given = object["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    validate::check(kind, &object).map_err(|(field, why)| invalid(kind, &given, &field, &why))?;
+    if !kind.namespaced
+        && let Some(metadata) = object["metadata"].as_object_mut()
+    {
+        metadata.remove("namespace");
+    }
+    let mut name = given;
+    if name.is_empty()
+        && let Some(prefix) = object["metadata"]["generateName"].as_str()
+    {
+        name = format!("{prefix}{}", random_suffix());
+    }
+    if name.is_empty() {
+        return Err(invalid(kind, "", "metadata.name", "Required value: name or generateName is required"));
+    }
+    let namespace = request.namespace().to_string();
+    if kind.namespaced {
+        let given = object["metadata"]["namespace"].as_str().unwrap_or_default();
+        if !given.is_empty() && given != namespace {
+            let message = "the namespace of the provided object does not match the namespace sent on the request";
+            return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", message));
+        }
+        object["metadata"]["namespace"] = json!(namespace);
+    }
+    object["metadata"]["name"] = json!(name);
+    object["apiVersion"] = json!(kind.group_version());
+    object["kind"] = json!(kind.kind);
+    check_object(kind, &object, &name)?;
+    let store = store_of(state, cluster_id);
+    if kind.namespaced {
+        let namespaces = resources::find("", "v1", "namespaces").expect("namespaces");
+        if store.get(&store::key(namespaces, "", &namespace)).is_none() {
+            return Err(not_found(namespaces, &namespace));
+        }
+    }
+    let made: usize = resources::KINDS
+        .iter()
+        .filter(|k| k.source == Source::Stored)
+        .map(|k| store.list(&store::prefix(k, None)).filter(|(_, o)| !projection::managed(o)).count())
+        .sum();
+    if made >= MAX_OBJECTS {
+        let message =
+            format!("the cluster holds {MAX_OBJECTS} objects made through its API, its limit; delete some first");
+        return Err(refuse(StatusCode::FORBIDDEN, "Forbidden", message));
+    }
+    let key = store::key(kind, &namespace, &name);
+    if store.get(&key).is_some() {
+        let message = format!("{}{} \"{name}\" already exists", kind.resource, group_suffix(kind));
+        return Err(refuse(StatusCode::CONFLICT, "AlreadyExists", message));
+    }
+    if let Some(metadata) = object["metadata"].as_object_mut() {
+        for server_set in
+            ["resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "generation", "managedFields"]
+        {
+            metadata.remove(server_set);
+        }
+    }
+    object["metadata"]["uid"] = json!(uuid::Uuid::now_v7().to_string());
+    object["metadata"]["creationTimestamp"] = json!(projection::now());
+    match kind.resource {
+        "namespaces" => {
+            object["metadata"]["labels"]["kubernetes.io/metadata.name"] = json!(name);
+            object["spec"] = json!({ "finalizers": ["kubernetes"] });
+            object["status"] = json!({ "phase": "Active" });
+        }
+        "deployments" => {
+            default_deployment(&mut object);
+            object["metadata"]["generation"] = json!(1);
+            object["metadata"]["annotations"][projection::REVISION] = json!("1");
+            object["status"] = json!({});
+        }
+        _ => {}
+    }
+    if request.dry_run() {
+        return Ok(json_answer(StatusCode::CREATED, object));
+    }
+    let stored = store.put(&key, object);
+    if kind.resource == "deployments" {
+        run_deployment(state, cluster_id, &stored);
+    }
+    Ok(json_answer(StatusCode::CREATED, stored))
+}
+
+/// The defaults the API server fills into a Deployment.
+fn default_deployment(object: &mut Value) {
+    let spec = &mut object["spec"];
+    if spec["replicas"].is_null() {
+        spec["replicas"] = json!(1);
+    }
+    if spec["strategy"]["type"].is_null() {
+        spec["strategy"]["type"] = json!("RollingUpdate");
+    }
+    if spec["strategy"]["type"] == "RollingUpdate" {
+        let rolling = &mut spec["strategy"]["rollingUpdate"];
+        for field in ["maxSurge", "maxUnavailable"] {
+            if rolling[field].is_null() {
+                rolling[field] = json!("25%");
+            }
+        }
+    }
+    for (field, default) in [("revisionHistoryLimit", 10), ("progressDeadlineSeconds", 600)] {
+        if spec[field].is_null() {
+            spec[field] = json!(default);
+        }
+    }
+}
+
+/// Replaces `current` with `changed` (an update, a patch, a scale): the
+/// precondition on `resourceVersion` holds, Moke's objects stay Moke's, and
+/// what the server owns (identity, status, generation) is kept.
+fn replace(
+    state: &mut crate::sim::SimState,
+    cluster_id: &str,
+    request: &Request,
+    current: Value,
+    mut changed: Value,
+    precondition: &Value,
+) -> Result<Value, Refusal> {
+    let kind = request.target.kind;
+    let name = request.name();
+    if projection::managed(&current) {
+        let id = current["metadata"]["annotations"][projection::DEPLOYMENT_ID].as_str().unwrap_or_default();
+        let message = format!(
+            "Operation cannot be fulfilled on {}{} \"{name}\": it is managed by Moke ({id}); change it through Moke's API",
+            kind.resource,
+            group_suffix(kind)
+        );
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
+    if !precondition.is_null() && !precondition.is_string() {
+        return Err(invalid(kind, name, "metadata.resourceVersion", "must be a string"));
+    }
+    if let Some(version) = precondition.as_str().filter(|v| !v.is_empty())
+        && Some(version) != current["metadata"]["resourceVersion"].as_str()
+    {
+        let message = format!(
+            "Operation cannot be fulfilled on {}{} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
+            kind.resource,
+            group_suffix(kind)
+        );
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
+    validate::check(kind, &changed).map_err(|(field, why)| invalid(kind, name, &field, &why))?;
+    if !kind.namespaced
+        && let Some(metadata) = changed["metadata"].as_object_mut()
+    {
+        metadata.remove("namespace");
+    }
+    let given_name = changed["metadata"]["name"].as_str().unwrap_or(name);
+    if given_name != name {
+        let message = format!("the name of the object ({given_name}) does not match the name on the URL ({name})");
+        return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", message));
+    }
+    changed["metadata"]["name"] = json!(name);
+    if kind.namespaced {
+        changed["metadata"]["namespace"] = json!(request.namespace());
+    }
+    changed["apiVersion"] = json!(kind.group_version());
+    changed["kind"] = json!(kind.kind);
+    check_object(kind, &changed, name)?;
+    for server_set in ["uid", "creationTimestamp"] {
+        changed["metadata"][server_set] = current["metadata"][server_set].clone();
+    }
+    match kind.resource {
+        "namespaces" => {
+            changed["status"] = current["status"].clone();
+            changed["metadata"]["labels"]["kubernetes.io/metadata.name"] = json!(name);
+        }
+        "deployments" => {
+            default_deployment(&mut changed);
+            changed["status"] = current["status"].clone();
+            let generation = current["metadata"]["generation"].as_i64().unwrap_or(1);
+            let spec_changed = changed["spec"] != current["spec"];
+            changed["metadata"]["generation"] = json!(generation + i64::from(spec_changed));
+            let revision: i64 = current["metadata"]["annotations"][projection::REVISION]
+                .as_str()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(1);
+            let template_changed = changed["spec"]["template"] != current["spec"]["template"];
+            changed["metadata"]["annotations"][projection::REVISION] =
+                json!((revision + i64::from(template_changed)).to_string());
+        }
+        _ => {}
+    }
+    if request.dry_run() {
+        return Ok(changed);
+    }
+    let stored = store_of(state, cluster_id).put(&store::key(kind, request.namespace(), name), changed);
+    if kind.resource == "deployments" {
+        run_deployment(state, cluster_id, &stored);
+    }
+    Ok(stored)
+}
+
+/// Starts or changes the simulated workload behind a Deployment made with
+/// kubectl, and writes its status back.
+fn run_deployment(state: &mut crate::sim::SimState, cluster_id: &str, deployment: &Value) {
+    let namespace = deployment["metadata"]["namespace"].as_str().unwrap_or_default();
+    let name = deployment["metadata"]["name"].as_str().unwrap_or_default();
+    let revision =
+        deployment["metadata"]["annotations"][projection::REVISION].as_str().and_then(|r| r.parse().ok()).unwrap_or(1);
+    let generation = deployment["metadata"]["generation"].as_i64().unwrap_or(1);
+    let spec = projection::workload_spec(deployment, revision);
+    let id = projection::workload_id(cluster_id, namespace, name);
+    let workload = state
+        .workloads
+        .entry(id)
+        .or_insert_with(|| crate::workloads::SimWorkload::new(cluster_id, generation, spec.clone()));
+    workload.generation = generation;
+    workload.deleted = false;
+    workload.spec = spec;
+    projection::sync(state, cluster_id);
+}
+
+/// Refuses to delete what stays: Moke's objects, the system namespaces and
+/// a namespace holding Moke's deployments.
+fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refusal> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    if projection::managed(object) {
+        let message = format!(
+            "Operation cannot be fulfilled on {}{} \"{name}\": it is managed by Moke; delete it through Moke's API",
+            kind.resource,
+            group_suffix(kind)
+        );
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
+    if kind.resource == "namespaces" {
+        if projection::SYSTEM_NAMESPACES.contains(&name) {
+            let message = format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted");
+            return Err(refuse(StatusCode::FORBIDDEN, "Forbidden", message));
+        }
+        let holds_moke = store.list("").any(|(_, o)| o["metadata"]["namespace"] == *name && projection::managed(o));
+        if holds_moke {
+            let message = format!(
+                "Operation cannot be fulfilled on namespaces \"{name}\": it holds deployments Moke manages; delete them through Moke's API first"
+            );
+            return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+        }
+    }
+    Ok(())
+}
+
+/// Deletes `objects` of the request's kind, each found [`deletable`] (a
+/// namespace with everything in it; a Deployment's pods go with its
+/// simulated workload), then brings the projections up to date once.
+fn delete(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request, objects: &[Value]) {
+    let kind = request.target.kind;
+    let store = store_of(state, cluster_id);
+    let mut doomed = Vec::new();
+    let namespaces: Vec<&str> = if kind.resource == "namespaces" {
+        objects.iter().filter_map(|o| o["metadata"]["name"].as_str()).collect()
+    } else {
+        Vec::new()
+    };
+    for object in objects {
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        let namespace = object["metadata"]["namespace"].as_str().unwrap_or_default();
+        doomed.push(store::key(kind, namespace, name));
+    }
+    if !namespaces.is_empty() {
+        let inside = store.list("").filter(|(_, o)| {
+            o["metadata"]["namespace"].as_str().is_some_and(|namespace| namespaces.contains(&namespace))
+        });
+        doomed.extend(inside.map(|(key, _)| key.clone()));
+    }
+    let mut stopped = Vec::new();
+    for key in &doomed {
+        if let Some(gone) = store.remove(key)
+            && gone["kind"] == "Deployment"
+        {
+            let namespace = gone["metadata"]["namespace"].as_str().unwrap_or_default();
+            let name = gone["metadata"]["name"].as_str().unwrap_or_default();
+            stopped.push(projection::workload_id(cluster_id, namespace, name));
+        }
+    }
+    for id in stopped {
+        if let Some(workload) = state.workloads.get_mut(&id) {
+            workload.deleted = true;
+        }
+    }
+    projection::sync(state, cluster_id);
+}
+
+/// `SelfSubjectReview` (`kubectl auth whoami`) and `SelfSubjectAccessReview` (`kubectl auth can-i`).
+fn review(request: &Request) -> Answer {
+    let caller = &request.caller;
+    match request.target.kind.resource {
+        "selfsubjectreviews" => {
+            let mut groups = caller.groups.clone();
+            groups.push("system:authenticated".into());
+            Ok(json_answer(
+                StatusCode::CREATED,
+                json!({
+                    "kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1",
+                    "metadata": { "creationTimestamp": null },
+                    "status": { "userInfo": { "username": caller.user, "groups": groups } },
+                }),
+            ))
+        }
+        _ => {
+            let review = request.json()?;
+            if !review.is_object() {
+                return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", "the request body must be an object"));
+            }
+            let asked = &review["spec"]["resourceAttributes"];
+            let text = |field: &str| asked[field].as_str().unwrap_or_default().to_string();
+            let (verb, group, resource) = (text("verb"), text("group"), text("resource"));
+            let (subresource, namespace) = (text("subresource"), text("namespace"));
+            let attributes = rbac::Attributes {
+                verb: &verb,
+                group: &group,
+                resource: &resource,
+                subresource: &subresource,
+                namespace: &namespace,
+            };
+            let allowed = !resource.is_empty() && rbac::allowed(&caller.groups, attributes);
+            let mut answered = review.clone();
+            answered["apiVersion"] = json!("authorization.k8s.io/v1");
+            answered["kind"] = json!("SelfSubjectAccessReview");
+            answered["status"] = json!({
+                "allowed": allowed,
+                "reason": if allowed { "allowed by the caller's Moke role" } else { "" },
+            });
+            Ok(json_answer(StatusCode::CREATED, answered))
+        }
+    }
+}
+
+/// Label and field selectors of a list or watch.
+struct Selector {
+    labels: Vec<Requirement>,
+    fields: Vec<(String, bool, String)>,
+}
+
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    Exists(String),
+    Absent(String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+}
+
+impl Selector {
+    fn parse(query: &HashMap<String, String>) -> Result<Selector, Refusal> {
+        let bad = |what: &str, text: &str| {
+            refuse(StatusCode::BAD_REQUEST, "BadRequest", format!("unable to parse the {what} selector {text:?}"))
+        };
+        let mut labels = Vec::new();
+        if let Some(text) = query.get("labelSelector").filter(|t| !t.trim().is_empty()) {
+            for term in split_terms(text) {
+                let term = term.trim();
+                let set = |rest: &str| -> Option<Vec<String>> {
+                    let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
+                    Some(inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+                };
+                let requirement = if let Some((key, rest)) = term.split_once(" notin ") {
+                    Requirement::NotIn(key.trim().into(), set(rest).ok_or_else(|| bad("label", text))?)
+                } else if let Some((key, rest)) = term.split_once(" in ") {
+                    Requirement::In(key.trim().into(), set(rest).ok_or_else(|| bad("label", text))?)
+                } else if let Some((key, value)) = term.split_once("!=") {
+                    Requirement::NotEquals(key.trim().into(), value.trim().into())
+                } else if let Some((key, value)) = term.split_once("==").or_else(|| term.split_once('=')) {
+                    Requirement::Equals(key.trim().into(), value.trim().into())
+                } else if let Some(key) = term.strip_prefix('!') {
+                    Requirement::Absent(key.trim().into())
+                } else if !term.is_empty() && !term.contains(' ') {
+                    Requirement::Exists(term.into())
+                } else {
+                    return Err(bad("label", text));
+                };
+                labels.push(requirement);
+            }
+        }
+        let mut fields = Vec::new();
+        if let Some(text) = query.get("fieldSelector").filter(|t| !t.trim().is_empty()) {
+            for term in text.split(',') {
+                let (path, equal, value) = if let Some((p, v)) = term.split_once("!=") {
+                    (p, false, v)
+                } else if let Some((p, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
+                    (p, true, v)
+                } else {
+                    return Err(bad("field", text));
+                };
+                fields.push((path.trim().to_string(), equal, value.trim().to_string()));
+            }
+        }
+        Ok(Selector { labels, fields })
+    }
+
+    fn matches(&self, object: &Value) -> bool {
+        let labels = &object["metadata"]["labels"];
+        let label = |key: &str| labels[key].as_str().map(str::to_string);
+        let labels_match = self.labels.iter().all(|requirement| match requirement {
+            Requirement::Equals(k, v) => label(k).as_deref() == Some(v),
+            Requirement::NotEquals(k, v) => label(k).as_deref() != Some(v),
+            Requirement::Exists(k) => label(k).is_some(),
+            Requirement::Absent(k) => label(k).is_none(),
+            Requirement::In(k, values) => label(k).is_some_and(|v| values.contains(&v)),
+            Requirement::NotIn(k, values) => label(k).is_none_or(|v| !values.contains(&v)),
+        });
+        labels_match
+            && self.fields.iter().all(|(path, equal, value)| {
+                let found = path.split('.').fold(object, |at, part| &at[part]);
+                let text = match found {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                (text == *value) == *equal
+            })
+    }
+}
+
+/// A selector's terms: split at commas outside parentheses.
+fn split_terms(text: &str) -> Vec<&str> {
+    let (mut terms, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                terms.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push(&text[start..]);
+    terms
+}
+
+/// Open watches by cluster, and by user within it.
+static WATCHES: std::sync::LazyLock<Mutex<HashMap<String, HashMap<String, usize>>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// A watch's place in [`WATCHES`], given back when the watch ends.
+struct WatchSlot {
+    cluster_id: String,
+    user: String,
+}
+
+impl WatchSlot {
+    fn take(cluster_id: &str, user: &str) -> Result<WatchSlot, Refusal> {
+        let mut watches = WATCHES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let cluster = watches.entry(cluster_id.to_string()).or_default();
+        let (all, mine) = (cluster.values().sum::<usize>(), cluster.get(user).copied().unwrap_or(0));
+        if all >= MAX_WATCHES_PER_CLUSTER || mine >= MAX_WATCHES_PER_USER {
+            let message = format!(
+                "too many watches: at most {MAX_WATCHES_PER_USER} of one user and {MAX_WATCHES_PER_CLUSTER} on a cluster"
+            );
+            return Err(refuse(StatusCode::TOO_MANY_REQUESTS, "TooManyRequests", message));
+        }
+        *cluster.entry(user.to_string()).or_default() += 1;
+        Ok(WatchSlot { cluster_id: cluster_id.to_string(), user: user.to_string() })
+    }
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        let mut watches = WATCHES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(cluster) = watches.get_mut(&self.cluster_id) {
+            if let Some(count) = cluster.get_mut(&self.user) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    cluster.remove(&self.user);
+                }
+            }
+            if cluster.is_empty() {
+                watches.remove(&self.cluster_id);
+            }
+        }
+    }
+}
+
+/// A watch: the objects as they are (when no `resourceVersion` or `0` is
+/// given), then every change after it, one JSON event per line, until the
+/// client's `timeoutSeconds` (at most [`MAX_WATCH`]). A `resourceVersion`
+/// whose changes are no longer kept ends at once with a 410 `Expired`
+/// event, on which clients list again. Watches are capped per cluster and
+/// per user (429); one whose client stops reading for [`STALLED_WATCH`], or
+/// whose certificate stops working, ends.
+fn watch(provider: Arc<Mutex<Simulated>>, cluster_id: String, request: Request) -> Response {
+    let selector = match Selector::parse(&request.query) {
+        Ok(selector) => selector,
+        Err(Refusal(response)) => return *response,
+    };
+    let slot = match WatchSlot::take(&cluster_id, &request.caller.user) {
+        Ok(slot) => slot,
+        Err(Refusal(response)) => return *response,
+    };
+    let kind = request.target.kind;
+    let table = tables::wanted(&request.headers);
+    let bookmarks = request.query.get("allowWatchBookmarks").is_some_and(|v| v == "true");
+    let timeout = request
+        .query
+        .get("timeoutSeconds")
+        .and_then(|t| t.parse().ok())
+        .map_or(MAX_WATCH, Duration::from_secs)
+        .min(MAX_WATCH);
+    let asked: Option<u64> = request.query.get("resourceVersion").and_then(|v| v.parse().ok()).filter(|v| *v > 0);
+    let prefix = match &request.target.name {
+        // A watch of one object (`kubectl get x -w`) is one of its kind with a name selector.
+        Some(_) => store::key(kind, request.namespace(), request.name()),
+        None => store::prefix(kind, request.target.namespace.as_deref()),
+    };
+    let still_allowed = request.caller.still_allowed.clone();
+    let started = {
+        let mut guard = provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let simulated = &mut *guard;
+        if simulated.state.clusters.get(&cluster_id).is_none_or(|c| c.deleted) {
+            None
+        } else {
+            if !simulated.state.kube.contains_key(&cluster_id) {
+                projection::sync(&mut simulated.state, &cluster_id);
+            }
+            let changes = simulated.kube_changes.subscribe();
+            simulated.state.kube.get(&cluster_id).map(|store| match asked {
+                Some(revision) => (changes, revision, Vec::new()),
+                None => {
+                    let initial: Vec<Value> = store
+                        .list(&prefix)
+                        .map(|(_, o)| o)
+                        .filter(|o| selector.matches(o))
+                        .map(|o| event("ADDED", o.clone(), kind, table))
+                        .collect();
+                    (changes, store.revision, initial)
+                }
+            })
+        }
+    };
+    let Some((mut changes, start, initial)) = started else {
+        return status(StatusCode::SERVICE_UNAVAILABLE, "ServiceUnavailable", "the cluster is being deleted");
+    };
+    let (sender, receiver) = futures::channel::mpsc::channel::<Result<Bytes, Infallible>>(64);
+    tokio::spawn(async move {
+        let _slot = slot;
+        let mut sender = sender;
+        let deadline = tokio::time::Instant::now() + timeout;
+        // Sends one event, unless the client stopped reading or the watch is over.
+        let mut send = async move |value: &Value| -> bool {
+            use futures::SinkExt;
+            let mut bytes = serde_json::to_vec(value).unwrap_or_default();
+            bytes.push(b'\n');
+            let until = deadline.min(tokio::time::Instant::now() + STALLED_WATCH);
+            matches!(tokio::time::timeout_at(until, sender.send(Ok(Bytes::from(bytes)))).await, Ok(Ok(())))
+        };
+        for value in &initial {
+            if !send(value).await {
+                return;
+            }
+        }
+        let mut last = start;
+        let mut bookmark = tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
+        loop {
+            if !still_allowed() {
+                return;
+            }
+            let read = {
+                let mut guard = provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match guard.state.kube.get_mut(&cluster_id) {
+                    Some(store) => store.changes_since(last, &prefix).map(|seen| Some((seen, store.revision))),
+                    // The cluster was deleted: the watch ends.
+                    None => Ok(None),
+                }
+            };
+            match read {
+                Err(store::Gone) => {
+                    let expired =
+                        status_object(StatusCode::GONE, "Expired", &format!("too old resource version: {last}"));
+                    send(&json!({ "type": "ERROR", "object": expired })).await;
+                    return;
+                }
+                Ok(None) => return,
+                Ok(Some((seen, revision))) => {
+                    for change in seen.into_iter().filter(|c| c.kind == "DELETED" || selector.matches(&c.object)) {
+                        if !send(&event(change.kind, change.object, kind, table)).await {
+                            return;
+                        }
+                    }
+                    last = revision.max(last);
+                }
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { return },
+                _ = tokio::time::sleep_until(deadline) => return,
+                _ = bookmark.tick(), if bookmarks => {
+                    let marker = json!({ "type": "BOOKMARK", "object": {
+                        "kind": kind.kind, "apiVersion": kind.group_version(),
+                        "metadata": { "resourceVersion": last.to_string() } } });
+                    if !send(&marker).await {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from_stream(receiver))
+        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR, "InternalError", "could not start the watch"))
+}
+
+/// A watch event; as a one-row Table when the client prints tables.
+fn event(kind_of_change: &str, object: Value, kind: &Kind, table: bool) -> Value {
+    let object = if table {
+        let revision = object["metadata"]["resourceVersion"].as_str().and_then(|r| r.parse().ok()).unwrap_or(0);
+        tables::table(kind.resource, &[object], revision)
+    } else {
+        object
+    };
+    json!({ "type": kind_of_change, "object": object })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(path: &str) -> (String, Option<String>, Option<String>, Option<String>) {
+        match route(path) {
+            Route::Resource(t) => (t.kind.resource.to_string(), t.namespace, t.name, t.subresource),
+            Route::Document(_) => ("document".into(), None, None, None),
+            Route::NotFound => ("none".into(), None, None, None),
+        }
+    }
+
+    #[test]
+    fn paths_name_resources_as_the_api_server_reads_them() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(target("/api/v1/namespaces"), ("namespaces".into(), None, None, None));
+        assert_eq!(target("/api/v1/namespaces/shop"), ("namespaces".into(), None, some("shop"), None));
+        assert_eq!(target("/api/v1/namespaces/shop/configmaps"), ("configmaps".into(), some("shop"), None, None));
+        assert_eq!(
+            target("/apis/apps/v1/namespaces/shop/deployments/web/scale"),
+            ("deployments".into(), some("shop"), some("web"), some("scale"))
+        );
+        assert_eq!(target("/apis/apps/v1/deployments"), ("deployments".into(), None, None, None));
+        assert_eq!(target("/apis/apps/v1").0, "document");
+        assert_eq!(target("/api/v1/configmaps/x").0, "none", "a namespaced object needs its namespace");
+        assert_eq!(target("/apis/apps/v1/namespaces/shop/deployments/web/exec").0, "none");
+    }
+
+    #[test]
+    fn selectors_select_as_kubectl_writes_them() {
+        let object = json!({ "metadata": { "name": "web", "labels": { "app": "web", "tier": "front" } } });
+        let select = |labels: &str, fields: &str| {
+            let query = HashMap::from([
+                ("labelSelector".to_string(), labels.to_string()),
+                ("fieldSelector".to_string(), fields.to_string()),
+            ]);
+            Selector::parse(&query).ok().expect("parses").matches(&object)
+        };
+        assert!(select("app=web,tier in (front, back)", "metadata.name=web"));
+        assert!(select("!gone,app", ""));
+        assert!(!select("app!=web", ""));
+        assert!(!select("", "metadata.name=other"));
+        assert!(select("tier notin (back)", "metadata.name!=other"));
+    }
+}
