@@ -115,7 +115,23 @@ pub struct SimCluster {
     /// Operations that finish when the control plane has converged.
     #[serde(default)]
     pub waiting_operations: Vec<String>,
+    /// The leader of each leader-elected component (`kube-controller-manager`,
+    /// `kube-scheduler`): one instance acts, the others stand by.
+    #[serde(default)]
+    pub leaders: BTreeMap<String, Leader>,
 }
+
+/// Who holds a component's leader lease: an API server member's instance.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Leader {
+    pub holder: String,
+    pub acquired_at: String,
+    /// How many times the lease changed hands.
+    pub transitions: i64,
+}
+
+/// The control-plane components that elect a leader among their instances.
+pub const LEADER_ELECTED: &[&str] = &["kube-controller-manager", "kube-scheduler"];
 
 /// A blue-green upgrade: the green API servers run the new version beside
 /// the blue ones; traffic moves once they are ready; then blue goes, and
@@ -520,6 +536,9 @@ pub struct Faults {
 /// The whole simulated region; serializable so it survives agent restarts.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SimState {
+    /// The region's name (the agent's), as nodes' `topology.kubernetes.io/region` label says it.
+    #[serde(default)]
+    pub region: String,
     pub clusters: BTreeMap<String, SimCluster>,
     pub node_pools: BTreeMap<String, SimNodePool>,
     #[serde(default)]
@@ -586,6 +605,34 @@ fn spread(prefix: &str, count: usize, zones: &[String], racks_per_zone: usize) -
 }
 
 impl SimState {
+    /// Whether a control-plane member runs (its zone is up).
+    pub fn member_up(&self, member: &Member) -> bool {
+        !self.faults.failed_zones.contains(&member.zone)
+    }
+
+    /// Leader election: a component's leader keeps its lease while its
+    /// instance runs; once it stops (its zone fails, or an upgrade retires
+    /// it), the first instance still running takes the lease over.
+    fn elect_leaders(&mut self, now: DateTime<Utc>) {
+        let failed = self.faults.failed_zones.clone();
+        for cluster in self.clusters.values_mut().filter(|c| !c.deleted) {
+            let running: Vec<String> =
+                cluster.api_servers.iter().filter(|m| !failed.contains(&m.zone)).map(|m| m.name.clone()).collect();
+            for component in LEADER_ELECTED {
+                let leader = cluster.leaders.entry((*component).to_string()).or_default();
+                if running.contains(&leader.holder) {
+                    continue;
+                }
+                let Some(next) = running.first() else { continue };
+                if !leader.holder.is_empty() {
+                    leader.transitions += 1;
+                }
+                leader.holder = next.clone();
+                leader.acquired_at = now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+            }
+        }
+    }
+
     fn cell_load(&self, cell: &str) -> usize {
         self.clusters.values().filter(|c| !c.deleted && c.cell == cell).count()
     }
@@ -808,6 +855,19 @@ impl SimState {
                 status.unschedulable_reason.clone()
             },
         });
+        if let Some(drift) = &workload.drift {
+            conditions.push(pb::Condition {
+                r#type: "Drifted".into(),
+                status: "True".into(),
+                reason: "EditedInCluster".into(),
+                message: format!(
+                    "{} changed {} through the cluster's API at {}; Moke put its spec back",
+                    drift.by,
+                    drift.fields.join(", "),
+                    drift.at
+                ),
+            });
+        }
         Some(pb::Observation {
             resource_type: "workload".into(),
             resource_id: id.to_string(),
@@ -1139,6 +1199,7 @@ impl SimState {
                         restored_from: None,
                         etcd_operations: Vec::new(),
                         waiting_operations,
+                        leaders: BTreeMap::new(),
                     },
                 );
             }
@@ -1242,6 +1303,8 @@ impl SimState {
             workload.generation = command.generation;
             workload.deleted = false;
             workload.spec = spec;
+            // Moke's new spec supersedes whatever drift was put back before.
+            workload.drift = None;
             workload.waiting_operations.push(command.operation_id.clone());
         }
         Ok(self.workload_observation(&command.workload_id))
@@ -1594,7 +1657,7 @@ impl SimState {
                 zone_of: &|node| zones.get(node).cloned().unwrap_or_default(),
             };
             for (id, workload) in self.workloads.iter_mut().filter(|(_, w)| w.cluster_id == cluster_id) {
-                if workload.reconcile(&mut scheduler, tick, &node_state) {
+                if workload.reconcile(&mut scheduler, tick, &node_state) | std::mem::take(&mut workload.report_due) {
                     changed_workloads.push(id.clone());
                 }
                 if workload.rolled_out() || (workload.deleted && workload.pods.is_empty()) {
@@ -1623,6 +1686,7 @@ impl SimState {
         }
         // Deleted workloads are forgotten once their last pod is gone and reported.
         self.workloads.retain(|_, w| !(w.deleted && w.pods.is_empty()));
+        self.elect_leaders(now);
         // The clusters' API objects follow what just changed.
         let served: Vec<String> = self.kube.keys().cloned().collect();
         for cluster_id in served {

@@ -38,6 +38,23 @@ pub struct SimWorkload {
     /// Why the last pending pod could not be placed ("" when none is pending).
     pub unschedulable_reason: String,
     next_pod: u64,
+    /// The last change made to the workload's Deployment behind Moke's
+    /// back (with kubectl), reported to the gateway as a condition.
+    #[serde(default)]
+    pub drift: Option<Drift>,
+    /// The workload must be reported at the next tick though its pods did
+    /// not change (a drift was found).
+    #[serde(default)]
+    pub report_due: bool,
+}
+
+/// A change made with the cluster's API to a Deployment Moke manages: who
+/// made it, when, and which fields it changed. Moke puts its spec back.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Drift {
+    pub by: String,
+    pub at: String,
+    pub fields: Vec<String>,
 }
 
 /// What a workload needs to know about its cluster's nodes.
@@ -64,6 +81,8 @@ impl SimWorkload {
             waiting_operations: Vec::new(),
             unschedulable_reason: String::new(),
             next_pod: 0,
+            drift: None,
+            report_due: false,
         }
     }
 

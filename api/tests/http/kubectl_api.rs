@@ -1,16 +1,19 @@
 //! A hosted cluster's API as customers use it, with the real `kubectl`:
-//! apply of a multi-document file, get with Table output, rollout status
-//! and scale (which watch), a stale update refused, RBAC from the Moke role
-//! in the certificate, and one state with Moke's own API.
+//! apply of a multi-document file, get with Table output, `get -w`,
+//! rollout status, scale, history, undo and restart, a stale update
+//! refused, server-side apply with two field managers, a watch resumed
+//! after a disconnect, paged lists, RBAC from the Moke role in the
+//! certificate, and one state with Moke's own API.
 
 use std::path::PathBuf;
 
-use moke_api::model::{ClusterView, KubeconfigView};
+use moke_api::model::{ClusterView, DeploymentView, KubeconfigView};
+use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{Client, Tenant, TestApp, eventually};
+use crate::common::{BackgroundAgent, Client, Tenant, TestApp, eventually, zones};
 use crate::kubeconfig::Kubectl;
 use crate::workloads::{region, running_cluster};
 
@@ -49,6 +52,19 @@ spec:
           requests:
             cpu: 100m
             memory: 64Mi
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector:
+    app: web
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
 "#;
 
 /// A running cluster whose control plane serves: (project, cluster path).
@@ -89,11 +105,23 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
 
     // apply: created, then unchanged.
     let applied = ok(&kubectl, &admin, &["apply", "-f", manifest]).await;
-    for created in ["namespace/shop created", "configmap/settings created", "deployment.apps/web created"] {
+    for created in
+        ["namespace/shop created", "configmap/settings created", "deployment.apps/web created", "service/web created"]
+    {
         assert!(applied.contains(created), "{applied}");
     }
     let again = ok(&kubectl, &admin, &["apply", "-f", manifest]).await;
-    assert_eq!(again.matches("unchanged").count(), 3, "{again}");
+    assert_eq!(again.matches("unchanged").count(), 4, "{again}");
+
+    // get -w prints the pods as they change, until they run.
+    let (_, watched, _) =
+        kubectl.run(&admin, &["get", "pods", "-n", "shop", "-l", "app=web", "-w", "--request-timeout=8s"]).await;
+    let running: std::collections::BTreeSet<&str> = watched
+        .lines()
+        .filter(|line| line.contains("1/1") && line.contains("Running"))
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(running.len(), 2, "both pods are seen running:\n{watched}");
 
     // get, as a Table with the usual columns (and the wide ones).
     let wide = ok(&kubectl, &admin, &["get", "deployments", "-n", "shop", "-o", "wide"]).await;
@@ -109,6 +137,28 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     assert!(rolled.contains("successfully rolled out"), "{rolled}");
     let pods = ok(&kubectl, &admin, &["get", "pods", "-n", "shop", "-l", "app=web", "--no-headers"]).await;
     assert_eq!(pods.lines().filter(|l| l.contains("Running") && l.contains("1/1")).count(), 2, "{pods}");
+
+    // The Service has its cluster IP, and its Endpoints the ready pods.
+    let services = ok(&kubectl, &admin, &["get", "services", "-n", "shop"]).await;
+    let header: Vec<&str> = services.lines().next().unwrap_or_default().split_whitespace().collect();
+    assert_eq!(header, ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]);
+    assert!(services.contains("ClusterIP") && services.contains("80/TCP"), "{services}");
+    let addresses = ok(
+        &kubectl,
+        &admin,
+        &[
+            "get",
+            "endpoints",
+            "web",
+            "-n",
+            "shop",
+            "-o",
+            "jsonpath={.subsets[0].addresses[*].ip} {.subsets[0].ports[0].port}",
+        ],
+    )
+    .await;
+    assert_eq!(addresses.split_whitespace().count(), 3, "two pod addresses and the target port: {addresses}");
+    assert!(addresses.ends_with("8080"), "{addresses}");
 
     // scale, and a new image through apply: configured, rolled out.
     ok(&kubectl, &admin, &["scale", "deployment/web", "-n", "shop", "--replicas=3"]).await;
@@ -139,6 +189,49 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     )
     .await;
     assert_eq!(requests, "100m", "what apply did not change stays");
+
+    // Each template is a ReplicaSet; undo puts the previous one back.
+    let sets = ok(&kubectl, &admin, &["get", "replicasets", "-n", "shop", "-l", "app=web", "--no-headers"]).await;
+    assert_eq!(sets.lines().count(), 2, "{sets}");
+    let history = ok(&kubectl, &admin, &["rollout", "history", "deployment/web", "-n", "shop"]).await;
+    assert!(history.lines().any(|l| l.starts_with('1')) && history.lines().any(|l| l.starts_with('2')), "{history}");
+    let undone = ok(&kubectl, &admin, &["rollout", "undo", "deployment/web", "-n", "shop"]).await;
+    assert!(undone.contains("rolled back"), "{undone}");
+    ok(&kubectl, &admin, &["rollout", "status", "deployment/web", "-n", "shop", "--timeout=60s"]).await;
+    let images = ok(
+        &kubectl,
+        &admin,
+        &["get", "pods", "-n", "shop", "-o", "jsonpath={range .items[*]}{.spec.containers[0].image}{\"\\n\"}{end}"],
+    )
+    .await;
+    assert_eq!(images.lines().filter(|l| l.ends_with("web:1")).count(), 3, "{images}");
+    let sets = ok(&kubectl, &admin, &["get", "replicasets", "-n", "shop", "-l", "app=web", "--no-headers"]).await;
+    assert_eq!(sets.lines().count(), 2, "the first ReplicaSet is used again, not a third: {sets}");
+    let owner_kind = ok(
+        &kubectl,
+        &admin,
+        &["get", "pods", "-n", "shop", "-l", "app=web", "-o", "jsonpath={.items[0].metadata.ownerReferences[0].kind}"],
+    )
+    .await;
+    assert_eq!(owner_kind, "ReplicaSet");
+    let restarted = ok(&kubectl, &admin, &["rollout", "restart", "deployment/web", "-n", "shop"]).await;
+    assert!(restarted.contains("restarted"), "{restarted}");
+    ok(&kubectl, &admin, &["rollout", "status", "deployment/web", "-n", "shop", "--timeout=60s"]).await;
+    let revision = ok(
+        &kubectl,
+        &admin,
+        &[
+            "get",
+            "deployment",
+            "web",
+            "-n",
+            "shop",
+            "-o",
+            "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}",
+        ],
+    )
+    .await;
+    assert_eq!(revision, "4", "create, apply, undo and restart are four revisions");
 
     // An update from a stale copy is refused: 409, as the API server answers.
     let stale = ok(&kubectl, &admin, &["get", "configmap", "settings", "-n", "shop", "-o", "json"]).await;
@@ -192,6 +285,43 @@ async fn the_moke_role_decides_what_kubectl_may_do(options: PgPoolOptions, conne
     assert!(!made && err.contains("forbidden"), "an editor does not make namespaces: {err}");
     let seen = ok(&kubectl, &viewer, &["get", "configmap", "settings", "-n", "default", "-o", "name"]).await;
     assert_eq!(seen.trim(), "configmap/settings");
+
+    // RBAC objects grant more, finely: a Role and a RoleBinding let the
+    // viewer write configmaps in `default` only.
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let whoami = ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"];
+    let (viewer_name, editor_name) = (ok(&kubectl, &viewer, &whoami).await, ok(&kubectl, &editor, &whoami).await);
+    let role =
+        ["create", "role", "settings-writer", "-n", "default", "--verb=create,update,patch", "--resource=configmaps"];
+    ok(&kubectl, &admin, &role).await;
+    let binding = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: viewer-writes\n  namespace: default\n\
+         subjects:\n- kind: User\n  name: {viewer_name}\n  apiGroup: rbac.authorization.k8s.io\n\
+         roleRef:\n  kind: Role\n  name: settings-writer\n  apiGroup: rbac.authorization.k8s.io\n"
+    );
+    ok(&kubectl, &admin, &["apply", "-f", kubectl.write("binding.yaml", &binding).to_str().unwrap()]).await;
+    ok(&kubectl, &viewer, &["create", "configmap", "from-viewer", "-n", "default", "--from-literal=a=b"]).await;
+    let can = ["auth", "can-i", "create", "configmaps", "-n", "default"];
+    assert_eq!(ok(&kubectl, &viewer, &can).await.trim(), "yes");
+    let (elsewhere, _, _) = kubectl.run(&viewer, &["create", "configmap", "x", "-n", "kube-public"]).await;
+    assert!(!elsewhere, "the binding is for `default` only");
+
+    // Nobody grants more than they hold: the editor, made admin of
+    // `default`, may bind others to `view` there, not itself to cluster-admin.
+    let editor_user = format!("--user={editor_name}");
+    let made_admin = ["create", "rolebinding", "editor-admin", "-n", "default", "--clusterrole=admin", &editor_user];
+    ok(&kubectl, &admin, &made_admin).await;
+    ok(
+        &kubectl,
+        &editor,
+        &["create", "rolebinding", "viewers", "-n", "default", "--clusterrole=view", "--group=team-a"],
+    )
+    .await;
+    let escalate = ["create", "rolebinding", "mine", "-n", "default", "--clusterrole=cluster-admin", &editor_user];
+    let (escalated, _, err) = kubectl.run(&editor, &escalate).await;
+    assert!(!escalated && err.contains("not currently held"), "{err}");
+    let (edited, _, err) = kubectl.run(&admin, &["label", "clusterrole", "view", "x=y"]).await;
+    assert!(!edited && err.contains("default roles"), "{err}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -203,7 +333,9 @@ async fn a_deployment_made_through_moke_shows_in_kubectl(options: PgPoolOptions,
     let (project, path) = serving(&owner).await;
     let cluster = path.rsplit('/').next().unwrap().to_string();
     let spec = json!({ "image": "registry.example.com/shop/api:7", "replicas": 2, "pod_labels": { "app": "api" } });
-    owner.create_deployment(&project, &cluster, "api", spec).await;
+    let (deployment, _) = owner.create_deployment(&project, &cluster, "api", spec).await;
+    let deployment_path =
+        format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/{}", deployment.id);
     let kubectl = Kubectl::new();
     let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
 
@@ -227,10 +359,249 @@ async fn a_deployment_made_through_moke_shows_in_kubectl(options: PgPoolOptions,
     let pods = ok(&kubectl, &admin, &["get", "pods", "-n", "default", "-l", "app=api", "-o", "name"]).await;
     assert_eq!(pods.lines().count(), 2, "{pods}");
 
-    // Moke's objects are changed through Moke's API, not behind its back.
-    let (labelled, _, err) = kubectl.run(&admin, &["label", "deployment", "api", "-n", "default", "x=y"]).await;
-    assert!(!labelled && err.contains("managed by Moke"), "{err}");
+    // A change behind Moke's back is drift: kubectl's write is taken, Moke
+    // puts its spec back, and the deployment's conditions say who changed what.
+    ok(&kubectl, &admin, &["scale", "deployment/api", "-n", "default", "--replicas=5"]).await;
+    eventually(30, "the drift to be reported and put back", async || {
+        let view: DeploymentView = owner.get(&deployment_path).await.ok();
+        let drifted = view.status.conditions.iter().any(|c| {
+            c.condition_type == "Drifted" && c.reason == "EditedInCluster" && c.message.contains("spec.replicas")
+        });
+        let replicas = kubectl
+            .run(&admin, &["get", "deployment", "api", "-n", "default", "-o", "jsonpath={.spec.replicas}"])
+            .await
+            .1;
+        drifted && replicas == "2"
+    })
+    .await;
+    let pods = ok(&kubectl, &admin, &["get", "pods", "-n", "default", "-l", "app=api", "-o", "name"]).await;
+    assert_eq!(pods.lines().count(), 2, "Moke's two replicas run, not kubectl's five: {pods}");
+
+    // What makes it Moke's stays, and it is deleted through Moke's API.
+    let (unlabelled, _, err) =
+        kubectl.run(&admin, &["label", "deployment", "api", "-n", "default", "moke.dev/managed-by-"]).await;
+    assert!(!unlabelled && err.contains("managed by Moke"), "{err}");
     let (deleted, _, err) =
         kubectl.run(&admin, &["delete", "deployment", "api", "-n", "default", "--wait=false"]).await;
     assert!(!deleted && err.contains("managed by Moke"), "{err}");
+}
+
+const SETTINGS: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: default
+data:
+  MODE: production
+  REGION: eu
+"#;
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn server_side_apply_keeps_each_managers_fields(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = region(&t);
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (_, path) = serving(&owner).await;
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let first = kubectl.write("settings.yaml", SETTINGS);
+    let second =
+        kubectl.write("settings-ci.yaml", &SETTINGS.replace("production", "staging").replace("  REGION: eu\n", ""));
+    let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+
+    let applied = ok(&kubectl, &admin, &["apply", "--server-side", "--field-manager=platform", "-f", first]).await;
+    assert!(applied.contains("configmap/settings serverside-applied"), "{applied}");
+    let (refused, _, err) = kubectl.run(&admin, &["apply", "--server-side", "--field-manager=ci", "-f", second]).await;
+    assert!(!refused && err.contains("conflict with \"platform\"") && err.contains(".data.MODE"), "{err}");
+    let mode = ok(&kubectl, &admin, &["get", "configmap", "settings", "-o", "jsonpath={.data.MODE}"]).await;
+    assert_eq!(mode, "production", "a refused apply changes nothing");
+
+    ok(&kubectl, &admin, &["apply", "--server-side", "--field-manager=ci", "--force-conflicts", "-f", second]).await;
+    let managed = ok(&kubectl, &admin, &["get", "configmap", "settings", "--show-managed-fields", "-o", "json"]).await;
+    let managed: Value = serde_json::from_str(&managed).unwrap();
+    assert_eq!(managed["data"]["MODE"], "staging");
+    let fields_of = |manager: &str| -> Value {
+        managed["metadata"]["managedFields"]
+            .as_array()
+            .and_then(|all| all.iter().find(|m| m["manager"] == manager))
+            .map(|m| m["fieldsV1"]["f:data"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert!(fields_of("ci")["f:MODE"].is_object(), "ci took MODE over: {managed}");
+    assert!(fields_of("platform")["f:MODE"].is_null() && fields_of("platform")["f:REGION"].is_object(), "{managed}");
+
+    // The platform team's next configuration leaves MODE to CI and drops
+    // REGION: MODE stays (CI's), REGION goes (nobody else set it).
+    let next = SETTINGS.replace("  MODE: production\n  REGION: eu\n", "  OWNER: platform\n");
+    let next = kubectl.write("settings-2.yaml", &next);
+    ok(&kubectl, &admin, &["apply", "--server-side", "--field-manager=platform", "-f", next.to_str().unwrap()]).await;
+    let data = ok(&kubectl, &admin, &["get", "configmap", "settings", "-o", "jsonpath={.data}"]).await;
+    assert_eq!(serde_json::from_str::<Value>(&data).unwrap(), json!({ "MODE": "staging", "OWNER": "platform" }));
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_watch_resumes_where_it_left_off_and_lists_page(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = region(&t);
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (_, path) = serving(&owner).await;
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    ok(&kubectl, &admin, &["create", "configmap", "a", "--from-literal=n=0"]).await;
+    let start = ok(&kubectl, &admin, &["get", "configmap", "a", "-o", "jsonpath={.metadata.resourceVersion}"]).await;
+    let watch_from = |version: &str| {
+        format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={version}&timeoutSeconds=3")
+    };
+    let events = |out: &str| -> Vec<(String, String, String)> {
+        out.lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .map(|event| {
+                let object = &event["object"]["metadata"];
+                let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+                (text(&event["type"]), text(&object["name"]), text(&object["resourceVersion"]))
+            })
+            .collect()
+    };
+
+    // A watch sees one change, then its connection ends (after 3 s).
+    let first_url = watch_from(&start);
+    let first_args = ["get", "--raw", first_url.as_str()];
+    let watching = kubectl.run(&admin, &first_args);
+    let change = async {
+        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        ok(&kubectl, &admin, &["label", "configmap", "a", "step=1"]).await;
+    };
+    let ((_, first, err), ()) = tokio::join!(watching, change);
+    let first = events(&first);
+    assert_eq!(first.iter().map(|e| (e.0.as_str(), e.1.as_str())).collect::<Vec<_>>(), [("MODIFIED", "a")], "{err}");
+
+    // While nobody watches, three more changes.
+    ok(&kubectl, &admin, &["create", "configmap", "b", "--from-literal=n=1"]).await;
+    ok(&kubectl, &admin, &["label", "configmap", "a", "step=2", "--overwrite"]).await;
+    ok(&kubectl, &admin, &["delete", "configmap", "b"]).await;
+
+    // Resuming from the last version seen gives exactly those, in order.
+    let (_, resumed, _) = kubectl.run(&admin, &["get", "--raw", &watch_from(&first[0].2)]).await;
+    let resumed = events(&resumed);
+    let seen: Vec<(&str, &str)> = resumed.iter().map(|e| (e.0.as_str(), e.1.as_str())).collect();
+    assert_eq!(seen, [("ADDED", "b"), ("MODIFIED", "a"), ("DELETED", "b")]);
+    let versions: Vec<u64> = resumed.iter().map(|e| e.2.parse().unwrap()).collect();
+    assert!(versions.windows(2).all(|w| w[0] < w[1]) && versions[0] > first[0].2.parse::<u64>().unwrap());
+
+    // kubectl's lists come in pages (here one object at a time), nothing lost.
+    for name in ["c", "d", "e"] {
+        ok(&kubectl, &admin, &["create", "configmap", name]).await;
+    }
+    let paged = ok(&kubectl, &admin, &["get", "configmaps", "--chunk-size=1", "-o", "name"]).await;
+    let names: Vec<&str> = paged.lines().collect();
+    assert_eq!(names, ["configmap/a", "configmap/c", "configmap/d", "configmap/e"], "{paged}");
+
+    // A Service made by kubectl's typed client (protobuf) keeps its ports.
+    ok(&kubectl, &admin, &["create", "service", "nodeport", "cache", "--tcp=6379:7000"]).await;
+    let ports = ok(
+        &kubectl,
+        &admin,
+        &[
+            "get",
+            "service",
+            "cache",
+            "-o",
+            "jsonpath={.spec.ports[0].port} {.spec.ports[0].targetPort} {.spec.ports[0].nodePort}",
+        ],
+    )
+    .await;
+    let ports: Vec<&str> = ports.split_whitespace().collect();
+    assert_eq!(ports[..2], ["6379", "7000"]);
+    assert!(ports[2].parse::<u16>().is_ok_and(|p| (30000..=32767).contains(&p)), "{ports:?}");
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn the_control_plane_shows_its_members_and_a_failed_leader_hands_over(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
+    config.admin_token = Some("admin-token-of-this-test".into());
+    let region = BackgroundAgent::start(config, Transport::Postgres(t.pool.clone()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let admin_url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(axum::serve(listener, region.agent.admin_router()).into_future());
+    let admin_api = async |method: reqwest::Method, path: &str| -> Value {
+        let answer = t
+            .client
+            .request(method, format!("{admin_url}{path}"))
+            .header("authorization", "Bearer admin-token-of-this-test")
+            .send()
+            .await
+            .unwrap();
+        answer.json().await.unwrap_or(Value::Null)
+    };
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (_, path) = serving(&owner).await;
+    let cluster_id = path.rsplit('/').next().unwrap().to_string();
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+
+    // Three API servers, each with a controller manager and a scheduler, and an etcd of three.
+    let pods =
+        ok(&kubectl, &admin, &["get", "pods", "-n", "kube-system", "-l", "tier=control-plane", "--no-headers"]).await;
+    for component in ["kube-apiserver-", "kube-controller-manager-", "kube-scheduler-", "etcd-"] {
+        let running = pods.lines().filter(|l| l.starts_with(component) && l.contains("1/1") && l.contains("Running"));
+        assert_eq!(running.count(), 3, "{component}:\n{pods}");
+    }
+    let region_label = ok(
+        &kubectl,
+        &admin,
+        &["get", "nodes", "-o", "jsonpath={.items[0].metadata.labels.topology\\.kubernetes\\.io/region}"],
+    )
+    .await;
+    assert_eq!(region_label, "eu-central-1");
+
+    // One controller manager leads; when its zone fails, another takes over.
+    let lease = |field: &'static str| {
+        let kubectl = &kubectl;
+        let admin = &admin;
+        async move {
+            ok(
+                kubectl,
+                admin,
+                &[
+                    "get",
+                    "lease",
+                    "kube-controller-manager",
+                    "-n",
+                    "kube-system",
+                    "-o",
+                    &format!("jsonpath={{.spec.{field}}}"),
+                ],
+            )
+            .await
+        }
+    };
+    let leader = lease("holderIdentity").await;
+    let member = leader.split('_').next().unwrap().to_string();
+    assert!(member.contains("apiserver"), "{leader}");
+    let state = admin_api(reqwest::Method::GET, "/state").await;
+    let zone = state["clusters"][&cluster_id]["api_servers"]
+        .as_array()
+        .and_then(|members| members.iter().find(|m| m["name"] == *member))
+        .and_then(|m| m["zone"].as_str())
+        .unwrap()
+        .to_string();
+    admin_api(reqwest::Method::POST, &format!("/faults/zones/{zone}/fail")).await;
+    eventually(20, "another controller manager to take the lease", async || lease("holderIdentity").await != leader)
+        .await;
+    assert_eq!(lease("leaseTransitions").await, "1");
+    let failed = ok(
+        &kubectl,
+        &admin,
+        &["get", "pod", &format!("kube-apiserver-{member}"), "-n", "kube-system", "-o", "jsonpath={.status.phase}"],
+    )
+    .await;
+    assert_eq!(failed, "Unknown", "the failed member's API server is not running");
+    admin_api(reqwest::Method::POST, &format!("/faults/zones/{zone}/restore")).await;
 }

@@ -8,12 +8,17 @@
 //! [`projection::sync`] keeps one with the simulated region: what Moke's API
 //! made shows here, and what kubectl made runs there.
 
+mod apply;
+mod bindings;
 mod patch;
 mod projection;
 mod protobuf;
 mod rbac;
+mod replicasets;
 mod resources;
+mod services;
 mod store;
+mod system;
 mod tables;
 mod validate;
 
@@ -25,6 +30,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
 use serde_json::{Value, json};
 
 pub use projection::{is_kubectl_workload, sync};
@@ -189,7 +195,8 @@ pub async fn serve(
         subresource: target.subresource.as_deref().unwrap_or(""),
         namespace: target.namespace.as_deref().unwrap_or(""),
     };
-    if !rbac::allowed(&caller.groups, attributes) {
+    let name = target.name.as_deref().unwrap_or_default();
+    if !rbac::allowed(&caller.groups, attributes) && !granted(&provider, &cluster_id, &caller, attributes, name) {
         return status(StatusCode::FORBIDDEN, "Forbidden", &rbac::forbidden_message(&caller.user, attributes));
     }
     let sub_verbs: &[&str] = &["get", "update", "patch"];
@@ -209,7 +216,10 @@ pub async fn serve(
     };
     let request = Request { target, query, headers: parts.headers, body, caller };
     if target_source(&request) == Source::Review {
-        return review(&request).unwrap_or_else(|Refusal(r)| *r);
+        let holds = |asked: rbac::Attributes<'_>| {
+            rbac::allowed(&request.caller.groups, asked) || granted(&provider, &cluster_id, &request.caller, asked, "")
+        };
+        return review(&request, holds).unwrap_or_else(|Refusal(r)| *r);
     }
     if verb == "watch" {
         return watch(provider, cluster_id, request);
@@ -232,6 +242,22 @@ pub async fn serve(
         answer
     };
     answer.unwrap_or_else(|Refusal(response)| *response)
+}
+
+/// Whether the cluster's RBAC bindings grant `caller` the request.
+fn granted(
+    provider: &Arc<Mutex<Simulated>>,
+    cluster_id: &str,
+    caller: &Caller,
+    request: rbac::Attributes<'_>,
+    name: &str,
+) -> bool {
+    let guard = provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    guard
+        .state
+        .kube
+        .get(cluster_id)
+        .is_some_and(|store| bindings::granted(store, &caller.user, &caller.groups, request, name))
 }
 
 fn method_not_allowed() -> Response {
@@ -278,6 +304,24 @@ impl Request {
         })
     }
 
+    /// The field manager of a write: as asked (`fieldManager`), else the
+    /// client's name from its user agent (`kubectl` of `kubectl/v1.33.1 …`).
+    fn manager(&self) -> Result<String, Refusal> {
+        let manager = match self.query.get("fieldManager").filter(|m| !m.is_empty()) {
+            Some(manager) => manager.clone(),
+            None => {
+                let agent = self.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+                let name = agent.split('/').next().unwrap_or_default().trim();
+                if name.is_empty() { "unknown".to_string() } else { name.chars().take(MAX_MANAGER_CHARS).collect() }
+            }
+        };
+        if manager.chars().count() > MAX_MANAGER_CHARS || manager.chars().any(char::is_control) {
+            let why = format!("must be at most {MAX_MANAGER_CHARS} printable characters");
+            return Err(invalid(self.target.kind, self.name(), "fieldManager", &why));
+        }
+        Ok(manager)
+    }
+
     fn content_type(&self) -> &str {
         self.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("application/json")
     }
@@ -310,23 +354,36 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
         }
         ("list", _) => {
             let selector = Selector::parse(&request.query)?;
+            let page = Page::parse(&request.query)?;
             let store = store_of(state, cluster_id);
-            let items: Vec<Value> = store
-                .list(&store::prefix(kind, request.target.namespace.as_deref()))
-                .map(|(_, object)| object)
-                .filter(|object| selector.matches(object))
-                .cloned()
-                .collect();
-            if tables::wanted(&request.headers) {
-                return Ok(json_answer(StatusCode::OK, tables::table(kind.resource, &items, store.revision)));
+            let prefix = store::prefix(kind, request.target.namespace.as_deref());
+            let mut matching = store
+                .list(&prefix)
+                .filter(|(key, _)| page.after.as_ref().is_none_or(|after| *key > after))
+                .filter(|(_, object)| selector.matches(object));
+            let items: Vec<(&String, &Value)> = matching.by_ref().take(page.limit.unwrap_or(usize::MAX)).collect();
+            let remaining = matching.count();
+            let revision = page.revision.unwrap_or(store.revision);
+            let mut metadata = json!({ "resourceVersion": revision.to_string() });
+            if remaining > 0
+                && let Some((last, _)) = items.last()
+            {
+                metadata["continue"] = json!(Page::token(revision, last));
+                metadata["remainingItemCount"] = json!(remaining);
             }
-            Ok(json_answer(
-                StatusCode::OK,
-                json!({ "kind": kind.list_kind(), "apiVersion": kind.group_version(),
-                        "metadata": { "resourceVersion": store.revision.to_string() }, "items": items }),
-            ))
+            let items: Vec<Value> = items.into_iter().map(|(_, object)| object.clone()).collect();
+            let mut answer = if tables::wanted(&request.headers) {
+                tables::table(kind.resource, &items, revision)
+            } else {
+                json!({ "kind": kind.list_kind(), "apiVersion": kind.group_version(), "items": items })
+            };
+            answer["metadata"] = metadata;
+            Ok(json_answer(StatusCode::OK, answer))
         }
-        ("create", _) => create(state, cluster_id, request),
+        ("create", _) => {
+            let object = request.json()?;
+            create(state, cluster_id, request, object, Writer::Update(&request.manager()?))
+        }
         ("update", Some("scale")) | ("patch", Some("scale")) => {
             let deployment = existing(store_of(state, cluster_id), request)?;
             let mut scale = scale_of(&deployment);
@@ -348,7 +405,8 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
             } else {
                 scale["metadata"]["resourceVersion"].clone()
             };
-            let stored = replace(state, cluster_id, request, deployment, changed, &precondition)?;
+            let writer = Writer::Update(&request.manager()?);
+            let stored = replace(state, cluster_id, request, deployment, changed, &precondition, writer)?;
             Ok(json_answer(StatusCode::OK, scale_of(&stored)))
         }
         ("update", Some(_)) | ("patch", Some(_)) => Err(Refusal(Box::new(method_not_allowed()))),
@@ -356,8 +414,12 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
             let current = existing(store_of(state, cluster_id), request)?;
             let changed = request.json()?;
             let precondition = changed["metadata"]["resourceVersion"].clone();
-            let stored = replace(state, cluster_id, request, current, changed, &precondition)?;
+            let writer = Writer::Update(&request.manager()?);
+            let stored = replace(state, cluster_id, request, current, changed, &precondition, writer)?;
             Ok(json_answer(StatusCode::OK, stored))
+        }
+        ("patch", None) if request.content_type().starts_with(APPLY_PATCH) => {
+            server_side_apply(state, cluster_id, request)
         }
         ("patch", None) => {
             let current = existing(store_of(state, cluster_id), request)?;
@@ -369,7 +431,8 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
             } else {
                 changed["metadata"]["resourceVersion"].clone()
             };
-            let stored = replace(state, cluster_id, request, current, changed, &precondition)?;
+            let writer = Writer::Update(&request.manager()?);
+            let stored = replace(state, cluster_id, request, current, changed, &precondition, writer)?;
             Ok(json_answer(StatusCode::OK, stored))
         }
         ("delete", _) => {
@@ -497,6 +560,10 @@ fn check_object(kind: &Kind, object: &Value, name: &str) -> Result<(), Refusal> 
         let why = format!("the label {} is Moke's: objects made through Moke's API carry it", projection::MANAGED_BY);
         return Err(invalid(kind, name, "metadata.labels", &why));
     }
+    if bindings::is_default(object) {
+        let why = format!("the label {} marks the default roles", bindings::BOOTSTRAP_LABEL);
+        return Err(invalid(kind, name, "metadata.labels", &why));
+    }
     if kind.resource == "deployments" {
         let spec = &object["spec"];
         let selector = spec["selector"]["matchLabels"].as_object();
@@ -523,9 +590,27 @@ fn check_object(kind: &Kind, object: &Value, name: &str) -> Result<(), Refusal> 
     Ok(())
 }
 
-fn create(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request) -> Answer {
+/// Who writes an object, for its field ownership: a create, update or
+/// patch by a manager, or a server-side apply (which has recorded it).
+#[derive(Clone, Copy)]
+enum Writer<'a> {
+    Update(&'a str),
+    Apply,
+}
+
+/// The content type of a server-side apply.
+const APPLY_PATCH: &str = "application/apply-patch+yaml";
+/// The longest field manager name the API server takes.
+const MAX_MANAGER_CHARS: usize = 128;
+
+fn create(
+    state: &mut crate::sim::SimState,
+    cluster_id: &str,
+    request: &Request,
+    mut object: Value,
+    writer: Writer<'_>,
+) -> Answer {
     let kind = request.target.kind;
-    let mut object = request.json()?;
     let given = object["metadata"]["name"].as_str().unwrap_or_default().to_string();
     validate::check(kind, &object).map_err(|(field, why)| invalid(kind, &given, &field, &why))?;
     if !kind.namespaced
@@ -565,7 +650,7 @@ fn create(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request)
     let made: usize = resources::KINDS
         .iter()
         .filter(|k| k.source == Source::Stored)
-        .map(|k| store.list(&store::prefix(k, None)).filter(|(_, o)| !projection::managed(o)).count())
+        .map(|k| store.list(&store::prefix(k, None)).filter(|(_, o)| !projection::made_by_system(o)).count())
         .sum();
     if made >= MAX_OBJECTS {
         let message =
@@ -578,10 +663,11 @@ fn create(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request)
         return Err(refuse(StatusCode::CONFLICT, "AlreadyExists", message));
     }
     if let Some(metadata) = object["metadata"].as_object_mut() {
-        for server_set in
-            ["resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "generation", "managedFields"]
-        {
+        for server_set in ["resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "generation"] {
             metadata.remove(server_set);
+        }
+        if let Writer::Update(_) = writer {
+            metadata.remove("managedFields");
         }
     }
     object["metadata"]["uid"] = json!(uuid::Uuid::now_v7().to_string());
@@ -592,6 +678,10 @@ fn create(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request)
             object["spec"] = json!({ "finalizers": ["kubernetes"] });
             object["status"] = json!({ "phase": "Active" });
         }
+        "services" => {
+            services::prepare(store, &mut object, None).map_err(|(field, why)| invalid(kind, &name, &field, &why))?;
+        }
+        "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => no_escalation(store, request, &object)?,
         "deployments" => {
             default_deployment(&mut object);
             object["metadata"]["generation"] = json!(1);
@@ -600,12 +690,19 @@ fn create(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request)
         }
         _ => {}
     }
+    if let Writer::Update(manager) = writer {
+        apply::record_update(None, &mut object, manager, &kind.group_version(), &projection::now());
+    }
     if request.dry_run() {
         return Ok(json_answer(StatusCode::CREATED, object));
     }
     let stored = store.put(&key, object);
-    if kind.resource == "deployments" {
-        run_deployment(state, cluster_id, &stored);
+    match kind.resource {
+        "deployments" => run_deployment(state, cluster_id, &stored),
+        "services" => {
+            projection::sync(state, cluster_id);
+        }
+        _ => {}
     }
     Ok(json_answer(StatusCode::CREATED, stored))
 }
@@ -644,15 +741,29 @@ fn replace(
     current: Value,
     mut changed: Value,
     precondition: &Value,
+    writer: Writer<'_>,
 ) -> Result<Value, Refusal> {
     let kind = request.target.kind;
     let name = request.name();
-    if projection::managed(&current) {
-        let id = current["metadata"]["annotations"][projection::DEPLOYMENT_ID].as_str().unwrap_or_default();
+    let moke_deployment = projection::managed(&current).then(|| projection::deployment_id(&current).to_string());
+    if let Some(id) = &moke_deployment
+        && (kind.resource != "deployments"
+            || !projection::managed(&changed)
+            || projection::deployment_id(&changed) != id.as_str())
+    {
         let message = format!(
-            "Operation cannot be fulfilled on {}{} \"{name}\": it is managed by Moke ({id}); change it through Moke's API",
+            "Operation cannot be fulfilled on {}{} \"{name}\": it is managed by Moke ({id}); its {} and {} stay; change it through Moke's API",
             kind.resource,
-            group_suffix(kind)
+            group_suffix(kind),
+            projection::MANAGED_BY,
+            projection::DEPLOYMENT_ID,
+        );
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
+    if bindings::is_default(&current) {
+        let message = format!(
+            "clusterroles.{} \"{name}\" is one of the default roles, which stay; copy it under another name to change it",
+            bindings::GROUP
         );
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
@@ -686,11 +797,21 @@ fn replace(
     }
     changed["apiVersion"] = json!(kind.group_version());
     changed["kind"] = json!(kind.kind);
-    check_object(kind, &changed, name)?;
+    if moke_deployment.is_none() {
+        check_object(kind, &changed, name)?;
+    }
     for server_set in ["uid", "creationTimestamp"] {
         changed["metadata"][server_set] = current["metadata"][server_set].clone();
     }
     match kind.resource {
+        "services" => {
+            let store = store_of(state, cluster_id);
+            services::prepare(store, &mut changed, Some(&current))
+                .map_err(|(field, why)| invalid(kind, name, &field, &why))?;
+        }
+        "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => {
+            no_escalation(store_of(state, cluster_id), request, &changed)?;
+        }
         "namespaces" => {
             changed["status"] = current["status"].clone();
             changed["metadata"]["labels"]["kubernetes.io/metadata.name"] = json!(name);
@@ -711,14 +832,92 @@ fn replace(
         }
         _ => {}
     }
+    if let Writer::Update(manager) = writer {
+        changed["metadata"]["managedFields"] = current["metadata"]["managedFields"].clone();
+        apply::record_update(Some(&current), &mut changed, manager, &kind.group_version(), &projection::now());
+    }
     if request.dry_run() {
         return Ok(changed);
     }
     let stored = store_of(state, cluster_id).put(&store::key(kind, request.namespace(), name), changed);
-    if kind.resource == "deployments" {
-        run_deployment(state, cluster_id, &stored);
+    match kind.resource {
+        "deployments" if moke_deployment.is_some() => note_drift(state, &current, &stored, &request.caller.user),
+        "deployments" => run_deployment(state, cluster_id, &stored),
+        "services" => {
+            projection::sync(state, cluster_id);
+        }
+        _ => {}
     }
     Ok(stored)
+}
+
+/// A server-side apply: the object is made from the configuration when it
+/// does not exist (which takes the right to create it), else the
+/// configuration is applied to it as its field manager, who must name
+/// themselves; a conflict with another manager is a 409 naming each field,
+/// unless forced.
+fn server_side_apply(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request) -> Answer {
+    let kind = request.target.kind;
+    let name = request.name();
+    let Some(manager) = request.query.get("fieldManager").filter(|m| !m.is_empty()).cloned() else {
+        let message =
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch";
+        return Err(refuse(StatusCode::UNPROCESSABLE_ENTITY, "Invalid", message));
+    };
+    let manager = request.manager().map(|_| manager)?;
+    let force = request.query.get("force").is_some_and(|f| f == "true");
+    let applied: Value = serde_json::from_slice(&request.body)
+        .or_else(|_| serde_norway::from_slice(&request.body))
+        .map_err(|error| {
+            refuse(StatusCode::BAD_REQUEST, "BadRequest", format!("the apply configuration does not parse: {error}"))
+        })?;
+    validate::check(kind, &applied).map_err(|(field, why)| invalid(kind, name, &field, &why))?;
+    if applied["apiVersion"].as_str().is_none() || applied["kind"].as_str().is_none() {
+        return Err(invalid(
+            kind,
+            name,
+            "apiVersion",
+            "Required value: an apply configuration names its apiVersion and kind",
+        ));
+    }
+    if let Some(given) = applied["metadata"]["name"].as_str()
+        && given != name
+    {
+        let message = format!("the name of the object ({given}) does not match the name on the URL ({name})");
+        return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", message));
+    }
+    let now = projection::now();
+    let conflicted = |conflicts: Vec<apply::Conflict>| {
+        let (message, details) = apply::conflict_status(&conflicts);
+        let mut body = status_object(StatusCode::CONFLICT, "Conflict", &message);
+        body["details"] = details;
+        Refusal(Box::new(json_answer(StatusCode::CONFLICT, body)))
+    };
+    let live = store_of(state, cluster_id).get(&store::key(kind, request.namespace(), name)).cloned();
+    match live {
+        None => {
+            let attributes = rbac::Attributes {
+                verb: "create",
+                group: kind.group,
+                resource: kind.resource,
+                subresource: "",
+                namespace: request.namespace(),
+            };
+            if !rbac::allowed(&request.caller.groups, attributes) {
+                let message = rbac::forbidden_message(&request.caller.user, attributes);
+                return Err(refuse(StatusCode::FORBIDDEN, "Forbidden", message));
+            }
+            let mut object = apply::apply(None, &applied, &manager, force, &now).map_err(conflicted)?;
+            object["metadata"]["name"] = json!(name);
+            create(state, cluster_id, request, object, Writer::Apply)
+        }
+        Some(current) => {
+            let changed = apply::apply(Some(&current), &applied, &manager, force, &now).map_err(conflicted)?;
+            let precondition = applied["metadata"]["resourceVersion"].clone();
+            let stored = replace(state, cluster_id, request, current, changed, &precondition, Writer::Apply)?;
+            Ok(json_answer(StatusCode::OK, stored))
+        }
+    }
 }
 
 /// Starts or changes the simulated workload behind a Deployment made with
@@ -741,10 +940,72 @@ fn run_deployment(state: &mut crate::sim::SimState, cluster_id: &str, deployment
     projection::sync(state, cluster_id);
 }
 
+/// Refuses an RBAC object that is malformed, or that would grant what its
+/// writer does not hold (a cluster admin holds everything).
+fn no_escalation(store: &KubeStore, request: &Request, object: &Value) -> Result<(), Refusal> {
+    let kind = request.target.kind;
+    bindings::check(object).map_err(|(field, why)| invalid(kind, request.name(), &field, &why))?;
+    let caller = &request.caller;
+    if caller.groups.iter().any(|g| g == rbac::CLUSTER_ADMINS) {
+        return Ok(());
+    }
+    let rules = bindings::rules_granted(store, object, request.namespace());
+    let holds = |asked: rbac::Attributes<'_>| {
+        rbac::allowed(&caller.groups, asked) || bindings::granted(store, &caller.user, &caller.groups, asked, "")
+    };
+    match bindings::escalation(&rules, request.namespace(), holds) {
+        None => Ok(()),
+        Some(missing) => {
+            let message = format!(
+                "{}.{} \"{}\" is forbidden: user \"{}\" is attempting to grant RBAC permissions not currently held: {missing}",
+                kind.resource,
+                kind.group,
+                request.name(),
+                caller.user
+            );
+            Err(refuse(StatusCode::FORBIDDEN, "Forbidden", message))
+        }
+    }
+}
+
+/// Records a change made with kubectl to a Deployment Moke manages on its
+/// workload, for the gateway to hear of; the next sync puts Moke's spec
+/// back (and watchers see both).
+fn note_drift(state: &mut crate::sim::SimState, before: &Value, after: &Value, user: &str) {
+    let mut fields: Vec<String> = Vec::new();
+    for part in ["spec", "metadata"] {
+        let keys: std::collections::BTreeSet<&String> = [&before[part], &after[part]]
+            .into_iter()
+            .filter_map(Value::as_object)
+            .flat_map(|fields| fields.keys())
+            .collect();
+        let ignored = ["resourceVersion", "generation", "managedFields", "uid", "creationTimestamp"];
+        fields.extend(
+            keys.into_iter()
+                .filter(|key| {
+                    !ignored.contains(&key.as_str()) && before[part][key.as_str()] != after[part][key.as_str()]
+                })
+                .map(|key| format!("{part}.{key}")),
+        );
+    }
+    if fields.is_empty() {
+        return;
+    }
+    let id = projection::deployment_id(after);
+    if let Some(workload) = state.workloads.get_mut(id) {
+        workload.drift = Some(crate::workloads::Drift { by: user.to_string(), at: projection::now(), fields });
+        workload.report_due = true;
+    }
+}
+
 /// Refuses to delete what stays: Moke's objects, the system namespaces and
 /// a namespace holding Moke's deployments.
 fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refusal> {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    if bindings::is_default(object) {
+        let message = format!("clusterroles.{} \"{name}\" is one of the default roles, which stay", bindings::GROUP);
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
     if projection::managed(object) {
         let message = format!(
             "Operation cannot be fulfilled on {}{} \"{name}\": it is managed by Moke; delete it through Moke's API",
@@ -810,8 +1071,43 @@ fn delete(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request,
     projection::sync(state, cluster_id);
 }
 
+/// A list's page (`limit`, `continue`), as kubectl asks for 500 at a time:
+/// the continue token carries the revision of the first page and the key
+/// the page ended at, and the next page starts after it.
+struct Page {
+    limit: Option<usize>,
+    after: Option<String>,
+    revision: Option<u64>,
+}
+
+impl Page {
+    fn parse(query: &HashMap<String, String>) -> Result<Page, Refusal> {
+        let limit = match query.get("limit").map(|l| l.parse::<usize>()) {
+            None | Some(Ok(0)) => None,
+            Some(Ok(limit)) => Some(limit),
+            Some(Err(_)) => {
+                return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", "limit must be a whole number"));
+            }
+        };
+        let Some(token) = query.get("continue").filter(|t| !t.is_empty()) else {
+            return Ok(Page { limit, after: None, revision: None });
+        };
+        let invalid_token =
+            || refuse(StatusCode::BAD_REQUEST, "BadRequest", "continue key is not valid: list again from the start");
+        let decoded = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token).map_err(|_| invalid_token())?;
+        let text = String::from_utf8(decoded).map_err(|_| invalid_token())?;
+        let (revision, after) = text.split_once(':').ok_or_else(invalid_token)?;
+        let revision = revision.parse().map_err(|_| invalid_token())?;
+        Ok(Page { limit, after: Some(after.to_string()), revision: Some(revision) })
+    }
+
+    fn token(revision: u64, last_key: &str) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{revision}:{last_key}"))
+    }
+}
+
 /// `SelfSubjectReview` (`kubectl auth whoami`) and `SelfSubjectAccessReview` (`kubectl auth can-i`).
-fn review(request: &Request) -> Answer {
+fn review(request: &Request, holds: impl Fn(rbac::Attributes<'_>) -> bool) -> Answer {
     let caller = &request.caller;
     match request.target.kind.resource {
         "selfsubjectreviews" => {
@@ -842,13 +1138,13 @@ fn review(request: &Request) -> Answer {
                 subresource: &subresource,
                 namespace: &namespace,
             };
-            let allowed = !resource.is_empty() && rbac::allowed(&caller.groups, attributes);
+            let allowed = !resource.is_empty() && holds(attributes);
             let mut answered = review.clone();
             answered["apiVersion"] = json!("authorization.k8s.io/v1");
             answered["kind"] = json!("SelfSubjectAccessReview");
             answered["status"] = json!({
                 "allowed": allowed,
-                "reason": if allowed { "allowed by the caller's Moke role" } else { "" },
+                "reason": if allowed { "allowed by the caller's Moke role or an RBAC binding" } else { "" },
             });
             Ok(json_answer(StatusCode::CREATED, answered))
         }
@@ -1033,6 +1329,10 @@ fn watch(provider: Arc<Mutex<Simulated>>, cluster_id: String, request: Request) 
         Some(_) => store::key(kind, request.namespace(), request.name()),
         None => store::prefix(kind, request.target.namespace.as_deref()),
     };
+    // A key is a prefix of longer names' keys too (`web` of `web-2`).
+    let named = request.target.name.is_some();
+    let exact_key = prefix.clone();
+    let watched = move |key: &str| !named || key == exact_key;
     let still_allowed = request.caller.still_allowed.clone();
     let started = {
         let mut guard = provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -1049,8 +1349,8 @@ fn watch(provider: Arc<Mutex<Simulated>>, cluster_id: String, request: Request) 
                 None => {
                     let initial: Vec<Value> = store
                         .list(&prefix)
+                        .filter(|(key, o)| watched(key) && selector.matches(o))
                         .map(|(_, o)| o)
-                        .filter(|o| selector.matches(o))
                         .map(|o| event("ADDED", o.clone(), kind, table))
                         .collect();
                     (changes, store.revision, initial)
@@ -1102,7 +1402,9 @@ fn watch(provider: Arc<Mutex<Simulated>>, cluster_id: String, request: Request) 
                 }
                 Ok(None) => return,
                 Ok(Some((seen, revision))) => {
-                    for change in seen.into_iter().filter(|c| c.kind == "DELETED" || selector.matches(&c.object)) {
+                    let wanted =
+                        |c: &store::Change| watched(&c.key) && (c.kind == "DELETED" || selector.matches(&c.object));
+                    for change in seen.into_iter().filter(wanted) {
                         if !send(&event(change.kind, change.object, kind, table)).await {
                             return;
                         }

@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::resources::{self, Kind};
 use super::store::{self, KubeStore};
+use super::{replicasets, services, system};
 use crate::sim::SimState;
 use crate::workloads::SimWorkload;
 
@@ -52,6 +53,23 @@ pub fn is_kubectl_workload(id: &str) -> bool {
 /// Whether an object is Moke's to change (through Moke's API).
 pub fn managed(object: &Value) -> bool {
     object["metadata"]["labels"][MANAGED_BY] == "moke"
+}
+
+/// Whether the cluster made an object itself (Moke's objects, the system
+/// namespaces, the `kubernetes` Service, the default roles), so it does not
+/// count against what clients may make.
+pub fn made_by_system(object: &Value) -> bool {
+    let metadata = &object["metadata"];
+    let name = metadata["name"].as_str().unwrap_or_default();
+    managed(object)
+        || super::bindings::is_default(object)
+        || (object["kind"] == "Namespace" && SYSTEM_NAMESPACES.contains(&name))
+        || (object["kind"] == "Service" && metadata["namespace"] == "default" && name == "kubernetes")
+}
+
+/// The Moke deployment an object shows ("" for the customer's own).
+pub fn deployment_id(object: &Value) -> &str {
+    object["metadata"]["annotations"][DEPLOYMENT_ID].as_str().unwrap_or_default()
 }
 
 /// Stores `desired` under `key` unless the stored object already says the
@@ -172,9 +190,17 @@ fn moke_deployment(id: &str, workload: &SimWorkload) -> Value {
 }
 
 /// A pod of a workload, labelled as its Deployment's template labels it.
-fn pod(workload: &SimWorkload, pod: &crate::workloads::SimPod, labels: &Map<String, Value>) -> Value {
+fn pod(
+    workload: &SimWorkload,
+    pod: &crate::workloads::SimPod,
+    labels: &Map<String, Value>,
+    owners: &replicasets::Owners,
+) -> Value {
     let mut labels = labels.clone();
-    labels.insert("pod-template-hash".into(), json!(format!("r{}", pod.revision)));
+    let owner = owners.of(pod.revision);
+    if let Some((hash, _)) = &owner {
+        labels.insert(replicasets::TEMPLATE_HASH.into(), json!(hash));
+    }
     let running = pod.node.is_some();
     let ready = if pod.ready { "True" } else { "False" };
     let mut object = json!({
@@ -196,6 +222,9 @@ fn pod(workload: &SimWorkload, pod: &crate::workloads::SimPod, labels: &Map<Stri
             }],
         },
     });
+    if let Some((_, reference)) = owner {
+        object["metadata"]["ownerReferences"] = json!([reference]);
+    }
     if let Some(node) = &pod.node {
         object["spec"]["nodeName"] = json!(node);
         object["status"]["podIP"] = json!(pod.ip);
@@ -221,6 +250,9 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
             labels.insert("kubernetes.io/hostname".into(), json!(member.name));
             labels.insert("kubernetes.io/os".into(), json!("linux"));
             labels.insert("topology.kubernetes.io/zone".into(), json!(member.zone));
+            if !state.region.is_empty() {
+                labels.insert("topology.kubernetes.io/region".into(), json!(state.region));
+            }
             labels.insert("moke.dev/rack".into(), json!(member.rack));
             labels.insert("moke.dev/node-pool".into(), json!(pool_id));
             nodes.push(json!({
@@ -236,6 +268,7 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
             }));
         }
     }
+    let (control_plane_pods, leases) = system::objects(cluster, |member| state.member_up(member));
     let SimState { kube, workloads, .. } = state;
     let store = kube.entry(cluster_id.to_string()).or_default();
     for name in SYSTEM_NAMESPACES {
@@ -243,6 +276,11 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
         if store.get(&key).is_none() {
             upsert(store, &key, namespace_object(name, false));
         }
+    }
+    super::bindings::sync_defaults(store);
+    let api_server = store::key(kind("services"), "default", "kubernetes");
+    if store.get(&api_server).is_none() {
+        upsert(store, &api_server, services::api_server_service());
     }
     // Nodes.
     let node_kind = kind("nodes");
@@ -279,12 +317,13 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
                 upsert(store, &namespace_key, namespace_object(&spec.namespace, true));
             }
             upsert(store, &deployment_key, moke_deployment(id, workload));
-            moke_deployments.insert(deployment_key);
+            moke_deployments.insert(deployment_key.clone());
             pod_labels(spec)
         };
+        let owners = replicasets::reconcile(store, &deployment_key, workload);
         for simulated in &workload.pods {
             let key = store::key(pod_kind, &spec.namespace, &simulated.name);
-            upsert(store, &key, pod(workload, simulated, &labels));
+            upsert(store, &key, pod(workload, simulated, &labels, &owners));
             pods.insert(key);
         }
     }
@@ -297,7 +336,22 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
     for key in gone {
         store.remove(&key);
     }
+    for pod in control_plane_pods {
+        let key = store::key(pod_kind, "kube-system", pod["metadata"]["name"].as_str().unwrap_or_default());
+        upsert(store, &key, pod);
+        pods.insert(key);
+    }
     remove_others(store, &store::prefix(pod_kind, None), &pods);
+    let lease_kind = kind("leases");
+    let mut kept_leases = BTreeSet::new();
+    for lease in leases {
+        let key = store::key(lease_kind, "kube-system", lease["metadata"]["name"].as_str().unwrap_or_default());
+        upsert(store, &key, lease);
+        kept_leases.insert(key);
+    }
+    remove_others(store, &store::prefix(lease_kind, None), &kept_leases);
+    replicasets::collect_orphans(store);
+    services::endpoints(store);
     before != Some(store.revision)
 }
 

@@ -1,6 +1,6 @@
 //! Request bodies in Kubernetes' protobuf encoding
 //! (`application/vnd.kubernetes.protobuf`), which kubectl's typed clients
-//! send (`auth can-i`, `create configmap|namespace|deployment`): the
+//! send (`auth can-i`, `create configmap|namespace|deployment|service|role|rolebinding`): the
 //! `k8s\0` envelope around a `runtime.Unknown`, whose `raw` is the object.
 //! The object is read into the JSON the rest of the server works on, by a
 //! table of the fields of each message kubectl writes (numbers as in
@@ -144,6 +144,60 @@ const DEPLOYMENT: &[Field] = &[
             one(9, "progressDeadlineSeconds", Ty::Int),
         ]),
     ),
+];
+
+const SERVICE: &[Field] = &[
+    one(1, "metadata", Ty::Msg(OBJECT_META)),
+    one(
+        2,
+        "spec",
+        Ty::Msg(&[
+            many(
+                1,
+                "ports",
+                Ty::Msg(&[
+                    one(1, "name", Ty::Str),
+                    one(2, "protocol", Ty::Str),
+                    one(3, "port", Ty::Int),
+                    one(4, "targetPort", Ty::IntOrString),
+                    one(5, "nodePort", Ty::Int),
+                    one(6, "appProtocol", Ty::Str),
+                ]),
+            ),
+            one(2, "selector", Ty::Strings),
+            one(3, "clusterIP", Ty::Str),
+            one(4, "type", Ty::Str),
+            many(5, "externalIPs", Ty::Str),
+            one(7, "sessionAffinity", Ty::Str),
+            one(10, "externalName", Ty::Str),
+            one(11, "externalTrafficPolicy", Ty::Str),
+            many(18, "clusterIPs", Ty::Str),
+            one(22, "internalTrafficPolicy", Ty::Str),
+        ]),
+    ),
+];
+
+const POLICY_RULE: &[Field] = &[
+    many(1, "verbs", Ty::Str),
+    many(2, "apiGroups", Ty::Str),
+    many(3, "resources", Ty::Str),
+    many(4, "resourceNames", Ty::Str),
+    many(5, "nonResourceURLs", Ty::Str),
+];
+const ROLE: &[Field] = &[one(1, "metadata", Ty::Msg(OBJECT_META)), many(2, "rules", Ty::Msg(POLICY_RULE))];
+const ROLE_BINDING: &[Field] = &[
+    one(1, "metadata", Ty::Msg(OBJECT_META)),
+    many(
+        2,
+        "subjects",
+        Ty::Msg(&[
+            one(1, "kind", Ty::Str),
+            one(2, "apiGroup", Ty::Str),
+            one(3, "name", Ty::Str),
+            one(4, "namespace", Ty::Str),
+        ]),
+    ),
+    one(3, "roleRef", Ty::Msg(&[one(1, "apiGroup", Ty::Str), one(2, "kind", Ty::Str), one(3, "name", Ty::Str)])),
 ];
 
 /// A field as it is on the wire.
@@ -293,6 +347,9 @@ pub fn decode(resource: &str, body: &[u8]) -> Option<Value> {
         "configmaps" => CONFIG_MAP,
         "namespaces" => NAMESPACE,
         "deployments" => DEPLOYMENT,
+        "services" => SERVICE,
+        "roles" | "clusterroles" => ROLE,
+        "rolebindings" | "clusterrolebindings" => ROLE_BINDING,
         "selfsubjectaccessreviews" => ACCESS_REVIEW,
         _ => return None,
     };

@@ -93,6 +93,28 @@ pub const KINDS: &[Kind] = &[
     Kind {
         group: "",
         version: "v1",
+        resource: "services",
+        kind: "Service",
+        namespaced: true,
+        short: &["svc"],
+        categories: &["all"],
+        subresources: &[],
+        source: Source::Stored,
+    },
+    Kind {
+        group: "",
+        version: "v1",
+        resource: "endpoints",
+        kind: "Endpoints",
+        namespaced: true,
+        short: &["ep"],
+        categories: &[],
+        subresources: &[],
+        source: Source::Projected,
+    },
+    Kind {
+        group: "",
+        version: "v1",
         resource: "configmaps",
         kind: "ConfigMap",
         namespaced: true,
@@ -110,6 +132,72 @@ pub const KINDS: &[Kind] = &[
         short: &["deploy"],
         categories: &["all"],
         subresources: &["scale", "status"],
+        source: Source::Stored,
+    },
+    Kind {
+        group: "apps",
+        version: "v1",
+        resource: "replicasets",
+        kind: "ReplicaSet",
+        namespaced: true,
+        short: &["rs"],
+        categories: &["all"],
+        subresources: &[],
+        source: Source::Projected,
+    },
+    Kind {
+        group: "coordination.k8s.io",
+        version: "v1",
+        resource: "leases",
+        kind: "Lease",
+        namespaced: true,
+        short: &[],
+        categories: &[],
+        subresources: &[],
+        source: Source::Projected,
+    },
+    Kind {
+        group: "rbac.authorization.k8s.io",
+        version: "v1",
+        resource: "roles",
+        kind: "Role",
+        namespaced: true,
+        short: &[],
+        categories: &[],
+        subresources: &[],
+        source: Source::Stored,
+    },
+    Kind {
+        group: "rbac.authorization.k8s.io",
+        version: "v1",
+        resource: "rolebindings",
+        kind: "RoleBinding",
+        namespaced: true,
+        short: &[],
+        categories: &[],
+        subresources: &[],
+        source: Source::Stored,
+    },
+    Kind {
+        group: "rbac.authorization.k8s.io",
+        version: "v1",
+        resource: "clusterroles",
+        kind: "ClusterRole",
+        namespaced: false,
+        short: &[],
+        categories: &[],
+        subresources: &[],
+        source: Source::Stored,
+    },
+    Kind {
+        group: "rbac.authorization.k8s.io",
+        version: "v1",
+        resource: "clusterrolebindings",
+        kind: "ClusterRoleBinding",
+        namespaced: false,
+        short: &[],
+        categories: &[],
+        subresources: &[],
         source: Source::Stored,
     },
     Kind {
@@ -137,7 +225,8 @@ pub const KINDS: &[Kind] = &[
 ];
 
 /// The groups beside the core group, in discovery order.
-const GROUPS: &[&str] = &["apps", "authentication.k8s.io", "authorization.k8s.io"];
+const GROUPS: &[&str] =
+    &["apps", "coordination.k8s.io", "rbac.authorization.k8s.io", "authentication.k8s.io", "authorization.k8s.io"];
 
 /// The resource at `group`/`version` named `resource`.
 pub fn find(group: &str, version: &str, resource: &str) -> Option<&'static Kind> {

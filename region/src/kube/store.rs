@@ -72,8 +72,9 @@ impl KubeStore {
     }
 
     /// The objects whose keys start with `prefix`, in key order.
-    pub fn list(&self, prefix: &str) -> impl Iterator<Item = (&String, &Value)> {
-        self.objects.range(prefix.to_string()..).take_while(move |(key, _)| key.starts_with(prefix))
+    pub fn list<'a>(&'a self, prefix: &str) -> impl Iterator<Item = (&'a String, &'a Value)> + use<'a> {
+        let prefix = prefix.to_string();
+        self.objects.range(prefix.clone()..).take_while(move |(key, _)| key.starts_with(&prefix))
     }
 
     /// Stores `object` under `key` with the next revision as its

@@ -60,8 +60,55 @@ fn columns(resource: &str) -> &'static [(&'static str, u8)] {
             ("Kernel-Version", 1),
             ("Container-Runtime", 1),
         ],
+        "replicasets" => &[
+            ("Name", 0),
+            ("Desired", 0),
+            ("Current", 0),
+            ("Ready", 0),
+            ("Age", 0),
+            ("Containers", 1),
+            ("Images", 1),
+            ("Selector", 1),
+        ],
+        "services" => &[
+            ("Name", 0),
+            ("Type", 0),
+            ("Cluster-IP", 0),
+            ("External-IP", 0),
+            ("Port(s)", 0),
+            ("Age", 0),
+            ("Selector", 1),
+        ],
+        "endpoints" => &[("Name", 0), ("Endpoints", 0), ("Age", 0)],
+        "leases" => &[("Name", 0), ("Holder", 0), ("Age", 0)],
         _ => &[("Name", 0), ("Age", 0)],
     }
+}
+
+/// `key=value,…` of a map of labels.
+fn label_pairs(labels: &Value) -> String {
+    labels
+        .as_object()
+        .map(|labels| joined(labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))))
+        .unwrap_or_else(|| "<none>".into())
+}
+
+/// A Service's `EXTERNAL-IP`: its load balancer's addresses, `<pending>`
+/// until it has one, `<none>` for the other types.
+fn external_ip(service: &Value) -> String {
+    let mut addresses: Vec<String> = service["spec"]["externalIPs"]
+        .as_array()
+        .map(|ips| ips.iter().filter_map(|ip| ip.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    if service["spec"]["type"] == "LoadBalancer" {
+        let ingress = service["status"]["loadBalancer"]["ingress"].as_array().cloned().unwrap_or_default();
+        addresses
+            .extend(ingress.iter().filter_map(|i| i["ip"].as_str().or(i["hostname"].as_str())).map(str::to_string));
+        if addresses.is_empty() {
+            return "<pending>".into();
+        }
+    }
+    joined(addresses.into_iter())
 }
 
 fn joined(values: impl Iterator<Item = String>) -> String {
@@ -85,9 +132,6 @@ fn cells(resource: &str, object: &Value) -> Vec<Value> {
             let status = &object["status"];
             let replicas = number(&object["spec"]["replicas"]);
             let containers = object["spec"]["template"]["spec"]["containers"].as_array().cloned().unwrap_or_default();
-            let selector = object["spec"]["selector"]["matchLabels"]
-                .as_object()
-                .map(|labels| joined(labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))));
             vec![
                 name,
                 json!(format!("{}/{replicas}", number(&status["readyReplicas"]))),
@@ -96,7 +140,7 @@ fn cells(resource: &str, object: &Value) -> Vec<Value> {
                 age,
                 json!(joined(containers.iter().filter_map(|c| c["name"].as_str().map(str::to_string)))),
                 json!(joined(containers.iter().filter_map(|c| c["image"].as_str().map(str::to_string)))),
-                json!(selector.unwrap_or_else(|| "<none>".into())),
+                json!(label_pairs(&object["spec"]["selector"]["matchLabels"])),
             ]
         }
         "pods" => {
@@ -137,6 +181,61 @@ fn cells(resource: &str, object: &Value) -> Vec<Value> {
                 info["containerRuntimeVersion"].clone(),
             ]
         }
+        "replicasets" => {
+            let status = &object["status"];
+            let containers = object["spec"]["template"]["spec"]["containers"].as_array().cloned().unwrap_or_default();
+            vec![
+                name,
+                json!(number(&object["spec"]["replicas"])),
+                json!(number(&status["replicas"])),
+                json!(number(&status["readyReplicas"])),
+                age,
+                json!(joined(containers.iter().filter_map(|c| c["name"].as_str().map(str::to_string)))),
+                json!(joined(containers.iter().filter_map(|c| c["image"].as_str().map(str::to_string)))),
+                json!(label_pairs(&object["spec"]["selector"]["matchLabels"])),
+            ]
+        }
+        "services" => {
+            let spec = &object["spec"];
+            let ports = spec["ports"].as_array().cloned().unwrap_or_default();
+            let ports = joined(ports.iter().map(|p| {
+                let protocol = p["protocol"].as_str().unwrap_or("TCP");
+                match p["nodePort"].as_i64() {
+                    Some(node_port) => format!("{}:{node_port}/{protocol}", number(&p["port"])),
+                    None => format!("{}/{protocol}", number(&p["port"])),
+                }
+            }));
+            vec![
+                name,
+                spec["type"].clone(),
+                json!(spec["clusterIP"].as_str().unwrap_or("<none>")),
+                json!(external_ip(object)),
+                json!(ports),
+                age,
+                json!(label_pairs(&spec["selector"])),
+            ]
+        }
+        "endpoints" => {
+            let mut endpoints = Vec::new();
+            for subset in object["subsets"].as_array().into_iter().flatten() {
+                for address in subset["addresses"].as_array().into_iter().flatten() {
+                    for port in subset["ports"].as_array().into_iter().flatten() {
+                        endpoints.push(format!(
+                            "{}:{}",
+                            address["ip"].as_str().unwrap_or_default(),
+                            number(&port["port"])
+                        ));
+                    }
+                }
+            }
+            let shown = match endpoints.len() {
+                0 => "<none>".to_string(),
+                n if n <= 3 => endpoints.join(","),
+                n => format!("{} + {} more...", endpoints[..3].join(","), n - 3),
+            };
+            vec![name, json!(shown), age]
+        }
+        "leases" => vec![name, json!(object["spec"]["holderIdentity"].as_str().unwrap_or("<none>")), age],
         _ => vec![name, age],
     }
 }

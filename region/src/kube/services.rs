@@ -1,0 +1,368 @@
+//! Services as the API server keeps them: each write checked and defaulted
+//! (type, protocols, target ports), a cluster IP from the service range and
+//! node ports from 30000–32767 allocated once and kept for the Service's
+//! life, a load balancer's address for `type: LoadBalancer`; and each
+//! selecting Service's Endpoints, made from the ready and not-ready pods it
+//! selects, as the endpoints controller makes them.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use super::projection::upsert;
+use super::resources;
+use super::store::{self, KubeStore};
+use super::validate::Invalid;
+
+/// The service range's first address (`kubernetes` in `default` holds it).
+const SERVICE_RANGE: [u8; 2] = [10, 96];
+const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
+/// Where simulated load balancers take their addresses (TEST-NET-3).
+const LOAD_BALANCER_RANGE: [u8; 3] = [203, 0, 113];
+const TYPES: &[&str] = &["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
+const PROTOCOLS: &[&str] = &["TCP", "UDP", "SCTP"];
+/// The most ports one Service may expose.
+const MAX_PORTS: usize = 100;
+
+fn services() -> &'static resources::Kind {
+    resources::find("", "v1", "services").expect("services are served")
+}
+
+fn endpoints_kind() -> &'static resources::Kind {
+    resources::find("", "v1", "endpoints").expect("endpoints are served")
+}
+
+fn invalid(field: &str, why: &str) -> Invalid {
+    (field.to_string(), why.to_string())
+}
+
+/// Checks and defaults a Service being created (`previous` None) or
+/// changed, allocating what it needs from what the cluster's other
+/// Services hold.
+pub fn prepare(store: &KubeStore, service: &mut Value, previous: Option<&Value>) -> Result<(), Invalid> {
+    let spec = &mut service["spec"];
+    if !spec.is_object() {
+        return Err(invalid("spec", "Required value"));
+    }
+    unset_zero_values(spec);
+    if spec["type"].is_null() {
+        spec["type"] = json!("ClusterIP");
+    }
+    let kind = spec["type"].as_str().unwrap_or_default().to_string();
+    if !TYPES.contains(&kind.as_str()) {
+        return Err(invalid(
+            "spec.type",
+            &format!("Unsupported value: {:?}: supported values: {TYPES:?}", spec["type"]),
+        ));
+    }
+    let previous_spec = previous.map(|p| &p["spec"]);
+    // The cluster IP is allocated once and never changes.
+    let before = previous_spec.and_then(|p| p["clusterIP"].as_str()).map(str::to_string);
+    match (spec["clusterIP"].as_str().filter(|ip| !ip.is_empty()), &before) {
+        (Some(asked), Some(before)) if asked != before => {
+            return Err(invalid("spec.clusterIP", "Invalid value: field is immutable"));
+        }
+        (Some(asked), None) if asked != "None" => {
+            return Err(invalid("spec.clusterIP", "may only be empty (allocated) or None (headless)"));
+        }
+        _ => {}
+    }
+    if kind == "ExternalName" {
+        let valid_host = spec["externalName"].as_str().is_some_and(|h| !h.is_empty() && h.len() <= 253);
+        if !valid_host {
+            return Err(invalid("spec.externalName", "Required value"));
+        }
+    } else {
+        let ip = match (spec["clusterIP"].as_str().filter(|ip| !ip.is_empty()), before) {
+            (_, Some(before)) => before,
+            (Some("None"), None) => "None".to_string(),
+            _ => allocate_cluster_ip(store),
+        };
+        spec["clusterIP"] = json!(ip);
+        spec["clusterIPs"] = json!([ip]);
+        if ip != "None" {
+            spec["ipFamilies"] = json!(["IPv4"]);
+            spec["ipFamilyPolicy"] = json!("SingleStack");
+        }
+    }
+    for (field, default) in [("sessionAffinity", "None"), ("internalTrafficPolicy", "Cluster")] {
+        if spec[field].is_null() {
+            spec[field] = json!(default);
+        }
+    }
+    let exposed = kind == "NodePort" || kind == "LoadBalancer";
+    if exposed && spec["externalTrafficPolicy"].is_null() {
+        spec["externalTrafficPolicy"] = json!("Cluster");
+    }
+    if !spec["selector"].is_null() && !spec["selector"].as_object().is_some_and(|s| s.values().all(Value::is_string)) {
+        return Err(invalid("spec.selector", "must map label names to strings"));
+    }
+    let headless = spec["clusterIP"] == "None";
+    let ports = spec["ports"].as_array_mut();
+    let ports = match ports {
+        Some(ports) if !ports.is_empty() => ports,
+        _ if headless || kind == "ExternalName" => return Ok(()),
+        _ => return Err(invalid("spec.ports", "Required value")),
+    };
+    if ports.len() > MAX_PORTS {
+        return Err(invalid("spec.ports", &format!("Too many: {}: must have at most {MAX_PORTS} items", ports.len())));
+    }
+    let mut names = BTreeSet::new();
+    let count = ports.len();
+    let mut taken = node_ports_in_use(store, previous);
+    for (index, port) in ports.iter_mut().enumerate() {
+        let at = |field: &str| format!("spec.ports[{index}].{field}");
+        if !port.is_object() {
+            return Err(invalid(&format!("spec.ports[{index}]"), "must be an object"));
+        }
+        let number = port["port"].as_i64().filter(|p| (1..=65535).contains(p));
+        let Some(number) = number else {
+            return Err(invalid(&at("port"), "must be between 1 and 65535, inclusive"));
+        };
+        let name = port["name"].as_str().unwrap_or_default().to_string();
+        if count > 1 && name.is_empty() {
+            return Err(invalid(&at("name"), "Required value"));
+        }
+        if !names.insert(name) {
+            return Err(invalid(&at("name"), "Duplicate value"));
+        }
+        if port["protocol"].is_null() {
+            port["protocol"] = json!("TCP");
+        }
+        if !port["protocol"].as_str().is_some_and(|p| PROTOCOLS.contains(&p)) {
+            return Err(invalid(&at("protocol"), &format!("Unsupported value: supported values: {PROTOCOLS:?}")));
+        }
+        match &port["targetPort"] {
+            Value::Null => port["targetPort"] = json!(number),
+            Value::Number(n) if n.as_i64().is_some_and(|p| (1..=65535).contains(&p)) => {}
+            Value::String(name) if !name.is_empty() && name.len() <= 15 => {}
+            _ => return Err(invalid(&at("targetPort"), "must be a port number (1–65535) or a port name")),
+        }
+        if !exposed {
+            if !port["nodePort"].is_null() {
+                return Err(invalid(&at("nodePort"), "may not be used when `type` is 'ClusterIP'"));
+            }
+            continue;
+        }
+        // A node port asked for must be free; one kept from before stays;
+        // otherwise the next free one is allocated.
+        let kept = previous_spec
+            .and_then(|p| p["ports"].as_array())
+            .and_then(|old| old.iter().find(|o| o["port"] == port["port"] && o["protocol"] == port["protocol"]))
+            .and_then(|o| o["nodePort"].as_i64());
+        let node_port = match port["nodePort"].as_i64() {
+            Some(asked) if !NODE_PORTS.contains(&asked) => {
+                return Err(invalid(
+                    &at("nodePort"),
+                    "provided port is not in the valid range. The range of valid ports is 30000-32767",
+                ));
+            }
+            Some(asked) if Some(asked) != kept && taken.contains(&asked) => {
+                return Err(invalid(&at("nodePort"), &format!("provided port is already allocated: {asked}")));
+            }
+            Some(asked) => asked,
+            None => match kept.or_else(|| NODE_PORTS.clone().find(|p| !taken.contains(p))) {
+                Some(free) => free,
+                None => return Err(invalid(&at("nodePort"), "no node port is free in 30000-32767")),
+            },
+        };
+        taken.insert(node_port);
+        port["nodePort"] = json!(node_port);
+    }
+    // A load balancer's address comes with the Service and stays with it.
+    let kept_status = previous.map(|p| p["status"].clone()).filter(|s| !s["loadBalancer"]["ingress"].is_null());
+    service["status"] = match (kind.as_str(), kept_status) {
+        ("LoadBalancer", Some(status)) => status,
+        ("LoadBalancer", None) => {
+            json!({ "loadBalancer": { "ingress": [{ "ip": allocate_load_balancer_ip(store), "ipMode": "VIP" }] } })
+        }
+        _ => json!({ "loadBalancer": {} }),
+    };
+    Ok(())
+}
+
+/// Removes fields written as their zero value (`""`, `0`), which mean
+/// "not set": kubectl's typed client sends them so in protobuf.
+fn unset_zero_values(spec: &mut Value) {
+    let zero = |value: &Value| value == "" || value == 0;
+    if let Some(fields) = spec.as_object_mut() {
+        fields.retain(|name, value| {
+            !(zero(value)
+                && matches!(
+                    name.as_str(),
+                    "type"
+                        | "clusterIP"
+                        | "sessionAffinity"
+                        | "externalTrafficPolicy"
+                        | "internalTrafficPolicy"
+                        | "externalName"
+                        | "ipFamilyPolicy"
+                ))
+        });
+    }
+    for port in spec["ports"].as_array_mut().into_iter().flatten() {
+        if let Some(fields) = port.as_object_mut() {
+            fields.retain(|name, value| {
+                !(zero(value)
+                    && matches!(name.as_str(), "nodePort" | "protocol" | "targetPort" | "name" | "appProtocol"))
+            });
+        }
+    }
+}
+
+fn all_services(store: &KubeStore) -> impl Iterator<Item = &Value> {
+    store.list(&store::prefix(services(), None)).map(|(_, service)| service)
+}
+
+/// The node ports other Services hold (not `previous`, being changed).
+fn node_ports_in_use(store: &KubeStore, previous: Option<&Value>) -> BTreeSet<i64> {
+    let uid = previous.map(|p| &p["metadata"]["uid"]);
+    all_services(store)
+        .filter(|s| Some(&s["metadata"]["uid"]) != uid)
+        .flat_map(|s| s["spec"]["ports"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p["nodePort"].as_i64())
+        .collect()
+}
+
+/// The first free address of the service range after the API server's.
+fn allocate_cluster_ip(store: &KubeStore) -> String {
+    let used: BTreeSet<&str> = all_services(store).filter_map(|s| s["spec"]["clusterIP"].as_str()).collect();
+    (2..u16::MAX)
+        .map(|n| format!("{}.{}.{}.{}", SERVICE_RANGE[0], SERVICE_RANGE[1], n >> 8, n & 0xff))
+        .find(|ip| !used.contains(ip.as_str()))
+        .unwrap_or_default()
+}
+
+fn allocate_load_balancer_ip(store: &KubeStore) -> String {
+    let used: BTreeSet<String> = all_services(store)
+        .flat_map(|s| s["status"]["loadBalancer"]["ingress"].as_array().cloned().unwrap_or_default())
+        .filter_map(|i| i["ip"].as_str().map(str::to_string))
+        .collect();
+    let [a, b, c] = LOAD_BALANCER_RANGE;
+    (1..=254).map(|n| format!("{a}.{b}.{c}.{n}")).find(|ip| !used.contains(ip)).unwrap_or_default()
+}
+
+/// The `kubernetes` Service in `default`, which every cluster has.
+pub fn api_server_service() -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": { "name": "kubernetes", "namespace": "default",
+                      "labels": { "component": "apiserver", "provider": "kubernetes" } },
+        "spec": { "type": "ClusterIP", "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
+                  "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None",
+                  "internalTrafficPolicy": "Cluster",
+                  "ports": [{ "name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443 }] },
+        "status": { "loadBalancer": {} },
+    })
+}
+
+/// Makes the Endpoints of every selecting Service from the pods it selects
+/// (ready ones as addresses, the others as not ready), and removes those
+/// whose Service is gone.
+pub fn endpoints(store: &mut KubeStore) {
+    let pods_kind = resources::find("", "v1", "pods").expect("pods are served");
+    let mut wanted = Vec::new();
+    for service in all_services(store) {
+        let Some(selector) = service["spec"]["selector"].as_object().filter(|s| !s.is_empty()) else { continue };
+        let metadata = &service["metadata"];
+        let namespace = metadata["namespace"].as_str().unwrap_or_default();
+        let (mut ready, mut not_ready) = (Vec::new(), Vec::new());
+        for (_, pod) in store.list(&store::prefix(pods_kind, Some(namespace))) {
+            let labels = &pod["metadata"]["labels"];
+            let Some(ip) = pod["status"]["podIP"].as_str() else { continue };
+            if !selector.iter().all(|(k, v)| labels[k] == *v) {
+                continue;
+            }
+            let address = json!({
+                "ip": ip, "nodeName": pod["spec"]["nodeName"],
+                "targetRef": { "kind": "Pod", "name": pod["metadata"]["name"], "namespace": namespace,
+                               "uid": pod["metadata"]["uid"] },
+            });
+            let is_ready = pod["status"]["conditions"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"));
+            if is_ready { ready.push(address) } else { not_ready.push(address) }
+        }
+        let ports: Vec<Value> = service["spec"]["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let port = p["targetPort"].as_i64().or(p["port"].as_i64());
+                let mut endpoint = Map::new();
+                endpoint.insert("port".into(), json!(port));
+                endpoint.insert("protocol".into(), p["protocol"].clone());
+                if let Some(name) = p["name"].as_str().filter(|n| !n.is_empty()) {
+                    endpoint.insert("name".into(), json!(name));
+                }
+                Value::Object(endpoint)
+            })
+            .collect();
+        let mut object = json!({
+            "apiVersion": "v1", "kind": "Endpoints",
+            "metadata": { "name": metadata["name"], "namespace": namespace, "labels": metadata["labels"] },
+        });
+        if object["metadata"]["labels"].is_null() {
+            object["metadata"].as_object_mut().map(|m| m.remove("labels"));
+        }
+        if !ready.is_empty() || !not_ready.is_empty() {
+            let mut subset = json!({ "ports": ports });
+            if !ready.is_empty() {
+                subset["addresses"] = json!(ready);
+            }
+            if !not_ready.is_empty() {
+                subset["notReadyAddresses"] = json!(not_ready);
+            }
+            object["subsets"] = json!([subset]);
+        }
+        let key = store::key(endpoints_kind(), namespace, metadata["name"].as_str().unwrap_or_default());
+        wanted.push((key, object));
+    }
+    let keep: BTreeSet<String> = wanted.iter().map(|(key, _)| key.clone()).collect();
+    for (key, object) in wanted {
+        upsert(store, &key, object);
+    }
+    let gone: Vec<String> = store
+        .list(&store::prefix(endpoints_kind(), None))
+        .filter(|(key, _)| !keep.contains(*key))
+        .map(|(key, _)| key.clone())
+        .collect();
+    for key in gone {
+        store.remove(&key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_service_is_defaulted_and_keeps_what_it_was_given() {
+        let store = KubeStore::default();
+        let mut service = json!({ "metadata": { "name": "web", "namespace": "shop" },
+                                  "spec": { "type": "NodePort", "selector": { "app": "web" }, "ports": [{ "port": 80 }] } });
+        prepare(&store, &mut service, None).unwrap();
+        let spec = &service["spec"];
+        assert_eq!(spec["clusterIP"], "10.96.0.2");
+        assert_eq!(
+            (spec["ports"][0]["protocol"].as_str(), spec["ports"][0]["targetPort"].as_i64()),
+            (Some("TCP"), Some(80))
+        );
+        assert_eq!(spec["ports"][0]["nodePort"], 30000);
+
+        let mut changed = json!({ "metadata": { "name": "web" },
+                                  "spec": { "type": "NodePort", "ports": [{ "port": 80, "targetPort": "http" }] } });
+        prepare(&store, &mut changed, Some(&service)).unwrap();
+        assert_eq!(
+            (changed["spec"]["clusterIP"].as_str(), changed["spec"]["ports"][0]["nodePort"].as_i64()),
+            (Some("10.96.0.2"), Some(30000))
+        );
+
+        let mut moved = json!({ "spec": { "clusterIP": "10.96.9.9", "ports": [{ "port": 80 }] } });
+        assert_eq!(prepare(&store, &mut moved, Some(&service)).unwrap_err().0, "spec.clusterIP");
+        let mut portless = json!({ "spec": { "type": "ClusterIP" } });
+        assert_eq!(prepare(&store, &mut portless, None).unwrap_err().0, "spec.ports");
+        let mut unnamed = json!({ "spec": { "ports": [{ "port": 80 }, { "port": 443 }] } });
+        assert_eq!(prepare(&store, &mut unnamed, None).unwrap_err().0, "spec.ports[0].name");
+    }
+}
