@@ -104,11 +104,21 @@ pub fn router(provider: Arc<Mutex<Simulated>>, switches: Arc<Switches>, token: &
         .layer(axum::middleware::from_fn_with_state(token, require_token))
 }
 
-/// The simulated region, without the control planes' private keys.
+/// The simulated region, without the control planes' private keys or the clusters' Secrets.
 async fn state(State(admin): State<AdminState>) -> Json<crate::SimState> {
     let mut state = admin.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state.clone();
     for cluster in state.clusters.values_mut() {
         cluster.pki.serving_key_pem.clear();
+    }
+    for store in state.kube.values_mut() {
+        for secret in store.objects.iter_mut().filter(|(key, _)| key.starts_with("/secrets/")).map(|(_, o)| o) {
+            if let Some(fields) = secret.as_object_mut() {
+                fields.remove("data");
+            }
+            if let Some(metadata) = secret["metadata"].as_object_mut() {
+                metadata.remove("annotations");
+            }
+        }
     }
     Json(state)
 }

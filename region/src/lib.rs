@@ -91,6 +91,10 @@ pub struct AgentConfig {
     pub admin_token: Option<String>,
     /// Let the admin endpoint listen on a non-loopback address.
     pub admin_allow_remote: bool,
+    /// The key-encryption key that seals the clusters' Secrets in the
+    /// state file (32 bytes, made on first start, mode 0600). Kept apart
+    /// from the state: `<state_file>.kms-key` unless set.
+    pub kms_key_file: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -109,8 +113,35 @@ impl AgentConfig {
             admin_addr: None,
             admin_token: None,
             admin_allow_remote: false,
+            kms_key_file: None,
         }
     }
+}
+
+/// The key-encryption key of a region that saves its state: read from its
+/// file, or made there on first start (readable by the agent alone).
+fn load_kek(config: &AgentConfig, state_file: &std::path::Path) -> anyhow::Result<kube::Kek> {
+    let path = config.kms_key_file.clone().unwrap_or_else(|| state_file.with_extension("kms-key"));
+    let bytes = if path.exists() {
+        std::fs::read(&path).with_context(|| format!("reading the KMS key {}", path.display()))?
+    } else {
+        if state_file.exists() {
+            anyhow::bail!(
+                "the state {} exists but its KMS key {} does not: its Secrets could not be opened",
+                state_file.display(),
+                path.display()
+            );
+        }
+        let key = kube::Kek::generate()?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        std::io::Write::write_all(&mut options.open(&path)?, &key)
+            .with_context(|| format!("writing the KMS key {}", path.display()))?;
+        key.to_vec()
+    };
+    Ok(kube::Kek::new(&bytes)?)
 }
 
 /// How commands arrive and reports leave.
@@ -170,6 +201,8 @@ pub struct Agent {
     lags: Mutex<std::collections::VecDeque<Duration>>,
     /// The count of API object changes last saved (see [`Simulated::kube_changes`]).
     saved_kube_changes: std::sync::atomic::AtomicU64,
+    /// Seals the clusters' Secrets in the saved state (with a state file).
+    kek: Option<kube::Kek>,
 }
 
 /// Most queue-lag samples kept: the latest, the oldest make room.
@@ -188,10 +221,14 @@ struct Claimed {
 impl Agent {
     /// Loads the saved state, if any.
     pub fn new(config: AgentConfig, transport: Transport) -> anyhow::Result<Agent> {
-        let state = match &config.state_file {
-            Some(path) if path.exists() => {
+        let kek = config.state_file.as_ref().map(|state| load_kek(&config, state)).transpose()?;
+        let state = match (&config.state_file, &kek) {
+            (Some(path), Some(kek)) if path.exists() => {
                 let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-                serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?
+                let mut saved: serde_json::Value =
+                    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+                kek.open_state(&mut saved).with_context(|| format!("opening the Secrets in {}", path.display()))?;
+                serde_json::from_value(saved).with_context(|| format!("parsing {}", path.display()))?
             }
             _ => SimState::default(),
         };
@@ -208,6 +245,7 @@ impl Agent {
             unsent: Mutex::new(Vec::new()),
             lags: Mutex::new(Default::default()),
             saved_kube_changes: Default::default(),
+            kek,
         })
     }
 
@@ -307,9 +345,11 @@ impl Agent {
     }
 
     fn save(&self) -> anyhow::Result<()> {
-        if let Some(path) = &self.config.state_file {
-            let bytes =
-                serde_json::to_vec(&self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state)?;
+        if let (Some(path), Some(kek)) = (&self.config.state_file, &self.kek) {
+            let mut state =
+                serde_json::to_value(&self.provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner).state)?;
+            kek.seal_state(&mut state)?;
+            let bytes = serde_json::to_vec(&state)?;
             let temp = path.with_extension("tmp");
             std::fs::write(&temp, bytes)?;
             std::fs::rename(&temp, path)?;

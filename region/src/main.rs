@@ -27,6 +27,10 @@ struct Cli {
     /// Where to keep the simulated region's state across restarts.
     #[arg(long)]
     state_file: Option<PathBuf>,
+    /// The key that seals the clusters' Secrets in the state file (made on
+    /// first start; default: beside the state file, `<state>.kms-key`).
+    #[arg(long, env = "MOKE_REGION_KMS_KEY_FILE")]
+    kms_key_file: Option<PathBuf>,
     /// Where the fault-injection admin endpoint listens (loopback only,
     /// unless --admin-allow-remote).
     #[arg(long)]
@@ -63,6 +67,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let mut config = AgentConfig::new(&cli.region, cli.zones);
     config.state_file = cli.state_file;
+    config.kms_key_file = cli.kms_key_file;
     config.admin_addr = cli.admin_addr;
     config.admin_token = cli.admin_token;
     config.admin_allow_remote = cli.admin_allow_remote;

@@ -74,6 +74,7 @@ async fn killed_mid_reconcile(t: &TestApp, transport: impl AsyncFn() -> Transpor
     let nodes = &state.node_pools[&pool].nodes;
     let names: std::collections::BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!((nodes.len(), names.len()), (5, 5), "no duplicate nodes: {nodes:?}");
+    let _ = std::fs::remove_file(state_file.with_extension("kms-key"));
     let _ = std::fs::remove_file(state_file);
 }
 

@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::common::{BackgroundAgent, Client, Tenant, TestApp, eventually, zones};
+use crate::common::{BackgroundAgent, Client, Tenant, TestApp, eventually, unique, zones};
 use crate::kubeconfig::Kubectl;
 use crate::workloads::{region, running_cluster};
 
@@ -604,4 +604,54 @@ async fn the_control_plane_shows_its_members_and_a_failed_leader_hands_over(
     .await;
     assert_eq!(failed, "Unknown", "the failed member's API server is not running");
     admin_api(reqwest::Method::POST, &format!("/faults/zones/{zone}/restore")).await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn secrets_are_sealed_at_rest_and_open_after_a_restart(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let state_file = std::env::temp_dir().join(format!("moke-region-{}.json", unique()));
+    let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
+    config.state_file = Some(state_file.clone());
+    let region = BackgroundAgent::start(config.clone(), Transport::Postgres(t.pool.clone()));
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (_, path) = serving(&owner).await;
+    let cluster_id = path.rsplit('/').next().unwrap().to_string();
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let (_, viewer_token) = t.member(&acme, "viewer@acme.test", "viewer").await;
+    let viewer = kubeconfig(&owner, &viewer_token, &path, &kubectl, "viewer.yaml").await;
+
+    // kubectl's typed client (protobuf) and a manifest with stringData.
+    ok(&kubectl, &admin, &["create", "secret", "generic", "db", "--from-literal=password=hunter2"]).await;
+    let manifest =
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\ntype: Opaque\nstringData:\n  token: s3cr3t-token\n";
+    ok(&kubectl, &admin, &["apply", "-f", kubectl.write("api-secret.yaml", manifest).to_str().unwrap()]).await;
+    let password = ok(&kubectl, &admin, &["get", "secret", "db", "-o", "jsonpath={.data.password}"]).await;
+    assert_eq!(password, "aHVudGVyMg==");
+    let listed = ok(&kubectl, &admin, &["get", "secrets"]).await;
+    assert!(listed.lines().any(|l| l.starts_with("api") && l.contains("Opaque") && l.contains(" 1 ")), "{listed}");
+    let (read, _, err) = kubectl.run(&viewer, &["get", "secret", "db"]).await;
+    assert!(!read && err.contains("forbidden"), "viewers do not read secrets: {err}");
+
+    // On disk the values are sealed; the key is a file of its own.
+    eventually(20, "the secrets to be saved", async || {
+        std::fs::read_to_string(&state_file).is_ok_and(|saved| saved.contains("/secrets/default/api"))
+    })
+    .await;
+    let saved = std::fs::read_to_string(&state_file).unwrap();
+    for plain in ["aHVudGVyMg", "hunter2", "czNjcjN0LXRva2Vu", "s3cr3t-token"] {
+        assert!(!saved.contains(plain), "{plain} is on disk in the clear");
+    }
+    let key_file = state_file.with_extension("kms-key");
+    assert_eq!(std::fs::read(&key_file).unwrap().len(), 32);
+    region.kill();
+
+    // A new agent on the same state opens them; without the key it refuses to start.
+    let restarted = moke_region::Agent::new(config.clone(), Transport::Postgres(t.pool.clone())).unwrap();
+    let store = restarted.state().kube.remove(&cluster_id).unwrap();
+    assert_eq!(store.objects["/secrets/default/db"]["data"]["password"], "aHVudGVyMg==");
+    std::fs::remove_file(&key_file).unwrap();
+    assert!(moke_region::Agent::new(config, Transport::Postgres(t.pool.clone())).is_err());
+    let _ = std::fs::remove_file(state_file);
 }

@@ -126,6 +126,7 @@ async fn a_cluster_becomes_running_with_its_control_plane_spread(options: PgPool
     owner.delete::<OperationView>(&cluster_path).await.expect(StatusCode::ACCEPTED);
     settle(&t, &restarted).await;
     owner.get::<ClusterView>(&cluster_path).await.refused(StatusCode::NOT_FOUND);
+    let _ = std::fs::remove_file(state_file.with_extension("kms-key"));
     let _ = std::fs::remove_file(state_file);
 }
 

@@ -16,6 +16,7 @@ mod protobuf;
 mod rbac;
 mod replicasets;
 mod resources;
+mod secrets;
 mod services;
 mod store;
 mod system;
@@ -34,6 +35,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 pub use projection::{is_kubectl_workload, sync};
+pub use secrets::{Kek, SealError};
 pub use store::KubeStore;
 
 use crate::Simulated;
@@ -682,6 +684,7 @@ fn create(
             services::prepare(store, &mut object, None).map_err(|(field, why)| invalid(kind, &name, &field, &why))?;
         }
         "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => no_escalation(store, request, &object)?,
+        "secrets" => secrets::prepare(&mut object, None).map_err(|(field, why)| invalid(kind, &name, &field, &why))?,
         "deployments" => {
             default_deployment(&mut object);
             object["metadata"]["generation"] = json!(1);
@@ -811,6 +814,9 @@ fn replace(
         }
         "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => {
             no_escalation(store_of(state, cluster_id), request, &changed)?;
+        }
+        "secrets" => {
+            secrets::prepare(&mut changed, Some(&current)).map_err(|(field, why)| invalid(kind, name, &field, &why))?;
         }
         "namespaces" => {
             changed["status"] = current["status"].clone();

@@ -1,6 +1,6 @@
 //! Request bodies in Kubernetes' protobuf encoding
 //! (`application/vnd.kubernetes.protobuf`), which kubectl's typed clients
-//! send (`auth can-i`, `create configmap|namespace|deployment|service|role|rolebinding`): the
+//! send (`auth can-i`, `create configmap|secret|namespace|deployment|service|role|rolebinding`): the
 //! `k8s\0` envelope around a `runtime.Unknown`, whose `raw` is the object.
 //! The object is read into the JSON the rest of the server works on, by a
 //! table of the fields of each message kubectl writes (numbers as in
@@ -177,6 +177,13 @@ const SERVICE: &[Field] = &[
     ),
 ];
 
+const SECRET: &[Field] = &[
+    one(1, "metadata", Ty::Msg(OBJECT_META)),
+    one(2, "data", Ty::Bytes),
+    one(3, "type", Ty::Str),
+    one(4, "stringData", Ty::Strings),
+    one(5, "immutable", Ty::Bool),
+];
 const POLICY_RULE: &[Field] = &[
     many(1, "verbs", Ty::Str),
     many(2, "apiGroups", Ty::Str),
@@ -348,6 +355,7 @@ pub fn decode(resource: &str, body: &[u8]) -> Option<Value> {
         "namespaces" => NAMESPACE,
         "deployments" => DEPLOYMENT,
         "services" => SERVICE,
+        "secrets" => SECRET,
         "roles" | "clusterroles" => ROLE,
         "rolebindings" | "clusterrolebindings" => ROLE_BINDING,
         "selfsubjectaccessreviews" => ACCESS_REVIEW,

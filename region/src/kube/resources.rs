@@ -115,6 +115,17 @@ pub const KINDS: &[Kind] = &[
     Kind {
         group: "",
         version: "v1",
+        resource: "secrets",
+        kind: "Secret",
+        namespaced: true,
+        short: &[],
+        categories: &[],
+        subresources: &[],
+        source: Source::Stored,
+    },
+    Kind {
+        group: "",
+        version: "v1",
         resource: "configmaps",
         kind: "ConfigMap",
         namespaced: true,
