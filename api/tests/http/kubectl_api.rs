@@ -138,6 +138,18 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     let pods = ok(&kubectl, &admin, &["get", "pods", "-n", "shop", "-l", "app=web", "--no-headers"]).await;
     assert_eq!(pods.lines().filter(|l| l.contains("Running") && l.contains("1/1")).count(), 2, "{pods}");
 
+    // describe shows what happened, from the cluster's events.
+    let described = ok(&kubectl, &admin, &["describe", "deployment", "web", "-n", "shop"]).await;
+    assert!(described.contains("ScalingReplicaSet") && described.contains("NewReplicaSet:"), "{described}");
+    let pod = ok(
+        &kubectl,
+        &admin,
+        &["get", "pods", "-n", "shop", "-l", "app=web", "-o", "jsonpath={.items[0].metadata.name}"],
+    )
+    .await;
+    let described = ok(&kubectl, &admin, &["describe", "pod", &pod, "-n", "shop"]).await;
+    assert!(described.contains("Scheduled") && described.contains("Started container web"), "{described}");
+
     // The Service has its cluster IP, and its Endpoints the ready pods.
     let services = ok(&kubectl, &admin, &["get", "services", "-n", "shop"]).await;
     let header: Vec<&str> = services.lines().next().unwrap_or_default().split_whitespace().collect();
@@ -376,6 +388,8 @@ async fn a_deployment_made_through_moke_shows_in_kubectl(options: PgPoolOptions,
     .await;
     let pods = ok(&kubectl, &admin, &["get", "pods", "-n", "default", "-l", "app=api", "-o", "name"]).await;
     assert_eq!(pods.lines().count(), 2, "Moke's two replicas run, not kubectl's five: {pods}");
+    let events = ok(&kubectl, &admin, &["get", "events", "-n", "default", "--field-selector", "reason=Drifted"]).await;
+    assert!(events.contains("deployment/api") && events.contains("spec.replicas"), "{events}");
 
     // What makes it Moke's stays, and it is deleted through Moke's API.
     let (unlabelled, _, err) =

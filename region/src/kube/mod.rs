@@ -10,6 +10,7 @@
 
 mod apply;
 mod bindings;
+mod events;
 mod patch;
 mod projection;
 mod protobuf;
@@ -998,6 +999,9 @@ fn note_drift(state: &mut crate::sim::SimState, before: &Value, after: &Value, u
         return;
     }
     let id = projection::deployment_id(after);
+    let message = format!("{user} changed {} through the cluster's API; Moke puts its spec back", fields.join(", "));
+    let cluster_id = state.workloads.get(id).map(|w| w.cluster_id.clone()).unwrap_or_default();
+    events::record(store_of(state, &cluster_id), after, true, "Drifted", &message, "moke");
     if let Some(workload) = state.workloads.get_mut(id) {
         workload.drift = Some(crate::workloads::Drift { by: user.to_string(), at: projection::now(), fields });
         workload.report_due = true;

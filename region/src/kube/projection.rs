@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::resources::{self, Kind};
 use super::store::{self, KubeStore};
-use super::{replicasets, services, system};
+use super::{events, replicasets, services, system};
 use crate::sim::SimState;
 use crate::workloads::SimWorkload;
 
@@ -212,7 +212,12 @@ fn pod(
         "status": {
             "phase": if running { "Running" } else { "Pending" },
             "conditions": [
-                { "type": "PodScheduled", "status": if running { "True" } else { "False" } },
+                if running || workload.unschedulable_reason.is_empty() {
+                    json!({ "type": "PodScheduled", "status": if running { "True" } else { "False" } })
+                } else {
+                    json!({ "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                            "message": workload.unschedulable_reason })
+                },
                 { "type": "Ready", "status": ready },
                 { "type": "ContainersReady", "status": ready },
             ],
@@ -323,7 +328,12 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
         let owners = replicasets::reconcile(store, &deployment_key, workload);
         for simulated in &workload.pods {
             let key = store::key(pod_kind, &spec.namespace, &simulated.name);
-            upsert(store, &key, pod(workload, simulated, &labels, &owners));
+            let before = store.get(&key).cloned();
+            if upsert(store, &key, pod(workload, simulated, &labels, &owners))
+                && let Some(after) = store.get(&key).cloned()
+            {
+                events::pod_changed(store, before.as_ref(), &after);
+            }
             pods.insert(key);
         }
     }
@@ -346,12 +356,21 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
     let mut kept_leases = BTreeSet::new();
     for lease in leases {
         let key = store::key(lease_kind, "kube-system", lease["metadata"]["name"].as_str().unwrap_or_default());
+        let holder = lease["spec"]["holderIdentity"].clone();
+        let before = store.get(&key).map(|l| l["spec"]["holderIdentity"].clone());
         upsert(store, &key, lease);
+        if before.is_some_and(|before| before != holder)
+            && let Some(after) = store.get(&key).cloned()
+        {
+            let message = format!("{} became leader", holder.as_str().unwrap_or_default());
+            events::record(store, &after, false, "LeaderElection", &message, "kube-controller-manager");
+        }
         kept_leases.insert(key);
     }
     remove_others(store, &store::prefix(lease_kind, None), &kept_leases);
     replicasets::collect_orphans(store);
     services::endpoints(store);
+    events::expire(store);
     before != Some(store.revision)
 }
 

@@ -200,6 +200,16 @@ pub fn reconcile(store: &mut KubeStore, deployment_key: &str, workload: &SimWork
         let pods: Vec<_> = workload.pods.iter().filter(|p| revisions.contains(&p.revision)).collect();
         let ready = pods.iter().filter(|p| p.ready).count();
         let wanted = if is_current { replicas } else { pods.len() as i64 };
+        let before = set["spec"]["replicas"].as_i64().filter(|_| !set["metadata"]["uid"].is_null());
+        if before.is_none_or(|before| before != wanted) {
+            let set_name = set["metadata"]["name"].as_str().unwrap_or_default();
+            let direction = if before.unwrap_or(0) < wanted { "up" } else { "down" };
+            let message = match before {
+                Some(before) => format!("Scaled {direction} replica set {set_name} from {before} to {wanted}"),
+                None => format!("Scaled {direction} replica set {set_name} to {wanted}"),
+            };
+            super::events::record(store, &deployment, false, "ScalingReplicaSet", &message, "deployment-controller");
+        }
         set["spec"]["replicas"] = json!(wanted);
         let mut status = json!({
             "replicas": pods.len(), "fullyLabeledReplicas": pods.len(), "readyReplicas": ready,

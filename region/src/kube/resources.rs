@@ -126,6 +126,17 @@ pub const KINDS: &[Kind] = &[
     Kind {
         group: "",
         version: "v1",
+        resource: "events",
+        kind: "Event",
+        namespaced: true,
+        short: &["ev"],
+        categories: &[],
+        subresources: &[],
+        source: Source::Projected,
+    },
+    Kind {
+        group: "",
+        version: "v1",
         resource: "configmaps",
         kind: "ConfigMap",
         namespaced: true,

@@ -81,6 +81,7 @@ fn columns(resource: &str) -> &'static [(&'static str, u8)] {
         ],
         "endpoints" => &[("Name", 0), ("Endpoints", 0), ("Age", 0)],
         "leases" => &[("Name", 0), ("Holder", 0), ("Age", 0)],
+        "events" => &[("Last Seen", 0), ("Type", 0), ("Reason", 0), ("Object", 0), ("Message", 0)],
         "secrets" => &[("Name", 0), ("Type", 0), ("Data", 0), ("Age", 0)],
         _ => &[("Name", 0), ("Age", 0)],
     }
@@ -237,6 +238,17 @@ fn cells(resource: &str, object: &Value) -> Vec<Value> {
             vec![name, json!(shown), age]
         }
         "secrets" => vec![name, object["type"].clone(), json!(object["data"].as_object().map_or(0, |d| d.len())), age],
+        "events" => {
+            let involved = &object["involvedObject"];
+            let kind = involved["kind"].as_str().unwrap_or_default().to_lowercase();
+            vec![
+                json!(self::age(&object["lastTimestamp"])),
+                object["type"].clone(),
+                object["reason"].clone(),
+                json!(format!("{kind}/{}", involved["name"].as_str().unwrap_or_default())),
+                object["message"].clone(),
+            ]
+        }
         "leases" => vec![name, json!(object["spec"]["holderIdentity"].as_str().unwrap_or("<none>")), age],
         _ => vec![name, age],
     }
