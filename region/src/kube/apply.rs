@@ -94,20 +94,69 @@ fn untracked(path: &[Step]) -> bool {
     )
 }
 
-/// The leaf fields `value` sets.
-pub fn fields_of(value: &Value) -> Fields {
-    let mut out = Fields::new();
-    walk(value, &mut Vec::new(), &mut out);
-    out.retain(|path| !untracked(path));
-    out
+/// The most fields one object may have tracked, the most bytes their
+/// paths may take, and the longest list merged item by item (a longer one
+/// is one field): field tracking stays linear and bounded.
+pub const MAX_FIELDS: usize = 5000;
+const MAX_PATH_BYTES: usize = 4 * 1024 * 1024;
+const MAX_KEYED_ITEMS: usize = 256;
+
+/// An object with more fields than ownership is tracked for.
+#[derive(Debug, PartialEq)]
+pub struct TooManyFields;
+
+/// The leaf fields `value` sets, each with its value (a keyed list's item
+/// with the item).
+fn leaves(value: &Value) -> Result<BTreeMap<Vec<Step>, &Value>, TooManyFields> {
+    let mut out = BTreeMap::new();
+    let mut bytes = 0;
+    walk(value, &mut Vec::new(), &mut out, &mut bytes)?;
+    out.retain(|path, _| !untracked(path));
+    Ok(out)
 }
 
-fn walk(value: &Value, path: &mut Vec<Step>, out: &mut Fields) {
+/// The leaf fields `value` sets.
+#[cfg(test)]
+fn fields_of(value: &Value) -> Result<Fields, TooManyFields> {
+    Ok(leaves(value)?.into_keys().collect())
+}
+
+fn step_bytes(step: &Step) -> usize {
+    match step {
+        Step::Field(name) | Step::Key(name) => name.len() + 8,
+    }
+}
+
+fn walk<'a>(
+    value: &'a Value,
+    path: &mut Vec<Step>,
+    out: &mut BTreeMap<Vec<Step>, &'a Value>,
+    bytes: &mut usize,
+) -> Result<(), TooManyFields> {
+    fn leaf<'a>(
+        path: &[Step],
+        value: &'a Value,
+        out: &mut BTreeMap<Vec<Step>, &'a Value>,
+        bytes: &mut usize,
+    ) -> Result<(), TooManyFields> {
+        *bytes += path.iter().map(step_bytes).sum::<usize>();
+        if out.len() >= MAX_FIELDS || *bytes > MAX_PATH_BYTES {
+            return Err(TooManyFields);
+        }
+        out.insert(path.to_vec(), value);
+        Ok(())
+    }
     match value {
         Value::Object(fields) if !fields.is_empty() => {
             for (name, inner) in fields {
+                // What no manager owns is not walked (nor counted).
+                let top = path.is_empty() && name == "status";
+                let ownership = path.len() == 1 && path[0] == Step::Field("metadata".into()) && name == "managedFields";
+                if top || ownership {
+                    continue;
+                }
                 path.push(Step::Field(name.clone()));
-                walk(inner, path, out);
+                walk(inner, path, out, bytes)?;
                 path.pop();
             }
         }
@@ -116,51 +165,32 @@ fn walk(value: &Value, path: &mut Vec<Step>, out: &mut Fields) {
                 Some(Step::Field(name)) => name.clone(),
                 _ => String::new(),
             };
-            let keys: Option<Vec<String>> = items.iter().map(|item| item_key(&list, item)).collect();
+            let keys: Option<Vec<String>> = (items.len() <= MAX_KEYED_ITEMS)
+                .then(|| items.iter().map(|item| item_key(&list, item)).collect())
+                .flatten();
             match keys {
                 Some(keys) => {
                     for (key, item) in keys.into_iter().zip(items) {
                         path.push(Step::Key(key));
-                        out.insert(path.clone());
-                        walk(item, path, out);
+                        leaf(path, item, out, bytes)?;
+                        walk(item, path, out, bytes)?;
                         path.pop();
                     }
                 }
-                None => {
-                    out.insert(path.clone());
-                }
+                None => leaf(path, value, out, bytes)?,
             }
         }
-        _ => {
-            out.insert(path.clone());
-        }
+        _ => leaf(path, value, out, bytes)?,
     }
+    Ok(())
 }
 
-/// The value at `path` in `value`, if set.
-fn value_at<'a>(value: &'a Value, path: &[Step]) -> Option<&'a Value> {
-    let mut here = value;
-    for (index, step) in path.iter().enumerate() {
-        here = match step {
-            Step::Field(name) => here.get(name)?,
-            Step::Key(key) => {
-                let list = match index.checked_sub(1).map(|i| &path[i]) {
-                    Some(Step::Field(name)) => name.as_str(),
-                    _ => "",
-                };
-                here.as_array()?.iter().find(|item| item_key(list, item).as_deref() == Some(key))?
-            }
-        };
-    }
-    Some(here)
-}
-
-/// Whether `path` holds the same in `a` and `b`; a keyed list's item is
-/// the same while it is in both (its fields are fields of their own).
-fn same_at(a: &Value, b: &Value, path: &[Step]) -> bool {
+/// Whether `path` holds the same in two objects' leaves; a keyed list's
+/// item is the same while it is in both (its fields are fields of their own).
+fn same_at(a: &BTreeMap<Vec<Step>, &Value>, b: &BTreeMap<Vec<Step>, &Value>, path: &Vec<Step>) -> bool {
     match path.last() {
-        Some(Step::Key(_)) => value_at(a, path).is_some() == value_at(b, path).is_some(),
-        _ => value_at(a, path) == value_at(b, path),
+        Some(Step::Key(_)) => a.contains_key(path) == b.contains_key(path),
+        _ => a.get(path) == b.get(path),
     }
 }
 
@@ -223,14 +253,21 @@ fn merge(live: &mut Value, applied: &Value, list: &str) {
             }
         }
         (Value::Array(live), Value::Array(applied))
-            if applied.iter().all(|item| item_key(list, item).is_some())
+            if applied.len() <= MAX_KEYED_ITEMS
+                && live.len() <= MAX_KEYED_ITEMS
+                && applied.iter().all(|item| item_key(list, item).is_some())
                 && live.iter().all(|item| item_key(list, item).is_some()) =>
         {
+            let mut index: std::collections::HashMap<String, usize> =
+                live.iter().enumerate().filter_map(|(at, item)| item_key(list, item).map(|key| (key, at))).collect();
             for item in applied {
-                let key = item_key(list, item);
-                match live.iter_mut().find(|existing| item_key(list, existing) == key) {
-                    Some(existing) => merge(existing, item, ""),
-                    None => live.push(item.clone()),
+                let key = item_key(list, item).unwrap_or_default();
+                match index.get(&key) {
+                    Some(&at) => merge(&mut live[at], item, ""),
+                    None => {
+                        index.insert(key, live.len());
+                        live.push(item.clone());
+                    }
                 }
             }
         }
@@ -352,33 +389,57 @@ fn write_entries(object: &mut Value, entries: &[Entry]) {
     }
 }
 
+/// Why an apply was not made.
+#[derive(Debug, PartialEq)]
+pub enum ApplyError {
+    /// Other managers hold fields it would change.
+    Conflicts(Vec<Conflict>),
+    TooManyFields,
+}
+
+impl From<TooManyFields> for ApplyError {
+    fn from(_: TooManyFields) -> Self {
+        ApplyError::TooManyFields
+    }
+}
+
 /// Applies `applied` as `manager` to `live` (None: the object is new), and
-/// returns the object as it is to be stored, or the conflicts that stop it.
+/// returns the object as it is to be stored, or why not.
 pub fn apply(
     live: Option<&Value>,
     applied: &Value,
     manager: &str,
     force: bool,
     now: &str,
-) -> Result<Value, Vec<Conflict>> {
+) -> Result<Value, ApplyError> {
     let mut object = live.cloned().unwrap_or_else(|| json!({ "metadata": {} }));
     let mut owners = entries(&object);
-    let wanted = fields_of(applied);
-    let mut conflicts = Vec::new();
-    for owner in owners.iter_mut().filter(|o| !(o.manager == manager && o.operation == "Apply")) {
-        let taken: Vec<Vec<Step>> =
-            owner.fields.intersection(&wanted).filter(|path| !same_at(&object, applied, path)).cloned().collect();
-        if force {
-            for path in &taken {
-                owner.fields.remove(path);
+    let wanted: Fields;
+    {
+        let live_leaves = leaves(&object)?;
+        let applied_leaves = leaves(applied)?;
+        wanted = applied_leaves.keys().cloned().collect();
+        let mut conflicts = Vec::new();
+        for owner in owners.iter_mut().filter(|o| !(o.manager == manager && o.operation == "Apply")) {
+            let taken: Vec<Vec<Step>> = owner
+                .fields
+                .intersection(&wanted)
+                .filter(|path| !same_at(&live_leaves, &applied_leaves, path))
+                .cloned()
+                .collect();
+            if force {
+                for path in &taken {
+                    owner.fields.remove(path);
+                }
+            } else {
+                conflicts.extend(
+                    taken.iter().map(|path| Conflict { manager: owner.manager.clone(), field: field_name(path) }),
+                );
             }
-        } else {
-            conflicts
-                .extend(taken.iter().map(|path| Conflict { manager: owner.manager.clone(), field: field_name(path) }));
         }
-    }
-    if !conflicts.is_empty() {
-        return Err(conflicts);
+        if !conflicts.is_empty() {
+            return Err(ApplyError::Conflicts(conflicts));
+        }
     }
     let before =
         owners.iter().position(|o| o.manager == manager && o.operation == "Apply").map(|index| owners.remove(index));
@@ -412,15 +473,28 @@ pub fn apply(
 /// Records a create, update or patch by `manager` (`before` None: a
 /// create): it owns every field it set to a new value, which no other
 /// manager owns any longer; a field it removed is no one's.
-pub fn record_update(before: Option<&Value>, after: &mut Value, manager: &str, api_version: &str, now: &str) {
+pub fn record_update(
+    before: Option<&Value>,
+    after: &mut Value,
+    manager: &str,
+    api_version: &str,
+    now: &str,
+) -> Result<(), TooManyFields> {
     let mut owners = before.map(entries).unwrap_or_default();
-    let old = before.map(fields_of).unwrap_or_default();
-    let new = fields_of(after);
-    let changed: Fields = new.iter().filter(|path| before.is_none_or(|b| !same_at(b, after, path))).cloned().collect();
-    let removed: Fields = old.difference(&new).cloned().collect();
+    let (changed, removed): (Fields, Fields) = {
+        let empty = BTreeMap::new();
+        let old = match before {
+            Some(before) => leaves(before)?,
+            None => empty,
+        };
+        let new = leaves(after)?;
+        let changed = new.keys().filter(|path| before.is_none() || !same_at(&old, &new, path)).cloned().collect();
+        let removed = old.keys().filter(|path| !new.contains_key(*path)).cloned().collect();
+        (changed, removed)
+    };
     if changed.is_empty() && removed.is_empty() {
         write_entries(after, &owners);
-        return;
+        return Ok(());
     }
     for owner in &mut owners {
         owner.fields.retain(|path| !changed.contains(path) && !removed.contains(path));
@@ -440,6 +514,7 @@ pub fn record_update(before: Option<&Value>, after: &mut Value, manager: &str, a
     mine.time = now.to_string();
     owners.push(mine);
     write_entries(after, &owners);
+    Ok(())
 }
 
 /// The message and causes of a 409 for `conflicts`, as the API server words them.
@@ -482,7 +557,11 @@ mod tests {
         let shared = apply(Some(&first), &deployment(2, "web:1"), "bob", false, "t2").unwrap();
         assert_eq!(shared["metadata"]["managedFields"].as_array().unwrap().len(), 2);
 
-        let refused = apply(Some(&shared), &deployment(5, "web:1"), "bob", false, "t3").unwrap_err();
+        let ApplyError::Conflicts(refused) =
+            apply(Some(&shared), &deployment(5, "web:1"), "bob", false, "t3").unwrap_err()
+        else {
+            panic!("a conflict");
+        };
         assert_eq!(refused, [Conflict { manager: "alice".into(), field: ".spec.replicas".into() }]);
         let (message, _) = conflict_status(&refused);
         assert_eq!(message, "Apply failed with 1 conflict: conflict with \"alice\": .spec.replicas");
@@ -500,11 +579,21 @@ mod tests {
         let first = apply(None, &config, "alice", false, "t1").unwrap();
         let mut edited = first.clone();
         edited["metadata"]["labels"]["team"] = json!("b");
-        record_update(Some(&first), &mut edited, "kubectl-edit", "apps/v1", "t2");
+        record_update(Some(&first), &mut edited, "kubectl-edit", "apps/v1", "t2").unwrap();
         let mut fewer = deployment(2, "web:1");
         fewer["metadata"]["labels"] = json!({});
         let after = apply(Some(&edited), &fewer, "alice", false, "t3").unwrap();
         assert_eq!(after["metadata"]["labels"], json!({ "team": "b" }));
+    }
+
+    #[test]
+    fn an_object_of_too_many_fields_is_refused_not_walked_for_long() {
+        let data: Map<String, Value> = (0..MAX_FIELDS + 1).map(|i| (format!("k{i}"), json!("v"))).collect();
+        let mut huge = json!({ "metadata": { "name": "c" }, "data": data });
+        assert_eq!(record_update(None, &mut huge, "m", "v1", "t"), Err(TooManyFields));
+        let list: Vec<Value> = (0..MAX_KEYED_ITEMS + 1).map(|i| json!({ "name": format!("e{i}") })).collect();
+        let long = json!({ "spec": { "env": list } });
+        assert_eq!(fields_of(&long).unwrap().len(), 1, "a list too long to merge by key is one field");
     }
 
     #[test]

@@ -19,6 +19,10 @@ pub const GROUP: &str = "rbac.authorization.k8s.io";
 pub const BOOTSTRAP_LABEL: &str = "kubernetes.io/bootstrapping";
 const EVERY_VERB: &[&str] = &["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
 const READ: &[&str] = &["get", "list", "watch"];
+/// The most rules a role holds, and subjects a binding names: what every
+/// authorization walks stays bounded.
+const MAX_RULES: usize = 100;
+const MAX_SUBJECTS: usize = 100;
 
 fn kind(resource: &str) -> &'static resources::Kind {
     resources::find(GROUP, "v1", resource).expect("an RBAC resource")
@@ -114,7 +118,7 @@ fn binds(binding: &Value, user: &str, groups: &[String]) -> bool {
 }
 
 /// The rules a binding's `roleRef` names (a Role in `namespace`, or a ClusterRole).
-fn rules_of<'a>(store: &'a KubeStore, binding: &Value, namespace: &str) -> Option<&'a Value> {
+pub fn rules_of<'a>(store: &'a KubeStore, binding: &Value, namespace: &str) -> Option<&'a Value> {
     let role_ref = &binding["roleRef"];
     let name = role_ref["name"].as_str()?;
     let key = match role_ref["kind"].as_str()? {
@@ -125,20 +129,37 @@ fn rules_of<'a>(store: &'a KubeStore, binding: &Value, namespace: &str) -> Optio
     store.get(&key).map(|role| &role["rules"])
 }
 
+/// The rules the cluster's bindings give the caller where `namespace` is
+/// ("" for the cluster scope): every ClusterRoleBinding's, and the
+/// namespace's RoleBindings'.
+pub fn bound_rules<'a>(store: &'a KubeStore, user: &str, groups: &[String], namespace: &str) -> Vec<&'a Value> {
+    let mut rules = Vec::new();
+    let mut take = |binding: &Value, namespace: &str| {
+        if binds(binding, user, groups)
+            && let Some(found) = rules_of(store, binding, namespace).and_then(Value::as_array)
+        {
+            rules.extend(found.iter());
+        }
+    };
+    for (_, binding) in store.list(&store::prefix(kind("clusterrolebindings"), None)) {
+        take(binding, "");
+    }
+    if !namespace.is_empty() {
+        for (_, binding) in store.list(&store::prefix(kind("rolebindings"), Some(namespace))) {
+            take(binding, namespace);
+        }
+    }
+    rules
+}
+
+/// Whether any of `rules` allows the request on `name`.
+pub fn any_allows(rules: &[&Value], request: Attributes<'_>, name: &str) -> bool {
+    rules.iter().any(|rule| rule_allows(rule, request, name))
+}
+
 /// Whether the cluster's bindings grant the caller the request on `name`.
 pub fn granted(store: &KubeStore, user: &str, groups: &[String], request: Attributes<'_>, name: &str) -> bool {
-    let allows = |binding: &Value, namespace: &str| {
-        binds(binding, user, groups)
-            && rules_of(store, binding, namespace)
-                .and_then(Value::as_array)
-                .is_some_and(|rules| rules.iter().any(|rule| rule_allows(rule, request, name)))
-    };
-    let cluster_wide = store.list(&store::prefix(kind("clusterrolebindings"), None)).any(|(_, b)| allows(b, ""));
-    cluster_wide
-        || (!request.namespace.is_empty()
-            && store
-                .list(&store::prefix(kind("rolebindings"), Some(request.namespace)))
-                .any(|(_, b)| allows(b, request.namespace)))
+    any_allows(&bound_rules(store, user, groups, request.namespace), request, name)
 }
 
 /// The rules an RBAC object would grant: its own (a Role, a ClusterRole),
@@ -150,27 +171,54 @@ pub fn rules_granted(store: &KubeStore, object: &Value, namespace: &str) -> Vec<
     }
 }
 
-/// A request a rule would allow that `holds` does not: the first permission
-/// the writer lacks, over every resource served (wildcards expanded).
+/// The first permission `rules` would grant that the writer does not hold
+/// (`holds`), or any grant only a cluster admin may make: a wildcard group
+/// or resource (it would cover resources served later), or a resource,
+/// subresource or verb this server does not know.
 pub fn escalation(rules: &[Value], namespace: &str, holds: impl Fn(Attributes<'_>) -> bool) -> Option<String> {
+    let mut needed: std::collections::BTreeSet<(&str, String, &str)> = std::collections::BTreeSet::new();
     for rule in rules {
-        for kind in KINDS.iter().filter(|k| k.source != Source::Review) {
-            if !contains(&rule["apiGroups"], kind.group) || !contains(&rule["resources"], kind.resource) {
-                continue;
+        let texts = |field: &str| -> Vec<String> {
+            rule[field].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        };
+        let (groups, resources, verbs) = (texts("apiGroups"), texts("resources"), texts("verbs"));
+        if groups.iter().chain(&resources).any(|g| g == "*") {
+            return Some("every resource (*), which only cluster admins grant".into());
+        }
+        let verbs: Vec<&str> = if verbs.iter().any(|v| v == "*") {
+            EVERY_VERB.to_vec()
+        } else {
+            match verbs.iter().find(|v| !EVERY_VERB.contains(&v.as_str())) {
+                Some(unknown) => return Some(format!("the verb {unknown}, which only cluster admins grant")),
+                None => EVERY_VERB.iter().copied().filter(|v| verbs.iter().any(|w| w == v)).collect(),
             }
-            for verb in EVERY_VERB.iter().filter(|verb| contains(&rule["verbs"], verb)) {
-                let request = Attributes {
-                    verb,
-                    group: kind.group,
-                    resource: kind.resource,
-                    subresource: "",
-                    namespace: if kind.namespaced { namespace } else { "" },
+        };
+        for group in &groups {
+            for resource in &resources {
+                let (base, sub) = resource.split_once('/').unwrap_or((resource, ""));
+                let served = KINDS.iter().find(|k| k.group == group.as_str() && k.resource == base);
+                let Some(served) = served.filter(|k| sub.is_empty() || k.subresources.contains(&sub)) else {
+                    return Some(format!("{resource} in group {group:?}, which only cluster admins grant"));
                 };
-                if !holds(request) {
-                    let group = if kind.group.is_empty() { "core" } else { kind.group };
-                    return Some(format!("{verb} {}.{group}", kind.resource));
+                for verb in &verbs {
+                    needed.insert((served.group, resource.clone(), verb));
                 }
             }
+        }
+    }
+    for (group, resource, verb) in needed {
+        let (base, sub) = resource.split_once('/').unwrap_or((&resource, ""));
+        let namespaced = KINDS.iter().any(|k| k.group == group && k.resource == base && k.namespaced);
+        let request = Attributes {
+            verb,
+            group,
+            resource: base,
+            subresource: sub,
+            namespace: if namespaced { namespace } else { "" },
+        };
+        if !holds(request) {
+            let group = if group.is_empty() { "core" } else { group };
+            return Some(format!("{verb} {resource}.{group}"));
         }
     }
     None
@@ -181,6 +229,12 @@ pub fn check(object: &Value) -> Result<(), (String, String)> {
     match object["kind"].as_str() {
         Some("Role" | "ClusterRole") => {
             let rules = object["rules"].as_array().map(Vec::as_slice).unwrap_or_default();
+            if rules.len() > MAX_RULES {
+                return Err((
+                    "rules".into(),
+                    format!("Too many: {}: must have at most {MAX_RULES} items", rules.len()),
+                ));
+            }
             for (index, rule) in rules.iter().enumerate() {
                 for field in ["apiGroups", "resources", "verbs", "resourceNames"] {
                     let fine = rule[field].is_null()
@@ -214,6 +268,10 @@ pub fn check(object: &Value) -> Result<(), (String, String)> {
                 ));
             }
             let subjects = object["subjects"].as_array().map(Vec::as_slice).unwrap_or_default();
+            if subjects.len() > MAX_SUBJECTS {
+                let why = format!("Too many: {}: must have at most {MAX_SUBJECTS} items", subjects.len());
+                return Err(("subjects".into(), why));
+            }
             for (index, subject) in subjects.iter().enumerate() {
                 if !matches!(subject["kind"].as_str(), Some("User" | "Group" | "ServiceAccount"))
                     || subject["name"].as_str().is_none_or(str::is_empty)
@@ -267,7 +325,11 @@ mod tests {
     fn granting_what_one_does_not_hold_is_an_escalation() {
         let wildcard = [json!({ "apiGroups": ["*"], "resources": ["*"], "verbs": ["*"] })];
         let reads_only = |request: Attributes<'_>| READ.contains(&request.verb);
-        assert!(escalation(&wildcard, "shop", reads_only).is_some());
+        assert!(escalation(&wildcard, "shop", |_| true).is_some(), "wildcards are for cluster admins");
+        let scale = [json!({ "apiGroups": ["apps"], "resources": ["deployments/scale"], "verbs": ["update"] })];
+        assert!(escalation(&scale, "shop", reads_only).is_some(), "subresources are checked");
+        let unknown = [json!({ "apiGroups": [""], "resources": ["widgets"], "verbs": ["get"] })];
+        assert!(escalation(&unknown, "shop", |_| true).is_some());
         let reads = [json!({ "apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"] })];
         assert_eq!(escalation(&reads, "shop", reads_only), None);
     }

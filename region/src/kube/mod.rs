@@ -567,6 +567,10 @@ fn check_object(kind: &Kind, object: &Value, name: &str) -> Result<(), Refusal> 
         let why = format!("the label {} marks the default roles", bindings::BOOTSTRAP_LABEL);
         return Err(invalid(kind, name, "metadata.labels", &why));
     }
+    if !projection::deployment_id(object).is_empty() {
+        let why = format!("the annotation {} is Moke's", projection::DEPLOYMENT_ID);
+        return Err(invalid(kind, name, "metadata.annotations", &why));
+    }
     if kind.resource == "deployments" {
         let spec = &object["spec"];
         let selector = spec["selector"]["matchLabels"].as_object();
@@ -652,7 +656,8 @@ fn create(
     }
     let made: usize = resources::KINDS
         .iter()
-        .filter(|k| k.source == Source::Stored)
+        // ReplicaSets count too: each is a Deployment's template, kept.
+        .filter(|k| k.source == Source::Stored || k.resource == "replicasets")
         .map(|k| store.list(&store::prefix(k, None)).filter(|(_, o)| !projection::made_by_system(o)).count())
         .sum();
     if made >= MAX_OBJECTS {
@@ -684,7 +689,9 @@ fn create(
         "services" => {
             services::prepare(store, &mut object, None).map_err(|(field, why)| invalid(kind, &name, &field, &why))?;
         }
-        "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => no_escalation(store, request, &object)?,
+        "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => {
+            no_escalation(store, request, &object, None)?
+        }
         "secrets" => secrets::prepare(&mut object, None).map_err(|(field, why)| invalid(kind, &name, &field, &why))?,
         "deployments" => {
             default_deployment(&mut object);
@@ -695,7 +702,8 @@ fn create(
         _ => {}
     }
     if let Writer::Update(manager) = writer {
-        apply::record_update(None, &mut object, manager, &kind.group_version(), &projection::now());
+        apply::record_update(None, &mut object, manager, &kind.group_version(), &projection::now())
+            .map_err(|_| too_many_fields(kind, &name))?;
     }
     if request.dry_run() {
         return Ok(json_answer(StatusCode::CREATED, object));
@@ -771,6 +779,11 @@ fn replace(
         );
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
+    if projection::made_by_system(&current) && moke_deployment.is_none() && kind.resource != "namespaces" {
+        let message =
+            format!("{}{} \"{name}\" is the cluster's own and stays as it is", kind.resource, group_suffix(kind));
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
     if !precondition.is_null() && !precondition.is_string() {
         return Err(invalid(kind, name, "metadata.resourceVersion", "must be a string"));
     }
@@ -814,7 +827,7 @@ fn replace(
                 .map_err(|(field, why)| invalid(kind, name, &field, &why))?;
         }
         "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings" => {
-            no_escalation(store_of(state, cluster_id), request, &changed)?;
+            no_escalation(store_of(state, cluster_id), request, &changed, Some(&current))?;
         }
         "secrets" => {
             secrets::prepare(&mut changed, Some(&current)).map_err(|(field, why)| invalid(kind, name, &field, &why))?;
@@ -841,7 +854,8 @@ fn replace(
     }
     if let Writer::Update(manager) = writer {
         changed["metadata"]["managedFields"] = current["metadata"]["managedFields"].clone();
-        apply::record_update(Some(&current), &mut changed, manager, &kind.group_version(), &projection::now());
+        apply::record_update(Some(&current), &mut changed, manager, &kind.group_version(), &projection::now())
+            .map_err(|_| too_many_fields(kind, name))?;
     }
     if request.dry_run() {
         return Ok(changed);
@@ -873,11 +887,19 @@ fn server_side_apply(state: &mut crate::sim::SimState, cluster_id: &str, request
     };
     let manager = request.manager().map(|_| manager)?;
     let force = request.query.get("force").is_some_and(|f| f == "true");
-    let applied: Value = serde_json::from_slice(&request.body)
-        .or_else(|_| serde_norway::from_slice(&request.body))
-        .map_err(|error| {
+    // kubectl sends JSON; YAML is read too, but without anchors and
+    // aliases, whose expansion has no bound.
+    let applied: Value = match serde_json::from_slice(&request.body) {
+        Ok(applied) => applied,
+        Err(_) if request.body.iter().any(|b| matches!(b, b'&' | b'*')) => {
+            let message = "YAML anchors and aliases (& and *) are not accepted in an apply configuration; send JSON";
+            return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", message));
+        }
+        Err(_) => serde_norway::from_slice(&request.body).map_err(|error| {
             refuse(StatusCode::BAD_REQUEST, "BadRequest", format!("the apply configuration does not parse: {error}"))
-        })?;
+        })?,
+    };
+
     validate::check(kind, &applied).map_err(|(field, why)| invalid(kind, name, &field, &why))?;
     if applied["apiVersion"].as_str().is_none() || applied["kind"].as_str().is_none() {
         return Err(invalid(
@@ -894,11 +916,14 @@ fn server_side_apply(state: &mut crate::sim::SimState, cluster_id: &str, request
         return Err(refuse(StatusCode::BAD_REQUEST, "BadRequest", message));
     }
     let now = projection::now();
-    let conflicted = |conflicts: Vec<apply::Conflict>| {
-        let (message, details) = apply::conflict_status(&conflicts);
-        let mut body = status_object(StatusCode::CONFLICT, "Conflict", &message);
-        body["details"] = details;
-        Refusal(Box::new(json_answer(StatusCode::CONFLICT, body)))
+    let conflicted = |error: apply::ApplyError| match error {
+        apply::ApplyError::Conflicts(conflicts) => {
+            let (message, details) = apply::conflict_status(&conflicts);
+            let mut body = status_object(StatusCode::CONFLICT, "Conflict", &message);
+            body["details"] = details;
+            Refusal(Box::new(json_answer(StatusCode::CONFLICT, body)))
+        }
+        apply::ApplyError::TooManyFields => too_many_fields(kind, name),
     };
     let live = store_of(state, cluster_id).get(&store::key(kind, request.namespace(), name)).cloned();
     match live {
@@ -910,7 +935,11 @@ fn server_side_apply(state: &mut crate::sim::SimState, cluster_id: &str, request
                 subresource: "",
                 namespace: request.namespace(),
             };
-            if !rbac::allowed(&request.caller.groups, attributes) {
+            let caller = &request.caller;
+            let store = store_of(state, cluster_id);
+            if !rbac::allowed(&caller.groups, attributes)
+                && !bindings::granted(store, &caller.user, &caller.groups, attributes, name)
+            {
                 let message = rbac::forbidden_message(&request.caller.user, attributes);
                 return Err(refuse(StatusCode::FORBIDDEN, "Forbidden", message));
             }
@@ -947,31 +976,55 @@ fn run_deployment(state: &mut crate::sim::SimState, cluster_id: &str, deployment
     projection::sync(state, cluster_id);
 }
 
+fn too_many_fields(kind: &Kind, name: &str) -> Refusal {
+    let why = format!("the object has more than {} fields, the most whose ownership is tracked", apply::MAX_FIELDS);
+    invalid(kind, name, "metadata.managedFields", &why)
+}
+
 /// Refuses an RBAC object that is malformed, or that would grant what its
 /// writer does not hold (a cluster admin holds everything).
-fn no_escalation(store: &KubeStore, request: &Request, object: &Value) -> Result<(), Refusal> {
+fn no_escalation(
+    store: &KubeStore,
+    request: &Request,
+    object: &Value,
+    previous: Option<&Value>,
+) -> Result<(), Refusal> {
     let kind = request.target.kind;
-    bindings::check(object).map_err(|(field, why)| invalid(kind, request.name(), &field, &why))?;
+    let name = request.name();
+    bindings::check(object).map_err(|(field, why)| invalid(kind, name, &field, &why))?;
+    if let Some(previous) = previous
+        && previous["roleRef"] != object["roleRef"]
+    {
+        return Err(invalid(kind, name, "roleRef", "Invalid value: cannot change roleRef"));
+    }
     let caller = &request.caller;
     if caller.groups.iter().any(|g| g == rbac::CLUSTER_ADMINS) {
         return Ok(());
     }
-    let rules = bindings::rules_granted(store, object, request.namespace());
-    let holds = |asked: rbac::Attributes<'_>| {
-        rbac::allowed(&caller.groups, asked) || bindings::granted(store, &caller.user, &caller.groups, asked, "")
+    let namespace = request.namespace();
+    let forbidden = |why: String| {
+        let message = format!(
+            "{}.{} \"{name}\" is forbidden: user \"{}\" is attempting to grant RBAC permissions not currently held: {why}",
+            kind.resource, kind.group, caller.user
+        );
+        refuse(StatusCode::FORBIDDEN, "Forbidden", message)
     };
-    match bindings::escalation(&rules, request.namespace(), holds) {
+    let is_binding = !matches!(object["kind"].as_str(), Some("Role" | "ClusterRole"));
+    if is_binding && bindings::rules_of(store, object, namespace).is_none() {
+        return Err(forbidden(
+            "the role it names does not exist (only cluster admins bind a role before it exists)".into(),
+        ));
+    }
+    let rules = bindings::rules_granted(store, object, namespace);
+    let here = bindings::bound_rules(store, &caller.user, &caller.groups, namespace);
+    let cluster_wide = bindings::bound_rules(store, &caller.user, &caller.groups, "");
+    let holds = |asked: rbac::Attributes<'_>| {
+        let bound = if asked.namespace.is_empty() { &cluster_wide } else { &here };
+        rbac::allowed(&caller.groups, asked) || bindings::any_allows(bound, asked, "")
+    };
+    match bindings::escalation(&rules, namespace, holds) {
         None => Ok(()),
-        Some(missing) => {
-            let message = format!(
-                "{}.{} \"{}\" is forbidden: user \"{}\" is attempting to grant RBAC permissions not currently held: {missing}",
-                kind.resource,
-                kind.group,
-                request.name(),
-                caller.user
-            );
-            Err(refuse(StatusCode::FORBIDDEN, "Forbidden", message))
-        }
+        Some(missing) => Err(forbidden(missing)),
     }
 }
 
@@ -995,8 +1048,16 @@ fn note_drift(state: &mut crate::sim::SimState, before: &Value, after: &Value, u
                 .map(|key| format!("{part}.{key}")),
         );
     }
+    // Field names are the client's: only plain ones are reported, and few.
+    fields.retain(|field| {
+        field.len() <= 80 && field.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/'))
+    });
     if fields.is_empty() {
         return;
+    }
+    if fields.len() > 10 {
+        fields.truncate(10);
+        fields.push("…".into());
     }
     let id = projection::deployment_id(after);
     let message = format!("{user} changed {} through the cluster's API; Moke puts its spec back", fields.join(", "));
@@ -1014,6 +1075,10 @@ fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refus
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     if bindings::is_default(object) {
         let message = format!("clusterroles.{} \"{name}\" is one of the default roles, which stay", bindings::GROUP);
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
+    if kind.resource == "services" && projection::made_by_system(object) {
+        let message = format!("services \"{name}\" is the cluster's own and stays");
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
     if projection::managed(object) {

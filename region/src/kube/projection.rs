@@ -55,13 +55,14 @@ pub fn managed(object: &Value) -> bool {
     object["metadata"]["labels"][MANAGED_BY] == "moke"
 }
 
-/// Whether the cluster made an object itself (Moke's objects, the system
-/// namespaces, the `kubernetes` Service, the default roles), so it does not
-/// count against what clients may make.
+/// Whether the cluster made an object itself (Moke's objects and their
+/// ReplicaSets, the system namespaces, the `kubernetes` Service, the
+/// default roles), so it does not count against what clients may make.
 pub fn made_by_system(object: &Value) -> bool {
     let metadata = &object["metadata"];
     let name = metadata["name"].as_str().unwrap_or_default();
     managed(object)
+        || !deployment_id(object).is_empty()
         || super::bindings::is_default(object)
         || (object["kind"] == "Namespace" && SYSTEM_NAMESPACES.contains(&name))
         || (object["kind"] == "Service" && metadata["namespace"] == "default" && name == "kubernetes")

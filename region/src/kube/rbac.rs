@@ -2,7 +2,7 @@
 //! certificate Moke issued: `moke:cluster-admins` are cluster-admin,
 //! `moke:editors` get the default `edit` ClusterRole (every verb on
 //! namespaced workload resources; namespaces and nodes only to read) and
-//! `moke:viewers` the `view` ClusterRole (read, but not secrets). Every
+//! `moke:viewers` the `view` ClusterRole (read, but not secrets or RBAC objects). Every
 //! Moke role may read nodes, as `kubectl get nodes` is how a customer first
 //! checks a cluster. Anyone authenticated may ask who they are and what
 //! they may do.
@@ -50,7 +50,9 @@ pub fn allowed(groups: &[String], request: Attributes<'_>) -> bool {
         };
     }
     if member(VIEWERS) {
-        return reads && request.resource != "secrets";
+        let hidden =
+            matches!(request.resource, "secrets" | "roles" | "rolebindings" | "clusterroles" | "clusterrolebindings");
+        return reads && !hidden;
     }
     false
 }
@@ -89,6 +91,7 @@ mod tests {
         assert!(allowed(&viewer, ask("list", "configmaps")));
         assert!(!allowed(&viewer, ask("create", "configmaps")));
         assert!(!allowed(&viewer, ask("get", "secrets")));
+        assert!(!allowed(&viewer, ask("list", "rolebindings")), "who holds what is not for viewers");
         assert!(allowed(&viewer, ask("list", "nodes")));
         assert!(allowed(&editor, ask("create", "configmaps")));
         assert!(allowed(&editor, ask("delete", "deployments")));

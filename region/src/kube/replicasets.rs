@@ -45,42 +45,61 @@ pub fn template_hash(template: &Value) -> String {
     if let Some(labels) = template["metadata"]["labels"].as_object_mut() {
         labels.remove(TEMPLATE_HASH);
     }
-    let mut hash: u32 = 0x811c_9dc5;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     feed(&mut hash, &template);
     hash.to_string().bytes().map(|digit| HASH_ALPHABET[usize::from(digit) % HASH_ALPHABET.len()] as char).collect()
 }
 
-/// FNV-1a over a canonical writing of `value`: keys sorted, nulls and
-/// empty objects or lists left out (a client's typed round trip adds them).
-fn feed(hash: &mut u32, value: &Value) {
-    match value {
-        Value::Object(fields) => {
-            fnv(hash, b"{");
-            let mut keys: Vec<&String> = fields.keys().filter(|k| !empty(&fields[*k])).collect();
-            keys.sort();
-            for key in keys {
-                fnv(hash, key.as_bytes());
-                fnv(hash, b":");
-                feed(hash, &fields[key]);
-            }
-            fnv(hash, b"}");
+/// Whether two pod templates are the same, as their hash says they should
+/// be (a ReplicaSet is revived only for its own template, never a collision).
+fn same_template(a: &Value, b: &Value) -> bool {
+    let canonical = |template: &Value| {
+        let mut template = template.clone();
+        if let Some(labels) = template["metadata"]["labels"].as_object_mut() {
+            labels.remove(TEMPLATE_HASH);
         }
-        Value::Array(items) => {
-            fnv(hash, b"[");
-            for item in items {
-                feed(hash, item);
-                fnv(hash, b",");
-            }
-            fnv(hash, b"]");
-        }
-        other => fnv(hash, other.to_string().as_bytes()),
+        let mut bytes = Vec::new();
+        write_canonical(&mut bytes, &template);
+        bytes
+    };
+    canonical(a) == canonical(b)
+}
+
+/// FNV-1a (64 bits) over the canonical writing of `value`.
+fn feed(hash: &mut u64, value: &Value) {
+    let mut bytes = Vec::new();
+    write_canonical(&mut bytes, value);
+    for byte in bytes {
+        *hash ^= u64::from(byte);
+        *hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
 }
 
-fn fnv(hash: &mut u32, data: &[u8]) {
-    for byte in data {
-        *hash ^= u32::from(*byte);
-        *hash = hash.wrapping_mul(0x0100_0193);
+/// A canonical writing of `value`: keys sorted, nulls and empty objects or
+/// lists left out (a client's typed round trip adds them).
+fn write_canonical(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Object(fields) => {
+            out.push(b'{');
+            let mut keys: Vec<&String> = fields.keys().filter(|k| !empty(&fields[*k])).collect();
+            keys.sort();
+            for key in keys {
+                out.extend_from_slice(Value::String(key.clone()).to_string().as_bytes());
+                out.push(b':');
+                write_canonical(out, &fields[key]);
+                out.push(b',');
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for item in items {
+                write_canonical(out, item);
+                out.push(b',');
+            }
+            out.push(b']');
+        }
+        other => out.extend_from_slice(other.to_string().as_bytes()),
     }
 }
 
@@ -105,6 +124,7 @@ pub fn owned_by(object: &Value, owner_uid: &Value) -> bool {
 }
 
 /// Which ReplicaSet each pod revision of a workload belongs to.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Owners {
     by_revision: BTreeMap<i64, (String, Value)>,
 }
@@ -126,6 +146,15 @@ impl Owners {
 /// the pods of each revision.
 pub fn reconcile(store: &mut KubeStore, deployment_key: &str, workload: &SimWorkload) -> Owners {
     let mut owners = Owners { by_revision: BTreeMap::new() };
+    let Some(fingerprint) = store.get(deployment_key).map(|deployment| inputs(deployment, workload)) else {
+        return owners;
+    };
+    // Nothing the ReplicaSets follow changed: they are as they were.
+    if let Some((seen, known)) = store.reconciled.get(deployment_key)
+        && *seen == fingerprint
+    {
+        return known.clone();
+    }
     let Some(deployment) = store.get(deployment_key).cloned() else { return owners };
     let metadata = &deployment["metadata"];
     let (name, namespace) =
@@ -152,6 +181,11 @@ pub fn reconcile(store: &mut KubeStore, deployment_key: &str, workload: &SimWork
     let current = match owned.iter().position(|o| o["metadata"]["name"] == *current_name) {
         Some(index) => {
             let mut revived = owned.remove(index);
+            if !same_template(&revived["spec"]["template"], template) {
+                // Another template under the same hash: this one takes the name.
+                revived["spec"]["template"] = template.clone();
+                revived["spec"]["template"]["metadata"]["labels"][TEMPLATE_HASH] = json!(hash);
+            }
             let before = revision_of(&revived);
             if before != revision && before != 0 {
                 let mut history: Vec<String> = revived["metadata"]["annotations"][REVISION_HISTORY]
@@ -237,7 +271,24 @@ pub fn reconcile(store: &mut KubeStore, deployment_key: &str, workload: &SimWork
     for (_, key) in idle_old.into_iter().take(excess) {
         store.remove(&key);
     }
+    if let Some(deployment) = store.get(deployment_key) {
+        let fingerprint = inputs(deployment, workload);
+        store.reconciled.insert(deployment_key.to_string(), (fingerprint, owners.clone()));
+    }
     owners
+}
+
+/// A fingerprint of what a Deployment's ReplicaSets follow: the Deployment
+/// as stored and its pods' revisions and readiness.
+fn inputs(deployment: &Value, workload: &SimWorkload) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    deployment["metadata"]["uid"].as_str().hash(&mut hasher);
+    deployment["metadata"]["resourceVersion"].as_str().hash(&mut hasher);
+    for pod in &workload.pods {
+        (&pod.name, pod.revision, pod.ready).hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// Removes the ReplicaSets whose Deployment is gone, as the garbage collector does.

@@ -81,10 +81,10 @@ pub fn prepare(secret: &mut Value, previous: Option<&Value>) -> Result<(), Inval
     let Some(kind) = secret["type"].as_str().map(str::to_string) else {
         return Err(invalid("type", "must be a string"));
     };
-    if let Some((_, keys)) = REQUIRED_KEYS.iter().find(|(t, _)| *t == kind) {
-        if let Some(missing) = keys.iter().find(|k| !data.contains_key(**k)) {
-            return Err(invalid(&format!("data[{missing}]"), &format!("Required value: a {kind} Secret holds it")));
-        }
+    if let Some((_, keys)) = REQUIRED_KEYS.iter().find(|(t, _)| *t == kind)
+        && let Some(missing) = keys.iter().find(|k| !data.contains_key(**k))
+    {
+        return Err(invalid(&format!("data[{missing}]"), &format!("Required value: a {kind} Secret holds it")));
     }
     if let Some(previous) = previous {
         if previous["type"] != secret["type"] {

@@ -21,6 +21,8 @@ const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
 const LOAD_BALANCER_RANGE: [u8; 3] = [203, 0, 113];
 const TYPES: &[&str] = &["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
 const PROTOCOLS: &[&str] = &["TCP", "UDP", "SCTP"];
+/// The most addresses one Endpoints holds, as the endpoints controller keeps.
+const MAX_ADDRESSES: usize = 1000;
 /// The most ports one Service may expose.
 const MAX_PORTS: usize = 100;
 
@@ -260,14 +262,25 @@ pub fn api_server_service() -> Value {
 /// (ready ones as addresses, the others as not ready), and removes those
 /// whose Service is gone.
 pub fn endpoints(store: &mut KubeStore) {
+    // Nothing changed since they were made: they stand.
+    if store.endpoints_at == Some(store.revision) {
+        return;
+    }
     let pods_kind = resources::find("", "v1", "pods").expect("pods are served");
+    let mut pods_by_namespace: std::collections::HashMap<&str, Vec<&Value>> = std::collections::HashMap::new();
+    for (_, pod) in store.list(&store::prefix(pods_kind, None)) {
+        pods_by_namespace.entry(pod["metadata"]["namespace"].as_str().unwrap_or_default()).or_default().push(pod);
+    }
     let mut wanted = Vec::new();
     for service in all_services(store) {
         let Some(selector) = service["spec"]["selector"].as_object().filter(|s| !s.is_empty()) else { continue };
         let metadata = &service["metadata"];
         let namespace = metadata["namespace"].as_str().unwrap_or_default();
         let (mut ready, mut not_ready) = (Vec::new(), Vec::new());
-        for (_, pod) in store.list(&store::prefix(pods_kind, Some(namespace))) {
+        for pod in pods_by_namespace.get(namespace).into_iter().flatten() {
+            if ready.len() + not_ready.len() >= MAX_ADDRESSES {
+                break;
+            }
             let labels = &pod["metadata"]["labels"];
             let Some(ip) = pod["status"]["podIP"].as_str() else { continue };
             if !selector.iter().all(|(k, v)| labels[k] == *v) {
@@ -330,6 +343,7 @@ pub fn endpoints(store: &mut KubeStore) {
     for key in gone {
         store.remove(&key);
     }
+    store.endpoints_at = Some(store.revision);
 }
 
 #[cfg(test)]

@@ -43,6 +43,13 @@ pub struct KubeStore {
     /// What `changes` hold, in bytes.
     #[serde(skip)]
     change_bytes: usize,
+    /// What each Deployment's ReplicaSets were last brought up to date
+    /// from (a fingerprint), and their owners of pods then.
+    #[serde(skip)]
+    pub(super) reconciled: std::collections::HashMap<String, (u64, super::replicasets::Owners)>,
+    /// The revision the Endpoints were last made at.
+    #[serde(skip)]
+    pub(super) endpoints_at: Option<u64>,
 }
 
 /// A watch asked to resume from a revision whose changes are gone.

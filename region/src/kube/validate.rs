@@ -14,6 +14,8 @@ pub const MAX_OBJECT_BYTES: usize = 256 * 1024;
 pub const MAX_DEPTH: usize = 32;
 /// The most replicas a Deployment may ask for (as through Moke's API).
 pub const MAX_REPLICAS: i64 = 1000;
+/// The most old ReplicaSets a Deployment may keep (Kubernetes' default).
+pub const MAX_REVISION_HISTORY: i64 = 10;
 /// The most bytes of annotations on one object.
 pub const MAX_ANNOTATION_BYTES: usize = 64 * 1024;
 
@@ -51,6 +53,18 @@ pub fn check(kind: &Kind, object: &Value) -> Result<(), Invalid> {
     if !object.is_object() {
         return Err(invalid("", "the object must be a JSON object"));
     }
+    // The ownership the server records is bounded on its own (`apply`).
+    let without_ownership;
+    let object = if object["metadata"].get("managedFields").is_some() {
+        let mut copy = object.clone();
+        if let Some(metadata) = copy["metadata"].as_object_mut() {
+            metadata.remove("managedFields");
+        }
+        without_ownership = copy;
+        &without_ownership
+    } else {
+        object
+    };
     if depth(object) > MAX_DEPTH {
         return Err(invalid("", &format!("nests deeper than {MAX_DEPTH} levels")));
     }
@@ -99,6 +113,14 @@ fn deployment(spec: &Value) -> Result<(), Invalid> {
         Value::Null => {}
         Value::Number(n) if n.as_i64().is_some_and(|r| (0..=MAX_REPLICAS).contains(&r)) => {}
         _ => return Err(invalid("spec.replicas", &format!("must be a whole number from 0 to {MAX_REPLICAS}"))),
+    }
+    match &spec["revisionHistoryLimit"] {
+        Value::Null => {}
+        Value::Number(n) if n.as_i64().is_some_and(|r| (0..=MAX_REVISION_HISTORY).contains(&r)) => {}
+        _ => {
+            let why = format!("must be a whole number from 0 to {MAX_REVISION_HISTORY} here");
+            return Err(invalid("spec.revisionHistoryLimit", &why));
+        }
     }
     map(&spec["selector"], "spec.selector", false)?;
     map(&spec["selector"]["matchLabels"], "spec.selector.matchLabels", true)?;
@@ -178,6 +200,10 @@ mod tests {
         let deploy = kind("deployments");
         assert_eq!(check(deploy, &json!({ "spec": { "strategy": "Recreate" } })).unwrap_err().0, "spec.strategy");
         assert_eq!(check(deploy, &json!({ "spec": { "replicas": 1_000_000_000 } })).unwrap_err().0, "spec.replicas");
+        let history = json!({ "spec": { "revisionHistoryLimit": 2_147_483_647 } });
+        assert_eq!(check(deploy, &history).unwrap_err().0, "spec.revisionHistoryLimit");
+        let owned = json!({ "metadata": { "managedFields": [{ "fieldsV1": { "f:data": { "f:k": {} } } }] } });
+        assert!(check(cm, &owned).is_ok(), "recorded ownership does not count against the object's bounds");
         let mut deep = json!("v");
         for _ in 0..40 {
             deep = json!({ "a": deep });
