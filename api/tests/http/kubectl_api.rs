@@ -150,6 +150,15 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     let described = ok(&kubectl, &admin, &["describe", "pod", &pod, "-n", "shop"]).await;
     assert!(described.contains("Scheduled") && described.contains("Started container web"), "{described}");
 
+    // logs: of a deployment's pod, the tail with timestamps, and followed.
+    let logs = ok(&kubectl, &admin, &["logs", "deployment/web", "-n", "shop"]).await;
+    assert!(logs.contains("started container web on") && logs.contains("registry.example.com/shop/web:1"), "{logs}");
+    let tail = ok(&kubectl, &admin, &["logs", &pod, "-n", "shop", "--tail=1", "--timestamps"]).await;
+    assert_eq!(tail.lines().count(), 1, "{tail}");
+    assert!(tail.starts_with("20") && tail.contains("is ready"), "{tail}");
+    let (_, followed, _) = kubectl.run(&admin, &["logs", "-f", &pod, "-n", "shop", "--request-timeout=5s"]).await;
+    assert!(followed.contains("web is running"), "a followed log goes on while the pod runs: {followed}");
+
     // The Service has its cluster IP, and its Endpoints the ready pods.
     let services = ok(&kubectl, &admin, &["get", "services", "-n", "shop"]).await;
     let header: Vec<&str> = services.lines().next().unwrap_or_default().split_whitespace().collect();

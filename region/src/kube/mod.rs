@@ -11,6 +11,7 @@
 mod apply;
 mod bindings;
 mod events;
+mod logs;
 mod patch;
 mod projection;
 mod protobuf;
@@ -226,6 +227,9 @@ pub async fn serve(
     }
     if verb == "watch" {
         return watch(provider, cluster_id, request);
+    }
+    if request.target.subresource.as_deref() == Some("log") {
+        return logs::serve(provider, cluster_id, request);
     }
     let answer = {
         let mut guard = provider.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -87,7 +87,7 @@ pub const KINDS: &[Kind] = &[
         namespaced: true,
         short: &["po"],
         categories: &["all"],
-        subresources: &[],
+        subresources: &["log"],
         source: Source::Projected,
     },
     Kind {
@@ -292,9 +292,10 @@ pub fn resource_list(group: &str, version: &str) -> Option<Value> {
                 "scale" => ("Scale", "autoscaling", "v1"),
                 _ => (kind.kind, kind.group, kind.version),
             };
+            let verbs: &[&str] = if *sub == "log" { &["get"] } else { &["get", "patch", "update"] };
             resources.push(json!({
                 "name": format!("{}/{sub}", kind.resource), "singularName": "", "namespaced": kind.namespaced,
-                "group": group, "version": version, "kind": sub_kind, "verbs": ["get", "patch", "update"],
+                "group": group, "version": version, "kind": sub_kind, "verbs": verbs,
             }));
         }
     }
