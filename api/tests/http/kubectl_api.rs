@@ -91,6 +91,12 @@ async fn ok(kubectl: &Kubectl, config: &std::path::Path, args: &[&str]) -> Strin
     out
 }
 
+/// The image of each pod in `namespace`, a line each.
+async fn pod_images(kubectl: &Kubectl, config: &std::path::Path, namespace: &str) -> String {
+    let each = "jsonpath={range .items[*]}{.spec.containers[0].image}{\"\\n\"}{end}";
+    ok(kubectl, config, &["get", "pods", "-n", namespace, "-o", each]).await
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
@@ -188,12 +194,7 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     let configured = ok(&kubectl, &admin, &["apply", "-f", changed.to_str().unwrap()]).await;
     assert!(configured.contains("deployment.apps/web configured"), "{configured}");
     ok(&kubectl, &admin, &["rollout", "status", "deployment/web", "-n", "shop", "--timeout=60s"]).await;
-    let images = ok(
-        &kubectl,
-        &admin,
-        &["get", "pods", "-n", "shop", "-o", "jsonpath={range .items[*]}{.spec.containers[0].image}{\"\\n\"}{end}"],
-    )
-    .await;
+    let images = pod_images(&kubectl, &admin, "shop").await;
     assert_eq!(images.lines().filter(|l| l.ends_with("web:2")).count(), 3, "{images}");
     let requests = ok(
         &kubectl,
@@ -219,12 +220,7 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     let undone = ok(&kubectl, &admin, &["rollout", "undo", "deployment/web", "-n", "shop"]).await;
     assert!(undone.contains("rolled back"), "{undone}");
     ok(&kubectl, &admin, &["rollout", "status", "deployment/web", "-n", "shop", "--timeout=60s"]).await;
-    let images = ok(
-        &kubectl,
-        &admin,
-        &["get", "pods", "-n", "shop", "-o", "jsonpath={range .items[*]}{.spec.containers[0].image}{\"\\n\"}{end}"],
-    )
-    .await;
+    let images = pod_images(&kubectl, &admin, "shop").await;
     assert_eq!(images.lines().filter(|l| l.ends_with("web:1")).count(), 3, "{images}");
     let sets = ok(&kubectl, &admin, &["get", "replicasets", "-n", "shop", "-l", "app=web", "--no-headers"]).await;
     assert_eq!(sets.lines().count(), 2, "the first ReplicaSet is used again, not a third: {sets}");
@@ -261,8 +257,17 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     let (replaced, _, err) = kubectl.run(&admin, &["replace", "-f", stale_file.to_str().unwrap()]).await;
     assert!(!replaced && err.contains("the object has been modified"), "{err}");
 
-    // delete, namespace last (with what is left in it).
+    // delete, namespace last (with what is left in it); the Deployment takes
+    // its ReplicaSets and pods along, and will not leave them orphaned.
+    let (orphaned, _, err) =
+        kubectl.run(&admin, &["delete", "deployment", "web", "-n", "shop", "--cascade=orphan"]).await;
+    assert!(!orphaned && err.contains("Orphan is not supported"), "{err}");
     ok(&kubectl, &admin, &["delete", "deployment", "web", "-n", "shop"]).await;
+    eventually(20, "the ReplicaSets and pods to go with their Deployment", async || {
+        let left = kubectl.run(&admin, &["get", "replicasets,pods", "-n", "shop", "-o", "name"]).await.1;
+        left.trim().is_empty()
+    })
+    .await;
     ok(&kubectl, &admin, &["delete", "namespace", "shop"]).await;
     let (found, _, err) = kubectl.run(&admin, &["get", "configmap", "settings", "-n", "shop"]).await;
     assert!(!found && err.contains("NotFound"), "{err}");

@@ -446,6 +446,7 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
             let store = store_of(state, cluster_id);
             let current = existing(store, request)?;
             deletable(store, kind, &current)?;
+            delete_options(request, &current)?;
             if !request.dry_run() {
                 delete(state, cluster_id, request, std::slice::from_ref(&current));
             }
@@ -453,6 +454,7 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
         }
         ("deletecollection", _) => {
             let selector = Selector::parse(&request.query)?;
+            delete_options(request, &Value::Null)?;
             let store = &*store_of(state, cluster_id);
             let doomed: Vec<Value> = store
                 .list(&store::prefix(kind, request.target.namespace.as_deref()))
@@ -1071,6 +1073,45 @@ fn note_drift(state: &mut crate::sim::SimState, before: &Value, after: &Value, u
         workload.drift = Some(crate::workloads::Drift { by: user.to_string(), at: projection::now(), fields });
         workload.report_due = true;
     }
+}
+
+/// Reads a delete's options (in the body, as kubectl sends them, or the
+/// query): its preconditions must hold, and its propagation be one this
+/// server carries out. Background and Foreground both remove what the
+/// object owns with it (a Deployment's ReplicaSets and pods, a namespace's
+/// objects); Orphan would leave a Deployment's pods running on their own,
+/// which a simulated workload cannot, so it is refused for Deployments.
+fn delete_options(request: &Request, current: &Value) -> Result<(), Refusal> {
+    let kind = request.target.kind;
+    let sent_json = !request.body.is_empty() && !request.content_type().contains("protobuf");
+    let options: Value = if sent_json { request.json()? } else { json!({}) };
+    let policy = options["propagationPolicy"]
+        .as_str()
+        .or(request.query.get("propagationPolicy").map(String::as_str))
+        .unwrap_or("Background");
+    let orphan = options["orphanDependents"] == true || policy == "Orphan";
+    if !matches!(policy, "Background" | "Foreground" | "Orphan") {
+        let why =
+            format!("Unsupported value: {policy:?}: supported values: \"Background\", \"Foreground\", \"Orphan\"");
+        return Err(invalid(kind, request.name(), "propagationPolicy", &why));
+    }
+    if orphan && kind.resource == "deployments" {
+        let why = "Orphan is not supported for Deployments here: their ReplicaSets and pods go with them";
+        return Err(invalid(kind, request.name(), "propagationPolicy", why));
+    }
+    let preconditions = &options["preconditions"];
+    for field in ["uid", "resourceVersion"] {
+        if let Some(wanted) = preconditions[field].as_str()
+            && current["metadata"][field].as_str() != Some(wanted)
+        {
+            let message = format!(
+                "Precondition failed: {field} in precondition: {wanted}, {field} in object meta: {}",
+                current["metadata"][field].as_str().unwrap_or_default()
+            );
+            return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses to delete what stays: Moke's objects, the system namespaces and
