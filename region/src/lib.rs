@@ -92,8 +92,9 @@ pub struct AgentConfig {
     /// Let the admin endpoint listen on a non-loopback address.
     pub admin_allow_remote: bool,
     /// The key-encryption key that seals the clusters' Secrets in the
-    /// state file (32 bytes, made on first start, mode 0600). Kept apart
-    /// from the state: `<state_file>.kms-key` unless set.
+    /// state file (32 bytes, made on first start, mode 0600): a file of its
+    /// own, `<state_file>.kms-key` unless set; in production, on another
+    /// volume than the state (and out of its backups).
     pub kms_key_file: Option<PathBuf>,
 }
 
@@ -119,29 +120,40 @@ impl AgentConfig {
 }
 
 /// The key-encryption key of a region that saves its state: read from its
-/// file, or made there on first start (readable by the agent alone).
+/// file, or made there when the state holds no sealed Secret yet (written
+/// to a temporary file readable by the agent alone, synced, then renamed,
+/// so a crash never leaves half a key).
 fn load_kek(config: &AgentConfig, state_file: &std::path::Path) -> anyhow::Result<kube::Kek> {
     let path = config.kms_key_file.clone().unwrap_or_else(|| state_file.with_extension("kms-key"));
-    let bytes = if path.exists() {
-        std::fs::read(&path).with_context(|| format!("reading the KMS key {}", path.display()))?
-    } else {
-        if state_file.exists() {
+    if path.exists() {
+        let bytes = std::fs::read(&path).with_context(|| format!("reading the KMS key {}", path.display()))?;
+        return Ok(kube::Kek::new(&bytes)?);
+    }
+    if state_file.exists() {
+        let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(state_file)?).unwrap_or_default();
+        if kube::Kek::holds_sealed(&saved) {
             anyhow::bail!(
-                "the state {} exists but its KMS key {} does not: its Secrets could not be opened",
+                "the state {} holds sealed Secrets but its KMS key {} is missing: restore the key",
                 state_file.display(),
                 path.display()
             );
         }
-        let key = kube::Kek::generate()?;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        std::io::Write::write_all(&mut options.open(&path)?, &key)
-            .with_context(|| format!("writing the KMS key {}", path.display()))?;
-        key.to_vec()
-    };
-    Ok(kube::Kek::new(&bytes)?)
+    }
+    let key = kube::Kek::generate()?;
+    let temporary = path.with_extension("kms-key.tmp");
+    let _ = std::fs::remove_file(&temporary);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&temporary).with_context(|| format!("writing the KMS key {}", temporary.display()))?;
+    std::io::Write::write_all(&mut file, &key)?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, &path)?;
+    if let Some(directory) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::File::open(directory).and_then(|d| d.sync_all())?;
+    }
+    Ok(kube::Kek::new(&key)?)
 }
 
 /// How commands arrive and reports leave.

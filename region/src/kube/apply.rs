@@ -100,6 +100,10 @@ fn untracked(path: &[Step]) -> bool {
 pub const MAX_FIELDS: usize = 5000;
 const MAX_PATH_BYTES: usize = 4 * 1024 * 1024;
 const MAX_KEYED_ITEMS: usize = 256;
+/// The most managers that apply to one object, and the most entries of
+/// ownership it keeps (older updaters fold into one, as `ancient-changes`).
+pub const MAX_APPLY_MANAGERS: usize = 10;
+const MAX_ENTRIES: usize = 20;
 
 /// An object with more fields than ownership is tracked for.
 #[derive(Debug, PartialEq)]
@@ -206,8 +210,10 @@ fn remove_at(value: &mut Value, path: &[Step]) {
             },
             Step::Key(key) => {
                 let list = list_name(parents, index);
+                // A list too long to be merged by key has no keyed fields.
                 let Some(item) = here
                     .as_array_mut()
+                    .filter(|items| items.len() <= MAX_KEYED_ITEMS)
                     .and_then(|items| items.iter_mut().find(|item| item_key(&list, item).as_deref() == Some(key)))
                 else {
                     return;
@@ -224,7 +230,7 @@ fn remove_at(value: &mut Value, path: &[Step]) {
         }
         Step::Key(key) => {
             let list = list_name(path, path.len() - 1);
-            if let Some(items) = here.as_array_mut() {
+            if let Some(items) = here.as_array_mut().filter(|items| items.len() <= MAX_KEYED_ITEMS) {
                 items.retain(|item| item_key(&list, item).as_deref() != Some(key.as_str()));
             }
         }
@@ -293,6 +299,14 @@ fn field_name(path: &[Step]) -> String {
         }
     }
     out
+}
+
+/// The most bytes an object's recorded ownership may take.
+pub const MAX_OWNERSHIP_BYTES: usize = 1024 * 1024;
+
+/// Whether an object's recorded ownership is within its bound.
+pub fn ownership_fits(object: &Value) -> bool {
+    serde_json::to_vec(&object["metadata"]["managedFields"]).is_ok_and(|b| b.len() <= MAX_OWNERSHIP_BYTES)
 }
 
 /// One manager's entry in `managedFields`.
@@ -395,6 +409,8 @@ pub enum ApplyError {
     /// Other managers hold fields it would change.
     Conflicts(Vec<Conflict>),
     TooManyFields,
+    /// The object has as many appliers as it may.
+    TooManyManagers,
 }
 
 impl From<TooManyFields> for ApplyError {
@@ -414,6 +430,10 @@ pub fn apply(
 ) -> Result<Value, ApplyError> {
     let mut object = live.cloned().unwrap_or_else(|| json!({ "metadata": {} }));
     let mut owners = entries(&object);
+    let new_manager = !owners.iter().any(|o| o.manager == manager && o.operation == "Apply");
+    if new_manager && owners.iter().filter(|o| o.operation == "Apply").count() >= MAX_APPLY_MANAGERS {
+        return Err(ApplyError::TooManyManagers);
+    }
     let wanted: Fields;
     {
         let live_leaves = leaves(&object)?;
@@ -421,11 +441,28 @@ pub fn apply(
         wanted = applied_leaves.keys().cloned().collect();
         let mut conflicts = Vec::new();
         for owner in owners.iter_mut().filter(|o| !(o.manager == manager && o.operation == "Apply")) {
+            // A field both name, or one inside the other (a whole list and
+            // one of its items), that the configuration would change.
             let taken: Vec<Vec<Step>> = owner
                 .fields
-                .intersection(&wanted)
-                .filter(|path| !same_at(&live_leaves, &applied_leaves, path))
-                .cloned()
+                .iter()
+                .filter_map(|held| {
+                    // Objects merge field by field; a list or a value in
+                    // place of what another holds inside it replaces it whole.
+                    let whole = |leaf: Option<&&Value>| leaf.is_some_and(|v| !v.is_object());
+                    let conflicting = if wanted.contains(held) {
+                        !same_at(&live_leaves, &applied_leaves, held)
+                    } else if let Some(prefix) = (1..held.len())
+                        .map(|n| held[..n].to_vec())
+                        .find(|prefix| wanted.contains(prefix) && whole(applied_leaves.get(prefix)))
+                    {
+                        !same_at(&live_leaves, &applied_leaves, &prefix)
+                    } else {
+                        let inside = wanted.range(held.clone()..).next().is_some_and(|w| w.starts_with(held));
+                        inside && whole(live_leaves.get(held))
+                    };
+                    conflicting.then(|| held.clone())
+                })
                 .collect();
             if force {
                 for path in &taken {
@@ -466,6 +503,11 @@ pub fn apply(
         time: now.to_string(),
         fields: wanted,
     });
+    // Nobody owns what is no longer there (a list replaced whole).
+    let present: Fields = leaves(&object)?.into_keys().collect();
+    for owner in &mut owners {
+        owner.fields.retain(|path| present.contains(path));
+    }
     write_entries(&mut object, &owners);
     Ok(object)
 }
@@ -513,6 +555,26 @@ pub fn record_update(
     mine.fields.extend(changed);
     mine.time = now.to_string();
     owners.push(mine);
+    if owners.len() > MAX_ENTRIES {
+        // The oldest updaters' fields fold into one entry.
+        let (ancient, kept): (Vec<Entry>, Vec<Entry>) = {
+            let excess = owners.len() - MAX_ENTRIES + 1;
+            let mut updaters = 0;
+            owners.into_iter().partition(|o| {
+                let fold = o.operation == "Update" && o.manager != manager && updaters < excess;
+                updaters += usize::from(fold);
+                fold
+            })
+        };
+        owners = kept;
+        owners.push(Entry {
+            manager: "ancient-changes".into(),
+            operation: "Update".into(),
+            api_version: api_version.to_string(),
+            time: now.to_string(),
+            fields: ancient.into_iter().flat_map(|o| o.fields).collect(),
+        });
+    }
     write_entries(after, &owners);
     Ok(())
 }
@@ -594,6 +656,31 @@ mod tests {
         let list: Vec<Value> = (0..MAX_KEYED_ITEMS + 1).map(|i| json!({ "name": format!("e{i}") })).collect();
         let long = json!({ "spec": { "env": list } });
         assert_eq!(fields_of(&long).unwrap().len(), 1, "a list too long to merge by key is one field");
+    }
+
+    #[test]
+    fn replacing_a_list_whole_conflicts_with_the_owner_of_its_items() {
+        let first = apply(None, &deployment(2, "web:1"), "alice", false, "t1").unwrap();
+        let long: Vec<Value> =
+            (0..MAX_KEYED_ITEMS + 1).map(|i| json!({ "name": format!("c{i}"), "image": "x" })).collect();
+        let mut whole = deployment(2, "web:1");
+        whole["spec"]["template"]["spec"]["containers"] = json!(long);
+        assert!(matches!(apply(Some(&first), &whole, "bob", false, "t2"), Err(ApplyError::Conflicts(_))));
+        let forced = apply(Some(&first), &whole, "bob", true, "t2").unwrap();
+        let alice = entries(&forced).into_iter().find(|e| e.manager == "alice").unwrap();
+        assert!(
+            alice.fields.iter().all(|path| !path.contains(&Step::Field("containers".into()))),
+            "{:?}",
+            alice.fields
+        );
+        let mut many = first;
+        for n in 1..MAX_APPLY_MANAGERS {
+            many = apply(Some(&many), &deployment(2, "web:1"), &format!("m{n}"), false, "t").unwrap();
+        }
+        assert_eq!(
+            apply(Some(&many), &deployment(2, "web:1"), "one-more", false, "t"),
+            Err(ApplyError::TooManyManagers)
+        );
     }
 
     #[test]

@@ -23,6 +23,8 @@ const READ: &[&str] = &["get", "list", "watch"];
 /// authorization walks stays bounded.
 const MAX_RULES: usize = 100;
 const MAX_SUBJECTS: usize = 100;
+/// The most entries in each list of a rule.
+const MAX_RULE_ITEMS: usize = 64;
 
 fn kind(resource: &str) -> &'static resources::Kind {
     resources::find(GROUP, "v1", resource).expect("an RBAC resource")
@@ -179,7 +181,9 @@ pub fn escalation(rules: &[Value], namespace: &str, holds: impl Fn(Attributes<'_
     let mut needed: std::collections::BTreeSet<(&str, String, &str)> = std::collections::BTreeSet::new();
     for rule in rules {
         let texts = |field: &str| -> Vec<String> {
-            rule[field].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect()
+            let distinct: std::collections::BTreeSet<String> =
+                rule[field].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+            distinct.into_iter().collect()
         };
         let (groups, resources, verbs) = (texts("apiGroups"), texts("resources"), texts("verbs"));
         if groups.iter().chain(&resources).any(|g| g == "*") {
@@ -236,11 +240,16 @@ pub fn check(object: &Value) -> Result<(), (String, String)> {
                 ));
             }
             for (index, rule) in rules.iter().enumerate() {
-                for field in ["apiGroups", "resources", "verbs", "resourceNames"] {
+                for field in ["apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"] {
                     let fine = rule[field].is_null()
-                        || rule[field].as_array().is_some_and(|items| items.iter().all(Value::is_string));
+                        || rule[field].as_array().is_some_and(|items| {
+                            items.len() <= MAX_RULE_ITEMS
+                                && items.iter().all(|item| item.as_str().is_some_and(|text| text.len() <= 253))
+                        });
                     if !fine {
-                        return Err((format!("rules[{index}].{field}"), "must be a list of strings".into()));
+                        let why =
+                            format!("must be a list of at most {MAX_RULE_ITEMS} strings of at most 253 characters");
+                        return Err((format!("rules[{index}].{field}"), why));
                     }
                 }
                 if rule["verbs"].as_array().is_none_or(|v| v.is_empty()) {

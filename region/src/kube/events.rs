@@ -13,6 +13,10 @@ use super::store::{self, KubeStore};
 
 /// The most events a cluster keeps.
 pub const KEPT: usize = 500;
+/// The most events recorded between two expiries (about a tick).
+const BURST: usize = 200;
+/// Without new events, how long between expiries.
+const EXPIRE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// How long an event is kept.
 const TTL: chrono::Duration = chrono::Duration::hours(1);
 
@@ -22,6 +26,12 @@ fn kind() -> &'static resources::Kind {
 
 /// Records an event about `involved` (a stored object) by `component`.
 pub fn record(store: &mut KubeStore, involved: &Value, warning: bool, reason: &str, message: &str, component: &str) {
+    // A burst (a thousand pods scheduled at once) keeps its first events
+    // until the next expiry: watches are not flooded out of their history.
+    if store.events_recorded >= BURST {
+        return;
+    }
+    store.events_recorded += 1;
     let metadata = &involved["metadata"];
     let namespace = metadata["namespace"].as_str().unwrap_or("default");
     let name = format!("{}.{:x}", metadata["name"].as_str().unwrap_or_default(), store.revision + 1);
@@ -42,6 +52,14 @@ pub fn record(store: &mut KubeStore, involved: &Value, warning: bool, reason: &s
 
 /// Drops events past their hour, and the oldest beyond [`KEPT`].
 pub fn expire(store: &mut KubeStore) {
+    // Nothing new since the last pass, and that pass kept only young ones:
+    // an hour-old event is found on a later pass, soon enough.
+    let recently = store.events_expired_at.is_some_and(|at| at.elapsed() < EXPIRE_EVERY);
+    if store.events_recorded == 0 && recently {
+        return;
+    }
+    store.events_recorded = 0;
+    store.events_expired_at = Some(std::time::Instant::now());
     let cutoff = chrono::Utc::now() - TTL;
     let mut events: Vec<(u64, bool, String)> = store
         .list(&store::prefix(kind(), None))
@@ -60,19 +78,35 @@ pub fn expire(store: &mut KubeStore) {
     }
 }
 
+/// What a pod's events follow: whether it is placed and ready, and why it
+/// waits (read before it changes, without copying the pod).
+#[derive(Debug, Default, PartialEq)]
+pub struct PodFacts {
+    placed: bool,
+    ready: bool,
+    waiting: Option<String>,
+}
+
+impl PodFacts {
+    pub fn of(pod: &Value) -> PodFacts {
+        let conditions = pod["status"]["conditions"].as_array();
+        PodFacts {
+            placed: pod["spec"]["nodeName"].is_string(),
+            ready: conditions.is_some_and(|c| c.iter().any(|c| c["type"] == "Ready" && c["status"] == "True")),
+            waiting: pod["status"]["conditions"][0]["message"].as_str().filter(|m| !m.is_empty()).map(str::to_string),
+        }
+    }
+}
+
 /// The events of a pod that changed from `before` (None: new) to `after`.
-pub fn pod_changed(store: &mut KubeStore, before: Option<&Value>, after: &Value) {
+pub fn pod_changed(store: &mut KubeStore, before: Option<PodFacts>, after: &Value) {
+    let before = before.unwrap_or_default();
+    let now = PodFacts::of(after);
     let pod = after["metadata"]["name"].as_str().unwrap_or_default();
     let namespace = after["metadata"]["namespace"].as_str().unwrap_or_default();
-    let node = |pod: &Value| pod["spec"]["nodeName"].as_str().map(str::to_string);
-    let ready = |pod: &Value| {
-        pod["status"]["conditions"]
-            .as_array()
-            .is_some_and(|c| c.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
-    };
-    let was_placed = before.and_then(node);
-    if let Some(placed) = node(after).filter(|_| was_placed.is_none()) {
-        let message = format!("Successfully assigned {namespace}/{pod} to {placed}");
+    if now.placed && !before.placed {
+        let node = after["spec"]["nodeName"].as_str().unwrap_or_default();
+        let message = format!("Successfully assigned {namespace}/{pod} to {node}");
         record(store, after, false, "Scheduled", &message, "default-scheduler");
         let image = after["spec"]["containers"][0]["image"].as_str().unwrap_or_default();
         record(
@@ -84,14 +118,12 @@ pub fn pod_changed(store: &mut KubeStore, before: Option<&Value>, after: &Value)
             "kubelet",
         );
     }
-    if ready(after) && !before.is_some_and(ready) {
+    if now.ready && !before.ready {
         let container = after["spec"]["containers"][0]["name"].as_str().unwrap_or_default();
         record(store, after, false, "Started", &format!("Started container {container}"), "kubelet");
     }
-    let unschedulable = after["status"]["conditions"][0]["message"].as_str().filter(|m| !m.is_empty());
-    let unschedulable_before = before.and_then(|b| b["status"]["conditions"][0]["message"].as_str());
-    if let Some(why) = unschedulable.filter(|why| node(after).is_none() && unschedulable_before != Some(why)) {
-        record(store, after, true, "FailedScheduling", why, "default-scheduler");
+    if let Some(why) = now.waiting.filter(|why| !now.placed && before.waiting.as_ref() != Some(why)) {
+        record(store, after, true, "FailedScheduling", &why, "default-scheduler");
     }
 }
 
@@ -103,7 +135,13 @@ mod tests {
     fn a_cluster_keeps_its_newest_events() {
         let mut store = KubeStore::default();
         let pod = json!({ "apiVersion": "v1", "kind": "Pod", "metadata": { "name": "p", "namespace": "default", "uid": "u" } });
-        for _ in 0..KEPT + 5 {
+        // A burst is cut at BURST until the next expiry; ticks after ticks keep the newest KEPT.
+        for _ in 0..BURST + 5 {
+            record(&mut store, &pod, false, "Started", "Started container web", "kubelet");
+        }
+        assert_eq!(store.list(&store::prefix(kind(), None)).count(), BURST);
+        for _ in 0..KEPT {
+            expire(&mut store);
             record(&mut store, &pod, false, "Started", "Started container web", "kubelet");
         }
         expire(&mut store);

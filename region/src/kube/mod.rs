@@ -203,7 +203,8 @@ pub async fn serve(
     if !rbac::allowed(&caller.groups, attributes) && !granted(&provider, &cluster_id, &caller, attributes, name) {
         return status(StatusCode::FORBIDDEN, "Forbidden", &rbac::forbidden_message(&caller.user, attributes));
     }
-    let sub_verbs: &[&str] = &["get", "update", "patch"];
+    let sub_verbs: &[&str] =
+        if target.subresource.as_deref() == Some("log") { &["get"] } else { &["get", "update", "patch"] };
     let supported = match &target.subresource {
         Some(_) => sub_verbs.contains(&verb),
         None => target.kind.verbs().contains(&verb),
@@ -711,6 +712,9 @@ fn create(
         apply::record_update(None, &mut object, manager, &kind.group_version(), &projection::now())
             .map_err(|_| too_many_fields(kind, &name))?;
     }
+    if !apply::ownership_fits(&object) {
+        return Err(too_many_fields(kind, &name));
+    }
     if request.dry_run() {
         return Ok(json_answer(StatusCode::CREATED, object));
     }
@@ -863,12 +867,17 @@ fn replace(
         apply::record_update(Some(&current), &mut changed, manager, &kind.group_version(), &projection::now())
             .map_err(|_| too_many_fields(kind, name))?;
     }
+    if !apply::ownership_fits(&changed) {
+        return Err(too_many_fields(kind, name));
+    }
     if request.dry_run() {
         return Ok(changed);
     }
     let stored = store_of(state, cluster_id).put(&store::key(kind, request.namespace(), name), changed);
     match kind.resource {
-        "deployments" if moke_deployment.is_some() => note_drift(state, &current, &stored, &request.caller.user),
+        "deployments" if moke_deployment.is_some() => {
+            note_drift(state, cluster_id, &current, &stored, &request.caller.user);
+        }
         "deployments" => run_deployment(state, cluster_id, &stored),
         "services" => {
             projection::sync(state, cluster_id);
@@ -930,6 +939,10 @@ fn server_side_apply(state: &mut crate::sim::SimState, cluster_id: &str, request
             Refusal(Box::new(json_answer(StatusCode::CONFLICT, body)))
         }
         apply::ApplyError::TooManyFields => too_many_fields(kind, name),
+        apply::ApplyError::TooManyManagers => {
+            let why = format!("at most {} field managers apply to one object", apply::MAX_APPLY_MANAGERS);
+            invalid(kind, name, "fieldManager", &why)
+        }
     };
     let live = store_of(state, cluster_id).get(&store::key(kind, request.namespace(), name)).cloned();
     match live {
@@ -983,7 +996,11 @@ fn run_deployment(state: &mut crate::sim::SimState, cluster_id: &str, deployment
 }
 
 fn too_many_fields(kind: &Kind, name: &str) -> Refusal {
-    let why = format!("the object has more than {} fields, the most whose ownership is tracked", apply::MAX_FIELDS);
+    let why = format!(
+        "the object has more than {} fields, or its field ownership more than {} bytes: the most tracked",
+        apply::MAX_FIELDS,
+        apply::MAX_OWNERSHIP_BYTES
+    );
     invalid(kind, name, "metadata.managedFields", &why)
 }
 
@@ -1037,7 +1054,7 @@ fn no_escalation(
 /// Records a change made with kubectl to a Deployment Moke manages on its
 /// workload, for the gateway to hear of; the next sync puts Moke's spec
 /// back (and watchers see both).
-fn note_drift(state: &mut crate::sim::SimState, before: &Value, after: &Value, user: &str) {
+fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value, after: &Value, user: &str) {
     let mut fields: Vec<String> = Vec::new();
     for part in ["spec", "metadata"] {
         let keys: std::collections::BTreeSet<&String> = [&before[part], &after[part]]
@@ -1067,9 +1084,8 @@ fn note_drift(state: &mut crate::sim::SimState, before: &Value, after: &Value, u
     }
     let id = projection::deployment_id(after);
     let message = format!("{user} changed {} through the cluster's API; Moke puts its spec back", fields.join(", "));
-    let cluster_id = state.workloads.get(id).map(|w| w.cluster_id.clone()).unwrap_or_default();
-    events::record(store_of(state, &cluster_id), after, true, "Drifted", &message, "moke");
-    if let Some(workload) = state.workloads.get_mut(id) {
+    events::record(store_of(state, cluster_id), after, true, "Drifted", &message, "moke");
+    if let Some(workload) = state.workloads.get_mut(id).filter(|w| w.cluster_id == cluster_id) {
         workload.drift = Some(crate::workloads::Drift { by: user.to_string(), at: projection::now(), fields });
         workload.report_due = true;
     }
@@ -1250,7 +1266,11 @@ fn review(request: &Request, holds: impl Fn(rbac::Attributes<'_>) -> bool) -> An
             let asked = &review["spec"]["resourceAttributes"];
             let text = |field: &str| asked[field].as_str().unwrap_or_default().to_string();
             let (verb, group, resource) = (text("verb"), text("group"), text("resource"));
-            let (subresource, namespace) = (text("subresource"), text("namespace"));
+            let (subresource, mut namespace) = (text("subresource"), text("namespace"));
+            // A cluster-scoped resource is asked of at the cluster scope, whatever namespace is named.
+            if resources::KINDS.iter().any(|k| k.group == group && k.resource == resource && !k.namespaced) {
+                namespace.clear();
+            }
             let attributes = rbac::Attributes {
                 verb: &verb,
                 group: &group,

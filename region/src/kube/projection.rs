@@ -329,11 +329,11 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
         let owners = replicasets::reconcile(store, &deployment_key, workload);
         for simulated in &workload.pods {
             let key = store::key(pod_kind, &spec.namespace, &simulated.name);
-            let before = store.get(&key).cloned();
+            let before = store.get(&key).map(events::PodFacts::of);
             if upsert(store, &key, pod(workload, simulated, &labels, &owners))
                 && let Some(after) = store.get(&key).cloned()
             {
-                events::pod_changed(store, before.as_ref(), &after);
+                events::pod_changed(store, before, &after);
             }
             pods.insert(key);
         }

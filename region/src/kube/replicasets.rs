@@ -304,6 +304,9 @@ pub fn collect_orphans(store: &mut KubeStore) {
     for key in orphans {
         store.remove(&key);
     }
+    let deployment_keys: std::collections::HashSet<String> =
+        store.list(&store::prefix(deployments, None)).map(|(key, _)| key.clone()).collect();
+    store.reconciled.retain(|key, _| deployment_keys.contains(key));
 }
 
 #[cfg(test)]

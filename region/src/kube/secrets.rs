@@ -44,6 +44,9 @@ fn valid_key(key: &str) -> bool {
 /// defaulted; refuses keys and values the API server refuses, and a
 /// change to an immutable Secret's data or to any Secret's type.
 pub fn prepare(secret: &mut Value, previous: Option<&Value>) -> Result<(), Invalid> {
+    if secret.get(ENVELOPE).is_some() {
+        return Err(invalid(ENVELOPE, "is the server's own field"));
+    }
     let mut data: Map<String, Value> = match &secret["data"] {
         Value::Null => Map::new(),
         Value::Object(data) => data.clone(),
@@ -109,6 +112,10 @@ pub struct Kek {
     key: LessSafeKey,
     /// A short fingerprint naming the key in each envelope.
     id: String,
+    /// The envelope each Secret was last sealed in, by place and
+    /// `resourceVersion`: a Secret that did not change is not sealed again
+    /// (no work, and no nonce spent under the key).
+    sealed: std::sync::Mutex<std::collections::HashMap<String, (Value, Value)>>,
 }
 
 /// Why secrets could not be sealed or opened.
@@ -162,7 +169,7 @@ impl Kek {
     pub fn new(bytes: &[u8]) -> Result<Kek, SealError> {
         let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
         let id = digest.as_ref()[..6].iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Kek { key: aes_key(bytes)?, id })
+        Ok(Kek { key: aes_key(bytes)?, id, sealed: Default::default() })
     }
 
     /// A new random key's bytes.
@@ -173,7 +180,27 @@ impl Kek {
     /// Seals the data of every Secret in a saved state (`SimState` as JSON):
     /// each under a fresh data key, bound to its cluster and object key.
     pub fn seal_state(&self, state: &mut Value) -> Result<(), SealError> {
-        for_each_secret(state, |place, secret| {
+        let mut sealed = self.sealed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut seen = std::collections::HashSet::new();
+        let result = for_each_secret(state, |place, secret| {
+            seen.insert(place.to_string());
+            if let Some(fields) = secret.as_object_mut() {
+                fields.remove(ENVELOPE);
+            }
+            let version = secret["metadata"]["resourceVersion"].clone();
+            if let Some((at, envelope)) = sealed.get(place)
+                && *at == version
+            {
+                let envelope = envelope.clone();
+                if let Some(fields) = secret.as_object_mut() {
+                    fields.remove("data");
+                }
+                if let Some(metadata) = secret["metadata"].as_object_mut() {
+                    metadata.remove("annotations");
+                }
+                secret[ENVELOPE] = envelope;
+                return Ok(());
+            }
             // The data, and the annotations (kubectl's last-applied
             // configuration repeats the data, or a manifest's stringData).
             let data = secret.as_object_mut().and_then(|fields| fields.remove("data")).unwrap_or(Value::Null);
@@ -193,7 +220,19 @@ impl Kek {
                 "format": FORMAT, "kek": self.id,
                 "dek": STANDARD.encode(wrapped), "data": STANDARD.encode(ciphertext),
             });
+            sealed.insert(place.to_string(), (version, secret[ENVELOPE].clone()));
             Ok(())
+        });
+        sealed.retain(|place, _| seen.contains(place));
+        result
+    }
+
+    /// Whether a saved state holds sealed Secrets.
+    pub fn holds_sealed(state: &Value) -> bool {
+        state["kube"].as_object().is_some_and(|clusters| {
+            clusters.values().any(|store| {
+                store["objects"].as_object().is_some_and(|objects| objects.values().any(|o| o.get(ENVELOPE).is_some()))
+            })
         })
     }
 

@@ -263,7 +263,7 @@ pub fn api_server_service() -> Value {
 /// whose Service is gone.
 pub fn endpoints(store: &mut KubeStore) {
     // Nothing changed since they were made: they stand.
-    if store.endpoints_at == Some(store.revision) {
+    if store.endpoints_at == Some(store.endpoint_inputs_at) {
         return;
     }
     let pods_kind = resources::find("", "v1", "pods").expect("pods are served");
@@ -343,7 +343,7 @@ pub fn endpoints(store: &mut KubeStore) {
     for key in gone {
         store.remove(&key);
     }
-    store.endpoints_at = Some(store.revision);
+    store.endpoints_at = Some(store.endpoint_inputs_at);
 }
 
 #[cfg(test)]

@@ -47,9 +47,17 @@ pub struct KubeStore {
     /// from (a fingerprint), and their owners of pods then.
     #[serde(skip)]
     pub(super) reconciled: std::collections::HashMap<String, (u64, super::replicasets::Owners)>,
-    /// The revision the Endpoints were last made at.
+    /// The revision of the last change to a pod or Service, and the one
+    /// the Endpoints were last made from.
+    #[serde(skip)]
+    pub(super) endpoint_inputs_at: u64,
     #[serde(skip)]
     pub(super) endpoints_at: Option<u64>,
+    /// Events recorded since they were last expired, and when that was.
+    #[serde(skip)]
+    pub(super) events_recorded: usize,
+    #[serde(skip)]
+    pub(super) events_expired_at: Option<std::time::Instant>,
 }
 
 /// A watch asked to resume from a revision whose changes are gone.
@@ -107,6 +115,9 @@ impl KubeStore {
     }
 
     fn record(&mut self, kind: &'static str, key: &str, object: Value) {
+        if key.starts_with("/pods/") || key.starts_with("/services/") {
+            self.endpoint_inputs_at = self.revision;
+        }
         let bytes = serde_json::to_vec(&object).map_or(0, |b| b.len());
         self.change_bytes += bytes;
         self.changes.push_back(Change { revision: self.revision, bytes, kind, key: key.to_string(), object });
