@@ -9,6 +9,7 @@
 //! - `fuzz-api`: schemathesis over the served OpenAPI document, against a fresh dev gateway.
 //! - `bench api`: the API benchmark beside pgbench (see loadtests/README.md).
 //! - `bench region`: commit-to-agent latency and a 10 000-update release wave on each queue transport.
+//! - `bench kube`: a hosted cluster's API with 1 000 pods (kubectl, list, watch) beside Moke's REST read.
 //!
 //! Depends only on anyhow and libc, so it builds in seconds.
 
@@ -55,9 +56,12 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("billing") => {
             bench_in_process("billing-bench", "moke_billing_bench")
         }
+        Some("bench") if args.get(1).map(String::as_str) == Some("kube") => {
+            bench_in_process("kube-bench", "moke_kube_bench")
+        }
         _ => {
             eprintln!(
-                "usage: cargo xtask <dev | billing close-month|grant-credit|set-quota|void-invoice [args] | test [cargo test args] | lint | console-script | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing>"
+                "usage: cargo xtask <dev | billing close-month|grant-credit|set-quota|void-invoice [args] | test [cargo test args] | lint | console-script | fuzz-api [schemathesis args] | schemas | generate [--check] | sqlx-prepare | bench api | bench auth | bench region | bench webhooks | bench console | bench billing | bench kube>"
             );
             return ExitCode::from(2);
         }
