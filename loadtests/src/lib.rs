@@ -216,6 +216,21 @@ pub async fn start_gateway(
     Ok((app, pool, base))
 }
 
+/// Starts a simulated `eu-central-1` region agent in this process on the
+/// gateway's embedded queue, ticking every `tick`.
+pub fn start_region_agent(pool: &sqlx::PgPool, tick: std::time::Duration) -> Result<Arc<moke_region::Agent>> {
+    let mut config = moke_region::AgentConfig::new(
+        "eu-central-1",
+        vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()],
+    );
+    config.tick_interval = tick;
+    config.poll_interval = std::time::Duration::from_millis(20);
+    let agent = Arc::new(moke_region::Agent::new(config, moke_region::Transport::Postgres(pool.clone()))?);
+    let running = agent.clone();
+    tokio::spawn(async move { running.run(Default::default()).await });
+    Ok(agent)
+}
+
 /// Waits until every Operation in `ids` (`op_…` as the API shows them) has
 /// finished; fails after `timeout`.
 pub async fn wait_finished(db: &sqlx::PgPool, ids: &[String], timeout: Duration) -> Result<()> {

@@ -97,6 +97,11 @@ async fn pod_images(kubectl: &Kubectl, config: &std::path::Path, namespace: &str
     ok(kubectl, config, &["get", "pods", "-n", namespace, "-o", each]).await
 }
 
+/// A field (a JSONPath) of the `web` Deployment in `shop`.
+async fn web_field(kubectl: &Kubectl, config: &std::path::Path, path: &str) -> String {
+    ok(kubectl, config, &["get", "deployment", "web", "-n", "shop", "-o", &format!("jsonpath={path}")]).await
+}
+
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
 async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
@@ -196,20 +201,7 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     ok(&kubectl, &admin, &["rollout", "status", "deployment/web", "-n", "shop", "--timeout=60s"]).await;
     let images = pod_images(&kubectl, &admin, "shop").await;
     assert_eq!(images.lines().filter(|l| l.ends_with("web:2")).count(), 3, "{images}");
-    let requests = ok(
-        &kubectl,
-        &admin,
-        &[
-            "get",
-            "deployment",
-            "web",
-            "-n",
-            "shop",
-            "-o",
-            "jsonpath={.spec.template.spec.containers[0].resources.requests.cpu}",
-        ],
-    )
-    .await;
+    let requests = web_field(&kubectl, &admin, "{.spec.template.spec.containers[0].resources.requests.cpu}").await;
     assert_eq!(requests, "100m", "what apply did not change stays");
 
     // Each template is a ReplicaSet; undo puts the previous one back.
@@ -234,20 +226,7 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     let restarted = ok(&kubectl, &admin, &["rollout", "restart", "deployment/web", "-n", "shop"]).await;
     assert!(restarted.contains("restarted"), "{restarted}");
     ok(&kubectl, &admin, &["rollout", "status", "deployment/web", "-n", "shop", "--timeout=60s"]).await;
-    let revision = ok(
-        &kubectl,
-        &admin,
-        &[
-            "get",
-            "deployment",
-            "web",
-            "-n",
-            "shop",
-            "-o",
-            "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}",
-        ],
-    )
-    .await;
+    let revision = web_field(&kubectl, &admin, "{.metadata.annotations.deployment\\.kubernetes\\.io/revision}").await;
     assert_eq!(revision, "4", "create, apply, undo and restart are four revisions");
 
     // An update from a stale copy is refused: 409, as the API server answers.

@@ -15,7 +15,6 @@
 //! Run through `cargo xtask bench kube`. Environment: `DATABASE_URL`, the
 //! gateway's `MOKE_VAULT__*`; optional `BENCH_PODS`, `BENCH_SAMPLES` (30).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -89,15 +88,7 @@ async fn main() -> Result<()> {
     let mut config = moke_loadtests::bench_config();
     config.workload_quotas.max_requested_cpu_millis_per_cluster = 100_000_000;
     let (app, pool, base) = start_gateway(config).await?;
-    let mut agent = moke_region::AgentConfig::new(
-        "eu-central-1",
-        vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()],
-    );
-    agent.tick_interval = Duration::from_millis(200);
-    agent.poll_interval = Duration::from_millis(20);
-    let agent = Arc::new(moke_region::Agent::new(agent, moke_region::Transport::Postgres(pool.clone()))?);
-    let running = agent.clone();
-    tokio::spawn(async move { running.run(Default::default()).await });
+    let _agent = moke_loadtests::start_region_agent(&pool, Duration::from_millis(200))?;
 
     let made = app.bootstrap_org(&format!("kube-{}", std::process::id()), "Bench").await?;
     let gateway = Gateway { base, token: made.owner_token.token.clone(), client: reqwest::Client::new() };

@@ -31,15 +31,7 @@ async fn main() -> Result<()> {
     config.workload_quotas.max_deployments_per_cluster = 100_000;
     config.workload_quotas.max_requested_cpu_millis_per_cluster = 100_000_000;
     let (app, pool, base) = start_gateway(config).await?;
-    let mut agent = moke_region::AgentConfig::new(
-        "eu-central-1",
-        vec!["eu-central-1a".into(), "eu-central-1b".into(), "eu-central-1c".into()],
-    );
-    agent.tick_interval = Duration::from_millis(100);
-    agent.poll_interval = Duration::from_millis(20);
-    let agent = Arc::new(moke_region::Agent::new(agent, moke_region::Transport::Postgres(pool.clone()))?);
-    let running = agent.clone();
-    tokio::spawn(async move { running.run(Default::default()).await });
+    let _agent = moke_loadtests::start_region_agent(&pool, Duration::from_millis(100))?;
 
     let run = std::process::id();
     let made = app.bootstrap_org(&format!("hooks-{run}"), "Bench").await?;

@@ -32,14 +32,23 @@ struct Field {
     name: &'static str,
     ty: Ty,
     repeated: bool,
+    /// A pointer field in Kubernetes' types: its zero (`0`, `false`) is a
+    /// value the client set. Any other field written as its zero was left
+    /// unset, as JSON would have left it out.
+    zero_is_set: bool,
 }
 
 const fn one(number: u64, name: &'static str, ty: Ty) -> Field {
-    Field { number, name, ty, repeated: false }
+    Field { number, name, ty, repeated: false, zero_is_set: false }
 }
 
 const fn many(number: u64, name: &'static str, ty: Ty) -> Field {
-    Field { number, name, ty, repeated: true }
+    Field { number, name, ty, repeated: true, zero_is_set: false }
+}
+
+/// A pointer field (`*int32`, `*bool`, `*IntOrString`): its zero is kept.
+const fn optional(number: u64, name: &'static str, ty: Ty) -> Field {
+    Field { number, name, ty, repeated: false, zero_is_set: true }
 }
 
 const OBJECT_META: &[Field] = &[
@@ -55,7 +64,7 @@ const CONFIG_MAP: &[Field] = &[
     one(1, "metadata", Ty::Msg(OBJECT_META)),
     one(2, "data", Ty::Strings),
     one(3, "binaryData", Ty::Bytes),
-    one(4, "immutable", Ty::Bool),
+    optional(4, "immutable", Ty::Bool),
 ];
 const NAMESPACE: &[Field] =
     &[one(1, "metadata", Ty::Msg(OBJECT_META)), one(2, "spec", Ty::Msg(&[many(1, "finalizers", Ty::Str)]))];
@@ -102,7 +111,7 @@ const CONTAINER: &[Field] = &[
 const POD_SPEC: &[Field] = &[
     many(2, "containers", Ty::Msg(CONTAINER)),
     one(3, "restartPolicy", Ty::Str),
-    one(4, "terminationGracePeriodSeconds", Ty::Int),
+    optional(4, "terminationGracePeriodSeconds", Ty::Int),
     one(6, "dnsPolicy", Ty::Str),
     one(7, "nodeSelector", Ty::Strings),
     one(8, "serviceAccountName", Ty::Str),
@@ -123,7 +132,7 @@ const DEPLOYMENT: &[Field] = &[
         2,
         "spec",
         Ty::Msg(&[
-            one(1, "replicas", Ty::Int),
+            optional(1, "replicas", Ty::Int),
             one(2, "selector", Ty::Msg(&[one(1, "matchLabels", Ty::Strings)])),
             one(3, "template", Ty::Msg(&[one(1, "metadata", Ty::Msg(OBJECT_META)), one(2, "spec", Ty::Msg(POD_SPEC))])),
             one(
@@ -134,14 +143,17 @@ const DEPLOYMENT: &[Field] = &[
                     one(
                         2,
                         "rollingUpdate",
-                        Ty::Msg(&[one(1, "maxUnavailable", Ty::IntOrString), one(2, "maxSurge", Ty::IntOrString)]),
+                        Ty::Msg(&[
+                            optional(1, "maxUnavailable", Ty::IntOrString),
+                            optional(2, "maxSurge", Ty::IntOrString),
+                        ]),
                     ),
                 ]),
             ),
             one(5, "minReadySeconds", Ty::Int),
-            one(6, "revisionHistoryLimit", Ty::Int),
+            optional(6, "revisionHistoryLimit", Ty::Int),
             one(7, "paused", Ty::Bool),
-            one(9, "progressDeadlineSeconds", Ty::Int),
+            optional(9, "progressDeadlineSeconds", Ty::Int),
         ]),
     ),
 ];
@@ -182,7 +194,7 @@ const SECRET: &[Field] = &[
     one(2, "data", Ty::Bytes),
     one(3, "type", Ty::Str),
     one(4, "stringData", Ty::Strings),
-    one(5, "immutable", Ty::Bool),
+    optional(5, "immutable", Ty::Bool),
 ];
 const POLICY_RULE: &[Field] = &[
     many(1, "verbs", Ty::Str),
@@ -337,8 +349,7 @@ fn message(schema: &[Field], bytes: &[u8], depth: usize) -> Option<Value> {
                     if let Value::Array(list) = list {
                         list.push(found);
                     }
-                } else if found.as_str() != Some("") {
-                    // An empty string is how protobuf writes a field left unset.
+                } else if field.zero_is_set || !(found == "" || found == 0 || found == false) {
                     object.insert(name.to_string(), found);
                 }
             }
@@ -413,5 +424,22 @@ mod tests {
                     "metadata": { "name": "settings", "namespace": "shop" }, "data": { "MODE": "production" } })
         );
         assert!(decode("configmaps", b"k8s\0\xff").is_none(), "a broken body is refused, not guessed");
+    }
+
+    #[test]
+    fn a_zero_is_unset_except_where_kubernetes_keeps_a_pointer() {
+        let varint = |number: u64, v: u8| [tag(number, 0), vec![v]].concat();
+        let envelope = |kind: &[u8], raw: &[u8]| {
+            let type_meta = [bytes(1, b"v1"), bytes(2, kind)].concat();
+            [b"k8s\0".to_vec(), bytes(1, &type_meta), bytes(2, raw)].concat()
+        };
+        // kubectl create service nodeport sends nodePort 0 and an empty type field.
+        let port = [bytes(2, b"TCP"), varint(3, 80), varint(5, 0)].concat();
+        let spec = [bytes(1, &port), bytes(4, b"")].concat();
+        let service = decode("services", &envelope(b"Service", &bytes(2, &spec))).unwrap();
+        assert_eq!(service["spec"], json!({ "ports": [{ "protocol": "TCP", "port": 80 }] }));
+        // A Deployment scaled to zero keeps its zero (a pointer in Kubernetes' types).
+        let deployment = decode("deployments", &envelope(b"Deployment", &bytes(2, &varint(1, 0)))).unwrap();
+        assert_eq!(deployment["spec"], json!({ "replicas": 0 }));
     }
 }

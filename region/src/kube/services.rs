@@ -46,7 +46,6 @@ pub fn prepare(store: &KubeStore, service: &mut Value, previous: Option<&Value>)
     if !spec.is_object() {
         return Err(invalid("spec", "Required value"));
     }
-    unset_zero_values(spec);
     if spec["type"].is_null() {
         spec["type"] = json!("ClusterIP");
     }
@@ -181,35 +180,6 @@ pub fn prepare(store: &KubeStore, service: &mut Value, previous: Option<&Value>)
         _ => json!({ "loadBalancer": {} }),
     };
     Ok(())
-}
-
-/// Removes fields written as their zero value (`""`, `0`), which mean
-/// "not set": kubectl's typed client sends them so in protobuf.
-fn unset_zero_values(spec: &mut Value) {
-    let zero = |value: &Value| value == "" || value == 0;
-    if let Some(fields) = spec.as_object_mut() {
-        fields.retain(|name, value| {
-            !(zero(value)
-                && matches!(
-                    name.as_str(),
-                    "type"
-                        | "clusterIP"
-                        | "sessionAffinity"
-                        | "externalTrafficPolicy"
-                        | "internalTrafficPolicy"
-                        | "externalName"
-                        | "ipFamilyPolicy"
-                ))
-        });
-    }
-    for port in spec["ports"].as_array_mut().into_iter().flatten() {
-        if let Some(fields) = port.as_object_mut() {
-            fields.retain(|name, value| {
-                !(zero(value)
-                    && matches!(name.as_str(), "nodePort" | "protocol" | "targetPort" | "name" | "appProtocol"))
-            });
-        }
-    }
 }
 
 fn all_services(store: &KubeStore) -> impl Iterator<Item = &Value> {
