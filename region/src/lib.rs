@@ -121,8 +121,9 @@ impl AgentConfig {
 
 /// The key-encryption key of a region that saves its state: read from its
 /// file, or made there when the state holds no sealed Secret yet (written
-/// to a temporary file readable by the agent alone, synced, then renamed,
-/// so a crash never leaves half a key).
+/// to a temporary file readable by the agent alone, synced, then linked
+/// into place unless another agent got there first, so a crash never leaves
+/// half a key and two agents never hold different keys).
 fn load_kek(config: &AgentConfig, state_file: &std::path::Path) -> anyhow::Result<kube::Kek> {
     let path = config.kms_key_file.clone().unwrap_or_else(|| state_file.with_extension("kms-key"));
     if path.exists() {
@@ -130,7 +131,8 @@ fn load_kek(config: &AgentConfig, state_file: &std::path::Path) -> anyhow::Resul
         return Ok(kube::Kek::new(&bytes)?);
     }
     if state_file.exists() {
-        let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(state_file)?).unwrap_or_default();
+        let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(state_file)?)
+            .with_context(|| format!("parsing {}", state_file.display()))?;
         if kube::Kek::holds_sealed(&saved) {
             anyhow::bail!(
                 "the state {} holds sealed Secrets but its KMS key {} is missing: restore the key",
@@ -149,7 +151,15 @@ fn load_kek(config: &AgentConfig, state_file: &std::path::Path) -> anyhow::Resul
     let mut file = options.open(&temporary).with_context(|| format!("writing the KMS key {}", temporary.display()))?;
     std::io::Write::write_all(&mut file, &key)?;
     file.sync_all()?;
-    std::fs::rename(&temporary, &path)?;
+    // Published only if no other agent published one first (then that one is read).
+    let published = std::fs::hard_link(&temporary, &path);
+    let _ = std::fs::remove_file(&temporary);
+    if let Err(error) = published {
+        if error.kind() == std::io::ErrorKind::AlreadyExists {
+            return Ok(kube::Kek::new(&std::fs::read(&path)?)?);
+        }
+        return Err(error).with_context(|| format!("writing the KMS key {}", path.display()));
+    }
     if let Some(directory) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::File::open(directory).and_then(|d| d.sync_all())?;
     }

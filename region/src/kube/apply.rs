@@ -58,6 +58,11 @@ fn item_key(list: &str, item: &Value) -> Option<String> {
     let mut key = Map::new();
     for field in fields {
         if let Some(value) = item.get(*field).filter(|v| !v.is_null()) {
+            // A key is a short name or number; anything else makes the list one field.
+            let short = value.as_str().map_or(value.is_number(), |text| text.len() <= 253);
+            if !short {
+                return None;
+            }
             key.insert((*field).to_string(), value.clone());
         }
     }
@@ -191,7 +196,7 @@ fn walk<'a>(
 
 /// Whether `path` holds the same in two objects' leaves; a keyed list's
 /// item is the same while it is in both (its fields are fields of their own).
-fn same_at(a: &BTreeMap<Vec<Step>, &Value>, b: &BTreeMap<Vec<Step>, &Value>, path: &Vec<Step>) -> bool {
+fn same_at(a: &BTreeMap<Vec<Step>, &Value>, b: &BTreeMap<Vec<Step>, &Value>, path: &[Step]) -> bool {
     match path.last() {
         Some(Step::Key(_)) => a.contains_key(path) == b.contains_key(path),
         _ => a.get(path) == b.get(path),
@@ -452,11 +457,10 @@ pub fn apply(
                     let whole = |leaf: Option<&&Value>| leaf.is_some_and(|v| !v.is_object());
                     let conflicting = if wanted.contains(held) {
                         !same_at(&live_leaves, &applied_leaves, held)
-                    } else if let Some(prefix) = (1..held.len())
-                        .map(|n| held[..n].to_vec())
-                        .find(|prefix| wanted.contains(prefix) && whole(applied_leaves.get(prefix)))
+                    } else if let Some(n) =
+                        (1..held.len()).find(|&n| wanted.contains(&held[..n]) && whole(applied_leaves.get(&held[..n])))
                     {
-                        !same_at(&live_leaves, &applied_leaves, &prefix)
+                        !same_at(&live_leaves, &applied_leaves, &held[..n])
                     } else {
                         let inside = wanted.range(held.clone()..).next().is_some_and(|w| w.starts_with(held));
                         inside && whole(live_leaves.get(held))

@@ -24,7 +24,9 @@ const READ: &[&str] = &["get", "list", "watch"];
 const MAX_RULES: usize = 100;
 const MAX_SUBJECTS: usize = 100;
 /// The most entries in each list of a rule.
-const MAX_RULE_ITEMS: usize = 64;
+const MAX_RULE_ITEMS: usize = 16;
+/// The most roles whose rules count for one subject.
+pub const MAX_BOUND_ROLES: usize = 64;
 
 fn kind(resource: &str) -> &'static resources::Kind {
     resources::find(GROUP, "v1", resource).expect("an RBAC resource")
@@ -90,18 +92,13 @@ fn contains(list: &Value, wanted: &str) -> bool {
 }
 
 /// Whether `rule` allows the request on the object `name` ("" for a collection).
-fn rule_allows(rule: &Value, request: Attributes<'_>, name: &str) -> bool {
-    let resource = if request.subresource.is_empty() {
-        request.resource.to_string()
-    } else {
-        format!("{}/{}", request.resource, request.subresource)
-    };
+fn rule_allows(rule: &Value, request: Attributes<'_>, resource: &str, name: &str) -> bool {
     let names_ok = rule["resourceNames"]
         .as_array()
         .is_none_or(|names| names.is_empty() || (!name.is_empty() && names.iter().any(|n| n == name)));
     contains(&rule["verbs"], request.verb)
         && contains(&rule["apiGroups"], request.group)
-        && contains(&rule["resources"], &resource)
+        && contains(&rule["resources"], resource)
         && names_ok
 }
 
@@ -136,10 +133,19 @@ pub fn rules_of<'a>(store: &'a KubeStore, binding: &Value, namespace: &str) -> O
 /// namespace's RoleBindings'.
 pub fn bound_rules<'a>(store: &'a KubeStore, user: &str, groups: &[String], namespace: &str) -> Vec<&'a Value> {
     let mut rules = Vec::new();
+    // Each role counts once however many bindings name it, and only the
+    // first MAX_BOUND_ROLES of them: what one request walks stays bounded.
+    let mut roles = std::collections::BTreeSet::new();
     let mut take = |binding: &Value, namespace: &str| {
-        if binds(binding, user, groups)
+        let role_ref = &binding["roleRef"];
+        let scope = if role_ref["kind"] == "Role" { namespace } else { "" };
+        let role = format!("{}/{scope}/{}", role_ref["kind"], role_ref["name"]);
+        if roles.len() < MAX_BOUND_ROLES
+            && !roles.contains(&role)
+            && binds(binding, user, groups)
             && let Some(found) = rules_of(store, binding, namespace).and_then(Value::as_array)
         {
+            roles.insert(role);
             rules.extend(found.iter());
         }
     };
@@ -156,7 +162,12 @@ pub fn bound_rules<'a>(store: &'a KubeStore, user: &str, groups: &[String], name
 
 /// Whether any of `rules` allows the request on `name`.
 pub fn any_allows(rules: &[&Value], request: Attributes<'_>, name: &str) -> bool {
-    rules.iter().any(|rule| rule_allows(rule, request, name))
+    let resource = if request.subresource.is_empty() {
+        request.resource.to_string()
+    } else {
+        format!("{}/{}", request.resource, request.subresource)
+    };
+    rules.iter().any(|rule| rule_allows(rule, request, &resource, name))
 }
 
 /// Whether the cluster's bindings grant the caller the request on `name`.

@@ -28,7 +28,9 @@ fn kind() -> &'static resources::Kind {
 pub fn record(store: &mut KubeStore, involved: &Value, warning: bool, reason: &str, message: &str, component: &str) {
     // A burst (a thousand pods scheduled at once) keeps its first events
     // until the next expiry: watches are not flooded out of their history.
-    if store.events_recorded >= BURST {
+    // Warnings (drift, scheduling failures) keep a budget of their own.
+    let budget = if warning { 2 * BURST } else { BURST };
+    if store.events_recorded >= budget {
         return;
     }
     store.events_recorded += 1;

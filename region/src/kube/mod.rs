@@ -323,6 +323,9 @@ impl Request {
                 if name.is_empty() { "unknown".to_string() } else { name.chars().take(MAX_MANAGER_CHARS).collect() }
             }
         };
+        if manager == "ancient-changes" {
+            return Err(invalid(self.target.kind, self.name(), "fieldManager", "ancient-changes is the server's own"));
+        }
         if manager.chars().count() > MAX_MANAGER_CHARS || manager.chars().any(char::is_control) {
             let why = format!("must be at most {MAX_MANAGER_CHARS} printable characters");
             return Err(invalid(self.target.kind, self.name(), "fieldManager", &why));

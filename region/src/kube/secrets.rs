@@ -112,8 +112,8 @@ pub struct Kek {
     key: LessSafeKey,
     /// A short fingerprint naming the key in each envelope.
     id: String,
-    /// The envelope each Secret was last sealed in, by place and
-    /// `resourceVersion`: a Secret that did not change is not sealed again
+    /// The envelope each Secret was last sealed in, by place and a digest
+    /// of its version and content: a Secret that did not change is not sealed again
     /// (no work, and no nonce spent under the key).
     sealed: std::sync::Mutex<std::collections::HashMap<String, (Value, Value)>>,
 }
@@ -187,7 +187,10 @@ impl Kek {
             if let Some(fields) = secret.as_object_mut() {
                 fields.remove(ENVELOPE);
             }
-            let version = secret["metadata"]["resourceVersion"].clone();
+            // Reused only for the same version holding the same bytes.
+            let plain =
+                json!([secret["metadata"]["resourceVersion"], secret["data"], secret["metadata"]["annotations"]]);
+            let version = json!(ring::digest::digest(&ring::digest::SHA256, plain.to_string().as_bytes()).as_ref());
             if let Some((at, envelope)) = sealed.get(place)
                 && *at == version
             {
