@@ -856,12 +856,19 @@ impl SimState {
             },
         });
         if let Some(drift) = &workload.drift {
+            let outcome = if drift.adopting() {
+                "Moke is taking it as a new revision"
+            } else if workload.spec.adopt_cluster_edits {
+                "Moke did not take it and put its spec back"
+            } else {
+                "Moke put its spec back"
+            };
             conditions.push(pb::Condition {
                 r#type: "Drifted".into(),
                 status: "True".into(),
                 reason: "EditedInCluster".into(),
                 message: format!(
-                    "{} changed {} through the cluster's API at {}; Moke put its spec back",
+                    "{} changed {} through the cluster's API at {}; {outcome}",
                     drift.by,
                     drift.fields.join(", "),
                     drift.at
@@ -1302,9 +1309,26 @@ impl SimState {
         if command.generation > workload.generation {
             workload.generation = command.generation;
             workload.deleted = false;
+            let (_, adopted_earlier) = workload.drift.as_ref().map_or((false, false), |d| d.adopted_by(&spec));
             workload.spec = spec;
-            // Moke's new spec supersedes whatever drift was put back before.
-            workload.drift = None;
+            // Moke's new spec supersedes whatever drift was put back before,
+            // and an adopted edit is done; one made after the edit the
+            // gateway adopted waits again, on top of the new spec.
+            let rebased = adopted_earlier
+                .then(|| {
+                    let object =
+                        self.kube.get(&command.cluster_id)?.get(&crate::kube::deployment_key(&workload.spec))?;
+                    Some(crate::kube::edited_workload(&workload.spec, object)).filter(|edit| *edit != workload.spec)
+                })
+                .flatten();
+            match (rebased, workload.drift.as_mut()) {
+                (Some(edit), Some(drift)) => {
+                    drift.proposed = Some(edit);
+                    drift.superseded.clear();
+                    drift.since_tick = self.tick;
+                }
+                _ => workload.drift = None,
+            }
             workload.waiting_operations.push(command.operation_id.clone());
         }
         Ok(self.workload_observation(&command.workload_id))
@@ -1657,6 +1681,13 @@ impl SimState {
                 zone_of: &|node| zones.get(node).cloned().unwrap_or_default(),
             };
             for (id, workload) in self.workloads.iter_mut().filter(|(_, w)| w.cluster_id == cluster_id) {
+                // An edit the gateway did not adopt in time is put back (at the API's next sync).
+                if let Some(drift) = workload.drift.as_mut().filter(|d| d.adopting())
+                    && tick.saturating_sub(drift.since_tick) > crate::workloads::ADOPTION_WAIT_TICKS
+                {
+                    drift.proposed = None;
+                    workload.report_due = true;
+                }
                 if workload.reconcile(&mut scheduler, tick, &node_state) | std::mem::take(&mut workload.report_due) {
                     changed_workloads.push(id.clone());
                 }

@@ -49,12 +49,62 @@ pub struct SimWorkload {
 }
 
 /// A change made with the cluster's API to a Deployment Moke manages: who
-/// made it, when, and which fields it changed. Moke puts its spec back.
+/// made it, when, and which fields it changed. Moke puts its spec back,
+/// unless the workload adopts cluster edits: then the edit is `proposed`
+/// to the gateway, and put back only if no new spec comes within
+/// [`ADOPTION_WAIT_TICKS`].
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Drift {
     pub by: String,
     pub at: String,
     pub fields: Vec<String>,
+    /// The workload as edited, while the gateway has not answered.
+    #[serde(default)]
+    pub proposed: Option<pb::WorkloadSpec>,
+    /// The tick the edit was proposed at.
+    #[serde(default)]
+    pub since_tick: u64,
+    /// Earlier proposals this one replaced before the gateway answered
+    /// (at most [`MAX_SUPERSEDED`]): a new spec equal to one of them is an
+    /// adoption of an earlier edit, and the later ones still wait.
+    #[serde(default)]
+    pub superseded: Vec<pb::WorkloadSpec>,
+}
+
+/// Earlier proposals remembered while the gateway has not answered.
+pub const MAX_SUPERSEDED: usize = 8;
+
+/// Ticks an edit proposed for adoption waits for the gateway's new spec
+/// before it is put back (the gateway refused it, or cannot be reached).
+pub const ADOPTION_WAIT_TICKS: u64 = 20;
+
+impl Drift {
+    /// The edit waits for the gateway to adopt it.
+    pub fn adopting(&self) -> bool {
+        self.proposed.is_some()
+    }
+
+    /// True when `spec` (a new spec from the gateway) is what one of the
+    /// proposals asked for: it adopted it.
+    pub fn adopted_by(&self, spec: &pb::WorkloadSpec) -> (bool, bool) {
+        let same = |proposal: &pb::WorkloadSpec| {
+            pb::WorkloadSpec { revision: 0, adopt_cluster_edits: false, ..proposal.clone() }
+                == pb::WorkloadSpec { revision: 0, adopt_cluster_edits: false, ..spec.clone() }
+        };
+        let latest = self.proposed.as_ref().is_some_and(same);
+        (latest, !latest && self.superseded.iter().any(same))
+    }
+
+    /// What the gateway hears of an edit it may adopt.
+    pub fn cluster_edit(&self) -> Option<pb::ClusterEdit> {
+        let spec = self.proposed.clone()?;
+        Some(pb::ClusterEdit {
+            by: self.by.clone(),
+            at: self.at.clone(),
+            fields: self.fields.clone(),
+            spec: Some(spec),
+        })
+    }
 }
 
 /// What a workload needs to know about its cluster's nodes.
@@ -262,6 +312,7 @@ impl SimWorkload {
                 })
                 .collect(),
             unschedulable_reason: self.unschedulable_reason.clone(),
+            cluster_edit: self.drift.as_ref().and_then(Drift::cluster_edit),
         }
     }
 }
@@ -331,6 +382,27 @@ mod tests {
             assert!(tick - start < 1000, "the rollout never finished: {workload:?}");
         }
         tick
+    }
+
+    /// A new spec from the gateway that is an earlier proposal adopted
+    /// leaves the later edit waiting; the latest one adopted ends it; any
+    /// other is Moke's own change.
+    #[test]
+    fn a_new_spec_says_which_proposal_it_adopted() {
+        let proposal = |replicas, revision| spec(replicas, 1, 0, revision);
+        let drift = Drift {
+            by: "ada".into(),
+            at: "2026-12-06T00:00:00Z".into(),
+            fields: vec!["spec.replicas".into()],
+            proposed: Some(proposal(5, 1)),
+            since_tick: 3,
+            superseded: vec![proposal(4, 1)],
+        };
+        // The gateway names its own revision; only what runs counts.
+        assert_eq!(drift.adopted_by(&proposal(5, 2)), (true, false));
+        assert_eq!(drift.adopted_by(&proposal(4, 2)), (false, true));
+        assert_eq!(drift.adopted_by(&proposal(2, 2)), (false, false));
+        assert!(drift.cluster_edit().is_some_and(|edit| edit.spec == Some(proposal(5, 1))));
     }
 
     #[test]

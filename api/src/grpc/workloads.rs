@@ -463,6 +463,7 @@ fn deployment_spec_in(spec: pb::DeploymentSpec) -> Result<model::DeploymentSpec,
         "node_selector": spec.node_selector,
         "tolerations": tolerations,
         "paused": spec.paused,
+        "on_drift": Some(spec.on_drift).filter(|o| !o.is_empty()),
     });
     prune_nulls(&mut value);
     let mut parsed: model::DeploymentSpec =
@@ -642,6 +643,7 @@ fn deployment_spec(s: model::DeploymentSpec) -> pb::DeploymentSpec {
             .collect(),
         paused: s.paused,
         restart_time: convert::opt_timestamp(s.restarted_at),
+        on_drift: s.on_drift,
     }
 }
 

@@ -1440,9 +1440,25 @@ pub struct DeploymentSpec {
     /// Set by `restart`: a new value rolls every pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarted_at: Option<DateTime<Utc>>,
+    /// What happens to a change made to this deployment through its
+    /// cluster's own API (`kubectl edit`, `scale`, `set image`, `apply`):
+    /// `revert` puts this spec back within a second and reports the change
+    /// as the `Drifted` condition; `adopt` takes the change as a new
+    /// revision (image, replicas, requests, environment, ports, node
+    /// selector, tolerations, pausing, rollout bounds), checked as any
+    /// update is (image policy, quotas, change limits), and puts it back
+    /// if refused (the refusal is in the audit log). A manifest sets it
+    /// with the annotation `moke.cloud/on-drift`.
+    #[serde(default = "defaults::on_drift")]
+    #[graphql(default_with = "defaults::on_drift()")]
+    #[schema(pattern = "^(revert|adopt)$")]
+    pub on_drift: String,
 }
 
 mod defaults {
+    pub fn on_drift() -> String {
+        "revert".into()
+    }
     pub fn replicas() -> i64 {
         1
     }

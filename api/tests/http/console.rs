@@ -590,6 +590,23 @@ async fn a_deployment_pasted_as_yaml_rolls_out_and_back(options: PgPoolOptions, 
     let causes = browser.texts("section[aria-labelledby=revisions-title] tbody tr").await;
     assert!(causes.iter().any(|row| row.contains("rollback to 1")), "{causes:#?}");
     browser.check("rolled-back").await;
+
+    // An image from the form, adopting what kubectl changes.
+    browser.goto(&workloads).await;
+    browser.fill("#field-name", "api").await;
+    browser.fill("#field-image", "registry.example.com/shop/api:1").await;
+    browser.click("#field-on_drift option[value=adopt]").await;
+    browser.check("deploy-form").await;
+    browser.submit("section[aria-labelledby=form-title] button[type=submit]").await;
+    assert!(browser.path().await.ends_with("/namespaces/default/deployments/api"), "{}", browser.path().await);
+    let summary = browser.text(".summary").await;
+    assert!(summary.contains("adopted as revisions") && summary.contains("shop/api:1"), "{summary}");
+    browser.check("deployment-adopting").await;
+    let session = t.login("ada@example.com", PASSWORD, None).await;
+    let token = session["access_token"].as_str().unwrap();
+    let (_, api) =
+        t.get(&format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/api"), token).await;
+    assert_eq!(api["spec"]["on_drift"], "adopt", "{api}");
     browser.close().await;
 }
 

@@ -393,6 +393,94 @@ async fn a_deployment_made_through_moke_shows_in_kubectl(options: PgPoolOptions,
     assert!(!deleted && err.contains("managed by Moke"), "{err}");
 }
 
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_deployment_that_adopts_cluster_edits_takes_them_as_revisions(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let _region = region(&t);
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (project, path) = serving(&owner).await;
+    let cluster = path.rsplit('/').next().unwrap().to_string();
+    let spec = json!({
+        "image": "registry.example.com/shop/api:7", "replicas": 2, "on_drift": "adopt",
+        "env": [{ "name": "MODE", "value": "production" }],
+        "ports": [{ "name": "http", "container_port": 8080 }],
+        "strategy": { "auto_rollback": true },
+    });
+    let (deployment, created) = owner.create_deployment(&project, &cluster, "api", spec).await;
+    owner.succeeds(&created).await;
+    let deployment_path =
+        format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/{}", deployment.id);
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    // kubectl shows the whole container Moke runs, environment and ports too.
+    let container =
+        ok(&kubectl, &admin, &["get", "deployment", "api", "-o", "jsonpath={.spec.template.spec.containers[0]}"]).await;
+    let container: Value = serde_json::from_str(&container).unwrap();
+    assert_eq!(container["env"], json!([{ "name": "MODE", "value": "production" }]), "{container}");
+    assert_eq!(container["ports"][0]["containerPort"], 8080, "{container}");
+
+    // kubectl's edits become revisions of the Moke deployment, with who made them.
+    ok(&kubectl, &admin, &["scale", "deployment/api", "--replicas=3"]).await;
+    ok(&kubectl, &admin, &["set", "image", "deployment/api", "api=registry.example.com/shop/api:8"]).await;
+    ok(&kubectl, &admin, &["set", "env", "deployment/api", "LOG=debug"]).await;
+    eventually(30, "the edits to be adopted and rolled out", async || {
+        let view: DeploymentView = owner.get(&deployment_path).await.ok();
+        let pods = pod_images(&kubectl, &admin, "default").await;
+        view.spec.replicas == 3
+            && view.spec.image == "registry.example.com/shop/api:8"
+            && view.spec.env.len() == 2
+            && view.status.ready_replicas == 3
+            && pods.lines().filter(|line| line.ends_with("shop/api:8")).count() == 3
+    })
+    .await;
+    let view: DeploymentView = owner.get(&deployment_path).await.ok();
+    assert!(view.spec.strategy.auto_rollback && view.spec.ports[0].container_port == 8080, "{:?}", view.spec);
+    let revisions: Value = owner.get(&format!("{deployment_path}/revisions")).await.ok();
+    let adopted: Vec<&Value> = revisions["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["cause"].as_str().is_some_and(|c| c.starts_with("adopted from the cluster")))
+        .collect();
+    assert!(!adopted.is_empty(), "{revisions}");
+    assert!(adopted.iter().any(|r| r["cause"].as_str().unwrap().contains("spec.template")), "{revisions}");
+    let replicas = ok(&kubectl, &admin, &["get", "deployment", "api", "-o", "jsonpath={.spec.replicas}"]).await;
+    assert_eq!(replicas, "3", "kubectl's scale stays");
+
+    // An edit the organization's rules refuse is not adopted: the audit log
+    // says why, and the cluster gets Moke's spec back.
+    let policy = json!({ "deploy": { "allowed_image_prefixes": ["registry.example.com/shop/"] } });
+    let (_, alice) = t.member(&acme, "alice@acme.test", "owner").await;
+    owner.with_token(&alice).put::<Value>(&owner.org_path("/policy"), policy).await.expect(StatusCode::OK);
+    ok(&kubectl, &admin, &["set", "image", "deployment/api", "api=evil.example.org/miner:1"]).await;
+    eventually(60, "the refused edit to be put back", async || {
+        let image = kubectl
+            .run(&admin, &["get", "deployment", "api", "-o", "jsonpath={.spec.template.spec.containers[0].image}"])
+            .await
+            .1;
+        let view: DeploymentView = owner.get(&deployment_path).await.ok();
+        let said = view
+            .status
+            .conditions
+            .iter()
+            .any(|c| c.condition_type == "Drifted" && c.message.contains("did not take it"));
+        image == "registry.example.com/shop/api:8" && said
+    })
+    .await;
+    let audit: Value = owner.get(&owner.org_path("/audit-events?action=deployment.cluster_edit_refused")).await.ok();
+    let events = audit["items"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{audit}");
+    assert!(events[0]["details"]["reason"].as_str().unwrap().contains("allowed_image_prefixes"), "{audit}");
+    let pods = pod_images(&kubectl, &admin, "default").await;
+    assert!(!pods.contains("evil"), "{pods}");
+    let view: DeploymentView = owner.get(&deployment_path).await.ok();
+    assert_eq!(view.spec.image, "registry.example.com/shop/api:8");
+}
+
 const SETTINGS: &str = r#"apiVersion: v1
 kind: ConfigMap
 metadata:

@@ -176,6 +176,7 @@ pub async fn deployment_create_form(
     name: String,
     image: String,
     replicas: String,
+    on_drift: String,
 ) -> Result<(), ConsoleError> {
     let session = request_session();
     session.check_csrf(&csrf)?;
@@ -193,12 +194,18 @@ pub async fn deployment_create_form(
             "Enter an image reference, e.g. registry.example.com/web:1.0.",
         );
         let count = fields.parse::<i64>("spec.replicas", &replicas, "Enter a number of pods, 0 to 1000.");
+        let on_drift = fields.parse::<types::DeploymentSpecOnDrift>(
+            "spec.on_drift",
+            &on_drift,
+            "Choose whether kubectl's changes are put back or adopted.",
+        );
         fields.finish()?;
         let api = session.api().await?;
         let spec = types::DeploymentSpec {
             env: Vec::new(),
             image: image_checked.expect("finish() refused a missing field"),
             node_selector: None,
+            on_drift,
             paused: None,
             pod_labels: None,
             ports: Vec::new(),
@@ -457,6 +464,14 @@ pub fn Workloads() -> impl IntoView {
                         <Field label="Name" name="name" pattern=NAME_PATTERN required=true errors=form_errors.clone()/>
                         <Field label="Image" name="image" error_name="spec.image" placeholder="registry.example.com/web:1.0" required=true errors=form_errors.clone()/>
                         <Field label="Pods" name="replicas" error_name="spec.replicas" kind="number" value="2" min="0" max="1000" required=true errors=form_errors.clone()/>
+                        <div class="field">
+                            <label for="field-on_drift">"Changes made with kubectl"</label>
+                            <p class="hint" id="field-on_drift-hint">"A change made in the cluster (kubectl edit, scale, set image) is reported either way; an adopted one must pass the organization's image rules and quotas."</p>
+                            <select id="field-on_drift" name="on_drift" aria-describedby="field-on_drift-hint">
+                                <option value="revert" selected=true>"Put back: Moke's spec wins"</option>
+                                <option value="adopt">"Adopt: each change becomes a new revision"</option>
+                            </select>
+                        </div>
                         <button type="submit">"Deploy"</button>
                     </ActionForm>
                 </section>
@@ -761,8 +776,10 @@ pub fn Deployment() -> impl IntoView {
                         <div><dt>"Image"</dt><dd><code>{d.spec.image.to_string()}</code></dd></div>
                         <div><dt>"Revision"</dt><dd>{format!("{} (running {})", d.revision, d.template_revision)}</dd></div>
                         <div><dt>"Last good revision"</dt><dd>{d.last_good_revision.map_or("none yet".to_string(), |r| r.to_string())}</dd></div>
+                        <div><dt>"Changes made with kubectl"</dt><dd>{if d.spec.on_drift.as_deref().map(|o| o.as_str()) == Some("adopt") { "adopted as revisions" } else { "put back" }}</dd></div>
                     </dl>
                     {d.status.last_error.clone().map(|e| view! { <p class="alert error">{e.message}</p> })}
+                    {d.status.conditions.iter().find(|c| c.type_ == "Drifted").map(|c| view! { <p class="alert">{c.message.clone()}</p> })}
                 </section>
                 <section aria-labelledby="actions-title">
                     <h2 id="actions-title">"Actions"</h2>

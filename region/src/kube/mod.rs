@@ -36,7 +36,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-pub use projection::{is_kubectl_workload, sync};
+pub use projection::{deployment_key, edited_workload, is_kubectl_workload, sync};
 pub use secrets::{Kek, SealError};
 pub use store::KubeStore;
 
@@ -1085,13 +1085,41 @@ fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value
         fields.truncate(10);
         fields.push("…".into());
     }
-    let id = projection::deployment_id(after);
-    let message = format!("{user} changed {} through the cluster's API; Moke puts its spec back", fields.join(", "));
-    events::record(store_of(state, cluster_id), after, true, "Drifted", &message, "moke");
-    if let Some(workload) = state.workloads.get_mut(id).filter(|w| w.cluster_id == cluster_id) {
-        workload.drift = Some(crate::workloads::Drift { by: user.to_string(), at: projection::now(), fields });
-        workload.report_due = true;
+    let id = projection::deployment_id(after).to_string();
+    let tick = state.tick;
+    let Some(workload) = state.workloads.get_mut(&id).filter(|w| w.cluster_id == cluster_id) else { return };
+    // An edit Moke's spec can hold waits for the gateway, when the workload adopts them.
+    let proposed = workload
+        .spec
+        .adopt_cluster_edits
+        .then(|| projection::edited_workload(&workload.spec, after))
+        .filter(|edited| *edited != workload.spec);
+    let outcome = if proposed.is_some() { "Moke takes it as a new revision" } else { "Moke puts its spec back" };
+    let mut superseded = Vec::new();
+    if let Some(earlier) = workload.drift.take().filter(|d| d.adopting() && proposed.is_some()) {
+        // A second edit before the gateway answered: one proposal naming both.
+        for field in &earlier.fields {
+            if !fields.contains(field) && fields.len() < 10 {
+                fields.push(field.clone());
+            }
+        }
+        superseded = earlier.superseded;
+        superseded.extend(earlier.proposed);
+        let excess = superseded.len().saturating_sub(crate::workloads::MAX_SUPERSEDED);
+        superseded.drain(..excess);
     }
+    workload.drift = Some(crate::workloads::Drift {
+        by: user.to_string(),
+        at: projection::now(),
+        fields,
+        proposed,
+        since_tick: tick,
+        superseded,
+    });
+    workload.report_due = true;
+    let drift = workload.drift.as_ref().map(|d| d.fields.join(", ")).unwrap_or_default();
+    let message = format!("{user} changed {drift} through the cluster's API; {outcome}");
+    events::record(store_of(state, cluster_id), after, true, "Drifted", &message, "moke");
 }
 
 /// Reads a delete's options (in the body, as kubectl sends them, or the

@@ -160,12 +160,27 @@ fn moke_deployment(id: &str, workload: &SimWorkload) -> Value {
         .iter()
         .map(|t| json!({ "key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect }))
         .collect();
-    let mut pod_spec = json!({
-        "containers": [{
-            "name": spec.name, "image": spec.image,
-            "resources": { "requests": { "cpu": format!("{}m", spec.cpu_millis), "memory": format!("{}Mi", spec.memory_mib) } },
-        }],
+    let mut container = json!({
+        "name": spec.name, "image": spec.image,
+        "resources": { "requests": { "cpu": format!("{}m", spec.cpu_millis), "memory": format!("{}Mi", spec.memory_mib) } },
     });
+    if !spec.env.is_empty() {
+        container["env"] = spec.env.iter().map(|e| json!({ "name": e.name, "value": e.value })).collect();
+    }
+    if !spec.ports.is_empty() {
+        container["ports"] = spec
+            .ports
+            .iter()
+            .map(|p| {
+                let mut port = json!({ "containerPort": p.container_port, "protocol": p.protocol });
+                if !p.name.is_empty() {
+                    port["name"] = json!(p.name);
+                }
+                port
+            })
+            .collect();
+    }
+    let mut pod_spec = json!({ "containers": [container] });
     if !spec.node_selector.is_empty() {
         pod_spec["nodeSelector"] = json!(spec.node_selector);
     }
@@ -322,7 +337,16 @@ pub fn sync(state: &mut SimState, cluster_id: &str) -> bool {
             if store.get(&namespace_key).is_none() {
                 upsert(store, &namespace_key, namespace_object(&spec.namespace, true));
             }
-            upsert(store, &deployment_key, moke_deployment(id, workload));
+            let mut desired = moke_deployment(id, workload);
+            // An edit waiting for the gateway to adopt it stays as it was written.
+            if workload.drift.as_ref().is_some_and(|d| d.adopting())
+                && let Some(edited) = store.get(&deployment_key)
+            {
+                let status = desired["status"].take();
+                desired = edited.clone();
+                desired["status"] = status;
+            }
+            upsert(store, &deployment_key, desired);
             moke_deployments.insert(deployment_key.clone());
             pod_labels(spec)
         };
@@ -463,10 +487,34 @@ pub fn workload_spec(deployment: &Value, revision: i64) -> pb::WorkloadSpec {
                     let text = |name: &str| t[name].as_str().unwrap_or_default().to_string();
                     pb::Toleration {
                         key: text("key"),
-                        operator: text("operator"),
+                        // Kubernetes' default, which Moke's API writes out.
+                        operator: Some(text("operator")).filter(|o| !o.is_empty()).unwrap_or_else(|| "Equal".into()),
                         value: text("value"),
                         effect: text("effect"),
                     }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let env = container["env"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|e| pb::EnvVar {
+                    name: e["name"].as_str().unwrap_or_default().to_string(),
+                    value: e["value"].as_str().unwrap_or_default().to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let ports = container["ports"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|p| pb::ContainerPort {
+                    name: p["name"].as_str().unwrap_or_default().to_string(),
+                    container_port: p["containerPort"].as_i64().unwrap_or_default(),
+                    protocol: p["protocol"].as_str().unwrap_or("TCP").to_string(),
                 })
                 .collect()
         })
@@ -485,6 +533,29 @@ pub fn workload_spec(deployment: &Value, revision: i64) -> pb::WorkloadSpec {
         paused: spec["paused"].as_bool().unwrap_or(false),
         revision,
         pod_labels: text_map(&spec["template"]["metadata"]["labels"]).into_iter().collect(),
+        adopt_cluster_edits: false,
+        env,
+        ports,
+    }
+}
+
+/// The store key of a workload's Deployment.
+pub fn deployment_key(spec: &pb::WorkloadSpec) -> String {
+    store::key(kind("deployments"), &spec.namespace, &spec.name)
+}
+
+/// A Moke workload as a kubectl edit of its Deployment would run it: what
+/// an edit may change (image, replicas, requests, environment, ports, node
+/// selector, tolerations, pausing, rollout bounds) read from the object,
+/// the rest (identity, pod labels, revision, adoption) kept from Moke's spec.
+pub fn edited_workload(current: &pb::WorkloadSpec, deployment: &Value) -> pb::WorkloadSpec {
+    pb::WorkloadSpec {
+        namespace: current.namespace.clone(),
+        name: current.name.clone(),
+        pod_labels: current.pod_labels.clone(),
+        revision: current.revision,
+        adopt_cluster_edits: current.adopt_cluster_edits,
+        ..workload_spec(deployment, current.revision)
     }
 }
 
@@ -516,5 +587,45 @@ mod tests {
         assert_eq!((spec.replicas, spec.max_surge, spec.max_unavailable, spec.revision), (4, 2, 0, 3));
         assert_eq!((spec.cpu_millis, spec.memory_mib, spec.image.as_str()), (100, 64, "web:1"));
         assert_eq!(spec.pod_labels.get("app").map(String::as_str), Some("web"));
+    }
+
+    /// A Moke deployment read back from its own object is no edit, and an
+    /// edit changes only what it wrote.
+    #[test]
+    fn a_moke_deployment_reads_back_as_its_spec() {
+        let spec = pb::WorkloadSpec {
+            namespace: "shop".into(),
+            name: "api".into(),
+            image: "registry.example/api:7".into(),
+            replicas: 3,
+            cpu_millis: 250,
+            memory_mib: 512,
+            node_selector: [("disk".to_string(), "ssd".to_string())].into(),
+            tolerations: vec![pb::Toleration {
+                key: "dedicated".into(),
+                operator: "Equal".into(),
+                value: "api".into(),
+                effect: "NoSchedule".into(),
+            }],
+            max_surge: 1,
+            max_unavailable: 0,
+            revision: 4,
+            pod_labels: [("app".to_string(), "api".to_string())].into(),
+            adopt_cluster_edits: true,
+            env: vec![pb::EnvVar { name: "MODE".into(), value: "production".into() }],
+            ports: vec![pb::ContainerPort { name: "http".into(), container_port: 8080, protocol: "TCP".into() }],
+            ..Default::default()
+        };
+        let workload = SimWorkload::new("cl_1", 2, spec.clone());
+        let mut object = moke_deployment("dep_1", &workload);
+        assert_eq!(edited_workload(&spec, &object), spec);
+        object["spec"]["replicas"] = json!(5);
+        object["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = json!("debug");
+        // The pod labels are Moke's, whatever the object says.
+        object["spec"]["template"]["metadata"]["labels"]["app"] = json!("other");
+        let edited = edited_workload(&spec, &object);
+        assert_eq!((edited.replicas, edited.env[0].value.as_str()), (5, "debug"));
+        assert_eq!(edited.pod_labels, spec.pod_labels);
+        assert_eq!(pb::WorkloadSpec { replicas: 3, env: spec.env.clone(), ..edited }, spec);
     }
 }

@@ -3913,6 +3913,9 @@ pub mod types {
         #[doc = "Pods run only on nodes with all these labels."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub node_selector: ::std::option::Option<LabelMap>,
+        #[doc = "What happens to a change made to this deployment through its\ncluster's own API (`kubectl edit`, `scale`, `set image`, `apply`):\n`revert` puts this spec back within a second and reports the change\nas the `Drifted` condition; `adopt` takes the change as a new\nrevision (image, replicas, requests, environment, ports, node\nselector, tolerations, pausing, rollout bounds), checked as any\nupdate is (image policy, quotas, change limits), and puts it back\nif refused (the refusal is in the audit log). A manifest sets it\nwith the annotation `moke.cloud/on-drift`."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub on_drift: ::std::option::Option<DeploymentSpecOnDrift>,
         #[doc = "A paused deployment keeps running its current pods; template changes wait for `resume`."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub paused: ::std::option::Option<bool>,
@@ -3984,6 +3987,54 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for DeploymentSpecImage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "What happens to a change made to this deployment through its\ncluster's own API (`kubectl edit`, `scale`, `set image`, `apply`):\n`revert` puts this spec back within a second and reports the change\nas the `Drifted` condition; `adopt` takes the change as a new\nrevision (image, replicas, requests, environment, ports, node\nselector, tolerations, pausing, rollout bounds), checked as any\nupdate is (image policy, quotas, change limits), and puts it back\nif refused (the refusal is in the audit log). A manifest sets it\nwith the annotation `moke.cloud/on-drift`."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct DeploymentSpecOnDrift(::std::string::String);
+    impl ::std::ops::Deref for DeploymentSpecOnDrift {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeploymentSpecOnDrift> for ::std::string::String {
+        fn from(value: DeploymentSpecOnDrift) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeploymentSpecOnDrift {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^(revert|adopt)$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^(revert|adopt)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeploymentSpecOnDrift {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for DeploymentSpecOnDrift {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeploymentSpecOnDrift {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17307,6 +17358,7 @@ pub mod types {
             env: ::std::result::Result<::std::vec::Vec<super::EnvVar>, ::std::string::String>,
             image: ::std::result::Result<super::DeploymentSpecImage, ::std::string::String>,
             node_selector: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
+            on_drift: ::std::result::Result<::std::option::Option<super::DeploymentSpecOnDrift>, ::std::string::String>,
             paused: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
             pod_labels: ::std::result::Result<::std::option::Option<super::LabelMap>, ::std::string::String>,
             ports: ::std::result::Result<::std::vec::Vec<super::ContainerPort>, ::std::string::String>,
@@ -17326,6 +17378,7 @@ pub mod types {
                     env: Ok(Default::default()),
                     image: Err("no value supplied for image".to_string()),
                     node_selector: Ok(Default::default()),
+                    on_drift: Ok(Default::default()),
                     paused: Ok(Default::default()),
                     pod_labels: Ok(Default::default()),
                     ports: Ok(Default::default()),
@@ -17362,6 +17415,15 @@ pub mod types {
             {
                 self.node_selector =
                     value.try_into().map_err(|e| format!("error converting supplied value for node_selector: {e}"));
+                self
+            }
+            pub fn on_drift<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::DeploymentSpecOnDrift>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.on_drift =
+                    value.try_into().map_err(|e| format!("error converting supplied value for on_drift: {e}"));
                 self
             }
             pub fn paused<T>(mut self, value: T) -> Self
@@ -17450,6 +17512,7 @@ pub mod types {
                     env: value.env?,
                     image: value.image?,
                     node_selector: value.node_selector?,
+                    on_drift: value.on_drift?,
                     paused: value.paused?,
                     pod_labels: value.pod_labels?,
                     ports: value.ports?,
@@ -17468,6 +17531,7 @@ pub mod types {
                     env: Ok(value.env),
                     image: Ok(value.image),
                     node_selector: Ok(value.node_selector),
+                    on_drift: Ok(value.on_drift),
                     paused: Ok(value.paused),
                     pod_labels: Ok(value.pod_labels),
                     ports: Ok(value.ports),

@@ -372,6 +372,17 @@ fn workload_spec(namespace: &str, name: &str, spec: &DeploymentSpec, template_re
         paused: spec.paused,
         revision: template_revision,
         pod_labels: spec.pod_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        adopt_cluster_edits: spec.on_drift == "adopt",
+        env: spec.env.iter().map(|e| pb::EnvVar { name: e.name.clone(), value: e.value.clone() }).collect(),
+        ports: spec
+            .ports
+            .iter()
+            .map(|p| pb::ContainerPort {
+                name: p.name.clone().unwrap_or_default(),
+                container_port: p.container_port,
+                protocol: p.protocol.clone(),
+            })
+            .collect(),
     }
 }
 

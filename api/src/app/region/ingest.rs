@@ -42,6 +42,7 @@ fn workload_observed(w: &pb::WorkloadStatus) -> WorkloadObserved {
                 ip: p.ip.clone(),
             })
             .collect(),
+        cluster_edit: w.cluster_edit.clone(),
     }
 }
 

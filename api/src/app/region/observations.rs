@@ -168,7 +168,10 @@ impl App {
                 let rolled_out = report.phase == "running";
                 let revision = report.workload.as_ref().map(|w| w.revision);
                 let (id, generation) = (report.resource_id, report.observed_generation);
-                deployments::observe(&mut tx, id, &report.region, status, generation, rolled_out, revision).await?
+                deployments::observe(&mut tx, id, &report.region, status, generation, rolled_out, revision).await?;
+                if let Some(edit) = report.workload.as_ref().and_then(|w| w.cluster_edit.as_ref()) {
+                    self.adopt_cluster_edit(&mut tx, &report.region, id, generation, edit).await?;
+                }
             }
         }
         tx.commit().await?;

@@ -90,6 +90,10 @@ pub struct WorkloadObserved {
     pub unschedulable_reason: String,
     #[serde(default)]
     pub pods: Vec<PodObserved>,
+    /// A change made with kubectl, waiting for the gateway to adopt it
+    /// (never stored: it is acted on as it arrives).
+    #[serde(skip)]
+    pub cluster_edit: Option<moke_proto::region::ClusterEdit>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -682,3 +682,137 @@ async fn revision_spec(tx: &mut PgConnection, deployment: Uuid, revision: i64) -
         .ok_or_else(|| Error::invalid_field("revision", "not_found", format!("revision {revision} does not exist")))?
         .spec()
 }
+
+impl App {
+    /// Takes a change made through the cluster's own API (kubectl) to a
+    /// deployment that adopts them (`on_drift: adopt`) as a new revision,
+    /// in the status ingest's transaction. Only an edit of the spec the
+    /// region runs now (the report's generation) is taken, as the system on
+    /// the organization's behalf, checked as any update is (spec rules,
+    /// image policy, quotas, change limits). A refused edit is audited with
+    /// its reason (once per edit) and changes nothing: the region puts the
+    /// spec back when no new one comes.
+    pub(in crate::app) async fn adopt_cluster_edit(
+        &self,
+        tx: &mut PgConnection,
+        region: &str,
+        deployment: Uuid,
+        observed_generation: i64,
+        edit: &pb::ClusterEdit,
+    ) -> Result<()> {
+        let Some(edited) = &edit.spec else { return Ok(()) };
+        let Some((cluster_row, row)) = lock_with_cluster(&mut *tx, deployment).await? else { return Ok(()) };
+        let current = row.spec()?;
+        let ours = cluster_row.spec()?.region == region;
+        if !ours || row.generation != observed_generation || current.on_drift != "adopt" {
+            return Ok(());
+        }
+        if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
+            return Ok(());
+        }
+        let mut spec = adopted_spec(&current, edited);
+        workload_spec::label_pods(&mut spec, &row.name);
+        if spec == current {
+            return Ok(());
+        }
+        // The region's words are kept short and plain before they reach a revision or the audit log.
+        let plain = |text: &str, most: usize| -> String {
+            text.chars().filter(|c| c.is_ascii_graphic() || *c == ' ').take(most).collect()
+        };
+        let fields: Vec<String> = edit.fields.iter().take(11).map(|f| plain(f, 80)).collect();
+        let by = plain(&edit.by, 128);
+        let cause = format!("adopted from the cluster: {by} changed {}", fields.join(", "));
+        let ctx = RequestContext::system(row.org_id);
+        let mut attempt = sqlx::Connection::begin(&mut *tx).await?;
+        let outcome = async {
+            let mut v = Validator::new();
+            workload_spec::check(&mut v, "spec", &spec);
+            v.finish()?;
+            let kind = ChangeKind::DeploymentUpdate;
+            self.commit_change(&mut attempt, &ctx, &cluster_row, &row, &current, spec, kind, &cause, None).await
+        }
+        .await;
+        let reason = match outcome {
+            Ok(_) => return Ok(attempt.commit().await?),
+            // What a retry can mend is the ingest's to retry; the rest is the edit's refusal.
+            Err(error @ (Error::Internal(_) | Error::Unavailable { .. } | Error::VaultUnavailable(_))) => {
+                return Err(error);
+            }
+            Err(refusal) => {
+                attempt.rollback().await?;
+                refusal_text(&refusal)
+            }
+        };
+        let edited_at = plain(&edit.at, 40);
+        if store::cluster_edit_refusal_recorded(&mut *tx, row.org_id, row.id, &edited_at).await? {
+            return Ok(());
+        }
+        tracing::info!(deployment = %DeploymentId::from_uuid(row.id), %reason, "cluster edit not adopted");
+        crate::app::kernel::audit::insert(
+            &mut *tx,
+            &ctx,
+            row.org_id,
+            "failure",
+            crate::app::kernel::audit::AuditRecord {
+                action: "deployment.cluster_edit_refused",
+                resource_type: "deployment",
+                resource_id: Some(DeploymentId::from_uuid(row.id).to_string()),
+                details: json!({ "by": by, "fields": fields, "edited_at": edited_at, "reason": reason }),
+            },
+        )
+        .await
+    }
+}
+
+/// Moke's spec with what a cluster edit changed among the fields a
+/// Deployment object holds of it. Rollout bounds become pod counts only
+/// where the edit moved them off what the current ones resolve to.
+fn adopted_spec(current: &DeploymentSpec, edited: &pb::WorkloadSpec) -> DeploymentSpec {
+    let resolved = |bound: &str, round_up: bool| workload_spec::bound(bound, edited.replicas, round_up);
+    let mut strategy = current.strategy.clone();
+    if resolved(&strategy.max_surge, true) != Some(edited.max_surge) {
+        strategy.max_surge = edited.max_surge.to_string();
+    }
+    if resolved(&strategy.max_unavailable, false) != Some(edited.max_unavailable) {
+        strategy.max_unavailable = edited.max_unavailable.to_string();
+    }
+    DeploymentSpec {
+        image: edited.image.clone(),
+        replicas: edited.replicas,
+        resources: ResourceRequests { cpu_millis: edited.cpu_millis, memory_mib: edited.memory_mib },
+        env: edited.env.iter().map(|e| EnvVar { name: e.name.clone(), value: e.value.clone() }).collect(),
+        ports: edited
+            .ports
+            .iter()
+            .map(|p| ContainerPort {
+                name: Some(p.name.clone()).filter(|n| !n.is_empty()),
+                container_port: p.container_port,
+                protocol: p.protocol.clone(),
+            })
+            .collect(),
+        node_selector: edited.node_selector.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        tolerations: edited
+            .tolerations
+            .iter()
+            .map(|t| Toleration {
+                key: t.key.clone(),
+                operator: if t.operator.is_empty() { "Equal".into() } else { t.operator.clone() },
+                value: t.value.clone(),
+                effect: t.effect.clone(),
+            })
+            .collect(),
+        paused: edited.paused,
+        strategy,
+        ..current.clone()
+    }
+}
+
+/// Why a change was refused, in one line: each bad field with its message.
+fn refusal_text(error: &Error) -> String {
+    match error {
+        Error::Invalid(fields) => {
+            fields.iter().map(|f| format!("{}: {}", f.field, f.message)).collect::<Vec<_>>().join("; ")
+        }
+        other => other.to_string(),
+    }
+}

@@ -15,8 +15,12 @@ use crate::model::*;
 pub const MAX_REPLICAS: i64 = 1000;
 const PROTOCOLS: [&str; 3] = ["TCP", "UDP", "SCTP"];
 const EFFECTS: [&str; 4] = ["", "NoSchedule", "PreferNoSchedule", "NoExecute"];
+/// What `on_drift` may say.
+const ON_DRIFT: [&str; 2] = ["revert", "adopt"];
 /// The annotation that turns on automatic rollback for a manifest.
 pub const AUTO_ROLLBACK_ANNOTATION: &str = "moke.cloud/auto-rollback";
+/// The annotation that sets a manifest's `on_drift` (`revert` or `adopt`).
+pub const ON_DRIFT_ANNOTATION: &str = "moke.cloud/on-drift";
 
 /// The spec of a create: exactly one of the two forms.
 pub fn of_create(input: &DeploymentCreate) -> Result<DeploymentSpec, Error> {
@@ -247,12 +251,12 @@ pub fn from_manifest(manifest: &Value, name: &str) -> Result<DeploymentSpec, Err
     if let Some(deadline) = spec.progress_deadline_seconds {
         strategy.progress_deadline_seconds = i64::from(deadline);
     }
-    strategy.auto_rollback = deployment
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(AUTO_ROLLBACK_ANNOTATION))
-        .is_some_and(|value| value == "true");
+    let annotation = |name: &str| deployment.metadata.annotations.as_ref().and_then(|a| a.get(name)).cloned();
+    strategy.auto_rollback = annotation(AUTO_ROLLBACK_ANNOTATION).is_some_and(|value| value == "true");
+    let on_drift = annotation(ON_DRIFT_ANNOTATION).unwrap_or_else(|| "revert".into());
+    if !ON_DRIFT.contains(&on_drift.as_str()) {
+        v.push(format!("manifest.metadata.annotations.{ON_DRIFT_ANNOTATION}"), "invalid", "revert or adopt");
+    }
     v.finish()?;
     Ok(DeploymentSpec {
         image: container.image.unwrap_or_default(),
@@ -277,6 +281,7 @@ pub fn from_manifest(manifest: &Value, name: &str) -> Result<DeploymentSpec, Err
             .collect(),
         paused: spec.paused.unwrap_or(false),
         restarted_at: None,
+        on_drift,
     })
 }
 
@@ -316,6 +321,7 @@ pub fn check(v: &mut Validator, prefix: &str, spec: &DeploymentSpec) {
         "out_of_range",
         format!("0 to {MAX_REPLICAS}"),
     );
+    v.check(ON_DRIFT.contains(&spec.on_drift.as_str()), field("on_drift"), "invalid", "revert or adopt");
     let mut seen_ports = std::collections::BTreeSet::new();
     for (i, port) in spec.ports.iter().enumerate() {
         v.check(

@@ -42,6 +42,15 @@ class DeploymentSpec:
             tolerations (list[Toleration] | Unset):
             paused (bool | Unset): A paused deployment keeps running its current pods; template changes wait for `resume`.
             restarted_at (datetime.datetime | None | Unset): Set by `restart`: a new value rolls every pod.
+            on_drift (str | Unset): What happens to a change made to this deployment through its
+                cluster's own API (`kubectl edit`, `scale`, `set image`, `apply`):
+                `revert` puts this spec back within a second and reports the change
+                as the `Drifted` condition; `adopt` takes the change as a new
+                revision (image, replicas, requests, environment, ports, node
+                selector, tolerations, pausing, rollout bounds), checked as any
+                update is (image policy, quotas, change limits), and puts it back
+                if refused (the refusal is in the audit log). A manifest sets it
+                with the annotation `moke.cloud/on-drift`.
     """
 
     image: str
@@ -56,6 +65,7 @@ class DeploymentSpec:
     tolerations: list[Toleration] | Unset = UNSET
     paused: bool | Unset = UNSET
     restarted_at: datetime.datetime | None | Unset = UNSET
+    on_drift: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         image = self.image
@@ -113,6 +123,8 @@ class DeploymentSpec:
         else:
             restarted_at = self.restarted_at
 
+        on_drift = self.on_drift
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -142,6 +154,8 @@ class DeploymentSpec:
             field_dict["paused"] = paused
         if restarted_at is not UNSET:
             field_dict["restarted_at"] = restarted_at
+        if on_drift is not UNSET:
+            field_dict["on_drift"] = on_drift
 
         return field_dict
 
@@ -241,6 +255,8 @@ class DeploymentSpec:
 
         restarted_at = _parse_restarted_at(d.pop("restarted_at", UNSET))
 
+        on_drift = d.pop("on_drift", UNSET)
+
         deployment_spec = cls(
             image=image,
             replicas=replicas,
@@ -254,6 +270,7 @@ class DeploymentSpec:
             tolerations=tolerations,
             paused=paused,
             restarted_at=restarted_at,
+            on_drift=on_drift,
         )
 
         return deployment_spec

@@ -839,6 +839,18 @@ export type DeploymentSpec = {
      * Set by `restart`: a new value rolls every pod.
      */
     restarted_at?: string | null;
+    /**
+     * What happens to a change made to this deployment through its
+     * cluster's own API (`kubectl edit`, `scale`, `set image`, `apply`):
+     * `revert` puts this spec back within a second and reports the change
+     * as the `Drifted` condition; `adopt` takes the change as a new
+     * revision (image, replicas, requests, environment, ports, node
+     * selector, tolerations, pausing, rollout bounds), checked as any
+     * update is (image policy, quotas, change limits), and puts it back
+     * if refused (the refusal is in the audit log). A manifest sets it
+     * with the annotation `moke.cloud/on-drift`.
+     */
+    on_drift?: string;
 };
 
 /**

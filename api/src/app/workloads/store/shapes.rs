@@ -39,9 +39,14 @@ pub(in crate::app) struct DeploymentSpecStored {
     pub paused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarted_at: Option<DateTime<Utc>>,
+    #[serde(default = "stored_defaults::on_drift")]
+    pub on_drift: String,
 }
 
 mod stored_defaults {
+    pub fn on_drift() -> String {
+        "revert".into()
+    }
     pub fn replicas() -> i64 {
         1
     }
@@ -217,6 +222,7 @@ impl From<&DeploymentSpec> for DeploymentSpecStored {
                 .collect(),
             paused: spec.paused,
             restarted_at: spec.restarted_at,
+            on_drift: spec.on_drift.clone(),
         }
     }
 }
@@ -255,6 +261,7 @@ impl From<DeploymentSpecStored> for DeploymentSpec {
                 .collect(),
             paused: stored.paused,
             restarted_at: stored.restarted_at,
+            on_drift: stored.on_drift,
         }
     }
 }
@@ -346,7 +353,7 @@ mod tests {
                           "auto_rollback": true },
             "pod_labels": { "app": "web" }, "node_selector": { "tier": "web" },
             "tolerations": [{ "key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule" }],
-            "paused": false, "restarted_at": "2026-12-01T10:00:00Z",
+            "paused": false, "restarted_at": "2026-12-01T10:00:00Z", "on_drift": "adopt",
         });
         let stored: DeploymentSpecStored = from_column("deployment spec", &full).unwrap();
         let spec = DeploymentSpec::from(stored);
@@ -358,6 +365,7 @@ mod tests {
         let minimal: DeploymentSpecStored = from_column("deployment spec", &json!({ "image": "nginx" })).unwrap();
         let spec = DeploymentSpec::from(minimal);
         assert_eq!((spec.replicas, spec.resources.cpu_millis, spec.strategy.max_surge.as_str()), (1, 100, "25%"));
+        assert_eq!(spec.on_drift, "revert", "a spec from before on_drift puts kubectl's changes back");
 
         let service = json!({
             "type": "NodePort", "selector": { "app": "web" },
