@@ -182,6 +182,9 @@ pub struct EtcdRestore {
 /// How many snapshot and restore operations a cluster remembers.
 const ETCD_OPERATIONS_KEPT: usize = 32;
 
+/// The most kubectl-made Deployments one cluster's report lists.
+pub const MAX_UNMANAGED_REPORTED: usize = 1000;
+
 /// A snapshot of `cluster`'s etcd taken `now`, named uniquely in the
 /// cluster, its size from the objects it holds (nodes, workloads, pods).
 fn etcd_snapshot(
@@ -791,8 +794,38 @@ impl SimState {
                     on_demand: s.on_demand,
                 })
                 .collect(),
+            unmanaged_workloads: if cluster.deleted { Vec::new() } else { self.unmanaged_workloads(id) },
             ..Default::default()
         })
+    }
+
+    /// The Deployments made with kubectl in a cluster, as its report lists
+    /// them: by namespace and name, at most [`MAX_UNMANAGED_REPORTED`].
+    fn unmanaged_workloads(&self, cluster_id: &str) -> Vec<pb::UnmanagedWorkload> {
+        let store = self.kube.get(cluster_id);
+        self.workloads
+            .iter()
+            .filter(|(id, w)| w.cluster_id == cluster_id && !w.deleted && crate::kube::is_kubectl_workload(id))
+            .take(MAX_UNMANAGED_REPORTED)
+            .map(|(_, workload)| {
+                let status = workload.status();
+                let object = store.and_then(|s| s.get(&crate::kube::deployment_key(&workload.spec)));
+                pb::UnmanagedWorkload {
+                    namespace: workload.spec.namespace.clone(),
+                    name: workload.spec.name.clone(),
+                    image: workload.spec.image.clone(),
+                    replicas: workload.spec.replicas,
+                    current_replicas: status.replicas,
+                    ready_replicas: status.ready_replicas,
+                    updated_replicas: status.updated_replicas,
+                    phase: if workload.rolled_out() { "running".into() } else { "progressing".into() },
+                    created_at: object
+                        .and_then(|o| o["metadata"]["creationTimestamp"].as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                }
+            })
+            .collect()
     }
 
     pub fn node_pool_observation(&self, id: &str) -> Option<pb::Observation> {
@@ -1702,11 +1735,17 @@ impl SimState {
         for id in changed_pools {
             reports.extend(self.node_pool_observation(&id).map(pb::status::Message::Observation));
         }
+        // Workloads made with kubectl are the customer's: the gateway hears
+        // of them in their cluster's report, as unmanaged.
+        let (unmanaged, managed): (Vec<String>, Vec<String>) =
+            changed_workloads.into_iter().partition(|id| crate::kube::is_kubectl_workload(id));
+        changed_clusters.extend(unmanaged.iter().filter_map(|id| self.workloads.get(id)).map(|w| w.cluster_id.clone()));
+        changed_clusters.sort();
+        changed_clusters.dedup();
         for id in changed_clusters {
             reports.extend(self.cluster_observation(&id).map(pb::status::Message::Observation));
         }
-        // Workloads made with kubectl are the customer's: the gateway hears of them through their objects.
-        for id in changed_workloads.into_iter().filter(|id| !crate::kube::is_kubectl_workload(id)) {
+        for id in managed {
             reports.extend(self.workload_observation(&id).map(pb::status::Message::Observation));
         }
         // An operation several resources wait for (an upgrade's pools) finishes with the last.

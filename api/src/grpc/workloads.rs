@@ -219,6 +219,24 @@ impl pb::deployment_service_server::DeploymentService for Api {
             DeploymentAt { project: r.project, cluster: r.cluster, namespace: r.namespace, deployment: r.deployment };
         super::follow(deployment_rollout_updates(watcher, at), deployment).await
     }
+
+    async fn list_unmanaged_deployments(
+        &self,
+        request: Request<pb::ListUnmanagedDeploymentsRequest>,
+    ) -> Reply<pb::ListUnmanagedDeploymentsResponse> {
+        let ctx = context(&self.app, &request, "").await?;
+        let r = request.into_inner();
+        let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
+        let page = self
+            .app
+            .unmanaged_deployment_list(&ctx, &project, &cluster, page(r.page_size, &r.page_token)?)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(pb::ListUnmanagedDeploymentsResponse {
+            deployments: page.items.into_iter().map(unmanaged_deployment).collect(),
+            next_page_token: convert::next_page(page.next_page),
+        }))
+    }
 }
 
 #[tonic::async_trait]
@@ -595,6 +613,22 @@ fn format_in(text: &str) -> Result<model::KubeconfigFormat, Status> {
 }
 
 // ---------------------------------------------------------------- views
+
+fn unmanaged_deployment(d: model::UnmanagedDeploymentView) -> pb::UnmanagedDeployment {
+    pb::UnmanagedDeployment {
+        cluster_id: d.cluster_id.to_string(),
+        namespace: d.namespace,
+        name: d.name,
+        image: d.image,
+        replicas: d.replicas,
+        current_replicas: d.current_replicas,
+        ready_replicas: d.ready_replicas,
+        updated_replicas: d.updated_replicas,
+        phase: d.phase,
+        create_time: convert::opt_timestamp(d.created_at),
+        observe_time: Some(convert::timestamp(d.observed_at)),
+    }
+}
 
 fn namespace(n: model::NamespaceView) -> pb::Namespace {
     pb::Namespace {

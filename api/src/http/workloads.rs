@@ -21,6 +21,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(namespace_list, namespace_create))
         .routes(routes!(namespace_delete))
+        .routes(routes!(unmanaged_deployment_list))
         .routes(routes!(deployment_list, deployment_create))
         .routes(routes!(deployment_view, deployment_update, deployment_delete))
         .routes(routes!(deployment_revision_list))
@@ -172,6 +173,23 @@ async fn namespace_list(
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
     Ok(axum::Json(app.namespace_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
+}
+
+/// List the cluster's Deployments made with kubectl, in the order its
+/// region first reported them. Moke shows them and never changes them.
+#[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments",
+    operation_id = "unmanaged_deployment_list", tag = "workloads",
+    params(("project" = String, Path, description = "Project id or name"),
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+    security(("bearer" = [])), responses((status = 200, body = Page<UnmanagedDeploymentView>), Problems))]
+async fn unmanaged_deployment_list(
+    State(app): State<Arc<App>>,
+    Ctx(ctx): Ctx,
+    Path((project, cluster)): Path<(String, String)>,
+    Query(list): Query<ListParams>,
+) -> ApiResult {
+    let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
+    Ok(axum::Json(app.unmanaged_deployment_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
 }
 
 /// Create a namespace.

@@ -1379,6 +1379,32 @@ pub struct NamespaceView {
     pub created_at: DateTime<Utc>,
 }
 
+/// A Deployment made through the cluster's own API (kubectl), as the
+/// cluster's region last reported it. Moke shows it and never changes it:
+/// it is the customer's, managed with kubectl.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(name = "UnmanagedDeployment")]
+pub struct UnmanagedDeploymentView {
+    pub cluster_id: ClusterId,
+    pub namespace: String,
+    pub name: String,
+    /// The image of its (first) container.
+    pub image: String,
+    /// Desired pods.
+    pub replicas: i64,
+    /// Pods that exist, and of those: ready, and of the current template.
+    pub current_replicas: i64,
+    pub ready_replicas: i64,
+    pub updated_replicas: i64,
+    /// `progressing` or `running`.
+    pub phase: String,
+    /// When it was made in the cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<DateTime<Utc>>,
+    /// When the region last reported it.
+    pub observed_at: DateTime<Utc>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, async_graphql::InputObject)]
 #[serde(deny_unknown_fields)]
 pub struct NamespaceCreate {

@@ -248,6 +248,7 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}", ManageResources)
             .absent(),
         row("GET /v1/projects/{project}/clusters/{cluster}/namespaces", Read),
+        row("GET /v1/projects/{project}/clusters/{cluster}/unmanaged-deployments", Read),
         row("POST /v1/projects/{project}/clusters/{cluster}/namespaces", ManageResources)
             .body(json!({ "name": "{n}" })),
         row("DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}", ManageResources)

@@ -117,6 +117,7 @@ fn cluster_observed(cluster: ClusterId, generation: i64, phase: &str, gone: bool
         workload: None,
         nodes: None,
         snapshots: None,
+        unmanaged: None,
     }
 }
 

@@ -149,6 +149,7 @@ fn rows() -> Vec<Row> {
         row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}/nodes/{node}"),
         row("DELETE /v1/projects/{project}/clusters/{cluster}/node-pools/{node_pool}"),
         row("GET /v1/projects/{project}/clusters/{cluster}/namespaces"),
+        row("GET /v1/projects/{project}/clusters/{cluster}/unmanaged-deployments"),
         row("POST /v1/projects/{project}/clusters/{cluster}/namespaces").body(json!({ "name": "x" })),
         row("DELETE /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}"),
         row("GET /v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/deployments"),

@@ -148,6 +148,24 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     assert!(rolled.contains("successfully rolled out"), "{rolled}");
     let pods = ok(&kubectl, &admin, &["get", "pods", "-n", "shop", "-l", "app=web", "--no-headers"]).await;
     assert_eq!(pods.lines().filter(|l| l.contains("Running") && l.contains("1/1")).count(), 2, "{pods}");
+    // Moke lists what kubectl made as unmanaged, with its status.
+    let unmanaged = format!("{path}/unmanaged-deployments");
+    eventually(20, "Moke to list the kubectl Deployment", async || {
+        let listed: Value = owner.get(&unmanaged).await.ok();
+        listed["items"].as_array().is_some_and(|items| {
+            items.iter().any(|d| {
+                d["namespace"] == "shop"
+                    && d["name"] == "web"
+                    && d["image"] == "registry.example.com/shop/web:1"
+                    && d["ready_replicas"] == 2
+                    && d["phase"] == "running"
+                    && d["created_at"].is_string()
+            })
+        })
+    })
+    .await;
+    let moke_deployments: Value = owner.get(&format!("{path}/namespaces/default/deployments")).await.ok();
+    assert_eq!(moke_deployments["items"], json!([]), "kubectl's Deployment is not one Moke manages");
 
     // describe shows what happened, from the cluster's events.
     let described = ok(&kubectl, &admin, &["describe", "deployment", "web", "-n", "shop"]).await;
@@ -245,6 +263,11 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     eventually(20, "the ReplicaSets and pods to go with their Deployment", async || {
         let left = kubectl.run(&admin, &["get", "replicasets,pods", "-n", "shop", "-o", "name"]).await.1;
         left.trim().is_empty()
+    })
+    .await;
+    eventually(20, "Moke to drop the deleted Deployment from its list", async || {
+        let listed: Value = owner.get(&unmanaged).await.ok();
+        listed["items"] == json!([])
     })
     .await;
     ok(&kubectl, &admin, &["delete", "namespace", "shop"]).await;

@@ -505,6 +505,7 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
         workload: None,
         nodes: None,
         snapshots: None,
+        unmanaged: None,
     };
     let kubeconfig = format!("/v1/projects/{project}/clusters/{cluster}/kubeconfig");
     // A hostile endpoint from the cluster's own region, and a clean one from another region.

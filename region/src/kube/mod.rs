@@ -995,6 +995,8 @@ fn run_deployment(state: &mut crate::sim::SimState, cluster_id: &str, deployment
     workload.generation = generation;
     workload.deleted = false;
     workload.spec = spec;
+    // The gateway lists it (in its cluster's report) from the next tick.
+    workload.report_due = true;
     projection::sync(state, cluster_id);
 }
 
@@ -1233,6 +1235,7 @@ fn delete(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request,
     for id in stopped {
         if let Some(workload) = state.workloads.get_mut(&id) {
             workload.deleted = true;
+            workload.report_due = true;
         }
     }
     projection::sync(state, cluster_id);

@@ -158,6 +158,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ClusterSnapshotList => Self::cli_cluster_snapshot_list(),
             CliCommand::ClusterSnapshotCreate => Self::cli_cluster_snapshot_create(),
             CliCommand::ClusterSnapshotRestore => Self::cli_cluster_snapshot_restore(),
+            CliCommand::UnmanagedDeploymentList => Self::cli_unmanaged_deployment_list(),
             CliCommand::ClusterUpgrade => Self::cli_cluster_upgrade(),
             CliCommand::ClusterUpgradeList => Self::cli_cluster_upgrade_list(),
             CliCommand::DeployPolicyView => Self::cli_deploy_policy_view(),
@@ -1498,6 +1499,9 @@ impl<T: CliConfig> Cli<T> {
     pub fn cli_cluster_snapshot_restore() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotRestoreIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("snapshot") . long ("snapshot") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotRestoreSnapshot)) . required (true) . help ("Snapshot name, as `GET …/snapshots` lists it")) . about ("Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). A name the cluster keeps no snapshot of is 404.\nRefused with 409 `version_mismatch` for a snapshot of another Kubernetes\nversion than the cluster runs, `upgrade_in_progress`,\n`restore_in_progress`, `not_ready` before the control plane runs and\n`deleting`, and `update_in_progress` while a change of the cluster has\nnot reached its region yet. While it runs, changes to the cluster's spec\nare refused with 409 `restore_in_progress`.")
     }
+    pub fn cli_unmanaged_deployment_list() -> ::clap::Command {
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("List the cluster's Deployments made with kubectl, in the order its\nregion first reported them. Moke shows them and never changes them.")
+    }
     pub fn cli_cluster_upgrade() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("kubernetes-version") . long ("kubernetes-version") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeRequestKubernetesVersion)) . required_unless_present ("json-body") . help ("One of `GET …/upgrades`' `available`.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool by surge as its upgrade policy says. The\nOperation's `step` says where it is. Refused with 409\n`upgrade_in_progress` while another runs and `restore_in_progress`\nduring a restore from an etcd snapshot.")
     }
@@ -1759,6 +1763,7 @@ impl<T: CliConfig> Cli<T> {
             CliCommand::ClusterSnapshotList => self.execute_cluster_snapshot_list(matches).await,
             CliCommand::ClusterSnapshotCreate => self.execute_cluster_snapshot_create(matches).await,
             CliCommand::ClusterSnapshotRestore => self.execute_cluster_snapshot_restore(matches).await,
+            CliCommand::UnmanagedDeploymentList => self.execute_unmanaged_deployment_list(matches).await,
             CliCommand::ClusterUpgrade => self.execute_cluster_upgrade(matches).await,
             CliCommand::ClusterUpgradeList => self.execute_cluster_upgrade_list(matches).await,
             CliCommand::DeployPolicyView => self.execute_deploy_policy_view(matches).await,
@@ -5851,6 +5856,39 @@ impl<T: CliConfig> Cli<T> {
             }
         }
     }
+    pub async fn execute_unmanaged_deployment_list(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
+        let mut request = self.client.unmanaged_deployment_list();
+        if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
+            request = request.cluster(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
+            request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<::std::string::String>("project") {
+            request = request.project(value.clone());
+        }
+        self.config.execute_unmanaged_deployment_list(matches, &mut request)?;
+        self.config.list_start::<types::PageUnmanagedDeploymentView>();
+        let mut stream = futures::StreamExt::take(
+            request.stream(),
+            matches.get_one::<std::num::NonZeroU32>("limit").map_or(usize::MAX, |x| x.get() as usize),
+        );
+        loop {
+            match futures::TryStreamExt::try_next(&mut stream).await {
+                Err(r) => {
+                    self.config.list_end_error(&r);
+                    return Err(anyhow::Error::new(r));
+                }
+                Ok(None) => {
+                    self.config.list_end_success::<types::PageUnmanagedDeploymentView>();
+                    return Ok(());
+                }
+                Ok(Some(value)) => {
+                    self.config.list_item(&value);
+                }
+            }
+        }
+    }
     pub async fn execute_cluster_upgrade(&self, matches: &::clap::ArgMatches) -> anyhow::Result<()> {
         let mut request = self.client.cluster_upgrade();
         if let Some(value) = matches.get_one::<::std::string::String>("cluster") {
@@ -7281,6 +7319,13 @@ pub trait CliConfig {
     ) -> anyhow::Result<()> {
         Ok(())
     }
+    fn execute_unmanaged_deployment_list(
+        &self,
+        matches: &::clap::ArgMatches,
+        request: &mut builder::UnmanagedDeploymentList,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn execute_cluster_upgrade(
         &self,
         matches: &::clap::ArgMatches,
@@ -7535,6 +7580,7 @@ pub enum CliCommand {
     ClusterSnapshotList,
     ClusterSnapshotCreate,
     ClusterSnapshotRestore,
+    UnmanagedDeploymentList,
     ClusterUpgrade,
     ClusterUpgradeList,
     DeployPolicyView,
@@ -7700,6 +7746,7 @@ impl CliCommand {
             CliCommand::ClusterSnapshotList,
             CliCommand::ClusterSnapshotCreate,
             CliCommand::ClusterSnapshotRestore,
+            CliCommand::UnmanagedDeploymentList,
             CliCommand::ClusterUpgrade,
             CliCommand::ClusterUpgradeList,
             CliCommand::DeployPolicyView,
@@ -7866,6 +7913,7 @@ impl CliCommand {
             CliCommand::ClusterSnapshotList => "cluster_snapshot_list",
             CliCommand::ClusterSnapshotCreate => "cluster_snapshot_create",
             CliCommand::ClusterSnapshotRestore => "cluster_snapshot_restore",
+            CliCommand::UnmanagedDeploymentList => "unmanaged_deployment_list",
             CliCommand::ClusterUpgrade => "cluster_upgrade",
             CliCommand::ClusterUpgradeList => "cluster_upgrade_list",
             CliCommand::DeployPolicyView => "deploy_policy_view",

@@ -128,6 +128,7 @@ pub fn command_path(command: CliCommand) -> Option<&'static str> {
         CliCommand::NamespaceList => Some("namespace list"),
         CliCommand::NamespaceCreate => Some("namespace create"),
         CliCommand::NamespaceDelete => Some("namespace delete"),
+        CliCommand::UnmanagedDeploymentList => Some("deployment unmanaged list"),
         CliCommand::DeploymentList => Some("deployment list"),
         CliCommand::DeploymentCreate => Some("deployment create"),
         CliCommand::DeploymentView => Some("deployment view"),

@@ -8597,6 +8597,19 @@ pub mod types {
     }
     #[doc = "One page of a list."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct PageUnmanagedDeploymentView {
+        pub items: ::std::vec::Vec<UnmanagedDeploymentView>,
+        #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub next_page: ::std::option::Option<::std::string::String>,
+    }
+    impl PageUnmanagedDeploymentView {
+        pub fn builder() -> builder::PageUnmanagedDeploymentView {
+            Default::default()
+        }
+    }
+    #[doc = "One page of a list."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct PageWebhookDeliveryView {
         pub items: ::std::vec::Vec<WebhookDeliveryView>,
         #[doc = "Pass as `page_token` to get the next page; `null` on the last page."]
@@ -12661,6 +12674,33 @@ pub mod types {
     }
     impl TrustPolicyView {
         pub fn builder() -> builder::TrustPolicyView {
+            Default::default()
+        }
+    }
+    #[doc = "A Deployment made through the cluster's own API (kubectl), as the\ncluster's region last reported it. Moke shows it and never changes it:\nit is the customer's, managed with kubectl."]
+    #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
+    pub struct UnmanagedDeploymentView {
+        pub cluster_id: ClusterId,
+        #[doc = "When it was made in the cluster."]
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub created_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        #[doc = "Pods that exist, and of those: ready, and of the current template."]
+        pub current_replicas: i64,
+        #[doc = "The image of its (first) container."]
+        pub image: ::std::string::String,
+        pub name: ::std::string::String,
+        pub namespace: ::std::string::String,
+        #[doc = "When the region last reported it."]
+        pub observed_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[doc = "`progressing` or `running`."]
+        pub phase: ::std::string::String,
+        pub ready_replicas: i64,
+        #[doc = "Desired pods."]
+        pub replicas: i64,
+        pub updated_replicas: i64,
+    }
+    impl UnmanagedDeploymentView {
+        pub fn builder() -> builder::UnmanagedDeploymentView {
             Default::default()
         }
     }
@@ -24058,6 +24098,48 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct PageUnmanagedDeploymentView {
+            items: ::std::result::Result<::std::vec::Vec<super::UnmanagedDeploymentView>, ::std::string::String>,
+            next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        }
+        impl ::std::default::Default for PageUnmanagedDeploymentView {
+            fn default() -> Self {
+                Self { items: Err("no value supplied for items".to_string()), next_page: Ok(Default::default()) }
+            }
+        }
+        impl PageUnmanagedDeploymentView {
+            pub fn items<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::vec::Vec<super::UnmanagedDeploymentView>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.items = value.try_into().map_err(|e| format!("error converting supplied value for items: {e}"));
+                self
+            }
+            pub fn next_page<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.next_page =
+                    value.try_into().map_err(|e| format!("error converting supplied value for next_page: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<PageUnmanagedDeploymentView> for super::PageUnmanagedDeploymentView {
+            type Error = super::error::ConversionError;
+            fn try_from(
+                value: PageUnmanagedDeploymentView,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self { items: value.items?, next_page: value.next_page? })
+            }
+        }
+        impl ::std::convert::From<super::PageUnmanagedDeploymentView> for PageUnmanagedDeploymentView {
+            fn from(value: super::PageUnmanagedDeploymentView) -> Self {
+                Self { items: Ok(value.items), next_page: Ok(value.next_page) }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct PageWebhookDeliveryView {
             items: ::std::result::Result<::std::vec::Vec<super::WebhookDeliveryView>, ::std::string::String>,
             next_page: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -28804,6 +28886,173 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        pub struct UnmanagedDeploymentView {
+            cluster_id: ::std::result::Result<super::ClusterId, ::std::string::String>,
+            created_at: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+                ::std::string::String,
+            >,
+            current_replicas: ::std::result::Result<i64, ::std::string::String>,
+            image: ::std::result::Result<::std::string::String, ::std::string::String>,
+            name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            namespace: ::std::result::Result<::std::string::String, ::std::string::String>,
+            observed_at: ::std::result::Result<::chrono::DateTime<::chrono::offset::Utc>, ::std::string::String>,
+            phase: ::std::result::Result<::std::string::String, ::std::string::String>,
+            ready_replicas: ::std::result::Result<i64, ::std::string::String>,
+            replicas: ::std::result::Result<i64, ::std::string::String>,
+            updated_replicas: ::std::result::Result<i64, ::std::string::String>,
+        }
+        impl ::std::default::Default for UnmanagedDeploymentView {
+            fn default() -> Self {
+                Self {
+                    cluster_id: Err("no value supplied for cluster_id".to_string()),
+                    created_at: Ok(Default::default()),
+                    current_replicas: Err("no value supplied for current_replicas".to_string()),
+                    image: Err("no value supplied for image".to_string()),
+                    name: Err("no value supplied for name".to_string()),
+                    namespace: Err("no value supplied for namespace".to_string()),
+                    observed_at: Err("no value supplied for observed_at".to_string()),
+                    phase: Err("no value supplied for phase".to_string()),
+                    ready_replicas: Err("no value supplied for ready_replicas".to_string()),
+                    replicas: Err("no value supplied for replicas".to_string()),
+                    updated_replicas: Err("no value supplied for updated_replicas".to_string()),
+                }
+            }
+        }
+        impl UnmanagedDeploymentView {
+            pub fn cluster_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<super::ClusterId>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.cluster_id =
+                    value.try_into().map_err(|e| format!("error converting supplied value for cluster_id: {e}"));
+                self
+            }
+            pub fn created_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.created_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for created_at: {e}"));
+                self
+            }
+            pub fn current_replicas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.current_replicas =
+                    value.try_into().map_err(|e| format!("error converting supplied value for current_replicas: {e}"));
+                self
+            }
+            pub fn image<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.image = value.try_into().map_err(|e| format!("error converting supplied value for image: {e}"));
+                self
+            }
+            pub fn name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+                self
+            }
+            pub fn namespace<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.namespace =
+                    value.try_into().map_err(|e| format!("error converting supplied value for namespace: {e}"));
+                self
+            }
+            pub fn observed_at<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::chrono::DateTime<::chrono::offset::Utc>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.observed_at =
+                    value.try_into().map_err(|e| format!("error converting supplied value for observed_at: {e}"));
+                self
+            }
+            pub fn phase<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::string::String>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.phase = value.try_into().map_err(|e| format!("error converting supplied value for phase: {e}"));
+                self
+            }
+            pub fn ready_replicas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.ready_replicas =
+                    value.try_into().map_err(|e| format!("error converting supplied value for ready_replicas: {e}"));
+                self
+            }
+            pub fn replicas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.replicas =
+                    value.try_into().map_err(|e| format!("error converting supplied value for replicas: {e}"));
+                self
+            }
+            pub fn updated_replicas<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<i64>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.updated_replicas =
+                    value.try_into().map_err(|e| format!("error converting supplied value for updated_replicas: {e}"));
+                self
+            }
+        }
+        impl ::std::convert::TryFrom<UnmanagedDeploymentView> for super::UnmanagedDeploymentView {
+            type Error = super::error::ConversionError;
+            fn try_from(value: UnmanagedDeploymentView) -> ::std::result::Result<Self, super::error::ConversionError> {
+                Ok(Self {
+                    cluster_id: value.cluster_id?,
+                    created_at: value.created_at?,
+                    current_replicas: value.current_replicas?,
+                    image: value.image?,
+                    name: value.name?,
+                    namespace: value.namespace?,
+                    observed_at: value.observed_at?,
+                    phase: value.phase?,
+                    ready_replicas: value.ready_replicas?,
+                    replicas: value.replicas?,
+                    updated_replicas: value.updated_replicas?,
+                })
+            }
+        }
+        impl ::std::convert::From<super::UnmanagedDeploymentView> for UnmanagedDeploymentView {
+            fn from(value: super::UnmanagedDeploymentView) -> Self {
+                Self {
+                    cluster_id: Ok(value.cluster_id),
+                    created_at: Ok(value.created_at),
+                    current_replicas: Ok(value.current_replicas),
+                    image: Ok(value.image),
+                    name: Ok(value.name),
+                    namespace: Ok(value.namespace),
+                    observed_at: Ok(value.observed_at),
+                    phase: Ok(value.phase),
+                    ready_replicas: Ok(value.ready_replicas),
+                    replicas: Ok(value.replicas),
+                    updated_replicas: Ok(value.updated_replicas),
+                }
+            }
+        }
+        #[derive(Clone, Debug)]
         pub struct UpgradePolicy {
             max_surge: ::std::result::Result<i64, ::std::string::String>,
             max_unavailable: ::std::result::Result<i64, ::std::string::String>,
@@ -30589,6 +30838,10 @@ impl Client {
     #[doc = "Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). A name the cluster keeps no snapshot of is 404.\nRefused with 409 `version_mismatch` for a snapshot of another Kubernetes\nversion than the cluster runs, `upgrade_in_progress`,\n`restore_in_progress`, `not_ready` before the control plane runs and\n`deleting`, and `update_in_progress` while a change of the cluster has\nnot reached its region yet. While it runs, changes to the cluster's spec\nare refused with 409 `restore_in_progress`\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/snapshots/{snapshot}/restore`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `snapshot`: Snapshot name, as `GET …/snapshots` lists it\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n```ignore\nlet response = client.cluster_snapshot_restore()\n    .project(project)\n    .cluster(cluster)\n    .snapshot(snapshot)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .send()\n    .await;\n```"]
     pub fn cluster_snapshot_restore(&self) -> builder::ClusterSnapshotRestore<'_> {
         builder::ClusterSnapshotRestore::new(self)
+    }
+    #[doc = "List the cluster's Deployments made with kubectl, in the order its\nregion first reported them. Moke shows them and never changes them\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.unmanaged_deployment_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    pub fn unmanaged_deployment_list(&self) -> builder::UnmanagedDeploymentList<'_> {
+        builder::UnmanagedDeploymentList::new(self)
     }
     #[doc = "Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool by surge as its upgrade policy says. The\nOperation's `step` says where it is. Refused with 409\n`upgrade_in_progress` while another runs and `restore_in_progress`\nduring a restore from an etcd snapshot\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/upgrade`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.cluster_upgrade()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn cluster_upgrade(&self) -> builder::ClusterUpgrade<'_> {
@@ -44659,6 +44912,142 @@ pub mod builder {
                 503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    #[doc = "Builder for [`Client::unmanaged_deployment_list`]\n\n[`Client::unmanaged_deployment_list`]: super::Client::unmanaged_deployment_list"]
+    #[derive(Debug, Clone)]
+    pub struct UnmanagedDeploymentList<'a> {
+        client: &'a super::Client,
+        project: Result<::std::string::String, String>,
+        cluster: Result<::std::string::String, String>,
+        limit: Result<Option<::std::num::NonZeroU32>, String>,
+        page_token: Result<Option<::std::string::String>, String>,
+    }
+    impl<'a> UnmanagedDeploymentList<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                project: Err("project was not initialized".to_string()),
+                cluster: Err("cluster was not initialized".to_string()),
+                limit: Ok(None),
+                page_token: Ok(None),
+            }
+        }
+        pub fn project<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.project = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for project failed".to_string());
+            self
+        }
+        pub fn cluster<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.cluster = value
+                .try_into()
+                .map_err(|_| "conversion to `:: std :: string :: String` for cluster failed".to_string());
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU32>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
+            self
+        }
+        pub fn page_token<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::string::String>,
+        {
+            self.page_token = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `:: std :: string :: String` for page_token failed".to_string());
+            self
+        }
+        #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments`"]
+        pub async fn send(self) -> Result<ResponseValue<types::PageUnmanagedDeploymentView>, Error<types::Problem>> {
+            let Self { client, project, cluster, limit, page_token } = self;
+            let project = project.map_err(Error::InvalidRequest)?;
+            let cluster = cluster.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let page_token = page_token.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/v1/projects/{}/clusters/{}/unmanaged-deployments",
+                client.baseurl,
+                encode_path(&project.to_string()),
+                encode_path(&cluster.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map.append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+            );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("page_token", &page_token))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo { operation_id: "unmanaged_deployment_list" };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                401u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                403u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                404u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                412u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                422u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                429u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                503u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+        #[doc = "Streams `GET` requests to `/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments`"]
+        pub fn stream(
+            self,
+        ) -> impl futures::Stream<Item = Result<types::UnmanagedDeploymentView, Error<types::Problem>>> + Unpin + 'a
+        {
+            use ::futures::StreamExt;
+            use ::futures::TryFutureExt;
+            use ::futures::TryStreamExt;
+            let next = Self { page_token: Ok(None), ..self.clone() };
+            self.send()
+                .map_ok(move |page| {
+                    let page = page.into_inner();
+                    let first = futures::stream::iter(page.items).map(Ok);
+                    let rest = futures::stream::try_unfold((page.next_page, next), |(next_page, next)| async {
+                        if next_page.is_none() {
+                            Ok(None)
+                        } else {
+                            Self { page_token: Ok(next_page), ..next.clone() }
+                                .send()
+                                .map_ok(|page| {
+                                    let page = page.into_inner();
+                                    Some((futures::stream::iter(page.items).map(Ok), (page.next_page, next)))
+                                })
+                                .await
+                        }
+                    })
+                    .try_flatten();
+                    first.chain(rest)
+                })
+                .try_flatten_stream()
+                .boxed()
         }
     }
     #[doc = "Builder for [`Client::cluster_upgrade`]\n\n[`Client::cluster_upgrade`]: super::Client::cluster_upgrade"]

@@ -123,6 +123,7 @@ impl App {
                             .collect()
                     }),
                     snapshots: (kind == ResourceKind::Cluster).then(|| snapshots_observed(&o.snapshots)),
+                    unmanaged: (kind == ResourceKind::Cluster).then_some(o.unmanaged_workloads),
                 })
                 .await
             }

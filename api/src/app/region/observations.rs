@@ -60,7 +60,14 @@ pub struct ResourceObservation {
     pub nodes: Option<Vec<NodeObserved>>,
     /// Clusters: the etcd snapshots kept.
     pub snapshots: Option<Vec<SnapshotObserved>>,
+    /// Clusters: the Deployments made with kubectl, the whole list.
+    pub unmanaged: Option<Vec<moke_proto::region::UnmanagedWorkload>>,
 }
+
+/// The most kubectl-made Deployments kept per cluster (as many as a region
+/// reports), and the longest text kept of one.
+const MAX_UNMANAGED: usize = 1000;
+const MAX_UNMANAGED_TEXT: usize = 512;
 
 /// When each region's agent last reported, to mark what it observed stale
 /// once it falls silent. Kept current by `NOTIFY moke_regions` (sent on
@@ -134,7 +141,7 @@ impl App {
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
         use crate::app::infra::store::{clusters, node_pools};
-        use crate::app::workloads::store::deployments;
+        use crate::app::workloads::store::{deployments, unmanaged};
         let status = jsonb::to_column(&ObservedStored {
             phase: report.phase.clone(),
             conditions: report.conditions.iter().map(ConditionStored::from).collect(),
@@ -154,7 +161,29 @@ impl App {
             }
             (ResourceKind::Cluster, false) => {
                 clusters::observe(&mut tx, report.resource_id, &report.region, status, report.observed_generation)
-                    .await?
+                    .await?;
+                if let Some(list) = &report.unmanaged {
+                    let reported: Vec<unmanaged::Reported> = list
+                        .iter()
+                        .filter(|w| {
+                            [&w.namespace, &w.name, &w.image].iter().all(|t| t.len() <= MAX_UNMANAGED_TEXT)
+                                && !w.name.is_empty()
+                        })
+                        .take(MAX_UNMANAGED)
+                        .map(|w| unmanaged::Reported {
+                            namespace: &w.namespace,
+                            name: &w.name,
+                            image: &w.image,
+                            replicas: w.replicas,
+                            current_replicas: w.current_replicas,
+                            ready_replicas: w.ready_replicas,
+                            updated_replicas: w.updated_replicas,
+                            phase: if w.phase == "running" { "running" } else { "progressing" },
+                            created_at: DateTime::parse_from_rfc3339(&w.created_at).ok().map(|t| t.with_timezone(&Utc)),
+                        })
+                        .collect();
+                    unmanaged::replace(&mut tx, report.resource_id, &report.region, &reported).await?;
+                }
             }
             (ResourceKind::NodePool, false) => {
                 node_pools::observe(&mut tx, report.resource_id, &report.region, status, report.observed_generation)

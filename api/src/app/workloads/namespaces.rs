@@ -1,5 +1,6 @@
 //! Namespaces of hosted clusters: every cluster has `default`; `kube-*`
-//! belong to the cluster itself; one is deleted only when empty.
+//! belong to the cluster itself; one is deleted only when empty. And what
+//! customers made in them with kubectl, listed as unmanaged.
 
 use moke_iam::Action;
 use serde_json::json;
@@ -9,9 +10,10 @@ use crate::app::authz::{Authorized, Lock};
 use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
 use crate::app::workloads::store::namespaces as store;
+use crate::app::workloads::store::unmanaged;
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, validate};
 use crate::ids::{ClusterId, ClusterKind, ProjectKind};
-use crate::model::{NamespaceCreate, NamespaceView, Page};
+use crate::model::{NamespaceCreate, NamespaceView, Page, UnmanagedDeploymentView};
 
 /// Namespaces Moke keeps for the cluster's own use.
 const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
@@ -47,6 +49,40 @@ impl App {
                     name: r.name,
                     cluster_id: ClusterId::from_uuid(cluster_row.id),
                     created_at: r.created_at,
+                })
+                .collect(),
+            next_page: rows.next_page,
+        })
+    }
+
+    /// `unmanaged_deployment_list`: the cluster's kubectl-made Deployments
+    /// in the order its region first reported them.
+    pub async fn unmanaged_deployment_list(
+        &self,
+        ctx: &RequestContext,
+        project: &ResourceRef<ProjectKind>,
+        cluster: &ResourceRef<ClusterKind>,
+        page: PageRequest,
+    ) -> Result<Page<UnmanagedDeploymentView>> {
+        let mut conn = self.db().acquire().await?;
+        let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
+        let rows = page.page(unmanaged::list(&mut conn, cluster_row.id, &page).await?, |r| r.id);
+        Ok(Page {
+            items: rows
+                .items
+                .into_iter()
+                .map(|r| UnmanagedDeploymentView {
+                    cluster_id: ClusterId::from_uuid(cluster_row.id),
+                    namespace: r.namespace,
+                    name: r.name,
+                    image: r.image,
+                    replicas: r.replicas,
+                    current_replicas: r.current_replicas,
+                    ready_replicas: r.ready_replicas,
+                    updated_replicas: r.updated_replicas,
+                    phase: r.phase,
+                    created_at: r.created_in_cluster_at,
+                    observed_at: r.observed_at,
                 })
                 .collect(),
             next_page: rows.next_page,

@@ -159,6 +159,7 @@ from .page_service_view import PageServiceView
 from .page_session_view import PageSessionView
 from .page_token_view import PageTokenView
 from .page_trust_policy_view import PageTrustPolicyView
+from .page_unmanaged_deployment_view import PageUnmanagedDeploymentView
 from .page_webhook_delivery_view import PageWebhookDeliveryView
 from .page_webhook_endpoint_view import PageWebhookEndpointView
 from .password_reset_confirm import PasswordResetConfirm
@@ -237,6 +238,7 @@ from .trust_policy_create import TrustPolicyCreate
 from .trust_policy_create_claims import TrustPolicyCreateClaims
 from .trust_policy_view import TrustPolicyView
 from .trust_policy_view_claims import TrustPolicyViewClaims
+from .unmanaged_deployment_view import UnmanagedDeploymentView
 from .upgrade_policy import UpgradePolicy
 from .usage_day import UsageDay
 from .usage_item import UsageItem
@@ -411,6 +413,7 @@ __all__ = (
     "PageSessionView",
     "PageTokenView",
     "PageTrustPolicyView",
+    "PageUnmanagedDeploymentView",
     "PageWebhookDeliveryView",
     "PageWebhookEndpointView",
     "PasswordResetConfirm",
@@ -489,6 +492,7 @@ __all__ = (
     "TrustPolicyCreateClaims",
     "TrustPolicyView",
     "TrustPolicyViewClaims",
+    "UnmanagedDeploymentView",
     "UpgradePolicy",
     "UsageDay",
     "UsageItem",

@@ -2305,6 +2305,17 @@ export type PageTrustPolicyView = {
 /**
  * One page of a list.
  */
+export type PageUnmanagedDeploymentView = {
+    items: Array<UnmanagedDeploymentView>;
+    /**
+     * Pass as `page_token` to get the next page; `null` on the last page.
+     */
+    next_page?: string | null;
+};
+
+/**
+ * One page of a list.
+ */
 export type PageWebhookDeliveryView = {
     items: Array<WebhookDeliveryView>;
     /**
@@ -3352,6 +3363,43 @@ export type TrustPolicyView = {
      * Set when an expiring credential made it: it ends with that credential.
      */
     expires_at?: string | null;
+};
+
+/**
+ * A Deployment made through the cluster's own API (kubectl), as the
+ * cluster's region last reported it. Moke shows it and never changes it:
+ * it is the customer's, managed with kubectl.
+ */
+export type UnmanagedDeploymentView = {
+    cluster_id: ClusterId;
+    namespace: string;
+    name: string;
+    /**
+     * The image of its (first) container.
+     */
+    image: string;
+    /**
+     * Desired pods.
+     */
+    replicas: number;
+    /**
+     * Pods that exist, and of those: ready, and of the current template.
+     */
+    current_replicas: number;
+    ready_replicas: number;
+    updated_replicas: number;
+    /**
+     * `progressing` or `running`.
+     */
+    phase: string;
+    /**
+     * When it was made in the cluster.
+     */
+    created_at?: string | null;
+    /**
+     * When the region last reported it.
+     */
+    observed_at: string;
 };
 
 /**
@@ -13238,6 +13286,78 @@ export type ClusterSnapshotRestoreResponses = {
 };
 
 export type ClusterSnapshotRestoreResponse = ClusterSnapshotRestoreResponses[keyof ClusterSnapshotRestoreResponses];
+
+export type UnmanagedDeploymentListData = {
+    body?: never;
+    path: {
+        /**
+         * Project id or name
+         */
+        project: string;
+        /**
+         * Cluster id or name
+         */
+        cluster: string;
+    };
+    query?: {
+        /**
+         * Items per page, 1 to 500 (default 50).
+         */
+        limit?: number;
+        /**
+         * `next_page` of the previous page (opaque; empty means the first page).
+         */
+        page_token?: string;
+    };
+    url: '/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments';
+};
+
+export type UnmanagedDeploymentListErrors = {
+    /**
+     * Invalid or malformed request; `errors` lists every bad field
+     */
+    400: Problem;
+    /**
+     * Missing, invalid, expired or revoked token
+     */
+    401: Problem;
+    /**
+     * The token's role does not allow this
+     */
+    403: Problem;
+    /**
+     * No such resource (or it belongs to another organization)
+     */
+    404: Problem;
+    /**
+     * Conflicts with current state, a quota, or an in-flight request with the same Idempotency-Key
+     */
+    409: Problem;
+    /**
+     * If-Match does not match the current ETag
+     */
+    412: Problem;
+    /**
+     * Idempotency-Key reused with a different request
+     */
+    422: Problem;
+    /**
+     * Rate limit reached; retry after Retry-After seconds (RateLimit-* headers tell the policy)
+     */
+    429: Problem;
+    /**
+     * Temporarily unavailable; retry after Retry-After seconds
+     */
+    503: Problem;
+};
+
+export type UnmanagedDeploymentListError = UnmanagedDeploymentListErrors[keyof UnmanagedDeploymentListErrors];
+
+export type UnmanagedDeploymentListResponses = {
+    200: PageUnmanagedDeploymentView;
+};
+
+export type UnmanagedDeploymentListResponse = UnmanagedDeploymentListResponses[keyof UnmanagedDeploymentListResponses];
 
 export type ClusterUpgradeData = {
     body: ClusterUpgradeRequest;

@@ -8,5 +8,6 @@ pub(in crate::app) mod namespaces;
 pub(in crate::app) mod revisions;
 pub(in crate::app) mod services;
 mod shapes;
+pub(in crate::app) mod unmanaged;
 
 pub(in crate::app) use shapes::*;

@@ -1,0 +1,117 @@
+//! The `unmanaged_deployments` table: a cluster's kubectl-made Deployments
+//! as its region last reported them.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::app::{PageRequest, Result};
+
+/// One reported Deployment.
+pub(in crate::app) struct UnmanagedRow {
+    pub id: Uuid,
+    pub namespace: String,
+    pub name: String,
+    pub image: String,
+    pub replicas: i64,
+    pub current_replicas: i64,
+    pub ready_replicas: i64,
+    pub updated_replicas: i64,
+    pub phase: String,
+    pub created_in_cluster_at: Option<DateTime<Utc>>,
+    pub observed_at: DateTime<Utc>,
+}
+
+/// What a region reports of one.
+pub(in crate::app) struct Reported<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub image: &'a str,
+    pub replicas: i64,
+    pub current_replicas: i64,
+    pub ready_replicas: i64,
+    pub updated_replicas: i64,
+    pub phase: &'a str,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// Replaces a cluster's list with what its region (`region`, which must be
+/// the cluster's) reports: the reported ones upserted (keeping their ids),
+/// the others removed.
+pub(in crate::app) async fn replace(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    region: &str,
+    reported: &[Reported<'_>],
+) -> Result<()> {
+    let mut columns: (Vec<Uuid>, Vec<&str>, Vec<&str>, Vec<&str>, Vec<&str>) = Default::default();
+    let mut counts: (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<Option<DateTime<Utc>>>) = Default::default();
+    for r in reported {
+        columns.0.push(Uuid::now_v7());
+        columns.1.push(r.namespace);
+        columns.2.push(r.name);
+        columns.3.push(r.image);
+        columns.4.push(r.phase);
+        counts.0.push(r.replicas);
+        counts.1.push(r.current_replicas);
+        counts.2.push(r.ready_replicas);
+        counts.3.push(r.updated_replicas);
+        counts.4.push(r.created_at);
+    }
+    sqlx::query!(
+        "WITH cluster AS (SELECT id FROM clusters WHERE id = $1 AND region = $2),
+         gone AS (
+             DELETE FROM unmanaged_deployments u USING cluster
+             WHERE u.cluster_id = cluster.id
+               AND (u.namespace, u.name) NOT IN (SELECT * FROM unnest($4::text[], $5::text[]))
+         )
+         INSERT INTO unmanaged_deployments (id, cluster_id, namespace, name, image, phase, replicas,
+                                            current_replicas, ready_replicas, updated_replicas, created_in_cluster_at)
+         SELECT r.id, cluster.id, r.namespace, r.name, r.image, r.phase, r.replicas, r.current_replicas,
+                r.ready_replicas, r.updated_replicas, r.created_at
+         FROM cluster, unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[],
+                              $10::bigint[], $11::bigint[], $12::timestamptz[])
+              AS r(id, namespace, name, image, phase, replicas, current_replicas, ready_replicas, updated_replicas,
+                   created_at)
+         ON CONFLICT (cluster_id, namespace, name) DO UPDATE SET
+             image = excluded.image, phase = excluded.phase, replicas = excluded.replicas,
+             current_replicas = excluded.current_replicas, ready_replicas = excluded.ready_replicas,
+             updated_replicas = excluded.updated_replicas, created_in_cluster_at = excluded.created_in_cluster_at,
+             observed_at = now()",
+        cluster,
+        region,
+        &columns.0,
+        &columns.1 as &[&str],
+        &columns.2 as &[&str],
+        &columns.3 as &[&str],
+        &columns.4 as &[&str],
+        &counts.0,
+        &counts.1,
+        &counts.2,
+        &counts.3,
+        &counts.4 as &[Option<DateTime<Utc>>],
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// A page of a cluster's list in id (first reported) order.
+pub(in crate::app) async fn list(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    page: &PageRequest,
+) -> Result<Vec<UnmanagedRow>> {
+    Ok(sqlx::query_as!(
+        UnmanagedRow,
+        "SELECT id, namespace, name, image, replicas, current_replicas, ready_replicas, updated_replicas, phase,
+                created_in_cluster_at, observed_at
+         FROM unmanaged_deployments
+         WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+        cluster,
+        page.after,
+        page.fetch_limit(),
+    )
+    .fetch_all(conn)
+    .await?)
+}
