@@ -1432,6 +1432,7 @@ pub struct DeploymentSpec {
     pub replicas: i64,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(max_items = 64)]
     pub ports: Vec<ContainerPort>,
     #[serde(default)]
     #[graphql(default)]
@@ -1458,6 +1459,7 @@ pub struct DeploymentSpec {
     pub node_selector: Labels,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(max_items = 64)]
     pub tolerations: Vec<Toleration>,
     /// A paused deployment keeps running its current pods; template changes wait for `resume`.
     #[serde(default)]
@@ -1520,7 +1522,9 @@ mod defaults {
 #[serde(deny_unknown_fields)]
 #[graphql(input_name = "ContainerPortInput")]
 pub struct ContainerPort {
+    /// A Kubernetes port name: lower-case letters, digits and `-`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$", max_length = 15)]
     pub name: Option<String>,
     #[schema(minimum = 1, maximum = 65535)]
     pub container_port: i64,
@@ -1539,8 +1543,10 @@ pub struct ContainerPort {
 pub struct EnvVar {
     #[schema(pattern = r"^[-._A-Za-z][-._A-Za-z0-9]*$")]
     pub name: String,
+    /// At most 32 KiB, without NUL characters.
     #[serde(default)]
     #[graphql(default)]
+    #[schema(pattern = r"^[^\u0000]*$", max_length = 32768)]
     pub value: String,
 }
 
@@ -1660,6 +1666,7 @@ pub struct Toleration {
     /// Empty with `Exists` tolerates every taint.
     #[serde(default)]
     #[graphql(default)]
+    #[schema(pattern = r"^[^\u0000]*$", max_length = 253)]
     pub key: String,
     /// `Equal` or `Exists`.
     #[serde(default = "defaults::equal")]
@@ -1668,6 +1675,7 @@ pub struct Toleration {
     pub operator: String,
     #[serde(default)]
     #[graphql(default)]
+    #[schema(pattern = r"^[^\u0000]*$", max_length = 63)]
     pub value: String,
     /// `NoSchedule`, `PreferNoSchedule`, `NoExecute`, or empty for all.
     #[serde(default)]

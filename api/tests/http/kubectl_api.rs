@@ -474,6 +474,27 @@ async fn a_deployment_that_adopts_cluster_edits_takes_them_as_revisions(
     let replicas = ok(&kubectl, &admin, &["get", "deployment", "api", "-o", "jsonpath={.spec.replicas}"]).await;
     assert_eq!(replicas, "3", "kubectl's scale stays");
 
+    // A binding made in the cluster lets a Moke viewer edit, but Moke's API
+    // would not let them: their change is put back, never adopted.
+    let (_, viewer_token) = t.member(&acme, "viewer@acme.test", "viewer").await;
+    let viewer = kubeconfig(&owner, &viewer_token, &path, &kubectl, "viewer.yaml").await;
+    let whoami = ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"];
+    let viewer_name = ok(&kubectl, &viewer, &whoami).await;
+    let user = format!("--user={viewer_name}");
+    ok(&kubectl, &admin, &["create", "rolebinding", "viewer-edits", "--clusterrole=edit", &user]).await;
+    ok(&kubectl, &viewer, &["scale", "deployment/api", "--replicas=1"]).await;
+    eventually(30, "the viewer's scale to be put back", async || {
+        let replicas = kubectl.run(&admin, &["get", "deployment", "api", "-o", "jsonpath={.spec.replicas}"]).await.1;
+        let view: DeploymentView = owner.get(&deployment_path).await.ok();
+        let said = view
+            .status
+            .conditions
+            .iter()
+            .any(|c| c.condition_type == "Drifted" && c.message.contains("put its spec back"));
+        replicas == "3" && said && view.spec.replicas == 3
+    })
+    .await;
+
     // An edit the organization's rules refuse is not adopted: the audit log
     // says why, and the cluster gets Moke's spec back.
     let policy = json!({ "deploy": { "allowed_image_prefixes": ["registry.example.com/shop/"] } });

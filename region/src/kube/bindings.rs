@@ -49,10 +49,20 @@ pub fn default_cluster_roles() -> Vec<Value> {
             })
             .collect()
     };
+    // Subresources, as Kubernetes' roles grant them: the writers scale, everyone reads logs.
+    let subresources = |scale: &[&str]| {
+        [
+            json!({ "apiGroups": ["apps"], "resources": ["deployments/scale"], "verbs": scale }),
+            json!({ "apiGroups": ["apps"], "resources": ["deployments/status"], "verbs": READ }),
+            json!({ "apiGroups": [""], "resources": ["pods/log"], "verbs": READ }),
+        ]
+    };
     let mut admin = namespaced(&[]);
     admin.push(json!({ "apiGroups": [""], "resources": ["namespaces"], "verbs": READ }));
+    admin.extend(subresources(&["get", "update", "patch"]));
     let mut edit = namespaced(&["roles", "rolebindings"]);
     edit.push(json!({ "apiGroups": [""], "resources": ["namespaces"], "verbs": READ }));
+    edit.extend(subresources(&["get", "update", "patch"]));
     let view: Vec<Value> = KINDS
         .iter()
         .filter(|k| {
@@ -60,6 +70,7 @@ pub fn default_cluster_roles() -> Vec<Value> {
         })
         .map(|k| json!({ "apiGroups": [k.group], "resources": [k.resource], "verbs": READ }))
         .chain([json!({ "apiGroups": [""], "resources": ["namespaces"], "verbs": READ })])
+        .chain(subresources(READ))
         .collect();
     [
         ("cluster-admin", vec![json!({ "apiGroups": ["*"], "resources": ["*"], "verbs": ["*"] })]),

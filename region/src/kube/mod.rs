@@ -879,7 +879,7 @@ fn replace(
     let stored = store_of(state, cluster_id).put(&store::key(kind, request.namespace(), name), changed);
     match kind.resource {
         "deployments" if moke_deployment.is_some() => {
-            note_drift(state, cluster_id, &current, &stored, &request.caller.user);
+            note_drift(state, cluster_id, &current, &stored, &request.caller);
         }
         "deployments" => run_deployment(state, cluster_id, &stored),
         "services" => {
@@ -1059,7 +1059,8 @@ fn no_escalation(
 /// Records a change made with kubectl to a Deployment Moke manages on its
 /// workload, for the gateway to hear of; the next sync puts Moke's spec
 /// back (and watchers see both).
-fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value, after: &Value, user: &str) {
+fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value, after: &Value, caller: &Caller) {
+    let user = caller.user.as_str();
     let mut fields: Vec<String> = Vec::new();
     for part in ["spec", "metadata"] {
         let keys: std::collections::BTreeSet<&String> = [&before[part], &after[part]]
@@ -1090,12 +1091,25 @@ fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value
     let id = projection::deployment_id(after).to_string();
     let tick = state.tick;
     let Some(workload) = state.workloads.get_mut(&id).filter(|w| w.cluster_id == cluster_id) else { return };
-    // An edit Moke's spec can hold waits for the gateway, when the workload adopts them.
-    let proposed = workload
-        .spec
-        .adopt_cluster_edits
+    // An edit Moke's spec can hold waits for the gateway, when the workload
+    // adopts them and the editor's Moke role (not a binding made in the
+    // cluster) may change deployments: Moke's API would let them too.
+    let moke_role_may = rbac::allowed(
+        &caller.groups,
+        rbac::Attributes {
+            verb: "update",
+            group: "apps",
+            resource: "deployments",
+            subresource: "",
+            namespace: &workload.spec.namespace,
+        },
+    );
+    let waiting = workload.drift.as_ref().is_some_and(|d| d.adopting());
+    let proposed = (workload.spec.adopt_cluster_edits && moke_role_may)
         .then(|| projection::edited_workload(&workload.spec, after))
-        .filter(|edited| *edited != workload.spec);
+        // An edit back to Moke's spec while another waits is proposed too,
+        // so the earlier one, once adopted, is undone.
+        .filter(|edited| *edited != workload.spec || waiting);
     let outcome = if proposed.is_some() { "Moke takes it as a new revision" } else { "Moke puts its spec back" };
     let mut superseded = Vec::new();
     if let Some(earlier) = workload.drift.take().filter(|d| d.adopting() && proposed.is_some()) {

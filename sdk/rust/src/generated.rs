@@ -2737,8 +2737,9 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ContainerPort {
         pub container_port: ::std::num::NonZeroU64,
+        #[doc = "A Kubernetes port name: lower-case letters, digits and `-`."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        pub name: ::std::option::Option<ContainerPortName>,
         #[doc = "`TCP`, `UDP` or `SCTP`."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub protocol: ::std::option::Option<ContainerPortProtocol>,
@@ -2746,6 +2747,57 @@ pub mod types {
     impl ContainerPort {
         pub fn builder() -> builder::ContainerPort {
             Default::default()
+        }
+    }
+    #[doc = "A Kubernetes port name: lower-case letters, digits and `-`."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ContainerPortName(::std::string::String);
+    impl ::std::ops::Deref for ContainerPortName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ContainerPortName> for ::std::string::String {
+        fn from(value: ContainerPortName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ContainerPortName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 15usize {
+                return Err("longer than 15 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ContainerPortName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ContainerPortName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContainerPortName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "`TCP`, `UDP` or `SCTP`."]
@@ -4895,8 +4947,9 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct EnvVar {
         pub name: EnvVarName,
+        #[doc = "At most 32 KiB, without NUL characters."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub value: ::std::option::Option<::std::string::String>,
+        pub value: ::std::option::Option<EnvVarValue>,
     }
     impl EnvVar {
         pub fn builder() -> builder::EnvVar {
@@ -4942,6 +4995,57 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for EnvVarName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "At most 32 KiB, without NUL characters."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct EnvVarValue(::std::string::String);
+    impl ::std::ops::Deref for EnvVarValue {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<EnvVarValue> for ::std::string::String {
+        fn from(value: EnvVarValue) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for EnvVarValue {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32768usize {
+                return Err("longer than 32768 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[^\\u0000]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^\\u0000]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for EnvVarValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for EnvVarValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for EnvVarValue {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -12286,12 +12390,12 @@ pub mod types {
         pub effect: ::std::option::Option<TolerationEffect>,
         #[doc = "Empty with `Exists` tolerates every taint."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub key: ::std::option::Option<::std::string::String>,
+        pub key: ::std::option::Option<TolerationKey>,
         #[doc = "`Equal` or `Exists`."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub operator: ::std::option::Option<TolerationOperator>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub value: ::std::option::Option<::std::string::String>,
+        pub value: ::std::option::Option<TolerationValue>,
     }
     impl Toleration {
         pub fn builder() -> builder::Toleration {
@@ -12347,6 +12451,57 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
+    #[doc = "Empty with `Exists` tolerates every taint."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct TolerationKey(::std::string::String);
+    impl ::std::ops::Deref for TolerationKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<TolerationKey> for ::std::string::String {
+        fn from(value: TolerationKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for TolerationKey {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 253usize {
+                return Err("longer than 253 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[^\\u0000]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^\\u0000]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for TolerationKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for TolerationKey {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TolerationKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "`Equal` or `Exists`."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
@@ -12386,6 +12541,57 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for TolerationOperator {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
+    #[doc = "`TolerationValue`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct TolerationValue(::std::string::String);
+    impl ::std::ops::Deref for TolerationValue {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<TolerationValue> for ::std::string::String {
+        fn from(value: TolerationValue) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for TolerationValue {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 63usize {
+                return Err("longer than 63 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[^\\u0000]*$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^\\u0000]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for TolerationValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for TolerationValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TolerationValue {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16147,7 +16353,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ContainerPort {
             container_port: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
-            name: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            name: ::std::result::Result<::std::option::Option<super::ContainerPortName>, ::std::string::String>,
             protocol: ::std::result::Result<::std::option::Option<super::ContainerPortProtocol>, ::std::string::String>,
         }
         impl ::std::default::Default for ContainerPort {
@@ -16171,7 +16377,7 @@ pub mod types {
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::ContainerPortName>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
@@ -18952,7 +19158,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct EnvVar {
             name: ::std::result::Result<super::EnvVarName, ::std::string::String>,
-            value: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            value: ::std::result::Result<::std::option::Option<super::EnvVarValue>, ::std::string::String>,
         }
         impl ::std::default::Default for EnvVar {
             fn default() -> Self {
@@ -18970,7 +19176,7 @@ pub mod types {
             }
             pub fn value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::EnvVarValue>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.value = value.try_into().map_err(|e| format!("error converting supplied value for value: {e}"));
@@ -28644,9 +28850,9 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct Toleration {
             effect: ::std::result::Result<::std::option::Option<super::TolerationEffect>, ::std::string::String>,
-            key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            key: ::std::result::Result<::std::option::Option<super::TolerationKey>, ::std::string::String>,
             operator: ::std::result::Result<::std::option::Option<super::TolerationOperator>, ::std::string::String>,
-            value: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            value: ::std::result::Result<::std::option::Option<super::TolerationValue>, ::std::string::String>,
         }
         impl ::std::default::Default for Toleration {
             fn default() -> Self {
@@ -28669,7 +28875,7 @@ pub mod types {
             }
             pub fn key<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::TolerationKey>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.key = value.try_into().map_err(|e| format!("error converting supplied value for key: {e}"));
@@ -28686,7 +28892,7 @@ pub mod types {
             }
             pub fn value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::TolerationValue>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.value = value.try_into().map_err(|e| format!("error converting supplied value for value: {e}"));

@@ -197,13 +197,21 @@ impl App {
                 let rolled_out = report.phase == "running";
                 let revision = report.workload.as_ref().map(|w| w.revision);
                 let (id, generation) = (report.resource_id, report.observed_generation);
-                deployments::observe(&mut tx, id, &report.region, status, generation, rolled_out, revision).await?;
-                if let Some(edit) = report.workload.as_ref().and_then(|w| w.cluster_edit.as_ref()) {
-                    self.adopt_cluster_edit(&mut tx, &report.region, id, generation, edit).await?;
-                }
+                deployments::observe(&mut tx, id, &report.region, status, generation, rolled_out, revision).await?
             }
         }
         tx.commit().await?;
+        // A kubectl edit to adopt is a change of its own, after the
+        // observation: it locks as every deployment change does (cluster,
+        // then deployment), and whatever becomes of it, the report stays
+        // ingested (the region proposes a waiting edit again).
+        if let Some(edit) = report.workload.as_ref().and_then(|w| w.cluster_edit.as_ref())
+            && report.kind == ResourceKind::Deployment
+            && let Err(error) =
+                self.adopt_cluster_edit(&report.region, report.resource_id, report.observed_generation, edit).await
+        {
+            tracing::warn!(deployment = %report.resource_id, error = format!("{error:#}"), "cluster edit not adopted");
+        }
         Ok(())
     }
 }

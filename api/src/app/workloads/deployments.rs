@@ -686,33 +686,28 @@ async fn revision_spec(tx: &mut PgConnection, deployment: Uuid, revision: i64) -
 impl App {
     /// Takes a change made through the cluster's own API (kubectl) to a
     /// deployment that adopts them (`on_drift: adopt`) as a new revision,
-    /// in the status ingest's transaction. Only an edit of the spec the
-    /// region runs now (the report's generation) is taken, as the system on
-    /// the organization's behalf, checked as any update is (spec rules,
-    /// image policy, quotas, change limits). A refused edit is audited with
-    /// its reason (once per edit) and changes nothing: the region puts the
-    /// spec back when no new one comes.
+    /// in a transaction of its own. Only an edit of the spec the region
+    /// runs now (the report's generation) is taken, as the system on the
+    /// organization's behalf, checked as any update is (spec rules, image
+    /// policy, quotas, change limits). A refused edit is audited with its
+    /// reason, once per edit, and changes nothing: the region puts the spec
+    /// back when no new one comes.
     pub(in crate::app) async fn adopt_cluster_edit(
         &self,
-        tx: &mut PgConnection,
         region: &str,
         deployment: Uuid,
         observed_generation: i64,
         edit: &pb::ClusterEdit,
     ) -> Result<()> {
         let Some(edited) = &edit.spec else { return Ok(()) };
-        let Some((cluster_row, row)) = lock_with_cluster(&mut *tx, deployment).await? else { return Ok(()) };
+        let mut tx = self.db().begin().await?;
+        let Some((cluster_row, row)) = lock_with_cluster(&mut tx, deployment).await? else { return Ok(()) };
         let current = row.spec()?;
         let ours = cluster_row.spec()?.region == region;
         if !ours || row.generation != observed_generation || current.on_drift != "adopt" {
             return Ok(());
         }
         if row.deletion_requested_at.is_some() || cluster_row.deletion_requested_at.is_some() {
-            return Ok(());
-        }
-        let mut spec = adopted_spec(&current, edited);
-        workload_spec::label_pods(&mut spec, &row.name);
-        if spec == current {
             return Ok(());
         }
         // The region's words are kept short and plain before they reach a revision or the audit log.
@@ -723,33 +718,42 @@ impl App {
         let by = plain(&edit.by, 128);
         let cause = format!("adopted from the cluster: {by} changed {}", fields.join(", "));
         let ctx = RequestContext::system(row.org_id);
-        let mut attempt = sqlx::Connection::begin(&mut *tx).await?;
-        let outcome = async {
-            let mut v = Validator::new();
-            workload_spec::check(&mut v, "spec", &spec);
-            v.finish()?;
-            let kind = ChangeKind::DeploymentUpdate;
-            self.commit_change(&mut attempt, &ctx, &cluster_row, &row, &current, spec, kind, &cause, None).await
-        }
-        .await;
-        let reason = match outcome {
-            Ok(_) => return Ok(attempt.commit().await?),
+        let outcome = match adopted_spec(&current, edited) {
+            Err(refusal) => Err(refusal),
+            Ok(mut spec) => {
+                workload_spec::label_pods(&mut spec, &row.name);
+                if spec == current {
+                    return Ok(());
+                }
+                let mut v = Validator::new();
+                workload_spec::check(&mut v, "spec", &spec);
+                match v.finish() {
+                    Err(refusal) => Err(refusal),
+                    Ok(()) => {
+                        let kind = ChangeKind::DeploymentUpdate;
+                        self.commit_change(&mut tx, &ctx, &cluster_row, &row, &current, spec, kind, &cause, None).await
+                    }
+                }
+            }
+        };
+        let refusal = match outcome {
+            Ok(_) => return Ok(tx.commit().await?),
             // What a retry can mend is the ingest's to retry; the rest is the edit's refusal.
             Err(error @ (Error::Internal(_) | Error::Unavailable { .. } | Error::VaultUnavailable(_))) => {
                 return Err(error);
             }
-            Err(refusal) => {
-                attempt.rollback().await?;
-                refusal_text(&refusal)
-            }
+            Err(refusal) => refusal,
         };
-        let edited_at = plain(&edit.at, 40);
-        if store::cluster_edit_refusal_recorded(&mut *tx, row.org_id, row.id, &edited_at).await? {
+        tx.rollback().await?;
+        let reason = refusal_text(&refusal);
+        // One audit event per edit: the digest of what was refused, kept on the deployment.
+        let digest = edit_digest(observed_generation, edit);
+        let mut tx = self.db().begin().await?;
+        if !store::note_refused_edit(&mut tx, row.id, &digest).await? {
             return Ok(());
         }
-        tracing::info!(deployment = %DeploymentId::from_uuid(row.id), %reason, "cluster edit not adopted");
         crate::app::kernel::audit::insert(
-            &mut *tx,
+            &mut tx,
             &ctx,
             row.org_id,
             "failure",
@@ -757,17 +761,32 @@ impl App {
                 action: "deployment.cluster_edit_refused",
                 resource_type: "deployment",
                 resource_id: Some(DeploymentId::from_uuid(row.id).to_string()),
-                details: json!({ "by": by, "fields": fields, "edited_at": edited_at, "reason": reason }),
+                details: json!({ "by": by, "fields": fields, "edited_at": plain(&edit.at, 40), "reason": reason }),
             },
         )
-        .await
+        .await?;
+        Ok(tx.commit().await?)
     }
+}
+
+/// A cluster edit's identity: the generation it was made on and all it says.
+fn edit_digest(generation: i64, edit: &pb::ClusterEdit) -> String {
+    use prost::Message as _;
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(generation.to_be_bytes());
+    hasher.update(edit.encode_to_vec());
+    hex::encode(hasher.finalize())
 }
 
 /// Moke's spec with what a cluster edit changed among the fields a
 /// Deployment object holds of it. Rollout bounds become pod counts only
 /// where the edit moved them off what the current ones resolve to.
-fn adopted_spec(current: &DeploymentSpec, edited: &pb::WorkloadSpec) -> DeploymentSpec {
+fn adopted_spec(current: &DeploymentSpec, edited: &pb::WorkloadSpec) -> Result<DeploymentSpec> {
+    if !(0..=workload_spec::MAX_REPLICAS).contains(&edited.replicas) {
+        let message = format!("0 to {}", workload_spec::MAX_REPLICAS);
+        return Err(Error::invalid_field("spec.replicas", "out_of_range", message));
+    }
     let resolved = |bound: &str, round_up: bool| workload_spec::bound(bound, edited.replicas, round_up);
     let mut strategy = current.strategy.clone();
     if resolved(&strategy.max_surge, true) != Some(edited.max_surge) {
@@ -776,7 +795,7 @@ fn adopted_spec(current: &DeploymentSpec, edited: &pb::WorkloadSpec) -> Deployme
     if resolved(&strategy.max_unavailable, false) != Some(edited.max_unavailable) {
         strategy.max_unavailable = edited.max_unavailable.to_string();
     }
-    DeploymentSpec {
+    Ok(DeploymentSpec {
         image: edited.image.clone(),
         replicas: edited.replicas,
         resources: ResourceRequests { cpu_millis: edited.cpu_millis, memory_mib: edited.memory_mib },
@@ -804,15 +823,17 @@ fn adopted_spec(current: &DeploymentSpec, edited: &pb::WorkloadSpec) -> Deployme
         paused: edited.paused,
         strategy,
         ..current.clone()
-    }
+    })
 }
 
-/// Why a change was refused, in one line: each bad field with its message.
+/// Why a change was refused, in one line of at most 1 KiB: the first bad
+/// fields with their messages.
 fn refusal_text(error: &Error) -> String {
-    match error {
+    let text = match error {
         Error::Invalid(fields) => {
-            fields.iter().map(|f| format!("{}: {}", f.field, f.message)).collect::<Vec<_>>().join("; ")
+            fields.iter().take(10).map(|f| format!("{}: {}", f.field, f.message)).collect::<Vec<_>>().join("; ")
         }
         other => other.to_string(),
-    }
+    };
+    text.chars().take(1024).collect()
 }

@@ -17,6 +17,11 @@ const PROTOCOLS: [&str; 3] = ["TCP", "UDP", "SCTP"];
 const EFFECTS: [&str; 4] = ["", "NoSchedule", "PreferNoSchedule", "NoExecute"];
 /// What `on_drift` may say.
 const ON_DRIFT: [&str; 2] = ["revert", "adopt"];
+/// The longest environment variable value, in characters (Kubernetes
+/// sets none; a pod's whole spec must fit etcd's 1.5 MiB).
+const MAX_ENV_VALUE_CHARS: usize = 32 * 1024;
+/// The most ports, and tolerations, of one pod.
+const MAX_LISTED: usize = 64;
 /// The annotation that turns on automatic rollback for a manifest.
 pub const AUTO_ROLLBACK_ANNOTATION: &str = "moke.cloud/auto-rollback";
 /// The annotation that sets a manifest's `on_drift` (`revert` or `adopt`).
@@ -105,7 +110,7 @@ pub fn bound(value: &str, replicas: i64, round_up: bool) -> Option<i64> {
     match value.strip_suffix('%') {
         Some(percent) => {
             let percent = percent.parse::<i64>().ok().filter(|p| (0..=100).contains(p))?;
-            let scaled = replicas * percent;
+            let scaled = replicas.checked_mul(percent)?;
             Some(if round_up { (scaled + 99) / 100 } else { scaled / 100 })
         }
         None => value.parse::<i64>().ok().filter(|n| *n >= 0),
@@ -300,6 +305,15 @@ fn image_ok(image: &str) -> bool {
         && repository.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-/:".contains(c))
 }
 
+/// A Kubernetes port name (IANA service name): 1 to 15 of `a-z0-9-`,
+/// alphanumeric at both ends.
+fn port_name_ok(name: &str) -> bool {
+    (1..=15).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
 fn env_name_ok(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -337,6 +351,12 @@ pub fn check(v: &mut Validator, prefix: &str, spec: &DeploymentSpec) {
             "TCP, UDP or SCTP",
         );
         v.check(
+            port.name.as_deref().is_none_or(port_name_ok),
+            field(&format!("ports[{i}].name")),
+            "invalid",
+            "at most 15 lower-case letters, digits or '-', starting and ending with a letter or digit",
+        );
+        v.check(
             seen_ports.insert((port.container_port, port.protocol.clone())),
             field(&format!("ports[{i}]")),
             "duplicate",
@@ -352,8 +372,21 @@ pub fn check(v: &mut Validator, prefix: &str, spec: &DeploymentSpec) {
             "letters, digits, '_', '-' or '.', not starting with a digit",
         );
         v.check(seen_env.insert(var.name.clone()), field(&format!("env[{i}].name")), "duplicate", "each variable once");
+        v.check(
+            var.value.chars().count() <= MAX_ENV_VALUE_CHARS && !var.value.contains('\0'),
+            field(&format!("env[{i}].value")),
+            "invalid",
+            format!("at most {MAX_ENV_VALUE_CHARS} characters, without NUL"),
+        );
     }
     v.check(spec.env.len() <= 256, field("env"), "too_many", "at most 256 variables");
+    v.check(spec.ports.len() <= MAX_LISTED, field("ports"), "too_many", format!("at most {MAX_LISTED} ports"));
+    v.check(
+        spec.tolerations.len() <= MAX_LISTED,
+        field("tolerations"),
+        "too_many",
+        format!("at most {MAX_LISTED} tolerations"),
+    );
     v.check(
         (1..=256_000).contains(&spec.resources.cpu_millis),
         field("resources.cpu_millis"),
@@ -433,6 +466,13 @@ pub fn check(v: &mut Validator, prefix: &str, spec: &DeploymentSpec) {
             "NoSchedule, PreferNoSchedule, NoExecute or empty",
         );
         v.check(t.operator != "Exists" || t.value.is_empty(), at("value"), "invalid", "must be empty with Exists");
+        v.check(t.key.chars().count() <= 253 && !t.key.contains('\0'), at("key"), "invalid", "at most 253 characters");
+        v.check(
+            t.value.chars().count() <= 63 && !t.value.contains('\0'),
+            at("value"),
+            "invalid",
+            "at most 63 characters",
+        );
         v.check(
             !(t.key.is_empty() && t.operator != "Exists"),
             at("key"),
@@ -495,6 +535,43 @@ mod tests {
         assert_eq!(memory_mib("1G"), Some(954));
         assert_eq!(memory_mib("1048576"), Some(1));
         assert_eq!(memory_mib("12 apples"), None);
+    }
+
+    /// What a pod spec cannot hold is refused at its field, before it
+    /// reaches storage (which cannot hold a NUL) or a cluster.
+    #[test]
+    fn container_text_is_bounded() {
+        let spec = |change: &dyn Fn(&mut DeploymentSpec)| {
+            let mut spec: DeploymentSpec = serde_json::from_value(serde_json::json!({ "image": "web:1" })).unwrap();
+            change(&mut spec);
+            let mut v = Validator::new();
+            check(&mut v, "spec", &spec);
+            match v.finish() {
+                Ok(()) => Vec::new(),
+                Err(Error::Invalid(fields)) => fields.into_iter().map(|f| f.field).collect(),
+                Err(other) => panic!("{other}"),
+            }
+        };
+        assert!(spec(&|_| {}).is_empty());
+        let nul = |s: &mut DeploymentSpec| s.env.push(EnvVar { name: "A".into(), value: "a\0b".into() });
+        assert_eq!(spec(&nul), ["spec.env[0].value"]);
+        let port = |s: &mut DeploymentSpec| {
+            s.ports.push(ContainerPort { name: Some("Web_Port".into()), container_port: 80, protocol: "TCP".into() })
+        };
+        assert_eq!(spec(&port), ["spec.ports[0].name"]);
+        let many = |s: &mut DeploymentSpec| {
+            s.tolerations = vec![
+                Toleration {
+                    key: "k".into(),
+                    operator: "Exists".into(),
+                    value: String::new(),
+                    effect: String::new()
+                };
+                65
+            ]
+        };
+        assert_eq!(spec(&many), ["spec.tolerations"]);
+        assert_eq!(bound("50%", i64::MAX, true), None, "no overflow");
     }
 
     #[test]

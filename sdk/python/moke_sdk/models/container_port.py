@@ -15,7 +15,7 @@ class ContainerPort:
     """
     Attributes:
         container_port (int):
-        name (None | str | Unset):
+        name (None | str | Unset): A Kubernetes port name: lower-case letters, digits and `-`.
         protocol (str | Unset): `TCP`, `UDP` or `SCTP`.
     """
 

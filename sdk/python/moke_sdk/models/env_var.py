@@ -15,7 +15,7 @@ class EnvVar:
     """
     Attributes:
         name (str):
-        value (str | Unset):
+        value (str | Unset): At most 32 KiB, without NUL characters.
     """
 
     name: str

@@ -532,6 +532,9 @@ export type Condition = {
 };
 
 export type ContainerPort = {
+    /**
+     * A Kubernetes port name: lower-case letters, digits and `-`.
+     */
     name?: string | null;
     container_port: number;
     /**
@@ -1182,6 +1185,9 @@ export type EndpointView = {
 
 export type EnvVar = {
     name: string;
+    /**
+     * At most 32 KiB, without NUL characters.
+     */
     value?: string;
 };
 

@@ -329,26 +329,17 @@ pub(in crate::app) async fn set_last_error(conn: &mut PgConnection, id: Uuid, er
     Ok(())
 }
 
-/// True when the refusal to adopt the cluster edit made at `edited_at` is
-/// already in the audit log (the region reports a waiting edit until it
-/// is adopted or put back).
-pub(in crate::app) async fn cluster_edit_refusal_recorded(
-    conn: &mut PgConnection,
-    org: Uuid,
-    id: Uuid,
-    edited_at: &str,
-) -> Result<bool> {
-    let deployment = crate::ids::DeploymentId::from_uuid(id).to_string();
-    Ok(sqlx::query_scalar!(
-        r#"SELECT EXISTS (SELECT 1 FROM audit_events
-             WHERE org_id = $1 AND action = 'deployment.cluster_edit_refused' AND resource_type = 'deployment'
-               AND resource_id = $2 AND details->>'edited_at' = $3) AS "recorded!""#,
-        org,
-        deployment,
-        edited_at,
+/// Records `digest` as the cluster edit last refused for the deployment;
+/// false when it already was (so its refusal is audited once).
+pub(in crate::app) async fn note_refused_edit(conn: &mut PgConnection, id: Uuid, digest: &str) -> Result<bool> {
+    let noted = sqlx::query!(
+        "UPDATE deployments SET refused_cluster_edit = $2 WHERE id = $1 AND refused_cluster_edit IS DISTINCT FROM $2",
+        id,
+        digest,
     )
-    .fetch_one(conn)
-    .await?)
+    .execute(conn)
+    .await?;
+    Ok(noted.rows_affected() > 0)
 }
 
 /// How a deploy hook names a deployment of its project: cluster, namespace

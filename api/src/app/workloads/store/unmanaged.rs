@@ -44,20 +44,13 @@ pub(in crate::app) async fn replace(
     region: &str,
     reported: &[Reported<'_>],
 ) -> Result<()> {
-    let mut columns: (Vec<Uuid>, Vec<&str>, Vec<&str>, Vec<&str>, Vec<&str>) = Default::default();
-    let mut counts: (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<Option<DateTime<Utc>>>) = Default::default();
-    for r in reported {
-        columns.0.push(Uuid::now_v7());
-        columns.1.push(r.namespace);
-        columns.2.push(r.name);
-        columns.3.push(r.image);
-        columns.4.push(r.phase);
-        counts.0.push(r.replicas);
-        counts.1.push(r.current_replicas);
-        counts.2.push(r.ready_replicas);
-        counts.3.push(r.updated_replicas);
-        counts.4.push(r.created_at);
-    }
+    let ids: Vec<Uuid> = reported.iter().map(|_| Uuid::now_v7()).collect();
+    let namespaces: Vec<&str> = reported.iter().map(|r| r.namespace).collect();
+    let names: Vec<&str> = reported.iter().map(|r| r.name).collect();
+    let images: Vec<&str> = reported.iter().map(|r| r.image).collect();
+    let phases: Vec<&str> = reported.iter().map(|r| r.phase).collect();
+    let count = |of: fn(&Reported) -> i64| reported.iter().map(of).collect::<Vec<i64>>();
+    let created: Vec<Option<DateTime<Utc>>> = reported.iter().map(|r| r.created_at).collect();
     sqlx::query!(
         "WITH cluster AS (SELECT id FROM clusters WHERE id = $1 AND region = $2),
          gone AS (
@@ -80,16 +73,16 @@ pub(in crate::app) async fn replace(
              observed_at = now()",
         cluster,
         region,
-        &columns.0,
-        &columns.1 as &[&str],
-        &columns.2 as &[&str],
-        &columns.3 as &[&str],
-        &columns.4 as &[&str],
-        &counts.0,
-        &counts.1,
-        &counts.2,
-        &counts.3,
-        &counts.4 as &[Option<DateTime<Utc>>],
+        &ids,
+        &namespaces as &[&str],
+        &names as &[&str],
+        &images as &[&str],
+        &phases as &[&str],
+        &count(|r| r.replicas),
+        &count(|r| r.current_replicas),
+        &count(|r| r.ready_replicas),
+        &count(|r| r.updated_replicas),
+        &created as &[Option<DateTime<Utc>>],
     )
     .execute(conn)
     .await?;
