@@ -182,8 +182,11 @@ pub struct EtcdRestore {
 /// How many snapshot and restore operations a cluster remembers.
 const ETCD_OPERATIONS_KEPT: usize = 32;
 
-/// The most kubectl-made Deployments one cluster's report lists.
-pub const MAX_UNMANAGED_REPORTED: usize = 1000;
+/// The most kubectl-made Deployments one cluster's report lists, and the
+/// longest image reference it carries: a report stays well under the
+/// queue's 1 MiB message (300 × (253 + 63 + 256 bytes) at most).
+pub const MAX_UNMANAGED_REPORTED: usize = 300;
+const MAX_REPORTED_IMAGE: usize = 256;
 
 /// A snapshot of `cluster`'s etcd taken `now`, named uniquely in the
 /// cluster, its size from the objects it holds (nodes, workloads, pods).
@@ -810,10 +813,21 @@ impl SimState {
             .map(|(_, workload)| {
                 let status = workload.status();
                 let object = store.and_then(|s| s.get(&crate::kube::deployment_key(&workload.spec)));
+                // The client's text: printable characters only, and short.
+                let image: String = workload
+                    .spec
+                    .image
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .scan(0, |bytes, c| {
+                        *bytes += c.len_utf8();
+                        (*bytes <= MAX_REPORTED_IMAGE).then_some(c)
+                    })
+                    .collect();
                 pb::UnmanagedWorkload {
                     namespace: workload.spec.namespace.clone(),
                     name: workload.spec.name.clone(),
-                    image: workload.spec.image.clone(),
+                    image,
                     replicas: workload.spec.replicas,
                     current_replicas: status.replicas,
                     ready_replicas: status.ready_replicas,

@@ -1401,7 +1401,7 @@ pub struct UnmanagedDeploymentView {
     /// When it was made in the cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<DateTime<Utc>>,
-    /// When the region last reported it.
+    /// When the region first reported it as it is now (its last change).
     pub observed_at: DateTime<Utc>,
 }
 

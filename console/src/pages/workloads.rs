@@ -344,6 +344,8 @@ pub async fn service_delete(
 struct WorkloadsData {
     namespaces: Vec<types::NamespaceView>,
     deployments: Vec<types::DeploymentView>,
+    /// Those made with kubectl in this namespace, which Moke only shows.
+    unmanaged: Vec<types::UnmanagedDeploymentView>,
     services: Vec<types::ServiceView>,
 }
 
@@ -355,13 +357,15 @@ async fn workloads_data(
 ) -> Result<WorkloadsData, ConsoleError> {
     let api = session.api().await?;
     let namespaces = api.namespace_list().project(project).cluster(cluster).limit(100u32).send().await?.into_inner();
-    let (deployments, services) = futures::join!(
+    let (deployments, unmanaged, services) = futures::join!(
         api.deployment_list().project(project).cluster(cluster).namespace(namespace).limit(100u32).send(),
+        api.unmanaged_deployment_list().project(project).cluster(cluster).limit(500u32).send(),
         api.service_list().project(project).cluster(cluster).namespace(namespace).limit(100u32).send(),
     );
     Ok(WorkloadsData {
         namespaces: namespaces.items,
         deployments: deployments?.into_inner().items,
+        unmanaged: unmanaged?.into_inner().items.into_iter().filter(|d| d.namespace == namespace).collect(),
         services: services?.into_inner().items,
     })
 }
@@ -390,7 +394,7 @@ pub fn Workloads() -> impl IntoView {
         let (session, project, cluster, namespace) =
             (session.clone(), project.clone(), cluster.clone(), namespace.clone());
         Suspend::new(async move {
-            let WorkloadsData { namespaces, deployments, services } =
+            let WorkloadsData { namespaces, deployments, unmanaged, services } =
                 match workloads_data(&session, &project, &cluster, &namespace).await {
                     Ok(data) => data,
                     Err(error) => return error_view(&session, error),
@@ -437,6 +441,26 @@ pub fn Workloads() -> impl IntoView {
                         }.into_any()
                     }}
                 </section>
+                {(!unmanaged.is_empty()).then(|| view! {
+                    <section aria-labelledby="unmanaged-title">
+                        <h2 id="unmanaged-title">"Made with kubectl"</h2>
+                        <p class="hint">"Deployments made through the cluster's own API. Moke shows them and never changes them; manage them with kubectl."</p>
+                        <table>
+                            <caption class="visually-hidden">"Deployments made with kubectl"</caption>
+                            <thead><tr><th scope="col">"Name"</th><th scope="col">"Status"</th><th scope="col">"Ready"</th><th scope="col">"Image"</th></tr></thead>
+                            <tbody>
+                                {unmanaged.into_iter().map(|d| view! {
+                                    <tr>
+                                        <td>{d.name.clone()}</td>
+                                        <td><StatusChip phase=d.phase.clone() stale=false/></td>
+                                        <td>{format!("{}/{}", d.ready_replicas, d.replicas)}</td>
+                                        <td><code>{d.image.clone()}</code></td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </section>
+                })}
                 <section class="card" aria-labelledby="yaml-title">
                     <h2 id="yaml-title">"Deploy from YAML"</h2>
                     <p class="hint">"Creates the deployment, or updates it when one of that name exists (like kubectl apply)."</p>

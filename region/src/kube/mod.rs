@@ -1105,7 +1105,11 @@ fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value
         },
     );
     let waiting = workload.drift.as_ref().is_some_and(|d| d.adopting());
-    let proposed = (workload.spec.adopt_cluster_edits && moke_role_may)
+    // Only the editor's own change: an object that already held an edit
+    // not proposed (one a binding allowed, not yet put back) is put back.
+    let base = workload.drift.as_ref().and_then(|d| d.proposed.as_ref()).unwrap_or(&workload.spec);
+    let clean = projection::edited_workload(&workload.spec, before) == *base;
+    let proposed = (workload.spec.adopt_cluster_edits && moke_role_may && clean)
         .then(|| projection::edited_workload(&workload.spec, after))
         // An edit back to Moke's spec while another waits is proposed too,
         // so the earlier one, once adopted, is undone.

@@ -12896,7 +12896,7 @@ pub mod types {
         pub image: ::std::string::String,
         pub name: ::std::string::String,
         pub namespace: ::std::string::String,
-        #[doc = "When the region last reported it."]
+        #[doc = "When the region first reported it as it is now (its last change)."]
         pub observed_at: ::chrono::DateTime<::chrono::offset::Utc>,
         #[doc = "`progressing` or `running`."]
         pub phase: ::std::string::String,

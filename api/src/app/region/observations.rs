@@ -65,9 +65,10 @@ pub struct ResourceObservation {
 }
 
 /// The most kubectl-made Deployments kept per cluster (as many as a region
-/// reports), and the longest text kept of one.
+/// reports), the longest text kept of one, and the largest count.
 const MAX_UNMANAGED: usize = 1000;
 const MAX_UNMANAGED_TEXT: usize = 512;
+const MAX_UNMANAGED_COUNT: i64 = 100_000;
 
 /// When each region's agent last reported, to mark what it observed stale
 /// once it falls silent. Kept current by `NOTIFY moke_regions` (sent on
@@ -163,21 +164,28 @@ impl App {
                 clusters::observe(&mut tx, report.resource_id, &report.region, status, report.observed_generation)
                     .await?;
                 if let Some(list) = &report.unmanaged {
+                    // A region's list is text from the cluster's clients: only
+                    // short, printable, once-named entries are kept.
+                    let mut named = std::collections::HashSet::new();
+                    let count = |n: i64| n.clamp(0, MAX_UNMANAGED_COUNT);
                     let reported: Vec<unmanaged::Reported> = list
                         .iter()
                         .filter(|w| {
-                            [&w.namespace, &w.name, &w.image].iter().all(|t| t.len() <= MAX_UNMANAGED_TEXT)
+                            [&w.namespace, &w.name, &w.image]
+                                .iter()
+                                .all(|t| t.len() <= MAX_UNMANAGED_TEXT && !t.chars().any(char::is_control))
                                 && !w.name.is_empty()
+                                && named.insert((w.namespace.as_str(), w.name.as_str()))
                         })
                         .take(MAX_UNMANAGED)
                         .map(|w| unmanaged::Reported {
                             namespace: &w.namespace,
                             name: &w.name,
                             image: &w.image,
-                            replicas: w.replicas,
-                            current_replicas: w.current_replicas,
-                            ready_replicas: w.ready_replicas,
-                            updated_replicas: w.updated_replicas,
+                            replicas: count(w.replicas),
+                            current_replicas: count(w.current_replicas),
+                            ready_replicas: count(w.ready_replicas),
+                            updated_replicas: count(w.updated_replicas),
                             phase: if w.phase == "running" { "running" } else { "progressing" },
                             created_at: DateTime::parse_from_rfc3339(&w.created_at).ok().map(|t| t.with_timezone(&Utc)),
                         })

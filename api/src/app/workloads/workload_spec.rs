@@ -111,7 +111,7 @@ pub fn bound(value: &str, replicas: i64, round_up: bool) -> Option<i64> {
         Some(percent) => {
             let percent = percent.parse::<i64>().ok().filter(|p| (0..=100).contains(p))?;
             let scaled = replicas.checked_mul(percent)?;
-            Some(if round_up { (scaled + 99) / 100 } else { scaled / 100 })
+            Some(if round_up { scaled.checked_add(99)? / 100 } else { scaled / 100 })
         }
         None => value.parse::<i64>().ok().filter(|n| *n >= 0),
     }
@@ -572,6 +572,7 @@ mod tests {
         };
         assert_eq!(spec(&many), ["spec.tolerations"]);
         assert_eq!(bound("50%", i64::MAX, true), None, "no overflow");
+        assert_eq!(bound("100%", i64::MAX / 100, true), None, "none in rounding up either");
     }
 
     #[test]

@@ -28,7 +28,7 @@ class UnmanagedDeploymentView:
             ready_replicas (int):
             updated_replicas (int):
             phase (str): `progressing` or `running`.
-            observed_at (datetime.datetime): When the region last reported it.
+            observed_at (datetime.datetime): When the region first reported it as it is now (its last change).
             created_at (datetime.datetime | None | Unset): When it was made in the cluster.
     """
 

@@ -3403,7 +3403,7 @@ export type UnmanagedDeploymentView = {
      */
     created_at?: string | null;
     /**
-     * When the region last reported it.
+     * When the region first reported it as it is now (its last change).
      */
     observed_at: string;
 };

@@ -36,8 +36,8 @@ pub(in crate::app) struct Reported<'a> {
 }
 
 /// Replaces a cluster's list with what its region (`region`, which must be
-/// the cluster's) reports: the reported ones upserted (keeping their ids),
-/// the others removed.
+/// the cluster's) reports: the reported ones upserted (keeping their ids;
+/// a row is written only when something in it changed), the others removed.
 pub(in crate::app) async fn replace(
     conn: &mut PgConnection,
     cluster: Uuid,
@@ -70,7 +70,12 @@ pub(in crate::app) async fn replace(
              image = excluded.image, phase = excluded.phase, replicas = excluded.replicas,
              current_replicas = excluded.current_replicas, ready_replicas = excluded.ready_replicas,
              updated_replicas = excluded.updated_replicas, created_in_cluster_at = excluded.created_in_cluster_at,
-             observed_at = now()",
+             observed_at = now()
+         WHERE (unmanaged_deployments.image, unmanaged_deployments.phase, unmanaged_deployments.replicas,
+                unmanaged_deployments.current_replicas, unmanaged_deployments.ready_replicas,
+                unmanaged_deployments.updated_replicas, unmanaged_deployments.created_in_cluster_at)
+               IS DISTINCT FROM (excluded.image, excluded.phase, excluded.replicas, excluded.current_replicas,
+                                 excluded.ready_replicas, excluded.updated_replicas, excluded.created_in_cluster_at)",
         cluster,
         region,
         &ids,
