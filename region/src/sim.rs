@@ -1377,6 +1377,11 @@ impl SimState {
                 _ => workload.drift = None,
             }
             workload.waiting_operations.push(command.operation_id.clone());
+            // The cluster's API shows the new spec at once, so that a kubectl
+            // edit made next is read against it (not against the edit it ends).
+            if self.kube.contains_key(&command.cluster_id) {
+                crate::kube::sync(self, &command.cluster_id);
+            }
         }
         Ok(self.workload_observation(&command.workload_id))
     }

@@ -216,6 +216,34 @@ async fn newcomer(options: PgPoolOptions, connect: PgConnectOptions, javascript:
         .unwrap_or_else(|_| panic!("kubectl: {}", String::from_utf8_lossy(&kubectl.stderr)));
     assert_eq!(nodes["items"].as_array().unwrap().len(), 2, "{nodes}");
 
+    // What kubectl makes, the workloads page lists as made with kubectl.
+    let created = tokio::process::Command::new("kubectl")
+        .args(["--kubeconfig", kubeconfig.to_str().unwrap(), "create", "deployment", "web"])
+        .args(["--image=registry.example.com/shop/web:1", "--replicas=1", "-n", "default"])
+        .output()
+        .await
+        .expect("kubectl");
+    assert!(created.status.success(), "kubectl: {}", String::from_utf8_lossy(&created.stderr));
+    let workloads = format!("{}/projects/shop/clusters/prod/workloads", t.base);
+    eventually(60, "the workloads page to list kubectl's Deployment", async || {
+        browser.goto(&workloads).await;
+        browser.exists("section[aria-labelledby=unmanaged-title]").await
+            && browser.text("section[aria-labelledby=unmanaged-title] tbody").await.contains("1/1")
+    })
+    .await;
+    let row = browser.text("section[aria-labelledby=unmanaged-title] tbody").await;
+    assert!(row.contains("web") && row.contains("registry.example.com/shop/web:1"), "{row}");
+    browser.check("workloads-kubectl").await;
+    // An image deployed from the form, adopting kubectl's changes.
+    browser.fill("#field-name", "api").await;
+    browser.fill("#field-image", "registry.example.com/shop/api:1").await;
+    browser.click("#field-on_drift option[value=adopt]").await;
+    browser.check("deploy-form").await;
+    browser.submit("section[aria-labelledby=form-title] button[type=submit]").await;
+    assert!(browser.path().await.ends_with("/namespaces/default/deployments/api"), "{}", browser.path().await);
+    assert!(browser.text(".summary").await.contains("adopted as revisions"), "{}", browser.body_text().await);
+    browser.check("deployment-adopting").await;
+
     // Signing out ends the API session too: the page then asks to sign in.
     browser.submit("header button.link").await;
     assert!(browser.path().await.starts_with("/signin"));

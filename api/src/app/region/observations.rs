@@ -66,7 +66,7 @@ pub struct ResourceObservation {
 
 /// The most kubectl-made Deployments kept per cluster (as many as a region
 /// reports), the longest text kept of one, and the largest count.
-const MAX_UNMANAGED: usize = 1000;
+const MAX_UNMANAGED: usize = 300;
 const MAX_UNMANAGED_TEXT: usize = 512;
 const MAX_UNMANAGED_COUNT: i64 = 100_000;
 
