@@ -119,6 +119,14 @@ pub struct SimCluster {
     /// `kube-scheduler`): one instance acts, the others stand by.
     #[serde(default)]
     pub leaders: BTreeMap<String, Leader>,
+    /// The kubectl-made namespaces as last reported, so a change to them
+    /// is reported at the next tick.
+    #[serde(default)]
+    pub reported_namespaces: Vec<String>,
+    /// The ids of the latest namespaces Moke deleted here, so a make of
+    /// one delivered again after its delete makes nothing.
+    #[serde(default)]
+    pub deleted_namespaces: Vec<String>,
 }
 
 /// Who holds a component's leader lease: an API server member's instance.
@@ -567,6 +575,10 @@ pub struct SimState {
 /// Status messages a command produced.
 pub type Reports = Vec<pb::status::Message>;
 
+/// What applying one command came to: the observation to report, or why
+/// it was refused (a code and a message).
+type CommandOutcome = Result<Option<pb::Observation>, (&'static str, String)>;
+
 fn progress(operation_id: &str, status: &str, step: &str, progress: i32) -> pb::status::Message {
     pb::status::Message::Progress(pb::OperationProgress {
         operation_id: operation_id.to_string(),
@@ -798,8 +810,17 @@ impl SimState {
                 })
                 .collect(),
             unmanaged_workloads: if cluster.deleted { Vec::new() } else { self.unmanaged_workloads(id) },
+            namespaces: if cluster.deleted { Vec::new() } else { self.kubectl_namespaces(id) },
+            namespaces_reported: true,
             ..Default::default()
         })
+    }
+
+    /// The namespaces made with kubectl in a cluster, as its report lists
+    /// them: by name, at most [`MAX_UNMANAGED_REPORTED`].
+    fn kubectl_namespaces(&self, cluster_id: &str) -> Vec<String> {
+        let store = self.kube.get(cluster_id);
+        store.map(|s| crate::kube::kubectl_namespaces(s, MAX_UNMANAGED_REPORTED)).unwrap_or_default()
     }
 
     /// The Deployments made with kubectl in a cluster, as its report lists
@@ -1034,6 +1055,7 @@ impl SimState {
                 }
                 Ok(self.workload_observation(&command.workload_id))
             }
+            CommandKind::NamespaceApply | CommandKind::NamespaceDelete => self.apply_namespace(kind, command),
             CommandKind::Unspecified => Err(("unknown_command", format!("command kind {} is not known", command.kind))),
         };
         self.commands_applied += 1;
@@ -1074,6 +1096,35 @@ impl SimState {
             })),
         }
         reports
+    }
+
+    /// Makes or deletes one of Moke's namespaces in its cluster's API. Not
+    /// generation-gated: either is one change however often it comes, and
+    /// a make delivered again after its namespace's delete makes nothing.
+    fn apply_namespace(&mut self, kind: CommandKind, command: &pb::Command) -> CommandOutcome {
+        let name = command.namespace.as_str();
+        if !crate::kube::valid_label(name) || name == "default" || name.starts_with("kube-") {
+            return Err(("invalid_namespace", format!("{name:?} is not a namespace Moke may make or delete")));
+        }
+        let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) else {
+            return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
+        };
+        let id = command.namespace_id.as_str();
+        if kind == CommandKind::NamespaceApply {
+            if !cluster.deleted_namespaces.iter().any(|deleted| deleted == id) {
+                crate::kube::apply_moke_namespace(self, &command.cluster_id, name, id);
+            }
+        } else {
+            remember(&mut cluster.deleted_namespaces, id);
+            if let Err(why) = crate::kube::delete_moke_namespace(self, &command.cluster_id, name, id) {
+                // It stays, the cluster users' own: their namespaces are reported at the next tick.
+                if let Some(cluster) = self.clusters.get_mut(&command.cluster_id) {
+                    cluster.reported_namespaces.clear();
+                }
+                return Err(("not_empty", why));
+            }
+        }
+        Ok(self.cluster_observation(&command.cluster_id))
     }
 
     /// The cluster a snapshot or restore command is about, if it runs here.
@@ -1254,6 +1305,8 @@ impl SimState {
                         etcd_operations: Vec::new(),
                         waiting_operations,
                         leaders: BTreeMap::new(),
+                        reported_namespaces: Vec::new(),
+                        deleted_namespaces: Vec::new(),
                     },
                 );
             }
@@ -1611,6 +1664,13 @@ impl SimState {
         // Control planes: blue-green upgrades move traffic to green, then
         // retire blue (one step a tick); snapshots.
         let mut changed_clusters = Vec::new();
+        for (id, cluster) in self.clusters.iter_mut().filter(|(_, c)| !c.deleted) {
+            let namespaces = self.kube.get(id).map(|s| crate::kube::kubectl_namespaces(s, MAX_UNMANAGED_REPORTED));
+            if let Some(namespaces) = namespaces.filter(|n| *n != cluster.reported_namespaces) {
+                cluster.reported_namespaces = namespaces;
+                changed_clusters.push(id.clone());
+            }
+        }
         let mut upgraded = Vec::new();
         for (id, cluster) in self.clusters.iter_mut().filter(|(_, c)| !c.deleted) {
             if let Some(upgrade) = cluster.upgrade.as_mut().filter(|u| tick > u.started_at && !u.switched) {

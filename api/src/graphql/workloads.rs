@@ -270,20 +270,22 @@ impl WorkloadsQuery {
         Ok(end_cursor_connection(result))
     }
 
-    /// The cluster's Deployments made with kubectl, in the order its region
-    /// first reported them; Moke lists them and never changes them.
+    /// The cluster's Deployments made with kubectl (those of `namespace`
+    /// only, when given), in the order its region first reported them;
+    /// Moke lists them and never changes them.
     #[graphql(complexity = "list_complexity(child_complexity, first)")]
     async fn unmanaged_deployments(
         &self,
         ctx: &Context<'_>,
         project: String,
         cluster: String,
+        namespace: Option<String>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, UnmanagedDeploymentView>> {
         let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
         let result = app(ctx)
-            .unmanaged_deployment_list(caller(ctx)?, &project, &cluster, page(first, after)?)
+            .unmanaged_deployment_list(caller(ctx)?, &project, &cluster, namespace.as_deref(), page(first, after)?)
             .await
             .map_err(error)?;
         Ok(end_cursor_connection(result))

@@ -229,7 +229,7 @@ impl pb::deployment_service_server::DeploymentService for Api {
         let (project, cluster) = (ResourceRef::parse(&r.project), ResourceRef::parse(&r.cluster));
         let page = self
             .app
-            .unmanaged_deployment_list(&ctx, &project, &cluster, page(r.page_size, &r.page_token)?)
+            .unmanaged_deployment_list(&ctx, &project, &cluster, Some(&r.namespace), page(r.page_size, &r.page_token)?)
             .await
             .map_err(status)?;
         Ok(Response::new(pb::ListUnmanagedDeploymentsResponse {

@@ -159,7 +159,9 @@ async fn change(
     Ok(accepted(op))
 }
 
-/// List the cluster's namespaces in creation order (`default` first).
+/// List the cluster's namespaces in creation order (`default` first):
+/// those made through Moke and those made with kubectl (listed once the
+/// cluster's region reports them; the cluster's own `kube-*` are not).
 #[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/namespaces", operation_id = "namespace_list",
     tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
@@ -180,19 +182,32 @@ async fn namespace_list(
 #[utoipa::path(get, path = "/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments",
     operation_id = "unmanaged_deployment_list", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
-           ("cluster" = String, Path, description = "Cluster id or name"), ListParams),
+           ("cluster" = String, Path, description = "Cluster id or name"), ListParams, UnmanagedParams),
     security(("bearer" = [])), responses((status = 200, body = Page<UnmanagedDeploymentView>), Problems))]
 async fn unmanaged_deployment_list(
     State(app): State<Arc<App>>,
     Ctx(ctx): Ctx,
     Path((project, cluster)): Path<(String, String)>,
     Query(list): Query<ListParams>,
+    Query(only): Query<UnmanagedParams>,
 ) -> ApiResult {
     let (project, cluster) = (ResourceRef::parse(&project), ResourceRef::parse(&cluster));
-    Ok(axum::Json(app.unmanaged_deployment_list(&ctx, &project, &cluster, list.page()?).await?).into_response())
+    let namespace = only.namespace.as_deref();
+    let page = app.unmanaged_deployment_list(&ctx, &project, &cluster, namespace, list.page()?).await?;
+    Ok(axum::Json(page).into_response())
 }
 
-/// Create a namespace.
+/// `namespace` of the kubectl-made Deployments listed.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct UnmanagedParams {
+    /// Only those in this namespace.
+    #[param(pattern = "^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$", max_length = 63)]
+    namespace: Option<String>,
+}
+
+/// Create a namespace. It reaches the cluster's API (kubectl) through an
+/// Operation of kind `namespace_create` on the cluster.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces", operation_id = "namespace_create",
     tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
@@ -210,7 +225,12 @@ async fn namespace_create(
     Ok((StatusCode::CREATED, axum::Json(view)).into_response())
 }
 
-/// Delete an empty namespace (not `default`).
+/// Delete a namespace made through Moke: not `default`, and only one
+/// holding none of Moke's deployments or services and no Deployment made
+/// with kubectl (one made with kubectl is deleted with kubectl). It leaves
+/// the cluster's API through an Operation of kind `namespace_delete`,
+/// which fails with `not_empty`, leaving the namespace to the cluster's
+/// users, if kubectl made objects in it.
 #[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}",
     operation_id = "namespace_delete", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),

@@ -118,6 +118,7 @@ fn cluster_observed(cluster: ClusterId, generation: i64, phase: &str, gone: bool
         nodes: None,
         snapshots: None,
         unmanaged: None,
+        namespaces: None,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use moke_api::model::{ClusterView, DeploymentView, KubeconfigView};
+use moke_api::model::{ClusterView, DeploymentView, KubeconfigView, NamespaceView};
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -164,8 +164,27 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
         })
     })
     .await;
+    // One namespace's only, when asked; a bad name is refused naming the parameter.
+    let in_shop: Value = owner.get(&format!("{unmanaged}?namespace=shop")).await.ok();
+    assert_eq!(in_shop["items"].as_array().map(Vec::len), Some(1), "{in_shop}");
+    let in_default: Value = owner.get(&format!("{unmanaged}?namespace=default")).await.ok();
+    assert_eq!(in_default["items"], json!([]));
+    let refused = owner.get::<Value>(&format!("{unmanaged}?namespace=No_Such")).await;
+    assert_eq!(refused.refused_with(StatusCode::BAD_REQUEST, "invalid_request").fields(), ["namespace"]);
     let moke_deployments: Value = owner.get(&format!("{path}/namespaces/default/deployments")).await.ok();
     assert_eq!(moke_deployments["items"], json!([]), "kubectl's Deployment is not one Moke manages");
+    assert!(moke_namespaces(&owner, &path).await.iter().any(|n| n == "shop"), "kubectl's namespace is Moke's too");
+
+    // explain reads Kubernetes' own schemas from the OpenAPI v3 documents.
+    let explained = ok(&kubectl, &admin, &["explain", "deployment.spec.replicas"]).await;
+    assert!(explained.contains("apps") && explained.contains("Number of desired pods"), "{explained}");
+    let explained = ok(&kubectl, &admin, &["explain", "configmaps", "--recursive"]).await;
+    assert!(
+        explained.contains("ConfigMap holds configuration data") && explained.contains("binaryData"),
+        "{explained}"
+    );
+    let explained = ok(&kubectl, &admin, &["explain", "svc.spec.ports.targetPort"]).await;
+    assert!(explained.contains("Number or name of the port to access"), "{explained}");
 
     // describe shows what happened, from the cluster's events.
     let described = ok(&kubectl, &admin, &["describe", "deployment", "web", "-n", "shop"]).await;
@@ -273,6 +292,118 @@ async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConn
     ok(&kubectl, &admin, &["delete", "namespace", "shop"]).await;
     let (found, _, err) = kubectl.run(&admin, &["get", "configmap", "settings", "-n", "shop"]).await;
     assert!(!found && err.contains("NotFound"), "{err}");
+    eventually(20, "Moke to drop the namespace kubectl deleted", async || {
+        !moke_namespaces(&owner, &path).await.iter().any(|n| n == "shop")
+    })
+    .await;
+}
+
+/// The names of a cluster's namespaces as Moke lists them.
+async fn moke_namespaces(owner: &Client<'_>, path: &str) -> Vec<String> {
+    let listed: Value = owner.get(&format!("{path}/namespaces?limit=100")).await.ok();
+    let items = listed["items"].as_array().cloned().unwrap_or_default();
+    items.iter().filter_map(|n| n["name"].as_str().map(str::to_string)).collect()
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn namespaces_made_either_way_exist_in_both(options: PgPoolOptions, connect: PgConnectOptions) {
+    let t = TestApp::start(options, connect).await;
+    let _region = region(&t);
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (_, path) = serving(&owner).await;
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+
+    // Made through Moke's API, with nothing in it: kubectl sees it as Moke's.
+    let made: NamespaceView = owner.post(&format!("{path}/namespaces"), json!({ "name": "team" })).await.ok();
+    assert_eq!(made.name, "team");
+    eventually(20, "kubectl to show Moke's namespace", async || {
+        let (found, label, _) = kubectl
+            .run(&admin, &["get", "namespace", "team", "-o", "jsonpath={.metadata.labels.moke\\.dev/managed-by}"])
+            .await;
+        found && label == "moke"
+    })
+    .await;
+    let (deleted, _, err) = kubectl.run(&admin, &["delete", "namespace", "team", "--wait=false"]).await;
+    assert!(!deleted && err.contains("managed by Moke"), "Moke's namespace is deleted through Moke: {err}");
+
+    // Made with kubectl: Moke lists it, and Moke can deploy into it.
+    ok(&kubectl, &admin, &["create", "namespace", "tools"]).await;
+    ok(&kubectl, &admin, &["create", "namespace", "scratch"]).await;
+    eventually(20, "Moke to list kubectl's namespaces", async || {
+        let names = moke_namespaces(&owner, &path).await;
+        ["default", "team", "tools", "scratch"].iter().all(|n| names.iter().any(|m| m == n))
+    })
+    .await;
+    let names = moke_namespaces(&owner, &path).await;
+    assert!(!names.iter().any(|n| n.starts_with("kube-")), "the cluster's own stay out: {names:?}");
+    let spec = json!({ "image": "registry.example.com/tools/runner:1", "pod_labels": { "app": "runner" } });
+    let deploy: Value = owner
+        .post(&format!("{path}/namespaces/tools/deployments"), json!({ "name": "runner", "spec": spec }))
+        .await
+        .expect(StatusCode::ACCEPTED);
+    assert_eq!(deploy["target"]["type"], "deployment", "{deploy}");
+    eventually(30, "Moke's deployment to run in kubectl's namespace", async || {
+        let pods = kubectl.run(&admin, &["get", "pods", "-n", "tools", "-l", "app=runner", "--no-headers"]).await.1;
+        pods.contains("Running")
+    })
+    .await;
+    // kubectl cannot delete a namespace holding Moke's deployments; an empty one goes from Moke's list too.
+    let (deleted, _, err) = kubectl.run(&admin, &["delete", "namespace", "tools", "--wait=false"]).await;
+    assert!(!deleted && err.contains("holds deployments Moke manages"), "{err}");
+    ok(&kubectl, &admin, &["delete", "namespace", "scratch"]).await;
+    eventually(20, "Moke to drop the namespace kubectl deleted", async || {
+        !moke_namespaces(&owner, &path).await.iter().any(|n| n == "scratch")
+    })
+    .await;
+
+    // One made with kubectl is deleted with kubectl, not through Moke.
+    owner
+        .delete::<()>(&format!("{path}/namespaces/tools"))
+        .await
+        .refused_with(StatusCode::CONFLICT, "made_with_kubectl");
+
+    // Deleted through Moke's API: gone from the cluster's API too.
+    owner.delete::<()>(&format!("{path}/namespaces/team")).await.expect(StatusCode::NO_CONTENT);
+    eventually(20, "the namespace to leave the cluster's API", async || {
+        let (found, _, err) = kubectl.run(&admin, &["get", "namespace", "team"]).await;
+        !found && err.contains("NotFound")
+    })
+    .await;
+    assert!(!moke_namespaces(&owner, &path).await.iter().any(|n| n == "team"));
+
+    // Unless kubectl made objects in it: they and it stay, the cluster users' own now.
+    let _: NamespaceView = owner.post(&format!("{path}/namespaces"), json!({ "name": "notes" })).await.ok();
+    eventually(20, "kubectl to show Moke's namespace", async || {
+        kubectl.run(&admin, &["get", "namespace", "notes"]).await.0
+    })
+    .await;
+    ok(&kubectl, &admin, &["create", "configmap", "todo", "-n", "notes", "--from-literal=a=b"]).await;
+    owner.delete::<()>(&format!("{path}/namespaces/notes")).await.expect(StatusCode::NO_CONTENT);
+    eventually(20, "the delete to be refused in the cluster", async || {
+        let operations: Value = owner.get(&format!("{path}/operations?limit=100")).await.ok();
+        operations["items"].as_array().is_some_and(|ops| {
+            ops.iter().any(|o| {
+                o["kind"] == "namespace_delete" && o["status"] == "failed" && o["error"]["code"] == "not_empty"
+            })
+        })
+    })
+    .await;
+    let kept = ok(&kubectl, &admin, &["get", "configmap", "todo", "-n", "notes", "-o", "jsonpath={.data.a}"]).await;
+    assert_eq!(kept, "b", "the customer's objects stay");
+    eventually(20, "Moke to list the namespace that stayed", async || {
+        moke_namespaces(&owner, &path).await.iter().any(|n| n == "notes")
+    })
+    .await;
+    ok(&kubectl, &admin, &["delete", "namespace", "notes"]).await;
+
+    let operations: Value = owner.get(&format!("{path}/operations?limit=100")).await.ok();
+    let kinds: Vec<&str> = operations["items"]
+        .as_array()
+        .map(|ops| ops.iter().filter(|o| o["status"] == "succeeded").filter_map(|o| o["kind"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(kinds.contains(&"namespace_create") && kinds.contains(&"namespace_delete"), "{operations}");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]

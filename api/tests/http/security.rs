@@ -506,6 +506,7 @@ async fn region_reports_cannot_inject_into_other_regions_or_kubeconfigs(
         nodes: None,
         snapshots: None,
         unmanaged: None,
+        namespaces: None,
     };
     let kubeconfig = format!("/v1/projects/{project}/clusters/{cluster}/kubeconfig");
     // A hostile endpoint from the cluster's own region, and a clean one from another region.

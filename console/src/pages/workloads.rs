@@ -359,13 +359,13 @@ async fn workloads_data(
     let namespaces = api.namespace_list().project(project).cluster(cluster).limit(100u32).send().await?.into_inner();
     let (deployments, unmanaged, services) = futures::join!(
         api.deployment_list().project(project).cluster(cluster).namespace(namespace).limit(100u32).send(),
-        api.unmanaged_deployment_list().project(project).cluster(cluster).limit(500u32).send(),
+        api.unmanaged_deployment_list().project(project).cluster(cluster).namespace(namespace).limit(300u32).send(),
         api.service_list().project(project).cluster(cluster).namespace(namespace).limit(100u32).send(),
     );
     Ok(WorkloadsData {
         namespaces: namespaces.items,
         deployments: deployments?.into_inner().items,
-        unmanaged: unmanaged?.into_inner().items.into_iter().filter(|d| d.namespace == namespace).collect(),
+        unmanaged: unmanaged?.into_inner().items,
         services: services?.into_inner().items,
     })
 }

@@ -18,6 +18,7 @@ mod protobuf;
 mod rbac;
 mod replicasets;
 mod resources;
+mod schemas;
 mod secrets;
 mod services;
 mod store;
@@ -36,7 +37,9 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-pub use projection::{deployment_key, edited_workload, is_kubectl_workload, sync};
+pub use projection::{
+    SYSTEM_NAMESPACES, deployment_key, edited_workload, is_kubectl_workload, kubectl_namespaces, sync,
+};
 pub use secrets::{Kek, SealError};
 pub use store::KubeStore;
 
@@ -359,7 +362,7 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
             let store = store_of(state, cluster_id);
             let object = existing(store, request)?;
             if tables::wanted(&request.headers) {
-                return Ok(json_answer(StatusCode::OK, tables::table(kind.resource, &[object], store.revision)));
+                return Ok(json_answer(StatusCode::OK, tables::table(kind.resource, &[&object], store.revision)));
             }
             Ok(json_answer(StatusCode::OK, object))
         }
@@ -382,14 +385,15 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
                 metadata["continue"] = json!(Page::token(revision, last));
                 metadata["remainingItemCount"] = json!(remaining);
             }
-            let items: Vec<Value> = items.into_iter().map(|(_, object)| object.clone()).collect();
-            let mut answer = if tables::wanted(&request.headers) {
-                tables::table(kind.resource, &items, revision)
-            } else {
-                json!({ "kind": kind.list_kind(), "apiVersion": kind.group_version(), "items": items })
-            };
-            answer["metadata"] = metadata;
-            Ok(json_answer(StatusCode::OK, answer))
+            // Written straight from the store: no object is copied.
+            let items: Vec<&Value> = items.into_iter().map(|(_, object)| object).collect();
+            if tables::wanted(&request.headers) {
+                let mut table = tables::table(kind.resource, &items, revision);
+                table["metadata"] = metadata;
+                return Ok(json_answer(StatusCode::OK, table));
+            }
+            let list = ObjectList { kind: kind.list_kind(), api_version: kind.group_version(), metadata, items };
+            Ok((StatusCode::OK, axum::Json(list)).into_response())
         }
         ("create", _) => {
             let object = request.json()?;
@@ -452,7 +456,7 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
             deletable(store, kind, &current)?;
             delete_options(request, &current)?;
             if !request.dry_run() {
-                delete(state, cluster_id, request, std::slice::from_ref(&current));
+                delete(state, cluster_id, request.target.kind, std::slice::from_ref(&current));
             }
             Ok(success(kind, &current))
         }
@@ -467,7 +471,7 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
                 .cloned()
                 .collect();
             if !request.dry_run() {
-                delete(state, cluster_id, request, &doomed);
+                delete(state, cluster_id, request.target.kind, &doomed);
             }
             Ok(json_answer(
                 StatusCode::OK,
@@ -476,6 +480,16 @@ fn operate(state: &mut crate::sim::SimState, cluster_id: &str, verb: &str, reque
         }
         _ => Err(Refusal(Box::new(method_not_allowed()))),
     }
+}
+
+/// A list answer, borrowing its items from the store.
+#[derive(serde::Serialize)]
+struct ObjectList<'a> {
+    kind: String,
+    #[serde(rename = "apiVersion")]
+    api_version: String,
+    metadata: Value,
+    items: Vec<&'a Value>,
 }
 
 fn json_answer(code: StatusCode, body: Value) -> Response {
@@ -547,7 +561,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 /// A DNS-1123 label (at most 63 characters), as namespace names are.
-fn valid_label(name: &str) -> bool {
+pub fn valid_label(name: &str) -> bool {
     valid_name(name) && name.len() <= 63 && !name.contains('.')
 }
 
@@ -1142,6 +1156,68 @@ fn note_drift(state: &mut crate::sim::SimState, cluster_id: &str, before: &Value
     events::record(store_of(state, cluster_id), after, true, "Drifted", &message, "moke");
 }
 
+/// Makes `name` one of Moke's namespaces in `cluster_id`'s API (Moke's
+/// `namespace_create`, whose id it keeps as `moke.dev/namespace-id`): made
+/// and labelled as Moke's, or, when kubectl made it first, labelled so from
+/// now on. Applying it twice changes nothing.
+pub fn apply_moke_namespace(state: &mut crate::sim::SimState, cluster_id: &str, name: &str, id: &str) {
+    projection::sync(state, cluster_id);
+    let Some(store) = state.kube.get_mut(cluster_id) else { return };
+    let key = store::key(namespaces(), "", name);
+    let mut object = store.get(&key).cloned().unwrap_or_else(|| projection::namespace_object(name, true));
+    object["metadata"]["labels"][projection::MANAGED_BY] = json!("moke");
+    object["metadata"]["annotations"][projection::NAMESPACE_ID] = json!(id);
+    projection::upsert(store, &key, object);
+}
+
+/// Deletes Moke's namespace `name` (the one `id` names) of `cluster_id`
+/// with Moke's objects in it (Moke's `namespace_delete`). One holding what
+/// kubectl made stays, no longer Moke's: its objects are the customer's,
+/// and the refusal says how many.
+pub fn delete_moke_namespace(
+    state: &mut crate::sim::SimState,
+    cluster_id: &str,
+    name: &str,
+    id: &str,
+) -> Result<(), String> {
+    let key = store::key(namespaces(), "", name);
+    let Some(store) = state.kube.get_mut(cluster_id) else { return Ok(()) };
+    let Some(mut object) = store.get(&key).cloned() else { return Ok(()) };
+    // Only Moke's, and not one made again through Moke since (nor one kubectl made).
+    let held = object["metadata"]["annotations"][projection::NAMESPACE_ID].as_str();
+    if !projection::managed(&object) || held.is_some_and(|held| held != id) {
+        return Ok(());
+    }
+    let customers = store
+        .list("")
+        .filter(|(_, o)| o["metadata"]["namespace"] == *name && !projection::made_by_system(o) && !derived(o))
+        .count();
+    if customers > 0 {
+        if let Some(labels) = object["metadata"]["labels"].as_object_mut() {
+            labels.remove(projection::MANAGED_BY);
+        }
+        if let Some(annotations) = object["metadata"]["annotations"].as_object_mut() {
+            annotations.remove(projection::NAMESPACE_ID);
+        }
+        store.put(&key, object);
+        return Err(format!(
+            "namespace {name:?} holds {customers} object(s) made with kubectl; it stays in the cluster as yours"
+        ));
+    }
+    delete(state, cluster_id, namespaces(), &[object]);
+    Ok(())
+}
+
+/// Objects the cluster keeps for others (events, a Service's Endpoints, a
+/// Deployment's ReplicaSets and pods): they go with what they are about.
+fn derived(object: &Value) -> bool {
+    matches!(object["kind"].as_str(), Some("Event" | "Endpoints" | "ReplicaSet" | "Pod"))
+}
+
+fn namespaces() -> &'static Kind {
+    resources::find("", "v1", "namespaces").expect("namespaces are served")
+}
+
 /// Reads a delete's options (in the body, as kubectl sends them, or the
 /// query): its preconditions must hold, and its propagation be one this
 /// server carries out. Background and Foreground both remove what the
@@ -1217,11 +1293,10 @@ fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refus
     Ok(())
 }
 
-/// Deletes `objects` of the request's kind, each found [`deletable`] (a
-/// namespace with everything in it; a Deployment's pods go with its
-/// simulated workload), then brings the projections up to date once.
-fn delete(state: &mut crate::sim::SimState, cluster_id: &str, request: &Request, objects: &[Value]) {
-    let kind = request.target.kind;
+/// Deletes `objects` of `kind`, each found [`deletable`] (a namespace with
+/// everything in it; a Deployment's pods go with its simulated workload),
+/// then brings the projections up to date once.
+fn delete(state: &mut crate::sim::SimState, cluster_id: &str, kind: &Kind, objects: &[Value]) {
     let store = store_of(state, cluster_id);
     let mut doomed = Vec::new();
     let namespaces: Vec<&str> = if kind.resource == "namespaces" {
@@ -1629,7 +1704,7 @@ fn watch(provider: Arc<Mutex<Simulated>>, cluster_id: String, request: Request) 
 fn event(kind_of_change: &str, object: Value, kind: &Kind, table: bool) -> Value {
     let object = if table {
         let revision = object["metadata"]["resourceVersion"].as_str().and_then(|r| r.parse().ok()).unwrap_or(0);
-        tables::table(kind.resource, &[object], revision)
+        tables::table(kind.resource, &[&object], revision)
     } else {
         object
     };
@@ -1679,5 +1754,104 @@ mod tests {
         assert!(!select("app!=web", ""));
         assert!(!select("", "metadata.name=other"));
         assert!(select("tier notin (back)", "metadata.name!=other"));
+    }
+
+    #[test]
+    fn moke_namespaces_reach_the_api_and_kubectl_namespaces_are_reported() {
+        use crate::sim::{RegionLayout, SimState};
+        use moke_proto::region::{self as pb, CommandKind};
+        let layout = RegionLayout::for_zones(vec!["z-a".into()]);
+        let mut state = SimState::default();
+        let create = pb::Command {
+            kind: CommandKind::ClusterCreate as i32,
+            operation_id: "op".into(),
+            cluster_id: "cl_1".into(),
+            name: "prod".into(),
+            generation: 1,
+            cluster: Some(pb::ClusterSpec { control_plane_replicas: 1, ..Default::default() }),
+            ..Default::default()
+        };
+        state.apply(&layout, &create);
+        let command = |kind: CommandKind, operation: &str, namespace: &str| pb::Command {
+            kind: kind as i32,
+            operation_id: operation.into(),
+            cluster_id: "cl_1".into(),
+            name: "prod".into(),
+            namespace: namespace.into(),
+            namespace_id: format!("id-{namespace}"),
+            ..Default::default()
+        };
+        let outcome = |reports: &crate::sim::Reports, operation: &str| {
+            reports.iter().find_map(|r| match r {
+                pb::status::Message::Progress(p) if p.operation_id == operation && p.progress == 100 => {
+                    Some((p.status.clone(), p.error_code.clone()))
+                }
+                _ => None,
+            })
+        };
+        let namespaces = resources::find("", "v1", "namespaces").expect("namespaces");
+        let key = |name: &str| store::key(namespaces, "", name);
+
+        // Made through Moke: labelled as Moke's; twice is one change.
+        let made = state.apply(&layout, &command(CommandKind::NamespaceApply, "op-team", "team"));
+        assert_eq!(outcome(&made, "op-team"), Some(("succeeded".into(), String::new())));
+        let team = state.kube["cl_1"].get(&key("team")).cloned().expect("team is in the API");
+        assert!(projection::managed(&team), "{team}");
+        state.apply(&layout, &command(CommandKind::NamespaceApply, "op-team", "team"));
+        assert_eq!(state.kube["cl_1"].get(&key("team")), Some(&team), "applied twice, changed once");
+
+        // Made with kubectl: reported at the next tick, and only then.
+        let store = state.kube.get_mut("cl_1").expect("the cluster's API");
+        projection::upsert(store, &key("tools"), projection::namespace_object("tools", false));
+        let reported = |reports: &crate::sim::Reports| {
+            reports.iter().find_map(|r| match r {
+                pb::status::Message::Observation(o) if o.resource_type == "cluster" => Some(o.namespaces.clone()),
+                _ => None,
+            })
+        };
+        let ticked = state.tick(&layout, chrono::Utc::now());
+        assert_eq!(reported(&ticked), Some(vec!["tools".to_string()]));
+        assert_eq!(reported(&state.tick(&layout, chrono::Utc::now())), None, "nothing new, nothing reported");
+        // Moke's namespace_create of kubectl's: Moke's from then on, no longer reported as kubectl's.
+        let taken = state.apply(&layout, &command(CommandKind::NamespaceApply, "op-tools", "tools"));
+        assert_eq!(reported(&taken), Some(vec![]));
+        assert!(projection::managed(state.kube["cl_1"].get(&key("tools")).expect("tools stays")));
+
+        // A delete of an earlier namespace of the name leaves the one made since.
+        let earlier =
+            pb::Command { namespace_id: "id-before".into(), ..command(CommandKind::NamespaceDelete, "op-old", "team") };
+        state.apply(&layout, &earlier);
+        assert!(state.kube["cl_1"].get(&key("team")).is_some(), "a delete names the namespace it is about");
+        // What kubectl made in it is the customer's: the namespace stays, theirs now.
+        let configmaps = resources::find("", "v1", "configmaps").expect("configmaps");
+        let settings =
+            json!({ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "s", "namespace": "team" } });
+        let settings_key = store::key(configmaps, "team", "s");
+        state.kube.get_mut("cl_1").expect("the API").put(&settings_key, settings);
+        let kept = state.apply(&layout, &command(CommandKind::NamespaceDelete, "op-kept", "team"));
+        assert_eq!(outcome(&kept, "op-kept"), Some(("failed".into(), "not_empty".into())));
+        let team = state.kube["cl_1"].get(&key("team")).expect("team stays");
+        assert!(!projection::managed(team) && state.kube["cl_1"].get(&settings_key).is_some(), "{team}");
+        assert!(reported(&state.tick(&layout, chrono::Utc::now())).is_some_and(|n| n.contains(&"team".into())));
+        // Empty of the customer's objects, it goes.
+        state.kube.get_mut("cl_1").expect("the API").remove(&settings_key);
+        // A make delivered again after its delete makes nothing; one made again (a new id) is Moke's.
+        state.apply(&layout, &command(CommandKind::NamespaceApply, "op-team", "team"));
+        assert!(!projection::managed(state.kube["cl_1"].get(&key("team")).expect("team")));
+        let again = |kind: CommandKind, operation: &str| pb::Command {
+            namespace_id: "id-team-2".into(),
+            ..command(kind, operation, "team")
+        };
+        state.apply(&layout, &again(CommandKind::NamespaceApply, "op-team-again"));
+        assert!(projection::managed(state.kube["cl_1"].get(&key("team")).expect("team")));
+        let deleted = state.apply(&layout, &again(CommandKind::NamespaceDelete, "op-gone"));
+        assert_eq!(outcome(&deleted, "op-gone"), Some(("succeeded".into(), String::new())));
+        assert!(state.kube["cl_1"].get(&key("team")).is_none());
+        // The system's namespaces and bad names are refused.
+        let system = state.apply(&layout, &command(CommandKind::NamespaceDelete, "op-system", "kube-system"));
+        assert_eq!(outcome(&system, "op-system"), Some(("failed".into(), "invalid_namespace".into())));
+        assert!(state.kube["cl_1"].get(&key("kube-system")).is_some());
+        let refused = state.apply(&layout, &command(CommandKind::NamespaceApply, "op-bad", "Not_A_Name"));
+        assert_eq!(outcome(&refused, "op-bad"), Some(("failed".into(), "invalid_namespace".into())));
     }
 }

@@ -26,6 +26,8 @@ use crate::workloads::SimWorkload;
 pub const MANAGED_BY: &str = "moke.dev/managed-by";
 /// The annotation naming the Moke deployment an object shows.
 pub const DEPLOYMENT_ID: &str = "moke.dev/deployment-id";
+/// Moke's id of one of its namespaces.
+pub const NAMESPACE_ID: &str = "moke.dev/namespace-id";
 /// The revision annotation kubectl's rollout commands read.
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
 /// Namespaces every cluster has.
@@ -107,6 +109,17 @@ pub fn namespace_object(name: &str, managed_by_moke: bool) -> Value {
         "metadata": { "name": name, "labels": labels },
         "spec": { "finalizers": ["kubernetes"] }, "status": { "phase": "Active" },
     })
+}
+
+/// The namespaces made through the cluster's own API (kubectl's, neither
+/// Moke's nor the system's), by name, at most `limit`.
+pub fn kubectl_namespaces(store: &KubeStore, limit: usize) -> Vec<String> {
+    store
+        .list(&store::prefix(kind("namespaces"), None))
+        .filter(|(_, object)| !made_by_system(object))
+        .filter_map(|(_, object)| object["metadata"]["name"].as_str().map(str::to_string))
+        .take(limit)
+        .collect()
 }
 
 /// The status of a Deployment whose pods `workload` runs, at `generation`.

@@ -305,20 +305,45 @@ pub fn resource_list(group: &str, version: &str) -> Option<Value> {
     )
 }
 
-/// The OpenAPI v3 index (`/openapi/v3`): one document per group version.
+/// The OpenAPI v3 index (`/openapi/v3`): one document per group version,
+/// each at a URL naming its content's hash, so that clients' caches of an
+/// older document are never read for it.
 pub fn openapi_index() -> Value {
     let mut paths = serde_json::Map::new();
     for path in std::iter::once("api/v1".to_string()).chain(GROUPS.iter().map(|g| format!("apis/{g}/v1"))) {
-        let url = format!("/openapi/v3/{path}?hash=moke-1");
+        let hash = openapi_documents().get(&path).map(|(_, hash)| *hash).unwrap_or_default();
+        let url = format!("/openapi/v3/{path}?hash={hash:016X}");
         paths.insert(path, json!({ "serverRelativeURL": url }));
     }
     json!({ "paths": paths })
 }
 
-/// A group version's OpenAPI v3 document (`/openapi/v3/apis/apps/v1`):
-/// each object's path and its operations, which say the server takes
-/// `fieldValidation`, with the group, version and kind kubectl looks for.
+/// A group version's OpenAPI v3 document (`/openapi/v3/apis/apps/v1`),
+/// made once.
 pub fn openapi_document(path: &str) -> Option<Value> {
+    openapi_documents().get(path).map(|(document, _)| document.clone())
+}
+
+/// Every group version's document and its hash, by path (`api/v1`).
+fn openapi_documents() -> &'static std::collections::HashMap<String, (Value, u64)> {
+    static DOCUMENTS: std::sync::OnceLock<std::collections::HashMap<String, (Value, u64)>> = std::sync::OnceLock::new();
+    DOCUMENTS.get_or_init(|| {
+        std::iter::once("api/v1".to_string())
+            .chain(GROUPS.iter().map(|g| format!("apis/{g}/v1")))
+            .filter_map(|path| {
+                let document = build_openapi_document(&path)?;
+                let mut hasher = std::hash::DefaultHasher::new();
+                std::hash::Hash::hash(&document.to_string(), &mut hasher);
+                Some((path, (document, std::hash::Hasher::finish(&hasher))))
+            })
+            .collect()
+    })
+}
+
+/// A group version's OpenAPI v3 document: each object's path and its
+/// operations, which say the server takes `fieldValidation`, with the
+/// group, version and kind kubectl looks for, and the kinds' schemas.
+fn build_openapi_document(path: &str) -> Option<Value> {
     let (group, version) = match path.split('/').collect::<Vec<_>>()[..] {
         ["api", version] => ("", version),
         ["apis", group, version] => (group, version),
@@ -329,6 +354,7 @@ pub fn openapi_document(path: &str) -> Option<Value> {
         return None;
     }
     let mut paths = serde_json::Map::new();
+    let schemas = super::schemas::components(&kinds);
     for kind in kinds {
         let prefix = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
         let scope = if kind.namespaced { "/namespaces/{namespace}" } else { "" };
@@ -359,7 +385,7 @@ pub fn openapi_document(path: &str) -> Option<Value> {
         "openapi": "3.0.0",
         "info": { "title": "Kubernetes", "version": "v1.33.0" },
         "paths": paths,
-        "components": { "schemas": {} },
+        "components": { "schemas": schemas },
     }))
 }
 

@@ -255,7 +255,7 @@ fn cells(resource: &str, object: &Value) -> Vec<Value> {
 }
 
 /// A `meta.k8s.io/v1` Table of `items`.
-pub fn table(resource: &str, items: &[Value], resource_version: u64) -> Value {
+pub fn table(resource: &str, items: &[&Value], resource_version: u64) -> Value {
     let definitions: Vec<Value> = columns(resource)
         .iter()
         .map(|(name, priority)| {

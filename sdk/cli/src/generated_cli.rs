@@ -1149,57 +1149,13 @@ impl<T: CliConfig> Cli<T> {
             .about("Capacity against the CPU and memory the cluster's pods request, cluster-wide and per deployment.")
     }
     pub fn cli_namespace_list() -> ::clap::Command {
-        ::clap::Command::new("")
-            .arg(
-                ::clap::Arg::new("cluster")
-                    .long("cluster")
-                    .value_parser(::clap::value_parser!(::std::string::String))
-                    .required(true)
-                    .help("Cluster id or name"),
-            )
-            .arg(
-                ::clap::Arg::new("limit")
-                    .long("limit")
-                    .value_parser(::clap::value_parser!(::std::num::NonZeroU32))
-                    .required(false)
-                    .help("Items per page, 1 to 500 (default 50)."),
-            )
-            .arg(
-                ::clap::Arg::new("project")
-                    .long("project")
-                    .value_parser(::clap::value_parser!(::std::string::String))
-                    .required(true)
-                    .help("Project id or name"),
-            )
-            .about("List the cluster's namespaces in creation order (`default` first).")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("List the cluster's namespaces in creation order (`default` first):\nthose made through Moke and those made with kubectl (listed once the\ncluster's region reports them; the cluster's own `kube-*` are not).")
     }
     pub fn cli_namespace_create() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NamespaceCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: NamespaceCreateName)) . required_unless_present ("json-body") . help ("A DNS label; `kube-*` names are reserved.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Create a namespace.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: NamespaceCreateIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("name") . long ("name") . value_parser (:: clap :: value_parser ! (types :: NamespaceCreateName)) . required_unless_present ("json-body") . help ("A DNS label; `kube-*` names are reserved.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Create a namespace. It reaches the cluster's API (kubectl) through an\nOperation of kind `namespace_create` on the cluster.")
     }
     pub fn cli_namespace_delete() -> ::clap::Command {
-        ::clap::Command::new("")
-            .arg(
-                ::clap::Arg::new("cluster")
-                    .long("cluster")
-                    .value_parser(::clap::value_parser!(::std::string::String))
-                    .required(true)
-                    .help("Cluster id or name"),
-            )
-            .arg(
-                ::clap::Arg::new("namespace")
-                    .long("namespace")
-                    .value_parser(::clap::value_parser!(::std::string::String))
-                    .required(true)
-                    .help("Namespace name"),
-            )
-            .arg(
-                ::clap::Arg::new("project")
-                    .long("project")
-                    .value_parser(::clap::value_parser!(::std::string::String))
-                    .required(true)
-                    .help("Project id or name"),
-            )
-            .about("Delete an empty namespace (not `default`).")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("namespace") . long ("namespace") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Namespace name")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("Delete a namespace made through Moke: not `default`, and only one\nholding none of Moke's deployments or services and no Deployment made\nwith kubectl (one made with kubectl is deleted with kubectl). It leaves\nthe cluster's API through an Operation of kind `namespace_delete`,\nwhich fails with `not_empty`, leaving the namespace to the cluster's\nusers, if kubectl made objects in it.")
     }
     pub fn cli_deployment_list() -> ::clap::Command {
         ::clap::Command::new("")
@@ -1500,7 +1456,7 @@ impl<T: CliConfig> Cli<T> {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotRestoreIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("snapshot") . long ("snapshot") . value_parser (:: clap :: value_parser ! (types :: ClusterSnapshotRestoreSnapshot)) . required (true) . help ("Snapshot name, as `GET …/snapshots` lists it")) . about ("Restore the cluster's etcd from one of its snapshots: the API servers\nstop, a single member is restored, etcd is scaled back to three and the\nAPI servers start on the snapshot's state. What the cluster's API held\nsince is lost, so it takes cluster-admin rights (organization owners and\nadmins, project admins). A name the cluster keeps no snapshot of is 404.\nRefused with 409 `version_mismatch` for a snapshot of another Kubernetes\nversion than the cluster runs, `upgrade_in_progress`,\n`restore_in_progress`, `not_ready` before the control plane runs and\n`deleting`, and `update_in_progress` while a change of the cluster has\nnot reached its region yet. While it runs, changes to the cluster's spec\nare refused with 409 `restore_in_progress`.")
     }
     pub fn cli_unmanaged_deployment_list() -> ::clap::Command {
-        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("List the cluster's Deployments made with kubectl, in the order its\nregion first reported them. Moke shows them and never changes them.")
+        :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("limit") . long ("limit") . value_parser (:: clap :: value_parser ! (:: std :: num :: NonZeroU32)) . required (false) . help ("Items per page, 1 to 500 (default 50).")) . arg (:: clap :: Arg :: new ("namespace") . long ("namespace") . value_parser (:: clap :: value_parser ! (types :: UnmanagedDeploymentListNamespace)) . required (false) . help ("Only those in this namespace.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . about ("List the cluster's Deployments made with kubectl, in the order its\nregion first reported them. Moke shows them and never changes them.")
     }
     pub fn cli_cluster_upgrade() -> ::clap::Command {
         :: clap :: Command :: new ("") . arg (:: clap :: Arg :: new ("cluster") . long ("cluster") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Cluster id or name")) . arg (:: clap :: Arg :: new ("idempotency-key") . long ("idempotency-key") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeIdempotencyKey)) . required (false) . help ("Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.")) . arg (:: clap :: Arg :: new ("if-match") . long ("if-match") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (false) . help ("The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.")) . arg (:: clap :: Arg :: new ("kubernetes-version") . long ("kubernetes-version") . value_parser (:: clap :: value_parser ! (types :: ClusterUpgradeRequestKubernetesVersion)) . required_unless_present ("json-body") . help ("One of `GET …/upgrades`' `available`.")) . arg (:: clap :: Arg :: new ("project") . long ("project") . value_parser (:: clap :: value_parser ! (:: std :: string :: String)) . required (true) . help ("Project id or name")) . arg (:: clap :: Arg :: new ("json-body") . long ("json-body") . value_name ("JSON-FILE") . required (false) . value_parser (:: clap :: value_parser ! (std :: path :: PathBuf)) . help ("Path to a file that contains the full json body.")) . arg (:: clap :: Arg :: new ("json-body-template") . long ("json-body-template") . action (:: clap :: ArgAction :: SetTrue) . help ("XXX")) . about ("Upgrade the cluster to one of its available versions: the control plane\nblue-green, then each node pool by surge as its upgrade policy says. The\nOperation's `step` says where it is. Refused with 409\n`upgrade_in_progress` while another runs and `restore_in_progress`\nduring a restore from an etcd snapshot.")
@@ -5863,6 +5819,9 @@ impl<T: CliConfig> Cli<T> {
         }
         if let Some(value) = matches.get_one::<::std::num::NonZeroU32>("limit") {
             request = request.limit(value.clone());
+        }
+        if let Some(value) = matches.get_one::<types::UnmanagedDeploymentListNamespace>("namespace") {
+            request = request.namespace(value.clone());
         }
         if let Some(value) = matches.get_one::<::std::string::String>("project") {
             request = request.project(value.clone());

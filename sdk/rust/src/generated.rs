@@ -12883,6 +12883,57 @@ pub mod types {
             Default::default()
         }
     }
+    #[doc = "`UnmanagedDeploymentListNamespace`"]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct UnmanagedDeploymentListNamespace(::std::string::String);
+    impl ::std::ops::Deref for UnmanagedDeploymentListNamespace {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<UnmanagedDeploymentListNamespace> for ::std::string::String {
+        fn from(value: UnmanagedDeploymentListNamespace) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for UnmanagedDeploymentListNamespace {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 63usize {
+                return Err("longer than 63 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for UnmanagedDeploymentListNamespace {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for UnmanagedDeploymentListNamespace {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UnmanagedDeploymentListNamespace {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+        }
+    }
     #[doc = "A Deployment made through the cluster's own API (kubectl), as the\ncluster's region last reported it. Moke shows it and never changes it:\nit is the customer's, managed with kubectl."]
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     pub struct UnmanagedDeploymentView {
@@ -30897,15 +30948,15 @@ impl Client {
     pub fn cluster_metrics_view(&self) -> builder::ClusterMetricsView<'_> {
         builder::ClusterMetricsView::new(self)
     }
-    #[doc = "List the cluster's namespaces in creation order (`default` first)\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/namespaces`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.namespace_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    #[doc = "List the cluster's namespaces in creation order (`default` first):\nthose made through Moke and those made with kubectl (listed once the\ncluster's region reports them; the cluster's own `kube-*` are not)\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/namespaces`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.namespace_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn namespace_list(&self) -> builder::NamespaceList<'_> {
         builder::NamespaceList::new(self)
     }
-    #[doc = "Create a namespace\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/namespaces`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.namespace_create()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Create a namespace. It reaches the cluster's API (kubectl) through an\nOperation of kind `namespace_create` on the cluster\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/namespaces`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.namespace_create()\n    .project(project)\n    .cluster(cluster)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn namespace_create(&self) -> builder::NamespaceCreate<'_> {
         builder::NamespaceCreate::new(self)
     }
-    #[doc = "Delete an empty namespace (not `default`)\n\nSends a `DELETE` request to `/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `namespace`: Namespace name\n```ignore\nlet response = client.namespace_delete()\n    .project(project)\n    .cluster(cluster)\n    .namespace(namespace)\n    .send()\n    .await;\n```"]
+    #[doc = "Delete a namespace made through Moke: not `default`, and only one\nholding none of Moke's deployments or services and no Deployment made\nwith kubectl (one made with kubectl is deleted with kubectl). It leaves\nthe cluster's API through an Operation of kind `namespace_delete`,\nwhich fails with `not_empty`, leaving the namespace to the cluster's\nusers, if kubectl made objects in it\n\nSends a `DELETE` request to `/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `namespace`: Namespace name\n```ignore\nlet response = client.namespace_delete()\n    .project(project)\n    .cluster(cluster)\n    .namespace(namespace)\n    .send()\n    .await;\n```"]
     pub fn namespace_delete(&self) -> builder::NamespaceDelete<'_> {
         builder::NamespaceDelete::new(self)
     }
@@ -31045,7 +31096,7 @@ impl Client {
     pub fn cluster_snapshot_restore(&self) -> builder::ClusterSnapshotRestore<'_> {
         builder::ClusterSnapshotRestore::new(self)
     }
-    #[doc = "List the cluster's Deployments made with kubectl, in the order its\nregion first reported them. Moke shows them and never changes them\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.unmanaged_deployment_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
+    #[doc = "List the cluster's Deployments made with kubectl, in the order its\nregion first reported them. Moke shows them and never changes them\n\nSends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `limit`: Items per page, 1 to 500 (default 50).\n- `namespace`: Only those in this namespace.\n- `page_token`: `next_page` of the previous page (opaque; empty means the first page).\n```ignore\nlet response = client.unmanaged_deployment_list()\n    .project(project)\n    .cluster(cluster)\n    .limit(limit)\n    .namespace(namespace)\n    .page_token(page_token)\n    .send()\n    .await;\n```"]
     pub fn unmanaged_deployment_list(&self) -> builder::UnmanagedDeploymentList<'_> {
         builder::UnmanagedDeploymentList::new(self)
     }
@@ -45127,6 +45178,7 @@ pub mod builder {
         project: Result<::std::string::String, String>,
         cluster: Result<::std::string::String, String>,
         limit: Result<Option<::std::num::NonZeroU32>, String>,
+        namespace: Result<Option<types::UnmanagedDeploymentListNamespace>, String>,
         page_token: Result<Option<::std::string::String>, String>,
     }
     impl<'a> UnmanagedDeploymentList<'a> {
@@ -45136,6 +45188,7 @@ pub mod builder {
                 project: Err("project was not initialized".to_string()),
                 cluster: Err("cluster was not initialized".to_string()),
                 limit: Ok(None),
+                namespace: Ok(None),
                 page_token: Ok(None),
             }
         }
@@ -45167,6 +45220,16 @@ pub mod builder {
                 .map_err(|_| "conversion to `:: std :: num :: NonZeroU32` for limit failed".to_string());
             self
         }
+        pub fn namespace<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::UnmanagedDeploymentListNamespace>,
+        {
+            self.namespace = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `UnmanagedDeploymentListNamespace` for namespace failed".to_string());
+            self
+        }
         pub fn page_token<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
@@ -45179,10 +45242,11 @@ pub mod builder {
         }
         #[doc = "Sends a `GET` request to `/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments`"]
         pub async fn send(self) -> Result<ResponseValue<types::PageUnmanagedDeploymentView>, Error<types::Problem>> {
-            let Self { client, project, cluster, limit, page_token } = self;
+            let Self { client, project, cluster, limit, namespace, page_token } = self;
             let project = project.map_err(Error::InvalidRequest)?;
             let cluster = cluster.map_err(Error::InvalidRequest)?;
             let limit = limit.map_err(Error::InvalidRequest)?;
+            let namespace = namespace.map_err(Error::InvalidRequest)?;
             let page_token = page_token.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/v1/projects/{}/clusters/{}/unmanaged-deployments",
@@ -45201,6 +45265,7 @@ pub mod builder {
                 .get(url)
                 .header(::reqwest::header::ACCEPT, ::reqwest::header::HeaderValue::from_static("application/json"))
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("namespace", &namespace))
                 .query(&progenitor_client::QueryParam::new("page_token", &page_token))
                 .headers(header_map)
                 .build()?;
@@ -45231,7 +45296,7 @@ pub mod builder {
             use ::futures::StreamExt;
             use ::futures::TryFutureExt;
             use ::futures::TryStreamExt;
-            let next = Self { page_token: Ok(None), ..self.clone() };
+            let next = Self { namespace: Ok(None), page_token: Ok(None), ..self.clone() };
             self.send()
                 .map_ok(move |page| {
                     let page = page.into_inner();

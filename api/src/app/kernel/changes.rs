@@ -118,7 +118,7 @@ impl App {
         }
         let event = AuditRecord {
             action: change.action,
-            resource_type: change.kind.target().as_str(),
+            resource_type: change.kind.audited_resource_type(),
             resource_id: Some(change.target_ref),
             details,
         };

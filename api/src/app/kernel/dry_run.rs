@@ -259,6 +259,8 @@ fn planned_steps(kind: ChangeKind, diff: &[SpecChange]) -> Vec<String> {
         }
         ChangeKind::ClusterCertificate => &["queued", "cluster credentials rotated", "done"],
         ChangeKind::ClusterSnapshot => &["queued", "etcd snapshot taken", "done"],
+        ChangeKind::NamespaceCreate => &["queued", "namespace made in the cluster's API", "done"],
+        ChangeKind::NamespaceDelete => &["queued", "namespace and its objects deleted in the cluster's API", "done"],
         ChangeKind::ClusterRestore => &[
             "queued",
             "API servers stopped",

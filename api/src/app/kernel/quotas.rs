@@ -193,9 +193,13 @@ impl Counted {
                     .await?
             }
             Counted::NamespacesInCluster(cluster) => {
-                sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM namespaces WHERE cluster_id = $1"#, cluster)
-                    .fetch_one(conn)
-                    .await?
+                // Those made with kubectl are the cluster's users' own: not counted.
+                sqlx::query_scalar!(
+                    r#"SELECT count(*) AS "n!" FROM namespaces WHERE cluster_id = $1 AND made_with = 'moke'"#,
+                    cluster
+                )
+                .fetch_one(conn)
+                .await?
             }
         };
         Ok(count)
@@ -431,7 +435,8 @@ async fn items(conn: &mut PgConnection, org: Uuid, state: &QuotaState) -> Result
     }
     let busiest_cluster = sqlx::query_scalar!(
         r#"SELECT COALESCE(max(n), 0) AS "n!" FROM (SELECT count(*) AS n FROM namespaces s
-               JOIN clusters c ON c.id = s.cluster_id WHERE c.org_id = $1 GROUP BY s.cluster_id) per_cluster"#,
+               JOIN clusters c ON c.id = s.cluster_id WHERE c.org_id = $1 AND s.made_with = 'moke'
+               GROUP BY s.cluster_id) per_cluster"#,
         org
     )
     .fetch_one(conn)

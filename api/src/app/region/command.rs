@@ -89,6 +89,10 @@ pub enum ChangeKind {
     ClusterSnapshot,
     /// etcd restored from one of its snapshots.
     ClusterRestore,
+    /// A namespace made through Moke's API reaches the cluster's API.
+    NamespaceCreate,
+    /// A namespace deleted through Moke's API leaves the cluster's API.
+    NamespaceDelete,
     NodePoolCreate,
     NodePoolUpdate,
     /// Named nodes (or all) replaced by surge, cordon and drain.
@@ -108,7 +112,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Every kind, for tests that must cover each.
-    pub const ALL: [ChangeKind; 20] = [
+    pub const ALL: [ChangeKind; 22] = [
         ChangeKind::ClusterCreate,
         ChangeKind::ClusterUpdate,
         ChangeKind::ClusterUpgrade,
@@ -116,6 +120,8 @@ impl ChangeKind {
         ChangeKind::ClusterCertificate,
         ChangeKind::ClusterSnapshot,
         ChangeKind::ClusterRestore,
+        ChangeKind::NamespaceCreate,
+        ChangeKind::NamespaceDelete,
         ChangeKind::NodePoolCreate,
         ChangeKind::NodePoolUpdate,
         ChangeKind::NodePoolRecycle,
@@ -147,6 +153,8 @@ impl ChangeKind {
             ChangeKind::ClusterCertificate => "cluster_certificate",
             ChangeKind::ClusterSnapshot => "cluster_snapshot",
             ChangeKind::ClusterRestore => "cluster_restore",
+            ChangeKind::NamespaceCreate => "namespace_create",
+            ChangeKind::NamespaceDelete => "namespace_delete",
             ChangeKind::NodePoolCreate => "node_pool_create",
             ChangeKind::NodePoolUpdate => "node_pool_update",
             ChangeKind::NodePoolRecycle => "node_pool_recycle",
@@ -173,6 +181,8 @@ impl ChangeKind {
             ChangeKind::ClusterCertificate => CommandKind::ClusterCertificate,
             ChangeKind::ClusterSnapshot => CommandKind::ClusterSnapshot,
             ChangeKind::ClusterRestore => CommandKind::ClusterRestore,
+            ChangeKind::NamespaceCreate => CommandKind::NamespaceApply,
+            ChangeKind::NamespaceDelete => CommandKind::NamespaceDelete,
             ChangeKind::NodePoolCreate => CommandKind::NodePoolCreate,
             ChangeKind::NodePoolUpdate | ChangeKind::NodePoolRecycle | ChangeKind::NodeDelete => {
                 CommandKind::NodePoolUpdate
@@ -189,6 +199,15 @@ impl ChangeKind {
         }
     }
 
+    /// The kind of resource its audit event names: the target's, but a
+    /// namespace for namespace changes (whose Operations are the cluster's).
+    pub const fn audited_resource_type(self) -> &'static str {
+        match self {
+            ChangeKind::NamespaceCreate | ChangeKind::NamespaceDelete => "namespace",
+            _ => self.target().as_str(),
+        }
+    }
+
     /// The kind of resource the change is about.
     pub const fn target(self) -> ResourceKind {
         match self {
@@ -198,7 +217,9 @@ impl ChangeKind {
             | ChangeKind::ClusterDelete
             | ChangeKind::ClusterCertificate
             | ChangeKind::ClusterSnapshot
-            | ChangeKind::ClusterRestore => ResourceKind::Cluster,
+            | ChangeKind::ClusterRestore
+            | ChangeKind::NamespaceCreate
+            | ChangeKind::NamespaceDelete => ResourceKind::Cluster,
             ChangeKind::NodePoolCreate
             | ChangeKind::NodePoolUpdate
             | ChangeKind::NodePoolRecycle
@@ -249,6 +270,12 @@ pub fn cluster(header: CommandHeader<'_>, spec: &ClusterSpec, ca_pem: &str) -> p
 /// restored from the snapshot `restore` names.
 pub fn etcd(header: CommandHeader<'_>, restore: &str) -> pb::Command {
     pb::Command { snapshot: restore.to_string(), ..command(header) }
+}
+
+/// A namespace of the cluster (`id`, the gateway's row) made or deleted
+/// through Moke's API.
+pub fn namespace(header: CommandHeader<'_>, namespace: &str, id: Uuid) -> pb::Command {
+    pb::Command { namespace: namespace.to_string(), namespace_id: id.to_string(), ..command(header) }
 }
 
 /// A node pool change, with each node's allocatable capacity.
@@ -410,6 +437,8 @@ mod tests {
             // (kinds of the typed era: their commands carry a header and a snapshot name only)
             "cluster_snapshot" => CommandKind::ClusterSnapshot,
             "cluster_restore" => CommandKind::ClusterRestore,
+            "namespace_create" => CommandKind::NamespaceApply,
+            "namespace_delete" => CommandKind::NamespaceDelete,
             "deployment_delete" => CommandKind::WorkloadDelete,
             kind if kind.starts_with("deployment_") => CommandKind::WorkloadApply,
             _ => CommandKind::Unspecified,
@@ -497,6 +526,8 @@ mod tests {
             replace_nodes: Vec::new(),
             remove_nodes: Vec::new(),
             snapshot: text(&payload["snapshot"]),
+            namespace: text(&payload["namespace"]),
+            namespace_id: text(&payload["namespace_id"]),
         }
         .encode_to_vec()
     }
@@ -506,7 +537,13 @@ mod tests {
     /// which regions ignore for that kind and typed commands no longer send.
     fn decoded(bytes: &[u8]) -> pb::Command {
         let command = pb::Command { written_at_unix_micros: 0, ..pb::Command::decode(bytes).expect("a command") };
-        let headers_only = [CommandKind::ClusterCertificate, CommandKind::ClusterSnapshot, CommandKind::ClusterRestore];
+        let headers_only = [
+            CommandKind::ClusterCertificate,
+            CommandKind::ClusterSnapshot,
+            CommandKind::ClusterRestore,
+            CommandKind::NamespaceApply,
+            CommandKind::NamespaceDelete,
+        ];
         if headers_only.iter().any(|kind| command.kind == *kind as i32) {
             assert_eq!(command.cluster, Some(pb::ClusterSpec::default()));
             return pb::Command { cluster: None, ..command };
@@ -598,6 +635,11 @@ mod tests {
                 ChangeKind::ClusterRestore => {
                     before["snapshot"] = json!("prod-etcd-20261205t110000z");
                     super::etcd(header, "prod-etcd-20261205t110000z")
+                }
+                ChangeKind::NamespaceCreate | ChangeKind::NamespaceDelete => {
+                    before["namespace"] = json!("shop");
+                    before["namespace_id"] = json!(Uuid::from_u128(7).to_string());
+                    super::namespace(header, "shop", Uuid::from_u128(7))
                 }
                 ChangeKind::NodePoolCreate
                 | ChangeKind::NodePoolUpdate

@@ -124,6 +124,7 @@ impl App {
                     }),
                     snapshots: (kind == ResourceKind::Cluster).then(|| snapshots_observed(&o.snapshots)),
                     unmanaged: (kind == ResourceKind::Cluster).then_some(o.unmanaged_workloads),
+                    namespaces: (kind == ResourceKind::Cluster && o.namespaces_reported).then_some(o.namespaces),
                 })
                 .await
             }

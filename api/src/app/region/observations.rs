@@ -62,6 +62,8 @@ pub struct ResourceObservation {
     pub snapshots: Option<Vec<SnapshotObserved>>,
     /// Clusters: the Deployments made with kubectl, the whole list.
     pub unmanaged: Option<Vec<moke_proto::region::UnmanagedWorkload>>,
+    /// Clusters: the namespaces made with kubectl, the whole list.
+    pub namespaces: Option<Vec<String>>,
 }
 
 /// The most kubectl-made Deployments kept per cluster (as many as a region
@@ -142,7 +144,7 @@ impl App {
     /// deletion was requested removes it.
     pub async fn record_observation(&self, report: ResourceObservation) -> Result<()> {
         use crate::app::infra::store::{clusters, node_pools};
-        use crate::app::workloads::store::{deployments, unmanaged};
+        use crate::app::workloads::store::{deployments, namespaces, unmanaged};
         let status = jsonb::to_column(&ObservedStored {
             phase: report.phase.clone(),
             conditions: report.conditions.iter().map(ConditionStored::from).collect(),
@@ -161,9 +163,11 @@ impl App {
                 node_pools::remove_gone(&mut tx, report.resource_id, &report.region).await?
             }
             (ResourceKind::Cluster, false) => {
+                // Locked first, as every change of the cluster locks it, before the rows its report changes.
+                let here = clusters::lock_for_report(&mut tx, report.resource_id, &report.region).await?;
                 clusters::observe(&mut tx, report.resource_id, &report.region, status, report.observed_generation)
                     .await?;
-                if let Some(list) = &report.unmanaged {
+                if let Some(list) = report.unmanaged.as_ref().filter(|_| here) {
                     // A region's list is text from the cluster's clients: only
                     // short, printable, once-named entries are kept.
                     let mut named = std::collections::HashSet::new();
@@ -191,6 +195,22 @@ impl App {
                         })
                         .collect();
                     unmanaged::replace(&mut tx, report.resource_id, &report.region, &reported).await?;
+                }
+                if let Some(list) = report.namespaces.as_ref().filter(|_| here) {
+                    // Only names Moke's API can address; never `default` or the cluster's own `kube-*`.
+                    let mut named = std::collections::HashSet::new();
+                    let reported: Vec<&str> = list
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|name| {
+                            crate::app::validate::is_dns_label(name)
+                                && *name != "default"
+                                && !name.starts_with(crate::app::workloads::namespaces::RESERVED_NAMESPACE_PREFIX)
+                                && named.insert(*name)
+                        })
+                        .take(MAX_UNMANAGED)
+                        .collect();
+                    namespaces::replace_kubectl_made(&mut tx, report.resource_id, &reported).await?;
                 }
             }
             (ResourceKind::NodePool, false) => {

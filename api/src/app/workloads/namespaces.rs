@@ -1,5 +1,7 @@
 //! Namespaces of hosted clusters: every cluster has `default`; `kube-*`
-//! belong to the cluster itself; one is deleted only when empty. And what
+//! belong to the cluster itself; one is deleted only when empty. Those made
+//! here reach the cluster's API by a command to its region, and those made
+//! with kubectl are listed here from the region's reports. And what
 //! customers made in them with kubectl, listed as unmanaged.
 
 use moke_iam::Action;
@@ -9,6 +11,8 @@ use sqlx::PgConnection;
 use crate::app::authz::{Authorized, Lock};
 use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::kernel::changes::RegionalChange;
+use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::workloads::store::namespaces as store;
 use crate::app::workloads::store::unmanaged;
 use crate::app::{App, Error, PageRequest, RequestContext, ResourceRef, Result, validate};
@@ -16,7 +20,7 @@ use crate::ids::{ClusterId, ClusterKind, ProjectKind};
 use crate::model::{NamespaceCreate, NamespaceView, Page, UnmanagedDeploymentView};
 
 /// Namespaces Moke keeps for the cluster's own use.
-const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
+pub(in crate::app) const RESERVED_NAMESPACE_PREFIX: &str = "kube-";
 
 /// Fails with 404 unless the cluster (already looked up, and so one the
 /// caller may act in) has the namespace.
@@ -56,17 +60,25 @@ impl App {
     }
 
     /// `unmanaged_deployment_list`: the cluster's kubectl-made Deployments
-    /// in the order its region first reported them.
+    /// (those of `namespace` only, when given) in the order its region
+    /// first reported them.
     pub async fn unmanaged_deployment_list(
         &self,
         ctx: &RequestContext,
         project: &ResourceRef<ProjectKind>,
         cluster: &ResourceRef<ClusterKind>,
+        namespace: Option<&str>,
         page: PageRequest,
     ) -> Result<Page<UnmanagedDeploymentView>> {
+        let namespace = namespace.filter(|n| !n.is_empty());
+        let mut v = Validator::new();
+        if let Some(namespace) = namespace {
+            validate::name(&mut v, "namespace", namespace);
+        }
+        v.finish()?;
         let mut conn = self.db().acquire().await?;
         let cluster_row = clusters::lookup(&mut conn, ctx, project, cluster, Action::Read, Lock::None).await?;
-        let rows = page.page(unmanaged::list(&mut conn, cluster_row.id, &page).await?, |r| r.id);
+        let rows = page.page(unmanaged::list(&mut conn, cluster_row.id, namespace, &page).await?, |r| r.id);
         Ok(Page {
             items: rows
                 .items
@@ -115,18 +127,12 @@ impl App {
             v.finish()?;
             let namespaces = crate::app::kernel::quotas::Counted::NamespacesInCluster(cluster_row.id);
             crate::app::kernel::quotas::check_count(&mut tx, self.config(), cluster_row.org_id, namespaces, 1).await?;
+            if cluster_row.deletion_requested_at.is_some() {
+                return Err(Error::conflict("deleting", "the cluster is being deleted"));
+            }
             let row = store::insert(&mut tx, cluster_row.id, cluster_row.org_id, &input.name).await?;
-            crate::app::kernel::audit::record(
-                &mut tx,
-                ctx,
-                crate::app::kernel::audit::AuditRecord {
-                    action: "namespace.create",
-                    resource_type: "namespace",
-                    resource_id: Some(format!("{}/{}", ClusterId::from_uuid(cluster_row.id), input.name)),
-                    details: json!({ "name": input.name }),
-                },
-            )
-            .await?;
+            let change = (ChangeKind::NamespaceCreate, row.id);
+            self.record_namespace_change(&mut tx, ctx, &cluster_row, change, &input.name).await?;
             let view = NamespaceView {
                 name: row.name,
                 cluster_id: ClusterId::from_uuid(cluster_row.id),
@@ -152,9 +158,20 @@ impl App {
         // namespace (they take it too): none lands in a namespace going away.
         let cluster_row =
             clusters::lookup(&mut tx, ctx, project, cluster, Action::ManageResources, Lock::ForUpdate).await?;
-        exists(&mut tx, &cluster_row, namespace).await?;
+        let row = store::find(&mut tx, cluster_row.id, namespace, Lock::None)
+            .await?
+            .ok_or_else(|| Error::not_found("namespace", namespace))?;
         if namespace == "default" {
             return Err(Error::conflict("protected", "the default namespace cannot be deleted"));
+        }
+        if cluster_row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the cluster is being deleted"));
+        }
+        if row.made_with == "kubectl" {
+            return Err(Error::conflict(
+                "made_with_kubectl",
+                format!("namespace {namespace:?} was made with kubectl and is yours there: delete it with kubectl"),
+            ));
         }
         let in_use = store::resource_count(&mut tx, cluster_row.id, namespace).await?;
         if in_use > 0 {
@@ -163,19 +180,50 @@ impl App {
                 format!("namespace {namespace:?} still has {in_use} deployment(s) or service(s)"),
             ));
         }
+        // Deleting a namespace deletes what is in it: never the customer's running workloads.
+        let made_with_kubectl = unmanaged::count_in(&mut tx, cluster_row.id, namespace).await?;
+        if made_with_kubectl > 0 {
+            return Err(Error::conflict(
+                "not_empty",
+                format!("namespace {namespace:?} still has {made_with_kubectl} deployment(s) made with kubectl"),
+            ));
+        }
         store::delete(&mut tx, cluster_row.id, namespace).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "namespace.delete",
-                resource_type: "namespace",
-                resource_id: Some(format!("{}/{namespace}", ClusterId::from_uuid(cluster_row.id))),
-                details: json!({ "name": namespace }),
-            },
-        )
-        .await?;
+        let change = (ChangeKind::NamespaceDelete, row.id);
+        self.record_namespace_change(&mut tx, ctx, &cluster_row, change, namespace).await?;
         self.commit(ctx, tx).await?;
+        Ok(())
+    }
+
+    /// Records a namespace's create or delete (`change`: which, and the
+    /// namespace's id): the Operation, the command that makes the cluster's
+    /// API agree, and the audit event.
+    async fn record_namespace_change(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        cluster: &ClusterRow,
+        (kind, id): (ChangeKind, uuid::Uuid),
+        name: &str,
+    ) -> Result<()> {
+        let region = cluster.region()?;
+        let change = RegionalChange {
+            kind,
+            action: if kind == ChangeKind::NamespaceCreate { "namespace.create" } else { "namespace.delete" },
+            target_id: cluster.id,
+            target_ref: format!("{}/{name}", ClusterId::from_uuid(cluster.id)),
+            target_name: &cluster.name,
+            generation: cluster.generation,
+            region: &region,
+            needs_region: true,
+            details: json!({ "name": name }),
+        };
+        let (org_id, cluster_id, generation) = (cluster.org_id, cluster.id, cluster.generation);
+        self.record_change(tx, ctx, change, |op| {
+            let header = CommandHeader { kind, operation: op.id, org_id, cluster_id, name: &cluster.name, generation };
+            command::namespace(header, name, id)
+        })
+        .await?;
         Ok(())
     }
 }

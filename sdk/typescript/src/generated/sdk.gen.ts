@@ -1250,7 +1250,9 @@ export const clusterMetricsView = <ThrowOnError extends boolean = true>(options:
 });
 
 /**
- * List the cluster's namespaces in creation order (`default` first).
+ * List the cluster's namespaces in creation order (`default` first):
+ * those made through Moke and those made with kubectl (listed once the
+ * cluster's region reports them; the cluster's own `kube-*` are not).
  */
 export const namespaceList = <ThrowOnError extends boolean = true>(options: Options<NamespaceListData, ThrowOnError>): RequestResult<NamespaceListResponses, NamespaceListErrors, ThrowOnError> => (options.client ?? client).get<NamespaceListResponses, NamespaceListErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1259,7 +1261,8 @@ export const namespaceList = <ThrowOnError extends boolean = true>(options: Opti
 });
 
 /**
- * Create a namespace.
+ * Create a namespace. It reaches the cluster's API (kubectl) through an
+ * Operation of kind `namespace_create` on the cluster.
  */
 export const namespaceCreate = <ThrowOnError extends boolean = true>(options: Options<NamespaceCreateData, ThrowOnError>): RequestResult<NamespaceCreateResponses, NamespaceCreateErrors, ThrowOnError> => (options.client ?? client).post<NamespaceCreateResponses, NamespaceCreateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1272,7 +1275,12 @@ export const namespaceCreate = <ThrowOnError extends boolean = true>(options: Op
 });
 
 /**
- * Delete an empty namespace (not `default`).
+ * Delete a namespace made through Moke: not `default`, and only one
+ * holding none of Moke's deployments or services and no Deployment made
+ * with kubectl (one made with kubectl is deleted with kubectl). It leaves
+ * the cluster's API through an Operation of kind `namespace_delete`,
+ * which fails with `not_empty`, leaving the namespace to the cluster's
+ * users, if kubectl made objects in it.
  */
 export const namespaceDelete = <ThrowOnError extends boolean = true>(options: Options<NamespaceDeleteData, ThrowOnError>): RequestResult<NamespaceDeleteResponses, NamespaceDeleteErrors, ThrowOnError> => (options.client ?? client).delete<NamespaceDeleteResponses, NamespaceDeleteErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -13314,6 +13314,10 @@ export type UnmanagedDeploymentListData = {
          * `next_page` of the previous page (opaque; empty means the first page).
          */
         page_token?: string;
+        /**
+         * Only those in this namespace.
+         */
+        namespace?: string;
     };
     url: '/v1/projects/{project}/clusters/{cluster}/unmanaged-deployments';
 };

@@ -247,6 +247,20 @@ pub(in crate::app) async fn observe(
 
 /// Removes a cluster its region reports gone, if its deletion was requested
 /// (a region cannot delete what no one asked to delete) and it lives there.
+/// Locks the cluster `id` of `region` for its report, before any row the
+/// report changes (the order every change of the cluster locks in); false
+/// when it is not there, not of that region, or being deleted.
+pub(in crate::app) async fn lock_for_report(conn: &mut PgConnection, id: Uuid, region: &str) -> Result<bool> {
+    let locked = sqlx::query_scalar!(
+        "SELECT id FROM clusters WHERE id = $1 AND region = $2 AND deletion_requested_at IS NULL FOR UPDATE",
+        id,
+        region
+    )
+    .fetch_optional(conn)
+    .await?;
+    Ok(locked.is_some())
+}
+
 pub(in crate::app) async fn remove_gone(conn: &mut PgConnection, id: Uuid, region: &str) -> Result<()> {
     sqlx::query!(
         "DELETE FROM clusters WHERE id = $1 AND deletion_requested_at IS NOT NULL AND region = $2",

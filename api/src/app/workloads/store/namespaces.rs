@@ -15,16 +15,21 @@ pub(in crate::app) struct NamespaceRow {
     pub id: Uuid,
     pub name: String,
     pub created_at: DateTime<Utc>,
+    /// `moke` or `kubectl` (listed from the cluster's reports).
+    pub made_with: String,
 }
 
 /// `sqlx::query_as!` over `namespaces` with `NamespaceRow`'s columns and
 /// the rest of the statement given; `locked` adds `FOR UPDATE`.
 macro_rules! select {
     (locked $rest:tt $(, $arg:expr)* $(,)?) => {
-        sqlx::query_as!(NamespaceRow, "SELECT id, name, created_at FROM namespaces " + $rest + " FOR UPDATE" $(, $arg)*)
+        sqlx::query_as!(
+            NamespaceRow,
+            "SELECT id, name, created_at, made_with FROM namespaces " + $rest + " FOR UPDATE" $(, $arg)*
+        )
     };
     ($rest:tt $(, $arg:expr)* $(,)?) => {
-        sqlx::query_as!(NamespaceRow, "SELECT id, name, created_at FROM namespaces " + $rest $(, $arg)*)
+        sqlx::query_as!(NamespaceRow, "SELECT id, name, created_at, made_with FROM namespaces " + $rest $(, $arg)*)
     };
 }
 
@@ -68,7 +73,7 @@ pub(in crate::app) async fn insert(
 ) -> Result<NamespaceRow> {
     sqlx::query_as!(
         NamespaceRow,
-        "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING id, name, created_at",
+        "INSERT INTO namespaces (cluster_id, org_id, name) VALUES ($1, $2, $3) RETURNING id, name, created_at, made_with",
         cluster,
         org,
         name,
@@ -89,6 +94,37 @@ pub(in crate::app) async fn resource_count(conn: &mut PgConnection, cluster: Uui
     )
     .fetch_one(conn)
     .await?)
+}
+
+/// Replaces the cluster's kubectl-made namespaces with what its region
+/// reports: the new ones added, and those no longer reported dropped unless
+/// Moke's deployments or services are in them (the region makes those
+/// again). Moke's own are kept. The caller has locked the cluster
+/// ([`lock_for_report`](crate::app::infra::store::clusters::lock_for_report)),
+/// as every change in its namespaces locks it, so that no deployment lands
+/// in a namespace this drops.
+pub(in crate::app) async fn replace_kubectl_made(
+    conn: &mut PgConnection,
+    cluster: Uuid,
+    reported: &[&str],
+) -> Result<()> {
+    sqlx::query!(
+        "WITH gone AS (
+             DELETE FROM namespaces n
+             WHERE n.cluster_id = $1 AND n.made_with = 'kubectl' AND n.name <> ALL($2::text[])
+               AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.cluster_id = n.cluster_id AND d.namespace = n.name)
+               AND NOT EXISTS (SELECT 1 FROM services s WHERE s.cluster_id = n.cluster_id AND s.namespace = n.name)
+         )
+         INSERT INTO namespaces (cluster_id, org_id, name, made_with)
+         SELECT c.id, c.org_id, r.name, 'kubectl' FROM clusters c, unnest($2::text[]) AS r(name)
+         WHERE c.id = $1
+         ON CONFLICT (cluster_id, name) DO NOTHING",
+        cluster,
+        reported as &[&str],
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 pub(in crate::app) async fn delete(conn: &mut PgConnection, cluster: Uuid, name: &str) -> Result<()> {

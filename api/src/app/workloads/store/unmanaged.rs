@@ -94,10 +94,12 @@ pub(in crate::app) async fn replace(
     Ok(())
 }
 
-/// A page of a cluster's list in id (first reported) order.
+/// A page of a cluster's list (of one namespace's, when given) in id
+/// (first reported) order.
 pub(in crate::app) async fn list(
     conn: &mut PgConnection,
     cluster: Uuid,
+    namespace: Option<&str>,
     page: &PageRequest,
 ) -> Result<Vec<UnmanagedRow>> {
     Ok(sqlx::query_as!(
@@ -105,11 +107,24 @@ pub(in crate::app) async fn list(
         "SELECT id, namespace, name, image, replicas, current_replicas, ready_replicas, updated_replicas, phase,
                 created_in_cluster_at, observed_at
          FROM unmanaged_deployments
-         WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3",
+         WHERE cluster_id = $1 AND ($2::uuid IS NULL OR id > $2) AND ($4::text IS NULL OR namespace = $4)
+         ORDER BY id LIMIT $3",
         cluster,
         page.after,
         page.fetch_limit(),
+        namespace,
     )
     .fetch_all(conn)
+    .await?)
+}
+
+/// How many kubectl-made Deployments its region reported in a namespace.
+pub(in crate::app) async fn count_in(conn: &mut PgConnection, cluster: Uuid, namespace: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT count(*) AS "n!" FROM unmanaged_deployments WHERE cluster_id = $1 AND namespace = $2"#,
+        cluster,
+        namespace
+    )
+    .fetch_one(conn)
     .await?)
 }

@@ -117,7 +117,8 @@ def sync_detailed(
     body: NamespaceCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[NamespaceView | Problem]:
-    """Create a namespace.
+    """Create a namespace. It reaches the cluster's API (kubectl) through an
+    Operation of kind `namespace_create` on the cluster.
 
     Args:
         project (str):
@@ -155,7 +156,8 @@ def sync(
     body: NamespaceCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> NamespaceView | Problem | None:
-    """Create a namespace.
+    """Create a namespace. It reaches the cluster's API (kubectl) through an
+    Operation of kind `namespace_create` on the cluster.
 
     Args:
         project (str):
@@ -188,7 +190,8 @@ async def asyncio_detailed(
     body: NamespaceCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[NamespaceView | Problem]:
-    """Create a namespace.
+    """Create a namespace. It reaches the cluster's API (kubectl) through an
+    Operation of kind `namespace_create` on the cluster.
 
     Args:
         project (str):
@@ -224,7 +227,8 @@ async def asyncio(
     body: NamespaceCreate,
     idempotency_key: None | str | Unset = UNSET,
 ) -> NamespaceView | Problem | None:
-    """Create a namespace.
+    """Create a namespace. It reaches the cluster's API (kubectl) through an
+    Operation of kind `namespace_create` on the cluster.
 
     Args:
         project (str):

@@ -100,7 +100,12 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | Problem]:
-    """Delete an empty namespace (not `default`).
+    """Delete a namespace made through Moke: not `default`, and only one
+    holding none of Moke's deployments or services and no Deployment made
+    with kubectl (one made with kubectl is deleted with kubectl). It leaves
+    the cluster's API through an Operation of kind `namespace_delete`,
+    which fails with `not_empty`, leaving the namespace to the cluster's
+    users, if kubectl made objects in it.
 
     Args:
         project (str):
@@ -135,7 +140,12 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> Any | Problem | None:
-    """Delete an empty namespace (not `default`).
+    """Delete a namespace made through Moke: not `default`, and only one
+    holding none of Moke's deployments or services and no Deployment made
+    with kubectl (one made with kubectl is deleted with kubectl). It leaves
+    the cluster's API through an Operation of kind `namespace_delete`,
+    which fails with `not_empty`, leaving the namespace to the cluster's
+    users, if kubectl made objects in it.
 
     Args:
         project (str):
@@ -165,7 +175,12 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | Problem]:
-    """Delete an empty namespace (not `default`).
+    """Delete a namespace made through Moke: not `default`, and only one
+    holding none of Moke's deployments or services and no Deployment made
+    with kubectl (one made with kubectl is deleted with kubectl). It leaves
+    the cluster's API through an Operation of kind `namespace_delete`,
+    which fails with `not_empty`, leaving the namespace to the cluster's
+    users, if kubectl made objects in it.
 
     Args:
         project (str):
@@ -198,7 +213,12 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> Any | Problem | None:
-    """Delete an empty namespace (not `default`).
+    """Delete a namespace made through Moke: not `default`, and only one
+    holding none of Moke's deployments or services and no Deployment made
+    with kubectl (one made with kubectl is deleted with kubectl). It leaves
+    the cluster's API through an Operation of kind `namespace_delete`,
+    which fails with `not_empty`, leaving the namespace to the cluster's
+    users, if kubectl made objects in it.
 
     Args:
         project (str):

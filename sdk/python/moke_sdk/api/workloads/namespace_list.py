@@ -117,7 +117,9 @@ def sync_detailed(
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
 ) -> Response[PageNamespaceView | Problem]:
-    """List the cluster's namespaces in creation order (`default` first).
+    """List the cluster's namespaces in creation order (`default` first):
+    those made through Moke and those made with kubectl (listed once the
+    cluster's region reports them; the cluster's own `kube-*` are not).
 
     Args:
         project (str):
@@ -155,7 +157,9 @@ def sync(
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
 ) -> PageNamespaceView | Problem | None:
-    """List the cluster's namespaces in creation order (`default` first).
+    """List the cluster's namespaces in creation order (`default` first):
+    those made through Moke and those made with kubectl (listed once the
+    cluster's region reports them; the cluster's own `kube-*` are not).
 
     Args:
         project (str):
@@ -188,7 +192,9 @@ async def asyncio_detailed(
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
 ) -> Response[PageNamespaceView | Problem]:
-    """List the cluster's namespaces in creation order (`default` first).
+    """List the cluster's namespaces in creation order (`default` first):
+    those made through Moke and those made with kubectl (listed once the
+    cluster's region reports them; the cluster's own `kube-*` are not).
 
     Args:
         project (str):
@@ -224,7 +230,9 @@ async def asyncio(
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
 ) -> PageNamespaceView | Problem | None:
-    """List the cluster's namespaces in creation order (`default` first).
+    """List the cluster's namespaces in creation order (`default` first):
+    those made through Moke and those made with kubectl (listed once the
+    cluster's region reports them; the cluster's own `kube-*` are not).
 
     Args:
         project (str):

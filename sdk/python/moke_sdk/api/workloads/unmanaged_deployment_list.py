@@ -17,6 +17,7 @@ def _get_kwargs(
     *,
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
+    namespace: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -24,6 +25,8 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["page_token"] = page_token
+
+    params["namespace"] = namespace
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -116,6 +119,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
+    namespace: str | Unset = UNSET,
 ) -> Response[PageUnmanagedDeploymentView | Problem]:
     """List the cluster's Deployments made with kubectl, in the order its
     region first reported them. Moke shows them and never changes them.
@@ -125,6 +129,7 @@ def sync_detailed(
         cluster (str):
         limit (int | Unset):
         page_token (str | Unset):
+        namespace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -139,6 +144,7 @@ def sync_detailed(
         cluster=cluster,
         limit=limit,
         page_token=page_token,
+        namespace=namespace,
     )
 
     response = client.get_httpx_client().request(
@@ -155,6 +161,7 @@ def sync(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
+    namespace: str | Unset = UNSET,
 ) -> PageUnmanagedDeploymentView | Problem | None:
     """List the cluster's Deployments made with kubectl, in the order its
     region first reported them. Moke shows them and never changes them.
@@ -164,6 +171,7 @@ def sync(
         cluster (str):
         limit (int | Unset):
         page_token (str | Unset):
+        namespace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -179,6 +187,7 @@ def sync(
         client=client,
         limit=limit,
         page_token=page_token,
+        namespace=namespace,
     ).parsed
 
 
@@ -189,6 +198,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
+    namespace: str | Unset = UNSET,
 ) -> Response[PageUnmanagedDeploymentView | Problem]:
     """List the cluster's Deployments made with kubectl, in the order its
     region first reported them. Moke shows them and never changes them.
@@ -198,6 +208,7 @@ async def asyncio_detailed(
         cluster (str):
         limit (int | Unset):
         page_token (str | Unset):
+        namespace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,6 +223,7 @@ async def asyncio_detailed(
         cluster=cluster,
         limit=limit,
         page_token=page_token,
+        namespace=namespace,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -226,6 +238,7 @@ async def asyncio(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     page_token: str | Unset = UNSET,
+    namespace: str | Unset = UNSET,
 ) -> PageUnmanagedDeploymentView | Problem | None:
     """List the cluster's Deployments made with kubectl, in the order its
     region first reported them. Moke shows them and never changes them.
@@ -235,6 +248,7 @@ async def asyncio(
         cluster (str):
         limit (int | Unset):
         page_token (str | Unset):
+        namespace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -251,5 +265,6 @@ async def asyncio(
             client=client,
             limit=limit,
             page_token=page_token,
+            namespace=namespace,
         )
     ).parsed
