@@ -94,7 +94,8 @@ impl Fresh {
             TrustPolicy => "{policy}",
             Invitation => "{invitation}",
             ProjectGrant => "{principal}",
-            Namespace => "{namespace}",
+            // In the spare cluster too: a cluster being deleted takes no new namespace.
+            Namespace => "{cluster}/namespaces/{namespace}",
             Hook => "{hook}",
             Webhook => "{endpoint}",
             // In the spare cluster, which outlives the deletes of the main one.
@@ -502,9 +503,10 @@ impl World {
                 owner.post::<DeployHookCreated>(&path, body).await.expect(StatusCode::CREATED).hook.id.to_string()
             }
             Fresh::Namespace => {
-                let path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces");
+                let spare = &self.project.spare;
+                let path = format!("/v1/projects/{project}/clusters/{spare}/namespaces");
                 owner.post::<Value>(&path, json!({ "name": format!("ns-{n}") })).await.expect(StatusCode::CREATED);
-                format!("ns-{n}")
+                format!("{spare}/namespaces/ns-{n}")
             }
             Fresh::Domain => {
                 let body = json!({ "domain": format!("d{n}.example.com") });
