@@ -26,7 +26,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let public: Vec<&str> = files.into_iter().filter(|file| !file.starts_with("moke/region/")).collect();
     std::fs::write(out.join("moke_public_descriptor.bin"), protox::compile(public, ["."])?.encode_to_vec())?;
     // The region agent keeps these specs in its own store.
-    let stored = ["Taint", "Toleration", "NodePoolSpec", "WorkloadSpec", "EnvVar", "ContainerPort"];
+    let stored = [
+        "Taint",
+        "Toleration",
+        "NodePoolSpec",
+        "WorkloadSpec",
+        "EnvVar",
+        "ContainerPort",
+        "ServiceSpec",
+        "ServicePort",
+    ];
     // google.rpc.Status is tonic-types' own (the type tonic's rich errors use).
     let mut config = tonic_prost_build::configure()
         .build_client(true)

@@ -127,6 +127,10 @@ pub struct SimCluster {
     /// one delivered again after its delete makes nothing.
     #[serde(default)]
     pub deleted_namespaces: Vec<String>,
+    /// The ids of the latest Services Moke deleted here, so an apply of one
+    /// delivered again after its delete makes nothing.
+    #[serde(default)]
+    pub deleted_services: Vec<String>,
 }
 
 /// Who holds a component's leader lease: an API server member's instance.
@@ -1056,6 +1060,7 @@ impl SimState {
                 Ok(self.workload_observation(&command.workload_id))
             }
             CommandKind::NamespaceApply | CommandKind::NamespaceDelete => self.apply_namespace(kind, command),
+            CommandKind::ServiceApply | CommandKind::ServiceDelete => self.apply_service(kind, command),
             CommandKind::Unspecified => Err(("unknown_command", format!("command kind {} is not known", command.kind))),
         };
         self.commands_applied += 1;
@@ -1123,6 +1128,31 @@ impl SimState {
                 }
                 return Err(("not_empty", why));
             }
+        }
+        Ok(self.cluster_observation(&command.cluster_id))
+    }
+
+    /// Makes, changes or deletes one of Moke's Services in its cluster's API.
+    /// Ordered by the service's version; an apply delivered again after the
+    /// service's delete makes nothing.
+    fn apply_service(&mut self, kind: CommandKind, command: &pb::Command) -> CommandOutcome {
+        let Some(service) = command.service.as_ref() else {
+            return Err(("invalid_service", "the command names no service".into()));
+        };
+        let names_fit = crate::kube::valid_label(&service.namespace) && crate::kube::valid_label(&service.name);
+        if !names_fit || command.service_id.is_empty() {
+            let why = format!("{}/{} is not a Service Moke may make or delete", service.namespace, service.name);
+            return Err(("invalid_service", why));
+        }
+        let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) else {
+            return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
+        };
+        let id = command.service_id.as_str();
+        if kind == CommandKind::ServiceDelete {
+            remember(&mut cluster.deleted_services, id);
+            crate::kube::delete_moke_service(self, &command.cluster_id, id, &service.namespace, &service.name);
+        } else if !cluster.deleted_services.iter().any(|deleted| deleted == id) {
+            crate::kube::apply_moke_service(self, &command.cluster_id, id, service)?;
         }
         Ok(self.cluster_observation(&command.cluster_id))
     }
@@ -1307,6 +1337,7 @@ impl SimState {
                         leaders: BTreeMap::new(),
                         reported_namespaces: Vec::new(),
                         deleted_namespaces: Vec::new(),
+                        deleted_services: Vec::new(),
                     },
                 );
             }

@@ -61,6 +61,13 @@ async fn service_list(
 }
 
 /// Create a service from the portable `spec` or a Kubernetes `manifest`.
+/// Its address comes from 10.96.0.10 to 10.103.255.255 and its node ports
+/// from 30000 up (the cluster gives Services made with kubectl the upper
+/// half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
+/// cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
+/// Operation of kind `service_create` on the cluster, which fails with
+/// `name_taken`, `address_taken` or `node_port_taken` when a Service made
+/// with kubectl already holds its name or a node port asked for.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
     operation_id = "service_create", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
@@ -98,7 +105,9 @@ async fn service_view(
     Ok(with_etag(&view.etag.clone(), view))
 }
 
-/// Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+/// Change a service: labels, and a merge patch of its `spec` or a new
+/// `manifest`. The change reaches the cluster's API through an Operation of
+/// kind `service_update` on the cluster (failing as `service_create`'s can).
 #[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
     operation_id = "service_update", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
@@ -121,7 +130,8 @@ async fn service_update(
     Ok(with_etag(&view.etag.clone(), view))
 }
 
-/// Delete a service.
+/// Delete a service. It leaves the cluster's API through an Operation of
+/// kind `service_delete` on the cluster.
 #[utoipa::path(delete, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
     operation_id = "service_delete", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),

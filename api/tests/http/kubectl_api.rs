@@ -78,6 +78,35 @@ async fn serving(owner: &Client<'_>) -> (String, String) {
     (project, path)
 }
 
+/// Where nearly every test here starts: tenant `acme`, its running cluster
+/// serving, and kubectl with the owner's admin kubeconfig.
+struct Served<'a> {
+    acme: Tenant,
+    owner: Client<'a>,
+    project: String,
+    /// The cluster's REST path.
+    path: String,
+    kubectl: Kubectl,
+    admin: PathBuf,
+}
+
+impl Served<'_> {
+    /// The cluster's id.
+    fn cluster(&self) -> String {
+        self.path.rsplit('/').next().unwrap().to_string()
+    }
+}
+
+/// [`Served`] on `t`, whose region is already running.
+async fn served(t: &TestApp) -> Served<'_> {
+    let acme: Tenant = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let (project, path) = serving(&owner).await;
+    let kubectl = Kubectl::new();
+    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    Served { acme, owner, project, path, kubectl, admin }
+}
+
 /// A kubeconfig of `tenant`'s `token` for the cluster at `path`, written for `kubectl`.
 async fn kubeconfig(owner: &Client<'_>, token: &str, path: &str, kubectl: &Kubectl, file: &str) -> PathBuf {
     let view: KubeconfigView = owner.with_token(token).get(&format!("{path}/kubeconfig")).await.expect(StatusCode::OK);
@@ -106,11 +135,7 @@ async fn web_field(kubectl: &Kubectl, config: &std::path::Path, path: &str) -> S
 async fn the_everyday_kubectl_loop_works(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme: Tenant = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let Served { owner, path, kubectl, admin, .. } = served(&t).await;
     let manifest = kubectl.write("shop.yaml", SHOP);
     let manifest = manifest.to_str().unwrap();
 
@@ -309,11 +334,7 @@ async fn moke_namespaces(owner: &Client<'_>, path: &str) -> Vec<String> {
 async fn namespaces_made_either_way_exist_in_both(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let Served { owner, path, kubectl, admin, .. } = served(&t).await;
 
     // Made through Moke's API, with nothing in it: kubectl sees it as Moke's.
     let made: NamespaceView = owner.post(&format!("{path}/namespaces"), json!({ "name": "team" })).await.ok();
@@ -351,7 +372,7 @@ async fn namespaces_made_either_way_exist_in_both(options: PgPoolOptions, connec
     .await;
     // kubectl cannot delete a namespace holding Moke's deployments; an empty one goes from Moke's list too.
     let (deleted, _, err) = kubectl.run(&admin, &["delete", "namespace", "tools", "--wait=false"]).await;
-    assert!(!deleted && err.contains("holds deployments Moke manages"), "{err}");
+    assert!(!deleted && err.contains("holds deployments or services Moke manages"), "{err}");
     ok(&kubectl, &admin, &["delete", "namespace", "scratch"]).await;
     eventually(20, "Moke to drop the namespace kubectl deleted", async || {
         !moke_namespaces(&owner, &path).await.iter().any(|n| n == "scratch")
@@ -410,10 +431,7 @@ async fn namespaces_made_either_way_exist_in_both(options: PgPoolOptions, connec
 async fn the_moke_role_decides_what_kubectl_may_do(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let kubectl = Kubectl::new();
+    let Served { acme, owner, path, kubectl, admin, .. } = served(&t).await;
     let (_, viewer_token) = t.member(&acme, "viewer@acme.test", "viewer").await;
     let (_, editor_token) = t.member(&acme, "editor@acme.test", "member").await;
     let viewer = kubeconfig(&owner, &viewer_token, &path, &kubectl, "viewer.yaml").await;
@@ -447,7 +465,6 @@ async fn the_moke_role_decides_what_kubectl_may_do(options: PgPoolOptions, conne
 
     // RBAC objects grant more, finely: a Role and a RoleBinding let the
     // viewer write configmaps in `default` only.
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
     let whoami = ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"];
     let (viewer_name, editor_name) = (ok(&kubectl, &viewer, &whoami).await, ok(&kubectl, &editor, &whoami).await);
     let role =
@@ -484,19 +501,19 @@ async fn the_moke_role_decides_what_kubectl_may_do(options: PgPoolOptions, conne
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
-async fn a_deployment_made_through_moke_shows_in_kubectl(options: PgPoolOptions, connect: PgConnectOptions) {
+async fn a_deployment_and_a_service_made_through_moke_show_in_kubectl(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (project, path) = serving(&owner).await;
-    let cluster = path.rsplit('/').next().unwrap().to_string();
+    let served = served(&t).await;
+    let cluster = served.cluster();
+    let Served { owner, project, path, kubectl, admin, .. } = served;
     let spec = json!({ "image": "registry.example.com/shop/api:7", "replicas": 2, "pod_labels": { "app": "api" } });
     let (deployment, _) = owner.create_deployment(&project, &cluster, "api", spec).await;
     let deployment_path =
         format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/{}", deployment.id);
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
 
     let mut shown = Value::Null;
     for _ in 0..100 {
@@ -545,6 +562,80 @@ async fn a_deployment_made_through_moke_shows_in_kubectl(options: PgPoolOptions,
     let (deleted, _, err) =
         kubectl.run(&admin, &["delete", "deployment", "api", "-n", "default", "--wait=false"]).await;
     assert!(!deleted && err.contains("managed by Moke"), "{err}");
+
+    // A service made through Moke's API is in the cluster's API too, with
+    // Moke's address and node port, and its endpoints are the deployment's pods.
+    let spec = json!({ "type": "NodePort", "selector": { "app": "api" },
+                       "ports": [{ "name": "http", "port": 80, "target_port": 8080 }] });
+    let service = owner.create_service(&project, &cluster, "api", spec).await;
+    let service_path = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/services/api");
+    let node_port = service.spec.ports[0].node_port.expect("a node port").to_string();
+    let shown = eventually_json(&kubectl, &admin, &["get", "service", "api", "-n", "default", "-o", "json"]).await;
+    assert_eq!(shown["metadata"]["labels"]["moke.dev/managed-by"], "moke", "{shown}");
+    assert_eq!(shown["metadata"]["annotations"]["moke.dev/service-id"], json!(service.id), "{shown}");
+    assert_eq!(shown["spec"]["clusterIP"], json!(service.cluster_ip), "{shown}");
+    assert_eq!(shown["spec"]["ports"][0]["nodePort"].to_string(), node_port, "{shown}");
+    let addresses = "jsonpath={.subsets[0].addresses[*].ip}";
+    let endpoints = ok(&kubectl, &admin, &["get", "endpoints", "api", "-n", "default", "-o", addresses]).await;
+    assert_eq!(endpoints.split_whitespace().count(), 2, "the deployment's two pods: {endpoints}");
+    let wide = ok(&kubectl, &admin, &["get", "svc", "api", "-n", "default"]).await;
+    assert!(wide.contains(&service.cluster_ip) && wide.contains(&format!("80:{node_port}/TCP")), "{wide}");
+    // kubectl's own Services take the other half of the range and another
+    // node port, and may not take Moke's.
+    ok(&kubectl, &admin, &["create", "service", "nodeport", "admin", "-n", "default", "--tcp=81:81"]).await;
+    let theirs = ok(&kubectl, &admin, &["get", "svc", "admin", "-n", "default", "-o", "json"]).await;
+    let theirs: Value = serde_json::from_str(&theirs).unwrap();
+    assert!(theirs["spec"]["clusterIP"].as_str().is_some_and(|ip| ip.starts_with("10.104.")), "{theirs}");
+    assert_ne!(theirs["spec"]["ports"][0]["nodePort"].to_string(), node_port, "{theirs}");
+    let (taken, _, err) = kubectl
+        .run(
+            &admin,
+            &["create", "service", "nodeport", "copy", "-n", "default", "--tcp=82:82", "--node-port", &node_port],
+        )
+        .await;
+    assert!(!taken && err.contains("already allocated"), "{err}");
+    // It is changed and deleted through Moke only.
+    let (edited, _, err) = kubectl
+        .run(&admin, &["patch", "service", "api", "-n", "default", "-p", r#"{"spec":{"selector":{"app":"x"}}}"#])
+        .await;
+    assert!(!edited && err.contains("managed by Moke"), "{err}");
+    let (deleted, _, err) = kubectl.run(&admin, &["delete", "service", "api", "-n", "default", "--wait=false"]).await;
+    assert!(!deleted && err.contains("managed by Moke"), "{err}");
+    owner
+        .patch::<Value>(&service_path, json!({ "labels": { "tier": "api" }, "spec": { "ports": [{ "name": "http", "port": 8000, "target_port": 8080 }] } }))
+        .await
+        .expect(StatusCode::OK);
+    eventually(30, "the change to reach the cluster's API", async || {
+        let each = "jsonpath={.metadata.labels.tier} {.spec.ports[0].port}";
+        kubectl.run(&admin, &["get", "service", "api", "-n", "default", "-o", each]).await.1 == "api 8000"
+    })
+    .await;
+    owner.delete::<Value>(&service_path).await.expect(StatusCode::NO_CONTENT);
+    eventually(30, "the delete to reach the cluster's API", async || {
+        let (found, _, err) = kubectl.run(&admin, &["get", "service", "api", "-n", "default"]).await;
+        !found && err.contains("NotFound")
+    })
+    .await;
+    eventually(30, "the service's operations to succeed", async || {
+        let operations: Value = owner.get(&format!("{path}/operations?limit=100")).await.ok();
+        ["service_create", "service_update", "service_delete"].iter().all(|kind| {
+            let ops = operations["items"].as_array().into_iter().flatten();
+            ops.filter(|op| op["kind"] == *kind).any(|op| op["status"] == "succeeded")
+        })
+    })
+    .await;
+}
+
+/// kubectl's JSON of an object once it exists (within 20 s).
+async fn eventually_json(kubectl: &Kubectl, config: &std::path::Path, args: &[&str]) -> Value {
+    for _ in 0..100 {
+        let (found, out, _) = kubectl.run(config, args).await;
+        if found {
+            return serde_json::from_str(&out).expect("kubectl's JSON");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    panic!("kubectl {args:?} found nothing in 20 s");
 }
 
 #[sqlx::test(migrator = "moke_api::MIGRATOR")]
@@ -554,10 +645,9 @@ async fn a_deployment_that_adopts_cluster_edits_takes_them_as_revisions(
 ) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (project, path) = serving(&owner).await;
-    let cluster = path.rsplit('/').next().unwrap().to_string();
+    let served = served(&t).await;
+    let cluster = served.cluster();
+    let Served { acme, owner, project, path, kubectl, admin } = served;
     let spec = json!({
         "image": "registry.example.com/shop/api:7", "replicas": 2, "on_drift": "adopt",
         "env": [{ "name": "MODE", "value": "production" }],
@@ -568,8 +658,6 @@ async fn a_deployment_that_adopts_cluster_edits_takes_them_as_revisions(
     owner.succeeds(&created).await;
     let deployment_path =
         format!("/v1/projects/{project}/clusters/{cluster}/namespaces/default/deployments/{}", deployment.id);
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
     // kubectl shows the whole container Moke runs, environment and ports too.
     let container =
         ok(&kubectl, &admin, &["get", "deployment", "api", "-o", "jsonpath={.spec.template.spec.containers[0]}"]).await;
@@ -670,11 +758,7 @@ data:
 async fn server_side_apply_keeps_each_managers_fields(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let Served { kubectl, admin, .. } = served(&t).await;
     let first = kubectl.write("settings.yaml", SETTINGS);
     let second =
         kubectl.write("settings-ci.yaml", &SETTINGS.replace("production", "staging").replace("  REGION: eu\n", ""));
@@ -714,11 +798,7 @@ async fn server_side_apply_keeps_each_managers_fields(options: PgPoolOptions, co
 async fn a_watch_resumes_where_it_left_off_and_lists_page(options: PgPoolOptions, connect: PgConnectOptions) {
     let t = TestApp::start(options, connect).await;
     let _region = region(&t);
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let Served { kubectl, admin, .. } = served(&t).await;
     ok(&kubectl, &admin, &["create", "configmap", "a", "--from-literal=n=0"]).await;
     let start = ok(&kubectl, &admin, &["get", "configmap", "a", "-o", "jsonpath={.metadata.resourceVersion}"]).await;
     let watch_from = |version: &str| {
@@ -809,12 +889,9 @@ async fn the_control_plane_shows_its_members_and_a_failed_leader_hands_over(
             .unwrap();
         answer.json().await.unwrap_or(Value::Null)
     };
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let cluster_id = path.rsplit('/').next().unwrap().to_string();
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let served = served(&t).await;
+    let cluster_id = served.cluster();
+    let Served { kubectl, admin, .. } = served;
 
     // Three API servers, each with a controller manager and a scheduler, and an etcd of three.
     let pods =
@@ -883,12 +960,9 @@ async fn secrets_are_sealed_at_rest_and_open_after_a_restart(options: PgPoolOpti
     let mut config = AgentConfig::new("eu-central-1", zones("eu-central-1"));
     config.state_file = Some(state_file.clone());
     let region = BackgroundAgent::start(config.clone(), Transport::Postgres(t.pool.clone()));
-    let acme = t.tenant("acme").await;
-    let owner = t.client(&acme);
-    let (_, path) = serving(&owner).await;
-    let cluster_id = path.rsplit('/').next().unwrap().to_string();
-    let kubectl = Kubectl::new();
-    let admin = kubeconfig(&owner, &acme.token, &path, &kubectl, "admin.yaml").await;
+    let served = served(&t).await;
+    let cluster_id = served.cluster();
+    let Served { acme, owner, path, kubectl, admin, .. } = served;
     let (_, viewer_token) = t.member(&acme, "viewer@acme.test", "viewer").await;
     let viewer = kubeconfig(&owner, &viewer_token, &path, &kubectl, "viewer.yaml").await;
 

@@ -591,8 +591,8 @@ fn check_object(kind: &Kind, object: &Value, name: &str) -> Result<(), Refusal> 
         let why = format!("the label {} marks the default roles", bindings::BOOTSTRAP_LABEL);
         return Err(invalid(kind, name, "metadata.labels", &why));
     }
-    if !projection::deployment_id(object).is_empty() {
-        let why = format!("the annotation {} is Moke's", projection::DEPLOYMENT_ID);
+    if !projection::moke_id(object).is_empty() {
+        let why = format!("the annotations {} and {} are Moke's", projection::DEPLOYMENT_ID, projection::SERVICE_ID);
         return Err(invalid(kind, name, "metadata.annotations", &why));
     }
     if kind.resource == "deployments" {
@@ -784,8 +784,9 @@ fn replace(
 ) -> Result<Value, Refusal> {
     let kind = request.target.kind;
     let name = request.name();
-    let moke_deployment = projection::managed(&current).then(|| projection::deployment_id(&current).to_string());
-    if let Some(id) = &moke_deployment
+    let moke_object = projection::managed(&current).then(|| projection::moke_id(&current).to_string());
+    // Only a Deployment of Moke's takes edits (as drift); its label and id stay.
+    if let Some(id) = &moke_object
         && (kind.resource != "deployments"
             || !projection::managed(&changed)
             || projection::deployment_id(&changed) != id.as_str())
@@ -795,7 +796,7 @@ fn replace(
             kind.resource,
             group_suffix(kind),
             projection::MANAGED_BY,
-            projection::DEPLOYMENT_ID,
+            if kind.resource == "deployments" { projection::DEPLOYMENT_ID } else { "spec" },
         );
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
@@ -806,7 +807,7 @@ fn replace(
         );
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
-    if projection::made_by_system(&current) && moke_deployment.is_none() && kind.resource != "namespaces" {
+    if projection::made_by_system(&current) && moke_object.is_none() && kind.resource != "namespaces" {
         let message =
             format!("{}{} \"{name}\" is the cluster's own and stays as it is", kind.resource, group_suffix(kind));
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
@@ -841,7 +842,7 @@ fn replace(
     }
     changed["apiVersion"] = json!(kind.group_version());
     changed["kind"] = json!(kind.kind);
-    if moke_deployment.is_none() {
+    if moke_object.is_none() {
         check_object(kind, &changed, name)?;
     }
     for server_set in ["uid", "creationTimestamp"] {
@@ -892,7 +893,7 @@ fn replace(
     }
     let stored = store_of(state, cluster_id).put(&store::key(kind, request.namespace(), name), changed);
     match kind.resource {
-        "deployments" if moke_deployment.is_some() => {
+        "deployments" if moke_object.is_some() => {
             note_drift(state, cluster_id, &current, &stored, &request.caller);
         }
         "deployments" => run_deployment(state, cluster_id, &stored),
@@ -1208,6 +1209,56 @@ pub fn delete_moke_namespace(
     Ok(())
 }
 
+/// Makes or changes Moke's Service `id` in `cluster_id`'s API (Moke's
+/// `service_create` and `service_update`) as the gateway allocated it. An
+/// apply older than the stored one changes nothing; one whose name, address
+/// or node port another Service holds is refused, and what was there stays.
+pub fn apply_moke_service(
+    state: &mut crate::sim::SimState,
+    cluster_id: &str,
+    id: &str,
+    service: &moke_proto::region::ServiceSpec,
+) -> Result<(), (&'static str, String)> {
+    projection::sync(state, cluster_id);
+    let Some(store) = state.kube.get_mut(cluster_id) else { return Ok(()) };
+    let key = store::key(services_kind(), &service.namespace, &service.name);
+    let current = store.get(&key);
+    let stored_version = current
+        .filter(|held| projection::managed(held) && projection::moke_id(held) == id)
+        .and_then(|held| held["metadata"]["annotations"][projection::SERVICE_VERSION].as_str())
+        .and_then(|version| version.parse::<i64>().ok());
+    if stored_version.is_some_and(|stored| stored > service.version) {
+        return Ok(());
+    }
+    let desired = services::moke_service(id, service);
+    if let Some(conflict) = services::moke_service_conflict(store, &key, &desired) {
+        return Err(conflict);
+    }
+    let namespace_key = store::key(namespaces(), "", &service.namespace);
+    if store.get(&namespace_key).is_none() {
+        projection::upsert(store, &namespace_key, projection::namespace_object(&service.namespace, true));
+    }
+    projection::upsert(store, &key, desired);
+    services::endpoints(store);
+    Ok(())
+}
+
+/// Deletes Moke's Service `id` (named `namespace`/`name`) from `cluster_id`'s
+/// API (Moke's `service_delete`); a Service of that name made since, by
+/// Moke or with kubectl, stays.
+pub fn delete_moke_service(state: &mut crate::sim::SimState, cluster_id: &str, id: &str, namespace: &str, name: &str) {
+    let Some(store) = state.kube.get_mut(cluster_id) else { return };
+    let key = store::key(services_kind(), namespace, name);
+    if store.get(&key).is_some_and(|held| projection::managed(held) && projection::moke_id(held) == id) {
+        store.remove(&key);
+        services::endpoints(store);
+    }
+}
+
+fn services_kind() -> &'static Kind {
+    resources::find("", "v1", "services").expect("services are served")
+}
+
 /// Objects the cluster keeps for others (events, a Service's Endpoints, a
 /// Deployment's ReplicaSets and pods): they go with what they are about.
 fn derived(object: &Value) -> bool {
@@ -1265,7 +1316,7 @@ fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refus
         let message = format!("clusterroles.{} \"{name}\" is one of the default roles, which stay", bindings::GROUP);
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
-    if kind.resource == "services" && projection::made_by_system(object) {
+    if kind.resource == "services" && projection::made_by_system(object) && !projection::managed(object) {
         let message = format!("services \"{name}\" is the cluster's own and stays");
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
@@ -1285,7 +1336,7 @@ fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refus
         let holds_moke = store.list("").any(|(_, o)| o["metadata"]["namespace"] == *name && projection::managed(o));
         if holds_moke {
             let message = format!(
-                "Operation cannot be fulfilled on namespaces \"{name}\": it holds deployments Moke manages; delete them through Moke's API first"
+                "Operation cannot be fulfilled on namespaces \"{name}\": it holds deployments or services Moke manages; delete them through Moke's API first"
             );
             return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
         }
@@ -1853,5 +1904,110 @@ mod tests {
         assert!(state.kube["cl_1"].get(&key("kube-system")).is_some());
         let refused = state.apply(&layout, &command(CommandKind::NamespaceApply, "op-bad", "Not_A_Name"));
         assert_eq!(outcome(&refused, "op-bad"), Some(("failed".into(), "invalid_namespace".into())));
+    }
+
+    #[test]
+    fn moke_services_reach_the_api_as_the_gateway_allocated_them() {
+        use crate::sim::{RegionLayout, SimState};
+        use moke_proto::region::{self as pb, CommandKind};
+        let layout = RegionLayout::for_zones(vec!["z-a".into()]);
+        let mut state = SimState::default();
+        state.apply(
+            &layout,
+            &pb::Command {
+                kind: CommandKind::ClusterCreate as i32,
+                operation_id: "op".into(),
+                cluster_id: "cl_1".into(),
+                name: "prod".into(),
+                generation: 1,
+                cluster: Some(pb::ClusterSpec { control_plane_replicas: 1, ..Default::default() }),
+                ..Default::default()
+            },
+        );
+        let web = |version: i64, node_port: i32| pb::ServiceSpec {
+            namespace: "shop".into(),
+            name: "web".into(),
+            r#type: "NodePort".into(),
+            selector: [("app".to_string(), "web".to_string())].into(),
+            ports: vec![pb::ServicePort {
+                name: "http".into(),
+                port: 80,
+                target_port: 8080,
+                protocol: "TCP".into(),
+                node_port,
+            }],
+            cluster_ip: "10.96.0.10".into(),
+            labels: [("tier".to_string(), "front".to_string())].into(),
+            version,
+        };
+        let command = |kind: CommandKind, operation: &str, id: &str, service: pb::ServiceSpec| pb::Command {
+            kind: kind as i32,
+            operation_id: operation.into(),
+            cluster_id: "cl_1".into(),
+            name: "prod".into(),
+            service_id: id.into(),
+            service: Some(service),
+            ..Default::default()
+        };
+        let outcome = |reports: &crate::sim::Reports, operation: &str| {
+            reports.iter().find_map(|r| match r {
+                pb::status::Message::Progress(p) if p.operation_id == operation && p.progress == 100 => {
+                    Some((p.status.clone(), p.error_code.clone()))
+                }
+                _ => None,
+            })
+        };
+        let key = |namespace: &str, name: &str| store::key(services_kind(), namespace, name);
+        let stored = |state: &SimState| state.kube["cl_1"].get(&key("shop", "web")).cloned();
+
+        // Made through Moke: labelled as Moke's, with the gateway's address
+        // and node port, in a namespace made for it.
+        let made = state.apply(&layout, &command(CommandKind::ServiceApply, "op-1", "svc-web", web(1, 30000)));
+        assert_eq!(outcome(&made, "op-1"), Some(("succeeded".into(), String::new())));
+        let service = stored(&state).expect("web is in the API");
+        assert!(projection::managed(&service) && projection::moke_id(&service) == "svc-web", "{service}");
+        assert_eq!(service["metadata"]["labels"]["tier"], "front");
+        assert_eq!(service["spec"]["clusterIP"], "10.96.0.10");
+        assert_eq!(service["spec"]["ports"][0]["nodePort"], 30000);
+        assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
+        assert!(state.kube["cl_1"].get(&store::key(namespaces(), "", "shop")).is_some());
+
+        // A change moves it; an older apply delivered late changes nothing.
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-2", "svc-web", web(2, 30001)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-1", "svc-web", web(1, 30000)));
+        assert_eq!(stored(&state).expect("web")["spec"]["ports"][0]["nodePort"], 30001);
+
+        // A Service made with kubectl takes the upper half of the range and
+        // node ports from the top; one that holds a node port Moke then
+        // asks for makes Moke's apply fail, and what was there stays.
+        let mut theirs = json!({ "apiVersion": "v1", "kind": "Service",
+                                 "metadata": { "name": "admin", "namespace": "shop" },
+                                 "spec": { "type": "NodePort", "ports": [{ "port": 81, "nodePort": 30500 }] } });
+        services::prepare(&state.kube["cl_1"], &mut theirs, None).expect("a valid Service");
+        assert_eq!(theirs["spec"]["clusterIP"], "10.104.0.1");
+        state.kube.get_mut("cl_1").expect("the API").put(&key("shop", "admin"), theirs);
+        let taken = state.apply(&layout, &command(CommandKind::ServiceApply, "op-3", "svc-web", web(3, 30500)));
+        assert_eq!(outcome(&taken, "op-3"), Some(("failed".into(), "node_port_taken".into())));
+        assert_eq!(stored(&state).expect("web stays")["spec"]["ports"][0]["nodePort"], 30001);
+        // A name kubectl holds is theirs.
+        let named = pb::ServiceSpec { name: "admin".into(), cluster_ip: "10.96.0.11".into(), ..web(1, 30002) };
+        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, "op-4", "svc-admin", named));
+        assert_eq!(outcome(&refused, "op-4"), Some(("failed".into(), "name_taken".into())));
+        assert!(!projection::managed(&state.kube["cl_1"].get(&key("shop", "admin")).cloned().expect("theirs")));
+
+        // Deleted through Moke: gone, and an apply delivered again makes nothing.
+        let deleted = state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(4, 0)));
+        assert_eq!(outcome(&deleted, "op-5"), Some(("succeeded".into(), String::new())));
+        assert!(stored(&state).is_none());
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-2", "svc-web", web(2, 30001)));
+        assert!(stored(&state).is_none(), "a redelivered apply after the delete makes nothing");
+        // A delete of an earlier Service of the name leaves the one made since.
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-6", "svc-web-2", web(1, 30000)));
+        state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(4, 0)));
+        assert_eq!(stored(&state).map(|s| projection::moke_id(&s).to_string()), Some("svc-web-2".into()));
+        // Bad names are refused.
+        let bad = pb::ServiceSpec { name: "Not_A_Name".into(), ..web(1, 30000) };
+        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, "op-7", "svc-bad", bad));
+        assert_eq!(outcome(&refused, "op-7"), Some(("failed".into(), "invalid_service".into())));
     }
 }

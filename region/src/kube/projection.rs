@@ -26,6 +26,10 @@ use crate::workloads::SimWorkload;
 pub const MANAGED_BY: &str = "moke.dev/managed-by";
 /// The annotation naming the Moke deployment an object shows.
 pub const DEPLOYMENT_ID: &str = "moke.dev/deployment-id";
+/// The annotation naming the Moke service an object shows.
+pub const SERVICE_ID: &str = "moke.dev/service-id";
+/// The gateway's version of a Moke service, so an older apply changes nothing.
+pub const SERVICE_VERSION: &str = "moke.dev/service-version";
 /// Moke's id of one of its namespaces.
 pub const NAMESPACE_ID: &str = "moke.dev/namespace-id";
 /// The revision annotation kubectl's rollout commands read.
@@ -73,6 +77,12 @@ pub fn made_by_system(object: &Value) -> bool {
 /// The Moke deployment an object shows ("" for the customer's own).
 pub fn deployment_id(object: &Value) -> &str {
     object["metadata"]["annotations"][DEPLOYMENT_ID].as_str().unwrap_or_default()
+}
+
+/// The Moke deployment or service an object shows ("" for the customer's own).
+pub fn moke_id(object: &Value) -> &str {
+    let annotations = &object["metadata"]["annotations"];
+    annotations[DEPLOYMENT_ID].as_str().or(annotations[SERVICE_ID].as_str()).unwrap_or_default()
 }
 
 /// Stores `desired` under `key` unless the stored object already says the

@@ -1,21 +1,32 @@
 //! Services as the API server keeps them: each write checked and defaulted
 //! (type, protocols, target ports), a cluster IP from the service range and
 //! node ports from 30000–32767 allocated once and kept for the Service's
-//! life, a load balancer's address for `type: LoadBalancer`; and each
-//! selecting Service's Endpoints, made from the ready and not-ready pods it
-//! selects, as the endpoints controller makes them.
+//! life, a load balancer's address for `type: LoadBalancer`; Moke's own
+//! Services as the gateway allocated them; and each selecting Service's
+//! Endpoints, made from the ready and not-ready pods it selects, as the
+//! endpoints controller makes them.
+//!
+//! The gateway allocates Moke's Services' addresses from the lower half of
+//! 10.96.0.0/12 and their node ports from 30000 up; Services made here take
+//! the upper half and node ports from 32767 down, so the two meet only
+//! where a node port was asked for, which [`moke_service_conflict`] refuses.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
+
+use moke_proto::region as pb;
 
 use super::projection::upsert;
 use super::resources;
 use super::store::{self, KubeStore};
 use super::validate::Invalid;
 
-/// The service range's first address (`kubernetes` in `default` holds it).
-const SERVICE_RANGE: [u8; 2] = [10, 96];
+/// The first host number of the service range (10.96.0.0/12) that Services
+/// made through this API take: its upper half, 10.104.0.1 up.
+const FIRST_CLUSTER_IP_INDEX: u32 = 0x08_0001;
+/// The range's last host number (its broadcast address excluded).
+const LAST_CLUSTER_IP_INDEX: u32 = 0x0f_fffe;
 const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
 /// Where simulated load balancers take their addresses (TEST-NET-3).
 const LOAD_BALANCER_RANGE: [u8; 3] = [203, 0, 113];
@@ -162,7 +173,7 @@ pub fn prepare(store: &KubeStore, service: &mut Value, previous: Option<&Value>)
                 return Err(invalid(&at("nodePort"), &format!("provided port is already allocated: {asked}")));
             }
             Some(asked) => asked,
-            None => match kept.or_else(|| NODE_PORTS.clone().find(|p| !taken.contains(p))) {
+            None => match kept.or_else(|| NODE_PORTS.clone().rev().find(|p| !taken.contains(p))) {
                 Some(free) => free,
                 None => return Err(invalid(&at("nodePort"), "no node port is free in 30000-32767")),
             },
@@ -196,13 +207,96 @@ fn node_ports_in_use(store: &KubeStore, previous: Option<&Value>) -> BTreeSet<i6
         .collect()
 }
 
-/// The first free address of the service range after the API server's.
+/// The address of host number `index` in 10.96.0.0/12.
+fn service_address(index: u32) -> String {
+    format!("10.{}.{}.{}", 96 + ((index >> 16) & 0x0f), (index >> 8) & 0xff, index & 0xff)
+}
+
+/// The first free address of the upper half of the service range.
 fn allocate_cluster_ip(store: &KubeStore) -> String {
     let used: BTreeSet<&str> = all_services(store).filter_map(|s| s["spec"]["clusterIP"].as_str()).collect();
-    (2..u16::MAX)
-        .map(|n| format!("{}.{}.{}.{}", SERVICE_RANGE[0], SERVICE_RANGE[1], n >> 8, n & 0xff))
+    (FIRST_CLUSTER_IP_INDEX..=LAST_CLUSTER_IP_INDEX)
+        .map(service_address)
         .find(|ip| !used.contains(ip.as_str()))
         .unwrap_or_default()
+}
+
+/// One of Moke's Services (`id`, the gateway's) as the cluster's API shows
+/// it: labelled as Moke's, with the address and node ports the gateway gave it.
+pub fn moke_service(id: &str, service: &pb::ServiceSpec) -> Value {
+    let mut labels: Map<String, Value> = service.labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    labels.insert(super::projection::MANAGED_BY.into(), json!("moke"));
+    let node_port = service.r#type == "NodePort";
+    let ports: Vec<Value> = service
+        .ports
+        .iter()
+        .map(|p| {
+            let mut port = json!({
+                "port": p.port, "protocol": p.protocol,
+                "targetPort": if p.target_port > 0 { p.target_port } else { p.port },
+            });
+            if !p.name.is_empty() {
+                port["name"] = json!(p.name);
+            }
+            if node_port && p.node_port > 0 {
+                port["nodePort"] = json!(p.node_port);
+            }
+            port
+        })
+        .collect();
+    let mut spec = json!({
+        "type": service.r#type, "selector": service.selector, "ports": ports,
+        "clusterIP": service.cluster_ip, "clusterIPs": [service.cluster_ip],
+        "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
+        "sessionAffinity": "None", "internalTrafficPolicy": "Cluster",
+    });
+    if node_port {
+        spec["externalTrafficPolicy"] = json!("Cluster");
+    }
+    json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {
+            "name": service.name, "namespace": service.namespace, "labels": labels,
+            "annotations": {
+                super::projection::SERVICE_ID: id,
+                super::projection::SERVICE_VERSION: service.version.to_string(),
+            },
+        },
+        "spec": spec,
+        "status": { "loadBalancer": {} },
+    })
+}
+
+/// Why Moke's Service `desired` cannot be stored at `key`: another Service
+/// (one made with kubectl, or an earlier one of Moke's still there) holds its
+/// name, its address or one of its node ports.
+pub fn moke_service_conflict(store: &KubeStore, key: &str, desired: &Value) -> Option<(&'static str, String)> {
+    let name = desired["metadata"]["name"].as_str().unwrap_or_default();
+    let namespace = desired["metadata"]["namespace"].as_str().unwrap_or_default();
+    if store.get(key).is_some_and(|held| !super::projection::managed(held)) {
+        let why = format!(
+            "a Service made with kubectl is named {namespace}/{name} in the cluster; it stays the cluster users' own"
+        );
+        return Some(("name_taken", why));
+    }
+    let address = &desired["spec"]["clusterIP"];
+    let node_ports: BTreeSet<i64> =
+        desired["spec"]["ports"].as_array().into_iter().flatten().filter_map(|p| p["nodePort"].as_i64()).collect();
+    for (_, other) in store.list(&store::prefix(services(), None)).filter(|(k, _)| k.as_str() != key) {
+        let other_name = format!(
+            "{}/{}",
+            other["metadata"]["namespace"].as_str().unwrap_or_default(),
+            other["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        if other["spec"]["clusterIP"] == *address {
+            return Some(("address_taken", format!("Service {other_name} holds the address {address} in the cluster")));
+        }
+        let held = other["spec"]["ports"].as_array().into_iter().flatten().filter_map(|p| p["nodePort"].as_i64());
+        if let Some(port) = held.into_iter().find(|p| node_ports.contains(p)) {
+            return Some(("node_port_taken", format!("Service {other_name} holds node port {port} in the cluster")));
+        }
+    }
+    None
 }
 
 fn allocate_load_balancer_ip(store: &KubeStore) -> String {
@@ -327,19 +421,19 @@ mod tests {
                                   "spec": { "type": "NodePort", "selector": { "app": "web" }, "ports": [{ "port": 80 }] } });
         prepare(&store, &mut service, None).unwrap();
         let spec = &service["spec"];
-        assert_eq!(spec["clusterIP"], "10.96.0.2");
+        assert_eq!(spec["clusterIP"], "10.104.0.1");
         assert_eq!(
             (spec["ports"][0]["protocol"].as_str(), spec["ports"][0]["targetPort"].as_i64()),
             (Some("TCP"), Some(80))
         );
-        assert_eq!(spec["ports"][0]["nodePort"], 30000);
+        assert_eq!(spec["ports"][0]["nodePort"], 32767);
 
         let mut changed = json!({ "metadata": { "name": "web" },
                                   "spec": { "type": "NodePort", "ports": [{ "port": 80, "targetPort": "http" }] } });
         prepare(&store, &mut changed, Some(&service)).unwrap();
         assert_eq!(
             (changed["spec"]["clusterIP"].as_str(), changed["spec"]["ports"][0]["nodePort"].as_i64()),
-            (Some("10.96.0.2"), Some(30000))
+            (Some("10.104.0.1"), Some(32767))
         );
 
         let mut moved = json!({ "spec": { "clusterIP": "10.96.9.9", "ports": [{ "port": 80 }] } });

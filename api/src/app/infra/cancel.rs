@@ -55,6 +55,7 @@ fn not_cancellable(kind: Option<ChangeKind>) -> Option<&'static str> {
         ClusterDelete | NodePoolDelete => "a deletion cannot be called back; deletion protection guards against one",
         ClusterCertificate => "the gateway sends certificates on its own",
         NamespaceCreate | NamespaceDelete => "delete the namespace, or make it again, instead",
+        ServiceCreate | ServiceUpdate | ServiceDelete => "change the service again, or delete it, instead",
         NodeDelete => "a node's removal changes the pool's count; add the node back by raising the count",
         DeploymentCreate | DeploymentUpdate | DeploymentScale | DeploymentPause | DeploymentResume
         | DeploymentRestart | DeploymentRollback | DeploymentDelete => "roll a deployment back to a revision instead",

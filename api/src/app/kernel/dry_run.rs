@@ -261,6 +261,10 @@ fn planned_steps(kind: ChangeKind, diff: &[SpecChange]) -> Vec<String> {
         ChangeKind::ClusterSnapshot => &["queued", "etcd snapshot taken", "done"],
         ChangeKind::NamespaceCreate => &["queued", "namespace made in the cluster's API", "done"],
         ChangeKind::NamespaceDelete => &["queued", "namespace and its objects deleted in the cluster's API", "done"],
+        ChangeKind::ServiceCreate | ChangeKind::ServiceUpdate => {
+            &["queued", "service applied in the cluster's API", "done"]
+        }
+        ChangeKind::ServiceDelete => &["queued", "service deleted in the cluster's API", "done"],
         ChangeKind::ClusterRestore => &[
             "queued",
             "API servers stopped",

@@ -9,7 +9,7 @@ use moke_proto::region::{self as pb, CommandKind};
 use uuid::Uuid;
 
 use crate::app::workloads::workload_spec;
-use crate::ids::{ClusterId, DeploymentId, NodePoolId, OperationId, OrgId};
+use crate::ids::{ClusterId, DeploymentId, NodePoolId, OperationId, OrgId, ServiceId};
 use crate::model::{ClusterSpec, DeploymentSpec, NodePoolSpec, UpgradePolicy};
 
 /// A kind of resource that operations act on and regions report about. A
@@ -93,6 +93,12 @@ pub enum ChangeKind {
     NamespaceCreate,
     /// A namespace deleted through Moke's API leaves the cluster's API.
     NamespaceDelete,
+    /// A service made through Moke's API reaches the cluster's API.
+    ServiceCreate,
+    /// A service changed through Moke's API (its spec or labels).
+    ServiceUpdate,
+    /// A service deleted through Moke's API leaves the cluster's API.
+    ServiceDelete,
     NodePoolCreate,
     NodePoolUpdate,
     /// Named nodes (or all) replaced by surge, cordon and drain.
@@ -112,7 +118,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Every kind, for tests that must cover each.
-    pub const ALL: [ChangeKind; 22] = [
+    pub const ALL: [ChangeKind; 25] = [
         ChangeKind::ClusterCreate,
         ChangeKind::ClusterUpdate,
         ChangeKind::ClusterUpgrade,
@@ -122,6 +128,9 @@ impl ChangeKind {
         ChangeKind::ClusterRestore,
         ChangeKind::NamespaceCreate,
         ChangeKind::NamespaceDelete,
+        ChangeKind::ServiceCreate,
+        ChangeKind::ServiceUpdate,
+        ChangeKind::ServiceDelete,
         ChangeKind::NodePoolCreate,
         ChangeKind::NodePoolUpdate,
         ChangeKind::NodePoolRecycle,
@@ -155,6 +164,9 @@ impl ChangeKind {
             ChangeKind::ClusterRestore => "cluster_restore",
             ChangeKind::NamespaceCreate => "namespace_create",
             ChangeKind::NamespaceDelete => "namespace_delete",
+            ChangeKind::ServiceCreate => "service_create",
+            ChangeKind::ServiceUpdate => "service_update",
+            ChangeKind::ServiceDelete => "service_delete",
             ChangeKind::NodePoolCreate => "node_pool_create",
             ChangeKind::NodePoolUpdate => "node_pool_update",
             ChangeKind::NodePoolRecycle => "node_pool_recycle",
@@ -183,6 +195,8 @@ impl ChangeKind {
             ChangeKind::ClusterRestore => CommandKind::ClusterRestore,
             ChangeKind::NamespaceCreate => CommandKind::NamespaceApply,
             ChangeKind::NamespaceDelete => CommandKind::NamespaceDelete,
+            ChangeKind::ServiceCreate | ChangeKind::ServiceUpdate => CommandKind::ServiceApply,
+            ChangeKind::ServiceDelete => CommandKind::ServiceDelete,
             ChangeKind::NodePoolCreate => CommandKind::NodePoolCreate,
             ChangeKind::NodePoolUpdate | ChangeKind::NodePoolRecycle | ChangeKind::NodeDelete => {
                 CommandKind::NodePoolUpdate
@@ -200,10 +214,12 @@ impl ChangeKind {
     }
 
     /// The kind of resource its audit event names: the target's, but a
-    /// namespace for namespace changes (whose Operations are the cluster's).
+    /// namespace or a service for their changes (whose Operations are the
+    /// cluster's).
     pub const fn audited_resource_type(self) -> &'static str {
         match self {
             ChangeKind::NamespaceCreate | ChangeKind::NamespaceDelete => "namespace",
+            ChangeKind::ServiceCreate | ChangeKind::ServiceUpdate | ChangeKind::ServiceDelete => "service",
             _ => self.target().as_str(),
         }
     }
@@ -219,7 +235,10 @@ impl ChangeKind {
             | ChangeKind::ClusterSnapshot
             | ChangeKind::ClusterRestore
             | ChangeKind::NamespaceCreate
-            | ChangeKind::NamespaceDelete => ResourceKind::Cluster,
+            | ChangeKind::NamespaceDelete
+            | ChangeKind::ServiceCreate
+            | ChangeKind::ServiceUpdate
+            | ChangeKind::ServiceDelete => ResourceKind::Cluster,
             ChangeKind::NodePoolCreate
             | ChangeKind::NodePoolUpdate
             | ChangeKind::NodePoolRecycle
@@ -276,6 +295,12 @@ pub fn etcd(header: CommandHeader<'_>, restore: &str) -> pb::Command {
 /// through Moke's API.
 pub fn namespace(header: CommandHeader<'_>, namespace: &str, id: Uuid) -> pb::Command {
     pb::Command { namespace: namespace.to_string(), namespace_id: id.to_string(), ..command(header) }
+}
+
+/// A service of the cluster (`id`, the gateway's row) made, changed or
+/// deleted through Moke's API, with its address and node ports.
+pub fn service(header: CommandHeader<'_>, id: Uuid, service: pb::ServiceSpec) -> pb::Command {
+    pb::Command { service_id: ServiceId::from_uuid(id).to_string(), service: Some(service), ..command(header) }
 }
 
 /// A node pool change, with each node's allocatable capacity.
@@ -439,6 +464,8 @@ mod tests {
             "cluster_restore" => CommandKind::ClusterRestore,
             "namespace_create" => CommandKind::NamespaceApply,
             "namespace_delete" => CommandKind::NamespaceDelete,
+            "service_create" | "service_update" => CommandKind::ServiceApply,
+            "service_delete" => CommandKind::ServiceDelete,
             "deployment_delete" => CommandKind::WorkloadDelete,
             kind if kind.starts_with("deployment_") => CommandKind::WorkloadApply,
             _ => CommandKind::Unspecified,
@@ -528,6 +555,10 @@ mod tests {
             snapshot: text(&payload["snapshot"]),
             namespace: text(&payload["namespace"]),
             namespace_id: text(&payload["namespace_id"]),
+            service_id: text(&payload["service_id"]),
+            service: payload.get("service").map(|service| {
+                serde_json::from_value(service.clone()).expect("the test's service is a region ServiceSpec")
+            }),
         }
         .encode_to_vec()
     }
@@ -543,6 +574,8 @@ mod tests {
             CommandKind::ClusterRestore,
             CommandKind::NamespaceApply,
             CommandKind::NamespaceDelete,
+            CommandKind::ServiceApply,
+            CommandKind::ServiceDelete,
         ];
         if headers_only.iter().any(|kind| command.kind == *kind as i32) {
             assert_eq!(command.cluster, Some(pb::ClusterSpec::default()));
@@ -640,6 +673,32 @@ mod tests {
                     before["namespace"] = json!("shop");
                     before["namespace_id"] = json!(Uuid::from_u128(7).to_string());
                     super::namespace(header, "shop", Uuid::from_u128(7))
+                }
+                ChangeKind::ServiceCreate | ChangeKind::ServiceUpdate | ChangeKind::ServiceDelete => {
+                    let service = pb::ServiceSpec {
+                        namespace: "shop".into(),
+                        name: "web".into(),
+                        r#type: "NodePort".into(),
+                        selector: [("app".to_string(), "web".to_string())].into(),
+                        ports: vec![pb::ServicePort {
+                            name: "http".into(),
+                            port: 80,
+                            target_port: 8080,
+                            protocol: "TCP".into(),
+                            node_port: 30080,
+                        }],
+                        cluster_ip: "10.96.0.10".into(),
+                        labels: [("tier".to_string(), "front".to_string())].into(),
+                        version: 2,
+                    };
+                    before["service_id"] = json!(ServiceId::from_uuid(Uuid::from_u128(8)));
+                    before["service"] = json!({
+                        "namespace": "shop", "name": "web", "type": "NodePort", "selector": { "app": "web" },
+                        "ports": [{ "name": "http", "port": 80, "target_port": 8080, "protocol": "TCP",
+                                    "node_port": 30080 }],
+                        "cluster_ip": "10.96.0.10", "labels": { "tier": "front" }, "version": 2,
+                    });
+                    super::service(header, Uuid::from_u128(8), service)
                 }
                 ChangeKind::NodePoolCreate
                 | ChangeKind::NodePoolUpdate

@@ -31,11 +31,12 @@ impl App {
                ), latest AS (
                    -- The newest command carrying the spec: certificate,
                    -- revocation, snapshot and restore commands share the
-                   -- cluster's id but not its spec, and so do namespace commands.
+                   -- cluster's id but not its spec, and so do namespace and service commands.
                    SELECT DISTINCT ON (o.resource_id) o.id, o.resource_id, o.created_at, o.delivered_at
                    FROM outbox o JOIN behind b ON b.id = o.resource_id
                    WHERE o.kind NOT IN ('cluster_certificate', 'cluster_snapshot', 'cluster_restore',
-                                        'namespace_create', 'namespace_delete')
+                                        'namespace_create', 'namespace_delete',
+                                        'service_create', 'service_update', 'service_delete')
                    ORDER BY o.resource_id, o.id DESC
                )
                SELECT b.id AS "id!", b.kind AS "kind!", b.generation AS "generation!",

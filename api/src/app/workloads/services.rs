@@ -10,9 +10,13 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use moke_proto::region as pb;
+
 use crate::app::authz::{Authorized, Lock};
 use crate::app::error::Validator;
 use crate::app::infra::clusters::{self, ClusterRow};
+use crate::app::kernel::changes::RegionalChange;
+use crate::app::region::command::{self, ChangeKind, CommandHeader};
 use crate::app::workloads::deployments::DeploymentPath;
 use crate::app::workloads::store::deployments as deployment_store;
 use crate::app::workloads::store::services::{self as store, NewService, ServiceRow};
@@ -24,11 +28,14 @@ use crate::ids::{ClusterId, ServiceId, ServiceKind};
 use crate::model::*;
 
 const TYPES: [&str; 2] = ["ClusterIP", "NodePort"];
+/// Allocated from the bottom; the cluster's API gives its users' Services
+/// theirs from the top, so the two meet only where one was asked for.
 const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
 /// Host numbers below this in the service network are kept for the cluster (DNS, the API).
 const FIRST_IP_INDEX: i32 = 10;
-/// The last host number of 10.96.0.0/12 (its broadcast address excluded).
-const LAST_IP_INDEX: i32 = 0x0f_fffe;
+/// The last host number of Moke's half of 10.96.0.0/12 (10.96.0.0 to
+/// 10.103.255.255): the cluster's API allocates from the other half.
+const LAST_IP_INDEX: i32 = 0x07_ffff;
 
 /// The address of host number `index` in 10.96.0.0/12.
 fn cluster_ip(index: i32) -> String {
@@ -293,17 +300,8 @@ impl App {
                 ip_index,
             };
             let row = store::insert(&mut tx, new).await?;
-            crate::app::kernel::audit::record(
-                &mut tx,
-                ctx,
-                crate::app::kernel::audit::AuditRecord {
-                    action: "service.create",
-                    resource_type: "service",
-                    resource_id: Some(id.to_string()),
-                    details: json!({ "name": input.name, "namespace": at.namespace, "spec": spec }),
-                },
-            )
-            .await?;
+            let details = json!({ "name": input.name, "namespace": at.namespace, "spec": spec });
+            self.record_service_change(&mut tx, ctx, &cluster_row, (ChangeKind::ServiceCreate, &row), details).await?;
             let view = self.service_view(&mut tx, row).await?;
             claim.complete(&mut tx, 201, &view).await?;
             self.commit(ctx, tx).await?;
@@ -326,6 +324,9 @@ impl App {
             clusters::lookup(&mut tx, ctx, at.project, at.cluster, Action::ManageResources, Lock::ForUpdate).await?;
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
+        if cluster_row.deletion_requested_at.is_some() {
+            return Err(Error::conflict("deleting", "the cluster is being deleted"));
+        }
         let current = row.spec()?;
         let mut spec = match (&update.spec, &update.manifest) {
             (Some(patch), None) => {
@@ -347,17 +348,8 @@ impl App {
         v.finish()?;
         allocate_node_ports(&mut tx, cluster_row.id, Some(row.id), &mut spec).await?;
         let row = store::update(&mut tx, row.id, update.labels.as_ref(), &spec).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "service.update",
-                resource_type: "service",
-                resource_id: Some(ServiceId::from_uuid(row.id).to_string()),
-                details: json!({ "labels": update.labels, "spec": spec }),
-            },
-        )
-        .await?;
+        let details = json!({ "labels": update.labels, "spec": spec });
+        self.record_service_change(&mut tx, ctx, &cluster_row, (ChangeKind::ServiceUpdate, &row), details).await?;
         let view = self.service_view(&mut tx, row).await?;
         self.commit(ctx, tx).await?;
         Ok(view)
@@ -376,20 +368,80 @@ impl App {
         let row = self.find_service(&mut tx, &cluster_row, at.namespace, service).await?;
         check_if_match(if_match, &etag(row.id, row.version))?;
         store::delete(&mut tx, row.id).await?;
-        crate::app::kernel::audit::record(
-            &mut tx,
-            ctx,
-            crate::app::kernel::audit::AuditRecord {
-                action: "service.delete",
-                resource_type: "service",
-                resource_id: Some(ServiceId::from_uuid(row.id).to_string()),
-                details: json!({ "name": row.name, "namespace": row.namespace }),
-            },
-        )
-        .await?;
+        let details = json!({ "name": row.name, "namespace": row.namespace });
+        self.record_service_change(&mut tx, ctx, &cluster_row, (ChangeKind::ServiceDelete, &row), details).await?;
         self.commit(ctx, tx).await?;
         Ok(())
     }
+
+    /// Records a service's create, update or delete (`change`: which, and
+    /// the service as it now is, or was): the Operation on its cluster, the
+    /// command that makes the cluster's API agree, and the audit event.
+    async fn record_service_change(
+        &self,
+        tx: &mut PgConnection,
+        ctx: &RequestContext,
+        cluster: &ClusterRow,
+        (kind, row): (ChangeKind, &ServiceRow),
+        details: Value,
+    ) -> Result<()> {
+        let region = cluster.region()?;
+        let action = match kind {
+            ChangeKind::ServiceCreate => "service.create",
+            ChangeKind::ServiceUpdate => "service.update",
+            _ => "service.delete",
+        };
+        let change = RegionalChange {
+            kind,
+            action,
+            target_id: cluster.id,
+            target_ref: ServiceId::from_uuid(row.id).to_string(),
+            target_name: &cluster.name,
+            generation: cluster.generation,
+            region: &region,
+            // A cluster being deleted takes its services with it.
+            needs_region: cluster.deletion_requested_at.is_none(),
+            details,
+        };
+        // A delete outranks every apply of the service delivered after it.
+        let version = if kind == ChangeKind::ServiceDelete { row.version + 1 } else { row.version };
+        let service = region_service(row, version)?;
+        let (org_id, cluster_id, generation) = (cluster.org_id, cluster.id, cluster.generation);
+        self.record_change(tx, ctx, change, |op| {
+            let header = CommandHeader { kind, operation: op.id, org_id, cluster_id, name: &cluster.name, generation };
+            command::service(header, row.id, service)
+        })
+        .await?;
+        Ok(())
+    }
+}
+
+/// The service as the region applies it: Moke's spec with its address and
+/// labels, at `version`.
+fn region_service(row: &ServiceRow, version: i64) -> Result<pb::ServiceSpec> {
+    let spec = row.spec()?;
+    // Checked on every write: ports and node ports fit 16 bits.
+    let port = |n: i64| i32::try_from(n).unwrap_or_default();
+    Ok(pb::ServiceSpec {
+        namespace: row.namespace.clone(),
+        name: row.name.clone(),
+        r#type: spec.service_type,
+        selector: spec.selector.into_iter().collect(),
+        ports: spec
+            .ports
+            .into_iter()
+            .map(|p| pb::ServicePort {
+                name: p.name.unwrap_or_default(),
+                port: port(p.port),
+                target_port: p.target_port.map(port).unwrap_or_default(),
+                protocol: p.protocol,
+                node_port: p.node_port.map(port).unwrap_or_default(),
+            })
+            .collect(),
+        cluster_ip: cluster_ip(row.ip_index),
+        labels: serde_json::from_value(row.labels.clone()).unwrap_or_default(),
+        version,
+    })
 }
 
 #[cfg(test)]
@@ -398,7 +450,7 @@ mod tests {
 
     #[test]
     fn cluster_ips_stay_in_the_service_network() {
-        assert_eq!(cluster_ip(LAST_IP_INDEX), "10.111.255.254");
+        assert_eq!(cluster_ip(LAST_IP_INDEX), "10.103.255.255");
         assert_eq!(cluster_ip(10), "10.96.0.10");
         assert_eq!(cluster_ip(256 + 1), "10.96.1.1");
         assert_eq!(cluster_ip(0x0f_ffff), "10.111.255.255");

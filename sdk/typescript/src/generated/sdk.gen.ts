@@ -1415,6 +1415,13 @@ export const serviceList = <ThrowOnError extends boolean = true>(options: Option
 
 /**
  * Create a service from the portable `spec` or a Kubernetes `manifest`.
+ * Its address comes from 10.96.0.10 to 10.103.255.255 and its node ports
+ * from 30000 up (the cluster gives Services made with kubectl the upper
+ * half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
+ * cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
+ * Operation of kind `service_create` on the cluster, which fails with
+ * `name_taken`, `address_taken` or `node_port_taken` when a Service made
+ * with kubectl already holds its name or a node port asked for.
  */
 export const serviceCreate = <ThrowOnError extends boolean = true>(options: Options<ServiceCreateData, ThrowOnError>): RequestResult<ServiceCreateResponses, ServiceCreateErrors, ThrowOnError> => (options.client ?? client).post<ServiceCreateResponses, ServiceCreateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1427,7 +1434,8 @@ export const serviceCreate = <ThrowOnError extends boolean = true>(options: Opti
 });
 
 /**
- * Delete a service.
+ * Delete a service. It leaves the cluster's API through an Operation of
+ * kind `service_delete` on the cluster.
  */
 export const serviceDelete = <ThrowOnError extends boolean = true>(options: Options<ServiceDeleteData, ThrowOnError>): RequestResult<ServiceDeleteResponses, ServiceDeleteErrors, ThrowOnError> => (options.client ?? client).delete<ServiceDeleteResponses, ServiceDeleteErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1445,7 +1453,9 @@ export const serviceView = <ThrowOnError extends boolean = true>(options: Option
 });
 
 /**
- * Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+ * Change a service: labels, and a merge patch of its `spec` or a new
+ * `manifest`. The change reaches the cluster's API through an Operation of
+ * kind `service_update` on the cluster (failing as `service_create`'s can).
  */
 export const serviceUpdate = <ThrowOnError extends boolean = true>(options: Options<ServiceUpdateData, ThrowOnError>): RequestResult<ServiceUpdateResponses, ServiceUpdateErrors, ThrowOnError> => (options.client ?? client).patch<ServiceUpdateResponses, ServiceUpdateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

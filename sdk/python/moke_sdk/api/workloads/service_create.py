@@ -119,6 +119,13 @@ def sync_detailed(
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[Problem | ServiceView]:
     """Create a service from the portable `spec` or a Kubernetes `manifest`.
+    Its address comes from 10.96.0.10 to 10.103.255.255 and its node ports
+    from 30000 up (the cluster gives Services made with kubectl the upper
+    half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
+    cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
+    Operation of kind `service_create` on the cluster, which fails with
+    `name_taken`, `address_taken` or `node_port_taken` when a Service made
+    with kubectl already holds its name or a node port asked for.
 
     Args:
         project (str):
@@ -161,6 +168,13 @@ def sync(
     idempotency_key: None | str | Unset = UNSET,
 ) -> Problem | ServiceView | None:
     """Create a service from the portable `spec` or a Kubernetes `manifest`.
+    Its address comes from 10.96.0.10 to 10.103.255.255 and its node ports
+    from 30000 up (the cluster gives Services made with kubectl the upper
+    half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
+    cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
+    Operation of kind `service_create` on the cluster, which fails with
+    `name_taken`, `address_taken` or `node_port_taken` when a Service made
+    with kubectl already holds its name or a node port asked for.
 
     Args:
         project (str):
@@ -198,6 +212,13 @@ async def asyncio_detailed(
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[Problem | ServiceView]:
     """Create a service from the portable `spec` or a Kubernetes `manifest`.
+    Its address comes from 10.96.0.10 to 10.103.255.255 and its node ports
+    from 30000 up (the cluster gives Services made with kubectl the upper
+    half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
+    cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
+    Operation of kind `service_create` on the cluster, which fails with
+    `name_taken`, `address_taken` or `node_port_taken` when a Service made
+    with kubectl already holds its name or a node port asked for.
 
     Args:
         project (str):
@@ -238,6 +259,13 @@ async def asyncio(
     idempotency_key: None | str | Unset = UNSET,
 ) -> Problem | ServiceView | None:
     """Create a service from the portable `spec` or a Kubernetes `manifest`.
+    Its address comes from 10.96.0.10 to 10.103.255.255 and its node ports
+    from 30000 up (the cluster gives Services made with kubectl the upper
+    half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
+    cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
+    Operation of kind `service_create` on the cluster, which fails with
+    `name_taken`, `address_taken` or `node_port_taken` when a Service made
+    with kubectl already holds its name or a node port asked for.
 
     Args:
         project (str):

@@ -110,7 +110,8 @@ def sync_detailed(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Response[Any | Problem]:
-    """Delete a service.
+    """Delete a service. It leaves the cluster's API through an Operation of
+    kind `service_delete` on the cluster.
 
     Args:
         project (str):
@@ -151,7 +152,8 @@ def sync(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Any | Problem | None:
-    """Delete a service.
+    """Delete a service. It leaves the cluster's API through an Operation of
+    kind `service_delete` on the cluster.
 
     Args:
         project (str):
@@ -187,7 +189,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Response[Any | Problem]:
-    """Delete a service.
+    """Delete a service. It leaves the cluster's API through an Operation of
+    kind `service_delete` on the cluster.
 
     Args:
         project (str):
@@ -226,7 +229,8 @@ async def asyncio(
     client: AuthenticatedClient,
     if_match: None | str | Unset = UNSET,
 ) -> Any | Problem | None:
-    """Delete a service.
+    """Delete a service. It leaves the cluster's API through an Operation of
+    kind `service_delete` on the cluster.
 
     Args:
         project (str):

@@ -121,7 +121,9 @@ def sync_detailed(
     body: ServiceUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[Problem | ServiceView]:
-    """Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+    """Change a service: labels, and a merge patch of its `spec` or a new
+    `manifest`. The change reaches the cluster's API through an Operation of
+    kind `service_update` on the cluster (failing as `service_create`'s can).
 
     Args:
         project (str):
@@ -166,7 +168,9 @@ def sync(
     body: ServiceUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Problem | ServiceView | None:
-    """Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+    """Change a service: labels, and a merge patch of its `spec` or a new
+    `manifest`. The change reaches the cluster's API through an Operation of
+    kind `service_update` on the cluster (failing as `service_create`'s can).
 
     Args:
         project (str):
@@ -206,7 +210,9 @@ async def asyncio_detailed(
     body: ServiceUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Response[Problem | ServiceView]:
-    """Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+    """Change a service: labels, and a merge patch of its `spec` or a new
+    `manifest`. The change reaches the cluster's API through an Operation of
+    kind `service_update` on the cluster (failing as `service_create`'s can).
 
     Args:
         project (str):
@@ -249,7 +255,9 @@ async def asyncio(
     body: ServiceUpdate,
     if_match: None | str | Unset = UNSET,
 ) -> Problem | ServiceView | None:
-    """Change a service: labels, and a merge patch of its `spec` or a new `manifest`.
+    """Change a service: labels, and a merge patch of its `spec` or a new
+    `manifest`. The change reaches the cluster's API through an Operation of
+    kind `service_update` on the cluster (failing as `service_create`'s can).
 
     Args:
         project (str):
