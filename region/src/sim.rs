@@ -127,10 +127,43 @@ pub struct SimCluster {
     /// one delivered again after its delete makes nothing.
     #[serde(default)]
     pub deleted_namespaces: Vec<String>,
-    /// The ids of the latest Services Moke deleted here, so an apply of one
-    /// delivered again after its delete makes nothing.
+    /// Per `namespace/name`, the newest of Moke's Services deleted there (its
+    /// id and the delete's version), so no apply of it, or of an earlier
+    /// service of the name, delivered late makes it again.
     #[serde(default)]
-    pub deleted_services: Vec<String>,
+    pub service_tombstones: BTreeMap<String, (String, i64)>,
+    /// Applies of Moke's Services waiting for a Service made with kubectl to
+    /// let go of their name or node port; their Operations run until then.
+    #[serde(default)]
+    pub blocked_services: Vec<BlockedService>,
+}
+
+/// An apply of one of Moke's Services that a Service made with kubectl holds up.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockedService {
+    pub operation: String,
+    pub service_id: String,
+    pub service: pb::ServiceSpec,
+    /// Why it waits, as its Operation's step says.
+    pub reason: String,
+}
+
+/// The most service tombstones a cluster keeps (the oldest go first); a
+/// cluster's Moke services are fewer by far, so only a name unused since
+/// thousands of deletes forgets its last.
+const SERVICE_TOMBSTONES_KEPT: usize = 4096;
+
+/// Where an apply or delete of one of Moke's Services stands among the
+/// others of its name: service ids are time-ordered (UUIDv7, fixed-width
+/// hex), so a later service outranks an earlier one, and within a service
+/// a later version (a delete's is its last version plus one) wins.
+fn service_rank(id: &str, version: i64) -> (String, i64) {
+    (id.to_string(), version)
+}
+
+/// Whether `cluster_id` no longer runs here.
+fn cluster_is_gone(state: &SimState, cluster_id: &str) -> bool {
+    state.clusters.get(cluster_id).is_none_or(|c| c.deleted)
 }
 
 /// Who holds a component's leader lease: an API server member's instance.
@@ -696,6 +729,10 @@ impl SimState {
     /// What an operation still waiting is at: a control-plane upgrade's
     /// phase or a node pool's replacement, and how far along (percent).
     fn waiting_step(&self, operation_id: &str) -> (String, i32) {
+        let blocked = self.clusters.values().flat_map(|c| &c.blocked_services).find(|b| b.operation == operation_id);
+        if let Some(blocked) = blocked {
+            return (format!("waiting: {}", blocked.reason), 50);
+        }
         for cluster in self.clusters.values().filter(|c| c.waiting_operations.iter().any(|o| o == operation_id)) {
             if let Some(upgrade) = &cluster.upgrade {
                 let step = if upgrade.switched {
@@ -1133,13 +1170,17 @@ impl SimState {
     }
 
     /// Makes, changes or deletes one of Moke's Services in its cluster's API.
-    /// Ordered by the service's version; an apply delivered again after the
-    /// service's delete makes nothing.
+    /// Each name's changes are ordered by [`service_rank`]: one outranked by
+    /// what the name holds, or by its tombstone, changes nothing. An apply a
+    /// Service made with kubectl holds up waits (its Operation running,
+    /// saying why) and is tried again at every tick.
     fn apply_service(&mut self, kind: CommandKind, command: &pb::Command) -> CommandOutcome {
         let Some(service) = command.service.as_ref() else {
             return Err(("invalid_service", "the command names no service".into()));
         };
-        let names_fit = crate::kube::valid_label(&service.namespace) && crate::kube::valid_label(&service.name);
+        let names_fit = crate::kube::valid_label(&service.namespace)
+            && !service.namespace.starts_with("kube-")
+            && crate::kube::valid_label(&service.name);
         if !names_fit || command.service_id.is_empty() {
             let why = format!("{}/{} is not a Service Moke may make or delete", service.namespace, service.name);
             return Err(("invalid_service", why));
@@ -1148,13 +1189,85 @@ impl SimState {
             return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
         };
         let id = command.service_id.as_str();
+        let name = format!("{}/{}", service.namespace, service.name);
+        let rank = service_rank(id, service.version);
+        if cluster.service_tombstones.get(&name).is_some_and(|tombstone| *tombstone >= rank) {
+            return Ok(self.cluster_observation(&command.cluster_id));
+        }
         if kind == CommandKind::ServiceDelete {
-            remember(&mut cluster.deleted_services, id);
+            cluster.service_tombstones.insert(name, rank);
+            if cluster.service_tombstones.len() > SERVICE_TOMBSTONES_KEPT
+                && let Some(oldest) =
+                    cluster.service_tombstones.iter().min_by(|a, b| a.1.cmp(b.1)).map(|(name, _)| name.clone())
+            {
+                cluster.service_tombstones.remove(&oldest);
+            }
             crate::kube::delete_moke_service(self, &command.cluster_id, id, &service.namespace, &service.name);
-        } else if !cluster.deleted_services.iter().any(|deleted| deleted == id) {
-            crate::kube::apply_moke_service(self, &command.cluster_id, id, service)?;
+        } else if let Err((_, reason)) = crate::kube::apply_moke_service(self, &command.cluster_id, id, service) {
+            let blocked = BlockedService {
+                operation: command.operation_id.clone(),
+                service_id: id.to_string(),
+                service: service.clone(),
+                reason,
+            };
+            if let Some(cluster) = self.clusters.get_mut(&command.cluster_id) {
+                cluster.blocked_services.retain(|b| b.operation != blocked.operation);
+                cluster.blocked_services.push(blocked);
+            }
         }
         Ok(self.cluster_observation(&command.cluster_id))
+    }
+
+    /// Tries the blocked applies of Moke's Services again: those that now
+    /// go in succeed, those a later change of their name outranked fail as
+    /// `superseded`, the others wait on.
+    fn retry_blocked_services(&mut self, reports: &mut Reports) {
+        let clusters: Vec<String> =
+            self.clusters.iter().filter(|(_, c)| !c.blocked_services.is_empty()).map(|(id, _)| id.clone()).collect();
+        for cluster_id in clusters {
+            let Some(cluster) = self.clusters.get_mut(&cluster_id) else { continue };
+            let blocked = std::mem::take(&mut cluster.blocked_services);
+            let tombstones = cluster.service_tombstones.clone();
+            let mut newest: BTreeMap<String, i64> = BTreeMap::new();
+            for entry in &blocked {
+                let version = newest.entry(entry.service_id.clone()).or_insert(entry.service.version);
+                *version = (*version).max(entry.service.version);
+            }
+            let mut still = Vec::new();
+            for entry in blocked {
+                let service = &entry.service;
+                let rank = service_rank(&entry.service_id, service.version);
+                let name = format!("{}/{}", service.namespace, service.name);
+                let held = crate::kube::moke_service_rank(self, &cluster_id, &service.namespace, &service.name);
+                let later_blocked = newest.get(&entry.service_id).is_some_and(|v| *v > service.version);
+                if cluster_is_gone(self, &cluster_id)
+                    || tombstones.get(&name).is_some_and(|tombstone| *tombstone >= rank)
+                    || held.as_ref().is_some_and(|held| *held > rank)
+                    || later_blocked
+                {
+                    reports.push(pb::status::Message::Progress(pb::OperationProgress {
+                        operation_id: entry.operation.clone(),
+                        status: "failed".into(),
+                        step: "superseded".into(),
+                        progress: 100,
+                        error_code: "superseded".into(),
+                        error_message: format!("a later change of Service {name} reached the cluster first"),
+                    }));
+                    continue;
+                }
+                if held.as_ref() == Some(&rank) {
+                    reports.push(progress(&entry.operation, "succeeded", "done", 100));
+                    continue;
+                }
+                match crate::kube::apply_moke_service(self, &cluster_id, &entry.service_id, service) {
+                    Ok(()) => reports.push(progress(&entry.operation, "succeeded", "done", 100)),
+                    Err((_, reason)) => still.push(BlockedService { reason, ..entry }),
+                }
+            }
+            if let Some(cluster) = self.clusters.get_mut(&cluster_id) {
+                cluster.blocked_services = still;
+            }
+        }
     }
 
     /// The cluster a snapshot or restore command is about, if it runs here.
@@ -1233,7 +1346,8 @@ impl SimState {
         !operation_id.is_empty()
             && (self.clusters.values().any(|c| c.waiting_operations.iter().any(|o| o == operation_id))
                 || self.node_pools.values().any(|p| p.waiting_operations.iter().any(|o| o == operation_id))
-                || self.workloads.values().any(|w| w.waiting_operations.iter().any(|o| o == operation_id)))
+                || self.workloads.values().any(|w| w.waiting_operations.iter().any(|o| o == operation_id))
+                || self.clusters.values().any(|c| c.blocked_services.iter().any(|b| b.operation == operation_id)))
     }
 
     fn apply_cluster(
@@ -1337,7 +1451,8 @@ impl SimState {
                         leaders: BTreeMap::new(),
                         reported_namespaces: Vec::new(),
                         deleted_namespaces: Vec::new(),
-                        deleted_services: Vec::new(),
+                        service_tombstones: BTreeMap::new(),
+                        blocked_services: Vec::new(),
                     },
                 );
             }
@@ -1872,6 +1987,7 @@ impl SimState {
         for cluster_id in served {
             crate::kube::sync(self, &cluster_id);
         }
+        self.retry_blocked_services(&mut reports);
         reports.extend(self.usage(layout, now));
         reports
     }

@@ -65,9 +65,10 @@ async fn service_list(
 /// from 30000 up (the cluster gives Services made with kubectl the upper
 /// half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
 /// cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
-/// Operation of kind `service_create` on the cluster, which fails with
-/// `name_taken`, `address_taken` or `node_port_taken` when a Service made
-/// with kubectl already holds its name or a node port asked for.
+/// Operation of kind `service_create` listed among the cluster's
+/// operations; while a Service made with kubectl holds its name or a node
+/// port asked for, that Operation runs, its step saying which, and the
+/// service goes in once they let go.
 #[utoipa::path(post, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services",
     operation_id = "service_create", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),
@@ -107,7 +108,8 @@ async fn service_view(
 
 /// Change a service: labels, and a merge patch of its `spec` or a new
 /// `manifest`. The change reaches the cluster's API through an Operation of
-/// kind `service_update` on the cluster (failing as `service_create`'s can).
+/// kind `service_update` on the cluster (held up as `service_create`'s can
+/// be; one a later change overtakes fails as `superseded`).
 #[utoipa::path(patch, path = "/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}",
     operation_id = "service_update", tag = "workloads",
     params(("project" = String, Path, description = "Project id or name"),

@@ -2209,7 +2209,8 @@ pub struct ServiceSpec {
     /// Pods with all these labels are the Service's endpoints.
     #[schema(value_type = SelectorMap)]
     pub selector: Labels,
-    #[schema(min_items = 1)]
+    /// Each port and protocol once; every port named when there are several.
+    #[schema(min_items = 1, max_items = 100)]
     pub ports: Vec<ServicePort>,
 }
 
@@ -2219,7 +2220,10 @@ pub struct ServiceSpec {
 #[serde(deny_unknown_fields)]
 #[graphql(input_name = "ServicePortInput")]
 pub struct ServicePort {
+    /// Required when the service has several ports, each name once (an
+    /// IANA service name: lowercase letters, digits and inner hyphens).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$", max_length = 15)]
     pub name: Option<String>,
     #[schema(minimum = 1, maximum = 65535)]
     pub port: i64,

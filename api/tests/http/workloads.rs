@@ -8,7 +8,7 @@ use moke_api::model::{
 };
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::common::{BackgroundAgent, Client, TestApp, eventually, zones};
@@ -436,6 +436,25 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
     for field in ["spec.type", "spec.selector", "spec.ports"] {
         assert!(fields.contains(&field), "{field}: {fields:?}");
     }
+    // Ports are named as Kubernetes names them: every one of several, each once.
+    let ports = json!([{ "port": 80 }, { "name": "Web_1", "port": 81 }, { "name": "a", "port": 82 }, { "name": "a", "port": 83 }]);
+    let problem = owner
+        .post::<ServiceView>(
+            &services,
+            json!({ "name": "ports", "spec": { "selector": { "app": "web" }, "ports": ports } }),
+        )
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["spec.ports[0].name", "spec.ports[1].name", "spec.ports[3].name"]);
+    let many: Vec<Value> = (1..=101).map(|p| json!({ "name": format!("p{p}"), "port": p })).collect();
+    let problem = owner
+        .post::<ServiceView>(
+            &services,
+            json!({ "name": "many", "spec": { "selector": { "app": "web" }, "ports": many } }),
+        )
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["spec.ports"]);
 
     let names: Vec<String> =
         owner.walk_pages(&services).await.iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();

@@ -1209,10 +1209,25 @@ pub fn delete_moke_namespace(
     Ok(())
 }
 
+/// The id and version of the Moke Service `namespace`/`name` of
+/// `cluster_id`'s API holds, if one of Moke's does.
+pub fn moke_service_rank(
+    state: &crate::sim::SimState,
+    cluster_id: &str,
+    namespace: &str,
+    name: &str,
+) -> Option<(String, i64)> {
+    let held = state.kube.get(cluster_id)?.get(&store::key(services_kind(), namespace, name))?;
+    let version = held["metadata"]["annotations"][projection::SERVICE_VERSION].as_str()?.parse().ok()?;
+    projection::managed(held).then(|| (projection::moke_id(held).to_string(), version))
+}
+
 /// Makes or changes Moke's Service `id` in `cluster_id`'s API (Moke's
-/// `service_create` and `service_update`) as the gateway allocated it. An
-/// apply older than the stored one changes nothing; one whose name, address
-/// or node port another Service holds is refused, and what was there stays.
+/// `service_create` and `service_update`) as the gateway allocated it,
+/// over any earlier Moke Service of its name. One outranked by what the
+/// name holds (a later version, or a service made since) changes nothing;
+/// one whose name or node port a Service made with kubectl holds is
+/// refused, and what was there stays.
 pub fn apply_moke_service(
     state: &mut crate::sim::SimState,
     cluster_id: &str,
@@ -1220,16 +1235,12 @@ pub fn apply_moke_service(
     service: &moke_proto::region::ServiceSpec,
 ) -> Result<(), (&'static str, String)> {
     projection::sync(state, cluster_id);
-    let Some(store) = state.kube.get_mut(cluster_id) else { return Ok(()) };
-    let key = store::key(services_kind(), &service.namespace, &service.name);
-    let current = store.get(&key);
-    let stored_version = current
-        .filter(|held| projection::managed(held) && projection::moke_id(held) == id)
-        .and_then(|held| held["metadata"]["annotations"][projection::SERVICE_VERSION].as_str())
-        .and_then(|version| version.parse::<i64>().ok());
-    if stored_version.is_some_and(|stored| stored > service.version) {
+    let held = moke_service_rank(state, cluster_id, &service.namespace, &service.name);
+    if held.is_some_and(|held| held >= (id.to_string(), service.version)) {
         return Ok(());
     }
+    let Some(store) = state.kube.get_mut(cluster_id) else { return Ok(()) };
+    let key = store::key(services_kind(), &service.namespace, &service.name);
     let desired = services::moke_service(id, service);
     if let Some(conflict) = services::moke_service_conflict(store, &key, &desired) {
         return Err(conflict);
@@ -1979,31 +1990,65 @@ mod tests {
 
         // A Service made with kubectl takes the upper half of the range and
         // node ports from the top; one that holds a node port Moke then
-        // asks for makes Moke's apply fail, and what was there stays.
+        // asks for holds Moke's apply up (its Operation running, saying
+        // why) until it lets the port go; what was there stays meanwhile.
         let mut theirs = json!({ "apiVersion": "v1", "kind": "Service",
                                  "metadata": { "name": "admin", "namespace": "shop" },
                                  "spec": { "type": "NodePort", "ports": [{ "port": 81, "nodePort": 30500 }] } });
         services::prepare(&state.kube["cl_1"], &mut theirs, None).expect("a valid Service");
         assert_eq!(theirs["spec"]["clusterIP"], "10.104.0.1");
         state.kube.get_mut("cl_1").expect("the API").put(&key("shop", "admin"), theirs);
+        let step = |reports: &crate::sim::Reports, operation: &str| {
+            reports.iter().rev().find_map(|r| match r {
+                pb::status::Message::Progress(p) if p.operation_id == operation => {
+                    Some((p.status.clone(), p.step.clone()))
+                }
+                _ => None,
+            })
+        };
         let taken = state.apply(&layout, &command(CommandKind::ServiceApply, "op-3", "svc-web", web(3, 30500)));
-        assert_eq!(outcome(&taken, "op-3"), Some(("failed".into(), "node_port_taken".into())));
+        let (status, why) = step(&taken, "op-3").expect("op-3 reported");
+        assert!(status == "running" && why.contains("node port 30500"), "{status}: {why}");
         assert_eq!(stored(&state).expect("web stays")["spec"]["ports"][0]["nodePort"], 30001);
-        // A name kubectl holds is theirs.
+        assert_eq!(outcome(&state.tick(&layout, chrono::Utc::now()), "op-3"), None, "still held up");
+        // A name kubectl holds is theirs while they keep it.
         let named = pb::ServiceSpec { name: "admin".into(), cluster_ip: "10.96.0.11".into(), ..web(1, 30002) };
-        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, "op-4", "svc-admin", named));
-        assert_eq!(outcome(&refused, "op-4"), Some(("failed".into(), "name_taken".into())));
+        let waiting = state.apply(&layout, &command(CommandKind::ServiceApply, "op-4", "svc-admin", named));
+        assert!(
+            step(&waiting, "op-4").is_some_and(|(status, why)| status == "running" && why.contains("named shop/admin"))
+        );
         assert!(!projection::managed(&state.kube["cl_1"].get(&key("shop", "admin")).cloned().expect("theirs")));
+        // Once kubectl's Service is gone, both go in at the next tick.
+        state.kube.get_mut("cl_1").expect("the API").remove(&key("shop", "admin"));
+        let ticked = state.tick(&layout, chrono::Utc::now());
+        assert_eq!(outcome(&ticked, "op-3"), Some(("succeeded".into(), String::new())));
+        assert_eq!(outcome(&ticked, "op-4"), Some(("succeeded".into(), String::new())));
+        assert_eq!(stored(&state).expect("web")["spec"]["ports"][0]["nodePort"], 30500);
+        assert!(projection::managed(&state.kube["cl_1"].get(&key("shop", "admin")).cloned().expect("Moke's now")));
+        // A held-up apply a later change overtakes fails as superseded.
+        let mut blocker = json!({ "apiVersion": "v1", "kind": "Service",
+                                  "metadata": { "name": "blocker", "namespace": "shop" },
+                                  "spec": { "type": "NodePort", "ports": [{ "port": 81, "nodePort": 30600 }] } });
+        services::prepare(&state.kube["cl_1"], &mut blocker, None).expect("a valid Service");
+        state.kube.get_mut("cl_1").expect("the API").put(&key("shop", "blocker"), blocker);
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-8", "svc-web", web(5, 30600)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-9", "svc-web", web(6, 30001)));
+        let ticked = state.tick(&layout, chrono::Utc::now());
+        assert_eq!(outcome(&ticked, "op-8"), Some(("failed".into(), "superseded".into())));
+        assert_eq!(stored(&state).expect("web")["spec"]["ports"][0]["nodePort"], 30001);
 
         // Deleted through Moke: gone, and an apply delivered again makes nothing.
-        let deleted = state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(4, 0)));
+        let deleted = state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(7, 0)));
         assert_eq!(outcome(&deleted, "op-5"), Some(("succeeded".into(), String::new())));
         assert!(stored(&state).is_none());
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-2", "svc-web", web(2, 30001)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-9", "svc-web", web(6, 30001)));
         assert!(stored(&state).is_none(), "a redelivered apply after the delete makes nothing");
         // A delete of an earlier Service of the name leaves the one made since.
         state.apply(&layout, &command(CommandKind::ServiceApply, "op-6", "svc-web-2", web(1, 30000)));
-        state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(4, 0)));
+        state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(7, 0)));
+        assert_eq!(stored(&state).map(|s| projection::moke_id(&s).to_string()), Some("svc-web-2".into()));
+        // An apply of the earlier service delivered late does not take the name back either.
+        state.apply(&layout, &command(CommandKind::ServiceApply, "op-9", "svc-web", web(6, 30001)));
         assert_eq!(stored(&state).map(|s| projection::moke_id(&s).to_string()), Some("svc-web-2".into()));
         // Bad names are refused.
         let bad = pb::ServiceSpec { name: "Not_A_Name".into(), ..web(1, 30000) };

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use moke_proto::region as pb;
 
-use super::projection::upsert;
+use super::projection::{managed, upsert};
 use super::resources;
 use super::store::{self, KubeStore};
 use super::validate::Invalid;
@@ -267,9 +267,10 @@ pub fn moke_service(id: &str, service: &pb::ServiceSpec) -> Value {
     })
 }
 
-/// Why Moke's Service `desired` cannot be stored at `key`: another Service
-/// (one made with kubectl, or an earlier one of Moke's still there) holds its
-/// name, its address or one of its node ports.
+/// Why Moke's Service `desired` cannot be stored at `key`: a Service made
+/// with kubectl holds its name, its address or one of its node ports. Moke's
+/// own Services never stand in its way: the gateway allocated them all, so
+/// an overlap is a change of theirs still on its way.
 pub fn moke_service_conflict(store: &KubeStore, key: &str, desired: &Value) -> Option<(&'static str, String)> {
     let name = desired["metadata"]["name"].as_str().unwrap_or_default();
     let namespace = desired["metadata"]["namespace"].as_str().unwrap_or_default();
@@ -282,7 +283,8 @@ pub fn moke_service_conflict(store: &KubeStore, key: &str, desired: &Value) -> O
     let address = &desired["spec"]["clusterIP"];
     let node_ports: BTreeSet<i64> =
         desired["spec"]["ports"].as_array().into_iter().flatten().filter_map(|p| p["nodePort"].as_i64()).collect();
-    for (_, other) in store.list(&store::prefix(services(), None)).filter(|(k, _)| k.as_str() != key) {
+    let others = store.list(&store::prefix(services(), None)).filter(|(k, o)| k.as_str() != key && !managed(o));
+    for (_, other) in others {
         let other_name = format!(
             "{}/{}",
             other["metadata"]["namespace"].as_str().unwrap_or_default(),

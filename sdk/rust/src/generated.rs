@@ -10924,8 +10924,9 @@ pub mod types {
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct ServicePort {
+        #[doc = "Required when the service has several ports, each name once (an\nIANA service name: lowercase letters, digits and inner hyphens)."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        pub name: ::std::option::Option<ServicePortName>,
         #[doc = "`NodePort` services: the port on every node (allocated from 30000-32767 when omitted)."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub node_port: ::std::option::Option<i64>,
@@ -10939,6 +10940,57 @@ pub mod types {
     impl ServicePort {
         pub fn builder() -> builder::ServicePort {
             Default::default()
+        }
+    }
+    #[doc = "Required when the service has several ports, each name once (an\nIANA service name: lowercase letters, digits and inner hyphens)."]
+    #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
+    #[serde(transparent)]
+    pub struct ServicePortName(::std::string::String);
+    impl ::std::ops::Deref for ServicePortName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ServicePortName> for ::std::string::String {
+        fn from(value: ServicePortName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ServicePortName {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 15usize {
+                return Err("longer than 15 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$").unwrap());
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServicePortName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ServicePortName {
+        type Error = self::error::ConversionError;
+        fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ServicePortName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
     #[doc = "`ServicePortProtocol`"]
@@ -10993,6 +11045,7 @@ pub mod types {
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct ServiceSpec {
+        #[doc = "Each port and protocol once; every port named when there are several."]
         pub ports: ::std::vec::Vec<ServicePort>,
         #[doc = "Pods with all these labels are the Service's endpoints."]
         pub selector: SelectorMap,
@@ -26955,7 +27008,7 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct ServicePort {
-            name: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+            name: ::std::result::Result<::std::option::Option<super::ServicePortName>, ::std::string::String>,
             node_port: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
             port: ::std::result::Result<::std::num::NonZeroU64, ::std::string::String>,
             protocol: ::std::result::Result<::std::option::Option<super::ServicePortProtocol>, ::std::string::String>,
@@ -26975,7 +27028,7 @@ pub mod types {
         impl ServicePort {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<super::ServicePortName>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
@@ -31008,7 +31061,7 @@ impl Client {
     pub fn service_list(&self) -> builder::ServiceList<'_> {
         builder::ServiceList::new(self)
     }
-    #[doc = "Create a service from the portable `spec` or a Kubernetes `manifest`.\nIts address comes from 10.96.0.10 to 10.103.255.255 and its node ports\nfrom 30000 up (the cluster gives Services made with kubectl the upper\nhalf of 10.96.0.0/12 and node ports from 32767 down). It reaches the\ncluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an\nOperation of kind `service_create` on the cluster, which fails with\n`name_taken`, `address_taken` or `node_port_taken` when a Service made\nwith kubectl already holds its name or a node port asked for\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `namespace`: Namespace name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.service_create()\n    .project(project)\n    .cluster(cluster)\n    .namespace(namespace)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Create a service from the portable `spec` or a Kubernetes `manifest`.\nIts address comes from 10.96.0.10 to 10.103.255.255 and its node ports\nfrom 30000 up (the cluster gives Services made with kubectl the upper\nhalf of 10.96.0.0/12 and node ports from 32767 down). It reaches the\ncluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an\nOperation of kind `service_create` listed among the cluster's\noperations; while a Service made with kubectl holds its name or a node\nport asked for, that Operation runs, its step saying which, and the\nservice goes in once they let go\n\nSends a `POST` request to `/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `namespace`: Namespace name\n- `idempotency_key`: Any 1-255 printable ASCII characters, unique per intended change (a\nUUID is good). A retry with the same key and body within 24 hours\ngets the first answer again and changes nothing; the same key with\nanother body is refused (422); while the first is still running, 409.\n- `body`\n```ignore\nlet response = client.service_create()\n    .project(project)\n    .cluster(cluster)\n    .namespace(namespace)\n    .idempotency_key(idempotency_key)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn service_create(&self) -> builder::ServiceCreate<'_> {
         builder::ServiceCreate::new(self)
     }
@@ -31020,7 +31073,7 @@ impl Client {
     pub fn service_delete(&self) -> builder::ServiceDelete<'_> {
         builder::ServiceDelete::new(self)
     }
-    #[doc = "Change a service: labels, and a merge patch of its `spec` or a new\n`manifest`. The change reaches the cluster's API through an Operation of\nkind `service_update` on the cluster (failing as `service_create`'s can)\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `namespace`: Namespace name\n- `service`: Service id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.service_update()\n    .project(project)\n    .cluster(cluster)\n    .namespace(namespace)\n    .service(service)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
+    #[doc = "Change a service: labels, and a merge patch of its `spec` or a new\n`manifest`. The change reaches the cluster's API through an Operation of\nkind `service_update` on the cluster (held up as `service_create`'s can\nbe; one a later change overtakes fails as `superseded`)\n\nSends a `PATCH` request to `/v1/projects/{project}/clusters/{cluster}/namespaces/{namespace}/services/{service}`\n\nArguments:\n- `project`: Project id or name\n- `cluster`: Cluster id or name\n- `namespace`: Namespace name\n- `service`: Service id or name\n- `if_match`: The `etag` of the resource as last read (or a comma-separated list\nof them, or `*`): the change is made only if the resource is still\nat one of them, else 412 with the current ETag.\n- `body`\n```ignore\nlet response = client.service_update()\n    .project(project)\n    .cluster(cluster)\n    .namespace(namespace)\n    .service(service)\n    .if_match(if_match)\n    .body(body)\n    .send()\n    .await;\n```"]
     pub fn service_update(&self) -> builder::ServiceUpdate<'_> {
         builder::ServiceUpdate::new(self)
     }

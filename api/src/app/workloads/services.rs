@@ -28,6 +28,8 @@ use crate::ids::{ClusterId, ServiceId, ServiceKind};
 use crate::model::*;
 
 const TYPES: [&str; 2] = ["ClusterIP", "NodePort"];
+/// The most ports one service exposes, as the cluster's API allows.
+const MAX_PORTS: usize = 100;
 /// Allocated from the bottom; the cluster's API gives its users' Services
 /// theirs from the top, so the two meet only where one was asked for.
 const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
@@ -82,6 +84,14 @@ fn from_manifest(manifest: &Value, name: &str) -> Result<ServiceSpec> {
     })
 }
 
+/// An IANA service name, as Kubernetes takes a port's name.
+fn is_port_name(name: &str) -> bool {
+    (1..=15).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
 fn check(v: &mut Validator, spec: &ServiceSpec) {
     v.check(
         TYPES.contains(&spec.service_type.as_str()),
@@ -92,9 +102,23 @@ fn check(v: &mut Validator, spec: &ServiceSpec) {
     v.check(!spec.selector.is_empty(), "spec.selector", "required", "select the pods to send traffic to");
     validate::labels(v, "spec.selector", &spec.selector);
     v.check(!spec.ports.is_empty(), "spec.ports", "required", "at least one port");
+    v.check(spec.ports.len() <= MAX_PORTS, "spec.ports", "too_many", format!("at most {MAX_PORTS} ports"));
     let mut seen = std::collections::BTreeSet::new();
+    let mut names = std::collections::BTreeSet::new();
     for (i, port) in spec.ports.iter().enumerate() {
         let at = |f: &str| format!("spec.ports[{i}].{f}");
+        match &port.name {
+            Some(name) => {
+                v.check(
+                    is_port_name(name),
+                    at("name"),
+                    "invalid",
+                    "1 to 15 lowercase letters, digits and inner hyphens",
+                );
+                v.check(names.insert(name.clone()), at("name"), "duplicate", "each port name once");
+            }
+            None => v.check(spec.ports.len() == 1, at("name"), "required", "name every port of a service with several"),
+        }
         v.check((1..=65535).contains(&port.port), at("port"), "out_of_range", "1 to 65535");
         v.check(
             port.target_port.is_none_or(|p| (1..=65535).contains(&p)),

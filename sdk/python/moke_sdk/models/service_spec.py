@@ -21,7 +21,7 @@ class ServiceSpec:
 
     Attributes:
         selector (SelectorMap): Labels the selected pods all carry: at least one.
-        ports (list[ServicePort]):
+        ports (list[ServicePort]): Each port and protocol once; every port named when there are several.
         type_ (str | Unset): `ClusterIP` (default) or `NodePort`.
     """
 

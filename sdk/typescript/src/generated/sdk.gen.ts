@@ -1419,9 +1419,10 @@ export const serviceList = <ThrowOnError extends boolean = true>(options: Option
  * from 30000 up (the cluster gives Services made with kubectl the upper
  * half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
  * cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
- * Operation of kind `service_create` on the cluster, which fails with
- * `name_taken`, `address_taken` or `node_port_taken` when a Service made
- * with kubectl already holds its name or a node port asked for.
+ * Operation of kind `service_create` listed among the cluster's
+ * operations; while a Service made with kubectl holds its name or a node
+ * port asked for, that Operation runs, its step saying which, and the
+ * service goes in once they let go.
  */
 export const serviceCreate = <ThrowOnError extends boolean = true>(options: Options<ServiceCreateData, ThrowOnError>): RequestResult<ServiceCreateResponses, ServiceCreateErrors, ThrowOnError> => (options.client ?? client).post<ServiceCreateResponses, ServiceCreateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -1455,7 +1456,8 @@ export const serviceView = <ThrowOnError extends boolean = true>(options: Option
 /**
  * Change a service: labels, and a merge patch of its `spec` or a new
  * `manifest`. The change reaches the cluster's API through an Operation of
- * kind `service_update` on the cluster (failing as `service_create`'s can).
+ * kind `service_update` on the cluster (held up as `service_create`'s can
+ * be; one a later change overtakes fails as `superseded`).
  */
 export const serviceUpdate = <ThrowOnError extends boolean = true>(options: Options<ServiceUpdateData, ThrowOnError>): RequestResult<ServiceUpdateResponses, ServiceUpdateErrors, ThrowOnError> => (options.client ?? client).patch<ServiceUpdateResponses, ServiceUpdateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -2917,6 +2917,10 @@ export type ServiceCreate = {
 export type ServiceId = string;
 
 export type ServicePort = {
+    /**
+     * Required when the service has several ports, each name once (an
+     * IANA service name: lowercase letters, digits and inner hyphens).
+     */
     name?: string | null;
     port: number;
     /**
@@ -2942,6 +2946,9 @@ export type ServiceSpec = {
      * Pods with all these labels are the Service's endpoints.
      */
     selector: SelectorMap;
+    /**
+     * Each port and protocol once; every port named when there are several.
+     */
     ports: Array<ServicePort>;
 };
 

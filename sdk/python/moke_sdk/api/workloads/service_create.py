@@ -123,9 +123,10 @@ def sync_detailed(
     from 30000 up (the cluster gives Services made with kubectl the upper
     half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
     cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
-    Operation of kind `service_create` on the cluster, which fails with
-    `name_taken`, `address_taken` or `node_port_taken` when a Service made
-    with kubectl already holds its name or a node port asked for.
+    Operation of kind `service_create` listed among the cluster's
+    operations; while a Service made with kubectl holds its name or a node
+    port asked for, that Operation runs, its step saying which, and the
+    service goes in once they let go.
 
     Args:
         project (str):
@@ -172,9 +173,10 @@ def sync(
     from 30000 up (the cluster gives Services made with kubectl the upper
     half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
     cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
-    Operation of kind `service_create` on the cluster, which fails with
-    `name_taken`, `address_taken` or `node_port_taken` when a Service made
-    with kubectl already holds its name or a node port asked for.
+    Operation of kind `service_create` listed among the cluster's
+    operations; while a Service made with kubectl holds its name or a node
+    port asked for, that Operation runs, its step saying which, and the
+    service goes in once they let go.
 
     Args:
         project (str):
@@ -216,9 +218,10 @@ async def asyncio_detailed(
     from 30000 up (the cluster gives Services made with kubectl the upper
     half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
     cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
-    Operation of kind `service_create` on the cluster, which fails with
-    `name_taken`, `address_taken` or `node_port_taken` when a Service made
-    with kubectl already holds its name or a node port asked for.
+    Operation of kind `service_create` listed among the cluster's
+    operations; while a Service made with kubectl holds its name or a node
+    port asked for, that Operation runs, its step saying which, and the
+    service goes in once they let go.
 
     Args:
         project (str):
@@ -263,9 +266,10 @@ async def asyncio(
     from 30000 up (the cluster gives Services made with kubectl the upper
     half of 10.96.0.0/12 and node ports from 32767 down). It reaches the
     cluster's API (kubectl), labelled `moke.dev/managed-by=moke`, through an
-    Operation of kind `service_create` on the cluster, which fails with
-    `name_taken`, `address_taken` or `node_port_taken` when a Service made
-    with kubectl already holds its name or a node port asked for.
+    Operation of kind `service_create` listed among the cluster's
+    operations; while a Service made with kubectl holds its name or a node
+    port asked for, that Operation runs, its step saying which, and the
+    service goes in once they let go.
 
     Args:
         project (str):

@@ -123,7 +123,8 @@ def sync_detailed(
 ) -> Response[Problem | ServiceView]:
     """Change a service: labels, and a merge patch of its `spec` or a new
     `manifest`. The change reaches the cluster's API through an Operation of
-    kind `service_update` on the cluster (failing as `service_create`'s can).
+    kind `service_update` on the cluster (held up as `service_create`'s can
+    be; one a later change overtakes fails as `superseded`).
 
     Args:
         project (str):
@@ -170,7 +171,8 @@ def sync(
 ) -> Problem | ServiceView | None:
     """Change a service: labels, and a merge patch of its `spec` or a new
     `manifest`. The change reaches the cluster's API through an Operation of
-    kind `service_update` on the cluster (failing as `service_create`'s can).
+    kind `service_update` on the cluster (held up as `service_create`'s can
+    be; one a later change overtakes fails as `superseded`).
 
     Args:
         project (str):
@@ -212,7 +214,8 @@ async def asyncio_detailed(
 ) -> Response[Problem | ServiceView]:
     """Change a service: labels, and a merge patch of its `spec` or a new
     `manifest`. The change reaches the cluster's API through an Operation of
-    kind `service_update` on the cluster (failing as `service_create`'s can).
+    kind `service_update` on the cluster (held up as `service_create`'s can
+    be; one a later change overtakes fails as `superseded`).
 
     Args:
         project (str):
@@ -257,7 +260,8 @@ async def asyncio(
 ) -> Problem | ServiceView | None:
     """Change a service: labels, and a merge patch of its `spec` or a new
     `manifest`. The change reaches the cluster's API through an Operation of
-    kind `service_update` on the cluster (failing as `service_create`'s can).
+    kind `service_update` on the cluster (held up as `service_create`'s can
+    be; one a later change overtakes fails as `superseded`).
 
     Args:
         project (str):
