@@ -127,15 +127,20 @@ pub struct SimCluster {
     /// one delivered again after its delete makes nothing.
     #[serde(default)]
     pub deleted_namespaces: Vec<String>,
-    /// Per `namespace/name`, the newest of Moke's Services deleted there (its
-    /// id and the delete's version), so no apply of it, or of an earlier
-    /// service of the name, delivered late makes it again.
+    /// Per `namespace/name`, the rank of the latest change of one of Moke's
+    /// Services there that took effect (see [`service_rank`]): one delivered
+    /// later with a lower rank is older and changes nothing.
     #[serde(default)]
-    pub service_tombstones: BTreeMap<String, (String, i64)>,
+    pub service_ranks: BTreeMap<String, i64>,
     /// Applies of Moke's Services waiting for a Service made with kubectl to
-    /// let go of their name or node port; their Operations run until then.
+    /// let go of their name or node port (or for their namespace); their
+    /// Operations run until then.
     #[serde(default)]
     pub blocked_services: Vec<BlockedService>,
+    /// The cluster API's revision when the blocked applies were last tried:
+    /// nothing changed since, nothing to try.
+    #[serde(default)]
+    pub blocked_tried_at: u64,
 }
 
 /// An apply of one of Moke's Services that a Service made with kubectl holds up.
@@ -144,26 +149,34 @@ pub struct BlockedService {
     pub operation: String,
     pub service_id: String,
     pub service: pb::ServiceSpec,
+    pub rank: i64,
     /// Why it waits, as its Operation's step says.
     pub reason: String,
 }
 
-/// The most service tombstones a cluster keeps (the oldest go first); a
-/// cluster's Moke services are fewer by far, so only a name unused since
-/// thousands of deletes forgets its last.
-const SERVICE_TOMBSTONES_KEPT: usize = 4096;
+/// The most names a cluster keeps the rank of (the oldest go first); only
+/// a command held up for thousands of other service changes of the
+/// cluster could then act out of order.
+const SERVICE_RANKS_KEPT: usize = 4096;
+/// The most applies a cluster holds waiting; past them, one held up fails.
+const BLOCKED_SERVICES_KEPT: usize = 100;
 
-/// Where an apply or delete of one of Moke's Services stands among the
-/// others of its name: service ids are time-ordered (UUIDv7, fixed-width
-/// hex), so a later service outranks an earlier one, and within a service
-/// a later version (a delete's is its last version plus one) wins.
-fn service_rank(id: &str, version: i64) -> (String, i64) {
-    (id.to_string(), version)
+/// Where a service command stands among the changes of its name: its
+/// outbox sequence number. The gateway writes every service change of a
+/// cluster with the cluster locked, so within a cluster the numbers follow
+/// the order the changes were made in, whichever gateway made them.
+fn service_rank(command: &pb::Command) -> i64 {
+    command.id
 }
 
-/// Whether `cluster_id` no longer runs here.
-fn cluster_is_gone(state: &SimState, cluster_id: &str) -> bool {
-    state.clusters.get(cluster_id).is_none_or(|c| c.deleted)
+/// Records `rank` as the latest change of `name` to take effect.
+fn record_service_rank(cluster: &mut SimCluster, name: String, rank: i64) {
+    cluster.service_ranks.insert(name, rank);
+    if cluster.service_ranks.len() > SERVICE_RANKS_KEPT
+        && let Some(oldest) = cluster.service_ranks.iter().min_by_key(|(_, rank)| **rank).map(|(name, _)| name.clone())
+    {
+        cluster.service_ranks.remove(&oldest);
+    }
 }
 
 /// Who holds a component's leader lease: an API server member's instance.
@@ -1170,10 +1183,10 @@ impl SimState {
     }
 
     /// Makes, changes or deletes one of Moke's Services in its cluster's API.
-    /// Each name's changes are ordered by [`service_rank`]: one outranked by
-    /// what the name holds, or by its tombstone, changes nothing. An apply a
-    /// Service made with kubectl holds up waits (its Operation running,
-    /// saying why) and is tried again at every tick.
+    /// Each name's changes are ordered by [`service_rank`]: one older than
+    /// the name's latest change changes nothing. An apply a Service made
+    /// with kubectl holds up waits (its Operation running, saying why) and
+    /// is tried again when the cluster's API changes.
     fn apply_service(&mut self, kind: CommandKind, command: &pb::Command) -> CommandOutcome {
         let Some(service) = command.service.as_ref() else {
             return Err(("invalid_service", "the command names no service".into()));
@@ -1188,85 +1201,90 @@ impl SimState {
         let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) else {
             return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
         };
-        let id = command.service_id.as_str();
         let name = format!("{}/{}", service.namespace, service.name);
-        let rank = service_rank(id, service.version);
-        if cluster.service_tombstones.get(&name).is_some_and(|tombstone| *tombstone >= rank) {
+        let rank = service_rank(command);
+        if cluster.service_ranks.get(&name).is_some_and(|latest| *latest >= rank) {
             return Ok(self.cluster_observation(&command.cluster_id));
         }
         if kind == CommandKind::ServiceDelete {
-            cluster.service_tombstones.insert(name, rank);
-            if cluster.service_tombstones.len() > SERVICE_TOMBSTONES_KEPT
-                && let Some(oldest) =
-                    cluster.service_tombstones.iter().min_by(|a, b| a.1.cmp(b.1)).map(|(name, _)| name.clone())
-            {
-                cluster.service_tombstones.remove(&oldest);
-            }
-            crate::kube::delete_moke_service(self, &command.cluster_id, id, &service.namespace, &service.name);
-        } else if let Err((_, reason)) = crate::kube::apply_moke_service(self, &command.cluster_id, id, service) {
-            let blocked = BlockedService {
-                operation: command.operation_id.clone(),
-                service_id: id.to_string(),
-                service: service.clone(),
-                reason,
-            };
-            if let Some(cluster) = self.clusters.get_mut(&command.cluster_id) {
-                cluster.blocked_services.retain(|b| b.operation != blocked.operation);
-                cluster.blocked_services.push(blocked);
+            record_service_rank(cluster, name, rank);
+            crate::kube::delete_moke_service(self, &command.cluster_id, &service.namespace, &service.name);
+            return Ok(self.cluster_observation(&command.cluster_id));
+        }
+        let applied = crate::kube::apply_moke_service(self, &command.cluster_id, &command.service_id, service);
+        let Some(cluster) = self.clusters.get_mut(&command.cluster_id) else { return Ok(None) };
+        match applied {
+            Ok(()) => record_service_rank(cluster, name, rank),
+            Err(refused) if cluster.blocked_services.len() >= BLOCKED_SERVICES_KEPT => return Err(refused),
+            Err((_, reason)) => {
+                cluster.blocked_services.retain(|b| b.operation != command.operation_id);
+                cluster.blocked_services.push(BlockedService {
+                    operation: command.operation_id.clone(),
+                    service_id: command.service_id.clone(),
+                    service: service.clone(),
+                    rank,
+                    reason,
+                });
             }
         }
         Ok(self.cluster_observation(&command.cluster_id))
     }
 
-    /// Tries the blocked applies of Moke's Services again: those that now
-    /// go in succeed, those a later change of their name outranked fail as
-    /// `superseded`, the others wait on.
+    /// Tries the blocked applies of Moke's Services again when the cluster's
+    /// API changed: those that now go in succeed, those a later change of
+    /// their name overtook fail as `superseded`, the others wait on.
     fn retry_blocked_services(&mut self, reports: &mut Reports) {
         let clusters: Vec<String> =
             self.clusters.iter().filter(|(_, c)| !c.blocked_services.is_empty()).map(|(id, _)| id.clone()).collect();
         for cluster_id in clusters {
+            let revision = self.kube.get(&cluster_id).map_or(0, |store| store.revision);
             let Some(cluster) = self.clusters.get_mut(&cluster_id) else { continue };
+            let gone = cluster.deleted;
+            if !gone && cluster.blocked_tried_at == revision {
+                continue;
+            }
             let blocked = std::mem::take(&mut cluster.blocked_services);
-            let tombstones = cluster.service_tombstones.clone();
             let mut newest: BTreeMap<String, i64> = BTreeMap::new();
             for entry in &blocked {
-                let version = newest.entry(entry.service_id.clone()).or_insert(entry.service.version);
-                *version = (*version).max(entry.service.version);
+                let name = format!("{}/{}", entry.service.namespace, entry.service.name);
+                let latest = newest.entry(name).or_insert(entry.rank);
+                *latest = (*latest).max(entry.rank);
             }
             let mut still = Vec::new();
             for entry in blocked {
-                let service = &entry.service;
-                let rank = service_rank(&entry.service_id, service.version);
-                let name = format!("{}/{}", service.namespace, service.name);
-                let held = crate::kube::moke_service_rank(self, &cluster_id, &service.namespace, &service.name);
-                let later_blocked = newest.get(&entry.service_id).is_some_and(|v| *v > service.version);
-                if cluster_is_gone(self, &cluster_id)
-                    || tombstones.get(&name).is_some_and(|tombstone| *tombstone >= rank)
-                    || held.as_ref().is_some_and(|held| *held > rank)
-                    || later_blocked
-                {
-                    reports.push(pb::status::Message::Progress(pb::OperationProgress {
+                let name = format!("{}/{}", entry.service.namespace, entry.service.name);
+                let fail = |code: &str, message: String| {
+                    pb::status::Message::Progress(pb::OperationProgress {
                         operation_id: entry.operation.clone(),
                         status: "failed".into(),
-                        step: "superseded".into(),
+                        step: "rejected".into(),
                         progress: 100,
-                        error_code: "superseded".into(),
-                        error_message: format!("a later change of Service {name} reached the cluster first"),
-                    }));
+                        error_code: code.into(),
+                        error_message: message,
+                    })
+                };
+                if gone {
+                    reports.push(fail("cluster_missing", format!("cluster {cluster_id} was deleted")));
                     continue;
                 }
-                if held.as_ref() == Some(&rank) {
-                    reports.push(progress(&entry.operation, "succeeded", "done", 100));
+                let overtaken = newest.get(&name).is_some_and(|latest| *latest > entry.rank)
+                    || cluster.service_ranks.get(&name).is_some_and(|latest| *latest > entry.rank);
+                if overtaken {
+                    let message = format!("a later change of Service {name} reached the cluster first");
+                    reports.push(fail("superseded", message));
                     continue;
                 }
-                match crate::kube::apply_moke_service(self, &cluster_id, &entry.service_id, service) {
-                    Ok(()) => reports.push(progress(&entry.operation, "succeeded", "done", 100)),
+                let Some(store) = self.kube.get_mut(&cluster_id) else { continue };
+                match crate::kube::put_moke_service(store, &entry.service_id, &entry.service) {
+                    Ok(()) => {
+                        record_service_rank(cluster, name, entry.rank);
+                        reports.push(progress(&entry.operation, "succeeded", "done", 100));
+                    }
                     Err((_, reason)) => still.push(BlockedService { reason, ..entry }),
                 }
             }
-            if let Some(cluster) = self.clusters.get_mut(&cluster_id) {
-                cluster.blocked_services = still;
-            }
+            cluster.blocked_services = still;
+            cluster.blocked_tried_at = self.kube.get(&cluster_id).map_or(0, |store| store.revision);
         }
     }
 
@@ -1451,8 +1469,9 @@ impl SimState {
                         leaders: BTreeMap::new(),
                         reported_namespaces: Vec::new(),
                         deleted_namespaces: Vec::new(),
-                        service_tombstones: BTreeMap::new(),
+                        service_ranks: BTreeMap::new(),
                         blocked_services: Vec::new(),
+                        blocked_tried_at: 0,
                     },
                 );
             }

@@ -2221,9 +2221,10 @@ pub struct ServiceSpec {
 #[graphql(input_name = "ServicePortInput")]
 pub struct ServicePort {
     /// Required when the service has several ports, each name once (an
-    /// IANA service name: lowercase letters, digits and inner hyphens).
+    /// IANA service name: lowercase letters, digits and single inner
+    /// hyphens, with a letter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = "^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$", max_length = 15)]
+    #[schema(pattern = "^([a-z0-9]+-)*[a-z0-9]*[a-z][a-z0-9]*(-[a-z0-9]+)*$", max_length = 15)]
     pub name: Option<String>,
     #[schema(minimum = 1, maximum = 65535)]
     pub port: i64,

@@ -437,7 +437,8 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
         assert!(fields.contains(&field), "{field}: {fields:?}");
     }
     // Ports are named as Kubernetes names them: every one of several, each once.
-    let ports = json!([{ "port": 80 }, { "name": "Web_1", "port": 81 }, { "name": "a", "port": 82 }, { "name": "a", "port": 83 }]);
+    let ports = json!([{ "port": 80 }, { "name": "Web_1", "port": 81 }, { "name": "a", "port": 82 },
+                       { "name": "a", "port": 83 }, { "name": "80", "port": 84 }, { "name": "a--b", "port": 85 }]);
     let problem = owner
         .post::<ServiceView>(
             &services,
@@ -445,7 +446,9 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
         )
         .await
         .refused(StatusCode::BAD_REQUEST);
-    assert_eq!(problem.fields(), ["spec.ports[0].name", "spec.ports[1].name", "spec.ports[3].name"]);
+    let named =
+        ["spec.ports[0].name", "spec.ports[1].name", "spec.ports[3].name", "spec.ports[4].name", "spec.ports[5].name"];
+    assert_eq!(problem.fields(), named);
     let many: Vec<Value> = (1..=101).map(|p| json!({ "name": format!("p{p}"), "port": p })).collect();
     let problem = owner
         .post::<ServiceView>(

@@ -1209,25 +1209,9 @@ pub fn delete_moke_namespace(
     Ok(())
 }
 
-/// The id and version of the Moke Service `namespace`/`name` of
-/// `cluster_id`'s API holds, if one of Moke's does.
-pub fn moke_service_rank(
-    state: &crate::sim::SimState,
-    cluster_id: &str,
-    namespace: &str,
-    name: &str,
-) -> Option<(String, i64)> {
-    let held = state.kube.get(cluster_id)?.get(&store::key(services_kind(), namespace, name))?;
-    let version = held["metadata"]["annotations"][projection::SERVICE_VERSION].as_str()?.parse().ok()?;
-    projection::managed(held).then(|| (projection::moke_id(held).to_string(), version))
-}
-
 /// Makes or changes Moke's Service `id` in `cluster_id`'s API (Moke's
-/// `service_create` and `service_update`) as the gateway allocated it,
-/// over any earlier Moke Service of its name. One outranked by what the
-/// name holds (a later version, or a service made since) changes nothing;
-/// one whose name or node port a Service made with kubectl holds is
-/// refused, and what was there stays.
+/// `service_create` and `service_update`) as the gateway allocated it; see
+/// [`put_moke_service`].
 pub fn apply_moke_service(
     state: &mut crate::sim::SimState,
     cluster_id: &str,
@@ -1235,32 +1219,39 @@ pub fn apply_moke_service(
     service: &moke_proto::region::ServiceSpec,
 ) -> Result<(), (&'static str, String)> {
     projection::sync(state, cluster_id);
-    let held = moke_service_rank(state, cluster_id, &service.namespace, &service.name);
-    if held.is_some_and(|held| held >= (id.to_string(), service.version)) {
-        return Ok(());
-    }
     let Some(store) = state.kube.get_mut(cluster_id) else { return Ok(()) };
+    put_moke_service(store, id, service)
+}
+
+/// Writes Moke's Service `id` over whatever Moke Service held its name (the
+/// caller has found this change the name's latest). Refused, leaving what
+/// was there, while its namespace is not in the cluster or a Service made
+/// with kubectl holds its name, address or a node port.
+pub fn put_moke_service(
+    store: &mut KubeStore,
+    id: &str,
+    service: &moke_proto::region::ServiceSpec,
+) -> Result<(), (&'static str, String)> {
+    if store.get(&store::key(namespaces(), "", &service.namespace)).is_none() {
+        return Err(("namespace_missing", format!("namespace {} is not in the cluster", service.namespace)));
+    }
     let key = store::key(services_kind(), &service.namespace, &service.name);
     let desired = services::moke_service(id, service);
     if let Some(conflict) = services::moke_service_conflict(store, &key, &desired) {
         return Err(conflict);
-    }
-    let namespace_key = store::key(namespaces(), "", &service.namespace);
-    if store.get(&namespace_key).is_none() {
-        projection::upsert(store, &namespace_key, projection::namespace_object(&service.namespace, true));
     }
     projection::upsert(store, &key, desired);
     services::endpoints(store);
     Ok(())
 }
 
-/// Deletes Moke's Service `id` (named `namespace`/`name`) from `cluster_id`'s
-/// API (Moke's `service_delete`); a Service of that name made since, by
-/// Moke or with kubectl, stays.
-pub fn delete_moke_service(state: &mut crate::sim::SimState, cluster_id: &str, id: &str, namespace: &str, name: &str) {
+/// Deletes whichever of Moke's Services holds `namespace`/`name` in
+/// `cluster_id`'s API (Moke's `service_delete`, found the name's latest
+/// change: any Moke Service there is older); one made with kubectl stays.
+pub fn delete_moke_service(state: &mut crate::sim::SimState, cluster_id: &str, namespace: &str, name: &str) {
     let Some(store) = state.kube.get_mut(cluster_id) else { return };
     let key = store::key(services_kind(), namespace, name);
-    if store.get(&key).is_some_and(|held| projection::managed(held) && projection::moke_id(held) == id) {
+    if store.get(&key).is_some_and(projection::managed) {
         store.remove(&key);
         services::endpoints(store);
     }
@@ -1935,9 +1926,12 @@ mod tests {
                 ..Default::default()
             },
         );
-        let web = |version: i64, node_port: i32| pb::ServiceSpec {
+        projection::sync(&mut state, "cl_1");
+        let shop = store::key(namespaces(), "", "shop");
+        state.kube.get_mut("cl_1").expect("the API").put(&shop, projection::namespace_object("shop", true));
+        let web = |name: &str, node_port: i32| pb::ServiceSpec {
             namespace: "shop".into(),
-            name: "web".into(),
+            name: name.into(),
             r#type: "NodePort".into(),
             selector: [("app".to_string(), "web".to_string())].into(),
             ports: vec![pb::ServicePort {
@@ -1949,110 +1943,115 @@ mod tests {
             }],
             cluster_ip: "10.96.0.10".into(),
             labels: [("tier".to_string(), "front".to_string())].into(),
-            version,
+            version: 1,
         };
-        let command = |kind: CommandKind, operation: &str, id: &str, service: pb::ServiceSpec| pb::Command {
+        // `rank` is the command's outbox number: the order the gateway made the changes in.
+        let command = |kind: CommandKind, rank: i64, id: &str, service: pb::ServiceSpec| pb::Command {
+            id: rank,
             kind: kind as i32,
-            operation_id: operation.into(),
+            operation_id: format!("op-{rank}"),
             cluster_id: "cl_1".into(),
             name: "prod".into(),
             service_id: id.into(),
             service: Some(service),
             ..Default::default()
         };
-        let outcome = |reports: &crate::sim::Reports, operation: &str| {
-            reports.iter().find_map(|r| match r {
-                pb::status::Message::Progress(p) if p.operation_id == operation && p.progress == 100 => {
-                    Some((p.status.clone(), p.error_code.clone()))
+        let last = |reports: &crate::sim::Reports, rank: i64| {
+            reports.iter().rev().find_map(|r| match r {
+                pb::status::Message::Progress(p) if p.operation_id == format!("op-{rank}") => {
+                    Some((p.status.clone(), p.error_code.clone(), p.step.clone()))
                 }
                 _ => None,
             })
         };
-        let key = |namespace: &str, name: &str| store::key(services_kind(), namespace, name);
-        let stored = |state: &SimState| state.kube["cl_1"].get(&key("shop", "web")).cloned();
+        let outcome = |reports: &crate::sim::Reports, rank: i64| last(reports, rank).map(|(s, code, _)| (s, code));
+        let done = Some(("succeeded".to_string(), String::new()));
+        let key = |name: &str| store::key(services_kind(), "shop", name);
+        let stored = |state: &SimState, name: &str| state.kube["cl_1"].get(&key(name)).cloned();
+        let node_port =
+            |state: &SimState, name: &str| stored(state, name).expect(name)["spec"]["ports"][0]["nodePort"].clone();
+        let tick = |state: &mut SimState| state.tick(&layout, chrono::Utc::now());
 
-        // Made through Moke: labelled as Moke's, with the gateway's address
-        // and node port, in a namespace made for it.
-        let made = state.apply(&layout, &command(CommandKind::ServiceApply, "op-1", "svc-web", web(1, 30000)));
-        assert_eq!(outcome(&made, "op-1"), Some(("succeeded".into(), String::new())));
-        let service = stored(&state).expect("web is in the API");
-        assert!(projection::managed(&service) && projection::moke_id(&service) == "svc-web", "{service}");
+        // Made through Moke: labelled as Moke's, with the gateway's address and node port.
+        let made = state.apply(&layout, &command(CommandKind::ServiceApply, 10, "svc-a", web("web", 30000)));
+        assert_eq!(outcome(&made, 10), done);
+        let service = stored(&state, "web").expect("web is in the API");
+        assert!(projection::managed(&service) && projection::moke_id(&service) == "svc-a", "{service}");
         assert_eq!(service["metadata"]["labels"]["tier"], "front");
         assert_eq!(service["spec"]["clusterIP"], "10.96.0.10");
-        assert_eq!(service["spec"]["ports"][0]["nodePort"], 30000);
         assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
-        assert!(state.kube["cl_1"].get(&store::key(namespaces(), "", "shop")).is_some());
 
-        // A change moves it; an older apply delivered late changes nothing.
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-2", "svc-web", web(2, 30001)));
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-1", "svc-web", web(1, 30000)));
-        assert_eq!(stored(&state).expect("web")["spec"]["ports"][0]["nodePort"], 30001);
+        // A change moves it; an older one delivered late changes nothing.
+        state.apply(&layout, &command(CommandKind::ServiceApply, 12, "svc-a", web("web", 30001)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, 10, "svc-a", web("web", 30000)));
+        assert_eq!(node_port(&state, "web"), 30001);
 
         // A Service made with kubectl takes the upper half of the range and
-        // node ports from the top; one that holds a node port Moke then
-        // asks for holds Moke's apply up (its Operation running, saying
-        // why) until it lets the port go; what was there stays meanwhile.
+        // node ports from the top; one holding a node port Moke then asks
+        // for holds Moke's apply up, its Operation running and saying why,
+        // until it lets the port go; what was there stays meanwhile.
         let mut theirs = json!({ "apiVersion": "v1", "kind": "Service",
                                  "metadata": { "name": "admin", "namespace": "shop" },
                                  "spec": { "type": "NodePort", "ports": [{ "port": 81, "nodePort": 30500 }] } });
         services::prepare(&state.kube["cl_1"], &mut theirs, None).expect("a valid Service");
         assert_eq!(theirs["spec"]["clusterIP"], "10.104.0.1");
-        state.kube.get_mut("cl_1").expect("the API").put(&key("shop", "admin"), theirs);
-        let step = |reports: &crate::sim::Reports, operation: &str| {
-            reports.iter().rev().find_map(|r| match r {
-                pb::status::Message::Progress(p) if p.operation_id == operation => {
-                    Some((p.status.clone(), p.step.clone()))
-                }
-                _ => None,
-            })
-        };
-        let taken = state.apply(&layout, &command(CommandKind::ServiceApply, "op-3", "svc-web", web(3, 30500)));
-        let (status, why) = step(&taken, "op-3").expect("op-3 reported");
+        state.kube.get_mut("cl_1").expect("the API").put(&key("admin"), theirs);
+        let held = state.apply(&layout, &command(CommandKind::ServiceApply, 13, "svc-a", web("web", 30500)));
+        let (status, _, why) = last(&held, 13).expect("reported");
         assert!(status == "running" && why.contains("node port 30500"), "{status}: {why}");
-        assert_eq!(stored(&state).expect("web stays")["spec"]["ports"][0]["nodePort"], 30001);
-        assert_eq!(outcome(&state.tick(&layout, chrono::Utc::now()), "op-3"), None, "still held up");
+        assert_eq!(node_port(&state, "web"), 30001);
+        assert_eq!(outcome(&tick(&mut state), 13), None, "still held up");
         // A name kubectl holds is theirs while they keep it.
-        let named = pb::ServiceSpec { name: "admin".into(), cluster_ip: "10.96.0.11".into(), ..web(1, 30002) };
-        let waiting = state.apply(&layout, &command(CommandKind::ServiceApply, "op-4", "svc-admin", named));
-        assert!(
-            step(&waiting, "op-4").is_some_and(|(status, why)| status == "running" && why.contains("named shop/admin"))
-        );
-        assert!(!projection::managed(&state.kube["cl_1"].get(&key("shop", "admin")).cloned().expect("theirs")));
+        let waiting = state.apply(&layout, &command(CommandKind::ServiceApply, 14, "svc-b", web("admin", 30002)));
+        assert!(last(&waiting, 14).is_some_and(|(status, _, why)| status == "running" && why.contains("shop/admin")));
         // Once kubectl's Service is gone, both go in at the next tick.
-        state.kube.get_mut("cl_1").expect("the API").remove(&key("shop", "admin"));
-        let ticked = state.tick(&layout, chrono::Utc::now());
-        assert_eq!(outcome(&ticked, "op-3"), Some(("succeeded".into(), String::new())));
-        assert_eq!(outcome(&ticked, "op-4"), Some(("succeeded".into(), String::new())));
-        assert_eq!(stored(&state).expect("web")["spec"]["ports"][0]["nodePort"], 30500);
-        assert!(projection::managed(&state.kube["cl_1"].get(&key("shop", "admin")).cloned().expect("Moke's now")));
-        // A held-up apply a later change overtakes fails as superseded.
+        state.kube.get_mut("cl_1").expect("the API").remove(&key("admin"));
+        let ticked = tick(&mut state);
+        assert_eq!((outcome(&ticked, 13), outcome(&ticked, 14)), (done.clone(), done.clone()));
+        assert_eq!(node_port(&state, "web"), 30500);
+        assert!(projection::managed(&stored(&state, "admin").expect("Moke's now")));
+
+        // A held-up apply that a later change overtakes fails as superseded.
         let mut blocker = json!({ "apiVersion": "v1", "kind": "Service",
                                   "metadata": { "name": "blocker", "namespace": "shop" },
                                   "spec": { "type": "NodePort", "ports": [{ "port": 81, "nodePort": 30600 }] } });
         services::prepare(&state.kube["cl_1"], &mut blocker, None).expect("a valid Service");
-        state.kube.get_mut("cl_1").expect("the API").put(&key("shop", "blocker"), blocker);
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-8", "svc-web", web(5, 30600)));
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-9", "svc-web", web(6, 30001)));
-        let ticked = state.tick(&layout, chrono::Utc::now());
-        assert_eq!(outcome(&ticked, "op-8"), Some(("failed".into(), "superseded".into())));
-        assert_eq!(stored(&state).expect("web")["spec"]["ports"][0]["nodePort"], 30001);
+        state.kube.get_mut("cl_1").expect("the API").put(&key("blocker"), blocker);
+        state.apply(&layout, &command(CommandKind::ServiceApply, 15, "svc-a", web("web", 30600)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, 16, "svc-a", web("web", 30001)));
+        assert_eq!(outcome(&tick(&mut state), 15), Some(("failed".into(), "superseded".into())));
+        assert_eq!(node_port(&state, "web"), 30001);
 
-        // Deleted through Moke: gone, and an apply delivered again makes nothing.
-        let deleted = state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(7, 0)));
-        assert_eq!(outcome(&deleted, "op-5"), Some(("succeeded".into(), String::new())));
-        assert!(stored(&state).is_none());
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-9", "svc-web", web(6, 30001)));
-        assert!(stored(&state).is_none(), "a redelivered apply after the delete makes nothing");
-        // A delete of an earlier Service of the name leaves the one made since.
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-6", "svc-web-2", web(1, 30000)));
-        state.apply(&layout, &command(CommandKind::ServiceDelete, "op-5", "svc-web", web(7, 0)));
-        assert_eq!(stored(&state).map(|s| projection::moke_id(&s).to_string()), Some("svc-web-2".into()));
-        // An apply of the earlier service delivered late does not take the name back either.
-        state.apply(&layout, &command(CommandKind::ServiceApply, "op-9", "svc-web", web(6, 30001)));
-        assert_eq!(stored(&state).map(|s| projection::moke_id(&s).to_string()), Some("svc-web-2".into()));
-        // Bad names are refused.
-        let bad = pb::ServiceSpec { name: "Not_A_Name".into(), ..web(1, 30000) };
-        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, "op-7", "svc-bad", bad));
-        assert_eq!(outcome(&refused, "op-7"), Some(("failed".into(), "invalid_service".into())));
+        // Deleted, then made again under the same name by another service:
+        // the delete and the earlier service's applies delivered late change nothing.
+        state.apply(&layout, &command(CommandKind::ServiceDelete, 17, "svc-a", web("web", 0)));
+        assert!(stored(&state, "web").is_none());
+        state.apply(&layout, &command(CommandKind::ServiceApply, 16, "svc-a", web("web", 30001)));
+        assert!(stored(&state, "web").is_none(), "an apply delivered again after the delete makes nothing");
+        state.apply(&layout, &command(CommandKind::ServiceApply, 18, "svc-c", web("web", 30000)));
+        state.apply(&layout, &command(CommandKind::ServiceDelete, 17, "svc-a", web("web", 0)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, 16, "svc-a", web("web", 30001)));
+        assert_eq!(stored(&state, "web").map(|s| projection::moke_id(&s).to_string()), Some("svc-c".into()));
+        // svc-c deleted (19, still on its way), svc-y made (20, held up by
+        // nothing here but lost) and deleted (21): the latest delete of the
+        // name takes out the earlier service still there, and 19 changes nothing.
+        state.apply(&layout, &command(CommandKind::ServiceDelete, 21, "svc-y", web("web", 0)));
+        assert!(stored(&state, "web").is_none());
+        state.apply(&layout, &command(CommandKind::ServiceDelete, 19, "svc-c", web("web", 0)));
+        state.apply(&layout, &command(CommandKind::ServiceApply, 20, "svc-y", web("web", 30000)));
+        assert!(stored(&state, "web").is_none());
+
+        // A namespace that is not in the cluster holds an apply up; bad names are refused.
+        let elsewhere = pb::ServiceSpec { namespace: "gone".into(), ..web("web", 30003) };
+        let waiting = state.apply(&layout, &command(CommandKind::ServiceApply, 21, "svc-d", elsewhere));
+        assert!(
+            last(&waiting, 21).is_some_and(|(status, _, why)| status == "running" && why.contains("namespace gone"))
+        );
+        let bad = pb::ServiceSpec { name: "Not_A_Name".into(), ..web("web", 30000) };
+        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, 22, "svc-bad", bad));
+        assert_eq!(outcome(&refused, 22), Some(("failed".into(), "invalid_service".into())));
+        let system = pb::ServiceSpec { namespace: "kube-system".into(), ..web("web", 30000) };
+        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, 23, "svc-sys", system));
+        assert_eq!(outcome(&refused, 23), Some(("failed".into(), "invalid_service".into())));
     }
 }

@@ -28,7 +28,7 @@ pub const MANAGED_BY: &str = "moke.dev/managed-by";
 pub const DEPLOYMENT_ID: &str = "moke.dev/deployment-id";
 /// The annotation naming the Moke service an object shows.
 pub const SERVICE_ID: &str = "moke.dev/service-id";
-/// The gateway's version of a Moke service, so an older apply changes nothing.
+/// The gateway's version of a Moke service, as the object was last applied.
 pub const SERVICE_VERSION: &str = "moke.dev/service-version";
 /// Moke's id of one of its namespaces.
 pub const NAMESPACE_ID: &str = "moke.dev/namespace-id";

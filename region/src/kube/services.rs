@@ -9,7 +9,8 @@
 //! The gateway allocates Moke's Services' addresses from the lower half of
 //! 10.96.0.0/12 and their node ports from 30000 up; Services made here take
 //! the upper half and node ports from 32767 down, so the two meet only
-//! where a node port was asked for, which [`moke_service_conflict`] refuses.
+//! where a node port was asked for: [`moke_service_conflict`] then holds
+//! Moke's apply up until the Service made with kubectl lets the port go.
 
 use std::collections::BTreeSet;
 

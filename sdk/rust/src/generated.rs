@@ -10924,7 +10924,7 @@ pub mod types {
     #[derive(:: serde :: Deserialize, :: serde :: Serialize, Clone, Debug, PartialEq, schemars :: JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct ServicePort {
-        #[doc = "Required when the service has several ports, each name once (an\nIANA service name: lowercase letters, digits and inner hyphens)."]
+        #[doc = "Required when the service has several ports, each name once (an\nIANA service name: lowercase letters, digits and single inner\nhyphens, with a letter)."]
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<ServicePortName>,
         #[doc = "`NodePort` services: the port on every node (allocated from 30000-32767 when omitted)."]
@@ -10942,7 +10942,7 @@ pub mod types {
             Default::default()
         }
     }
-    #[doc = "Required when the service has several ports, each name once (an\nIANA service name: lowercase letters, digits and inner hyphens)."]
+    #[doc = "Required when the service has several ports, each name once (an\nIANA service name: lowercase letters, digits and single inner\nhyphens, with a letter)."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
     pub struct ServicePortName(::std::string::String);
@@ -10963,10 +10963,11 @@ pub mod types {
             if value.chars().count() > 15usize {
                 return Err("longer than 15 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(|| {
+                ::regress::Regex::new("^([a-z0-9]+-)*[a-z0-9]*[a-z][a-z0-9]*(-[a-z0-9]+)*$").unwrap()
+            });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$\"".into());
+                return Err("doesn't match pattern \"^([a-z0-9]+-)*[a-z0-9]*[a-z][a-z0-9]*(-[a-z0-9]+)*$\"".into());
             }
             Ok(Self(value.to_string()))
         }

@@ -84,12 +84,15 @@ fn from_manifest(manifest: &Value, name: &str) -> Result<ServiceSpec> {
     })
 }
 
-/// An IANA service name, as Kubernetes takes a port's name.
+/// An IANA service name, as Kubernetes takes a port's name: at most 15
+/// lowercase letters, digits and single inner hyphens, with a letter.
 fn is_port_name(name: &str) -> bool {
     (1..=15).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && name.bytes().any(|b| b.is_ascii_lowercase())
         && !name.starts_with('-')
         && !name.ends_with('-')
+        && !name.contains("--")
 }
 
 fn check(v: &mut Validator, spec: &ServiceSpec) {
@@ -427,9 +430,7 @@ impl App {
             needs_region: cluster.deletion_requested_at.is_none(),
             details,
         };
-        // A delete outranks every apply of the service delivered after it.
-        let version = if kind == ChangeKind::ServiceDelete { row.version + 1 } else { row.version };
-        let service = region_service(row, version)?;
+        let service = region_service(row)?;
         let (org_id, cluster_id, generation) = (cluster.org_id, cluster.id, cluster.generation);
         self.record_change(tx, ctx, change, |op| {
             let header = CommandHeader { kind, operation: op.id, org_id, cluster_id, name: &cluster.name, generation };
@@ -440,9 +441,9 @@ impl App {
     }
 }
 
-/// The service as the region applies it: Moke's spec with its address and
-/// labels, at `version`.
-fn region_service(row: &ServiceRow, version: i64) -> Result<pb::ServiceSpec> {
+/// The service as the region applies it: Moke's spec with its address,
+/// labels and version.
+fn region_service(row: &ServiceRow) -> Result<pb::ServiceSpec> {
     let spec = row.spec()?;
     // Checked on every write: ports and node ports fit 16 bits.
     let port = |n: i64| i32::try_from(n).unwrap_or_default();
@@ -464,7 +465,7 @@ fn region_service(row: &ServiceRow, version: i64) -> Result<pb::ServiceSpec> {
             .collect(),
         cluster_ip: cluster_ip(row.ip_index),
         labels: serde_json::from_value(row.labels.clone()).unwrap_or_default(),
-        version,
+        version: row.version,
     })
 }
 

@@ -16,7 +16,8 @@ class ServicePort:
     Attributes:
         port (int):
         name (None | str | Unset): Required when the service has several ports, each name once (an
-            IANA service name: lowercase letters, digits and inner hyphens).
+            IANA service name: lowercase letters, digits and single inner
+            hyphens, with a letter).
         target_port (int | None | Unset): The pods' port; `port` if omitted.
         protocol (str | Unset):
         node_port (int | None | Unset): `NodePort` services: the port on every node (allocated from 30000-32767 when

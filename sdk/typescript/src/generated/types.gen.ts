@@ -2919,7 +2919,8 @@ export type ServiceId = string;
 export type ServicePort = {
     /**
      * Required when the service has several ports, each name once (an
-     * IANA service name: lowercase letters, digits and inner hyphens).
+     * IANA service name: lowercase letters, digits and single inner
+     * hyphens, with a letter).
      */
     name?: string | null;
     port: number;
