@@ -149,6 +149,7 @@ pub struct BlockedService {
     pub operation: String,
     pub service_id: String,
     pub service: pb::ServiceSpec,
+    #[serde(default)]
     pub rank: i64,
     /// Why it waits, as its Operation's step says.
     pub reason: String,
@@ -169,8 +170,10 @@ fn service_rank(command: &pb::Command) -> i64 {
     command.id
 }
 
-/// Records `rank` as the latest change of `name` to take effect.
+/// Records `rank` as the latest change of `name` to take effect; the
+/// blocked applies it may overtake are tried at the next tick.
 fn record_service_rank(cluster: &mut SimCluster, name: String, rank: i64) {
+    cluster.blocked_tried_at = u64::MAX;
     cluster.service_ranks.insert(name, rank);
     if cluster.service_ranks.len() > SERVICE_RANKS_KEPT
         && let Some(oldest) = cluster.service_ranks.iter().min_by_key(|(_, rank)| **rank).map(|(name, _)| name.clone())
@@ -1198,6 +1201,9 @@ impl SimState {
             let why = format!("{}/{} is not a Service Moke may make or delete", service.namespace, service.name);
             return Err(("invalid_service", why));
         }
+        if service_rank(command) <= 0 {
+            return Err(("invalid_service", "a service command comes with its outbox number".into()));
+        }
         let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) else {
             return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
         };
@@ -1213,11 +1219,15 @@ impl SimState {
         }
         let applied = crate::kube::apply_moke_service(self, &command.cluster_id, &command.service_id, service);
         let Some(cluster) = self.clusters.get_mut(&command.cluster_id) else { return Ok(None) };
+        // A delivery again of one waiting takes its place.
+        cluster.blocked_services.retain(|b| b.operation != command.operation_id);
         match applied {
             Ok(()) => record_service_rank(cluster, name, rank),
-            Err(refused) if cluster.blocked_services.len() >= BLOCKED_SERVICES_KEPT => return Err(refused),
+            Err((_, reason)) if cluster.blocked_services.len() >= BLOCKED_SERVICES_KEPT => {
+                let why = format!("{reason}; {BLOCKED_SERVICES_KEPT} other changes already wait in this cluster");
+                return Err(("too_many_waiting", why));
+            }
             Err((_, reason)) => {
-                cluster.blocked_services.retain(|b| b.operation != command.operation_id);
                 cluster.blocked_services.push(BlockedService {
                     operation: command.operation_id.clone(),
                     service_id: command.service_id.clone(),
@@ -1274,7 +1284,10 @@ impl SimState {
                     reports.push(fail("superseded", message));
                     continue;
                 }
-                let Some(store) = self.kube.get_mut(&cluster_id) else { continue };
+                let Some(store) = self.kube.get_mut(&cluster_id) else {
+                    still.push(entry);
+                    continue;
+                };
                 match crate::kube::put_moke_service(store, &entry.service_id, &entry.service) {
                     Ok(()) => {
                         record_service_rank(cluster, name, entry.rank);

@@ -2004,6 +2004,11 @@ mod tests {
         // A name kubectl holds is theirs while they keep it.
         let waiting = state.apply(&layout, &command(CommandKind::ServiceApply, 14, "svc-b", web("admin", 30002)));
         assert!(last(&waiting, 14).is_some_and(|(status, _, why)| status == "running" && why.contains("shop/admin")));
+        // A delete of a service whose apply waits ends that wait at the next
+        // tick, though nothing in the cluster changed.
+        state.apply(&layout, &command(CommandKind::ServiceApply, 40, "svc-z", web("zed", 30500)));
+        state.apply(&layout, &command(CommandKind::ServiceDelete, 41, "svc-z", web("zed", 0)));
+        assert_eq!(outcome(&tick(&mut state), 40), Some(("failed".into(), "superseded".into())));
         // Once kubectl's Service is gone, both go in at the next tick.
         state.kube.get_mut("cl_1").expect("the API").remove(&key("admin"));
         let ticked = tick(&mut state);
