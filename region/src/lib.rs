@@ -254,7 +254,8 @@ impl Agent {
             }
             _ => SimState::default(),
         };
-        let mut state = state;
+        let mut state: SimState = state;
+        state.upgrade();
         state.region = config.region.clone();
         let kube_changes = tokio::sync::watch::Sender::new(0);
         let provider = Arc::new(Mutex::new(Simulated { layout: config.layout.clone(), state, kube_changes }));

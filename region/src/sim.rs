@@ -138,7 +138,8 @@ pub struct SimCluster {
     #[serde(default)]
     pub blocked_services: Vec<BlockedService>,
     /// The cluster API's revision when the blocked applies were last tried:
-    /// nothing changed since, nothing to try.
+    /// no Service or Namespace changed since, nothing to try (`u64::MAX`:
+    /// try at the next tick).
     #[serde(default)]
     pub blocked_tried_at: u64,
 }
@@ -161,6 +162,12 @@ pub struct BlockedService {
 const SERVICE_RANKS_KEPT: usize = 4096;
 /// The most applies a cluster holds waiting; past them, one held up fails.
 const BLOCKED_SERVICES_KEPT: usize = 100;
+
+/// Whether `name` is a namespace Moke's objects may be in: a valid name,
+/// not one of the cluster's own `kube-*`.
+fn customers_namespace(name: &str) -> bool {
+    crate::kube::valid_label(name) && !name.starts_with("kube-")
+}
 
 /// Where a service command stands among the changes of its name: its
 /// outbox sequence number. The gateway writes every service change of a
@@ -623,6 +630,30 @@ pub struct SimState {
     /// appear when its API is first used).
     #[serde(default)]
     pub kube: BTreeMap<String, crate::kube::KubeStore>,
+    /// The shape the saved state is in (see [`SimState::upgrade`]); 0 for
+    /// states saved before it was recorded.
+    #[serde(default)]
+    pub shape: u32,
+}
+
+/// The shape [`SimState::upgrade`] brings a loaded state to.
+const CURRENT_SHAPE: u32 = 1;
+
+impl SimState {
+    /// Brings a state saved by an older agent to the current shape:
+    /// 1. Services made with kubectl before the service range was split
+    ///    between Moke and the clusters move into the clusters' half.
+    pub fn upgrade(&mut self) {
+        if self.shape < 1 {
+            for (cluster_id, store) in &mut self.kube {
+                let moved = crate::kube::move_out_of_mokes_half(store);
+                if moved > 0 {
+                    tracing::info!(cluster_id, moved, "moved Services made with kubectl out of Moke's addresses");
+                }
+            }
+        }
+        self.shape = CURRENT_SHAPE;
+    }
 }
 
 /// Status messages a command produced.
@@ -1156,17 +1187,23 @@ impl SimState {
         reports
     }
 
+    /// The cluster `cluster_id`, unless it was never made here or is deleted.
+    fn existing_cluster(&mut self, cluster_id: &str) -> Result<&mut SimCluster, (&'static str, String)> {
+        self.clusters
+            .get_mut(cluster_id)
+            .filter(|c| !c.deleted)
+            .ok_or_else(|| ("cluster_missing", format!("cluster {cluster_id} does not exist in this region")))
+    }
+
     /// Makes or deletes one of Moke's namespaces in its cluster's API. Not
     /// generation-gated: either is one change however often it comes, and
     /// a make delivered again after its namespace's delete makes nothing.
     fn apply_namespace(&mut self, kind: CommandKind, command: &pb::Command) -> CommandOutcome {
         let name = command.namespace.as_str();
-        if !crate::kube::valid_label(name) || name == "default" || name.starts_with("kube-") {
+        if !customers_namespace(name) || name == "default" {
             return Err(("invalid_namespace", format!("{name:?} is not a namespace Moke may make or delete")));
         }
-        let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) else {
-            return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
-        };
+        let cluster = self.existing_cluster(&command.cluster_id)?;
         let id = command.namespace_id.as_str();
         if kind == CommandKind::NamespaceApply {
             if !cluster.deleted_namespaces.iter().any(|deleted| deleted == id) {
@@ -1194,9 +1231,7 @@ impl SimState {
         let Some(service) = command.service.as_ref() else {
             return Err(("invalid_service", "the command names no service".into()));
         };
-        let names_fit = crate::kube::valid_label(&service.namespace)
-            && !service.namespace.starts_with("kube-")
-            && crate::kube::valid_label(&service.name);
+        let names_fit = customers_namespace(&service.namespace) && crate::kube::valid_label(&service.name);
         if !names_fit || command.service_id.is_empty() {
             let why = format!("{}/{} is not a Service Moke may make or delete", service.namespace, service.name);
             return Err(("invalid_service", why));
@@ -1204,9 +1239,7 @@ impl SimState {
         if service_rank(command) <= 0 {
             return Err(("invalid_service", "a service command comes with its outbox number".into()));
         }
-        let Some(cluster) = self.clusters.get_mut(&command.cluster_id).filter(|c| !c.deleted) else {
-            return Err(("cluster_missing", format!("cluster {} does not exist in this region", command.cluster_id)));
-        };
+        let cluster = self.existing_cluster(&command.cluster_id)?;
         let name = format!("{}/{}", service.namespace, service.name);
         let rank = service_rank(command);
         if cluster.service_ranks.get(&name).is_some_and(|latest| *latest >= rank) {
@@ -1223,6 +1256,7 @@ impl SimState {
         cluster.blocked_services.retain(|b| b.operation != command.operation_id);
         match applied {
             Ok(()) => record_service_rank(cluster, name, rank),
+            Err(lasting) if crate::kube::conflict_lasts(lasting.0) => return Err(lasting),
             Err((_, reason)) if cluster.blocked_services.len() >= BLOCKED_SERVICES_KEPT => {
                 let why = format!("{reason}; {BLOCKED_SERVICES_KEPT} other changes already wait in this cluster");
                 return Err(("too_many_waiting", why));
@@ -1247,10 +1281,11 @@ impl SimState {
         let clusters: Vec<String> =
             self.clusters.iter().filter(|(_, c)| !c.blocked_services.is_empty()).map(|(id, _)| id.clone()).collect();
         for cluster_id in clusters {
-            let revision = self.kube.get(&cluster_id).map_or(0, |store| store.revision);
+            let changed_at = self.kube.get(&cluster_id).map_or(0, |store| store.service_holders_at);
             let Some(cluster) = self.clusters.get_mut(&cluster_id) else { continue };
             let gone = cluster.deleted;
-            if !gone && cluster.blocked_tried_at == revision {
+            let forced = cluster.blocked_tried_at == u64::MAX;
+            if !gone && !forced && changed_at <= cluster.blocked_tried_at {
                 continue;
             }
             let blocked = std::mem::take(&mut cluster.blocked_services);
@@ -1293,6 +1328,7 @@ impl SimState {
                         record_service_rank(cluster, name, entry.rank);
                         reports.push(progress(&entry.operation, "succeeded", "done", 100));
                     }
+                    Err((code, reason)) if crate::kube::conflict_lasts(code) => reports.push(fail(code, reason)),
                     Err((_, reason)) => still.push(BlockedService { reason, ..entry }),
                 }
             }

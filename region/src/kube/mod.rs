@@ -41,6 +41,7 @@ pub use projection::{
     SYSTEM_NAMESPACES, deployment_key, edited_workload, is_kubectl_workload, kubectl_namespaces, sync,
 };
 pub use secrets::{Kek, SealError};
+pub use services::{conflict_lasts, move_out_of_mokes_half};
 pub use store::KubeStore;
 
 use crate::Simulated;
@@ -1318,16 +1319,16 @@ fn deletable(store: &KubeStore, kind: &Kind, object: &Value) -> Result<(), Refus
         let message = format!("clusterroles.{} \"{name}\" is one of the default roles, which stay", bindings::GROUP);
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
-    if kind.resource == "services" && projection::made_by_system(object) && !projection::managed(object) {
-        let message = format!("services \"{name}\" is the cluster's own and stays");
-        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
-    }
     if projection::managed(object) {
         let message = format!(
             "Operation cannot be fulfilled on {}{} \"{name}\": it is managed by Moke; delete it through Moke's API",
             kind.resource,
             group_suffix(kind)
         );
+        return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
+    }
+    if kind.resource == "services" && projection::made_by_system(object) {
+        let message = format!("services \"{name}\" is the cluster's own and stays");
         return Err(refuse(StatusCode::CONFLICT, "Conflict", message));
     }
     if kind.resource == "namespaces" {
@@ -1809,12 +1810,11 @@ mod tests {
         assert!(select("tier notin (back)", "metadata.name!=other"));
     }
 
-    #[test]
-    fn moke_namespaces_reach_the_api_and_kubectl_namespaces_are_reported() {
-        use crate::sim::{RegionLayout, SimState};
+    /// A one-zone region running cluster `cl_1` ("prod", one API server).
+    fn region_with_a_cluster() -> (crate::sim::RegionLayout, crate::sim::SimState) {
         use moke_proto::region::{self as pb, CommandKind};
-        let layout = RegionLayout::for_zones(vec!["z-a".into()]);
-        let mut state = SimState::default();
+        let layout = crate::sim::RegionLayout::for_zones(vec!["z-a".into()]);
+        let mut state = crate::sim::SimState::default();
         let create = pb::Command {
             kind: CommandKind::ClusterCreate as i32,
             operation_id: "op".into(),
@@ -1825,6 +1825,13 @@ mod tests {
             ..Default::default()
         };
         state.apply(&layout, &create);
+        (layout, state)
+    }
+
+    #[test]
+    fn moke_namespaces_reach_the_api_and_kubectl_namespaces_are_reported() {
+        use moke_proto::region::{self as pb, CommandKind};
+        let (layout, mut state) = region_with_a_cluster();
         let command = |kind: CommandKind, operation: &str, namespace: &str| pb::Command {
             kind: kind as i32,
             operation_id: operation.into(),
@@ -1910,22 +1917,9 @@ mod tests {
 
     #[test]
     fn moke_services_reach_the_api_as_the_gateway_allocated_them() {
-        use crate::sim::{RegionLayout, SimState};
+        use crate::sim::SimState;
         use moke_proto::region::{self as pb, CommandKind};
-        let layout = RegionLayout::for_zones(vec!["z-a".into()]);
-        let mut state = SimState::default();
-        state.apply(
-            &layout,
-            &pb::Command {
-                kind: CommandKind::ClusterCreate as i32,
-                operation_id: "op".into(),
-                cluster_id: "cl_1".into(),
-                name: "prod".into(),
-                generation: 1,
-                cluster: Some(pb::ClusterSpec { control_plane_replicas: 1, ..Default::default() }),
-                ..Default::default()
-            },
-        );
+        let (layout, mut state) = region_with_a_cluster();
         projection::sync(&mut state, "cl_1");
         let shop = store::key(namespaces(), "", "shop");
         state.kube.get_mut("cl_1").expect("the API").put(&shop, projection::namespace_object("shop", true));
@@ -2058,5 +2052,127 @@ mod tests {
         let system = pb::ServiceSpec { namespace: "kube-system".into(), ..web("web", 30000) };
         let refused = state.apply(&layout, &command(CommandKind::ServiceApply, 23, "svc-sys", system));
         assert_eq!(outcome(&refused, 23), Some(("failed".into(), "invalid_service".into())));
+        // The cluster's own `kubernetes` Service never lets its name go: an
+        // apply of that name fails at once rather than wait for ever.
+        let own = pb::ServiceSpec { namespace: "default".into(), name: "kubernetes".into(), ..web("web", 30004) };
+        let refused = state.apply(&layout, &command(CommandKind::ServiceApply, 24, "svc-k", own));
+        assert_eq!(outcome(&refused, 24), Some(("failed".into(), "name_reserved".into())));
+        assert_eq!(
+            state.kube["cl_1"].get(&store::key(services_kind(), "default", "kubernetes")).map(projection::managed),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn waiting_applies_are_tried_again_only_when_a_service_or_namespace_changed() {
+        use moke_proto::region::{self as pb, CommandKind};
+        let (layout, mut state) = region_with_a_cluster();
+        projection::sync(&mut state, "cl_1");
+        fn api(state: &mut crate::sim::SimState) -> &mut KubeStore {
+            state.kube.get_mut("cl_1").expect("the API")
+        }
+        let mut theirs = json!({ "apiVersion": "v1", "kind": "Service",
+                                 "metadata": { "name": "admin", "namespace": "default" },
+                                 "spec": { "type": "NodePort", "ports": [{ "port": 81, "nodePort": 30000 }] } });
+        services::prepare(&state.kube["cl_1"], &mut theirs, None).expect("a valid Service");
+        api(&mut state).put(&store::key(services_kind(), "default", "admin"), theirs);
+        let service = pb::ServiceSpec {
+            namespace: "default".into(),
+            name: "web".into(),
+            r#type: "NodePort".into(),
+            selector: [("app".to_string(), "web".to_string())].into(),
+            ports: vec![pb::ServicePort { port: 80, protocol: "TCP".into(), node_port: 30000, ..Default::default() }],
+            cluster_ip: "10.96.0.10".into(),
+            ..Default::default()
+        };
+        let apply = pb::Command {
+            id: 7,
+            kind: CommandKind::ServiceApply as i32,
+            operation_id: "op-web".into(),
+            cluster_id: "cl_1".into(),
+            service_id: "svc-web".into(),
+            service: Some(service),
+            ..Default::default()
+        };
+        state.apply(&layout, &apply);
+        state.tick(&layout, chrono::Utc::now());
+        let tried_at = state.clusters["cl_1"].blocked_tried_at;
+        // A ConfigMap written moves the cluster's revision, but neither holds nor frees the apply.
+        let configmaps = resources::find("", "v1", "configmaps").expect("configmaps are served");
+        let config =
+            json!({ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "c", "namespace": "default" } });
+        api(&mut state).put(&store::key(configmaps, "default", "c"), config);
+        state.tick(&layout, chrono::Utc::now());
+        assert_eq!(state.clusters["cl_1"].blocked_tried_at, tried_at, "not tried again");
+        assert_eq!(state.clusters["cl_1"].blocked_services.len(), 1);
+        // A Service's change is tried: the node port let go, the apply goes in.
+        api(&mut state).remove(&store::key(services_kind(), "default", "admin"));
+        let ticked = state.tick(&layout, chrono::Utc::now());
+        let succeeded = ticked.iter().any(
+            |r| matches!(r, pb::status::Message::Progress(p) if p.operation_id == "op-web" && p.status == "succeeded"),
+        );
+        assert!(succeeded, "{ticked:?}");
+    }
+
+    #[test]
+    fn a_state_saved_before_the_split_moves_kubectl_services_out_of_mokes_addresses() {
+        use moke_proto::region::{self as pb, CommandKind};
+        let (layout, mut state) = region_with_a_cluster();
+        projection::sync(&mut state, "cl_1");
+        let key = store::key(services_kind(), "default", "old");
+        let old = json!({ "apiVersion": "v1", "kind": "Service",
+                          "metadata": { "name": "old", "namespace": "default" },
+                          "spec": { "type": "NodePort", "clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"],
+                                    "ports": [{ "port": 80, "protocol": "TCP", "nodePort": 30001 }] } });
+        state.kube.get_mut("cl_1").expect("the API").put(&key, old);
+        let service = pb::ServiceSpec {
+            namespace: "default".into(),
+            name: "web".into(),
+            r#type: "ClusterIP".into(),
+            selector: [("app".to_string(), "web".to_string())].into(),
+            ports: vec![pb::ServicePort { port: 80, protocol: "TCP".into(), ..Default::default() }],
+            cluster_ip: "10.96.0.10".into(),
+            ..Default::default()
+        };
+        let apply = |id: i64| pb::Command {
+            id,
+            kind: CommandKind::ServiceApply as i32,
+            operation_id: format!("op-{id}"),
+            cluster_id: "cl_1".into(),
+            service_id: "svc-web".into(),
+            service: Some(service.clone()),
+            ..Default::default()
+        };
+        let outcome = |reports: &crate::sim::Reports, id: i64| {
+            reports.iter().rev().find_map(|r| match r {
+                pb::status::Message::Progress(p) if p.operation_id == format!("op-{id}") => {
+                    Some((p.status.clone(), p.error_code.clone()))
+                }
+                _ => None,
+            })
+        };
+        // An address a Service holds stays held while it lives: such an apply fails at once.
+        let refused = state.apply(&layout, &apply(2));
+        assert_eq!(outcome(&refused, 2), Some(("failed".into(), "address_taken".into())));
+        let saved = serde_json::to_value(&state).expect("serializes");
+        let mut saved = saved.as_object().expect("an object").clone();
+        saved.remove("shape");
+        let mut loaded: crate::sim::SimState = serde_json::from_value(saved.into()).expect("an older state loads");
+        loaded.upgrade();
+        let moved = loaded.kube["cl_1"].get(&key).expect("kept").clone();
+        assert_eq!(
+            (&moved["spec"]["clusterIP"], &moved["spec"]["clusterIPs"][0]),
+            (&json!("10.104.0.1"), &json!("10.104.0.1"))
+        );
+        assert_eq!(moved["spec"]["ports"][0]["nodePort"], 30001, "node ports stay");
+        let own = loaded.kube["cl_1"].get(&store::key(services_kind(), "default", "kubernetes")).expect("kept");
+        assert_eq!(own["spec"]["clusterIP"], "10.96.0.1");
+        // Upgraded once: a Service moved back would stay (a state in the current shape is not touched).
+        let before = loaded.kube["cl_1"].revision;
+        loaded.upgrade();
+        assert_eq!(loaded.kube["cl_1"].revision, before);
+        // Moke's service at the address it freed goes in.
+        let made = loaded.apply(&layout, &apply(3));
+        assert_eq!(outcome(&made, 3), Some(("succeeded".into(), String::new())));
     }
 }

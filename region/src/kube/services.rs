@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use moke_proto::region as pb;
 
-use super::projection::{managed, upsert};
+use super::projection::{made_by_system, managed, upsert};
 use super::resources;
 use super::store::{self, KubeStore};
 use super::validate::Invalid;
@@ -268,18 +268,28 @@ pub fn moke_service(id: &str, service: &pb::ServiceSpec) -> Value {
     })
 }
 
-/// Why Moke's Service `desired` cannot be stored at `key`: a Service made
-/// with kubectl holds its name, its address or one of its node ports. Moke's
-/// own Services never stand in its way: the gateway allocated them all, so
-/// an overlap is a change of theirs still on its way.
+/// Why Moke's Service `desired` cannot be stored at `key`: the cluster's
+/// own Service or one made with kubectl holds its name, or one made with
+/// kubectl holds its address or one of its node ports. Moke's own Services
+/// never stand in its way: the gateway allocated them all, so an overlap is
+/// a change of theirs still on its way. See [`conflict_lasts`] for which of these
+/// can clear.
 pub fn moke_service_conflict(store: &KubeStore, key: &str, desired: &Value) -> Option<(&'static str, String)> {
     let name = desired["metadata"]["name"].as_str().unwrap_or_default();
     let namespace = desired["metadata"]["namespace"].as_str().unwrap_or_default();
-    if store.get(key).is_some_and(|held| !super::projection::managed(held)) {
-        let why = format!(
-            "a Service made with kubectl is named {namespace}/{name} in the cluster; it stays the cluster users' own"
-        );
-        return Some(("name_taken", why));
+    match store.get(key) {
+        Some(held) if managed(held) => {}
+        Some(held) if made_by_system(held) => {
+            let why = format!("{namespace}/{name} is the cluster's own Service and stays");
+            return Some(("name_reserved", why));
+        }
+        Some(_) => {
+            let why = format!(
+                "a Service made with kubectl is named {namespace}/{name} in the cluster; it stays the cluster users' own"
+            );
+            return Some(("name_taken", why));
+        }
+        None => {}
     }
     let address = &desired["spec"]["clusterIP"];
     let node_ports: BTreeSet<i64> =
@@ -300,6 +310,45 @@ pub fn moke_service_conflict(store: &KubeStore, key: &str, desired: &Value) -> O
         }
     }
     None
+}
+
+/// Whether a conflict of [`moke_service_conflict`] stays while the
+/// Service behind it lives: the cluster's own Service keeps its name, and
+/// a Service's address never changes. A name or node port a Service made
+/// with kubectl holds can be let go (a delete, a patch of the port).
+pub fn conflict_lasts(code: &str) -> bool {
+    matches!(code, "name_reserved" | "address_taken")
+}
+
+/// Moves the Services made with kubectl that hold addresses of Moke's half
+/// of the service range (those a cluster gave out before the range was
+/// split) into the cluster's half, so Moke's allocations never meet them.
+/// Their node ports stay: one Moke's Service asks for waits until it is
+/// let go. Returns how many moved.
+pub fn move_out_of_mokes_half(store: &mut KubeStore) -> usize {
+    let in_mokes_half = |service: &Value| {
+        service["spec"]["clusterIP"].as_str().and_then(service_index).is_some_and(|i| i < FIRST_CLUSTER_IP_INDEX)
+    };
+    let moving: Vec<String> = store
+        .list(&store::prefix(services(), None))
+        .filter(|(_, s)| !made_by_system(s) && in_mokes_half(s))
+        .map(|(key, _)| key.clone())
+        .collect();
+    for key in &moving {
+        let Some(mut service) = store.get(key).cloned() else { continue };
+        let address = allocate_cluster_ip(store);
+        service["spec"]["clusterIP"] = json!(address);
+        service["spec"]["clusterIPs"] = json!([address]);
+        store.put(key, service);
+    }
+    moving.len()
+}
+
+/// The host number of `address` in 10.96.0.0/12, if it is in it.
+fn service_index(address: &str) -> Option<u32> {
+    let octets: Vec<u8> = address.split('.').map(str::parse).collect::<Result<_, _>>().ok()?;
+    let [10, second @ 96..=111, third, fourth] = octets[..] else { return None };
+    Some((u32::from(second - 96) << 16) | (u32::from(third) << 8) | u32::from(fourth))
 }
 
 fn allocate_load_balancer_ip(store: &KubeStore) -> String {

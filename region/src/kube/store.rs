@@ -53,6 +53,10 @@ pub struct KubeStore {
     pub(super) endpoint_inputs_at: u64,
     #[serde(skip)]
     pub(super) endpoints_at: Option<u64>,
+    /// The revision of the last change to a Service or Namespace: what can
+    /// hold up an apply of one of Moke's Services, or let it go.
+    #[serde(skip)]
+    pub service_holders_at: u64,
     /// Events recorded since they were last expired, and when that was.
     #[serde(skip)]
     pub(super) events_recorded: usize,
@@ -117,6 +121,9 @@ impl KubeStore {
     fn record(&mut self, kind: &'static str, key: &str, object: Value) {
         if key.starts_with("/pods/") || key.starts_with("/services/") {
             self.endpoint_inputs_at = self.revision;
+        }
+        if key.starts_with("/services/") || key.starts_with("/namespaces/") {
+            self.service_holders_at = self.revision;
         }
         let bytes = serde_json::to_vec(&object).map_or(0, |b| b.len());
         self.change_bytes += bytes;
