@@ -119,13 +119,16 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
     let finalize_every = secs(app.config().billing.finalize_every_seconds);
     let budgets_every = secs(app.config().billing.budget_every_seconds);
     let auto_upgrades_every = secs(app.config().lifecycle.auto_upgrade_every_seconds);
-    let periodics: [(&'static str, Duration, JobFn); 11] = [
+    let periodics: [(&'static str, Duration, JobFn); 12] = [
         ("rollout_deadlines", secs(1), |app| {
             Box::pin(async move { app.enforce_rollout_deadlines_once().await.map(drop) })
         }),
         ("etcd_deadlines", secs(30), |app| Box::pin(async move { app.enforce_etcd_deadlines_once().await.map(drop) })),
         ("approval_expiry", secs(30), |app| Box::pin(async move { app.expire_approvals_once().await.map(drop) })),
         ("anti_entropy_repair", repair_every, |app| Box::pin(async move { app.repair_drift_once().await.map(drop) })),
+        ("cluster_object_backfill", repair_every, |app| {
+            Box::pin(async move { app.backfill_cluster_objects_once().await.map(drop) })
+        }),
         ("rate_limit_windows", secs(60), |app| {
             Box::pin(async move {
                 app.rate_limits().retain_recent();

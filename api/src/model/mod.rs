@@ -2246,6 +2246,8 @@ pub struct ServicePort {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceCreate {
+    /// Unique in its namespace; `kubernetes` in `default` is the cluster's
+    /// own API server Service and is refused (400 `reserved`).
     #[schema(pattern = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")]
     pub name: String,
     #[serde(default)]

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use moke_api::model::{ClusterView, DeploymentView, KubeconfigView, NamespaceView};
+use moke_api::model::{ClusterView, DeploymentView, KubeconfigView, NamespaceView, ServiceView};
 use moke_region::{AgentConfig, Transport};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -622,6 +622,46 @@ async fn a_deployment_and_a_service_made_through_moke_show_in_kubectl(
             let ops = operations["items"].as_array().into_iter().flatten();
             ops.filter(|op| op["kind"] == *kind).any(|op| op["status"] == "succeeded")
         })
+    })
+    .await;
+}
+
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn namespaces_and_services_made_before_they_reached_the_cluster_are_sent_there_once(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    let t = TestApp::start(options, connect).await;
+    let _region = region(&t);
+    let served = served(&t).await;
+    let cluster = served.cluster();
+    let Served { owner, project, path, kubectl, admin, .. } = served;
+    owner.post::<Value>(&format!("{path}/namespaces"), json!({ "name": "shop" })).await.expect(StatusCode::CREATED);
+    let spec = json!({ "selector": { "app": "web" }, "ports": [{ "port": 80 }] });
+    let services = format!("/v1/projects/{project}/clusters/{cluster}/namespaces/shop/services");
+    owner.post::<ServiceView>(&services, json!({ "name": "web", "spec": spec })).await.expect(StatusCode::CREATED);
+    eventually_json(&kubectl, &admin, &["get", "service", "web", "-n", "shop", "-o", "json"]).await;
+    assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "made now, sent when made");
+
+    // As an older gateway left them: never sent, and the service changed since.
+    sqlx::query("UPDATE namespaces SET sent_to_cluster = false WHERE name = 'shop'").execute(&t.pool).await.unwrap();
+    sqlx::query(r#"UPDATE services SET sent_to_cluster = false, labels = '{"era": "old"}', version = version + 1"#)
+        .execute(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 2, "the namespace and the service");
+    assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "each once");
+    eventually(30, "the service as stored to reach the cluster's API", async || {
+        let each = "jsonpath={.metadata.labels.era}";
+        kubectl.run(&admin, &["get", "service", "web", "-n", "shop", "-o", each]).await.1 == "old"
+    })
+    .await;
+    // Each is an Operation on the cluster that the region carried out.
+    eventually(30, "the backfill's operations to succeed", async || {
+        let operations: Value = owner.get(&format!("{path}/operations?limit=100")).await.ok();
+        let ops: Vec<&Value> = operations["items"].as_array().into_iter().flatten().collect();
+        let succeeded = |kind: &str| ops.iter().filter(|op| op["kind"] == kind && op["status"] == "succeeded").count();
+        succeeded("namespace_create") == 2 && succeeded("service_update") == 1
     })
     .await;
 }

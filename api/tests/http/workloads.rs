@@ -458,7 +458,10 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
         .await
         .refused(StatusCode::BAD_REQUEST);
     assert_eq!(problem.fields(), ["spec.ports"]);
-
+    // `default/kubernetes` is the cluster's own API server Service.
+    let own = json!({ "name": "kubernetes", "spec": { "selector": { "app": "web" }, "ports": [{ "port": 443 }] } });
+    let problem = owner.post::<ServiceView>(&services, own).await.refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["name"]);
     let names: Vec<String> =
         owner.walk_pages(&services).await.iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
     assert_eq!(names, ["web", "web-k8s"], "in creation order");
@@ -472,6 +475,26 @@ async fn services_show_the_pods_they_select(options: PgPoolOptions, connect: PgC
     owner.delete::<()>(&format!("{services}/web")).await.expect(StatusCode::NO_CONTENT);
     let list: Page<ServiceView> = owner.get(&services).await.expect(StatusCode::OK);
     assert_eq!(list.items.len(), 1);
+
+    // A service stored before port names were required keeps its ports
+    // through a change of its labels alone; a change of its spec names them.
+    sqlx::query(
+        r#"UPDATE services SET spec = jsonb_set(spec, '{ports}', jsonb_build_array(
+               (spec->'ports'->0) - 'name', ((spec->'ports'->0) - 'name') || '{"port": 81, "node_port": 30400}'))
+           WHERE name = 'web-k8s'"#,
+    )
+    .execute(&t.pool)
+    .await
+    .unwrap();
+    let old = format!("{services}/web-k8s");
+    let relabelled: ServiceView =
+        owner.patch(&old, json!({ "labels": { "tier": "web" } })).await.expect(StatusCode::OK);
+    assert_eq!(relabelled.spec.ports.len(), 2);
+    let problem = owner
+        .patch::<ServiceView>(&old, json!({ "spec": { "selector": { "app": "web", "tier": "front" } } }))
+        .await
+        .refused(StatusCode::BAD_REQUEST);
+    assert_eq!(problem.fields(), ["spec.ports[0].name", "spec.ports[1].name"]);
 }
 
 /// A customer who picks gRPC deploys with it alone: a namespace, a

@@ -10764,6 +10764,7 @@ pub mod types {
         pub labels: ::std::option::Option<LabelMap>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub manifest: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+        #[doc = "Unique in its namespace; `kubernetes` in `default` is the cluster's\nown API server Service and is refused (400 `reserved`)."]
         pub name: ServiceCreateName,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub spec: ::std::option::Option<ServiceSpec>,
@@ -10824,7 +10825,7 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| <D::Error as ::serde::de::Error>::custom(e.to_string()))
         }
     }
-    #[doc = "`ServiceCreateName`"]
+    #[doc = "Unique in its namespace; `kubernetes` in `default` is the cluster's\nown API server Service and is refused (400 `reserved`)."]
     #[derive(:: serde :: Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars :: JsonSchema)]
     #[serde(transparent)]
     pub struct ServiceCreateName(::std::string::String);

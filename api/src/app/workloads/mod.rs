@@ -1,5 +1,6 @@
 //! What runs inside clusters: namespaces, deployments (with their spec and revisions) and services.
 
+mod backfill;
 pub mod deployments;
 pub mod namespaces;
 pub mod services;

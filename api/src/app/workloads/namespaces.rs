@@ -198,7 +198,7 @@ impl App {
     /// Records a namespace's create or delete (`change`: which, and the
     /// namespace's id): the Operation, the command that makes the cluster's
     /// API agree, and the audit event.
-    async fn record_namespace_change(
+    pub(super) async fn record_namespace_change(
         &self,
         tx: &mut PgConnection,
         ctx: &RequestContext,

@@ -95,6 +95,9 @@ fn is_port_name(name: &str) -> bool {
         && !name.contains("--")
 }
 
+/// The namespace and name of the Service every cluster has for its API server.
+const API_SERVER_SERVICE: (&str, &str) = ("default", "kubernetes");
+
 fn check(v: &mut Validator, spec: &ServiceSpec) {
     v.check(
         TYPES.contains(&spec.service_type.as_str()),
@@ -302,6 +305,12 @@ impl App {
             };
             let mut v = Validator::new();
             validate::name(&mut v, "name", &input.name);
+            v.check(
+                (at.namespace, input.name.as_str()) != API_SERVER_SERVICE,
+                "name",
+                "reserved",
+                "default/kubernetes is the cluster's own API server Service",
+            );
             validate::labels(&mut v, "labels", &input.labels);
             check(&mut v, &spec);
             v.finish()?;
@@ -365,13 +374,16 @@ impl App {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid_field("manifest", "conflicting", "give either spec or manifest"));
             }
-            (None, None) => current,
+            (None, None) => current.clone(),
         };
         let mut v = Validator::new();
         if let Some(labels) = &update.labels {
             validate::labels(&mut v, "labels", labels);
         }
-        check(&mut v, &spec);
+        // A spec stored before a rule existed (unnamed ports) stays until it is changed.
+        if spec != current {
+            check(&mut v, &spec);
+        }
         v.finish()?;
         allocate_node_ports(&mut tx, cluster_row.id, Some(row.id), &mut spec).await?;
         let row = store::update(&mut tx, row.id, update.labels.as_ref(), &spec).await?;
@@ -404,7 +416,7 @@ impl App {
     /// Records a service's create, update or delete (`change`: which, and
     /// the service as it now is, or was): the Operation on its cluster, the
     /// command that makes the cluster's API agree, and the audit event.
-    async fn record_service_change(
+    pub(super) async fn record_service_change(
         &self,
         tx: &mut PgConnection,
         ctx: &RequestContext,

@@ -21,7 +21,8 @@ class ServiceCreate:
     """Create a service from exactly one of `spec` or `manifest` (a Kubernetes `v1` Service).
 
     Attributes:
-        name (str):
+        name (str): Unique in its namespace; `kubernetes` in `default` is the cluster's
+            own API server Service and is refused (400 `reserved`).
         labels (LabelMap | Unset): Kubernetes-style labels: at most 64, keys `[prefix/]name`, values up to 63
             characters.
         spec (None | ServiceSpec | Unset):

@@ -2903,6 +2903,10 @@ export type ServiceAccountView = {
  * Create a service from exactly one of `spec` or `manifest` (a Kubernetes `v1` Service).
  */
 export type ServiceCreate = {
+    /**
+     * Unique in its namespace; `kubernetes` in `default` is the cluster's
+     * own API server Service and is refused (400 `reserved`).
+     */
     name: string;
     labels?: LabelMap;
     spec?: null | ServiceSpec;

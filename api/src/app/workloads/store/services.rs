@@ -196,7 +196,8 @@ pub(in crate::app::workloads) async fn update(
 ) -> Result<ServiceRow> {
     Ok(sqlx::query_as!(
         ServiceRow,
-        "UPDATE services SET labels = COALESCE($2, labels), spec = $3, version = version + 1, updated_at = now()
+        "UPDATE services SET labels = COALESCE($2, labels), spec = $3, version = version + 1, updated_at = now(),
+                             sent_to_cluster = true
          WHERE id = $1
          RETURNING id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at",
         id,
@@ -210,4 +211,27 @@ pub(in crate::app::workloads) async fn update(
 pub(in crate::app::workloads) async fn delete(conn: &mut PgConnection, id: Uuid) -> Result<()> {
     sqlx::query!("DELETE FROM services WHERE id = $1", id).execute(conn).await?;
     Ok(())
+}
+
+/// Up to `limit` services never sent to their cluster's API (made before
+/// service commands existed), oldest first, with their clusters.
+pub(in crate::app::workloads) async fn unsent(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
+    let rows =
+        sqlx::query!("SELECT id, cluster_id FROM services WHERE NOT sent_to_cluster ORDER BY id LIMIT $1", limit)
+            .fetch_all(conn)
+            .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r.cluster_id)).collect())
+}
+
+/// Marks service `id` sent, if it was not: the row, locked, when this call
+/// is the one that marks it.
+pub(in crate::app::workloads) async fn take_unsent(conn: &mut PgConnection, id: Uuid) -> Result<Option<ServiceRow>> {
+    Ok(sqlx::query_as!(
+        ServiceRow,
+        "UPDATE services SET sent_to_cluster = true WHERE id = $1 AND NOT sent_to_cluster
+         RETURNING id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at",
+        id
+    )
+    .fetch_optional(conn)
+    .await?)
 }
