@@ -255,7 +255,7 @@ impl Agent {
             _ => SimState::default(),
         };
         let mut state: SimState = state;
-        state.upgrade();
+        state.loaded();
         state.region = config.region.clone();
         let kube_changes = tokio::sync::watch::Sender::new(0);
         let provider = Arc::new(Mutex::new(Simulated { layout: config.layout.clone(), state, kube_changes }));

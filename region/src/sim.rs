@@ -630,29 +630,36 @@ pub struct SimState {
     /// appear when its API is first used).
     #[serde(default)]
     pub kube: BTreeMap<String, crate::kube::KubeStore>,
-    /// The shape the saved state is in (see [`SimState::upgrade`]); 0 for
+    /// The shape the saved state is in (see [`SimState::loaded`]); 0 for
     /// states saved before it was recorded.
     #[serde(default)]
     pub shape: u32,
 }
 
-/// The shape [`SimState::upgrade`] brings a loaded state to.
+/// The shape [`SimState::loaded`] brings a state to.
 const CURRENT_SHAPE: u32 = 1;
 
 impl SimState {
-    /// Brings a state saved by an older agent to the current shape:
-    /// 1. Services made with kubectl before the service range was split
-    ///    between Moke and the clusters move into the clusters' half.
-    pub fn upgrade(&mut self) {
+    /// Readies a state as loaded (or new) for this agent:
+    /// - a state saved by an older agent is brought to the current shape:
+    ///   (1) Services made with kubectl before the service range was split
+    ///   between Moke and the clusters leave what Moke hands out;
+    /// - every waiting apply of Moke's Services is tried at the first tick,
+    ///   since what changed in its cluster since it was last tried is not saved.
+    pub fn loaded(&mut self) {
         if self.shape < 1 {
             for (cluster_id, store) in &mut self.kube {
-                let moved = crate::kube::move_out_of_mokes_half(store);
+                let moved = crate::kube::move_out_of_mokes_ranges(store);
                 if moved > 0 {
-                    tracing::info!(cluster_id, moved, "moved Services made with kubectl out of Moke's addresses");
+                    tracing::info!(cluster_id, moved, "moved Services made with kubectl out of what Moke hands out");
                 }
             }
         }
-        self.shape = CURRENT_SHAPE;
+        // A state saved by a newer agent keeps its shape.
+        self.shape = self.shape.max(CURRENT_SHAPE);
+        for cluster in self.clusters.values_mut().filter(|c| !c.blocked_services.is_empty()) {
+            cluster.blocked_tried_at = u64::MAX;
+        }
     }
 }
 
@@ -1225,8 +1232,10 @@ impl SimState {
     /// Makes, changes or deletes one of Moke's Services in its cluster's API.
     /// Each name's changes are ordered by [`service_rank`]: one older than
     /// the name's latest change changes nothing. An apply a Service made
-    /// with kubectl holds up waits (its Operation running, saying why) and
-    /// is tried again when the cluster's API changes.
+    /// with kubectl holds up (its name or a node port), or whose namespace
+    /// is missing, waits (its Operation running, saying why) and is tried
+    /// again when a Service or Namespace of the cluster changed; one held
+    /// by what never lets go ([`crate::kube::conflict_lasts`]) fails at once.
     fn apply_service(&mut self, kind: CommandKind, command: &pb::Command) -> CommandOutcome {
         let Some(service) = command.service.as_ref() else {
             return Err(("invalid_service", "the command names no service".into()));
@@ -1274,9 +1283,10 @@ impl SimState {
         Ok(self.cluster_observation(&command.cluster_id))
     }
 
-    /// Tries the blocked applies of Moke's Services again when the cluster's
-    /// API changed: those that now go in succeed, those a later change of
-    /// their name overtook fail as `superseded`, the others wait on.
+    /// Tries the blocked applies of Moke's Services again when a Service or
+    /// Namespace of their cluster changed: those that now go in succeed,
+    /// those a later change of their name overtook fail as `superseded`,
+    /// the others wait on.
     fn retry_blocked_services(&mut self, reports: &mut Reports) {
         let clusters: Vec<String> =
             self.clusters.iter().filter(|(_, c)| !c.blocked_services.is_empty()).map(|(id, _)| id.clone()).collect();

@@ -41,7 +41,7 @@ pub use projection::{
     SYSTEM_NAMESPACES, deployment_key, edited_workload, is_kubectl_workload, kubectl_namespaces, sync,
 };
 pub use secrets::{Kek, SealError};
-pub use services::{conflict_lasts, move_out_of_mokes_half};
+pub use services::{conflict_lasts, move_out_of_mokes_ranges};
 pub use store::KubeStore;
 
 use crate::Simulated;
@@ -2105,8 +2105,12 @@ mod tests {
         state.tick(&layout, chrono::Utc::now());
         assert_eq!(state.clusters["cl_1"].blocked_tried_at, tried_at, "not tried again");
         assert_eq!(state.clusters["cl_1"].blocked_services.len(), 1);
-        // A Service's change is tried: the node port let go, the apply goes in.
+        // A Service's change is tried: the node port let go, the apply goes
+        // in, though the agent restarted in between (what changed is not saved).
         api(&mut state).remove(&store::key(services_kind(), "default", "admin"));
+        let saved = serde_json::to_value(&state).expect("serializes");
+        let mut state: crate::sim::SimState = serde_json::from_value(saved).expect("loads");
+        state.loaded();
         let ticked = state.tick(&layout, chrono::Utc::now());
         let succeeded = ticked.iter().any(
             |r| matches!(r, pb::status::Message::Progress(p) if p.operation_id == "op-web" && p.status == "succeeded"),
@@ -2115,7 +2119,7 @@ mod tests {
     }
 
     #[test]
-    fn a_state_saved_before_the_split_moves_kubectl_services_out_of_mokes_addresses() {
+    fn a_state_saved_before_the_split_moves_kubectl_services_out_of_what_moke_hands_out() {
         use moke_proto::region::{self as pb, CommandKind};
         let (layout, mut state) = region_with_a_cluster();
         projection::sync(&mut state, "cl_1");
@@ -2158,19 +2162,27 @@ mod tests {
         let mut saved = saved.as_object().expect("an object").clone();
         saved.remove("shape");
         let mut loaded: crate::sim::SimState = serde_json::from_value(saved.into()).expect("an older state loads");
-        loaded.upgrade();
+        loaded.loaded();
         let moved = loaded.kube["cl_1"].get(&key).expect("kept").clone();
         assert_eq!(
             (&moved["spec"]["clusterIP"], &moved["spec"]["clusterIPs"][0]),
             (&json!("10.104.0.1"), &json!("10.104.0.1"))
         );
-        assert_eq!(moved["spec"]["ports"][0]["nodePort"], 30001, "node ports stay");
+        assert_eq!(moved["spec"]["ports"][0]["nodePort"], 32767, "to the cluster's side of the node ports");
+        let events = loaded.kube["cl_1"].list("/events/default/").map(|(_, e)| e.clone()).collect::<Vec<_>>();
+        let told = events.iter().find(|e| e["reason"] == "MovedForMoke").expect("an event on the Service");
+        assert_eq!(told["involvedObject"]["name"], "old");
+        let message = told["message"].as_str().unwrap_or_default();
+        assert!(message.contains("10.96.0.10 to 10.104.0.1") && message.contains("30001 to 32767"), "{message}");
         let own = loaded.kube["cl_1"].get(&store::key(services_kind(), "default", "kubernetes")).expect("kept");
         assert_eq!(own["spec"]["clusterIP"], "10.96.0.1");
-        // Upgraded once: a Service moved back would stay (a state in the current shape is not touched).
+        // Once: a state in the current shape is not touched again, nor one a newer agent saved.
         let before = loaded.kube["cl_1"].revision;
-        loaded.upgrade();
+        loaded.loaded();
         assert_eq!(loaded.kube["cl_1"].revision, before);
+        loaded.shape = 7;
+        loaded.loaded();
+        assert_eq!(loaded.shape, 7);
         // Moke's service at the address it freed goes in.
         let made = loaded.apply(&layout, &apply(3));
         assert_eq!(outcome(&made, 3), Some(("succeeded".into(), String::new())));

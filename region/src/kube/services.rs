@@ -320,26 +320,56 @@ pub fn conflict_lasts(code: &str) -> bool {
     matches!(code, "name_reserved" | "address_taken")
 }
 
-/// Moves the Services made with kubectl that hold addresses of Moke's half
-/// of the service range (those a cluster gave out before the range was
-/// split) into the cluster's half, so Moke's allocations never meet them.
-/// Their node ports stay: one Moke's Service asks for waits until it is
-/// let go. Returns how many moved.
-pub fn move_out_of_mokes_half(store: &mut KubeStore) -> usize {
+/// Node ports below this are Moke's side of the range: clusters saved
+/// before the split gave their Services node ports from 30000 up, which
+/// Moke hands out too; those move up past it (see [`move_out_of_mokes_ranges`]).
+const FIRST_CLUSTER_SIDE_NODE_PORT: i64 = 31384;
+
+/// Moves the Services made with kubectl that hold what Moke hands out
+/// (those a cluster gave out before the service range was split): an
+/// address in Moke's half of the range into the cluster's half, and node
+/// ports on Moke's side to the free ones nearest the top. Each move is
+/// told on the Service as a Warning event. Returns how many moved.
+pub fn move_out_of_mokes_ranges(store: &mut KubeStore) -> usize {
     let in_mokes_half = |service: &Value| {
         service["spec"]["clusterIP"].as_str().and_then(service_index).is_some_and(|i| i < FIRST_CLUSTER_IP_INDEX)
     };
+    let low_ports = |service: &Value| -> Vec<i64> {
+        let ports = service["spec"]["ports"].as_array().into_iter().flatten();
+        ports.filter_map(|p| p["nodePort"].as_i64()).filter(|p| *p < FIRST_CLUSTER_SIDE_NODE_PORT).collect()
+    };
     let moving: Vec<String> = store
         .list(&store::prefix(services(), None))
-        .filter(|(_, s)| !made_by_system(s) && in_mokes_half(s))
+        .filter(|(_, s)| !made_by_system(s) && (in_mokes_half(s) || !low_ports(s).is_empty()))
         .map(|(key, _)| key.clone())
         .collect();
+    let mut taken: BTreeSet<i64> =
+        node_ports_in_use(store, None).into_iter().filter(|p| *p >= FIRST_CLUSTER_SIDE_NODE_PORT).collect();
     for key in &moving {
         let Some(mut service) = store.get(key).cloned() else { continue };
-        let address = allocate_cluster_ip(store);
-        service["spec"]["clusterIP"] = json!(address);
-        service["spec"]["clusterIPs"] = json!([address]);
-        store.put(key, service);
+        let mut told = Vec::new();
+        if in_mokes_half(&service) {
+            let address = allocate_cluster_ip(store);
+            told.push(format!(
+                "its address from {} to {address}",
+                service["spec"]["clusterIP"].as_str().unwrap_or_default()
+            ));
+            service["spec"]["clusterIP"] = json!(address);
+            service["spec"]["clusterIPs"] = json!([address]);
+        }
+        for port in service["spec"]["ports"].as_array_mut().into_iter().flatten() {
+            let Some(low) = port["nodePort"].as_i64().filter(|p| *p < FIRST_CLUSTER_SIDE_NODE_PORT) else { continue };
+            let Some(free) = NODE_PORTS.clone().rev().find(|p| !taken.contains(p)) else { continue };
+            taken.insert(free);
+            told.push(format!("node port {low} to {free}"));
+            port["nodePort"] = json!(free);
+        }
+        let stored = store.put(key, service);
+        let message = format!(
+            "moved {}: Moke's services take the lower half of the service range and node ports from 30000 up",
+            told.join(" and ")
+        );
+        super::events::record(store, &stored, true, "MovedForMoke", &message, "moke-region");
     }
     moving.len()
 }
