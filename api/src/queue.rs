@@ -142,21 +142,58 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
         };
         let Some(batch) = next else { return Ok(()) };
         let messages = batch.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
-        let statuses = messages.iter().filter_map(|message| match pb::Status::decode(message.payload.as_ref()) {
-            // A report counts for the region whose subject it arrived on, and no other.
-            Ok(status) if message.subject.as_str() == subjects::status(&nats.prefix, &status.region) => Some(status),
-            Ok(status) => {
-                tracing::warn!(subject = %message.subject, region = %status.region, "status names another region than its subject; dropped");
-                None
-            }
-            Err(error) => {
-                tracing::warn!(%error, "undecodable region status; dropped");
-                None
-            }
-        });
-        app.apply_region_statuses(statuses.collect()).await?;
+        let (mut statuses, mut applying, mut unreadable) = (Vec::new(), Vec::new(), Vec::new());
         for message in &messages {
-            message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+            match pb::Status::decode(message.payload.as_ref()) {
+                // A report counts for the region whose subject it arrived on, and no other.
+                Ok(status) if message.subject.as_str() == subjects::status(&nats.prefix, &status.region) => {
+                    statuses.push(status);
+                    applying.push(message);
+                }
+                Ok(status) => {
+                    unreadable.push((message, format!("names region {:?}, not its subject's", status.region)))
+                }
+                Err(error) => unreadable.push((message, format!("undecodable: {error}"))),
+            }
+        }
+        let outcome = app.apply_region_statuses(statuses).await;
+        if let Some(outage) = outcome.iter().flatten().find(|failed| failed.outage) {
+            // Unacknowledged, the whole batch is delivered again.
+            anyhow::bail!("an outage stopped the status ingest: {}", outage.error);
+        }
+        for (message, failed) in applying.iter().zip(outcome) {
+            match failed {
+                None => message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?,
+                Some(failed) => settle_failed(nats, message, &failed.error).await?,
+            }
+        }
+        for (message, why) in &unreadable {
+            dead_letter(nats, message, why).await?;
         }
     }
+}
+
+/// A report that failed alone: delivered again later, up to
+/// `REPORT_ATTEMPTS` deliveries; then dead-lettered.
+async fn settle_failed(nats: &Nats, message: &jetstream::Message, error: &str) -> anyhow::Result<()> {
+    let delivered = message.info().map_or(i64::MAX, |info| info.delivered);
+    if delivered >= i64::from(crate::app::region::ingest::REPORT_ATTEMPTS) {
+        return dead_letter(nats, message, error).await;
+    }
+    tracing::warn!(subject = %message.subject, delivered, error, "a region report failed; it will be delivered again");
+    message.ack_with(jetstream::AckKind::Nak(Some(Duration::from_secs(1)))).await.map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Keeps a report that cannot be applied in the dead-letter stream (with
+/// why, in a header), counts it, and takes it off the status stream, so it
+/// never holds up the reports behind it.
+async fn dead_letter(nats: &Nats, message: &jetstream::Message, why: &str) -> anyhow::Result<()> {
+    let region = message.subject.as_str().rsplit('.').next().unwrap_or_default();
+    crate::background::dead_lettered("region_status", &format!("report on {}", message.subject), why);
+    let mut headers = async_nats::HeaderMap::new();
+    let why: String = why.chars().filter(|c| !c.is_control()).take(1000).collect();
+    headers.insert(subjects::DEAD_LETTER_REASON, why.as_str());
+    let subject = subjects::status_dead_letters(&nats.prefix, region);
+    nats.js.publish_with_headers(subject, headers, message.payload.clone()).await?.await?;
+    message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -56,6 +56,15 @@ pub mod subjects {
         format!("{prefix}.dlq.{region}")
     }
 
+    /// Status reports the gateway could not apply, from one region:
+    /// `<prefix>.dlq.status.<region>`.
+    pub fn status_dead_letters(prefix: &str, region: &str) -> String {
+        format!("{prefix}.dlq.status.{region}")
+    }
+
+    /// The header saying why a dead letter could not be applied.
+    pub const DEAD_LETTER_REASON: &str = "Moke-Dead-Letter-Reason";
+
     /// The stream keeping every region's dead letters.
     pub fn dead_letter_stream(prefix: &str) -> String {
         format!("{}_DLQ", prefix.to_uppercase())

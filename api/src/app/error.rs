@@ -120,6 +120,36 @@ impl Error {
         Error::Invalid(vec![FieldError::new(field, code, message)])
     }
 
+    /// Whether this is an outage (the database or Vault away or overloaded)
+    /// rather than a refusal of what was asked: work that met it is tried
+    /// again whole, and it counts against no item of it.
+    pub fn is_outage(&self) -> bool {
+        match self {
+            Error::Unavailable { .. } | Error::VaultUnavailable(_) => true,
+            Error::Internal(cause) => cause.downcast_ref::<sqlx::Error>().is_some_and(|e| {
+                matches!(
+                    e,
+                    sqlx::Error::Io(_)
+                        | sqlx::Error::Tls(_)
+                        | sqlx::Error::PoolTimedOut
+                        | sqlx::Error::PoolClosed
+                        | sqlx::Error::WorkerCrashed
+                        | sqlx::Error::Protocol(_)
+                )
+            }),
+            _ => false,
+        }
+    }
+
+    /// What went wrong, with an internal error's causes (for logs and
+    /// operators, never for clients).
+    pub fn detail(&self) -> String {
+        match self {
+            Error::Internal(cause) => format!("{cause:#}"),
+            other => other.to_string(),
+        }
+    }
+
     /// The stable machine code shown to clients.
     pub fn code(&self) -> &'static str {
         match self {

@@ -342,7 +342,8 @@ async fn a_batch_of_reports_applies_as_if_one_by_one(options: PgPoolOptions, con
     };
     // In region order: the last observation wins, and a late "running"
     // (a redelivered command) does not take the place of "succeeded".
-    t.app
+    let applied = t
+        .app
         .apply_region_statuses(vec![
             observed("provisioning", 1),
             progress("running", 50),
@@ -351,10 +352,73 @@ async fn a_batch_of_reports_applies_as_if_one_by_one(options: PgPoolOptions, con
             progress("running", 60),
             observed("provisioning", 0),
         ])
-        .await
-        .unwrap();
+        .await;
+    assert!(applied.iter().all(Option::is_none), "{applied:?}");
     let done = owner.operation(&op).await;
     assert_eq!((done.status, done.progress), (OperationStatus::Succeeded, 100), "{done:?}");
     let phase: String = sqlx::query_scalar("SELECT status->>'phase' FROM clusters").fetch_one(&t.pool).await.unwrap();
     assert_eq!(phase, "running", "an observation of an older generation changes nothing");
+}
+
+/// A report the database refuses (a certificate request carrying a NUL) is
+/// tried a few times, then set aside with its error; the reports around it
+/// are applied at once, and the inbox never stalls behind it. An unreadable
+/// report is set aside at once. Nothing is dropped unseen.
+#[sqlx::test(migrator = "moke_api::MIGRATOR")]
+async fn a_report_that_fails_alone_is_dead_lettered_and_holds_nothing_up(
+    options: PgPoolOptions,
+    connect: PgConnectOptions,
+) {
+    use moke_proto::region as pb;
+    use prost::Message;
+    let t = TestApp::start(options, connect).await;
+    let acme = t.tenant("acme").await;
+    let owner = t.client(&acme);
+    let project = owner.create_project("web").await.id.to_string();
+    let (cluster, _) = create_cluster(&owner, &project, "prod").await;
+    let report = |message| pb::Status { region: "eu-central-1".into(), message: Some(message) }.encode_to_vec();
+    let heartbeat = |applied| {
+        report(pb::status::Message::Heartbeat(pb::Heartbeat {
+            region: "eu-central-1".into(),
+            commands_applied: applied,
+        }))
+    };
+    let refused = report(pb::status::Message::ServingCsr(pb::ServingCertificateRequest {
+        cluster_id: cluster,
+        csr_pem: "-----BEGIN CERTIFICATE REQUEST-----\0".into(),
+    }));
+    for message in [heartbeat(1), refused, b"not a report".to_vec(), heartbeat(2)] {
+        sqlx::query("INSERT INTO region_status (region, message) VALUES ('eu-central-1', $1)")
+            .bind(message)
+            .execute(&t.pool)
+            .await
+            .unwrap();
+    }
+    // The server's own ingest takes reports too; together they empty the inbox of all but what is set aside.
+    let mut rounds = 0;
+    crate::common::eventually(10, "the inbox to be ingested", async || {
+        while t.app.ingest_region_status_once().await.unwrap() > 0 {
+            rounds += 1;
+            assert!(rounds <= 10, "the inbox stalls");
+        }
+        let pending: i64 = sqlx::query_scalar("SELECT count(*) FROM region_status WHERE dead_lettered_at IS NULL")
+            .fetch_one(&t.pool)
+            .await
+            .unwrap();
+        pending == 0
+    })
+    .await;
+    let applied: i64 = sqlx::query_scalar("SELECT commands_applied FROM region_health WHERE region = 'eu-central-1'")
+        .fetch_one(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(applied, 2, "both heartbeats applied, in order");
+    let kept: Vec<(i32, String, bool)> =
+        sqlx::query_as("SELECT attempts, last_error, dead_lettered_at IS NOT NULL FROM region_status ORDER BY id")
+            .fetch_all(&t.pool)
+            .await
+            .unwrap();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept[0].0 == 5 && kept[0].1.contains("0x00") && kept[0].2, "{kept:?}");
+    assert!(kept[1].0 == 1 && kept[1].1.contains("undecodable") && kept[1].2, "{kept:?}");
 }

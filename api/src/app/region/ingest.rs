@@ -11,7 +11,7 @@ use prost::Message;
 use crate::app::region::command::ResourceKind;
 use crate::app::region::observations::{EarlierStep, OperationProgress, ResourceObservation};
 use crate::app::region::observed::{NodeObserved, PodObserved, SnapshotObserved, WorkloadObserved};
-use crate::app::{App, Result};
+use crate::app::{App, Error, Result};
 use crate::ids::{ClusterId, OperationId};
 use crate::model::{Condition, OperationError, OperationStatus};
 
@@ -190,15 +190,21 @@ impl App {
     /// `gone` observations and every other report in order; progress comes
     /// last, in parallel, so an Operation never finishes before the report
     /// that finished it (a rollout observed, a deleted resource removed) is
-    /// recorded.
-    pub async fn apply_region_statuses(&self, statuses: Vec<pb::Status>) -> Result<()> {
-        use futures::{StreamExt, TryStreamExt};
-        let mut observations: Vec<pb::Status> = Vec::new();
+    /// recorded, unless that report fails alone (see [`NotApplied`]).
+    /// Returns, for each report in the order given, why it was not applied
+    /// (`None`: applied, or replaced by a later one that was). After an
+    /// outage nothing more is tried: every report not yet applied is
+    /// [`NotApplied::outage`].
+    pub async fn apply_region_statuses(&self, statuses: Vec<pb::Status>) -> Vec<Option<NotApplied>> {
+        use futures::StreamExt;
+        let count = statuses.len();
+        // Each report to apply, with the reports (by index) it stands for.
+        let mut observations: Vec<(pb::Status, Vec<usize>)> = Vec::new();
         let mut observation_at: HashMap<(String, String), usize> = HashMap::new();
-        let mut progress: Vec<(pb::Status, Vec<EarlierStep>)> = Vec::new();
+        let mut progress: Vec<(pb::Status, Vec<EarlierStep>, Vec<usize>)> = Vec::new();
         let mut progress_at: HashMap<String, usize> = HashMap::new();
         let mut in_order = Vec::new();
-        for status in statuses {
+        for (index, status) in statuses.into_iter().enumerate() {
             match &status.message {
                 Some(StatusMessage::Observation(o)) if !o.gone => {
                     let key = (o.resource_type.clone(), o.resource_id.clone());
@@ -206,23 +212,26 @@ impl App {
                     match observation_at.get(&key) {
                         // An older generation would be ignored one by one too.
                         Some(&at) => {
-                            let kept = match &observations[at].message {
+                            let (kept, covers) = &mut observations[at];
+                            let kept_generation = match &kept.message {
                                 Some(StatusMessage::Observation(kept)) => kept.observed_generation,
                                 _ => i64::MIN,
                             };
-                            if generation >= kept {
-                                observations[at] = status;
+                            covers.push(index);
+                            if generation >= kept_generation {
+                                *kept = status;
                             }
                         }
                         None => {
                             observation_at.insert(key, observations.len());
-                            observations.push(status);
+                            observations.push((status, vec![index]));
                         }
                     }
                 }
                 Some(StatusMessage::Progress(p)) => match progress_at.get(&p.operation_id) {
                     Some(&at) => {
-                        let (kept, earlier) = &mut progress[at];
+                        let (kept, earlier, covers) = &mut progress[at];
+                        covers.push(index);
                         if let Some(StatusMessage::Progress(before)) = &kept.message
                             && before.status != "succeeded"
                             && before.status != "failed"
@@ -240,59 +249,181 @@ impl App {
                     }
                     None => {
                         progress_at.insert(p.operation_id.clone(), progress.len());
-                        progress.push((status, Vec::new()));
+                        progress.push((status, Vec::new(), vec![index]));
                     }
                 },
-                _ => in_order.push(status),
+                _ => in_order.push((status, vec![index])),
             }
         }
-        let in_parallel = |statuses: Vec<pb::Status>| {
-            futures::stream::iter(statuses)
-                .map(|status| self.apply_region_status(status))
-                .buffer_unordered(PARALLEL_APPLIES)
-                .try_collect::<Vec<()>>()
+        let mut outcome: Vec<Option<NotApplied>> = (0..count).map(|_| None).collect();
+        let mut record = |covers: &[usize], result: Result<()>| -> bool {
+            let Err(error) = result else { return false };
+            let failed = NotApplied::of(&error);
+            let outage = failed.outage;
+            for &index in covers {
+                outcome[index] = Some(failed.clone());
+            }
+            outage
         };
-        in_parallel(observations).await?;
-        for status in in_order {
-            self.apply_region_status(status).await?;
-        }
-        futures::stream::iter(progress)
-            .map(|(status, earlier)| self.apply_region_status_after(status, earlier))
+        let applied: Vec<(Vec<usize>, Result<()>)> = futures::stream::iter(observations)
+            .map(|(status, covers)| async move { (covers, self.apply_region_status(status).await) })
             .buffer_unordered(PARALLEL_APPLIES)
-            .try_collect::<Vec<()>>()
-            .await?;
-        Ok(())
+            .collect()
+            .await;
+        let mut outage = false;
+        for (covers, result) in applied {
+            outage |= record(&covers, result);
+        }
+        let mut in_order = in_order.into_iter();
+        if !outage {
+            for (status, covers) in in_order.by_ref() {
+                if record(&covers, self.apply_region_status(status).await) {
+                    outage = true;
+                    break;
+                }
+            }
+        }
+        let progress = if outage {
+            progress
+        } else {
+            let applied: Vec<(Vec<usize>, Result<()>)> = futures::stream::iter(progress)
+                .map(|(status, earlier, covers)| async move {
+                    (covers, self.apply_region_status_after(status, earlier).await)
+                })
+                .buffer_unordered(PARALLEL_APPLIES)
+                .collect()
+                .await;
+            for (covers, result) in applied {
+                record(&covers, result);
+            }
+            Vec::new()
+        };
+        // What an outage left untried waits for the next round.
+        let untried = in_order.flat_map(|(_, covers)| covers).chain(progress.into_iter().flat_map(|(.., c)| c));
+        for index in untried {
+            outcome[index] = Some(NotApplied { outage: true, error: "not tried: the ingest met an outage".into() });
+        }
+        outcome
     }
 
     /// Claims and applies up to a batch of reports from the inbox; returns
-    /// how many. A report that fails to apply stays for the next round.
+    /// how many it took up. Applied reports leave the inbox. An outage (the
+    /// database or Vault away) ends the round with every report left for
+    /// the next. A report that fails alone stays and is tried again, up to
+    /// [`REPORT_ATTEMPTS`] times; then it is dead-lettered: kept in the
+    /// inbox with its last error, never claimed again, logged and counted
+    /// (`dead_letters_total{queue="region_status"}`), so it never holds up
+    /// the reports behind it. An unreadable report, or one naming another
+    /// region than its row, is dead-lettered at once.
     pub async fn ingest_region_status_once(&self) -> Result<usize> {
         let mut tx = self.db().begin().await?;
         let rows = sqlx::query!(
-            "DELETE FROM region_status WHERE id IN (
-                 SELECT id FROM region_status ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-             RETURNING id, region, message",
+            "SELECT id, region, message, attempts FROM region_status
+             WHERE dead_lettered_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
             BATCH,
         )
         .fetch_all(&mut *tx)
         .await?;
-        let mut rows = rows;
-        rows.sort_by_key(|r| r.id);
-        let statuses = rows.iter().filter_map(|row| match pb::Status::decode(row.message.as_slice()) {
-            // A report counts for the region whose row it is, and no other.
-            Ok(status) if status.region == row.region => Some(status),
-            Ok(status) => {
-                tracing::warn!(id = row.id, row = %row.region, region = %status.region, "status names another region than its row; dropped");
-                None
+        let mut statuses = Vec::with_capacity(rows.len());
+        let mut applying = Vec::with_capacity(rows.len());
+        let mut unreadable = Vec::new();
+        for row in &rows {
+            match pb::Status::decode(row.message.as_slice()) {
+                // A report counts for the region whose row it is, and no other.
+                Ok(status) if status.region == row.region => {
+                    statuses.push(status);
+                    applying.push(row);
+                }
+                Ok(status) => unreadable.push((row.id, format!("names region {:?}, not its row's", status.region))),
+                Err(error) => unreadable.push((row.id, format!("undecodable: {error}"))),
             }
-            Err(error) => {
-                tracing::warn!(id = row.id, %error, "undecodable region status; dropped");
-                None
+        }
+        let outcome = self.apply_region_statuses(statuses).await;
+        if let Some(outage) = outcome.iter().flatten().find(|failed| failed.outage) {
+            tx.rollback().await?;
+            return Err(Error::Unavailable { detail: outage.error.clone(), retry_after_seconds: 1 });
+        }
+        let mut applied = Vec::new();
+        for (row, failed) in applying.iter().zip(outcome) {
+            match failed {
+                None => applied.push(row.id),
+                Some(failed) => {
+                    let dead = row.attempts + 1 >= REPORT_ATTEMPTS;
+                    if dead {
+                        crate::background::dead_lettered(
+                            "region_status",
+                            &report_name(row.id, &row.region),
+                            &failed.error,
+                        );
+                    } else {
+                        tracing::warn!(id = row.id, region = %row.region, attempts = row.attempts + 1,
+                            error = %failed.error, "a region report failed; it will be tried again");
+                    }
+                    inbox::failed(&mut tx, row.id, &failed.error, dead).await?;
+                }
             }
-        });
-        self.apply_region_statuses(statuses.collect()).await?;
+        }
+        for (id, why) in &unreadable {
+            let region = rows.iter().find(|r| r.id == *id).map_or("", |r| r.region.as_str());
+            crate::background::dead_lettered("region_status", &report_name(*id, region), why);
+            inbox::failed(&mut tx, *id, why, true).await?;
+        }
+        inbox::remove(&mut tx, &applied).await?;
         tx.commit().await?;
         Ok(rows.len())
+    }
+}
+
+/// How many times a report that fails alone is tried before it is dead-lettered.
+pub const REPORT_ATTEMPTS: i32 = 5;
+
+fn report_name(id: i64, region: &str) -> String {
+    format!("report {id} of region {region}")
+}
+
+/// Why a region report was not applied.
+#[derive(Debug, Clone)]
+pub struct NotApplied {
+    /// The database or Vault was away: every report would have failed, so
+    /// the batch is tried again whole and this counts against none of them.
+    /// Otherwise the report failed alone (what it carries: a value the
+    /// database refuses), and is tried again a few times, then set aside.
+    pub outage: bool,
+    pub error: String,
+}
+
+impl NotApplied {
+    fn of(error: &Error) -> NotApplied {
+        NotApplied { outage: error.is_outage(), error: error.detail() }
+    }
+}
+
+/// The `region_status` inbox's bookkeeping.
+mod inbox {
+    use sqlx::PgConnection;
+
+    use crate::app::Result;
+
+    /// Removes the reports applied.
+    pub(super) async fn remove(conn: &mut PgConnection, ids: &[i64]) -> Result<()> {
+        sqlx::query!("DELETE FROM region_status WHERE id = ANY($1)", ids).execute(conn).await?;
+        Ok(())
+    }
+
+    /// Counts a failed attempt of report `id`, with its error; `dead` sets it aside.
+    pub(super) async fn failed(conn: &mut PgConnection, id: i64, error: &str, dead: bool) -> Result<()> {
+        let error: String = error.chars().take(2000).collect();
+        sqlx::query!(
+            "UPDATE region_status SET attempts = attempts + 1, last_error = $2,
+                 dead_lettered_at = CASE WHEN $3 THEN now() END
+             WHERE id = $1",
+            id,
+            error,
+            dead,
+        )
+        .execute(conn)
+        .await?;
+        Ok(())
     }
 }
 

@@ -132,7 +132,7 @@ impl App {
             }
             let row = store::insert(&mut tx, cluster_row.id, cluster_row.org_id, &input.name).await?;
             let change = (ChangeKind::NamespaceCreate, row.id);
-            self.record_namespace_change(&mut tx, ctx, &cluster_row, change, &input.name).await?;
+            self.record_namespace_change(&mut tx, ctx, &cluster_row, change, &input.name, None).await?;
             let view = NamespaceView {
                 name: row.name,
                 cluster_id: ClusterId::from_uuid(cluster_row.id),
@@ -190,7 +190,7 @@ impl App {
         }
         store::delete(&mut tx, cluster_row.id, namespace).await?;
         let change = (ChangeKind::NamespaceDelete, row.id);
-        self.record_namespace_change(&mut tx, ctx, &cluster_row, change, namespace).await?;
+        self.record_namespace_change(&mut tx, ctx, &cluster_row, change, namespace, None).await?;
         self.commit(ctx, tx).await?;
         Ok(())
     }
@@ -205,6 +205,7 @@ impl App {
         cluster: &ClusterRow,
         (kind, id): (ChangeKind, uuid::Uuid),
         name: &str,
+        reason: Option<&str>,
     ) -> Result<()> {
         let region = cluster.region()?;
         let change = RegionalChange {
@@ -216,7 +217,10 @@ impl App {
             generation: cluster.generation,
             region: &region,
             needs_region: true,
-            details: json!({ "name": name }),
+            details: match reason {
+                Some(reason) => json!({ "name": name, "reason": reason }),
+                None => json!({ "name": name }),
+            },
         };
         let (org_id, cluster_id, generation) = (cluster.org_id, cluster.id, cluster.generation);
         self.record_change(tx, ctx, change, |op| {

@@ -98,7 +98,26 @@ fn is_port_name(name: &str) -> bool {
 /// The namespace and name of the Service every cluster has for its API server.
 const API_SERVER_SERVICE: (&str, &str) = ("default", "kubernetes");
 
-fn check(v: &mut Validator, spec: &ServiceSpec) {
+/// How a spec's port names are checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PortNames {
+    /// As Kubernetes takes them: every new or changed spec's.
+    Checked,
+    /// Only bounded in length, so the spec fits a command: a spec stored
+    /// before port names were checked, sent unchanged.
+    AsStored,
+}
+
+/// Checks a stored spec as it is sent to the cluster's API unchanged (a
+/// labels-only change, the backfill): bounded as every spec is, its port
+/// names as stored.
+pub(super) fn check_stored(spec: &ServiceSpec) -> Result<()> {
+    let mut v = Validator::new();
+    check(&mut v, spec, PortNames::AsStored);
+    v.finish()
+}
+
+fn check(v: &mut Validator, spec: &ServiceSpec, port_names: PortNames) {
     v.check(
         TYPES.contains(&spec.service_type.as_str()),
         "spec.type",
@@ -114,6 +133,10 @@ fn check(v: &mut Validator, spec: &ServiceSpec) {
     for (i, port) in spec.ports.iter().enumerate() {
         let at = |f: &str| format!("spec.ports[{i}].{f}");
         match &port.name {
+            Some(name) if port_names == PortNames::AsStored => {
+                v.check(name.len() <= 15, at("name"), "too_long", "at most 15 characters");
+            }
+            None if port_names == PortNames::AsStored => {}
             Some(name) => {
                 v.check(
                     is_port_name(name),
@@ -312,7 +335,7 @@ impl App {
                 "default/kubernetes is the cluster's own API server Service",
             );
             validate::labels(&mut v, "labels", &input.labels);
-            check(&mut v, &spec);
+            check(&mut v, &spec, PortNames::Checked);
             v.finish()?;
             allocate_node_ports(&mut tx, cluster_row.id, None, &mut spec).await?;
             let mut ip_index = store::next_ip_index(&mut tx, cluster_row.id, FIRST_IP_INDEX).await?;
@@ -380,10 +403,9 @@ impl App {
         if let Some(labels) = &update.labels {
             validate::labels(&mut v, "labels", labels);
         }
-        // A spec stored before a rule existed (unnamed ports) stays until it is changed.
-        if spec != current {
-            check(&mut v, &spec);
-        }
+        // A spec stored before port names were checked keeps them until it is changed.
+        let port_names = if spec == current { PortNames::AsStored } else { PortNames::Checked };
+        check(&mut v, &spec, port_names);
         v.finish()?;
         allocate_node_ports(&mut tx, cluster_row.id, Some(row.id), &mut spec).await?;
         let row = store::update(&mut tx, row.id, update.labels.as_ref(), &spec).await?;

@@ -214,12 +214,19 @@ pub(in crate::app::workloads) async fn delete(conn: &mut PgConnection, id: Uuid)
 }
 
 /// Up to `limit` services never sent to their cluster's API (made before
-/// service commands existed), oldest first, with their clusters.
+/// service commands existed) whose namespace was sent, oldest first, with
+/// their clusters.
 pub(in crate::app::workloads) async fn unsent(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
-    let rows =
-        sqlx::query!("SELECT id, cluster_id FROM services WHERE NOT sent_to_cluster ORDER BY id LIMIT $1", limit)
-            .fetch_all(conn)
-            .await?;
+    let rows = sqlx::query!(
+        "SELECT s.id, s.cluster_id FROM services s
+         WHERE NOT s.sent_to_cluster
+           AND NOT EXISTS (SELECT 1 FROM namespaces n
+                           WHERE n.cluster_id = s.cluster_id AND n.name = s.namespace AND NOT n.sent_to_cluster)
+         ORDER BY s.id LIMIT $1",
+        limit
+    )
+    .fetch_all(conn)
+    .await?;
     Ok(rows.into_iter().map(|r| (r.id, r.cluster_id)).collect())
 }
 
