@@ -160,6 +160,11 @@ pub fn start(app: Arc<App>) -> JoinSet<()> {
                     Ok(purged) => tracing::info!(purged, "expired previous signing secrets forgotten"),
                     Err(error) => round_failed("expired_previous_secrets", &error),
                 }
+                match app.purge_old_dead_letter_reports().await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "region reports set aside over 30 days ago removed"),
+                    Err(error) => round_failed("old_dead_letter_reports", &error),
+                }
                 app.purge_sign_in_leftovers().await.map(drop)
             })
         }),

@@ -253,6 +253,14 @@ pub struct OutboxConfig {
     pub max_backlog_per_region: i64,
     pub region_stale_after_seconds: i64,
     pub repair_after_seconds: i64,
+    /// How old a region report that fails alone must be (besides failing
+    /// five times) before it is set aside as a dead letter.
+    #[serde(default = "default_report_dead_letter_after_seconds")]
+    pub report_dead_letter_after_seconds: i64,
+}
+
+fn default_report_dead_letter_after_seconds() -> i64 {
+    300
 }
 
 /// The transport between the gateway and the region agents.
@@ -590,6 +598,9 @@ impl Config {
         }
         if self.outbox.max_backlog_per_region <= 0 {
             return Err(bad("outbox.max_backlog_per_region", "must be positive"));
+        }
+        if self.outbox.report_dead_letter_after_seconds < 0 {
+            return Err(bad("outbox.report_dead_letter_after_seconds", "must not be negative"));
         }
         if self.outbox.repair_after_seconds <= 0 {
             return Err(bad("outbox.repair_after_seconds", "must be positive"));

@@ -4,6 +4,7 @@
 //! Postgres transport needs neither (agents use the outbox and the status
 //! inbox directly).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +16,7 @@ use moke_proto::subjects;
 use prost::Message;
 
 use crate::app::App;
+use crate::app::region::ingest;
 use crate::app::region::outbox::{OutboxConsumer, OutboxMessage};
 use crate::config::Config;
 
@@ -47,9 +49,12 @@ impl Nats {
             .await
             .with_context(|| format!("could not create the command stream of {}", region.name))?;
         }
+        // Bounded, so no region can fill the server with what it sends.
         js.get_or_create_stream(stream::Config {
             name: subjects::dead_letter_stream(&prefix),
             subjects: vec![subjects::all_dead_letters(&prefix)],
+            max_bytes: 1 << 30,
+            max_age: Duration::from_secs(30 * 24 * 3600),
             ..Default::default()
         })
         .await
@@ -135,6 +140,7 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
         .await?;
     // Whatever has arrived, up to 500 at a time, applied as one batch.
     let mut batches = consumer.messages().await?.ready_chunks(500);
+    let mut settled = Settled::default();
     loop {
         let next = tokio::select! {
             _ = app.shutdown_token().cancelled() => return Ok(()),
@@ -144,11 +150,18 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
         let messages = batch.into_iter().collect::<Result<Vec<_>, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
         let (mut statuses, mut applying, mut unreadable) = (Vec::new(), Vec::new(), Vec::new());
         for message in &messages {
+            let sequence = message.info().map_or(0, |info| info.stream_sequence);
             match pb::Status::decode(message.payload.as_ref()) {
                 // A report counts for the region whose subject it arrived on, and no other.
                 Ok(status) if message.subject.as_str() == subjects::status(&nats.prefix, &status.region) => {
+                    let key = ingest::report_key(&status);
+                    if settled.replaced(key.as_deref(), sequence) {
+                        // A later report about the same thing was applied: this one is moot.
+                        message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                        continue;
+                    }
                     statuses.push(status);
-                    applying.push(message);
+                    applying.push((message, key, sequence));
                 }
                 Ok(status) => {
                     unreadable.push((message, format!("names region {:?}, not its subject's", status.region)))
@@ -158,13 +171,23 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
         }
         let outcome = app.apply_region_statuses(statuses).await;
         if let Some(outage) = outcome.iter().flatten().find(|failed| failed.outage) {
-            // Unacknowledged, the whole batch is delivered again.
+            // The whole batch is delivered again after a pause; no attempt counts.
+            for message in &messages {
+                let _ = message.ack_with(jetstream::AckKind::Nak(Some(Duration::from_secs(5)))).await;
+            }
             anyhow::bail!("an outage stopped the status ingest: {}", outage.error);
         }
-        for (message, failed) in applying.iter().zip(outcome) {
+        for ((_, key, sequence), failed) in applying.iter().zip(&outcome) {
+            if failed.is_none() {
+                settled.applied(key.as_deref(), *sequence);
+            }
+        }
+        for ((message, key, sequence), failed) in applying.iter().zip(outcome) {
             match failed {
-                None => message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?,
-                Some(failed) => settle_failed(nats, message, &failed.error).await?,
+                Some(failed) if !settled.replaced(key.as_deref(), *sequence) => {
+                    settle_failed(app, nats, &mut settled, message, *sequence, &failed.error).await?
+                }
+                _ => message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?,
             }
         }
         for (message, why) in &unreadable {
@@ -173,27 +196,86 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
     }
 }
 
-/// A report that failed alone: delivered again later, up to
-/// `REPORT_ATTEMPTS` deliveries; then dead-lettered.
-async fn settle_failed(nats: &Nats, message: &jetstream::Message, error: &str) -> anyhow::Result<()> {
-    let delivered = message.info().map_or(i64::MAX, |info| info.delivered);
-    if delivered >= i64::from(crate::app::region::ingest::REPORT_ATTEMPTS) {
+/// What the NATS ingest remembers of reports it settled (in memory: a
+/// restart forgets, which only means more tries): the stream sequence of
+/// the latest report applied about each thing, and how often each report
+/// that failed alone has failed.
+#[derive(Default)]
+struct Settled {
+    latest: HashMap<String, u64>,
+    failures: HashMap<u64, i32>,
+}
+
+impl Settled {
+    /// The most entries kept of either; past them both start again.
+    const KEPT: usize = 100_000;
+
+    fn applied(&mut self, key: Option<&str>, sequence: u64) {
+        let Some(key) = key else { return };
+        if self.latest.len() >= Self::KEPT {
+            self.latest.clear();
+        }
+        let latest = self.latest.entry(key.to_string()).or_default();
+        *latest = (*latest).max(sequence);
+    }
+
+    /// Whether a later report about the same thing than `sequence` was applied.
+    fn replaced(&self, key: Option<&str>, sequence: u64) -> bool {
+        key.and_then(|key| self.latest.get(key)).is_some_and(|latest| *latest > sequence)
+    }
+
+    /// Counts a failure of report `sequence`; how many it has had.
+    fn failed(&mut self, sequence: u64) -> i32 {
+        if self.failures.len() >= Self::KEPT {
+            self.failures.clear();
+        }
+        let failures = self.failures.entry(sequence).or_default();
+        *failures += 1;
+        *failures
+    }
+}
+
+/// A report that failed alone: delivered again on a backoff (1 s doubling
+/// to a minute); once it has failed `REPORT_ATTEMPTS` times and is older
+/// than [`App::dead_letter_after`], dead-lettered.
+async fn settle_failed(
+    app: &App,
+    nats: &Nats,
+    settled: &mut Settled,
+    message: &jetstream::Message,
+    sequence: u64,
+    error: &str,
+) -> anyhow::Result<()> {
+    let failures = settled.failed(sequence);
+    let published = message.info().map_or(0, |info| info.published.unix_timestamp());
+    let old_enough = chrono::Utc::now().timestamp() - published >= app.dead_letter_after().num_seconds();
+    if failures >= ingest::REPORT_ATTEMPTS && old_enough {
+        settled.failures.remove(&sequence);
         return dead_letter(nats, message, error).await;
     }
-    tracing::warn!(subject = %message.subject, delivered, error, "a region report failed; it will be delivered again");
-    message.ack_with(jetstream::AckKind::Nak(Some(Duration::from_secs(1)))).await.map_err(|e| anyhow::anyhow!("{e}"))
+    tracing::warn!(subject = %message.subject, failures, error = ?error, "a region report failed; it will be delivered again");
+    let retry_in = Duration::from_secs(1 << (failures.clamp(1, 7) - 1)).min(Duration::from_secs(60));
+    message.ack_with(jetstream::AckKind::Nak(Some(retry_in))).await.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Keeps a report that cannot be applied in the dead-letter stream (with
 /// why, in a header), counts it, and takes it off the status stream, so it
-/// never holds up the reports behind it.
+/// never holds up the reports behind it. When the dead-letter stream takes
+/// nothing, the report is delivered again later instead.
 async fn dead_letter(nats: &Nats, message: &jetstream::Message, why: &str) -> anyhow::Result<()> {
-    let region = message.subject.as_str().rsplit('.').next().unwrap_or_default();
+    let status_prefix = subjects::status(&nats.prefix, "");
+    let region = message.subject.as_str().strip_prefix(&status_prefix).unwrap_or("unknown");
     crate::background::dead_lettered("region_status", &format!("report on {}", message.subject), why);
     let mut headers = async_nats::HeaderMap::new();
     let why: String = why.chars().filter(|c| !c.is_control()).take(1000).collect();
     headers.insert(subjects::DEAD_LETTER_REASON, why.as_str());
     let subject = subjects::status_dead_letters(&nats.prefix, region);
-    nats.js.publish_with_headers(subject, headers, message.payload.clone()).await?.await?;
+    let kept =
+        async { anyhow::Ok(nats.js.publish_with_headers(subject, headers, message.payload.clone()).await?.await?) };
+    if let Err(error) = kept.await {
+        tracing::warn!(%error, "the dead-letter stream took no report; it will be delivered again");
+        let later = jetstream::AckKind::Nak(Some(Duration::from_secs(30)));
+        return message.ack_with(later).await.map_err(|e| anyhow::anyhow!("{e}"));
+    }
     message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -126,16 +126,22 @@ impl Error {
     pub fn is_outage(&self) -> bool {
         match self {
             Error::Unavailable { .. } | Error::VaultUnavailable(_) => true,
-            Error::Internal(cause) => cause.downcast_ref::<sqlx::Error>().is_some_and(|e| {
-                matches!(
-                    e,
-                    sqlx::Error::Io(_)
-                        | sqlx::Error::Tls(_)
-                        | sqlx::Error::PoolTimedOut
-                        | sqlx::Error::PoolClosed
-                        | sqlx::Error::WorkerCrashed
-                        | sqlx::Error::Protocol(_)
-                )
+            Error::Internal(cause) => cause.downcast_ref::<sqlx::Error>().is_some_and(|e| match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed
+                | sqlx::Error::Protocol(_) => true,
+                // The server, not the statement: a connection lost (08), out
+                // of resources (53), shut down or cancelled, a statement
+                // timeout among them (57), a lock not had in time (55P03),
+                // read-only during a failover (25006).
+                sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                    ["08", "53", "57"].iter().any(|class| code.starts_with(class))
+                        || matches!(code.as_ref(), "55P03" | "25006")
+                }),
+                _ => false,
             }),
             _ => false,
         }

@@ -699,6 +699,7 @@ pub async fn drop_nats_streams(prefix: &str) {
         let _ = js.delete_stream(moke_proto::subjects::command_stream(prefix, region)).await;
     }
     let _ = js.delete_stream(moke_proto::subjects::status_stream(prefix)).await;
+    let _ = js.delete_stream(moke_proto::subjects::dead_letter_stream(prefix)).await;
 }
 
 /// A string no other test run uses (for file names and prefixes).

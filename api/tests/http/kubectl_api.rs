@@ -645,20 +645,29 @@ async fn namespaces_and_services_made_before_they_reached_the_cluster_are_sent_t
     }
     eventually_json(&kubectl, &admin, &["get", "service", "web", "-n", "shop", "-o", "json"]).await;
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "made now, sent when made");
-    // Migration 61 tells made-now from made-before by their audit events: run again, it marks none of these.
-    let migration = include_str!("../../migrations/20261207000061_sent_to_cluster_api.sql");
-    let statements = migration
-        .split(';')
-        .map(|s| s.lines().filter(|line| !line.trim_start().starts_with("--")).collect::<Vec<_>>().join("\n"));
-    for update in statements.filter(|s| s.trim_start().starts_with("UPDATE")) {
-        sqlx::query(&update).execute(&t.pool).await.unwrap();
-    }
+    // Rows already there when migration 61 ran are unchecked; those that
+    // carried a command (their audit events say so) are only marked.
+    let unchecked = "UPDATE namespaces SET sent_to_cluster = NULL WHERE name = 'shop';
+                     UPDATE services SET sent_to_cluster = NULL";
+    sqlx::raw_sql(unchecked).execute(&t.pool).await.unwrap();
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "all known as sent");
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM services WHERE sent_to_cluster IS NULL")
+        .fetch_one(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(left, 0, "each looked at");
 
-    // As an older gateway left them: never sent, and the services changed
-    // since; `bulk` stored with more ports than a command carries.
-    sqlx::query("UPDATE namespaces SET sent_to_cluster = false WHERE name = 'shop'").execute(&t.pool).await.unwrap();
-    sqlx::query(r#"UPDATE services SET sent_to_cluster = false, labels = '{"era": "old"}', version = version + 1"#)
+    // As an older gateway left them: never sent (no command in their audit
+    // events), and the services changed since; `bulk` stored with more
+    // ports than a command carries.
+    sqlx::raw_sql(unchecked).execute(&t.pool).await.unwrap();
+    sqlx::query(
+        "UPDATE audit_events SET details = details - 'operation_id' WHERE resource_type IN ('namespace', 'service')",
+    )
+    .execute(&t.pool)
+    .await
+    .unwrap();
+    sqlx::query(r#"UPDATE services SET labels = '{"era": "old"}', version = version + 1"#)
         .execute(&t.pool)
         .await
         .unwrap();
@@ -673,9 +682,11 @@ async fn namespaces_and_services_made_before_they_reached_the_cluster_are_sent_t
     // The namespace first, then the service in it; `bulk` is set aside, not sent, and stops nothing.
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 2, "the namespace and the service");
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "each once");
-    let unsent: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM services WHERE NOT sent_to_cluster").fetch_one(&t.pool).await.unwrap();
-    assert_eq!(unsent, 0);
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM services WHERE sent_to_cluster IS NULL")
+        .fetch_one(&t.pool)
+        .await
+        .unwrap();
+    assert_eq!(left, 0, "bulk set aside, not looked at again");
     eventually(30, "the service as stored to reach the cluster's API", async || {
         let each = "jsonpath={.metadata.labels.era}";
         kubectl.run(&admin, &["get", "service", "web", "-n", "shop", "-o", each]).await.1 == "old"

@@ -6,6 +6,8 @@
 //! - `kubectl get pods` (the real kubectl, as customers run it: Table output
 //!   in pages of 500), beside `kubectl get --raw /version` (the cost of the
 //!   process and its TLS handshake alone);
+//! - the two Table pages `kubectl get pods` asks for, read directly (the
+//!   server's share of it: the rest is kubectl reading and printing);
 //! - the same list read directly (`GET /api/v1/namespaces/default/pods`,
 //!   mutual TLS with the kubeconfig's certificate) beside the same pods read
 //!   through Moke's REST API (`GET …/deployments/web`, which carries them);
@@ -63,6 +65,28 @@ async fn kubectl(config: &std::path::Path, args: &[&str]) -> Result<String> {
         bail!("kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Reads the pods as `kubectl get pods` does (Table, pages of 500, each
+/// page asking for the next by its `continue` token); how many rows.
+async fn table_pages(cluster: &reqwest::Client, api: &str) -> Result<usize> {
+    const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+    let (mut rows, mut next) = (0, String::new());
+    loop {
+        let page: Value = cluster
+            .get(format!("{api}/api/v1/namespaces/default/pods?limit=500&continue={next}"))
+            .header("accept", TABLE)
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        rows += page["rows"].as_array().map_or(0, Vec::len);
+        match page["metadata"]["continue"].as_str().filter(|token| !token.is_empty()) {
+            Some(token) => next = token.to_string(),
+            None => return Ok(rows),
+        }
+    }
 }
 
 /// Milliseconds `action` took.
@@ -152,6 +176,7 @@ async fn main() -> Result<()> {
 
     // Reads, interleaved.
     let (mut spawn, mut get_pods, mut list, mut rest) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut tables = Vec::new();
     let mut rest_pods = 0;
     for _ in 0..samples {
         spawn.push(timed(kubectl(&config_file, &["get", "--raw", "/version"])).await?.0);
@@ -160,6 +185,11 @@ async fn main() -> Result<()> {
             bail!("kubectl get pods listed {} lines", out.lines().count());
         }
         get_pods.push(ms);
+        let (ms, rows) = timed(table_pages(&cluster, &api)).await?;
+        if (rows as i64) < pods {
+            bail!("the Table pages held {rows} rows");
+        }
+        tables.push(ms);
         let (ms, items) = timed(async {
             let answer: Value = cluster
                 .get(format!("{api}/api/v1/namespaces/default/pods"))
@@ -182,11 +212,16 @@ async fn main() -> Result<()> {
     println!("kube-bench: reads of {pods} pods, {samples} samples each, interleaved");
     let spawn = row("kubectl get --raw /version (process + TLS, baseline)", &mut spawn);
     let get_pods = row(&format!("kubectl get pods ({pods}, Table, pages of 500)"), &mut get_pods);
+    let tables = row(&format!("the Table pages kubectl reads ({pods} rows, mutual TLS)"), &mut tables);
     let list = row(&format!("GET /api/v1/…/pods ({pods}, JSON, mutual TLS)"), &mut list);
     let rest = row(&format!("Moke REST GET deployment ({rest_pods} pods listed, baseline)"), &mut rest);
     println!("ratio kubectl get pods / kubectl baseline: {:.2}", get_pods / spawn);
     println!("ratio kubectl get pods minus baseline / Moke REST read: {:.2}", (get_pods - spawn).max(0.0) / rest);
     println!("ratio cluster API list / Moke REST read: {:.2}", list / rest);
+    println!(
+        "share of kubectl get pods above its baseline spent in the server's Table pages: {:.2}",
+        tables / (get_pods - spawn).max(f64::EPSILON)
+    );
 
     // Watch latency: a patched ConfigMap, until its watch says so.
     let configmaps = format!("{api}/api/v1/namespaces/default/configmaps");

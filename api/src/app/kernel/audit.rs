@@ -25,6 +25,27 @@ pub async fn record(tx: &mut PgConnection, ctx: &RequestContext, event: AuditRec
 
 /// Appends an event with an explicit org (none for platform-wide security
 /// events) and outcome (e.g. a refused token).
+/// Whether a change of `resource_type` `resource_id` was ever audited with
+/// the Operation that carried its command to a region (`operation_id` in
+/// its details). Reads the organization's events (by its index).
+pub(in crate::app) async fn carried_a_command(
+    conn: &mut PgConnection,
+    org: uuid::Uuid,
+    resource_type: &str,
+    resource_id: &str,
+) -> Result<bool> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM audit_events
+                          WHERE org_id = $1 AND resource_type = $2 AND resource_id = $3
+                            AND details ? 'operation_id') AS "carried!""#,
+        org,
+        resource_type,
+        resource_id,
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
 pub async fn insert(
     conn: &mut PgConnection,
     ctx: &RequestContext,

@@ -200,14 +200,15 @@ impl App {
         let count = statuses.len();
         // Each report to apply, with the reports (by index) it stands for.
         let mut observations: Vec<(pb::Status, Vec<usize>)> = Vec::new();
-        let mut observation_at: HashMap<(String, String), usize> = HashMap::new();
+        // Reports merge only with their own region's: another region's word never replaces them.
+        let mut observation_at: HashMap<(String, String, String), usize> = HashMap::new();
         let mut progress: Vec<(pb::Status, Vec<EarlierStep>, Vec<usize>)> = Vec::new();
-        let mut progress_at: HashMap<String, usize> = HashMap::new();
+        let mut progress_at: HashMap<(String, String), usize> = HashMap::new();
         let mut in_order = Vec::new();
         for (index, status) in statuses.into_iter().enumerate() {
             match &status.message {
                 Some(StatusMessage::Observation(o)) if !o.gone => {
-                    let key = (o.resource_type.clone(), o.resource_id.clone());
+                    let key = (status.region.clone(), o.resource_type.clone(), o.resource_id.clone());
                     let generation = o.observed_generation;
                     match observation_at.get(&key) {
                         // An older generation would be ignored one by one too.
@@ -228,30 +229,32 @@ impl App {
                         }
                     }
                 }
-                Some(StatusMessage::Progress(p)) => match progress_at.get(&p.operation_id) {
-                    Some(&at) => {
-                        let (kept, earlier, covers) = &mut progress[at];
-                        covers.push(index);
-                        if let Some(StatusMessage::Progress(before)) = &kept.message
-                            && before.status != "succeeded"
-                            && before.status != "failed"
-                        {
-                            // The step it moves past stays in the history.
-                            if let Some(status) = OperationStatus::parse(&before.status) {
-                                earlier.push(EarlierStep {
-                                    status,
-                                    step: before.step.clone(),
-                                    progress: before.progress,
-                                });
+                Some(StatusMessage::Progress(p)) => {
+                    match progress_at.get(&(status.region.clone(), p.operation_id.clone())) {
+                        Some(&at) => {
+                            let (kept, earlier, covers) = &mut progress[at];
+                            covers.push(index);
+                            if let Some(StatusMessage::Progress(before)) = &kept.message
+                                && before.status != "succeeded"
+                                && before.status != "failed"
+                            {
+                                // The step it moves past stays in the history.
+                                if let Some(status) = OperationStatus::parse(&before.status) {
+                                    earlier.push(EarlierStep {
+                                        status,
+                                        step: before.step.clone(),
+                                        progress: before.progress,
+                                    });
+                                }
+                                *kept = status;
                             }
-                            *kept = status;
+                        }
+                        None => {
+                            progress_at.insert((status.region.clone(), p.operation_id.clone()), progress.len());
+                            progress.push((status, Vec::new(), vec![index]));
                         }
                     }
-                    None => {
-                        progress_at.insert(p.operation_id.clone(), progress.len());
-                        progress.push((status, Vec::new(), vec![index]));
-                    }
-                },
+                }
                 _ => in_order.push((status, vec![index])),
             }
         }
@@ -307,19 +310,24 @@ impl App {
     }
 
     /// Claims and applies up to a batch of reports from the inbox; returns
-    /// how many it took up. Applied reports leave the inbox. An outage (the
-    /// database or Vault away) ends the round with every report left for
-    /// the next. A report that fails alone stays and is tried again, up to
-    /// [`REPORT_ATTEMPTS`] times; then it is dead-lettered: kept in the
-    /// inbox with its last error, never claimed again, logged and counted
-    /// (`dead_letters_total{queue="region_status"}`), so it never holds up
-    /// the reports behind it. An unreadable report, or one naming another
-    /// region than its row, is dead-lettered at once.
+    /// how many it settled (applied, replaced or set aside). Applied reports
+    /// leave the inbox, and so does any earlier one about the same thing
+    /// ([`report_key`]) still waiting to be tried again. An outage (the
+    /// database or Vault away or overloaded, see [`Error::is_outage`]) ends
+    /// the round with every report left for the next, no attempt counted. A
+    /// report that fails alone stays and is tried again on a backoff (1 s
+    /// doubling to a minute); once it has failed [`REPORT_ATTEMPTS`] times
+    /// and is older than [`App::dead_letter_after`] it is dead-lettered: kept in
+    /// the inbox with its last error (30 days), never claimed again, logged
+    /// and counted (`dead_letters_total{queue="region_status"}`), so it
+    /// never holds up the reports behind it. An unreadable report, or one
+    /// naming another region than its row, is dead-lettered at once.
     pub async fn ingest_region_status_once(&self) -> Result<usize> {
         let mut tx = self.db().begin().await?;
         let rows = sqlx::query!(
-            "SELECT id, region, message, attempts FROM region_status
-             WHERE dead_lettered_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+            "SELECT id, region, message, attempts, created_at FROM region_status
+             WHERE dead_lettered_at IS NULL AND (retry_at IS NULL OR retry_at <= now())
+             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
             BATCH,
         )
         .fetch_all(&mut *tx)
@@ -331,11 +339,11 @@ impl App {
             match pb::Status::decode(row.message.as_slice()) {
                 // A report counts for the region whose row it is, and no other.
                 Ok(status) if status.region == row.region => {
+                    applying.push((row, report_key(&status)));
                     statuses.push(status);
-                    applying.push(row);
                 }
-                Ok(status) => unreadable.push((row.id, format!("names region {:?}, not its row's", status.region))),
-                Err(error) => unreadable.push((row.id, format!("undecodable: {error}"))),
+                Ok(status) => unreadable.push((row, format!("names region {:?}, not its row's", status.region))),
+                Err(error) => unreadable.push((row, format!("undecodable: {error}"))),
             }
         }
         let outcome = self.apply_region_statuses(statuses).await;
@@ -343,34 +351,59 @@ impl App {
             tx.rollback().await?;
             return Err(Error::Unavailable { detail: outage.error.clone(), retry_after_seconds: 1 });
         }
-        let mut applied = Vec::new();
-        for (row, failed) in applying.iter().zip(outcome) {
-            match failed {
-                None => applied.push(row.id),
-                Some(failed) => {
-                    let dead = row.attempts + 1 >= REPORT_ATTEMPTS;
-                    if dead {
-                        crate::background::dead_lettered(
-                            "region_status",
-                            &report_name(row.id, &row.region),
-                            &failed.error,
-                        );
-                    } else {
-                        tracing::warn!(id = row.id, region = %row.region, attempts = row.attempts + 1,
-                            error = %failed.error, "a region report failed; it will be tried again");
-                    }
-                    inbox::failed(&mut tx, row.id, &failed.error, dead).await?;
-                }
+        // The latest report applied about each thing: earlier ones about it are replaced.
+        let mut latest: HashMap<&str, i64> = HashMap::new();
+        for ((row, key), failed) in applying.iter().zip(&outcome) {
+            if let (Some(key), None) = (key, failed) {
+                let id = latest.entry(key.as_str()).or_insert(row.id);
+                *id = (*id).max(row.id);
             }
         }
-        for (id, why) in &unreadable {
-            let region = rows.iter().find(|r| r.id == *id).map_or("", |r| r.region.as_str());
-            crate::background::dead_lettered("region_status", &report_name(*id, region), why);
-            inbox::failed(&mut tx, *id, why, true).await?;
+        let mut settled = Vec::new();
+        let now = chrono::Utc::now();
+        for ((row, key), failed) in applying.iter().zip(outcome) {
+            let replaced = key.as_deref().and_then(|k| latest.get(k)).is_some_and(|later| *later > row.id);
+            let Some(failed) = failed.filter(|_| !replaced) else {
+                settled.push(row.id);
+                continue;
+            };
+            let attempts = row.attempts + 1;
+            let dead = attempts >= REPORT_ATTEMPTS && now - row.created_at >= self.dead_letter_after();
+            if dead {
+                crate::background::dead_lettered("region_status", &report_name(row.id, &row.region), &failed.error);
+            } else {
+                tracing::warn!(id = row.id, region = %row.region, attempts, error = ?failed.error,
+                    "a region report failed; it will be tried again");
+            }
+            let retry_in = 2f64.powi(attempts.min(6) - 1).min(60.0);
+            inbox::failed(&mut tx, row.id, key.as_deref(), &failed.error, (dead, retry_in)).await?;
         }
-        inbox::remove(&mut tx, &applied).await?;
+        for (row, why) in &unreadable {
+            crate::background::dead_lettered("region_status", &report_name(row.id, &row.region), why);
+            inbox::failed(&mut tx, row.id, None, why, (true, 0.0)).await?;
+        }
+        inbox::remove(&mut tx, &settled).await?;
+        let (keys, ids): (Vec<String>, Vec<i64>) = latest.into_iter().map(|(k, id)| (k.to_string(), id)).unzip();
+        inbox::replace_earlier(&mut tx, &keys, &ids).await?;
         tx.commit().await?;
-        Ok(rows.len())
+        Ok(settled.len() + unreadable.len())
+    }
+}
+
+impl App {
+    /// How old a report that fails alone must be before it is dead-lettered
+    /// (`outbox.report_dead_letter_after_seconds`): longer than a database
+    /// failover, whose errors may not all show as an outage.
+    pub fn dead_letter_after(&self) -> chrono::TimeDelta {
+        chrono::TimeDelta::seconds(self.config().outbox.report_dead_letter_after_seconds)
+    }
+
+    /// Removes the region reports set aside over 30 days ago; how many.
+    pub async fn purge_old_dead_letter_reports(&self) -> Result<u64> {
+        let purged = sqlx::query!("DELETE FROM region_status WHERE dead_lettered_at < now() - interval '30 days'")
+            .execute(self.db())
+            .await?;
+        Ok(purged.rows_affected())
     }
 }
 
@@ -379,6 +412,21 @@ pub const REPORT_ATTEMPTS: i32 = 5;
 
 fn report_name(id: i64, region: &str) -> String {
     format!("report {id} of region {region}")
+}
+
+/// What a report is about (`<region>|<thing>`), when a later one about the
+/// same thing makes it moot: an observation of one resource, one cluster's
+/// certificate request, a heartbeat. Progress and usage reports each count
+/// on their own (a final step is never replaced by a later running one; a
+/// usage sample is recorded once by its id).
+pub fn report_key(status: &pb::Status) -> Option<String> {
+    let thing = match &status.message {
+        Some(StatusMessage::Observation(o)) => format!("observation/{}/{}", o.resource_type, o.resource_id),
+        Some(StatusMessage::ServingCsr(request)) => format!("serving_csr/{}", request.cluster_id),
+        Some(StatusMessage::Heartbeat(_)) => "heartbeat".into(),
+        _ => return None,
+    };
+    Some(format!("{}|{thing}", status.region))
 }
 
 /// Why a region report was not applied.
@@ -410,16 +458,40 @@ mod inbox {
         Ok(())
     }
 
-    /// Counts a failed attempt of report `id`, with its error; `dead` sets it aside.
-    pub(super) async fn failed(conn: &mut PgConnection, id: i64, error: &str, dead: bool) -> Result<()> {
+    /// Counts a failed attempt of report `id` (about `key`), with its
+    /// error; `dead` sets it aside, else it is tried again in `retry_in` seconds.
+    pub(super) async fn failed(
+        conn: &mut PgConnection,
+        id: i64,
+        key: Option<&str>,
+        error: &str,
+        (dead, retry_in): (bool, f64),
+    ) -> Result<()> {
         let error: String = error.chars().take(2000).collect();
         sqlx::query!(
-            "UPDATE region_status SET attempts = attempts + 1, last_error = $2,
-                 dead_lettered_at = CASE WHEN $3 THEN now() END
+            "UPDATE region_status SET attempts = attempts + 1, last_error = $2, report_key = $3,
+                 retry_at = now() + make_interval(secs => $4),
+                 dead_lettered_at = CASE WHEN $5 THEN now() END
              WHERE id = $1",
             id,
             error,
+            key,
+            retry_in,
             dead,
+        )
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+
+    /// Removes the reports waiting to be tried again that a later one about
+    /// the same thing replaced: for each `keys[i]`, those before `ids[i]`.
+    pub(super) async fn replace_earlier(conn: &mut PgConnection, keys: &[String], ids: &[i64]) -> Result<()> {
+        sqlx::query!(
+            "DELETE FROM region_status r USING unnest($1::text[], $2::bigint[]) AS applied(key, id)
+             WHERE r.report_key = applied.key AND r.id < applied.id AND r.dead_lettered_at IS NULL",
+            keys,
+            ids,
         )
         .execute(conn)
         .await?;

@@ -132,22 +132,26 @@ pub(in crate::app) async fn delete(conn: &mut PgConnection, cluster: Uuid, name:
     Ok(())
 }
 
-/// Up to `limit` of Moke's namespaces never sent to their cluster's API
-/// (made before namespace commands existed), oldest first, with their clusters.
-pub(in crate::app::workloads) async fn unsent(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
+/// Up to `limit` namespaces made before namespace commands existed and not
+/// yet looked at by the backfill (`sent_to_cluster` NULL), oldest first,
+/// with their clusters.
+pub(in crate::app::workloads) async fn unchecked(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
     let rows =
-        sqlx::query!("SELECT id, cluster_id FROM namespaces WHERE NOT sent_to_cluster ORDER BY id LIMIT $1", limit)
+        sqlx::query!("SELECT id, cluster_id FROM namespaces WHERE sent_to_cluster IS NULL ORDER BY id LIMIT $1", limit)
             .fetch_all(conn)
             .await?;
     Ok(rows.into_iter().map(|r| (r.id, r.cluster_id)).collect())
 }
 
-/// Marks namespace `id` sent, if it was not: the row, locked, when this
-/// call is the one that marks it.
-pub(in crate::app::workloads) async fn take_unsent(conn: &mut PgConnection, id: Uuid) -> Result<Option<NamespaceRow>> {
+/// Marks namespace `id` looked at, if it was not: the row, locked, when
+/// this call is the one that marks it.
+pub(in crate::app::workloads) async fn take_unchecked(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<NamespaceRow>> {
     Ok(sqlx::query_as!(
         NamespaceRow,
-        "UPDATE namespaces SET sent_to_cluster = true WHERE id = $1 AND NOT sent_to_cluster
+        "UPDATE namespaces SET sent_to_cluster = true WHERE id = $1 AND sent_to_cluster IS NULL
          RETURNING id, name, created_at, made_with",
         id
     )

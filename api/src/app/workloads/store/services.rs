@@ -213,15 +213,15 @@ pub(in crate::app::workloads) async fn delete(conn: &mut PgConnection, id: Uuid)
     Ok(())
 }
 
-/// Up to `limit` services never sent to their cluster's API (made before
-/// service commands existed) whose namespace was sent, oldest first, with
-/// their clusters.
-pub(in crate::app::workloads) async fn unsent(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
+/// Up to `limit` services made before service commands existed and not
+/// yet looked at by the backfill (`sent_to_cluster` NULL) whose namespace
+/// was, oldest first, with their clusters.
+pub(in crate::app::workloads) async fn unchecked(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
     let rows = sqlx::query!(
         "SELECT s.id, s.cluster_id FROM services s
-         WHERE NOT s.sent_to_cluster
+         WHERE s.sent_to_cluster IS NULL
            AND NOT EXISTS (SELECT 1 FROM namespaces n
-                           WHERE n.cluster_id = s.cluster_id AND n.name = s.namespace AND NOT n.sent_to_cluster)
+                           WHERE n.cluster_id = s.cluster_id AND n.name = s.namespace AND n.sent_to_cluster IS NULL)
          ORDER BY s.id LIMIT $1",
         limit
     )
@@ -230,12 +230,12 @@ pub(in crate::app::workloads) async fn unsent(conn: &mut PgConnection, limit: i6
     Ok(rows.into_iter().map(|r| (r.id, r.cluster_id)).collect())
 }
 
-/// Marks service `id` sent, if it was not: the row, locked, when this call
-/// is the one that marks it.
-pub(in crate::app::workloads) async fn take_unsent(conn: &mut PgConnection, id: Uuid) -> Result<Option<ServiceRow>> {
+/// Marks service `id` looked at, if it was not: the row, locked, when this
+/// call is the one that marks it.
+pub(in crate::app::workloads) async fn take_unchecked(conn: &mut PgConnection, id: Uuid) -> Result<Option<ServiceRow>> {
     Ok(sqlx::query_as!(
         ServiceRow,
-        "UPDATE services SET sent_to_cluster = true WHERE id = $1 AND NOT sent_to_cluster
+        "UPDATE services SET sent_to_cluster = true WHERE id = $1 AND sent_to_cluster IS NULL
          RETURNING id, cluster_id, namespace, name, labels, spec, ip_index, version, created_at, updated_at",
         id
     )
