@@ -50,7 +50,7 @@ impl Nats {
             .with_context(|| format!("could not create the command stream of {}", region.name))?;
         }
         // Bounded, so no region can fill the server with what it sends.
-        js.get_or_create_stream(stream::Config {
+        js.create_or_update_stream(stream::Config {
             name: subjects::dead_letter_stream(&prefix),
             subjects: vec![subjects::all_dead_letters(&prefix)],
             max_bytes: 1 << 30,
@@ -115,8 +115,9 @@ impl OutboxConsumer for Nats {
 /// consumer, in batches of what has arrived; a report is acknowledged only
 /// after it was applied.
 pub async fn ingest(app: Arc<App>, nats: Nats) {
+    let mut settled = Settled::default();
     loop {
-        if let Err(error) = ingest_until_error(&app, &nats).await {
+        if let Err(error) = ingest_until_error(&app, &nats, &mut settled).await {
             tracing::warn!(error = format!("{error:#}"), "status ingest failed; retrying");
         }
         tokio::select! {
@@ -126,21 +127,20 @@ pub async fn ingest(app: Arc<App>, nats: Nats) {
     }
 }
 
-async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
+async fn ingest_until_error(app: &App, nats: &Nats, settled: &mut Settled) -> anyhow::Result<()> {
     let stream = nats.js.get_stream(subjects::status_stream(&nats.prefix)).await?;
+    // Created or brought up to this config: reports waiting to be tried
+    // again stay unacknowledged, and must never fill what may be pending.
     let consumer = stream
-        .get_or_create_consumer(
-            "gateway-ingest",
-            consumer::pull::Config {
-                durable_name: Some("gateway-ingest".into()),
-                ack_policy: consumer::AckPolicy::Explicit,
-                ..Default::default()
-            },
-        )
+        .create_consumer(consumer::pull::Config {
+            durable_name: Some("gateway-ingest".into()),
+            ack_policy: consumer::AckPolicy::Explicit,
+            max_ack_pending: MAX_ACK_PENDING,
+            ..Default::default()
+        })
         .await?;
     // Whatever has arrived, up to 500 at a time, applied as one batch.
     let mut batches = consumer.messages().await?.ready_chunks(500);
-    let mut settled = Settled::default();
     loop {
         let next = tokio::select! {
             _ = app.shutdown_token().cancelled() => return Ok(()),
@@ -157,6 +157,7 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
                     let key = ingest::report_key(&status);
                     if settled.replaced(key.as_deref(), sequence) {
                         // A later report about the same thing was applied: this one is moot.
+                        settled.done(sequence);
                         message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?;
                         continue;
                     }
@@ -185,9 +186,12 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
         for ((message, key, sequence), failed) in applying.iter().zip(outcome) {
             match failed {
                 Some(failed) if !settled.replaced(key.as_deref(), *sequence) => {
-                    settle_failed(app, nats, &mut settled, message, *sequence, &failed.error).await?
+                    settle_failed(app, nats, settled, message, *sequence, &failed.error).await?
                 }
-                _ => message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?,
+                _ => {
+                    settled.done(*sequence);
+                    message.ack().await.map_err(|e| anyhow::anyhow!("{e}"))?
+                }
             }
         }
         for (message, why) in &unreadable {
@@ -196,19 +200,34 @@ async fn ingest_until_error(app: &App, nats: &Nats) -> anyhow::Result<()> {
     }
 }
 
-/// What the NATS ingest remembers of reports it settled (in memory: a
-/// restart forgets, which only means more tries): the stream sequence of
-/// the latest report applied about each thing, and how often each report
-/// that failed alone has failed.
+/// The most status reports delivered and not yet acknowledged.
+const MAX_ACK_PENDING: i64 = 20_000;
+
+/// The most reports that failed alone waiting to be delivered again; past
+/// them one that fails is dead-lettered at once, so they never fill
+/// [`MAX_ACK_PENDING`] and stop the ingest of every region.
+const MAX_FAILING: usize = 1_000;
+
+/// What the NATS ingest remembers of reports it settled (in memory, for
+/// the gateway process: a restart forgets, which only means more tries,
+/// and another gateway sharing the consumer does not know it): the stream
+/// sequence of the latest report applied about each thing, and how often
+/// each report that failed alone and waits to be delivered again has failed.
 #[derive(Default)]
 struct Settled {
     latest: HashMap<String, u64>,
-    failures: HashMap<u64, i32>,
+    /// By stream sequence: failures so far, and when the last was.
+    failures: HashMap<u64, (i32, std::time::Instant)>,
 }
 
 impl Settled {
-    /// The most entries kept of either; past them both start again.
+    /// The most things whose latest report is kept; past them it starts again.
     const KEPT: usize = 100_000;
+
+    /// Forgets report `sequence`'s failures: it was applied, replaced or set aside.
+    fn done(&mut self, sequence: u64) {
+        self.failures.remove(&sequence);
+    }
 
     fn applied(&mut self, key: Option<&str>, sequence: u64) {
         let Some(key) = key else { return };
@@ -226,11 +245,15 @@ impl Settled {
 
     /// Counts a failure of report `sequence`; how many it has had.
     fn failed(&mut self, sequence: u64) -> i32 {
-        if self.failures.len() >= Self::KEPT {
-            self.failures.clear();
+        let now = std::time::Instant::now();
+        if self.failures.len() > MAX_FAILING {
+            // Not delivered here again for ten minutes (the backoff is at
+            // most one): another gateway settled it.
+            self.failures.retain(|_, (_, last)| now.duration_since(*last) < Duration::from_secs(600));
         }
-        let failures = self.failures.entry(sequence).or_default();
+        let (failures, last) = self.failures.entry(sequence).or_insert((0, now));
         *failures += 1;
+        *last = now;
         *failures
     }
 }
@@ -249,9 +272,11 @@ async fn settle_failed(
     let failures = settled.failed(sequence);
     let published = message.info().map_or(0, |info| info.published.unix_timestamp());
     let old_enough = chrono::Utc::now().timestamp() - published >= app.dead_letter_after().num_seconds();
-    if failures >= ingest::REPORT_ATTEMPTS && old_enough {
-        settled.failures.remove(&sequence);
-        return dead_letter(nats, message, error).await;
+    let too_many = settled.failures.len() > MAX_FAILING;
+    if (failures >= ingest::REPORT_ATTEMPTS && old_enough) || too_many {
+        settled.done(sequence);
+        let why = if too_many { format!("{error} (and {MAX_FAILING} other reports failing)") } else { error.into() };
+        return dead_letter(nats, message, &why).await;
     }
     tracing::warn!(subject = %message.subject, failures, error = ?error, "a region report failed; it will be delivered again");
     let retry_in = Duration::from_secs(1 << (failures.clamp(1, 7) - 1)).min(Duration::from_secs(60));

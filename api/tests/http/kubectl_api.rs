@@ -631,7 +631,8 @@ async fn namespaces_and_services_made_before_they_reached_the_cluster_are_sent_t
     options: PgPoolOptions,
     connect: PgConnectOptions,
 ) {
-    let t = TestApp::start(options, connect).await;
+    // The server's own backfill stays out of the way (every 15 minutes).
+    let t = TestApp::start_with(options, connect, |config| config.outbox.repair_after_seconds = 3600).await;
     let _region = region(&t);
     let served = served(&t).await;
     let cluster = served.cluster();

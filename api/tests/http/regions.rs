@@ -360,6 +360,24 @@ async fn a_batch_of_reports_applies_as_if_one_by_one(options: PgPoolOptions, con
     assert_eq!(phase, "running", "an observation of an older generation changes nothing");
 }
 
+/// An encoded report of eu-central-1.
+fn report(message: moke_proto::region::status::Message) -> Vec<u8> {
+    use prost::Message;
+    moke_proto::region::Status { region: "eu-central-1".into(), message: Some(message) }.encode_to_vec()
+}
+
+/// eu-central-1's heartbeat after `applied` commands.
+fn heartbeat(applied: i64) -> Vec<u8> {
+    let beat = moke_proto::region::Heartbeat { region: "eu-central-1".into(), commands_applied: applied };
+    report(moke_proto::region::status::Message::Heartbeat(beat))
+}
+
+/// A control plane's certificate request (`csr_pem` may hold what the database refuses).
+fn serving_csr(cluster: &str, csr_pem: &str) -> Vec<u8> {
+    let request = moke_proto::region::ServingCertificateRequest { cluster_id: cluster.into(), csr_pem: csr_pem.into() };
+    report(moke_proto::region::status::Message::ServingCsr(request))
+}
+
 /// A report the database refuses (a certificate request carrying a NUL) is
 /// tried a few times, then set aside with its error; the reports around it
 /// are applied at once, and the inbox never stalls behind it. An unreadable
@@ -369,41 +387,27 @@ async fn a_report_that_fails_alone_is_dead_lettered_and_holds_nothing_up(
     options: PgPoolOptions,
     connect: PgConnectOptions,
 ) {
-    use moke_proto::region as pb;
-    use prost::Message;
     // Set aside after five failures however young (five minutes in production).
     let t = TestApp::start_with(options, connect, |config| config.outbox.report_dead_letter_after_seconds = 0).await;
     let acme = t.tenant("acme").await;
     let owner = t.client(&acme);
     let project = owner.create_project("web").await.id.to_string();
     let (cluster, _) = create_cluster(&owner, &project, "prod").await;
-    let report = |message| pb::Status { region: "eu-central-1".into(), message: Some(message) }.encode_to_vec();
-    let heartbeat = |applied| {
-        report(pb::status::Message::Heartbeat(pb::Heartbeat {
-            region: "eu-central-1".into(),
-            commands_applied: applied,
-        }))
-    };
-    let refused = report(pb::status::Message::ServingCsr(pb::ServingCertificateRequest {
-        cluster_id: cluster,
-        csr_pem: "-----BEGIN CERTIFICATE REQUEST-----\0".into(),
-    }));
+    let refused = serving_csr(&cluster, "-----BEGIN CERTIFICATE REQUEST-----\0");
     // A refused request another one for the same cluster follows is replaced by it, not retried.
     let (other, _) = create_cluster(&owner, &project, "stage").await;
-    let request = |csr_pem: &str| {
-        report(pb::status::Message::ServingCsr(pb::ServingCertificateRequest {
-            cluster_id: other.clone(),
-            csr_pem: csr_pem.into(),
-        }))
-    };
-    let (replaced, replacing) = (request("first\0"), request("-----BEGIN CERTIFICATE REQUEST-----"));
-    for message in [heartbeat(1), refused, b"not a report".to_vec(), replaced, replacing, heartbeat(2)] {
-        sqlx::query("INSERT INTO region_status (region, message) VALUES ('eu-central-1', $1)")
-            .bind(message)
-            .execute(&t.pool)
-            .await
-            .unwrap();
-    }
+    let (replaced, replacing) =
+        (serving_csr(&other, "first\0"), serving_csr(&other, "-----BEGIN CERTIFICATE REQUEST-----"));
+    // In one statement, so one ingest round takes them all.
+    let messages = vec![heartbeat(1), refused, b"not a report".to_vec(), replaced, replacing, heartbeat(2)];
+    sqlx::query(
+        "INSERT INTO region_status (region, message)
+         SELECT 'eu-central-1', m FROM unnest($1::bytea[]) WITH ORDINALITY AS r(m, n) ORDER BY n",
+    )
+    .bind(messages)
+    .execute(&t.pool)
+    .await
+    .unwrap();
     // The server's own ingest takes reports too; together they empty the inbox of all but what is set aside.
     crate::common::eventually(40, "the inbox to be ingested", async || {
         // Tried again on a backoff: 1, 2, 4 and 8 s.
@@ -447,17 +451,7 @@ async fn on_nats_a_report_that_fails_alone_goes_to_the_dead_letter_stream(
     let project = owner.create_project("web").await.id.to_string();
     let (cluster, _) = create_cluster(&owner, &project, "prod").await;
     let js = async_nats::jetstream::new(async_nats::connect(nats_url()).await.unwrap());
-    let report = |message| pb::Status { region: "eu-central-1".into(), message: Some(message) }.encode_to_vec();
-    let heartbeat = |applied| {
-        report(pb::status::Message::Heartbeat(pb::Heartbeat {
-            region: "eu-central-1".into(),
-            commands_applied: applied,
-        }))
-    };
-    let refused = report(pb::status::Message::ServingCsr(pb::ServingCertificateRequest {
-        cluster_id: cluster,
-        csr_pem: "-----BEGIN CERTIFICATE REQUEST-----\0".into(),
-    }));
+    let refused = serving_csr(&cluster, "-----BEGIN CERTIFICATE REQUEST-----\0");
     for message in [heartbeat(7), refused, heartbeat(9)] {
         js.publish(subjects::status(&prefix, "eu-central-1"), message.into()).await.unwrap().await.unwrap();
     }

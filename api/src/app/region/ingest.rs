@@ -375,7 +375,7 @@ impl App {
                 tracing::warn!(id = row.id, region = %row.region, attempts, error = ?failed.error,
                     "a region report failed; it will be tried again");
             }
-            let retry_in = 2f64.powi(attempts.min(6) - 1).min(60.0);
+            let retry_in = 2f64.powi(attempts.min(7) - 1).min(60.0);
             inbox::failed(&mut tx, row.id, key.as_deref(), &failed.error, (dead, retry_in)).await?;
         }
         for (row, why) in &unreadable {

@@ -18,65 +18,64 @@ use crate::ids::{ClusterId, ServiceId};
 /// The most rows one pass looks at of each kind; the rest wait for the next.
 const PER_PASS: i64 = 100;
 
-/// Outages in one pass past which it ends (the database is away, not one
+/// Outages in a row past which a pass ends (the database is away, not one
 /// region's backlog full).
-const OUTAGES_PER_PASS: usize = 3;
+const OUTAGES_IN_A_ROW: usize = 3;
 
 /// Why a backfill change is made, as its audit event says.
 const REASON: &str = "made before Moke's changes reached the cluster's API: sent there once";
 
-/// A row the backfill looks at.
-#[derive(Debug, Clone, Copy)]
-enum Unchecked {
-    Namespace(Uuid),
-    Service(Uuid),
-}
-
 impl App {
-    /// One backfill pass: each unchecked namespace, then each unchecked
-    /// service whose namespace was looked at, in a transaction of its own
-    /// that locks the cluster first, as every change in it does. A row that
-    /// never carried a command becomes a change the system makes
-    /// (`namespace_create`, `service_update`; an Operation on the cluster,
-    /// audited); rows of clusters being deleted, `default` and kubectl's
-    /// namespaces are only marked. A row that cannot be sent for what it
-    /// holds (a spec past the bounds a command carries) is marked, logged
-    /// and counted as a dead letter; its next change sends it. A row that
-    /// meets an outage (its region's backlog full) stays unchecked, and the
-    /// rest of its cluster waits for the next pass. Returns how many
-    /// commands were sent.
+    /// One backfill pass: unchecked namespaces, then unchecked services
+    /// whose namespace was looked at, each in a transaction of its own that
+    /// locks the cluster first, as every change in it does. A row that
+    /// never carried a command (its audit events, read before the lock,
+    /// say so) becomes a change the system makes (`namespace_create`,
+    /// `service_update`; an Operation on the cluster, audited); rows of
+    /// clusters being deleted, `default` and kubectl's namespaces are only
+    /// marked. A row that cannot be sent for what it holds (a spec past the
+    /// bounds a command carries) is marked, logged and counted as a dead
+    /// letter; its next change sends it. A row that meets an outage (its
+    /// region's backlog full) stays unchecked, and the rest of its cluster
+    /// waits for a later pass; rows are taken in no set order, so such rows
+    /// hold up no others. Returns how many commands were sent.
     pub async fn backfill_cluster_objects_once(&self) -> Result<usize> {
         let mut pass = Pass::default();
         let rows = namespaces::unchecked(&mut *self.db().acquire().await?, PER_PASS).await?;
-        for (id, cluster) in rows {
-            self.backfill(&mut pass, Unchecked::Namespace(id), cluster).await?;
+        for row in rows {
+            self.backfill(&mut pass, Kind::Namespace, row).await?;
         }
         let rows = services::unchecked(&mut *self.db().acquire().await?, PER_PASS).await?;
-        for (id, cluster) in rows {
-            self.backfill(&mut pass, Unchecked::Service(id), cluster).await?;
+        for row in rows {
+            self.backfill(&mut pass, Kind::Service, row).await?;
         }
         Ok(pass.sent)
     }
 
-    async fn backfill(&self, pass: &mut Pass, row: Unchecked, cluster: Uuid) -> Result<()> {
-        if pass.held_clusters.contains(&cluster) {
+    async fn backfill(&self, pass: &mut Pass, kind: Kind, row: namespaces::Unchecked) -> Result<()> {
+        if pass.held_clusters.contains(&row.cluster_id) {
             return Ok(());
         }
-        match self.look_at(row, cluster).await {
-            Ok(sent) => pass.sent += usize::from(sent),
+        match self.look_at(kind, &row).await {
+            Ok(sent) => {
+                pass.sent += usize::from(sent);
+                pass.outages_in_a_row = 0;
+            }
             Err(error) if error.is_outage() => {
-                tracing::warn!(?row, error = %error.detail(), "the backfill met an outage; the row waits");
-                pass.held_clusters.push(cluster);
-                if pass.held_clusters.len() >= OUTAGES_PER_PASS {
+                tracing::warn!(?kind, id = %row.id, error = %error.detail(), "the backfill met an outage; the row waits");
+                pass.held_clusters.push(row.cluster_id);
+                pass.outages_in_a_row += 1;
+                if pass.outages_in_a_row >= OUTAGES_IN_A_ROW {
                     return Err(error);
                 }
             }
             Err(error) => {
-                crate::background::dead_lettered("cluster_object_backfill", &format!("{row:?}"), &error.detail());
+                let what = format!("{kind:?} {}", row.id);
+                crate::background::dead_lettered("cluster_object_backfill", &what, &error.detail());
                 let mut tx = self.db().begin().await?;
-                match row {
-                    Unchecked::Namespace(id) => drop(namespaces::take_unchecked(&mut tx, id).await?),
-                    Unchecked::Service(id) => drop(services::take_unchecked(&mut tx, id).await?),
+                match kind {
+                    Kind::Namespace => drop(namespaces::take_unchecked(&mut tx, row.id).await?),
+                    Kind::Service => drop(services::take_unchecked(&mut tx, row.id).await?),
                 }
                 tx.commit().await?;
             }
@@ -85,23 +84,27 @@ impl App {
     }
 
     /// Looks at one row, sending it if it never carried a command; whether it was sent.
-    async fn look_at(&self, row: Unchecked, cluster: Uuid) -> Result<bool> {
+    async fn look_at(&self, kind: Kind, row: &namespaces::Unchecked) -> Result<bool> {
+        // The audit history only grows: read it before taking the cluster's lock.
+        let (resource_type, audited_as) = match kind {
+            Kind::Namespace => ("namespace", format!("{}/{}", ClusterId::from_uuid(row.cluster_id), row.name)),
+            Kind::Service => ("service", ServiceId::from_uuid(row.id).to_string()),
+        };
+        let mut conn = self.db().acquire().await?;
+        let carried = audit::carried_a_command(&mut conn, row.org_id, resource_type, &audited_as).await?;
+        drop(conn);
         let mut tx = self.db().begin().await?;
-        let cluster_row = match clusters::find_by_id(&mut tx, cluster).await {
+        let cluster_row = match clusters::find_by_id(&mut tx, row.cluster_id).await {
             // Gone, and its namespaces and services with it.
             Err(Error::NotFound { .. }) => return Ok(false),
             found => found?,
         };
         let ctx = RequestContext::system(cluster_row.org_id);
-        let live = cluster_row.deletion_requested_at.is_none();
-        let sent = match row {
-            Unchecked::Namespace(id) => {
-                let Some(namespace) = namespaces::take_unchecked(&mut tx, id).await? else { return Ok(false) };
-                let audited_as = format!("{}/{}", ClusterId::from_uuid(cluster), namespace.name);
-                let moke_made = namespace.made_with == "moke" && namespace.name != "default";
-                let send = live
-                    && moke_made
-                    && !audit::carried_a_command(&mut tx, cluster_row.org_id, "namespace", &audited_as).await?;
+        let send = !carried && cluster_row.deletion_requested_at.is_none();
+        let sent = match kind {
+            Kind::Namespace => {
+                let Some(namespace) = namespaces::take_unchecked(&mut tx, row.id).await? else { return Ok(false) };
+                let send = send && namespace.made_with == "moke" && namespace.name != "default";
                 if send {
                     let change = (ChangeKind::NamespaceCreate, namespace.id);
                     self.record_namespace_change(&mut tx, &ctx, &cluster_row, change, &namespace.name, Some(REASON))
@@ -109,11 +112,8 @@ impl App {
                 }
                 send
             }
-            Unchecked::Service(id) => {
-                let Some(service) = services::take_unchecked(&mut tx, id).await? else { return Ok(false) };
-                let audited_as = ServiceId::from_uuid(service.id).to_string();
-                let send =
-                    live && !audit::carried_a_command(&mut tx, cluster_row.org_id, "service", &audited_as).await?;
+            Kind::Service => {
+                let Some(service) = services::take_unchecked(&mut tx, row.id).await? else { return Ok(false) };
                 if send {
                     super::services::check_stored(&service.spec()?)?;
                     let details = json!({ "name": service.name, "namespace": service.namespace, "reason": REASON });
@@ -128,10 +128,18 @@ impl App {
     }
 }
 
+/// What the backfill looks at.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Namespace,
+    Service,
+}
+
 /// What one backfill pass did.
 #[derive(Default)]
 struct Pass {
     sent: usize,
-    /// Clusters whose rows wait for the next pass (an outage met).
+    /// Clusters whose rows wait for a later pass (an outage met).
     held_clusters: Vec<Uuid>,
+    outages_in_a_row: usize,
 }

@@ -133,14 +133,24 @@ pub(in crate::app) async fn delete(conn: &mut PgConnection, cluster: Uuid, name:
 }
 
 /// Up to `limit` namespaces made before namespace commands existed and not
-/// yet looked at by the backfill (`sent_to_cluster` NULL), oldest first,
-/// with their clusters.
-pub(in crate::app::workloads) async fn unchecked(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
-    let rows =
-        sqlx::query!("SELECT id, cluster_id FROM namespaces WHERE sent_to_cluster IS NULL ORDER BY id LIMIT $1", limit)
-            .fetch_all(conn)
-            .await?;
-    Ok(rows.into_iter().map(|r| (r.id, r.cluster_id)).collect())
+/// yet looked at by the backfill (`sent_to_cluster` NULL), in no set order
+/// (so rows a pass must leave do not keep the others waiting).
+pub(in crate::app::workloads) async fn unchecked(conn: &mut PgConnection, limit: i64) -> Result<Vec<Unchecked>> {
+    Ok(sqlx::query_as!(
+        Unchecked,
+        "SELECT id, cluster_id, org_id, name FROM namespaces WHERE sent_to_cluster IS NULL ORDER BY random() LIMIT $1",
+        limit
+    )
+    .fetch_all(conn)
+    .await?)
+}
+
+/// A namespace or service the backfill has yet to look at.
+pub(in crate::app::workloads) struct Unchecked {
+    pub id: Uuid,
+    pub cluster_id: Uuid,
+    pub org_id: Uuid,
+    pub name: String,
 }
 
 /// Marks namespace `id` looked at, if it was not: the row, locked, when

@@ -215,19 +215,22 @@ pub(in crate::app::workloads) async fn delete(conn: &mut PgConnection, id: Uuid)
 
 /// Up to `limit` services made before service commands existed and not
 /// yet looked at by the backfill (`sent_to_cluster` NULL) whose namespace
-/// was, oldest first, with their clusters.
-pub(in crate::app::workloads) async fn unchecked(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
-    let rows = sqlx::query!(
-        "SELECT s.id, s.cluster_id FROM services s
+/// was, in no set order (so rows a pass must leave do not keep the others waiting).
+pub(in crate::app::workloads) async fn unchecked(
+    conn: &mut PgConnection,
+    limit: i64,
+) -> Result<Vec<super::namespaces::Unchecked>> {
+    Ok(sqlx::query_as!(
+        super::namespaces::Unchecked,
+        "SELECT s.id, s.cluster_id, s.org_id, s.name FROM services s
          WHERE s.sent_to_cluster IS NULL
            AND NOT EXISTS (SELECT 1 FROM namespaces n
                            WHERE n.cluster_id = s.cluster_id AND n.name = s.namespace AND n.sent_to_cluster IS NULL)
-         ORDER BY s.id LIMIT $1",
+         ORDER BY random() LIMIT $1",
         limit
     )
     .fetch_all(conn)
-    .await?;
-    Ok(rows.into_iter().map(|r| (r.id, r.cluster_id)).collect())
+    .await?)
 }
 
 /// Marks service `id` looked at, if it was not: the row, locked, when this
