@@ -652,11 +652,7 @@ async fn namespaces_and_services_made_before_they_reached_the_cluster_are_sent_t
                      UPDATE services SET sent_to_cluster = NULL";
     sqlx::raw_sql(unchecked).execute(&t.pool).await.unwrap();
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "all known as sent");
-    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM services WHERE sent_to_cluster IS NULL")
-        .fetch_one(&t.pool)
-        .await
-        .unwrap();
-    assert_eq!(left, 0, "each looked at");
+    assert_eq!(t.count("services WHERE sent_to_cluster IS NULL").await, 0, "each looked at");
 
     // As an older gateway left them: never sent (no command in their audit
     // events), and the services changed since; `bulk` stored with more
@@ -683,11 +679,7 @@ async fn namespaces_and_services_made_before_they_reached_the_cluster_are_sent_t
     // The namespace first, then the service in it; `bulk` is set aside, not sent, and stops nothing.
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 2, "the namespace and the service");
     assert_eq!(t.app.backfill_cluster_objects_once().await.unwrap(), 0, "each once");
-    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM services WHERE sent_to_cluster IS NULL")
-        .fetch_one(&t.pool)
-        .await
-        .unwrap();
-    assert_eq!(left, 0, "bulk set aside, not looked at again");
+    assert_eq!(t.count("services WHERE sent_to_cluster IS NULL").await, 0, "bulk set aside, not looked at again");
     eventually(30, "the service as stored to reach the cluster's API", async || {
         let each = "jsonpath={.metadata.labels.era}";
         kubectl.run(&admin, &["get", "service", "web", "-n", "shop", "-o", each]).await.1 == "old"

@@ -412,11 +412,7 @@ async fn a_report_that_fails_alone_is_dead_lettered_and_holds_nothing_up(
     crate::common::eventually(40, "the inbox to be ingested", async || {
         // Tried again on a backoff: 1, 2, 4 and 8 s.
         while t.app.ingest_region_status_once().await.unwrap() > 0 {}
-        let pending: i64 = sqlx::query_scalar("SELECT count(*) FROM region_status WHERE dead_lettered_at IS NULL")
-            .fetch_one(&t.pool)
-            .await
-            .unwrap();
-        pending == 0
+        t.count("region_status WHERE dead_lettered_at IS NULL").await == 0
     })
     .await;
     let applied: i64 = sqlx::query_scalar("SELECT commands_applied FROM region_health WHERE region = 'eu-central-1'")

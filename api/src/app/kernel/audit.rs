@@ -23,8 +23,6 @@ pub async fn record(tx: &mut PgConnection, ctx: &RequestContext, event: AuditRec
     insert(tx, ctx, ctx.principal.org_id, "success", event).await
 }
 
-/// Appends an event with an explicit org (none for platform-wide security
-/// events) and outcome (e.g. a refused token).
 /// Whether a change of `resource_type` `resource_id` was ever audited with
 /// the Operation that carried its command to a region (`operation_id` in
 /// its details). Reads the organization's events (by its index).
@@ -46,6 +44,8 @@ pub(in crate::app) async fn carried_a_command(
     .await?)
 }
 
+/// Appends an event with an explicit org (none for platform-wide security
+/// events) and outcome (e.g. a refused token).
 pub async fn insert(
     conn: &mut PgConnection,
     ctx: &RequestContext,

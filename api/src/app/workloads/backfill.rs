@@ -13,7 +13,7 @@ use crate::app::kernel::audit;
 use crate::app::region::command::ChangeKind;
 use crate::app::workloads::store::{namespaces, services};
 use crate::app::{App, Error, RequestContext, Result};
-use crate::ids::{ClusterId, ServiceId};
+use crate::ids::ServiceId;
 
 /// The most rows one pass looks at of each kind; the rest wait for the next.
 const PER_PASS: i64 = 100;
@@ -87,7 +87,7 @@ impl App {
     async fn look_at(&self, kind: Kind, row: &namespaces::Unchecked) -> Result<bool> {
         // The audit history only grows: read it before taking the cluster's lock.
         let (resource_type, audited_as) = match kind {
-            Kind::Namespace => ("namespace", format!("{}/{}", ClusterId::from_uuid(row.cluster_id), row.name)),
+            Kind::Namespace => ("namespace", super::namespaces::audit_ref(row.cluster_id, &row.name)),
             Kind::Service => ("service", ServiceId::from_uuid(row.id).to_string()),
         };
         let mut conn = self.db().acquire().await?;

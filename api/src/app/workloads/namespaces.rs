@@ -212,7 +212,7 @@ impl App {
             kind,
             action: if kind == ChangeKind::NamespaceCreate { "namespace.create" } else { "namespace.delete" },
             target_id: cluster.id,
-            target_ref: format!("{}/{name}", ClusterId::from_uuid(cluster.id)),
+            target_ref: audit_ref(cluster.id, name),
             target_name: &cluster.name,
             generation: cluster.generation,
             region: &region,
@@ -230,4 +230,9 @@ impl App {
         .await?;
         Ok(())
     }
+}
+
+/// How the audit log names a cluster's namespace: `<cluster id>/<name>`.
+pub(super) fn audit_ref(cluster: uuid::Uuid, name: &str) -> String {
+    format!("{}/{name}", ClusterId::from_uuid(cluster))
 }
