@@ -696,6 +696,13 @@ impl Catalog {
             if !names.insert(&region.name) {
                 return Err(bad(&format!("catalog.regions[{i}].name"), "duplicate region"));
             }
+            // A region's name is one token of its queue subjects: no dots or wildcards.
+            let name_fits = (1..=63).contains(&region.name.len())
+                && region.name.starts_with(|c: char| c.is_ascii_lowercase())
+                && region.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if !name_fits {
+                return Err(bad(&format!("catalog.regions[{i}].name"), "lowercase letters, digits and hyphens"));
+            }
             if region.zones.is_empty() {
                 return Err(bad(&format!("catalog.regions[{i}].zones"), "needs at least one zone"));
             }
@@ -774,5 +781,12 @@ mod tests {
         let mut config = Config::defaults();
         config.catalog.kubernetes_versions.iter_mut().for_each(|v| v.default = false);
         assert_eq!(config.validate().unwrap_err().key, "catalog.kubernetes_versions");
+
+        // A region's name is one token of its NATS subjects.
+        for name in ["status.eu-1", "eu.*", "EU-1", ""] {
+            let mut config = Config::defaults();
+            config.catalog.regions[0].name = name.into();
+            assert_eq!(config.validate().unwrap_err().key, "catalog.regions[0].name", "{name:?}");
+        }
     }
 }

@@ -54,6 +54,8 @@ impl Nats {
             name: subjects::dead_letter_stream(&prefix),
             subjects: vec![subjects::all_dead_letters(&prefix)],
             max_bytes: 1 << 30,
+            // Each region's own subject keeps its newest: one cannot push out the others'.
+            max_messages_per_subject: 10_000,
             max_age: Duration::from_secs(30 * 24 * 3600),
             ..Default::default()
         })
@@ -203,9 +205,9 @@ async fn ingest_until_error(app: &App, nats: &Nats, settled: &mut Settled) -> an
 /// The most status reports delivered and not yet acknowledged.
 const MAX_ACK_PENDING: i64 = 20_000;
 
-/// The most reports that failed alone waiting to be delivered again; past
-/// them one that fails is dead-lettered at once, so they never fill
-/// [`MAX_ACK_PENDING`] and stop the ingest of every region.
+/// The most reports of one region that failed alone waiting to be
+/// delivered again; past them its next to fail is dead-lettered at once, so
+/// they never fill [`MAX_ACK_PENDING`] and stop the ingest of every region.
 const MAX_FAILING: usize = 1_000;
 
 /// What the NATS ingest remembers of reports it settled (in memory, for
@@ -216,8 +218,8 @@ const MAX_FAILING: usize = 1_000;
 #[derive(Default)]
 struct Settled {
     latest: HashMap<String, u64>,
-    /// By stream sequence: failures so far, and when the last was.
-    failures: HashMap<u64, (i32, std::time::Instant)>,
+    /// By stream sequence: failures so far, when the last was, and the report's subject (its region).
+    failures: HashMap<u64, (i32, std::time::Instant, String)>,
 }
 
 impl Settled {
@@ -244,17 +246,20 @@ impl Settled {
     }
 
     /// Counts a failure of report `sequence`; how many it has had.
-    fn failed(&mut self, sequence: u64) -> i32 {
+    /// Counts a failure of report `sequence` (of `subject`); how many it
+    /// has had, and how many of that subject's reports wait to be tried again.
+    fn failed(&mut self, sequence: u64, subject: &str) -> (i32, usize) {
         let now = std::time::Instant::now();
         if self.failures.len() > MAX_FAILING {
             // Not delivered here again for ten minutes (the backoff is at
             // most one): another gateway settled it.
-            self.failures.retain(|_, (_, last)| now.duration_since(*last) < Duration::from_secs(600));
+            self.failures.retain(|_, (_, last, _)| now.duration_since(*last) < Duration::from_secs(600));
         }
-        let (failures, last) = self.failures.entry(sequence).or_insert((0, now));
+        let (failures, last, _) = self.failures.entry(sequence).or_insert((0, now, subject.to_string()));
         *failures += 1;
         *last = now;
-        *failures
+        let failures = *failures;
+        (failures, self.failures.values().filter(|(.., of)| of == subject).count())
     }
 }
 
@@ -269,10 +274,10 @@ async fn settle_failed(
     sequence: u64,
     error: &str,
 ) -> anyhow::Result<()> {
-    let failures = settled.failed(sequence);
+    let (failures, waiting) = settled.failed(sequence, message.subject.as_str());
     let published = message.info().map_or(0, |info| info.published.unix_timestamp());
     let old_enough = chrono::Utc::now().timestamp() - published >= app.dead_letter_after().num_seconds();
-    let too_many = settled.failures.len() > MAX_FAILING;
+    let too_many = waiting > MAX_FAILING;
     if (failures >= ingest::REPORT_ATTEMPTS && old_enough) || too_many {
         settled.done(sequence);
         let why = if too_many { format!("{error} (and {MAX_FAILING} other reports failing)") } else { error.into() };

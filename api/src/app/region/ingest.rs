@@ -419,10 +419,17 @@ fn report_name(id: i64, region: &str) -> String {
 /// certificate request, a heartbeat. Progress and usage reports each count
 /// on their own (a final step is never replaced by a later running one; a
 /// usage sample is recorded once by its id).
+/// Only a thing the gateway knows has a key (a resource kind it keeps, an id
+/// that parses), so a key is short and a region cannot make up ever new ones.
 pub fn report_key(status: &pb::Status) -> Option<String> {
     let thing = match &status.message {
-        Some(StatusMessage::Observation(o)) => format!("observation/{}/{}", o.resource_type, o.resource_id),
-        Some(StatusMessage::ServingCsr(request)) => format!("serving_csr/{}", request.cluster_id),
+        Some(StatusMessage::Observation(o)) => {
+            let kind = ResourceKind::of_observation(&o.resource_type)?;
+            format!("observation/{}/{}", kind.as_str(), kind.parse_id(&o.resource_id)?)
+        }
+        Some(StatusMessage::ServingCsr(request)) => {
+            format!("serving_csr/{}", request.cluster_id.parse::<ClusterId>().ok()?.uuid())
+        }
         Some(StatusMessage::Heartbeat(_)) => "heartbeat".into(),
         _ => return None,
     };
